@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/* What every subcommand shares: the command table entry, messages and exit codes. */
+#ifndef IOTAPE_CLI_CLI_H
+#define IOTAPE_CLI_CLI_H
+
+#include <stdio.h>
+
+/* Exit codes (DESIGN.md "Errors and messages"). */
+enum {
+	EXIT_OK = 0,
+	EXIT_THRESHOLD = 1, /* the analysis found a threshold crossed (compare --fail-if) */
+	EXIT_USAGE = 2,     /* usage or input error */
+	EXIT_SYSTEM = 3,    /* permission, device busy, out of memory, ... */
+};
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary; /* one line for `iotape --help` */
+	const char *usage;   /* full text for `iotape help NAME` and `iotape NAME --help` */
+};
+
+extern const struct cmd *cli_cmd; /* the running command, for message prefixes */
+
+/* "iotape: CMD: message\n" on stderr; returns -1 so `return error(...)` reads well. */
+int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print the usage error and the command's usage line; returns EXIT_USAGE. */
+int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print the running command's usage to f. */
+void cmd_usage(FILE *f);
+/* Map a negative errno from the library to an exit code (input error vs system error). */
+int exit_code_for(int err);
+
+/* Parse helpers: 0 or -1 (after printing a usage error). */
+int parse_u64(const char *opt, const char *s, unsigned long long *out);
+int parse_double(const char *opt, const char *s, double *out);
+/* "10ms", "1.5s", "250us", "2000000" (ns) into ns. */
+int parse_duration_ns(const char *opt, const char *s, unsigned long long *out);
+
+#define CMD_DECL(x) int cmd_##x(int argc, char **argv)
+CMD_DECL(analyze);
+extern const char usage_analyze[];
+/* one CMD_DECL and usage_X line per subcommand, beside its table entry in iotape.c */
+
+#endif

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT */
+/* iotape: the entry point and the command table. */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iotape_version.h"
+
+static int cmd_help(int argc, char **argv);
+static int cmd_version(int argc, char **argv);
+
+/* The single command table: one line per subcommand (git style). */
+static const struct cmd commands[] = {
+	{"analyze", cmd_analyze, "analyze block traces, packet captures or run directories",
+	 usage_analyze},
+	/* new subcommands go here */
+	{"help", cmd_help, "show help for a command", "usage: iotape help [COMMAND]\n"},
+	{"version", cmd_version, "print the version", "usage: iotape version\n"},
+};
+
+const struct cmd *cli_cmd;
+
+static void vmsg(const char *kind, const char *fmt, va_list ap)
+{
+	fputs("iotape: ", stderr);
+	if (cli_cmd)
+		fprintf(stderr, "%s: ", cli_cmd->name);
+	if (kind)
+		fprintf(stderr, "%s: ", kind);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+int error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(NULL, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void warning(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("warning", fmt, ap);
+	va_end(ap);
+}
+
+void cmd_usage(FILE *f)
+{
+	if (cli_cmd && cli_cmd->usage)
+		fputs(cli_cmd->usage, f);
+}
+
+int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	const char *u = cli_cmd ? cli_cmd->usage : NULL;
+
+	va_start(ap, fmt);
+	vmsg(NULL, fmt, ap);
+	va_end(ap);
+	if (u) {
+		/* the first line only: the full text is one `iotape help CMD` away */
+		const char *nl = strchr(u, '\n');
+		fprintf(stderr, "%.*s\n", nl ? (int)(nl - u) : (int)strlen(u), u);
+		fprintf(stderr, "try 'iotape help %s' for more\n", cli_cmd->name);
+	}
+	return EXIT_USAGE;
+}
+
+int exit_code_for(int err)
+{
+	switch (-err) {
+	case EPERM:
+	case EACCES:
+	case EBUSY:
+	case ENOMEM:
+	case ENOSPC:
+	case EIO:
+	case EROFS:
+	case EMFILE:
+	case ENFILE:
+		return EXIT_SYSTEM;
+	default:
+		return EXIT_USAGE;
+	}
+}
+
+int parse_u64(const char *opt, const char *s, unsigned long long *out)
+{
+	char *end;
+
+	errno = 0;
+	if (!s || !*s || *s == '-')
+		return usage_error("%s: '%s' is not a non-negative integer", opt, s ? s : ""), -1;
+	*out = strtoull(s, &end, 0);
+	if (errno || *end)
+		return usage_error("%s: '%s' is not a non-negative integer", opt, s), -1;
+	return 0;
+}
+
+int parse_double(const char *opt, const char *s, double *out)
+{
+	char *end;
+
+	errno = 0;
+	if (!s || !*s)
+		return usage_error("%s: missing number", opt), -1;
+	*out = strtod(s, &end);
+	if (errno || *end)
+		return usage_error("%s: '%s' is not a number", opt, s), -1;
+	return 0;
+}
+
+int parse_duration_ns(const char *opt, const char *s, unsigned long long *out)
+{
+	static const struct {
+		const char *suffix;
+		double mult;
+	} units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"m", 60e9}, {"", 1}};
+	char *end;
+	double v;
+
+	errno = 0;
+	if (!s || !*s)
+		return usage_error("%s: missing duration", opt), -1;
+	v = strtod(s, &end);
+	if (errno || end == s || v < 0)
+		return usage_error("%s: '%s' is not a duration (e.g. 10ms, 1.5s)", opt, s), -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (!strcmp(end, units[i].suffix)) {
+			double ns = v * units[i].mult;
+			if (ns > 1.8e19)
+				return usage_error("%s: '%s' is too long", opt, s), -1;
+			*out = (unsigned long long)(ns + 0.5);
+			return 0;
+		}
+	}
+	return usage_error("%s: '%s' has an unknown unit (ns, us, ms, s, m)", opt, s), -1;
+}
+
+static const struct cmd *find_cmd(const char *name)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+static void main_usage(FILE *f)
+{
+	fprintf(f, "usage: iotape [--version] [--help] COMMAND [ARGS]\n\n"
+		   "Capture, replay and analyze storage IO: block traces and NFS/RPC packets.\n\n"
+		   "commands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "   %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\n'iotape help COMMAND' shows a command's options.\n");
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	const struct cmd *c;
+
+	if (argc < 2) {
+		main_usage(stdout);
+		return EXIT_OK;
+	}
+	c = find_cmd(argv[1]);
+	if (!c)
+		return error("no such command '%s'", argv[1]), EXIT_USAGE;
+	fputs(c->usage, stdout);
+	return EXIT_OK;
+}
+
+static int cmd_version(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	printf("iotape %s\n", IOTAPE_VERSION);
+	return EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	const struct cmd *c;
+
+	if (argc < 2) {
+		main_usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		main_usage(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version"))
+		return cmd_version(0, NULL);
+	c = find_cmd(argv[1]);
+	if (!c) {
+		fprintf(stderr, "iotape: '%s' is not a command; see 'iotape --help'\n", argv[1]);
+		return EXIT_USAGE;
+	}
+	cli_cmd = c;
+	for (int i = 2; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(c->usage, stdout);
+			return EXIT_OK;
+		}
+	}
+	return c->fn(argc - 1, argv + 1);
+}

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/* blktrace files: streaming reader (v7/v8, both byte orders, gzip, per-CPU merge) and writer. */
+#ifndef IOTAPE_FORMATS_BLKTRACE_H
+#define IOTAPE_FORMATS_BLKTRACE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common/err.h"
+#include "formats/blkevent.h"
+
+/* On-disk constants (include/uapi/linux/blktrace_api.h). */
+#define BT_MAGIC 0x65617400u
+#define BT_VERSION7 0x07
+#define BT_VERSION8 0x08
+#define BT_REC7_SIZE 48
+#define BT_REC8_SIZE 64
+
+struct bt_reader;
+
+/* Per input file counters, for messages and the JSON "input" section. */
+struct bt_file_stats {
+	const char *path;
+	unsigned version;    /* 7 or 8; 0 before the first record */
+	int swapped;         /* records are in the other byte order */
+	int gzip;            /* file was gzip-compressed */
+	uint64_t records;    /* records read, notify records included */
+	uint64_t bytes;      /* uncompressed bytes consumed */
+	uint64_t skips;      /* sequence numbers missing (blkparse "skips") */
+	int truncated;       /* the file ended inside a record (warning, not error) */
+	uint64_t trunc_at;   /* byte offset of that partial record */
+};
+
+struct bt_stats {
+	unsigned nfiles;
+	const struct bt_file_stats *files;
+	uint64_t events;     /* events returned, notify included */
+	uint64_t notifies;
+	uint64_t messages;
+	uint64_t skips;      /* sum over files */
+	int have_wallclock;  /* a TIMESTAMP notify was seen */
+	int64_t wall_sec;    /* wall clock at trace time 0 (from TIMESTAMP) */
+	int64_t wall_nsec;
+};
+
+/*
+ * Open a trace. path may be:
+ *   "-"                  one stream on stdin (merged or single per-CPU file)
+ *   a regular file       one file (a blkparse -d dump, or one per-CPU file)
+ *   a directory          every NAME.blktrace.N[.gz] in it, all devices, merged by time
+ *   NAME                 the set NAME.blktrace.0, NAME.blktrace.1, ... merged by time
+ * Files may be gzip-compressed. Returns 0 or -errno with e describing the problem.
+ */
+int bt_reader_open(struct bt_reader **out, const char *path, struct iot_err *e);
+/* Open an explicit list of files (merged by time). */
+int bt_reader_open_files(struct bt_reader **out, char *const *paths, unsigned n,
+			 struct iot_err *e);
+
+/*
+ * Next event in time order. Returns 1 with *ev filled, 0 at the end of the trace, or -errno
+ * (e filled: file and byte offset) on bad input. A truncated final record is not an error:
+ * the file's stats say so (warning) and reading continues with the other files.
+ */
+int bt_reader_next(struct bt_reader *r, struct blk_event *ev, struct iot_err *e);
+
+const struct bt_stats *bt_reader_stats(const struct bt_reader *r);
+/* Command name of pid from PROCESS notifies seen so far, or NULL. */
+const char *bt_reader_comm(const struct bt_reader *r, uint32_t pid);
+void bt_reader_free(struct bt_reader *r);
+
+/* Pid to command-name table (also used by writers and sinks that print names). */
+struct bt_comm_table;
+struct bt_comm_table *bt_comm_table_new(void);
+int bt_comm_table_set(struct bt_comm_table *t, uint32_t pid, const char *name, size_t len);
+const char *bt_comm_table_get(const struct bt_comm_table *t, uint32_t pid);
+void bt_comm_table_free(struct bt_comm_table *t);
+const struct bt_comm_table *bt_reader_comms(const struct bt_reader *r);
+
+/*
+ * Decode one record from buf (len bytes available). Returns the record's total size (header
+ * plus PDU) and fills ev, or 0 when more bytes are needed, or -EINVAL/-EPROTO for bad magic
+ * or version (e filled, without file context). Exposed for fuzzing and for the tracefs
+ * capture path, which sees records one by one.
+ */
+long bt_decode(const uint8_t *buf, size_t len, struct blk_event *ev, struct iot_err *e);
+
+/* ------------------------------------------------------------------------------------- */
+/* Writer: version 7 records, host byte order (what blkparse, btt and iowatcher read).    */
+
+struct bt_writer;
+
+/* One file (a merged dump, or one per-CPU file). */
+int bt_writer_open(struct bt_writer **out, const char *path, struct iot_err *e);
+/* Write one event; notify events are written with their PDU (process name, message). */
+int bt_writer_write(struct bt_writer *w, const struct blk_event *ev, struct iot_err *e);
+/* Write an already encoded record (e.g. straight from the kernel), len bytes. */
+int bt_writer_write_raw(struct bt_writer *w, const void *rec, size_t len, struct iot_err *e);
+/* Flush and close; returns the first write error seen, if any. */
+int bt_writer_close(struct bt_writer *w, struct iot_err *e);
+
+/* A per-CPU set DIR/NAME.blktrace.CPU, files opened on first use of each CPU. */
+struct bt_set_writer;
+int bt_set_writer_open(struct bt_set_writer **out, const char *dir, const char *name,
+		       struct iot_err *e);
+int bt_set_writer_write(struct bt_set_writer *w, const struct blk_event *ev, struct iot_err *e);
+int bt_set_writer_write_raw(struct bt_set_writer *w, unsigned cpu, const void *rec, size_t len,
+			    struct iot_err *e);
+int bt_set_writer_close(struct bt_set_writer *w, struct iot_err *e);
+
+/* Encode ev as a v7 record into buf (at least BT_REC7_SIZE + pdu bytes); returns its size. */
+size_t bt_encode7(const struct blk_event *ev, uint8_t *buf, size_t cap);
+
+#endif

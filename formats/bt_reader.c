@@ -1,0 +1,532 @@
+/* SPDX-License-Identifier: MIT */
+/* Streaming blktrace reader: per-CPU sets merged by time in bounded memory. */
+#include "formats/blktrace.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "common/cursor.h"
+
+#define BUF_SIZE (1u << 20) /* per file; a record is at most 64 + 65535 bytes */
+
+struct seq_slot {
+	uint64_t key; /* dev << 32 | cpu, +1 so that 0 means empty */
+	uint32_t last;
+};
+
+struct bt_src {
+	struct bt_file_stats st;
+	char *path;
+	int fd;
+	gzFile gz;
+	uint8_t *buf;
+	size_t pos, len; /* unread bytes are buf[pos, len) */
+	uint64_t off;    /* file offset of buf[0] (uncompressed) */
+	int eof;
+	int have_head;
+	int need_advance; /* head was handed out; decode the next one before comparing */
+	struct blk_event head;
+	struct seq_slot *seq;
+	size_t seq_cap, seq_used;
+};
+
+struct bt_reader {
+	struct bt_src *src;
+	unsigned nsrc;
+	unsigned *heap; /* indexes into src, ordered by head time */
+	unsigned nheap;
+	struct bt_file_stats *fstats;
+	struct bt_stats st;
+	struct bt_comm_table *comms;
+	int last; /* source of the event handed out last, or -1 */
+};
+
+static int src_open(struct bt_src *s, const char *path, struct iot_err *e)
+{
+	uint8_t magic[2];
+	ssize_t n = 0;
+
+	s->path = strdup(path);
+	s->st.path = s->path;
+	s->buf = malloc(BUF_SIZE);
+	s->fd = -1;
+	if (!s->path || !s->buf)
+		return iot_err_set(e, -ENOMEM, "out of memory");
+	if (!strcmp(path, "-")) {
+		s->fd = dup(STDIN_FILENO);
+	} else {
+		s->fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (s->fd < 0)
+		return iot_err_set(e, -errno, "'%s': %s", path, strerror(errno));
+	if (strcmp(path, "-"))
+		n = pread(s->fd, magic, 2, 0);
+	if (!strcmp(path, "-") || (n == 2 && magic[0] == 0x1f && magic[1] == 0x8b)) {
+		/* gzip, or a pipe we cannot peek at: zlib passes plain bytes through unchanged */
+		s->gz = gzdopen(s->fd, "rb");
+		if (!s->gz)
+			return iot_err_set(e, -ENOMEM, "'%s': cannot start gzip stream", path);
+		s->fd = -1;
+		gzbuffer(s->gz, 256 * 1024);
+		s->st.gzip = !strcmp(path, "-") ? 0 : 1;
+	} else {
+		posix_fadvise(s->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	}
+	return 0;
+}
+
+static void src_close(struct bt_src *s)
+{
+	if (s->gz)
+		gzclose(s->gz);
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s->buf);
+	free(s->path);
+	free(s->seq);
+}
+
+/* Make room and read more bytes; returns bytes added, 0 at EOF, or -errno. */
+static int src_fill(struct bt_src *s, struct iot_err *e)
+{
+	ssize_t n;
+
+	if (s->eof)
+		return 0;
+	if (s->pos) {
+		memmove(s->buf, s->buf + s->pos, s->len - s->pos);
+		s->off += s->pos;
+		s->len -= s->pos;
+		s->pos = 0;
+	}
+	do {
+		if (s->gz) {
+			n = gzread(s->gz, s->buf + s->len, (unsigned)(BUF_SIZE - s->len));
+			if (n < 0) {
+				int zerr;
+				const char *msg = gzerror(s->gz, &zerr);
+				return iot_err_set(e, -EIO, "'%s': gzip: %s at offset %llu", s->path, msg,
+						   (unsigned long long)(s->off + s->len));
+			}
+		} else {
+			n = read(s->fd, s->buf + s->len, BUF_SIZE - s->len);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0)
+				return iot_err_set(e, -errno, "'%s': %s", s->path, strerror(errno));
+		}
+		break;
+	} while (1);
+	if (n == 0)
+		s->eof = 1;
+	s->len += (size_t)n;
+	return (int)n;
+}
+
+static uint32_t *seq_slot(struct bt_src *s, uint64_t key, int *fresh)
+{
+	size_t i;
+
+	if ((s->seq_used + 1) * 2 > s->seq_cap) {
+		size_t ncap = s->seq_cap ? s->seq_cap * 2 : 16;
+		struct seq_slot *n = calloc(ncap, sizeof(*n));
+
+		if (!n)
+			return NULL;
+		for (size_t j = 0; j < s->seq_cap; j++) {
+			if (!s->seq[j].key)
+				continue;
+			i = (s->seq[j].key * 0x9e3779b97f4a7c15ull >> 32) & (ncap - 1);
+			while (n[i].key)
+				i = (i + 1) & (ncap - 1);
+			n[i] = s->seq[j];
+		}
+		free(s->seq);
+		s->seq = n;
+		s->seq_cap = ncap;
+	}
+	i = (key * 0x9e3779b97f4a7c15ull >> 32) & (s->seq_cap - 1);
+	while (s->seq[i].key && s->seq[i].key != key)
+		i = (i + 1) & (s->seq_cap - 1);
+	*fresh = !s->seq[i].key;
+	if (*fresh) {
+		s->seq[i].key = key;
+		s->seq_used++;
+	}
+	return &s->seq[i].last;
+}
+
+/*
+ * Sequence numbers count per device and CPU in the kernel (blk_add_trace increments
+ * bt->sequence per CPU); a jump forward means records were lost (blkparse: "skips").
+ * Notify records do not take part.
+ */
+static int track_seq(struct bt_src *s, const struct blk_event *ev)
+{
+	int fresh;
+	uint32_t *last;
+
+	if (blk_is_notify(ev))
+		return 0;
+	last = seq_slot(s, ((uint64_t)ev->dev << 32 | ev->cpu) + 1, &fresh);
+	if (!last)
+		return -ENOMEM;
+	if (!fresh && ev->seq > *last + 1)
+		s->st.skips += ev->seq - *last - 1;
+	if (fresh || ev->seq > *last)
+		*last = ev->seq;
+	return 0;
+}
+
+/* Decode the next record of s into s->head. 1: have one, 0: end of file, <0: error. */
+static int src_next(struct bt_src *s, struct iot_err *e)
+{
+	long n;
+	int r;
+
+	for (;;) {
+		n = bt_decode(s->buf + s->pos, s->len - s->pos, &s->head, e);
+		if (n > 0)
+			break;
+		if (n < 0) {
+			iot_err_prefix(e, "'%s': offset %llu", s->path,
+				       (unsigned long long)(s->off + s->pos));
+			return (int)n;
+		}
+		r = src_fill(s, e);
+		if (r < 0)
+			return r;
+		if (r == 0 && s->eof) {
+			size_t left = s->len - s->pos;
+
+			if (!left)
+				return 0;
+			/* a partial record: a warning after good records, an error when it is all */
+			if (!s->st.records)
+				return iot_err_set(e, -EINVAL,
+						   "'%s': truncated record at offset %llu (%zu bytes, "
+						   "record or its pdu_len runs past the end)",
+						   s->path, (unsigned long long)(s->off + s->pos), left);
+			s->st.truncated = 1;
+			s->st.trunc_at = s->off + s->pos;
+			s->pos = s->len;
+			return 0;
+		}
+	}
+	if (!s->st.version) {
+		uint32_t m = load_u32(s->buf + s->pos);
+
+		s->st.swapped = (m & 0xffffff00u) != BT_MAGIC;
+		s->st.version = s->st.swapped ? (m >> 24) : (m & 0xff);
+	}
+	s->pos += (size_t)n;
+	s->st.records++;
+	s->st.bytes += (uint64_t)n;
+	if (track_seq(s, &s->head))
+		return iot_err_set(e, -ENOMEM, "out of memory");
+	return 1;
+}
+
+static int heap_less(const struct bt_reader *r, unsigned a, unsigned b)
+{
+	const struct blk_event *x = &r->src[a].head, *y = &r->src[b].head;
+
+	if (x->time != y->time)
+		return x->time < y->time;
+	return a < b; /* stable: ties keep file order */
+}
+
+static void heap_down(struct bt_reader *r, unsigned i)
+{
+	for (;;) {
+		unsigned l = 2 * i + 1, m = i, t;
+
+		if (l < r->nheap && heap_less(r, r->heap[l], r->heap[m]))
+			m = l;
+		if (l + 1 < r->nheap && heap_less(r, r->heap[l + 1], r->heap[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		t = r->heap[i];
+		r->heap[i] = r->heap[m];
+		r->heap[m] = t;
+		i = m;
+	}
+}
+
+static void stats_sync(struct bt_reader *r)
+{
+	r->st.skips = 0;
+	for (unsigned i = 0; i < r->nsrc; i++) {
+		r->fstats[i] = r->src[i].st;
+		r->st.skips += r->src[i].st.skips;
+	}
+}
+
+int bt_reader_open_files(struct bt_reader **out, char *const *paths, unsigned n,
+			 struct iot_err *e)
+{
+	struct bt_reader *r;
+	int ret, any = 0;
+
+	*out = NULL;
+	if (!n)
+		return iot_err_set(e, -ENOENT, "no trace files");
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return iot_err_set(e, -ENOMEM, "out of memory");
+	r->src = calloc(n, sizeof(*r->src));
+	r->heap = calloc(n, sizeof(*r->heap));
+	r->fstats = calloc(n, sizeof(*r->fstats));
+	r->comms = bt_comm_table_new();
+	r->last = -1;
+	if (!r->src || !r->heap || !r->fstats || !r->comms) {
+		bt_reader_free(r);
+		return iot_err_set(e, -ENOMEM, "out of memory");
+	}
+	r->nsrc = n;
+	for (unsigned i = 0; i < n; i++)
+		r->src[i].fd = -1;
+	for (unsigned i = 0; i < n; i++) {
+		ret = src_open(&r->src[i], paths[i], e);
+		if (ret)
+			goto fail;
+		ret = src_next(&r->src[i], e);
+		if (ret < 0)
+			goto fail;
+		if (ret > 0) {
+			r->src[i].have_head = 1;
+			r->heap[r->nheap++] = i;
+			any = 1;
+		}
+	}
+	if (!any) {
+		ret = n == 1 ? iot_err_set(e, -EINVAL, "'%s': empty trace file", paths[0])
+			     : iot_err_set(e, -EINVAL, "empty trace set: all %u files of '%s'... "
+						       "hold no records",
+					   n, paths[0]);
+		goto fail;
+	}
+	for (unsigned i = r->nheap / 2 + 1; i-- > 0;)
+		heap_down(r, i);
+	r->st.nfiles = n;
+	r->st.files = r->fstats;
+	stats_sync(r);
+	*out = r;
+	return 0;
+fail:
+	bt_reader_free(r);
+	return ret;
+}
+
+static int has_set_suffix(const char *name)
+{
+	const char *p = strstr(name, ".blktrace.");
+	const char *d;
+
+	if (!p)
+		return 0;
+	/* the last ".blktrace." wins (device names do not contain it, but be exact) */
+	while ((d = strstr(p + 1, ".blktrace.")))
+		p = d;
+	p += strlen(".blktrace.");
+	if (!*p)
+		return 0;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	return !*p || !strcmp(p, ".gz");
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int open_dir(struct bt_reader **out, const char *dir, struct iot_err *e)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char **paths = NULL;
+	unsigned n = 0, cap = 0;
+	int ret;
+
+	if (!d)
+		return iot_err_set(e, -errno, "'%s': %s", dir, strerror(errno));
+	while ((de = readdir(d))) {
+		char *p;
+
+		if (!has_set_suffix(de->d_name))
+			continue;
+		if (n == cap) {
+			char **np;
+			cap = cap ? cap * 2 : 16;
+			np = realloc(paths, cap * sizeof(*paths));
+			if (!np) {
+				ret = iot_err_set(e, -ENOMEM, "out of memory");
+				goto out;
+			}
+			paths = np;
+		}
+		if (asprintf(&p, "%s/%s", dir, de->d_name) < 0) {
+			ret = iot_err_set(e, -ENOMEM, "out of memory");
+			goto out;
+		}
+		paths[n++] = p;
+	}
+	if (!n) {
+		ret = iot_err_set(e, -ENOENT, "'%s': no blktrace files (NAME.blktrace.N) in directory",
+				  dir);
+		goto out;
+	}
+	qsort(paths, n, sizeof(*paths), cmp_str);
+	ret = bt_reader_open_files(out, paths, n, e);
+out:
+	closedir(d);
+	for (unsigned i = 0; i < n; i++)
+		free(paths[i]);
+	free(paths);
+	return ret;
+}
+
+int bt_reader_open(struct bt_reader **out, const char *path, struct iot_err *e)
+{
+	struct stat st;
+	char *pattern;
+	glob_t g;
+	int ret;
+	unsigned n = 0;
+
+	*out = NULL;
+	if (!strcmp(path, "-")) {
+		char *p = (char *)"-";
+		return bt_reader_open_files(out, &p, 1, e);
+	}
+	if (stat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return open_dir(out, path, e);
+		return bt_reader_open_files(out, (char *const *)&path, 1, e);
+	}
+	if (asprintf(&pattern, "%s.blktrace.[0-9]*", path) < 0)
+		return iot_err_set(e, -ENOMEM, "out of memory");
+	ret = glob(pattern, 0, NULL, &g);
+	free(pattern);
+	if (ret == GLOB_NOMATCH)
+		return iot_err_set(e, -ENOENT, "'%s': no such file, directory or trace set "
+					       "(%s.blktrace.N)",
+				   path, path);
+	if (ret)
+		return iot_err_set(e, -ENOMEM, "'%s': glob failed", path);
+	/* keep only exact set members (NAME.blktrace.N or .N.gz) */
+	{
+		char **keep = calloc(g.gl_pathc, sizeof(*keep));
+
+		if (!keep) {
+			globfree(&g);
+			return iot_err_set(e, -ENOMEM, "out of memory");
+		}
+		for (size_t i = 0; i < g.gl_pathc; i++)
+			if (has_set_suffix(g.gl_pathv[i]))
+				keep[n++] = g.gl_pathv[i];
+		ret = n ? bt_reader_open_files(out, keep, n, e)
+			: iot_err_set(e, -ENOENT, "'%s': no trace set files", path);
+		free(keep);
+	}
+	globfree(&g);
+	return ret;
+}
+
+static void handle_notify(struct bt_reader *r, const struct blk_event *ev, int swapped)
+{
+	r->st.notifies++;
+	switch (ev->action) {
+	case BLK_N_PROCESS:
+		if (ev->pdu_len)
+			bt_comm_table_set(r->comms, ev->pid, (const char *)ev->pdu, ev->pdu_len);
+		break;
+	case BLK_N_TIMESTAMP:
+		if (!r->st.have_wallclock && ev->pdu_len >= 8) {
+			uint32_t w[2];
+
+			memcpy(w, ev->pdu, 8);
+			if (swapped) {
+				w[0] = __builtin_bswap32(w[0]);
+				w[1] = __builtin_bswap32(w[1]);
+			}
+			r->st.have_wallclock = 1;
+			r->st.wall_sec = w[0];
+			r->st.wall_nsec = w[1];
+		}
+		break;
+	case BLK_N_MESSAGE:
+		r->st.messages++;
+		break;
+	default:
+		break;
+	}
+}
+
+int bt_reader_next(struct bt_reader *r, struct blk_event *ev, struct iot_err *e)
+{
+	struct bt_src *s;
+	int ret;
+
+	if (r->last >= 0) {
+		/* advance the source whose event the caller has now finished with */
+		s = &r->src[r->last];
+		ret = src_next(s, e);
+		if (ret < 0)
+			return ret;
+		if (ret == 0) {
+			r->heap[0] = r->heap[--r->nheap];
+			s->have_head = 0;
+		}
+		if (r->nheap)
+			heap_down(r, 0);
+		r->last = -1;
+	}
+	if (!r->nheap)
+		return 0;
+	s = &r->src[r->heap[0]];
+	*ev = s->head;
+	r->last = (int)r->heap[0];
+	r->st.events++;
+	if (blk_is_notify(ev))
+		handle_notify(r, ev, s->st.swapped);
+	return 1;
+}
+
+const struct bt_stats *bt_reader_stats(const struct bt_reader *r)
+{
+	/* per-file counters live in the sources; gather them on demand, not per event */
+	stats_sync((struct bt_reader *)r);
+	return &r->st;
+}
+
+const char *bt_reader_comm(const struct bt_reader *r, uint32_t pid)
+{
+	return bt_comm_table_get(r->comms, pid);
+}
+
+const struct bt_comm_table *bt_reader_comms(const struct bt_reader *r)
+{
+	return r->comms;
+}
+
+void bt_reader_free(struct bt_reader *r)
+{
+	if (!r)
+		return;
+	for (unsigned i = 0; i < r->nsrc; i++)
+		src_close(&r->src[i]);
+	free(r->src);
+	free(r->heap);
+	free(r->fstats);
+	bt_comm_table_free(r->comms);
+	free(r);
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Install every Debian package iotape needs to build, test, fuzz and benchmark. Idempotent.
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+PKGS=(
+	build-essential cmake pkg-config git
+	clang libclang-rt-14-dev llvm
+	libcmocka-dev zlib1g-dev libjansson-dev libpcap-dev liburing-dev
+	libnfs-dev libnfs-utils libtracefs-dev libtraceevent-dev
+	blktrace fio tshark tcpdump
+	nfs-ganesha nfs-ganesha-vfs rpcbind
+	xfsprogs btrfs-progs e2fsprogs util-linux kmod
+	libxml2-utils chromium
+	python3 time
+)
+missing=()
+for p in "${PKGS[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "deps: installing ${missing[*]}" >&2
+	$SUDO apt-get update -q
+	echo "wireshark-common wireshark-common/install-setuid boolean false" | $SUDO debconf-set-selections
+	$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi

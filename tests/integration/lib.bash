@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: MIT
+# Sourced by integration tests: common helpers. Not a test itself (no .sh test of its own).
+set -euo pipefail
+
+: "${IOTAPE:?IOTAPE must point at the built binary}"
+: "${TOOLS:?TOOLS must point at the tests build directory}"
+: "${SRCDIR:?}"
+
+TMP=$(mktemp -d /tmp/iotape-test.XXXXXX)
+cleanup_hooks=()
+on_exit() { for h in "${cleanup_hooks[@]}"; do eval "$h" || true; done; rm -rf "$TMP"; }
+trap on_exit EXIT
+
+# skip REASON: exit 77 (ctest SKIP_RETURN_CODE) unless IOTAPE_NO_SKIP is set, as in CI,
+# where a skipped test is a failed test.
+skip() {
+	if [ -n "${IOTAPE_NO_SKIP:-}" ]; then
+		echo "FAIL: would skip, but IOTAPE_NO_SKIP is set: $*" >&2
+		exit 1
+	fi
+	echo "SKIP: $*" >&2
+	exit 77
+}
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+need_root() { [ "$(id -u)" -eq 0 ] || skip "needs root"; }
+need_cmd() { command -v "$1" >/dev/null 2>&1 || skip "needs $1"; }
+
+# expect_eq WHAT GOT WANT
+expect_eq() { [ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"; }
+
+# json PATH-EXPR FILE: read a value with python3's json module
+json() { python3 -c 'import json,sys; d=json.load(open(sys.argv[2])); print(eval("d"+sys.argv[1]))' "$1" "$2"; }
