@@ -1,0 +1,519 @@
+/* SPDX-License-Identifier: MIT */
+/* blkgen: synthetic blktrace per-CPU sets with known ground truth, for tests and benchmarks. */
+/*
+ * A discrete-event model of a block device queue: requests arrive (Q, G, optional back merges
+ * M, I), wait for one of --depth slots (D), complete after a service time (C). Bursts are
+ * separated by --gaps idle gaps of --gap-ms. Events leave in global time order through a
+ * heap, so each per-CPU file is in time order as the kernel writes it. The ground truth
+ * (what an analyzer must find) is computed from the model, not from the events.
+ *
+ * This is synthetic data and says so: real samples live in samples/.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "formats/blktrace.h"
+
+struct opts {
+	const char *dir, *name, *truth;
+	uint64_t ios;
+	uint64_t seed;
+	unsigned cpus, depth, gaps, devices, merge_pct, read_pct;
+	double gap_ms;
+	int v8, swap, gzip;
+	uint64_t threshold_ns;
+};
+
+/* ------------------------------------------------------------------------------------ */
+/* random numbers: splitmix64, reproducible across platforms */
+static uint64_t rng_state;
+static uint64_t rnd(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+static uint64_t rnd_range(uint64_t lo, uint64_t hi) /* [lo, hi] */
+{
+	return lo + rnd() % (hi - lo + 1);
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* output: encoded records, per-CPU files */
+struct out_file {
+	FILE *f;
+	gzFile gz;
+};
+static struct out_file *outs;
+static struct opts o;
+
+static void put(unsigned cpu, const void *rec, size_t len)
+{
+	if (o.gzip) {
+		if (gzwrite(outs[cpu].gz, rec, (unsigned)len) != (int)len) {
+			fprintf(stderr, "blkgen: gzip write failed\n");
+			exit(1);
+		}
+	} else if (fwrite(rec, 1, len, outs[cpu].f) != len) {
+		perror("blkgen: write");
+		exit(1);
+	}
+}
+
+static void w16(uint8_t *p, uint16_t v)
+{
+	if (o.swap)
+		v = __builtin_bswap16(v);
+	memcpy(p, &v, 2);
+}
+static void w32(uint8_t *p, uint32_t v)
+{
+	if (o.swap)
+		v = __builtin_bswap32(v);
+	memcpy(p, &v, 4);
+}
+static void w64(uint8_t *p, uint64_t v)
+{
+	if (o.swap)
+		v = __builtin_bswap64(v);
+	memcpy(p, &v, 8);
+}
+
+static void emit_record(const struct blk_event *ev)
+{
+	uint8_t rec[64 + 64];
+	uint64_t action = ev->flags << 16 | ev->action;
+	size_t hdr = o.v8 ? BT_REC8_SIZE : BT_REC7_SIZE;
+
+	memset(rec, 0, sizeof(rec));
+	w32(rec, BT_MAGIC | (o.v8 ? BT_VERSION8 : BT_VERSION7));
+	w32(rec + 4, ev->seq);
+	w64(rec + 8, ev->time);
+	w64(rec + 16, ev->sector);
+	w32(rec + 24, ev->bytes);
+	if (o.v8) {
+		w32(rec + 28, ev->pid);
+		w64(rec + 32, action);
+		w32(rec + 40, ev->dev);
+		w32(rec + 44, ev->cpu);
+		w16(rec + 48, ev->error);
+		w16(rec + 50, (uint16_t)ev->pdu_len);
+	} else {
+		w32(rec + 28, (uint32_t)action);
+		w32(rec + 32, ev->pid);
+		w32(rec + 36, ev->dev);
+		w32(rec + 40, ev->cpu);
+		w16(rec + 44, ev->error);
+		w16(rec + 46, (uint16_t)ev->pdu_len);
+	}
+	if (ev->pdu_len)
+		memcpy(rec + hdr, ev->pdu, ev->pdu_len);
+	put(ev->cpu, rec, hdr + ev->pdu_len);
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* the pending event heap (bounded by depth x events per request) */
+struct pev {
+	struct blk_event ev;
+	uint64_t order; /* tie-break: creation order */
+};
+static struct pev *heap;
+static size_t nheap, capheap;
+static uint64_t order_ctr;
+
+static int pless(const struct pev *a, const struct pev *b)
+{
+	return a->ev.time != b->ev.time ? a->ev.time < b->ev.time : a->order < b->order;
+}
+
+static void hpush(const struct blk_event *ev)
+{
+	size_t i;
+
+	if (nheap == capheap) {
+		capheap = capheap ? capheap * 2 : 1024;
+		heap = realloc(heap, capheap * sizeof(*heap));
+		if (!heap)
+			abort();
+	}
+	i = nheap++;
+	heap[i].ev = *ev;
+	heap[i].order = order_ctr++;
+	while (i && pless(&heap[i], &heap[(i - 1) / 2])) {
+		struct pev t = heap[i];
+		heap[i] = heap[(i - 1) / 2];
+		heap[(i - 1) / 2] = t;
+		i = (i - 1) / 2;
+	}
+}
+
+static struct blk_event hpop(void)
+{
+	struct blk_event top = heap[0].ev;
+	size_t i = 0;
+
+	heap[0] = heap[--nheap];
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		if (l < nheap && pless(&heap[l], &heap[m]))
+			m = l;
+		if (l + 1 < nheap && pless(&heap[l + 1], &heap[m]))
+			m = l + 1;
+		if (m == i)
+			break;
+		struct pev t = heap[i];
+		heap[i] = heap[m];
+		heap[m] = t;
+		i = m;
+	}
+	return top;
+}
+
+/* per (device, cpu) sequence numbers, as the kernel keeps them */
+static uint32_t *seqs;
+
+static void flush_before(uint64_t t)
+{
+	while (nheap && heap[0].ev.time < t) {
+		struct blk_event ev = hpop();
+		if (!(ev.flags & BLK_F_NOTIFY))
+			ev.seq = ++seqs[(ev.dev & 0xff) * o.cpus + ev.cpu];
+		emit_record(&ev);
+	}
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* the device model and its ground truth */
+struct io_stat {
+	uint64_t ios, bytes;
+};
+struct dev {
+	uint32_t dev;
+	uint64_t next_arrival;
+	uint64_t *slot_free; /* depth slots: time each becomes free */
+	uint64_t last_d, last_end_sector, max_c;
+	int have_d;
+	uint64_t next_sector;
+	uint64_t done; /* requests generated */
+	uint64_t burst_left;
+	/* truth */
+	struct io_stat reads, writes; /* completed requests */
+	uint64_t queued, merges, requests;
+	uint64_t seeks, seeks_128, seq;
+	long double d2c_sum, q2c_sum, q2d_sum;
+	uint64_t q2c_n;
+	uint64_t gaps, gap_total;
+	uint64_t first_time, last_time;
+	FILE *gapf; /* temp file holding the gap list (bounded memory) */
+};
+
+static void ev_set(struct blk_event *ev, const struct dev *d, uint64_t t, unsigned act,
+		   uint64_t flags, uint64_t sector, uint32_t bytes, uint32_t pid, unsigned cpu)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->time = t;
+	ev->dev = d->dev;
+	ev->action = (uint16_t)act;
+	ev->flags = flags;
+	ev->sector = sector;
+	ev->bytes = bytes;
+	ev->pid = pid;
+	ev->cpu = cpu;
+}
+
+static const char *comms[] = {"dd", "fio", "kworker/0:1", "jbd2/loop0-8"};
+
+static void gen_request(struct dev *d)
+{
+	struct blk_event ev;
+	uint64_t t = d->next_arrival, tq_first, ti, td, tc, sector, free_at;
+	int write = (int)(rnd() % 100) >= (int)o.read_pct;
+	uint64_t dirf = write ? BLK_F_WRITE : BLK_F_READ;
+	unsigned nbios = 1, pidx = (unsigned)(rnd() % 4);
+	uint32_t pid = 1000 + pidx, sectors = 0;
+	unsigned cpu = pidx % o.cpus, ccpu = (unsigned)(rnd() % o.cpus), best = 0;
+	int plug = rnd() % 4 == 0;
+	uint64_t qtimes[9];
+	uint32_t bsz[9];
+
+	while (nbios < 9 && (rnd() % 100) < o.merge_pct)
+		nbios++;
+	/* mostly sequential, sometimes a jump */
+	if (rnd() % 5 == 0)
+		d->next_sector = rnd_range(0, 1u << 24) & ~7ull;
+	sector = d->next_sector;
+	tq_first = t;
+	if (plug) {
+		ev_set(&ev, d, t, BLK_A_PLUG, BLK_F_QUEUE, 0, 0, pid, cpu);
+		hpush(&ev);
+		t += 200;
+	}
+	for (unsigned i = 0; i < nbios; i++) {
+		uint32_t s = (uint32_t)(8 * rnd_range(1, 32));
+
+		bsz[i] = s;
+		qtimes[i] = t;
+		ev_set(&ev, d, t, BLK_A_QUEUE, dirf | BLK_F_QUEUE, sector + sectors, s * 512, pid, cpu);
+		hpush(&ev);
+		t += 300;
+		if (i == 0) {
+			ev_set(&ev, d, t, BLK_A_GETRQ, dirf | BLK_F_QUEUE, sector, s * 512, pid, cpu);
+			hpush(&ev);
+		} else {
+			ev_set(&ev, d, t, BLK_A_BACKMERGE, dirf | BLK_F_QUEUE, sector + sectors,
+			       s * 512, pid, cpu);
+			hpush(&ev);
+			d->merges++;
+		}
+		t += 500 + rnd_range(0, 1500);
+		sectors += s;
+	}
+	d->queued += nbios;
+	if (plug) {
+		ev_set(&ev, d, t, BLK_A_UNPLUG_IO, BLK_F_QUEUE, 0, 0, pid, cpu);
+		/* the request count, a big-endian u64 (blk_add_trace_unplug) */
+		ev.pdu = (const uint8_t *)"\0\0\0\0\0\0\0\1";
+		ev.pdu_len = 8;
+		hpush(&ev);
+		t += 200;
+	}
+	ti = t;
+	ev_set(&ev, d, ti, BLK_A_INSERT, dirf | BLK_F_QUEUE, sector, sectors * 512, pid, cpu);
+	hpush(&ev);
+	/* wait for a slot; keep issue order FIFO */
+	for (unsigned s = 1; s < o.depth; s++)
+		if (d->slot_free[s] < d->slot_free[best])
+			best = s;
+	free_at = d->slot_free[best];
+	td = ti + 1000 + rnd_range(0, 4000);
+	if (free_at + 500 > td)
+		td = free_at + 500;
+	if (d->have_d && td <= d->last_d)
+		td = d->last_d + 100;
+	tc = td + rnd_range(50000, 2000000);
+	d->slot_free[best] = tc;
+	ev_set(&ev, d, td, BLK_A_ISSUE, dirf | BLK_F_ISSUE, sector, sectors * 512, pid, cpu);
+	hpush(&ev);
+	ev_set(&ev, d, tc, BLK_A_COMPLETE, dirf | BLK_F_COMPLETE, sector, sectors * 512, 0, ccpu);
+	hpush(&ev);
+
+	/* ground truth */
+	d->requests++;
+	if (write) {
+		d->writes.ios++;
+		d->writes.bytes += (uint64_t)sectors * 512;
+	} else {
+		d->reads.ios++;
+		d->reads.bytes += (uint64_t)sectors * 512;
+	}
+	d->d2c_sum += (long double)(tc - td);
+	for (unsigned i = 0; i < nbios; i++) {
+		d->q2c_sum += (long double)(tc - qtimes[i]);
+		d->q2d_sum += (long double)(td - qtimes[i]);
+		d->q2c_n++;
+	}
+	(void)bsz;
+	if (d->have_d) {
+		/* idle: nothing in flight between the last completion and this issue */
+		if (d->max_c < td && d->max_c > 0) {
+			uint64_t g = td - d->max_c;
+			if (g >= o.threshold_ns) {
+				d->gaps++;
+				d->gap_total += g;
+				fprintf(d->gapf, "%" PRIu64 " %" PRIu64 "\n", d->max_c, td);
+			}
+		}
+		if (sector != d->last_end_sector) {
+			d->seeks++;
+			uint64_t dist = sector > d->last_end_sector ? sector - d->last_end_sector
+								    : d->last_end_sector - sector;
+			if (dist > 128)
+				d->seeks_128++;
+		} else {
+			d->seq++;
+		}
+	} else {
+		d->first_time = tq_first;
+	}
+	d->have_d = 1;
+	d->last_d = td;
+	d->last_end_sector = sector + sectors;
+	if (tc > d->max_c)
+		d->max_c = tc;
+	if (tc > d->last_time)
+		d->last_time = tc;
+	d->next_sector = sector + sectors;
+	d->done++;
+
+	/* next arrival: a short think time, or an idle gap after the device drains */
+	if (d->burst_left && --d->burst_left == 0 && d->done < o.ios) {
+		d->next_arrival = d->max_c + (uint64_t)(o.gap_ms * 1e6);
+		d->burst_left = o.gaps ? o.ios / (o.gaps + 1) : 0;
+	} else {
+		d->next_arrival = tq_first + rnd_range(100000, 600000);
+	}
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: blkgen -o DIR [-n NAME] [--ios N] [--seed S] [--cpus C] [--depth D]\n"
+		"              [--gaps K] [--gap-ms MS] [--merge-pct P] [--read-pct P]\n"
+		"              [--devices N] [--v8] [--swap] [--gzip] [--threshold-ms MS]\n"
+		"              [--truth FILE.json]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{"ios", 1, 0, 'i'},	  {"seed", 1, 0, 's'},	{"cpus", 1, 0, 'c'},
+		{"depth", 1, 0, 'd'},	  {"gaps", 1, 0, 'g'},	{"gap-ms", 1, 0, 'G'},
+		{"merge-pct", 1, 0, 'm'}, {"read-pct", 1, 0, 'r'}, {"devices", 1, 0, 'D'},
+		{"v8", 0, 0, '8'},	  {"swap", 0, 0, 'S'},	{"gzip", 0, 0, 'z'},
+		{"truth", 1, 0, 't'},	  {"threshold-ms", 1, 0, 'T'}, {0, 0, 0, 0}};
+	struct dev *devs;
+	int c;
+	char path[4096];
+	FILE *tf;
+
+	o.name = "trace";
+	o.ios = 10000;
+	o.seed = 1;
+	o.cpus = 2;
+	o.depth = 4;
+	o.gap_ms = 50;
+	o.merge_pct = 20;
+	o.read_pct = 30;
+	o.devices = 1;
+	o.threshold_ns = 10000000;
+	while ((c = getopt_long(argc, argv, "o:n:", lo, NULL)) != -1) {
+		switch (c) {
+		case 'o': o.dir = optarg; break;
+		case 'n': o.name = optarg; break;
+		case 'i': o.ios = strtoull(optarg, NULL, 0); break;
+		case 's': o.seed = strtoull(optarg, NULL, 0); break;
+		case 'c': o.cpus = (unsigned)atoi(optarg); break;
+		case 'd': o.depth = (unsigned)atoi(optarg); break;
+		case 'g': o.gaps = (unsigned)atoi(optarg); break;
+		case 'G': o.gap_ms = atof(optarg); break;
+		case 'm': o.merge_pct = (unsigned)atoi(optarg); break;
+		case 'r': o.read_pct = (unsigned)atoi(optarg); break;
+		case 'D': o.devices = (unsigned)atoi(optarg); break;
+		case '8': o.v8 = 1; break;
+		case 'S': o.swap = 1; break;
+		case 'z': o.gzip = 1; break;
+		case 't': o.truth = optarg; break;
+		case 'T': o.threshold_ns = (uint64_t)(atof(optarg) * 1e6); break;
+		default: usage();
+		}
+	}
+	if (!o.dir || !o.cpus || o.cpus > 256 || !o.depth || o.depth > 1024 || !o.devices ||
+	    o.devices > 16 || o.merge_pct > 95 || o.read_pct > 100 || optind != argc)
+		usage();
+	rng_state = o.seed;
+	outs = calloc(o.cpus, sizeof(*outs));
+	seqs = calloc((size_t)256 * o.cpus, sizeof(*seqs));
+	devs = calloc(o.devices, sizeof(*devs));
+	for (unsigned i = 0; i < o.cpus; i++) {
+		snprintf(path, sizeof(path), "%s/%s.blktrace.%u%s", o.dir, o.name, i,
+			 o.gzip ? ".gz" : "");
+		if (o.gzip)
+			outs[i].gz = gzopen(path, "wb1");
+		else
+			outs[i].f = fopen(path, "wb");
+		if (!outs[i].f && !outs[i].gz) {
+			perror(path);
+			return 1;
+		}
+	}
+	for (unsigned i = 0; i < o.devices; i++) {
+		struct dev *d = &devs[i];
+		d->dev = BLK_MKDEV(7, i);
+		d->slot_free = calloc(o.depth, sizeof(uint64_t));
+		d->next_arrival = 1000000 + i * 3333;
+		d->next_sector = 2048 + (uint64_t)i * 1000000;
+		d->burst_left = o.gaps ? o.ios / (o.gaps + 1) : 0;
+		d->gapf = tmpfile();
+		if (!d->slot_free || !d->gapf)
+			return 1;
+	}
+	/* PROCESS notifies first, on every CPU, as blktrace sees each pid */
+	for (unsigned i = 0; i < o.devices; i++)
+		for (unsigned p = 0; p < 4; p++) {
+			struct blk_event ev;
+			ev_set(&ev, &devs[i], 1000 + p, 0, BLK_F_NOTIFY, 0, 0, 1000 + p,
+			       p % o.cpus);
+			ev.action = BLK_N_PROCESS;
+			ev.pdu = (const uint8_t *)comms[p];
+			ev.pdu_len = (uint32_t)strlen(comms[p]) + 1;
+			hpush(&ev);
+		}
+	for (;;) {
+		struct dev *next = NULL;
+		for (unsigned i = 0; i < o.devices; i++)
+			if (devs[i].done < o.ios && (!next || devs[i].next_arrival < next->next_arrival))
+				next = &devs[i];
+		if (!next)
+			break;
+		gen_request(next);
+		{
+			uint64_t lim = UINT64_MAX;
+			for (unsigned i = 0; i < o.devices; i++)
+				if (devs[i].done < o.ios && devs[i].next_arrival < lim)
+					lim = devs[i].next_arrival;
+			flush_before(lim);
+		}
+	}
+	flush_before(UINT64_MAX);
+	for (unsigned i = 0; i < o.cpus; i++) {
+		if (o.gzip ? gzclose(outs[i].gz) != Z_OK : fclose(outs[i].f) != 0) {
+			perror("blkgen: close");
+			return 1;
+		}
+	}
+	if (!o.truth)
+		return 0;
+	tf = fopen(o.truth, "w");
+	if (!tf) {
+		perror(o.truth);
+		return 1;
+	}
+	fprintf(tf, "{\n  \"generator\": \"blkgen (synthetic)\",\n  \"seed\": %" PRIu64 ",\n"
+		    "  \"threshold_ns\": %" PRIu64 ",\n  \"devices\": [\n",
+		o.seed, o.threshold_ns);
+	for (unsigned i = 0; i < o.devices; i++) {
+		struct dev *d = &devs[i];
+		uint64_t a, b;
+		int first = 1;
+
+		fprintf(tf,
+			"    {\"dev\": \"%u,%u\", \"requests\": %" PRIu64 ", \"queued\": %" PRIu64
+			", \"merges\": %" PRIu64 ",\n     \"reads\": {\"ios\": %" PRIu64
+			", \"bytes\": %" PRIu64 "}, \"writes\": {\"ios\": %" PRIu64
+			", \"bytes\": %" PRIu64 "},\n     \"d2c_mean_ns\": %.3Lf, \"q2c_mean_ns\": %.3Lf, "
+			"\"q2d_mean_ns\": %.3Lf,\n     \"seeks\": %" PRIu64 ", \"seeks_128\": %" PRIu64
+			", \"sequential\": %" PRIu64 ",\n     \"first_ns\": %" PRIu64
+			", \"last_ns\": %" PRIu64 ",\n     \"idle\": {\"gaps\": %" PRIu64
+			", \"total_ns\": %" PRIu64 ", \"list\": [",
+			BLK_DEV_MAJOR(d->dev), BLK_DEV_MINOR(d->dev), d->requests, d->queued,
+			d->merges, d->reads.ios, d->reads.bytes, d->writes.ios, d->writes.bytes,
+			d->d2c_sum / d->requests, d->q2c_sum / d->q2c_n, d->q2d_sum / d->q2c_n,
+			d->seeks, d->seeks_128, d->seq, d->first_time, d->last_time, d->gaps,
+			d->gap_total);
+		rewind(d->gapf);
+		while (fscanf(d->gapf, "%" SCNu64 " %" SCNu64, &a, &b) == 2) {
+			fprintf(tf, "%s[%" PRIu64 ", %" PRIu64 "]", first ? "" : ", ", a, b);
+			first = 0;
+		}
+		fprintf(tf, "]}}%s\n", i + 1 < o.devices ? "," : "");
+	}
+	fprintf(tf, "  ]\n}\n");
+	return fclose(tf) ? 1 : 0;
+}
