@@ -1,0 +1,473 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests: blktrace decoding, reading (merge, gzip, notify, skips, bad input), writing. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <byteswap.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "formats/blktrace.h"
+
+static char tmpdir[64];
+
+static int setup(void **state)
+{
+	(void)state;
+	strcpy(tmpdir, "/tmp/iotape-ut-XXXXXX");
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+	return system(cmd);
+}
+
+/* Build a record by hand in the given version and byte order. */
+static size_t mkrec(uint8_t *b, int v8, int sw, uint32_t seq, uint64_t time, uint64_t sector,
+		    uint32_t bytes, uint64_t action, uint32_t pid, uint32_t dev, uint32_t cpu,
+		    uint16_t error, const void *pdu, uint16_t pdu_len)
+{
+#define W32(off, v)                                                                            \
+	do {                                                                                   \
+		uint32_t x = (v);                                                              \
+		if (sw)                                                                        \
+			x = bswap_32(x);                                                       \
+		memcpy(b + (off), &x, 4);                                                      \
+	} while (0)
+#define W64(off, v)                                                                            \
+	do {                                                                                   \
+		uint64_t x = (v);                                                              \
+		if (sw)                                                                        \
+			x = bswap_64(x);                                                       \
+		memcpy(b + (off), &x, 8);                                                      \
+	} while (0)
+#define W16(off, v)                                                                            \
+	do {                                                                                   \
+		uint16_t x = (v);                                                              \
+		if (sw)                                                                        \
+			x = bswap_16(x);                                                       \
+		memcpy(b + (off), &x, 2);                                                      \
+	} while (0)
+	size_t hdr = v8 ? 64 : 48;
+
+	memset(b, 0, hdr);
+	W32(0, BT_MAGIC | (v8 ? 8 : 7));
+	W32(4, seq);
+	W64(8, time);
+	W64(16, sector);
+	W32(24, bytes);
+	if (v8) {
+		W32(28, pid);
+		W64(32, action);
+		W32(40, dev);
+		W32(44, cpu);
+		W16(48, error);
+		W16(50, pdu_len);
+	} else {
+		W32(28, (uint32_t)action);
+		W32(32, pid);
+		W32(36, dev);
+		W32(40, cpu);
+		W16(44, error);
+		W16(46, pdu_len);
+	}
+	if (pdu_len)
+		memcpy(b + hdr, pdu, pdu_len);
+	return hdr + pdu_len;
+}
+
+#define ACT(code, cats) ((uint64_t)(cats) << 16 | (code))
+
+static void check_decoded(int v8, int sw)
+{
+	uint8_t b[128];
+	struct blk_event ev;
+	struct iot_err e;
+	size_t n = mkrec(b, v8, sw, 42, 123456789012ull, 1ull << 40, 4096,
+			 ACT(BLK_A_COMPLETE, BLK_F_WRITE | BLK_F_SYNC | BLK_F_COMPLETE), 777,
+			 BLK_MKDEV(8, 16), 3, 5, NULL, 0);
+
+	assert_int_equal(bt_decode(b, n, &ev, &e), (long)n);
+	assert_int_equal(ev.seq, 42);
+	assert_true(ev.time == 123456789012ull);
+	assert_true(ev.sector == 1ull << 40);
+	assert_int_equal(ev.bytes, 4096);
+	assert_int_equal(ev.action, BLK_A_COMPLETE);
+	assert_true(ev.flags == (BLK_F_WRITE | BLK_F_SYNC | BLK_F_COMPLETE));
+	assert_int_equal(ev.pid, 777);
+	assert_int_equal(BLK_DEV_MAJOR(ev.dev), 8);
+	assert_int_equal(BLK_DEV_MINOR(ev.dev), 16);
+	assert_int_equal(ev.cpu, 3);
+	assert_int_equal(ev.error, 5);
+	assert_int_equal(ev.pdu_len, 0);
+	/* one byte short of the header: need more */
+	assert_int_equal(bt_decode(b, n - 1, &ev, &e), 0);
+}
+
+static void test_decode_v7_native(void **s)
+{
+	(void)s;
+	check_decoded(0, 0);
+}
+
+static void test_decode_v7_swapped(void **s)
+{
+	(void)s;
+	check_decoded(0, 1);
+}
+
+static void test_decode_v8_native(void **s)
+{
+	(void)s;
+	check_decoded(1, 0);
+}
+
+static void test_decode_v8_swapped(void **s)
+{
+	(void)s;
+	check_decoded(1, 1);
+}
+
+static void test_decode_v8_wide_categories(void **s)
+{
+	uint8_t b[128];
+	struct blk_event ev;
+	size_t n = mkrec(b, 1, 0, 1, 1, 0, 0,
+			 ACT(BLK_A_COMPLETE, BLK_F_WRITE_ZEROES | BLK_F_COMPLETE), 1, 1, 0, 0,
+			 NULL, 0);
+
+	(void)s;
+	assert_int_equal(bt_decode(b, n, &ev, NULL), (long)n);
+	assert_true(ev.flags & BLK_F_WRITE_ZEROES);
+	assert_int_equal(ev.action, BLK_A_COMPLETE);
+}
+
+static void test_decode_cgroup_and_pdu(void **s)
+{
+	uint8_t b[128], pdu[12];
+	uint64_t cg = 0x1122334455667788ull;
+	struct blk_event ev;
+	size_t n;
+
+	(void)s;
+	memcpy(pdu, &cg, 8);
+	memcpy(pdu + 8, "abcd", 4);
+	n = mkrec(b, 0, 0, 1, 1, 0, 0, ACT(BLK_A_DRV_DATA | 0x100, BLK_F_DRV_DATA), 1, 1, 0, 0, pdu,
+		  12);
+	assert_int_equal(bt_decode(b, n, &ev, NULL), (long)n);
+	assert_true(ev.flags & BLK_F_CGROUP);
+	assert_true(ev.cgroup == cg);
+	assert_int_equal(ev.pdu_len, 4);
+	assert_memory_equal(ev.pdu, "abcd", 4);
+	assert_int_equal(ev.action, BLK_A_DRV_DATA);
+}
+
+static void test_decode_remap(void **s)
+{
+	uint8_t b[128];
+	/* struct blk_io_trace_remap is big-endian whatever the record order */
+	uint8_t pdu[16] = {0, 0x80, 0, 1, 0, 0x10, 0, 2, 0, 0, 0, 0, 0, 0, 0x12, 0x34};
+	struct blk_event ev;
+	size_t n = mkrec(b, 0, 1, 1, 1, 99, 512, ACT(BLK_A_REMAP, BLK_F_QUEUE | BLK_F_READ), 1,
+			 BLK_MKDEV(1, 2), 0, 0, pdu, 16);
+
+	(void)s;
+	assert_int_equal(bt_decode(b, n, &ev, NULL), (long)n);
+	assert_int_equal(ev.action, BLK_A_REMAP);
+	assert_int_equal(ev.remap_dev, 0x00800001);
+	assert_true(ev.remap_sector == 0x1234);
+}
+
+static void test_decode_bad(void **s)
+{
+	uint8_t b[128];
+	struct blk_event ev;
+	struct iot_err e;
+	size_t n = mkrec(b, 0, 0, 1, 1, 0, 0, 0, 1, 1, 0, 0, NULL, 0);
+
+	(void)s;
+	b[3] = 0x99; /* the magic's top byte */
+	assert_int_equal(bt_decode(b, n, &ev, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "bad magic"));
+	n = mkrec(b, 0, 0, 1, 1, 0, 0, 0, 1, 1, 0, 0, NULL, 0);
+	b[0] = 6; /* version 6 */
+	assert_int_equal(bt_decode(b, n, &ev, &e), -EPROTO);
+	assert_non_null(strstr(e.msg, "version 6"));
+	/* a PDU that is not all there yet: need more bytes */
+	n = mkrec(b, 0, 0, 1, 1, 0, 0, 0, 1, 1, 0, 0, "xyz", 3);
+	assert_int_equal(bt_decode(b, n - 1, &ev, &e), 0);
+	assert_int_equal(bt_decode(b, 3, &ev, &e), 0);
+}
+
+static void write_file(const char *name, const void *buf, size_t len)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(buf, 1, len, f), len);
+	fclose(f);
+}
+
+static char *tpath(const char *name)
+{
+	static char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	return path;
+}
+
+/* Two per-CPU files with interleaved times come out merged by time. */
+static void test_reader_merge(void **s)
+{
+	uint8_t b0[48 * 4], b1[48 * 4];
+	size_t n0 = 0, n1 = 0;
+	struct bt_reader *r;
+	struct blk_event ev;
+	struct iot_err e;
+	uint64_t times0[] = {10, 30, 50, 70}, times1[] = {20, 40, 41, 90};
+	uint64_t want[] = {10, 20, 30, 40, 41, 50, 70, 90}, got[8];
+	int k = 0;
+
+	(void)s;
+	for (int i = 0; i < 4; i++) {
+		n0 += mkrec(b0 + n0, 0, 0, (uint32_t)i + 1, times0[i], 0, 0,
+			    ACT(BLK_A_QUEUE, BLK_F_QUEUE), 1, 1, 0, 0, NULL, 0);
+		n1 += mkrec(b1 + n1, 0, 0, (uint32_t)i + 1, times1[i], 0, 0,
+			    ACT(BLK_A_QUEUE, BLK_F_QUEUE), 1, 1, 1, 0, NULL, 0);
+	}
+	write_file("m.blktrace.0", b0, n0);
+	write_file("m.blktrace.1", b1, n1);
+	assert_int_equal(bt_reader_open(&r, tpath("m"), &e), 0);
+	while (bt_reader_next(r, &ev, &e) == 1)
+		got[k++] = ev.time;
+	assert_int_equal(k, 8);
+	assert_memory_equal(got, want, sizeof(want));
+	assert_int_equal(bt_reader_stats(r)->nfiles, 2);
+	assert_int_equal(bt_reader_stats(r)->skips, 0);
+	bt_reader_free(r);
+	/* the directory form finds the same set */
+	assert_int_equal(bt_reader_open(&r, tmpdir, &e), 0);
+	k = 0;
+	while (bt_reader_next(r, &ev, &e) == 1)
+		k++;
+	assert_int_equal(k, 8);
+	bt_reader_free(r);
+}
+
+static void test_reader_skips_and_notify(void **s)
+{
+	uint8_t b[512];
+	size_t n = 0;
+	struct bt_reader *r;
+	struct blk_event ev;
+	struct iot_err e;
+	uint32_t ts[2] = {1700000000, 123};
+	int events = 0;
+
+	(void)s;
+	n += mkrec(b + n, 0, 0, 0, 1, 0, 0, ACT(BLK_N_PROCESS, BLK_F_NOTIFY), 4242, 1, 0, 0,
+		   "fio\0\0\0\0", 8);
+	n += mkrec(b + n, 0, 0, 0, 1, 0, 0, ACT(BLK_N_TIMESTAMP, BLK_F_NOTIFY), 0, 1, 0, 0, ts, 8);
+	n += mkrec(b + n, 0, 0, 1, 2, 0, 0, ACT(BLK_A_QUEUE, BLK_F_QUEUE), 4242, 1, 0, 0, NULL, 0);
+	n += mkrec(b + n, 0, 0, 2, 3, 0, 0, ACT(BLK_A_QUEUE, BLK_F_QUEUE), 4242, 1, 0, 0, NULL, 0);
+	/* 3, 4, 5 lost */
+	n += mkrec(b + n, 0, 0, 6, 4, 0, 0, ACT(BLK_A_QUEUE, BLK_F_QUEUE), 4242, 1, 0, 0, NULL, 0);
+	write_file("sk.bin", b, n);
+	assert_int_equal(bt_reader_open(&r, tpath("sk.bin"), &e), 0);
+	while (bt_reader_next(r, &ev, &e) == 1)
+		events++;
+	assert_int_equal(events, 5);
+	assert_int_equal(bt_reader_stats(r)->skips, 3);
+	assert_int_equal(bt_reader_stats(r)->notifies, 2);
+	assert_string_equal(bt_reader_comm(r, 4242), "fio");
+	assert_null(bt_reader_comm(r, 1));
+	assert_int_equal(bt_reader_stats(r)->have_wallclock, 1);
+	assert_int_equal(bt_reader_stats(r)->wall_sec, 1700000000);
+	assert_int_equal(bt_reader_stats(r)->wall_nsec, 123);
+	bt_reader_free(r);
+}
+
+static void test_reader_truncated_final(void **s)
+{
+	uint8_t b[256];
+	size_t n = 0;
+	struct bt_reader *r;
+	struct blk_event ev;
+	struct iot_err e;
+	int events = 0;
+
+	(void)s;
+	n += mkrec(b + n, 0, 0, 1, 1, 0, 0, ACT(BLK_A_QUEUE, BLK_F_QUEUE), 1, 1, 0, 0, NULL, 0);
+	n += mkrec(b + n, 0, 0, 2, 2, 0, 0, ACT(BLK_A_QUEUE, BLK_F_QUEUE), 1, 1, 0, 0, NULL, 0);
+	write_file("tr.bin", b, n + 20); /* 20 bytes of a third record */
+	assert_int_equal(bt_reader_open(&r, tpath("tr.bin"), &e), 0);
+	while (bt_reader_next(r, &ev, &e) == 1)
+		events++;
+	assert_int_equal(events, 2);
+	assert_int_equal(bt_reader_stats(r)->files[0].truncated, 1);
+	assert_int_equal(bt_reader_stats(r)->files[0].trunc_at, 96);
+	bt_reader_free(r);
+}
+
+static void test_reader_bad_inputs(void **s)
+{
+	uint8_t b[256];
+	size_t n;
+	struct bt_reader *r;
+	struct blk_event ev;
+	struct iot_err e;
+	int ret;
+
+	(void)s;
+	/* only a partial record: an error naming file and offset */
+	n = mkrec(b, 0, 0, 1, 1, 0, 0, 0, 1, 1, 0, 0, NULL, 0);
+	write_file("part.bin", b, n - 8);
+	assert_int_equal(bt_reader_open(&r, tpath("part.bin"), &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "part.bin"));
+	assert_non_null(strstr(e.msg, "offset 0"));
+	/* pdu_len runs past the end of the file */
+	n = mkrec(b, 0, 0, 1, 1, 0, 0, 0, 1, 1, 0, 0, NULL, 0);
+	b[46] = 0xff;
+	write_file("pdu.bin", b, n);
+	assert_int_equal(bt_reader_open(&r, tpath("pdu.bin"), &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "pdu_len"));
+	/* bad magic in the middle: an error with the offset of the bad record */
+	n = mkrec(b, 0, 0, 1, 1, 0, 0, ACT(BLK_A_QUEUE, BLK_F_QUEUE), 1, 1, 0, 0, NULL, 0);
+	n += mkrec(b + n, 0, 0, 2, 2, 0, 0, ACT(BLK_A_QUEUE, BLK_F_QUEUE), 1, 1, 0, 0, NULL, 0);
+	memcpy(b + 48, "JUNK", 4);
+	write_file("magic.bin", b, n);
+	assert_int_equal(bt_reader_open(&r, tpath("magic.bin"), &e), 0);
+	assert_int_equal(bt_reader_next(r, &ev, &e), 1);
+	ret = bt_reader_next(r, &ev, &e);
+	assert_int_equal(ret, -EINVAL);
+	assert_non_null(strstr(e.msg, "offset 48"));
+	assert_non_null(strstr(e.msg, "bad magic"));
+	bt_reader_free(r);
+	/* unsupported version */
+	n = mkrec(b, 0, 0, 1, 1, 0, 0, 0, 1, 1, 0, 0, NULL, 0);
+	b[0] = 9;
+	write_file("v9.bin", b, n);
+	assert_int_equal(bt_reader_open(&r, tpath("v9.bin"), &e), -EPROTO);
+	assert_non_null(strstr(e.msg, "version 9"));
+	/* empty file, empty set, missing set */
+	write_file("empty.bin", b, 0);
+	assert_int_equal(bt_reader_open(&r, tpath("empty.bin"), &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "empty"));
+	write_file("es.blktrace.0", b, 0);
+	write_file("es.blktrace.1", b, 0);
+	assert_int_equal(bt_reader_open(&r, tpath("es"), &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "empty trace set"));
+	assert_int_equal(bt_reader_open(&r, tpath("nothing"), &e), -ENOENT);
+}
+
+static void test_reader_gzip(void **s)
+{
+	uint8_t b[256];
+	size_t n = 0;
+	struct bt_reader *r;
+	struct blk_event ev;
+	struct iot_err e;
+	gzFile gz;
+	int events = 0;
+
+	(void)s;
+	for (int i = 0; i < 3; i++)
+		n += mkrec(b + n, 1, 1, (uint32_t)i + 1, (uint64_t)i, 0, 512,
+			   ACT(BLK_A_ISSUE, BLK_F_READ | BLK_F_ISSUE), 1, 1, 0, 0, NULL, 0);
+	gz = gzopen(tpath("z.blktrace.0.gz"), "wb");
+	assert_non_null(gz);
+	assert_int_equal(gzwrite(gz, b, (unsigned)n), (int)n);
+	gzclose(gz);
+	assert_int_equal(bt_reader_open(&r, tpath("z"), &e), 0);
+	while (bt_reader_next(r, &ev, &e) == 1) {
+		assert_int_equal(ev.bytes, 512);
+		events++;
+	}
+	assert_int_equal(events, 3);
+	assert_int_equal(bt_reader_stats(r)->files[0].gzip, 1);
+	assert_int_equal(bt_reader_stats(r)->files[0].version, 8);
+	assert_int_equal(bt_reader_stats(r)->files[0].swapped, 1);
+	bt_reader_free(r);
+}
+
+/* Writer output reads back identically, and each CPU gets its file (even an empty one). */
+static void test_writer_roundtrip(void **s)
+{
+	struct bt_set_writer *w;
+	struct bt_reader *r;
+	struct blk_event ev, got;
+	struct iot_err e;
+	struct stat st;
+	char dir[128];
+	int k = 0;
+
+	(void)s;
+	snprintf(dir, sizeof(dir), "%s/wr", tmpdir);
+	mkdir(dir, 0755);
+	assert_int_equal(bt_set_writer_open(&w, dir, "loop9", &e), 0);
+	memset(&ev, 0, sizeof(ev));
+	ev.dev = BLK_MKDEV(7, 9);
+	for (int i = 0; i < 10; i++) {
+		ev.time = (uint64_t)i * 1000;
+		ev.seq = (uint32_t)i / 2 + 1;
+		ev.cpu = (i % 2) ? 2 : 1; /* CPU 0 sees nothing */
+		ev.sector = (uint64_t)i * 8;
+		ev.bytes = 4096;
+		ev.action = BLK_A_ISSUE;
+		ev.flags = BLK_F_WRITE | BLK_F_ISSUE | (i == 3 ? BLK_F_CGROUP : 0);
+		ev.cgroup = i == 3 ? 77 : 0;
+		assert_int_equal(bt_set_writer_write(w, &ev, &e), 0);
+	}
+	assert_int_equal(bt_set_writer_close(w, &e), 0);
+	snprintf(dir, sizeof(dir), "%s/wr/loop9.blktrace.0", tmpdir);
+	assert_int_equal(stat(dir, &st), 0);
+	assert_int_equal(st.st_size, 0);
+	snprintf(dir, sizeof(dir), "%s/wr/loop9", tmpdir);
+	assert_int_equal(bt_reader_open(&r, dir, &e), 0);
+	while (bt_reader_next(r, &got, &e) == 1) {
+		assert_true(got.time == (uint64_t)k * 1000);
+		assert_true(got.sector == (uint64_t)k * 8);
+		assert_int_equal(got.action, BLK_A_ISSUE);
+		assert_true((got.flags & BLK_F_WRITE) != 0);
+		assert_true(got.cgroup == (k == 3 ? 77u : 0u));
+		k++;
+	}
+	assert_int_equal(k, 10);
+	bt_reader_free(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_decode_v7_native),
+		cmocka_unit_test(test_decode_v7_swapped),
+		cmocka_unit_test(test_decode_v8_native),
+		cmocka_unit_test(test_decode_v8_swapped),
+		cmocka_unit_test(test_decode_v8_wide_categories),
+		cmocka_unit_test(test_decode_cgroup_and_pdu),
+		cmocka_unit_test(test_decode_remap),
+		cmocka_unit_test(test_decode_bad),
+		cmocka_unit_test(test_reader_merge),
+		cmocka_unit_test(test_reader_skips_and_notify),
+		cmocka_unit_test(test_reader_truncated_final),
+		cmocka_unit_test(test_reader_bad_inputs),
+		cmocka_unit_test(test_reader_gzip),
+		cmocka_unit_test(test_writer_roundtrip),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
