@@ -25,6 +25,7 @@ struct opts {
 	unsigned cpus, depth, gaps, devices, merge_pct, read_pct;
 	double gap_ms;
 	int v8, swap, gzip;
+	unsigned drop_pct; /* lose this percentage of records, as a full relay buffer would */
 	uint64_t threshold_ns;
 };
 
@@ -177,13 +178,19 @@ static struct blk_event hpop(void)
 
 /* per (device, cpu) sequence numbers, as the kernel keeps them */
 static uint32_t *seqs;
+static uint64_t dropped;
 
 static void flush_before(uint64_t t)
 {
 	while (nheap && heap[0].ev.time < t) {
 		struct blk_event ev = hpop();
-		if (!(ev.flags & BLK_F_NOTIFY))
+		if (!(ev.flags & BLK_F_NOTIFY)) {
 			ev.seq = ++seqs[(ev.dev & 0xff) * o.cpus + ev.cpu];
+			if (o.drop_pct && rnd() % 100 < o.drop_pct) {
+				dropped++;
+				continue;
+			}
+		}
 		emit_record(&ev);
 	}
 }
@@ -366,7 +373,9 @@ static void usage(void)
 		"usage: blkgen -o DIR [-n NAME] [--ios N] [--seed S] [--cpus C] [--depth D]\n"
 		"              [--gaps K] [--gap-ms MS] [--merge-pct P] [--read-pct P]\n"
 		"              [--devices N] [--v8] [--swap] [--gzip] [--threshold-ms MS]\n"
-		"              [--truth FILE.json]\n");
+		"              [--drop-pct P] [--truth FILE.json]\n"
+		"With --drop-pct the model's truth is for the events before the loss; \"dropped\"\n"
+		"counts the records removed.\n");
 	exit(2);
 }
 
@@ -377,7 +386,8 @@ int main(int argc, char **argv)
 		{"depth", 1, 0, 'd'},	  {"gaps", 1, 0, 'g'},	{"gap-ms", 1, 0, 'G'},
 		{"merge-pct", 1, 0, 'm'}, {"read-pct", 1, 0, 'r'}, {"devices", 1, 0, 'D'},
 		{"v8", 0, 0, '8'},	  {"swap", 0, 0, 'S'},	{"gzip", 0, 0, 'z'},
-		{"truth", 1, 0, 't'},	  {"threshold-ms", 1, 0, 'T'}, {0, 0, 0, 0}};
+		{"truth", 1, 0, 't'},	  {"threshold-ms", 1, 0, 'T'}, {"drop-pct", 1, 0, 'p'},
+		{0, 0, 0, 0}};
 	struct dev *devs;
 	int c;
 	char path[4096];
@@ -410,6 +420,7 @@ int main(int argc, char **argv)
 		case 'S': o.swap = 1; break;
 		case 'z': o.gzip = 1; break;
 		case 't': o.truth = optarg; break;
+		case 'p': o.drop_pct = (unsigned)atoi(optarg); break;
 		case 'T': o.threshold_ns = (uint64_t)(atof(optarg) * 1e6); break;
 		default: usage();
 		}
@@ -486,8 +497,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	fprintf(tf, "{\n  \"generator\": \"blkgen (synthetic)\",\n  \"seed\": %" PRIu64 ",\n"
-		    "  \"threshold_ns\": %" PRIu64 ",\n  \"devices\": [\n",
-		o.seed, o.threshold_ns);
+		    "  \"threshold_ns\": %" PRIu64 ",\n  \"dropped\": %" PRIu64 ",\n  \"devices\": [\n",
+		o.seed, o.threshold_ns, dropped);
 	for (unsigned i = 0; i < o.devices; i++) {
 		struct dev *d = &devs[i];
 		uint64_t a, b;
