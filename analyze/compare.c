@@ -1,0 +1,766 @@
+/* SPDX-License-Identifier: MIT */
+/* iotape compare: runs grouped by label, per-metric statistics, baseline, --fail-if rules. */
+#include "analyze/compare.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* The block metrics every sample has, in table order; NFS metrics are appended as found. */
+enum {
+	M_MBPS,
+	M_IOPS,
+	M_P50,
+	M_P99,
+	M_IDLE,
+	M_GAP,
+	M_SEEKS,
+	M_SEQ,
+	M_NBLOCK,
+};
+
+static const struct cmp_metric block_metrics[M_NBLOCK] = {
+	[M_MBPS] = {"mbps", "MB/s", "", 2},
+	[M_IOPS] = {"iops", "IOPS", "", 1},
+	[M_P50] = {"lat_p50", "D2C p50", "us", 1},
+	[M_P99] = {"lat_p99", "D2C p99", "us", 1},
+	[M_IDLE] = {"idle_pct", "idle", "%", 1},
+	[M_GAP] = {"longest_gap", "longest gap", "ms", 2},
+	[M_SEEKS] = {"seeks", "seeks/s", "", 1},
+	[M_SEQ] = {"seq_pct", "sequential", "%", 1},
+};
+
+static const struct {
+	const char *alias, *key;
+} metric_aliases[] = {
+	{"mb/s", "mbps"},      {"mb_s", "mbps"},        {"throughput", "mbps"},
+	{"p50", "lat_p50"},    {"p99", "lat_p99"},      {"idle", "idle_pct"},
+	{"gap", "longest_gap"}, {"seeks/s", "seeks"},   {"seeks_per_s", "seeks"},
+	{"sequential", "seq_pct"}, {"seq", "seq_pct"},
+};
+
+static const char *const attr_names[CMP_ATTR_NUM] = {
+	[CMP_ATTR_KERNEL] = "kernel",
+	[CMP_ATTR_DISTRO] = "distro",
+	[CMP_ATTR_FILESYSTEM] = "filesystem",
+	[CMP_ATTR_DEVICE] = "device",
+};
+
+const char *compare_attr_name(enum cmp_attr a)
+{
+	return a < CMP_ATTR_NUM ? attr_names[a] : NULL;
+}
+
+int compare_init(struct compare *c)
+{
+	memset(c, 0, sizeof(*c));
+	memcpy(c->metric, block_metrics, sizeof(block_metrics));
+	c->nmetrics = M_NBLOCK;
+	return 0;
+}
+
+void compare_release(struct compare *c)
+{
+	for (size_t i = 0; i < c->nsamples; i++) {
+		struct cmp_sample *s = &c->sample[i];
+
+		free(s->path);
+		free(s->label);
+		for (int a = 0; a < CMP_ATTR_NUM; a++)
+			free(s->attr[a]);
+		json_decref(s->manifest);
+	}
+	free(c->sample);
+	for (size_t i = 0; i < c->ngroups; i++) {
+		free(c->group[i].label);
+		free(c->group[i].rowv);
+		free(c->group[i].colv);
+	}
+	free(c->group);
+	memset(c, 0, sizeof(*c));
+}
+
+/* ---- reading the JSON leniently: the manifest is written by another part of iotape ---- */
+
+static double jnum(const json_t *o, const char *key)
+{
+	const json_t *v = o ? json_object_get(o, key) : NULL;
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static double jpath(const json_t *o, const char *a, const char *b, const char *c)
+{
+	if (o && a)
+		o = json_object_get(o, a);
+	if (o && b && c)
+		o = json_object_get(o, b);
+	return jnum(o, c ? c : b);
+}
+
+/* A scalar or a descriptive object as text: a string, a number, or the first of a few
+ * well-known keys ("pretty_name", "release", "name", "type", "id"). NULL if none. */
+static char *jtext(const json_t *v)
+{
+	static const char *const keys[] = {"pretty_name", "release", "name", "type", "fstype",
+					   "id", "value"};
+	char buf[64];
+
+	if (!v)
+		return NULL;
+	if (json_is_string(v))
+		return json_string_length(v) ? strdup(json_string_value(v)) : NULL;
+	if (json_is_integer(v)) {
+		snprintf(buf, sizeof(buf), "%lld", (long long)json_integer_value(v));
+		return strdup(buf);
+	}
+	if (json_is_real(v)) {
+		snprintf(buf, sizeof(buf), "%g", json_real_value(v));
+		return strdup(buf);
+	}
+	if (json_is_object(v)) {
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+			char *s = jtext(json_object_get(v, keys[i]));
+
+			if (s)
+				return s;
+		}
+	}
+	if (json_is_array(v) && json_array_size(v))
+		return jtext(json_array_get(v, 0));
+	return NULL;
+}
+
+static void norm_dev(char *s)
+{
+	for (; *s; s++)
+		if (*s == ':')
+			*s = ',';
+}
+
+/* The manifest's description of the device the summary calls dev ("7,0" or "loop0"). */
+static const json_t *manifest_device(const json_t *m, const char *dev, size_t ndev)
+{
+	const json_t *devs = m ? json_object_get(m, "devices") : NULL;
+	const json_t *d;
+	size_t i;
+
+	if (!json_is_array(devs))
+		return NULL;
+	json_array_foreach(devs, i, d) {
+		static const char *const keys[] = {"name", "dev", "devno", "path"};
+
+		for (size_t k = 0; dev && k < sizeof(keys) / sizeof(keys[0]); k++) {
+			char *s = jtext(json_object_get(d, keys[k]));
+			int same;
+
+			if (!s)
+				continue;
+			norm_dev(s);
+			same = !strcmp(s, dev) ||
+			       (!strncmp(s, "/dev/", 5) && !strcmp(s + 5, dev));
+			free(s);
+			if (same)
+				return d;
+		}
+	}
+	return json_array_size(devs) == 1 && ndev <= 1 ? json_array_get(devs, 0) : NULL;
+}
+
+static char *device_fs(const json_t *d)
+{
+	static const char *const keys[] = {"filesystems", "filesystem", "fs", "fstype"};
+
+	for (size_t k = 0; d && k < sizeof(keys) / sizeof(keys[0]); k++) {
+		char *s = jtext(json_object_get(d, keys[k]));
+
+		if (s)
+			return s;
+	}
+	return NULL;
+}
+
+static int grow_samples(struct compare *c)
+{
+	size_t cap = c->capsamples ? c->capsamples * 2 : 8;
+	struct cmp_sample *n;
+
+	if (c->nsamples < c->capsamples)
+		return 0;
+	n = realloc(c->sample, cap * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	c->sample = n;
+	c->capsamples = cap;
+	return 0;
+}
+
+static int metric_add(struct compare *c, const char *key, const char *title, const char *unit,
+		      int decimals)
+{
+	for (size_t i = 0; i < c->nmetrics; i++)
+		if (!strcmp(c->metric[i].key, key))
+			return (int)i;
+	if (c->nmetrics >= CMP_MAX_METRICS)
+		return -ENOSPC;
+	snprintf(c->metric[c->nmetrics].key, sizeof(c->metric[0].key), "%s", key);
+	snprintf(c->metric[c->nmetrics].title, sizeof(c->metric[0].title), "%s", title);
+	snprintf(c->metric[c->nmetrics].unit, sizeof(c->metric[0].unit), "%s", unit);
+	c->metric[c->nmetrics].decimals = decimals;
+	for (size_t i = 0; i < c->nsamples; i++)
+		c->sample[i].v[c->nmetrics] = NAN;
+	return (int)c->nmetrics++;
+}
+
+static double longest_gap_ns(const json_t *idle)
+{
+	const json_t *l = idle ? json_object_get(idle, "longest") : NULL;
+	const json_t *g;
+	double best = NAN;
+	size_t i;
+
+	if (!json_is_array(l))
+		return jnum(idle, "longest_ns");
+	json_array_foreach(l, i, g) {
+		static const char *const keys[] = {"duration_ns", "len_ns", "length_ns", "ns",
+						   "gap_ns"};
+		double v = json_is_number(g) ? json_number_value(g) : NAN;
+
+		for (size_t k = 0; isnan(v) && k < sizeof(keys) / sizeof(keys[0]); k++)
+			v = jnum(g, keys[k]);
+		if (isnan(v) && json_is_object(g))
+			v = jnum(g, "end_ns") - jnum(g, "start_ns");
+		if (!isnan(v) && (isnan(best) || v > best))
+			best = v;
+	}
+	/* an idle section with no gaps has a longest gap of zero, not an unknown one */
+	return isnan(best) && json_array_size(l) == 0 ? 0 : best;
+}
+
+static void block_values(double *v, const json_t *d, double span_ns)
+{
+	double ds = jnum(d, "span_ns");
+	double bytes = jpath(d, "reads", "bytes", NULL) + jpath(d, "writes", "bytes", NULL);
+	double ios = jpath(d, "reads", "ios", NULL) + jpath(d, "writes", "ios", NULL);
+	const json_t *idle = json_object_get(d, "idle");
+
+	if (!isnan(ds) && ds > 0)
+		span_ns = ds;
+	v[M_MBPS] = span_ns > 0 ? bytes / span_ns * 1e3 : NAN;
+	v[M_IOPS] = span_ns > 0 ? ios / span_ns * 1e9 : NAN;
+	v[M_P50] = jpath(d, "latency_ns", "d2c", "p50") / 1e3;
+	v[M_P99] = jpath(d, "latency_ns", "d2c", "p99") / 1e3;
+	v[M_IDLE] = jnum(idle, "pct");
+	v[M_GAP] = longest_gap_ns(idle) / 1e6;
+	v[M_SEEKS] = jpath(d, "seeks", "per_sec", NULL);
+	v[M_SEQ] = jpath(d, "seeks", "sequential_pct", NULL);
+}
+
+static int nfs_values(struct compare *c, struct cmp_sample *s, const json_t *summary)
+{
+	const json_t *procs = json_object_get(json_object_get(summary, "nfs"), "procedures");
+	const json_t *p;
+	size_t i;
+
+	json_array_foreach(procs, i, p) {
+		const char *name = json_string_value(json_object_get(p, "name"));
+		char *ver = jtext(json_object_get(p, "version"));
+		char key[64], title[64];
+		int m;
+
+		if (!name || jnum(p, "calls") <= 0) {
+			free(ver);
+			continue;
+		}
+		snprintf(key, sizeof(key), "nfs%s.%s", ver ? ver : "", name);
+		snprintf(title, sizeof(title), "NFSv%s %s", ver ? ver : "?", name);
+		free(ver);
+		m = metric_add(c, key, title, "ms", 3);
+		if (m < 0)
+			continue; /* more operations than columns: the main ones came first */
+		s->v[m] = jpath(p, "srt_ns", "mean", NULL) / 1e6;
+	}
+	return 0;
+}
+
+static int sample_new(struct compare *c, const char *path, const char *label, json_t *m,
+		      struct cmp_sample **out)
+{
+	struct cmp_sample *s;
+
+	if (grow_samples(c))
+		return -ENOMEM;
+	s = &c->sample[c->nsamples];
+	memset(s, 0, sizeof(*s));
+	for (size_t i = 0; i < CMP_MAX_METRICS; i++)
+		s->v[i] = NAN;
+	s->path = strdup(path);
+	s->label = label ? strdup(label) : NULL;
+	if (!s->path || (label && !s->label)) {
+		free(s->path);
+		free(s->label);
+		return -ENOMEM;
+	}
+	s->manifest = json_incref(m);
+	if (m) {
+		s->attr[CMP_ATTR_KERNEL] = jtext(json_object_get(m, "kernel"));
+		s->attr[CMP_ATTR_DISTRO] = jtext(json_object_get(m, "distro"));
+	}
+	c->nsamples++;
+	*out = s;
+	return 0;
+}
+
+int compare_add(struct compare *c, const char *path, json_t *summary, json_t *manifest,
+		const char *label, struct iot_err *e)
+{
+	const json_t *devs = json_object_get(summary, "devices");
+	double span = jnum(summary, "span_ns");
+	size_t ndev = json_is_array(devs) ? json_array_size(devs) : 0;
+	struct cmp_sample *s;
+	int ret;
+
+	if (!json_is_object(summary))
+		return iot_err_set(e, -EINVAL, "'%s': not an analysis summary (JSON object)", path);
+	if (!json_is_array(devs) && !json_is_object(json_object_get(summary, "nfs")))
+		return iot_err_set(e, -EINVAL, "'%s': no 'devices' or 'nfs' in the summary", path);
+	if (!manifest)
+		manifest = json_object_get(summary, "manifest");
+	if (!json_is_object(manifest))
+		manifest = NULL;
+	c->nruns++;
+	if (!ndev) {
+		ret = sample_new(c, path, label, manifest, &s);
+		if (ret)
+			return iot_err_set(e, ret, "out of memory");
+		return nfs_values(c, s, summary);
+	}
+	for (size_t i = 0; i < ndev; i++) {
+		const json_t *d = json_array_get(devs, i);
+		char *dev = jtext(json_object_get(d, "name"));
+		const json_t *md;
+
+		if (!dev)
+			dev = jtext(json_object_get(d, "dev"));
+		if (dev)
+			norm_dev(dev);
+		ret = sample_new(c, path, label, manifest, &s);
+		if (ret) {
+			free(dev);
+			return iot_err_set(e, ret, "out of memory");
+		}
+		md = manifest_device(manifest, dev, ndev);
+		s->attr[CMP_ATTR_DEVICE] = md ? jtext(json_object_get(md, "name")) : NULL;
+		if (s->attr[CMP_ATTR_DEVICE])
+			free(dev);
+		else
+			s->attr[CMP_ATTR_DEVICE] = dev;
+		s->attr[CMP_ATTR_FILESYSTEM] = device_fs(md);
+		block_values(s->v, d, span);
+		/* NFS numbers belong to the run, not to a device: count them once */
+		if (i == 0)
+			nfs_values(c, s, summary);
+	}
+	return 0;
+}
+
+/* ---- rules ---- */
+
+int compare_parse_rule(const char *s, struct cmp_rule *r, struct iot_err *e)
+{
+	const char *p = s, *name;
+	size_t len;
+	char *end;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(r->text, sizeof(r->text), "%s", s);
+	while (isspace((unsigned char)*p))
+		p++;
+	name = p;
+	while (*p && *p != '<' && *p != '>')
+		p++;
+	len = (size_t)(p - name);
+	while (len && isspace((unsigned char)name[len - 1]))
+		len--;
+	if (!len || len >= sizeof(r->metric))
+		return iot_err_set(e, -EINVAL, "'%s': expected METRIC<VALUE or METRIC>VALUE[%%]", s);
+	memcpy(r->metric, name, len);
+	if (!*p)
+		return iot_err_set(e, -EINVAL, "'%s': no comparison (< <= > >=)", s);
+	r->op = *p == '<' ? CMP_LT : CMP_GT;
+	p++;
+	if (*p == '=') {
+		r->op = r->op == CMP_LT ? CMP_LE : CMP_GE;
+		p++;
+	}
+	while (isspace((unsigned char)*p))
+		p++;
+	errno = 0;
+	r->value = strtod(p, &end);
+	if (end == p || errno || !isfinite(r->value))
+		return iot_err_set(e, -EINVAL, "'%s': '%s' is not a number", s, p);
+	p = end;
+	while (isspace((unsigned char)*p))
+		p++;
+	if (*p == '%') {
+		r->relative = true;
+		p++;
+	}
+	while (isspace((unsigned char)*p))
+		p++;
+	if (*p)
+		return iot_err_set(e, -EINVAL, "'%s': unexpected '%s' (values are in the metric's "
+					       "unit, or a percent change like -10%%)", s, p);
+	return 0;
+}
+
+int compare_add_rule(struct compare *c, const char *s, struct iot_err *e)
+{
+	int ret;
+
+	if (c->nrules >= CMP_MAX_RULES)
+		return iot_err_set(e, -E2BIG, "more than %d --fail-if rules", CMP_MAX_RULES);
+	ret = compare_parse_rule(s, &c->rule[c->nrules], e);
+	if (!ret)
+		c->nrules++;
+	return ret;
+}
+
+int compare_metric_find(const struct compare *c, const char *name)
+{
+	const char *key = name;
+
+	for (size_t i = 0; i < sizeof(metric_aliases) / sizeof(metric_aliases[0]); i++)
+		if (!strcasecmp(name, metric_aliases[i].alias))
+			key = metric_aliases[i].key;
+	for (size_t i = 0; i < c->nmetrics; i++)
+		if (!strcasecmp(c->metric[i].key, key) || !strcasecmp(c->metric[i].title, key))
+			return (int)i;
+	/* "nfs.READ": the first NFS version that has the operation */
+	if (!strncasecmp(name, "nfs.", 4)) {
+		for (size_t i = M_NBLOCK; i < c->nmetrics; i++) {
+			const char *dot = strchr(c->metric[i].key, '.');
+
+			if (dot && !strcasecmp(dot + 1, name + 4))
+				return (int)i;
+		}
+	}
+	return -1;
+}
+
+static bool rule_crossed(const struct cmp_rule *r, double v)
+{
+	if (isnan(v))
+		return false;
+	switch (r->op) {
+	case CMP_LT:
+		return v < r->value;
+	case CMP_LE:
+		return v <= r->value;
+	case CMP_GT:
+		return v > r->value;
+	case CMP_GE:
+		return v >= r->value;
+	}
+	return false;
+}
+
+/* ---- grouping ---- */
+
+/* Attribute value of a sample by name: the four built-ins, "label", "run", then a scalar key
+ * of the manifest (top level or its "labels" object). Returns a new string or NULL. */
+static char *sample_attr(const struct cmp_sample *s, const char *name)
+{
+	const json_t *v;
+
+	for (int a = 0; a < CMP_ATTR_NUM; a++)
+		if (!strcasecmp(name, attr_names[a]))
+			return s->attr[a] ? strdup(s->attr[a]) : NULL;
+	if (!strcasecmp(name, "fs"))
+		return s->attr[CMP_ATTR_FILESYSTEM] ? strdup(s->attr[CMP_ATTR_FILESYSTEM]) : NULL;
+	if (!strcasecmp(name, "dev"))
+		return s->attr[CMP_ATTR_DEVICE] ? strdup(s->attr[CMP_ATTR_DEVICE]) : NULL;
+	if (!strcasecmp(name, "label"))
+		return s->label ? strdup(s->label) : NULL;
+	if (!strcasecmp(name, "run"))
+		return strdup(s->path);
+	v = json_object_get(s->manifest, name);
+	if (!v)
+		v = json_object_get(json_object_get(s->manifest, "labels"), name);
+	return jtext(v);
+}
+
+static char *path_base(const char *path)
+{
+	size_t len = strlen(path);
+	const char *b;
+	char *r;
+
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	b = path + len;
+	while (b > path && b[-1] != '/')
+		b--;
+	r = strndup(b, (size_t)(path + len - b));
+	if (r && strlen(r) > 5 && !strcmp(r + strlen(r) - 5, ".json"))
+		r[strlen(r) - 5] = 0;
+	return r;
+}
+
+static int str_eq(const char *a, const char *b)
+{
+	return !strcmp(a ? a : "", b ? b : "");
+}
+
+static int append(char *buf, size_t cap, const char *s)
+{
+	size_t len = strlen(buf);
+
+	if (len && len + 3 < cap)
+		strcat(buf, " / "), len += 3;
+	snprintf(buf + len, cap - len, "%s", s ? s : "?");
+	return 0;
+}
+
+/* Automatic labels: the --by attributes that differ between samples, joined by " / ". */
+static int derive_labels(struct compare *c, struct iot_err *e)
+{
+	const char *by = c->opts.by ? c->opts.by : "kernel,distro,filesystem,device";
+	char names[8][32];
+	size_t nnames = 0;
+	bool varies[8] = {false}, any = false;
+	const char *p = by;
+
+	while (*p && nnames < 8) {
+		size_t len = strcspn(p, ",");
+
+		if (len && len < sizeof(names[0])) {
+			memcpy(names[nnames], p, len);
+			names[nnames++][len] = 0;
+		} else if (len) {
+			return iot_err_set(e, -EINVAL, "--by: '%.*s' is too long", (int)len, p);
+		}
+		p += len + (p[len] == ',');
+	}
+	for (size_t k = 0; k < nnames; k++) {
+		for (size_t i = 0; i < c->nsamples; i++) {
+			char *a = sample_attr(&c->sample[i], names[k]);
+			char *b = sample_attr(&c->sample[0], names[k]);
+
+			if (a)
+				any = true;
+			if (!str_eq(a, b))
+				varies[k] = true;
+			free(a);
+			free(b);
+		}
+	}
+	for (size_t i = 0; i < c->nsamples; i++) {
+		struct cmp_sample *s = &c->sample[i];
+		char buf[256] = "";
+		bool some = false;
+
+		if (s->label)
+			continue;
+		for (size_t k = 0; k < nnames; k++) {
+			char *a;
+
+			if (!varies[k])
+				continue;
+			a = sample_attr(s, names[k]);
+			append(buf, sizeof(buf), a);
+			free(a);
+			some = true;
+		}
+		if (!some && any) {
+			/* every sample is alike: one group named by what they share */
+			for (size_t k = 0; k < nnames; k++) {
+				char *a = sample_attr(s, names[k]);
+
+				if (a)
+					append(buf, sizeof(buf), a);
+				free(a);
+			}
+			some = true;
+		}
+		s->label = some ? strdup(buf) : path_base(s->path);
+		if (!s->label)
+			return iot_err_set(e, -ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+static int matrix_coords(const struct compare *c, const struct cmp_sample *s, char **rowv,
+			 char **colv)
+{
+	*rowv = c->opts.rows ? sample_attr(s, c->opts.rows) : NULL;
+	*colv = c->opts.cols ? sample_attr(s, c->opts.cols) : NULL;
+	if (c->opts.rows && !*rowv)
+		*rowv = strdup("?");
+	if (c->opts.cols && !*colv)
+		*colv = strdup("?");
+	return 0;
+}
+
+static int make_groups(struct compare *c, struct iot_err *e)
+{
+	bool matrix = c->opts.rows || c->opts.cols;
+
+	c->group = calloc(c->nsamples ? c->nsamples : 1, sizeof(*c->group));
+	if (!c->group)
+		return iot_err_set(e, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < c->nsamples; i++) {
+		struct cmp_sample *s = &c->sample[i];
+		char *rowv = NULL, *colv = NULL, *label;
+		size_t g;
+
+		if (matrix) {
+			char buf[256] = "";
+
+			matrix_coords(c, s, &rowv, &colv);
+			if (rowv)
+				append(buf, sizeof(buf), rowv);
+			if (colv)
+				append(buf, sizeof(buf), colv);
+			label = strdup(buf);
+		} else {
+			label = strdup(s->label);
+		}
+		if (!label) {
+			free(rowv);
+			free(colv);
+			return iot_err_set(e, -ENOMEM, "out of memory");
+		}
+		for (g = 0; g < c->ngroups; g++)
+			if (!strcmp(c->group[g].label, label))
+				break;
+		if (g == c->ngroups) {
+			c->group[g].label = label;
+			c->group[g].rowv = rowv;
+			c->group[g].colv = colv;
+			c->ngroups++;
+		} else {
+			free(label);
+			free(rowv);
+			free(colv);
+		}
+		c->group[g].nsamples++;
+		s->group = g;
+	}
+	return 0;
+}
+
+static int summarize(struct compare *c, struct iot_err *e)
+{
+	double *x = malloc((c->nsamples ? c->nsamples : 1) * sizeof(*x));
+
+	if (!x)
+		return iot_err_set(e, -ENOMEM, "out of memory");
+	for (size_t g = 0; g < c->ngroups; g++) {
+		for (size_t m = 0; m < c->nmetrics; m++) {
+			size_t n = 0;
+
+			for (size_t i = 0; i < c->nsamples; i++)
+				if (c->sample[i].group == g && !isnan(c->sample[i].v[m]))
+					x[n++] = c->sample[i].v[m];
+			stats_summarize(x, n, &c->group[g].cell[m].s);
+		}
+	}
+	free(x);
+	for (size_t g = 0; g < c->ngroups; g++) {
+		for (size_t m = 0; m < c->nmetrics; m++) {
+			struct cmp_cell *cell = &c->group[g].cell[m];
+			const struct cmp_cell *base = &c->group[c->baseline].cell[m];
+
+			cell->rule = -1;
+			cell->change_pct = NAN;
+			cell->welch.t = cell->welch.df = cell->welch.p = NAN;
+			if (g == c->baseline || c->ngroups < 2)
+				continue;
+			if (base->s.n && cell->s.n && base->s.mean != 0)
+				cell->change_pct =
+					(cell->s.mean - base->s.mean) / fabs(base->s.mean) * 100;
+			stats_welch_test(&base->s, &cell->s, &cell->welch);
+		}
+	}
+	return 0;
+}
+
+static int apply_rules(struct compare *c, struct iot_err *e)
+{
+	for (size_t r = 0; r < c->nrules; r++) {
+		const struct cmp_rule *rule = &c->rule[r];
+		int m = compare_metric_find(c, rule->metric);
+
+		if (m < 0)
+			return iot_err_set(e, -EINVAL, "--fail-if '%s': unknown metric '%s'",
+					   rule->text, rule->metric);
+		for (size_t g = 0; g < c->ngroups; g++) {
+			struct cmp_cell *cell = &c->group[g].cell[m];
+			bool crossed;
+
+			if (rule->relative) {
+				if (g == c->baseline)
+					crossed = false;
+				else
+					crossed = rule_crossed(rule, cell->change_pct) &&
+						  (c->opts.alpha <= 0 ||
+						   (!isnan(cell->welch.p) &&
+						    cell->welch.p < c->opts.alpha));
+			} else {
+				crossed = cell->s.n && rule_crossed(rule, cell->s.mean);
+			}
+			if (crossed && cell->result != CMP_FAIL) {
+				cell->result = CMP_FAIL;
+				cell->rule = (int)r;
+				c->nfailed++;
+			} else if (cell->result == CMP_NONE) {
+				cell->result = CMP_PASS;
+			}
+		}
+	}
+	return 0;
+}
+
+int compare_finish(struct compare *c, const struct compare_opts *o, struct iot_err *e)
+{
+	int ret;
+
+	if (o)
+		c->opts = *o;
+	if (!c->nsamples)
+		return iot_err_set(e, -EINVAL, "nothing to compare");
+	ret = derive_labels(c, e);
+	if (!ret)
+		ret = make_groups(c, e);
+	if (ret)
+		return ret;
+	c->baseline = 0;
+	if (c->opts.baseline) {
+		size_t g;
+
+		for (g = 0; g < c->ngroups; g++)
+			if (!strcmp(c->group[g].label, c->opts.baseline))
+				break;
+		if (g == c->ngroups) {
+			char list[256] = "";
+
+			for (size_t i = 0; i < c->ngroups; i++) {
+				size_t len = strlen(list);
+
+				snprintf(list + len, sizeof(list) - len, "%s'%s'", i ? ", " : "",
+					 c->group[i].label);
+			}
+			return iot_err_set(e, -EINVAL, "--baseline '%s': no such group (groups: %s)",
+					   c->opts.baseline, list);
+		}
+		c->baseline = g;
+	}
+	ret = summarize(c, e);
+	if (!ret)
+		ret = apply_rules(c, e);
+	return ret;
+}

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/* iotape compare: runs grouped by label, per-metric statistics, baseline, --fail-if rules. */
+#ifndef IOTAPE_ANALYZE_COMPARE_H
+#define IOTAPE_ANALYZE_COMPARE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "analyze/stats.h"
+#include "common/err.h"
+
+/*
+ * The model: every input (a run directory's analysis or a saved `iotape analyze --json`
+ * summary) gives one sample per block device, each sample a vector of metric values. Samples
+ * with the same label form a group; each group gets a stats_summary per metric and, against
+ * the baseline group, a percent change and Welch's t-test. Renderers (compare_render.c) only
+ * read the finished model.
+ */
+
+#define CMP_MAX_METRICS 32
+#define CMP_MAX_RULES 32
+
+enum cmp_attr {
+	CMP_ATTR_KERNEL,
+	CMP_ATTR_DISTRO,
+	CMP_ATTR_FILESYSTEM,
+	CMP_ATTR_DEVICE,
+	CMP_ATTR_NUM,
+};
+
+struct cmp_metric {
+	char key[64];   /* "mbps", "lat_p99", "nfs3.READ" (what --fail-if names) */
+	char title[64]; /* "MB/s", "D2C p99", "NFSv3 READ" */
+	char unit[8];   /* "us", "%", "ms", "" */
+	int decimals;   /* for text, Markdown and HTML */
+};
+
+struct cmp_sample {
+	char *path;
+	char *label; /* --label, or NULL until compare_finish() derives it */
+	char *attr[CMP_ATTR_NUM];
+	json_t *manifest; /* borrowed reference kept for --rows/--cols on other keys */
+	double v[CMP_MAX_METRICS];
+	size_t group;
+};
+
+enum cmp_op { CMP_LT, CMP_LE, CMP_GT, CMP_GE };
+
+struct cmp_rule {
+	char text[128];  /* as given, for messages and output */
+	char metric[64];
+	enum cmp_op op;
+	double value;
+	bool relative;   /* value is a percent change against the baseline */
+};
+
+enum cmp_result { CMP_NONE = 0, CMP_PASS, CMP_FAIL };
+
+/* One group's numbers for one metric. */
+struct cmp_cell {
+	struct stats_summary s;
+	double change_pct;        /* mean against the baseline's mean; NaN for the baseline */
+	struct stats_welch welch; /* against the baseline; NaN when undefined */
+	enum cmp_result result;
+	int rule;                 /* the first rule that failed, or -1 */
+};
+
+struct cmp_group {
+	char *label;
+	char *rowv, *colv; /* matrix layout coordinates (NULL without --rows/--cols) */
+	size_t nsamples;
+	struct cmp_cell cell[CMP_MAX_METRICS];
+};
+
+struct compare_opts {
+	const char *baseline; /* label; NULL: the first group */
+	const char *rows;     /* attribute names for the matrix layout, or NULL */
+	const char *cols;
+	const char *by;       /* comma-separated attributes for automatic labels; NULL: all four */
+	double alpha;         /* >0: a relative rule fails only when also p < alpha */
+};
+
+struct compare {
+	struct cmp_metric metric[CMP_MAX_METRICS];
+	size_t nmetrics;
+	struct cmp_sample *sample;
+	size_t nsamples, capsamples;
+	size_t nruns;
+	struct cmp_group *group;
+	size_t ngroups;
+	size_t baseline; /* index into group */
+	struct cmp_rule rule[CMP_MAX_RULES];
+	size_t nrules;
+	struct compare_opts opts;
+	size_t nfailed; /* group x metric cells that failed a rule */
+};
+
+/* Attribute names as accepted by --rows, --cols and --by. */
+const char *compare_attr_name(enum cmp_attr a);
+
+int compare_init(struct compare *c);
+void compare_release(struct compare *c);
+
+/*
+ * Add one input. summary is `iotape analyze --json` output (devices[], span_ns, nfs); manifest
+ * is the run's manifest.json or NULL (a "manifest" object inside summary is used then). label
+ * overrides the derived label. References to the JSON are taken (json_incref) and released by
+ * compare_release().
+ */
+int compare_add(struct compare *c, const char *path, json_t *summary, json_t *manifest,
+		const char *label, struct iot_err *e);
+
+/* Parse "METRIC<-10%", "lat_p99>=2.5", "mbps < 100" into r. */
+int compare_parse_rule(const char *s, struct cmp_rule *r, struct iot_err *e);
+int compare_add_rule(struct compare *c, const char *s, struct iot_err *e);
+
+/* Group, summarize, test and apply the rules. Unknown metrics in rules, an unknown baseline
+ * or attribute are -EINVAL with e filled. */
+int compare_finish(struct compare *c, const struct compare_opts *o, struct iot_err *e);
+
+/* Metric index by key or alias ("MB/s", "p99", "nfs.READ"), or -1. */
+int compare_metric_find(const struct compare *c, const char *name);
+
+enum cmp_format { CMP_FMT_TEXT, CMP_FMT_MARKDOWN, CMP_FMT_CSV, CMP_FMT_JSON, CMP_FMT_HTML };
+
+int compare_format_parse(const char *s, enum cmp_format *out);
+/* Write the finished table (or matrix, with opts.rows/cols) to f. Returns 0 or -errno. */
+int compare_render(const struct compare *c, enum cmp_format fmt, FILE *f);
+/* The JSON model (new reference) for --format json. */
+json_t *compare_to_json(const struct compare *c);
+
+#endif

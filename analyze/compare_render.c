@@ -1,0 +1,609 @@
+/* SPDX-License-Identifier: MIT */
+/* iotape compare output: text, Markdown, CSV, JSON and an HTML fragment for the report. */
+#include "analyze/compare.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "analyze/report_xml.h"
+
+int compare_format_parse(const char *s, enum cmp_format *out)
+{
+	static const struct {
+		const char *name;
+		enum cmp_format f;
+	} names[] = {{"text", CMP_FMT_TEXT}, {"markdown", CMP_FMT_MARKDOWN},
+		     {"md", CMP_FMT_MARKDOWN}, {"csv", CMP_FMT_CSV},
+		     {"json", CMP_FMT_JSON},   {"html", CMP_FMT_HTML}};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcasecmp(s, names[i].name)) {
+			*out = names[i].f;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* ---- a table of strings, laid out by the text, Markdown and HTML writers ---- */
+
+struct tbl {
+	size_t nr, nc, cap;
+	char **cell;  /* nr x nc, row 0 is the header */
+	bool right[16]; /* column is numeric */
+	bool fail_row[256];
+};
+
+static void tbl_free(struct tbl *t)
+{
+	for (size_t i = 0; i < t->nr * t->nc; i++)
+		free(t->cell[i]);
+	free(t->cell);
+}
+
+static int tbl_row(struct tbl *t)
+{
+	if (t->nr * t->nc + t->nc > t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 16 * t->nc;
+		char **n;
+
+		while (cap < t->nr * t->nc + t->nc)
+			cap *= 2;
+		n = realloc(t->cell, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		t->cell = n;
+		t->cap = cap;
+	}
+	for (size_t i = 0; i < t->nc; i++)
+		t->cell[t->nr * t->nc + i] = NULL;
+	t->nr++;
+	return 0;
+}
+
+__attribute__((format(printf, 3, 4))) static void tbl_set(struct tbl *t, size_t col,
+							  const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	free(t->cell[(t->nr - 1) * t->nc + col]);
+	t->cell[(t->nr - 1) * t->nc + col] = s;
+}
+
+static const char *tbl_get(const struct tbl *t, size_t r, size_t c)
+{
+	const char *s = t->cell[r * t->nc + c];
+
+	return s ? s : "";
+}
+
+/* Display width: UTF-8 continuation bytes take no column. */
+static size_t width(const char *s)
+{
+	size_t w = 0;
+
+	for (; *s; s++)
+		w += ((unsigned char)*s & 0xc0) != 0x80;
+	return w;
+}
+
+static void pad(FILE *f, size_t n)
+{
+	while (n--)
+		fputc(' ', f);
+}
+
+static void tbl_text(const struct tbl *t, FILE *f)
+{
+	size_t w[16] = {0};
+
+	for (size_t r = 0; r < t->nr; r++)
+		for (size_t c = 0; c < t->nc; c++)
+			if (width(tbl_get(t, r, c)) > w[c])
+				w[c] = width(tbl_get(t, r, c));
+	for (size_t r = 0; r < t->nr; r++) {
+		for (size_t c = 0; c < t->nc; c++) {
+			const char *s = tbl_get(t, r, c);
+			size_t gap = w[c] - width(s);
+			bool last = c + 1 == t->nc;
+
+			if (c)
+				fputs("  ", f);
+			if (t->right[c] && r)
+				pad(f, gap);
+			fputs(s, f);
+			if ((!t->right[c] || !r) && !last)
+				pad(f, gap);
+		}
+		fputc('\n', f);
+		if (r == 0) {
+			for (size_t c = 0; c < t->nc; c++) {
+				if (c)
+					fputs("  ", f);
+				for (size_t i = 0; i < w[c]; i++)
+					fputc('-', f);
+			}
+			fputc('\n', f);
+		}
+	}
+}
+
+static void md_cell(FILE *f, const char *s)
+{
+	fputc(' ', f);
+	for (; *s; s++) {
+		if (*s == '|' || *s == '\\' || *s == '*' || *s == '_' || *s == '`')
+			fputc('\\', f);
+		fputc(*s == '\n' ? ' ' : *s, f);
+	}
+	fputs(" |", f);
+}
+
+static void tbl_markdown(const struct tbl *t, FILE *f)
+{
+	for (size_t r = 0; r < t->nr; r++) {
+		fputc('|', f);
+		for (size_t c = 0; c < t->nc; c++)
+			md_cell(f, tbl_get(t, r, c));
+		fputc('\n', f);
+		if (r == 0) {
+			fputc('|', f);
+			for (size_t c = 0; c < t->nc; c++)
+				fputs(t->right[c] ? " ---: |" : " --- |", f);
+			fputc('\n', f);
+		}
+	}
+}
+
+static void tbl_html(const struct tbl *t, FILE *f)
+{
+	fputs("<table class=\"cmp\">\n", f);
+	for (size_t r = 0; r < t->nr; r++) {
+		fputs(r == 0 ? "<thead><tr>" : (r < 256 && t->fail_row[r]) ? "<tr class=\"fail\">"
+									    : "<tr>",
+		      f);
+		for (size_t c = 0; c < t->nc; c++) {
+			fputs(r == 0 ? "<th>" : t->right[c] ? "<td class=\"n\">" : "<td>", f);
+			xml_puts(f, tbl_get(t, r, c));
+			fputs(r == 0 ? "</th>" : "</td>", f);
+		}
+		fputs(r == 0 ? "</tr></thead>\n" : "</tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+/* ---- numbers ---- */
+
+static bool metric_used(const struct compare *c, size_t m)
+{
+	for (size_t g = 0; g < c->ngroups; g++)
+		if (c->group[g].cell[m].s.n)
+			return true;
+	return false;
+}
+
+static void metric_name(const struct compare *c, size_t m, char *buf, size_t cap)
+{
+	const struct cmp_metric *mt = &c->metric[m];
+
+	if (*mt->unit)
+		snprintf(buf, cap, "%s (%s)", mt->title, mt->unit);
+	else
+		snprintf(buf, cap, "%s", mt->title);
+}
+
+static void fmt_num(char *buf, size_t cap, double v, int decimals)
+{
+	if (isnan(v))
+		snprintf(buf, cap, "-");
+	else
+		snprintf(buf, cap, "%.*f", decimals, v);
+}
+
+static void fmt_p(char *buf, size_t cap, double p)
+{
+	if (isnan(p))
+		snprintf(buf, cap, "-");
+	else if (p < 0.001)
+		snprintf(buf, cap, "<0.001");
+	else
+		snprintf(buf, cap, "%.3f", p);
+}
+
+static void fmt_change(char *buf, size_t cap, const struct compare *c, size_t g, double pct)
+{
+	if (g == c->baseline)
+		snprintf(buf, cap, "baseline");
+	else if (isnan(pct))
+		snprintf(buf, cap, "-");
+	else
+		snprintf(buf, cap, "%+.1f%%", pct);
+}
+
+static const char *result_name(enum cmp_result r)
+{
+	return r == CMP_FAIL ? "FAIL" : r == CMP_PASS ? "PASS" : "";
+}
+
+/* The long table: one row per metric and group. */
+static int build_long(const struct compare *c, struct tbl *t)
+{
+	bool cmp = c->ngroups > 1, rules = c->nrules > 0;
+	size_t col = 0;
+
+	t->nc = 7 + (cmp ? 2 : 0) + (rules ? 1 : 0);
+	if (tbl_row(t))
+		return -ENOMEM;
+	tbl_set(t, col++, "metric");
+	tbl_set(t, col++, "group");
+	tbl_set(t, col, "n"), t->right[col++] = true;
+	tbl_set(t, col, "mean"), t->right[col++] = true;
+	tbl_set(t, col, "sd"), t->right[col++] = true;
+	tbl_set(t, col, "median"), t->right[col++] = true;
+	tbl_set(t, col, "95%% CI"), t->right[col++] = true;
+	if (cmp) {
+		tbl_set(t, col, "vs baseline"), t->right[col++] = true;
+		tbl_set(t, col, "p (Welch)"), t->right[col++] = true;
+	}
+	if (rules)
+		tbl_set(t, col++, "result");
+	for (size_t m = 0; m < c->nmetrics; m++) {
+		char name[96];
+
+		if (!metric_used(c, m))
+			continue;
+		metric_name(c, m, name, sizeof(name));
+		for (size_t g = 0; g < c->ngroups; g++) {
+			const struct cmp_cell *cell = &c->group[g].cell[m];
+			int d = c->metric[m].decimals;
+			char a[64], b[64];
+
+			if (tbl_row(t))
+				return -ENOMEM;
+			col = 0;
+			tbl_set(t, col++, "%s", name);
+			tbl_set(t, col++, "%s", c->group[g].label);
+			tbl_set(t, col++, "%zu", cell->s.n);
+			fmt_num(a, sizeof(a), cell->s.mean, d);
+			tbl_set(t, col++, "%s", a);
+			fmt_num(a, sizeof(a), cell->s.sd, d);
+			tbl_set(t, col++, "%s", a);
+			fmt_num(a, sizeof(a), cell->s.median, d);
+			tbl_set(t, col++, "%s", a);
+			if (isnan(cell->s.ci_lo)) {
+				tbl_set(t, col++, "-");
+			} else {
+				fmt_num(a, sizeof(a), cell->s.ci_lo, d);
+				fmt_num(b, sizeof(b), cell->s.ci_hi, d);
+				tbl_set(t, col++, "%s .. %s", a, b);
+			}
+			if (cmp) {
+				fmt_change(a, sizeof(a), c, g, cell->change_pct);
+				tbl_set(t, col++, "%s", a);
+				fmt_p(a, sizeof(a), cell->welch.p);
+				tbl_set(t, col++, "%s", g == c->baseline ? "" : a);
+			}
+			if (rules)
+				tbl_set(t, col++, "%s", result_name(cell->result));
+			if (t->nr - 1 < 256)
+				t->fail_row[t->nr - 1] = cell->result == CMP_FAIL;
+		}
+	}
+	return 0;
+}
+
+/* Distinct row or column values of the matrix, in first-appearance order. */
+static size_t distinct(const struct compare *c, bool rows, const char **out, size_t cap)
+{
+	size_t n = 0;
+
+	for (size_t g = 0; g < c->ngroups; g++) {
+		const char *v = rows ? c->group[g].rowv : c->group[g].colv;
+		size_t i;
+
+		if (!v)
+			v = "";
+		for (i = 0; i < n; i++)
+			if (!strcmp(out[i], v))
+				break;
+		if (i == n && n < cap)
+			out[n++] = v;
+	}
+	return n;
+}
+
+static int build_matrix(const struct compare *c, size_t m, struct tbl *t)
+{
+	const char *rv[14], *cv[14];
+	size_t nr = distinct(c, true, rv, 14), nc = distinct(c, false, cv, 14);
+	int d = c->metric[m].decimals;
+
+	t->nc = nc + 1;
+	if (tbl_row(t))
+		return -ENOMEM;
+	tbl_set(t, 0, "%s \\ %s", c->opts.rows ? c->opts.rows : "", c->opts.cols ? c->opts.cols : "");
+	for (size_t j = 0; j < nc; j++) {
+		tbl_set(t, j + 1, "%s", cv[j]);
+		t->right[j + 1] = true;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		if (tbl_row(t))
+			return -ENOMEM;
+		tbl_set(t, 0, "%s", rv[i]);
+		for (size_t j = 0; j < nc; j++) {
+			for (size_t g = 0; g < c->ngroups; g++) {
+				const struct cmp_group *gr = &c->group[g];
+				const struct cmp_cell *cell = &gr->cell[m];
+				char a[64], ci[64] = "", ch[64] = "";
+
+				if (strcmp(gr->rowv ? gr->rowv : "", rv[i]) ||
+				    strcmp(gr->colv ? gr->colv : "", cv[j]) || !cell->s.n)
+					continue;
+				fmt_num(a, sizeof(a), cell->s.mean, d);
+				if (!isnan(cell->s.ci_hi))
+					snprintf(ci, sizeof(ci), " ±%.*f", d,
+						 (cell->s.ci_hi - cell->s.ci_lo) / 2);
+				if (c->ngroups > 1 && g != c->baseline && !isnan(cell->change_pct))
+					snprintf(ch, sizeof(ch), " (%+.1f%%)", cell->change_pct);
+				else if (c->ngroups > 1 && g == c->baseline)
+					snprintf(ch, sizeof(ch), " (baseline)");
+				tbl_set(t, j + 1, "%s%s%s%s", a, ci, ch,
+					cell->result == CMP_FAIL ? " FAIL" : "");
+			}
+		}
+	}
+	return 0;
+}
+
+static int render_tables(const struct compare *c, enum cmp_format fmt, FILE *f)
+{
+	bool matrix = c->opts.rows || c->opts.cols;
+	int ret = 0;
+
+	if (!matrix) {
+		struct tbl t = {0};
+
+		ret = build_long(c, &t);
+		if (!ret) {
+			if (fmt == CMP_FMT_TEXT)
+				tbl_text(&t, f);
+			else if (fmt == CMP_FMT_MARKDOWN)
+				tbl_markdown(&t, f);
+			else
+				tbl_html(&t, f);
+		}
+		tbl_free(&t);
+		return ret;
+	}
+	for (size_t m = 0; m < c->nmetrics && !ret; m++) {
+		struct tbl t = {0};
+		char name[96];
+
+		if (!metric_used(c, m))
+			continue;
+		metric_name(c, m, name, sizeof(name));
+		ret = build_matrix(c, m, &t);
+		if (!ret) {
+			if (fmt == CMP_FMT_TEXT) {
+				fprintf(f, "%s%s\n\n", m ? "\n" : "", name);
+				tbl_text(&t, f);
+			} else if (fmt == CMP_FMT_MARKDOWN) {
+				fprintf(f, "%s### %s\n\n", m ? "\n" : "", name);
+				tbl_markdown(&t, f);
+			} else {
+				fputs("<h4>", f);
+				xml_puts(f, name);
+				fputs("</h4>\n", f);
+				tbl_html(&t, f);
+			}
+		}
+		tbl_free(&t);
+	}
+	return ret;
+}
+
+static void footer(const struct compare *c, enum cmp_format fmt, FILE *f)
+{
+	const char *pre = fmt == CMP_FMT_MARKDOWN ? "\n" : "\n";
+
+	if (c->ngroups > 1)
+		fprintf(f, "%sbaseline: %s; p: Welch's two-sided t-test against the baseline; "
+			   "CI: Student t, 95%%\n",
+			pre, c->group[c->baseline].label);
+	for (size_t r = 0; r < c->nrules; r++) {
+		size_t fails = 0;
+		int m = compare_metric_find(c, c->rule[r].metric);
+
+		for (size_t g = 0; m >= 0 && g < c->ngroups; g++)
+			fails += c->group[g].cell[m].result == CMP_FAIL &&
+				 c->group[g].cell[m].rule == (int)r;
+		fprintf(f, "%s--fail-if '%s': %s\n", fmt == CMP_FMT_MARKDOWN ? "\n" : "",
+			c->rule[r].text, fails ? "FAIL" : "PASS");
+	}
+}
+
+/* CSV (RFC 4180): quote fields with a comma, quote or line break. */
+static void csv_str(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void csv_num(FILE *f, double v)
+{
+	fputc(',', f);
+	if (isnan(v))
+		return;
+	if (isinf(v))
+		fputs(v > 0 ? "inf" : "-inf", f);
+	else
+		fprintf(f, "%.6g", v);
+}
+
+static void render_csv(const struct compare *c, FILE *f)
+{
+	fputs("metric,unit,group,n,mean,sd,median,ci95_lo,ci95_hi,change_pct,welch_t,welch_df,"
+	      "p_value,result\n",
+	      f);
+	for (size_t m = 0; m < c->nmetrics; m++) {
+		if (!metric_used(c, m))
+			continue;
+		for (size_t g = 0; g < c->ngroups; g++) {
+			const struct cmp_cell *cell = &c->group[g].cell[m];
+
+			csv_str(f, c->metric[m].key);
+			fputc(',', f);
+			csv_str(f, c->metric[m].unit);
+			fputc(',', f);
+			csv_str(f, c->group[g].label);
+			fprintf(f, ",%zu", cell->s.n);
+			csv_num(f, cell->s.mean);
+			csv_num(f, cell->s.sd);
+			csv_num(f, cell->s.median);
+			csv_num(f, cell->s.ci_lo);
+			csv_num(f, cell->s.ci_hi);
+			csv_num(f, cell->change_pct);
+			csv_num(f, cell->welch.t);
+			csv_num(f, cell->welch.df);
+			csv_num(f, cell->welch.p);
+			fprintf(f, ",%s\n", result_name(cell->result));
+		}
+	}
+}
+
+static json_t *jreal(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+json_t *compare_to_json(const struct compare *c)
+{
+	json_t *root = json_object(), *groups = json_array(), *metrics = json_array();
+	json_t *rules = json_array();
+
+	if (!root || !groups || !metrics || !rules) {
+		json_decref(root);
+		json_decref(groups);
+		json_decref(metrics);
+		json_decref(rules);
+		return NULL;
+	}
+	json_object_set_new(root, "baseline",
+			    c->ngroups ? json_string(c->group[c->baseline].label) : json_null());
+	json_object_set_new(root, "test", json_string("welch"));
+	json_object_set_new(root, "confidence", json_real(0.95));
+	for (size_t g = 0; g < c->ngroups; g++) {
+		json_t *o = json_object(), *runs = json_array();
+
+		json_object_set_new(o, "label", json_string(c->group[g].label));
+		if (c->group[g].rowv)
+			json_object_set_new(o, "row", json_string(c->group[g].rowv));
+		if (c->group[g].colv)
+			json_object_set_new(o, "col", json_string(c->group[g].colv));
+		for (size_t i = 0; i < c->nsamples; i++)
+			if (c->sample[i].group == g)
+				json_array_append_new(runs, json_string(c->sample[i].path));
+		json_object_set_new(o, "runs", runs);
+		json_array_append_new(groups, o);
+	}
+	for (size_t m = 0; m < c->nmetrics; m++) {
+		json_t *o, *rows;
+
+		if (!metric_used(c, m))
+			continue;
+		o = json_object();
+		rows = json_array();
+		json_object_set_new(o, "key", json_string(c->metric[m].key));
+		json_object_set_new(o, "title", json_string(c->metric[m].title));
+		json_object_set_new(o, "unit", json_string(c->metric[m].unit));
+		for (size_t g = 0; g < c->ngroups; g++) {
+			const struct cmp_cell *cell = &c->group[g].cell[m];
+			json_t *r = json_object();
+
+			json_object_set_new(r, "group", json_string(c->group[g].label));
+			json_object_set_new(r, "n", json_integer((json_int_t)cell->s.n));
+			json_object_set_new(r, "mean", jreal(cell->s.mean));
+			json_object_set_new(r, "sd", jreal(cell->s.sd));
+			json_object_set_new(r, "median", jreal(cell->s.median));
+			json_object_set_new(r, "min", jreal(cell->s.min));
+			json_object_set_new(r, "max", jreal(cell->s.max));
+			json_object_set_new(r, "ci95",
+					    json_pack("[o,o]", jreal(cell->s.ci_lo),
+						      jreal(cell->s.ci_hi)));
+			json_object_set_new(r, "change_pct", jreal(cell->change_pct));
+			json_object_set_new(r, "welch",
+					    json_pack("{s:o,s:o,s:o}", "t", jreal(cell->welch.t),
+						      "df", jreal(cell->welch.df), "p",
+						      jreal(cell->welch.p)));
+			if (cell->result)
+				json_object_set_new(r, "result",
+						    json_string(result_name(cell->result)));
+			json_array_append_new(rows, r);
+		}
+		json_object_set_new(o, "rows", rows);
+		json_array_append_new(metrics, o);
+	}
+	for (size_t r = 0; r < c->nrules; r++)
+		json_array_append_new(rules, json_string(c->rule[r].text));
+	json_object_set_new(root, "groups", groups);
+	json_object_set_new(root, "metrics", metrics);
+	json_object_set_new(root, "fail_if", rules);
+	json_object_set_new(root, "failed", json_integer((json_int_t)c->nfailed));
+	return root;
+}
+
+int compare_render(const struct compare *c, enum cmp_format fmt, FILE *f)
+{
+	int ret = 0;
+
+	switch (fmt) {
+	case CMP_FMT_TEXT:
+	case CMP_FMT_MARKDOWN:
+		ret = render_tables(c, fmt, f);
+		if (!ret)
+			footer(c, fmt, f);
+		break;
+	case CMP_FMT_HTML:
+		ret = render_tables(c, fmt, f);
+		if (!ret && c->ngroups > 1) {
+			fputs("<p class=\"note\">baseline: ", f);
+			xml_puts(f, c->group[c->baseline].label);
+			fputs("; p: Welch's two-sided t-test against the baseline; CI: Student t, "
+			      "95 %</p>\n",
+			      f);
+		}
+		break;
+	case CMP_FMT_CSV:
+		render_csv(c, f);
+		break;
+	case CMP_FMT_JSON: {
+		json_t *j = compare_to_json(c);
+
+		if (!j)
+			return -ENOMEM;
+		ret = json_dumpf(j, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) ? -EIO : 0;
+		fputc('\n', f);
+		json_decref(j);
+		break;
+	}
+	}
+	return ferror(f) ? -EIO : ret;
+}
