@@ -41,6 +41,7 @@ int parse_duration_ns(const char *opt, const char *s, unsigned long long *out);
 #define CMD_DECL(x) int cmd_##x(int argc, char **argv)
 CMD_DECL(analyze);
 extern const char usage_analyze[];
+CMD_DECL(replay); extern const char usage_replay[];
 /* one CMD_DECL and usage_X line per subcommand, beside its table entry in iotape.c */
 
 #endif

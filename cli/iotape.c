@@ -16,6 +16,7 @@ static int cmd_version(int argc, char **argv);
 static const struct cmd commands[] = {
 	{"analyze", cmd_analyze, "analyze block traces, packet captures or run directories",
 	 usage_analyze},
+	{"replay", cmd_replay, "replay a block trace onto devices or files", usage_replay},
 	/* new subcommands go here */
 	{"help", cmd_help, "show help for a command", "usage: iotape help [COMMAND]\n"},
 	{"version", cmd_version, "print the version", "usage: iotape version\n"},

@@ -1,0 +1,347 @@
+/* SPDX-License-Identifier: MIT */
+/* iotape replay: replay a block trace onto devices or files, and say how faithfully. */
+#include "cli/cli.h"
+
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "formats/blktrace.h"
+#include "replay/replay.h"
+
+const char usage_replay[] =
+	"usage: iotape replay [OPTIONS] TRACE (--target PATH | --map SRCDEV=PATH ...)\n"
+	"\n"
+	"Replay the IOs of a block trace (run directory, per-CPU set NAME, file, or -) onto a\n"
+	"block device or a regular file, on the trace's clock, and report the fidelity.\n"
+	"\n"
+	"targets:\n"
+	"  -t, --target PATH        replay every device of the trace (not --map'ed) onto PATH\n"
+	"  -m, --map SRCDEV=PATH    replay device SRCDEV (MAJ,MIN or a name) onto PATH; repeatable\n"
+	"      --offset BYTES       add BYTES to every IO's position\n"
+	"      --wrap               wrap IOs past the end of a smaller target (counted)\n"
+	"input:\n"
+	"      --from issue|queue   replay D events (default: what reached the device) or Q events\n"
+	"timing:\n"
+	"      --timing original|afap  trace times after the start (default), or as fast as possible\n"
+	"      --speed X            original timing, X times faster\n"
+	"  -d, --depth N            at most N IOs in flight (default 256; the trace's own depth\n"
+	"                           is kept by the dependency rule, see docs/replay.md)\n"
+	"engine:\n"
+	"  -e, --engine NAME        io_uring (default when available), psync (thread pool), null\n"
+	"      --buffered           no O_DIRECT\n"
+	"      --null-latency DUR   null engine: each IO completes DUR after issue (default 0)\n"
+	"safety:\n"
+	"      --allow-writes       replay writes, discards and write-zeroes (a generated pattern)\n"
+	"      --writes-as-reads    without --allow-writes, read where the trace wrote\n"
+	"      --force              replay onto a mounted, held or formatted target\n"
+	"      --skip-discard       count discards as skipped instead of replaying them\n"
+	"      --skip-write-zeroes  same for write-zeroes\n"
+	"output:\n"
+	"      --json               the summary as JSON on stdout\n"
+	"      --record RUNDIR      write the replay's D and C events as blktrace sets + manifest\n"
+	"      --no-progress        no progress line (shown on a terminal otherwise)\n"
+	"\n"
+	"exit: 0 done, 2 usage or input error, 3 system error or IOs that failed\n";
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+static void progress(void *arg, const struct replay_stats *st, uint64_t elapsed)
+{
+	(void)arg;
+	fprintf(stderr, "\r%llu/%llu IOs  %.1f s  %.0f IOPS  lag p99 %.0f us  errors %llu   ",
+		(unsigned long long)st->ios, (unsigned long long)st->trace_ios, elapsed / 1e9,
+		elapsed ? st->ios * 1e9 / (double)elapsed : 0.0,
+		hist_quantile(&st->lag, 0.99) / 1e3, (unsigned long long)st->errors);
+}
+
+static int reader_next(void *arg, struct blk_event *ev, struct iot_err *e)
+{
+	return bt_reader_next(arg, ev, e);
+}
+
+static double rate(uint64_t n, uint64_t ns)
+{
+	return ns ? (double)n * 1e9 / (double)ns : 0.0;
+}
+
+static void print_summary(const struct replay_stats *st)
+{
+	static const char *const names[RP_OP_N] = {"read", "write", "flush", "discard",
+						   "write-zeroes"};
+
+	printf("replayed %llu of %llu IOs on %s:", (unsigned long long)st->ios,
+	       (unsigned long long)st->trace_ios, st->engine);
+	for (int i = 0; i < RP_OP_N; i++)
+		if (st->ops[i])
+			printf(" %llu %s", (unsigned long long)st->ops[i], names[i]);
+	printf("%s\n", st->stopped ? " (interrupted)" : "");
+	printf("  trace:    %10.0f IOPS %9.2f MB/s  over %.3f s, depth up to %u\n",
+	       rate(st->trace_ios, st->trace_span_ns), rate(st->trace_bytes, st->trace_span_ns) / 1e6,
+	       st->trace_span_ns / 1e9, st->trace_max_depth);
+	printf("  replay:   %10.0f IOPS %9.2f MB/s  over %.3f s (%.2f%% of the trace's time), "
+	       "in flight up to %u\n",
+	       rate(st->ios, st->replay_span_ns), rate(st->bytes, st->replay_span_ns) / 1e6,
+	       st->replay_span_ns / 1e9,
+	       st->trace_span_ns ? 100.0 * st->replay_span_ns / st->trace_span_ns : 0.0,
+	       st->max_inflight);
+	if (st->lag.count)
+		printf("  issue lag: p50 %.1f us  p99 %.1f us  max %.1f us\n",
+		       hist_quantile(&st->lag, 0.5) / 1e3, hist_quantile(&st->lag, 0.99) / 1e3,
+		       st->lag.max / 1e3);
+	if (st->lat.count)
+		printf("  latency:  p50 %.1f us  p90 %.1f us  p99 %.1f us  max %.1f us\n",
+		       hist_quantile(&st->lat, 0.5) / 1e3, hist_quantile(&st->lat, 0.9) / 1e3,
+		       hist_quantile(&st->lat, 0.99) / 1e3, st->lat.max / 1e3);
+	printf("  waits:    %llu for the dependency rule, %llu for the depth cap\n",
+	       (unsigned long long)st->dep_waits, (unsigned long long)st->depth_waits);
+	if (st->skipped_writes)
+		printf("  skipped:  %llu writes (no --allow-writes)\n",
+		       (unsigned long long)st->skipped_writes);
+	if (st->writes_as_reads)
+		printf("  %llu writes replayed as reads\n", (unsigned long long)st->writes_as_reads);
+	if (st->skipped_discard || st->skipped_wzero)
+		printf("  skipped:  %llu discards, %llu write-zeroes (target cannot, or --skip-*)\n",
+		       (unsigned long long)st->skipped_discard,
+		       (unsigned long long)st->skipped_wzero);
+	if (st->skipped_unmapped)
+		printf("  skipped:  %llu IOs of devices with no target\n",
+		       (unsigned long long)st->skipped_unmapped);
+	if (st->skipped_range)
+		printf("  skipped:  %llu IOs past the end of the target (see --wrap, --offset)\n",
+		       (unsigned long long)st->skipped_range);
+	if (st->skipped_other)
+		printf("  skipped:  %llu passthrough or empty requests\n",
+		       (unsigned long long)st->skipped_other);
+	if (st->wrapped)
+		printf("  wrapped:  %llu IOs\n", (unsigned long long)st->wrapped);
+	if (st->unaligned_buffered)
+		printf("  %llu IOs not aligned for O_DIRECT went through the page cache\n",
+		       (unsigned long long)st->unaligned_buffered);
+	if (st->pend_evicted)
+		printf("  %llu trace IOs had no completion event\n",
+		       (unsigned long long)st->pend_evicted);
+	printf("  errors:   %llu", (unsigned long long)st->errors);
+	if (st->errors)
+		printf(" (first: %s, IO #%llu)", strerror(-st->first_error),
+		       (unsigned long long)st->first_error_seq);
+	printf("\n");
+}
+
+enum {
+	O_FROM = 256, O_TIMING, O_SPEED, O_BUFFERED, O_ALLOW_WRITES, O_WRITES_AS_READS, O_FORCE,
+	O_OFFSET, O_WRAP, O_SKIP_DISCARD, O_SKIP_WZERO, O_JSON, O_RECORD, O_NO_PROGRESS,
+	O_NULL_LAT,
+};
+
+static const struct option longopts[] = {
+	{"target", required_argument, NULL, 't'},
+	{"map", required_argument, NULL, 'm'},
+	{"depth", required_argument, NULL, 'd'},
+	{"engine", required_argument, NULL, 'e'},
+	{"from", required_argument, NULL, O_FROM},
+	{"timing", required_argument, NULL, O_TIMING},
+	{"speed", required_argument, NULL, O_SPEED},
+	{"buffered", no_argument, NULL, O_BUFFERED},
+	{"allow-writes", no_argument, NULL, O_ALLOW_WRITES},
+	{"writes-as-reads", no_argument, NULL, O_WRITES_AS_READS},
+	{"force", no_argument, NULL, O_FORCE},
+	{"offset", required_argument, NULL, O_OFFSET},
+	{"wrap", no_argument, NULL, O_WRAP},
+	{"skip-discard", no_argument, NULL, O_SKIP_DISCARD},
+	{"skip-write-zeroes", no_argument, NULL, O_SKIP_WZERO},
+	{"json", no_argument, NULL, O_JSON},
+	{"record", required_argument, NULL, O_RECORD},
+	{"no-progress", no_argument, NULL, O_NO_PROGRESS},
+	{"null-latency", required_argument, NULL, O_NULL_LAT},
+	{NULL, 0, NULL, 0},
+};
+
+int cmd_replay(int argc, char **argv)
+{
+	struct replay_opts o = {.speed = 1.0};
+	struct replay_stats st;
+	struct rp_map *maps = NULL;
+	struct bt_reader *rd = NULL;
+	struct rp_source src;
+	struct sigaction sa;
+	struct iot_err e = {{0}};
+	bool json = false, show_progress = isatty(2);
+	unsigned long long u;
+	int c, ret, rc;
+
+	o.argc = argc;
+	o.argv = (const char *const *)argv;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "t:m:d:e:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			o.target = optarg;
+			break;
+		case 'm': {
+			char *eq = strchr(optarg, '=');
+			struct rp_map *nm;
+
+			if (!eq || eq == optarg || !eq[1])
+				return free(maps), usage_error("--map: '%s' is not SRCDEV=PATH", optarg);
+			nm = realloc(maps, (o.nmaps + 1) * sizeof(*maps));
+			if (!nm)
+				return free(maps), error("out of memory"), EXIT_SYSTEM;
+			maps = nm;
+			*eq = '\0';
+			if (rp_parse_dev(optarg, &maps[o.nmaps].srcdev, &e))
+				return free(maps), usage_error("--map: %s", e.msg);
+			*eq = '=';
+			maps[o.nmaps++].path = eq + 1;
+			break;
+		}
+		case 'd':
+			if (parse_u64("--depth", optarg, &u))
+				return free(maps), EXIT_USAGE;
+			if (!u || u > 4096)
+				return free(maps), usage_error("--depth: '%s' is not in 1..4096", optarg);
+			o.depth = (unsigned)u;
+			break;
+		case 'e':
+			o.engine = optarg;
+			break;
+		case O_FROM:
+			if (!strcmp(optarg, "issue") || !strcmp(optarg, "D"))
+				o.from = RP_FROM_ISSUE;
+			else if (!strcmp(optarg, "queue") || !strcmp(optarg, "Q"))
+				o.from = RP_FROM_QUEUE;
+			else
+				return free(maps), usage_error("--from: '%s' is not issue or queue",
+							       optarg);
+			break;
+		case O_TIMING:
+			if (!strcmp(optarg, "original"))
+				o.timing = RP_TIMING_ORIGINAL;
+			else if (!strcmp(optarg, "afap"))
+				o.timing = RP_TIMING_AFAP;
+			else
+				return free(maps), usage_error("--timing: '%s' is not original or afap",
+							       optarg);
+			break;
+		case O_SPEED:
+			if (parse_double("--speed", optarg, &o.speed))
+				return free(maps), EXIT_USAGE;
+			if (!(o.speed > 0) || o.speed > 1e6)
+				return free(maps), usage_error("--speed: '%s' is not a positive factor",
+							       optarg);
+			break;
+		case O_BUFFERED:
+			o.buffered = true;
+			break;
+		case O_ALLOW_WRITES:
+			o.allow_writes = true;
+			break;
+		case O_WRITES_AS_READS:
+			o.writes_as_reads = true;
+			break;
+		case O_FORCE:
+			o.force = true;
+			break;
+		case O_OFFSET:
+			if (parse_u64("--offset", optarg, &u))
+				return free(maps), EXIT_USAGE;
+			o.offset = u;
+			break;
+		case O_WRAP:
+			o.wrap = true;
+			break;
+		case O_SKIP_DISCARD:
+			o.skip_discard = true;
+			break;
+		case O_SKIP_WZERO:
+			o.skip_write_zeroes = true;
+			break;
+		case O_JSON:
+			json = true;
+			break;
+		case O_RECORD:
+			o.record_dir = optarg;
+			break;
+		case O_NO_PROGRESS:
+			show_progress = false;
+			break;
+		case O_NULL_LAT:
+			if (parse_duration_ns("--null-latency", optarg, &u))
+				return free(maps), EXIT_USAGE;
+			o.null_lat_ns = u;
+			break;
+		default:
+			free(maps);
+			return usage_error("unknown option");
+		}
+	}
+	o.maps = maps;
+	if (optind != argc - 1)
+		return free(maps), usage_error("expected one trace");
+	if (!o.target && !o.nmaps)
+		return free(maps), usage_error("no target: give --target PATH or --map SRCDEV=PATH");
+	if (o.writes_as_reads && o.allow_writes)
+		return free(maps), usage_error("--writes-as-reads and --allow-writes exclude each "
+					       "other");
+	if (o.engine && strcmp(o.engine, "io_uring") && strcmp(o.engine, "psync") &&
+	    strcmp(o.engine, "null") && strcmp(o.engine, "sync") && strcmp(o.engine, "fallback"))
+		return free(maps), usage_error("--engine: '%s' is not io_uring, psync or null",
+					       o.engine);
+	ret = bt_reader_open(&rd, argv[optind], &e);
+	if (ret)
+		return free(maps), error("%s", e.msg), exit_code_for(ret);
+	src.next = reader_next;
+	src.arg = rd;
+	if (show_progress && !json) {
+		o.progress = progress;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	o.stop = &stop_flag;
+
+	ret = replay_run(&o, &src, &st, &e);
+	if (o.progress)
+		fprintf(stderr, "\r%*s\r", 78, "");
+	if (ret) {
+		bt_reader_free(rd);
+		free(maps);
+		return error("%s", e.msg), exit_code_for(ret);
+	}
+	if (json) {
+		char *s = replay_stats_json(&o, &st);
+
+		if (!s) {
+			bt_reader_free(rd);
+			free(maps);
+			return error("out of memory"), EXIT_SYSTEM;
+		}
+		printf("%s\n", s);
+		free(s);
+	} else {
+		print_summary(&st);
+	}
+	if (st.skipped_writes)
+		warning("%llu writes were not replayed (no --allow-writes)",
+			(unsigned long long)st.skipped_writes);
+	rc = EXIT_OK;
+	if (st.errors) {
+		error("%llu IOs failed, the first with '%s'", (unsigned long long)st.errors,
+		      strerror(-st.first_error));
+		rc = EXIT_SYSTEM;
+	}
+	if (st.stopped)
+		rc = rc ? rc : 130;
+	bt_reader_free(rd);
+	free(maps);
+	return rc;
+}

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: MIT */
+/* --record RUNDIR: the replay's own issue (D) and completion (C) events as a blktrace v7 set
+ * per target, plus manifest.json, so a replay is a run that `iotape analyze` reads. */
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "iotape_version.h"
+#include "replay/internal.h"
+
+static int mkdir_p(const char *dir, struct iot_err *e)
+{
+	char *p = strdup(dir);
+
+	if (!p)
+		return iot_err_set(e, -ENOMEM, "out of memory");
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0755) && errno != EEXIST) {
+			int ret = iot_err_set(e, -errno, "'%s': %s", p, strerror(errno));
+			free(p);
+			return ret;
+		}
+		*s = '/';
+	}
+	free(p);
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return iot_err_set(e, -errno, "'%s': %s", dir, strerror(errno));
+	return 0;
+}
+
+int rp_record_open(const char *dir, struct rp_target *t, unsigned n, struct iot_err *e)
+{
+	int ret = mkdir_p(dir, e);
+
+	if (ret)
+		return ret;
+	for (unsigned i = 0; i < n; i++) {
+		/* two targets with one name (two files) get distinct sets */
+		for (unsigned j = 0; j < i; j++) {
+			if (!strcmp(t[i].name, t[j].name)) {
+				size_t l = strlen(t[i].name);
+
+				snprintf(t[i].name + l, sizeof(t[i].name) - l, "%u", i);
+				break;
+			}
+		}
+		ret = bt_set_writer_open(&t[i].rec, dir, t[i].name, e);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int rp_record_io(struct rp_target *t, const struct rp_io *io, bool done, uint64_t t0,
+		 struct iot_err *e)
+{
+	struct blk_event ev;
+	uint64_t when = (done ? io->t_done : io->t_issue) - t0;
+
+	if (!t->rec)
+		return 0;
+	/* psync threads stamp completions before the main thread records a later issue: keep
+	 * the file in time order as the kernel would (readers merge files, not records) */
+	if (when < t->rec_last)
+		when = t->rec_last;
+	t->rec_last = when;
+	memset(&ev, 0, sizeof(ev));
+	ev.time = when;
+	ev.sector = io->off / 512;
+	ev.bytes = io->len;
+	ev.dev = t->dev;
+	ev.pid = (uint32_t)getpid();
+	ev.cpu = 0;
+	ev.seq = t->rec_seq++;
+	ev.action = done ? BLK_A_COMPLETE : BLK_A_ISSUE;
+	ev.flags = done ? BLK_F_COMPLETE : BLK_F_ISSUE;
+	switch (io->op) {
+	case RP_OP_READ:
+		ev.flags |= BLK_F_READ;
+		break;
+	case RP_OP_WRITE:
+		ev.flags |= BLK_F_WRITE;
+		break;
+	case RP_OP_FLUSH:
+		ev.flags |= BLK_F_WRITE | BLK_F_FLUSH;
+		ev.sector = 0;
+		break;
+	case RP_OP_DISCARD:
+		ev.flags |= BLK_F_WRITE | BLK_F_DISCARD;
+		break;
+	case RP_OP_WZERO:
+		ev.flags |= BLK_F_WRITE | BLK_F_WRITE_ZEROES;
+		break;
+	}
+	ev.flags |= io->trace_flags & (BLK_F_SYNC | BLK_F_META | BLK_F_AHEAD);
+	if (io->op == RP_OP_WRITE && (io->trace_flags & BLK_F_FUA))
+		ev.flags |= BLK_F_FUA;
+	ev.flags |= BLK_F_FS;
+	if (done && io->res < 0)
+		ev.error = (uint16_t)-io->res;
+	return bt_set_writer_write(t->rec, &ev, e);
+}
+
+static json_t *manifest(struct rp_target *t, unsigned n, const struct replay_opts *o,
+			const struct replay_stats *st)
+{
+	json_t *m = json_object(), *devs = json_array(), *cmd = json_array(), *rep;
+	struct utsname u;
+	char when[64], host[256] = "";
+	time_t now = time(NULL);
+	char *s;
+
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	gethostname(host, sizeof(host) - 1);
+	json_object_set_new(m, "format", json_string("iotape-run"));
+	json_object_set_new(m, "version", json_integer(1));
+	json_object_set_new(m, "kind", json_string("replay"));
+	json_object_set_new(m, "tool", json_string("iotape " IOTAPE_VERSION));
+	json_object_set_new(m, "created", json_string(when));
+	json_object_set_new(m, "hostname", json_string(host));
+	if (!uname(&u))
+		json_object_set_new(m, "kernel", json_string(u.release));
+	for (int i = 0; i < o->argc && o->argv; i++)
+		json_array_append_new(cmd, json_string(o->argv[i]));
+	json_object_set_new(m, "command", cmd);
+	for (unsigned i = 0; i < n; i++) {
+		json_t *d = json_object();
+		char dev[32];
+
+		snprintf(dev, sizeof(dev), "%u,%u", BLK_DEV_MAJOR(t[i].dev), BLK_DEV_MINOR(t[i].dev));
+		json_object_set_new(d, "name", json_string(t[i].name));
+		json_object_set_new(d, "dev", json_string(dev));
+		json_object_set_new(d, "path", json_string(t[i].path));
+		json_object_set_new(d, "type", json_string(t[i].is_blk ? "block" : "file"));
+		json_object_set_new(d, "size", json_integer((json_int_t)t[i].size));
+		json_object_set_new(d, "blktrace", json_string(t[i].name));
+		json_array_append_new(devs, d);
+	}
+	json_object_set_new(m, "devices", devs);
+	s = replay_stats_json(o, st);
+	rep = s ? json_loads(s, 0, NULL) : NULL;
+	free(s);
+	if (rep)
+		json_object_set_new(m, "replay", rep);
+	return m;
+}
+
+int rp_record_close(const char *dir, struct rp_target *t, unsigned n,
+		    const struct replay_opts *o, const struct replay_stats *st, struct iot_err *e)
+{
+	int ret = 0;
+	char *path;
+	json_t *m;
+
+	for (unsigned i = 0; i < n; i++) {
+		int r = bt_set_writer_close(t[i].rec, e);
+
+		t[i].rec = NULL;
+		if (r && !ret)
+			ret = r;
+	}
+	if (ret || !st)
+		return ret;
+	if (asprintf(&path, "%s/manifest.json", dir) < 0)
+		return iot_err_set(e, -ENOMEM, "out of memory");
+	m = manifest(t, n, o, st);
+	if (json_dump_file(m, path, JSON_INDENT(2) | JSON_SORT_KEYS))
+		ret = iot_err_set(e, -EIO, "'%s': cannot write", path);
+	json_decref(m);
+	free(path);
+	return ret;
+}

@@ -1,0 +1,632 @@
+/* SPDX-License-Identifier: MIT */
+/* The replay scheduler: trace events in, IO out, in trace order, on one clock, under the
+ * dependency rule (docs/replay.md) and the depth cap. Memory is bounded by the depth and the
+ * trace-pending window, whatever the trace's length. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "replay/engine.h"
+#include "replay/internal.h"
+
+#define SPIN_NS 20000ull      /* the last stretch before a deadline is spun, not slept */
+#define AFAP_BATCH 16u        /* IOs per submission when nothing waits on time */
+#define REAP_MAX 64u
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
+/* A trace IO issued (D, or queued Q) whose C has not been seen yet. */
+struct pend {
+	uint64_t sector;
+	uint32_t dev;
+	uint32_t bytes;
+	long slot; /* the replay IO while it is in flight, else -1 */
+	bool live;
+};
+
+struct rp {
+	const struct replay_opts *o;
+	struct replay_stats *st;
+	struct iot_err *e;
+	const struct rp_engine_ops *ops;
+	struct rp_engine *eng;
+	struct rp_target *tgts;
+	unsigned ntgts;
+	long *map_tgt; /* per o->maps entry: target index */
+	long default_tgt;
+	/* slots: one rp_io and one registered buffer each */
+	struct rp_io *slots;
+	unsigned *free_slots, nfree, depth;
+	uint8_t *mem; /* depth read buffers, then the write pattern */
+	size_t mem_len;
+	struct iovec *iov;
+	/* trace-pending window: a ring indexed by absolute counters */
+	struct pend *pend;
+	uint64_t pend_head, pend_tail, pend_live;
+	/* the dependency rule: IOs the trace had completed that the replay has not */
+	uint64_t outstanding;
+	unsigned inflight, batch;
+	uint64_t t0, trace_t0, trace_last, last_done, seq;
+	bool started;
+	uint64_t next_progress;
+	int timerslack;
+};
+
+static void *pattern(struct rp *r)
+{
+	return r->mem + (size_t)r->depth * RP_SLOT_BYTES;
+}
+
+static long find_target(struct rp *r, uint32_t dev)
+{
+	for (unsigned i = 0; i < r->o->nmaps; i++)
+		if (r->o->maps[i].srcdev == dev)
+			return r->map_tgt[i];
+	return r->default_tgt;
+}
+
+/* ---- the trace-pending window ------------------------------------------------------ */
+
+static struct pend *pend_at(struct rp *r, uint64_t i)
+{
+	return &r->pend[i % RP_PEND_MAX];
+}
+
+static void pend_trim(struct rp *r)
+{
+	while (r->pend_head < r->pend_tail && !pend_at(r, r->pend_head)->live)
+		r->pend_head++;
+}
+
+static long pend_add(struct rp *r, const struct blk_event *ev, long slot)
+{
+	struct pend *p;
+
+	if (r->pend_tail - r->pend_head == RP_PEND_MAX) {
+		/* its C never came (lost events): it no longer holds anything back */
+		p = pend_at(r, r->pend_head);
+		if (p->live) {
+			p->live = false;
+			r->pend_live--;
+			r->st->pend_evicted++;
+			if (p->slot >= 0)
+				r->slots[p->slot].pend = -1;
+		}
+		r->pend_head++;
+		pend_trim(r);
+	}
+	p = pend_at(r, r->pend_tail);
+	p->sector = ev->sector;
+	p->dev = ev->dev;
+	p->bytes = ev->bytes;
+	p->slot = slot;
+	p->live = true;
+	r->pend_live++;
+	if (r->pend_live > r->st->trace_max_depth)
+		r->st->trace_max_depth = (unsigned)r->pend_live;
+	return (long)(r->pend_tail++ % RP_PEND_MAX);
+}
+
+static void pend_complete(struct rp *r, struct pend *p)
+{
+	p->live = false;
+	r->pend_live--;
+	if (p->slot >= 0) {
+		struct rp_io *io = &r->slots[p->slot];
+
+		io->trace_done = true;
+		io->pend = -1;
+		r->outstanding++;
+	}
+}
+
+/* A C event: which trace IOs it completes. Issue mode matches the request exactly (device
+ * and sector, as blkparse does); queue mode completes every queued IO inside the request's
+ * range, since the block layer may have merged several into it. */
+static void on_trace_complete(struct rp *r, const struct blk_event *ev)
+{
+	uint64_t end = ev->sector + ev->bytes / 512;
+	bool any = false;
+
+	for (uint64_t i = r->pend_head; i < r->pend_tail; i++) {
+		struct pend *p = pend_at(r, i);
+
+		if (!p->live || p->dev != ev->dev)
+			continue;
+		if (r->o->from == RP_FROM_ISSUE || ev->bytes == 0) {
+			if (p->sector != ev->sector)
+				continue;
+			pend_complete(r, p);
+			any = true;
+			break;
+		}
+		if (p->sector >= ev->sector && p->sector < end) {
+			pend_complete(r, p);
+			any = true;
+		}
+	}
+	if (any) {
+		if (ev->time > r->trace_last)
+			r->trace_last = ev->time;
+		pend_trim(r);
+	}
+}
+
+/* ---- completions ------------------------------------------------------------------- */
+
+static int on_done(struct rp *r, struct rp_io *io)
+{
+	struct replay_stats *st = r->st;
+	int ret = 0;
+
+	r->inflight--;
+	if (io->res < 0) {
+		int err = (int)io->res;
+
+		if ((err == -EOPNOTSUPP || err == -ENOTTY) &&
+		    (io->op == RP_OP_DISCARD || io->op == RP_OP_WZERO)) {
+			/* the target cannot: count it as skipped and stop trying */
+			if (io->op == RP_OP_DISCARD) {
+				io->tgt->no_discard = true;
+				st->skipped_discard++;
+			} else {
+				io->tgt->no_wzero = true;
+				st->skipped_wzero++;
+			}
+			st->ios--;
+			st->ops[io->op]--;
+		} else {
+			if (!st->errors++) {
+				st->first_error = err;
+				st->first_error_seq = io->seq;
+			}
+		}
+	} else if (io->op == RP_OP_READ || io->op == RP_OP_WRITE) {
+		st->bytes += (uint64_t)io->res;
+	}
+	hist_add(&st->lat, io->t_done - io->t_issue);
+	if (io->t_done > r->last_done)
+		r->last_done = io->t_done;
+	if (r->o->observe)
+		r->o->observe(r->o->observe_arg, io, true);
+	if (io->tgt->rec)
+		ret = rp_record_io(io->tgt, io, true, r->t0, r->e);
+	if (io->pend >= 0)
+		r->pend[io->pend].slot = -1;
+	if (io->trace_done)
+		r->outstanding--;
+	if (io->own_buf)
+		free(io->buf);
+	r->free_slots[r->nfree++] = (unsigned)(io - r->slots);
+	return ret;
+}
+
+static int reap(struct rp *r, uint64_t wait_until)
+{
+	struct rp_io *done[REAP_MAX];
+	int n, ret;
+
+	if (!r->inflight)
+		return 0;
+	r->batch = 0;
+	n = r->ops->reap(r->eng, done, REAP_MAX, wait_until);
+	if (n < 0)
+		return iot_err_set(r->e, n, "%s: %s", r->ops->name, strerror(-n));
+	for (int i = 0; i < n; i++)
+		if ((ret = on_done(r, done[i])))
+			return ret;
+	return n;
+}
+
+static int commit(struct rp *r)
+{
+	int ret;
+
+	if (!r->batch)
+		return 0;
+	r->batch = 0;
+	ret = r->ops->commit(r->eng);
+	return ret ? iot_err_set(r->e, ret, "%s: submit: %s", r->ops->name, strerror(-ret)) : 0;
+}
+
+/* Sleep to an absolute deadline, reaping meanwhile; the last SPIN_NS are spun. */
+static int wait_deadline(struct rp *r, uint64_t deadline)
+{
+	int ret;
+
+	if ((ret = commit(r)))
+		return ret;
+	for (;;) {
+		uint64_t now = rp_now();
+
+		if (now >= deadline)
+			return 0;
+		if (deadline - now <= SPIN_NS) {
+			while (rp_now() < deadline)
+				cpu_relax();
+			return 0;
+		}
+		if (r->inflight) {
+			if ((ret = reap(r, deadline - SPIN_NS)) < 0)
+				return ret;
+		} else {
+			struct timespec ts = rp_ts(deadline - SPIN_NS);
+
+			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		}
+	}
+}
+
+/* Wait until the dependency rule and the depth cap let the next IO go. */
+static int wait_ready(struct rp *r)
+{
+	bool dep = false, depth = false;
+	int ret;
+
+	while (r->outstanding || r->inflight >= r->depth || !r->nfree) {
+		if (r->outstanding)
+			dep = true;
+		else
+			depth = true;
+		if ((ret = commit(r)) || (ret = reap(r, RP_WAIT_FOREVER)) < 0)
+			return ret;
+	}
+	r->st->dep_waits += dep;
+	r->st->depth_waits += depth;
+	return 0;
+}
+
+/* ---- one trace IO ------------------------------------------------------------------ */
+
+/* What the event asks for, after the safety and target rules; -1 to skip (counted). */
+static int classify(struct rp *r, const struct blk_event *ev, struct rp_target *t, int *rwf)
+{
+	const struct replay_opts *o = r->o;
+	struct replay_stats *st = r->st;
+	int op;
+
+	*rwf = 0;
+	if (ev->flags & BLK_F_PC)
+		return st->skipped_other++, -1;
+	if (ev->flags & BLK_F_DISCARD)
+		op = RP_OP_DISCARD;
+	else if (ev->flags & BLK_F_WRITE_ZEROES)
+		op = RP_OP_WZERO;
+	else if (!ev->bytes)
+		op = (ev->flags & BLK_F_FLUSH) ? RP_OP_FLUSH : -1;
+	else
+		op = (ev->flags & BLK_F_WRITE) ? RP_OP_WRITE : RP_OP_READ;
+	if (op < 0)
+		return st->skipped_other++, -1;
+	if (op == RP_OP_WRITE && (ev->flags & (BLK_F_FUA | BLK_F_FLUSH)))
+		*rwf = RWF_DSYNC;
+	if ((op == RP_OP_DISCARD || op == RP_OP_WZERO || op == RP_OP_WRITE) && !o->allow_writes) {
+		if (op == RP_OP_WRITE && o->writes_as_reads) {
+			st->writes_as_reads++;
+			*rwf = 0;
+			return RP_OP_READ;
+		}
+		return st->skipped_writes++, -1;
+	}
+	if (op == RP_OP_DISCARD && (o->skip_discard || t->no_discard))
+		return st->skipped_discard++, -1;
+	if (op == RP_OP_WZERO && (o->skip_write_zeroes || t->no_wzero))
+		return st->skipped_wzero++, -1;
+	return op;
+}
+
+static int replay_one(struct rp *r, const struct blk_event *ev)
+{
+	const struct replay_opts *o = r->o;
+	struct replay_stats *st = r->st;
+	struct rp_target *t;
+	struct rp_io *io;
+	uint64_t off = 0, deadline = 0;
+	long ti;
+	int op, rwf, ret;
+	unsigned slot;
+
+	if (!r->started) {
+		r->started = true;
+		r->trace_t0 = ev->time;
+		r->t0 = rp_now();
+		r->next_progress = r->t0 + 1000000000ull;
+	}
+	if (ev->time > r->trace_last)
+		r->trace_last = ev->time;
+	st->trace_ios++;
+	st->trace_bytes += ev->bytes;
+	ti = find_target(r, ev->dev);
+	if (ti < 0) {
+		st->skipped_unmapped++;
+		pend_add(r, ev, -1);
+		return 0;
+	}
+	t = &r->tgts[ti];
+	op = classify(r, ev, t, &rwf);
+	if (op >= 0 && op != RP_OP_FLUSH) {
+		ret = rp_place(ev->sector * 512, ev->bytes, o->offset, t->size, o->wrap, &off);
+		if (ret < 0) {
+			st->skipped_range++;
+			op = -1;
+		} else if (ret > 0) {
+			st->wrapped++;
+		}
+	}
+	if (op < 0) {
+		pend_add(r, ev, -1);
+		return 0;
+	}
+	if ((ret = wait_ready(r)))
+		return ret;
+	slot = r->free_slots[--r->nfree];
+	io = &r->slots[slot];
+	memset(io, 0, sizeof(*io));
+	io->op = (unsigned)op;
+	io->tgt = t;
+	io->fd = t->fd;
+	io->is_blk = t->is_blk;
+	io->rw_flags = rwf;
+	io->off = off;
+	io->len = op == RP_OP_FLUSH ? 0 : ev->bytes;
+	io->buf_index = -1;
+	io->seq = r->seq++;
+	io->trace_time = ev->time - r->trace_t0;
+	io->trace_flags = ev->flags;
+	io->trace_dev = ev->dev;
+	io->trace_sector = ev->sector;
+	if (t->direct && (op == RP_OP_READ || op == RP_OP_WRITE) &&
+	    ((off | io->len) & (t->lbs - 1))) {
+		int fd = rp_target_buffered_fd(t, o);
+
+		if (fd < 0) {
+			r->free_slots[r->nfree++] = slot;
+			return iot_err_set(r->e, -errno, "'%s': %s", t->path, strerror(errno));
+		}
+		io->fd = fd;
+		st->unaligned_buffered++;
+	}
+	if (op == RP_OP_READ || op == RP_OP_WRITE) {
+		if (io->len <= RP_SLOT_BYTES) {
+			io->buf_index = op == RP_OP_READ ? (int)slot : (int)r->depth;
+			io->buf = op == RP_OP_READ ? r->mem + (size_t)slot * RP_SLOT_BYTES
+						   : pattern(r);
+		} else {
+			size_t len = ((size_t)io->len + 4095) & ~(size_t)4095;
+
+			io->buf = aligned_alloc(4096, len);
+			if (!io->buf) {
+				r->free_slots[r->nfree++] = slot;
+				return iot_err_set(r->e, -ENOMEM, "out of memory");
+			}
+			io->own_buf = true;
+			if (op == RP_OP_WRITE)
+				rp_pattern_fill(io->buf, len, 0x10ae);
+		}
+	}
+	io->pend = pend_add(r, ev, (long)slot);
+	if (o->timing == RP_TIMING_ORIGINAL) {
+		double speed = o->speed > 0 ? o->speed : 1.0;
+
+		deadline = r->t0 + (uint64_t)((double)(ev->time - r->trace_t0) / speed);
+		if ((ret = wait_deadline(r, deadline)))
+			return ret;
+	}
+	io->intended = deadline;
+	io->t_issue = rp_now();
+	ret = r->ops->queue(r->eng, io);
+	if (ret) {
+		if (io->own_buf)
+			free(io->buf);
+		r->pend[io->pend].slot = -1;
+		r->free_slots[r->nfree++] = slot;
+		return iot_err_set(r->e, ret, "%s: queue: %s", r->ops->name, strerror(-ret));
+	}
+	r->inflight++;
+	r->batch++;
+	if (r->inflight > st->max_inflight)
+		st->max_inflight = r->inflight;
+	st->ios++;
+	st->ops[op]++;
+	if (deadline)
+		hist_add(&st->lag, io->t_issue - deadline);
+	if (o->timing == RP_TIMING_ORIGINAL || r->batch >= AFAP_BATCH)
+		if ((ret = commit(r)))
+			return ret;
+	if (o->observe)
+		o->observe(o->observe_arg, io, false);
+	if (t->rec && (ret = rp_record_io(t, io, false, r->t0, r->e)))
+		return ret;
+	if (o->progress && !(io->seq & 255)) {
+		uint64_t now = rp_now();
+
+		if (now >= r->next_progress) {
+			r->next_progress = now + 1000000000ull;
+			o->progress(o->progress_arg, st, now - r->t0);
+		}
+	}
+	/* pick up what finished while we were busy, without waiting */
+	if (r->inflight && (o->timing == RP_TIMING_ORIGINAL || r->inflight >= r->depth))
+		if ((ret = reap(r, 0)) < 0)
+			return ret;
+	return 0;
+}
+
+/* ---- setup and teardown ------------------------------------------------------------ */
+
+static int open_targets(struct rp *r)
+{
+	const struct replay_opts *o = r->o;
+	unsigned n = o->nmaps + (o->target ? 1 : 0);
+	int ret;
+
+	if (!n)
+		return iot_err_set(r->e, -EINVAL, "no target: give --target PATH or --map");
+	r->tgts = calloc(n, sizeof(*r->tgts));
+	r->map_tgt = calloc(o->nmaps + 1, sizeof(*r->map_tgt));
+	if (!r->tgts || !r->map_tgt)
+		return iot_err_set(r->e, -ENOMEM, "out of memory");
+	r->default_tgt = -1;
+	for (unsigned i = 0; i < n; i++) {
+		const char *path = i < o->nmaps ? o->maps[i].path : o->target;
+
+		if ((ret = rp_target_open(&r->tgts[i], path, o, r->e)))
+			return ret;
+		r->ntgts++;
+		if (i < o->nmaps)
+			r->map_tgt[i] = i;
+		else
+			r->default_tgt = i;
+	}
+	return 0;
+}
+
+static int setup(struct rp *r)
+{
+	const struct replay_opts *o = r->o;
+	struct rp_engine_conf conf = {0};
+	int ret;
+
+	r->depth = o->depth ? o->depth : RP_DEFAULT_DEPTH;
+	if (r->depth > 4096)
+		return iot_err_set(r->e, -EINVAL, "depth %u is more than 4096", r->depth);
+	r->slots = calloc(r->depth, sizeof(*r->slots));
+	r->free_slots = calloc(r->depth, sizeof(*r->free_slots));
+	r->iov = calloc(r->depth + 1, sizeof(*r->iov));
+	r->pend = calloc(RP_PEND_MAX, sizeof(*r->pend));
+	if (!r->slots || !r->free_slots || !r->iov || !r->pend)
+		return iot_err_set(r->e, -ENOMEM, "out of memory");
+	r->mem_len = (size_t)(r->depth + 1) * RP_SLOT_BYTES;
+	r->mem = mmap(NULL, r->mem_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (r->mem == MAP_FAILED) {
+		r->mem = NULL;
+		return iot_err_set(r->e, -ENOMEM, "cannot map %zu bytes of buffers", r->mem_len);
+	}
+	rp_pattern_fill(pattern(r), RP_SLOT_BYTES, 0x10ae);
+	for (unsigned i = 0; i <= r->depth; i++) {
+		r->iov[i].iov_base = r->mem + (size_t)i * RP_SLOT_BYTES;
+		r->iov[i].iov_len = RP_SLOT_BYTES;
+	}
+	for (unsigned i = 0; i < r->depth; i++)
+		r->free_slots[r->nfree++] = r->depth - 1 - i;
+	if ((ret = open_targets(r)))
+		return ret;
+	if (o->record_dir && (ret = rp_record_open(o->record_dir, r->tgts, r->ntgts, r->e)))
+		return ret;
+	conf.depth = r->depth;
+	conf.bufs = r->iov;
+	conf.nbufs = r->depth + 1;
+	conf.null_lat_ns = o->null_lat_ns;
+	if (o->engine) {
+		r->ops = rp_engine_find(o->engine);
+		if (!r->ops)
+			return iot_err_set(r->e, -EINVAL, "unknown engine '%s' (io_uring, psync, null)",
+					   o->engine);
+		ret = r->ops->init(&r->eng, &conf, r->e);
+		if (ret)
+			return ret;
+	} else {
+		/* io_uring unless this kernel (or a seccomp policy) says no */
+		r->ops = &rp_engine_uring;
+		if (r->ops->init(&r->eng, &conf, NULL)) {
+			r->ops = &rp_engine_psync;
+			if ((ret = r->ops->init(&r->eng, &conf, r->e)))
+				return ret;
+		}
+	}
+	r->st->engine = r->ops->name;
+	/* the kernel's default 50 us timer slack would swallow the lag budget */
+	r->timerslack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+	prctl(PR_SET_TIMERSLACK, 1, 0, 0, 0);
+	return 0;
+}
+
+static void teardown(struct rp *r)
+{
+	if (r->eng)
+		r->ops->cleanup(r->eng);
+	if (r->timerslack > 0)
+		prctl(PR_SET_TIMERSLACK, (unsigned long)r->timerslack, 0, 0, 0);
+	for (unsigned i = 0; i < r->ntgts; i++) {
+		if (r->tgts[i].rec) {
+			bt_set_writer_close(r->tgts[i].rec, NULL);
+			r->tgts[i].rec = NULL;
+		}
+		rp_target_close(&r->tgts[i]);
+	}
+	if (r->mem)
+		munmap(r->mem, r->mem_len);
+	free(r->tgts);
+	free(r->map_tgt);
+	free(r->slots);
+	free(r->free_slots);
+	free(r->iov);
+	free(r->pend);
+}
+
+int replay_run(const struct replay_opts *o, const struct rp_source *src, struct replay_stats *st,
+	       struct iot_err *e)
+{
+	unsigned want = o->from == RP_FROM_QUEUE ? BLK_A_QUEUE : BLK_A_ISSUE;
+	struct rp r = {.o = o, .st = st, .e = e};
+	struct blk_event ev;
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	hist_init(&st->lag);
+	hist_init(&st->lat);
+	if ((ret = setup(&r)))
+		goto out;
+	while (!(o->stop && *o->stop)) {
+		ret = src->next(src->arg, &ev, e);
+		if (ret <= 0)
+			break;
+		ret = 0;
+		if (blk_is_notify(&ev))
+			continue;
+		if (ev.action == BLK_A_COMPLETE) {
+			if (r.started)
+				on_trace_complete(&r, &ev);
+			continue;
+		}
+		if (ev.action != want)
+			continue;
+		if ((ret = replay_one(&r, &ev)))
+			break;
+	}
+	if (o->stop && *o->stop)
+		st->stopped = true;
+	/* drain: whatever happened, every IO in flight completes before we report or close */
+	{
+		int r2 = commit(&r);
+
+		while (!r2 && r.inflight)
+			r2 = reap(&r, RP_WAIT_FOREVER) < 0 ? -1 : 0;
+		if (r2 && !ret)
+			ret = -EIO;
+	}
+	if (r.started) {
+		st->trace_span_ns = r.trace_last - r.trace_t0;
+		st->replay_span_ns = (r.last_done > r.t0 ? r.last_done : rp_now()) - r.t0;
+	}
+	if (o->record_dir && r.ntgts) {
+		int r2 = rp_record_close(o->record_dir, r.tgts, r.ntgts, o, ret ? NULL : st, e);
+
+		if (r2 && !ret)
+			ret = r2;
+	}
+out:
+	teardown(&r);
+	return ret;
+}

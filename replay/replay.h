@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: MIT */
+/* Block trace replay: a stream of trace events turned into IO against targets, with fidelity. */
+#ifndef IOTAPE_REPLAY_REPLAY_H
+#define IOTAPE_REPLAY_REPLAY_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common/err.h"
+#include "common/hist.h"
+#include "formats/blkevent.h"
+
+enum rp_timing {
+	RP_TIMING_ORIGINAL, /* each IO at its trace time (divided by speed) after the start */
+	RP_TIMING_AFAP,     /* as fast as the dependency rule and the depth allow */
+};
+
+enum rp_from {
+	RP_FROM_ISSUE, /* D events: what reached the device (default) */
+	RP_FROM_QUEUE, /* Q events: what the application asked for */
+};
+
+enum rp_op {
+	RP_OP_READ,
+	RP_OP_WRITE,
+	RP_OP_FLUSH,   /* fdatasync */
+	RP_OP_DISCARD, /* BLKDISCARD on block devices, FALLOC_FL_PUNCH_HOLE on files */
+	RP_OP_WZERO,   /* FALLOC_FL_ZERO_RANGE */
+	RP_OP_N,
+};
+
+struct rp_target;
+
+/* One IO in flight: filled by the scheduler, executed by an engine (replay/engine.h). */
+struct rp_io {
+	/* what to do */
+	unsigned op; /* enum rp_op */
+	int fd;
+	bool is_blk;   /* the target is a block device (discard goes through BLKDISCARD) */
+	int rw_flags;  /* RWF_DSYNC for FUA */
+	uint64_t off;  /* bytes on the target */
+	uint32_t len;  /* bytes */
+	void *buf;
+	int buf_index; /* registered buffer index, or -1 */
+	/* result, filled by the engine */
+	int64_t res;     /* bytes done or -errno */
+	uint64_t t_issue; /* CLOCK_MONOTONIC ns when handed to the engine */
+	uint64_t t_done;  /* CLOCK_MONOTONIC ns when the completion was seen */
+	/* bookkeeping, scheduler only */
+	uint64_t seq;        /* index of the IO in the replayed stream, from 0 */
+	uint64_t trace_time; /* ns since the first replayed trace event */
+	uint64_t intended;   /* CLOCK_MONOTONIC ns it was due (timed modes), else 0 */
+	uint64_t trace_flags;
+	uint32_t trace_dev;
+	uint64_t trace_sector;
+	struct rp_target *tgt;
+	long pend;       /* index into the trace-pending window, or -1 */
+	bool trace_done; /* the trace had completed it while the replay had not */
+	bool own_buf;    /* buf was allocated for this IO (larger than a slot) */
+};
+
+/* --map SRCDEV=PATH */
+struct rp_map {
+	uint32_t srcdev; /* kernel dev_t (BLK_MKDEV) */
+	const char *path;
+};
+
+/* Where the events come from: bt_reader_next() or, in tests, an array. */
+struct rp_source {
+	int (*next)(void *arg, struct blk_event *ev, struct iot_err *e); /* 1, 0 at end, -errno */
+	void *arg;
+};
+
+struct replay_stats;
+
+struct replay_opts {
+	enum rp_timing timing;
+	double speed; /* original timing only; 1.0 when 0 */
+	enum rp_from from;
+	unsigned depth;     /* cap on IOs in flight; 0 means RP_DEFAULT_DEPTH */
+	const char *engine; /* "io_uring", "psync", "null"; NULL chooses io_uring, else psync */
+	bool buffered;      /* no O_DIRECT */
+	bool allow_writes;
+	bool writes_as_reads;
+	bool force; /* replay onto mounted or formatted targets */
+	bool wrap;
+	bool skip_discard;     /* count discards as skipped instead of replaying them */
+	bool skip_write_zeroes;
+	uint64_t offset;       /* bytes added to every IO's position on its target */
+	const char *target;    /* the target for devices no --map names, or NULL */
+	const struct rp_map *maps;
+	unsigned nmaps;
+	uint64_t null_lat_ns; /* null engine: each IO completes this long after issue */
+	/* --record RUNDIR: the replay's own D and C events as blktrace sets, plus manifest.json */
+	const char *record_dir;
+	const char *const *argv; /* for the manifest */
+	int argc;
+	/* called at issue (done = false) and completion (done = true) of every IO; for tests */
+	void (*observe)(void *arg, const struct rp_io *io, bool done);
+	void *observe_arg;
+	/* called about once a second with the running totals (the CLI draws a progress line) */
+	void (*progress)(void *arg, const struct replay_stats *st, uint64_t elapsed_ns);
+	void *progress_arg;
+	volatile sig_atomic_t *stop; /* set by a signal handler: stop issuing, drain, report */
+};
+
+#define RP_DEFAULT_DEPTH 256u
+#define RP_SLOT_BYTES (128u << 10) /* registered buffer per slot; larger IOs get their own */
+#define RP_PEND_MAX 65536u         /* trace IOs awaiting their C event (the look-ahead window) */
+
+struct replay_stats {
+	const char *engine;
+	/* the trace (replayed events only) */
+	uint64_t trace_ios, trace_bytes;
+	uint64_t trace_span_ns; /* first replayed event to the last D/Q or C seen */
+	unsigned trace_max_depth;
+	/* the replay */
+	uint64_t ios, bytes;          /* IOs issued and bytes moved */
+	uint64_t ops[RP_OP_N];        /* issued, by operation */
+	uint64_t replay_span_ns;      /* start to the last completion */
+	uint64_t errors;              /* IOs that completed with an error */
+	int first_error;              /* its -errno */
+	uint64_t first_error_seq;
+	uint64_t skipped_writes;      /* writes (and discards, write-zeroes) without --allow-writes */
+	uint64_t writes_as_reads;
+	uint64_t skipped_discard;     /* discards the target cannot do, or --skip-discard */
+	uint64_t skipped_wzero;
+	uint64_t skipped_unmapped;    /* events for devices with no target */
+	uint64_t skipped_range;       /* past the end of the target without --wrap */
+	uint64_t skipped_other;       /* zero-length non-flush, passthrough (PC) requests */
+	uint64_t wrapped;
+	uint64_t unaligned_buffered;  /* not aligned for O_DIRECT: done through the page cache */
+	uint64_t dep_waits;           /* IOs that waited for the dependency rule */
+	uint64_t depth_waits;         /* IOs that waited for the --depth cap */
+	uint64_t pend_evicted;        /* trace IOs whose C never came within the window */
+	unsigned max_inflight;
+	bool stopped;                 /* interrupted */
+	struct hist lag;              /* issue lag ns (timed modes) */
+	struct hist lat;              /* completion latency ns */
+};
+
+/* Run a replay. Returns 0 (even when some IOs failed: see stats) or -errno with e filled. */
+int replay_run(const struct replay_opts *o, const struct rp_source *src, struct replay_stats *st,
+	       struct iot_err *e);
+
+/* The stats (and options) as a JSON object string, malloc'ed; NULL when out of memory. */
+char *replay_stats_json(const struct replay_opts *o, const struct replay_stats *st);
+
+/* ---- pieces exposed for tests and the CLI ----------------------------------------- */
+
+/* Where an IO lands: trace position pos (bytes) + offset on a target of size bytes. Returns
+ * 0 with *out set, 1 if it wrapped (*out set), -ERANGE when it does not fit and wrap is off
+ * (or len > the target). Wrapped positions keep the IO's 4 KiB alignment. */
+int rp_place(uint64_t pos, uint32_t len, uint64_t offset, uint64_t size, bool wrap,
+	     uint64_t *out);
+
+/* "8,16", "8:16" or a block device name ("sdb", "loop0") into a kernel dev_t. */
+int rp_parse_dev(const char *s, uint32_t *dev, struct iot_err *e);
+
+/* Safety: why path must not be written without --force. Returns 0 when nothing was found,
+ * -EBUSY with e saying what (mounted, held, swap, filesystem signature), or -errno. */
+int rp_target_check(const char *path, struct iot_err *e);
+/* The filesystem signature in the first 68 KiB of buf (len bytes), or NULL. */
+const char *rp_fs_signature(const uint8_t *buf, size_t len);
+
+/* Generated write data: the same bytes for the same (seed, position). */
+void rp_pattern_fill(void *buf, size_t len, uint64_t seed);
+
+#endif

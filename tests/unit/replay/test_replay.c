@@ -1,0 +1,494 @@
+/* SPDX-License-Identifier: MIT */
+/* The scheduler with the null engine: timing, the dependency rule, depth, safety, placement. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "replay/replay.h"
+
+#define US 1000ull
+#define MS 1000000ull
+
+/* ---- an in-memory event source ---------------------------------------------------- */
+struct arr {
+	struct blk_event *ev;
+	size_t n, i;
+};
+
+static int arr_next(void *arg, struct blk_event *ev, struct iot_err *e)
+{
+	struct arr *a = arg;
+
+	(void)e;
+	if (a->i == a->n)
+		return 0;
+	*ev = a->ev[a->i++];
+	return 1;
+}
+
+static struct blk_event evs[4096];
+static size_t nev;
+
+static void add(unsigned action, uint64_t t, uint64_t sector, uint32_t bytes, uint64_t flags)
+{
+	struct blk_event *e = &evs[nev++];
+
+	memset(e, 0, sizeof(*e));
+	e->action = (uint16_t)action;
+	e->time = t;
+	e->sector = sector;
+	e->bytes = bytes;
+	e->flags = flags;
+	e->dev = BLK_MKDEV(8, 16);
+}
+#define D(t, s, b, f) add(BLK_A_ISSUE, t, s, b, f)
+#define C(t, s, b, f) add(BLK_A_COMPLETE, t, s, b, f)
+#define Q(t, s, b, f) add(BLK_A_QUEUE, t, s, b, f)
+#define RD BLK_F_READ
+#define WR BLK_F_WRITE
+
+/* ---- what the replay did ------------------------------------------------------------ */
+struct seen {
+	uint64_t seq, t_issue, t_done, off;
+	uint32_t len;
+	unsigned op;
+};
+static struct seen seen[4096];
+static size_t nseen;
+
+static void observe(void *arg, const struct rp_io *io, bool done)
+{
+	(void)arg;
+	if (!done) {
+		seen[io->seq].seq = io->seq;
+		seen[io->seq].t_issue = io->t_issue;
+		seen[io->seq].off = io->off;
+		seen[io->seq].len = io->len;
+		seen[io->seq].op = io->op;
+		nseen++;
+	} else {
+		seen[io->seq].t_done = io->t_done;
+	}
+}
+
+static char target[64];
+
+static int setup(void **state)
+{
+	int fd;
+
+	(void)state;
+	strcpy(target, "/tmp/iotape-ut-replay.XXXXXX");
+	fd = mkstemp(target);
+	if (fd < 0 || ftruncate(fd, 64 << 20))
+		return -1;
+	close(fd);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	unlink(target);
+	return 0;
+}
+
+static struct replay_opts opts(void)
+{
+	struct replay_opts o = {0};
+
+	o.engine = "null";
+	o.target = target;
+	o.speed = 1.0;
+	o.observe = observe;
+	o.force = true; /* the temp file is not formatted; force keeps tests independent of it */
+	nseen = 0;
+	memset(seen, 0, sizeof(seen));
+	return o;
+}
+
+static void run(const struct replay_opts *o, struct replay_stats *st)
+{
+	struct arr a = {evs, nev, 0};
+	struct rp_source src = {arr_next, &a};
+	struct iot_err e = {{0}};
+	int ret = replay_run(o, &src, st, &e);
+
+	if (ret)
+		fail_msg("replay_run: %d %s", ret, e.msg);
+}
+
+/* ---- timing ------------------------------------------------------------------------- */
+
+static void test_original_timing(void **state)
+{
+	struct replay_opts o = opts();
+	struct replay_stats st;
+
+	(void)state;
+	nev = 0;
+	for (int i = 0; i < 5; i++) {
+		D(1000 * MS + i * 2 * MS, 8 * i, 4096, RD);
+		C(1000 * MS + i * 2 * MS + 100 * US, 8 * i, 4096, RD);
+	}
+	run(&o, &st);
+	assert_int_equal(st.ios, 5);
+	assert_int_equal(nseen, 5);
+	for (int i = 1; i < 5; i++) {
+		uint64_t off = seen[i].t_issue - seen[0].t_issue;
+
+		/* never early; late by at most 1 ms even on a loaded CI machine */
+		assert_true(off + 50 * US >= (uint64_t)i * 2 * MS);
+		assert_true(off <= (uint64_t)i * 2 * MS + 1 * MS);
+	}
+	assert_int_equal(st.lag.count, 5);
+	assert_int_equal(st.trace_span_ns, 8 * MS + 100 * US);
+}
+
+static void test_speed(void **state)
+{
+	struct replay_opts o = opts();
+	struct replay_stats st;
+	uint64_t off;
+
+	(void)state;
+	nev = 0;
+	D(0, 0, 4096, RD);
+	C(10 * US, 0, 4096, RD);
+	D(20 * MS, 8, 4096, RD);
+	C(20 * MS + 10 * US, 8, 4096, RD);
+	o.speed = 4;
+	run(&o, &st);
+	off = seen[1].t_issue - seen[0].t_issue;
+	assert_true(off + 50 * US >= 5 * MS);
+	assert_true(off <= 6 * MS);
+}
+
+static void test_afap_ignores_gaps(void **state)
+{
+	struct replay_opts o = opts();
+	struct replay_stats st;
+
+	(void)state;
+	nev = 0;
+	for (int i = 0; i < 100; i++) {
+		D(i * 10 * MS, 8 * i, 4096, RD);
+		C(i * 10 * MS + 10 * US, 8 * i, 4096, RD);
+	}
+	o.timing = RP_TIMING_AFAP;
+	run(&o, &st);
+	assert_int_equal(st.ios, 100);
+	assert_true(st.replay_span_ns < 200 * MS); /* the trace spans 990 ms */
+	assert_int_equal(st.lag.count, 0);
+	for (int i = 0; i < 100; i++)
+		assert_int_equal(seen[i].off, 8 * 512 * i); /* trace order */
+}
+
+/* ---- the dependency rule -------------------------------------------------------------- */
+
+static void test_dependency(void **state)
+{
+	struct replay_opts o = opts();
+	struct replay_stats st;
+
+	(void)state;
+	nev = 0;
+	D(0, 0, 4096, RD);          /* A */
+	D(500, 100, 4096, RD);      /* X: A still in flight in the trace, must not wait */
+	C(1000, 0, 4096, RD);       /* A completes */
+	D(2000, 200, 4096, RD);     /* B: the trace had completed A, so B waits for A */
+	C(10000, 100, 4096, RD);
+	C(20000, 200, 4096, RD);
+	o.timing = RP_TIMING_AFAP;
+	o.null_lat_ns = 5 * MS;
+	run(&o, &st);
+	assert_int_equal(st.ios, 3);
+	assert_true(seen[1].t_issue - seen[0].t_issue < 2 * MS);
+	assert_true(seen[2].t_issue >= seen[0].t_done);
+	/* X's completion came after B's issue in the trace: B did not wait for X's */
+	assert_true(seen[2].t_issue < seen[1].t_done || seen[2].t_issue - seen[1].t_done < 1 * MS);
+	assert_int_equal(st.dep_waits, 1);
+	assert_int_equal(st.max_inflight, 2);
+	assert_int_equal(st.trace_max_depth, 2);
+}
+
+static void test_depth_follows_trace(void **state)
+{
+	struct replay_opts o = opts();
+	struct replay_stats st;
+
+	(void)state;
+	nev = 0;
+	/* a chain: each IO issued after the previous completed: depth 1 */
+	for (int i = 0; i < 20; i++) {
+		D(i * 100 * US, 8 * i, 4096, RD);
+		C(i * 100 * US + 50 * US, 8 * i, 4096, RD);
+	}
+	o.timing = RP_TIMING_AFAP;
+	o.null_lat_ns = 200 * US;
+	run(&o, &st);
+	assert_int_equal(st.max_inflight, 1);
+	assert_int_equal(st.trace_max_depth, 1);
+	for (int i = 1; i < 20; i++)
+		assert_true(seen[i].t_issue >= seen[i - 1].t_done);
+}
+
+static void test_depth_cap(void **state)
+{
+	struct replay_opts o = opts();
+	struct replay_stats st;
+
+	(void)state;
+	nev = 0;
+	for (int i = 0; i < 10; i++)
+		D(i * US, 8 * i, 4096, RD);
+	for (int i = 0; i < 10; i++)
+		C(1000 * MS + i * US, 8 * i, 4096, RD);
+	o.timing = RP_TIMING_AFAP;
+	o.null_lat_ns = 1 * MS;
+	run(&o, &st);
+	assert_int_equal(st.max_inflight, 10);
+	assert_int_equal(st.trace_max_depth, 10);
+	assert_int_equal(st.dep_waits, 0);
+
+	o = opts();
+	o.timing = RP_TIMING_AFAP;
+	o.null_lat_ns = 1 * MS;
+	o.depth = 3;
+	run(&o, &st);
+	assert_int_equal(st.max_inflight, 3);
+	assert_true(st.depth_waits >= 3);
+	assert_int_equal(st.ios, 10);
+}
+
+static void test_queue_mode(void **state)
+{
+	struct replay_opts o = opts();
+	struct replay_stats st;
+
+	(void)state;
+	nev = 0;
+	/* two queued 4 KiB IOs merged into one 8 KiB request; then one queued after its C */
+	Q(0, 0, 4096, WR);
+	Q(100, 8, 4096, WR);
+	D(200, 0, 8192, WR);
+	C(1000, 0, 8192, WR);
+	Q(2000, 64, 4096, WR);
+	D(2100, 64, 4096, WR);
+	C(3000, 64, 4096, WR);
+	o.timing = RP_TIMING_AFAP;
+	o.null_lat_ns = 2 * MS;
+	o.from = RP_FROM_QUEUE;
+	o.allow_writes = true;
+	run(&o, &st);
+	assert_int_equal(st.ios, 3);
+	assert_int_equal(seen[0].len, 4096);
+	assert_int_equal(seen[1].off, 8 * 512);
+	assert_true(seen[1].t_issue - seen[0].t_issue < 1 * MS);
+	/* the third waits for both merged ones */
+	assert_true(seen[2].t_issue >= seen[0].t_done);
+	assert_true(seen[2].t_issue >= seen[1].t_done);
+	assert_int_equal(st.ops[RP_OP_WRITE], 3);
+}
+
+/* ---- safety -------------------------------------------------------------------------- */
+
+static void mixed(void)
+{
+	nev = 0;
+	D(0, 0, 4096, RD);
+	D(10, 8, 4096, WR);
+	D(20, 16, 4096, WR | BLK_F_DISCARD);
+	D(30, 0, 0, WR | BLK_F_FLUSH);
+	D(40, 24, 4096, WR | BLK_F_WRITE_ZEROES);
+	D(50, 32, 8192, WR | BLK_F_FUA);
+}
+
+static void test_writes_skipped(void **state)
+{
+	struct replay_opts o = opts();
+	struct replay_stats st;
+
+	(void)state;
+	mixed();
+	o.timing = RP_TIMING_AFAP;
+	run(&o, &st);
+	assert_int_equal(st.trace_ios, 6);
+	assert_int_equal(st.ios, 2); /* the read and the flush */
+	assert_int_equal(st.ops[RP_OP_READ], 1);
+	assert_int_equal(st.ops[RP_OP_FLUSH], 1);
+	assert_int_equal(st.ops[RP_OP_WRITE], 0);
+	assert_int_equal(st.skipped_writes, 4);
+	for (size_t i = 0; i < nseen; i++)
+		assert_true(seen[i].op == RP_OP_READ || seen[i].op == RP_OP_FLUSH);
+}
+
+static void test_writes_as_reads(void **state)
+{
+	struct replay_opts o = opts();
+	struct replay_stats st;
+
+	(void)state;
+	mixed();
+	o.timing = RP_TIMING_AFAP;
+	o.writes_as_reads = true;
+	run(&o, &st);
+	assert_int_equal(st.ios, 4);
+	assert_int_equal(st.ops[RP_OP_READ], 3);
+	assert_int_equal(st.writes_as_reads, 2);
+	assert_int_equal(st.skipped_writes, 2); /* discard and write-zeroes cannot be reads */
+	assert_int_equal(st.ops[RP_OP_WRITE], 0);
+}
+
+static void test_writes_allowed(void **state)
+{
+	struct replay_opts o = opts();
+	struct replay_stats st;
+
+	(void)state;
+	mixed();
+	o.timing = RP_TIMING_AFAP;
+	o.allow_writes = true;
+	o.skip_write_zeroes = true;
+	run(&o, &st);
+	assert_int_equal(st.ios, 5);
+	assert_int_equal(st.ops[RP_OP_WRITE], 2);
+	assert_int_equal(st.ops[RP_OP_DISCARD], 1);
+	assert_int_equal(st.ops[RP_OP_FLUSH], 1);
+	assert_int_equal(st.skipped_wzero, 1);
+	assert_int_equal(st.skipped_writes, 0);
+}
+
+/* ---- placement ----------------------------------------------------------------------- */
+
+static void test_offset_wrap_range(void **state)
+{
+	struct replay_opts o = opts();
+	struct replay_stats st;
+	uint64_t big = (100ull << 20) / 512; /* past the 64 MiB target */
+
+	(void)state;
+	nev = 0;
+	D(0, 8, 4096, RD);
+	D(10, big, 4096, RD);
+	o.timing = RP_TIMING_AFAP;
+	o.offset = 1 << 20;
+	run(&o, &st);
+	assert_int_equal(st.ios, 1);
+	assert_int_equal(seen[0].off, (1 << 20) + 4096);
+	assert_int_equal(st.skipped_range, 1);
+
+	o = opts();
+	o.timing = RP_TIMING_AFAP;
+	o.wrap = true;
+	run(&o, &st);
+	assert_int_equal(st.ios, 2);
+	assert_int_equal(st.wrapped, 1);
+	assert_int_equal(seen[1].off, (100ull << 20) % (64ull << 20));
+}
+
+static void test_unmapped(void **state)
+{
+	struct replay_opts o = opts();
+	struct replay_stats st;
+	struct rp_map m = {BLK_MKDEV(8, 32), target};
+
+	(void)state;
+	nev = 0;
+	D(0, 8, 4096, RD);  /* 8,16: no target */
+	D(10, 8, 4096, RD);
+	evs[1].dev = BLK_MKDEV(8, 32);
+	o.timing = RP_TIMING_AFAP;
+	o.target = NULL;
+	o.maps = &m;
+	o.nmaps = 1;
+	run(&o, &st);
+	assert_int_equal(st.ios, 1);
+	assert_int_equal(st.skipped_unmapped, 1);
+}
+
+static void test_place(void **state)
+{
+	uint64_t out;
+
+	(void)state;
+	assert_int_equal(rp_place(0, 4096, 0, 1 << 20, false, &out), 0);
+	assert_int_equal(out, 0);
+	assert_int_equal(rp_place((1 << 20) - 4096, 4096, 0, 1 << 20, false, &out), 0);
+	assert_int_equal(rp_place((1 << 20) - 4096, 4096, 4096, 1 << 20, false, &out), -ERANGE);
+	assert_int_equal(rp_place((1 << 20) - 4096, 4096, 4096, 1 << 20, true, &out), 1);
+	assert_true(out >= 4096 && out + 4096 <= (1 << 20));
+	assert_int_equal(out % 4096, 0);
+	assert_int_equal(rp_place(3 << 20, 8192, 0, 1 << 20, true, &out), 1);
+	assert_int_equal(out, 0);
+	assert_int_equal(rp_place(0, 8192, 0, 4096, true, &out), -ERANGE);
+	assert_int_equal(rp_place(UINT64_MAX - 10, 4096, 4096, 1 << 20, false, &out), -ERANGE);
+	assert_int_equal(rp_place(0, 4096, 2 << 20, 1 << 20, true, &out), -ERANGE);
+}
+
+static void test_parse_dev_and_pattern(void **state)
+{
+	uint32_t dev;
+	uint8_t a[100], b[100];
+	struct iot_err e;
+
+	(void)state;
+	assert_int_equal(rp_parse_dev("8,16", &dev, &e), 0);
+	assert_int_equal(dev, BLK_MKDEV(8, 16));
+	assert_int_equal(rp_parse_dev("259:3", &dev, &e), 0);
+	assert_int_equal(dev, BLK_MKDEV(259, 3));
+	assert_true(rp_parse_dev("no-such-disk-xyz", &dev, &e) < 0);
+	assert_true(rp_parse_dev("../etc", &dev, &e) < 0);
+	rp_pattern_fill(a, sizeof(a), 7);
+	rp_pattern_fill(b, sizeof(b), 7);
+	assert_memory_equal(a, b, sizeof(a));
+	rp_pattern_fill(b, sizeof(b), 8);
+	assert_memory_not_equal(a, b, sizeof(a));
+}
+
+static void test_json(void **state)
+{
+	struct replay_opts o = opts();
+	struct replay_stats st;
+	char *s;
+
+	(void)state;
+	mixed();
+	o.timing = RP_TIMING_AFAP;
+	run(&o, &st);
+	s = replay_stats_json(&o, &st);
+	assert_non_null(s);
+	assert_non_null(strstr(s, "\"skipped\""));
+	assert_non_null(strstr(s, "\"writes\": 4"));
+	assert_non_null(strstr(s, "\"engine\": \"null\""));
+	free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_original_timing),
+		cmocka_unit_test(test_speed),
+		cmocka_unit_test(test_afap_ignores_gaps),
+		cmocka_unit_test(test_dependency),
+		cmocka_unit_test(test_depth_follows_trace),
+		cmocka_unit_test(test_depth_cap),
+		cmocka_unit_test(test_queue_mode),
+		cmocka_unit_test(test_writes_skipped),
+		cmocka_unit_test(test_writes_as_reads),
+		cmocka_unit_test(test_writes_allowed),
+		cmocka_unit_test(test_offset_wrap_range),
+		cmocka_unit_test(test_unmapped),
+		cmocka_unit_test(test_place),
+		cmocka_unit_test(test_parse_dev_and_pattern),
+		cmocka_unit_test(test_json),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
