@@ -550,7 +550,8 @@ static int derive_labels(struct compare *c, struct iot_err *e)
 			char *a = sample_attr(&c->sample[i], names[k]);
 			char *b = sample_attr(&c->sample[0], names[k]);
 
-			if (a)
+			/* without any manifest, equal device names say nothing about the runs */
+			if (a && c->sample[i].manifest)
 				any = true;
 			if (!str_eq(a, b))
 				varies[k] = true;

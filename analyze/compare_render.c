@@ -102,6 +102,35 @@ static void pad(FILE *f, size_t n)
 		fputc(' ', f);
 }
 
+static void tbl_text_line(const struct tbl *t, const size_t *w, size_t r, FILE *f)
+{
+	char *line = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&line, &len);
+
+	if (!m)
+		return;
+	for (size_t c = 0; c < t->nc; c++) {
+		const char *s = tbl_get(t, r, c);
+		size_t gap = w[c] - width(s);
+
+		if (c)
+			fputs("  ", m);
+		if (t->right[c] && r)
+			pad(m, gap);
+		fputs(s, m);
+		if (!t->right[c] || !r)
+			pad(m, gap);
+	}
+	fclose(m);
+	/* no trailing blanks: empty last columns would otherwise leave them */
+	while (len && line[len - 1] == ' ')
+		len--;
+	fwrite(line, 1, len, f);
+	fputc('\n', f);
+	free(line);
+}
+
 static void tbl_text(const struct tbl *t, FILE *f)
 {
 	size_t w[16] = {0};
@@ -111,20 +140,7 @@ static void tbl_text(const struct tbl *t, FILE *f)
 			if (width(tbl_get(t, r, c)) > w[c])
 				w[c] = width(tbl_get(t, r, c));
 	for (size_t r = 0; r < t->nr; r++) {
-		for (size_t c = 0; c < t->nc; c++) {
-			const char *s = tbl_get(t, r, c);
-			size_t gap = w[c] - width(s);
-			bool last = c + 1 == t->nc;
-
-			if (c)
-				fputs("  ", f);
-			if (t->right[c] && r)
-				pad(f, gap);
-			fputs(s, f);
-			if ((!t->right[c] || !r) && !last)
-				pad(f, gap);
-		}
-		fputc('\n', f);
+		tbl_text_line(t, w, r, f);
 		if (r == 0) {
 			for (size_t c = 0; c < t->nc; c++) {
 				if (c)

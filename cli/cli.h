@@ -42,6 +42,8 @@ int parse_duration_ns(const char *opt, const char *s, unsigned long long *out);
 CMD_DECL(analyze);
 extern const char usage_analyze[];
 CMD_DECL(replay); extern const char usage_replay[];
+CMD_DECL(report); extern const char usage_report[];
+CMD_DECL(compare); extern const char usage_compare[];
 /* one CMD_DECL and usage_X line per subcommand, beside its table entry in iotape.c */
 
 #endif

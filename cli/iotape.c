@@ -17,6 +17,8 @@ static const struct cmd commands[] = {
 	{"analyze", cmd_analyze, "analyze block traces, packet captures or run directories",
 	 usage_analyze},
 	{"replay", cmd_replay, "replay a block trace onto devices or files", usage_replay},
+	{"report", cmd_report, "HTML report with graphs of one or more runs", usage_report},
+	{"compare", cmd_compare, "compare runs: statistics, baseline, --fail-if gates", usage_compare},
 	/* new subcommands go here */
 	{"help", cmd_help, "show help for a command", "usage: iotape help [COMMAND]\n"},
 	{"version", cmd_version, "print the version", "usage: iotape version\n"},

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT */
+/* iotape compare: a table of runs, grouped by label, with statistics and --fail-if gates. */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analyze/compare.h"
+#include "analyze/report_scan.h"
+#include "formats/blktrace.h"
+
+const char usage_compare[] =
+	"usage: iotape compare RUN|SUMMARY.json... [--label L]... [--baseline LABEL]\n"
+	"                      [--fail-if 'METRIC<-10%']... [--alpha P] [--rows KEY --cols KEY]\n"
+	"                      [--by KEY,...] [--format text|markdown|csv|json] [-o FILE]\n"
+	"                      [--idle DUR]\n"
+	"\n"
+	"Compare runs: run directories (analyzed here) or saved 'iotape analyze --json' output.\n"
+	"Runs with the same label form a group: mean, sd, median, 95% CI (Student t), and\n"
+	"Welch's t-test against the baseline group.\n"
+	"\n"
+	"  --label L        label of the next run, in order (default: from the manifest)\n"
+	"  --by KEYS        manifest keys that make automatic labels\n"
+	"                   (default kernel,distro,filesystem,device: those that differ)\n"
+	"  --baseline L     the group others are compared with (default: the first)\n"
+	"  --fail-if RULE   METRIC<VALUE, METRIC>=VALUE or a change like 'mbps<-10%';\n"
+	"                   exit status 1 when a group crosses it (repeatable)\n"
+	"  --alpha P        a relative rule fails only when also significant (p < P)\n"
+	"  --rows KEY, --cols KEY   matrix layout (e.g. --rows distro --cols filesystem)\n"
+	"  --format F       text (default), markdown, csv, json\n"
+	"  -o FILE          write to FILE instead of standard output\n"
+	"  --idle DUR       shortest idle gap when analyzing run directories (default 10ms)\n"
+	"\n"
+	"Metrics: mbps, iops, lat_p50, lat_p99 (D2C, us), idle_pct, longest_gap (ms), seeks,\n"
+	"seq_pct, nfsV.OP (mean NFS response time, ms; nfs.OP for any version).\n";
+
+/* A run directory's analysis (this command's own pass) and its manifest, or a saved summary. */
+static int load_input(const char *path, uint64_t idle_ns, json_t **summary, json_t **manifest)
+{
+	struct stat st;
+	json_error_t je;
+	struct iot_err e;
+
+	*summary = *manifest = NULL;
+	if (stat(path, &st))
+		return error("'%s': %s", path, strerror(errno)), exit_code_for(-errno);
+	if (S_ISDIR(st.st_mode)) {
+		struct bt_reader *rd;
+		struct rpt_run run;
+		char *mpath;
+		int ret;
+
+		ret = bt_reader_open(&rd, path, &e);
+		if (ret)
+			return error("%s", e.msg), exit_code_for(ret);
+		rpt_run_init(&run, 0, idle_ns);
+		ret = rpt_run_read(&run, rd, &e);
+		bt_reader_free(rd);
+		if (ret) {
+			rpt_run_release(&run);
+			return error("%s", e.msg), exit_code_for(ret);
+		}
+		*summary = rpt_run_to_json(&run);
+		rpt_run_release(&run);
+		if (!*summary)
+			return error("out of memory"), EXIT_SYSTEM;
+		if (asprintf(&mpath, "%s/manifest.json", path) < 0)
+			return error("out of memory"), EXIT_SYSTEM;
+		if (!access(mpath, F_OK)) {
+			*manifest = json_load_file(mpath, 0, &je);
+			if (!*manifest)
+				warning("'%s': %s (line %d); labels will not use it", mpath, je.text,
+					je.line);
+		}
+		free(mpath);
+		return 0;
+	}
+	*summary = json_load_file(path, 0, &je);
+	if (!*summary)
+		return error("'%s': not a JSON summary: %s (line %d)", path, je.text, je.line),
+		       EXIT_USAGE;
+	return 0;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"label", 1, 0, 'l'}, {"baseline", 1, 0, 'b'}, {"fail-if", 1, 0, 'f'},
+		{"alpha", 1, 0, 'a'}, {"rows", 1, 0, 'r'},     {"cols", 1, 0, 'c'},
+		{"by", 1, 0, 'B'},    {"format", 1, 0, 'F'},   {"output", 1, 0, 'o'},
+		{"idle", 1, 0, 'i'},  {0, 0, 0, 0},
+	};
+	struct compare_opts o = {0};
+	enum cmp_format fmt = CMP_FMT_TEXT;
+	const char **labels = calloc((size_t)argc + 1, sizeof(*labels));
+	const char *outpath = NULL;
+	unsigned long long idle_ns = 10000000ull;
+	size_t nlabels = 0;
+	struct compare c;
+	struct iot_err e;
+	FILE *out = stdout;
+	int opt, ret = EXIT_OK;
+
+	if (!labels)
+		return error("out of memory"), EXIT_SYSTEM;
+	compare_init(&c);
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'l':
+			labels[nlabels++] = optarg;
+			break;
+		case 'b':
+			o.baseline = optarg;
+			break;
+		case 'f':
+			if (compare_add_rule(&c, optarg, &e)) {
+				ret = usage_error("--fail-if: %s", e.msg);
+				goto out;
+			}
+			break;
+		case 'a':
+			if (parse_double("--alpha", optarg, &o.alpha)) {
+				ret = EXIT_USAGE;
+				goto out;
+			}
+			if (!(o.alpha > 0 && o.alpha < 1)) {
+				ret = usage_error("--alpha: '%s' is not between 0 and 1", optarg);
+				goto out;
+			}
+			break;
+		case 'r':
+			o.rows = optarg;
+			break;
+		case 'c':
+			o.cols = optarg;
+			break;
+		case 'B':
+			o.by = optarg;
+			break;
+		case 'F':
+			if (compare_format_parse(optarg, &fmt) || fmt == CMP_FMT_HTML) {
+				ret = usage_error("--format: '%s' is not text, markdown, csv or json",
+						  optarg);
+				goto out;
+			}
+			break;
+		case 'o':
+			outpath = optarg;
+			break;
+		case 'i':
+			if (parse_duration_ns("--idle", optarg, &idle_ns)) {
+				ret = EXIT_USAGE;
+				goto out;
+			}
+			break;
+		default:
+			ret = usage_error("unknown option");
+			goto out;
+		}
+	}
+	if (optind >= argc) {
+		ret = usage_error("no runs to compare");
+		goto out;
+	}
+	if (nlabels && nlabels != (size_t)(argc - optind)) {
+		ret = usage_error("%zu --label for %d runs: give one per run, in order", nlabels,
+				  argc - optind);
+		goto out;
+	}
+	for (int i = optind; i < argc; i++) {
+		json_t *summary, *manifest;
+
+		ret = load_input(argv[i], idle_ns, &summary, &manifest);
+		if (ret)
+			goto out;
+		ret = compare_add(&c, argv[i], summary, manifest,
+				  nlabels ? labels[i - optind] : NULL, &e);
+		json_decref(summary);
+		json_decref(manifest);
+		if (ret) {
+			error("%s", e.msg);
+			ret = exit_code_for(ret);
+			goto out;
+		}
+	}
+	ret = compare_finish(&c, &o, &e);
+	if (ret) {
+		ret = usage_error("%s", e.msg);
+		goto out;
+	}
+	if (outpath && !(out = fopen(outpath, "w"))) {
+		ret = exit_code_for(-errno);
+		error("'%s': %s", outpath, strerror(errno));
+		out = stdout;
+		goto out;
+	}
+	ret = compare_render(&c, fmt, out);
+	if (out != stdout && fclose(out))
+		ret = -EIO;
+	else if (out == stdout && fflush(stdout))
+		ret = -EIO;
+	out = stdout;
+	if (ret) {
+		error("writing the table: %s", strerror(-ret));
+		ret = EXIT_SYSTEM;
+		goto out;
+	}
+	ret = c.nfailed ? EXIT_THRESHOLD : EXIT_OK;
+out:
+	compare_release(&c);
+	free(labels);
+	return ret;
+}

@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: MIT */
+/* Tests for analyze/compare.c: rules, labels, groups, baseline, Welch, --fail-if, renderers. */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "analyze/compare.h"
+
+#define NEAR(a, b, tol) assert_true(fabs((a) - (b)) <= (tol))
+
+/* A summary with one device: mbps MB/s over 1 s, p99 in us, and a manifest. */
+static json_t *summary(double mbps, double p99_us, const char *kernel, const char *fs)
+{
+	json_t *s = json_pack("{s:I,s:[{s:s,s:{s:I,s:I},s:{s:I,s:I},s:{s:{s:I,s:I}},"
+			      "s:{s:f,s:[I]},s:{s:f,s:f}}]}",
+			      "span_ns", (json_int_t)1000000000, "devices", "dev", "8,0", "reads",
+			      "ios", (json_int_t)100, "bytes", (json_int_t)(mbps * 1e6), "writes",
+			      "ios", (json_int_t)0, "bytes", (json_int_t)0, "latency_ns", "d2c",
+			      "p50", (json_int_t)100000, "p99", (json_int_t)(p99_us * 1000), "idle",
+			      "pct", 1.5, "longest", (json_int_t)20000000, "seeks", "per_sec", 10.0,
+			      "sequential_pct", 90.0);
+
+	assert_non_null(s);
+	if (kernel)
+		json_object_set_new(s, "manifest",
+				    json_pack("{s:s,s:[{s:s,s:[{s:s}]}]}", "kernel", kernel,
+					      "devices", "name", "sda", "filesystems", "type", fs));
+	return s;
+}
+
+static void add(struct compare *c, const char *path, json_t *s, const char *label)
+{
+	struct iot_err e;
+
+	assert_int_equal(compare_add(c, path, s, NULL, label, &e), 0);
+	json_decref(s);
+}
+
+static void test_parse_rule(void **state)
+{
+	struct cmp_rule r;
+	struct iot_err e;
+
+	(void)state;
+	assert_int_equal(compare_parse_rule("mbps<-10%", &r, &e), 0);
+	assert_string_equal(r.metric, "mbps");
+	assert_int_equal(r.op, CMP_LT);
+	NEAR(r.value, -10, 0);
+	assert_true(r.relative);
+	assert_int_equal(compare_parse_rule(" lat_p99 >= 2.5 ", &r, &e), 0);
+	assert_string_equal(r.metric, "lat_p99");
+	assert_int_equal(r.op, CMP_GE);
+	NEAR(r.value, 2.5, 0);
+	assert_false(r.relative);
+	assert_int_equal(compare_parse_rule("idle_pct>+5 %", &r, &e), 0);
+	assert_int_equal(r.op, CMP_GT);
+	assert_true(r.relative);
+	assert_int_equal(compare_parse_rule("mbps<=0", &r, &e), 0);
+	assert_int_equal(r.op, CMP_LE);
+	assert_int_equal(compare_parse_rule("mbps", &r, &e), -EINVAL);
+	assert_int_equal(compare_parse_rule("<5", &r, &e), -EINVAL);
+	assert_int_equal(compare_parse_rule("mbps<abc", &r, &e), -EINVAL);
+	assert_int_equal(compare_parse_rule("mbps<5ms", &r, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "ms"));
+	assert_int_equal(compare_parse_rule("mbps<nan", &r, &e), -EINVAL);
+}
+
+static void test_groups_and_welch(void **state)
+{
+	struct compare c;
+	struct iot_err e;
+	struct compare_opts o = {.baseline = "6.1"};
+	const struct cmp_cell *old, *new;
+	int m;
+
+	(void)state;
+	compare_init(&c);
+	/* a (6.1): 100 102 104; b (6.6): 90 91 92 (labels from the varying kernel) */
+	add(&c, "r1", summary(100, 1000, "6.1", "ext4"), NULL);
+	add(&c, "r2", summary(90, 1500, "6.6", "ext4"), NULL);
+	add(&c, "r3", summary(102, 1000, "6.1", "ext4"), NULL);
+	add(&c, "r4", summary(91, 1500, "6.6", "ext4"), NULL);
+	add(&c, "r5", summary(104, 1000, "6.1", "ext4"), NULL);
+	add(&c, "r6", summary(92, 1500, "6.6", "ext4"), NULL);
+	assert_int_equal(compare_add_rule(&c, "mbps<-10%", &e), 0);
+	assert_int_equal(compare_add_rule(&c, "p99>1200", &e), 0);
+	assert_int_equal(compare_finish(&c, &o, &e), 0);
+	assert_int_equal(c.ngroups, 2);
+	assert_string_equal(c.group[0].label, "6.1");
+	assert_string_equal(c.group[1].label, "6.6");
+	assert_int_equal(c.baseline, 0);
+	m = compare_metric_find(&c, "MB/s");
+	assert_int_equal(m, compare_metric_find(&c, "mbps"));
+	old = &c.group[0].cell[m];
+	new = &c.group[1].cell[m];
+	assert_int_equal(old->s.n, 3);
+	NEAR(old->s.mean, 102, 1e-9);
+	NEAR(old->s.sd, 2, 1e-9);
+	NEAR(new->s.mean, 91, 1e-9);
+	NEAR(new->s.sd, 1, 1e-9);
+	/* change: (91 - 102) / 102 = -10.784 %; t = -11 / sqrt(4/3 + 1/3) = -8.5206,
+	 * df = (5/3)^2 / ((4/3)^2/2 + (1/3)^2/2) = 2.9412 */
+	NEAR(new->change_pct, -11.0 / 102 * 100, 1e-9);
+	NEAR(new->welch.t, -11 / sqrt(5.0 / 3), 1e-9);
+	NEAR(new->welch.df, (25.0 / 9) / ((16.0 / 9 + 1.0 / 9) / 2), 1e-9);
+	assert_true(new->welch.p > 0.003 && new->welch.p < 0.004);
+	assert_true(isnan(old->change_pct));
+	/* mbps -10.8 % fails the relative rule; p99 1500 > 1200 fails the absolute one */
+	assert_int_equal(new->result, CMP_FAIL);
+	assert_int_equal(old->result, CMP_PASS);
+	m = compare_metric_find(&c, "p99");
+	assert_int_equal(c.group[1].cell[m].result, CMP_FAIL);
+	assert_int_equal(c.group[0].cell[m].result, CMP_PASS);
+	assert_int_equal(c.nfailed, 2);
+	compare_release(&c);
+}
+
+static void test_labels(void **state)
+{
+	struct compare c;
+	struct iot_err e;
+	struct compare_opts o = {.baseline = "nope"};
+
+	(void)state;
+	/* explicit labels win; nothing in common and no manifest: the file name */
+	compare_init(&c);
+	add(&c, "dir/run-a.json", summary(1, 1, NULL, NULL), NULL);
+	add(&c, "dir/run-b/", summary(1, 1, NULL, NULL), NULL);
+	add(&c, "x", summary(1, 1, NULL, NULL), "mine");
+	assert_int_equal(compare_finish(&c, NULL, &e), 0);
+	assert_int_equal(c.ngroups, 3);
+	assert_string_equal(c.group[0].label, "run-a");
+	assert_string_equal(c.group[1].label, "run-b");
+	assert_string_equal(c.group[2].label, "mine");
+	compare_release(&c);
+
+	/* identical manifests: one group of repeated runs, named by what they share */
+	compare_init(&c);
+	add(&c, "a", summary(1, 1, "6.1", "xfs"), NULL);
+	add(&c, "b", summary(2, 1, "6.1", "xfs"), NULL);
+	assert_int_equal(compare_finish(&c, NULL, &e), 0);
+	assert_int_equal(c.ngroups, 1);
+	assert_string_equal(c.group[0].label, "6.1 / xfs / sda");
+	compare_release(&c);
+
+	/* the filesystem differs: it alone names the groups; unknown baseline is an error */
+	compare_init(&c);
+	add(&c, "a", summary(1, 1, "6.1", "xfs"), NULL);
+	add(&c, "b", summary(2, 1, "6.1", "ext4"), NULL);
+	assert_int_equal(compare_finish(&c, &o, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "'xfs', 'ext4'"));
+	compare_release(&c);
+
+	/* a rule on an unknown metric */
+	compare_init(&c);
+	add(&c, "a", summary(1, 1, NULL, NULL), NULL);
+	assert_int_equal(compare_add_rule(&c, "bogus<1", &e), 0);
+	assert_int_equal(compare_finish(&c, NULL, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "bogus"));
+	compare_release(&c);
+}
+
+static void test_matrix_and_render(void **state)
+{
+	struct compare c;
+	struct iot_err e;
+	struct compare_opts o = {.rows = "kernel", .cols = "filesystem"};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	compare_init(&c);
+	add(&c, "a", summary(100, 1, "6.1", "xfs"), NULL);
+	add(&c, "b", summary(80, 1, "6.1", "ext4"), NULL);
+	add(&c, "c", summary(50, 1, "6.6", "xfs"), NULL);
+	add(&c, "d", summary(40, 1, "6.6", "ext4<b>"), NULL);
+	assert_int_equal(compare_finish(&c, &o, &e), 0);
+	assert_int_equal(c.ngroups, 4);
+	assert_string_equal(c.group[3].rowv, "6.6");
+	assert_string_equal(c.group[3].colv, "ext4<b>");
+	f = open_memstream(&buf, &len);
+	assert_int_equal(compare_render(&c, CMP_FMT_TEXT, f), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "kernel \\ filesystem"));
+	assert_non_null(strstr(buf, "100.00 (baseline)"));
+	assert_non_null(strstr(buf, "40.00 (-60.0%)"));
+	free(buf);
+	/* HTML escapes what came from the manifest */
+	f = open_memstream(&buf, &len);
+	assert_int_equal(compare_render(&c, CMP_FMT_HTML, f), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "ext4&lt;b&gt;"));
+	assert_null(strstr(buf, "ext4<b>"));
+	free(buf);
+	compare_release(&c);
+}
+
+static void test_csv_quoting(void **state)
+{
+	struct compare c;
+	struct iot_err e;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	compare_init(&c);
+	add(&c, "a", summary(10, 1, NULL, NULL), "a,\"b\"");
+	assert_int_equal(compare_finish(&c, NULL, &e), 0);
+	f = open_memstream(&buf, &len);
+	assert_int_equal(compare_render(&c, CMP_FMT_CSV, f), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "\nmbps,,\"a,\"\"b\"\"\",1,10,,10,,,,,,,\n"));
+	free(buf);
+	compare_release(&c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_rule),
+		cmocka_unit_test(test_groups_and_welch),
+		cmocka_unit_test(test_labels),
+		cmocka_unit_test(test_matrix_and_render),
+		cmocka_unit_test(test_csv_quoting),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
