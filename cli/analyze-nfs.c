@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: MIT */
+/* iotape analyze for packet captures: NFS/RPC statistics as text or the "nfs" JSON object. */
+#include "cli/analyze.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "analyze/nfs_stats.h"
+#include "cli/cli.h"
+#include "formats/nfs_pipe.h"
+
+static const char *const run_names[] = {"net.pcapng", "net.pcap", "net.pcapng.gz", "net.pcap.gz"};
+
+/* A run directory's capture file, or NULL. */
+static char *run_capture(const char *dir)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(run_names) / sizeof(run_names[0]); i++) {
+		char *p;
+		struct stat st;
+
+		if (asprintf(&p, "%s/%s", dir, run_names[i]) < 0)
+			return NULL;
+		if (stat(p, &st) == 0 && S_ISREG(st.st_mode))
+			return p;
+		free(p);
+	}
+	return NULL;
+}
+
+int analyze_is_capture(const char *path)
+{
+	struct stat st;
+	char *p;
+
+	if (stat(path, &st) != 0)
+		return 0;
+	if (S_ISDIR(st.st_mode)) {
+		p = run_capture(path);
+		free(p);
+		return p != NULL;
+	}
+	return pcap_src_probe(path);
+}
+
+/* "123 ns", "45.6 us", "7.89 ms", "1.23 s" in 8 columns */
+static const char *fmt_ns(char *buf, size_t len, double ns)
+{
+	if (ns < 1e3)
+		snprintf(buf, len, "%.0fns", ns);
+	else if (ns < 1e6)
+		snprintf(buf, len, "%.1fus", ns / 1e3);
+	else if (ns < 1e9)
+		snprintf(buf, len, "%.2fms", ns / 1e6);
+	else
+		snprintf(buf, len, "%.2fs", ns / 1e9);
+	return buf;
+}
+
+static void text_procs(FILE *f, const struct nfs_stats *s)
+{
+	unsigned i;
+	char b[7][24];
+
+	fprintf(f, "%-8s %-7s %-20s %9s %7s %10s %9s %9s %9s %9s %9s %9s\n", "program", "version",
+		"procedure", "calls", "errors", "MB", "min", "mean", "p50", "p90", "p99", "max");
+	for (i = 0; i < s->nprocs; i++) {
+		const struct nfs_proc_stats *r = &s->procs[i];
+		const struct hist *h = r->srt;
+		const char *pn = r->kind == RPC_KIND_NFS_CB ? "NFS_CB" : rpc_prog_name(r->prog);
+		char pbuf[16];
+
+		if (!pn) {
+			snprintf(pbuf, sizeof(pbuf), "%u", r->prog);
+			pn = pbuf;
+		}
+		fprintf(f, "%-8s %-7s %-20s %9llu %7llu %10.1f %9s %9s %9s %9s %9s %9s\n", pn,
+			r->version, r->name, (unsigned long long)r->calls,
+			(unsigned long long)r->errors, (double)r->bytes / 1e6,
+			fmt_ns(b[0], 24, h->count ? (double)h->min : 0),
+			fmt_ns(b[1], 24, hist_mean(h)), fmt_ns(b[2], 24, (double)hist_quantile(h, .5)),
+			fmt_ns(b[3], 24, (double)hist_quantile(h, .9)),
+			fmt_ns(b[4], 24, (double)hist_quantile(h, .99)),
+			fmt_ns(b[5], 24, (double)h->max));
+	}
+}
+
+static void text_fh(FILE *f, const struct nfs_stats *s, int by_bytes)
+{
+	unsigned idx[64], n, i, k, top = s->cfg.top < 64 ? s->cfg.top : 64;
+
+	n = nfs_stats_top_fh(s, by_bytes, idx, top);
+	if (!n)
+		return;
+	fprintf(f, "\ntop file handles by %s:\n", by_bytes ? "bytes" : "ops");
+	for (i = 0; i < n; i++) {
+		const struct nfs_fh_stats *h = &s->fhs[idx[i]];
+		char hex[2 * NFS_FH_MAX + 1];
+
+		for (k = 0; k < h->len && k < 24; k++)
+			snprintf(hex + 2 * k, 3, "%02x", h->fh[k]);
+		hex[2 * k] = 0;
+		fprintf(f, "  %-48s%s %9llu ops %10.1f MB read %10.1f MB written", hex,
+			h->len > 24 ? "…" : " ", (unsigned long long)h->ops,
+			(double)h->read_bytes / 1e6, (double)h->write_bytes / 1e6);
+		if (h->size != UINT64_MAX)
+			fprintf(f, "  size %llu", (unsigned long long)h->size);
+		fputc('\n', f);
+	}
+}
+
+static void text_render(FILE *f, const char *path, const struct nfs_stats *s,
+			const struct nfs_pipe *p)
+{
+	const struct tcp_counters *t = tcp_table_counters(p->tcp);
+	const struct rpc_counters *r = rpc_dec_counters(p->rpc);
+	unsigned i;
+	char b[2][24];
+
+	fprintf(f, "capture '%s': %llu frames over %.3f s, %llu RPC calls, %llu replies\n\n", path,
+		(unsigned long long)p->n.frames, (double)(p->n.last_ns - p->n.first_ns) / 1e9,
+		(unsigned long long)r->calls, (unsigned long long)r->replies);
+	if (!s->nprocs) {
+		fprintf(f, "no RPC traffic found\n");
+	} else {
+		text_procs(f, s);
+	}
+	if (s->nclients) {
+		fprintf(f, "\nclients:\n");
+		for (i = 0; i < s->nclients; i++) {
+			const struct nfs_client_stats *c = &s->clients[i];
+			char a[64];
+
+			nfs_addr_str(c->family, c->addr, a, sizeof(a));
+			fprintf(f, "  %-39s %9llu calls %7llu errors %10.1f MB read %10.1f MB written"
+				   "  mean %s max %s\n",
+				a, (unsigned long long)c->calls, (unsigned long long)c->errors,
+				(double)c->read_bytes / 1e6, (double)c->write_bytes / 1e6,
+				fmt_ns(b[0], 24, c->replies ? (double)(c->srt_sum / c->replies) : 0),
+				fmt_ns(b[1], 24, (double)c->srt_max));
+		}
+	}
+	text_fh(f, s, 0);
+	text_fh(f, s, 1);
+	if (s->copy.calls || s->copy.callbacks) {
+		fprintf(f, "\nserver-side copy: %llu COPY calls (%llu synchronous, %llu asynchronous, "
+			   "%llu errors), %.1f MB copied, %llu CB_OFFLOAD",
+			(unsigned long long)s->copy.calls,
+			(unsigned long long)(s->copy.calls - s->copy.async),
+			(unsigned long long)s->copy.async, (unsigned long long)s->copy.errors,
+			(double)(s->copy.bytes + s->copy.cb_bytes) / 1e6,
+			(unsigned long long)s->copy.callbacks);
+		if (s->copy.cb_latency.count)
+			fprintf(f, ", COPY to CB_OFFLOAD mean %s max %s",
+				fmt_ns(b[0], 24, hist_mean(&s->copy.cb_latency)),
+				fmt_ns(b[1], 24, (double)s->copy.cb_latency.max));
+		fputc('\n', f);
+	}
+	fprintf(f, "\nstream: %llu connections, %llu bytes lost, %llu RPC retransmits, "
+		   "%llu TCP retransmits, %llu unmatched calls, %llu unmatched replies",
+		(unsigned long long)t->conns, (unsigned long long)t->lost_bytes,
+		(unsigned long long)r->retransmits, (unsigned long long)t->retransmits,
+		(unsigned long long)r->unmatched_calls, (unsigned long long)r->unmatched_replies);
+	if (t->bad_records || t->resyncs)
+		fprintf(f, ", %llu bad records, %llu resyncs", (unsigned long long)t->bad_records,
+			(unsigned long long)t->resyncs);
+	fputc('\n', f);
+}
+
+int analyze_capture(const char *path, const struct analyze_opts *o, json_t *root, FILE *text)
+{
+	struct nfs_stats_cfg scfg = {.interval_ns = o ? o->interval_ns : 0, .top = o ? o->top : 0};
+	struct nfs_stats s;
+	struct nfs_pipe p;
+	struct pcap_src *src;
+	struct iot_err e;
+	struct stat st;
+	char *file = NULL;
+	int ret;
+
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		file = run_capture(path);
+		if (!file)
+			return error("'%s': no net.pcap or net.pcapng in the run directory", path),
+			       EXIT_USAGE;
+		path = file;
+	}
+	ret = pcap_src_open(&src, path, &e);
+	if (ret) {
+		free(file);
+		return error("%s", e.msg), exit_code_for(ret);
+	}
+	nfs_stats_init(&s, &scfg);
+	ret = nfs_pipe_init(&p, NULL, NULL, nfs_stats_txn, &s);
+	if (ret) {
+		pcap_src_free(src);
+		free(file);
+		return error("out of memory"), EXIT_SYSTEM;
+	}
+	ret = nfs_pipe_run(&p, src, &e);
+	pcap_src_free(src);
+	if (ret) {
+		error("'%s': %s", path, e.msg);
+		nfs_pipe_release(&p);
+		nfs_stats_release(&s);
+		free(file);
+		return exit_code_for(ret);
+	}
+	nfs_pipe_finish(&p);
+	if (p.n.truncated)
+		warning("'%s': the capture ends inside a packet record (truncated file)", path);
+	nfs_stats_sort(&s);
+	if (root)
+		json_object_set_new(root, "nfs", nfs_stats_json(&s, &p));
+	if (text)
+		text_render(text, path, &s, &p);
+	nfs_pipe_release(&p);
+	nfs_stats_release(&s);
+	free(file);
+	return EXIT_OK;
+}

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/* NFS call and reply summaries (RFC 1813 NFSv3, RFC 7530/8881/7862 NFSv4.0/4.1/4.2). */
+#ifndef IOTAPE_FORMATS_NFS_H
+#define IOTAPE_FORMATS_NFS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/cursor.h"
+
+#define NFS_PROGRAM 100003u
+#define NFS_CB_PROGRAM_LINUX 0x40000000u /* the callback program Linux and libnfs use */
+#define NFS_FH_MAX 128 /* NFS4_FHSIZE; NFSv3 allows 64 */
+#define NFS_OPS_MAX 24 /* v4 ops remembered per COMPOUND (more are counted, not listed) */
+
+/* NFSv4 operation numbers used by the decoders (RFC 7530 16, RFC 8881 18, RFC 7862 15). */
+enum {
+	OP4_ACCESS = 3, OP4_CLOSE = 4, OP4_COMMIT = 5, OP4_CREATE = 6, OP4_DELEGRETURN = 8,
+	OP4_GETATTR = 9, OP4_GETFH = 10, OP4_LINK = 11, OP4_LOCK = 12, OP4_LOCKT = 13,
+	OP4_LOCKU = 14, OP4_LOOKUP = 15, OP4_LOOKUPP = 16, OP4_NVERIFY = 17, OP4_OPEN = 18,
+	OP4_OPENATTR = 19, OP4_OPEN_CONFIRM = 20, OP4_OPEN_DOWNGRADE = 21, OP4_PUTFH = 22,
+	OP4_PUTPUBFH = 23, OP4_PUTROOTFH = 24, OP4_READ = 25, OP4_READDIR = 26, OP4_READLINK = 27,
+	OP4_REMOVE = 28, OP4_RENAME = 29, OP4_RENEW = 30, OP4_RESTOREFH = 31, OP4_SAVEFH = 32,
+	OP4_SECINFO = 33, OP4_SETATTR = 34, OP4_SETCLIENTID = 35, OP4_SETCLIENTID_CONFIRM = 36,
+	OP4_VERIFY = 37, OP4_WRITE = 38, OP4_RELEASE_LOCKOWNER = 39, OP4_BIND_CONN = 41,
+	OP4_EXCHANGE_ID = 42, OP4_CREATE_SESSION = 43, OP4_DESTROY_SESSION = 44,
+	OP4_FREE_STATEID = 45, OP4_SECINFO_NO_NAME = 52, OP4_SEQUENCE = 53, OP4_TEST_STATEID = 55,
+	OP4_DESTROY_CLIENTID = 57, OP4_RECLAIM_COMPLETE = 58, OP4_ALLOCATE = 59, OP4_COPY = 60,
+	OP4_COPY_NOTIFY = 61, OP4_DEALLOCATE = 62, OP4_IO_ADVISE = 63, OP4_OFFLOAD_CANCEL = 66,
+	OP4_OFFLOAD_STATUS = 67, OP4_READ_PLUS = 68, OP4_SEEK = 69, OP4_CLONE = 71,
+	OP4_ILLEGAL = 10044,
+};
+
+/* Callback operations (RFC 8881 20, RFC 7862 16). */
+enum { CB4_GETATTR = 3, CB4_RECALL = 4, CB4_SEQUENCE = 11, CB4_OFFLOAD = 15 };
+
+/* What a call says (filled by nfs3_call, nfs4_call, nfs4_cb_call). */
+struct nfs_call {
+	uint32_t minor;   /* NFSv4 minor version */
+	uint32_t op;      /* v3: the procedure; v4: the main op (see nfs4_main_op), 0 if none */
+	bool decoded;     /* the arguments were read up to the main op */
+	uint8_t fh_len;
+	uint8_t fh[NFS_FH_MAX]; /* the file handle the main op works on */
+	bool has_io;
+	uint64_t offset;
+	uint64_t count;   /* READ/WRITE/COMMIT/COPY/CLONE... count as sent */
+	uint32_t stable;  /* WRITE stable_how */
+	uint16_t nops;    /* v4 ops in the COMPOUND (all of them) */
+	uint16_t main_idx;/* index of the main op */
+	uint16_t ops[NFS_OPS_MAX];
+	bool copy_sync;   /* COPY asked for a synchronous copy */
+	uint32_t cb_program; /* callback program announced (SETCLIENTID, CREATE_SESSION), 0 none */
+	/* CB_OFFLOAD in a CB_COMPOUND */
+	bool cb_offload;
+	uint32_t cb_status;
+	uint64_t cb_count;
+	uint8_t cb_stateid[16];
+};
+
+/* What the reply says (nfs3_reply, nfs4_reply). */
+struct nfs_reply {
+	bool decoded;
+	uint32_t status;      /* v3 status, v4 COMPOUND status */
+	uint32_t op_status;   /* v4: the main op's own status (0 when it was not reached) */
+	uint64_t count;       /* bytes read, written or copied */
+	bool eof;
+	uint32_t committed;
+	bool has_size;
+	uint64_t size;        /* file size from the returned attributes */
+	/* COPY */
+	bool copy_async;      /* the server answered with a callback stateid */
+	uint8_t copy_stateid[16];
+};
+
+int nfs3_call(struct cur *c, uint32_t proc, struct nfs_call *out);
+int nfs3_reply(struct cur *c, uint32_t proc, struct nfs_reply *out);
+const char *nfs3_proc_name(uint32_t proc);
+#define NFS3_NPROCS 22
+
+int nfs4_call(struct cur *c, struct nfs_call *out);
+int nfs4_reply(struct cur *c, const struct nfs_call *call, struct nfs_reply *out);
+int nfs4_cb_call(struct cur *c, struct nfs_call *out);
+const char *nfs4_op_name(uint32_t op);
+const char *nfs4_cb_op_name(uint32_t op);
+/*
+ * The "main op" of a COMPOUND, the one its latency is charged to: the first op that is not
+ * SEQUENCE, PUTFH, PUTROOTFH, PUTPUBFH, SAVEFH, RESTOREFH, GETFH or GETATTR; if every op is one
+ * of those, the last GETATTR, else the last op. Returns the index into ops, or -1 for none.
+ */
+int nfs4_main_op(const uint16_t *ops, unsigned n);
+bool nfs4_is_bookkeeping(uint32_t op);
+/* NFSv3/v4 status names (nfsstat3, nfsstat4); "NFS_OK" for 0, NULL if unknown. */
+const char *nfs_status_name(uint32_t status);
+
+#endif

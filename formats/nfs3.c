@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: MIT */
+/* NFSv3 (RFC 1813): the 22 procedures' file handle, offset, count, stable, eof, status, size. */
+#include "formats/nfs.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "formats/xdr.h"
+
+static const char *const proc_names[NFS3_NPROCS] = {
+	"NULL",   "GETATTR", "SETATTR",  "LOOKUP",  "ACCESS",  "READLINK",    "READ",   "WRITE",
+	"CREATE", "MKDIR",   "SYMLINK",  "MKNOD",   "REMOVE",  "RMDIR",       "RENAME", "LINK",
+	"READDIR", "READDIRPLUS", "FSSTAT", "FSINFO", "PATHCONF", "COMMIT",
+};
+
+enum { P3_NULL, P3_GETATTR, P3_SETATTR, P3_LOOKUP, P3_ACCESS, P3_READLINK, P3_READ, P3_WRITE,
+       P3_CREATE, P3_MKDIR, P3_SYMLINK, P3_MKNOD, P3_REMOVE, P3_RMDIR, P3_RENAME, P3_LINK,
+       P3_READDIR, P3_READDIRPLUS, P3_FSSTAT, P3_FSINFO, P3_PATHCONF, P3_COMMIT };
+
+const char *nfs3_proc_name(uint32_t proc)
+{
+	return proc < NFS3_NPROCS ? proc_names[proc] : NULL;
+}
+
+/* nfs_fh3: opaque<NFS3_FHSIZE = 64> */
+static void get_fh(struct cur *c, struct nfs_call *out)
+{
+	uint32_t n;
+	const uint8_t *p = xdr_opaque(c, 64, &n);
+
+	if (p) {
+		memcpy(out->fh, p, n);
+		out->fh_len = (uint8_t)n;
+	}
+}
+
+int nfs3_call(struct cur *c, uint32_t proc, struct nfs_call *out)
+{
+	out->op = proc;
+	if (proc >= NFS3_NPROCS)
+		return -EPROTO;
+	if (proc == P3_NULL) {
+		out->decoded = true;
+		return 0;
+	}
+	get_fh(c, out); /* every procedure but NULL starts with a handle (LINK: the file) */
+	switch (proc) {
+	case P3_READ:
+	case P3_COMMIT:
+		out->offset = xdr_u64(c);
+		out->count = xdr_u32(c);
+		out->has_io = !c->err;
+		break;
+	case P3_WRITE:
+		out->offset = xdr_u64(c);
+		out->count = xdr_u32(c);
+		out->stable = xdr_u32(c);
+		out->has_io = !c->err;
+		break;
+	default:
+		break;
+	}
+	out->decoded = !c->err;
+	return c->err ? -EPROTO : 0;
+}
+
+/* fattr3 (RFC 1813 2.6): type, mode, nlink, uid, gid, size, ... 84 bytes */
+static void fattr3(struct cur *c, struct nfs_reply *r)
+{
+	struct cur a = cur_sub(c, 84);
+
+	cur_skip(&a, 20);
+	r->size = xdr_u64(&a);
+	r->has_size = !a.err;
+}
+
+static void post_op_attr(struct cur *c, struct nfs_reply *r)
+{
+	if (xdr_bool(c))
+		fattr3(c, r);
+}
+
+static void wcc_data(struct cur *c, struct nfs_reply *r)
+{
+	if (xdr_bool(c))
+		cur_skip(c, 24); /* wcc_attr: size, mtime, ctime */
+	post_op_attr(c, r);
+}
+
+int nfs3_reply(struct cur *c, uint32_t proc, struct nfs_reply *r)
+{
+	uint32_t st;
+
+	if (proc == P3_NULL) {
+		r->decoded = true;
+		return 0;
+	}
+	st = r->status = xdr_u32(c);
+	if (c->err)
+		return -EPROTO;
+	switch (proc) {
+	case P3_GETATTR:
+		if (st == 0)
+			fattr3(c, r);
+		break;
+	case P3_SETATTR:
+	case P3_REMOVE:
+	case P3_RMDIR:
+	case P3_COMMIT:
+		wcc_data(c, r);
+		break;
+	case P3_WRITE:
+		wcc_data(c, r);
+		if (st == 0) {
+			r->count = xdr_u32(c);
+			r->committed = xdr_u32(c);
+		}
+		break;
+	case P3_LOOKUP:
+		if (st == 0)
+			xdr_skip_opaque(c, 64);
+		post_op_attr(c, r);
+		break;
+	case P3_READ:
+		post_op_attr(c, r);
+		if (st == 0) {
+			r->count = xdr_u32(c);
+			r->eof = xdr_bool(c);
+		}
+		break;
+	case P3_CREATE:
+	case P3_MKDIR:
+	case P3_SYMLINK:
+	case P3_MKNOD:
+		if (st == 0) {
+			if (xdr_bool(c))
+				xdr_skip_opaque(c, 64);
+			post_op_attr(c, r);
+		}
+		break;
+	case P3_RENAME:
+		break;
+	default: /* ACCESS, READLINK, LINK, READDIR(PLUS), FSSTAT, FSINFO, PATHCONF */
+		post_op_attr(c, r);
+		break;
+	}
+	r->decoded = !c->err;
+	return 0;
+}
+
+static const struct {
+	uint32_t v;
+	const char *name;
+} status_names[] = {
+	{0, "NFS_OK"}, {1, "PERM"}, {2, "NOENT"}, {5, "IO"}, {6, "NXIO"}, {13, "ACCES"},
+	{17, "EXIST"}, {18, "XDEV"}, {19, "NODEV"}, {20, "NOTDIR"}, {21, "ISDIR"}, {22, "INVAL"},
+	{27, "FBIG"}, {28, "NOSPC"}, {30, "ROFS"}, {31, "MLINK"}, {63, "NAMETOOLONG"},
+	{66, "NOTEMPTY"}, {69, "DQUOT"}, {70, "STALE"}, {71, "REMOTE"}, {10001, "BADHANDLE"},
+	{10002, "NOT_SYNC"}, {10003, "BAD_COOKIE"}, {10004, "NOTSUPP"}, {10005, "TOOSMALL"},
+	{10006, "SERVERFAULT"}, {10007, "BADTYPE"}, {10008, "DELAY"}, {10009, "SAME"},
+	{10010, "DENIED"}, {10011, "EXPIRED"}, {10012, "LOCKED"}, {10013, "GRACE"},
+	{10014, "FHEXPIRED"}, {10015, "SHARE_DENIED"}, {10016, "WRONGSEC"},
+	{10017, "CLID_INUSE"}, {10018, "RESOURCE"}, {10019, "MOVED"}, {10020, "NOFILEHANDLE"},
+	{10021, "MINOR_VERS_MISMATCH"}, {10022, "STALE_CLIENTID"}, {10023, "STALE_STATEID"},
+	{10024, "OLD_STATEID"}, {10025, "BAD_STATEID"}, {10026, "BAD_SEQID"},
+	{10027, "NOT_SAME"}, {10028, "LOCK_RANGE"}, {10029, "SYMLINK"}, {10030, "RESTOREFH"},
+	{10031, "LEASE_MOVED"}, {10032, "ATTRNOTSUPP"}, {10033, "NO_GRACE"},
+	{10034, "RECLAIM_BAD"}, {10035, "RECLAIM_CONFLICT"}, {10036, "BADXDR"},
+	{10037, "LOCKS_HELD"}, {10038, "OPENMODE"}, {10039, "BADOWNER"}, {10040, "BADCHAR"},
+	{10041, "BADNAME"}, {10042, "BAD_RANGE"}, {10043, "LOCK_NOTSUPP"}, {10044, "OP_ILLEGAL"},
+	{10045, "DEADLOCK"}, {10046, "FILE_OPEN"}, {10047, "ADMIN_REVOKED"},
+	{10048, "CB_PATH_DOWN"}, {10052, "BADSESSION"}, {10053, "BADSLOT"},
+	{10054, "COMPLETE_ALREADY"}, {10055, "CONN_NOT_BOUND_TO_SESSION"},
+	{10057, "DELEG_ALREADY_WANTED"}, {10063, "SEQ_MISORDERED"}, {10068, "SEQ_FALSE_RETRY"},
+	{10071, "OP_NOT_IN_SESSION"}, {10076, "NOT_ONLY_OP"}, {10077, "RETRY_UNCACHED_REP"},
+	{10082, "OFFLOAD_DENIED"}, {10084, "PARTNER_NOTSUPP"}, {10085, "PARTNER_NO_AUTH"},
+	{10087, "OFFLOAD_NO_REQS"},
+};
+
+const char *nfs_status_name(uint32_t status)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(status_names) / sizeof(status_names[0]); i++)
+		if (status_names[i].v == status)
+			return status_names[i].name;
+	return NULL;
+}

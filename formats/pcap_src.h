@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/* Packet captures: pcap/pcapng (optionally gzip) through libpcap, and link/IP/TCP/UDP decoding. */
+#ifndef IOTAPE_FORMATS_PCAP_SRC_H
+#define IOTAPE_FORMATS_PCAP_SRC_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common/err.h"
+
+/* One decoded TCP or UDP packet. Addresses are 16 bytes (IPv4 in the first 4, rest zero). */
+struct pkt {
+	uint64_t ts_ns;
+	uint8_t family; /* 4 or 6 */
+	uint8_t proto;  /* 6 TCP, 17 UDP */
+	uint8_t tcp_flags;
+	uint8_t src[16], dst[16];
+	uint16_t sport, dport;
+	uint32_t seq;
+	const uint8_t *payload;
+	uint32_t caplen; /* payload bytes present in the capture */
+	uint32_t len;    /* payload bytes on the wire (from the IP length); caplen <= len */
+};
+
+#define TCPF_FIN 0x01
+#define TCPF_SYN 0x02
+#define TCPF_RST 0x04
+
+/* Why a frame was not turned into a struct pkt (counted by the caller). */
+enum pkt_skip {
+	PKT_OK = 0,
+	PKT_SHORT,    /* headers cut short by snaplen or a bad length field */
+	PKT_NOT_IP,   /* another ethertype or address family */
+	PKT_NOT_L4,   /* an IP protocol other than TCP/UDP */
+	PKT_FRAGMENT, /* a non-first IP fragment (not reassembled) */
+	PKT_LINKTYPE, /* unsupported link type */
+	PKT_SKIP_MAX
+};
+
+/*
+ * Decode a frame of the given libpcap DLT (Ethernet, Linux SLL/SLL2, raw IP, null/loop; VLAN
+ * tags; IPv4/IPv6 with extension headers). Returns PKT_OK with *p filled, or the reason.
+ */
+enum pkt_skip pkt_decode(int dlt, const uint8_t *frame, uint32_t caplen, uint64_t ts_ns,
+			 struct pkt *p);
+
+struct pcap_src;
+
+/* Open a pcap or pcapng file, gzip-compressed or not, with nanosecond timestamps. */
+int pcap_src_open(struct pcap_src **out, const char *path, struct iot_err *e);
+/* The same over an already open stream (fuzzing: fmemopen); takes ownership of f. */
+int pcap_src_open_file(struct pcap_src **out, FILE *f, const char *name, struct iot_err *e);
+/* 1 if the file starts like a pcap, pcapng or gzip-compressed one of those, else 0. */
+int pcap_src_probe(const char *path);
+/* Next frame: 1 with frame/caplen/ts filled, 0 at the end, -errno on a read error (a
+ * truncated last record is reported as the end, with pcap_src_truncated() set). */
+int pcap_src_next(struct pcap_src *s, const uint8_t **frame, uint32_t *caplen, uint64_t *ts_ns,
+		  struct iot_err *e);
+int pcap_src_dlt(const struct pcap_src *s);
+int pcap_src_gzip(const struct pcap_src *s);
+void pcap_src_free(struct pcap_src *s);
+
+#endif

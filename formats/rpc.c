@@ -1,0 +1,399 @@
+/* SPDX-License-Identifier: MIT */
+/* ONC RPC messages (RFC 5531), credentials (RFC 2203 RPCSEC_GSS), call/reply matching. */
+#include "formats/rpc.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/xdr.h"
+
+#define NBUCKETS (1u << 15)
+#define MAX_AUTH 400 /* RFC 5531: opaque_auth body<400> */
+#define CB_PROGS 16
+
+struct pend {
+	struct pend *hnext;
+	struct pend *prev, *next; /* age order, oldest first */
+	int dir;
+	struct rpc_txn t;
+};
+
+struct rpc_dec {
+	struct rpc_dec_cfg cfg;
+	rpc_txn_fn fn;
+	void *arg;
+	struct pend *buckets[NBUCKETS];
+	struct pend *oldest, *newest;
+	struct pend *free_list;
+	uint32_t npend, nalloc;
+	uint32_t cb_progs[CB_PROGS];
+	unsigned ncb;
+	struct rpc_counters n;
+};
+
+static unsigned hash_key(uint64_t conn, int dir, uint32_t xid)
+{
+	uint64_t h = (conn * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)xid * 0xff51afd7ed558ccdull) ^
+		     (uint64_t)dir;
+
+	return (unsigned)(h ^ h >> 32) & (NBUCKETS - 1);
+}
+
+static struct pend **find(struct rpc_dec *d, uint64_t conn, int dir, uint32_t xid)
+{
+	struct pend **pp = &d->buckets[hash_key(conn, dir, xid)];
+
+	for (; *pp; pp = &(*pp)->hnext)
+		if ((*pp)->t.xid == xid && (*pp)->t.conn_id == conn && (*pp)->dir == dir)
+			return pp;
+	return pp;
+}
+
+static void unlink_age(struct rpc_dec *d, struct pend *p)
+{
+	if (p->prev)
+		p->prev->next = p->next;
+	else
+		d->oldest = p->next;
+	if (p->next)
+		p->next->prev = p->prev;
+	else
+		d->newest = p->prev;
+}
+
+static void release(struct rpc_dec *d, struct pend **pp)
+{
+	struct pend *p = *pp;
+
+	*pp = p->hnext;
+	unlink_age(d, p);
+	p->hnext = d->free_list;
+	d->free_list = p;
+	d->npend--;
+}
+
+static void evict_oldest(struct rpc_dec *d)
+{
+	struct pend *p = d->oldest;
+	struct pend **pp = find(d, p->t.conn_id, p->dir, p->t.xid);
+
+	d->n.unmatched_calls++;
+	d->n.evicted++;
+	d->fn(d->arg, &p->t);
+	release(d, pp);
+}
+
+const char *rpc_prog_name(uint32_t prog)
+{
+	switch (prog) {
+	case RPC_PROG_NFS:
+		return "NFS";
+	case RPC_PROG_MOUNT:
+		return "MOUNT";
+	case RPC_PROG_PORTMAP:
+		return "PORTMAP";
+	default:
+		return NULL;
+	}
+}
+
+static const char *const mount_names[] = {"NULL", "MNT", "DUMP", "UMNT", "UMNTALL", "EXPORT"};
+static const char *const pmap2_names[] = {"NULL", "SET", "UNSET", "GETPORT", "DUMP", "CALLIT"};
+static const char *const rpcb_names[] = {
+	"NULL",    "SET",         "UNSET",       "GETADDR",     "DUMP",
+	"CALLIT",  "GETTIME",     "UADDR2TADDR", "TADDR2UADDR", "GETVERSADDR",
+	"INDIRECT", "GETADDRLIST", "GETSTAT",
+};
+#define N_(a) (sizeof(a) / sizeof((a)[0]))
+
+const char *rpc_proc_name(enum rpc_kind kind, uint32_t vers, uint32_t proc)
+{
+	switch (kind) {
+	case RPC_KIND_NFS:
+		if (vers == 3)
+			return nfs3_proc_name(proc);
+		return proc == 0 ? "NULL" : proc == 1 ? "COMPOUND" : NULL;
+	case RPC_KIND_NFS_CB:
+		return proc == 0 ? "CB_NULL" : proc == 1 ? "CB_COMPOUND" : NULL;
+	case RPC_KIND_MOUNT:
+		return proc < N_(mount_names) ? mount_names[proc] : NULL;
+	case RPC_KIND_PORTMAP:
+		if (vers == 2)
+			return proc < N_(pmap2_names) ? pmap2_names[proc] : NULL;
+		return proc < N_(rpcb_names) ? rpcb_names[proc] : NULL;
+	default:
+		return NULL;
+	}
+}
+
+static enum rpc_kind classify(struct rpc_dec *d, uint32_t prog, uint32_t vers)
+{
+	unsigned i;
+
+	if (prog == RPC_PROG_NFS)
+		return RPC_KIND_NFS;
+	if (prog == RPC_PROG_MOUNT)
+		return RPC_KIND_MOUNT;
+	if (prog == RPC_PROG_PORTMAP)
+		return RPC_KIND_PORTMAP;
+	if (vers == 1) {
+		if (prog == NFS_CB_PROGRAM_LINUX)
+			return RPC_KIND_NFS_CB;
+		for (i = 0; i < d->ncb; i++)
+			if (d->cb_progs[i] == prog)
+				return RPC_KIND_NFS_CB;
+	}
+	return RPC_KIND_OTHER;
+}
+
+static void note_cb_program(struct rpc_dec *d, uint32_t prog)
+{
+	unsigned i;
+
+	if (!prog || prog == RPC_PROG_NFS || prog == RPC_PROG_MOUNT || prog == RPC_PROG_PORTMAP)
+		return;
+	for (i = 0; i < d->ncb; i++)
+		if (d->cb_progs[i] == prog)
+			return;
+	if (d->ncb < CB_PROGS)
+		d->cb_progs[d->ncb++] = prog;
+	else
+		d->cb_progs[prog % CB_PROGS] = prog;
+}
+
+/*
+ * The procedure arguments or results, unwrapped from RPCSEC_GSS integrity
+ * (rpc_gss_integ_data: opaque databody_integ<> holding seq_num and the body). Privacy
+ * (encrypted) bodies cannot be read: returns false.
+ */
+static bool gss_body(struct cur *c, uint32_t service, struct cur *body)
+{
+	if (service == 3)
+		return false;
+	if (service == 2) {
+		uint32_t len = xdr_u32(c);
+
+		if (c->err || len < 4 || len > cur_left(c)) {
+			/* the body may run past the kept head: read what is there */
+			if (c->err || len < 4)
+				return false;
+			len = (uint32_t)cur_left(c);
+		}
+		*body = cur_sub(c, len);
+		cur_skip(body, 4); /* seq_num */
+		return !body->err;
+	}
+	*body = *c;
+	return true;
+}
+
+static void on_call(struct rpc_dec *d, const struct rpc_record *r, struct cur *c, uint32_t xid)
+{
+	uint32_t rpcvers = xdr_u32(c), prog = xdr_u32(c), vers = xdr_u32(c), proc = xdr_u32(c);
+	uint32_t flavor = xdr_u32(c), gss_proc = 0, service = 0, n;
+	const uint8_t *cred = xdr_opaque(c, MAX_AUTH, &n);
+	struct pend **pp, *p;
+	struct rpc_txn *t;
+	struct cur body;
+
+	cur_skip(c, 4); /* verifier flavor */
+	xdr_skip_opaque(c, MAX_AUTH);
+	if (c->err || rpcvers != 2) {
+		d->n.bad_calls++;
+		return;
+	}
+	if (flavor == 6 && cred) { /* RPCSEC_GSS cred body: version, proc, seq, service, handle */
+		struct cur g = cur_make(cred, n);
+
+		cur_skip(&g, 4);
+		gss_proc = xdr_u32(&g);
+		cur_skip(&g, 4);
+		service = xdr_u32(&g);
+	}
+	d->n.calls++;
+	pp = find(d, r->conn_id, r->dir, xid);
+	if (*pp) {
+		d->n.retransmits++;
+		(*pp)->t.retransmits++;
+		return;
+	}
+	if (d->npend >= d->cfg.max_pending)
+		evict_oldest(d), pp = find(d, r->conn_id, r->dir, xid);
+	if (d->free_list) {
+		p = d->free_list;
+		d->free_list = p->hnext;
+	} else {
+		p = malloc(sizeof(*p));
+		if (!p)
+			return;
+		d->nalloc++;
+	}
+	memset(p, 0, sizeof(*p));
+	p->dir = r->dir;
+	t = &p->t;
+	t->conn_id = r->conn_id;
+	t->family = r->family;
+	t->proto = r->proto;
+	memcpy(t->client, r->src, 16);
+	memcpy(t->server, r->dst, 16);
+	t->cport = r->sport;
+	t->sport = r->dport;
+	t->xid = xid;
+	t->prog = prog;
+	t->vers = vers;
+	t->proc = proc;
+	t->kind = classify(d, prog, vers);
+	t->call_ns = r->ts_ns;
+	t->call_len = r->len;
+	t->cred_flavor = flavor;
+	t->gss_service = flavor == 6 ? service : 0;
+	if (gss_proc != 0) {
+		t->call.op = proc; /* context creation: the body is a GSS token */
+	} else if (!gss_body(c, service, &body)) {
+		d->n.undecoded++;
+	} else if (t->kind == RPC_KIND_NFS) {
+		if (vers == 3)
+			nfs3_call(&body, proc, &t->call);
+		else if (vers == 4 && proc == 1)
+			nfs4_call(&body, &t->call);
+		else if (vers == 4 && proc == 0)
+			t->call.decoded = true;
+		if (!t->call.decoded)
+			d->n.undecoded++;
+		note_cb_program(d, t->call.cb_program);
+	} else if (t->kind == RPC_KIND_NFS_CB && proc == 1) {
+		nfs4_cb_call(&body, &t->call);
+	}
+	/* insert: newest at the tail of the age list */
+	p->hnext = *pp;
+	*pp = p;
+	p->next = NULL;
+	p->prev = d->newest;
+	if (d->newest)
+		d->newest->next = p;
+	else
+		d->oldest = p;
+	d->newest = p;
+	d->npend++;
+}
+
+static void on_reply(struct rpc_dec *d, const struct rpc_record *r, struct cur *c, uint32_t xid)
+{
+	uint32_t stat = xdr_u32(c);
+	struct pend **pp;
+	struct rpc_txn *t;
+	struct cur body;
+
+	if (c->err || stat > 1) {
+		d->n.bad_replies++;
+		return;
+	}
+	d->n.replies++;
+	pp = find(d, r->conn_id, !r->dir, xid);
+	if (!*pp) {
+		d->n.unmatched_replies++;
+		return;
+	}
+	t = &(*pp)->t;
+	t->replied = true;
+	t->reply_ns = r->ts_ns;
+	t->reply_len = r->len;
+	t->reply_stat = (int)stat;
+	if (stat == 0) {
+		cur_skip(c, 4);
+		xdr_skip_opaque(c, MAX_AUTH);
+		t->accept_stat = xdr_u32(c);
+		if (c->err) {
+			d->n.bad_replies++;
+		} else if (t->accept_stat == 0 && t->kind == RPC_KIND_NFS) {
+			if (!gss_body(c, t->gss_service, &body))
+				d->n.undecoded++;
+			else if (t->vers == 3)
+				nfs3_reply(&body, t->proc, &t->rep);
+			else if (t->vers == 4 && t->proc == 1)
+				nfs4_reply(&body, &t->call, &t->rep);
+			else
+				t->rep.decoded = true;
+		}
+	} else {
+		t->reject_stat = xdr_u32(c);
+	}
+	d->n.matched++;
+	d->fn(d->arg, t);
+	release(d, pp);
+}
+
+void rpc_dec_record(void *arg, const struct rpc_record *r)
+{
+	struct rpc_dec *d = arg;
+	struct cur c = cur_make(r->head, r->head_len);
+	uint32_t xid = xdr_u32(&c), mtype = xdr_u32(&c);
+
+	if (c.err || mtype > 1) {
+		d->n.not_rpc++;
+		return;
+	}
+	if (mtype == 0)
+		on_call(d, r, &c, xid);
+	else
+		on_reply(d, r, &c, xid);
+}
+
+void rpc_dec_finish(struct rpc_dec *d)
+{
+	while (d->oldest) {
+		struct pend *p = d->oldest;
+
+		d->n.unmatched_calls++;
+		d->fn(d->arg, &p->t);
+		release(d, find(d, p->t.conn_id, p->dir, p->t.xid));
+	}
+}
+
+int rpc_dec_new(struct rpc_dec **out, const struct rpc_dec_cfg *cfg, rpc_txn_fn fn, void *arg)
+{
+	struct rpc_dec *d = calloc(1, sizeof(*d));
+
+	*out = NULL;
+	if (!d)
+		return -ENOMEM;
+	d->cfg.max_pending = cfg && cfg->max_pending ? cfg->max_pending : 16384;
+	d->fn = fn;
+	d->arg = arg;
+	*out = d;
+	return 0;
+}
+
+const struct rpc_counters *rpc_dec_counters(const struct rpc_dec *d)
+{
+	return &d->n;
+}
+
+size_t rpc_dec_mem(const struct rpc_dec *d)
+{
+	return sizeof(*d) + (size_t)d->nalloc * sizeof(struct pend);
+}
+
+void rpc_dec_free(struct rpc_dec *d)
+{
+	unsigned i;
+
+	if (!d)
+		return;
+	for (i = 0; i < NBUCKETS; i++) {
+		while (d->buckets[i]) {
+			struct pend *p = d->buckets[i];
+
+			d->buckets[i] = p->hnext;
+			free(p);
+		}
+	}
+	while (d->free_list) {
+		struct pend *p = d->free_list;
+
+		d->free_list = p->hnext;
+		free(p);
+	}
+	free(d);
+}

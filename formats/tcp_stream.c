@@ -1,0 +1,655 @@
+/* SPDX-License-Identifier: MIT */
+/* TCP reassembly with RPC record marking: bounded memory, resynchronisation after gaps. */
+#include "formats/tcp_stream.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/cursor.h"
+
+/*
+ * Each direction of a connection is a byte stream cut into RPC records by 4-byte markers
+ * (RFC 5531 section 11: high bit = last fragment, low 31 bits = fragment length). Only the
+ * first head_cap bytes of a record are kept: the decoders need the RPC and NFS headers, never
+ * the READ/WRITE data, so memory per connection does not grow with the record size.
+ * Segments ahead of a gap wait in a small queue; when the queue is full, or the capture ends,
+ * the gap is declared lost and the marker parser resynchronises at the next plausible record.
+ */
+
+enum mode { M_MARK, M_FRAG, M_RESYNC };
+
+#define RS_WIN 64
+#define RS_NEED 16 /* marker, xid, msg_type, rpcvers or reply_stat */
+
+struct seg {
+	struct seg *next;
+	uint32_t seq;
+	uint32_t len;    /* sequence space covered */
+	uint32_t caplen; /* bytes present */
+	uint8_t data[];
+};
+
+struct dir {
+	bool have_seq;
+	bool fin;
+	uint32_t next_seq;
+	enum mode mode;
+	uint8_t mark[4];
+	unsigned mark_len;
+	uint32_t frag_left;
+	bool last_frag;
+	bool in_record;
+	bool incomplete;
+	uint8_t *head;
+	uint32_t head_len;
+	uint64_t rec_len;
+	uint8_t rs[RS_WIN];
+	unsigned rs_len;
+	struct seg *ooo;
+	uint32_t ooo_bytes;
+};
+
+struct conn {
+	struct conn *hnext;
+	struct conn *lprev, *lnext;
+	uint8_t family, proto;
+	uint8_t addr[2][16];
+	uint16_t port[2];
+	uint64_t id;
+	unsigned bucket;
+	struct dir d[2];
+};
+
+#define NBUCKETS 8192u
+
+struct tcp_table {
+	struct tcp_cfg cfg;
+	rpc_record_fn fn;
+	void *arg;
+	struct conn *buckets[NBUCKETS];
+	struct conn *lru_head, *lru_tail; /* head = most recently used */
+	uint32_t nconns;
+	uint64_t next_id;
+	uint64_t ooo_total;
+	size_t mem;
+	struct tcp_counters n;
+	uint64_t last_ts; /* time of the latest packet, for records completed at the end */
+};
+
+bool rpc_record_plausible(const uint8_t *p, size_t n, uint32_t max_record)
+{
+	struct cur c = cur_make(p, n);
+	uint32_t mark = cur_be32(&c), mtype, v;
+
+	cur_skip(&c, 4); /* xid */
+	mtype = cur_be32(&c);
+	v = cur_be32(&c);
+	if (c.err)
+		return false;
+	mark &= 0x7fffffffu;
+	if (mark < 12 || mark > max_record)
+		return false;
+	if (mtype == 0)
+		return v == 2 && mark >= 40; /* rpcvers 2; a call has at least 40 bytes */
+	if (mtype == 1)
+		return v <= 1; /* MSG_ACCEPTED or MSG_DENIED */
+	return false;
+}
+
+static void deliver(struct tcp_table *t, struct conn *c, int dir, uint64_t ts)
+{
+	struct dir *d = &c->d[dir];
+	struct rpc_record r = {
+		.head = d->head,
+		.head_len = d->head_len,
+		.len = d->rec_len,
+		.incomplete = d->incomplete,
+		.ts_ns = ts,
+		.conn_id = c->id,
+		.dir = dir,
+		.family = c->family,
+		.proto = c->proto,
+		.src = c->addr[dir],
+		.dst = c->addr[!dir],
+		.sport = c->port[dir],
+		.dport = c->port[!dir],
+	};
+
+	t->n.records++;
+	d->in_record = false;
+	t->fn(t->arg, &r);
+}
+
+static void to_resync(struct tcp_table *t, struct dir *d)
+{
+	d->mode = M_RESYNC;
+	d->rs_len = 0;
+	d->in_record = false;
+	d->mark_len = 0;
+	t->n.resyncs++;
+}
+
+static void stream_data(struct tcp_table *t, struct conn *c, int dir, const uint8_t *p, size_t n,
+			uint64_t ts);
+
+/* Resynchronisation: look for a plausible record start, carrying a small window across
+ * segments; bytes skipped are lost. */
+static void resync_data(struct tcp_table *t, struct conn *c, int dir, const uint8_t *p, size_t n,
+			uint64_t ts)
+{
+	struct dir *d = &c->d[dir];
+
+	while (n > 0) {
+		size_t take = RS_WIN - d->rs_len, i;
+
+		if (take > n)
+			take = n;
+		memcpy(d->rs + d->rs_len, p, take);
+		d->rs_len += (unsigned)take;
+		p += take;
+		n -= take;
+		for (i = 0; i + RS_NEED <= d->rs_len; i++) {
+			if (rpc_record_plausible(d->rs + i, RS_NEED, t->cfg.max_record)) {
+				uint8_t w[RS_WIN];
+				size_t wl = d->rs_len - i;
+
+				t->n.lost_bytes += i;
+				memcpy(w, d->rs + i, wl);
+				d->rs_len = 0;
+				d->mode = M_MARK;
+				d->mark_len = 0;
+				d->in_record = false;
+				stream_data(t, c, dir, w, wl, ts);
+				stream_data(t, c, dir, p, n, ts);
+				return;
+			}
+		}
+		if (d->rs_len >= RS_NEED) {
+			size_t keep = RS_NEED - 1, drop = d->rs_len - keep;
+
+			t->n.lost_bytes += drop;
+			memmove(d->rs, d->rs + drop, keep);
+			d->rs_len = (unsigned)keep;
+		}
+	}
+}
+
+static int head_alloc(struct tcp_table *t, struct dir *d)
+{
+	if (d->head)
+		return 0;
+	d->head = malloc(t->cfg.head_cap);
+	if (!d->head)
+		return -ENOMEM;
+	t->mem += t->cfg.head_cap;
+	return 0;
+}
+
+static void stream_data(struct tcp_table *t, struct conn *c, int dir, const uint8_t *p, size_t n,
+			uint64_t ts)
+{
+	struct dir *d = &c->d[dir];
+
+	while (n > 0) {
+		if (d->mode == M_RESYNC) {
+			resync_data(t, c, dir, p, n, ts);
+			return;
+		}
+		if (d->mode == M_MARK) {
+			size_t take = 4 - d->mark_len;
+			uint32_t m, flen;
+
+			if (take > n)
+				take = n;
+			memcpy(d->mark + d->mark_len, p, take);
+			d->mark_len += (unsigned)take;
+			p += take;
+			n -= take;
+			if (d->mark_len < 4)
+				return;
+			d->mark_len = 0;
+			m = (uint32_t)d->mark[0] << 24 | (uint32_t)d->mark[1] << 16 |
+			    (uint32_t)d->mark[2] << 8 | d->mark[3];
+			flen = m & 0x7fffffffu;
+			if (!d->in_record) {
+				d->in_record = true;
+				d->head_len = 0;
+				d->rec_len = 0;
+				d->incomplete = false;
+			}
+			if (flen > t->cfg.max_record || d->rec_len + flen > t->cfg.max_record ||
+			    (flen == 0 && d->rec_len == 0) || head_alloc(t, d)) {
+				t->n.bad_records++;
+				t->n.lost_bytes += 4;
+				to_resync(t, d);
+				continue;
+			}
+			d->frag_left = flen;
+			d->last_frag = m >> 31;
+			d->mode = M_FRAG;
+		}
+		/* M_FRAG */
+		{
+			size_t take = d->frag_left < n ? d->frag_left : n;
+
+			if (!d->incomplete && d->head_len < t->cfg.head_cap) {
+				size_t h = t->cfg.head_cap - d->head_len;
+
+				if (h > take)
+					h = take;
+				memcpy(d->head + d->head_len, p, h);
+				d->head_len += (uint32_t)h;
+			}
+			d->rec_len += take;
+			d->frag_left -= (uint32_t)take;
+			p += take;
+			n -= take;
+			if (d->frag_left == 0) {
+				d->mode = M_MARK;
+				if (d->last_frag)
+					deliver(t, c, dir, ts);
+			}
+		}
+	}
+}
+
+/* n stream bytes that will never be seen (a gap given up on, or cut by the snaplen). */
+static void stream_missing(struct tcp_table *t, struct conn *c, int dir, uint64_t n, uint64_t ts)
+{
+	struct dir *d = &c->d[dir];
+
+	t->n.lost_bytes += n;
+	while (n > 0) {
+		if (d->mode == M_FRAG) {
+			uint64_t take = d->frag_left < n ? d->frag_left : n;
+
+			if (d->head_len < t->cfg.head_cap)
+				d->incomplete = true;
+			d->rec_len += take;
+			d->frag_left -= (uint32_t)take;
+			n -= take;
+			if (d->frag_left == 0) {
+				d->mode = M_MARK;
+				if (d->last_frag)
+					deliver(t, c, dir, ts);
+			}
+			continue;
+		}
+		/* a marker (or the search for one) falls into the hole: start searching afresh */
+		if (d->mode == M_MARK)
+			to_resync(t, d);
+		d->rs_len = 0;
+		return;
+	}
+}
+
+static void seg_free_all(struct tcp_table *t, struct dir *d)
+{
+	while (d->ooo) {
+		struct seg *s = d->ooo;
+
+		d->ooo = s->next;
+		t->mem -= sizeof(*s) + s->caplen;
+		t->ooo_total -= s->caplen;
+		free(s);
+	}
+	d->ooo_bytes = 0;
+}
+
+/* Apply a segment that starts at or before next_seq. */
+static void apply(struct tcp_table *t, struct conn *c, int dir, uint32_t seq, const uint8_t *data,
+		  uint32_t caplen, uint32_t len, uint64_t ts)
+{
+	struct dir *d = &c->d[dir];
+	uint32_t skip = d->next_seq - seq; /* >= 0: checked by the caller */
+
+	if (skip >= len) {
+		t->n.retransmits++;
+		return;
+	}
+	if (skip)
+		t->n.retransmits++;
+	if (skip < caplen)
+		stream_data(t, c, dir, data + skip, caplen - skip, ts);
+	if (caplen < len)
+		stream_missing(t, c, dir, len - (skip > caplen ? skip : caplen), ts);
+	d->next_seq = seq + len;
+}
+
+static void drain(struct tcp_table *t, struct conn *c, int dir, uint64_t ts, bool force)
+{
+	struct dir *d = &c->d[dir];
+
+	while (d->ooo) {
+		struct seg *s = d->ooo;
+		int32_t diff = (int32_t)(s->seq - d->next_seq);
+
+		if (diff > 0) {
+			if (!force)
+				return;
+			stream_missing(t, c, dir, (uint32_t)diff, ts);
+			d->next_seq = s->seq;
+		}
+		d->ooo = s->next;
+		d->ooo_bytes -= s->caplen;
+		t->ooo_total -= s->caplen;
+		t->mem -= sizeof(*s) + s->caplen;
+		apply(t, c, dir, s->seq, s->data, s->caplen, s->len, ts);
+		free(s);
+	}
+}
+
+static void enqueue(struct tcp_table *t, struct conn *c, int dir, const struct pkt *p, uint32_t seq)
+{
+	struct dir *d = &c->d[dir];
+	struct seg *s, **pp;
+
+	if (d->ooo_bytes + (uint64_t)p->caplen > t->cfg.ooo_cap ||
+	    t->ooo_total + p->caplen > t->cfg.ooo_total ||
+	    !(s = malloc(sizeof(*s) + p->caplen))) {
+		/* no room: the gap is lost */
+		drain(t, c, dir, p->ts_ns, true);
+		int32_t diff = (int32_t)(seq - d->next_seq);
+
+		if (diff > 0) {
+			stream_missing(t, c, dir, (uint32_t)diff, p->ts_ns);
+			d->next_seq = seq;
+		}
+		if ((int32_t)(seq - d->next_seq) <= 0)
+			apply(t, c, dir, seq, p->payload, p->caplen, p->len, p->ts_ns);
+		return;
+	}
+	s->seq = seq;
+	s->len = p->len;
+	s->caplen = p->caplen;
+	memcpy(s->data, p->payload, p->caplen);
+	for (pp = &d->ooo; *pp && (int32_t)((*pp)->seq - seq) <= 0; pp = &(*pp)->next)
+		;
+	s->next = *pp;
+	*pp = s;
+	d->ooo_bytes += p->caplen;
+	t->ooo_total += p->caplen;
+	t->mem += sizeof(*s) + p->caplen;
+	t->n.out_of_order++;
+}
+
+static void tcp_segment(struct tcp_table *t, struct conn *c, int dir, const struct pkt *p)
+{
+	struct dir *d = &c->d[dir];
+	uint32_t seq = p->seq;
+	int32_t diff;
+
+	if (p->tcp_flags & TCPF_SYN) {
+		seg_free_all(t, d);
+		d->have_seq = true;
+		d->next_seq = p->seq + 1;
+		d->mode = M_MARK;
+		d->mark_len = 0;
+		d->in_record = false;
+		seq = p->seq + 1;
+	}
+	if (p->tcp_flags & TCPF_FIN)
+		d->fin = true;
+	if (p->len == 0)
+		return;
+	if (!d->have_seq) {
+		/* capture started mid-stream: look for the first plausible record */
+		d->have_seq = true;
+		d->next_seq = seq;
+		to_resync(t, d);
+		t->n.resyncs--; /* not a loss of sync */
+	}
+	diff = (int32_t)(seq - d->next_seq);
+	if (diff > 0) {
+		enqueue(t, c, dir, p, seq);
+		return;
+	}
+	apply(t, c, dir, seq, p->payload, p->caplen, p->len, p->ts_ns);
+	drain(t, c, dir, p->ts_ns, false);
+}
+
+/* --- the connection table --- */
+
+static unsigned hash_conn(const struct pkt *p, int swap)
+{
+	const uint8_t *a = swap ? p->dst : p->src, *b = swap ? p->src : p->dst;
+	uint32_t pa = swap ? p->dport : p->sport, pb = swap ? p->sport : p->dport;
+	uint64_t h = 1469598103934665603ull;
+	unsigned i;
+
+	for (i = 0; i < 16; i++)
+		h = (h ^ a[i]) * 1099511628211ull;
+	for (i = 0; i < 16; i++)
+		h = (h ^ b[i]) * 1099511628211ull;
+	h = (h ^ (pa << 16 | pb) ^ ((uint64_t)p->proto << 40)) * 1099511628211ull;
+	return (unsigned)(h ^ h >> 29) & (NBUCKETS - 1);
+}
+
+/* canonical order: endpoint A is the smaller (address, port) */
+static int endpoint_swap(const struct pkt *p)
+{
+	int r = memcmp(p->src, p->dst, 16);
+
+	return r > 0 || (r == 0 && p->sport > p->dport);
+}
+
+static void lru_unlink(struct tcp_table *t, struct conn *c)
+{
+	if (c->lprev)
+		c->lprev->lnext = c->lnext;
+	else
+		t->lru_head = c->lnext;
+	if (c->lnext)
+		c->lnext->lprev = c->lprev;
+	else
+		t->lru_tail = c->lprev;
+	c->lprev = c->lnext = NULL;
+}
+
+static void lru_front(struct tcp_table *t, struct conn *c)
+{
+	c->lnext = t->lru_head;
+	c->lprev = NULL;
+	if (t->lru_head)
+		t->lru_head->lprev = c;
+	t->lru_head = c;
+	if (!t->lru_tail)
+		t->lru_tail = c;
+}
+
+static void conn_free(struct tcp_table *t, struct conn *c)
+{
+	struct conn **pp;
+	int i;
+
+	for (pp = &t->buckets[c->bucket]; *pp; pp = &(*pp)->hnext) {
+		if (*pp == c) {
+			*pp = c->hnext;
+			break;
+		}
+	}
+	lru_unlink(t, c);
+	for (i = 0; i < 2; i++) {
+		seg_free_all(t, &c->d[i]);
+		if (c->d[i].head) {
+			free(c->d[i].head);
+			t->mem -= t->cfg.head_cap;
+		}
+	}
+	t->mem -= sizeof(*c);
+	t->nconns--;
+	free(c);
+}
+
+/* Give up on a connection's gaps: deliver what lies after them. */
+static void conn_flush(struct tcp_table *t, struct conn *c)
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (c->d[i].ooo)
+			drain(t, c, i, t->last_ts, true);
+}
+
+static struct conn *conn_get(struct tcp_table *t, const struct pkt *p, int *dir, bool create)
+{
+	int swap = endpoint_swap(p);
+	unsigned b = hash_conn(p, swap);
+	const uint8_t *a = swap ? p->dst : p->src;
+	uint16_t pa = swap ? p->dport : p->sport, pb = swap ? p->sport : p->dport;
+	struct conn *c;
+
+	*dir = swap;
+	for (c = t->buckets[b]; c; c = c->hnext) {
+		if (c->proto == p->proto && c->port[0] == pa && c->port[1] == pb &&
+		    !memcmp(c->addr[0], a, 16) && !memcmp(c->addr[1], swap ? p->src : p->dst, 16)) {
+			if (t->lru_head != c) {
+				lru_unlink(t, c);
+				lru_front(t, c);
+			}
+			return c;
+		}
+	}
+	if (!create)
+		return NULL;
+	if (t->nconns >= t->cfg.max_conns && t->lru_tail) {
+		conn_flush(t, t->lru_tail);
+		conn_free(t, t->lru_tail);
+		t->n.evicted++;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->family = p->family;
+	c->proto = p->proto;
+	memcpy(c->addr[0], a, 16);
+	memcpy(c->addr[1], swap ? p->src : p->dst, 16);
+	c->port[0] = pa;
+	c->port[1] = pb;
+	c->id = ++t->next_id;
+	c->bucket = b;
+	c->hnext = t->buckets[b];
+	t->buckets[b] = c;
+	lru_front(t, c);
+	t->nconns++;
+	t->n.conns++;
+	t->mem += sizeof(*c);
+	return c;
+}
+
+void tcp_table_packet(struct tcp_table *t, const struct pkt *p)
+{
+	struct conn *c;
+	int dir;
+
+	if (p->proto != 6 && p->proto != 17)
+		return;
+	t->n.packets++;
+	t->last_ts = p->ts_ns;
+	if (p->proto == 17) {
+		struct rpc_record r;
+
+		if (p->caplen < 16)
+			return;
+		c = conn_get(t, p, &dir, true);
+		if (!c)
+			return;
+		r = (struct rpc_record){
+			.head = p->payload,
+			.head_len = p->caplen < t->cfg.head_cap ? p->caplen : t->cfg.head_cap,
+			.len = p->len,
+			.incomplete = p->caplen < p->len && p->caplen < t->cfg.head_cap,
+			.ts_ns = p->ts_ns,
+			.conn_id = c->id,
+			.dir = dir,
+			.family = p->family,
+			.proto = 17,
+			.src = p->src,
+			.dst = p->dst,
+			.sport = p->sport,
+			.dport = p->dport,
+		};
+		if (p->caplen < p->len)
+			t->n.lost_bytes += p->len - p->caplen;
+		t->n.records++;
+		t->fn(t->arg, &r);
+		return;
+	}
+	c = conn_get(t, p, &dir, (p->len > 0 || (p->tcp_flags & TCPF_SYN)) &&
+					 !(p->tcp_flags & TCPF_RST));
+	if (!c)
+		return;
+	if ((p->tcp_flags & TCPF_SYN) && c->d[dir].have_seq && c->d[dir].next_seq != p->seq + 1 &&
+	    c->d[dir].next_seq != p->seq) {
+		/* the 4-tuple is reused by a new connection */
+		conn_flush(t, c);
+		conn_free(t, c);
+		c = conn_get(t, p, &dir, true);
+		if (!c)
+			return;
+	}
+	tcp_segment(t, c, dir, p);
+	if ((p->tcp_flags & TCPF_RST) || (c->d[0].fin && c->d[1].fin)) {
+		conn_flush(t, c);
+		conn_free(t, c);
+	}
+}
+
+void tcp_table_finish(struct tcp_table *t)
+{
+	struct conn *c;
+
+	for (c = t->lru_head; c; c = c->lnext)
+		conn_flush(t, c);
+}
+
+int tcp_table_new(struct tcp_table **out, const struct tcp_cfg *cfg, rpc_record_fn fn, void *arg)
+{
+	struct tcp_table *t = calloc(1, sizeof(*t));
+
+	*out = NULL;
+	if (!t)
+		return -ENOMEM;
+	t->cfg.head_cap = 4096;
+	t->cfg.max_record = 16u << 20;
+	t->cfg.ooo_cap = 256u << 10;
+	t->cfg.ooo_total = 16u << 20;
+	t->cfg.max_conns = 4096;
+	if (cfg) {
+		if (cfg->head_cap >= 64)
+			t->cfg.head_cap = cfg->head_cap;
+		if (cfg->max_record)
+			t->cfg.max_record = cfg->max_record & 0x7fffffffu;
+		if (cfg->ooo_cap)
+			t->cfg.ooo_cap = cfg->ooo_cap;
+		if (cfg->ooo_total)
+			t->cfg.ooo_total = cfg->ooo_total;
+		if (cfg->max_conns)
+			t->cfg.max_conns = cfg->max_conns;
+	}
+	t->fn = fn;
+	t->arg = arg;
+	t->mem = sizeof(*t);
+	*out = t;
+	return 0;
+}
+
+const struct tcp_counters *tcp_table_counters(const struct tcp_table *t)
+{
+	return &t->n;
+}
+
+size_t tcp_table_mem(const struct tcp_table *t)
+{
+	return t->mem;
+}
+
+void tcp_table_free(struct tcp_table *t)
+{
+	if (!t)
+		return;
+	while (t->lru_head)
+		conn_free(t, t->lru_head);
+	free(t);
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/* TCP reassembly per connection with ONC RPC record marking (RFC 5531 section 11); UDP too. */
+#ifndef IOTAPE_FORMATS_TCP_STREAM_H
+#define IOTAPE_FORMATS_TCP_STREAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "formats/pcap_src.h"
+
+/* One RPC message as found on a stream: the first head_len bytes of it, and its full length. */
+struct rpc_record {
+	const uint8_t *head;
+	uint32_t head_len;  /* bytes available at head (<= head cap) */
+	uint64_t len;       /* message length (all fragments, without markers) */
+	bool incomplete;    /* bytes inside the head range are missing (gap, snaplen) */
+	uint64_t ts_ns;     /* time of the packet holding the last byte (as tshark's SRT) */
+	uint64_t conn_id;   /* unique per connection in this capture */
+	int dir;            /* 0: from the endpoint that sent the first packet, 1: the other */
+	uint8_t family;        /* 4 or 6 */
+	uint8_t proto;         /* 6 TCP, 17 UDP */
+	const uint8_t *src, *dst; /* 16-byte addresses of the sender and the receiver */
+	uint16_t sport, dport;
+};
+
+struct tcp_cfg {
+	uint32_t head_cap;     /* bytes of each record kept for the decoders (default 4096) */
+	uint32_t max_record;   /* larger records are implausible: resynchronise (16 MiB) */
+	uint32_t ooo_cap;      /* out-of-order bytes buffered per direction (256 KiB) */
+	uint64_t ooo_total;    /* out-of-order bytes buffered over all connections (16 MiB) */
+	uint32_t max_conns;    /* connections tracked at once; least recently used evicted (4096) */
+};
+
+struct tcp_counters {
+	uint64_t packets;      /* TCP and UDP packets seen */
+	uint64_t records;      /* RPC records delivered */
+	uint64_t lost_bytes;   /* stream bytes never seen: gaps, snaplen cuts, resync skips */
+	uint64_t retransmits;  /* segments carrying bytes already seen */
+	uint64_t out_of_order; /* segments that arrived ahead of a gap */
+	uint64_t resyncs;      /* times record marking was lost and searched for again */
+	uint64_t bad_records;  /* implausible record markers */
+	uint64_t conns;        /* connections seen */
+	uint64_t evicted;      /* connections dropped for the max_conns cap */
+};
+
+typedef void (*rpc_record_fn)(void *arg, const struct rpc_record *r);
+
+struct tcp_table;
+
+int tcp_table_new(struct tcp_table **out, const struct tcp_cfg *cfg, rpc_record_fn fn, void *arg);
+/* Feed a decoded packet (TCP or UDP). */
+void tcp_table_packet(struct tcp_table *t, const struct pkt *p);
+/* End of capture: give up on gaps, deliver what can be delivered. */
+void tcp_table_finish(struct tcp_table *t);
+const struct tcp_counters *tcp_table_counters(const struct tcp_table *t);
+/* Bytes currently held (heads, out-of-order queues, connection structs): for the memory tests. */
+size_t tcp_table_mem(const struct tcp_table *t);
+void tcp_table_free(struct tcp_table *t);
+
+/* Is this a plausible start of an RPC record (marker + xid + msg type + version/status)? */
+bool rpc_record_plausible(const uint8_t *p, size_t n, uint32_t max_record);
+
+#endif
