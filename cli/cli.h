@@ -41,6 +41,8 @@ int parse_duration_ns(const char *opt, const char *s, unsigned long long *out);
 #define CMD_DECL(x) int cmd_##x(int argc, char **argv)
 CMD_DECL(analyze);
 extern const char usage_analyze[];
+CMD_DECL(capture);
+extern const char usage_capture[];
 CMD_DECL(replay); extern const char usage_replay[];
 CMD_DECL(report); extern const char usage_report[];
 CMD_DECL(compare); extern const char usage_compare[];

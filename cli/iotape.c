@@ -19,6 +19,7 @@ static const struct cmd commands[] = {
 	{"replay", cmd_replay, "replay a block trace onto devices or files", usage_replay},
 	{"report", cmd_report, "HTML report with graphs of one or more runs", usage_report},
 	{"compare", cmd_compare, "compare runs: statistics, baseline, --fail-if gates", usage_compare},
+	{"capture", cmd_capture, "trace block devices and packets while a command runs", usage_capture},
 	/* new subcommands go here */
 	{"help", cmd_help, "show help for a command", "usage: iotape help [COMMAND]\n"},
 	{"version", cmd_version, "print the version", "usage: iotape version\n"},

@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: MIT */
+/* Captured records to DIR/DEV.blktrace.CPU: sequence numbers, PROCESS notifies, routing. */
+#include "capture/cap_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/blktrace.h"
+
+#define COMM_LEN 16 /* TASK_COMM_LEN: the PDU of a kernel PROCESS notify */
+#define MAX_CPU 65536u
+
+struct sink_dev {
+	uint32_t kdev;
+	char name[64];
+	struct bt_set_writer *w;
+	uint32_t *seq; /* per CPU, last sequence number written */
+	unsigned nseq;
+	struct bt_comm_table *seen; /* pids that already have a PROCESS notify */
+	uint64_t events;
+};
+
+struct cap_sink {
+	struct sink_dev *dev;
+	unsigned ndev;
+	char *cmdlines; /* tracefs saved_cmdlines path */
+	uint64_t events, bytes, foreign, bad; /* written with __atomic, read from any thread */
+};
+
+int cap_sink_new(struct cap_sink **out, const char *dir, const struct cap_dev *devs, unsigned n,
+		 const char *sysroot, struct iot_err *e)
+{
+	struct cap_sink *s = calloc(1, sizeof(*s));
+	int ret;
+
+	*out = NULL;
+	if (!s || !(s->dev = calloc(n ? n : 1, sizeof(*s->dev))) ||
+	    asprintf(&s->cmdlines, "%s/sys/kernel/tracing/saved_cmdlines", sysroot) < 0) {
+		if (s)
+			free(s->dev);
+		free(s);
+		return iot_err_set(e, -ENOMEM, "out of memory");
+	}
+	s->ndev = n;
+	for (unsigned i = 0; i < n; i++) {
+		struct sink_dev *d = &s->dev[i];
+
+		d->kdev = devs[i].kdev;
+		snprintf(d->name, sizeof(d->name), "%s", devs[i].name);
+		d->seen = bt_comm_table_new();
+		if (!d->seen) {
+			cap_sink_close(s, NULL);
+			return iot_err_set(e, -ENOMEM, "out of memory");
+		}
+		ret = bt_set_writer_open(&d->w, dir, d->name, e);
+		if (ret) {
+			cap_sink_close(s, NULL);
+			return ret;
+		}
+	}
+	*out = s;
+	return 0;
+}
+
+static int write_rec(struct cap_sink *s, struct sink_dev *d, unsigned cpu, uint8_t *rec,
+		     size_t len, struct iot_err *e)
+{
+	uint32_t seq;
+	int ret;
+
+	if (cpu >= MAX_CPU)
+		return iot_err_set(e, -EINVAL, "cpu %u out of range", cpu);
+	if (cpu >= d->nseq) {
+		unsigned n = cpu + 1;
+		uint32_t *ns = realloc(d->seq, n * sizeof(*ns));
+
+		if (!ns)
+			return iot_err_set(e, -ENOMEM, "out of memory");
+		memset(ns + d->nseq, 0, (n - d->nseq) * sizeof(*ns));
+		d->seq = ns;
+		d->nseq = n;
+	}
+	/* the relay path numbers from 1 per CPU (blk_add_trace); blkparse counts gaps as skips */
+	seq = ++d->seq[cpu];
+	memcpy(rec + 4, &seq, 4);
+	ret = bt_set_writer_write_raw(d->w, cpu, rec, len, e);
+	if (ret)
+		return ret;
+	d->events++;
+	__atomic_add_fetch(&s->events, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&s->bytes, len, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* The name of pid: /proc while it lives, else the tracer's saved_cmdlines (which the blk
+ * tracer fills for every event through tracing_record_cmdline). */
+static int comm_of(const struct cap_sink *s, uint32_t pid, char out[COMM_LEN])
+{
+	char path[64], buf[64];
+	FILE *f;
+	int found = 0;
+
+	memset(out, 0, COMM_LEN);
+	if (pid == 0) {
+		memcpy(out, "swapper", 7);
+		return 1;
+	}
+	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+	if (!cap_read_str(path, buf, sizeof(buf)) && buf[0]) {
+		memcpy(out, buf, strnlen(buf, COMM_LEN - 1));
+		return 1;
+	}
+	f = fopen(s->cmdlines, "re");
+	if (!f)
+		return 0;
+	while (fgets(buf, sizeof(buf), f)) {
+		unsigned p;
+		char name[COMM_LEN + 8];
+
+		if (sscanf(buf, "%u %23s", &p, name) == 2 && p == pid) {
+			memcpy(out, name, strnlen(name, COMM_LEN - 1));
+			found = 1;
+			break;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+static int process_note(struct cap_sink *s, struct sink_dev *d, unsigned cpu,
+			const struct blk_event *ev, struct iot_err *e)
+{
+	char comm[COMM_LEN];
+	uint8_t rec[BT_REC7_SIZE + COMM_LEN];
+	struct blk_event n = {0};
+	int ret;
+
+	/* remember the pid even when the name is unknown: one lookup per pid */
+	ret = bt_comm_table_set(d->seen, ev->pid, "", 0);
+	if (ret)
+		return iot_err_set(e, ret, "out of memory");
+	if (!comm_of(s, ev->pid, comm))
+		return 0;
+	n.time = ev->time;
+	n.flags = BLK_F_NOTIFY;
+	n.action = BLK_N_PROCESS;
+	n.pid = ev->pid;
+	n.dev = d->kdev;
+	n.cpu = cpu;
+	n.pdu = (const uint8_t *)comm;
+	n.pdu_len = COMM_LEN;
+	if (!bt_encode7(&n, rec, sizeof(rec)))
+		return iot_err_set(e, -EINVAL, "cannot encode a notify");
+	return write_rec(s, d, cpu, rec, sizeof(rec), e);
+}
+
+int cap_sink_record(struct cap_sink *s, unsigned cpu, uint8_t *rec, size_t len,
+		    struct iot_err *e)
+{
+	struct blk_event ev;
+	struct sink_dev *d = NULL;
+	long n = bt_decode(rec, len, &ev, NULL);
+	int ret;
+
+	if (n <= 0 || (size_t)n != len) {
+		__atomic_add_fetch(&s->bad, 1, __ATOMIC_RELAXED);
+		return 0;
+	}
+	for (unsigned i = 0; i < s->ndev; i++)
+		if (s->dev[i].kdev == ev.dev)
+			d = &s->dev[i];
+	if (!d) {
+		/* the blk tracer is global: another device someone else enabled */
+		__atomic_add_fetch(&s->foreign, 1, __ATOMIC_RELAXED);
+		return 0;
+	}
+	if (!blk_is_notify(&ev) && !bt_comm_table_get(d->seen, ev.pid)) {
+		ret = process_note(s, d, cpu, &ev, e);
+		if (ret)
+			return ret;
+	}
+	return write_rec(s, d, cpu, rec, len, e);
+}
+
+int cap_sink_timestamp(struct cap_sink *s, const struct cap_clock_pair *p, struct iot_err *e)
+{
+	/* what trace_note_time() writes at BLKTRACESTART: u32 seconds, u32 nanoseconds */
+	uint32_t words[2] = {(uint32_t)(p->real_ns / 1000000000),
+			     (uint32_t)(p->real_ns % 1000000000)};
+	uint8_t rec[BT_REC7_SIZE + sizeof(words)];
+	int ret;
+
+	for (unsigned i = 0; i < s->ndev; i++) {
+		struct blk_event n = {0};
+
+		n.time = (uint64_t)p->mono_ns;
+		n.flags = BLK_F_NOTIFY;
+		n.action = BLK_N_TIMESTAMP;
+		n.dev = s->dev[i].kdev;
+		n.pdu = (const uint8_t *)words;
+		n.pdu_len = sizeof(words);
+		if (!bt_encode7(&n, rec, sizeof(rec)))
+			return iot_err_set(e, -EINVAL, "cannot encode a notify");
+		ret = write_rec(s, &s->dev[i], 0, rec, sizeof(rec), e);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+void cap_sink_counts(const struct cap_sink *s, uint64_t *events, uint64_t *bytes)
+{
+	*events = __atomic_load_n(&s->events, __ATOMIC_RELAXED);
+	*bytes = __atomic_load_n(&s->bytes, __ATOMIC_RELAXED);
+}
+
+uint64_t cap_sink_dev_events(const struct cap_sink *s, unsigned i)
+{
+	return i < s->ndev ? s->dev[i].events : 0;
+}
+
+uint64_t cap_sink_foreign(const struct cap_sink *s)
+{
+	return __atomic_load_n(&s->foreign, __ATOMIC_RELAXED);
+}
+
+uint64_t cap_sink_bad(const struct cap_sink *s)
+{
+	return __atomic_load_n(&s->bad, __ATOMIC_RELAXED);
+}
+
+int cap_sink_close(struct cap_sink *s, struct iot_err *e)
+{
+	int ret = 0;
+
+	if (!s)
+		return 0;
+	for (unsigned i = 0; i < s->ndev; i++) {
+		int r = bt_set_writer_close(s->dev[i].w, e);
+
+		if (r && !ret)
+			ret = r;
+		free(s->dev[i].seq);
+		bt_comm_table_free(s->dev[i].seen);
+	}
+	free(s->dev);
+	free(s->cmdlines);
+	free(s);
+	return ret;
+}

@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: MIT */
+/* Pieces of the capture library shared between its files (not used outside capture/). */
+#ifndef IOTAPE_CAPTURE_CAP_INT_H
+#define IOTAPE_CAPTURE_CAP_INT_H
+
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "capture/capture.h"
+#include "common/err.h"
+
+/* ---- block devices: sysfs and mountinfo (sysblock.c) -------------------------------- */
+
+struct cap_dev {
+	char name[64]; /* kernel name: loop0, vda1 */
+	char path[256];
+	unsigned major, minor;
+	uint32_t kdev;     /* the kernel's dev_t as blktrace records carry it */
+	char sysdir[512];  /* SYSROOT/sys/devices/.../NAME: holds trace/, size, (queue/) */
+	char queuedir[512]; /* the whole disk's queue/ directory */
+	int partition;
+	char parent[64];
+	uint64_t size_bytes;
+	unsigned lbs;     /* logical block size */
+	int rotational;   /* -1 unknown */
+	char scheduler[32];
+	char model[128];
+	char backing_file[512]; /* loop devices */
+};
+
+/* Map a path ("/dev/loop0") or a kernel name ("loop0") to major:minor. -ENOENT when missing,
+ * -ENOTBLK when it is not a block device. */
+int cap_dev_resolve(const char *arg, unsigned *major, unsigned *minor, struct iot_err *e);
+/* Fill d from sysfs under sysroot ("" for the real one). */
+int cap_dev_probe(const char *sysroot, unsigned major, unsigned minor, struct cap_dev *d,
+		  struct iot_err *e);
+/* Append {"mountpoint","fstype","source","options","super_options"} for each mount of d. */
+int cap_mounts_json(FILE *mountinfo, const struct cap_dev *d, json_t *arr);
+json_t *cap_dev_json(const struct cap_dev *d);
+/* "[none] mq-deadline kyber" -> "none" */
+void cap_pick_bracketed(const char *s, char *out, size_t cap);
+
+/* ---- host and clocks (hostinfo.c) ---------------------------------------------------- */
+
+struct cap_clock_pair {
+	int64_t real_ns; /* CLOCK_REALTIME, midpoint of two reads around the monotonic read */
+	int64_t mono_ns; /* CLOCK_MONOTONIC, the tracefs "mono" trace clock */
+	int64_t uncertainty_ns; /* half the width of the tightest bracket */
+};
+void cap_clock_pair_read(struct cap_clock_pair *p);
+json_t *cap_clock_pair_json(const struct cap_clock_pair *p);
+/* host: hostname, kernel (uname), distro (os-release at path), ncpu */
+json_t *cap_host_json(const char *os_release_path);
+/* Parse an os-release file into {"id","version_id","pretty_name",...}. */
+json_t *cap_os_release_json(FILE *f);
+
+/* ---- the trace sink: records in, per-device per-CPU files out (blk_sink.c) ----------- */
+
+struct cap_sink;
+int cap_sink_new(struct cap_sink **out, const char *dir, const struct cap_dev *devs, unsigned n,
+		 const char *sysroot, struct iot_err *e);
+/*
+ * One finished record (v7 header + PDU) seen on cpu. The sink renumbers the sequence per
+ * device and CPU (the tracefs path leaves it 0), adds a PROCESS notify for each new pid, and
+ * routes it by device. Records for devices that are not ours are counted and dropped.
+ * Returns 0 or -errno (write error, e filled).
+ */
+int cap_sink_record(struct cap_sink *s, unsigned cpu, uint8_t *rec, size_t len,
+		    struct iot_err *e);
+/* Write a TIMESTAMP notify (wall clock at trace time mono_ns) into every device's set. */
+int cap_sink_timestamp(struct cap_sink *s, const struct cap_clock_pair *p, struct iot_err *e);
+/* Counters, safe to read from another thread. */
+void cap_sink_counts(const struct cap_sink *s, uint64_t *events, uint64_t *bytes);
+uint64_t cap_sink_dev_events(const struct cap_sink *s, unsigned i);
+uint64_t cap_sink_foreign(const struct cap_sink *s);
+uint64_t cap_sink_bad(const struct cap_sink *s);
+int cap_sink_close(struct cap_sink *s, struct iot_err *e);
+
+/* ---- trace_pipe byte stream parser (tpipe.c) ---------------------------------------- */
+
+/*
+ * trace_pipe with the bin option carries, per event, [16-byte context header when the
+ * context-info option is on] + a v7 record + PDU, and "CPU:%d [LOST %lu EVENTS]\n" text
+ * lines when the ring buffer overran. Relay files carry bare records (hdr = 0).
+ */
+struct tpipe {
+	unsigned hdr;      /* 16 or 0 */
+	uint64_t lost;     /* events reported lost by LOST lines */
+	uint64_t lost_marks; /* "[LOST EVENTS]" lines without a count */
+	uint64_t garbage;  /* bytes skipped to resynchronise */
+};
+typedef int (*tpipe_emit_fn)(void *arg, unsigned cpu, uint8_t *rec, size_t len,
+			     struct iot_err *e);
+/* Consume complete units from buf[0, len); returns the bytes consumed (the rest must be
+ * presented again with more data), or a negative errno from emit. At the end of the stream
+ * (final) a partial record is counted as garbage and consumed. */
+long tpipe_parse(struct tpipe *t, uint8_t *buf, size_t len, unsigned cpu, int final,
+		 tpipe_emit_fn emit, void *arg, struct iot_err *e);
+
+/* ---- raw ring-buffer pages (rawbuf.c) ------------------------------------------------ */
+
+/*
+ * Turn a ring-buffer data entry of the blk tracer into the record the kernel's bin output
+ * would have made (blk_trace_synthesize_old_trace): the first 8 bytes there are the generic
+ * trace_entry, and time is not filled, so magic, sequence and time are set here from the
+ * ring-buffer timestamp. Returns the record's length, or 0 if the entry is not a blk record.
+ */
+size_t cap_raw_to_record(const uint8_t *data, size_t size, uint64_t ts, uint8_t *out,
+			 size_t cap);
+
+/* ---- reading streams: one thread polling every per-CPU file (reader.c) -------------- */
+
+enum cap_stream_kind { CAP_STREAM_PIPE, CAP_STREAM_RAW, CAP_STREAM_RELAY };
+struct cap_reader;
+int cap_reader_new(struct cap_reader **out, struct cap_sink *sink, struct iot_err *e);
+/* Takes ownership of fd. */
+int cap_reader_add(struct cap_reader *r, int fd, unsigned cpu, enum cap_stream_kind kind,
+		   struct iot_err *e);
+int cap_reader_start(struct cap_reader *r, struct iot_err *e);
+/* Tell the thread that no new events will come: drain everything and exit; join it. Returns
+ * the first error the thread met. */
+int cap_reader_finish(struct cap_reader *r, struct iot_err *e);
+/* The thread met an error (e.g. ENOSPC): the capture should stop. */
+int cap_reader_failed(struct cap_reader *r);
+void cap_reader_lost(const struct cap_reader *r, uint64_t *lost, uint64_t *marks,
+		     uint64_t *garbage);
+void cap_reader_free(struct cap_reader *r);
+
+/* ---- block backends ------------------------------------------------------------------ */
+
+struct cap_backend_state;
+struct cap_blk_ops {
+	const char *name;
+	/* enable tracing of every device and add the per-CPU streams to the reader */
+	int (*start)(struct cap_backend_state **out, const struct cap_dev *devs, unsigned n,
+		     const struct cap_opts *o, struct cap_reader *rd, struct iot_err *e);
+	/* stop producing events (the reader then drains) */
+	void (*stop)(struct cap_backend_state *s);
+	/* after draining: undo every setting, free; counts lost events */
+	int (*teardown)(struct cap_backend_state *s, struct cap_result *res, json_t *info,
+			struct iot_err *e);
+};
+extern const struct cap_blk_ops cap_relay_ops;
+extern const struct cap_blk_ops cap_tracefs_ops;
+
+/* Make sure a pseudo filesystem is mounted at dir (tracefs, debugfs). */
+int cap_ensure_mounted(const char *dir, const char *fstype, struct iot_err *e);
+
+/* ---- packets (pcap_live.c) ----------------------------------------------------------- */
+
+struct cap_pcap;
+int cap_pcap_start(struct cap_pcap **out, const char *iface, const char *filter,
+		   unsigned snaplen, const char *path, struct iot_err *e);
+uint64_t cap_pcap_packets(const struct cap_pcap *p);
+int cap_pcap_failed(const struct cap_pcap *p);
+/* Stop, flush, close; fills {"packets","drops":{...}} into info. */
+int cap_pcap_stop(struct cap_pcap *p, json_t *info, uint64_t *packets, uint64_t *drops,
+		  uint64_t *ifdrops, struct iot_err *e);
+
+/* ---- the command (command.c) --------------------------------------------------------- */
+
+struct cap_cmd {
+	int pid;
+	int exec_errno; /* from the child, when exec failed */
+};
+/* Fork and exec argv (PATH search). 0 with c->pid set; exec failures are seen by wait. */
+int cap_cmd_spawn(struct cap_cmd *c, char *const *argv, struct iot_err *e);
+/* Non-blocking: 1 with *status (shell convention) once it exited, else 0. */
+int cap_cmd_poll(struct cap_cmd *c, int *status);
+
+/* small file helpers (sysblock.c) */
+int cap_read_str(const char *path, char *buf, size_t cap);
+int cap_read_u64(const char *path, uint64_t *out);
+int cap_write_str(const char *path, const char *s);
+
+#endif

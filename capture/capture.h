@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/* iotape capture: block traces (relay or tracefs) and packets (libpcap) while a command runs. */
+#ifndef IOTAPE_CAPTURE_CAPTURE_H
+#define IOTAPE_CAPTURE_CAPTURE_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "common/err.h"
+
+enum cap_backend {
+	CAP_BACKEND_AUTO = 0,
+	CAP_BACKEND_RELAY,
+	CAP_BACKEND_TRACEFS,
+};
+
+/* How the tracefs backend reads the ring buffer (see docs/capture.md for the measurements). */
+enum cap_read_mode {
+	CAP_READER_PIPE = 0, /* per_cpu/cpuN/trace_pipe with the bin option: finished v7 records */
+	CAP_READER_RAW,      /* per_cpu/cpuN/trace_pipe_raw pages through libtracefs/kbuffer */
+};
+
+struct cap_progress {
+	uint64_t elapsed_ns;
+	uint64_t events;  /* block trace records written */
+	uint64_t bytes;   /* bytes of trace written */
+	uint64_t lost;    /* block events lost so far */
+	uint64_t packets; /* packets written */
+	uint64_t pkt_drops;
+};
+
+struct cap_opts {
+	const char *rundir;
+	char *const *devs; /* block device paths or names ("/dev/loop0", "loop0") */
+	unsigned ndevs;
+	const char *iface;  /* NULL: no packet capture */
+	const char *filter; /* NULL: "port 2049 or port 111" */
+	unsigned snaplen;   /* 0: 262144 */
+	enum cap_backend backend;
+	enum cap_read_mode reader;
+	uint64_t duration_ns; /* 0: until the command exits or a signal */
+	unsigned buffer_kb;   /* per-CPU ring buffer size; 0: 8192 */
+	char *const *cmd;     /* NULL-terminated argv of COMMAND, or NULL */
+	int argc;             /* iotape's own command line, for the manifest */
+	char *const *argv;
+	/* Set asynchronously (signal handler) to stop the capture; the signal number. */
+	volatile sig_atomic_t *stop;
+	/* Called about 5 times a second from the main thread (may be NULL). */
+	void (*progress)(void *arg, const struct cap_progress *p);
+	/* One-line notices for the user, e.g. why auto fell back to tracefs (may be NULL). */
+	void (*notice)(void *arg, const char *msg);
+	void *arg;
+};
+
+
+struct cap_result {
+	int backend; /* enum cap_backend actually used */
+	int cmd_ran;
+	int cmd_status;     /* exit status (0-255), or 128 + signal, 127 not found, 126 not exec */
+	char cmd_error[256]; /* why COMMAND could not run, when cmd_status is 126 or 127 */
+	int stop_signal;     /* the signal that stopped the capture, or 0 */
+	struct cap_progress totals;
+	uint64_t overrun, dropped, pipe_lost; /* ring-buffer overruns, dropped, "LOST" lines */
+	uint64_t relay_dropped;
+	uint64_t ifdrop;
+	/* an error after tracing started (e.g. ENOSPC): data up to then is on disk */
+	int late_err;
+	char late_msg[512];
+};
+
+/*
+ * Run a capture. Returns 0 when the capture ran (result says how; the command's status is in
+ * result->cmd_status), or -errno when it could not start (e filled; nothing left enabled).
+ */
+int cap_run(const struct cap_opts *o, struct cap_result *res, struct iot_err *e);
+
+/* Parse "auto", "relay", "tracefs" / "pipe", "raw"; -EINVAL when unknown. */
+int cap_backend_parse(const char *s, enum cap_backend *out);
+int cap_reader_parse(const char *s, enum cap_read_mode *out);
+const char *cap_backend_name(int b);
+const char *cap_reader_name(int r);
+
+#define CAP_DEFAULT_FILTER "port 2049 or port 111"
+#define CAP_DEFAULT_SNAPLEN 262144u
+#define CAP_DEFAULT_BUFFER_KB 8192u
+
+#endif

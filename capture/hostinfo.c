@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/* The host a run was captured on (uname, os-release) and wall/trace clock pairs. */
+#include "capture/cap_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+static int64_t ns_of(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/*
+ * The trace clock is "mono" (CLOCK_MONOTONIC), packet timestamps are CLOCK_REALTIME. Read
+ * REALTIME, MONOTONIC, REALTIME several times and keep the tightest bracket: the offset
+ * between the clocks is then known to within half its width (typically well under 1 us).
+ */
+void cap_clock_pair_read(struct cap_clock_pair *p)
+{
+	int64_t best = INT64_MAX;
+
+	for (int i = 0; i < 8; i++) {
+		int64_t r0 = ns_of(CLOCK_REALTIME);
+		int64_t m = ns_of(CLOCK_MONOTONIC);
+		int64_t r1 = ns_of(CLOCK_REALTIME);
+
+		if (r1 - r0 < best) {
+			best = r1 - r0;
+			p->real_ns = r0 + (r1 - r0) / 2;
+			p->mono_ns = m;
+			p->uncertainty_ns = (r1 - r0 + 1) / 2;
+		}
+	}
+}
+
+json_t *cap_clock_pair_json(const struct cap_clock_pair *p)
+{
+	char iso[64];
+	time_t sec = (time_t)(p->real_ns / 1000000000);
+	struct tm tm;
+
+	gmtime_r(&sec, &tm);
+	snprintf(iso + strftime(iso, 32, "%Y-%m-%dT%H:%M:%S", &tm), 32, ".%09lldZ",
+		 (long long)(p->real_ns % 1000000000));
+	return json_pack("{s:s, s:I, s:I, s:I}", "wall", iso, "realtime_ns", (json_int_t)p->real_ns,
+			 "trace_ns", (json_int_t)p->mono_ns, "uncertainty_ns",
+			 (json_int_t)p->uncertainty_ns);
+}
+
+json_t *cap_os_release_json(FILE *f)
+{
+	static const struct {
+		const char *key, *json;
+	} keys[] = {{"ID", "id"},
+		    {"VERSION_ID", "version_id"},
+		    {"VERSION_CODENAME", "codename"},
+		    {"PRETTY_NAME", "pretty_name"}};
+	json_t *j = json_object();
+	char *line = NULL;
+	size_t cap = 0;
+
+	while (getline(&line, &cap, f) > 0) {
+		char *eq = strchr(line, '='), *v;
+		size_t n;
+
+		if (!eq)
+			continue;
+		*eq = '\0';
+		v = eq + 1;
+		v[strcspn(v, "\n")] = '\0';
+		n = strlen(v);
+		if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0]) {
+			v[n - 1] = '\0';
+			v++;
+		}
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			if (!strcmp(line, keys[i].key))
+				json_object_set_new(j, keys[i].json, json_string(v));
+	}
+	free(line);
+	return j;
+}
+
+json_t *cap_host_json(const char *os_release_path)
+{
+	struct utsname u;
+	char host[256] = "";
+	json_t *j = json_object();
+	FILE *f;
+
+	gethostname(host, sizeof(host) - 1);
+	json_object_set_new(j, "hostname", json_string(host));
+	if (!uname(&u))
+		json_object_set_new(j, "kernel",
+				    json_pack("{s:s, s:s, s:s, s:s}", "sysname", u.sysname,
+					      "release", u.release, "version", u.version,
+					      "machine", u.machine));
+	f = fopen(os_release_path, "re");
+	if (!f && !strcmp(os_release_path, "/etc/os-release"))
+		f = fopen("/usr/lib/os-release", "re");
+	if (f) {
+		json_object_set_new(j, "distro", cap_os_release_json(f));
+		fclose(f);
+	}
+	json_object_set_new(j, "ncpu", json_integer(sysconf(_SC_NPROCESSORS_CONF)));
+	return j;
+}

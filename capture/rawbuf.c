@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/* A blk tracer entry from a raw ring-buffer page, finished into a v7 record. */
+#include "capture/cap_int.h"
+
+#include <string.h>
+
+#include "formats/blktrace.h"
+
+/*
+ * __blk_add_trace() (kernel/trace/blktrace.c) reserves sizeof(struct blk_io_trace) + PDU in
+ * the ring buffer and fills it from `sector` on, plus cpu and pid; the first 8 bytes (magic
+ * and sequence) hold the generic struct trace_entry (type, flags, preempt count, pid) and
+ * `time` is left as whatever the page held. blk_trace_synthesize_old_trace() finishes the
+ * record for the bin output with magic|version and time = the ring-buffer timestamp, and
+ * sequence 0; we do the same (the sink then numbers sequences).
+ */
+size_t cap_raw_to_record(const uint8_t *data, size_t size, uint64_t ts, uint8_t *out,
+			 size_t cap)
+{
+	uint32_t magic = BT_MAGIC | BT_VERSION7, seq = 0;
+	uint16_t pdu_len;
+	size_t total;
+
+	if (size < BT_REC7_SIZE)
+		return 0;
+	memcpy(&pdu_len, data + 46, 2);
+	total = (size_t)BT_REC7_SIZE + pdu_len;
+	if (total > size || total > cap)
+		return 0;
+	memcpy(out, data, total);
+	memcpy(out, &magic, 4);
+	memcpy(out + 4, &seq, 4);
+	memcpy(out + 8, &ts, 8);
+	return total;
+}

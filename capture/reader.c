@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: MIT */
+/* One thread that polls every per-CPU trace file and feeds the records to the sink. */
+#include "capture/cap_int.h"
+
+#include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+#include <kbuffer.h>
+#include <tracefs.h>
+
+#include "formats/blktrace.h"
+
+#define PIPE_BUF_SIZE (256u << 10)
+#define POLL_MS 100
+
+/*
+ * Why one thread and plain read() for the default (pipe) reader: trace_pipe hands out
+ * finished records (the kernel synthesises magic and time) in reads of up to a page, which
+ * is all the tracer needs. The raw reader (--reader raw) reads whole ring-buffer pages with
+ * libtracefs (tracefs_cpu_read) and walks them with libtraceevent's kbuffer, as the issue
+ * asks; bench/capture-overhead.sh measures both and docs/capture.md has the figures.
+ */
+struct cap_stream {
+	int fd;
+	unsigned cpu;
+	enum cap_stream_kind kind;
+	struct tpipe tp;
+	uint8_t *buf;
+	size_t len;
+	struct tracefs_cpu *tcpu;
+	struct kbuffer *kb;
+	int subbuf;
+	int eof;
+};
+
+struct cap_reader {
+	struct cap_sink *sink;
+	struct cap_stream *s;
+	unsigned n;
+	pthread_t thread;
+	int started;
+	int stopping; /* __atomic */
+	int err;      /* __atomic: first error, negative errno */
+	struct iot_err e;
+	uint64_t raw_lost, raw_marks;
+	uint8_t rec[BT_REC7_SIZE + 65536];
+};
+
+int cap_reader_new(struct cap_reader **out, struct cap_sink *sink, struct iot_err *e)
+{
+	struct cap_reader *r = calloc(1, sizeof(*r));
+
+	*out = r;
+	if (!r)
+		return iot_err_set(e, -ENOMEM, "out of memory");
+	r->sink = sink;
+	return 0;
+}
+
+int cap_reader_add(struct cap_reader *r, int fd, unsigned cpu, enum cap_stream_kind kind,
+		   struct iot_err *e)
+{
+	struct cap_stream *ns = realloc(r->s, (r->n + 1) * sizeof(*ns)), *s;
+
+	if (!ns) {
+		close(fd);
+		return iot_err_set(e, -ENOMEM, "out of memory");
+	}
+	r->s = ns;
+	s = &r->s[r->n];
+	memset(s, 0, sizeof(*s));
+	s->fd = fd;
+	s->cpu = cpu;
+	s->kind = kind;
+	s->tp.hdr = kind == CAP_STREAM_PIPE ? 16 : 0;
+	if (kind == CAP_STREAM_RAW) {
+		s->subbuf = getpagesize();
+		s->tcpu = tracefs_cpu_alloc_fd(fd, s->subbuf, true);
+		s->kb = kbuffer_alloc(sizeof(long) == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
+				      KBUFFER_ENDIAN_LITTLE);
+		s->buf = malloc((size_t)s->subbuf);
+		if (s->tcpu)
+			s->subbuf = tracefs_cpu_read_size(s->tcpu);
+	} else {
+		s->buf = malloc(PIPE_BUF_SIZE);
+	}
+	r->n++;
+	if (!s->buf || (kind == CAP_STREAM_RAW && (!s->tcpu || !s->kb)))
+		return iot_err_set(e, -ENOMEM, "cannot set up the reader for cpu %u", cpu);
+	return 0;
+}
+
+static int emit(void *arg, unsigned cpu, uint8_t *rec, size_t len, struct iot_err *e)
+{
+	struct cap_reader *r = arg;
+
+	return cap_sink_record(r->sink, cpu, rec, len, e);
+}
+
+/* Read what is available now; >0 if something was read, 0 if nothing, <0 error. */
+static int read_stream(struct cap_reader *r, struct cap_stream *s)
+{
+	ssize_t n;
+	long used;
+
+	if (s->eof)
+		return 0;
+	if (s->kind == CAP_STREAM_RAW) {
+		unsigned long long ts;
+		void *data;
+		int missed;
+
+		n = tracefs_cpu_read(s->tcpu, s->buf, true);
+		if (n <= 0)
+			return (n < 0 && errno != EAGAIN && errno != EINTR) ? -errno : 0;
+		if (kbuffer_load_subbuffer(s->kb, s->buf) < 0)
+			return 1;
+		missed = kbuffer_missed_events(s->kb);
+		if (missed > 0)
+			r->raw_lost += (uint64_t)missed;
+		else if (missed < 0)
+			r->raw_marks++;
+		for (data = kbuffer_read_event(s->kb, &ts); data;
+		     data = kbuffer_next_event(s->kb, &ts)) {
+			int size = kbuffer_event_size(s->kb);
+			size_t len = size > 0 ? cap_raw_to_record(data, (size_t)size, ts, r->rec,
+								  sizeof(r->rec))
+					      : 0;
+			int ret;
+
+			if (!len)
+				continue;
+			ret = cap_sink_record(r->sink, s->cpu, r->rec, len, &r->e);
+			if (ret)
+				return ret;
+		}
+		return 1;
+	}
+	n = read(s->fd, s->buf + s->len, PIPE_BUF_SIZE - s->len);
+	if (n < 0)
+		return (errno == EAGAIN || errno == EINTR) ? 0 : -errno;
+	if (n == 0) {
+		/* relay files return 0 when empty; trace_pipe never does while open */
+		if (s->kind == CAP_STREAM_PIPE)
+			s->eof = 1;
+		return 0;
+	}
+	s->len += (size_t)n;
+	used = tpipe_parse(&s->tp, s->buf, s->len, s->cpu, 0, emit, r, &r->e);
+	if (used < 0)
+		return (int)used;
+	memmove(s->buf, s->buf + used, s->len - (size_t)used);
+	s->len -= (size_t)used;
+	return 1;
+}
+
+static void *reader_main(void *arg)
+{
+	struct cap_reader *r = arg;
+	struct pollfd *pfd = calloc(r->n ? r->n : 1, sizeof(*pfd));
+	int err = 0;
+
+	if (!pfd) {
+		__atomic_store_n(&r->err, -ENOMEM, __ATOMIC_RELEASE);
+		return NULL;
+	}
+	for (unsigned i = 0; i < r->n; i++) {
+		pfd[i].fd = r->s[i].fd;
+		pfd[i].events = POLLIN;
+	}
+	for (;;) {
+		int stopping = __atomic_load_n(&r->stopping, __ATOMIC_ACQUIRE);
+		int any = 0;
+
+		if (!stopping)
+			poll(pfd, r->n, POLL_MS);
+		for (unsigned i = 0; i < r->n && !err; i++) {
+			/* bounded per stream per pass so one busy CPU cannot starve the others */
+			for (int k = 0; k < 64; k++) {
+				int ret = read_stream(r, &r->s[i]);
+
+				if (ret < 0) {
+					err = ret;
+					break;
+				}
+				if (!ret)
+					break;
+				any = 1;
+			}
+		}
+		if (err || (stopping && !any))
+			break;
+	}
+	/* whatever remains in the buffers is a partial record: count it */
+	for (unsigned i = 0; i < r->n && !err; i++) {
+		struct cap_stream *s = &r->s[i];
+
+		if (s->len)
+			tpipe_parse(&s->tp, s->buf, s->len, s->cpu, 1, emit, r, &r->e);
+		s->len = 0;
+	}
+	free(pfd);
+	if (err)
+		__atomic_store_n(&r->err, err, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+int cap_reader_start(struct cap_reader *r, struct iot_err *e)
+{
+	int ret = pthread_create(&r->thread, NULL, reader_main, r);
+
+	if (ret)
+		return iot_err_set(e, -ret, "cannot start the reader thread: %s", strerror(ret));
+	r->started = 1;
+	return 0;
+}
+
+int cap_reader_failed(struct cap_reader *r)
+{
+	return __atomic_load_n(&r->err, __ATOMIC_ACQUIRE);
+}
+
+int cap_reader_finish(struct cap_reader *r, struct iot_err *e)
+{
+	int err;
+
+	if (!r->started)
+		return 0;
+	__atomic_store_n(&r->stopping, 1, __ATOMIC_RELEASE);
+	pthread_join(r->thread, NULL);
+	r->started = 0;
+	err = __atomic_load_n(&r->err, __ATOMIC_ACQUIRE);
+	if (err && e)
+		*e = r->e;
+	if (err && !r->e.msg[0])
+		iot_err_set(e, err, "reading the trace: %s", strerror(-err));
+	return err;
+}
+
+void cap_reader_lost(const struct cap_reader *r, uint64_t *lost, uint64_t *marks,
+		     uint64_t *garbage)
+{
+	*lost = r->raw_lost;
+	*marks = r->raw_marks;
+	*garbage = 0;
+	for (unsigned i = 0; i < r->n; i++) {
+		*lost += r->s[i].tp.lost;
+		*marks += r->s[i].tp.lost_marks;
+		*garbage += r->s[i].tp.garbage;
+	}
+}
+
+void cap_reader_free(struct cap_reader *r)
+{
+	if (!r)
+		return;
+	if (r->started)
+		cap_reader_finish(r, NULL);
+	for (unsigned i = 0; i < r->n; i++) {
+		struct cap_stream *s = &r->s[i];
+
+		if (s->tcpu)
+			tracefs_cpu_free_fd(s->tcpu);
+		if (s->kb)
+			kbuffer_free(s->kb);
+		if (s->fd >= 0)
+			close(s->fd);
+		free(s->buf);
+	}
+	free(r->s);
+	free(r);
+}

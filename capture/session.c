@@ -1,0 +1,512 @@
+/* SPDX-License-Identifier: MIT */
+/* One capture from start to finish: devices, backend, packets, the command, the manifest. */
+#include "capture/cap_int.h"
+
+#include <dirent.h>
+#include <stdarg.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "formats/manifest.h"
+#include "iotape_version.h"
+
+#define TICK_MS 200
+#define KILL_GRACE_NS (5ull * 1000000000ull)
+
+static const char *const backend_names[] = {"auto", "relay", "tracefs"};
+static const char *const reader_names[] = {"pipe", "raw"};
+
+int cap_backend_parse(const char *s, enum cap_backend *out)
+{
+	for (unsigned i = 0; i < 3; i++)
+		if (!strcmp(s, backend_names[i]))
+			return *out = (enum cap_backend)i, 0;
+	return -EINVAL;
+}
+
+int cap_reader_parse(const char *s, enum cap_read_mode *out)
+{
+	for (unsigned i = 0; i < 2; i++)
+		if (!strcmp(s, reader_names[i]))
+			return *out = (enum cap_read_mode)i, 0;
+	return -EINVAL;
+}
+
+const char *cap_backend_name(int b)
+{
+	return b >= 0 && b < 3 ? backend_names[b] : "?";
+}
+
+const char *cap_reader_name(int r)
+{
+	return r >= 0 && r < 2 ? reader_names[r] : "?";
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
+
+	/* a signal cuts the sleep short, which is what we want */
+	nanosleep(&ts, NULL);
+}
+
+/* A run directory is created if missing; an existing one must not hold a capture already. */
+static int prepare_rundir(const char *dir, struct iot_err *e)
+{
+	DIR *d;
+	struct dirent *de;
+	int ret = 0;
+
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return iot_err_set(e, -errno, "run directory '%s': %s", dir, strerror(errno));
+	d = opendir(dir);
+	if (!d)
+		return iot_err_set(e, -errno, "run directory '%s': %s", dir, strerror(errno));
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, MANIFEST_NAME) || strstr(de->d_name, ".blktrace.") ||
+		    !strncmp(de->d_name, "net.pcap", 8)) {
+			ret = iot_err_set(e, -EEXIST,
+					  "run directory '%s' already holds a capture ('%s'); use "
+					  "a new one",
+					  dir, de->d_name);
+			break;
+		}
+	}
+	closedir(d);
+	return ret;
+}
+
+static json_t *argv_json(char *const *argv, int argc)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; argv && (argc < 0 || i < argc) && argv[i]; i++)
+		json_array_append_new(a, json_string(argv[i]));
+	return a;
+}
+
+struct run {
+	const struct cap_opts *o;
+	struct cap_result *res;
+	struct cap_dev *devs;
+	json_t *root, *jdevs, *backend, *network;
+	struct cap_sink *sink;
+	struct cap_reader *rd;
+	const struct cap_blk_ops *ops;
+	struct cap_backend_state *bs;
+	struct cap_pcap *pcap;
+	struct cap_cmd cmd;
+	int cmd_running;
+	struct cap_clock_pair start, end;
+	char pcap_path[4096];
+};
+
+static void notice(const struct cap_opts *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void notice(const struct cap_opts *o, const char *fmt, ...)
+{
+	char buf[768];
+	va_list ap;
+
+	if (!o->notice)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	o->notice(o->arg, buf);
+}
+
+/* Start one backend; on failure everything it did is undone. */
+static int try_backend(struct run *r, const struct cap_blk_ops *ops, struct iot_err *e)
+{
+	int ret = cap_reader_new(&r->rd, r->sink, e);
+
+	if (ret)
+		return ret;
+	ret = ops->start(&r->bs, r->devs, r->o->ndevs, r->o, r->rd, e);
+	if (ret) {
+		/* close the per-CPU files before undoing the kernel settings (they pin them) */
+		cap_reader_free(r->rd);
+		r->rd = NULL;
+		ops->teardown(r->bs, NULL, NULL, NULL);
+		r->bs = NULL;
+		return ret;
+	}
+	r->ops = ops;
+	return 0;
+}
+
+static int start_block(struct run *r, struct iot_err *e)
+{
+	const struct cap_opts *o = r->o;
+	struct iot_err relay_e;
+	int ret;
+
+	switch (o->backend) {
+	case CAP_BACKEND_RELAY:
+		ret = try_backend(r, &cap_relay_ops, e);
+		r->res->backend = CAP_BACKEND_RELAY;
+		return ret;
+	case CAP_BACKEND_TRACEFS:
+		r->res->backend = CAP_BACKEND_TRACEFS;
+		return try_backend(r, &cap_tracefs_ops, e);
+	default:
+		relay_e.msg[0] = '\0';
+		ret = try_backend(r, &cap_relay_ops, &relay_e);
+		if (!ret) {
+			r->res->backend = CAP_BACKEND_RELAY;
+			return 0;
+		}
+		if (ret == -EBUSY) {
+			*e = relay_e;
+			return ret;
+		}
+		notice(o, "relay backend unavailable (%s); using tracefs", relay_e.msg);
+		json_object_set_new(r->backend, "fallback_reason", json_string(relay_e.msg));
+		r->res->backend = CAP_BACKEND_TRACEFS;
+		return try_backend(r, &cap_tracefs_ops, e);
+	}
+}
+
+static void build_header(struct run *r)
+{
+	const struct cap_opts *o = r->o;
+	FILE *mi = fopen("/proc/self/mountinfo", "re");
+
+	r->root = json_object();
+	json_object_set_new(r->root, "format", json_string(MANIFEST_FORMAT));
+	json_object_set_new(r->root, "format_version", json_integer(MANIFEST_VERSION));
+	json_object_set_new(r->root, "iotape_version", json_string(IOTAPE_VERSION));
+	json_object_set_new(r->root, "state", json_string("running"));
+	json_object_set_new(r->root, "host", cap_host_json("/etc/os-release"));
+	json_object_set_new(r->root, "iotape_argv", argv_json(o->argv, o->argc));
+	json_array_insert_new(json_object_get(r->root, "iotape_argv"), 0, json_string("iotape"));
+	r->jdevs = json_array();
+	for (unsigned i = 0; i < o->ndevs; i++) {
+		json_t *d = cap_dev_json(&r->devs[i]), *mounts = json_array();
+		char files[128];
+
+		if (mi) {
+			rewind(mi);
+			cap_mounts_json(mi, &r->devs[i], mounts);
+		}
+		json_object_set_new(d, "mounts", mounts);
+		snprintf(files, sizeof(files), "%s.blktrace", r->devs[i].name);
+		json_object_set_new(d, "files", json_string(files));
+		json_array_append_new(r->jdevs, d);
+	}
+	if (mi)
+		fclose(mi);
+	json_object_set_new(r->root, "devices", json_incref(r->jdevs));
+	r->backend = json_object();
+	json_object_set_new(r->root, "backend", json_incref(r->backend));
+	if (o->iface) {
+		r->network = json_pack("{s:s, s:s, s:i, s:s, s:s}", "interface", o->iface, "filter",
+				       o->filter ? o->filter : CAP_DEFAULT_FILTER, "snaplen",
+				       o->snaplen ? o->snaplen : CAP_DEFAULT_SNAPLEN, "file",
+				       "net.pcap", "format", "pcap-ns");
+		json_object_set_new(r->root, "network", json_incref(r->network));
+	}
+	if (o->cmd)
+		json_object_set_new(r->root, "command",
+				    json_pack("{s:o}", "argv", argv_json(o->cmd, -1)));
+}
+
+static void stop_command(struct run *r, int sig)
+{
+	uint64_t deadline;
+	int st;
+
+	if (!r->cmd_running)
+		return;
+	kill(r->cmd.pid, sig ? sig : SIGTERM);
+	deadline = now_ns() + KILL_GRACE_NS;
+	while (!cap_cmd_poll(&r->cmd, &st)) {
+		if (now_ns() > deadline) {
+			kill(r->cmd.pid, SIGKILL);
+			waitpid(r->cmd.pid, &st, 0);
+			st = 128 + SIGKILL;
+			break;
+		}
+		sleep_ms(20);
+	}
+	r->cmd_running = 0;
+	r->res->cmd_status = st;
+}
+
+static void progress(struct run *r, uint64_t t0)
+{
+	struct cap_progress *p = &r->res->totals;
+	uint64_t garbage;
+
+	p->elapsed_ns = now_ns() - t0;
+	cap_sink_counts(r->sink, &p->events, &p->bytes);
+	if (r->rd)
+		cap_reader_lost(r->rd, &p->lost, &garbage, &garbage);
+	if (r->pcap)
+		p->packets = cap_pcap_packets(r->pcap);
+	if (r->o->progress)
+		r->o->progress(r->o->arg, p);
+}
+
+/* The main loop: wait for the command, the duration, a signal or a failure. */
+static void wait_loop(struct run *r)
+{
+	const struct cap_opts *o = r->o;
+	uint64_t t0 = now_ns();
+	int st;
+
+	for (;;) {
+		int sig = o->stop ? *o->stop : 0;
+		int err = cap_reader_failed(r->rd);
+
+		if (!err && r->pcap)
+			err = cap_pcap_failed(r->pcap);
+		if (sig) {
+			r->res->stop_signal = sig;
+			stop_command(r, sig);
+			break;
+		}
+		if (err) {
+			r->res->late_err = err;
+			stop_command(r, SIGTERM);
+			break;
+		}
+		if (r->cmd_running && cap_cmd_poll(&r->cmd, &st)) {
+			r->cmd_running = 0;
+			r->res->cmd_status = st;
+			break;
+		}
+		if (o->duration_ns && now_ns() - t0 >= o->duration_ns) {
+			stop_command(r, SIGTERM);
+			break;
+		}
+		progress(r, t0);
+		sleep_ms(TICK_MS);
+	}
+	progress(r, t0);
+}
+
+static void finish_manifest(struct run *r, const char *state)
+{
+	struct cap_result *res = r->res;
+	json_t *clock;
+
+	json_object_set_new(r->root, "state", json_string(state));
+	clock = json_pack("{s:s, s:s, s:o, s:o}", "trace_clock", "mono", "method",
+			  "CLOCK_REALTIME read on both sides of CLOCK_MONOTONIC, tightest of 8",
+			  "start", cap_clock_pair_json(&r->start), "end",
+			  cap_clock_pair_json(&r->end));
+	json_object_set_new(r->root, "clock", clock);
+	json_object_set_new(r->root, "duration_ns",
+			    json_integer((json_int_t)(r->end.mono_ns - r->start.mono_ns)));
+	json_object_set_new(r->backend, "name", json_string(cap_backend_name(res->backend)));
+	json_object_set_new(r->backend, "trace_clock",
+			    json_string(res->backend == CAP_BACKEND_RELAY ? "ktime_get" : "mono"));
+	for (unsigned i = 0; i < r->o->ndevs && r->sink; i++)
+		json_object_set_new(json_array_get(r->jdevs, i), "events",
+				    json_integer((json_int_t)cap_sink_dev_events(r->sink, i)));
+	if (r->o->cmd) {
+		json_t *c = json_object_get(r->root, "command");
+
+		json_object_set_new(c, "ran", json_boolean(res->cmd_ran));
+		json_object_set_new(c, "exit_status", res->cmd_ran || res->cmd_error[0]
+							      ? json_integer(res->cmd_status)
+							      : json_null());
+		if (res->cmd_error[0])
+			json_object_set_new(c, "error", json_string(res->cmd_error));
+	}
+	json_object_set_new(
+		r->root, "counts",
+		json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "events",
+			  (json_int_t)res->totals.events, "trace_bytes", (json_int_t)res->totals.bytes,
+			  "lost",
+			  (json_int_t)(res->overrun + res->dropped + res->pipe_lost +
+				       res->relay_dropped),
+			  "overrun", (json_int_t)res->overrun, "dropped", (json_int_t)res->dropped,
+			  "pipe_lost", (json_int_t)res->pipe_lost, "relay_dropped",
+			  (json_int_t)res->relay_dropped, "foreign_events",
+			  (json_int_t)(r->sink ? cap_sink_foreign(r->sink) : 0), "packets",
+			  (json_int_t)res->totals.packets, "packet_drops",
+			  (json_int_t)res->totals.pkt_drops));
+	if (res->stop_signal)
+		json_object_set_new(r->root, "stopped_by_signal", json_integer(res->stop_signal));
+	if (res->late_err)
+		json_object_set_new(r->root, "error", json_string(res->late_msg));
+}
+
+int cap_run(const struct cap_opts *o, struct cap_result *res, struct iot_err *e)
+{
+	struct run r = {.o = o, .res = res};
+	struct iot_err le;
+	uint64_t lost, marks, garbage, drops = 0, ifdrops = 0;
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	if (geteuid() != 0)
+		return iot_err_set(e, -EPERM, "block tracing needs root (CAP_SYS_ADMIN); run as root");
+	if (!o->ndevs && !o->iface)
+		return iot_err_set(e, -EINVAL, "nothing to capture: no device and no interface");
+	r.devs = calloc(o->ndevs ? o->ndevs : 1, sizeof(*r.devs));
+	if (!r.devs)
+		return iot_err_set(e, -ENOMEM, "out of memory");
+	for (unsigned i = 0; i < o->ndevs; i++) {
+		unsigned ma, mi;
+
+		if ((ret = cap_dev_resolve(o->devs[i], &ma, &mi, e)) ||
+		    (ret = cap_dev_probe("", ma, mi, &r.devs[i], e)))
+			goto out;
+		for (unsigned j = 0; j < i; j++) {
+			if (r.devs[j].kdev == r.devs[i].kdev) {
+				ret = iot_err_set(e, -EINVAL, "device '%s' given twice", o->devs[i]);
+				goto out;
+			}
+		}
+	}
+	if ((ret = prepare_rundir(o->rundir, e)))
+		goto out;
+	build_header(&r);
+	/* an early manifest: proves the directory is writable and describes the run even if
+	 * iotape is killed with SIGKILL */
+	if ((ret = manifest_save(o->rundir, r.root, e)))
+		goto out;
+	if ((ret = cap_sink_new(&r.sink, o->rundir, r.devs, o->ndevs, "", e)))
+		goto out;
+	if (o->iface) {
+		snprintf(r.pcap_path, sizeof(r.pcap_path), "%s/net.pcap", o->rundir);
+		ret = cap_pcap_start(&r.pcap, o->iface, o->filter ? o->filter : CAP_DEFAULT_FILTER,
+				     o->snaplen ? o->snaplen : CAP_DEFAULT_SNAPLEN, r.pcap_path, e);
+		if (ret) {
+			unlink(r.pcap_path);
+			goto out;
+		}
+	}
+	cap_clock_pair_read(&r.start);
+	if ((ret = cap_sink_timestamp(r.sink, &r.start, e)))
+		goto out;
+	if (o->ndevs)
+		ret = start_block(&r, e);
+	else
+		ret = cap_reader_new(&r.rd, r.sink, e);
+	if (ret)
+		goto out;
+	if ((ret = cap_reader_start(r.rd, e)))
+		goto out_stop;
+	if (o->cmd && !(o->stop && *o->stop)) {
+		if ((ret = cap_cmd_spawn(&r.cmd, o->cmd, e)))
+			goto out_stop;
+		if (r.cmd.exec_errno) {
+			int st;
+
+			while (!cap_cmd_poll(&r.cmd, &st))
+				sleep_ms(5);
+			res->cmd_status = r.cmd.exec_errno == ENOENT ? 127 : 126;
+			snprintf(res->cmd_error, sizeof(res->cmd_error), "'%s': %s", o->cmd[0],
+				 strerror(r.cmd.exec_errno));
+		} else {
+			r.cmd_running = 1;
+			res->cmd_ran = 1;
+		}
+	}
+	if (!res->cmd_error[0] && (r.cmd_running || !o->cmd))
+		wait_loop(&r);
+	ret = 0;
+out_stop:
+	/* every exit path from here: stop events, drain, close the files, undo the kernel */
+	stop_command(&r, SIGTERM);
+	if (r.ops)
+		r.ops->stop(r.bs);
+	le.msg[0] = '\0';
+	if (cap_reader_finish(r.rd, &le) && !res->late_err)
+		res->late_err = -EIO;
+	if (res->late_err && !res->late_msg[0])
+		snprintf(res->late_msg, sizeof(res->late_msg), "%s", le.msg);
+	cap_reader_lost(r.rd, &lost, &marks, &garbage);
+	res->pipe_lost = lost + marks;
+	if (garbage)
+		json_object_set_new(r.backend, "unparsed_bytes", json_integer((json_int_t)garbage));
+	if (cap_sink_bad(r.sink))
+		json_object_set_new(r.backend, "bad_records",
+				    json_integer((json_int_t)cap_sink_bad(r.sink)));
+	cap_reader_free(r.rd);
+	r.rd = NULL;
+	if (r.ops)
+		r.ops->teardown(r.bs, res, r.backend, NULL);
+	r.bs = NULL;
+out:
+	if (r.pcap) {
+		le.msg[0] = '\0';
+		if (cap_pcap_stop(r.pcap, r.network, &res->totals.packets, &drops, &ifdrops, &le) &&
+		    !res->late_err) {
+			res->late_err = -EIO;
+			snprintf(res->late_msg, sizeof(res->late_msg), "%s", le.msg);
+		}
+		res->totals.pkt_drops = drops;
+		res->ifdrop = ifdrops;
+		r.pcap = NULL;
+	}
+	if (r.sink) {
+		uint64_t ev, by;
+
+		cap_sink_counts(r.sink, &ev, &by);
+		res->totals.events = ev;
+		res->totals.bytes = by;
+	}
+	if (r.root && !ret) {
+		cap_clock_pair_read(&r.end);
+		finish_manifest(&r, res->late_err ? "failed"
+				    : res->stop_signal ? "interrupted"
+						       : "complete");
+	}
+	if (r.sink) {
+		le.msg[0] = '\0';
+		if (cap_sink_close(r.sink, &le) && !ret && !res->late_err) {
+			res->late_err = -EIO;
+			snprintf(res->late_msg, sizeof(res->late_msg), "%s", le.msg);
+			json_object_set_new(r.root, "state", json_string("failed"));
+			json_object_set_new(r.root, "error", json_string(le.msg));
+		}
+		r.sink = NULL;
+	}
+	if (r.root && !ret) {
+		le.msg[0] = '\0';
+		if (manifest_save(o->rundir, r.root, &le) && !res->late_err) {
+			res->late_err = -EIO;
+			snprintf(res->late_msg, sizeof(res->late_msg), "%s", le.msg);
+		}
+	}
+	if (r.root && ret) {
+		/* could not start: leave nothing that looks like a capture */
+		char p[4096];
+
+		snprintf(p, sizeof(p), "%s/" MANIFEST_NAME, o->rundir);
+		unlink(p);
+		for (unsigned i = 0; i < o->ndevs; i++) {
+			for (unsigned c = 0; c < 1024; c++) {
+				snprintf(p, sizeof(p), "%s/%s.blktrace.%u", o->rundir, r.devs[i].name,
+					 c);
+				if (unlink(p) && c > 256)
+					break;
+			}
+		}
+	}
+	json_decref(r.jdevs);
+	json_decref(r.backend);
+	json_decref(r.network);
+	json_decref(r.root);
+	free(r.devs);
+	return ret;
+}

@@ -1,0 +1,337 @@
+/* SPDX-License-Identifier: MIT */
+/* The tracefs backend: the kernel's blk tracer with binary output, per-device enable. */
+#include "capture/cap_int.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+/*
+ * Why the top-level buffer and not a private instance: the blk tracer does not set
+ * allow_instances, so instances list only "function nop" in available_tracers and writing
+ * "blk" to an instance's current_tracer fails with EINVAL (checked on 6.18, see
+ * docs/capture.md). The blk tracer is therefore global; we refuse to start when another
+ * tracer is current, change only what we need, and put every setting back on every exit
+ * path. Open trace_pipe readers pin the tracer (current_tracer writes fail with EBUSY), so
+ * the reader must be closed before teardown runs.
+ */
+#define TRACEFS "/sys/kernel/tracing"
+
+struct saved_opt {
+	const char *file; /* relative to TRACEFS */
+	const char *want;
+	char old[64];
+	int changed;
+};
+
+struct cap_backend_state {
+	struct saved_opt opt[10];
+	unsigned nopt;
+	char old_tracer[64];
+	int tracer_set;
+	char **enable; /* per device: trace/enable path we set to 1 */
+	unsigned nenable;
+	unsigned ncpu;
+	uint64_t *base_overrun, *base_dropped;
+	unsigned buffer_kb;
+	enum cap_read_mode reader;
+};
+
+int cap_ensure_mounted(const char *dir, const char *fstype, struct iot_err *e)
+{
+	struct statfs sf;
+	char probe[512];
+
+	snprintf(probe, sizeof(probe), "%s/%s", dir,
+		 !strcmp(fstype, "tracefs") ? "current_tracer" : "block");
+	if (access(probe, F_OK) == 0)
+		return 0;
+	/* EOPNOTSUPP, whatever mount said: the caller reports a system problem, not bad input */
+	if (!statfs(dir, &sf) && access(dir, F_OK) == 0 && mount("nodev", dir, fstype, 0, NULL))
+		return iot_err_set(e, -EOPNOTSUPP,
+				   "%s is not mounted at %s and mounting it failed: %s", fstype, dir,
+				   strerror(errno));
+	if (access(dir, F_OK))
+		return iot_err_set(e, -EOPNOTSUPP, "%s: mount point %s is missing", fstype, dir);
+	if (access(probe, F_OK) && strcmp(fstype, "debugfs"))
+		return iot_err_set(e, -EOPNOTSUPP, "%s mounted at %s has no '%s'", fstype, dir,
+				   probe);
+	return 0;
+}
+
+static int tf_path(char *out, size_t cap, const char *rel)
+{
+	return snprintf(out, cap, "%s/%s", TRACEFS, rel) < (int)cap ? 0 : -ENAMETOOLONG;
+}
+
+static int tf_read(const char *rel, char *buf, size_t cap)
+{
+	char p[512];
+
+	if (tf_path(p, sizeof(p), rel))
+		return -ENAMETOOLONG;
+	return cap_read_str(p, buf, cap);
+}
+
+static int tf_write(const char *rel, const char *v)
+{
+	char p[512];
+
+	if (tf_path(p, sizeof(p), rel))
+		return -ENAMETOOLONG;
+	return cap_write_str(p, v);
+}
+
+static void read_cpu_stats(unsigned cpu, uint64_t *overrun, uint64_t *dropped)
+{
+	char rel[64], buf[1024];
+	const char *p;
+
+	*overrun = *dropped = 0;
+	snprintf(rel, sizeof(rel), "per_cpu/cpu%u/stats", cpu);
+	if (tf_read(rel, buf, sizeof(buf)))
+		return;
+	if ((p = strstr(buf, "\noverrun:")) || (p = strstr(buf, "overrun:")))
+		*overrun = strtoull(strchr(p, ':') + 1, NULL, 10);
+	if ((p = strstr(buf, "dropped events:")))
+		*dropped = strtoull(strchr(p, ':') + 1, NULL, 10);
+}
+
+static int set_opt(struct cap_backend_state *s, const char *file, const char *want,
+		   struct iot_err *e)
+{
+	struct saved_opt *o = &s->opt[s->nopt];
+	char buf[256];
+	int ret;
+
+	o->file = file;
+	o->want = want;
+	ret = tf_read(file, buf, sizeof(buf));
+	if (ret)
+		return iot_err_set(e, ret, "tracefs: cannot read %s/%s: %s", TRACEFS, file,
+				   strerror(-ret));
+	if (!strcmp(file, "trace_clock"))
+		cap_pick_bracketed(buf, o->old, sizeof(o->old));
+	else if (!strcmp(file, "buffer_size_kb"))
+		/* "7 (expanded: 1408)" before first use: restore the expanded size */
+		snprintf(o->old, sizeof(o->old), "%llu",
+			 strstr(buf, "expanded:") ? strtoull(strstr(buf, "expanded:") + 9, NULL, 10)
+						  : strtoull(buf, NULL, 10));
+	else if (strlen(buf) < sizeof(o->old))
+		memcpy(o->old, buf, strlen(buf) + 1);
+	else
+		return iot_err_set(e, -EINVAL, "tracefs: %s: unexpected value '%s'", file, buf);
+	s->nopt++;
+	if (!strcmp(o->old, want))
+		return 0;
+	ret = tf_write(file, want);
+	if (ret)
+		return iot_err_set(e, ret, "tracefs: cannot set %s to '%s': %s", file, want,
+				   strerror(-ret));
+	o->changed = 1;
+	return 0;
+}
+
+static void restore(struct cap_backend_state *s)
+{
+	for (unsigned i = 0; i < s->nenable; i++) {
+		cap_write_str(s->enable[i], "0");
+		free(s->enable[i]);
+	}
+	s->nenable = 0;
+	while (s->nopt) {
+		struct saved_opt *o = &s->opt[--s->nopt];
+
+		if (o->changed)
+			tf_write(o->file, o->old);
+	}
+}
+
+static void free_state(struct cap_backend_state *s)
+{
+	free(s->enable);
+	free(s->base_overrun);
+	free(s->base_dropped);
+	free(s);
+}
+
+static int tracefs_start(struct cap_backend_state **out, const struct cap_dev *devs, unsigned n,
+			 const struct cap_opts *o, struct cap_reader *rd, struct iot_err *e)
+{
+	struct cap_backend_state *s = calloc(1, sizeof(*s));
+	char buf[256], kb[32], rel[64];
+	int ret;
+
+	*out = NULL;
+	if (!s || !(s->enable = calloc(n ? n : 1, sizeof(char *))))
+		return free(s), iot_err_set(e, -ENOMEM, "out of memory");
+	ret = cap_ensure_mounted(TRACEFS, "tracefs", e);
+	if (ret)
+		goto fail;
+	ret = tf_read("available_tracers", buf, sizeof(buf));
+	if (ret || !strstr(buf, "blk")) {
+		ret = iot_err_set(e, -ENOTSUP, "tracefs: this kernel has no blk tracer "
+				  "(CONFIG_BLK_DEV_IO_TRACE)");
+		goto fail;
+	}
+	ret = tf_read("current_tracer", s->old_tracer, sizeof(s->old_tracer));
+	if (ret) {
+		iot_err_set(e, ret, "tracefs: cannot read current_tracer: %s", strerror(-ret));
+		goto fail;
+	}
+	if (strcmp(s->old_tracer, "nop")) {
+		ret = iot_err_set(e, -EBUSY,
+				  "tracefs: the tracer is in use (current_tracer is '%s'); the blk "
+				  "tracer is global, so one capture at a time (if a killed iotape "
+				  "left it: echo nop > %s/current_tracer)",
+				  s->old_tracer, TRACEFS);
+		goto fail;
+	}
+	/* a device somebody else traces (blktrace, another capture) is refused, not shared */
+	for (unsigned i = 0; i < n; i++) {
+		char p[600];
+
+		snprintf(p, sizeof(p), "%s/trace/enable", devs[i].sysdir);
+		ret = cap_read_str(p, buf, sizeof(buf));
+		if (ret) {
+			iot_err_set(e, ret, "'%s': cannot read %s: %s", devs[i].name, p,
+				    strerror(-ret));
+			goto fail;
+		}
+		if (strcmp(buf, "0")) {
+			ret = iot_err_set(e, -EBUSY,
+					  "'%s' is already being traced (%s is %s; if a killed "
+					  "iotape left it: echo 0 > %s)",
+					  devs[i].name, p, buf, p);
+			goto fail;
+		}
+	}
+	s->buffer_kb = o->buffer_kb ? o->buffer_kb : CAP_DEFAULT_BUFFER_KB;
+	s->reader = o->reader;
+	snprintf(kb, sizeof(kb), "%u", s->buffer_kb);
+	/* mono = CLOCK_MONOTONIC: the clock the relay path stamps with (ktime_get), and one we
+	 * can read beside CLOCK_REALTIME to place packets on the same timeline */
+	if ((ret = set_opt(s, "trace_clock", "mono", e)) ||
+	    (ret = set_opt(s, "buffer_size_kb", kb, e)) ||
+	    (ret = set_opt(s, "tracing_on", "1", e)))
+		goto fail;
+	/* restored in reverse order: tracer options first, then the tracer, then the rest */
+	if ((ret = set_opt(s, "current_tracer", "blk", e)))
+		goto fail;
+	s->tracer_set = 1;
+	/* the tracer's options exist only while it is current */
+	if ((ret = set_opt(s, "options/bin", "1", e)) ||
+	    (ret = set_opt(s, "options/context-info", "1", e)) ||
+	    (ret = set_opt(s, "options/blk_classic", "0", e)) ||
+	    (ret = set_opt(s, "options/blk_cgroup", "0", e)))
+		goto fail;
+	s->ncpu = (unsigned)sysconf(_SC_NPROCESSORS_CONF);
+	s->base_overrun = calloc(s->ncpu, sizeof(uint64_t));
+	s->base_dropped = calloc(s->ncpu, sizeof(uint64_t));
+	if (!s->base_overrun || !s->base_dropped) {
+		ret = iot_err_set(e, -ENOMEM, "out of memory");
+		goto fail;
+	}
+	for (unsigned c = 0; c < s->ncpu; c++) {
+		char p[128];
+		int fd;
+
+		snprintf(rel, sizeof(rel), "per_cpu/cpu%u", c);
+		tf_path(p, sizeof(p), rel);
+		if (access(p, F_OK))
+			continue;
+		read_cpu_stats(c, &s->base_overrun[c], &s->base_dropped[c]);
+		snprintf(rel, sizeof(rel), "per_cpu/cpu%u/%s", c,
+			 s->reader == CAP_READER_RAW ? "trace_pipe_raw" : "trace_pipe");
+		tf_path(p, sizeof(p), rel);
+		fd = open(p, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0) {
+			ret = iot_err_set(e, -errno, "tracefs: cannot open %s: %s", p,
+					  strerror(errno));
+			goto fail;
+		}
+		ret = cap_reader_add(rd, fd, c,
+				     s->reader == CAP_READER_RAW ? CAP_STREAM_RAW : CAP_STREAM_PIPE,
+				     e);
+		if (ret)
+			goto fail;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		if (asprintf(&s->enable[i], "%s/trace/enable", devs[i].sysdir) < 0) {
+			ret = iot_err_set(e, -ENOMEM, "out of memory");
+			goto fail;
+		}
+		s->nenable = i + 1;
+		ret = cap_write_str(s->enable[i], "1");
+		if (ret) {
+			iot_err_set(e, ret == -EBUSY ? -EBUSY : ret, "'%s': cannot enable tracing: %s",
+				    devs[i].name, strerror(-ret));
+			goto fail;
+		}
+	}
+	*out = s;
+	return 0;
+fail:
+	/* the caller frees the reader (closing the pipes) and then calls teardown; with no
+	 * state returned, undo what we did here, after the pipes are closed by the caller */
+	*out = s;
+	return ret;
+}
+
+static void tracefs_stop(struct cap_backend_state *s)
+{
+	/* no new events; what is in the ring buffer is still read out */
+	for (unsigned i = 0; i < s->nenable; i++)
+		cap_write_str(s->enable[i], "0");
+}
+
+static int tracefs_teardown(struct cap_backend_state *s, struct cap_result *res, json_t *info,
+			    struct iot_err *e)
+{
+	uint64_t overrun = 0, dropped = 0;
+	json_t *cpus = json_array();
+
+	(void)e;
+	if (!s)
+		return 0;
+	/* stats first: switching the tracer resets the buffers and their counters */
+	for (unsigned c = 0; c < s->ncpu && s->tracer_set; c++) {
+		uint64_t o, d;
+
+		read_cpu_stats(c, &o, &d);
+		o = o >= s->base_overrun[c] ? o - s->base_overrun[c] : 0;
+		d = d >= s->base_dropped[c] ? d - s->base_dropped[c] : 0;
+		overrun += o;
+		dropped += d;
+		json_array_append_new(cpus, json_pack("{s:i, s:I, s:I}", "cpu", c, "overrun",
+						      (json_int_t)o, "dropped", (json_int_t)d));
+	}
+	restore(s);
+	s->tracer_set = 0;
+	if (res) {
+		res->overrun = overrun;
+		res->dropped = dropped;
+	}
+	if (info) {
+		json_object_set_new(info, "tracer", json_string("blk"));
+		json_object_set_new(info, "instance", json_string("top-level"));
+		json_object_set_new(info, "reader", json_string(cap_reader_name(s->reader)));
+		json_object_set_new(info, "buffer_kb_per_cpu", json_integer(s->buffer_kb));
+		json_object_set_new(info, "ring_buffer", cpus);
+	} else {
+		json_decref(cpus);
+	}
+	free_state(s);
+	return 0;
+}
+
+const struct cap_blk_ops cap_tracefs_ops = {
+	.name = "tracefs",
+	.start = tracefs_start,
+	.stop = tracefs_stop,
+	.teardown = tracefs_teardown,
+};

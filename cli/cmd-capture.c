@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: MIT */
+/* iotape capture: trace block devices (and packets) while a command runs, into a run dir. */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "capture/capture.h"
+
+const char usage_capture[] =
+	"usage: iotape capture -o RUNDIR -d DEV [-d DEV ...] [-i IFACE [--filter EXPR]\n"
+	"                      [--snaplen N]] [--backend auto|relay|tracefs] [--duration SECONDS]\n"
+	"                      [-- COMMAND [ARGS...]]\n"
+	"\n"
+	"Trace the block devices (and packets on IFACE) while COMMAND runs, into RUNDIR:\n"
+	"DEV.blktrace.CPU files (blktrace version 7: blkparse, btt and iowatcher read them),\n"
+	"net.pcap (nanosecond timestamps) and manifest.json. Stops when COMMAND exits, after\n"
+	"--duration, or on SIGINT/SIGTERM; COMMAND's exit status becomes iotape's.\n"
+	"\n"
+	"  -o, --output RUNDIR     run directory (created; must not hold a capture already)\n"
+	"  -d, --device DEV        block device or partition to trace (repeatable)\n"
+	"  -i, --interface IFACE   also capture packets on IFACE with libpcap\n"
+	"      --filter EXPR       pcap filter (default: port 2049 or port 111)\n"
+	"      --snaplen N         bytes kept per packet (default: 262144)\n"
+	"      --backend B         auto (relay, else tracefs), relay or tracefs (default: auto)\n"
+	"      --reader R          tracefs ring-buffer reader: pipe or raw (default: pipe)\n"
+	"      --buffer-kb N       per-CPU trace buffer in KiB (default: 8192)\n"
+	"      --duration SECONDS  stop after this long (also 500ms, 2m)\n"
+	"\n"
+	"exit status: COMMAND's, 127 if it was not found, 126 if it could not run; 2 for bad\n"
+	"options or a missing device or interface; 3 for system errors (not root, tracing\n"
+	"unavailable or busy, disk full).\n";
+
+static volatile sig_atomic_t stop_sig;
+static int progress_shown;
+
+static void on_signal(int sig)
+{
+	stop_sig = sig;
+}
+
+static void human(char *buf, size_t cap, double v)
+{
+	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	unsigned u = 0;
+
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, cap, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+}
+
+static void show_progress(void *arg, const struct cap_progress *p)
+{
+	char b[32];
+
+	(void)arg;
+	human(b, sizeof(b), (double)p->bytes);
+	fprintf(stderr, "\r\033[Kiotape: capture: %.1fs  %llu events  %s  %llu lost",
+		(double)p->elapsed_ns / 1e9, (unsigned long long)p->events, b,
+		(unsigned long long)p->lost);
+	if (p->packets)
+		fprintf(stderr, "  %llu packets", (unsigned long long)p->packets);
+	fflush(stderr);
+	progress_shown = 1;
+}
+
+static void show_notice(void *arg, const char *msg)
+{
+	(void)arg;
+	if (progress_shown)
+		fputc('\n', stderr);
+	progress_shown = 0;
+	error("%s", msg);
+}
+
+/* Problems of the system (permissions, busy, resources) vs. problems of the input. */
+static int capture_exit_code(int err)
+{
+	switch (-err) {
+	case EPERM:
+	case EACCES:
+	case EBUSY:
+	case ENOSPC:
+	case EDQUOT:
+	case EIO:
+	case EROFS:
+	case ENOMEM:
+	case EMFILE:
+	case ENFILE:
+	case EOPNOTSUPP:
+	case ENOSYS:
+	case EAGAIN:
+		return EXIT_SYSTEM;
+	default:
+		return EXIT_USAGE;
+	}
+}
+
+static int parse_seconds(const char *s, unsigned long long *ns)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (!errno && end != s && !*end) {
+		if (v <= 0 || v > 1e9)
+			return usage_error("--duration: '%s' is out of range", s), -1;
+		*ns = (unsigned long long)(v * 1e9);
+		return 0;
+	}
+	return parse_duration_ns("--duration", s, ns);
+}
+
+int cmd_capture(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"output", required_argument, NULL, 'o'},
+		{"device", required_argument, NULL, 'd'},
+		{"interface", required_argument, NULL, 'i'},
+		{"filter", required_argument, NULL, 'F'},
+		{"snaplen", required_argument, NULL, 'S'},
+		{"backend", required_argument, NULL, 'B'},
+		{"reader", required_argument, NULL, 'R'},
+		{"buffer-kb", required_argument, NULL, 'K'},
+		{"duration", required_argument, NULL, 'T'},
+		{NULL, 0, NULL, 0},
+	};
+	struct cap_opts o = {0};
+	struct cap_result res;
+	struct iot_err e = {""};
+	struct sigaction sa = {0};
+	char **devs = calloc((size_t)argc + 1, sizeof(char *));
+	unsigned long long v;
+	uint64_t lost;
+	int c, ret;
+
+	if (!devs)
+		return error("out of memory"), EXIT_SYSTEM;
+	o.devs = devs;
+	o.argc = argc;
+	o.argv = argv;
+	opterr = 0;
+	optind = 1;
+	/* '+': stop at the first non-option, so COMMAND's own options stay its own */
+	while ((c = getopt_long(argc, argv, "+o:d:i:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o.rundir = optarg;
+			break;
+		case 'd':
+			devs[o.ndevs++] = optarg;
+			break;
+		case 'i':
+			o.iface = optarg;
+			break;
+		case 'F':
+			o.filter = optarg;
+			break;
+		case 'S':
+			if (parse_u64("--snaplen", optarg, &v))
+				goto usage;
+			if (v < 64 || v > 262144) {
+				usage_error("--snaplen: %llu is out of range (64..262144)", v);
+				goto usage;
+			}
+			o.snaplen = (unsigned)v;
+			break;
+		case 'B':
+			if (cap_backend_parse(optarg, &o.backend)) {
+				usage_error("--backend: '%s' is not auto, relay or tracefs", optarg);
+				goto usage;
+			}
+			break;
+		case 'R':
+			if (cap_reader_parse(optarg, &o.reader)) {
+				usage_error("--reader: '%s' is not pipe or raw", optarg);
+				goto usage;
+			}
+			break;
+		case 'K':
+			if (parse_u64("--buffer-kb", optarg, &v))
+				goto usage;
+			if (v < 64 || v > (1u << 22)) {
+				usage_error("--buffer-kb: %llu is out of range (64..4194304)", v);
+				goto usage;
+			}
+			o.buffer_kb = (unsigned)v;
+			break;
+		case 'T':
+			if (parse_seconds(optarg, &v))
+				goto usage;
+			o.duration_ns = v;
+			break;
+		default:
+			if (optopt && strchr("odi", optopt))
+				usage_error("option '-%c' needs a value", optopt);
+			else if (optopt)
+				usage_error("unknown option '-%c'", optopt);
+			else
+				usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
+			goto usage;
+		}
+	}
+	if (!o.rundir) {
+		usage_error("missing -o RUNDIR");
+		goto usage;
+	}
+	if (!o.ndevs && !o.iface) {
+		usage_error("nothing to capture: give -d DEV (and/or -i IFACE)");
+		goto usage;
+	}
+	if ((o.filter || o.snaplen) && !o.iface) {
+		usage_error("--filter and --snaplen need -i IFACE");
+		goto usage;
+	}
+	if (optind < argc) {
+		o.cmd = argv + optind;
+	} else if (!o.duration_ns && !isatty(STDIN_FILENO)) {
+		/* without a command, only a signal ends the capture: fine on a terminal */
+		warning("no COMMAND and no --duration: capturing until SIGINT or SIGTERM");
+	}
+
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	o.stop = &stop_sig;
+	o.notice = show_notice;
+	if (isatty(STDERR_FILENO))
+		o.progress = show_progress;
+
+	ret = cap_run(&o, &res, &e);
+	if (progress_shown)
+		fputc('\n', stderr);
+	free(devs);
+	if (ret)
+		return error("%s", e.msg), capture_exit_code(ret);
+	lost = res.overrun + res.dropped + res.pipe_lost + res.relay_dropped;
+	if (lost)
+		warning("%llu block events lost (ring-buffer overrun %llu, dropped %llu, reported "
+			"by the pipe %llu, relay %llu); try a larger --buffer-kb",
+			(unsigned long long)lost, (unsigned long long)res.overrun,
+			(unsigned long long)res.dropped, (unsigned long long)res.pipe_lost,
+			(unsigned long long)res.relay_dropped);
+	if (res.totals.pkt_drops || res.ifdrop)
+		warning("%llu packets dropped by the kernel, %llu by the interface",
+			(unsigned long long)res.totals.pkt_drops, (unsigned long long)res.ifdrop);
+	if (res.cmd_error[0])
+		error("cannot run %s", res.cmd_error);
+	if (res.late_err) {
+		error("%s (the capture stopped; what was captured until then is in '%s')",
+		      res.late_msg[0] ? res.late_msg : "capture failed", o.rundir);
+		return EXIT_SYSTEM;
+	}
+	fprintf(stderr, "iotape: capture: %llu events, %llu packets, %llu lost -> %s\n",
+		(unsigned long long)res.totals.events, (unsigned long long)res.totals.packets,
+		(unsigned long long)lost, o.rundir);
+	if (o.cmd)
+		return res.cmd_status;
+	return EXIT_OK;
+usage:
+	free(devs);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,369 @@
+/* SPDX-License-Identifier: MIT */
+/* manifest.json reading (validated, typed view) and atomic writing. */
+#include "formats/manifest.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_DEVS 4096
+
+/* Typed getters: absent is fine (returns 0), present with the wrong type is an error. */
+static int get_str(json_t *o, const char *key, const char **out, const char *ctx,
+		   struct iot_err *e)
+{
+	json_t *v = json_object_get(o, key);
+
+	*out = NULL;
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_string(v))
+		return iot_err_set(e, -EINVAL, "manifest: %s%s: expected a string", ctx, key);
+	*out = json_string_value(v);
+	return 0;
+}
+
+static int get_int(json_t *o, const char *key, int64_t *out, int *have, const char *ctx,
+		   struct iot_err *e)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (have)
+		*have = 0;
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_integer(v))
+		return iot_err_set(e, -EINVAL, "manifest: %s%s: expected an integer", ctx, key);
+	*out = json_integer_value(v);
+	if (have)
+		*have = 1;
+	return 0;
+}
+
+static int get_u64(json_t *o, const char *key, uint64_t *out, const char *ctx,
+		   struct iot_err *e)
+{
+	int64_t v = 0;
+	int ret = get_int(o, key, &v, NULL, ctx, e);
+
+	if (ret)
+		return ret;
+	if (v < 0)
+		return iot_err_set(e, -EINVAL, "manifest: %s%s: negative count", ctx, key);
+	*out = (uint64_t)v;
+	return 0;
+}
+
+static int get_obj(json_t *o, const char *key, json_t **out, const char *ctx,
+		   struct iot_err *e)
+{
+	json_t *v = json_object_get(o, key);
+
+	*out = NULL;
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_object(v))
+		return iot_err_set(e, -EINVAL, "manifest: %s%s: expected an object", ctx, key);
+	*out = v;
+	return 0;
+}
+
+static int parse_pair(json_t *clock, const char *which, int64_t *real, int64_t *trace,
+		      int *have, struct iot_err *e)
+{
+	json_t *p;
+	int hr = 0, ht = 0, ret;
+	char ctx[32];
+
+	*have = 0;
+	snprintf(ctx, sizeof(ctx), "clock.%s.", which);
+	if ((ret = get_obj(clock, which, &p, "clock.", e)) || !p)
+		return ret;
+	if ((ret = get_int(p, "realtime_ns", real, &hr, ctx, e)) ||
+	    (ret = get_int(p, "trace_ns", trace, &ht, ctx, e)))
+		return ret;
+	*have = hr && ht;
+	return 0;
+}
+
+static int parse_devs(json_t *arr, struct manifest *m, struct iot_err *e)
+{
+	size_t n;
+
+	if (!arr || json_is_null(arr))
+		return 0;
+	if (!json_is_array(arr))
+		return iot_err_set(e, -EINVAL, "manifest: devices: expected an array");
+	n = json_array_size(arr);
+	if (n > MAX_DEVS)
+		return iot_err_set(e, -EINVAL, "manifest: devices: %zu entries is too many", n);
+	m->devs = calloc(n ? n : 1, sizeof(*m->devs));
+	if (!m->devs)
+		return iot_err_set(e, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		json_t *d = json_array_get(arr, i), *mounts;
+		struct manifest_dev *md = &m->devs[i];
+		char ctx[48];
+		int64_t ma = 0, mi = 0;
+		int ret;
+
+		snprintf(ctx, sizeof(ctx), "devices[%zu].", i);
+		if (!json_is_object(d))
+			return iot_err_set(e, -EINVAL, "manifest: devices[%zu]: expected an object",
+					   i);
+		if ((ret = get_str(d, "name", &md->name, ctx, e)) ||
+		    (ret = get_int(d, "major", &ma, NULL, ctx, e)) ||
+		    (ret = get_int(d, "minor", &mi, NULL, ctx, e)) ||
+		    (ret = get_str(d, "files", &md->files, ctx, e)) ||
+		    (ret = get_u64(d, "events", &md->events, ctx, e)))
+			return ret;
+		if (!md->name)
+			return iot_err_set(e, -EINVAL, "manifest: %sname: missing", ctx);
+		/* the kernel's dev_t in blktrace records has 12 major and 20 minor bits */
+		if (ma < 0 || ma > 0xfff || mi < 0 || mi > 0xfffff)
+			return iot_err_set(e, -EINVAL, "manifest: %smajor:minor %lld:%lld out of range",
+					   ctx, (long long)ma, (long long)mi);
+		md->major = (unsigned)ma;
+		md->minor = (unsigned)mi;
+		mounts = json_object_get(d, "mounts");
+		if (mounts && !json_is_null(mounts)) {
+			json_t *m0;
+
+			if (!json_is_array(mounts))
+				return iot_err_set(e, -EINVAL, "manifest: %smounts: expected an array",
+						   ctx);
+			md->nmounts = (unsigned)json_array_size(mounts);
+			m0 = json_array_get(mounts, 0);
+			if (m0) {
+				if (!json_is_object(m0))
+					return iot_err_set(e, -EINVAL,
+							   "manifest: %smounts[0]: expected an object",
+							   ctx);
+				if ((ret = get_str(m0, "fstype", &md->fstype, ctx, e)))
+					return ret;
+			}
+		}
+		m->ndevs = (unsigned)(i + 1);
+	}
+	return 0;
+}
+
+int manifest_parse(const char *buf, size_t len, struct manifest *m, struct iot_err *e)
+{
+	json_error_t je;
+	json_t *o, *clock, *cmd, *net, *counts;
+	const char *fmt;
+	int64_t ver = 0, st = 0;
+	int have = 0, h1 = 0, h2 = 0, ret;
+
+	memset(m, 0, sizeof(*m));
+	m->root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
+	if (!m->root)
+		return iot_err_set(e, -EINVAL, "manifest: line %d column %d: %s", je.line,
+				   je.column, je.text);
+	o = m->root;
+	if (!json_is_object(o)) {
+		ret = iot_err_set(e, -EINVAL, "manifest: expected a JSON object");
+		goto fail;
+	}
+	if ((ret = get_str(o, "format", &fmt, "", e)))
+		goto fail;
+	if (!fmt || strcmp(fmt, MANIFEST_FORMAT)) {
+		ret = iot_err_set(e, -EINVAL, "manifest: format is '%s', not '" MANIFEST_FORMAT "'",
+				  fmt ? fmt : "(missing)");
+		goto fail;
+	}
+	if ((ret = get_int(o, "format_version", &ver, &have, "", e)))
+		goto fail;
+	if (!have || ver < 1 || ver > MANIFEST_VERSION) {
+		ret = iot_err_set(e, -EPROTO, "manifest: unsupported format_version %lld",
+				  (long long)ver);
+		goto fail;
+	}
+	m->format_version = (unsigned)ver;
+	if ((ret = get_str(o, "iotape_version", &m->iotape_version, "", e)))
+		goto fail;
+	{
+		json_t *b = json_object_get(o, "backend");
+
+		if (json_is_object(b)) {
+			if ((ret = get_str(b, "name", &m->backend, "backend.", e)))
+				goto fail;
+		} else if (b && !json_is_null(b)) {
+			ret = iot_err_set(e, -EINVAL, "manifest: backend: expected an object");
+			goto fail;
+		}
+	}
+	if ((ret = get_obj(o, "clock", &clock, "", e)))
+		goto fail;
+	if (clock && ((ret = parse_pair(clock, "start", &m->start_real_ns, &m->start_trace_ns,
+					&h1, e)) ||
+		      (ret = parse_pair(clock, "end", &m->end_real_ns, &m->end_trace_ns, &h2, e))))
+		goto fail;
+	m->have_clock = h1;
+	if (h1 && !h2) {
+		m->end_real_ns = m->start_real_ns;
+		m->end_trace_ns = m->start_trace_ns;
+	}
+	if ((ret = get_obj(o, "command", &cmd, "", e)))
+		goto fail;
+	if (cmd && (ret = get_int(cmd, "exit_status", &st, &m->have_exit_status, "command.", e)))
+		goto fail;
+	m->exit_status = (int)st;
+	if ((ret = parse_devs(json_object_get(o, "devices"), m, e)))
+		goto fail;
+	if ((ret = get_obj(o, "network", &net, "", e)))
+		goto fail;
+	if (net && (ret = get_str(net, "file", &m->pcap_file, "network.", e)))
+		goto fail;
+	if ((ret = get_obj(o, "counts", &counts, "", e)))
+		goto fail;
+	if (counts && ((ret = get_u64(counts, "events", &m->events, "counts.", e)) ||
+		       (ret = get_u64(counts, "lost", &m->lost, "counts.", e)) ||
+		       (ret = get_u64(counts, "packets", &m->packets, "counts.", e)) ||
+		       (ret = get_u64(counts, "packet_drops", &m->packet_drops, "counts.", e))))
+		goto fail;
+	return 0;
+fail:
+	manifest_release(m);
+	return ret;
+}
+
+int manifest_load(const char *path, struct manifest *m, struct iot_err *e)
+{
+	char file[PATH_MAX];
+	struct stat st;
+	char *buf;
+	size_t got = 0;
+	int fd, ret;
+
+	memset(m, 0, sizeof(*m));
+	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+		snprintf(file, sizeof(file), "%s/" MANIFEST_NAME, path);
+	else
+		snprintf(file, sizeof(file), "%s", path);
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return iot_err_set(e, -errno, "'%s': %s", file, strerror(errno));
+	if (fstat(fd, &st) || st.st_size > (64 << 20)) {
+		close(fd);
+		return iot_err_set(e, -EFBIG, "'%s': too large for a manifest", file);
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf) {
+		close(fd);
+		return iot_err_set(e, -ENOMEM, "out of memory");
+	}
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	ret = manifest_parse(buf, got, m, e);
+	free(buf);
+	if (ret)
+		iot_err_prefix(e, "'%s'", file);
+	return ret;
+}
+
+void manifest_release(struct manifest *m)
+{
+	free(m->devs);
+	json_decref(m->root);
+	memset(m, 0, sizeof(*m));
+}
+
+int manifest_save(const char *dir, json_t *root, struct iot_err *e)
+{
+	char tmp[PATH_MAX], file[PATH_MAX];
+	char *text = json_dumps(root, JSON_INDENT(2) | JSON_ENSURE_ASCII);
+	size_t len, done = 0;
+	int fd, ret = 0;
+
+	if (!text)
+		return iot_err_set(e, -ENOMEM, "manifest: cannot encode");
+	snprintf(file, sizeof(file), "%s/" MANIFEST_NAME, dir);
+	snprintf(tmp, sizeof(tmp), "%s/." MANIFEST_NAME ".tmp", dir);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		ret = iot_err_set(e, -errno, "'%s': %s", tmp, strerror(errno));
+		free(text);
+		return ret;
+	}
+	len = strlen(text);
+	text[len++] = '\n'; /* json_dumps's NUL becomes the final newline */
+	while (done < len && !ret) {
+		ssize_t n = write(fd, text + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			ret = iot_err_set(e, n < 0 ? -errno : -EIO, "'%s': write: %s", tmp,
+					  strerror(n < 0 ? errno : EIO));
+		else
+			done += (size_t)n;
+	}
+	if (!ret && fsync(fd))
+		ret = iot_err_set(e, -errno, "'%s': fsync: %s", tmp, strerror(errno));
+	if (close(fd) && !ret)
+		ret = iot_err_set(e, -errno, "'%s': close: %s", tmp, strerror(errno));
+	if (!ret && rename(tmp, file))
+		ret = iot_err_set(e, -errno, "'%s': rename: %s", file, strerror(errno));
+	if (ret)
+		unlink(tmp);
+	free(text);
+	return ret;
+}
+
+/* hostile manifests can hold any int64: saturate instead of overflowing */
+static int64_t clamp_ns(double v)
+{
+	if (!(v > -9.2e18))
+		return v != v ? 0 : INT64_MIN;
+	if (v > 9.2e18)
+		return INT64_MAX;
+	return (int64_t)v;
+}
+
+int64_t manifest_trace_to_real(const struct manifest *m, int64_t trace_ns)
+{
+	double span, off0, off1, f;
+
+	if (!m->have_clock)
+		return 0;
+	off0 = (double)m->start_real_ns - (double)m->start_trace_ns;
+	off1 = (double)m->end_real_ns - (double)m->end_trace_ns;
+	span = (double)m->end_trace_ns - (double)m->start_trace_ns;
+	f = span > 0 ? ((double)trace_ns - (double)m->start_trace_ns) / span : 0;
+	if (f < 0)
+		f = 0;
+	if (f > 1)
+		f = 1;
+	return clamp_ns((double)trace_ns + off0 + (off1 - off0) * f);
+}
+
+int64_t manifest_real_to_trace(const struct manifest *m, int64_t real_ns)
+{
+	double span, off0, off1, f;
+
+	if (!m->have_clock)
+		return 0;
+	off0 = (double)m->start_real_ns - (double)m->start_trace_ns;
+	off1 = (double)m->end_real_ns - (double)m->end_trace_ns;
+	span = (double)m->end_real_ns - (double)m->start_real_ns;
+	f = span > 0 ? ((double)real_ns - (double)m->start_real_ns) / span : 0;
+	if (f < 0)
+		f = 0;
+	if (f > 1)
+		f = 1;
+	return clamp_ns((double)real_ns - (off0 + (off1 - off0) * f));
+}

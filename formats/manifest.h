@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/* RUNDIR/manifest.json: what a capture recorded about itself (host, devices, clocks, counts). */
+#ifndef IOTAPE_FORMATS_MANIFEST_H
+#define IOTAPE_FORMATS_MANIFEST_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/err.h"
+
+#define MANIFEST_NAME "manifest.json"
+#define MANIFEST_FORMAT "iotape-run"
+#define MANIFEST_VERSION 1
+
+/*
+ * The document (docs/capture.md has the full list of fields):
+ *   format "iotape-run", format_version 1, iotape_version
+ *   host {hostname, kernel{sysname,release,version,machine}, distro{id,version_id,...}, ncpu}
+ *   command {argv[], exit_status, ran, error}, iotape_argv[]
+ *   backend {name, fallback_reason, trace_clock, tracer, reader, ...}
+ *   clock {trace_clock, start{wall, realtime_ns, trace_ns, uncertainty_ns}, end{...}}
+ *   devices [{name, path, dev, major, minor, size_bytes, logical_block_size, rotational,
+ *             scheduler, model, partition, parent, mounts[{mountpoint, fstype, source,
+ *             options, super_options}], files, events}]
+ *   network {interface, filter, snaplen, file, packets, received, drops{kernel, interface}}
+ *   counts {events, trace_bytes, lost, overrun, dropped, pipe_lost, packets, packet_drops}
+ */
+
+struct manifest_dev {
+	const char *name; /* points into root */
+	unsigned major, minor;
+	const char *files;  /* "loop0.blktrace" or NULL */
+	uint64_t events;
+	unsigned nmounts;
+	const char *fstype; /* first mount's filesystem type, or NULL */
+};
+
+struct manifest {
+	json_t *root;
+	unsigned format_version;
+	const char *iotape_version;
+	const char *backend; /* "tracefs", "relay", or NULL */
+	int have_clock;
+	int64_t start_real_ns, start_trace_ns, end_real_ns, end_trace_ns;
+	int have_exit_status;
+	int exit_status;
+	unsigned ndevs;
+	struct manifest_dev *devs;
+	const char *pcap_file; /* relative to the run directory, or NULL */
+	uint64_t events, lost, packets, packet_drops;
+};
+
+/* Parse a manifest from memory. Unknown fields are kept (in root) and ignored; known fields
+ * of the wrong type are an error naming the field. */
+int manifest_parse(const char *buf, size_t len, struct manifest *m, struct iot_err *e);
+/* Load DIR/manifest.json (path may be the run directory or the file itself). */
+int manifest_load(const char *path, struct manifest *m, struct iot_err *e);
+void manifest_release(struct manifest *m);
+
+/* Write root to DIR/manifest.json atomically (temporary file, fsync, rename). */
+int manifest_save(const char *dir, json_t *root, struct iot_err *e);
+
+/* Place a trace-clock time on the wall clock (ns since the epoch) using the start and end
+ * clock pairs: the offset is interpolated linearly, which absorbs NTP slewing during the
+ * run. Returns 0 when the manifest has no clock pairs. */
+int64_t manifest_trace_to_real(const struct manifest *m, int64_t trace_ns);
+/* And back: a wall-clock time (packet timestamp) on the trace clock. */
+int64_t manifest_real_to_trace(const struct manifest *m, int64_t real_ns);
+
+#endif
