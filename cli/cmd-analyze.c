@@ -1,49 +1,545 @@
 /* SPDX-License-Identifier: MIT */
-/* iotape analyze: one streaming pass over a trace (placeholder until the sinks land). */
+/* iotape analyze: one streaming pass over block traces (and packet captures), text or JSON. */
 #include "cli/cli.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "analyze/blk_latency.h"
+#include "analyze/blk_sink.h"
 #include "cli/analyze.h"
-
 #include "formats/blktrace.h"
+#include "iotape_version.h"
 
-const char usage_analyze[] = "usage: iotape analyze [--json] RUN|TRACE|PCAP\n";
+/* The packet part lives in analyze-nfs.c; until it is linked in, captures are not recognised. */
+#pragma weak analyze_is_capture
+#pragma weak analyze_capture
+
+const char usage_analyze[] =
+	"usage: iotape analyze [--json] [--interval DUR] [--idle-threshold DUR] [--top N]\n"
+	"                      [-o FILE] INPUT...\n"
+	"\n"
+	"One streaming pass over block traces (and packet captures): per device counts and\n"
+	"bytes per action, Q2D/D2C/Q2C latency (matched through merges as btt does), queue\n"
+	"depth, idle gaps, seeks and a timeline. Prints a summary, or a JSON document with\n"
+	"--json (schema: docs/json.md; definitions: docs/analyze.md).\n"
+	"\n"
+	"INPUT is a run directory, a per-CPU set NAME (NAME.blktrace.0, .1, ...), a single\n"
+	"blktrace file (e.g. blkparse -d output), '-' for stdin, or a pcap/pcapng capture.\n"
+	"Several inputs are merged by time. Files may be gzip-compressed.\n"
+	"\n"
+	"options:\n"
+	"  --json                write the JSON document instead of the text summary\n"
+	"  --interval DUR        timeline bin width (default 1s; e.g. 100ms)\n"
+	"  --idle-threshold DUR  shortest idle gap that counts (default 10ms)\n"
+	"  --top N               keep the N longest idle gaps (default 10)\n"
+	"  -o, --output FILE     write to FILE instead of standard output\n"
+	"\n"
+	"exit status: 0 success, 2 usage or input error (bad magic, unsupported version,\n"
+	"truncated record, empty set), 3 system error\n";
+
+struct input {
+	const char *path;
+	struct bt_reader *r;
+	struct blk_event ev; /* head, valid while have */
+	int have;
+};
+
+struct run {
+	struct analyze_opts ao;
+	struct blk_opts bo;
+	struct input *in;
+	unsigned nin;
+	const char **captures;
+	unsigned ncap;
+	struct bt_comm_table *comms;
+	struct blk_analysis *a;
+	uint64_t events, notifies, messages;
+};
+
+static int has_blktrace_files(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int found = 0;
+
+	if (!d)
+		return 0;
+	while (!found && (de = readdir(d)))
+		found = strstr(de->d_name, ".blktrace.") != NULL;
+	closedir(d);
+	return found;
+}
+
+static int add_capture(struct run *r, const char *path)
+{
+	const char **p = realloc(r->captures, (r->ncap + 1) * sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	r->captures = p;
+	r->captures[r->ncap++] = path;
+	return 0;
+}
+
+/* Captures in a run directory: net.pcap, net.pcapng, possibly .gz (kept for the run's life). */
+static int dir_captures(struct run *r, const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int ret = 0;
+
+	if (!d)
+		return 0;
+	while (!ret && (de = readdir(d))) {
+		char *p;
+
+		if (strncmp(de->d_name, "net.pcap", 8))
+			continue;
+		if (asprintf(&p, "%s/%s", dir, de->d_name) < 0) {
+			ret = -ENOMEM;
+			break;
+		}
+		if (analyze_is_capture(p))
+			ret = add_capture(r, p);
+		else
+			free(p);
+	}
+	closedir(d);
+	return ret;
+}
+
+static int open_input(struct run *r, const char *path)
+{
+	struct input *in;
+	struct iot_err e;
+	struct stat st;
+	int ret, isdir = 0;
+	unsigned ncap0 = r->ncap;
+
+	if (strcmp(path, "-") && stat(path, &st) == 0) {
+		isdir = S_ISDIR(st.st_mode);
+		if (analyze_is_capture && !isdir && analyze_is_capture(path))
+			return add_capture(r, path) ? (error("out of memory"), EXIT_SYSTEM) : 0;
+		if (analyze_is_capture && isdir && (ret = dir_captures(r, path)))
+			return error("out of memory"), EXIT_SYSTEM;
+		if (isdir && r->ncap > ncap0 && !has_blktrace_files(path))
+			return 0; /* a run directory with a capture and no block trace */
+	}
+	in = realloc(r->in, (r->nin + 1) * sizeof(*in));
+	if (!in)
+		return error("out of memory"), EXIT_SYSTEM;
+	r->in = in;
+	in = &r->in[r->nin];
+	memset(in, 0, sizeof(*in));
+	in->path = path;
+	ret = bt_reader_open(&in->r, path, &e);
+	if (ret)
+		return error("%s", e.msg), exit_code_for(ret);
+	r->nin++;
+	return 0;
+}
+
+static int input_next(struct input *in, struct iot_err *e)
+{
+	int ret = bt_reader_next(in->r, &in->ev, e);
+
+	in->have = ret > 0;
+	return ret;
+}
+
+/* Merge the inputs by time (few inputs: a linear scan beats a heap) and feed every sink. */
+static int run_pass(struct run *r)
+{
+	struct iot_err e;
+	int ret;
+
+	for (unsigned i = 0; i < r->nin; i++)
+		if ((ret = input_next(&r->in[i], &e)) < 0)
+			return error("%s", e.msg), exit_code_for(ret);
+	for (;;) {
+		struct input *best = NULL;
+		const struct blk_event *ev;
+
+		for (unsigned i = 0; i < r->nin; i++)
+			if (r->in[i].have && (!best || r->in[i].ev.time < best->ev.time))
+				best = &r->in[i];
+		if (!best)
+			break;
+		ev = &best->ev;
+		r->events++;
+		if (blk_is_notify(ev)) {
+			r->notifies++;
+			if (ev->action == BLK_N_PROCESS && ev->pdu_len)
+				bt_comm_table_set(r->comms, ev->pid, (const char *)ev->pdu,
+						  ev->pdu_len);
+			else if (ev->action == BLK_N_MESSAGE)
+				r->messages++;
+		} else {
+			blk_analysis_feed(r->a, ev);
+		}
+		if ((ret = input_next(best, &e)) < 0)
+			return error("%s", e.msg), exit_code_for(ret);
+	}
+	blk_analysis_finish(r->a);
+	return EXIT_OK;
+}
+
+static void warn_inputs(const struct run *r)
+{
+	for (unsigned i = 0; i < r->nin; i++) {
+		const struct bt_stats *st = bt_reader_stats(r->in[i].r);
+
+		for (unsigned f = 0; f < st->nfiles; f++) {
+			const struct bt_file_stats *fs = &st->files[f];
+
+			if (fs->truncated)
+				warning("'%s': truncated record at offset %" PRIu64
+					" ignored; the %" PRIu64 " records before it were counted",
+					fs->path, fs->trunc_at, fs->records);
+			if (fs->skips)
+				warning("'%s': %" PRIu64 " records missing (sequence gaps)", fs->path,
+					fs->skips);
+		}
+	}
+}
+
+static json_t *input_json(const struct run *r)
+{
+	json_t *o = json_object(), *paths = json_array(), *files = json_array();
+	uint64_t skips = 0, truncated = 0;
+	json_t *wall = NULL;
+
+	for (unsigned i = 0; i < r->nin; i++) {
+		const struct bt_stats *st = bt_reader_stats(r->in[i].r);
+
+		json_array_append_new(paths, json_string(r->in[i].path));
+		skips += st->skips;
+		if (st->have_wallclock && !wall)
+			wall = json_pack("{sIsI}", "sec", (json_int_t)st->wall_sec, "nsec",
+					 (json_int_t)st->wall_nsec);
+		for (unsigned f = 0; f < st->nfiles; f++) {
+			const struct bt_file_stats *fs = &st->files[f];
+			json_t *j = json_object();
+
+			truncated += fs->truncated != 0;
+			json_object_set_new(j, "path", json_string(fs->path));
+			json_object_set_new(j, "version", json_integer(fs->version));
+			json_object_set_new(j, "byte_order",
+					    json_string(fs->swapped ? "swapped" : "native"));
+			json_object_set_new(j, "gzip", json_boolean(fs->gzip));
+			json_object_set_new(j, "records", json_integer((json_int_t)fs->records));
+			json_object_set_new(j, "bytes", json_integer((json_int_t)fs->bytes));
+			json_object_set_new(j, "skips", json_integer((json_int_t)fs->skips));
+			json_object_set_new(j, "truncated", json_boolean(fs->truncated));
+			if (fs->truncated)
+				json_object_set_new(j, "truncated_at",
+						    json_integer((json_int_t)fs->trunc_at));
+			json_array_append_new(files, j);
+		}
+	}
+	json_object_set_new(o, "paths", paths);
+	json_object_set_new(o, "files", files);
+	json_object_set_new(o, "events", json_integer((json_int_t)r->events));
+	json_object_set_new(o, "notifies", json_integer((json_int_t)r->notifies));
+	json_object_set_new(o, "messages", json_integer((json_int_t)r->messages));
+	json_object_set_new(o, "skips", json_integer((json_int_t)skips));
+	json_object_set_new(o, "truncated", json_integer((json_int_t)truncated));
+	json_object_set_new(o, "wallclock", wall ? wall : json_null());
+	return o;
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* Text summary, rendered from the JSON document so that both say the same thing.         */
+
+static uint64_t jget_u(const json_t *o, const char *path)
+{
+	char key[64];
+	const char *dot;
+
+	while ((dot = strchr(path, '.'))) {
+		size_t n = (size_t)(dot - path) < sizeof(key) - 1 ? (size_t)(dot - path)
+								  : sizeof(key) - 1;
+		memcpy(key, path, n);
+		key[n] = '\0';
+		o = json_object_get(o, key);
+		path = dot + 1;
+	}
+	o = json_object_get(o, path);
+	if (json_is_integer(o))
+		return (uint64_t)json_integer_value(o);
+	if (json_is_real(o))
+		return (uint64_t)json_real_value(o);
+	return 0;
+}
+
+static double jget_f(const json_t *o, const char *path)
+{
+	char key[64];
+	const char *dot;
+
+	while ((dot = strchr(path, '.'))) {
+		size_t n = (size_t)(dot - path) < sizeof(key) - 1 ? (size_t)(dot - path)
+								  : sizeof(key) - 1;
+		memcpy(key, path, n);
+		key[n] = '\0';
+		o = json_object_get(o, key);
+		path = dot + 1;
+	}
+	return json_number_value(json_object_get(o, path));
+}
+
+static const char *fmt_bytes(uint64_t b, char *buf, size_t len)
+{
+	static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+	double v = (double)b;
+	unsigned u = 0;
+
+	while (v >= 1024 && u + 1 < sizeof(unit) / sizeof(unit[0])) {
+		v /= 1024;
+		u++;
+	}
+	if (u)
+		snprintf(buf, len, "%.1f %s", v, unit[u]);
+	else
+		snprintf(buf, len, "%" PRIu64 " B", b);
+	return buf;
+}
+
+/* A duration in ns, in the unit that keeps 3-4 significant digits. */
+static const char *fmt_ns(double ns, char *buf, size_t len)
+{
+	if (ns < 1e3)
+		snprintf(buf, len, "%.0f ns", ns);
+	else if (ns < 1e6)
+		snprintf(buf, len, "%.1f us", ns / 1e3);
+	else if (ns < 1e9)
+		snprintf(buf, len, "%.2f ms", ns / 1e6);
+	else
+		snprintf(buf, len, "%.3f s", ns / 1e9);
+	return buf;
+}
+
+static void text_device(FILE *f, const json_t *d, uint64_t start)
+{
+	static const char *const lat[] = {"q2d", "d2c", "q2c", "q2g", "g2i", "q2m", "i2d", "m2d"};
+	char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
+	const json_t *idle = json_object_get(d, "idle"), *longest;
+	size_t i;
+	json_t *g;
+
+	fprintf(f, "\ndevice %s: %" PRIu64 " events\n", json_string_value(json_object_get(d, "dev")),
+		jget_u(d, "events"));
+	fprintf(f, "  %-10s %12" PRIu64 " ios %12s   writes %12" PRIu64 " ios %12s\n", "reads",
+		jget_u(d, "reads.ios"), fmt_bytes(jget_u(d, "reads.bytes"), b1, sizeof(b1)),
+		jget_u(d, "writes.ios"), fmt_bytes(jget_u(d, "writes.bytes"), b2, sizeof(b2)));
+	fprintf(f,
+		"  %-10s %12" PRIu64 " bios (%" PRIu64 " back, %" PRIu64 " front merges), %" PRIu64
+		" requeues\n",
+		"queued", jget_u(d, "actions.queue.reads") + jget_u(d, "actions.queue.writes"),
+		jget_u(d, "actions.backmerge.reads") + jget_u(d, "actions.backmerge.writes"),
+		jget_u(d, "actions.frontmerge.reads") + jget_u(d, "actions.frontmerge.writes"),
+		jget_u(d, "actions.requeue.reads") + jget_u(d, "actions.requeue.writes"));
+	fprintf(f, "  %-10s %8s %10s %10s %10s %10s %10s %10s\n", "latency", "count", "mean", "min",
+		"p50", "p90", "p99", "max");
+	for (i = 0; i < sizeof(lat) / sizeof(lat[0]); i++) {
+		const json_t *h = json_object_get(json_object_get(d, "latency_ns"), lat[i]);
+
+		if (!jget_u(h, "count") && i > 2)
+			continue;
+		fprintf(f, "    %-8s %8" PRIu64 " %10s %10s %10s %10s %10s %10s\n", lat[i],
+			jget_u(h, "count"), fmt_ns(jget_f(h, "mean"), b1, sizeof(b1)),
+			fmt_ns((double)jget_u(h, "min"), b2, sizeof(b2)),
+			fmt_ns((double)jget_u(h, "p50"), b3, sizeof(b3)),
+			fmt_ns((double)jget_u(h, "p90"), b4, sizeof(b4)),
+			fmt_ns((double)jget_u(h, "p99"), b5, sizeof(b5)),
+			fmt_ns((double)jget_u(h, "max"), b6, sizeof(b6)));
+	}
+	fprintf(f, "  %-10s mean %.2f, max %" PRIu64 "\n", "depth", jget_f(d, "depth.mean"),
+		jget_u(d, "depth.max"));
+	fprintf(f, "  %-10s %" PRIu64 " gaps >= %s, %s in total (%.1f%% of the span)\n", "idle",
+		jget_u(idle, "gaps"), fmt_ns((double)jget_u(idle, "threshold_ns"), b1, sizeof(b1)),
+		fmt_ns((double)jget_u(idle, "total_ns"), b2, sizeof(b2)), jget_f(idle, "pct"));
+	longest = json_object_get(idle, "longest");
+	if (json_array_size(longest))
+		fprintf(f, "    %14s %14s %12s  %-7s %s\n", "start (s)", "end (s)", "length",
+			"queued", "ended by");
+	json_array_foreach(longest, i, g)
+	{
+		const json_t *comm = json_object_get(g, "comm");
+		char who[64];
+
+		if (!strcmp(json_string_value(json_object_get(g, "ended_by")), "end"))
+			snprintf(who, sizeof(who), "end of trace");
+		else
+			snprintf(who, sizeof(who), "pid %" PRIu64 " (%s)", jget_u(g, "pid"),
+				 json_is_string(comm) ? json_string_value(comm) : "?");
+		fprintf(f, "    %14.6f %14.6f %12s  %-7s %s\n",
+			(double)(jget_u(g, "start_ns") - start) / 1e9,
+			(double)(jget_u(g, "end_ns") - start) / 1e9,
+			fmt_ns((double)jget_u(g, "duration_ns"), b1, sizeof(b1)),
+			json_is_true(json_object_get(g, "queued")) ? "yes" : "no", who);
+	}
+	fprintf(f,
+		"  %-10s %" PRIu64 " (%" PRIu64 " over 128 sectors), %.1f%% sequential, %.1f/s, "
+		"%" PRIu64 " forward, %" PRIu64 " backward\n",
+		"seeks", jget_u(d, "seeks.count"), jget_u(d, "seeks.seekwatcher"),
+		jget_f(d, "seeks.sequential_pct"), jget_f(d, "seeks.per_sec"),
+		jget_u(d, "seeks.forward"), jget_u(d, "seeks.backward"));
+}
+
+static void text_summary(FILE *f, const json_t *root)
+{
+	const json_t *in = json_object_get(root, "input"), *devs = json_object_get(root, "devices");
+	uint64_t start = jget_u(root, "start_ns");
+	char b1[32], b2[32];
+	size_t i;
+	json_t *d;
+
+	fprintf(f, "%zu file(s), %" PRIu64 " events, %zu device(s), span %s",
+		json_array_size(json_object_get(in, "files")), jget_u(in, "events"),
+		json_array_size(devs), fmt_ns((double)jget_u(root, "span_ns"), b1, sizeof(b1)));
+	fprintf(f, ", timeline %" PRIu64 " bins of %s (--json)\n",
+		json_array_size(devs) ? (uint64_t)json_array_size(json_object_get(
+						json_array_get(devs, 0), "timeline"))
+				      : 0,
+		fmt_ns((double)jget_u(root, "timeline.interval_ns"), b2, sizeof(b2)));
+	json_array_foreach(devs, i, d) text_device(f, d, start);
+}
+
+/* ------------------------------------------------------------------------------------- */
+
+static void run_release(struct run *r)
+{
+	for (unsigned i = 0; i < r->nin; i++)
+		bt_reader_free(r->in[i].r);
+	free(r->in);
+	free(r->captures); /* the strings of directory captures are small and live to exit */
+	bt_comm_table_free(r->comms);
+	blk_analysis_free(r->a);
+}
+
+static int parse_args(struct run *r, int argc, char **argv, const char **out)
+{
+	static const struct option lo[] = {{"json", no_argument, NULL, 'j'},
+					   {"interval", required_argument, NULL, 'i'},
+					   {"idle-threshold", required_argument, NULL, 't'},
+					   {"top", required_argument, NULL, 'n'},
+					   {"output", required_argument, NULL, 'o'},
+					   {NULL, 0, NULL, 0}};
+	unsigned long long v;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:", lo, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			r->ao.json = 1;
+			break;
+		case 'i':
+			if (parse_duration_ns("--interval", optarg, &v))
+				return -1;
+			if (!v)
+				return usage_error("--interval: must be more than 0"), -1;
+			r->ao.interval_ns = v;
+			break;
+		case 't':
+			if (parse_duration_ns("--idle-threshold", optarg, &v))
+				return -1;
+			r->ao.idle_threshold_ns = v;
+			break;
+		case 'n':
+			if (parse_u64("--top", optarg, &v))
+				return -1;
+			if (v > BLK_MAX_TOP)
+				return usage_error("--top: at most %u", BLK_MAX_TOP), -1;
+			r->ao.top = (unsigned)v;
+			break;
+		case 'o':
+			*out = optarg;
+			break;
+		default:
+			return usage_error("unknown option"), -1;
+		}
+	}
+	if (optind >= argc)
+		return usage_error("no input"), -1;
+	return optind;
+}
 
 int cmd_analyze(int argc, char **argv)
 {
-	struct bt_reader *r;
-	struct blk_event ev;
-	struct iot_err e;
-	unsigned long long n = 0;
-	int ret;
+	struct run r;
+	const char *out_path = NULL;
+	json_t *root = NULL;
+	FILE *out = stdout;
+	int first, ret = EXIT_OK;
 
-	/* packet captures (analyze-nfs.c); a stopgap until the option parsing here lands */
-	if (argc >= 2 && analyze_is_capture(argv[argc - 1])) {
-		struct analyze_opts o = {.json = argc == 3 && !strcmp(argv[1], "--json")};
-		json_t *root = json_object();
-
-		ret = analyze_capture(argv[argc - 1], &o, o.json ? root : NULL, o.json ? NULL : stdout);
-		if (o.json && ret == EXIT_OK) {
-			json_dumpf(root, stdout, JSON_INDENT(2));
-			putchar('\n');
+	memset(&r, 0, sizeof(r));
+	blk_opts_init(&r.bo);
+	r.ao.interval_ns = r.bo.interval_ns;
+	r.ao.idle_threshold_ns = r.bo.idle_threshold_ns;
+	r.ao.top = r.bo.top;
+	first = parse_args(&r, argc, argv, &out_path);
+	if (first < 0)
+		return EXIT_USAGE;
+	r.bo.interval_ns = r.ao.interval_ns;
+	r.bo.idle_threshold_ns = r.ao.idle_threshold_ns;
+	r.bo.top = r.ao.top;
+	r.comms = bt_comm_table_new();
+	if (!r.comms || blk_analysis_new(&r.a, &r.bo)) {
+		run_release(&r);
+		return error("out of memory"), EXIT_SYSTEM;
+	}
+	blk_analysis_set_comms(r.a, r.comms);
+	for (int i = first; i < argc && ret == EXIT_OK; i++)
+		ret = open_input(&r, argv[i]);
+	if (ret == EXIT_OK && r.nin)
+		ret = run_pass(&r);
+	if (ret != EXIT_OK)
+		goto done;
+	warn_inputs(&r);
+	root = json_object();
+	json_object_set_new(root, "tool", json_string("iotape"));
+	json_object_set_new(root, "version", json_string(IOTAPE_VERSION));
+	json_object_set_new(root, "command", json_string("analyze"));
+	json_object_set_new(root, "options",
+			    json_pack("{sIsIsI}", "interval_ns", (json_int_t)r.ao.interval_ns,
+				      "idle_threshold_ns", (json_int_t)r.ao.idle_threshold_ns,
+				      "top", (json_int_t)r.ao.top));
+	if (r.nin) {
+		json_object_set_new(root, "input", input_json(&r));
+		if (blk_analysis_to_json(r.a, root)) {
+			ret = (error("out of memory"), EXIT_SYSTEM);
+			goto done;
 		}
-		json_decref(root);
-		return ret;
 	}
-	if (argc != 2)
-		return usage_error("expected one input");
-	ret = bt_reader_open(&r, argv[1], &e);
-	if (ret)
-		return error("%s", e.msg), exit_code_for(ret);
-	while ((ret = bt_reader_next(r, &ev, &e)) > 0)
-		n++;
-	if (ret < 0) {
-		bt_reader_free(r);
-		return error("%s", e.msg), exit_code_for(ret);
+	if (out_path && !(out = fopen(out_path, "w"))) {
+		ret = (error("'%s': %s", out_path, strerror(errno)), EXIT_SYSTEM);
+		out = stdout;
+		goto done;
 	}
-	printf("%llu events\n", n);
-	bt_reader_free(r);
-	return EXIT_OK;
+	if (r.nin && !r.ao.json)
+		text_summary(out, root);
+	for (unsigned i = 0; i < r.ncap && ret == EXIT_OK; i++)
+		ret = analyze_capture(r.captures[i], &r.ao, root, r.ao.json ? NULL : out);
+	if (ret == EXIT_OK && r.ao.json) {
+		if (json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17)) ||
+		    fputc('\n', out) == EOF)
+			ret = (error("writing the JSON document failed"), EXIT_SYSTEM);
+	}
+	if (fflush(out) == EOF)
+		ret = (error("write error: %s", strerror(errno)), EXIT_SYSTEM);
+done:
+	if (out != stdout && fclose(out) == EOF && ret == EXIT_OK)
+		ret = (error("'%s': %s", out_path, strerror(errno)), EXIT_SYSTEM);
+	json_decref(root);
+	run_release(&r);
+	return ret;
 }

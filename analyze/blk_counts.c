@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: MIT */
+/* Counts sink: events, bytes and KiB per action and direction, per device, blkparse's way. */
+#include "analyze/blk_counts.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct blk_counts {
+	struct blk_counts_dev **dev;
+	unsigned ndev;
+};
+
+struct blk_counts *blk_counts_new(void)
+{
+	return calloc(1, sizeof(struct blk_counts));
+}
+
+void blk_counts_free(struct blk_counts *c)
+{
+	if (!c)
+		return;
+	for (unsigned i = 0; i < c->ndev; i++) {
+		if (c->dev[i])
+			free(c->dev[i]->last_seq);
+		free(c->dev[i]);
+	}
+	free(c->dev);
+	free(c);
+}
+
+static struct blk_counts_dev *get_dev(struct blk_counts *c, unsigned dev)
+{
+	if (dev >= c->ndev && blk_grow((void ***)&c->dev, &c->ndev, dev))
+		return NULL;
+	if (!c->dev[dev])
+		c->dev[dev] = calloc(1, sizeof(struct blk_counts_dev));
+	return c->dev[dev];
+}
+
+/*
+ * blkparse counts a gap in a CPU's sequence numbers as a skip (check_sequence): the number of
+ * missing records and the number of gaps ("N forward"). Records arrive per CPU in order, so a
+ * later record never fills an earlier gap here.
+ */
+static void track_seq(struct blk_counts_dev *d, const struct blk_event *ev)
+{
+	uint64_t last;
+
+	if (ev->cpu >= BLK_COUNTS_MAX_CPUS)
+		return;
+	if (ev->cpu >= d->nseq) {
+		unsigned n = d->nseq ? d->nseq : 4;
+		uint64_t *p;
+
+		while (n <= ev->cpu)
+			n *= 2;
+		p = realloc(d->last_seq, n * sizeof(*p));
+		if (!p)
+			return;
+		for (unsigned i = d->nseq; i < n; i++)
+			p[i] = UINT64_MAX;
+		d->last_seq = p;
+		d->nseq = n;
+	}
+	last = d->last_seq[ev->cpu];
+	if (last != UINT64_MAX) {
+		if (ev->seq <= last)
+			return;
+		if (ev->seq > last + 1) {
+			d->skips += ev->seq - last - 1;
+			d->skip_ranges++;
+		}
+	}
+	d->last_seq[ev->cpu] = ev->seq;
+}
+
+void blk_counts_feed(struct blk_counts *c, unsigned dev, const struct blk_event *ev)
+{
+	struct blk_counts_dev *d;
+	struct blk_action_counts *ac;
+	unsigned act = ev->action < BLK_A_MAX ? ev->action : BLK_A_NONE;
+	unsigned w = blk_is_write(ev);
+
+	if (blk_is_notify(ev))
+		return;
+	d = (dev < c->ndev && c->dev[dev]) ? c->dev[dev] : get_dev(c, dev);
+	if (!d)
+		return;
+	d->events++;
+	track_seq(d, ev);
+	ac = (ev->flags & BLK_F_PC) ? &d->pc : &d->fs;
+	ac->n[act][w]++;
+	ac->bytes[act][w] += ev->bytes;
+	ac->kib[act][w] += ev->bytes >> 10;
+	switch (act) {
+	case BLK_A_ISSUE:
+		if (ac == &d->fs && ++d->cur_depth[w] > d->max_depth[w])
+			d->max_depth[w] = d->cur_depth[w];
+		break;
+	case BLK_A_COMPLETE:
+		if (ac == &d->fs && d->cur_depth[w])
+			d->cur_depth[w]--;
+		if (ev->bytes) {
+			d->done[w]++;
+			d->done_bytes[w] += ev->bytes;
+			if (ev->flags & BLK_F_DISCARD) {
+				d->discards++;
+				d->discard_bytes += ev->bytes;
+			}
+		}
+		break;
+	case BLK_A_REQUEUE:
+		if (ac == &d->fs && d->cur_depth[w])
+			d->cur_depth[w]--;
+		break;
+	default:
+		break;
+	}
+}
+
+const struct blk_counts_dev *blk_counts_dev(const struct blk_counts *c, unsigned dev)
+{
+	return dev < c->ndev ? c->dev[dev] : NULL;
+}
+
+static json_t *io_json(uint64_t ios, uint64_t bytes)
+{
+	return json_pack("{sIsI}", "ios", (json_int_t)ios, "bytes", (json_int_t)bytes);
+}
+
+static json_t *actions_json(const struct blk_action_counts *ac)
+{
+	json_t *o = json_object();
+
+	for (unsigned a = 1; a < BLK_A_MAX; a++)
+		json_object_set_new(o, blk_action_name(a),
+				    json_pack("{sIsIsIsI}", "reads", (json_int_t)ac->n[a][0],
+					      "read_bytes", (json_int_t)ac->bytes[a][0], "writes",
+					      (json_int_t)ac->n[a][1], "write_bytes",
+					      (json_int_t)ac->bytes[a][1]));
+	if (ac->n[0][0] + ac->n[0][1])
+		json_object_set_new(o, "unknown",
+				    json_pack("{sIsI}", "reads", (json_int_t)ac->n[0][0], "writes",
+					      (json_int_t)ac->n[0][1]));
+	return o;
+}
+
+/* The numbers of blkparse's per-device summary, with its rules: merges are M plus F, the
+ * dispatched KiB lose what was requeued, KiB are summed per event (bytes >> 10). */
+static json_t *blkparse_json(const struct blk_counts_dev *d)
+{
+	const struct blk_action_counts *f = &d->fs, *p = &d->pc;
+	json_t *o = json_object();
+	static const char *const dir[2] = {"read", "write"};
+	char k[64];
+
+	for (unsigned w = 0; w < 2; w++) {
+#define SET(fmt, v)                                                                              \
+	do {                                                                                     \
+		snprintf(k, sizeof(k), fmt, dir[w]);                                             \
+		json_object_set_new(o, k, json_integer((json_int_t)(v)));                        \
+	} while (0)
+		SET("%ss_queued", f->n[BLK_A_QUEUE][w]);
+		SET("%ss_queued_kib", f->kib[BLK_A_QUEUE][w]);
+		SET("%s_dispatches", f->n[BLK_A_ISSUE][w]);
+		SET("%s_dispatches_kib", f->kib[BLK_A_ISSUE][w] - f->kib[BLK_A_REQUEUE][w]);
+		SET("%ss_requeued", f->n[BLK_A_REQUEUE][w]);
+		SET("%ss_completed", f->n[BLK_A_COMPLETE][w]);
+		SET("%ss_completed_kib", f->kib[BLK_A_COMPLETE][w]);
+		SET("%s_merges", f->n[BLK_A_BACKMERGE][w] + f->n[BLK_A_FRONTMERGE][w]);
+		SET("%s_merges_kib", f->kib[BLK_A_BACKMERGE][w] + f->kib[BLK_A_FRONTMERGE][w]);
+		SET("%s_depth", d->max_depth[w]);
+		SET("pc_%ss_queued", p->n[BLK_A_QUEUE][w]);
+		SET("pc_%s_dispatches", p->n[BLK_A_ISSUE][w]);
+		SET("pc_%ss_requeued", p->n[BLK_A_REQUEUE][w]);
+		SET("pc_%ss_completed", p->n[BLK_A_COMPLETE][w]);
+#undef SET
+	}
+	json_object_set_new(o, "io_unplugs",
+			    json_integer((json_int_t)(f->n[BLK_A_UNPLUG_IO][0] + f->n[BLK_A_UNPLUG_IO][1])));
+	json_object_set_new(o, "timer_unplugs",
+			    json_integer((json_int_t)(f->n[BLK_A_UNPLUG_TIMER][0] +
+						      f->n[BLK_A_UNPLUG_TIMER][1])));
+	json_object_set_new(o, "events", json_integer((json_int_t)d->events));
+	json_object_set_new(o, "skips", json_integer((json_int_t)d->skip_ranges));
+	json_object_set_new(o, "skipped_records", json_integer((json_int_t)d->skips));
+	return o;
+}
+
+int blk_counts_to_json(const struct blk_counts *c, unsigned dev, json_t *obj)
+{
+	const struct blk_counts_dev *d = blk_counts_dev(c, dev);
+	static const struct blk_counts_dev zero;
+	const struct blk_action_counts *p;
+
+	if (!d)
+		d = &zero;
+	p = &d->pc;
+	json_object_set_new(obj, "events", json_integer((json_int_t)d->events));
+	json_object_set_new(obj, "skips",
+			    json_pack("{sIsI}", "ranges", (json_int_t)d->skip_ranges, "records",
+				      (json_int_t)d->skips));
+	json_object_set_new(obj, "reads", io_json(d->done[0], d->done_bytes[0]));
+	json_object_set_new(obj, "writes", io_json(d->done[1], d->done_bytes[1]));
+	json_object_set_new(obj, "discards", io_json(d->discards, d->discard_bytes));
+	json_object_set_new(obj, "actions", actions_json(&d->fs));
+	for (unsigned a = 0; a < BLK_A_MAX; a++)
+		if (p->n[a][0] + p->n[a][1]) {
+			json_object_set_new(obj, "pc_actions", actions_json(p));
+			break;
+		}
+	json_object_set_new(obj, "blkparse", blkparse_json(d));
+	return 0;
+}
+
+/* ------------------------------------------------------------------------------------- */
+
+static void *ops_create(const struct blk_opts *o)
+{
+	(void)o;
+	return blk_counts_new();
+}
+
+static void ops_feed(void *s, unsigned dev, const struct blk_event *ev)
+{
+	blk_counts_feed(s, dev, ev);
+}
+
+static void ops_finish(void *s, uint64_t start, uint64_t end)
+{
+	(void)s;
+	(void)start;
+	(void)end;
+}
+
+static int ops_to_json(void *s, unsigned dev, json_t *obj, const struct blk_json_ctx *ctx)
+{
+	(void)ctx;
+	return blk_counts_to_json(s, dev, obj);
+}
+
+static void ops_destroy(void *s)
+{
+	blk_counts_free(s);
+}
+
+const struct blk_sink_ops blk_counts_ops = {"counts", ops_create, ops_feed, ops_finish,
+					     ops_to_json, ops_destroy, NULL};

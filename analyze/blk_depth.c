@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: MIT */
+/* Queue depth sink: D adds one, C and R (requeue) take one away; time-weighted mean and max. */
+#include "analyze/blk_depth.h"
+
+#include <stdlib.h>
+
+struct blk_depth {
+	struct blk_depth_dev **dev;
+	unsigned ndev;
+	uint64_t start, end;
+	int have_start;
+};
+
+struct blk_depth *blk_depth_new(void)
+{
+	return calloc(1, sizeof(struct blk_depth));
+}
+
+void blk_depth_free(struct blk_depth *q)
+{
+	if (!q)
+		return;
+	for (unsigned i = 0; i < q->ndev; i++)
+		free(q->dev[i]);
+	free(q->dev);
+	free(q);
+}
+
+/*
+ * Every request counts, with or without data (a flush occupies the device too), file-system
+ * or passthrough. A completion at depth 0 belongs to a request issued before the trace began:
+ * the depth stays at 0 rather than going negative.
+ */
+void blk_depth_feed(struct blk_depth *q, unsigned dev, const struct blk_event *ev)
+{
+	struct blk_depth_dev *d;
+
+	if (blk_is_notify(ev))
+		return;
+	if (!q->have_start) {
+		q->start = ev->time;
+		q->have_start = 1;
+	}
+	if (ev->action != BLK_A_ISSUE && ev->action != BLK_A_COMPLETE &&
+	    ev->action != BLK_A_REQUEUE)
+		return;
+	if (dev >= q->ndev && blk_grow((void ***)&q->dev, &q->ndev, dev))
+		return;
+	d = q->dev[dev];
+	if (!d) {
+		d = q->dev[dev] = calloc(1, sizeof(*d));
+		if (!d)
+			return;
+		d->last = q->start;
+	}
+	if (ev->time > d->last) {
+		d->area += (long double)d->cur * (long double)(ev->time - d->last);
+		d->last = ev->time;
+	}
+	if (ev->action == BLK_A_ISSUE) {
+		if (++d->cur > d->max)
+			d->max = d->cur;
+	} else if (d->cur) {
+		d->cur--;
+	} else {
+		d->unmatched_c++;
+	}
+}
+
+void blk_depth_finish(struct blk_depth *q, uint64_t start_ns, uint64_t end_ns)
+{
+	q->start = start_ns;
+	q->end = end_ns;
+	for (unsigned i = 0; i < q->ndev; i++) {
+		struct blk_depth_dev *d = q->dev[i];
+
+		if (d && end_ns > d->last) {
+			d->area += (long double)d->cur * (long double)(end_ns - d->last);
+			d->last = end_ns;
+		}
+	}
+}
+
+const struct blk_depth_dev *blk_depth_dev(const struct blk_depth *q, unsigned dev)
+{
+	return dev < q->ndev ? q->dev[dev] : NULL;
+}
+
+double blk_depth_mean(const struct blk_depth *q, unsigned dev)
+{
+	const struct blk_depth_dev *d = blk_depth_dev(q, dev);
+
+	if (!d || q->end <= q->start)
+		return 0.0;
+	return (double)(d->area / (long double)(q->end - q->start));
+}
+
+int blk_depth_to_json(const struct blk_depth *q, unsigned dev, json_t *obj)
+{
+	const struct blk_depth_dev *d = blk_depth_dev(q, dev);
+
+	json_object_set_new(obj, "depth",
+			    json_pack("{sfsIsI}", "mean", blk_depth_mean(q, dev), "max",
+				      (json_int_t)(d ? d->max : 0), "unmatched_completions",
+				      (json_int_t)(d ? d->unmatched_c : 0)));
+	return 0;
+}
+
+/* ------------------------------------------------------------------------------------- */
+
+static void *ops_create(const struct blk_opts *o)
+{
+	(void)o;
+	return blk_depth_new();
+}
+
+static void ops_feed(void *s, unsigned dev, const struct blk_event *ev)
+{
+	blk_depth_feed(s, dev, ev);
+}
+
+static void ops_finish(void *s, uint64_t start, uint64_t end)
+{
+	blk_depth_finish(s, start, end);
+}
+
+static int ops_to_json(void *s, unsigned dev, json_t *obj, const struct blk_json_ctx *ctx)
+{
+	(void)ctx;
+	return blk_depth_to_json(s, dev, obj);
+}
+
+static void ops_destroy(void *s)
+{
+	blk_depth_free(s);
+}
+
+const struct blk_sink_ops blk_depth_ops = {"depth", ops_create, ops_feed, ops_finish,
+					    ops_to_json, ops_destroy, NULL};

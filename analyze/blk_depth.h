@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/* Queue depth sink: requests issued and not completed, per device, over time. */
+#ifndef IOTAPE_ANALYZE_BLK_DEPTH_H
+#define IOTAPE_ANALYZE_BLK_DEPTH_H
+
+#include "analyze/blk_sink.h"
+
+struct blk_depth_dev {
+	unsigned cur, max;
+	uint64_t last;        /* time of the last change */
+	long double area;     /* integral of depth over time, depth x ns */
+	uint64_t unmatched_c; /* completions or requeues seen at depth 0 */
+};
+
+struct blk_depth;
+
+struct blk_depth *blk_depth_new(void);
+void blk_depth_free(struct blk_depth *q);
+void blk_depth_feed(struct blk_depth *q, unsigned dev, const struct blk_event *ev);
+/* Close the integrals at end_ns; the mean is area / (end - start). */
+void blk_depth_finish(struct blk_depth *q, uint64_t start_ns, uint64_t end_ns);
+const struct blk_depth_dev *blk_depth_dev(const struct blk_depth *q, unsigned dev);
+double blk_depth_mean(const struct blk_depth *q, unsigned dev);
+int blk_depth_to_json(const struct blk_depth *q, unsigned dev, json_t *obj);
+
+#endif

@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: MIT */
+/* Idle-gap sink: every gap of at least the threshold, a histogram and the longest N. */
+#include "analyze/blk_idle.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * A device is idle while nothing is in flight: no request issued (D) and not yet completed
+ * (C) or requeued (R). A gap runs from the moment the last request in flight finishes to the
+ * next issue. The trace's start counts as the start of a gap for a device whose first
+ * request event is an issue; a device whose first such event is a completion was busy before
+ * the trace began, so its first gap starts at that completion. A device idle when the trace
+ * ends has a final gap that ends with the trace (ended_by "end").
+ */
+
+#define NONE UINT64_MAX
+
+struct blk_idle {
+	struct blk_opts o;
+	struct blk_idle_dev **dev;
+	unsigned ndev;
+	uint64_t start;
+	int have_start;
+	int finished;
+};
+
+struct blk_idle *blk_idle_new(const struct blk_opts *o)
+{
+	struct blk_idle *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	if (o)
+		s->o = *o;
+	else
+		blk_opts_init(&s->o);
+	return s;
+}
+
+void blk_idle_free(struct blk_idle *s)
+{
+	if (!s)
+		return;
+	for (unsigned i = 0; i < s->ndev; i++) {
+		if (s->dev[i])
+			free(s->dev[i]->top);
+		free(s->dev[i]);
+	}
+	free(s->dev);
+	free(s);
+}
+
+static struct blk_idle_dev *get_dev(struct blk_idle *s, unsigned dev)
+{
+	struct blk_idle_dev *d;
+
+	if (dev < s->ndev && s->dev[dev])
+		return s->dev[dev];
+	if (blk_grow((void ***)&s->dev, &s->ndev, dev))
+		return NULL;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	d->top = calloc(s->o.top ? s->o.top : 1, sizeof(*d->top));
+	if (!d->top) {
+		free(d);
+		return NULL;
+	}
+	hist_init(&d->h);
+	d->idle_since = s->start;
+	d->first_q = NONE;
+	s->dev[dev] = d;
+	return d;
+}
+
+static void add_gap(struct blk_idle *s, struct blk_idle_dev *d, const struct blk_gap *g)
+{
+	uint64_t len = g->end - g->start;
+	unsigned i;
+
+	if (len < s->o.idle_threshold_ns || !len)
+		return;
+	d->gaps++;
+	d->total_ns += len;
+	hist_add(&d->h, len);
+	if (!s->o.top)
+		return;
+	if (d->ntop == s->o.top && len <= d->top[d->ntop - 1].end - d->top[d->ntop - 1].start)
+		return;
+	/* insertion into the sorted list: gaps of equal length keep their order in time */
+	i = d->ntop < s->o.top ? d->ntop++ : d->ntop - 1;
+	while (i > 0 && d->top[i - 1].end - d->top[i - 1].start < len) {
+		d->top[i] = d->top[i - 1];
+		i--;
+	}
+	d->top[i] = *g;
+}
+
+void blk_idle_feed(struct blk_idle *s, unsigned dev, const struct blk_event *ev)
+{
+	struct blk_idle_dev *d;
+	struct blk_gap g;
+
+	if (blk_is_notify(ev))
+		return;
+	if (!s->have_start) {
+		s->start = ev->time;
+		s->have_start = 1;
+	}
+	switch (ev->action) {
+	case BLK_A_QUEUE:
+	case BLK_A_INSERT:
+	case BLK_A_ISSUE:
+	case BLK_A_COMPLETE:
+	case BLK_A_REQUEUE:
+		break;
+	default:
+		return;
+	}
+	d = get_dev(s, dev);
+	if (!d)
+		return;
+	switch (ev->action) {
+	case BLK_A_QUEUE:
+	case BLK_A_INSERT:
+		if (!d->inflight && d->first_q == NONE)
+			d->first_q = ev->time;
+		break;
+	case BLK_A_ISSUE:
+		if (!d->inflight) {
+			memset(&g, 0, sizeof(g));
+			g.start = d->idle_since;
+			g.end = ev->time > d->idle_since ? ev->time : d->idle_since;
+			g.pid = ev->pid;
+			g.ended_by = BLK_GAP_ISSUE;
+			g.at_start = !d->known;
+			if (d->first_q != NONE && d->first_q <= g.end) {
+				g.queued = 1;
+				g.queued_ns = g.end - (d->first_q > g.start ? d->first_q : g.start);
+			}
+			add_gap(s, d, &g);
+		}
+		d->known = 1;
+		d->inflight++;
+		break;
+	case BLK_A_COMPLETE:
+	case BLK_A_REQUEUE:
+		/* a completion with nothing in flight proves the device was busy until now */
+		if (d->inflight)
+			d->inflight--;
+		d->known = 1;
+		if (!d->inflight) {
+			d->idle_since = ev->time;
+			d->first_q = NONE;
+		}
+		break;
+	}
+}
+
+void blk_idle_finish(struct blk_idle *s, uint64_t start_ns, uint64_t end_ns)
+{
+	(void)start_ns;
+	if (s->finished)
+		return;
+	s->finished = 1;
+	for (unsigned i = 0; i < s->ndev; i++) {
+		struct blk_idle_dev *d = s->dev[i];
+		struct blk_gap g;
+
+		if (!d || d->inflight || end_ns <= d->idle_since)
+			continue;
+		memset(&g, 0, sizeof(g));
+		g.start = d->idle_since;
+		g.end = end_ns;
+		g.ended_by = BLK_GAP_END;
+		g.at_start = !d->known;
+		if (d->first_q != NONE) {
+			g.queued = 1;
+			g.queued_ns = end_ns - (d->first_q > g.start ? d->first_q : g.start);
+		}
+		add_gap(s, d, &g);
+	}
+}
+
+const struct blk_idle_dev *blk_idle_dev(const struct blk_idle *s, unsigned dev)
+{
+	return dev < s->ndev ? s->dev[dev] : NULL;
+}
+
+int blk_idle_to_json(const struct blk_idle *s, unsigned dev, json_t *obj,
+		     const struct blk_json_ctx *ctx)
+{
+	const struct blk_idle_dev *d = blk_idle_dev(s, dev);
+	uint64_t span = ctx->end_ns - ctx->start_ns;
+	json_t *o = json_object(), *list = json_array();
+	struct hist empty;
+
+	hist_init(&empty);
+	json_object_set_new(o, "threshold_ns", json_integer((json_int_t)s->o.idle_threshold_ns));
+	json_object_set_new(o, "gaps", json_integer((json_int_t)(d ? d->gaps : 0)));
+	json_object_set_new(o, "total_ns", json_integer((json_int_t)(d ? d->total_ns : 0)));
+	json_object_set_new(o, "pct", json_real(d && span ? 100.0 * (double)d->total_ns /
+								   (double)span
+							 : 0.0));
+	json_object_set_new(o, "histogram", blk_hist_json(d ? &d->h : &empty, 1));
+	for (unsigned i = 0; d && i < d->ntop; i++) {
+		const struct blk_gap *g = &d->top[i];
+		const char *comm = NULL;
+		json_t *e = json_object();
+
+		json_object_set_new(e, "start_ns", json_integer((json_int_t)g->start));
+		json_object_set_new(e, "end_ns", json_integer((json_int_t)g->end));
+		json_object_set_new(e, "duration_ns", json_integer((json_int_t)(g->end - g->start)));
+		json_object_set_new(e, "queued", json_boolean(g->queued));
+		json_object_set_new(e, "queued_ns", json_integer((json_int_t)g->queued_ns));
+		json_object_set_new(e, "at_start", json_boolean(g->at_start));
+		json_object_set_new(e, "ended_by",
+				    json_string(g->ended_by == BLK_GAP_ISSUE ? "issue" : "end"));
+		if (g->ended_by == BLK_GAP_ISSUE) {
+			json_object_set_new(e, "pid", json_integer(g->pid));
+			if (ctx->comms)
+				comm = bt_comm_table_get(ctx->comms, g->pid);
+			json_object_set_new(e, "comm", comm ? json_string(comm) : json_null());
+		} else {
+			json_object_set_new(e, "pid", json_null());
+			json_object_set_new(e, "comm", json_null());
+		}
+		json_array_append_new(list, e);
+	}
+	json_object_set_new(o, "longest", list);
+	json_object_set_new(obj, "idle", o);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------------------- */
+
+static void *ops_create(const struct blk_opts *o)
+{
+	return blk_idle_new(o);
+}
+
+static void ops_feed(void *s, unsigned dev, const struct blk_event *ev)
+{
+	blk_idle_feed(s, dev, ev);
+}
+
+static void ops_finish(void *s, uint64_t start, uint64_t end)
+{
+	blk_idle_finish(s, start, end);
+}
+
+static int ops_to_json(void *s, unsigned dev, json_t *obj, const struct blk_json_ctx *ctx)
+{
+	return blk_idle_to_json(s, dev, obj, ctx);
+}
+
+static void ops_destroy(void *s)
+{
+	blk_idle_free(s);
+}
+
+const struct blk_sink_ops blk_idle_ops = {"idle", ops_create, ops_feed, ops_finish, ops_to_json,
+					   ops_destroy, NULL};

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+/* Seek sink: issue-to-issue head movement per device. */
+#include "analyze/blk_seek.h"
+
+#include <stdlib.h>
+
+/*
+ * Only issues that move data count (a flush has no position). The distance is the next
+ * issue's start sector minus the previous issue's end sector: 0 is sequential, positive a
+ * forward seek, negative a backward one. A requeued request that is issued again counts
+ * again, as the head really goes there twice.
+ */
+
+struct blk_seek {
+	struct blk_seek_dev **dev;
+	unsigned ndev;
+};
+
+struct blk_seek *blk_seek_new(void)
+{
+	return calloc(1, sizeof(struct blk_seek));
+}
+
+void blk_seek_free(struct blk_seek *s)
+{
+	if (!s)
+		return;
+	for (unsigned i = 0; i < s->ndev; i++)
+		free(s->dev[i]);
+	free(s->dev);
+	free(s);
+}
+
+void blk_seek_feed(struct blk_seek *s, unsigned dev, const struct blk_event *ev)
+{
+	struct blk_seek_dev *d;
+	uint64_t end;
+
+	if (ev->action != BLK_A_ISSUE || blk_is_notify(ev) || !(ev->bytes >> 9))
+		return;
+	if (dev >= s->ndev && blk_grow((void ***)&s->dev, &s->ndev, dev))
+		return;
+	d = s->dev[dev];
+	if (!d) {
+		d = s->dev[dev] = malloc(sizeof(*d));
+		if (!d)
+			return;
+		*d = (struct blk_seek_dev){.last_end = UINT64_MAX};
+		hist_init(&d->dist);
+	}
+	end = ev->sector + (ev->bytes >> 9);
+	if (d->last_end != UINT64_MAX) {
+		uint64_t dist;
+
+		d->transitions++;
+		if (ev->sector == d->last_end) {
+			d->sequential++;
+		} else {
+			if (ev->sector > d->last_end) {
+				dist = ev->sector - d->last_end;
+				d->forward++;
+			} else {
+				dist = d->last_end - ev->sector;
+				d->backward++;
+			}
+			d->seeks++;
+			if (dist > BLK_SEEKWATCHER_SECTORS)
+				d->seekwatcher++;
+			hist_add(&d->dist, dist);
+		}
+	}
+	d->last_end = end;
+}
+
+const struct blk_seek_dev *blk_seek_dev(const struct blk_seek *s, unsigned dev)
+{
+	return dev < s->ndev ? s->dev[dev] : NULL;
+}
+
+int blk_seek_to_json(const struct blk_seek *s, unsigned dev, json_t *obj, uint64_t span_ns)
+{
+	const struct blk_seek_dev *d = blk_seek_dev(s, dev);
+	struct blk_seek_dev zero = {.last_end = UINT64_MAX};
+	json_t *o = json_object();
+
+	if (!d) {
+		hist_init(&zero.dist);
+		d = &zero;
+	}
+	json_object_set_new(o, "count", json_integer((json_int_t)d->seeks));
+	json_object_set_new(o, "seekwatcher", json_integer((json_int_t)d->seekwatcher));
+	json_object_set_new(o, "transitions", json_integer((json_int_t)d->transitions));
+	json_object_set_new(o, "sequential", json_integer((json_int_t)d->sequential));
+	json_object_set_new(o, "sequential_pct",
+			    json_real(d->transitions ? 100.0 * (double)d->sequential /
+							       (double)d->transitions
+						     : 0.0));
+	json_object_set_new(o, "forward", json_integer((json_int_t)d->forward));
+	json_object_set_new(o, "backward", json_integer((json_int_t)d->backward));
+	json_object_set_new(o, "per_sec",
+			    json_real(span_ns ? (double)d->seeks * 1e9 / (double)span_ns : 0.0));
+	json_object_set_new(o, "seekwatcher_per_sec",
+			    json_real(span_ns ? (double)d->seekwatcher * 1e9 / (double)span_ns
+					      : 0.0));
+	json_object_set_new(o, "distance_sectors", blk_hist_json(&d->dist, 1));
+	json_object_set_new(obj, "seeks", o);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------------------- */
+
+static void *ops_create(const struct blk_opts *o)
+{
+	(void)o;
+	return blk_seek_new();
+}
+
+static void ops_feed(void *s, unsigned dev, const struct blk_event *ev)
+{
+	blk_seek_feed(s, dev, ev);
+}
+
+static void ops_finish(void *s, uint64_t start, uint64_t end)
+{
+	(void)s;
+	(void)start;
+	(void)end;
+}
+
+static int ops_to_json(void *s, unsigned dev, json_t *obj, const struct blk_json_ctx *ctx)
+{
+	return blk_seek_to_json(s, dev, obj, ctx->end_ns - ctx->start_ns);
+}
+
+static void ops_destroy(void *s)
+{
+	blk_seek_free(s);
+}
+
+const struct blk_sink_ops blk_seek_ops = {"seek", ops_create, ops_feed, ops_finish, ops_to_json,
+					   ops_destroy, NULL};

@@ -1,0 +1,367 @@
+/* SPDX-License-Identifier: MIT */
+/* Timeline sink: per-interval bins per device, memory bounded by duration / interval. */
+#include "analyze/blk_timeline.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * Bin k covers [start + k * interval, start + (k + 1) * interval), start being the first
+ * event of the trace. Completions are counted in the bin of their C; a seek in the bin of its
+ * D; depth and idle time are spread over the bins they cover. Idle time follows the idle
+ * sink's rules (gaps of at least the threshold, see blk_idle.c), so the bins add up to its
+ * total. When a bin index would reach max_bins, the interval doubles and neighbouring bins
+ * are summed: memory grows with the trace's duration, never past max_bins bins per device.
+ */
+
+#define NONE UINT64_MAX
+
+struct tl_dev {
+	struct blk_bin *bins;
+	uint64_t nbins; /* allocated */
+	unsigned inflight;
+	int known;
+	uint64_t last_change, idle_since;
+	uint64_t last_end; /* seeks */
+};
+
+struct blk_timeline {
+	struct blk_opts o;
+	struct tl_dev **dev;
+	unsigned ndev;
+	uint64_t start, end;
+	int have_start;
+	uint64_t interval;
+	unsigned widened;
+	uint64_t cur_lo, cur_hi, cur_idx; /* cache: the bin of the last lookup */
+	int finished;
+};
+
+struct blk_timeline *blk_timeline_new(const struct blk_opts *o)
+{
+	struct blk_timeline *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	if (o)
+		t->o = *o;
+	else
+		blk_opts_init(&t->o);
+	if (!t->o.interval_ns)
+		t->o.interval_ns = BLK_DEFAULT_INTERVAL_NS;
+	if (!t->o.max_bins)
+		t->o.max_bins = BLK_DEFAULT_MAX_BINS;
+	if (t->o.max_bins < 2)
+		t->o.max_bins = 2;
+	t->interval = t->o.interval_ns;
+	return t;
+}
+
+void blk_timeline_free(struct blk_timeline *t)
+{
+	if (!t)
+		return;
+	for (unsigned i = 0; i < t->ndev; i++) {
+		if (t->dev[i])
+			free(t->dev[i]->bins);
+		free(t->dev[i]);
+	}
+	free(t->dev);
+	free(t);
+}
+
+static void bin_add(struct blk_bin *a, const struct blk_bin *b)
+{
+	a->read_bytes += b->read_bytes;
+	a->write_bytes += b->write_bytes;
+	a->ios += b->ios;
+	a->seeks += b->seeks;
+	a->idle_ns += b->idle_ns;
+	a->depth_area += b->depth_area;
+}
+
+static void widen(struct blk_timeline *t)
+{
+	for (unsigned i = 0; i < t->ndev; i++) {
+		struct tl_dev *d = t->dev[i];
+
+		if (!d || !d->nbins)
+			continue;
+		for (uint64_t k = 0; k < d->nbins; k++) {
+			struct blk_bin b = d->bins[k];
+
+			if (k)
+				memset(&d->bins[k], 0, sizeof(b));
+			if (k / 2 == k)
+				continue;
+			bin_add(&d->bins[k / 2], &b);
+		}
+	}
+	if (t->interval > UINT64_MAX / 2)
+		t->interval = UINT64_MAX;
+	else
+		t->interval *= 2;
+	t->widened++;
+	t->cur_hi = 0; /* drop the cache */
+}
+
+/* Index of the bin holding time ts, widening the interval until it fits under max_bins. */
+static uint64_t bin_of(struct blk_timeline *t, uint64_t ts)
+{
+	uint64_t off;
+
+	if (ts >= t->cur_lo && ts < t->cur_hi)
+		return t->cur_idx;
+	off = ts > t->start ? ts - t->start : 0;
+	while (off / t->interval >= t->o.max_bins)
+		widen(t);
+	t->cur_idx = off / t->interval;
+	t->cur_lo = t->start + t->cur_idx * t->interval;
+	t->cur_hi = t->cur_lo + t->interval;
+	if (t->cur_hi < t->cur_lo)
+		t->cur_hi = UINT64_MAX;
+	return t->cur_idx;
+}
+
+/* The bin idx of d, allocated (zeroed) on first use; NULL without memory. */
+static struct blk_bin *bin_at(struct tl_dev *d, uint64_t idx, uint64_t max)
+{
+	if (idx >= d->nbins) {
+		uint64_t n = d->nbins ? d->nbins : 64;
+		struct blk_bin *p;
+
+		while (n <= idx)
+			n *= 2;
+		if (n > max)
+			n = max;
+		p = realloc(d->bins, n * sizeof(*p));
+		if (!p)
+			return NULL;
+		memset(p + d->nbins, 0, (n - d->nbins) * sizeof(*p));
+		d->bins = p;
+		d->nbins = n;
+	}
+	return &d->bins[idx];
+}
+
+enum spread_what { SPREAD_DEPTH, SPREAD_IDLE };
+
+/* Add [a, b) to the bins it covers: depth x overlap, or the overlap as idle time. */
+static void spread(struct blk_timeline *t, struct tl_dev *d, uint64_t a, uint64_t b,
+		   enum spread_what what, uint64_t depth)
+{
+	while (a < b) {
+		uint64_t idx = bin_of(t, a), hi = t->cur_hi, seg = (b < hi ? b : hi) - a;
+		struct blk_bin *bin = bin_at(d, idx, t->o.max_bins);
+
+		if (!bin)
+			return;
+		if (what == SPREAD_DEPTH)
+			bin->depth_area += depth * seg;
+		else
+			bin->idle_ns += seg;
+		a += seg;
+	}
+}
+
+static void close_gap(struct blk_timeline *t, struct tl_dev *d, uint64_t end)
+{
+	uint64_t from = d->idle_since;
+
+	if (end > from && end - from >= t->o.idle_threshold_ns)
+		spread(t, d, from, end, SPREAD_IDLE, 0);
+}
+
+void blk_timeline_feed(struct blk_timeline *t, unsigned dev, const struct blk_event *ev)
+{
+	struct tl_dev *d;
+	struct blk_bin *bin;
+	uint64_t ts = ev->time;
+
+	if (blk_is_notify(ev))
+		return;
+	if (!t->have_start) {
+		t->start = t->end = ts;
+		t->have_start = 1;
+	}
+	if (ts > t->end)
+		t->end = ts;
+	if (ev->action != BLK_A_ISSUE && ev->action != BLK_A_COMPLETE &&
+	    ev->action != BLK_A_REQUEUE)
+		return;
+	if (dev >= t->ndev && blk_grow((void ***)&t->dev, &t->ndev, dev))
+		return;
+	d = t->dev[dev];
+	if (!d) {
+		d = t->dev[dev] = calloc(1, sizeof(*d));
+		if (!d)
+			return;
+		d->last_change = d->idle_since = t->start;
+		d->last_end = NONE;
+	}
+	if (ts > d->last_change) {
+		if (d->inflight)
+			spread(t, d, d->last_change, ts, SPREAD_DEPTH, d->inflight);
+		d->last_change = ts;
+	}
+	bin = bin_at(d, bin_of(t, ts), t->o.max_bins);
+	if (!bin)
+		return;
+	if (ev->action == BLK_A_ISSUE) {
+		if (!d->inflight) {
+			close_gap(t, d, ts);
+			bin = bin_at(d, bin_of(t, ts), t->o.max_bins); /* close_gap may widen */
+			if (!bin)
+				return;
+		}
+		d->inflight++;
+		d->known = 1;
+		if (ev->bytes >> 9) {
+			if (d->last_end != NONE && ev->sector != d->last_end)
+				bin->seeks++;
+			d->last_end = ev->sector + (ev->bytes >> 9);
+		}
+		return;
+	}
+	if (d->inflight)
+		d->inflight--;
+	d->known = 1;
+	if (!d->inflight)
+		d->idle_since = ts;
+	if (ev->action == BLK_A_COMPLETE && ev->bytes) {
+		bin->ios++;
+		if (blk_is_write(ev))
+			bin->write_bytes += ev->bytes;
+		else
+			bin->read_bytes += ev->bytes;
+	}
+}
+
+void blk_timeline_finish(struct blk_timeline *t, uint64_t start_ns, uint64_t end_ns)
+{
+	(void)start_ns;
+	if (t->finished)
+		return;
+	t->finished = 1;
+	if (end_ns > t->end)
+		t->end = end_ns;
+	for (unsigned i = 0; i < t->ndev; i++) {
+		struct tl_dev *d = t->dev[i];
+
+		if (!d)
+			continue;
+		if (t->end > d->last_change) {
+			if (d->inflight)
+				spread(t, d, d->last_change, t->end, SPREAD_DEPTH, d->inflight);
+			d->last_change = t->end;
+		}
+		if (!d->inflight)
+			close_gap(t, d, t->end);
+	}
+}
+
+uint64_t blk_timeline_interval(const struct blk_timeline *t)
+{
+	return t->interval;
+}
+
+unsigned blk_timeline_widened(const struct blk_timeline *t)
+{
+	return t->widened;
+}
+
+uint64_t blk_timeline_nbins(const struct blk_timeline *t)
+{
+	if (!t->have_start)
+		return 0;
+	return (t->end - t->start) / t->interval + 1;
+}
+
+struct blk_bin blk_timeline_bin(const struct blk_timeline *t, unsigned dev, uint64_t idx)
+{
+	struct blk_bin zero = {0};
+	const struct tl_dev *d = dev < t->ndev ? t->dev[dev] : NULL;
+
+	if (!d || idx >= d->nbins)
+		return zero;
+	return d->bins[idx];
+}
+
+int blk_timeline_to_json(const struct blk_timeline *t, unsigned dev, json_t *obj)
+{
+	uint64_t nb = blk_timeline_nbins(t);
+	json_t *arr = json_array();
+
+	for (uint64_t k = 0; k < nb; k++) {
+		struct blk_bin b = blk_timeline_bin(t, dev, k);
+		uint64_t lo = t->start + k * t->interval;
+		/* the last bin ends with the trace: rates over the time it covers */
+		uint64_t width = k + 1 < nb ? t->interval : t->end - lo;
+		double secs;
+		json_t *e;
+
+		if (!width)
+			width = 1;
+		secs = (double)width / 1e9;
+		e = json_object();
+		json_object_set_new(e, "start_ns", json_integer((json_int_t)lo));
+		json_object_set_new(e, "width_ns", json_integer((json_int_t)width));
+		json_object_set_new(e, "read_bytes", json_integer((json_int_t)b.read_bytes));
+		json_object_set_new(e, "write_bytes", json_integer((json_int_t)b.write_bytes));
+		json_object_set_new(e, "read_mbps", json_real((double)b.read_bytes / 1e6 / secs));
+		json_object_set_new(e, "write_mbps", json_real((double)b.write_bytes / 1e6 / secs));
+		json_object_set_new(e, "ios", json_integer((json_int_t)b.ios));
+		json_object_set_new(e, "iops", json_real((double)b.ios / secs));
+		json_object_set_new(e, "seeks", json_integer((json_int_t)b.seeks));
+		json_object_set_new(e, "depth", json_real((double)b.depth_area / (double)width));
+		json_object_set_new(e, "idle_ns", json_integer((json_int_t)b.idle_ns));
+		json_object_set_new(e, "idle_frac", json_real((double)b.idle_ns / (double)width));
+		json_array_append_new(arr, e);
+	}
+	json_object_set_new(obj, "timeline", arr);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------------------- */
+
+static void *ops_create(const struct blk_opts *o)
+{
+	return blk_timeline_new(o);
+}
+
+static void ops_feed(void *s, unsigned dev, const struct blk_event *ev)
+{
+	blk_timeline_feed(s, dev, ev);
+}
+
+static void ops_finish(void *s, uint64_t start, uint64_t end)
+{
+	blk_timeline_finish(s, start, end);
+}
+
+static int ops_to_json(void *s, unsigned dev, json_t *obj, const struct blk_json_ctx *ctx)
+{
+	(void)ctx;
+	return blk_timeline_to_json(s, dev, obj);
+}
+
+static void ops_destroy(void *s)
+{
+	blk_timeline_free(s);
+}
+
+static int ops_root_json(void *s, json_t *root)
+{
+	const struct blk_timeline *t = s;
+
+	json_object_set_new(root, "timeline",
+			    json_pack("{sIsIsIsI}", "interval_ns", (json_int_t)t->interval,
+				      "requested_interval_ns", (json_int_t)t->o.interval_ns,
+				      "widened", (json_int_t)t->widened, "max_bins",
+				      (json_int_t)t->o.max_bins));
+	return 0;
+}
+
+const struct blk_sink_ops blk_timeline_ops = {"timeline",  ops_create,	ops_feed,
+					       ops_finish,  ops_to_json, ops_destroy,
+					       ops_root_json};
