@@ -56,6 +56,21 @@ int rp_record_open(const char *dir, struct rp_target *t, unsigned n, struct iot_
 		ret = bt_set_writer_open(&t[i].rec, dir, t[i].name, e);
 		if (ret)
 			return ret;
+		/* a PROCESS note, as the kernel writes for each new pid, so blkparse names us */
+		{
+			static const char comm[16] = "iotape";
+			struct blk_event ev = {0};
+
+			ev.flags = BLK_F_NOTIFY;
+			ev.action = BLK_N_PROCESS;
+			ev.pid = (uint32_t)getpid();
+			ev.dev = t[i].dev;
+			ev.pdu = (const uint8_t *)comm;
+			ev.pdu_len = sizeof(comm);
+			ev.seq = t[i].rec_seq++;
+			if ((ret = bt_set_writer_write(t[i].rec, &ev, e)))
+				return ret;
+		}
 	}
 	return 0;
 }
@@ -110,42 +125,71 @@ int rp_record_io(struct rp_target *t, const struct rp_io *io, bool done, uint64_
 	return bt_set_writer_write(t->rec, &ev, e);
 }
 
+/* The run's manifest, in the keys formats/manifest.h reads (format "iotape-run"), plus a
+ * "replay" object with the options and the summary. Trace time 0 is the replay's start. */
 static json_t *manifest(struct rp_target *t, unsigned n, const struct replay_opts *o,
 			const struct replay_stats *st)
 {
-	json_t *m = json_object(), *devs = json_array(), *cmd = json_array(), *rep;
+	json_t *m = json_object(), *devs = json_array(), *argv = json_array(), *host = json_object();
+	json_t *kern = json_object(), *clock = json_object(), *start = json_object();
+	json_t *backend = json_object(), *counts = json_object(), *rep;
+	uint64_t events = 0;
 	struct utsname u;
-	char when[64], host[256] = "";
-	time_t now = time(NULL);
+	char when[64], host_name[256] = "";
+	time_t secs = (time_t)(st->start_real_ns / 1000000000);
 	char *s;
 
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-	gethostname(host, sizeof(host) - 1);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&secs));
+	gethostname(host_name, sizeof(host_name) - 1);
 	json_object_set_new(m, "format", json_string("iotape-run"));
-	json_object_set_new(m, "version", json_integer(1));
+	json_object_set_new(m, "format_version", json_integer(1));
+	json_object_set_new(m, "iotape_version", json_string(IOTAPE_VERSION));
 	json_object_set_new(m, "kind", json_string("replay"));
-	json_object_set_new(m, "tool", json_string("iotape " IOTAPE_VERSION));
-	json_object_set_new(m, "created", json_string(when));
-	json_object_set_new(m, "hostname", json_string(host));
-	if (!uname(&u))
-		json_object_set_new(m, "kernel", json_string(u.release));
+	json_object_set_new(host, "hostname", json_string(host_name));
+	if (!uname(&u)) {
+		json_object_set_new(kern, "sysname", json_string(u.sysname));
+		json_object_set_new(kern, "release", json_string(u.release));
+		json_object_set_new(kern, "version", json_string(u.version));
+		json_object_set_new(kern, "machine", json_string(u.machine));
+	}
+	json_object_set_new(host, "kernel", kern);
+	json_object_set_new(host, "ncpu", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
+	json_object_set_new(m, "host", host);
 	for (int i = 0; i < o->argc && o->argv; i++)
-		json_array_append_new(cmd, json_string(o->argv[i]));
-	json_object_set_new(m, "command", cmd);
+		json_array_append_new(argv, json_string(o->argv[i]));
+	json_object_set_new(m, "iotape_argv", argv);
+	json_object_set_new(backend, "name", json_string("replay"));
+	json_object_set_new(backend, "engine", json_string(st->engine ? st->engine : ""));
+	json_object_set_new(m, "backend", backend);
+	json_object_set_new(start, "wall", json_string(when));
+	json_object_set_new(start, "realtime_ns", json_integer(st->start_real_ns));
+	json_object_set_new(start, "trace_ns", json_integer(0));
+	json_object_set_new(clock, "trace_clock", json_string("CLOCK_MONOTONIC"));
+	json_object_set_new(clock, "start", start);
+	json_object_set_new(m, "clock", clock);
 	for (unsigned i = 0; i < n; i++) {
 		json_t *d = json_object();
-		char dev[32];
+		char dev[32], files[96];
 
-		snprintf(dev, sizeof(dev), "%u,%u", BLK_DEV_MAJOR(t[i].dev), BLK_DEV_MINOR(t[i].dev));
+		snprintf(dev, sizeof(dev), "%u:%u", BLK_DEV_MAJOR(t[i].dev), BLK_DEV_MINOR(t[i].dev));
+		snprintf(files, sizeof(files), "%s.blktrace", t[i].name);
 		json_object_set_new(d, "name", json_string(t[i].name));
-		json_object_set_new(d, "dev", json_string(dev));
 		json_object_set_new(d, "path", json_string(t[i].path));
+		json_object_set_new(d, "dev", json_string(dev));
+		json_object_set_new(d, "major", json_integer(BLK_DEV_MAJOR(t[i].dev)));
+		json_object_set_new(d, "minor", json_integer(BLK_DEV_MINOR(t[i].dev)));
 		json_object_set_new(d, "type", json_string(t[i].is_blk ? "block" : "file"));
-		json_object_set_new(d, "size", json_integer((json_int_t)t[i].size));
-		json_object_set_new(d, "blktrace", json_string(t[i].name));
+		json_object_set_new(d, "size_bytes", json_integer((json_int_t)t[i].size));
+		json_object_set_new(d, "logical_block_size", json_integer(t[i].lbs));
+		json_object_set_new(d, "files", json_string(files));
+		json_object_set_new(d, "events", json_integer(t[i].rec_seq));
+		events += t[i].rec_seq;
 		json_array_append_new(devs, d);
 	}
 	json_object_set_new(m, "devices", devs);
+	json_object_set_new(counts, "events", json_integer((json_int_t)events));
+	json_object_set_new(counts, "lost", json_integer(0));
+	json_object_set_new(m, "counts", counts);
 	s = replay_stats_json(o, st);
 	rep = s ? json_loads(s, 0, NULL) : NULL;
 	free(s);

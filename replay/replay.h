@@ -137,6 +137,7 @@ struct replay_stats {
 	uint64_t pend_evicted;        /* trace IOs whose C never came within the window */
 	unsigned max_inflight;
 	bool stopped;                 /* interrupted */
+	int64_t start_real_ns;        /* CLOCK_REALTIME at the first issue */
 	struct hist lag;              /* issue lag ns (timed modes) */
 	struct hist lat;              /* completion latency ns */
 };

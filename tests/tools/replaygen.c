@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "formats/blktrace.h"
 
@@ -182,6 +183,7 @@ int main(int argc, char **argv)
 	}
 	if (!dir || !cpus || cpus > 256 || !devs || max_kb < 4 || span < (1u << 20))
 		return fprintf(stderr, "replaygen: bad arguments\n"), 2;
+	mkdir(dir, 0755);
 	if (bt_set_writer_open(&w, dir, name, &err))
 		return fprintf(stderr, "replaygen: %s\n", err.msg), 3;
 	uint64_t base = 1000000; /* trace clock starts at 1 ms */

@@ -1,0 +1,79 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# iotape replay onto a loop device, with each engine: unchanged without --allow-writes, the
+# exact sequence with it; a mounted loop device, and one with a filesystem signature, are
+# refused without --force.
+source "$SRCDIR/tests/integration/lib.bash"
+need_root
+need_cmd losetup
+need_cmd mkfs.ext4
+need_cmd sha256sum
+
+head -c $((64 << 20)) /dev/urandom >"$TMP/disk.img"
+loop=$(losetup -f --show "$TMP/disk.img" 2>/dev/null) || skip "no loop devices"
+cleanup_hooks+=("umount '$TMP/mnt' 2>/dev/null; losetup -d '$loop'")
+
+gen="$TOOLS/replaygen"
+"$gen" -o "$TMP/tr" -n sdb --ios 2000 --seed 3 --gap-us 300 --lat-us 500 --read-pct 60 \
+	--flush-every 40 --span-mb 60
+norm() {
+	awk '{d=$3; if (d ~ /^F/ && $2 == 0) d="F"; else if (d ~ /D/) d="D";
+	      else if (d ~ /W/) d="W"; else d="R"; print $1, $2, d}'
+}
+"$gen" dump "$TMP/tr/sdb" | norm >"$TMP/want"
+orig=$(sha256sum <"$loop")
+name=$(basename "$loop")
+
+for eng in io_uring psync; do
+	echo "== engine $eng"
+	"$IOTAPE" replay --engine "$eng" --timing afap --json --target "$loop" "$TMP/tr/sdb" \
+		>"$TMP/ro.json"
+	expect_eq "$eng: errors" "$(json '["replay"]["errors"]' "$TMP/ro.json")" 0
+	expect_eq "$eng: direct" "$(json '["options"]["direct"]' "$TMP/ro.json")" True
+	expect_eq "$eng: checksum after a read-only replay" "$(sha256sum <"$loop")" "$orig"
+
+	rm -rf "$TMP/rec"
+	"$IOTAPE" replay --engine "$eng" --timing afap --allow-writes --json --record "$TMP/rec" \
+		--target "$loop" "$TMP/tr/sdb" >"$TMP/rw.json"
+	expect_eq "$eng: errors" "$(json '["replay"]["errors"]' "$TMP/rw.json")" 0
+	"$gen" dump "$TMP/rec/$name" | norm >"$TMP/got"
+	cmp -s "$TMP/want" "$TMP/got" || fail "$eng: recorded sequence differs from the trace's"
+	expect_eq "$eng: manifest device" "$(json '["devices"][0]["name"]' "$TMP/rec/manifest.json")" "$name"
+
+	# --map by name and by MAJ,MIN
+	"$IOTAPE" replay --engine "$eng" --timing afap --json --map 8,16="$loop" "$TMP/tr/sdb" \
+		>"$TMP/map.json"
+	expect_eq "$eng: --map unmapped" "$(json '["skipped"]["unmapped"]' "$TMP/map.json")" 0
+	"$IOTAPE" replay --engine "$eng" --timing afap --json --map sdx=/nonexistent "$TMP/tr/sdb" \
+		>/dev/null 2>&1 && fail "$eng: --map with an unknown device name accepted"
+	orig=$(sha256sum <"$loop")
+done
+
+# a filesystem signature: refused without --force, replayed read-only with it
+mkfs.ext4 -q -F "$loop"
+rc=0
+"$IOTAPE" replay --timing afap --target "$loop" "$TMP/tr/sdb" >/dev/null 2>"$TMP/err" || rc=$?
+expect_eq "formatted target exit code" "$rc" 3
+grep -q "ext2/3/4" "$TMP/err" || fail "no signature message: $(cat "$TMP/err")"
+"$IOTAPE" replay --timing afap --force --target "$loop" "$TMP/tr/sdb" >/dev/null 2>&1 ||
+	fail "--force did not allow a read-only replay"
+
+# mounted: refused, with and without --allow-writes, with each engine
+mkdir -p "$TMP/mnt"
+mount "$loop" "$TMP/mnt"
+for eng in io_uring psync; do
+	for w in "" --allow-writes; do
+		rc=0
+		"$IOTAPE" replay --engine "$eng" $w --timing afap --target "$loop" "$TMP/tr/sdb" \
+			>/dev/null 2>"$TMP/err" || rc=$?
+		expect_eq "mounted target ($eng $w) exit code" "$rc" 3
+		grep -q "mounted on" "$TMP/err" || fail "no mount message: $(cat "$TMP/err")"
+	done
+done
+# the backing file of a mounted loop device is refused too
+rc=0
+"$IOTAPE" replay --allow-writes --timing afap --target "$TMP/disk.img" "$TMP/tr/sdb" \
+	>/dev/null 2>"$TMP/err" || rc=$?
+expect_eq "backing file of a mounted loop device" "$rc" 3
+umount "$TMP/mnt"
+echo PASS
