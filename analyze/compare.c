@@ -152,6 +152,16 @@ static const json_t *manifest_device(const json_t *m, const char *dev, size_t nd
 		return NULL;
 	json_array_foreach(devs, i, d) {
 		static const char *const keys[] = {"name", "dev", "devno", "path"};
+		const json_t *ma = json_object_get(d, "major"), *mi = json_object_get(d, "minor");
+
+		if (dev && json_is_integer(ma) && json_is_integer(mi)) {
+			char mm[48];
+
+			snprintf(mm, sizeof(mm), "%lld,%lld", (long long)json_integer_value(ma),
+				 (long long)json_integer_value(mi));
+			if (!strcmp(mm, dev))
+				return d;
+		}
 
 		for (size_t k = 0; dev && k < sizeof(keys) / sizeof(keys[0]); k++) {
 			char *s = jtext(json_object_get(d, keys[k]));
@@ -172,7 +182,7 @@ static const json_t *manifest_device(const json_t *m, const char *dev, size_t nd
 
 static char *device_fs(const json_t *d)
 {
-	static const char *const keys[] = {"filesystems", "filesystem", "fs", "fstype"};
+	static const char *const keys[] = {"filesystems", "filesystem", "fs", "fstype", "mounts"};
 
 	for (size_t k = 0; d && k < sizeof(keys) / sizeof(keys[0]); k++) {
 		char *s = jtext(json_object_get(d, keys[k]));
@@ -286,6 +296,18 @@ static int nfs_values(struct compare *c, struct cmp_sample *s, const json_t *sum
 	return 0;
 }
 
+/* os-release style {id, version_id} reads best as "debian 12" */
+static char *distro_text(const json_t *v)
+{
+	const char *id = json_string_value(json_object_get(v, "id"));
+	const char *ver = json_string_value(json_object_get(v, "version_id"));
+	char *s;
+
+	if (id && ver && asprintf(&s, "%s %s", id, ver) >= 0)
+		return s;
+	return jtext(v);
+}
+
 static int sample_new(struct compare *c, const char *path, const char *label, json_t *m,
 		      struct cmp_sample **out)
 {
@@ -306,8 +328,14 @@ static int sample_new(struct compare *c, const char *path, const char *label, js
 	}
 	s->manifest = json_incref(m);
 	if (m) {
+		const json_t *host = json_object_get(m, "host");
+
 		s->attr[CMP_ATTR_KERNEL] = jtext(json_object_get(m, "kernel"));
-		s->attr[CMP_ATTR_DISTRO] = jtext(json_object_get(m, "distro"));
+		if (!s->attr[CMP_ATTR_KERNEL])
+			s->attr[CMP_ATTR_KERNEL] = jtext(json_object_get(host, "kernel"));
+		s->attr[CMP_ATTR_DISTRO] = distro_text(json_object_get(m, "distro"));
+		if (!s->attr[CMP_ATTR_DISTRO])
+			s->attr[CMP_ATTR_DISTRO] = distro_text(json_object_get(host, "distro"));
 	}
 	c->nsamples++;
 	*out = s;

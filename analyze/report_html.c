@@ -1,0 +1,685 @@
+/* SPDX-License-Identifier: MIT */
+/* The HTML report: runs, manifests, summary tables, comparison and per-device graphs. */
+#include "analyze/report_html.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/report_svg.h"
+#include "analyze/report_xml.h"
+
+#define READ_COLOR "#1f77b4"
+#define WRITE_COLOR "#d62728"
+#define IDLE_COLOR "#7f7f7f"
+
+static const char *const run_colors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
+					 "#9467bd", "#8c564b", "#e377c2", "#17becf",
+					 "#bcbd22", "#7f7f7f"};
+#define NCOLORS (sizeof(run_colors) / sizeof(run_colors[0]))
+
+static const char css[] =
+	"body{font-family:sans-serif;margin:16px 24px;color:#222;max-width:1200px}"
+	"h1{font-size:22px}h2{font-size:18px;border-bottom:1px solid #ccc;margin-top:28px}"
+	"h3{font-size:15px}table{border-collapse:collapse;font-size:12px;margin:6px 0}"
+	"td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}td.n{text-align:right;"
+	"font-variant-numeric:tabular-nums}th{background:#f2f2f2}tr.fail td{background:#fdd}"
+	".sw{display:inline-block;width:10px;height:10px;margin-right:4px}"
+	".note{color:#555;font-size:12px}svg{display:block;margin:4px 0}"
+	"details{margin:4px 0}summary{cursor:pointer}";
+
+/* ---- small helpers ---- */
+
+static double jd(const json_t *o, const char *a, const char *b, const char *c)
+{
+	const json_t *v = o;
+
+	if (v && a)
+		v = json_object_get(v, a);
+	if (v && b)
+		v = json_object_get(v, b);
+	if (v && c)
+		v = json_object_get(v, c);
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	if (s && !s[1]) {
+		/* "dir/" */
+		while (s > p && s[-1] != '/')
+			s--;
+		return s;
+	}
+	return s ? s + 1 : p;
+}
+
+static const char *run_label(const struct report_input *in)
+{
+	return in->label ? in->label : base_name(in->path);
+}
+
+static void td_num(FILE *f, double v, int dec)
+{
+	if (isnan(v))
+		fputs("<td class=\"n\">-</td>", f);
+	else
+		fprintf(f, "<td class=\"n\">%.*f</td>", dec, v);
+}
+
+static void td_text(FILE *f, const char *s)
+{
+	fputs("<td>", f);
+	xml_puts(f, s);
+	fputs("</td>", f);
+}
+
+static void swatch(FILE *f, const char *color)
+{
+	fprintf(f, "<span class=\"sw\" style=\"background:%s\"></span>", color);
+}
+
+/* ---- manifest: flattened key/value rows, bounded ---- */
+
+static void flatten(FILE *f, const json_t *v, char *key, size_t klen, size_t cap, unsigned *rows)
+{
+	if (*rows >= 400)
+		return;
+	if (json_is_object(v)) {
+		const char *k;
+		const json_t *x;
+
+		json_object_foreach((json_t *)v, k, x) {
+			int w = snprintf(key + klen, cap - klen, "%s%s", klen ? "." : "", k);
+
+			flatten(f, x, key, klen + (size_t)(w > 0 ? w : 0) < cap ? klen + (size_t)w
+										 : cap - 1,
+				cap, rows);
+			key[klen] = 0;
+		}
+		return;
+	}
+	if (json_is_array(v)) {
+		size_t i;
+		const json_t *x;
+
+		json_array_foreach(v, i, x) {
+			int w = snprintf(key + klen, cap - klen, "[%zu]", i);
+
+			flatten(f, x, key, klen + (size_t)(w > 0 ? w : 0) < cap ? klen + (size_t)w
+										 : cap - 1,
+				cap, rows);
+			key[klen] = 0;
+		}
+		return;
+	}
+	(*rows)++;
+	fputs("<tr>", f);
+	td_text(f, key);
+	if (json_is_string(v)) {
+		const char *s = json_string_value(v);
+		size_t len = strlen(s);
+
+		fputs("<td>", f);
+		xml_putn(f, s, len > 300 ? 300 : len);
+		if (len > 300)
+			fputs("…", f);
+		fputs("</td>", f);
+	} else {
+		char *s = json_dumps(v, JSON_ENCODE_ANY);
+
+		td_text(f, s ? s : "");
+		free(s);
+	}
+	fputs("</tr>\n", f);
+}
+
+static void section_manifests(FILE *f, const struct report_input *in, size_t n)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < n; i++)
+		any |= in[i].manifest != NULL;
+	if (!any)
+		return;
+	fputs("<h2>Manifest</h2>\n", f);
+	for (size_t i = 0; i < n; i++) {
+		char key[512] = "";
+		unsigned rows = 0;
+
+		if (!in[i].manifest)
+			continue;
+		fputs(n > 1 ? "<details><summary>" : "<details open><summary>", f);
+		swatch(f, run_colors[i % NCOLORS]);
+		xml_puts(f, run_label(&in[i]));
+		fputs("</summary>\n<table>\n", f);
+		flatten(f, in[i].manifest, key, 0, sizeof(key), &rows);
+		fputs("</table>\n", f);
+		if (rows >= 400)
+			fputs("<p class=\"note\">(truncated at 400 fields)</p>\n", f);
+		fputs("</details>\n", f);
+	}
+}
+
+/* ---- summary table from the analysis JSON (whichever pass produced it) ---- */
+
+static double longest_ms(const json_t *idle)
+{
+	const json_t *l = json_object_get(idle, "longest"), *g;
+	double best = NAN;
+	size_t i;
+
+	json_array_foreach(l, i, g) {
+		double v = json_is_number(g) ? json_number_value(g) : jd(g, "duration_ns", 0, 0);
+
+		if (isnan(v))
+			v = jd(g, "len_ns", 0, 0);
+		if (isnan(v))
+			v = jd(g, "end_ns", 0, 0) - jd(g, "start_ns", 0, 0);
+		if (!isnan(v) && (isnan(best) || v > best))
+			best = v;
+	}
+	if (isnan(best) && json_is_array(l))
+		best = 0;
+	return best / 1e6;
+}
+
+static void section_summary(FILE *f, const struct report_input *in, size_t n)
+{
+	fputs("<h2>Summary</h2>\n<table>\n<thead><tr><th>run</th><th>device</th>"
+	      "<th>reads</th><th>read MB</th><th>writes</th><th>write MB</th><th>MB/s</th>"
+	      "<th>IOPS</th><th>D2C mean (us)</th><th>D2C p50 (us)</th><th>D2C p99 (us)</th>"
+	      "<th>D2C max (us)</th><th>idle gaps</th><th>idle %</th><th>longest gap (ms)</th>"
+	      "<th>seeks/s</th><th>sequential %</th></tr></thead>\n",
+	      f);
+	for (size_t i = 0; i < n; i++) {
+		const json_t *devs = json_object_get(in[i].summary, "devices"), *d;
+		double span = jd(in[i].summary, "span_ns", 0, 0);
+		size_t k;
+
+		json_array_foreach(devs, k, d) {
+			double ds = jd(d, "span_ns", 0, 0), s = !isnan(ds) && ds > 0 ? ds : span;
+			double bytes = jd(d, "reads", "bytes", 0) + jd(d, "writes", "bytes", 0);
+			double ios = jd(d, "reads", "ios", 0) + jd(d, "writes", "ios", 0);
+			const json_t *dev = json_object_get(d, "dev");
+			const json_t *lat = json_object_get(json_object_get(d, "latency_ns"), "d2c");
+
+			fputs("<tr><td>", f);
+			swatch(f, run_colors[i % NCOLORS]);
+			xml_puts(f, run_label(&in[i]));
+			fputs("</td>", f);
+			td_text(f, json_is_string(dev) ? json_string_value(dev) : "?");
+			td_num(f, jd(d, "reads", "ios", 0), 0);
+			td_num(f, jd(d, "reads", "bytes", 0) / 1e6, 1);
+			td_num(f, jd(d, "writes", "ios", 0), 0);
+			td_num(f, jd(d, "writes", "bytes", 0) / 1e6, 1);
+			td_num(f, s > 0 ? bytes / s * 1e3 : NAN, 2);
+			td_num(f, s > 0 ? ios / s * 1e9 : NAN, 1);
+			td_num(f, jd(lat, "mean", 0, 0) / 1e3, 1);
+			td_num(f, jd(lat, "p50", 0, 0) / 1e3, 1);
+			td_num(f, jd(lat, "p99", 0, 0) / 1e3, 1);
+			td_num(f, jd(lat, "max", 0, 0) / 1e3, 1);
+			td_num(f, jd(d, "idle", "gaps", 0), 0);
+			td_num(f, jd(d, "idle", "pct", 0), 1);
+			td_num(f, longest_ms(json_object_get(d, "idle")), 2);
+			td_num(f, jd(d, "seeks", "per_sec", 0), 1);
+			td_num(f, jd(d, "seeks", "sequential_pct", 0), 1);
+			fputs("</tr>\n", f);
+		}
+	}
+	fputs("</table>\n", f);
+}
+
+/* ---- graphs ---- */
+
+struct emit {
+	FILE *f;
+	const struct report_opts *o;
+	int err;
+};
+
+/* Render one chart: inline in the page, and as its own file when --svg asked for it. */
+static void emit_chart(struct emit *em, const struct svg_chart *c)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	if (em->err)
+		return;
+	if (!em->o->svg_out) {
+		if (svg_chart_write(em->f, c, false))
+			em->err = -EIO;
+		return;
+	}
+	m = open_memstream(&buf, &len);
+	if (!m) {
+		em->err = -ENOMEM;
+		return;
+	}
+	svg_chart_write(m, c, true);
+	if (fclose(m)) {
+		free(buf);
+		em->err = -ENOMEM;
+		return;
+	}
+	/* inline copy without the XML declaration (first line) */
+	fputs(strchr(buf, '\n') + 1, em->f);
+	{
+		char name[160];
+		int ret;
+
+		snprintf(name, sizeof(name), "%s.svg", c->id);
+		ret = em->o->svg_out(em->o->svg_ctx, name, buf, len);
+		if (ret)
+			em->err = ret;
+	}
+	free(buf);
+}
+
+struct devrun {
+	size_t run; /* index into the inputs */
+	const struct rpt_dev *d;
+	struct report_points p;
+	struct svg_band *bands;
+	size_t nbands;
+};
+
+static int make_bands(struct devrun *dr, const struct rpt_run *r, const char *color)
+{
+	size_t cap = dr->p.n + dr->d->ntop, n = 0;
+
+	dr->bands = calloc(cap ? cap : 1, sizeof(*dr->bands));
+	if (!dr->bands)
+		return -ENOMEM;
+	for (size_t j = 0; j < dr->p.n; j++) {
+		double w = j + 1 < dr->p.n ? dr->p.x[j + 1] - dr->p.x[j] : 0, x0, x1;
+
+		if (dr->p.idle_frac[j] < 0.01)
+			continue;
+		if (j + 1 >= dr->p.n && j > 0)
+			w = dr->p.x[j] - dr->p.x[j - 1];
+		x0 = dr->p.x[j] - w / 2;
+		x1 = dr->p.x[j] + w / 2;
+		if (x0 < 0)
+			x0 = 0;
+		dr->bands[n++] = (struct svg_band){x0, x1, 0.08 + 0.3 * dr->p.idle_frac[j], color, 0};
+	}
+	/* the longest gaps exactly, never thinner than a pixel and a half */
+	for (unsigned g = 0; g < dr->d->ntop; g++)
+		dr->bands[n++] = (struct svg_band){(double)dr->d->top[g].start / 1e9,
+						   (double)(dr->d->top[g].start + dr->d->top[g].len) /
+							   1e9,
+						   0.25, color, 1.5};
+	dr->nbands = n;
+	(void)r;
+	return 0;
+}
+
+/* Density image of sector offsets over time for one run, on the shared axes. */
+static char *offset_png(const struct rpt_run *r, const struct rpt_dev *d, double xmax_s,
+			uint64_t smin, uint64_t smax, unsigned cols, unsigned rows)
+{
+	uint32_t *cnt = calloc((size_t)cols * rows * 2, sizeof(*cnt));
+	uint8_t *px = calloc((size_t)cols * rows, 4);
+	uint32_t cmax = 1;
+	double srange = (double)(smax - smin + 1);
+	char *b64 = NULL;
+
+	if (!cnt || !px)
+		goto out;
+	for (unsigned k = 0; k < r->nbins && k < RPT_MAX_BINS; k++) {
+		double t = ((double)k + 0.5) * (double)r->width / 1e9;
+		unsigned c = (unsigned)(t / xmax_s * cols);
+
+		if (c >= cols)
+			c = cols - 1;
+		for (unsigned i = 0; i < RPT_ROWS; i++) {
+			uint32_t rd = d->grid[k][i][0], wr = d->grid[k][i][1];
+			double s0, s1;
+			unsigned r0, r1;
+
+			if (!rd && !wr)
+				continue;
+			s0 = (double)(d->row_lo + (uint64_t)i * d->row_span);
+			s1 = s0 + (double)d->row_span;
+			if (s0 < (double)smin)
+				s0 = (double)smin;
+			if (s1 > (double)smax + 1)
+				s1 = (double)smax + 1;
+			r0 = (unsigned)((s0 - (double)smin) / srange * rows);
+			r1 = (unsigned)ceil((s1 - (double)smin) / srange * rows);
+			if (r0 >= rows)
+				r0 = rows - 1;
+			if (r1 <= r0)
+				r1 = r0 + 1;
+			if (r1 > rows)
+				r1 = rows;
+			for (unsigned y = r0; y < r1; y++) {
+				uint32_t *p = &cnt[((size_t)y * cols + c) * 2];
+
+				p[0] += rd;
+				p[1] += wr;
+				if (p[0] + p[1] > cmax)
+					cmax = p[0] + p[1];
+			}
+		}
+	}
+	for (unsigned y = 0; y < rows; y++) {
+		for (unsigned c = 0; c < cols; c++) {
+			const uint32_t *p = &cnt[((size_t)y * cols + c) * 2];
+			uint8_t *o = &px[((size_t)(rows - 1 - y) * cols + c) * 4];
+			double tot = (double)p[0] + p[1], wf, a;
+
+			if (!tot)
+				continue;
+			wf = p[1] / tot;
+			a = 0.35 + 0.65 * log1p(tot) / log1p(cmax);
+			o[0] = (uint8_t)(0x1f * (1 - wf) + 0xd6 * wf);
+			o[1] = (uint8_t)(0x77 * (1 - wf) + 0x27 * wf);
+			o[2] = (uint8_t)(0xb4 * (1 - wf) + 0x28 * wf);
+			o[3] = (uint8_t)(255 * a);
+		}
+	}
+	b64 = svg_png_base64(px, cols, rows);
+out:
+	free(cnt);
+	free(px);
+	return b64;
+}
+
+static void series_set(struct svg_series *s, const char *name, const char *color,
+		       const struct report_points *p, const double *mean, const double *lo,
+		       const double *hi, bool dashed)
+{
+	*s = (struct svg_series){name, color, p->n, p->x, mean, lo, hi, dashed};
+}
+
+/* All graphs of one device section: dr[0..n) are the runs that have the device. */
+static void device_graphs(struct emit *em, const struct report_input *in, struct devrun *dr,
+			  size_t n, const char *devid, double xmax)
+{
+	const char *rw_names[] = {"read", "write"}, *rw_colors[] = {READ_COLOR, WRITE_COLOR};
+	bool multi = n > 1;
+	size_t ns = multi ? n : 2, nb = 0;
+	struct svg_series *ser = calloc(2 * n + 2, sizeof(*ser));
+	struct svg_band *bands;
+	char **names = calloc(2 * n + 2, sizeof(*names));
+	uint64_t smin = UINT64_MAX, smax = 0;
+	double latmax = 0, lat_div;
+	const char *lat_unit;
+	char id[128], title[256];
+
+	for (size_t i = 0; i < n; i++)
+		nb += dr[i].nbands;
+	bands = calloc(nb ? nb : 1, sizeof(*bands));
+	if (!ser || !bands || !names) {
+		em->err = -ENOMEM;
+		goto out;
+	}
+	nb = 0;
+	for (size_t i = 0; i < n; i++) {
+		memcpy(bands + nb, dr[i].bands, dr[i].nbands * sizeof(*bands));
+		nb += dr[i].nbands;
+		if (dr[i].d->grid_init) {
+			if (dr[i].d->min_sector < smin)
+				smin = dr[i].d->min_sector;
+			if (dr[i].d->max_sector > smax)
+				smax = dr[i].d->max_sector;
+		}
+		for (size_t j = 0; j < dr[i].p.n; j++)
+			if (!isnan(dr[i].p.p99[j]) && dr[i].p.p99[j] > latmax)
+				latmax = dr[i].p.p99[j];
+	}
+
+	/* sector offset over time: one density image per run, same axes */
+	for (size_t i = 0; i < n && smin <= smax; i++) {
+		const struct rpt_run *r = in[dr[i].run].bins;
+		char *png = offset_png(r, dr[i].d, xmax, smin, smax, 1000, 200);
+		struct svg_image img = {png, (double)smin * 512, (double)(smax + 1) * 512};
+		struct svg_chart c = {.id = id, .title = title, .ylabel = "offset", .xmax = xmax,
+				      .ymin = img.y0, .ymax = img.y1, .ybytes = true,
+				      .height = 260, .bands = dr[i].bands, .nbands = dr[i].nbands,
+				      .image = &img, .legend_names = rw_names,
+				      .legend_colors = rw_colors, .nlegend = 2};
+
+		snprintf(id, sizeof(id), "%s-offset%s%zu", devid, multi ? "-run" : "",
+			 multi ? dr[i].run + 1 : 0);
+		if (!multi)
+			snprintf(id, sizeof(id), "%s-offset", devid);
+		snprintf(title, sizeof(title), "sector offset over time%s%s", multi ? ": " : "",
+			 multi ? run_label(&in[dr[i].run]) : "");
+		emit_chart(em, &c);
+		free(png);
+	}
+
+#define CHART(key, ttl, unit, build)                                                        \
+	do {                                                                                \
+		struct svg_chart c = {.id = id, .title = ttl, .ylabel = unit, .xmax = xmax,   \
+				      .series = ser, .bands = bands, .nbands = nb};           \
+		size_t k = 0;                                                               \
+		snprintf(id, sizeof(id), "%s-%s", devid, key);                              \
+		build;                                                                      \
+		c.nseries = k;                                                              \
+		emit_chart(em, &c);                                                         \
+	} while (0)
+
+	for (size_t i = 0; i < n; i++)
+		names[i] = (char *)run_label(&in[dr[i].run]);
+	if (multi) {
+		CHART("mbps", "throughput", "MB/s", for (size_t i = 0; i < n; i++)
+			series_set(&ser[k++], names[i], run_colors[dr[i].run % NCOLORS], &dr[i].p,
+				   dr[i].p.mbps, dr[i].p.mbps_lo, dr[i].p.mbps_hi, false));
+		CHART("iops", "IOPS", "IO/s", for (size_t i = 0; i < n; i++)
+			series_set(&ser[k++], names[i], run_colors[dr[i].run % NCOLORS], &dr[i].p,
+				   dr[i].p.iops, dr[i].p.iops_lo, dr[i].p.iops_hi, false));
+	} else {
+		CHART("mbps", "throughput", "MB/s", {
+			series_set(&ser[k++], "read", READ_COLOR, &dr[0].p, dr[0].p.rd_mbps, NULL,
+				   NULL, false);
+			series_set(&ser[k++], "write", WRITE_COLOR, &dr[0].p, dr[0].p.wr_mbps, NULL,
+				   NULL, false);
+			series_set(&ser[k++], "total", "#555", &dr[0].p, dr[0].p.mbps,
+				   dr[0].p.mbps_lo, dr[0].p.mbps_hi, true);
+		});
+		CHART("iops", "IOPS", "IO/s", {
+			series_set(&ser[k++], "read", READ_COLOR, &dr[0].p, dr[0].p.rd_iops, NULL,
+				   NULL, false);
+			series_set(&ser[k++], "write", WRITE_COLOR, &dr[0].p, dr[0].p.wr_iops, NULL,
+				   NULL, false);
+			series_set(&ser[k++], "total", "#555", &dr[0].p, dr[0].p.iops,
+				   dr[0].p.iops_lo, dr[0].p.iops_hi, true);
+		});
+	}
+	CHART("seeks", "seeks per second", "seeks/s", for (size_t i = 0; i < n; i++)
+		series_set(&ser[k++], multi ? names[i] : "seeks",
+			   multi ? run_colors[dr[i].run % NCOLORS] : "#2ca02c", &dr[i].p,
+			   dr[i].p.seeks, dr[i].p.seeks_lo, dr[i].p.seeks_hi, false));
+	CHART("qdepth", "queue depth (issued, not completed; band: min mean .. max)", "requests",
+	      for (size_t i = 0; i < n; i++)
+		      series_set(&ser[k++], multi ? names[i] : "depth",
+				 multi ? run_colors[dr[i].run % NCOLORS] : "#9467bd", &dr[i].p,
+				 dr[i].p.qd, dr[i].p.qd_lo, dr[i].p.qd_hi, false));
+	/* latency in ms or us, whichever reads better */
+	lat_div = latmax >= 1e6 ? 1e6 : 1e3;
+	lat_unit = latmax >= 1e6 ? "ms" : "us";
+	for (size_t i = 0; i < n; i++) {
+		for (size_t j = 0; j < dr[i].p.n; j++) {
+			dr[i].p.p50[j] /= lat_div;
+			dr[i].p.p99[j] /= lat_div;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (asprintf(&names[n + 2 * i], "%s%sp50", multi ? names[i] : "",
+			     multi ? " " : "") < 0)
+			names[n + 2 * i] = NULL;
+		if (asprintf(&names[n + 2 * i + 1], "%s%sp99", multi ? names[i] : "",
+			     multi ? " " : "") < 0)
+			names[n + 2 * i + 1] = NULL;
+	}
+	CHART("d2c", "D2C latency per interval (p50 solid, p99 dashed)", lat_unit,
+	      for (size_t i = 0; i < n; i++) {
+		      const char *col = multi ? run_colors[dr[i].run % NCOLORS] : "#1f77b4";
+
+		      series_set(&ser[k++], names[n + 2 * i], col, &dr[i].p, dr[i].p.p50, NULL,
+				 NULL, false);
+		      series_set(&ser[k++], names[n + 2 * i + 1], multi ? col : "#d62728", &dr[i].p,
+				 dr[i].p.p99, NULL, NULL, true);
+	      });
+#undef CHART
+	for (size_t i = 0; i < 2 * n; i++)
+		free(names[n + i]);
+	(void)ns;
+out:
+	free(ser);
+	free(bands);
+	free(names);
+}
+
+static void section_devices(struct emit *em, const struct report_input *in, size_t n,
+			    uint64_t width)
+{
+	uint32_t devs[RPT_MAX_DEVICES * 4];
+	size_t ndevs = 0;
+	bool one_each = true;
+	double xmax = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct rpt_run *r = in[i].bins;
+
+		one_each &= r->ndev == 1;
+		if ((double)rpt_run_span(r) / 1e9 > xmax)
+			xmax = (double)rpt_run_span(r) / 1e9;
+		for (unsigned k = 0; k < r->ndev; k++) {
+			size_t j;
+
+			for (j = 0; j < ndevs; j++)
+				if (devs[j] == r->dev[k]->dev)
+					break;
+			if (j == ndevs && ndevs < sizeof(devs) / sizeof(devs[0]))
+				devs[ndevs++] = r->dev[k]->dev;
+		}
+	}
+	if (xmax <= 0)
+		xmax = 1e-6;
+	/* every run traced one device: compare them on the same graphs whatever their names */
+	if (one_each && n > 1)
+		ndevs = 1;
+	for (size_t j = 0; j < ndevs && !em->err; j++) {
+		struct devrun *dr = calloc(n, sizeof(*dr));
+		size_t m = 0;
+		char devid[48];
+
+		if (!dr) {
+			em->err = -ENOMEM;
+			return;
+		}
+		for (size_t i = 0; i < n; i++) {
+			const struct rpt_run *r = in[i].bins;
+
+			for (unsigned k = 0; k < r->ndev; k++) {
+				if (!(one_each && n > 1) && r->dev[k]->dev != devs[j])
+					continue;
+				dr[m].run = i;
+				dr[m].d = r->dev[k];
+				if (report_points_make(r, r->dev[k], width, &dr[m].p) ||
+				    make_bands(&dr[m], r, n > 1 ? run_colors[i % NCOLORS] : IDLE_COLOR)) {
+					em->err = -ENOMEM;
+					break;
+				}
+				m++;
+			}
+		}
+		snprintf(devid, sizeof(devid), "dev%u-%u", BLK_DEV_MAJOR(devs[j]),
+			 BLK_DEV_MINOR(devs[j]));
+		fprintf(em->f, "<h2>Device %u,%u%s</h2>\n", BLK_DEV_MAJOR(devs[j]),
+			BLK_DEV_MINOR(devs[j]),
+			one_each && n > 1 ? " (and the one device of every other run)" : "");
+		fprintf(em->f, "<p class=\"note\">Shaded: idle time (no request outstanding for "
+			       "at least the idle threshold); darker where an interval was idler. "
+			       "Bands around lines: minimum and maximum of the finer intervals "
+			       "inside each plotted point. Plotted interval: %.6g ms.</p>\n",
+			(double)width / 1e6);
+		if (!em->err)
+			device_graphs(em, in, dr, m, devid, xmax);
+		for (size_t i = 0; i < m; i++) {
+			report_points_release(&dr[i].p);
+			free(dr[i].bands);
+		}
+		free(dr);
+	}
+}
+
+/* The plotted interval: a power-of-two multiple of every run's bin width, at most
+ * max_points points over the longest run (or the --interval asked for, when coarser). */
+static uint64_t plot_width(const struct report_input *in, size_t n, const struct report_opts *o)
+{
+	uint64_t w = 1, span = 0;
+	unsigned maxp = o->max_points ? o->max_points : 600;
+
+	for (size_t i = 0; i < n; i++) {
+		if (in[i].bins->width > w)
+			w = in[i].bins->width;
+		if (rpt_run_span(in[i].bins) > span)
+			span = rpt_run_span(in[i].bins);
+	}
+	if (o->interval_ns) {
+		while (w < o->interval_ns)
+			w *= 2;
+		return w;
+	}
+	while (span / w > maxp)
+		w *= 2;
+	return w;
+}
+
+int report_write_html(FILE *f, const struct report_input *in, size_t n,
+		      const struct report_opts *o, struct iot_err *e)
+{
+	struct emit em = {f, o, 0};
+	uint64_t width = plot_width(in, n, o);
+
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>", f);
+	xml_puts(f, o->title ? o->title : "iotape report");
+	fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>", css);
+	xml_puts(f, o->title ? o->title : "iotape report");
+	fputs("</h1>\n<p class=\"note\">made by iotape ", f);
+	xml_puts(f, o->version ? o->version : "");
+	fputs("; one self-contained file (no network, no scripts).</p>\n", f);
+
+	fputs("<h2>Runs</h2>\n<table>\n<thead><tr><th>run</th><th>path</th><th>span (s)</th>"
+	      "<th>events</th><th>devices</th><th>bin width (ms)</th></tr></thead>\n",
+	      f);
+	for (size_t i = 0; i < n; i++) {
+		const struct rpt_run *r = in[i].bins;
+
+		fputs("<tr><td>", f);
+		swatch(f, run_colors[i % NCOLORS]);
+		xml_puts(f, run_label(&in[i]));
+		fputs("</td>", f);
+		td_text(f, in[i].path);
+		td_num(f, (double)rpt_run_span(r) / 1e9, 3);
+		td_num(f, (double)r->events, 0);
+		td_num(f, r->ndev, 0);
+		td_num(f, (double)r->width / 1e6, 3);
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n", f);
+	section_manifests(f, in, n);
+	section_summary(f, in, n);
+	if (o->cmp && o->cmp->ngroups) {
+		fputs("<h2>Comparison</h2>\n", f);
+		if (compare_render(o->cmp, CMP_FMT_HTML, f))
+			em.err = -EIO;
+	}
+	section_devices(&em, in, n, width);
+	fputs("</body>\n</html>\n", f);
+	if (em.err)
+		return iot_err_set(e, em.err, "writing the report: %s", strerror(-em.err));
+	if (ferror(f))
+		return iot_err_set(e, -EIO, "writing the report failed");
+	return 0;
+}

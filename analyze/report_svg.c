@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: MIT */
+/* SVG charts for the report: time series with envelopes, idle shading, density images. */
+#include "analyze/report_svg.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "analyze/report_xml.h"
+
+enum { ML = 64, MR = 16, MT = 26, MB = 34 }; /* margins: left, right, top, bottom */
+
+double svg_nice_step(double max, int n)
+{
+	double raw, mag, f;
+
+	if (!(max > 0) || !isfinite(max))
+		return 1;
+	raw = max / n;
+	mag = pow(10, floor(log10(raw)));
+	f = raw / mag;
+	return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 2.5 ? 2.5 : f <= 5 ? 5 : 10) * mag;
+}
+
+/* Compact numbers for tick labels: 1.5k, 2M, 0.25. */
+static void fmt_tick(char *buf, size_t cap, double v, bool bytes)
+{
+	static const char *const si[] = {"", "k", "M", "G", "T", "P"};
+	int i = 0;
+	double a = fabs(v);
+
+	if (bytes) {
+		while (a >= 1000 && i < 5)
+			a /= 1000, v /= 1000, i++;
+		snprintf(buf, cap, "%g %sB", round(v * 100) / 100, si[i]);
+		return;
+	}
+	while (a >= 10000 && i < 5)
+		a /= 1000, v /= 1000, i++;
+	snprintf(buf, cap, "%g%s", round(v * 1000) / 1000, si[i]);
+}
+
+static void fmt_time(char *buf, size_t cap, double s, double step)
+{
+	if (step >= 1 || s == 0)
+		snprintf(buf, cap, "%g s", round(s * 1000) / 1000);
+	else if (step >= 1e-3)
+		snprintf(buf, cap, "%g ms", round(s * 1e6) / 1e3);
+	else
+		snprintf(buf, cap, "%g us", round(s * 1e9) / 1e3);
+}
+
+struct frame {
+	double x0, y0, w, h; /* plot area in px */
+	double xmax, ymin, ymax;
+};
+
+static double px(const struct frame *fr, double x)
+{
+	return fr->x0 + (fr->xmax > 0 ? x / fr->xmax : 0) * fr->w;
+}
+
+static double py(const struct frame *fr, double y)
+{
+	double r = fr->ymax > fr->ymin ? (y - fr->ymin) / (fr->ymax - fr->ymin) : 0;
+
+	if (r < 0)
+		r = 0;
+	if (r > 1)
+		r = 1;
+	return fr->y0 + fr->h - r * fr->h;
+}
+
+static void draw_series(FILE *f, const struct frame *fr, const struct svg_series *s)
+{
+	/* envelope: one polygon per run of defined points, upper edge then lower edge back */
+	if (s->lo && s->hi) {
+		size_t i = 0;
+
+		while (i < s->n) {
+			size_t j;
+
+			while (i < s->n && (isnan(s->lo[i]) || isnan(s->hi[i])))
+				i++;
+			for (j = i; j < s->n && !isnan(s->lo[j]) && !isnan(s->hi[j]); j++)
+				;
+			if (j - i >= 1) {
+				fprintf(f, "<polygon fill=\"%s\" fill-opacity=\"0.18\" points=\"",
+					s->color);
+				for (size_t k = i; k < j; k++)
+					fprintf(f, "%.1f,%.1f ", px(fr, s->x[k]), py(fr, s->hi[k]));
+				for (size_t k = j; k-- > i;)
+					fprintf(f, "%.1f,%.1f ", px(fr, s->x[k]), py(fr, s->lo[k]));
+				fputs("\"/>\n", f);
+			}
+			i = j;
+		}
+	}
+	for (size_t i = 0; i < s->n;) {
+		size_t j;
+
+		while (i < s->n && isnan(s->mean[i]))
+			i++;
+		for (j = i; j < s->n && !isnan(s->mean[j]); j++)
+			;
+		if (j == i + 1) {
+			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"1.5\" fill=\"%s\"/>\n",
+				px(fr, s->x[i]), py(fr, s->mean[i]), s->color);
+		} else if (j > i) {
+			fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.3\"%s "
+				   "points=\"",
+				s->color, s->dashed ? " stroke-dasharray=\"4 2\"" : "");
+			for (size_t k = i; k < j; k++)
+				fprintf(f, "%.1f,%.1f ", px(fr, s->x[k]), py(fr, s->mean[k]));
+			fputs("\"/>\n", f);
+		}
+		i = j;
+	}
+}
+
+int svg_chart_write(FILE *f, const struct svg_chart *c, bool standalone)
+{
+	int W = c->width ? c->width : 1100, H = c->height ? c->height : 220;
+	struct frame fr = {ML, MT, W - ML - MR, H - MT - MB, c->xmax, c->ymin, c->ymax};
+	double step, xstep;
+	size_t nleg = c->nseries + c->nlegend;
+	double lx;
+	char buf[64];
+
+	if (!(fr.xmax > 0))
+		fr.xmax = 1;
+	if (!(fr.ymax > fr.ymin)) {
+		double m = 0;
+
+		for (size_t s = 0; s < c->nseries; s++) {
+			const struct svg_series *se = &c->series[s];
+
+			for (size_t i = 0; i < se->n; i++) {
+				double v = se->hi ? se->hi[i] : se->mean[i];
+
+				if (!isnan(v) && v > m)
+					m = v;
+				if (!isnan(se->mean[i]) && se->mean[i] > m)
+					m = se->mean[i];
+			}
+		}
+		fr.ymin = 0;
+		step = svg_nice_step(m > 0 ? m : 1, 4);
+		fr.ymax = ceil((m > 0 ? m : 1) / step) * step;
+	}
+	if (standalone)
+		fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
+	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		   "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"11\"",
+		W, H, W, H);
+	if (c->id) {
+		fputs(" id=\"", f);
+		xml_puts(f, c->id);
+		fputc('"', f);
+	}
+	fputs(">\n<title>", f);
+	xml_puts(f, c->title);
+	fputs("</title>\n", f);
+	fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", W, H);
+	fputs("<text x=\"4\" y=\"16\" font-size=\"13\" font-weight=\"bold\">", f);
+	xml_puts(f, c->title);
+	fputs("</text>\n", f);
+	/* idle shading first, under everything */
+	for (size_t i = 0; i < c->nbands; i++) {
+		const struct svg_band *b = &c->bands[i];
+		double x0 = px(&fr, b->x0), x1 = px(&fr, b->x1);
+
+		if (x1 - x0 < b->min_px)
+			x1 = x0 + b->min_px;
+		if (x1 > fr.x0 + fr.w)
+			x1 = fr.x0 + fr.w;
+		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" "
+			   "fill-opacity=\"%.2f\"/>\n",
+			x0, fr.y0, x1 - x0 > 0.1 ? x1 - x0 : 0.1, fr.h, b->color ? b->color : "#888",
+			b->opacity);
+	}
+	if (c->image && c->image->png_b64) {
+		double yt = py(&fr, c->image->y1), yb = py(&fr, c->image->y0);
+
+		fprintf(f, "<image x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+			   "preserveAspectRatio=\"none\" style=\"image-rendering:pixelated\" "
+			   "href=\"data:image/png;base64,%s\"/>\n",
+			fr.x0, yt, fr.w, yb - yt > 1 ? yb - yt : 1, c->image->png_b64);
+	}
+	/* axes and grid */
+	step = svg_nice_step(fr.ymax - fr.ymin, 4);
+	fputs("<g stroke=\"#ddd\" stroke-width=\"1\">\n", f);
+	for (double y = ceil(fr.ymin / step) * step; y <= fr.ymax + step * 1e-9; y += step)
+		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", ML, py(&fr, y),
+			fr.x0 + fr.w, py(&fr, y));
+	fputs("</g>\n<g fill=\"#333\" text-anchor=\"end\">\n", f);
+	for (double y = ceil(fr.ymin / step) * step; y <= fr.ymax + step * 1e-9; y += step) {
+		fmt_tick(buf, sizeof(buf), fabs(y) < step * 1e-9 ? 0 : y, c->ybytes);
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\">%s</text>\n", ML - 4, py(&fr, y) + 4, buf);
+	}
+	fputs("</g>\n", f);
+	xstep = svg_nice_step(fr.xmax, 10);
+	fputs("<g fill=\"#333\" text-anchor=\"middle\">\n", f);
+	for (double x = 0; x <= fr.xmax + xstep * 1e-9; x += xstep) {
+		fmt_time(buf, sizeof(buf), x, xstep);
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n", px(&fr, x), fr.y0 + fr.h + 14,
+			buf);
+	}
+	fputs("</g>\n", f);
+	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
+		   "stroke=\"#999\"/>\n",
+		fr.x0, fr.y0, fr.w, fr.h);
+	if (c->ylabel) {
+		fprintf(f, "<text x=\"12\" y=\"%.1f\" transform=\"rotate(-90 12 %.1f)\" "
+			   "text-anchor=\"middle\" fill=\"#333\">",
+			fr.y0 + fr.h / 2, fr.y0 + fr.h / 2);
+		xml_puts(f, c->ylabel);
+		fputs("</text>\n", f);
+	}
+	/* data, clipped to the plot area */
+	fputs("<g>\n", f);
+	for (size_t s = 0; s < c->nseries; s++)
+		draw_series(f, &fr, &c->series[s]);
+	fputs("</g>\n", f);
+	/* legend, right-aligned in the top margin */
+	lx = W - MR;
+	for (size_t i = nleg; i-- > 0;) {
+		const char *name = i < c->nseries ? c->series[i].name : c->legend_names[i - c->nseries];
+		const char *col = i < c->nseries ? c->series[i].color : c->legend_colors[i - c->nseries];
+		double tw = 6.5 * (double)strlen(name ? name : "") + 20;
+
+		if (!name)
+			continue;
+		lx -= tw;
+		fprintf(f, "<rect x=\"%.1f\" y=\"8\" width=\"10\" height=\"10\" fill=\"%s\"/>", lx,
+			col);
+		fprintf(f, "<text x=\"%.1f\" y=\"17\">", lx + 13);
+		xml_puts(f, name);
+		fputs("</text>\n", f);
+	}
+	fputs("</svg>\n", f);
+	return ferror(f) ? -EIO : 0;
+}
+
+/* ---- PNG (RFC 2083 / ISO 15948): 8-bit RGBA, filter 0, one zlib stream ---- */
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static size_t chunk(uint8_t *out, const char *type, const uint8_t *data, uint32_t len)
+{
+	uLong crc;
+
+	put32(out, len);
+	memcpy(out + 4, type, 4);
+	if (len)
+		memcpy(out + 8, data, len);
+	crc = crc32(0, out + 4, len + 4);
+	put32(out + 8 + len, (uint32_t)crc);
+	return 12 + (size_t)len;
+}
+
+static char *base64(const uint8_t *p, size_t n)
+{
+	static const char tab[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	char *out = malloc((n + 2) / 3 * 4 + 1), *o = out;
+
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < n; i += 3) {
+		uint32_t v = (uint32_t)p[i] << 16;
+
+		if (i + 1 < n)
+			v |= (uint32_t)p[i + 1] << 8;
+		if (i + 2 < n)
+			v |= p[i + 2];
+		*o++ = tab[v >> 18 & 63];
+		*o++ = tab[v >> 12 & 63];
+		*o++ = i + 1 < n ? tab[v >> 6 & 63] : '=';
+		*o++ = i + 2 < n ? tab[v & 63] : '=';
+	}
+	*o = 0;
+	return out;
+}
+
+char *svg_png_base64(const uint8_t *rgba, unsigned w, unsigned h)
+{
+	size_t row = (size_t)w * 4 + 1, raw_len, png_len;
+	uLongf zlen;
+	uint8_t *raw, *z, *png, ihdr[13];
+	char *b64 = NULL;
+
+	if (!w || !h || w > 1u << 14 || h > 1u << 14)
+		return NULL;
+	raw_len = row * h;
+	zlen = compressBound((uLong)raw_len);
+	raw = malloc(raw_len);
+	z = malloc(zlen);
+	png = malloc(zlen + 64);
+	if (!raw || !z || !png)
+		goto out;
+	for (unsigned y = 0; y < h; y++) {
+		raw[y * row] = 0;
+		memcpy(raw + y * row + 1, rgba + (size_t)y * w * 4, (size_t)w * 4);
+	}
+	if (compress2(z, &zlen, raw, (uLong)raw_len, 9) != Z_OK)
+		goto out;
+	memcpy(png, "\x89PNG\r\n\x1a\n", 8);
+	put32(ihdr, w);
+	put32(ihdr + 4, h);
+	ihdr[8] = 8;  /* bit depth */
+	ihdr[9] = 6;  /* colour type: RGBA */
+	ihdr[10] = 0; /* deflate */
+	ihdr[11] = 0; /* filter method 0 */
+	ihdr[12] = 0; /* no interlace */
+	png_len = 8;
+	png_len += chunk(png + png_len, "IHDR", ihdr, 13);
+	png_len += chunk(png + png_len, "IDAT", z, (uint32_t)zlen);
+	png_len += chunk(png + png_len, "IEND", NULL, 0);
+	b64 = base64(png, png_len);
+out:
+	free(raw);
+	free(z);
+	free(png);
+	return b64;
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/* SVG charts for the report: time series with envelopes, idle shading, density images. */
+#ifndef IOTAPE_ANALYZE_REPORT_SVG_H
+#define IOTAPE_ANALYZE_REPORT_SVG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/*
+ * A chart is drawn from plain arrays the caller owns; nothing here knows about traces.
+ * x values are seconds from the run start. NaN in mean[] breaks the line (no data there).
+ */
+struct svg_series {
+	const char *name;
+	const char *color; /* "#1f77b4" */
+	size_t n;
+	const double *x;
+	const double *mean;
+	const double *lo, *hi; /* envelope (min/max of the finer bins), or NULL */
+	bool dashed;
+};
+
+struct svg_band {
+	double x0, x1;   /* seconds */
+	double opacity;  /* 0..1 */
+	const char *color;
+	double min_px;   /* draw at least this wide (a rare long gap stays visible) */
+};
+
+struct svg_image {
+	const char *png_b64; /* base64 PNG stretched over the plot area */
+	double y0, y1;       /* the y range the image covers (bottom, top) */
+};
+
+struct svg_chart {
+	const char *id;     /* element id and --svg file name stem */
+	const char *title;
+	const char *ylabel; /* unit shown on the axis, e.g. "MB/s" */
+	double xmax;        /* seconds */
+	double ymin, ymax;  /* ymax <= ymin: automatic (0 .. data max) */
+	bool ybytes;        /* y ticks as byte offsets (kB, MB, GB) */
+	int width, height;
+	const struct svg_series *series;
+	size_t nseries;
+	const struct svg_band *bands;
+	size_t nbands;
+	const struct svg_image *image;
+	const char *const *legend_names; /* extra legend entries (e.g. read/write colours) */
+	const char *const *legend_colors;
+	size_t nlegend;
+};
+
+/* Write the chart as an <svg> element (standalone adds the XML declaration). 0 or -EIO. */
+int svg_chart_write(FILE *f, const struct svg_chart *c, bool standalone);
+
+/* "Nice" axis ticks: step for about n ticks over [0, max]. */
+double svg_nice_step(double max, int n);
+
+/* RGBA image (w x h, 4 bytes per pixel, top row first) as a base64 PNG (malloc'd), or NULL. */
+char *svg_png_base64(const uint8_t *rgba, unsigned w, unsigned h);
+
+#endif
