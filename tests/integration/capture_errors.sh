@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# iotape capture's failures: a clear message, a distinct exit status, and nothing left
+# enabled in the kernel on any of these paths.
+source "$SRCDIR/tests/integration/lib.bash"
+source "$SRCDIR/tests/integration/capture_lib.bash"
+
+make_loop 256M
+make_fs ext4
+
+# expect_fail STATUS PATTERN ARGS...: iotape ARGS exits STATUS and says PATTERN
+expect_fail() {
+	local want=$1 pat=$2 rc=0
+	shift 2
+	"$IOTAPE" "$@" >"$TMP/out" 2>"$TMP/err" || rc=$?
+	expect_eq "exit status of: iotape $*" "$rc" "$want"
+	grep -qi -- "$pat" "$TMP/err" || fail "iotape $*: message does not say '$pat': $(cat "$TMP/err")"
+	tracing_is_off
+}
+
+expect_fail 2 "missing -o" capture -d "$LOOP" -- true
+expect_fail 2 "no such file" capture -o "$TMP/r1" -d /dev/no-such-disk -- true
+expect_fail 2 "not a block device" capture -o "$TMP/r2" -d /dev/null -- true
+expect_fail 2 "interface 'nosuch0' not found" capture -o "$TMP/r3" -d "$LOOP" -i nosuch0 -- true
+expect_fail 2 "filter" capture -o "$TMP/r3b" -d "$LOOP" -i lo --filter "port port" -- true
+expect_fail 2 "--backend" capture -o "$TMP/r4" -d "$LOOP" --backend bogus -- true
+# the relay path is refused here (lockdown); auto falls back, relay alone fails as a system error
+if dmesg 2>/dev/null | grep -q "Lockdown:" || [ ! -e /sys/kernel/debug/block ]; then
+	expect_fail 3 "relay" capture -o "$TMP/r5" -d "$LOOP" --backend relay -- true
+fi
+# COMMAND not found: 127 like a shell; tracing was started and is off again
+expect_fail 127 "no-such-command-xyz" capture -o "$TMP/r6" -d "$LOOP" -- no-such-command-xyz
+expect_eq "r6 exit_status" "$(json '["command"]["exit_status"]' "$TMP/r6/manifest.json")" "127"
+# not executable: 126
+printf 'x' >"$TMP/noexec"
+expect_fail 126 "permission denied" capture -o "$TMP/r7" -d "$LOOP" -- "$TMP/noexec"
+# a run directory that already holds a capture
+expect_fail 2 "already holds a capture" capture -o "$TMP/r6" -d "$LOOP" -- true
+# the device is already being traced (someone else's blk trace): EBUSY, and their enable stays
+echo 1 >/sys/block/"$LOOPNAME"/trace/enable
+rc=0
+"$IOTAPE" capture -o "$TMP/r8" -d "$LOOP" -- true 2>"$TMP/err" || rc=$?
+echo 0 >/sys/block/"$LOOPNAME"/trace/enable
+expect_eq "busy device exit status" "$rc" "3"
+grep -q "already being traced" "$TMP/err" || fail "busy: $(cat "$TMP/err")"
+tracing_is_off
+# not root
+if command -v setpriv >/dev/null; then
+	chmod 755 "$TMP"
+	rc=0
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$IOTAPE" capture -o "$TMP/r9" -d "$LOOP" -- true 2>"$TMP/err" || rc=$?
+	expect_eq "not root exit status" "$rc" "3"
+	grep -q "needs root" "$TMP/err" || fail "not root: $(cat "$TMP/err")"
+fi
+# disk full in RUNDIR: the capture stops with a system error, the command is stopped, the
+# tracer is off, and what was written before is readable
+mkdir -p "$TMP/full"
+mount -t tmpfs -o size=256k tmpfs "$TMP/full"
+cleanup_hooks=(cap_cleanup_full "${cleanup_hooks[@]}")
+cap_cleanup_full() { umount "$TMP/full" 2>/dev/null || true; }
+rc=0
+"$IOTAPE" capture -o "$TMP/full/run" -d "$LOOP" -- \
+	dd if=/dev/zero of="$MNT/f" bs=4k count=200000 oflag=direct status=none 2>"$TMP/err" || rc=$?
+expect_eq "disk full exit status" "$rc" "3"
+grep -qi "no space left" "$TMP/err" || fail "disk full: $(cat "$TMP/err")"
+tracing_is_off
+umount "$TMP/full"
+echo "ok"

@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: MIT
+# Sourced by the capture_*.sh integration tests (after lib.bash): loop devices, filesystems,
+# and checks that tracing is off again. Not a test itself.
+
+need_root
+[ -e /dev/loop-control ] || skip "no loop devices (/dev/loop-control missing)"
+need_cmd losetup
+need_cmd blkparse
+
+# The blk tracer is global: one capture at a time on this machine (ctest -j may run several).
+exec 9>/tmp/iotape-capture-tests.lock
+flock 9
+
+LOOP=""
+MNT="$TMP/mnt"
+cap_cleanup() {
+	if mountpoint -q "$MNT" 2>/dev/null; then umount "$MNT" || umount -l "$MNT"; fi
+	if [ -n "$LOOP" ]; then losetup -d "$LOOP"; fi
+	LOOP=""
+}
+cleanup_hooks+=(cap_cleanup)
+
+# make_loop SIZE: a file-backed loop device in $LOOP (detached on exit)
+make_loop() {
+	truncate -s "$1" "$TMP/disk.img"
+	LOOP=$(losetup -f --show "$TMP/disk.img") || skip "losetup -f failed: no free loop device"
+	LOOPNAME=$(basename "$LOOP")
+}
+
+# make_fs FS: mkfs on $LOOP and mount it at $MNT
+make_fs() {
+	case $1 in
+	ext4) mkfs.ext4 -q -F "$LOOP" ;;
+	xfs) need_cmd mkfs.xfs; mkfs.xfs -q -f "$LOOP" ;;
+	btrfs) need_cmd mkfs.btrfs; mkfs.btrfs -q -f "$LOOP" >/dev/null ;;
+	*) fail "unknown filesystem $1" ;;
+	esac
+	mkdir -p "$MNT"
+	mount "$LOOP" "$MNT"
+}
+
+# tracing_is_off: the tracer and the device's enable are back to what they were
+tracing_is_off() {
+	expect_eq "current_tracer" "$(cat /sys/kernel/tracing/current_tracer)" "nop"
+	expect_eq "$LOOPNAME trace/enable" "$(cat /sys/block/"$LOOPNAME"/trace/enable)" "0"
+	expect_eq "options/bin" "$(cat /sys/kernel/tracing/options/bin)" "0"
+}
+
+# blkparse_total RUN WHAT: "Writes Completed" etc. from blkparse's Total section, in KiB
+blkparse_kib() {
+	blkparse -i "$1/$LOOPNAME" -d /dev/null |
+		awk -v what="$2" '/^Total/ { t = 1 } t && index($0, what ":") {
+			s = $0; sub(".*" what ":[ ]*", "", s); split(s, a, ",");
+			v = a[2]; gsub(/[^0-9]/, "", v); print v; exit }'
+}
+
+# written_bytes RUN: bytes written to $LOOP as captured (iotape analyze --json when it
+# reports devices[].writes.bytes, else blkparse's completed writes)
+written_bytes() {
+	local j
+	if j=$("$IOTAPE" analyze --json "$1" 2>/dev/null) &&
+		b=$(python3 -c 'import json,sys
+d=json.loads(sys.stdin.read())
+print(sum(x["writes"]["bytes"] for x in d["devices"]))' <<<"$j" 2>/dev/null); then
+		echo "$b"
+	else
+		echo $(($(blkparse_kib "$1" "Writes Completed") * 1024))
+	fi
+}
