@@ -247,9 +247,11 @@ json_t *nfs_stats_json(struct nfs_stats *s, const struct nfs_pipe *p)
 	nfs_stats_sort(s);
 	json_object_set_new(o, "input", input_json(p));
 	json_object_set_new(o, "main_op_rule",
-			    json_string("first op not in SEQUENCE, PUTFH, PUTROOTFH, PUTPUBFH, "
-					"SAVEFH, RESTOREFH, GETFH, GETATTR; else the last GETATTR; "
-					"else the last op"));
+			    json_string("first op of the highest class: data (READ, WRITE, COMMIT, "
+					"COPY, ...) > other ops (OPEN, REMOVE, ...) > lookups (LOOKUP, "
+					"LOOKUPP, SECINFO) > checks (GETATTR, "
+					"ACCESS, VERIFY) > bookkeeping (SEQUENCE, PUTFH, SAVEFH, GETFH, "
+					"...; the last one)"));
 	json_object_set_new(o, "procedures", procs_json(s));
 	json_object_set_new(o, "clients", clients_json(s));
 	json_object_set_new(fh, "by_ops", fh_json(s, 0));

@@ -83,12 +83,16 @@ int nfs4_cb_call(struct cur *c, struct nfs_call *out);
 const char *nfs4_op_name(uint32_t op);
 const char *nfs4_cb_op_name(uint32_t op);
 /*
- * The "main op" of a COMPOUND, the one its latency is charged to: the first op that is not
- * SEQUENCE, PUTFH, PUTROOTFH, PUTPUBFH, SAVEFH, RESTOREFH, GETFH or GETATTR; if every op is one
- * of those, the last GETATTR, else the last op. Returns the index into ops, or -1 for none.
+ * The "main op" of a COMPOUND, the one its latency is charged to: the first op of the highest
+ * class present, where the classes are 4 data movement (READ, WRITE, COMMIT, READ_PLUS, COPY,
+ * CLONE, ALLOCATE, DEALLOCATE, COPY_NOTIFY, OFFLOAD_*, SEEK, IO_ADVISE, LAYOUT*), 3 every other
+ * op (OPEN, CLOSE, CREATE, REMOVE, RENAME, LINK, SETATTR, READDIR, LOCK, ...), 2 name lookups
+ * (LOOKUP, LOOKUPP, SECINFO*, OPENATTR), 1 checks (GETATTR, ACCESS, VERIFY, NVERIFY) and
+ * 0 bookkeeping (SEQUENCE, PUTFH, PUTROOTFH, PUTPUBFH, SAVEFH, RESTOREFH, GETFH); among
+ * bookkeeping ops only, the last one. Returns the index, or -1 for an empty COMPOUND.
  */
 int nfs4_main_op(const uint16_t *ops, unsigned n);
-bool nfs4_is_bookkeeping(uint32_t op);
+int nfs4_op_class(uint32_t op);
 /* NFSv3/v4 status names (nfsstat3, nfsstat4); "NFS_OK" for 0, NULL if unknown. */
 const char *nfs_status_name(uint32_t status);
 

@@ -50,7 +50,15 @@ const char *nfs4_cb_op_name(uint32_t op)
 	return op < sizeof(cb_op_names) / sizeof(cb_op_names[0]) ? cb_op_names[op] : NULL;
 }
 
-bool nfs4_is_bookkeeping(uint32_t op)
+/*
+ * Op classes for the main-op rule: 0 bookkeeping (SEQUENCE, PUTFH, PUTROOTFH, PUTPUBFH,
+ * SAVEFH, RESTOREFH, GETFH), 1 checks (GETATTR, ACCESS, VERIFY, NVERIFY), 2 name lookups
+ * (LOOKUP, LOOKUPP, SECINFO, SECINFO_NO_NAME, OPENATTR), 4 data movement (READ, WRITE,
+ * COMMIT, READ_PLUS, COPY, CLONE, ALLOCATE, DEALLOCATE, COPY_NOTIFY, OFFLOAD_STATUS,
+ * OFFLOAD_CANCEL, SEEK, IO_ADVISE, LAYOUTGET/COMMIT/RETURN), 3 the rest (OPEN, CLOSE,
+ * CREATE, REMOVE, RENAME, LINK, SETATTR, READDIR, LOCK, EXCHANGE_ID, ...).
+ */
+int nfs4_op_class(uint32_t op)
 {
 	switch (op) {
 	case OP4_SEQUENCE:
@@ -60,27 +68,60 @@ bool nfs4_is_bookkeeping(uint32_t op)
 	case OP4_SAVEFH:
 	case OP4_RESTOREFH:
 	case OP4_GETFH:
+		return 0;
 	case OP4_GETATTR:
-		return true;
+	case OP4_ACCESS:
+	case OP4_VERIFY:
+	case OP4_NVERIFY:
+		return 1;
+	case OP4_LOOKUP:
+	case OP4_LOOKUPP:
+	case OP4_SECINFO:
+	case OP4_SECINFO_NO_NAME:
+	case OP4_OPENATTR:
+		return 2;
+	case OP4_READ:
+	case OP4_WRITE:
+	case OP4_COMMIT:
+	case OP4_READ_PLUS:
+	case OP4_COPY:
+	case OP4_CLONE:
+	case OP4_ALLOCATE:
+	case OP4_DEALLOCATE:
+	case OP4_COPY_NOTIFY:
+	case OP4_OFFLOAD_STATUS:
+	case OP4_OFFLOAD_CANCEL:
+	case OP4_SEEK:
+	case OP4_IO_ADVISE:
+	case 49: /* LAYOUTCOMMIT */
+	case 50: /* LAYOUTGET */
+	case 51: /* LAYOUTRETURN */
+		return 4;
 	default:
-		return false;
+		return 3;
 	}
+}
+
+/* Does op at class cls replace the main op chosen so far (class best, -1 for none)? */
+static bool takes_main(int cls, int best)
+{
+	return cls > best || (cls == 0 && best == 0);
 }
 
 int nfs4_main_op(const uint16_t *ops, unsigned n)
 {
 	unsigned i;
-	int last_getattr = -1;
+	int best = -1, idx = -1;
 
 	for (i = 0; i < n; i++) {
-		if (!nfs4_is_bookkeeping(ops[i]))
-			return (int)i;
-		if (ops[i] == OP4_GETATTR)
-			last_getattr = (int)i;
+		int cls = nfs4_op_class(ops[i]);
+
+		if (takes_main(cls, best)) {
+			best = cls;
+			idx = (int)i;
+		}
 	}
-	if (last_getattr >= 0)
-		return last_getattr;
-	return n ? (int)n - 1 : -1;
+	return idx;
 }
 
 /* --- shared XDR pieces --- */
@@ -203,11 +244,19 @@ static void take_fh(struct cur *c, uint8_t *fh, uint8_t *fh_len)
 
 /* --- COMPOUND4args --- */
 
+static void set_io(struct nfs_call *o, uint64_t off, uint64_t cnt)
+{
+	o->offset = off;
+	o->count = cnt;
+	o->has_io = true;
+}
+
 /* Read one op's arguments; false when the op cannot be skipped (unknown, or bad bytes). */
 static bool op_args(struct cur *c, uint32_t op, struct nfs_call *o, uint8_t *fh, uint8_t *fh_len,
 		    bool is_main)
 {
 	uint32_t t;
+	uint64_t off, cnt;
 
 	switch (op) {
 	case OP4_ACCESS:
@@ -224,13 +273,10 @@ static bool op_args(struct cur *c, uint32_t op, struct nfs_call *o, uint8_t *fh,
 		cur_skip(c, STATEID + 12);
 		break;
 	case OP4_COMMIT:
-		o->offset = is_main ? xdr_u64(c) : (cur_skip(c, 8), o->offset);
-		if (is_main) {
-			o->count = xdr_u32(c);
-			o->has_io = true;
-		} else {
-			cur_skip(c, 4);
-		}
+		off = xdr_u64(c);
+		cnt = xdr_u32(c);
+		if (is_main)
+			set_io(o, off, cnt);
 		break;
 	case OP4_CREATE:
 		t = xdr_u32(c);
@@ -326,9 +372,10 @@ static bool op_args(struct cur *c, uint32_t op, struct nfs_call *o, uint8_t *fh,
 	case OP4_READ:
 	case OP4_READ_PLUS:
 		cur_skip(c, STATEID);
-		o->offset = xdr_u64(c);
-		o->count = xdr_u32(c);
-		o->has_io = is_main;
+		off = xdr_u64(c);
+		cnt = xdr_u32(c);
+		if (is_main)
+			set_io(o, off, cnt);
 		break;
 	case OP4_READDIR:
 		cur_skip(c, 8 + 8 + 8);
@@ -356,11 +403,13 @@ static bool op_args(struct cur *c, uint32_t op, struct nfs_call *o, uint8_t *fh,
 		uint32_t n;
 
 		cur_skip(c, STATEID);
-		o->offset = xdr_u64(c);
-		o->stable = xdr_u32(c);
+		off = xdr_u64(c);
+		t = xdr_u32(c);
 		n = xdr_u32(c);
-		o->count = n;
-		o->has_io = is_main;
+		if (is_main) {
+			set_io(o, off, n);
+			o->stable = t;
+		}
 		/* the data: usually beyond the kept head of the record */
 		if (!c->err && !xdr_skip(c, n))
 			return false;
@@ -408,18 +457,21 @@ static bool op_args(struct cur *c, uint32_t op, struct nfs_call *o, uint8_t *fh,
 	case OP4_ALLOCATE:
 	case OP4_DEALLOCATE:
 		cur_skip(c, STATEID);
-		o->offset = xdr_u64(c);
-		o->count = xdr_u64(c);
-		o->has_io = is_main;
+		off = xdr_u64(c);
+		cnt = xdr_u64(c);
+		if (is_main)
+			set_io(o, off, cnt);
 		break;
 	case OP4_COPY:
 		cur_skip(c, 2 * STATEID);
-		o->offset = xdr_u64(c); /* source offset */
+		off = xdr_u64(c); /* source offset */
 		cur_skip(c, 8);
-		o->count = xdr_u64(c);
+		cnt = xdr_u64(c);
 		cur_skip(c, 4); /* consecutive */
-		o->copy_sync = xdr_bool(c);
-		o->has_io = is_main;
+		if (xdr_bool(c) && is_main)
+			o->copy_sync = true;
+		if (is_main)
+			set_io(o, off, cnt);
 		t = xdr_u32(c); /* ca_source_server<> */
 		if (t > cur_left(c) / 4)
 			c->err = true;
@@ -439,10 +491,11 @@ static bool op_args(struct cur *c, uint32_t op, struct nfs_call *o, uint8_t *fh,
 		break;
 	case OP4_CLONE:
 		cur_skip(c, 2 * STATEID);
-		o->offset = xdr_u64(c);
+		off = xdr_u64(c);
 		cur_skip(c, 8);
-		o->count = xdr_u64(c);
-		o->has_io = is_main;
+		cnt = xdr_u64(c);
+		if (is_main)
+			set_io(o, off, cnt);
 		break;
 	default:
 		return false;
@@ -455,8 +508,8 @@ int nfs4_call(struct cur *c, struct nfs_call *o)
 	uint8_t fh[NFS_FH_MAX], saved[NFS_FH_MAX];
 	uint8_t fh_len = 0, saved_len = 0;
 	uint32_t n, i;
-	bool have_main = false, walked = true;
-	int m;
+	bool walked = true;
+	int best = -1;
 
 	xdr_skip_opaque(c, NAME_MAX4); /* tag */
 	o->minor = xdr_u32(c);
@@ -468,6 +521,7 @@ int nfs4_call(struct cur *c, struct nfs_call *o)
 	o->nops = 0;
 	for (i = 0; i < n && i < OPS_LIMIT; i++) {
 		uint32_t op = xdr_u32(c);
+		int cls = nfs4_op_class(op);
 		bool is_main;
 
 		if (c->err) {
@@ -477,13 +531,17 @@ int nfs4_call(struct cur *c, struct nfs_call *o)
 		if (o->nops < NFS_OPS_MAX)
 			o->ops[o->nops] = (uint16_t)(op > 0xffff ? 0xffff : op);
 		o->nops++;
-		is_main = !have_main && !nfs4_is_bookkeeping(op);
+		is_main = takes_main(cls, best);
 		if (is_main) {
-			have_main = true;
+			best = cls;
 			o->main_idx = (uint16_t)i;
 			o->op = op;
 			memcpy(o->fh, fh, fh_len);
 			o->fh_len = fh_len;
+			o->has_io = false;
+			o->offset = o->count = 0;
+			o->stable = 0;
+			o->copy_sync = false;
 		}
 		if (op == OP4_SAVEFH) {
 			memcpy(saved, fh, fh_len);
@@ -497,18 +555,7 @@ int nfs4_call(struct cur *c, struct nfs_call *o)
 			break;
 		}
 	}
-	if (!have_main) {
-		unsigned k = o->nops < NFS_OPS_MAX ? o->nops : NFS_OPS_MAX;
-
-		m = nfs4_main_op(o->ops, k);
-		if (m >= 0) {
-			o->main_idx = (uint16_t)m;
-			o->op = o->ops[m];
-			memcpy(o->fh, fh, fh_len);
-			o->fh_len = fh_len;
-		}
-	}
-	o->decoded = have_main || walked;
+	o->decoded = best >= 3 || walked;
 	return 0;
 }
 

@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: MIT
+# Sourced by the NFS integration tests (after lib.bash): start rpcbind and nfs-ganesha on
+# 127.0.0.1 with a VFS export of a temporary directory; stop both on exit (cleanup hooks).
+# Sets GANESHA_EXPORT (the exported directory), NFS3_URL and NFS4_URL (libnfs URLs).
+
+need_root
+need_cmd ganesha.nfsd
+need_cmd rpcbind
+
+GANESHA_DIR=$TMP/ganesha
+GANESHA_EXPORT=$TMP/export
+mkdir -p "$GANESHA_DIR" "$GANESHA_EXPORT"
+chmod 777 "$GANESHA_EXPORT"
+
+# Poll a TCP port on 127.0.0.1 until it accepts (up to $2 tenths of a second).
+wait_port() {
+	local i
+	for ((i = 0; i < $2; i++)); do
+		if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then
+			return 0
+		fi
+		sleep 0.1
+	done
+	return 1
+}
+
+ganesha_start() {
+	# rpcbind: NFSv3 clients ask it for the MOUNT port. Reuse one that is running already.
+	if ! (exec 3<>/dev/tcp/127.0.0.1/111) 2>/dev/null; then
+		mkdir -p /run/rpcbind
+		rpcbind -w -f &
+		GANESHA_RPCBIND_PID=$!
+		cleanup_hooks+=("kill $GANESHA_RPCBIND_PID; wait $GANESHA_RPCBIND_PID 2>/dev/null")
+		wait_port 111 50 || fail "rpcbind did not start"
+	fi
+	if (exec 3<>/dev/tcp/127.0.0.1/2049) 2>/dev/null; then
+		fail "something already listens on 127.0.0.1:2049"
+	fi
+	cat >"$GANESHA_DIR/ganesha.conf" <<CONF
+NFS_CORE_PARAM { Protocols = 3, 4; NFS_Port = 2049; Bind_addr = 127.0.0.1;
+                 Enable_NLM = false; Enable_RQUOTA = false; }
+NFSV4 { Graceless = true; }
+EXPORT { Export_Id = 1; Path = $GANESHA_EXPORT; Pseudo = /export; Access_Type = RW;
+         Squash = No_Root_Squash; SecType = sys; Protocols = 3, 4; Transports = TCP;
+         FSAL { Name = VFS; } }
+LOG { Default_Log_Level = WARN; }
+CONF
+	ganesha.nfsd -F -f "$GANESHA_DIR/ganesha.conf" -L "$GANESHA_DIR/ganesha.log" \
+		-p "$GANESHA_DIR/ganesha.pid" -N NIV_WARN &
+	GANESHA_PID=$!
+	cleanup_hooks+=("kill $GANESHA_PID; wait $GANESHA_PID 2>/dev/null")
+	wait_port 2049 100 || { cat "$GANESHA_DIR/ganesha.log" >&2; fail "ganesha did not start"; }
+	NFS3_URL="nfs://127.0.0.1$GANESHA_EXPORT"
+	NFS4_URL="nfs://127.0.0.1/export"
+}
+
+# capture_start FILE [FILTER]: tcpdump on lo until capture_stop.
+capture_start() {
+	need_cmd tcpdump
+	tcpdump -i lo -s 0 -B 65536 --immediate-mode -U -w "$1" "${2:-tcp port 2049 or port 111}" \
+		2>"$TMP/tcpdump.err" &
+	CAPTURE_PID=$!
+	cleanup_hooks+=("kill $CAPTURE_PID 2>/dev/null; wait $CAPTURE_PID 2>/dev/null")
+	local i
+	for ((i = 0; i < 50; i++)); do
+		grep -q "listening on" "$TMP/tcpdump.err" 2>/dev/null && break
+		sleep 0.1
+	done
+	sleep 0.2
+}
+
+capture_stop() {
+	sleep 0.3
+	kill -INT "$CAPTURE_PID"
+	wait "$CAPTURE_PID" 2>/dev/null || true
+}

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: MIT */
+/* NFS load for the tests and the benchmark: a fixed mix of operations through libnfs. */
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <nfsc/libnfs.h>
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: nfsload [-v 3|4] [-n FILES] [-s FILE_BYTES] [-b IO_BYTES] "
+			"[-m META_OPS_PER_FILE] SERVER EXPORT DIR\n");
+	exit(2);
+}
+
+static int must(int ret, struct nfs_context *nfs, const char *what)
+{
+	if (ret < 0) {
+		fprintf(stderr, "nfsload: %s: %s\n", what, nfs_get_error(nfs));
+		exit(1);
+	}
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	int vers = 3, opt;
+	unsigned files = 4, meta = 2, i, k;
+	uint64_t fsize = 256 * 1024, iosize = 64 * 1024, off;
+	struct nfs_context *nfs;
+	char path[512], path2[512], *buf;
+	const char *dir;
+
+	while ((opt = getopt(argc, argv, "v:n:s:b:m:")) != -1) {
+		switch (opt) {
+		case 'v':
+			vers = atoi(optarg);
+			break;
+		case 'n':
+			files = (unsigned)strtoul(optarg, NULL, 0);
+			break;
+		case 's':
+			fsize = strtoull(optarg, NULL, 0);
+			break;
+		case 'b':
+			iosize = strtoull(optarg, NULL, 0);
+			break;
+		case 'm':
+			meta = (unsigned)strtoul(optarg, NULL, 0);
+			break;
+		default:
+			usage();
+		}
+	}
+	if (argc - optind != 3 || !iosize)
+		usage();
+	dir = argv[optind + 2];
+	buf = malloc(iosize);
+	if (!buf)
+		return 1;
+	for (off = 0; off < iosize; off++)
+		buf[off] = (char)(off * 7 + 1);
+	nfs = nfs_init_context();
+	if (!nfs)
+		return 1;
+	if (vers == 4)
+		nfs_set_version(nfs, 4); /* NFS_V4 */
+	must(nfs_mount(nfs, argv[optind], argv[optind + 1]), nfs, "mount");
+	nfs_mkdir(nfs, dir); /* may exist */
+	for (i = 0; i < files; i++) {
+		struct nfsfh *fh;
+		struct nfs_stat_64 st;
+
+		snprintf(path, sizeof(path), "%s/f%u", dir, i);
+		must(nfs_open(nfs, path, O_CREAT | O_RDWR | O_TRUNC, &fh), nfs, "create");
+		for (off = 0; off < fsize; off += iosize) {
+			uint64_t n = fsize - off < iosize ? fsize - off : iosize;
+
+			must(nfs_pwrite(nfs, fh, off, n, buf), nfs, "write");
+		}
+		must(nfs_fsync(nfs, fh), nfs, "fsync");
+		must(nfs_close(nfs, fh), nfs, "close");
+		for (k = 0; k < meta; k++) {
+			must(nfs_stat64(nfs, path, &st), nfs, "stat");
+			nfs_access(nfs, path, R_OK | W_OK);
+		}
+		must(nfs_open(nfs, path, O_RDONLY, &fh), nfs, "open");
+		for (off = 0; off < fsize; off += iosize)
+			must(nfs_pread(nfs, fh, off, iosize, buf), nfs, "read");
+		must(nfs_close(nfs, fh), nfs, "close");
+		/* a few errors on purpose: NOENT */
+		snprintf(path2, sizeof(path2), "%s/missing%u", dir, i);
+		nfs_stat64(nfs, path2, &st);
+		snprintf(path2, sizeof(path2), "%s/g%u", dir, i);
+		must(nfs_rename(nfs, path, path2), nfs, "rename");
+		if (i % 2)
+			must(nfs_unlink(nfs, path2), nfs, "unlink");
+	}
+	{
+		struct nfsdir *d;
+		struct nfsdirent *e;
+		unsigned n = 0;
+
+		must(nfs_opendir(nfs, dir, &d), nfs, "opendir");
+		while ((e = nfs_readdir(nfs, d)))
+			n++;
+		nfs_closedir(nfs, d);
+		printf("%u entries\n", n);
+	}
+	nfs_destroy_context(nfs);
+	free(buf);
+	return 0;
+}
