@@ -67,7 +67,8 @@ static int lt_init(struct ltab *t, uint32_t cap)
 {
 	uint32_t nb = 1;
 
-	while (nb < 2 * cap)
+	/* a quarter of the pool: chains stay short when full, and the buckets stay in cache */
+	while (nb < cap / 4 || nb < 64)
 		nb <<= 1;
 	t->n = malloc((size_t)cap * sizeof(*t->n));
 	t->bucket = malloc((size_t)nb * sizeof(*t->bucket));
@@ -90,11 +91,10 @@ static void lt_release(struct ltab *t)
 	free(t->bucket);
 }
 
+/* Neighbouring blocks of a device get neighbouring buckets: sequential IO stays in cache. */
 static inline uint32_t lt_hash(const struct ltab *t, uint32_t dev, uint64_t blk)
 {
-	uint64_t k = (blk ^ ((uint64_t)dev << 44)) * 0x9e3779b97f4a7c15ull;
-
-	return (uint32_t)(k >> 32) & t->mask;
+	return ((uint32_t)blk ^ (uint32_t)(blk >> 32) ^ (dev * 0x9e3779b1u)) & t->mask;
 }
 
 static inline uint32_t lt_find(const struct ltab *t, uint32_t dev, uint64_t start)
