@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: MIT */
+/* Each engine on a temporary file: write, read back, datasync, punch a hole, zero a range. */
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "replay/engine.h"
+
+static char path[64];
+static int fd;
+
+static int setup(void **state)
+{
+	(void)state;
+	strcpy(path, "/tmp/iotape-ut-engine.XXXXXX");
+	fd = mkstemp(path);
+	if (fd < 0 || ftruncate(fd, 1 << 20))
+		return -1;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	close(fd);
+	unlink(path);
+	return 0;
+}
+
+/* run ios through the engine and wait for all of them */
+static void run(const struct rp_engine_ops *ops, struct rp_engine *eng, struct rp_io *ios,
+		unsigned n)
+{
+	struct rp_io *done[8];
+	unsigned got = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		ios[i].t_issue = rp_now();
+		assert_int_equal(ops->queue(eng, &ios[i]), 0);
+	}
+	assert_int_equal(ops->commit(eng), 0);
+	while (got < n) {
+		int r = ops->reap(eng, done, 8, RP_WAIT_FOREVER);
+
+		assert_true(r >= 0);
+		for (int i = 0; i < r; i++)
+			assert_true(done[i]->t_done >= done[i]->t_issue);
+		got += (unsigned)r;
+	}
+	assert_int_equal(ops->reap(eng, done, 8, 0), 0);
+}
+
+static void exercise(const char *name)
+{
+	const struct rp_engine_ops *ops = rp_engine_find(name);
+	struct rp_engine_conf conf = {.depth = 8};
+	struct rp_engine *eng;
+	struct iot_err e = {{0}};
+	uint8_t wbuf[8192], rbuf[8192], zero[4096] = {0};
+	struct rp_io io[4];
+	int ret;
+
+	assert_non_null(ops);
+	ret = ops->init(&eng, &conf, &e);
+	if (ret == -ENOSYS || ret == -EPERM) {
+		print_message("%s: not available here (%s), skipped\n", name, e.msg);
+		return;
+	}
+	assert_int_equal(ret, 0);
+	rp_pattern_fill(wbuf, sizeof(wbuf), 42);
+	memset(io, 0, sizeof(io));
+	for (int i = 0; i < 2; i++) {
+		io[i].op = RP_OP_WRITE;
+		io[i].fd = fd;
+		io[i].off = (uint64_t)i * 65536;
+		io[i].len = sizeof(wbuf);
+		io[i].buf = wbuf;
+		io[i].buf_index = -1;
+	}
+	io[2].op = RP_OP_FLUSH;
+	io[2].fd = fd;
+	run(ops, eng, io, 3);
+	assert_int_equal(io[0].res, sizeof(wbuf));
+	assert_int_equal(io[1].res, sizeof(wbuf));
+	assert_int_equal(io[2].res, 0);
+
+	memset(io, 0, sizeof(io));
+	io[0].op = RP_OP_READ;
+	io[0].fd = fd;
+	io[0].off = 65536;
+	io[0].len = sizeof(rbuf);
+	io[0].buf = rbuf;
+	io[0].buf_index = -1;
+	run(ops, eng, io, 1);
+	assert_int_equal(io[0].res, sizeof(rbuf));
+	assert_memory_equal(rbuf, wbuf, sizeof(rbuf));
+
+	/* punch the first 4 KiB of the first write, zero the first 4 KiB of the second */
+	memset(io, 0, sizeof(io));
+	io[0].op = RP_OP_DISCARD;
+	io[0].fd = fd;
+	io[0].len = 4096;
+	io[1].op = RP_OP_WZERO;
+	io[1].fd = fd;
+	io[1].off = 65536;
+	io[1].len = 4096;
+	run(ops, eng, io, 2);
+	if (io[0].res == -EOPNOTSUPP || io[1].res == -EOPNOTSUPP) {
+		print_message("%s: the temporary filesystem cannot punch or zero\n", name);
+	} else {
+		assert_int_equal(io[0].res, 4096);
+		assert_int_equal(io[1].res, 4096);
+		assert_int_equal(pread(fd, rbuf, 8192, 0), 8192);
+		assert_memory_equal(rbuf, zero, 4096);
+		assert_memory_equal(rbuf + 4096, wbuf + 4096, 4096);
+		assert_int_equal(pread(fd, rbuf, 8192, 65536), 8192);
+		assert_memory_equal(rbuf, zero, 4096);
+	}
+
+	/* an error is a result, not a failure of the engine */
+	memset(io, 0, sizeof(io));
+	io[0].op = RP_OP_READ;
+	io[0].fd = 9999;
+	io[0].len = 512;
+	io[0].buf = rbuf;
+	io[0].buf_index = -1;
+	run(ops, eng, io, 1);
+	assert_int_equal(io[0].res, -EBADF);
+	ops->cleanup(eng);
+}
+
+static void test_uring(void **state)
+{
+	(void)state;
+	exercise("io_uring");
+}
+
+static void test_psync(void **state)
+{
+	(void)state;
+	exercise("psync");
+}
+
+static void test_null_latency(void **state)
+{
+	const struct rp_engine_ops *ops = rp_engine_find("null");
+	struct rp_engine_conf conf = {.depth = 4, .null_lat_ns = 2000000};
+	struct rp_engine *eng;
+	struct rp_io io = {0}, *done[4];
+	uint64_t t;
+
+	(void)state;
+	assert_int_equal(ops->init(&eng, &conf, NULL), 0);
+	io.op = RP_OP_READ;
+	io.len = 4096;
+	t = io.t_issue = rp_now();
+	assert_int_equal(ops->queue(eng, &io), 0);
+	assert_int_equal(ops->reap(eng, done, 4, 0), 0);           /* not yet */
+	assert_int_equal(ops->reap(eng, done, 4, t + 500000), 0);  /* deadline first */
+	assert_true(rp_now() >= t + 500000);
+	assert_int_equal(ops->reap(eng, done, 4, RP_WAIT_FOREVER), 1);
+	assert_true(io.t_done >= t + 2000000);
+	assert_int_equal(io.res, 4096);
+	assert_ptr_equal(rp_engine_find("sync"), rp_engine_find("psync"));
+	assert_null(rp_engine_find("libaio"));
+	ops->cleanup(eng);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_uring),
+		cmocka_unit_test(test_psync),
+		cmocka_unit_test(test_null_latency),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
