@@ -6,6 +6,7 @@
 #include "formats/blktrace.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -129,7 +130,10 @@ uint64_t rpt_lat_quantile(const uint32_t *lat, uint64_t n, double q)
 
 	if (!n)
 		return 0;
-	want = (uint64_t)(q * (double)(n - 1)) + 1;
+	/* nearest rank: the smallest value with at least q of the values at or below it */
+	want = (uint64_t)ceil(q * (double)n);
+	if (want < 1)
+		want = 1;
 	for (unsigned b = 0; b < RPT_LAT_BUCKETS; b++) {
 		seen += lat[b];
 		if (seen >= want)

@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: MIT */
+/* Tests for analyze/report_xml.c and report_svg.c: escaping, PNG encoding, chart output. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <zlib.h>
+
+#include "analyze/report_svg.h"
+#include "analyze/report_xml.h"
+
+static char *esc(const char *s, size_t len)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+
+	xml_putn(f, s, len);
+	fclose(f);
+	return buf;
+}
+
+static void test_escape(void **state)
+{
+	char *s;
+
+	(void)state;
+	s = esc("a<b>&\"c\"'d'", 11);
+	assert_string_equal(s, "a&lt;b&gt;&amp;&quot;c&quot;&#39;d&#39;");
+	free(s);
+	/* control characters XML 1.0 forbids, a NUL inside, tab and newline kept */
+	s = esc("x\x01y\0z\t\n", 7);
+	assert_string_equal(s, "x\xef\xbf\xbdy\xef\xbf\xbdz\t\n");
+	free(s);
+	/* valid UTF-8 passes, malformed and overlong and surrogates are replaced */
+	s = esc("\xc3\xa9", 2);
+	assert_string_equal(s, "\xc3\xa9");
+	free(s);
+	s = esc("\xc3(", 2);
+	assert_string_equal(s, "\xef\xbf\xbd(");
+	free(s);
+	s = esc("\xc0\xaf", 2);
+	assert_string_equal(s, "\xef\xbf\xbd\xef\xbf\xbd");
+	free(s);
+	s = esc("\xed\xa0\x80", 3);
+	assert_string_equal(s, "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+	free(s);
+	s = esc("\xf0\x9f\x98\x80", 4);
+	assert_string_equal(s, "\xf0\x9f\x98\x80");
+	free(s);
+	s = esc("\xe2\x82", 2); /* truncated at the end */
+	assert_string_equal(s, "\xef\xbf\xbd\xef\xbf\xbd");
+	free(s);
+}
+
+static int b64val(char c)
+{
+	const char *t = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	const char *p = strchr(t, c);
+
+	return p && c ? (int)(p - t) : -1;
+}
+
+static size_t unbase64(const char *s, uint8_t *out)
+{
+	size_t n = 0;
+	uint32_t acc = 0;
+	int bits = 0;
+
+	for (; *s && *s != '='; s++) {
+		int v = b64val(*s);
+
+		assert_true(v >= 0);
+		acc = acc << 6 | (uint32_t)v;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			out[n++] = (uint8_t)(acc >> bits);
+		}
+	}
+	return n;
+}
+
+static uint32_t be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void test_png(void **state)
+{
+	uint8_t rgba[3 * 2 * 4], png[4096], raw[64];
+	char *b64;
+	size_t n, pos = 8;
+	uLongf rawlen = sizeof(raw);
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rgba); i++)
+		rgba[i] = (uint8_t)(i * 7);
+	b64 = svg_png_base64(rgba, 3, 2);
+	assert_non_null(b64);
+	n = unbase64(b64, png);
+	free(b64);
+	assert_memory_equal(png, "\x89PNG\r\n\x1a\n", 8);
+	/* walk the chunks, check every CRC, inflate IDAT and find the pixels again */
+	while (pos + 12 <= n) {
+		uint32_t len = be32(png + pos);
+
+		assert_int_equal(be32(png + pos + 8 + len), crc32(0, png + pos + 4, len + 4));
+		if (!memcmp(png + pos + 4, "IHDR", 4)) {
+			assert_int_equal(be32(png + pos + 8), 3);
+			assert_int_equal(be32(png + pos + 12), 2);
+			assert_int_equal(png[pos + 16], 8);
+			assert_int_equal(png[pos + 17], 6);
+		}
+		if (!memcmp(png + pos + 4, "IDAT", 4)) {
+			assert_int_equal(uncompress(raw, &rawlen, png + pos + 8, len), Z_OK);
+			assert_int_equal(rawlen, 2 * (1 + 12));
+			assert_int_equal(raw[0], 0);
+			assert_memory_equal(raw + 1, rgba, 12);
+			assert_memory_equal(raw + 14, rgba + 12, 12);
+		}
+		pos += 12 + len;
+	}
+	assert_int_equal(pos, n);
+	assert_null(svg_png_base64(rgba, 0, 2));
+}
+
+static void test_nice_step(void **state)
+{
+	(void)state;
+	assert_true(fabs(svg_nice_step(100, 4) - 25) < 1e-9);
+	assert_true(fabs(svg_nice_step(7.85, 10) - 1) < 1e-9);
+	assert_true(fabs(svg_nice_step(0.003, 3) - 0.001) < 1e-12);
+	assert_true(fabs(svg_nice_step(0, 4) - 1) < 1e-9);
+}
+
+static void test_chart(void **state)
+{
+	const double x[] = {0.5, 1.5, 2.5, 3.5}, y[] = {1, NAN, 3, 4}, lo[] = {0, 0, 2, 3},
+		     hi[] = {2, 1, 4, 5};
+	struct svg_series s = {"a<b", "#123456", 4, x, y, lo, hi, true};
+	struct svg_band band = {1, 1.0001, 0.3, "#888", 1.5};
+	struct svg_chart c = {.id = "t\"1", .title = "T & co", .ylabel = "MB/s", .xmax = 4,
+			      .series = &s, .nseries = 1, .bands = &band, .nbands = 1};
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+
+	(void)state;
+	assert_int_equal(svg_chart_write(f, &c, true), 0);
+	fclose(f);
+	assert_true(!strncmp(buf, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=", 50));
+	assert_non_null(strstr(buf, "id=\"t&quot;1\""));
+	assert_non_null(strstr(buf, "<title>T &amp; co</title>"));
+	assert_non_null(strstr(buf, ">a&lt;b</text>"));
+	/* the NaN splits the line: a lone point, then a two-point polyline */
+	assert_non_null(strstr(buf, "<circle"));
+	assert_non_null(strstr(buf, "<polyline"));
+	assert_non_null(strstr(buf, "stroke-dasharray"));
+	/* a 0.1 ms gap on a 4 s axis is still drawn 1.5 px wide */
+	assert_non_null(strstr(buf, "width=\"1.5\""));
+	assert_null(strstr(buf, "nan"));
+	assert_non_null(strstr(buf, "</svg>\n"));
+	free(buf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_escape),
+		cmocka_unit_test(test_png),
+		cmocka_unit_test(test_nice_step),
+		cmocka_unit_test(test_chart),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
