@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests: os-release parsing, host facts, clock pairs. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "capture/cap_int.h"
+
+static void test_os_release(void **state)
+{
+	static const char text[] = "PRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\n"
+				   "NAME=\"Debian GNU/Linux\"\n"
+				   "VERSION_ID='12'\n"
+				   "VERSION_CODENAME=bookworm\n"
+				   "ID=debian\n"
+				   "no equals sign here\n"
+				   "HOME_URL=\"https://www.debian.org/\"\n";
+	FILE *f = fmemopen((void *)text, sizeof(text) - 1, "r");
+	json_t *j = cap_os_release_json(f);
+
+	(void)state;
+	fclose(f);
+	assert_string_equal(json_string_value(json_object_get(j, "id")), "debian");
+	assert_string_equal(json_string_value(json_object_get(j, "version_id")), "12");
+	assert_string_equal(json_string_value(json_object_get(j, "codename")), "bookworm");
+	assert_string_equal(json_string_value(json_object_get(j, "pretty_name")),
+			    "Debian GNU/Linux 12 (bookworm)");
+	assert_null(json_object_get(j, "home_url"));
+	json_decref(j);
+}
+
+static void test_host(void **state)
+{
+	json_t *j = cap_host_json("/nonexistent/os-release");
+
+	(void)state;
+	assert_non_null(json_object_get(j, "hostname"));
+	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "kernel"),
+								"sysname")),
+			    "Linux");
+	assert_null(json_object_get(j, "distro"));
+	assert_true(json_integer_value(json_object_get(j, "ncpu")) >= 1);
+	json_decref(j);
+}
+
+static void test_clock_pair(void **state)
+{
+	struct cap_clock_pair a, b;
+	struct timespec ts;
+	json_t *j;
+
+	(void)state;
+	cap_clock_pair_read(&a);
+	cap_clock_pair_read(&b);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	/* bracketed within a millisecond even on a loaded CI machine */
+	assert_true(a.uncertainty_ns >= 0 && a.uncertainty_ns < 1000000);
+	assert_true(b.mono_ns >= a.mono_ns);
+	/* the offset between the clocks does not move between two reads */
+	assert_true(llabs((b.real_ns - b.mono_ns) - (a.real_ns - a.mono_ns)) < 2000000);
+	assert_true(llabs(a.real_ns - ((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec)) < 1000000000);
+	j = cap_clock_pair_json(&a);
+	assert_int_equal(json_integer_value(json_object_get(j, "trace_ns")), a.mono_ns);
+	assert_int_equal(strlen(json_string_value(json_object_get(j, "wall"))),
+			 strlen("2026-11-30T01:02:03.123456789Z"));
+	json_decref(j);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_os_release),
+		cmocka_unit_test(test_host),
+		cmocka_unit_test(test_clock_pair),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
