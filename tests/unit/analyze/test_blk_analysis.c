@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests: the block pass maps devices, keeps the span and writes the documented JSON keys. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "analyze/blk_sink.h"
+#include "test_blk_events.h"
+
+static void test_document(void **s)
+{
+	struct blk_event ev[] = {
+		EV_Q(500, 0, 8, R),  EV_Q(1000, 8, 8, W), EV_D(1100, 8, 8, W), EV_D(1200, 0, 8, R),
+		EV_C(2100, 8, 8, W), EV_C(3200, 0, 8, R),
+	};
+	struct blk_event notify = EV_Q(0, 0, 0, R);
+	struct blk_analysis *a;
+	struct blk_opts o;
+	json_t *root = json_object(), *devs, *d, *lat;
+	static const char *const keys[] = {"dev",     "events", "reads",    "writes",  "actions",
+					   "blkparse", "latency_ns", "matching", "depth", "idle",
+					   "seeks",   "timeline"};
+
+	(void)s;
+	/* the read is on 8,16, the write on 8,0; 8,16 shows up first */
+	ev[0].dev = ev[3].dev = ev[5].dev = BLK_MKDEV(8, 16);
+	notify.flags = BLK_F_NOTIFY;
+	notify.dev = BLK_MKDEV(9, 0);
+	blk_opts_init(&o);
+	assert_int_equal(blk_analysis_new(&a, &o), 0);
+	blk_analysis_feed(a, &notify); /* ignored: no device, no time */
+	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
+		blk_analysis_feed(a, &ev[i]);
+	blk_analysis_finish(a);
+	assert_int_equal(blk_analysis_ndevices(a), 2);
+	assert_int_equal(blk_analysis_device(a, 0), BLK_MKDEV(8, 16));
+	assert_int_equal(blk_analysis_start(a), 500);
+	assert_int_equal(blk_analysis_end(a), 3200);
+	assert_int_equal(blk_analysis_to_json(a, root), 0);
+	assert_int_equal(json_integer_value(json_object_get(root, "span_ns")), 2700);
+	assert_non_null(json_object_get(json_object_get(root, "timeline"), "interval_ns"));
+	devs = json_object_get(root, "devices");
+	assert_int_equal(json_array_size(devs), 2);
+	d = json_array_get(devs, 0);
+	assert_string_equal(json_string_value(json_object_get(d, "dev")), "8,0");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(devs, 1), "dev")),
+			    "8,16");
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		assert_non_null(json_object_get(d, keys[i]));
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(d, "writes"), "bytes")),
+			 4096);
+	lat = json_object_get(json_object_get(d, "latency_ns"), "q2c");
+	assert_int_equal(json_integer_value(json_object_get(lat, "count")), 1);
+	assert_true(json_real_value(json_object_get(lat, "mean")) == 1100.0);
+	assert_int_equal(json_integer_value(json_object_get(lat, "p50")), 1100);
+	lat = json_object_get(json_object_get(json_array_get(devs, 1), "latency_ns"), "d2c");
+	assert_int_equal(json_integer_value(json_object_get(lat, "max")), 2000);
+	json_decref(root);
+	blk_analysis_free(a);
+}
+
+static void test_empty(void **s)
+{
+	struct blk_analysis *a;
+	struct blk_opts o;
+	json_t *root = json_object();
+
+	(void)s;
+	blk_opts_init(&o);
+	assert_int_equal(blk_analysis_new(&a, &o), 0);
+	assert_int_equal(blk_analysis_to_json(a, root), 0);
+	assert_int_equal(json_array_size(json_object_get(root, "devices")), 0);
+	assert_int_equal(json_integer_value(json_object_get(root, "span_ns")), 0);
+	json_decref(root);
+	blk_analysis_free(a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_document),
+		cmocka_unit_test(test_empty),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests: idle gaps at the start, between requests and at the end, threshold boundaries. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "analyze/blk_idle.h"
+#include "test_blk_events.h"
+
+#define MS 1000000ull
+
+static struct blk_idle *run(const struct blk_event *ev, size_t n, uint64_t thr, unsigned top,
+			    uint64_t end)
+{
+	struct blk_opts o;
+	struct blk_idle *s;
+
+	blk_opts_init(&o);
+	o.idle_threshold_ns = thr;
+	o.top = top;
+	s = blk_idle_new(&o);
+	assert_non_null(s);
+	for (size_t i = 0; i < n; i++)
+		blk_idle_feed(s, ev[i].dev == BLK_MKDEV(8, 16) ? 1 : 0, &ev[i]);
+	blk_idle_finish(s, ev[0].time, end);
+	return s;
+}
+
+static void test_start_between_end(void **s)
+{
+	struct blk_event ev[] = {
+		EV_Q(0, 0, 8, R),	     /* trace start; queued at the start */
+		EV_D(20 * MS, 0, 8, R),      /* ends a 20 ms gap that began with the trace */
+		EV_C(21 * MS, 0, 8, R),      /* idle from 21 ms */
+		EV_D(31 * MS, 8, 8, R),      /* exactly the threshold: counts */
+		EV_C(32 * MS, 8, 8, R),
+		EV_D(42 * MS - 1, 16, 8, R), /* one ns short: does not count */
+		EV_C(50 * MS, 16, 8, R),     /* idle to the end, 100 ms */
+		EV_Q(60 * MS, 24, 8, R),     /* queued, never issued */
+	};
+	struct blk_idle *sk;
+	const struct blk_idle_dev *d;
+
+	(void)s;
+	ev[3].pid = 42;
+	sk = run(ev, sizeof(ev) / sizeof(ev[0]), 10 * MS, 10, 150 * MS);
+	d = blk_idle_dev(sk, 0);
+	assert_int_equal(d->gaps, 3);
+	assert_int_equal(d->total_ns, 20 * MS + 10 * MS + 100 * MS);
+	assert_int_equal(d->h.count, 3);
+	assert_int_equal(d->ntop, 3);
+	/* longest first */
+	assert_int_equal(d->top[0].start, 50 * MS);
+	assert_int_equal(d->top[0].end, 150 * MS);
+	assert_int_equal(d->top[0].ended_by, BLK_GAP_END);
+	assert_true(d->top[0].queued);
+	assert_int_equal(d->top[0].queued_ns, 90 * MS);
+	assert_int_equal(d->top[1].start, 0);
+	assert_int_equal(d->top[1].end, 20 * MS);
+	assert_true(d->top[1].at_start);
+	assert_true(d->top[1].queued);
+	assert_int_equal(d->top[1].queued_ns, 20 * MS);
+	assert_int_equal(d->top[2].start, 21 * MS);
+	assert_int_equal(d->top[2].end, 31 * MS);
+	assert_int_equal(d->top[2].pid, 42);
+	assert_false(d->top[2].queued);
+	assert_false(d->top[2].at_start);
+	assert_int_equal(d->top[2].ended_by, BLK_GAP_ISSUE);
+	blk_idle_free(sk);
+}
+
+/* A device whose first request event is a completion was busy before the trace: no gap at
+ * the start. Two requests in flight: idle only once both complete. */
+static void test_busy_at_start(void **s)
+{
+	const struct blk_event ev[] = {
+		EV_Q(0, 0, 8, R),	 EV_C(30 * MS, 999, 8, R), EV_D(35 * MS, 0, 8, R),
+		EV_D(36 * MS, 8, 8, R), EV_C(40 * MS, 0, 8, R),	  EV_C(60 * MS, 8, 8, R),
+		EV_D(80 * MS, 16, 8, R), EV_C(81 * MS, 16, 8, R),
+	};
+	struct blk_idle *sk = run(ev, sizeof(ev) / sizeof(ev[0]), 10 * MS, 10, 81 * MS);
+	const struct blk_idle_dev *d = blk_idle_dev(sk, 0);
+
+	(void)s;
+	assert_int_equal(d->gaps, 1);
+	assert_int_equal(d->total_ns, 20 * MS);
+	assert_int_equal(d->top[0].start, 60 * MS);
+	blk_idle_free(sk);
+}
+
+/* Only the N longest are kept; equal lengths keep time order. Two devices are independent. */
+static void test_top_and_devices(void **s)
+{
+	struct blk_event ev[16];
+	size_t n = 0;
+	struct blk_idle *sk;
+	const struct blk_idle_dev *d;
+	static const uint64_t gap_ms[] = {15, 40, 15, 30, 11};
+	uint64_t t = 0;
+
+	(void)s;
+	for (size_t i = 0; i < 5; i++) {
+		ev[n++] = EV_D(t, 8 * i, 8, W);
+		ev[n++] = EV_C(t + MS, 8 * i, 8, W);
+		t += MS + gap_ms[i] * MS;
+	}
+	ev[n++] = EV_D(t, 100, 8, W);
+	/* the other device: busy from 0 to the end */
+	ev[n] = EV_D(1, 0, 8, W);
+	ev[n++].dev = BLK_MKDEV(8, 16);
+	ev[n] = EV_C(t, 0, 8, W);
+	ev[n++].dev = BLK_MKDEV(8, 16);
+	/* keep time order for the feed */
+	{
+		struct blk_event x = ev[n - 2];
+
+		for (size_t i = n - 2; i > 1; i--)
+			ev[i] = ev[i - 1];
+		ev[1] = x;
+	}
+	sk = run(ev, n, 10 * MS, 3, t);
+	d = blk_idle_dev(sk, 0);
+	assert_int_equal(d->gaps, 5);
+	assert_int_equal(d->total_ns, (15 + 40 + 15 + 30 + 11) * MS);
+	assert_int_equal(d->ntop, 3);
+	assert_int_equal(d->top[0].end - d->top[0].start, 40 * MS);
+	assert_int_equal(d->top[1].end - d->top[1].start, 30 * MS);
+	assert_int_equal(d->top[2].end - d->top[2].start, 15 * MS);
+	assert_int_equal(d->top[2].start, 1 * MS); /* the first of the two 15 ms gaps */
+	assert_int_equal(blk_idle_dev(sk, 1)->gaps, 0);
+	blk_idle_free(sk);
+}
+
+static void test_json(void **s)
+{
+	const struct blk_event ev[] = {EV_D(0, 0, 8, R), EV_C(MS, 0, 8, R), EV_D(50 * MS, 8, 8, R)};
+	struct blk_idle *sk = run(ev, 3, 10 * MS, 10, 50 * MS);
+	struct blk_json_ctx ctx = {0, 100 * MS, NULL};
+	json_t *o = json_object(), *idle, *g;
+
+	(void)s;
+	assert_int_equal(blk_idle_to_json(sk, 0, o, &ctx), 0);
+	idle = json_object_get(o, "idle");
+	assert_int_equal(json_integer_value(json_object_get(idle, "gaps")), 1);
+	assert_true(json_real_value(json_object_get(idle, "pct")) == 49.0);
+	g = json_array_get(json_object_get(idle, "longest"), 0);
+	assert_int_equal(json_integer_value(json_object_get(g, "duration_ns")), 49 * MS);
+	assert_string_equal(json_string_value(json_object_get(g, "ended_by")), "issue");
+	assert_true(json_is_null(json_object_get(g, "comm")));
+	json_decref(o);
+	blk_idle_free(sk);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_start_between_end),
+		cmocka_unit_test(test_busy_at_start),
+		cmocka_unit_test(test_top_and_devices),
+		cmocka_unit_test(test_json),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
