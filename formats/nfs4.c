@@ -410,10 +410,11 @@ static bool op_args(struct cur *c, uint32_t op, struct nfs_call *o, uint8_t *fh,
 			set_io(o, off, n);
 			o->stable = t;
 		}
-		/* the data: usually beyond the kept head of the record */
-		if (!c->err && !xdr_skip(c, n))
-			return false;
-		break;
+		/* the data: usually beyond the kept head of the record, which ends the walk
+		 * after this op (the cursor error) but not the op itself */
+		if (!c->err)
+			xdr_skip(c, n);
+		return true;
 	}
 	case OP4_RELEASE_LOCKOWNER:
 		skip_owner(c);
@@ -508,7 +509,7 @@ int nfs4_call(struct cur *c, struct nfs_call *o)
 	uint8_t fh[NFS_FH_MAX], saved[NFS_FH_MAX];
 	uint8_t fh_len = 0, saved_len = 0;
 	uint32_t n, i;
-	bool walked = true;
+	bool walked = true, main_ok = false;
 	int best = -1;
 
 	xdr_skip_opaque(c, NAME_MAX4); /* tag */
@@ -552,10 +553,14 @@ int nfs4_call(struct cur *c, struct nfs_call *o)
 		}
 		if (!op_args(c, op, o, fh, &fh_len, is_main)) {
 			walked = false;
+			if (is_main)
+				main_ok = false;
 			break;
 		}
+		if (is_main)
+			main_ok = true;
 	}
-	o->decoded = best >= 3 || walked;
+	o->decoded = walked || main_ok;
 	return 0;
 }
 
@@ -826,7 +831,7 @@ int nfs4_cb_call(struct cur *c, struct nfs_call *o)
 		}
 		switch (op) {
 		case CB4_SEQUENCE:
-			cur_skip(c, 16 + 16 + 4);
+			cur_skip(c, 16 + 16);
 			k = xdr_u32(c); /* referring_call_list4<> */
 			if (k > cur_left(c) / 20)
 				c->err = true;

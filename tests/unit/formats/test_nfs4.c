@@ -1,0 +1,417 @@
+/* SPDX-License-Identifier: MIT */
+/* NFSv4 COMPOUND decoding op by op, the main-op rule, COPY and CB_OFFLOAD, bad input. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "formats/nfs.h"
+#include "test_nfs_build.h"
+
+static const uint8_t FH[16] = "file-handle-0001";
+static const uint8_t FH2[16] = "file-handle-0002";
+static const uint8_t SID[16] = "stateid-12345678";
+
+static void compound_hdr(struct wb *w, uint32_t minor, uint32_t nops)
+{
+	putopaque(w, "tag", 3);
+	put32(w, minor);
+	put32(w, nops);
+}
+
+static void op_sequence(struct wb *w)
+{
+	put32(w, OP4_SEQUENCE);
+	putzero(w, 16);
+	put32(w, 1);
+	put32(w, 0);
+	put32(w, 0);
+	put32(w, 0);
+}
+
+static void op_putfh(struct wb *w, const uint8_t *fh)
+{
+	put32(w, OP4_PUTFH);
+	putopaque(w, fh, 16);
+}
+
+static void op_getattr(struct wb *w)
+{
+	put32(w, OP4_GETATTR);
+	put32(w, 2);
+	put32(w, 0x18);
+	put32(w, 0);
+}
+
+static void res_hdr(struct wb *w, uint32_t status, uint32_t nops)
+{
+	put32(w, status);
+	putopaque(w, "tag", 3);
+	put32(w, nops);
+}
+
+static void res_sequence(struct wb *w)
+{
+	put32(w, OP4_SEQUENCE);
+	put32(w, 0);
+	putzero(w, 36);
+}
+
+static void res_getattr_size(struct wb *w, uint64_t size)
+{
+	put32(w, OP4_GETATTR);
+	put32(w, 0);
+	put32(w, 1);
+	put32(w, 0x18); /* change, size */
+	put32(w, 16);
+	put64(w, 5);
+	put64(w, size);
+}
+
+static void test_write_compound(void **state)
+{
+	struct wb w = {.n = 0}, r = {.n = 0};
+	struct nfs_call c;
+	struct nfs_reply p;
+	struct cur cu;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	memset(&p, 0, sizeof(p));
+	compound_hdr(&w, 1, 4);
+	op_sequence(&w);
+	op_putfh(&w, FH);
+	put32(&w, OP4_WRITE);
+	putbytes(&w, SID, 16);
+	put64(&w, 12288);
+	put32(&w, 2);
+	putopaque(&w, "0123456789", 10);
+	op_getattr(&w);
+	cu = cur_make(w.b, w.n);
+	assert_int_equal(nfs4_call(&cu, &c), 0);
+	assert_true(c.decoded);
+	assert_int_equal(c.minor, 1);
+	assert_int_equal(c.nops, 4);
+	assert_int_equal(c.op, OP4_WRITE);
+	assert_int_equal(c.main_idx, 2);
+	assert_int_equal(c.offset, 12288);
+	assert_int_equal(c.count, 10);
+	assert_int_equal(c.stable, 2);
+	assert_int_equal(c.fh_len, 16);
+	assert_memory_equal(c.fh, FH, 16);
+	assert_int_equal(c.ops[3], OP4_GETATTR);
+
+	res_hdr(&r, 0, 4);
+	res_sequence(&r);
+	put32(&r, OP4_PUTFH);
+	put32(&r, 0);
+	put32(&r, OP4_WRITE);
+	put32(&r, 0);
+	put32(&r, 10);
+	put32(&r, 2);
+	putzero(&r, 8);
+	res_getattr_size(&r, 12298);
+	cu = cur_make(r.b, r.n);
+	assert_int_equal(nfs4_reply(&cu, &c, &p), 0);
+	assert_int_equal(p.status, 0);
+	assert_int_equal(p.count, 10);
+	assert_int_equal(p.committed, 2);
+	assert_true(p.has_size);
+	assert_int_equal(p.size, 12298);
+}
+
+static void test_main_op_rule(void **state)
+{
+	const uint16_t open[] = {OP4_PUTFH, OP4_LOOKUP, OP4_GETATTR, OP4_ACCESS, OP4_OPEN,
+				 OP4_GETFH};
+	const uint16_t access[] = {OP4_PUTFH, OP4_ACCESS, OP4_GETATTR};
+	const uint16_t getattr[] = {OP4_SEQUENCE, OP4_PUTFH, OP4_GETATTR};
+	const uint16_t root[] = {OP4_PUTROOTFH, OP4_GETFH};
+	const uint16_t commit_close[] = {OP4_PUTFH, OP4_COMMIT, OP4_CLOSE};
+	const uint16_t rename[] = {OP4_PUTFH, OP4_SAVEFH, OP4_PUTFH, OP4_RENAME, OP4_GETATTR};
+	const uint16_t lookup[] = {OP4_PUTROOTFH, OP4_LOOKUP, OP4_GETFH, OP4_GETATTR};
+
+	(void)state;
+	assert_int_equal(nfs4_main_op(open, 6), 4);
+	assert_int_equal(nfs4_main_op(access, 3), 1);
+	assert_int_equal(nfs4_main_op(getattr, 3), 2);
+	assert_int_equal(nfs4_main_op(root, 2), 1);
+	assert_int_equal(nfs4_main_op(commit_close, 3), 1);
+	assert_int_equal(nfs4_main_op(rename, 5), 3);
+	assert_int_equal(nfs4_main_op(lookup, 4), 1);
+	assert_int_equal(nfs4_main_op(NULL, 0), -1);
+	assert_string_equal(nfs4_op_name(OP4_COPY), "COPY");
+	assert_string_equal(nfs4_op_name(OP4_READ_PLUS), "READ_PLUS");
+	assert_string_equal(nfs4_cb_op_name(CB4_OFFLOAD), "CB_OFFLOAD");
+	assert_null(nfs4_op_name(1000));
+}
+
+static void test_open_compound(void **state)
+{
+	struct wb w = {.n = 0}, r = {.n = 0};
+	struct nfs_call c;
+	struct nfs_reply p;
+	struct cur cu;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	memset(&p, 0, sizeof(p));
+	compound_hdr(&w, 0, 6);
+	op_putfh(&w, FH);
+	put32(&w, OP4_LOOKUP);
+	putopaque(&w, "dir", 3);
+	op_getattr(&w);
+	put32(&w, OP4_ACCESS);
+	put32(&w, 0x3f);
+	put32(&w, OP4_OPEN);
+	put32(&w, 0);          /* seqid */
+	put32(&w, 3);          /* share access */
+	put32(&w, 0);          /* deny */
+	put64(&w, 77);         /* clientid */
+	putopaque(&w, "owner", 5);
+	put32(&w, 1);          /* OPEN4_CREATE */
+	put32(&w, 0);          /* UNCHECKED4 */
+	put32(&w, 1);          /* fattr4: bitmap<1> */
+	put32(&w, 0x10);
+	putopaque(&w, "\0\0\0\0\0\0\0\0", 8);
+	put32(&w, 0);          /* CLAIM_NULL */
+	putopaque(&w, "newfile", 7);
+	put32(&w, OP4_GETFH);
+	cu = cur_make(w.b, w.n);
+	nfs4_call(&cu, &c);
+	assert_true(c.decoded);
+	assert_int_equal(c.op, OP4_OPEN);
+	assert_int_equal(c.nops, 6);
+	/* reply: LOOKUP fails, the COMPOUND stops there */
+	res_hdr(&r, 2, 2);
+	put32(&r, OP4_PUTFH);
+	put32(&r, 0);
+	put32(&r, OP4_LOOKUP);
+	put32(&r, 2);
+	cu = cur_make(r.b, r.n);
+	nfs4_reply(&cu, &c, &p);
+	assert_int_equal(p.status, 2);
+	assert_int_equal(p.op_status, 0);
+}
+
+static void test_copy_and_cb_offload(void **state)
+{
+	struct wb w = {.n = 0}, r = {.n = 0}, cb = {.n = 0};
+	struct nfs_call c, k;
+	struct nfs_reply p;
+	struct cur cu;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	memset(&k, 0, sizeof(k));
+	memset(&p, 0, sizeof(p));
+	compound_hdr(&w, 2, 5);
+	op_sequence(&w);
+	op_putfh(&w, FH);
+	put32(&w, OP4_SAVEFH);
+	op_putfh(&w, FH2);
+	put32(&w, OP4_COPY);
+	putbytes(&w, SID, 16);
+	putbytes(&w, SID, 16);
+	put64(&w, 0);
+	put64(&w, 0);
+	put64(&w, 1 << 30);
+	put32(&w, 1); /* consecutive */
+	put32(&w, 0); /* asynchronous */
+	put32(&w, 1); /* one source server */
+	put32(&w, 3); /* NL4_NETADDR */
+	putopaque(&w, "tcp", 3);
+	putopaque(&w, "10.0.0.9.8.1", 12);
+	cu = cur_make(w.b, w.n);
+	nfs4_call(&cu, &c);
+	assert_true(c.decoded);
+	assert_int_equal(c.op, OP4_COPY);
+	assert_int_equal(c.count, 1 << 30);
+	assert_false(c.copy_sync);
+	assert_memory_equal(c.fh, FH2, 16); /* the destination: the current handle */
+
+	res_hdr(&r, 0, 5);
+	res_sequence(&r);
+	put32(&r, OP4_PUTFH);
+	put32(&r, 0);
+	put32(&r, OP4_SAVEFH);
+	put32(&r, 0);
+	put32(&r, OP4_PUTFH);
+	put32(&r, 0);
+	put32(&r, OP4_COPY);
+	put32(&r, 0);
+	put32(&r, 1);
+	putbytes(&r, SID, 16);
+	put64(&r, 0);
+	put32(&r, 0);
+	putzero(&r, 8);
+	put32(&r, 1);
+	put32(&r, 0);
+	cu = cur_make(r.b, r.n);
+	nfs4_reply(&cu, &c, &p);
+	assert_true(p.copy_async);
+	assert_memory_equal(p.copy_stateid, SID, 16);
+
+	/* CB_COMPOUND: CB_SEQUENCE, CB_OFFLOAD */
+	putopaque(&cb, "", 0);
+	put32(&cb, 2);
+	put32(&cb, 1);
+	put32(&cb, 2);
+	put32(&cb, CB4_SEQUENCE);
+	putzero(&cb, 16);
+	put32(&cb, 1);
+	put32(&cb, 0);
+	put32(&cb, 0);
+	put32(&cb, 0);
+	put32(&cb, 0);
+	put32(&cb, CB4_OFFLOAD);
+	putopaque(&cb, FH2, 16);
+	putbytes(&cb, SID, 16);
+	put32(&cb, 0);
+	put32(&cb, 0);
+	put64(&cb, 1 << 30);
+	put32(&cb, 2);
+	putzero(&cb, 8);
+	cu = cur_make(cb.b, cb.n);
+	nfs4_cb_call(&cu, &k);
+	assert_true(k.cb_offload);
+	assert_int_equal(k.op, CB4_OFFLOAD);
+	assert_int_equal(k.cb_count, 1 << 30);
+	assert_memory_equal(k.cb_stateid, SID, 16);
+}
+
+static void test_42_ops(void **state)
+{
+	struct wb w = {.n = 0};
+	struct nfs_call c;
+	struct cur cu;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	compound_hdr(&w, 2, 9);
+	op_sequence(&w);
+	op_putfh(&w, FH);
+	put32(&w, OP4_ALLOCATE);
+	putbytes(&w, SID, 16);
+	put64(&w, 0);
+	put64(&w, 4096);
+	put32(&w, OP4_DEALLOCATE);
+	putbytes(&w, SID, 16);
+	put64(&w, 0);
+	put64(&w, 4096);
+	put32(&w, OP4_CLONE);
+	putbytes(&w, SID, 16);
+	putbytes(&w, SID, 16);
+	put64(&w, 0);
+	put64(&w, 0);
+	put64(&w, 8192);
+	put32(&w, OP4_OFFLOAD_STATUS);
+	putbytes(&w, SID, 16);
+	put32(&w, OP4_OFFLOAD_CANCEL);
+	putbytes(&w, SID, 16);
+	put32(&w, OP4_READ_PLUS);
+	putbytes(&w, SID, 16);
+	put64(&w, 0);
+	put32(&w, 4096);
+	op_getattr(&w);
+	cu = cur_make(w.b, w.n);
+	nfs4_call(&cu, &c);
+	assert_true(c.decoded);
+	assert_int_equal(c.nops, 9);
+	assert_int_equal(c.op, OP4_ALLOCATE);
+	assert_int_equal(c.count, 4096);
+	assert_int_equal(c.ops[8], OP4_GETATTR);
+}
+
+static void test_read_plus_reply(void **state)
+{
+	struct wb r = {.n = 0};
+	struct nfs_call c;
+	struct nfs_reply p;
+	struct cur cu;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	memset(&p, 0, sizeof(p));
+	c.op = OP4_READ_PLUS;
+	c.main_idx = 1;
+	res_hdr(&r, 0, 2);
+	put32(&r, OP4_PUTFH);
+	put32(&r, 0);
+	put32(&r, OP4_READ_PLUS);
+	put32(&r, 0);
+	put32(&r, 1); /* eof */
+	put32(&r, 2);
+	put32(&r, 0); /* data */
+	put64(&r, 0);
+	putopaque(&r, "abcd", 4);
+	put32(&r, 1); /* hole */
+	put64(&r, 4);
+	put64(&r, 4092);
+	cu = cur_make(r.b, r.n);
+	nfs4_reply(&cu, &c, &p);
+	assert_true(p.eof);
+	assert_int_equal(p.count, 4096);
+}
+
+static void test_bad_input(void **state)
+{
+	struct wb w = {.n = 0};
+	struct nfs_call c;
+	struct nfs_reply p;
+	struct cur cu;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	compound_hdr(&w, 1, 0xffffffffu);
+	op_putfh(&w, FH);
+	put32(&w, 9999); /* unknown op: the walk stops */
+	put32(&w, 0);
+	cu = cur_make(w.b, w.n);
+	assert_int_equal(nfs4_call(&cu, &c), 0);
+	assert_int_equal(c.nops, 2);
+	assert_false(c.decoded);
+	/* tag length beyond the buffer */
+	w.n = 0;
+	put32(&w, 0x7fffffffu);
+	cu = cur_make(w.b, w.n);
+	memset(&c, 0, sizeof(c));
+	assert_int_not_equal(nfs4_call(&cu, &c), 0);
+	cu = cur_make(w.b, w.n);
+	memset(&p, 0, sizeof(p));
+	assert_int_not_equal(nfs4_reply(&cu, &c, &p), 0);
+	/* a WRITE whose data runs past the kept head still gives offset and count */
+	w.n = 0;
+	memset(&c, 0, sizeof(c));
+	compound_hdr(&w, 0, 2);
+	op_putfh(&w, FH);
+	put32(&w, OP4_WRITE);
+	putbytes(&w, SID, 16);
+	put64(&w, 1 << 20);
+	put32(&w, 0);
+	put32(&w, 1 << 20);
+	putzero(&w, 100);
+	cu = cur_make(w.b, w.n);
+	nfs4_call(&cu, &c);
+	assert_int_equal(c.op, OP4_WRITE);
+	assert_int_equal(c.count, 1 << 20);
+	assert_true(c.decoded);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_write_compound),
+		cmocka_unit_test(test_main_op_rule),
+		cmocka_unit_test(test_open_compound),
+		cmocka_unit_test(test_copy_and_cb_offload),
+		cmocka_unit_test(test_42_ops),
+		cmocka_unit_test(test_read_plus_reply),
+		cmocka_unit_test(test_bad_input),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

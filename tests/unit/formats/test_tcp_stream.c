@@ -1,0 +1,406 @@
+/* SPDX-License-Identifier: MIT */
+/* TCP reassembly and RPC record marking: every case of issue 4, on hand-built segments. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "formats/tcp_stream.h"
+#include "test_nfs_build.h"
+
+#define MAXREC 64
+
+struct got {
+	unsigned n;
+	struct {
+		uint8_t head[256];
+		uint32_t head_len;
+		uint64_t len;
+		bool incomplete;
+		uint64_t ts;
+		int dir;
+		uint64_t conn;
+	} r[MAXREC];
+	unsigned total;
+};
+
+static void on_rec(void *arg, const struct rpc_record *r)
+{
+	struct got *g = arg;
+
+	g->total++;
+	if (g->n >= MAXREC)
+		return;
+	memcpy(g->r[g->n].head, r->head, r->head_len < 256 ? r->head_len : 256);
+	g->r[g->n].head_len = r->head_len;
+	g->r[g->n].len = r->len;
+	g->r[g->n].incomplete = r->incomplete;
+	g->r[g->n].ts = r->ts_ns;
+	g->r[g->n].dir = r->dir;
+	g->r[g->n].conn = r->conn_id;
+	g->n++;
+}
+
+/* A plausible RPC call of `size` bytes (size >= 40) with the given xid, framed. */
+static void call_msg(struct wb *out, uint32_t xid, size_t size)
+{
+	struct wb m = {.n = 0};
+
+	rpc_call_hdr(&m, xid, 100003, 3, 1, AUTHB_NONE);
+	while (m.n < size)
+		m.b[m.n] = (uint8_t)(m.n * 13), m.n++;
+	rm_frame(out, &m);
+}
+
+static struct tcp_table *mk(struct got *g, const struct tcp_cfg *cfg)
+{
+	struct tcp_table *t;
+
+	memset(g, 0, sizeof(*g));
+	assert_int_equal(tcp_table_new(&t, cfg, on_rec, g), 0);
+	return t;
+}
+
+static void syn(struct tcp_table *t, uint32_t isn)
+{
+	struct pkt p = tcp_pkt(0, 1000, isn, NULL, 0, 0, 1, TCPF_SYN);
+
+	tcp_table_packet(t, &p);
+}
+
+static void seg(struct tcp_table *t, uint32_t seq, const uint8_t *d, uint32_t n, uint64_t ts)
+{
+	struct pkt p = tcp_pkt(0, 1000, seq, d, n, n, ts, 0);
+
+	tcp_table_packet(t, &p);
+}
+
+static uint32_t xid_of(struct got *g, unsigned i)
+{
+	const uint8_t *h = g->r[i].head;
+
+	return (uint32_t)h[0] << 24 | (uint32_t)h[1] << 16 | (uint32_t)h[2] << 8 | h[3];
+}
+
+static void test_several_in_one_segment(void **state)
+{
+	struct got g;
+	struct tcp_table *t = mk(&g, NULL);
+	struct wb w = {.n = 0};
+
+	(void)state;
+	call_msg(&w, 1, 40);
+	call_msg(&w, 2, 100);
+	call_msg(&w, 3, 60);
+	syn(t, 1000);
+	seg(t, 1001, w.b, (uint32_t)w.n, 5);
+	assert_int_equal(g.n, 3);
+	assert_int_equal(xid_of(&g, 0), 1);
+	assert_int_equal(xid_of(&g, 1), 2);
+	assert_int_equal(xid_of(&g, 2), 3);
+	assert_int_equal(g.r[1].len, 100);
+	assert_int_equal(g.r[2].ts, 5);
+	assert_int_equal(tcp_table_counters(t)->lost_bytes, 0);
+	tcp_table_free(t);
+}
+
+static void test_one_over_many_segments(void **state)
+{
+	struct got g;
+	struct tcp_table *t = mk(&g, NULL);
+	struct wb w = {.n = 0};
+	size_t i;
+
+	(void)state;
+	call_msg(&w, 7, 200);
+	syn(t, 0xfffffff0u); /* sequence numbers wrap inside the record */
+	for (i = 0; i < w.n; i++)
+		seg(t, (uint32_t)(0xfffffff1u + i), w.b + i, 1, 100 + i);
+	assert_int_equal(g.n, 1);
+	assert_int_equal(g.r[0].len, 200);
+	assert_int_equal(g.r[0].ts, 100 + w.n - 1); /* time of the last byte */
+	assert_memory_equal(g.r[0].head, w.b + 4, 200 > 256 ? 256 : 200);
+	tcp_table_free(t);
+}
+
+static void test_multi_fragment(void **state)
+{
+	struct got g;
+	struct tcp_table *t = mk(&g, NULL);
+	struct wb m = {.n = 0}, w = {.n = 0};
+
+	(void)state;
+	rpc_call_hdr(&m, 9, 100003, 3, 0, AUTHB_NONE);
+	putzero(&m, 60);
+	/* three fragments: 20, 30, rest */
+	put32(&w, 20);
+	putbytes(&w, m.b, 20);
+	put32(&w, 30);
+	putbytes(&w, m.b + 20, 30);
+	put32(&w, 0x80000000u | (uint32_t)(m.n - 50));
+	putbytes(&w, m.b + 50, m.n - 50);
+	syn(t, 0);
+	seg(t, 1, w.b, (uint32_t)w.n, 1);
+	assert_int_equal(g.n, 1);
+	assert_int_equal(g.r[0].len, m.n);
+	assert_int_equal(g.r[0].head_len, m.n);
+	assert_memory_equal(g.r[0].head, m.b, m.n);
+	tcp_table_free(t);
+}
+
+static void test_retransmit_and_overlap(void **state)
+{
+	struct got g;
+	struct tcp_table *t = mk(&g, NULL);
+	struct wb w = {.n = 0};
+
+	(void)state;
+	call_msg(&w, 1, 100);
+	call_msg(&w, 2, 100);
+	syn(t, 0);
+	seg(t, 1, w.b, 60, 1);
+	seg(t, 1, w.b, 60, 2);            /* exact retransmission */
+	seg(t, 31, w.b + 30, 80, 3);      /* overlaps 30 old bytes, 50 new */
+	seg(t, 61, w.b + 60, 50, 4);      /* all old */
+	seg(t, 111, w.b + 110, (uint32_t)w.n - 110, 5);
+	assert_int_equal(g.n, 2);
+	assert_int_equal(xid_of(&g, 0), 1);
+	assert_int_equal(xid_of(&g, 1), 2);
+	assert_int_equal(tcp_table_counters(t)->retransmits, 3);
+	assert_int_equal(tcp_table_counters(t)->lost_bytes, 0);
+	tcp_table_free(t);
+}
+
+static void test_out_of_order(void **state)
+{
+	struct got g;
+	struct tcp_table *t = mk(&g, NULL);
+	struct wb w = {.n = 0};
+
+	(void)state;
+	call_msg(&w, 1, 100);
+	call_msg(&w, 2, 100);
+	syn(t, 0);
+	seg(t, 1 + 150, w.b + 150, (uint32_t)w.n - 150, 1);
+	seg(t, 1 + 60, w.b + 60, 90, 2);
+	assert_int_equal(g.n, 0);
+	seg(t, 1, w.b, 60, 3);
+	assert_int_equal(g.n, 2);
+	assert_int_equal(xid_of(&g, 1), 2);
+	assert_int_equal(g.r[1].ts, 3);
+	assert_int_equal(tcp_table_counters(t)->out_of_order, 2);
+	assert_int_equal(tcp_table_counters(t)->lost_bytes, 0);
+	tcp_table_free(t);
+}
+
+/* A gap inside a record body: the record is still delivered, bytes lost counted. */
+static void test_gap_in_body(void **state)
+{
+	struct got g;
+	struct tcp_cfg cfg = {.head_cap = 128};
+	struct tcp_table *t = mk(&g, &cfg);
+	struct wb w = {.n = 0};
+
+	(void)state;
+	call_msg(&w, 1, 1000);
+	call_msg(&w, 2, 100);
+	syn(t, 0);
+	seg(t, 1, w.b, 200, 1);
+	seg(t, 1 + 500, w.b + 500, (uint32_t)w.n - 500, 2); /* 300 bytes never come */
+	assert_int_equal(g.n, 0);
+	tcp_table_finish(t);
+	assert_int_equal(g.n, 2);
+	assert_false(g.r[0].incomplete); /* the kept head (128 bytes) was complete */
+	assert_int_equal(g.r[0].len, 1000);
+	assert_int_equal(xid_of(&g, 1), 2);
+	assert_int_equal(tcp_table_counters(t)->lost_bytes, 300);
+	tcp_table_free(t);
+}
+
+/* A gap that swallows a marker: resynchronise at the next plausible record. */
+static void test_gap_resync(void **state)
+{
+	struct got g;
+	struct tcp_cfg cfg = {.ooo_cap = 64}; /* a small queue: the gap is given up quickly */
+	struct tcp_table *t = mk(&g, &cfg);
+	struct wb w = {.n = 0};
+	size_t a, b;
+
+	(void)state;
+	call_msg(&w, 1, 100);
+	a = w.n;
+	call_msg(&w, 2, 100);
+	b = w.n;
+	call_msg(&w, 3, 100);
+	call_msg(&w, 4, 100);
+	syn(t, 0);
+	seg(t, 1, w.b, (uint32_t)a, 1);
+	/* lose the first 50 bytes of record 2 (its marker included) */
+	seg(t, (uint32_t)(1 + a + 50), w.b + a + 50, (uint32_t)(w.n - a - 50), 2);
+	/* the segment does not fit the queue: the gap is given up at once */
+	assert_int_equal(g.n, 3);
+	assert_int_equal(xid_of(&g, 1), 3);
+	assert_int_equal(xid_of(&g, 2), 4);
+	assert_int_equal(tcp_table_counters(t)->lost_bytes, b - a); /* the whole of record 2 */
+	assert_int_equal(tcp_table_counters(t)->resyncs, 1);
+	tcp_table_free(t);
+}
+
+/* The capture starts in the middle of a record. */
+static void test_mid_stream(void **state)
+{
+	struct got g;
+	struct tcp_table *t = mk(&g, NULL);
+	struct wb w = {.n = 0};
+
+	(void)state;
+	call_msg(&w, 1, 300);
+	call_msg(&w, 2, 100);
+	call_msg(&w, 3, 100);
+	seg(t, 5000 + 123, w.b + 123, 100, 1); /* no SYN */
+	seg(t, 5000 + 223, w.b + 223, (uint32_t)w.n - 223, 2);
+	assert_int_equal(g.n, 2);
+	assert_int_equal(xid_of(&g, 0), 2);
+	assert_int_equal(xid_of(&g, 1), 3);
+	assert_int_equal(tcp_table_counters(t)->lost_bytes, 304 - 123);
+	tcp_table_free(t);
+}
+
+/* Frames cut by the snaplen: headers decoded, the missing payload counted. */
+static void test_snaplen(void **state)
+{
+	struct got g;
+	struct tcp_table *t = mk(&g, NULL);
+	struct wb w = {.n = 0};
+	struct pkt p;
+
+	(void)state;
+	call_msg(&w, 1, 2000);
+	call_msg(&w, 2, 100);
+	syn(t, 0);
+	p = tcp_pkt(0, 1000, 1, w.b, 96, 1000, 1, 0); /* 96 of 1000 bytes captured */
+	tcp_table_packet(t, &p);
+	p = tcp_pkt(0, 1000, 1001, w.b + 1000, 96, (uint32_t)w.n - 1000, 2, 0);
+	tcp_table_packet(t, &p);
+	/* the second frame's first 96 bytes are inside record 1: record 2 was cut away */
+	assert_int_equal(g.n, 1);
+	assert_true(g.r[0].incomplete);
+	assert_int_equal(g.r[0].head_len, 92);
+	assert_int_equal(g.r[0].len, 2000);
+	assert_int_equal(tcp_table_counters(t)->lost_bytes, (w.n - 192));
+	tcp_table_free(t);
+}
+
+static void test_absurd_length(void **state)
+{
+	struct got g;
+	struct tcp_table *t = mk(&g, NULL);
+	struct wb w = {.n = 0};
+	size_t before;
+
+	(void)state;
+	put32(&w, 0xffffffffu); /* last fragment, length 0x7fffffff */
+	putzero(&w, 40);
+	call_msg(&w, 5, 100);
+	syn(t, 0);
+	before = tcp_table_mem(t);
+	seg(t, 1, w.b, (uint32_t)w.n, 1);
+	assert_int_equal(tcp_table_counters(t)->bad_records, 1);
+	assert_int_equal(g.n, 1);
+	assert_int_equal(xid_of(&g, 0), 5);
+	assert_true(tcp_table_mem(t) <= before + 8192);
+	tcp_table_free(t);
+}
+
+static void test_bounded_memory(void **state)
+{
+	struct got g;
+	struct tcp_cfg cfg = {.ooo_cap = 4096, .ooo_total = 16384, .max_conns = 8};
+	struct tcp_table *t = mk(&g, &cfg);
+	static uint8_t junk[1400];
+	unsigned i;
+	size_t base = tcp_table_mem(t);
+
+	(void)state;
+	syn(t, 0);
+	/* a flood of segments far ahead of a gap: the queue stays within its cap */
+	for (i = 0; i < 1000; i++)
+		seg(t, 100000 + i * 1400, junk, 1400, i);
+	assert_true(tcp_table_mem(t) < base + 4096 + 8192 + 4096);
+	/* a flood of connections: at most max_conns are kept */
+	for (i = 0; i < 1000; i++) {
+		struct pkt p = tcp_pkt(0, (uint16_t)(2000 + i), 1, junk, 100, 100, i, 0);
+
+		tcp_table_packet(t, &p);
+	}
+	assert_true(tcp_table_counters(t)->evicted >= 1000 - 8);
+	assert_true(tcp_table_mem(t) < base + 8 * (8192 + 4096 + 1024));
+	tcp_table_free(t);
+}
+
+static void test_two_directions_and_udp(void **state)
+{
+	struct got g;
+	struct tcp_table *t = mk(&g, NULL);
+	struct wb c = {.n = 0}, r = {.n = 0}, m = {.n = 0};
+	struct pkt p;
+
+	(void)state;
+	call_msg(&c, 11, 40);
+	rpc_reply_hdr(&m, 11, 0);
+	put32(&m, 0);
+	rm_frame(&r, &m);
+	syn(t, 0);
+	p = tcp_pkt(1, 1000, 500, NULL, 0, 0, 1, TCPF_SYN);
+	tcp_table_packet(t, &p);
+	seg(t, 1, c.b, (uint32_t)c.n, 2);
+	p = tcp_pkt(1, 1000, 501, r.b, (uint32_t)r.n, (uint32_t)r.n, 3, 0);
+	tcp_table_packet(t, &p);
+	assert_int_equal(g.n, 2);
+	assert_int_equal(g.r[0].conn, g.r[1].conn);
+	assert_int_not_equal(g.r[0].dir, g.r[1].dir);
+	/* UDP: one datagram, one message, no marker */
+	p = tcp_pkt(0, 1000, 0, m.b, (uint32_t)m.n, (uint32_t)m.n, 4, 0);
+	p.proto = 17;
+	tcp_table_packet(t, &p);
+	assert_int_equal(g.n, 3);
+	assert_int_equal(g.r[2].len, m.n);
+	assert_int_not_equal(g.r[2].conn, g.r[0].conn);
+	tcp_table_free(t);
+}
+
+static void test_plausible(void **state)
+{
+	struct wb w = {.n = 0};
+
+	(void)state;
+	call_msg(&w, 1, 40);
+	assert_true(rpc_record_plausible(w.b, w.n, 1 << 24));
+	w.b[11] = 7; /* msg_type 7 */
+	assert_false(rpc_record_plausible(w.b, w.n, 1 << 24));
+	assert_false(rpc_record_plausible(w.b, 8, 1 << 24));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_several_in_one_segment),
+		cmocka_unit_test(test_one_over_many_segments),
+		cmocka_unit_test(test_multi_fragment),
+		cmocka_unit_test(test_retransmit_and_overlap),
+		cmocka_unit_test(test_out_of_order),
+		cmocka_unit_test(test_gap_in_body),
+		cmocka_unit_test(test_gap_resync),
+		cmocka_unit_test(test_mid_stream),
+		cmocka_unit_test(test_snaplen),
+		cmocka_unit_test(test_absurd_length),
+		cmocka_unit_test(test_bounded_memory),
+		cmocka_unit_test(test_two_directions_and_udp),
+		cmocka_unit_test(test_plausible),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
