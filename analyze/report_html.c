@@ -137,6 +137,56 @@ static void flatten(FILE *f, const json_t *v, char *key, size_t klen, size_t cap
 	fputs("</tr>\n", f);
 }
 
+/* The lines people look for first: where, what kernel, which devices and filesystems. */
+static void key_facts(FILE *f, const json_t *m)
+{
+	static const char *const paths[][4] = {
+		{"host", "host", "hostname", NULL},
+		{"kernel", "host", "kernel", "release"},
+		{"distro", "host", "distro", "pretty_name"},
+		{"tracing backend", "backend", "name", NULL},
+		{"command exit status", "command", "exit_status", NULL},
+		{"duration (ns)", "duration_ns", NULL, NULL},
+	};
+	const json_t *devs = json_object_get(m, "devices"), *d;
+	size_t i;
+
+	fputs("<table>\n", f);
+	for (size_t k = 0; k < sizeof(paths) / sizeof(paths[0]); k++) {
+		const json_t *v = json_object_get(m, paths[k][1]);
+		char *s;
+
+		for (int j = 2; j < 4 && paths[k][j] && v; j++)
+			v = json_object_get(v, paths[k][j]);
+		if (!v || json_is_null(v))
+			continue;
+		s = json_is_string(v) ? strdup(json_string_value(v))
+				      : json_dumps(v, JSON_ENCODE_ANY);
+		fputs("<tr>", f);
+		td_text(f, paths[k][0]);
+		td_text(f, s ? s : "");
+		fputs("</tr>\n", f);
+		free(s);
+	}
+	json_array_foreach(devs, i, d) {
+		const json_t *mt = json_array_get(json_object_get(d, "mounts"), 0);
+		const char *name = json_string_value(json_object_get(d, "name"));
+		const char *fs = json_string_value(json_object_get(mt, "fstype"));
+		const char *mp = json_string_value(json_object_get(mt, "mountpoint"));
+
+		fputs("<tr><td>device</td><td>", f);
+		xml_puts(f, name ? name : "?");
+		if (fs) {
+			fputs(": ", f);
+			xml_puts(f, fs);
+			fputs(" on ", f);
+			xml_puts(f, mp ? mp : "?");
+		}
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
 static void section_manifests(FILE *f, const struct report_input *in, size_t n)
 {
 	bool any = false;
@@ -152,10 +202,12 @@ static void section_manifests(FILE *f, const struct report_input *in, size_t n)
 
 		if (!in[i].manifest)
 			continue;
-		fputs(n > 1 ? "<details><summary>" : "<details open><summary>", f);
+		fputs("<h3>", f);
 		swatch(f, run_colors[i % NCOLORS]);
 		xml_puts(f, run_label(&in[i]));
-		fputs("</summary>\n<table>\n", f);
+		fputs("</h3>\n", f);
+		key_facts(f, in[i].manifest);
+		fputs("<details><summary>the whole manifest</summary>\n<table>\n", f);
 		flatten(f, in[i].manifest, key, 0, sizeof(key), &rows);
 		fputs("</table>\n", f);
 		if (rows >= 400)
@@ -320,9 +372,14 @@ static int make_bands(struct devrun *dr, const struct rpt_run *r, const char *co
 }
 
 /* Density image of sector offsets over time for one run, on the shared axes. */
+#define MAX_DOTS 3000u
+
+/* Sparse data as dots (visible at any zoom), dense data as a density image. */
 static char *offset_png(const struct rpt_run *r, const struct rpt_dev *d, double xmax_s,
-			uint64_t smin, uint64_t smax, unsigned cols, unsigned rows)
+			uint64_t smin, uint64_t smax, unsigned cols, unsigned rows,
+			struct svg_dot *dots, size_t *ndots)
 {
+	size_t nonzero = 0;
 	uint32_t *cnt = calloc((size_t)cols * rows * 2, sizeof(*cnt));
 	uint8_t *px = calloc((size_t)cols * rows, 4);
 	uint32_t cmax = 1;
@@ -367,6 +424,26 @@ static char *offset_png(const struct rpt_run *r, const struct rpt_dev *d, double
 					cmax = p[0] + p[1];
 			}
 		}
+	}
+	*ndots = 0;
+	for (size_t i = 0; i < (size_t)cols * rows && nonzero <= MAX_DOTS; i++)
+		nonzero += cnt[2 * i] + cnt[2 * i + 1] > 0;
+	if (nonzero <= MAX_DOTS) {
+		for (unsigned y = 0; y < rows; y++) {
+			for (unsigned c = 0; c < cols; c++) {
+				const uint32_t *p = &cnt[((size_t)y * cols + c) * 2];
+				double tot = (double)p[0] + p[1];
+
+				if (!tot)
+					continue;
+				dots[(*ndots)++] = (struct svg_dot){
+					((double)c + 0.5) / cols * xmax_s,
+					((double)smin + ((double)y + 0.5) / rows * srange) * 512,
+					p[1] > p[0] ? WRITE_COLOR : READ_COLOR,
+					0.5 + 0.5 * log1p(tot) / log1p(cmax)};
+			}
+		}
+		goto out;
 	}
 	for (unsigned y = 0; y < rows; y++) {
 		for (unsigned c = 0; c < cols; c++) {
@@ -438,13 +515,17 @@ static void device_graphs(struct emit *em, const struct report_input *in, struct
 	/* sector offset over time: one density image per run, same axes */
 	for (size_t i = 0; i < n && smin <= smax; i++) {
 		const struct rpt_run *r = in[dr[i].run].bins;
-		char *png = offset_png(r, dr[i].d, xmax, smin, smax, 1000, 200);
+		struct svg_dot *dots = malloc(MAX_DOTS * sizeof(*dots));
+		size_t ndots = 0;
+		char *png = dots ? offset_png(r, dr[i].d, xmax, smin, smax, 1000, 200, dots, &ndots)
+				 : NULL;
 		struct svg_image img = {png, (double)smin * 512, (double)(smax + 1) * 512};
 		struct svg_chart c = {.id = id, .title = title, .ylabel = "offset", .xmax = xmax,
 				      .ymin = img.y0, .ymax = img.y1, .ybytes = true,
 				      .height = 260, .bands = dr[i].bands, .nbands = dr[i].nbands,
-				      .image = &img, .legend_names = rw_names,
-				      .legend_colors = rw_colors, .nlegend = 2};
+				      .image = &img, .dots = dots, .ndots = ndots,
+				      .legend_names = rw_names, .legend_colors = rw_colors,
+				      .nlegend = 2};
 
 		snprintf(id, sizeof(id), "%s-offset%s%zu", devid, multi ? "-run" : "",
 			 multi ? dr[i].run + 1 : 0);
@@ -452,8 +533,11 @@ static void device_graphs(struct emit *em, const struct report_input *in, struct
 			snprintf(id, sizeof(id), "%s-offset", devid);
 		snprintf(title, sizeof(title), "sector offset over time%s%s", multi ? ": " : "",
 			 multi ? run_label(&in[dr[i].run]) : "");
+		if (!dots)
+			em->err = -ENOMEM;
 		emit_chart(em, &c);
 		free(png);
+		free(dots);
 	}
 
 #define CHART(key, ttl, unit, build)                                                        \

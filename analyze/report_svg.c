@@ -137,14 +137,11 @@ int svg_chart_write(FILE *f, const struct svg_chart *c, bool standalone)
 		for (size_t s = 0; s < c->nseries; s++) {
 			const struct svg_series *se = &c->series[s];
 
-			for (size_t i = 0; i < se->n; i++) {
-				double v = se->hi ? se->hi[i] : se->mean[i];
-
-				if (!isnan(v) && v > m)
-					m = v;
+			/* scaled to the lines: the envelope of very short intervals can be far
+			 * spikier, and is clipped at the top rather than flattening the lines */
+			for (size_t i = 0; i < se->n; i++)
 				if (!isnan(se->mean[i]) && se->mean[i] > m)
 					m = se->mean[i];
-			}
 		}
 		fr.ymin = 0;
 		step = svg_nice_step(m > 0 ? m : 1, 4);
@@ -189,6 +186,13 @@ int svg_chart_write(FILE *f, const struct svg_chart *c, bool standalone)
 			   "href=\"data:image/png;base64,%s\"/>\n",
 			fr.x0, yt, fr.w, yb - yt > 1 ? yb - yt : 1, c->image->png_b64);
 	}
+	for (size_t i = 0; i < c->ndots; i++) {
+		const struct svg_dot *d = &c->dots[i];
+
+		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"3\" height=\"3\" fill=\"%s\" "
+			   "fill-opacity=\"%.2f\"/>\n",
+			px(&fr, d->x) - 1.5, py(&fr, d->y) - 1.5, d->color, d->opacity);
+	}
 	/* axes and grid */
 	step = svg_nice_step(fr.ymax - fr.ymin, 4);
 	fputs("<g stroke=\"#ddd\" stroke-width=\"1\">\n", f);
@@ -219,7 +223,7 @@ int svg_chart_write(FILE *f, const struct svg_chart *c, bool standalone)
 		xml_puts(f, c->ylabel);
 		fputs("</text>\n", f);
 	}
-	/* data, clipped to the plot area */
+	/* data (y is clamped to the plot area) */
 	fputs("<g>\n", f);
 	for (size_t s = 0; s < c->nseries; s++)
 		draw_series(f, &fr, &c->series[s]);

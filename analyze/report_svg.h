@@ -34,6 +34,13 @@ struct svg_image {
 	double y0, y1;       /* the y range the image covers (bottom, top) */
 };
 
+/* A marker for sparse scatter data (a few thousand IOs draw better as dots than pixels). */
+struct svg_dot {
+	double x, y;
+	const char *color;
+	double opacity;
+};
+
 struct svg_chart {
 	const char *id;     /* element id and --svg file name stem */
 	const char *title;
@@ -47,6 +54,8 @@ struct svg_chart {
 	const struct svg_band *bands;
 	size_t nbands;
 	const struct svg_image *image;
+	const struct svg_dot *dots;
+	size_t ndots;
 	const char *const *legend_names; /* extra legend entries (e.g. read/write colours) */
 	const char *const *legend_colors;
 	size_t nlegend;
