@@ -15,6 +15,8 @@ struct rp_engine_conf {
 	unsigned depth;            /* most IOs queued at once */
 	const struct iovec *bufs;  /* buffers to register (io_uring); io->buf_index refers here */
 	unsigned nbufs;
+	const int *fds;            /* descriptors to register (io_uring); others stay usable */
+	unsigned nfds;
 	uint64_t null_lat_ns;
 };
 

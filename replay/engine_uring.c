@@ -13,6 +13,9 @@
 struct rp_engine {
 	struct io_uring ring;
 	bool fixed;           /* buffers registered */
+	bool defer;           /* IORING_SETUP_DEFER_TASKRUN: completions need io_uring_enter */
+	int fds[8];           /* registered files, by index */
+	unsigned nfds;
 	unsigned queued;      /* SQEs prepared, not yet submitted */
 	struct rp_io **inline_done; /* IOs completed synchronously in queue() */
 	unsigned ninline, depth;
@@ -28,7 +31,16 @@ static int uring_init(struct rp_engine **out, const struct rp_engine_conf *c, st
 		return iot_err_set(e, -ENOMEM, "out of memory");
 	}
 	u->depth = c->depth;
-	ret = io_uring_queue_init(c->depth, &u->ring, 0);
+	/* one thread submits and reaps: let the kernel run completion work only when we ask,
+	 * which saves interrupting the spin loop; older kernels take fewer flags */
+	ret = io_uring_queue_init(c->depth, &u->ring,
+				  IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN);
+	if (ret >= 0)
+		u->defer = true;
+	else if (ret == -EINVAL)
+		ret = io_uring_queue_init(c->depth, &u->ring, IORING_SETUP_COOP_TASKRUN);
+	if (ret == -EINVAL)
+		ret = io_uring_queue_init(c->depth, &u->ring, 0);
 	if (ret < 0) {
 		free(u->inline_done);
 		free(u);
@@ -37,6 +49,12 @@ static int uring_init(struct rp_engine **out, const struct rp_engine_conf *c, st
 	/* registered buffers save the per-IO page pinning; without (RLIMIT_MEMLOCK) still works */
 	if (c->nbufs && io_uring_register_buffers(&u->ring, c->bufs, c->nbufs) == 0)
 		u->fixed = true;
+	/* registered files save the per-IO file reference: worth 1.5x on a RAM device */
+	if (c->nfds && c->nfds <= sizeof(u->fds) / sizeof(u->fds[0]) &&
+	    io_uring_register_files(&u->ring, c->fds, c->nfds) == 0) {
+		memcpy(u->fds, c->fds, c->nfds * sizeof(*c->fds));
+		u->nfds = c->nfds;
+	}
 	*out = u;
 	return 0;
 }
@@ -92,6 +110,17 @@ static int uring_queue(struct rp_engine *u, struct rp_io *io)
 	default:
 		return -EINVAL;
 	}
+	for (unsigned i = 0; i < u->nfds; i++) {
+		if (u->fds[i] == io->fd) {
+			sqe->fd = (int)i;
+			sqe->flags |= IOSQE_FIXED_FILE;
+			break;
+		}
+	}
+	/* a device the kernel cannot ask "would you block?" (bio-based: zram, brd) fails the
+	 * non-blocking attempt and is handed to a worker anyway: go there directly */
+	if (io->punt)
+		sqe->flags |= IOSQE_ASYNC;
 	io_uring_sqe_set_data(sqe, io);
 	u->queued++;
 	return 0;
@@ -143,6 +172,8 @@ static int uring_reap(struct rp_engine *u, struct rp_io **done, unsigned max, ui
 		return (int)n;
 	if (u->queued && (ret = uring_commit(u)) < 0)
 		return ret;
+	if (u->defer && !io_uring_cq_ready(&u->ring))
+		io_uring_get_events(&u->ring); /* run the deferred completion work */
 	n += take(u, done + n, max - n, rp_now());
 	if (n || !wait_until)
 		return (int)n;
@@ -175,6 +206,12 @@ static void uring_cleanup(struct rp_engine *u)
 {
 	if (!u)
 		return;
+	/* drop the file references now: the ring's own teardown is asynchronous, and a target
+	 * opened O_EXCL would stay claimed for a moment after we exit */
+	if (u->nfds)
+		io_uring_unregister_files(&u->ring);
+	if (u->fixed)
+		io_uring_unregister_buffers(&u->ring);
 	io_uring_queue_exit(&u->ring);
 	free(u->inline_done);
 	free(u);

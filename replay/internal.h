@@ -12,6 +12,7 @@ struct rp_target {
 	int fd;           /* O_DIRECT unless --buffered */
 	int fd_buf;       /* page-cache descriptor for IOs O_DIRECT cannot do, opened on need */
 	bool is_blk;
+	bool bio_based;   /* no blk-mq queue: io_uring cannot try it without blocking */
 	bool direct;
 	uint64_t size;    /* bytes */
 	unsigned lbs;     /* O_DIRECT alignment */

@@ -390,6 +390,7 @@ static int replay_one(struct rp *r, const struct blk_event *ev)
 	io->tgt = t;
 	io->fd = t->fd;
 	io->is_blk = t->is_blk;
+	io->punt = t->bio_based && t->direct;
 	io->rw_flags = rwf;
 	io->off = off;
 	io->len = op == RP_OP_FLUSH ? 0 : ev->bytes;
@@ -505,6 +506,25 @@ static int open_targets(struct rp *r)
 	return 0;
 }
 
+static int init_engine(struct rp *r, const struct rp_engine_conf *conf)
+{
+	const struct replay_opts *o = r->o;
+
+	if (o->engine) {
+		r->ops = rp_engine_find(o->engine);
+		if (!r->ops)
+			return iot_err_set(r->e, -EINVAL, "unknown engine '%s' (io_uring, psync, null)",
+					   o->engine);
+		return r->ops->init(&r->eng, conf, r->e);
+	}
+	/* io_uring unless this kernel (or a seccomp policy) says no */
+	r->ops = &rp_engine_uring;
+	if (!r->ops->init(&r->eng, conf, NULL))
+		return 0;
+	r->ops = &rp_engine_psync;
+	return r->ops->init(&r->eng, conf, r->e);
+}
+
 static int setup(struct rp *r)
 {
 	const struct replay_opts *o = r->o;
@@ -541,22 +561,16 @@ static int setup(struct rp *r)
 	conf.bufs = r->iov;
 	conf.nbufs = r->depth + 1;
 	conf.null_lat_ns = o->null_lat_ns;
-	if (o->engine) {
-		r->ops = rp_engine_find(o->engine);
-		if (!r->ops)
-			return iot_err_set(r->e, -EINVAL, "unknown engine '%s' (io_uring, psync, null)",
-					   o->engine);
-		ret = r->ops->init(&r->eng, &conf, r->e);
-		if (ret)
+	{
+		static const unsigned max_fds = 8;
+		int fds[8];
+
+		for (unsigned i = 0; i < r->ntgts && i < max_fds; i++)
+			fds[i] = r->tgts[i].fd;
+		conf.fds = fds;
+		conf.nfds = r->ntgts < max_fds ? r->ntgts : max_fds;
+		if ((ret = init_engine(r, &conf)))
 			return ret;
-	} else {
-		/* io_uring unless this kernel (or a seccomp policy) says no */
-		r->ops = &rp_engine_uring;
-		if (r->ops->init(&r->eng, &conf, NULL)) {
-			r->ops = &rp_engine_psync;
-			if ((ret = r->ops->init(&r->eng, &conf, r->e)))
-				return ret;
-		}
 	}
 	r->st->engine = r->ops->name;
 	/* the kernel's default 50 us timer slack would swallow the lag budget */

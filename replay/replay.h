@@ -39,6 +39,7 @@ struct rp_io {
 	unsigned op; /* enum rp_op */
 	int fd;
 	bool is_blk;   /* the target is a block device (discard goes through BLKDISCARD) */
+	bool punt;     /* the target cannot take non-blocking IO (bio-based device) */
 	int rw_flags;  /* RWF_DSYNC for FUA */
 	uint64_t off;  /* bytes on the target */
 	uint32_t len;  /* bytes */

@@ -69,6 +69,13 @@ int rp_target_open(struct rp_target *t, const char *path, const struct replay_op
 			return ret;
 		}
 		t->lbs = lbs > 0 ? (unsigned)lbs : 512;
+		{
+			char mq[96];
+
+			snprintf(mq, sizeof(mq), "/sys/dev/block/%u:%u/mq", major(st.st_rdev),
+				 minor(st.st_rdev));
+			t->bio_based = access(mq, F_OK) != 0;
+		}
 		t->dev = BLK_MKDEV(major(st.st_rdev), minor(st.st_rdev));
 		char *tmp = strdup(path);
 		snprintf(t->name, sizeof(t->name), "%s", tmp ? basename(tmp) : "dev");
