@@ -163,7 +163,9 @@ static void test_save_load(void **state)
 	assert_int_not_equal(access(file, F_OK), 0);
 	assert_int_equal(manifest_load("/nonexistent-iotape", &m, &e), -ENOENT);
 	assert_non_null(strstr(e.msg, "/nonexistent-iotape"));
-	assert_int_equal(manifest_save("/nonexistent-iotape", json_object(), &e), -ENOENT);
+	root = json_object();
+	assert_int_equal(manifest_save("/nonexistent-iotape", root, &e), -ENOENT);
+	json_decref(root);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	assert_int_equal(system(cmd), 0);
 }
