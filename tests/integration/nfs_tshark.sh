@@ -19,8 +19,11 @@ capture_stop
 grep -q "WRITE" "$TMP/nfs.txt" || fail "text output lacks WRITE"
 for v in 3 4; do
 	tshark -q -z "rpc,srt,100003,$v" -r "$TMP/nfs.pcap" >"$TMP/tshark$v.txt" 2>/dev/null
-	python3 "$SRCDIR/tests/integration/nfs_compare.py" "$TMP/nfs.json" "$TMP/tshark$v.txt" $v ||
-		fail "NFSv$v differs from tshark"
+	python3 "$SRCDIR/tests/integration/nfs_compare.py" "$TMP/nfs.json" "$TMP/tshark$v.txt" $v || {
+		cat "$TMP/tshark$v.txt" >&2
+		cp "$TMP/nfs.pcap" /tmp/iotape-nfs-failed.pcap
+		fail "NFSv$v differs from tshark (capture kept in /tmp/iotape-nfs-failed.pcap)"
+	}
 done
 expect_eq "lost bytes" "$(json '["nfs"]["stream"]["lost_bytes"]' "$TMP/nfs.json")" 0
 expect_eq "unmatched replies" "$(json '["nfs"]["stream"]["unmatched_replies"]' "$TMP/nfs.json")" 0

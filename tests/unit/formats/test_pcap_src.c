@@ -1,0 +1,389 @@
+/* SPDX-License-Identifier: MIT */
+/* Capture reading: link types, VLAN, IPv4/IPv6, pcap/pcapng/gzip files, bad files. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cmocka.h>
+
+#include "formats/nfs_pipe.h"
+#include "formats/pcap_src.h"
+#include "test_nfs_build.h"
+
+/* IPv4 + TCP header + payload into w (RFC 791, RFC 9293) */
+static void ipv4_tcp(struct wb *w, const void *pl, uint16_t n, uint16_t sport, uint32_t seq,
+		     uint8_t flags, uint16_t frag)
+{
+	uint16_t tot = (uint16_t)(20 + 20 + n);
+
+	w->b[w->n++] = 0x45;
+	w->b[w->n++] = 0;
+	w->b[w->n++] = (uint8_t)(tot >> 8);
+	w->b[w->n++] = (uint8_t)tot;
+	putzero(w, 2);
+	w->b[w->n++] = (uint8_t)(frag >> 8);
+	w->b[w->n++] = (uint8_t)frag;
+	w->b[w->n++] = 64;
+	w->b[w->n++] = 6;
+	putzero(w, 2);
+	putbytes(w, "\x0a\x00\x00\x01\x0a\x00\x00\x02", 8);
+	w->b[w->n++] = (uint8_t)(sport >> 8);
+	w->b[w->n++] = (uint8_t)sport;
+	w->b[w->n++] = 2049 >> 8;
+	w->b[w->n++] = 2049 & 0xff;
+	put32(w, seq);
+	put32(w, 0);
+	w->b[w->n++] = 0x50;
+	w->b[w->n++] = flags;
+	putzero(w, 6);
+	putbytes(w, pl, n);
+}
+
+static void ipv6_tcp(struct wb *w, const void *pl, uint16_t n)
+{
+	uint16_t plen = (uint16_t)(8 + 20 + n);
+
+	put32(w, 0x60000000u);
+	w->b[w->n++] = (uint8_t)(plen >> 8);
+	w->b[w->n++] = (uint8_t)plen;
+	w->b[w->n++] = 0; /* hop-by-hop options follow */
+	w->b[w->n++] = 64;
+	putzero(w, 15);
+	w->b[w->n++] = 1;
+	putzero(w, 15);
+	w->b[w->n++] = 2;
+	w->b[w->n++] = 6; /* next: TCP */
+	w->b[w->n++] = 0; /* 8 bytes */
+	putzero(w, 6);
+	w->b[w->n++] = 0x03;
+	w->b[w->n++] = 0x20;
+	w->b[w->n++] = 2049 >> 8;
+	w->b[w->n++] = 2049 & 0xff;
+	put32(w, 77);
+	put32(w, 0);
+	w->b[w->n++] = 0x50;
+	w->b[w->n++] = 0x18;
+	putzero(w, 6);
+	putbytes(w, pl, n);
+}
+
+static void check_tcp(enum pkt_skip s, const struct pkt *p, uint8_t family)
+{
+	assert_int_equal(s, PKT_OK);
+	assert_int_equal(p->family, family);
+	assert_int_equal(p->proto, 6);
+	assert_int_equal(p->dport, 2049);
+	assert_int_equal(p->caplen, 5);
+	assert_int_equal(p->len, 5);
+	assert_memory_equal(p->payload, "hello", 5);
+}
+
+static void test_link_types(void **state)
+{
+	struct wb w;
+	struct pkt p;
+
+	(void)state;
+	/* Ethernet with two VLAN tags */
+	w.n = 0;
+	putzero(&w, 12);
+	putbytes(&w, "\x88\xa8\x00\x05\x81\x00\x00\x07\x08\x00", 10);
+	ipv4_tcp(&w, "hello", 5, 800, 1, 0x18, 0);
+	putzero(&w, 10); /* Ethernet padding is not payload */
+	check_tcp(pkt_decode(1, w.b, (uint32_t)w.n, 9, &p), &p, 4);
+	assert_int_equal(p.sport, 800);
+	assert_int_equal(p.ts_ns, 9);
+	assert_int_equal(p.src[3], 1);
+	/* Linux cooked v1: protocol at offset 14 */
+	w.n = 0;
+	putzero(&w, 14);
+	putbytes(&w, "\x08\x00", 2);
+	ipv4_tcp(&w, "hello", 5, 800, 1, 0x18, 0);
+	check_tcp(pkt_decode(113, w.b, (uint32_t)w.n, 0, &p), &p, 4);
+	/* Linux cooked v2: protocol first, 20 bytes */
+	w.n = 0;
+	putbytes(&w, "\x86\xdd", 2);
+	putzero(&w, 18);
+	ipv6_tcp(&w, "hello", 5);
+	check_tcp(pkt_decode(276, w.b, (uint32_t)w.n, 0, &p), &p, 6);
+	assert_int_equal(p.sport, 800);
+	assert_int_equal(p.dst[15], 2);
+	/* raw IP (LINKTYPE_RAW 101, DLT_RAW 12/14) */
+	w.n = 0;
+	ipv4_tcp(&w, "hello", 5, 800, 1, 0x18, 0);
+	check_tcp(pkt_decode(12, w.b, (uint32_t)w.n, 0, &p), &p, 4);
+	check_tcp(pkt_decode(101, w.b, (uint32_t)w.n, 0, &p), &p, 4);
+	/* BSD loopback: AF in host order (null) or network order (loop) */
+	w.n = 0;
+	putbytes(&w, "\x02\x00\x00\x00", 4);
+	ipv4_tcp(&w, "hello", 5, 800, 1, 0x18, 0);
+	check_tcp(pkt_decode(0, w.b, (uint32_t)w.n, 0, &p), &p, 4);
+	w.n = 0;
+	putbytes(&w, "\x00\x00\x00\x1e", 4);
+	ipv6_tcp(&w, "hello", 5);
+	check_tcp(pkt_decode(108, w.b, (uint32_t)w.n, 0, &p), &p, 6);
+}
+
+static void test_skips(void **state)
+{
+	struct wb w;
+	struct pkt p;
+
+	(void)state;
+	w.n = 0;
+	ipv4_tcp(&w, "hello", 5, 800, 1, 0x18, 0x0010); /* fragment offset 16 */
+	assert_int_equal(pkt_decode(12, w.b, (uint32_t)w.n, 0, &p), PKT_FRAGMENT);
+	w.n = 0;
+	ipv4_tcp(&w, "hello", 5, 800, 1, 0x18, 0);
+	w.b[9] = 1; /* ICMP */
+	assert_int_equal(pkt_decode(12, w.b, (uint32_t)w.n, 0, &p), PKT_NOT_L4);
+	w.b[9] = 6;
+	assert_int_equal(pkt_decode(12, w.b, 30, 0, &p), PKT_SHORT);
+	assert_int_equal(pkt_decode(12, w.b, 0, 0, &p), PKT_SHORT);
+	w.n = 0;
+	putzero(&w, 12);
+	putbytes(&w, "\x08\x06", 2); /* ARP */
+	putzero(&w, 28);
+	assert_int_equal(pkt_decode(1, w.b, (uint32_t)w.n, 0, &p), PKT_NOT_IP);
+	assert_int_equal(pkt_decode(147, w.b, (uint32_t)w.n, 0, &p), PKT_LINKTYPE);
+	/* snaplen: the TCP header is there, part of the payload is not */
+	w.n = 0;
+	ipv4_tcp(&w, "hello", 5, 800, 1, 0x18, 0);
+	assert_int_equal(pkt_decode(12, w.b, 42, 0, &p), PKT_OK);
+	assert_int_equal(p.caplen, 2);
+	assert_int_equal(p.len, 5);
+	/* a TCP data offset beyond the packet */
+	w.b[32] = 0xf0;
+	assert_int_equal(pkt_decode(12, w.b, (uint32_t)w.n, 0, &p), PKT_SHORT);
+}
+
+/* --- files --- */
+
+static void le32(struct wb *w, uint32_t v)
+{
+	w->b[w->n++] = (uint8_t)v;
+	w->b[w->n++] = (uint8_t)(v >> 8);
+	w->b[w->n++] = (uint8_t)(v >> 16);
+	w->b[w->n++] = (uint8_t)(v >> 24);
+}
+
+/* A classic pcap (nanosecond magic, raw IP) with one NFSv3 call and its reply. */
+static void make_pcap(struct wb *f)
+{
+	struct wb c = {.n = 0}, r = {.n = 0}, m = {.n = 0}, fr;
+
+	rpc_call_hdr(&m, 5, 100003, 3, 1, AUTHB_SYS);
+	putopaque(&m, "FH", 2);
+	rm_frame(&c, &m);
+	m.n = 0;
+	rpc_reply_hdr(&m, 5, 0);
+	put32(&m, 0);
+	putzero(&m, 84);
+	rm_frame(&r, &m);
+	f->n = 0;
+	le32(f, 0xa1b23c4d);
+	f->b[f->n++] = 2;
+	f->b[f->n++] = 0;
+	f->b[f->n++] = 4;
+	f->b[f->n++] = 0;
+	le32(f, 0);
+	le32(f, 0);
+	le32(f, 65535);
+	le32(f, 101);
+	fr.n = 0;
+	ipv4_tcp(&fr, c.b, (uint16_t)c.n, 800, 1, 0x18, 0);
+	le32(f, 100);
+	le32(f, 1000);
+	le32(f, (uint32_t)fr.n);
+	le32(f, (uint32_t)fr.n);
+	putbytes(f, fr.b, fr.n);
+	fr.n = 0;
+	/* the reply: swap addresses and ports */
+	ipv4_tcp(&fr, r.b, (uint16_t)r.n, 2049, 1, 0x18, 0);
+	memcpy(fr.b + 12, "\x0a\x00\x00\x02\x0a\x00\x00\x01", 8);
+	fr.b[22] = 800 >> 8;
+	fr.b[23] = 800 & 0xff;
+	le32(f, 100);
+	le32(f, 1500);
+	le32(f, (uint32_t)fr.n);
+	le32(f, (uint32_t)fr.n);
+	putbytes(f, fr.b, fr.n);
+}
+
+static char *write_tmp(const void *p, size_t n, int gz)
+{
+	char *path = strdup("/tmp/iotape-pcap-XXXXXX");
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	if (gz) {
+		gzFile g = gzdopen(fd, "wb");
+
+		assert_int_equal(gzwrite(g, p, (unsigned)n), (int)n);
+		gzclose(g);
+	} else {
+		assert_int_equal(write(fd, p, n), (ssize_t)n);
+		close(fd);
+	}
+	return path;
+}
+
+static unsigned ntxn;
+static uint64_t srt;
+
+static void on_txn(void *arg, const struct rpc_txn *t)
+{
+	(void)arg;
+	ntxn++;
+	srt = t->reply_ns - t->call_ns;
+}
+
+static int run_file(const char *path, struct nfs_pipe *p)
+{
+	struct pcap_src *s;
+	struct iot_err e;
+	int ret;
+
+	ntxn = 0;
+	ret = pcap_src_open(&s, path, &e);
+	if (ret)
+		return ret;
+	assert_int_equal(nfs_pipe_init(p, NULL, NULL, on_txn, NULL), 0);
+	ret = nfs_pipe_run(p, s, &e);
+	nfs_pipe_finish(p);
+	pcap_src_free(s);
+	return ret;
+}
+
+static void test_files(void **state)
+{
+	static struct wb f;
+	struct nfs_pipe p;
+	char *path;
+	int gz;
+
+	(void)state;
+	make_pcap(&f);
+	for (gz = 0; gz < 2; gz++) {
+		path = write_tmp(f.b, f.n, gz);
+		assert_int_equal(pcap_src_probe(path), 1);
+		assert_int_equal(run_file(path, &p), 0);
+		assert_int_equal(ntxn, 1);
+		assert_int_equal(srt, 500); /* nanosecond timestamps */
+		assert_int_equal(p.n.gzip, gz);
+		assert_int_equal(p.n.frames, 2);
+		nfs_pipe_release(&p);
+		unlink(path);
+		free(path);
+	}
+	/* truncated inside the last record: the first frame still counts, flagged */
+	path = write_tmp(f.b, f.n - 10, 0);
+	assert_int_equal(run_file(path, &p), 0);
+	assert_int_equal(p.n.frames, 1);
+	assert_true(p.n.truncated);
+	assert_int_equal(rpc_dec_counters(p.rpc)->unmatched_calls, 1);
+	nfs_pipe_release(&p);
+	unlink(path);
+	free(path);
+}
+
+static void test_pcapng(void **state)
+{
+	static struct wb f, fr;
+	struct nfs_pipe p;
+	char *path;
+
+	(void)state;
+	f.n = fr.n = 0;
+	ipv4_tcp(&fr, "hello", 5, 800, 1, 0x18, 0);
+	/* section header block */
+	le32(&f, 0x0a0d0d0a);
+	le32(&f, 28);
+	le32(&f, 0x1a2b3c4d);
+	le32(&f, 0x00000001);
+	le32(&f, 0xffffffff);
+	le32(&f, 0xffffffff);
+	le32(&f, 28);
+	/* interface description block: raw IP, if_tsresol 9 (ns) */
+	le32(&f, 1);
+	le32(&f, 32);
+	f.b[f.n++] = 101;
+	f.b[f.n++] = 0;
+	f.b[f.n++] = 0;
+	f.b[f.n++] = 0;
+	le32(&f, 65535);
+	f.b[f.n++] = 9; /* if_tsresol */
+	f.b[f.n++] = 0;
+	f.b[f.n++] = 1;
+	f.b[f.n++] = 0;
+	f.b[f.n++] = 9;
+	putzero(&f, 3);
+	le32(&f, 0); /* opt_endofopt */
+	le32(&f, 32);
+	/* enhanced packet block */
+	le32(&f, 6);
+	le32(&f, (uint32_t)(32 + ((fr.n + 3) & ~3u)));
+	le32(&f, 0);
+	le32(&f, 0);
+	le32(&f, 1234);
+	le32(&f, (uint32_t)fr.n);
+	le32(&f, (uint32_t)fr.n);
+	putbytes(&f, fr.b, fr.n);
+	while (f.n % 4)
+		f.b[f.n++] = 0;
+	le32(&f, (uint32_t)(32 + ((fr.n + 3) & ~3u)));
+	path = write_tmp(f.b, f.n, 0);
+	assert_int_equal(pcap_src_probe(path), 1);
+	assert_int_equal(run_file(path, &p), 0);
+	assert_int_equal(p.n.frames, 1);
+	assert_int_equal(p.n.first_ns, 1234);
+	assert_int_equal(p.n.dlt, 12); /* libpcap maps LINKTYPE_RAW to DLT_RAW */
+	nfs_pipe_release(&p);
+	unlink(path);
+	free(path);
+}
+
+static void test_bad_files(void **state)
+{
+	struct pcap_src *s;
+	struct iot_err e;
+	char *path;
+
+	(void)state;
+	path = write_tmp("", 0, 0);
+	assert_int_equal(pcap_src_probe(path), 0);
+	assert_int_not_equal(pcap_src_open(&s, path, &e), 0);
+	assert_non_null(strstr(e.msg, path));
+	unlink(path);
+	free(path);
+	path = write_tmp("this is not a capture at all", 28, 0);
+	assert_int_equal(pcap_src_probe(path), 0);
+	assert_int_not_equal(pcap_src_open(&s, path, &e), 0);
+	unlink(path);
+	free(path);
+	path = write_tmp("this is gzip but not a capture", 30, 1);
+	assert_int_equal(pcap_src_probe(path), 0);
+	assert_int_not_equal(pcap_src_open(&s, path, &e), 0);
+	unlink(path);
+	free(path);
+	assert_int_equal(pcap_src_open(&s, "/nonexistent/x.pcap", &e), -ENOENT);
+	assert_int_equal(pcap_src_probe("/nonexistent/x.pcap"), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_link_types),
+		cmocka_unit_test(test_skips),
+		cmocka_unit_test(test_files),
+		cmocka_unit_test(test_pcapng),
+		cmocka_unit_test(test_bad_files),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
