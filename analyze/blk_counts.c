@@ -92,7 +92,6 @@ void blk_counts_feed(struct blk_counts *c, unsigned dev, const struct blk_event 
 	ac = (ev->flags & BLK_F_PC) ? &d->pc : &d->fs;
 	ac->n[act][w]++;
 	ac->bytes[act][w] += ev->bytes;
-	ac->kib[act][w] += ev->bytes >> 10;
 	switch (act) {
 	case BLK_A_ISSUE:
 		if (ac == &d->fs && ++d->cur_depth[w] > d->max_depth[w])
@@ -147,7 +146,8 @@ static json_t *actions_json(const struct blk_action_counts *ac)
 }
 
 /* The numbers of blkparse's per-device summary, with its rules: merges are M plus F, the
- * dispatched KiB lose what was requeued, KiB are summed per event (bytes >> 10). */
+ * dispatched bytes lose what was requeued, KiB are the byte sums shifted (blkparse keeps
+ * whole KiB and the remainder bytes apart and adds them when it prints). */
 static json_t *blkparse_json(const struct blk_counts_dev *d)
 {
 	const struct blk_action_counts *f = &d->fs, *p = &d->pc;
@@ -156,20 +156,25 @@ static json_t *blkparse_json(const struct blk_counts_dev *d)
 	char k[64];
 
 	for (unsigned w = 0; w < 2; w++) {
+		uint64_t disp = f->bytes[BLK_A_ISSUE][w] - f->bytes[BLK_A_REQUEUE][w];
+
+		if (f->bytes[BLK_A_REQUEUE][w] > f->bytes[BLK_A_ISSUE][w])
+			disp = 0;
 #define SET(fmt, v)                                                                              \
 	do {                                                                                     \
 		snprintf(k, sizeof(k), fmt, dir[w]);                                             \
 		json_object_set_new(o, k, json_integer((json_int_t)(v)));                        \
 	} while (0)
 		SET("%ss_queued", f->n[BLK_A_QUEUE][w]);
-		SET("%ss_queued_kib", f->kib[BLK_A_QUEUE][w]);
+		SET("%ss_queued_kib", f->bytes[BLK_A_QUEUE][w] >> 10);
 		SET("%s_dispatches", f->n[BLK_A_ISSUE][w]);
-		SET("%s_dispatches_kib", f->kib[BLK_A_ISSUE][w] - f->kib[BLK_A_REQUEUE][w]);
+		SET("%s_dispatches_kib", disp >> 10);
 		SET("%ss_requeued", f->n[BLK_A_REQUEUE][w]);
 		SET("%ss_completed", f->n[BLK_A_COMPLETE][w]);
-		SET("%ss_completed_kib", f->kib[BLK_A_COMPLETE][w]);
+		SET("%ss_completed_kib", f->bytes[BLK_A_COMPLETE][w] >> 10);
 		SET("%s_merges", f->n[BLK_A_BACKMERGE][w] + f->n[BLK_A_FRONTMERGE][w]);
-		SET("%s_merges_kib", f->kib[BLK_A_BACKMERGE][w] + f->kib[BLK_A_FRONTMERGE][w]);
+		SET("%s_merges_kib",
+		    (f->bytes[BLK_A_BACKMERGE][w] + f->bytes[BLK_A_FRONTMERGE][w]) >> 10);
 		SET("%s_depth", d->max_depth[w]);
 		SET("pc_%ss_queued", p->n[BLK_A_QUEUE][w]);
 		SET("pc_%s_dispatches", p->n[BLK_A_ISSUE][w]);

@@ -12,7 +12,6 @@
 struct blk_action_counts {
 	uint64_t n[BLK_A_MAX][2];
 	uint64_t bytes[BLK_A_MAX][2];
-	uint64_t kib[BLK_A_MAX][2]; /* sum of bytes >> 10 per event: blkparse's KiB columns */
 };
 
 struct blk_counts_dev {

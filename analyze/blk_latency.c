@@ -7,9 +7,10 @@
 
 /*
  * The matching rules are btt's (blktrace's btt/trace_*.c), so that the means agree:
- *  - a Q with data starts tracking a bio [sector, sector + bytes/512) on its device, unless a
- *    tracked bio already starts at that sector (then the Q is ignored, as btt's tree refuses
- *    the duplicate); Q2Q is the time since the previous tracked Q of the device;
+ *  - a Q with data starts tracking a bio [sector, sector + bytes/512) on its device; Q2Q is
+ *    the time since the previous Q of the device. A bio already tracked at that start sector
+ *    is forgotten: btt (1.2) links the new one in front of it, so that every later lookup
+ *    finds the new one and the old one never completes;
  *  - G, I and M (back or front merge) find the tracked bio at their sector and stamp it
  *    (Q2G, G2I when G was seen, Q2M);
  *  - a D closes the queue phase of every tracked bio inside its range: I2D if the bio was
@@ -319,9 +320,10 @@ void blk_latency_feed(struct blk_latency *l, unsigned dev, const struct blk_even
 		return;
 	switch (ev->action) {
 	case BLK_A_QUEUE:
-		if (lt_find(&l->bio, dev, s) != NIL) {
+		i = lt_find(&l->bio, dev, s);
+		if (i != NIL) {
 			d->duplicates++;
-			return;
+			lt_unlink(&l->bio, i);
 		}
 		i = lt_insert(&l->bio, dev, s, e, &ed);
 		count_evicted(l, ed);

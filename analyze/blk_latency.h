@@ -25,7 +25,7 @@ extern const char *const blk_lat_names[BLK_LAT_N];
 struct blk_latency_dev {
 	struct hist h[BLK_LAT_N];
 	uint64_t last_q; /* time of the last tracked Q, UINT64_MAX before the first */
-	uint64_t duplicates;   /* Qs ignored: a bio with the same start sector was outstanding */
+	uint64_t duplicates;   /* Qs that replaced a tracked bio with the same start sector */
 	uint64_t unmatched_c;  /* completions (with data) that closed no tracked bio */
 	uint64_t outstanding;  /* bios still tracked at the end (set by finish) */
 	uint64_t outstanding_rq; /* issued requests never completed (set by finish) */

@@ -36,9 +36,8 @@ static void test_actions(void **s)
 	assert_int_equal(d->fs.n[BLK_A_BACKMERGE][1] + d->fs.n[BLK_A_FRONTMERGE][1], 2);
 	assert_int_equal(d->fs.n[BLK_A_ISSUE][1], 2);
 	assert_int_equal(d->fs.n[BLK_A_REQUEUE][1], 1);
-	/* blkparse: KiB per event, rounded down (1536 bytes is 1 KiB) */
-	assert_int_equal(d->fs.kib[BLK_A_QUEUE][0], 1);
-	assert_int_equal(d->fs.kib[BLK_A_ISSUE][1] - d->fs.kib[BLK_A_REQUEUE][1], 12);
+	assert_int_equal(d->fs.bytes[BLK_A_QUEUE][0], 1536);
+	assert_int_equal(d->fs.bytes[BLK_A_ISSUE][1] - d->fs.bytes[BLK_A_REQUEUE][1], 12288);
 	/* the flush has no write bit: a read for blkparse, but no data completed */
 	assert_int_equal(d->fs.n[BLK_A_COMPLETE][0], 2);
 	assert_int_equal(d->done[0], 2); /* the 1536-byte read and the passthrough read */

@@ -111,21 +111,25 @@ static void test_partial_trace(void **s)
 	blk_latency_free(l);
 }
 
-/* A second Q at an outstanding bio's start sector is ignored (btt's tree refuses it); the
- * completion then closes the first bio only. */
+/* A second Q at an outstanding bio's start sector takes its place (btt 1.2 links the new one
+ * in front: G, I and C find it, the old one never completes). */
 static void test_duplicate_sector(void **s)
 {
 	const struct blk_event ev[] = {
-		EV_Q(0, 100, 8, W),  EV_Q(10, 100, 8, W),  EV_D(20, 100, 8, W),
-		EV_C(120, 100, 8, W),
+		EV_Q(1000, 100, 16, W), EV_G(1100, 100, 16, W), EV_Q(1200, 100, 16, W),
+		EV_G(1250, 100, 16, W), EV_D(2000, 100, 16, W), EV_C(5000, 100, 16, W),
+		EV_Q(6000, 100, 16, W), EV_D(6100, 100, 16, W), EV_C(9000, 100, 16, W),
 	};
 	struct blk_latency *l = run(ev, sizeof(ev) / sizeof(ev[0]), 0);
 	const struct blk_latency_dev *d = blk_latency_dev(l, 0);
 
 	(void)s;
 	assert_int_equal(d->duplicates, 1);
-	expect(&d->h[BLK_LAT_Q2Q], 0, 0, 0, 0);
-	expect(&d->h[BLK_LAT_Q2C], 1, 120, 120, 120);
+	expect(&d->h[BLK_LAT_Q2Q], 2, 200 + 4800, 200, 4800);
+	expect(&d->h[BLK_LAT_Q2G], 2, 100 + 50, 50, 100);
+	expect(&d->h[BLK_LAT_D2C], 2, 3000 + 2900, 2900, 3000);
+	expect(&d->h[BLK_LAT_Q2C], 2, 3800 + 3000, 3000, 3800);
+	assert_int_equal(d->outstanding, 0);
 	blk_latency_free(l);
 }
 
