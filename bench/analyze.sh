@@ -9,8 +9,11 @@ RUNS=${RUNS:-3}
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(1 5)
 scripts/build.sh release >/dev/null
+IOTAPE=$PWD/build/iotape
+BLKGEN=$PWD/build/tests/blkgen
 out=${BENCH_DIR:-/tmp/iotape-bench-analyze}
 mkdir -p "$out"
+cd "$out" # btt writes its .dat files into the current directory
 
 # run CMD...: prints "seconds maxrss_kib"
 run() {
@@ -40,17 +43,17 @@ for m in "${sizes[@]}"; do
 	ios=$((m * 1000000 / 6))
 	if [ ! -f "$t/trace.blktrace.0" ]; then
 		mkdir -p "$t"
-		build/tests/blkgen -o "$t" --ios "$ios" --gaps 20 --seed 7 --merge-pct 10
+		"$BLKGEN" -o "$t" --ios "$ios" --gaps 20 --seed 7 --merge-pct 10
 	fi
-	events=$(build/iotape analyze --json "$t/trace" 2>/dev/null |
+	events=$("$IOTAPE" analyze --json "$t/trace" 2>/dev/null |
 		python3 -c 'import json,sys; print(json.load(sys.stdin)["input"]["events"])' 2>/dev/null || echo "?")
-	read -r s_io r_io < <(median build/iotape analyze "$t/trace")
-	read -r s_io_json _ < <(median build/iotape analyze --json "$t/trace")
+	read -r s_io r_io < <(median "$IOTAPE" analyze "$t/trace")
+	read -r s_io_json _ < <(median "$IOTAPE" analyze --json "$t/trace")
 	read -r s_bp r_bp < <(median blkparse -q -i "$t/trace" -o /dev/null)
 	# btt needs a merged binary dump first; time both steps, as a user must run both
 	read -r s_d r_d < <(median blkparse -q -i "$t/trace" -d "$t/dump.bin" -o /dev/null)
 	read -r s_btt r_btt < <(median btt -i "$t/dump.bin")
-	rm -f "$t/dump.bin" sys_iops* 2>/dev/null || true
+	rm -f "$t/dump.bin" ./*.dat 2>/dev/null || true
 	ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1fx", (b > 0 ? a / b : 0) }'; }
 	mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 	printf '%-9s %-10s %10s %10s %10s\n' "$events" iotape "$s_io" "$(mib "$r_io")" "1.0x"
