@@ -7,17 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/report_int.h"
 #include "analyze/report_svg.h"
 #include "analyze/report_xml.h"
 
-#define READ_COLOR "#1f77b4"
-#define WRITE_COLOR "#d62728"
-#define IDLE_COLOR "#7f7f7f"
 
-static const char *const run_colors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
+const char *const run_colors[NCOLORS] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
 					 "#9467bd", "#8c564b", "#e377c2", "#17becf",
 					 "#bcbd22", "#7f7f7f"};
-#define NCOLORS (sizeof(run_colors) / sizeof(run_colors[0]))
 
 static const char css[] =
 	"body{font-family:sans-serif;margin:16px 24px;color:#222;max-width:1200px}"
@@ -57,12 +54,12 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
-static const char *run_label(const struct report_input *in)
+const char *run_label(const struct report_input *in)
 {
 	return in->label ? in->label : base_name(in->path);
 }
 
-static void td_num(FILE *f, double v, int dec)
+void td_num(FILE *f, double v, int dec)
 {
 	if (isnan(v))
 		fputs("<td class=\"n\">-</td>", f);
@@ -70,14 +67,14 @@ static void td_num(FILE *f, double v, int dec)
 		fprintf(f, "<td class=\"n\">%.*f</td>", dec, v);
 }
 
-static void td_text(FILE *f, const char *s)
+void td_text(FILE *f, const char *s)
 {
 	fputs("<td>", f);
 	xml_puts(f, s);
 	fputs("</td>", f);
 }
 
-static void swatch(FILE *f, const char *color)
+void swatch(FILE *f, const char *color)
 {
 	fprintf(f, "<span class=\"sw\" style=\"background:%s\"></span>", color);
 }
@@ -287,14 +284,8 @@ static void section_summary(FILE *f, const struct report_input *in, size_t n)
 
 /* ---- graphs ---- */
 
-struct emit {
-	FILE *f;
-	const struct report_opts *o;
-	int err;
-};
-
 /* Render one chart: inline in the page, and as its own file when --svg asked for it. */
-static void emit_chart(struct emit *em, const struct svg_chart *c)
+void emit_chart(struct emit *em, const struct svg_chart *c)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -760,6 +751,8 @@ int report_write_html(FILE *f, const struct report_input *in, size_t n,
 			em.err = -EIO;
 	}
 	section_devices(&em, in, n, width);
+	if (!em.err)
+		report_nfs_section(&em, in, n);
 	fputs("</body>\n</html>\n", f);
 	if (em.err)
 		return iot_err_set(e, em.err, "writing the report: %s", strerror(-em.err));

@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "analyze/compare.h"
+#include "analyze/report_nfs.h"
 #include "analyze/report_scan.h"
 #include "common/err.h"
 
@@ -18,7 +19,8 @@ struct report_input {
 	const char *label;   /* legend name; NULL: the path's last component */
 	json_t *manifest;    /* may be NULL */
 	json_t *summary;     /* `iotape analyze --json` document (devices[], span_ns, nfs) */
-	const struct rpt_run *bins;
+	const struct rpt_run *bins;  /* block bins (a run with no block trace has no devices) */
+	const struct rpt_nfs *nfs;   /* NFS bins, or NULL when the run has no packets */
 };
 
 struct report_opts {

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "analyze/compare.h"
-#include "analyze/report_scan.h"
+#include "analyze/report_run.h"
 #include "formats/blktrace.h"
 
 const char usage_compare[] =
@@ -38,52 +38,39 @@ const char usage_compare[] =
 	"Metrics: mbps, iops, lat_p50, lat_p99 (D2C, us), idle_pct, longest_gap (ms), seeks,\n"
 	"seq_pct, nfsV.OP (mean NFS response time, ms; nfs.OP for any version).\n";
 
-/* A run directory's analysis (this command's own pass) and its manifest, or a saved summary. */
+/* defined in cmd-report.c: one RUN through the same analysis as report (and analyze) */
+int report_load_run(const char *path, uint64_t interval_ns, uint64_t idle_ns,
+		    struct report_run *r, json_t **manifest);
+
+/* A saved summary (a JSON file), or anything else analyzed here as a run. */
 static int load_input(const char *path, uint64_t idle_ns, json_t **summary, json_t **manifest)
 {
-	struct stat st;
+	struct report_run run;
 	json_error_t je;
-	struct iot_err e;
+	struct stat st;
+	FILE *f;
+	int c, ret;
 
 	*summary = *manifest = NULL;
-	if (stat(path, &st))
-		return error("'%s': %s", path, strerror(errno)), exit_code_for(-errno);
-	if (S_ISDIR(st.st_mode)) {
-		struct bt_reader *rd;
-		struct rpt_run run;
-		char *mpath;
-		int ret;
-
-		ret = bt_reader_open(&rd, path, &e);
-		if (ret)
-			return error("%s", e.msg), exit_code_for(ret);
-		rpt_run_init(&run, 0, idle_ns);
-		ret = rpt_run_read(&run, rd, &e);
-		bt_reader_free(rd);
-		if (ret) {
-			rpt_run_release(&run);
-			return error("%s", e.msg), exit_code_for(ret);
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && (f = fopen(path, "r"))) {
+		/* a JSON document starts with '{' (after blanks); traces and captures do not */
+		while ((c = fgetc(f)) == ' ' || c == '\n' || c == '\t' || c == '\r')
+			;
+		fclose(f);
+		if (c == '{') {
+			*summary = json_load_file(path, 0, &je);
+			if (!*summary)
+				return error("'%s': not a JSON summary: %s (line %d)", path, je.text,
+					     je.line),
+				       EXIT_USAGE;
+			return EXIT_OK;
 		}
-		*summary = rpt_run_to_json(&run);
-		rpt_run_release(&run);
-		if (!*summary)
-			return error("out of memory"), EXIT_SYSTEM;
-		if (asprintf(&mpath, "%s/manifest.json", path) < 0)
-			return error("out of memory"), EXIT_SYSTEM;
-		if (!access(mpath, F_OK)) {
-			*manifest = json_load_file(mpath, 0, &je);
-			if (!*manifest)
-				warning("'%s': %s (line %d); labels will not use it", mpath, je.text,
-					je.line);
-		}
-		free(mpath);
-		return 0;
 	}
-	*summary = json_load_file(path, 0, &je);
-	if (!*summary)
-		return error("'%s': not a JSON summary: %s (line %d)", path, je.text, je.line),
-		       EXIT_USAGE;
-	return 0;
+	ret = report_load_run(path, 0, idle_ns, &run, manifest);
+	if (!ret)
+		*summary = json_incref(run.summary);
+	report_run_release(&run);
+	return ret;
 }
 
 int cmd_compare(int argc, char **argv)

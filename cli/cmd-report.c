@@ -3,16 +3,20 @@
 #include "cli/cli.h"
 
 #include <errno.h>
+#include <dirent.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdbool.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "analyze/compare.h"
 #include "analyze/report_html.h"
-#include "analyze/report_scan.h"
+#include "analyze/report_run.h"
+#include "cli/analyze.h"
 #include "formats/blktrace.h"
+#include "formats/pcap_src.h"
 #include "iotape_version.h"
 
 const char usage_report[] =
@@ -65,6 +69,100 @@ static int write_svg(void *ctx, const char *name, const char *svg, size_t len)
 	return ret;
 }
 
+/* What a run directory holds: a block trace set, packet captures. */
+static void scan_dir(const char *dir, bool *block, char **capture)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	*block = false;
+	*capture = NULL;
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (strstr(de->d_name, ".blktrace."))
+			*block = true;
+		if (!*capture && !strncmp(de->d_name, "net.pcap", 8)) {
+			char *p;
+
+			if (asprintf(&p, "%s/%s", dir, de->d_name) < 0)
+				continue;
+			if (analyze_is_capture(p))
+				*capture = p;
+			else
+				free(p);
+		}
+	}
+	closedir(d);
+}
+
+static json_t *load_manifest(const char *path);
+
+/*
+ * Analyze one RUN (a run directory, a trace set NAME, one trace file, or a packet capture)
+ * into r: block events and packets both, when the directory has both. Shared with
+ * cmd-compare.c. Returns an exit code after printing any error.
+ */
+int report_load_run(const char *path, uint64_t interval_ns, uint64_t idle_ns,
+		    struct report_run *r, json_t **manifest)
+{
+	struct stat st;
+	struct iot_err e;
+	bool block = true;
+	char *capture = NULL;
+	int ret;
+
+	*manifest = NULL;
+	if (report_run_init(r, interval_ns, idle_ns))
+		return error("out of memory"), EXIT_SYSTEM;
+	if (strcmp(path, "-") && !stat(path, &st)) {
+		if (S_ISDIR(st.st_mode)) {
+			scan_dir(path, &block, &capture);
+			if (!block && !capture) {
+				error("'%s': no block trace (*.blktrace.N) or net.pcap in the run "
+				      "directory", path);
+				return EXIT_USAGE;
+			}
+		} else if (analyze_is_capture(path)) {
+			block = false;
+			capture = strdup(path);
+			if (!capture)
+				return error("out of memory"), EXIT_SYSTEM;
+		}
+	}
+	if (block) {
+		struct bt_reader *rd;
+
+		ret = bt_reader_open(&rd, path, &e);
+		if (!ret) {
+			ret = report_run_block(r, rd, &e);
+			bt_reader_free(rd);
+		}
+		if (ret) {
+			free(capture);
+			error("%s", e.msg);
+			return exit_code_for(ret);
+		}
+	}
+	if (capture) {
+		struct pcap_src *src;
+
+		ret = pcap_src_open(&src, capture, &e);
+		if (!ret) {
+			ret = report_run_packets(r, src, &e);
+			pcap_src_free(src);
+		}
+		if (ret) {
+			error("'%s': %s", capture, e.msg);
+			free(capture);
+			return exit_code_for(ret);
+		}
+		free(capture);
+	}
+	*manifest = load_manifest(path);
+	return EXIT_OK;
+}
+
 static json_t *load_manifest(const char *path)
 {
 	struct stat st;
@@ -99,7 +197,7 @@ int cmd_report(int argc, char **argv)
 	struct compare_opts co = {0};
 	unsigned long long interval = 0, idle = 10000000ull;
 	struct report_input *in = NULL;
-	struct rpt_run *runs = NULL;
+	struct report_run *runs = NULL;
 	const char **labels = calloc((size_t)argc + 1, sizeof(*labels));
 	size_t nlabels = 0, n = 0;
 	struct compare cmp;
@@ -173,28 +271,18 @@ int cmd_report(int argc, char **argv)
 	}
 	for (size_t i = 0; i < n; i++) {
 		const char *path = argv[optind + (int)i];
-		struct bt_reader *rd;
 
 		in[i].path = path;
 		in[i].label = nlabels ? labels[i] : NULL;
-		in[i].bins = &runs[i];
-		rpt_run_init(&runs[i], interval, idle);
-		ret = bt_reader_open(&rd, path, &e);
-		if (!ret) {
-			ret = rpt_run_read(&runs[i], rd, &e);
-			bt_reader_free(rd);
-		}
-		if (ret) {
-			error("%s", e.msg);
-			ret = exit_code_for(ret);
+		ret = report_load_run(path, interval, idle, &runs[i], &in[i].manifest);
+		if (ret)
 			goto out;
-		}
-		in[i].summary = rpt_run_to_json(&runs[i]);
-		in[i].manifest = load_manifest(path);
-		if (!in[i].summary || compare_add(&cmp, path, in[i].summary, in[i].manifest,
-						  in[i].label, &e)) {
+		in[i].bins = &runs[i].bins;
+		in[i].nfs = runs[i].has_nfs ? &runs[i].nfs : NULL;
+		in[i].summary = runs[i].summary;
+		if (compare_add(&cmp, path, in[i].summary, in[i].manifest, in[i].label, &e)) {
 			ret = EXIT_SYSTEM;
-			error("out of memory");
+			error("%s", e.msg);
 			goto out;
 		}
 	}
@@ -236,10 +324,9 @@ int cmd_report(int argc, char **argv)
 usage:
 	ret = EXIT_USAGE;
 out:
-	for (size_t i = 0; in && i < n; i++) {
-		json_decref(in[i].summary);
+	for (size_t i = 0; in && runs && i < n; i++) {
 		json_decref(in[i].manifest);
-		rpt_run_release(&runs[i]);
+		report_run_release(&runs[i]);
 	}
 	free(in);
 	free(runs);

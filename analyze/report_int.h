@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared between the report's HTML files (not a public interface). */
+#ifndef IOTAPE_ANALYZE_REPORT_INT_H
+#define IOTAPE_ANALYZE_REPORT_INT_H
+
+#include <stdio.h>
+
+#include "analyze/report_html.h"
+#include "analyze/report_svg.h"
+
+#define READ_COLOR "#1f77b4"
+#define WRITE_COLOR "#d62728"
+#define IDLE_COLOR "#7f7f7f"
+#define NCOLORS 10u
+
+extern const char *const run_colors[NCOLORS];
+
+struct emit {
+	FILE *f;
+	const struct report_opts *o;
+	int err;
+};
+
+/* Write a chart inline, and to --svg when asked; errors stick in em->err. */
+void emit_chart(struct emit *em, const struct svg_chart *c);
+const char *run_label(const struct report_input *in);
+void td_num(FILE *f, double v, int dec);
+void td_text(FILE *f, const char *s);
+void swatch(FILE *f, const char *color);
+
+/* The NFS section: summary table from the JSON, graphs from the NFS bins. */
+void report_nfs_section(struct emit *em, const struct report_input *in, size_t n);
+
+#endif

@@ -1,0 +1,293 @@
+/* SPDX-License-Identifier: MIT */
+/* The report's NFS section: per-procedure table and per-interval graphs. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/report_int.h"
+#include "analyze/report_nfs.h"
+#include "analyze/report_xml.h"
+
+static double jd(const json_t *o, const char *a, const char *b)
+{
+	const json_t *v = o;
+
+	if (v && a)
+		v = json_object_get(v, a);
+	if (v && b)
+		v = json_object_get(v, b);
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static void nfs_table(FILE *f, const struct report_input *in, size_t n)
+{
+	fputs("<table>\n<thead><tr><th>run</th><th>version</th><th>operation</th><th>calls</th>"
+	      "<th>errors</th><th>MB</th><th>SRT mean (ms)</th><th>SRT p50 (ms)</th>"
+	      "<th>SRT p99 (ms)</th><th>SRT max (ms)</th></tr></thead>\n",
+	      f);
+	for (size_t i = 0; i < n; i++) {
+		const json_t *procs =
+			json_object_get(json_object_get(in[i].summary, "nfs"), "procedures");
+		const json_t *p;
+		size_t k;
+
+		json_array_foreach(procs, k, p) {
+			const json_t *ver = json_object_get(p, "version");
+			const char *name = json_string_value(json_object_get(p, "name"));
+			char vbuf[32];
+
+			if (json_is_string(ver))
+				snprintf(vbuf, sizeof(vbuf), "%s", json_string_value(ver));
+			else
+				snprintf(vbuf, sizeof(vbuf), "%g", jd(p, "version", NULL));
+			fputs("<tr><td>", f);
+			swatch(f, run_colors[i % NCOLORS]);
+			xml_puts(f, run_label(&in[i]));
+			fputs("</td>", f);
+			td_text(f, vbuf);
+			td_text(f, name ? name : "?");
+			td_num(f, jd(p, "calls", NULL), 0);
+			td_num(f, jd(p, "errors", NULL), 0);
+			td_num(f, jd(p, "bytes", NULL) / 1e6, 2);
+			td_num(f, jd(p, "srt_ns", "mean") / 1e6, 3);
+			td_num(f, jd(p, "srt_ns", "p50") / 1e6, 3);
+			td_num(f, jd(p, "srt_ns", "p99") / 1e6, 3);
+			td_num(f, jd(p, "srt_ns", "max") / 1e6, 3);
+			fputs("</tr>\n", f);
+		}
+	}
+	fputs("</table>\n", f);
+}
+
+struct nfs_points {
+	size_t n;
+	double *x, *ops[RPT_NFS_SLOTS], *total, *outstanding, *p50, *p99;
+	struct svg_band *bands;
+	size_t nbands;
+};
+
+static void points_free(struct nfs_points *p)
+{
+	free(p->x);
+	for (unsigned s = 0; s < RPT_NFS_SLOTS; s++)
+		free(p->ops[s]);
+	free(p->total);
+	free(p->outstanding);
+	free(p->p50);
+	free(p->p99);
+	free(p->bands);
+	memset(p, 0, sizeof(*p));
+}
+
+static int points_make(const struct rpt_nfs *nf, uint64_t width, const char *idle_color,
+		       struct nfs_points *p)
+{
+	uint64_t span = rpt_nfs_span(nf), f;
+	uint32_t lat[RPT_LAT_BUCKETS];
+	size_t n;
+	bool ok;
+
+	memset(p, 0, sizeof(*p));
+	if (width < nf->width)
+		width = nf->width;
+	f = width / nf->width;
+	n = span ? (size_t)((span + width - 1) / width) : 1;
+	p->n = n;
+	p->x = malloc(n * sizeof(double));
+	p->total = malloc(n * sizeof(double));
+	p->outstanding = malloc(n * sizeof(double));
+	p->p50 = malloc(n * sizeof(double));
+	p->p99 = malloc(n * sizeof(double));
+	p->bands = calloc(n, sizeof(*p->bands));
+	ok = p->x && p->total && p->outstanding && p->p50 && p->p99 && p->bands;
+	for (unsigned s = 0; s < RPT_NFS_SLOTS; s++)
+		ok &= (p->ops[s] = malloc(n * sizeof(double))) != NULL;
+	if (!ok) {
+		points_free(p);
+		return -ENOMEM;
+	}
+	for (size_t j = 0; j < n; j++) {
+		uint64_t t0 = j * width, dur = span > t0 ? span - t0 : 1, ops = 0, replies = 0;
+		double busy = 0, secs;
+
+		if (dur > width)
+			dur = width;
+		secs = (double)dur / 1e9;
+		memset(lat, 0, sizeof(lat));
+		for (unsigned s = 0; s < RPT_NFS_SLOTS; s++)
+			p->ops[s][j] = 0;
+		for (uint64_t k = j * f; k < (j + 1) * f && k < RPT_MAX_BINS; k++) {
+			const struct rpt_nfs_bin *b = &nf->bin[k];
+
+			for (unsigned s = 0; s < RPT_NFS_SLOTS; s++) {
+				p->ops[s][j] += b->ops[s];
+				ops += b->ops[s];
+			}
+			replies += b->replies;
+			busy += b->busy;
+			for (unsigned i = 0; i < RPT_LAT_BUCKETS; i++)
+				lat[i] += b->srt[i];
+		}
+		for (unsigned s = 0; s < RPT_NFS_SLOTS; s++)
+			p->ops[s][j] /= secs;
+		p->x[j] = ((double)t0 + (double)dur / 2) / 1e9;
+		p->total[j] = (double)ops / secs;
+		p->outstanding[j] = busy / (double)dur;
+		p->p50[j] = replies ? (double)rpt_lat_quantile(lat, replies, 0.5) / 1e6 : NAN;
+		p->p99[j] = replies ? (double)rpt_lat_quantile(lat, replies, 0.99) / 1e6 : NAN;
+		/* nothing sent, nothing outstanding: the server sat idle for the interval */
+		if (!ops && busy == 0)
+			p->bands[p->nbands++] = (struct svg_band){(double)t0 / 1e9,
+								  (double)(t0 + dur) / 1e9, 0.3,
+								  idle_color, 1};
+	}
+	return 0;
+}
+
+static const char *const op_colors[RPT_NFS_SLOTS] = {"#1f77b4", "#d62728", "#2ca02c",
+						     "#ff7f0e", "#9467bd", "#8c564b",
+						     "#e377c2", "#17becf", "#7f7f7f"};
+
+void report_nfs_section(struct emit *em, const struct report_input *in, size_t n)
+{
+	struct nfs_points *pts;
+	struct svg_series *ser;
+	struct svg_band *bands;
+	uint64_t width = 1, span = 0;
+	size_t m = 0, nb = 0;
+	double xmax;
+	char **names;
+	bool multi;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!in[i].nfs || !in[i].nfs->txns)
+			continue;
+		m++;
+		if (in[i].nfs->width > width)
+			width = in[i].nfs->width;
+		if (rpt_nfs_span(in[i].nfs) > span)
+			span = rpt_nfs_span(in[i].nfs);
+	}
+	if (!m)
+		return;
+	multi = m > 1;
+	if (em->o->interval_ns)
+		while (width < em->o->interval_ns)
+			width *= 2;
+	else
+		while (span / width > (em->o->max_points ? em->o->max_points : 600))
+			width *= 2;
+	xmax = span ? (double)span / 1e9 : 1e-6;
+	fputs("<h2>NFS</h2>\n", em->f);
+	nfs_table(em->f, in, n);
+	fprintf(em->f, "<p class=\"note\">Graphs on the capture's clock from each run's first "
+		       "call. Shaded: intervals with no call sent and none outstanding. "
+		       "Plotted interval: %.6g ms.</p>\n",
+		(double)width / 1e6);
+	pts = calloc(n, sizeof(*pts));
+	ser = calloc(n * RPT_NFS_SLOTS + 2 * n, sizeof(*ser));
+	names = calloc(2 * n, sizeof(*names));
+	if (!pts || !ser || !names) {
+		em->err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!in[i].nfs || !in[i].nfs->txns)
+			continue;
+		if (points_make(in[i].nfs, width, multi ? run_colors[i % NCOLORS] : IDLE_COLOR,
+				&pts[i])) {
+			em->err = -ENOMEM;
+			goto out;
+		}
+		nb += pts[i].nbands;
+	}
+	bands = calloc(nb ? nb : 1, sizeof(*bands));
+	if (!bands) {
+		em->err = -ENOMEM;
+		goto out;
+	}
+	nb = 0;
+	for (size_t i = 0; i < n; i++) {
+		memcpy(bands + nb, pts[i].bands, pts[i].nbands * sizeof(*bands));
+		nb += pts[i].nbands;
+	}
+	{
+		struct svg_chart c = {.id = "nfs-ops", .title = "NFS operations per second",
+				      .ylabel = "ops/s", .xmax = xmax, .series = ser,
+				      .bands = bands, .nbands = nb};
+		size_t k = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			const struct rpt_nfs *nf = in[i].nfs;
+
+			if (!nf || !nf->txns)
+				continue;
+			if (multi) {
+				ser[k++] = (struct svg_series){run_label(&in[i]),
+							       run_colors[i % NCOLORS], pts[i].n,
+							       pts[i].x, pts[i].total, NULL, NULL,
+							       false};
+				continue;
+			}
+			for (unsigned s = 0; s < nf->nslots; s++)
+				ser[k++] = (struct svg_series){nf->slot[s], op_colors[s], pts[i].n,
+							       pts[i].x, pts[i].ops[s], NULL, NULL,
+							       false};
+		}
+		c.nseries = k;
+		emit_chart(em, &c);
+	}
+	{
+		struct svg_chart c = {.id = "nfs-outstanding",
+				      .title = "outstanding NFS requests (mean per interval)",
+				      .ylabel = "requests", .xmax = xmax, .series = ser,
+				      .bands = bands, .nbands = nb};
+		size_t k = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (in[i].nfs && in[i].nfs->txns)
+				ser[k++] = (struct svg_series){
+					multi ? run_label(&in[i]) : "outstanding",
+					multi ? run_colors[i % NCOLORS] : "#9467bd", pts[i].n,
+					pts[i].x, pts[i].outstanding, NULL, NULL, false};
+		c.nseries = k;
+		emit_chart(em, &c);
+	}
+	{
+		struct svg_chart c = {.id = "nfs-srt",
+				      .title = "NFS response time per interval (p50 solid, p99 dashed)",
+				      .ylabel = "ms", .xmax = xmax, .series = ser, .bands = bands,
+				      .nbands = nb};
+		size_t k = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			const char *col = multi ? run_colors[i % NCOLORS] : "#1f77b4";
+
+			if (!in[i].nfs || !in[i].nfs->txns)
+				continue;
+			if (asprintf(&names[2 * i], "%s%sp50", multi ? run_label(&in[i]) : "",
+				     multi ? " " : "") < 0)
+				names[2 * i] = NULL;
+			if (asprintf(&names[2 * i + 1], "%s%sp99", multi ? run_label(&in[i]) : "",
+				     multi ? " " : "") < 0)
+				names[2 * i + 1] = NULL;
+			ser[k++] = (struct svg_series){names[2 * i], col, pts[i].n, pts[i].x,
+						       pts[i].p50, NULL, NULL, false};
+			ser[k++] = (struct svg_series){names[2 * i + 1], multi ? col : "#d62728",
+						       pts[i].n, pts[i].x, pts[i].p99, NULL, NULL,
+						       true};
+		}
+		c.nseries = k;
+		emit_chart(em, &c);
+	}
+	free(bands);
+out:
+	for (size_t i = 0; pts && i < n; i++)
+		points_free(&pts[i]);
+	for (size_t i = 0; names && i < 2 * n; i++)
+		free(names[i]);
+	free(pts);
+	free(ser);
+	free(names);
+}
