@@ -115,6 +115,24 @@ static int dir_captures(struct run *r, const char *dir)
 	return ret;
 }
 
+/*
+ * The reader says "'FILE': offset N: WHAT"; the command's messages put the place last:
+ * "'FILE': WHAT at offset N" (DESIGN.md, "Errors and messages").
+ */
+static int input_error(const struct iot_err *e, int ret)
+{
+	const char *p = e->msg, *q;
+	unsigned long long off;
+	int n = 0;
+
+	if (*p == '\'' && (q = strchr(p + 1, '\'')) &&
+	    sscanf(q + 1, ": offset %llu: %n", &off, &n) == 1 && n > 0)
+		error("%.*s: %s at offset %llu", (int)(q + 1 - p), p, q + 1 + n, off);
+	else
+		error("%s", e->msg);
+	return exit_code_for(ret);
+}
+
 static int open_input(struct run *r, const char *path)
 {
 	struct input *in;
@@ -141,7 +159,7 @@ static int open_input(struct run *r, const char *path)
 	in->path = path;
 	ret = bt_reader_open(&in->r, path, &e);
 	if (ret)
-		return error("%s", e.msg), exit_code_for(ret);
+		return input_error(&e, ret);
 	r->nin++;
 	return 0;
 }
@@ -162,7 +180,7 @@ static int run_pass(struct run *r)
 
 	for (unsigned i = 0; i < r->nin; i++)
 		if ((ret = input_next(&r->in[i], &e)) < 0)
-			return error("%s", e.msg), exit_code_for(ret);
+			return input_error(&e, ret);
 	for (;;) {
 		struct input *best = NULL;
 		const struct blk_event *ev;
@@ -185,7 +203,7 @@ static int run_pass(struct run *r)
 			blk_analysis_feed(r->a, ev);
 		}
 		if ((ret = input_next(best, &e)) < 0)
-			return error("%s", e.msg), exit_code_for(ret);
+			return input_error(&e, ret);
 	}
 	blk_analysis_finish(r->a);
 	return EXIT_OK;

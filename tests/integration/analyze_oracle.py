@@ -182,7 +182,7 @@ BLKPARSE_FIELDS = [
 ]
 
 
-def compare_blkparse(ours_path, text_path):
+def compare_blkparse(ours_path, text_path, skips=True):
     ours = {d['dev']: d for d in json.load(open(ours_path))['devices']}
     theirs = parse_blkparse(open(text_path).read())
     bad = []
@@ -207,7 +207,7 @@ def compare_blkparse(ours_path, text_path):
             if kk and ('%s%s' % (k, ksuf)) != size_cnv(bp[kk], True):
                 bad.append('%s %s KiB: ours %d, blkparse %s%siB' % (dev, label, bp[kk], k, ksuf))
             checked += 1
-        for key in ('events', 'skips', 'skipped_records'):
+        for key in ('events', 'skips', 'skipped_records')[:3 if skips else 1]:
             if t.get(key) != bp[key]:
                 bad.append('%s %s: ours %s, blkparse %s' % (dev, key, bp[key], t.get(key)))
             checked += 1
@@ -350,9 +350,11 @@ def main():
             idx += 1
         open(sys.argv[2], 'wb').write(out)
         return 0
-    if cmd in ('blkparse', 'btt', 'btt-noq2q', 'truth'):
-        if cmd == 'blkparse':
-            bad, n = compare_blkparse(sys.argv[2], sys.argv[3])
+    if cmd in ('blkparse', 'blkparse-noskips', 'btt', 'btt-noq2q', 'truth'):
+        if cmd.startswith('blkparse'):
+            # blkparse 1.2 does not see sequence gaps in a merged dump nor, often, in per-CPU
+            # files: where records were dropped its skip counts are not an oracle
+            bad, n = compare_blkparse(sys.argv[2], sys.argv[3], cmd == 'blkparse')
         elif cmd == 'truth':
             bad, n = compare_truth(sys.argv[2], sys.argv[3]), 1
         else:

@@ -1,0 +1,64 @@
+# SPDX-License-Identifier: MIT
+# iotape analyze on bad input: wrong magic, unsupported version, truncated record, garbage in the
+# middle, empty set, missing file -> exit 2 naming the file (and the offset); a truncated final
+# record -> a warning, exit 0, and every record before it counted.
+source "$SRCDIR/tests/integration/lib.bash"
+ORACLE="$SRCDIR/tests/integration/analyze_oracle.py"
+cd "$TMP"
+
+bad() { # FILE PATTERN: exit 2 and stderr matching PATTERN
+	local rc=0
+	"$IOTAPE" analyze "$1" >out 2>err || rc=$?
+	expect_eq "exit status for $1" "$rc" 2
+	grep -Eq "$2" err || fail "$1: message '$(cat err)' does not match '$2'"
+	[ ! -s out ] || fail "$1: wrote output"
+}
+
+head -c 48 /dev/zero >zero.bin
+bad zero.bin "^iotape: analyze: 'zero.bin': bad magic 0x00000000 at offset 0$"
+python3 "$ORACLE" records magic.bin 2 7 0x12345600
+bad magic.bin "'magic.bin': bad magic 0x12345607 at offset 0"
+python3 "$ORACLE" records v9.bin 3 9
+bad v9.bin "'v9.bin': unsupported blktrace version 9 at offset 0"
+python3 "$ORACLE" records good.bin 10
+head -c 30 good.bin >short.bin
+bad short.bin "'short.bin': truncated record at offset 0"
+{ head -c 480 good.bin; printf 'this is not a blktrace record at all, no way!!!!'; } >mid.bin
+bad mid.bin "'mid.bin': bad magic 0x[0-9a-f]+ at offset 480"
+mkdir empty && : >empty/e.blktrace.0 && : >empty/e.blktrace.1
+bad empty/e "empty trace set"
+bad empty "empty trace set"
+: >one.blktrace.0
+bad one.blktrace.0 "'one.blktrace.0': empty trace file"
+bad nonexistent "'nonexistent': no such file"
+# the second of two per-CPU files is bad: still an error, naming that file
+mkdir pair && cp good.bin pair/p.blktrace.0 && cp zero.bin pair/p.blktrace.1
+bad pair/p "'pair/p.blktrace.1': bad magic 0x00000000 at offset 0"
+
+# a truncated final record: a warning, and the 10 records before it
+{ cat good.bin; head -c 20 good.bin; } >trunc.bin
+"$IOTAPE" analyze --json trunc.bin >out.json 2>err || fail "truncated final record: exit $?"
+grep -q "warning: 'trunc.bin': truncated record at offset 480 ignored" err ||
+	fail "no truncation warning: $(cat err)"
+expect_eq "events" "$(json "['input']['events']" out.json)" 10
+expect_eq "queued" "$(json "['devices'][0]['actions']['queue']['writes']" out.json)" 10
+expect_eq "truncated files" "$(json "['input']['truncated']" out.json)" 1
+expect_eq "truncated at" "$(json "['input']['files'][0]['truncated_at']" out.json)" 480
+# the same through stdin
+{ cat good.bin; head -c 20 good.bin; } | "$IOTAPE" analyze --json - >out.json 2>err
+expect_eq "stdin events" "$(json "['input']['events']" out.json)" 10
+grep -q "warning: '-': truncated record at offset 480" err || fail "stdin: no warning"
+
+# usage errors
+rc=0; "$IOTAPE" analyze >/dev/null 2>err || rc=$?
+expect_eq "no input" "$rc" 2
+grep -q "usage: iotape analyze" err || fail "no usage line"
+rc=0; "$IOTAPE" analyze --interval 0 good.bin >/dev/null 2>&1 || rc=$?
+expect_eq "zero interval" "$rc" 2
+rc=0; "$IOTAPE" analyze --interval fast good.bin >/dev/null 2>&1 || rc=$?
+expect_eq "bad interval" "$rc" 2
+rc=0; "$IOTAPE" analyze --top -1 good.bin >/dev/null 2>&1 || rc=$?
+expect_eq "bad top" "$rc" 2
+rc=0; "$IOTAPE" analyze --bogus good.bin >/dev/null 2>&1 || rc=$?
+expect_eq "unknown option" "$rc" 2
+echo "analyze_badinput: ok"

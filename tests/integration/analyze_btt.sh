@@ -1,0 +1,32 @@
+# SPDX-License-Identifier: MIT
+# iotape analyze's latency against btt's "All Devices" rows (Q2Q, Q2G, G2I, Q2M, I2D, M2D, D2C,
+# Q2C): N, min and max exactly, means within btt's printing (9 decimals of a second).
+source "$SRCDIR/tests/integration/lib.bash"
+ORACLE="$SRCDIR/tests/integration/analyze_oracle.py"
+need_cmd blkparse
+need_cmd btt
+[ -x "$TOOLS/blkgen" ] || skip "blkgen not built"
+
+compare() { # DIR NAME MODE (btt: with Q2Q, single device; btt-noq2q: btt's Q2Q spans devices)
+	local d=$1 n=$2 mode=$3
+	(cd "$d" && blkparse -i "$n" -d all.bin -O >/dev/null 2>&1) || fail "$d: blkparse -d"
+	(cd "$d" && btt -i all.bin >btt.txt 2>&1) || fail "$d: btt"
+	"$IOTAPE" analyze --json "$d/$n" >"$d/out.json" || fail "$d: analyze"
+	python3 "$ORACLE" "$mode" "$d/out.json" "$d/btt.txt" || fail "$d: differs from btt"
+}
+
+for s in 1 2 3; do
+	mkdir -p "$TMP/g$s" "$TMP/e$s"
+	"$TOOLS/blkgen" -o "$TMP/g$s" --ios 10000 --seed $s --merge-pct $((s * 25)) \
+		--depth $((s * 8)) >/dev/null
+	compare "$TMP/g$s" trace btt
+	# front merges, requeues, zero-time steps, re-queued sectors, lost issues
+	python3 "$ORACLE" edge "$TMP/e$s/edge" $s 1
+	compare "$TMP/e$s" edge btt
+done
+mkdir -p "$TMP/multi" "$TMP/emulti"
+"$TOOLS/blkgen" -o "$TMP/multi" --ios 5000 --seed 4 --devices 3 --cpus 2 >/dev/null
+compare "$TMP/multi" trace btt-noq2q
+python3 "$ORACLE" edge "$TMP/emulti/edge" 9 3
+compare "$TMP/emulti" edge btt-noq2q
+echo "analyze_btt: ok"

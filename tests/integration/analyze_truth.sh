@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: MIT
+# iotape analyze against blkgen's ground truth: IO counts and bytes, latency means, seeks and
+# every idle gap, exactly; for v7 and v8, both byte orders, gzip, several CPUs and devices.
+source "$SRCDIR/tests/integration/lib.bash"
+ORACLE="$SRCDIR/tests/integration/analyze_oracle.py"
+[ -x "$TOOLS/blkgen" ] || skip "blkgen not built"
+
+check() { # NAME BLKGEN-ARGS...
+	local name=$1
+	shift
+	mkdir -p "$TMP/$name"
+	"$TOOLS/blkgen" -o "$TMP/$name" --truth "$TMP/$name/truth.json" "$@" >/dev/null ||
+		fail "$name: blkgen $*"
+	"$IOTAPE" analyze --json --top 1000 "$TMP/$name/trace" >"$TMP/$name/out.json" \
+		2>"$TMP/$name/err" || fail "$name: analyze failed: $(cat "$TMP/$name/err")"
+	python3 "$ORACLE" truth "$TMP/$name/out.json" "$TMP/$name/truth.json" ||
+		fail "$name: differs from the ground truth"
+}
+
+check plain --ios 20000 --seed 3 --gaps 5
+check v8-swap-gzip --ios 5000 --seed 11 --gaps 3 --v8 --swap --gzip --read-pct 80
+check devices --ios 4000 --seed 5 --gaps 4 --devices 3 --cpus 4 --merge-pct 50 --depth 16
+check deep --ios 8000 --seed 9 --gaps 2 --gap-ms 12 --depth 64 --merge-pct 70 --cpus 1
+
+# the threshold moves with the option: with 1 s nothing counts, with 10 ms (default) 5 gaps
+"$IOTAPE" analyze --json --idle-threshold 1s "$TMP/plain/trace" >"$TMP/t1.json"
+expect_eq "gaps over 1 s" "$(json "['devices'][0]['idle']['gaps']" "$TMP/t1.json")" 0
+expect_eq "threshold" "$(json "['devices'][0]['idle']['threshold_ns']" "$TMP/t1.json")" 1000000000
+
+# a gzip'd set, a directory and the single merged file give the same numbers
+blkgen_dir="$TMP/v8-swap-gzip"
+"$IOTAPE" analyze --json "$blkgen_dir" >"$TMP/dir.json"
+"$IOTAPE" analyze --json "$blkgen_dir/trace" >"$TMP/set.json"
+expect_eq "directory = set" "$(json "['devices'][0]['latency_ns']['q2c']" "$TMP/dir.json")" \
+	"$(json "['devices'][0]['latency_ns']['q2c']" "$TMP/set.json")"
+echo "analyze_truth: ok"
