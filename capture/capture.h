@@ -14,10 +14,11 @@ enum cap_backend {
 	CAP_BACKEND_TRACEFS,
 };
 
-/* How the tracefs backend reads the ring buffer (see docs/capture.md for the measurements). */
+/* How the tracefs backend reads the ring buffer (bench/README.md has the measurements: the
+ * raw reader costs the traced workload far less, so it is the default). */
 enum cap_read_mode {
-	CAP_READER_PIPE = 0, /* per_cpu/cpuN/trace_pipe with the bin option: finished v7 records */
-	CAP_READER_RAW,      /* per_cpu/cpuN/trace_pipe_raw pages through libtracefs/kbuffer */
+	CAP_READER_RAW = 0, /* per_cpu/cpuN/trace_pipe_raw pages through libtracefs/kbuffer */
+	CAP_READER_PIPE,    /* per_cpu/cpuN/trace_pipe with the bin option: finished v7 records */
 };
 
 struct cap_progress {

@@ -19,7 +19,7 @@
 #define KILL_GRACE_NS (5ull * 1000000000ull)
 
 static const char *const backend_names[] = {"auto", "relay", "tracefs"};
-static const char *const reader_names[] = {"pipe", "raw"};
+static const char *const reader_names[] = {"raw", "pipe"};
 
 int cap_backend_parse(const char *s, enum cap_backend *out)
 {

@@ -27,7 +27,7 @@ const char usage_capture[] =
 	"      --filter EXPR       pcap filter (default: port 2049 or port 111)\n"
 	"      --snaplen N         bytes kept per packet (default: 262144)\n"
 	"      --backend B         auto (relay, else tracefs), relay or tracefs (default: auto)\n"
-	"      --reader R          tracefs ring-buffer reader: pipe or raw (default: pipe)\n"
+	"      --reader R          tracefs ring-buffer reader: raw or pipe (default: raw)\n"
 	"      --buffer-kb N       per-CPU trace buffer in KiB (default: 8192)\n"
 	"      --duration SECONDS  stop after this long (also 500ms, 2m)\n"
 	"\n"
@@ -180,7 +180,7 @@ int cmd_capture(int argc, char **argv)
 			break;
 		case 'R':
 			if (cap_reader_parse(optarg, &o.reader)) {
-				usage_error("--reader: '%s' is not pipe or raw", optarg);
+				usage_error("--reader: '%s' is not raw or pipe", optarg);
 				goto usage;
 			}
 			break;

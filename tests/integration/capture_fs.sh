@@ -36,4 +36,20 @@ for fs in ext4 xfs btrfs; do
 	expect_eq "$fs lost" "$(json '["counts"]["lost"]' "$RUN/manifest.json")" "0"
 	cap_cleanup
 done
+
+# the two tracefs readers (raw pages through libtracefs, the default; and trace_pipe with
+# kernel-formatted records) capture the same IO
+make_loop 512M
+make_fs ext4
+for reader in raw pipe; do
+	RUN="$TMP/run-$reader"
+	"$IOTAPE" capture -o "$RUN" -d "$LOOP" --backend tracefs --reader $reader -- \
+		dd if=/dev/zero of="$MNT/f-$reader" bs=1M count=$MIB oflag=direct status=none ||
+		fail "reader $reader: capture exited $?"
+	expect_eq "reader" "$(json '["backend"]["reader"]' "$RUN/manifest.json")" "$reader"
+	bytes=$(written_bytes "$RUN")
+	[ "$bytes" -ge $((MIB << 20)) ] && [ "$bytes" -le $(((MIB << 20) + TOL)) ] ||
+		fail "reader $reader: $bytes bytes written"
+done
+tracing_is_off
 echo "ok"
