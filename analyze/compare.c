@@ -594,7 +594,8 @@ static int derive_labels(struct compare *c, struct iot_err *e)
 
 		if (s->label)
 			continue;
-		for (size_t k = 0; k < nnames; k++) {
+		/* no manifest anywhere: nothing says which runs repeat which; name them by file */
+		for (size_t k = 0; any && k < nnames; k++) {
 			char *a;
 
 			if (!varies[k])

@@ -137,7 +137,11 @@ static int points_make(const struct rpt_nfs *nf, uint64_t width, const char *idl
 		p->p50[j] = replies ? (double)rpt_lat_quantile(lat, replies, 0.5) / 1e6 : NAN;
 		p->p99[j] = replies ? (double)rpt_lat_quantile(lat, replies, 0.99) / 1e6 : NAN;
 		/* nothing sent, nothing outstanding: the server sat idle for the interval */
-		if (!ops && busy == 0)
+		if (ops || busy > 0)
+			continue;
+		if (p->nbands && p->bands[p->nbands - 1].x1 >= (double)t0 / 1e9 - 1e-12)
+			p->bands[p->nbands - 1].x1 = (double)(t0 + dur) / 1e9; /* one band, not stripes */
+		else
 			p->bands[p->nbands++] = (struct svg_band){(double)t0 / 1e9,
 								  (double)(t0 + dur) / 1e9, 0.3,
 								  idle_color, 1};

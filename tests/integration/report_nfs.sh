@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# iotape report with packets: a run directory holding a block trace and net.pcap, and a
+# capture on its own. NFS graphs and table present, SVGs well-formed, compare sees NFS SRT.
+source "$SRCDIR/tests/integration/lib.bash"
+
+mkdir -p "$TMP/run1" "$TMP/run2"
+"$TOOLS/blkgen" -o "$TMP/run1" -n sdb --ios 3000 --seed 3 --gaps 1 --gap-ms 100 >/dev/null
+python3 "$SRCDIR/tests/integration/report_nfsgen.py" "$TMP/run1/net.pcap" 1
+python3 "$SRCDIR/tests/integration/report_nfsgen.py" "$TMP/run2/net.pcap" 2
+
+"$IOTAPE" report "$TMP/run1" -o "$TMP/one.html" --svg "$TMP/svg"
+for g in nfs-ops nfs-outstanding nfs-srt dev7-0-offset dev7-0-d2c; do
+	[ -s "$TMP/svg/$g.svg" ] || fail "no $g graph"
+	xmllint --noout "$TMP/svg/$g.svg" || fail "$g.svg is not well-formed"
+done
+grep -q '<h2>NFS</h2>' "$TMP/one.html" || fail "no NFS section"
+for op in GETATTR READ WRITE; do
+	grep -q ">v3 $op</text>" "$TMP/svg/nfs-ops.svg" || fail "no $op line in nfs-ops"
+	grep -q "<td>$op</td>" "$TMP/one.html" || fail "no $op row in the NFS table"
+done
+
+# a run with packets only, beside one with both: shared axes, one colour per run
+"$IOTAPE" report "$TMP/run1" "$TMP/run2" -o "$TMP/two.html" --svg "$TMP/svg2"
+for f in "$TMP"/svg2/*.svg; do xmllint --noout "$f" || fail "$f is not well-formed"; done
+grep -q '>run2 p50</text>' "$TMP/svg2/nfs-srt.svg" || fail "run2 not in the response-time legend"
+# a capture file on its own is a run too
+"$IOTAPE" report "$TMP/run2/net.pcap" -o "$TMP/pcap.html"
+grep -q '<h2>NFS</h2>' "$TMP/pcap.html" || fail "no NFS section for a bare capture"
+
+# compare: NFS response time per main operation, from the run directories
+"$IOTAPE" compare "$TMP/run1" "$TMP/run2" --format csv >"$TMP/c.csv"
+for op in GETATTR READ WRITE; do
+	grep -q "^nfs3.$op,ms,run1,1," "$TMP/c.csv" || fail "no nfs3.$op for run1: $(cat "$TMP/c.csv")"
+	grep -q "^nfs3.$op,ms,run2,1," "$TMP/c.csv" || fail "no nfs3.$op for run2"
+done
+# the generator's WRITE replies take 0.45 .. 1.35 ms
+python3 - "$TMP/c.csv" <<'PY'
+import csv, sys
+rows = {(r["metric"], r["group"]): r for r in csv.DictReader(open(sys.argv[1]))}
+m = float(rows[("nfs3.WRITE", "run1")]["mean"])
+if not 0.45 <= m <= 1.35:
+    sys.exit(f"WRITE mean {m} ms outside the generator's range")
+PY
+echo PASS
