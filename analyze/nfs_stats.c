@@ -10,7 +10,7 @@
 
 #define MAX_CLIENTS 4096
 #define FH_CAP 65536   /* distinct file handles tracked (power of two) */
-#define MAX_BINS (1u << 20)
+#define MAX_BINS 8192u /* timeline bins; beyond, the interval doubles */
 
 int nfs_stats_init(struct nfs_stats *s, const struct nfs_stats_cfg *cfg)
 {
@@ -225,6 +225,30 @@ static uint64_t fh_hash(const uint8_t *fh, unsigned len)
 	return h ^ h >> 31;
 }
 
+/* Double the table (rehash); the table starts small and stops growing at FH_CAP. */
+static int fh_grow(struct nfs_stats *s)
+{
+	unsigned ncap = s->fh_cap ? s->fh_cap * 2 : 1024, i, mask = ncap - 1;
+	struct nfs_fh_stats *n = calloc(ncap, sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	for (i = 0; i < s->fh_cap; i++) {
+		struct nfs_fh_stats *f = &s->fhs[i];
+		unsigned k;
+
+		if (!f->len)
+			continue;
+		for (k = (unsigned)fh_hash(f->fh, f->len) & mask; n[k].len; k = (k + 1) & mask)
+			;
+		n[k] = *f;
+	}
+	free(s->fhs);
+	s->fhs = n;
+	s->fh_cap = ncap;
+	return 0;
+}
+
 static struct nfs_fh_stats *fh_get(struct nfs_stats *s, const uint8_t *fh, unsigned len)
 {
 	unsigned i, mask;
@@ -232,19 +256,15 @@ static struct nfs_fh_stats *fh_get(struct nfs_stats *s, const uint8_t *fh, unsig
 
 	if (!len)
 		return NULL;
-	if (!s->fhs) {
-		s->fhs = calloc(FH_CAP, sizeof(*s->fhs));
-		if (!s->fhs)
-			return NULL;
-		s->fh_cap = FH_CAP;
-	}
+	/* keep the table at most 3/4 full so probes stay short */
+	if ((!s->fhs || s->nfh >= s->fh_cap / 4 * 3) && s->fh_cap < FH_CAP && fh_grow(s))
+		return NULL;
 	mask = s->fh_cap - 1;
 	h = fh_hash(fh, len);
 	for (i = (unsigned)h & mask;; i = (i + 1) & mask) {
 		struct nfs_fh_stats *f = &s->fhs[i];
 
 		if (!f->len) {
-			/* keep the table at most 3/4 full so probes stay short */
 			if (s->nfh >= s->fh_cap / 4 * 3) {
 				s->fh_untracked++;
 				return NULL;
@@ -260,47 +280,75 @@ static struct nfs_fh_stats *fh_get(struct nfs_stats *s, const uint8_t *fh, unsig
 	}
 }
 
-static struct nfs_bin *bin_get(struct nfs_stats *s, uint64_t abs)
+/*
+ * The timeline keeps at most MAX_BINS bins: when the capture spans more intervals than that,
+ * adjacent bins are merged and the interval doubles (fixed memory whatever the time span,
+ * even for captures with bogus timestamps). interval_ns in the output is the final width.
+ */
+static void coarsen(struct nfs_stats *s)
 {
-	if (!s->nbins) {
-		s->bin0 = abs;
-	} else if (abs < s->bin0) {
-		uint64_t shift = s->bin0 - abs;
+	uint64_t nb0 = s->bin0 / 2;
+	unsigned i, last = 0;
+	struct nfs_bin acc = {0};
 
-		if (shift + s->nbins > MAX_BINS) {
-			s->bins_dropped++;
-			return NULL;
-		}
-		if (s->nbins + shift > s->cap_bins) {
-			unsigned nc = (unsigned)(s->nbins + shift) * 2;
-			void *p = realloc(s->bins, (size_t)nc * sizeof(*s->bins));
+	for (i = 0; i < s->nbins; i++) {
+		unsigned j = (unsigned)((s->bin0 + i) / 2 - nb0);
+		const struct nfs_bin *b = &s->bins[i];
 
-			if (!p)
-				return NULL;
-			s->bins = p;
-			s->cap_bins = nc;
+		if (i && j != last) {
+			s->bins[last] = acc;
+			memset(&acc, 0, sizeof(acc));
 		}
-		memmove(s->bins + shift, s->bins, (size_t)s->nbins * sizeof(*s->bins));
-		memset(s->bins, 0, (size_t)shift * sizeof(*s->bins));
-		s->nbins += (unsigned)shift;
-		s->bin0 = abs;
+		last = j;
+		acc.ops += b->ops;
+		acc.read_bytes += b->read_bytes;
+		acc.write_bytes += b->write_bytes;
+		acc.errors += b->errors;
+		acc.busy_ns += b->busy_ns;
 	}
-	if (abs - s->bin0 >= MAX_BINS) {
-		s->bins_dropped++;
-		return NULL;
+	if (s->nbins) {
+		s->bins[last] = acc;
+		s->nbins = last + 1;
+	}
+	s->bin0 = nb0;
+	s->cfg.interval_ns *= 2;
+}
+
+/* The bin holding time ns (may coarsen the timeline first). */
+static struct nfs_bin *bin_at(struct nfs_stats *s, uint64_t ns)
+{
+	uint64_t abs;
+
+	if (!s->bins) {
+		s->bins = calloc(MAX_BINS, sizeof(*s->bins));
+		if (!s->bins)
+			return NULL;
+	}
+	for (;;) {
+		abs = ns / s->cfg.interval_ns;
+		if (!s->nbins) {
+			s->bin0 = abs;
+			s->nbins = 1;
+			memset(s->bins, 0, sizeof(*s->bins));
+		}
+		if (abs >= s->bin0 && abs - s->bin0 < MAX_BINS)
+			break;
+		if (abs < s->bin0 && s->bin0 + s->nbins - abs <= MAX_BINS) {
+			uint64_t shift = s->bin0 - abs;
+
+			memmove(s->bins + shift, s->bins, (size_t)s->nbins * sizeof(*s->bins));
+			memset(s->bins, 0, (size_t)shift * sizeof(*s->bins));
+			s->nbins += (unsigned)shift;
+			s->bin0 = abs;
+			break;
+		}
+		if (s->cfg.interval_ns > UINT64_MAX / 4)
+			return NULL;
+		coarsen(s);
 	}
 	if (abs - s->bin0 >= s->nbins) {
 		unsigned need = (unsigned)(abs - s->bin0 + 1);
 
-		if (need > s->cap_bins) {
-			unsigned nc = need * 2 > MAX_BINS ? MAX_BINS : need * 2;
-			void *p = realloc(s->bins, (size_t)nc * sizeof(*s->bins));
-
-			if (!p)
-				return NULL;
-			s->bins = p;
-			s->cap_bins = nc;
-		}
 		memset(s->bins + s->nbins, 0, (size_t)(need - s->nbins) * sizeof(*s->bins));
 		s->nbins = need;
 	}
@@ -310,9 +358,13 @@ static struct nfs_bin *bin_get(struct nfs_stats *s, uint64_t abs)
 static void timeline(struct nfs_stats *s, const struct rpc_txn *t, uint64_t rd, uint64_t wr,
 		     int err)
 {
-	uint64_t iv = s->cfg.interval_ns, k;
-	struct nfs_bin *b = bin_get(s, t->call_ns / iv);
+	uint64_t iv, k, end;
+	struct nfs_bin *b;
 
+	/* make room for both ends first: the interval is final for this transaction after */
+	if (t->replied && t->reply_ns >= t->call_ns && !bin_at(s, t->reply_ns))
+		return;
+	b = bin_at(s, t->call_ns);
 	if (!b)
 		return;
 	b->ops++;
@@ -321,15 +373,16 @@ static void timeline(struct nfs_stats *s, const struct rpc_txn *t, uint64_t rd, 
 	b->errors += err != 0;
 	if (!t->replied || t->reply_ns < t->call_ns)
 		return;
-	for (k = t->call_ns / iv; k <= t->reply_ns / iv; k++) {
+	iv = s->cfg.interval_ns;
+	end = t->reply_ns / iv;
+	for (k = t->call_ns / iv; k <= end; k++) {
 		uint64_t lo = k * iv, hi = lo + iv;
 		uint64_t a = t->call_ns > lo ? t->call_ns : lo;
 		uint64_t z = t->reply_ns < hi ? t->reply_ns : hi;
 
-		b = bin_get(s, k);
-		if (!b)
-			return;
-		b->busy_ns += z - a;
+		if (k < s->bin0 || k - s->bin0 >= s->nbins)
+			break;
+		s->bins[k - s->bin0].busy_ns += z - a;
 	}
 }
 

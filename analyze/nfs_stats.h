@@ -79,11 +79,10 @@ struct nfs_stats {
 	struct nfs_fh_stats *fhs;
 	unsigned fh_cap, nfh;
 	uint64_t fh_untracked;
-	/* timeline */
+	/* timeline: bins[i] covers [(bin0 + i) * interval_ns, +interval_ns) */
 	struct nfs_bin *bins;
-	uint64_t bin0;   /* absolute bin index of bins[0] */
-	unsigned nbins, cap_bins;
-	uint64_t bins_dropped;
+	uint64_t bin0;
+	unsigned nbins;
 	struct nfs_copy_stats copy;
 	/* async copies waiting for their CB_OFFLOAD, and callbacks waiting for their COPY */
 	struct {
