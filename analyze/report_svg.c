@@ -315,7 +315,7 @@ char *svg_png_base64(const uint8_t *rgba, unsigned w, unsigned h)
 		raw[y * row] = 0;
 		memcpy(raw + y * row + 1, rgba + (size_t)y * w * 4, (size_t)w * 4);
 	}
-	if (compress2(z, &zlen, raw, (uLong)raw_len, 9) != Z_OK)
+	if (compress2(z, &zlen, raw, (uLong)raw_len, 6) != Z_OK)
 		goto out;
 	memcpy(png, "\x89PNG\r\n\x1a\n", 8);
 	put32(ihdr, w);
