@@ -11,7 +11,7 @@
  *    the time since the previous Q of the device. A bio already tracked at that start sector
  *    is forgotten: btt (1.2) links the new one in front of it, so that every later lookup
  *    finds the new one and the old one never completes;
- *  - G, I and M (back or front merge) find the tracked bio at their sector and stamp it
+ *  - G, I and M (back or front merge) find the tracked bio holding their sector and stamp it
  *    (Q2G, G2I when G was seen, Q2M);
  *  - a D closes the queue phase of every tracked bio inside its range: I2D if the bio was
  *    inserted, else M2D if it was merged; the bio remembers the issue time (a re-issue after a
@@ -107,16 +107,25 @@ static inline uint32_t lt_find(const struct ltab *t, uint32_t dev, uint64_t star
 	return i;
 }
 
-/* The tracked range holding sector: the one starting there, else one in the same block. */
-static uint32_t lt_find_in(const struct ltab *t, uint32_t dev, uint64_t sector)
+/*
+ * The tracked range holding sector (btt's rb_find_sec): the one starting there, else one that
+ * starts at most maxlen - 1 sectors before it (maxlen: the longest range tracked so far on the
+ * device, so the blocks to look at stay few).
+ */
+static uint32_t lt_find_in(const struct ltab *t, uint32_t dev, uint64_t sector, uint64_t maxlen)
 {
-	uint32_t i = lt_find(t, dev, sector), j;
+	uint32_t i = lt_find(t, dev, sector);
+	uint64_t lo = maxlen > 1 ? (sector > maxlen - 1 ? sector - (maxlen - 1) : 0) : sector;
 
-	if (i != NIL)
+	if (i != NIL || !maxlen)
 		return i;
-	for (j = t->bucket[lt_hash(t, dev, sector >> BLK_SHIFT)]; j != NIL; j = t->n[j].hnext)
-		if (t->n[j].dev == dev && t->n[j].start <= sector && sector < t->n[j].end)
-			return j;
+	for (uint64_t blk = sector >> BLK_SHIFT;; blk--) {
+		for (i = t->bucket[lt_hash(t, dev, blk)]; i != NIL; i = t->n[i].hnext)
+			if (t->n[i].dev == dev && t->n[i].start <= sector && sector < t->n[i].end)
+				return i;
+		if (blk <= lo >> BLK_SHIFT)
+			break;
+	}
 	return NIL;
 }
 
@@ -327,20 +336,22 @@ void blk_latency_feed(struct blk_latency *l, unsigned dev, const struct blk_even
 		}
 		i = lt_insert(&l->bio, dev, s, e, &ed);
 		count_evicted(l, ed);
+		if (e - s > d->max_len)
+			d->max_len = e - s;
 		l->bio.n[i].q = t;
 		if (d->last_q != NONE)
 			hist_add(&d->h[BLK_LAT_Q2Q], blk_tdelta(d->last_q, t));
 		d->last_q = t;
 		break;
 	case BLK_A_GETRQ:
-		i = lt_find_in(&l->bio, dev, s);
+		i = lt_find_in(&l->bio, dev, s, d->max_len);
 		if (i != NIL) {
 			l->bio.n[i].g = t;
 			hist_add(&d->h[BLK_LAT_Q2G], blk_tdelta(l->bio.n[i].q, t));
 		}
 		break;
 	case BLK_A_INSERT:
-		i = lt_find_in(&l->bio, dev, s);
+		i = lt_find_in(&l->bio, dev, s, d->max_len);
 		if (i != NIL) {
 			struct lnode *x = &l->bio.n[i];
 
@@ -351,7 +362,7 @@ void blk_latency_feed(struct blk_latency *l, unsigned dev, const struct blk_even
 		break;
 	case BLK_A_BACKMERGE:
 	case BLK_A_FRONTMERGE:
-		i = lt_find_in(&l->bio, dev, s);
+		i = lt_find_in(&l->bio, dev, s, d->max_len);
 		if (i != NIL) {
 			l->bio.n[i].m = t;
 			hist_add(&d->h[BLK_LAT_Q2M], blk_tdelta(l->bio.n[i].q, t));

@@ -17,10 +17,6 @@
 #include "formats/blktrace.h"
 #include "iotape_version.h"
 
-/* The packet part lives in analyze-nfs.c; until it is linked in, captures are not recognised. */
-#pragma weak analyze_is_capture
-#pragma weak analyze_capture
-
 const char usage_analyze[] =
 	"usage: iotape analyze [--json] [--interval DUR] [--idle-threshold DUR] [--top N]\n"
 	"                      [-o FILE] INPUT...\n"
@@ -88,33 +84,6 @@ static int add_capture(struct run *r, const char *path)
 	return 0;
 }
 
-/* Captures in a run directory: net.pcap, net.pcapng, possibly .gz (kept for the run's life). */
-static int dir_captures(struct run *r, const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	int ret = 0;
-
-	if (!d)
-		return 0;
-	while (!ret && (de = readdir(d))) {
-		char *p;
-
-		if (strncmp(de->d_name, "net.pcap", 8))
-			continue;
-		if (asprintf(&p, "%s/%s", dir, de->d_name) < 0) {
-			ret = -ENOMEM;
-			break;
-		}
-		if (analyze_is_capture(p))
-			ret = add_capture(r, p);
-		else
-			free(p);
-	}
-	closedir(d);
-	return ret;
-}
-
 /*
  * The reader says "'FILE': offset N: WHAT"; the command's messages put the place last:
  * "'FILE': WHAT at offset N" (DESIGN.md, "Errors and messages").
@@ -139,16 +108,16 @@ static int open_input(struct run *r, const char *path)
 	struct iot_err e;
 	struct stat st;
 	int ret, isdir = 0;
-	unsigned ncap0 = r->ncap;
 
 	if (strcmp(path, "-") && stat(path, &st) == 0) {
+		/* a capture, or a run directory holding one (analyze-nfs.c finds net.pcap*) */
 		isdir = S_ISDIR(st.st_mode);
-		if (analyze_is_capture && !isdir && analyze_is_capture(path))
-			return add_capture(r, path) ? (error("out of memory"), EXIT_SYSTEM) : 0;
-		if (analyze_is_capture && isdir && (ret = dir_captures(r, path)))
-			return error("out of memory"), EXIT_SYSTEM;
-		if (isdir && r->ncap > ncap0 && !has_blktrace_files(path))
-			return 0; /* a run directory with a capture and no block trace */
+		if (analyze_is_capture(path)) {
+			if (add_capture(r, path))
+				return error("out of memory"), EXIT_SYSTEM;
+			if (!isdir || !has_blktrace_files(path))
+				return 0;
+		}
 	}
 	in = realloc(r->in, (r->nin + 1) * sizeof(*in));
 	if (!in)
@@ -438,7 +407,7 @@ static void run_release(struct run *r)
 	for (unsigned i = 0; i < r->nin; i++)
 		bt_reader_free(r->in[i].r);
 	free(r->in);
-	free(r->captures); /* the strings of directory captures are small and live to exit */
+	free(r->captures);
 	bt_comm_table_free(r->comms);
 	blk_analysis_free(r->a);
 }

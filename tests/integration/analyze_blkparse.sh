@@ -38,4 +38,8 @@ grep -q "edge.blktrace.0': 3 records missing" "$TMP/skips/err" || fail "no skip 
 # big enough for blkparse to print MiB
 "$TOOLS/blkgen" -o "$TMP/big" --ios 40000 --seed 2 >/dev/null
 compare "$TMP/big" trace
+# a real trace (samples/ext4: ext4 on a loop device, tracefs blk tracer)
+mkdir -p "$TMP/sample"
+cp "$SRCDIR"/samples/ext4/loop0.blktrace.* "$TMP/sample/"
+compare "$TMP/sample" loop0
 echo "analyze_blkparse: ok"

@@ -29,4 +29,8 @@ mkdir -p "$TMP/multi" "$TMP/emulti"
 compare "$TMP/multi" trace btt-noq2q
 python3 "$ORACLE" edge "$TMP/emulti/edge" 9 3
 compare "$TMP/emulti" edge btt-noq2q
+# a real trace (samples/ext4: ext4 on a loop device, tracefs blk tracer)
+mkdir -p "$TMP/sample"
+cp "$SRCDIR"/samples/ext4/loop0.blktrace.* "$TMP/sample/"
+compare "$TMP/sample" loop0 btt
 echo "analyze_btt: ok"

@@ -210,6 +210,25 @@ static void test_huge_range(void **s)
 	blk_latency_free(l);
 }
 
+/* G, I and M find the bio holding their sector, even one that starts blocks earlier. */
+static void test_holding_sector(void **s)
+{
+	const struct blk_event ev[] = {
+		EV_Q(0, 1000, 512, R),	EV_G(10, 1200, 8, R), EV_I(30, 1200, 8, R),
+		EV_M(40, 1511, 1, R),	EV_G(50, 1512, 8, R), /* just past the end: no bio */
+		EV_G(60, 999, 8, R),			       /* just before: no bio */
+	};
+	struct blk_latency *l = run(ev, sizeof(ev) / sizeof(ev[0]), 0);
+	const struct blk_latency_dev *d = blk_latency_dev(l, 0);
+
+	(void)s;
+	expect(&d->h[BLK_LAT_Q2G], 1, 10, 10, 10);
+	expect(&d->h[BLK_LAT_G2I], 1, 20, 20, 20);
+	expect(&d->h[BLK_LAT_Q2M], 1, 40, 40, 40);
+	assert_int_equal(d->max_len, 512);
+	blk_latency_free(l);
+}
+
 /* Records without data and passthrough records are not matched. */
 static void test_ignored(void **s)
 {
@@ -233,7 +252,7 @@ int main(void)
 		cmocka_unit_test(test_partial_trace), cmocka_unit_test(test_duplicate_sector),
 		cmocka_unit_test(test_containment),   cmocka_unit_test(test_two_devices),
 		cmocka_unit_test(test_bounded),	      cmocka_unit_test(test_huge_range),
-		cmocka_unit_test(test_ignored),
+		cmocka_unit_test(test_ignored),	      cmocka_unit_test(test_holding_sector),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
