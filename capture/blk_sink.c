@@ -62,24 +62,38 @@ int cap_sink_new(struct cap_sink **out, const char *dir, const struct cap_dev *d
 	return 0;
 }
 
+static int seq_room(struct sink_dev *d, unsigned cpu)
+{
+	unsigned n = cpu + 1;
+	uint32_t *ns;
+
+	if (cpu >= MAX_CPU)
+		return -EINVAL;
+	if (cpu < d->nseq)
+		return 0;
+	ns = realloc(d->seq, n * sizeof(*ns));
+	if (!ns)
+		return -ENOMEM;
+	memset(ns + d->nseq, 0, (n - d->nseq) * sizeof(*ns));
+	d->seq = ns;
+	d->nseq = n;
+	return 0;
+}
+
+void cap_sink_lost(struct cap_sink *s, unsigned cpu, uint64_t n)
+{
+	if (s->ndev == 1 && !seq_room(&s->dev[0], cpu))
+		s->dev[0].seq[cpu] += (uint32_t)n;
+}
+
 static int write_rec(struct cap_sink *s, struct sink_dev *d, unsigned cpu, uint8_t *rec,
 		     size_t len, struct iot_err *e)
 {
 	uint32_t seq;
-	int ret;
+	int ret = seq_room(d, cpu);
 
-	if (cpu >= MAX_CPU)
-		return iot_err_set(e, -EINVAL, "cpu %u out of range", cpu);
-	if (cpu >= d->nseq) {
-		unsigned n = cpu + 1;
-		uint32_t *ns = realloc(d->seq, n * sizeof(*ns));
-
-		if (!ns)
-			return iot_err_set(e, -ENOMEM, "out of memory");
-		memset(ns + d->nseq, 0, (n - d->nseq) * sizeof(*ns));
-		d->seq = ns;
-		d->nseq = n;
-	}
+	if (ret)
+		return iot_err_set(e, ret, "cpu %u: %s", cpu, strerror(-ret));
 	/* the relay path numbers from 1 per CPU (blk_add_trace); blkparse counts gaps as skips */
 	seq = ++d->seq[cpu];
 	memcpy(rec + 4, &seq, 4);

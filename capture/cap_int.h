@@ -68,6 +68,10 @@ int cap_sink_new(struct cap_sink **out, const char *dir, const struct cap_dev *d
  */
 int cap_sink_record(struct cap_sink *s, unsigned cpu, uint8_t *rec, size_t len,
 		    struct iot_err *e);
+/* n events were lost on cpu at this point of its stream: with one device, its sequence
+ * numbers on that CPU jump by n, so blkparse and our reader report the gap as skips (as they
+ * do for relay drops). With several devices the owner is unknown; only the count is kept. */
+void cap_sink_lost(struct cap_sink *s, unsigned cpu, uint64_t n);
 /* Write a TIMESTAMP notify (wall clock at trace time mono_ns) into every device's set. */
 int cap_sink_timestamp(struct cap_sink *s, const struct cap_clock_pair *p, struct iot_err *e);
 /* Counters, safe to read from another thread. */
@@ -90,6 +94,7 @@ struct tpipe {
 	uint64_t lost_marks; /* "[LOST EVENTS]" lines without a count */
 	uint64_t garbage;  /* bytes skipped to resynchronise */
 };
+/* emit gets each record, and (rec NULL, len = count) where a LOST line reported events lost */
 typedef int (*tpipe_emit_fn)(void *arg, unsigned cpu, uint8_t *rec, size_t len,
 			     struct iot_err *e);
 /* Consume complete units from buf[0, len); returns the bytes consumed (the rest must be

@@ -61,8 +61,10 @@ struct cap_result {
 	char cmd_error[256]; /* why COMMAND could not run, when cmd_status is 126 or 127 */
 	int stop_signal;     /* the signal that stopped the capture, or 0 */
 	struct cap_progress totals;
-	uint64_t overrun, dropped, pipe_lost; /* ring-buffer overruns, dropped, "LOST" lines */
-	uint64_t relay_dropped;
+	/* lost block events: the ring buffer's own counters (per_cpu/cpuN/stats), what the reader
+	 * saw reported in the stream (LOST lines, missed-events flags on raw pages), relay's
+	 * dropped count; lost is the best total (the first two count the same events) */
+	uint64_t overrun, dropped, reader_lost, relay_dropped, lost;
 	uint64_t ifdrop;
 	/* an error after tracing started (e.g. ENOSPC): data up to then is on disk */
 	int late_err;

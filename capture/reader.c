@@ -104,6 +104,10 @@ static int emit(void *arg, unsigned cpu, uint8_t *rec, size_t len, struct iot_er
 {
 	struct cap_reader *r = arg;
 
+	if (!rec) {
+		cap_sink_lost(r->sink, cpu, len);
+		return 0;
+	}
 	return cap_sink_record(r->sink, cpu, rec, len, e);
 }
 
@@ -125,11 +129,14 @@ static int read_stream(struct cap_reader *r, struct cap_stream *s)
 			return (n < 0 && errno != EAGAIN && errno != EINTR) ? -errno : 0;
 		if (kbuffer_load_subbuffer(s->kb, s->buf) < 0)
 			return 1;
+		/* events lost before this page (ring-buffer overwrite while we were behind) */
 		missed = kbuffer_missed_events(s->kb);
-		if (missed > 0)
+		if (missed > 0) {
 			r->raw_lost += (uint64_t)missed;
-		else if (missed < 0)
+			cap_sink_lost(r->sink, s->cpu, (uint64_t)missed);
+		} else if (missed < 0) {
 			r->raw_marks++;
+		}
 		for (data = kbuffer_read_event(s->kb, &ts); data;
 		     data = kbuffer_next_event(s->kb, &ts)) {
 			int size = kbuffer_event_size(s->kb);

@@ -333,11 +333,9 @@ static void finish_manifest(struct run *r, const char *state)
 		r->root, "counts",
 		json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "events",
 			  (json_int_t)res->totals.events, "trace_bytes", (json_int_t)res->totals.bytes,
-			  "lost",
-			  (json_int_t)(res->overrun + res->dropped + res->pipe_lost +
-				       res->relay_dropped),
-			  "overrun", (json_int_t)res->overrun, "dropped", (json_int_t)res->dropped,
-			  "pipe_lost", (json_int_t)res->pipe_lost, "relay_dropped",
+			  "lost", (json_int_t)res->lost, "overrun", (json_int_t)res->overrun,
+			  "dropped", (json_int_t)res->dropped, "reader_lost",
+			  (json_int_t)res->reader_lost, "relay_dropped",
 			  (json_int_t)res->relay_dropped, "foreign_events",
 			  (json_int_t)(r->sink ? cap_sink_foreign(r->sink) : 0), "packets",
 			  (json_int_t)res->totals.packets, "packet_drops",
@@ -435,7 +433,8 @@ out_stop:
 	if (res->late_err && !res->late_msg[0])
 		snprintf(res->late_msg, sizeof(res->late_msg), "%s", le.msg);
 	cap_reader_lost(r.rd, &lost, &marks, &garbage);
-	res->pipe_lost = lost + marks;
+	res->reader_lost = lost + marks;
+	res->lost = res->overrun + res->dropped; /* set again after teardown read the stats */
 	if (garbage)
 		json_object_set_new(r.backend, "unparsed_bytes", json_integer((json_int_t)garbage));
 	if (cap_sink_bad(r.sink))
@@ -446,6 +445,9 @@ out_stop:
 	if (r.ops)
 		r.ops->teardown(r.bs, res, r.backend, NULL);
 	r.bs = NULL;
+	res->lost = (res->overrun + res->dropped > res->reader_lost ? res->overrun + res->dropped
+								    : res->reader_lost) +
+		    res->relay_dropped;
 out:
 	if (r.pcap) {
 		le.msg[0] = '\0';

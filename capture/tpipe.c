@@ -30,8 +30,10 @@ static int is_magic_at(const uint8_t *p)
 	return m == MAGIC7;
 }
 
-/* A text line at p? 1 consumed (*used set), 0 need more bytes, -1 not a line. */
-static int text_line(struct tpipe *t, const uint8_t *p, size_t len, size_t *used)
+/* A text line at p? 1 consumed (*used set, *lost the count it reports), 0 need more bytes,
+ * -1 not a line. */
+static int text_line(struct tpipe *t, const uint8_t *p, size_t len, size_t *used,
+		     uint64_t *lost)
 {
 	const uint8_t *nl;
 	char line[LINE_MAX_LEN + 1];
@@ -49,9 +51,11 @@ static int text_line(struct tpipe *t, const uint8_t *p, size_t len, size_t *used
 	l = (size_t)(nl - p);
 	memcpy(line, p, l);
 	line[l] = '\0';
-	if (sscanf(line, "CPU:%d [LOST %llu EVENTS]", &cpu, &n) == 2)
+	*lost = 0;
+	if (sscanf(line, "CPU:%d [LOST %llu EVENTS]", &cpu, &n) == 2) {
 		t->lost += n;
-	else if (strstr(line, "[LOST EVENTS]"))
+		*lost = n;
+	} else if (strstr(line, "[LOST EVENTS]"))
 		t->lost_marks++;
 	else
 		return -1;
@@ -69,10 +73,14 @@ long tpipe_parse(struct tpipe *t, uint8_t *buf, size_t len, unsigned cpu, int fi
 		size_t left = len - pos, used = 0, total;
 		uint16_t pdu_len;
 		unsigned rcpu = cpu;
-		int r = text_line(t, p, left, &used);
+		uint64_t lost = 0;
+		int r = text_line(t, p, left, &used, &lost);
 
 		if (r == 1) {
 			pos += used;
+			/* tell the sink where in the stream the events went missing */
+			if (lost && (r = emit(arg, cpu, NULL, (size_t)lost, e)) < 0)
+				return r;
 			continue;
 		}
 		if (r == 0 && !final)

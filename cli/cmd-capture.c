@@ -243,12 +243,12 @@ int cmd_capture(int argc, char **argv)
 	free(devs);
 	if (ret)
 		return error("%s", e.msg), capture_exit_code(ret);
-	lost = res.overrun + res.dropped + res.pipe_lost + res.relay_dropped;
+	lost = res.lost;
 	if (lost)
-		warning("%llu block events lost (ring-buffer overrun %llu, dropped %llu, reported "
-			"by the pipe %llu, relay %llu); try a larger --buffer-kb",
+		warning("%llu block events lost (ring-buffer overrun %llu, dropped %llu, seen by "
+			"the reader %llu, relay %llu); try a larger --buffer-kb",
 			(unsigned long long)lost, (unsigned long long)res.overrun,
-			(unsigned long long)res.dropped, (unsigned long long)res.pipe_lost,
+			(unsigned long long)res.dropped, (unsigned long long)res.reader_lost,
 			(unsigned long long)res.relay_dropped);
 	if (res.totals.pkt_drops || res.ifdrop)
 		warning("%llu packets dropped by the kernel, %llu by the interface",

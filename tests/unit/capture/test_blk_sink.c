@@ -121,6 +121,31 @@ static void test_sink(void **state)
 	bt_reader_free(r);
 }
 
+static void test_sink_lost_gap(void **state)
+{
+	struct cap_dev dev = {.name = "loop6", .kdev = BLK_MKDEV(7, 6)};
+	struct cap_sink *s;
+	struct bt_reader *r;
+	struct blk_event ev;
+	struct iot_err e;
+	uint8_t b[128];
+	char path[128];
+
+	(void)state;
+	assert_int_equal(cap_sink_new(&s, dir, &dev, 1, "", &e), 0);
+	assert_int_equal(cap_sink_record(s, 0, b, rec(b, BLK_MKDEV(7, 6), 0, 0, 10), &e), 0);
+	/* 5 events lost on CPU 0 between two records: the sequence numbers show the gap */
+	cap_sink_lost(s, 0, 5);
+	assert_int_equal(cap_sink_record(s, 0, b, rec(b, BLK_MKDEV(7, 6), 0, 0, 20), &e), 0);
+	assert_int_equal(cap_sink_close(s, &e), 0);
+	snprintf(path, sizeof(path), "%s/loop6", dir);
+	assert_int_equal(bt_reader_open(&r, path, &e), 0);
+	while (bt_reader_next(r, &ev, &e) > 0)
+		;
+	assert_int_equal(bt_reader_stats(r)->skips, 5);
+	bt_reader_free(r);
+}
+
 static void test_sink_write_error(void **state)
 {
 	struct cap_dev dev = {.name = "loop9", .kdev = BLK_MKDEV(7, 9)};
@@ -144,6 +169,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sink),
+		cmocka_unit_test(test_sink_lost_gap),
 		cmocka_unit_test(test_sink_write_error),
 	};
 

@@ -13,6 +13,8 @@
 
 struct got {
 	unsigned n;
+	uint64_t lost; /* counts announced in-stream */
+	unsigned lost_at; /* records emitted before the first announcement */
 	unsigned cpu[16];
 	size_t len[16];
 	uint64_t sector[16];
@@ -24,6 +26,12 @@ static int emit(void *arg, unsigned cpu, uint8_t *rec, size_t len, struct iot_er
 	struct blk_event ev;
 
 	(void)e;
+	if (!rec) {
+		if (!g->lost)
+			g->lost_at = g->n;
+		g->lost += len;
+		return 0;
+	}
 	assert_true(g->n < 16);
 	assert_int_equal(bt_decode(rec, len, &ev, NULL), (long)len);
 	g->cpu[g->n] = cpu;
@@ -124,6 +132,9 @@ static void test_lost_lines(void **state)
 	assert_int_equal(g.n, 2);
 	assert_int_equal(t.lost, 1234);
 	assert_int_equal(t.lost_marks, 1);
+	/* announced to the sink between the two records, where it happened */
+	assert_int_equal(g.lost, 1234);
+	assert_int_equal(g.lost_at, 1);
 	assert_int_equal(t.garbage, 0);
 	/* a LOST line cut before its newline waits for more */
 	assert_int_equal(tpipe_parse(&t, (uint8_t *)l1, 10, 1, 0, emit, &g, NULL), 0);
