@@ -470,7 +470,7 @@ int compare_metric_find(const struct compare *c, const char *name)
 	/* "nfs.READ": the first NFS version that has the operation */
 	if (!strncasecmp(name, "nfs.", 4)) {
 		for (size_t i = M_NBLOCK; i < c->nmetrics; i++) {
-			const char *dot = strchr(c->metric[i].key, '.');
+			const char *dot = strrchr(c->metric[i].key, '.');
 
 			if (dot && !strcasecmp(dot + 1, name + 4))
 				return (int)i;

@@ -41,8 +41,8 @@ expect_eq "missing input" "$(status "$TMP/nope.json")" 2
 # run directories: analyzed by compare itself, labelled by --label
 for s in 1 2 3; do
 	mkdir -p "$TMP/slow$s" "$TMP/fast$s"
-	"$TOOLS/blkgen" -o "$TMP/slow$s" -n sdb --ios 3000 --seed $s --depth 1 >/dev/null
-	"$TOOLS/blkgen" -o "$TMP/fast$s" -n sdb --ios 3000 --seed $((s + 10)) --depth 8 >/dev/null
+	ASAN_OPTIONS=detect_leaks=0 "$TOOLS/blkgen" -o "$TMP/slow$s" -n sdb --ios 3000 --seed $s --depth 1 >/dev/null
+	ASAN_OPTIONS=detect_leaks=0 "$TOOLS/blkgen" -o "$TMP/fast$s" -n sdb --ios 3000 --seed $((s + 10)) --depth 8 >/dev/null
 done
 rc=0
 "$IOTAPE" compare "$TMP"/slow{1,2,3} "$TMP"/fast{1,2,3} --label slow --label slow \

@@ -9,7 +9,7 @@ gen() { # DIR SEED ARGS...
 	local d=$1 s=$2
 	shift 2
 	mkdir -p "$d"
-	"$TOOLS/blkgen" -o "$d" -n sdb --seed "$s" --truth "$d.truth.json" "$@" >/dev/null
+	ASAN_OPTIONS=detect_leaks=0 "$TOOLS/blkgen" -o "$d" -n sdb --seed "$s" --truth "$d.truth.json" "$@" >/dev/null
 }
 gen "$TMP/a" 1 --ios 20000 --depth 4 --gaps 4 --gap-ms 200
 gen "$TMP/b" 2 --ios 20000 --depth 16 --gaps 2 --gap-ms 500
