@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +79,7 @@ void compare_release(struct compare *c)
 		free(c->group[i].label);
 		free(c->group[i].rowv);
 		free(c->group[i].colv);
+		free(c->group[i].tabv);
 	}
 	free(c->group);
 	memset(c, 0, sizeof(*c));
@@ -623,34 +625,36 @@ static int derive_labels(struct compare *c, struct iot_err *e)
 	return 0;
 }
 
-static int matrix_coords(const struct compare *c, const struct cmp_sample *s, char **rowv,
-			 char **colv)
+static char *coord(const struct cmp_sample *s, const char *key)
 {
-	*rowv = c->opts.rows ? sample_attr(s, c->opts.rows) : NULL;
-	*colv = c->opts.cols ? sample_attr(s, c->opts.cols) : NULL;
-	if (c->opts.rows && !*rowv)
-		*rowv = strdup("?");
-	if (c->opts.cols && !*colv)
-		*colv = strdup("?");
-	return 0;
+	char *v;
+
+	if (!key)
+		return NULL;
+	v = sample_attr(s, key);
+	return v ? v : strdup("?");
 }
 
 static int make_groups(struct compare *c, struct iot_err *e)
 {
-	bool matrix = c->opts.rows || c->opts.cols;
+	bool matrix = c->opts.rows || c->opts.cols || c->opts.tables;
 
 	c->group = calloc(c->nsamples ? c->nsamples : 1, sizeof(*c->group));
 	if (!c->group)
 		return iot_err_set(e, -ENOMEM, "out of memory");
 	for (size_t i = 0; i < c->nsamples; i++) {
 		struct cmp_sample *s = &c->sample[i];
-		char *rowv = NULL, *colv = NULL, *label;
+		char *rowv = NULL, *colv = NULL, *tabv = NULL, *label;
 		size_t g;
 
 		if (matrix) {
 			char buf[256] = "";
 
-			matrix_coords(c, s, &rowv, &colv);
+			rowv = coord(s, c->opts.rows);
+			colv = coord(s, c->opts.cols);
+			tabv = coord(s, c->opts.tables);
+			if (tabv)
+				append(buf, sizeof(buf), tabv);
 			if (rowv)
 				append(buf, sizeof(buf), rowv);
 			if (colv)
@@ -662,6 +666,7 @@ static int make_groups(struct compare *c, struct iot_err *e)
 		if (!label) {
 			free(rowv);
 			free(colv);
+			free(tabv);
 			return iot_err_set(e, -ENOMEM, "out of memory");
 		}
 		for (g = 0; g < c->ngroups; g++)
@@ -671,11 +676,13 @@ static int make_groups(struct compare *c, struct iot_err *e)
 			c->group[g].label = label;
 			c->group[g].rowv = rowv;
 			c->group[g].colv = colv;
+			c->group[g].tabv = tabv;
 			c->ngroups++;
 		} else {
 			free(label);
 			free(rowv);
 			free(colv);
+			free(tabv);
 		}
 		c->group[g].nsamples++;
 		s->group = g;
@@ -703,12 +710,12 @@ static int summarize(struct compare *c, struct iot_err *e)
 	for (size_t g = 0; g < c->ngroups; g++) {
 		for (size_t m = 0; m < c->nmetrics; m++) {
 			struct cmp_cell *cell = &c->group[g].cell[m];
-			const struct cmp_cell *base = &c->group[c->baseline].cell[m];
+			const struct cmp_cell *base = &c->group[c->group[g].base].cell[m];
 
 			cell->rule = -1;
 			cell->change_pct = NAN;
 			cell->welch.t = cell->welch.df = cell->welch.p = NAN;
-			if (g == c->baseline || c->ngroups < 2)
+			if (g == c->group[g].base || c->ngroups < 2)
 				continue;
 			if (base->s.n && cell->s.n && base->s.mean != 0)
 				cell->change_pct =
@@ -733,7 +740,7 @@ static int apply_rules(struct compare *c, struct iot_err *e)
 			bool crossed;
 
 			if (rule->relative) {
-				if (g == c->baseline)
+				if (g == c->group[g].base)
 					crossed = false;
 				else
 					crossed = rule_crossed(rule, cell->change_pct) &&
@@ -753,6 +760,35 @@ static int apply_rules(struct compare *c, struct iot_err *e)
 		}
 	}
 	return 0;
+}
+
+/* Each group's baseline: the baseline group itself, or with --tables the group at the same
+ * row and column of its own table (the first group of the table when there is none). */
+static void assign_bases(struct compare *c)
+{
+	const struct cmp_group *b = &c->group[c->baseline];
+
+	for (size_t g = 0; g < c->ngroups; g++) {
+		struct cmp_group *gr = &c->group[g];
+		size_t first = SIZE_MAX;
+
+		gr->base = c->baseline;
+		if (!c->opts.tables)
+			continue;
+		for (size_t k = 0; k < c->ngroups; k++) {
+			const struct cmp_group *o = &c->group[k];
+
+			if (!str_eq(o->tabv, gr->tabv))
+				continue;
+			if (first == SIZE_MAX)
+				first = k;
+			if (str_eq(o->rowv, b->rowv) && str_eq(o->colv, b->colv)) {
+				first = k;
+				break;
+			}
+		}
+		gr->base = first;
+	}
 }
 
 int compare_finish(struct compare *c, const struct compare_opts *o, struct iot_err *e)
@@ -775,6 +811,15 @@ int compare_finish(struct compare *c, const struct compare_opts *o, struct iot_e
 		for (g = 0; g < c->ngroups; g++)
 			if (!strcmp(c->group[g].label, c->opts.baseline))
 				break;
+		/* with --tables, "ROW / COL" names the baseline of every table */
+		for (size_t k = 0; g == c->ngroups && c->opts.tables && k < c->ngroups; k++) {
+			const char *l = c->group[k].label, *tv = c->group[k].tabv;
+			size_t tl = tv ? strlen(tv) : 0;
+
+			if (tv && !strncmp(l, tv, tl) && !strncmp(l + tl, " / ", 3) &&
+			    !strcmp(l + tl + 3, c->opts.baseline))
+				g = k;
+		}
 		if (g == c->ngroups) {
 			char list[256] = "";
 
@@ -789,6 +834,7 @@ int compare_finish(struct compare *c, const struct compare_opts *o, struct iot_e
 		}
 		c->baseline = g;
 	}
+	assign_bases(c);
 	ret = summarize(c, e);
 	if (!ret)
 		ret = apply_rules(c, e);

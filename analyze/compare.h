@@ -70,6 +70,8 @@ struct cmp_cell {
 struct cmp_group {
 	char *label;
 	char *rowv, *colv; /* matrix layout coordinates (NULL without --rows/--cols) */
+	char *tabv;        /* which matrix (--tables), or NULL */
+	size_t base;       /* the group this one is compared with (itself for a baseline) */
 	size_t nsamples;
 	struct cmp_cell cell[CMP_MAX_METRICS];
 };
@@ -78,6 +80,7 @@ struct compare_opts {
 	const char *baseline; /* label; NULL: the first group */
 	const char *rows;     /* attribute names for the matrix layout, or NULL */
 	const char *cols;
+	const char *tables;   /* one matrix per value of this attribute (e.g. a request size) */
 	const char *by;       /* comma-separated attributes for automatic labels; NULL: all four */
 	double alpha;         /* >0: a relative rule fails only when also p < alpha */
 };

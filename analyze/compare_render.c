@@ -237,7 +237,7 @@ static void fmt_p(char *buf, size_t cap, double p)
 
 static void fmt_change(char *buf, size_t cap, const struct compare *c, size_t g, double pct)
 {
-	if (g == c->baseline)
+	if (g == c->group[g].base)
 		snprintf(buf, cap, "baseline");
 	else if (isnan(pct))
 		snprintf(buf, cap, "-");
@@ -306,7 +306,7 @@ static int build_long(const struct compare *c, struct tbl *t)
 				fmt_change(a, sizeof(a), c, g, cell->change_pct);
 				tbl_set(t, col++, "%s", a);
 				fmt_p(a, sizeof(a), cell->welch.p);
-				tbl_set(t, col++, "%s", g == c->baseline ? "" : a);
+				tbl_set(t, col++, "%s", g == c->group[g].base ? "" : a);
 			}
 			if (rules)
 				tbl_set(t, col++, "%s", result_name(cell->result));
@@ -317,15 +317,25 @@ static int build_long(const struct compare *c, struct tbl *t)
 	return 0;
 }
 
-/* Distinct row or column values of the matrix, in first-appearance order. */
-static size_t distinct(const struct compare *c, bool rows, const char **out, size_t cap)
+static const char *nz(const char *s)
+{
+	return s ? s : "";
+}
+
+/* Distinct row (what 0), column (1) or table (2) values of the groups in table tab, in
+ * first-appearance order. */
+static size_t distinct(const struct compare *c, int what, const char *tab, const char **out,
+		       size_t cap)
 {
 	size_t n = 0;
 
 	for (size_t g = 0; g < c->ngroups; g++) {
-		const char *v = rows ? c->group[g].rowv : c->group[g].colv;
+		const struct cmp_group *gr = &c->group[g];
+		const char *v = what == 0 ? gr->rowv : what == 1 ? gr->colv : gr->tabv;
 		size_t i;
 
+		if (tab && strcmp(nz(gr->tabv), tab))
+			continue;
 		if (!v)
 			v = "";
 		for (i = 0; i < n; i++)
@@ -337,10 +347,10 @@ static size_t distinct(const struct compare *c, bool rows, const char **out, siz
 	return n;
 }
 
-static int build_matrix(const struct compare *c, size_t m, struct tbl *t)
+static int build_matrix(const struct compare *c, size_t m, const char *tab, struct tbl *t)
 {
-	const char *rv[14], *cv[14];
-	size_t nr = distinct(c, true, rv, 14), nc = distinct(c, false, cv, 14);
+	const char *rv[64], *cv[15];
+	size_t nr = distinct(c, 0, tab, rv, 64), nc = distinct(c, 1, tab, cv, 15);
 	int d = c->metric[m].decimals;
 
 	t->nc = nc + 1;
@@ -361,16 +371,16 @@ static int build_matrix(const struct compare *c, size_t m, struct tbl *t)
 				const struct cmp_cell *cell = &gr->cell[m];
 				char a[64], ci[64] = "", ch[64] = "";
 
-				if (strcmp(gr->rowv ? gr->rowv : "", rv[i]) ||
-				    strcmp(gr->colv ? gr->colv : "", cv[j]) || !cell->s.n)
+				if (strcmp(nz(gr->rowv), rv[i]) || strcmp(nz(gr->colv), cv[j]) ||
+				    strcmp(nz(gr->tabv), tab) || !cell->s.n)
 					continue;
 				fmt_num(a, sizeof(a), cell->s.mean, d);
 				if (!isnan(cell->s.ci_hi))
 					snprintf(ci, sizeof(ci), " ±%.*f", d,
 						 (cell->s.ci_hi - cell->s.ci_lo) / 2);
-				if (c->ngroups > 1 && g != c->baseline && !isnan(cell->change_pct))
+				if (c->ngroups > 1 && g != gr->base && !isnan(cell->change_pct))
 					snprintf(ch, sizeof(ch), " (%+.1f%%)", cell->change_pct);
-				else if (c->ngroups > 1 && g == c->baseline)
+				else if (c->ngroups > 1 && g == gr->base)
 					snprintf(ch, sizeof(ch), " (baseline)");
 				tbl_set(t, j + 1, "%s%s%s%s", a, ci, ch,
 					cell->result == CMP_FAIL ? " FAIL" : "");
@@ -382,7 +392,9 @@ static int build_matrix(const struct compare *c, size_t m, struct tbl *t)
 
 static int render_tables(const struct compare *c, enum cmp_format fmt, FILE *f)
 {
-	bool matrix = c->opts.rows || c->opts.cols;
+	bool matrix = c->opts.rows || c->opts.cols || c->opts.tables;
+	const char *tabs[64];
+	size_t ntabs;
 	int ret = 0;
 
 	if (!matrix) {
@@ -400,29 +412,51 @@ static int render_tables(const struct compare *c, enum cmp_format fmt, FILE *f)
 		tbl_free(&t);
 		return ret;
 	}
-	for (size_t m = 0; m < c->nmetrics && !ret; m++) {
-		struct tbl t = {0};
-		char name[96];
+	ntabs = distinct(c, 2, NULL, tabs, 64);
+	for (size_t k = 0; k < ntabs && !ret; k++) {
+		bool first = k == 0;
 
-		if (!metric_used(c, m))
-			continue;
-		metric_name(c, m, name, sizeof(name));
-		ret = build_matrix(c, m, &t);
-		if (!ret) {
-			if (fmt == CMP_FMT_TEXT) {
-				fprintf(f, "%s%s\n\n", m ? "\n" : "", name);
-				tbl_text(&t, f);
-			} else if (fmt == CMP_FMT_MARKDOWN) {
-				fprintf(f, "%s### %s\n\n", m ? "\n" : "", name);
-				tbl_markdown(&t, f);
-			} else {
-				fputs("<h4>", f);
-				xml_puts(f, name);
-				fputs("</h4>\n", f);
-				tbl_html(&t, f);
+		if (c->opts.tables) {
+			if (fmt == CMP_FMT_TEXT)
+				fprintf(f, "%s== %s = %s ==\n", first ? "" : "\n\n", c->opts.tables,
+					tabs[k]);
+			else if (fmt == CMP_FMT_MARKDOWN)
+				fprintf(f, "%s## %s = %s\n", first ? "" : "\n\n", c->opts.tables,
+					tabs[k]);
+			else {
+				fputs("<h3>", f);
+				xml_puts(f, c->opts.tables);
+				fputs(" = ", f);
+				xml_puts(f, tabs[k]);
+				fputs("</h3>\n", f);
 			}
+			first = false;
 		}
-		tbl_free(&t);
+		for (size_t m = 0; m < c->nmetrics && !ret; m++) {
+			struct tbl t = {0};
+			char name[96];
+
+			if (!metric_used(c, m))
+				continue;
+			metric_name(c, m, name, sizeof(name));
+			ret = build_matrix(c, m, tabs[k], &t);
+			if (!ret) {
+				if (fmt == CMP_FMT_TEXT) {
+					fprintf(f, "%s%s\n\n", first ? "" : "\n", name);
+					tbl_text(&t, f);
+				} else if (fmt == CMP_FMT_MARKDOWN) {
+					fprintf(f, "%s### %s\n\n", first ? "" : "\n", name);
+					tbl_markdown(&t, f);
+				} else {
+					fputs("<h4>", f);
+					xml_puts(f, name);
+					fputs("</h4>\n", f);
+					tbl_html(&t, f);
+				}
+			}
+			first = false;
+			tbl_free(&t);
+		}
 	}
 	return ret;
 }
@@ -534,6 +568,8 @@ json_t *compare_to_json(const struct compare *c)
 			json_object_set_new(o, "row", json_string(c->group[g].rowv));
 		if (c->group[g].colv)
 			json_object_set_new(o, "col", json_string(c->group[g].colv));
+		if (c->group[g].tabv)
+			json_object_set_new(o, "table", json_string(c->group[g].tabv));
 		for (size_t i = 0; i < c->nsamples; i++)
 			if (c->sample[i].group == g)
 				json_array_append_new(runs, json_string(c->sample[i].path));

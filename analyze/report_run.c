@@ -59,7 +59,7 @@ int report_run_block(struct report_run *r, struct bt_reader *rd, struct iot_err 
 	}
 	blk_analysis_finish(a);
 	rpt_run_finish(&r->bins);
-	ret = blk_analysis_to_json(a, r->summary);
+	ret = blk_analysis_to_json(a, r->summary, 0); /* graphs come from the report bins */
 	blk_analysis_free(a);
 	if (ret)
 		return iot_err_set(e, ret, "out of memory");

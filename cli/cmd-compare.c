@@ -16,6 +16,7 @@
 const char usage_compare[] =
 	"usage: iotape compare RUN|SUMMARY.json... [--label L]... [--baseline LABEL]\n"
 	"                      [--fail-if 'METRIC<-10%']... [--alpha P] [--rows KEY --cols KEY]\n"
+	"                      [--tables KEY]\n"
 	"                      [--by KEY,...] [--format text|markdown|csv|json] [-o FILE]\n"
 	"                      [--idle DUR]\n"
 	"\n"
@@ -31,6 +32,7 @@ const char usage_compare[] =
 	"                   exit status 1 when a group crosses it (repeatable)\n"
 	"  --alpha P        a relative rule fails only when also significant (p < P)\n"
 	"  --rows KEY, --cols KEY   matrix layout (e.g. --rows distro --cols filesystem)\n"
+	"  --tables KEY     one matrix per value of KEY (e.g. a manifest label 'bs')\n"
 	"  --format F       text (default), markdown, csv, json\n"
 	"  -o FILE          write to FILE instead of standard output\n"
 	"  --idle DUR       shortest idle gap when analyzing run directories (default 10ms)\n"
@@ -79,7 +81,7 @@ int cmd_compare(int argc, char **argv)
 		{"label", 1, 0, 'l'}, {"baseline", 1, 0, 'b'}, {"fail-if", 1, 0, 'f'},
 		{"alpha", 1, 0, 'a'}, {"rows", 1, 0, 'r'},     {"cols", 1, 0, 'c'},
 		{"by", 1, 0, 'B'},    {"format", 1, 0, 'F'},   {"output", 1, 0, 'o'},
-		{"idle", 1, 0, 'i'},  {0, 0, 0, 0},
+		{"idle", 1, 0, 'i'},  {"tables", 1, 0, 'T'}, {0, 0, 0, 0},
 	};
 	struct compare_opts o = {0};
 	enum cmp_format fmt = CMP_FMT_TEXT;
@@ -128,6 +130,9 @@ int cmd_compare(int argc, char **argv)
 			break;
 		case 'B':
 			o.by = optarg;
+			break;
+		case 'T':
+			o.tables = optarg;
 			break;
 		case 'F':
 			if (compare_format_parse(optarg, &fmt) || fmt == CMP_FMT_HTML) {

@@ -203,6 +203,52 @@ static void test_matrix_and_render(void **state)
 	compare_release(&c);
 }
 
+/* --tables: one matrix per value, each compared with its own table's baseline cell; the
+ * manifest as iotape capture writes it (host.kernel.release, host.distro, mounts, labels) */
+static json_t *captured(double mbps, const char *distro, const char *fs, const char *bs)
+{
+	json_t *s = summary(mbps, 1, NULL, NULL);
+
+	json_object_set_new(
+		s, "manifest",
+		json_pack("{s:{s:{s:s},s:{s:s,s:s}},s:{s:s},s:[{s:s,s:I,s:I,s:[{s:s}]}]}", "host",
+			  "kernel", "release", "6.1.0", "distro", "id", distro, "version_id", "12",
+			  "labels", "bs", bs, "devices", "name", "sda", "major", (json_int_t)8,
+			  "minor", (json_int_t)0, "mounts", "fstype", fs));
+	return s;
+}
+
+static void test_tables(void **state)
+{
+	struct compare c;
+	struct iot_err e;
+	struct compare_opts o = {.rows = "distro", .cols = "filesystem", .tables = "bs",
+				 .baseline = "debian 12 / xfs"};
+	int m;
+
+	(void)state;
+	compare_init(&c);
+	add(&c, "a", captured(100, "debian", "ext4", "4k"), NULL);
+	add(&c, "b", captured(50, "debian", "xfs", "4k"), NULL);
+	add(&c, "c", captured(400, "debian", "ext4", "1m"), NULL);
+	add(&c, "d", captured(200, "debian", "xfs", "1m"), NULL);
+	assert_int_equal(compare_add_rule(&c, "mbps>+50%", &e), 0);
+	assert_int_equal(compare_finish(&c, &o, &e), 0);
+	assert_int_equal(c.ngroups, 4);
+	assert_string_equal(c.group[0].label, "4k / debian 12 / ext4");
+	assert_string_equal(c.group[0].tabv, "4k");
+	assert_string_equal(c.group[0].colv, "ext4");
+	/* each table's xfs cell is its baseline: +100 % in both, never against the other size */
+	assert_int_equal(c.group[0].base, 1);
+	assert_int_equal(c.group[2].base, 3);
+	m = compare_metric_find(&c, "mbps");
+	NEAR(c.group[0].cell[m].change_pct, 100, 1e-9);
+	NEAR(c.group[2].cell[m].change_pct, 100, 1e-9);
+	assert_true(isnan(c.group[3].cell[m].change_pct));
+	assert_int_equal(c.nfailed, 2);
+	compare_release(&c);
+}
+
 static void test_csv_quoting(void **state)
 {
 	struct compare c;
@@ -230,6 +276,7 @@ int main(void)
 		cmocka_unit_test(test_groups_and_welch),
 		cmocka_unit_test(test_labels),
 		cmocka_unit_test(test_matrix_and_render),
+		cmocka_unit_test(test_tables),
 		cmocka_unit_test(test_csv_quoting),
 	};
 
