@@ -39,6 +39,7 @@ struct blk_analysis {
 	int have_time;
 	int finished;
 	const struct bt_comm_table *comms;
+	unsigned sorted[BLK_MAX_DEVICES]; /* device index at each position of "devices" */
 };
 
 void blk_opts_init(struct blk_opts *o)
@@ -186,7 +187,7 @@ static int cmp_u64(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
-int blk_analysis_to_json(struct blk_analysis *a, json_t *root)
+int blk_analysis_to_json(struct blk_analysis *a, json_t *root, int timeline)
 {
 	struct blk_json_ctx ctx = {a->start, a->end, a->comms};
 	json_t *devs = json_array();
@@ -220,14 +221,29 @@ int blk_analysis_to_json(struct blk_analysis *a, json_t *root)
 			ret = -ENOMEM;
 			break;
 		}
+		a->sorted[k] = i;
 		json_object_set_new(d, "dev", json_string(blk_dev_name(a->devs[i], name)));
-		for (unsigned s = 0; s < NSINKS && !ret; s++)
-			ret = all_sinks[s]->to_json(a->sink[s], i, d, &ctx);
+		for (unsigned s = 0; s < NSINKS && !ret; s++) {
+			if (!timeline && all_sinks[s] == &blk_timeline_ops)
+				json_object_set_new(d, "timeline", json_null());
+			else
+				ret = all_sinks[s]->to_json(a->sink[s], i, d, &ctx);
+		}
 		json_array_append_new(devs, d);
 	}
 	free(order);
 	json_object_set_new(root, "devices", devs);
 	return ret;
+}
+
+uint64_t blk_analysis_timeline_bins(const struct blk_analysis *a)
+{
+	return blk_timeline_nbins(a->sink[5]);
+}
+
+json_t *blk_analysis_timeline_bin(const struct blk_analysis *a, unsigned pos, uint64_t k)
+{
+	return blk_timeline_bin_json(a->sink[5], pos < a->ndev ? a->sorted[pos] : UINT32_MAX, k);
 }
 
 /* ------------------------------------------------------------------------------------- */

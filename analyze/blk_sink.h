@@ -78,8 +78,16 @@ uint64_t blk_analysis_start(const struct blk_analysis *a);
 uint64_t blk_analysis_end(const struct blk_analysis *a);
 /* Events on devices past BLK_MAX_DEVICES (ignored, counted). */
 uint64_t blk_analysis_dropped(const struct blk_analysis *a);
-/* The "devices" array (sorted by major, minor) and the span keys, added to root. */
-int blk_analysis_to_json(struct blk_analysis *a, json_t *root);
+/*
+ * The "devices" array (sorted by major, minor) and the span keys, added to root. With
+ * timeline 0 the devices' "timeline" arrays are left out (a null stands in their place):
+ * a fine timeline as jansson objects takes about 1.7 KiB a bin, so a writer with a memory
+ * bound streams them one bin at a time with blk_analysis_timeline_bin() instead.
+ */
+int blk_analysis_to_json(struct blk_analysis *a, json_t *root, int timeline);
+/* Bins of every device's timeline, and bin k of the device at position pos of "devices". */
+uint64_t blk_analysis_timeline_bins(const struct blk_analysis *a);
+json_t *blk_analysis_timeline_bin(const struct blk_analysis *a, unsigned pos, uint64_t k);
 
 /* ------------------------------------------------------------------------------------- */
 /* Helpers shared by the sinks.                                                           */

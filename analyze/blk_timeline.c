@@ -287,37 +287,41 @@ struct blk_bin blk_timeline_bin(const struct blk_timeline *t, unsigned dev, uint
 	return d->bins[idx];
 }
 
+json_t *blk_timeline_bin_json(const struct blk_timeline *t, unsigned dev, uint64_t k)
+{
+	uint64_t nb = blk_timeline_nbins(t);
+	struct blk_bin b = blk_timeline_bin(t, dev, k);
+	uint64_t lo = t->start + k * t->interval;
+	/* the last bin ends with the trace: rates over the time it covers */
+	uint64_t width = k + 1 < nb ? t->interval : t->end - lo;
+	double secs;
+	json_t *e = json_object();
+
+	if (!width)
+		width = 1;
+	secs = (double)width / 1e9;
+	json_object_set_new(e, "start_ns", json_integer((json_int_t)lo));
+	json_object_set_new(e, "width_ns", json_integer((json_int_t)width));
+	json_object_set_new(e, "read_bytes", json_integer((json_int_t)b.read_bytes));
+	json_object_set_new(e, "write_bytes", json_integer((json_int_t)b.write_bytes));
+	json_object_set_new(e, "read_mbps", json_real((double)b.read_bytes / 1e6 / secs));
+	json_object_set_new(e, "write_mbps", json_real((double)b.write_bytes / 1e6 / secs));
+	json_object_set_new(e, "ios", json_integer((json_int_t)b.ios));
+	json_object_set_new(e, "iops", json_real((double)b.ios / secs));
+	json_object_set_new(e, "seeks", json_integer((json_int_t)b.seeks));
+	json_object_set_new(e, "depth", json_real((double)b.depth_area / (double)width));
+	json_object_set_new(e, "idle_ns", json_integer((json_int_t)b.idle_ns));
+	json_object_set_new(e, "idle_frac", json_real((double)b.idle_ns / (double)width));
+	return e;
+}
+
 int blk_timeline_to_json(const struct blk_timeline *t, unsigned dev, json_t *obj)
 {
 	uint64_t nb = blk_timeline_nbins(t);
 	json_t *arr = json_array();
 
-	for (uint64_t k = 0; k < nb; k++) {
-		struct blk_bin b = blk_timeline_bin(t, dev, k);
-		uint64_t lo = t->start + k * t->interval;
-		/* the last bin ends with the trace: rates over the time it covers */
-		uint64_t width = k + 1 < nb ? t->interval : t->end - lo;
-		double secs;
-		json_t *e;
-
-		if (!width)
-			width = 1;
-		secs = (double)width / 1e9;
-		e = json_object();
-		json_object_set_new(e, "start_ns", json_integer((json_int_t)lo));
-		json_object_set_new(e, "width_ns", json_integer((json_int_t)width));
-		json_object_set_new(e, "read_bytes", json_integer((json_int_t)b.read_bytes));
-		json_object_set_new(e, "write_bytes", json_integer((json_int_t)b.write_bytes));
-		json_object_set_new(e, "read_mbps", json_real((double)b.read_bytes / 1e6 / secs));
-		json_object_set_new(e, "write_mbps", json_real((double)b.write_bytes / 1e6 / secs));
-		json_object_set_new(e, "ios", json_integer((json_int_t)b.ios));
-		json_object_set_new(e, "iops", json_real((double)b.ios / secs));
-		json_object_set_new(e, "seeks", json_integer((json_int_t)b.seeks));
-		json_object_set_new(e, "depth", json_real((double)b.depth_area / (double)width));
-		json_object_set_new(e, "idle_ns", json_integer((json_int_t)b.idle_ns));
-		json_object_set_new(e, "idle_frac", json_real((double)b.idle_ns / (double)width));
-		json_array_append_new(arr, e);
-	}
+	for (uint64_t k = 0; k < nb; k++)
+		json_array_append_new(arr, blk_timeline_bin_json(t, dev, k));
 	json_object_set_new(obj, "timeline", arr);
 	return 0;
 }
@@ -355,9 +359,10 @@ static int ops_root_json(void *s, json_t *root)
 	const struct blk_timeline *t = s;
 
 	json_object_set_new(root, "timeline",
-			    json_pack("{sIsIsIsI}", "interval_ns", (json_int_t)t->interval,
+			    json_pack("{sIsIsIsIsI}", "interval_ns", (json_int_t)t->interval,
 				      "requested_interval_ns", (json_int_t)t->o.interval_ns,
-				      "widened", (json_int_t)t->widened, "max_bins",
+				      "widened", (json_int_t)t->widened, "bins",
+				      (json_int_t)blk_timeline_nbins(t), "max_bins",
 				      (json_int_t)t->o.max_bins));
 	return 0;
 }

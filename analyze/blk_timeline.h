@@ -26,6 +26,9 @@ unsigned blk_timeline_widened(const struct blk_timeline *t);
 uint64_t blk_timeline_nbins(const struct blk_timeline *t);
 /* Bin idx of dev; a zero bin when the device has none there. */
 struct blk_bin blk_timeline_bin(const struct blk_timeline *t, unsigned dev, uint64_t idx);
+/* One bin as a JSON object (docs/json.md, timeline[]). */
+json_t *blk_timeline_bin_json(const struct blk_timeline *t, unsigned dev, uint64_t k);
+/* The whole "timeline" array of dev (memory grows with the bins: see blk_analysis_to_json). */
 int blk_timeline_to_json(const struct blk_timeline *t, unsigned dev, json_t *obj);
 
 #endif

@@ -243,6 +243,96 @@ static json_t *input_json(const struct run *r)
 }
 
 /* ------------------------------------------------------------------------------------- */
+/*
+ * The JSON document, streamed: jansson writes every key and value, but the devices'
+ * timelines are written one bin at a time (as jansson objects a 100000-bin timeline would
+ * take 170 MB). The layout is jansson's JSON_INDENT(2), with one timeline bin per line.
+ */
+
+#define DUMP_FLAGS (JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17) | JSON_ENCODE_ANY)
+
+/* v with jansson, its continuation lines indented by ind more spaces. */
+static void put_value(FILE *f, const json_t *v, int ind, size_t flags)
+{
+	char *s = json_dumps(v, flags);
+
+	if (!s) {
+		fputs("null", f); /* only without memory; the caller's ferror check sees the rest */
+		return;
+	}
+	for (const char *p = s; *p; p++) {
+		fputc(*p, f);
+		if (*p == '\n')
+			fprintf(f, "%*s", ind, "");
+	}
+	free(s);
+}
+
+static void put_key(FILE *f, const char *key, int ind, int first)
+{
+	json_t *k = json_string(key);
+
+	fprintf(f, "%s\n%*s", first ? "" : ",", ind, "");
+	put_value(f, k, 0, DUMP_FLAGS);
+	fputs(": ", f);
+	json_decref(k);
+}
+
+static void put_device(FILE *f, const json_t *dev, struct blk_analysis *a, unsigned pos)
+{
+	const char *key;
+	json_t *v;
+	int first = 1;
+
+	fputs("{", f);
+	json_object_foreach((json_t *)dev, key, v)
+	{
+		put_key(f, key, 6, first);
+		first = 0;
+		if (strcmp(key, "timeline") || !json_is_null(v)) {
+			put_value(f, v, 6, DUMP_FLAGS | JSON_INDENT(2));
+			continue;
+		}
+		fputs("[", f);
+		for (uint64_t k = 0, n = blk_analysis_timeline_bins(a); k < n; k++) {
+			json_t *bin = blk_analysis_timeline_bin(a, pos, k);
+
+			fprintf(f, "%s\n        ", k ? "," : "");
+			put_value(f, bin, 0, DUMP_FLAGS | JSON_COMPACT);
+			json_decref(bin);
+		}
+		fputs("\n      ]", f);
+	}
+	fputs("\n    }", f);
+}
+
+static int write_document(FILE *f, const json_t *root, struct blk_analysis *a)
+{
+	const char *key;
+	json_t *v;
+	int first = 1;
+
+	fputs("{", f);
+	json_object_foreach((json_t *)root, key, v)
+	{
+		put_key(f, key, 2, first);
+		first = 0;
+		if (strcmp(key, "devices") || !json_is_array(v)) {
+			put_value(f, v, 2, DUMP_FLAGS | JSON_INDENT(2));
+			continue;
+		}
+		fputs("[", f);
+		for (size_t i = 0; i < json_array_size(v); i++) {
+			fprintf(f, "%s\n    ", i ? "," : "");
+			put_device(f, json_array_get(v, i), a, (unsigned)i);
+		}
+		fputs(json_array_size(v) ? "\n  ]" : "]", f);
+	}
+	fputs("\n}\n", f);
+	return ferror(f) ? -1 : 0;
+}
+
+/* ------------------------------------------------------------------------------------- */
 /* Text summary, rendered from the JSON document so that both say the same thing.         */
 
 static uint64_t jget_u(const json_t *o, const char *path)
@@ -392,10 +482,7 @@ static void text_summary(FILE *f, const json_t *root)
 	fprintf(f, "%zu file(s), %" PRIu64 " events, %zu device(s), span %s",
 		json_array_size(json_object_get(in, "files")), jget_u(in, "events"),
 		json_array_size(devs), fmt_ns((double)jget_u(root, "span_ns"), b1, sizeof(b1)));
-	fprintf(f, ", timeline %" PRIu64 " bins of %s (--json)\n",
-		json_array_size(devs) ? (uint64_t)json_array_size(json_object_get(
-						json_array_get(devs, 0), "timeline"))
-				      : 0,
+	fprintf(f, ", timeline %" PRIu64 " bins of %s (--json)\n", jget_u(root, "timeline.bins"),
 		fmt_ns((double)jget_u(root, "timeline.interval_ns"), b2, sizeof(b2)));
 	json_array_foreach(devs, i, d) text_device(f, d, start);
 }
@@ -502,7 +589,8 @@ int cmd_analyze(int argc, char **argv)
 				      "top", (json_int_t)r.ao.top));
 	if (r.nin) {
 		json_object_set_new(root, "input", input_json(&r));
-		if (blk_analysis_to_json(r.a, root)) {
+		/* the timelines are streamed by write_document(), the text does not show them */
+		if (blk_analysis_to_json(r.a, root, 0)) {
 			ret = (error("out of memory"), EXIT_SYSTEM);
 			goto done;
 		}
@@ -516,11 +604,8 @@ int cmd_analyze(int argc, char **argv)
 		text_summary(out, root);
 	for (unsigned i = 0; i < r.ncap && ret == EXIT_OK; i++)
 		ret = analyze_capture(r.captures[i], &r.ao, root, r.ao.json ? NULL : out);
-	if (ret == EXIT_OK && r.ao.json) {
-		if (json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17)) ||
-		    fputc('\n', out) == EOF)
-			ret = (error("writing the JSON document failed"), EXIT_SYSTEM);
-	}
+	if (ret == EXIT_OK && r.ao.json && write_document(out, root, r.a))
+		ret = (error("writing the JSON document failed"), EXIT_SYSTEM);
 	if (fflush(out) == EOF)
 		ret = (error("write error: %s", strerror(errno)), EXIT_SYSTEM);
 done:

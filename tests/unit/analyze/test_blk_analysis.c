@@ -37,7 +37,7 @@ static void test_document(void **s)
 	assert_int_equal(blk_analysis_device(a, 0), BLK_MKDEV(8, 16));
 	assert_int_equal(blk_analysis_start(a), 500);
 	assert_int_equal(blk_analysis_end(a), 3200);
-	assert_int_equal(blk_analysis_to_json(a, root), 0);
+	assert_int_equal(blk_analysis_to_json(a, root, 1), 0);
 	assert_int_equal(json_integer_value(json_object_get(root, "span_ns")), 2700);
 	assert_non_null(json_object_get(json_object_get(root, "timeline"), "interval_ns"));
 	devs = json_object_get(root, "devices");
@@ -69,7 +69,7 @@ static void test_empty(void **s)
 	(void)s;
 	blk_opts_init(&o);
 	assert_int_equal(blk_analysis_new(&a, &o), 0);
-	assert_int_equal(blk_analysis_to_json(a, root), 0);
+	assert_int_equal(blk_analysis_to_json(a, root, 1), 0);
 	assert_int_equal(json_array_size(json_object_get(root, "devices")), 0);
 	assert_int_equal(json_integer_value(json_object_get(root, "span_ns")), 0);
 	json_decref(root);
