@@ -740,6 +740,10 @@ int report_write_html(FILE *f, const struct report_input *in, size_t n,
 		td_num(f, (double)r->events, 0);
 		td_num(f, r->ndev, 0);
 		td_num(f, (double)r->width / 1e6, 3);
+		if (r->ignored)
+			fprintf(f, "<td>%llu events on devices past the first %u are in the tables "
+				   "only</td>",
+				(unsigned long long)r->ignored, RPT_MAX_DEVICES);
 		fputs("</tr>\n", f);
 	}
 	fputs("</table>\n", f);

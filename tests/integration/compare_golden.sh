@@ -28,6 +28,9 @@ check matrix.txt 0 "${matrix[@]}"
 check matrix.md 0 "${matrix[@]}" --format markdown
 check matrix.csv 0 "${matrix[@]}" --format csv
 check auto.txt 0
+# one matrix per distro, each against its own ext4 cell: ubuntu24/xfs is -28.7 % there
+check tables.txt 1 --tables distro --rows filesystem --cols kernel --baseline 'ext4 / 6.1.0' \
+	--fail-if 'mbps<-20%'
 
 # JSON: the same numbers, machine-readable
 "$IOTAPE" compare "${runs[@]}" "${long[@]}" --format json >"$TMP/c.json" || true

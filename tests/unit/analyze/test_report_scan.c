@@ -162,6 +162,46 @@ static void test_grid_growth(void **state)
 	rpt_run_release(&r);
 }
 
+/* A long trace with one rare gap: after many doublings the gap is still kept exactly among
+ * the longest, its idle time is in the bins, and the plotted points still shade it. */
+static void test_rare_gap(void **state)
+{
+	struct rpt_run r;
+	struct report_points p;
+	const struct rpt_dev *d;
+	uint64_t t = 0, idle = 0, gap_at = 0;
+	double shaded = 0;
+
+	(void)state;
+	rpt_run_init(&r, 0, 10 * MS);
+	/* 300 s of 1 ms requests back to back (no gaps), with one 50 ms pause at 200 s */
+	for (unsigned i = 0; t < 300000 * MS; i++) {
+		if (!gap_at && t >= 200000 * MS) {
+			gap_at = t;
+			t += 50 * MS;
+		}
+		ev(&r, t, BLK_A_ISSUE, i * 8ull, 4096, i % 2);
+		ev(&r, t + 1 * MS, BLK_A_COMPLETE, i * 8ull, 4096, i % 2);
+		t += 1 * MS;
+	}
+	rpt_run_finish(&r);
+	d = r.dev[0];
+	assert_int_equal(d->gaps, 1);
+	assert_int_equal(d->top[0].start, gap_at);
+	assert_int_equal(d->top[0].len, 50 * MS);
+	/* 300 s in 2048 bins: 1 us doubled 18 times = 262 ms bins, the gap inside one or two */
+	assert_int_equal(r.width, 1000ull << 18);
+	for (unsigned b = 0; b < RPT_MAX_BINS; b++)
+		idle += d->bin[b].idle_ns;
+	assert_int_equal(idle, 50 * MS);
+	assert_int_equal(report_points_make(&r, d, r.width * 4, &p), 0);
+	for (size_t j = 0; j < p.n; j++)
+		shaded += p.idle_frac[j] * (double)(r.width * 4);
+	NEAR(shaded, 50.0 * MS, 1);
+	report_points_release(&p);
+	rpt_run_release(&r);
+}
+
 static void test_lat_buckets(void **state)
 {
 	uint32_t lat[RPT_LAT_BUCKETS] = {0};
@@ -207,7 +247,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_totals),	    cmocka_unit_test(test_points),
-		cmocka_unit_test(test_grid_growth), cmocka_unit_test(test_lat_buckets),
+		cmocka_unit_test(test_grid_growth), cmocka_unit_test(test_rare_gap),
+		cmocka_unit_test(test_lat_buckets),
 		cmocka_unit_test(test_json),
 	};
 
