@@ -265,6 +265,8 @@ static void block_values(double *v, const json_t *d, double span_ns)
 	v[M_IOPS] = span_ns > 0 ? ios / span_ns * 1e9 : NAN;
 	v[M_P50] = jpath(d, "latency_ns", "d2c", "p50") / 1e3;
 	v[M_P99] = jpath(d, "latency_ns", "d2c", "p99") / 1e3;
+	if (jpath(d, "latency_ns", "d2c", "count") == 0)
+		v[M_P50] = v[M_P99] = NAN; /* no latency measured is not a latency of zero */
 	v[M_IDLE] = jnum(idle, "pct");
 	v[M_GAP] = longest_gap_ns(idle) / 1e6;
 	v[M_SEEKS] = jpath(d, "seeks", "per_sec", NULL);
