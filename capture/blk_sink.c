@@ -62,6 +62,14 @@ int cap_sink_new(struct cap_sink **out, const char *dir, const struct cap_dev *d
 	return 0;
 }
 
+static int rec_is_notify(const uint8_t *rec)
+{
+	uint32_t action;
+
+	memcpy(&action, rec + 28, 4);
+	return (action >> 16) & BLK_F_NOTIFY;
+}
+
 static int seq_room(struct sink_dev *d, unsigned cpu)
 {
 	unsigned n = cpu + 1;
@@ -94,8 +102,12 @@ static int write_rec(struct cap_sink *s, struct sink_dev *d, unsigned cpu, uint8
 
 	if (ret)
 		return iot_err_set(e, ret, "cpu %u: %s", cpu, strerror(-ret));
-	/* the relay path numbers from 1 per CPU (blk_add_trace); blkparse counts gaps as skips */
-	seq = ++d->seq[cpu];
+	/* the relay path numbers events from 1 per CPU (__blk_add_trace) and leaves notifies
+	 * (trace_note) out of it; blkparse and our reader count gaps as skips */
+	if (rec_is_notify(rec))
+		seq = 0;
+	else
+		seq = ++d->seq[cpu];
 	memcpy(rec + 4, &seq, 4);
 	ret = bt_set_writer_write_raw(d->w, cpu, rec, len, e);
 	if (ret)

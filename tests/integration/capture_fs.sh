@@ -27,6 +27,9 @@ for fs in ext4 xfs btrfs; do
 	# the files are a set blkparse reads, without skipped sequence numbers
 	out=$(blkparse -i "$RUN/$LOOPNAME" -d /dev/null)
 	grep -q "Skips: 0 forward" <<<"$out" || fail "$fs: blkparse reports skips"
+	# and so does iotape's own reader (which counts notifies out, as the kernel does)
+	"$IOTAPE" analyze "$RUN" >/dev/null 2>"$TMP/err" || fail "$fs: analyze: $(cat "$TMP/err")"
+	! grep -q "missing" "$TMP/err" || fail "$fs: analyze sees gaps: $(cat "$TMP/err")"
 	# process names: the dd's queue events carry [dd]
 	out=$(blkparse -i "$RUN/$LOOPNAME")
 	grep -q ' Q .*\[dd\]' <<<"$out" || fail "$fs: no PROCESS notify for dd"

@@ -100,9 +100,11 @@ static void test_sink(void **state)
 		if (blk_is_notify(&ev) && ev.action == BLK_N_PROCESS) {
 			proc++;
 			assert_int_equal(ev.pid, me);
+			assert_int_equal(ev.seq, 0); /* notifies take no sequence number */
 		} else if (blk_is_notify(&ev) && ev.action == BLK_N_TIMESTAMP) {
 			ts++;
 			assert_int_equal(ev.time, 500);
+			assert_int_equal(ev.seq, 0);
 		} else {
 			q++;
 			/* sequences restart at 1 on each CPU and have no gaps */
