@@ -215,7 +215,7 @@ static enum pkt_skip decode_l4(struct cur *c, uint8_t proto, struct pkt *p, uint
 		p->sport = cur_be16(&h);
 		p->dport = cur_be16(&h);
 		p->seq = cur_be32(&h);
-		cur_skip(&h, 4); /* ack */
+		p->ack = cur_be32(&h);
 		off = (uint8_t)(cur_u8(&h) >> 4);
 		p->tcp_flags = cur_u8(&h);
 		if (h.err || off < 5 || (uint32_t)off * 4 > l4len)

@@ -17,6 +17,7 @@ struct pkt {
 	uint8_t src[16], dst[16];
 	uint16_t sport, dport;
 	uint32_t seq;
+	uint32_t ack; /* with TCPF_ACK */
 	const uint8_t *payload;
 	uint32_t caplen; /* payload bytes present in the capture */
 	uint32_t len;    /* payload bytes on the wire (from the IP length); caplen <= len */
@@ -25,6 +26,7 @@ struct pkt {
 #define TCPF_FIN 0x01
 #define TCPF_SYN 0x02
 #define TCPF_RST 0x04
+#define TCPF_ACK 0x10
 
 /* Why a frame was not turned into a struct pkt (counted by the caller). */
 enum pkt_skip {

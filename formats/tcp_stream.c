@@ -27,6 +27,7 @@ struct seg {
 	uint32_t seq;
 	uint32_t len;    /* sequence space covered */
 	uint32_t caplen; /* bytes present */
+	uint64_t ts;
 	uint8_t data[];
 };
 
@@ -48,6 +49,7 @@ struct dir {
 	unsigned rs_len;
 	struct seg *ooo;
 	uint32_t ooo_bytes;
+	uint32_t ooo_segs;
 };
 
 struct conn {
@@ -62,6 +64,7 @@ struct conn {
 };
 
 #define NBUCKETS 8192u
+#define OOO_SEGS 64 /* segments queued per direction: reordering is a few segments deep */
 
 struct tcp_table {
 	struct tcp_cfg cfg;
@@ -295,6 +298,7 @@ static void seg_free_all(struct tcp_table *t, struct dir *d)
 		free(s);
 	}
 	d->ooo_bytes = 0;
+	d->ooo_segs = 0;
 }
 
 /* Apply a segment that starts at or before next_seq. */
@@ -333,9 +337,11 @@ static void drain(struct tcp_table *t, struct conn *c, int dir, uint64_t ts, boo
 		}
 		d->ooo = s->next;
 		d->ooo_bytes -= s->caplen;
+		d->ooo_segs--;
 		t->ooo_total -= s->caplen;
 		t->mem -= sizeof(*s) + s->caplen;
-		apply(t, c, dir, s->seq, s->data, s->caplen, s->len, ts);
+		/* a record completed by a queued segment gets that segment's time */
+		apply(t, c, dir, s->seq, s->data, s->caplen, s->len, s->ts > ts ? s->ts : ts);
 		free(s);
 	}
 }
@@ -345,7 +351,7 @@ static void enqueue(struct tcp_table *t, struct conn *c, int dir, const struct p
 	struct dir *d = &c->d[dir];
 	struct seg *s, **pp;
 
-	if (d->ooo_bytes + (uint64_t)p->caplen > t->cfg.ooo_cap ||
+	if (d->ooo_bytes + (uint64_t)p->caplen > t->cfg.ooo_cap || d->ooo_segs >= OOO_SEGS ||
 	    t->ooo_total + p->caplen > t->cfg.ooo_total ||
 	    !(s = malloc(sizeof(*s) + p->caplen))) {
 		/* no room: the gap is lost */
@@ -363,12 +369,14 @@ static void enqueue(struct tcp_table *t, struct conn *c, int dir, const struct p
 	s->seq = seq;
 	s->len = p->len;
 	s->caplen = p->caplen;
+	s->ts = p->ts_ns;
 	memcpy(s->data, p->payload, p->caplen);
 	for (pp = &d->ooo; *pp && (int32_t)((*pp)->seq - seq) <= 0; pp = &(*pp)->next)
 		;
 	s->next = *pp;
 	*pp = s;
 	d->ooo_bytes += p->caplen;
+	d->ooo_segs++;
 	t->ooo_total += p->caplen;
 	t->mem += sizeof(*s) + p->caplen;
 	t->n.out_of_order++;
@@ -590,6 +598,11 @@ void tcp_table_packet(struct tcp_table *t, const struct pkt *p)
 			return;
 	}
 	tcp_segment(t, c, dir, p);
+	/* The peer acknowledges bytes we never saw: they were sent and received, so the capture
+	 * missed them and waiting is pointless (tshark's "ACKed unseen segment"). */
+	if ((p->tcp_flags & TCPF_ACK) && c->d[!dir].ooo &&
+	    (int32_t)(p->ack - c->d[!dir].next_seq) > 0)
+		drain(t, c, !dir, p->ts_ns, true);
 	if ((p->tcp_flags & TCPF_RST) || (c->d[0].fin && c->d[1].fin)) {
 		conn_flush(t, c);
 		conn_free(t, c);

@@ -57,7 +57,7 @@ CONF
 # capture_start FILE [FILTER]: tcpdump on lo until capture_stop.
 capture_start() {
 	need_cmd tcpdump
-	tcpdump -i lo -s 0 -B 65536 --immediate-mode -U -w "$1" "${2:-tcp port 2049 or port 111}" \
+	tcpdump -i lo -s 0 -B "${CAPTURE_BUFFER_KIB:-65536}" --immediate-mode -U -w "$1" "${2:-tcp port 2049 or port 111}" \
 		2>"$TMP/tcpdump.err" &
 	CAPTURE_PID=$!
 	cleanup_hooks+=("kill $CAPTURE_PID 2>/dev/null; wait $CAPTURE_PID 2>/dev/null")
