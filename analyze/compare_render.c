@@ -283,6 +283,8 @@ static int build_long(const struct compare *c, struct tbl *t)
 			int d = c->metric[m].decimals;
 			char a[64], b[64];
 
+			if (!cell->s.n && g != c->group[g].base)
+				continue; /* a run without this kind of data (CSV and JSON keep it) */
 			if (tbl_row(t))
 				return -ENOMEM;
 			col = 0;

@@ -668,6 +668,9 @@ static void section_devices(struct emit *em, const struct report_input *in, size
 				m++;
 			}
 		}
+		/* one run in this section: plain grey shading, as for a single run */
+		for (size_t i = 0; m == 1 && i < dr[0].nbands; i++)
+			dr[0].bands[i].color = IDLE_COLOR;
 		snprintf(devid, sizeof(devid), "dev%u-%u", BLK_DEV_MAJOR(devs[j]),
 			 BLK_DEV_MINOR(devs[j]));
 		fprintf(em->f, "<h2>Device %u,%u%s</h2>\n", BLK_DEV_MAJOR(devs[j]),
