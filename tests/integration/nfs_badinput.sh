@@ -1,0 +1,64 @@
+# SPDX-License-Identifier: MIT
+# Bad captures through the CLI: empty, truncated, non-capture bytes after a valid header,
+# garbage gzip. No crash; a truncated file is a warning with the frames before it analyzed.
+source "$SRCDIR/tests/integration/lib.bash"
+SAMPLE=$SRCDIR/samples/nfs/run/net.pcap
+[ -s "$SAMPLE" ] || fail "missing $SAMPLE"
+
+# run_ok WANT_STATUS FILE: iotape analyze must exit with WANT_STATUS (not a signal)
+run_status() {
+	local rc=0
+	"$IOTAPE" analyze --json "$2" >"$TMP/out.json" 2>"$TMP/err.txt" || rc=$?
+	[ "$rc" -lt 128 ] || fail "$2: killed by signal $((rc - 128))"
+	expect_eq "exit status for $(basename "$2")" "$rc" "$1"
+}
+
+# truncated in the middle of a record: warning, the rest analyzed
+size=$(stat -c %s "$SAMPLE")
+head -c $((size / 2 + 7)) "$SAMPLE" >"$TMP/trunc.pcap"
+run_status 0 "$TMP/trunc.pcap"
+grep -q "truncated" "$TMP/err.txt" || fail "no truncation warning: $(cat "$TMP/err.txt")"
+python3 - "$TMP/out.json" <<'PY' || fail "truncated capture not analyzed"
+import json, sys
+n = json.load(open(sys.argv[1]))["nfs"]
+assert n["input"]["truncated"] is True
+assert sum(p["calls"] for p in n["procedures"]) > 10
+PY
+
+# a pcap header and then garbage frames: analyzed, nothing decoded, no crash
+head -c 24 "$SAMPLE" >"$TMP/garbage.pcap"
+head -c 200000 /dev/urandom >>"$TMP/garbage.pcap"
+rc=0
+"$IOTAPE" analyze --json "$TMP/garbage.pcap" >/dev/null 2>"$TMP/err.txt" || rc=$?
+[ "$rc" -lt 128 ] || fail "garbage: killed by signal $((rc - 128))"
+
+# the sample with its TCP payload bytes scrambled after the first 2000 bytes of every frame
+python3 - "$SAMPLE" "$TMP/scrambled.pcap" <<'PY'
+import random, struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+random.seed(4)
+off = 24
+while off + 16 <= len(d):
+    cl = struct.unpack("<I", d[off + 8:off + 12])[0]
+    s = off + 16
+    for i in range(s + 66, min(s + cl, len(d)), 7):
+        d[i] = random.randrange(256)
+    off = s + cl
+open(sys.argv[2], "wb").write(d)
+PY
+run_status 0 "$TMP/scrambled.pcap"
+
+# gzip header with a broken body: an input error, not a crash
+head -c 64 <(gzip -c "$SAMPLE") >"$TMP/broken.pcap.gz"
+head -c 1000 /dev/urandom >>"$TMP/broken.pcap.gz"
+rc=0
+"$IOTAPE" analyze --json "$TMP/broken.pcap.gz" >/dev/null 2>"$TMP/err.txt" || rc=$?
+[ "$rc" -lt 128 ] || fail "broken gzip: killed by signal $((rc - 128))"
+
+# empty file named .pcap: an input error with the name in the message
+: >"$TMP/empty.pcap"
+rc=0
+"$IOTAPE" analyze "$TMP/empty.pcap" >/dev/null 2>"$TMP/err.txt" || rc=$?
+expect_eq "empty capture status" "$rc" 2
+grep -q "empty.pcap" "$TMP/err.txt" || fail "message lacks the file name: $(cat "$TMP/err.txt")"
+echo ok
