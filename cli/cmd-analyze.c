@@ -141,36 +141,49 @@ static int input_next(struct input *in, struct iot_err *e)
 	return ret;
 }
 
+static inline void consume(struct run *r, const struct blk_event *ev)
+{
+	r->events++;
+	if (!blk_is_notify(ev)) {
+		blk_analysis_feed(r->a, ev);
+		return;
+	}
+	r->notifies++;
+	if (ev->action == BLK_N_PROCESS && ev->pdu_len)
+		bt_comm_table_set(r->comms, ev->pid, (const char *)ev->pdu, ev->pdu_len);
+	else if (ev->action == BLK_N_MESSAGE)
+		r->messages++;
+}
+
 /* Merge the inputs by time (few inputs: a linear scan beats a heap) and feed every sink. */
 static int run_pass(struct run *r)
 {
 	struct iot_err e;
 	int ret;
 
+	if (r->nin == 1) {
+		/* the common case, without the merge */
+		struct blk_event ev;
+
+		while ((ret = bt_reader_next(r->in[0].r, &ev, &e)) > 0)
+			consume(r, &ev);
+		if (ret < 0)
+			return input_error(&e, ret);
+		blk_analysis_finish(r->a);
+		return EXIT_OK;
+	}
 	for (unsigned i = 0; i < r->nin; i++)
 		if ((ret = input_next(&r->in[i], &e)) < 0)
 			return input_error(&e, ret);
 	for (;;) {
 		struct input *best = NULL;
-		const struct blk_event *ev;
 
 		for (unsigned i = 0; i < r->nin; i++)
 			if (r->in[i].have && (!best || r->in[i].ev.time < best->ev.time))
 				best = &r->in[i];
 		if (!best)
 			break;
-		ev = &best->ev;
-		r->events++;
-		if (blk_is_notify(ev)) {
-			r->notifies++;
-			if (ev->action == BLK_N_PROCESS && ev->pdu_len)
-				bt_comm_table_set(r->comms, ev->pid, (const char *)ev->pdu,
-						  ev->pdu_len);
-			else if (ev->action == BLK_N_MESSAGE)
-				r->messages++;
-		} else {
-			blk_analysis_feed(r->a, ev);
-		}
+		consume(r, &best->ev);
 		if ((ret = input_next(best, &e)) < 0)
 			return input_error(&e, ret);
 	}
