@@ -13,6 +13,9 @@ DEPTH=${DEPTH:-16}
 READERS=${READERS:-pipe raw}
 [ "$(id -u)" -eq 0 ] || { echo "capture-overhead: needs root" >&2; exit 2; }
 command -v fio >/dev/null || { echo "capture-overhead: needs fio" >&2; exit 2; }
+# the blk tracer is global: wait for the capture integration tests (same lock) to finish
+exec 9>/tmp/iotape-capture-tests.lock
+flock 9
 WORK=$(mktemp -d /tmp/iotape-bench.XXXXXX)
 DEV="" ZID="" LOOP=""
 cleanup() {
@@ -44,25 +47,38 @@ fio --enghelp 2>/dev/null | grep -qw libaio || ENGINE=psync
 fio_iops() { # fio_iops JSONFILE
 	python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["jobs"][0]["read"]["iops"]))' "$1"
 }
+# CPU time fio itself spent per IO (us): tracing costs the submitting and completing
+# contexts; this is far less sensitive to other load on the machine than IOPS
+fio_cpu_per_io() {
+	python3 -c 'import json,sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+print("%.3f" % ((j["usr_cpu"] + j["sys_cpu"]) / 100 * j["job_runtime"] * 1000 / j["read"]["total_ios"]))' "$1"
+}
 FIO=(fio --name=randread --filename="$DEV" --rw=randread --bs=4k --direct=1
 	--ioengine=$ENGINE --iodepth="$DEPTH" --runtime="$SECS" --time_based
 	--randrepeat=0 --output-format=json)
 
-median() { tr ' ' '\n' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+median() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 echo "device: $DEV, $KIND; fio $ENGINE iodepth $DEPTH, ${SECS}s x $RUNS runs each"
-base=() 
-declare -A traced lost events
-for r in $READERS; do traced[$r]=""; lost[$r]=0; events[$r]=0; done
+base=() basecpu=()
+declare -A traced tcpu rcpu lost events
+for r in $READERS; do traced[$r]=""; tcpu[$r]=""; rcpu[$r]=""; lost[$r]=0; events[$r]=0; done
 for i in $(seq "$RUNS"); do
 	"${FIO[@]}" --output="$WORK/base.json" >/dev/null
 	base+=("$(fio_iops "$WORK/base.json")")
+	basecpu+=("$(fio_cpu_per_io "$WORK/base.json")")
 	for r in $READERS; do
 		rm -rf "$WORK/run"
 		"$IOTAPE" capture -o "$WORK/run" -d "$DEV" --backend tracefs --reader "$r" -- \
 			"${FIO[@]}" --output="$WORK/traced.json" >/dev/null 2>"$WORK/err" ||
 			{ cat "$WORK/err" >&2; exit 1; }
 		traced[$r]="${traced[$r]} $(fio_iops "$WORK/traced.json")"
+		tcpu[$r]="${tcpu[$r]} $(fio_cpu_per_io "$WORK/traced.json")"
+		# iotape's own CPU (reader thread included) per million events
+		rcpu[$r]="${rcpu[$r]} $(python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+print("%.3f" % ((d["iotape_cpu"]["user_s"] + d["iotape_cpu"]["sys_s"]) / max(d["counts"]["events"], 1) * 1e6))' "$WORK/run/manifest.json")"
 		l=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["counts"]["lost"])' "$WORK/run/manifest.json")
 		e=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["counts"]["events"])' "$WORK/run/manifest.json")
 		lost[$r]=$((lost[$r] + l))
@@ -71,9 +87,15 @@ for i in $(seq "$RUNS"); do
 	echo "run $i: base ${base[-1]} IOPS;$(for r in $READERS; do printf ' %s %s IOPS' "$r" "${traced[$r]##* }"; done)"
 done
 b=$(echo "${base[@]}" | median)
-echo "baseline median: $b IOPS"
+bc=$(echo "${basecpu[@]}" | median)
+echo "baseline median: $b IOPS, fio CPU $bc us per IO"
 for r in $READERS; do
 	t=$(echo "${traced[$r]}" | median)
+	tc=$(echo "${tcpu[$r]}" | median)
+	rc=$(echo "${rcpu[$r]}" | median)
 	slow=$(python3 -c "print(f'{(1 - $t / $b) * 100:.1f}')")
-	echo "reader $r: median $t IOPS, slowdown $slow %, events $((events[$r] / RUNS)) per run, lost ${lost[$r]} in $RUNS runs"
+	cslow=$(python3 -c "print(f'{($tc / $bc - 1) * 100:.1f}')")
+	echo "reader $r: median $t IOPS, slowdown $slow %; fio CPU $tc us per IO (+$cslow %);" \
+		"iotape CPU $rc s per million events; events $((events[$r] / RUNS)) per run," \
+		"lost ${lost[$r]} in $RUNS runs"
 done

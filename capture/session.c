@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -340,6 +341,18 @@ static void finish_manifest(struct run *r, const char *state)
 			  (json_int_t)(r->sink ? cap_sink_foreign(r->sink) : 0), "packets",
 			  (json_int_t)res->totals.packets, "packet_drops",
 			  (json_int_t)res->totals.pkt_drops));
+	{
+		/* what capturing cost: all of iotape's threads, not the command */
+		struct rusage ru;
+
+		if (!getrusage(RUSAGE_SELF, &ru))
+			json_object_set_new(
+				r->root, "iotape_cpu",
+				json_pack("{s:f, s:f, s:I}", "user_s",
+					  ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6, "sys_s",
+					  ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6, "max_rss_kb",
+					  (json_int_t)ru.ru_maxrss));
+	}
 	if (res->stop_signal)
 		json_object_set_new(r->root, "stopped_by_signal", json_integer(res->stop_signal));
 	if (res->late_err)
