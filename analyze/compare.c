@@ -280,8 +280,15 @@ static int derive_labels(struct compare *c, struct iot_err *e)
 				continue;
 			a = sample_attr(s, names[k]);
 			append(buf, sizeof(buf), a);
+			some |= a != NULL;
 			free(a);
-			some = true;
+		}
+		if (!some && buf[0]) {
+			/* none of the differing attributes known here: the file name says more */
+			s->label = path_base(s->path);
+			if (!s->label)
+				return iot_err_set(e, -ENOMEM, "out of memory");
+			continue;
 		}
 		if (!some && any) {
 			/* every sample is alike: one group named by what they share */

@@ -615,7 +615,7 @@ out:
 }
 
 static void section_devices(struct emit *em, const struct report_input *in, size_t n,
-			    uint64_t width)
+			    uint64_t width, double xmax_min)
 {
 	uint32_t devs[RPT_MAX_DEVICES * 4];
 	size_t ndevs = 0;
@@ -638,6 +638,8 @@ static void section_devices(struct emit *em, const struct report_input *in, size
 				devs[ndevs++] = r->dev[k]->dev;
 		}
 	}
+	if (xmax < xmax_min)
+		xmax = xmax_min;
 	if (xmax <= 0)
 		xmax = 1e-6;
 	/* every run traced one device: compare them on the same graphs whatever their names */
@@ -719,6 +721,7 @@ int report_write_html(FILE *f, const struct report_input *in, size_t n,
 {
 	struct emit em = {f, o, 0};
 	uint64_t width = plot_width(in, n, o);
+	double xshared = 0;
 
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>", f);
 	xml_puts(f, o->title ? o->title : "iotape report");
@@ -757,9 +760,20 @@ int report_write_html(FILE *f, const struct report_input *in, size_t n,
 		if (compare_render(o->cmp, CMP_FMT_HTML, f))
 			em.err = -EIO;
 	}
-	section_devices(&em, in, n, width);
+	/* packets on the block trace's clock: NFS and block graphs share one time axis */
+	for (size_t i = 0; i < n; i++) {
+		double b = (double)rpt_run_span(in[i].bins) / 1e9;
+
+		if (in[i].nfs && in[i].nfs->aligned) {
+			double s = (double)rpt_nfs_span(in[i].nfs) / 1e9;
+
+			xshared = xshared > s ? xshared : s;
+			xshared = xshared > b ? xshared : b;
+		}
+	}
+	section_devices(&em, in, n, width, xshared);
 	if (!em.err)
-		report_nfs_section(&em, in, n);
+		report_nfs_section(&em, in, n, xshared);
 	fputs("</body>\n</html>\n", f);
 	if (em.err)
 		return iot_err_set(e, em.err, "writing the report: %s", strerror(-em.err));

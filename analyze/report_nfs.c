@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/manifest.h"
+
 int rpt_nfs_init(struct rpt_nfs *n, uint64_t interval_ns)
 {
 	memset(n, 0, sizeof(*n));
@@ -19,6 +21,14 @@ void rpt_nfs_release(struct rpt_nfs *n)
 {
 	free(n->bin);
 	memset(n, 0, sizeof(*n));
+}
+
+void rpt_nfs_align(struct rpt_nfs *n, const struct manifest *m, uint64_t t0)
+{
+	n->clock = m;
+	n->t0 = t0;
+	n->started = true;
+	n->aligned = true;
 }
 
 uint64_t rpt_nfs_span(const struct rpt_nfs *n)
@@ -88,6 +98,13 @@ void rpt_nfs_txn(void *arg, const struct rpc_txn *t)
 	if (t->kind != RPC_KIND_NFS) {
 		n->ignored++;
 		return;
+	}
+	if (n->clock) {
+		int64_t c = manifest_real_to_trace(n->clock, (int64_t)call);
+		int64_t r = manifest_real_to_trace(n->clock, (int64_t)end);
+
+		call = c > 0 ? (uint64_t)c : 0;
+		end = r > 0 ? (uint64_t)r : 0;
 	}
 	if (!n->started) {
 		n->started = true;

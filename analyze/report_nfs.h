@@ -22,8 +22,12 @@ struct rpt_nfs_bin {
 	uint32_t srt[RPT_LAT_BUCKETS];
 };
 
+struct manifest;
+
 struct rpt_nfs {
 	struct rpt_nfs_bin *bin;
+	const struct manifest *clock; /* packet times onto the block trace's clock, or NULL */
+	bool aligned;                 /* t0 is the block run's: graphs share its time axis */
 	uint64_t t0, tlast, width;
 	bool started;
 	unsigned nbins;
@@ -35,6 +39,9 @@ struct rpt_nfs {
 
 int rpt_nfs_init(struct rpt_nfs *n, uint64_t interval_ns);
 void rpt_nfs_release(struct rpt_nfs *n);
+/* Put packet times on the trace clock with the manifest's clock pairs, from the block run's
+ * first event t0 (trace clock), so the NFS graphs share the block graphs' time axis. */
+void rpt_nfs_align(struct rpt_nfs *n, const struct manifest *m, uint64_t t0);
 /* rpc_txn_fn: arg is the struct rpt_nfs. */
 void rpt_nfs_txn(void *arg, const struct rpc_txn *t);
 uint64_t rpt_nfs_span(const struct rpt_nfs *n);

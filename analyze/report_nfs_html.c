@@ -153,7 +153,8 @@ static const char *const op_colors[RPT_NFS_SLOTS] = {"#1f77b4", "#d62728", "#2ca
 						     "#ff7f0e", "#9467bd", "#8c564b",
 						     "#e377c2", "#17becf", "#7f7f7f"};
 
-void report_nfs_section(struct emit *em, const struct report_input *in, size_t n)
+void report_nfs_section(struct emit *em, const struct report_input *in, size_t n,
+			double xmax_min)
 {
 	struct nfs_points *pts;
 	struct svg_series *ser;
@@ -183,11 +184,15 @@ void report_nfs_section(struct emit *em, const struct report_input *in, size_t n
 		while (span / width > (em->o->max_points ? em->o->max_points : 600))
 			width *= 2;
 	xmax = span ? (double)span / 1e9 : 1e-6;
+	if (xmax < xmax_min)
+		xmax = xmax_min;
 	fputs("<h2>NFS</h2>\n", em->f);
 	nfs_table(em->f, in, n);
-	fprintf(em->f, "<p class=\"note\">Graphs on the capture's clock from each run's first "
-		       "call. Shaded: intervals with no call sent and none outstanding. "
-		       "Plotted interval: %.6g ms.</p>\n",
+	fprintf(em->f, "<p class=\"note\">%s Shaded: intervals with no call sent and none "
+		       "outstanding. Plotted interval: %.6g ms.</p>\n",
+		xmax_min > 0 ? "Time axis shared with the block graphs (packet times moved onto "
+			       "the trace clock with the manifest's clock pairs)."
+			     : "Graphs on the capture's clock from each run's first call.",
 		(double)width / 1e6);
 	pts = calloc(n, sizeof(*pts));
 	ser = calloc(n * RPT_NFS_SLOTS + 2 * n, sizeof(*ser));

@@ -8,6 +8,7 @@
 #include "analyze/blk_sink.h"
 #include "analyze/nfs_stats.h"
 #include "formats/blktrace.h"
+#include "formats/manifest.h"
 #include "formats/nfs_pipe.h"
 #include "formats/pcap_src.h"
 
@@ -80,7 +81,8 @@ static void both_txn(void *arg, const struct rpc_txn *t)
 	rpt_nfs_txn(b->n, t);
 }
 
-int report_run_packets(struct report_run *r, struct pcap_src *src, struct iot_err *e)
+int report_run_packets(struct report_run *r, struct pcap_src *src, const struct manifest *clock,
+		       struct iot_err *e)
 {
 	struct nfs_stats_cfg cfg = {0};
 	struct nfs_stats s;
@@ -89,6 +91,8 @@ int report_run_packets(struct report_run *r, struct pcap_src *src, struct iot_er
 	json_t *j;
 	int ret;
 
+	if (clock && clock->have_clock && r->has_block && r->bins.started)
+		rpt_nfs_align(&r->nfs, clock, r->bins.t0);
 	if (nfs_stats_init(&s, &cfg))
 		return iot_err_set(e, -ENOMEM, "out of memory");
 	if (nfs_pipe_init(&p, NULL, NULL, both_txn, &b)) {

@@ -31,7 +31,11 @@ int report_run_init(struct report_run *r, uint64_t interval_ns, uint64_t idle_ns
 void report_run_release(struct report_run *r);
 /* Every event of rd into the block sinks and the bins; adds devices[] and span_ns. */
 int report_run_block(struct report_run *r, struct bt_reader *rd, struct iot_err *e);
-/* Every packet of src through the RPC decoder into the NFS statistics and bins; adds "nfs". */
-int report_run_packets(struct report_run *r, struct pcap_src *src, struct iot_err *e);
+/* Every packet of src through the RPC decoder into the NFS statistics and bins; adds "nfs".
+ * With clock (the run's manifest, with clock pairs) and a block pass done first, the NFS bins
+ * are on the block trace's clock. */
+struct manifest;
+int report_run_packets(struct report_run *r, struct pcap_src *src, const struct manifest *clock,
+		       struct iot_err *e);
 
 #endif

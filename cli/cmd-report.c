@@ -16,6 +16,7 @@
 #include "analyze/report_run.h"
 #include "cli/analyze.h"
 #include "formats/blktrace.h"
+#include "formats/manifest.h"
 #include "formats/pcap_src.h"
 #include "iotape_version.h"
 
@@ -146,12 +147,17 @@ int report_load_run(const char *path, uint64_t interval_ns, uint64_t idle_ns,
 	}
 	if (capture) {
 		struct pcap_src *src;
+		struct manifest m;
+		bool have_m = block && !manifest_load(path, &m, NULL);
 
 		ret = pcap_src_open(&src, capture, &e);
 		if (!ret) {
-			ret = report_run_packets(r, src, &e);
+			/* block and packets of one capture: one time axis via the clock pairs */
+			ret = report_run_packets(r, src, have_m ? &m : NULL, &e);
 			pcap_src_free(src);
 		}
+		if (have_m)
+			manifest_release(&m);
 		if (ret) {
 			error("'%s': %s", capture, e.msg);
 			free(capture);

@@ -28,8 +28,35 @@ grep -q '>run2 p50</text>' "$TMP/svg2/nfs-srt.svg" || fail "run2 not in the resp
 "$IOTAPE" report "$TMP/run2/net.pcap" -o "$TMP/pcap.html"
 grep -q '<h2>NFS</h2>' "$TMP/pcap.html" || fail "no NFS section for a bare capture"
 
+# a manifest with clock pairs puts the packets on the block trace's clock: one time axis.
+# The capture starts 0.5 s of trace time after the trace clock's zero.
+python3 - "$TMP/run1/manifest.json" <<'PY'
+import json, sys
+s = 1_700_000_000_000_000_000
+json.dump({"format": "iotape-run", "format_version": 1,
+           "devices": [{"name": "loop0", "major": 7, "minor": 0}],
+           "clock": {"trace_clock": "mono",
+                     "start": {"realtime_ns": s - 500_000_000, "trace_ns": 0},
+                     "end": {"realtime_ns": s + 9_500_000_000, "trace_ns": 10_000_000_000}}},
+          open(sys.argv[1], "w"))
+PY
+"$IOTAPE" report "$TMP/run1" -o "$TMP/aligned.html" --svg "$TMP/svg3"
+grep -q 'Time axis shared with the block graphs' "$TMP/aligned.html" || fail "not aligned"
+# the first NFS interval with calls is about 0.5 s in: left of it the axis is shaded idle
+python3 - "$TMP/svg3/nfs-ops.svg" "$TMP/svg3/dev7-0-mbps.svg" <<'PY'
+import re, sys
+nfs, blk = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+# same time axis: identical tick labels on both graphs
+lab = lambda s: re.findall(r'<text x="[0-9.]+" y="[0-9.]+">([0-9.]+ m?s)</text>', s)
+if lab(nfs) != lab(blk):
+    sys.exit(f"time axes differ: {lab(nfs)} vs {lab(blk)}")
+first = re.search(r'<rect x="64.0" y="[0-9.]+" width="([0-9.]+)"', nfs)
+if not first or float(first.group(1)) < 100:
+    sys.exit("no idle band before the first call at 0.5 s")
+PY
+
 # compare: NFS response time per main operation, from the run directories
-"$IOTAPE" compare "$TMP/run1" "$TMP/run2" --format csv >"$TMP/c.csv"
+"$IOTAPE" compare "$TMP/run1" "$TMP/run2" --label run1 --label run2 --format csv >"$TMP/c.csv"
 for op in GETATTR READ WRITE; do
 	grep -q "^nfs3.$op,ms,run1,1," "$TMP/c.csv" || fail "no nfs3.$op for run1: $(cat "$TMP/c.csv")"
 	grep -q "^nfs3.$op,ms,run2,1," "$TMP/c.csv" || fail "no nfs3.$op for run2"
