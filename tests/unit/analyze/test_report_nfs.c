@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/* Tests for analyze/report_nfs.c: NFS per-interval bins (ops by kind, outstanding, SRT). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "analyze/report_nfs.h"
+#include "formats/manifest.h"
+
+#define MS 1000000ull
+
+static void txn(struct rpt_nfs *n, uint32_t vers, uint32_t proc, uint64_t call, uint64_t reply,
+		uint32_t status)
+{
+	struct rpc_txn t;
+
+	memset(&t, 0, sizeof(t));
+	t.kind = RPC_KIND_NFS;
+	t.vers = vers;
+	t.proc = vers == 4 ? 1 : proc;
+	t.call.op = vers == 4 ? proc : 0;
+	t.call_ns = call;
+	t.reply_ns = reply;
+	t.replied = reply != 0;
+	t.rep.decoded = true;
+	t.rep.status = status;
+	rpt_nfs_txn(n, &t);
+}
+
+static void test_bins(void **state)
+{
+	struct rpt_nfs n;
+	struct rpc_txn other;
+	uint64_t ops[RPT_NFS_SLOTS] = {0}, replies = 0, errors = 0, srt = 0;
+	double busy = 0;
+
+	(void)state;
+	assert_int_equal(rpt_nfs_init(&n, 0), 0);
+	txn(&n, 3, 6, 10 * MS, 12 * MS, 0);  /* READ, 2 ms */
+	txn(&n, 3, 7, 11 * MS, 15 * MS, 0);  /* WRITE, 4 ms */
+	txn(&n, 3, 6, 20 * MS, 21 * MS, 13); /* READ, an error (NFS3ERR_ACCES) */
+	txn(&n, 4, 25, 30 * MS, 33 * MS, 0); /* NFSv4 READ (op 25), 3 ms */
+	txn(&n, 3, 1, 40 * MS, 0, 0);        /* GETATTR never answered */
+	memset(&other, 0, sizeof(other));
+	other.kind = RPC_KIND_MOUNT;
+	rpt_nfs_txn(&n, &other);
+	assert_int_equal(n.txns, 5);
+	assert_int_equal(n.replied, 4);
+	assert_int_equal(n.ignored, 1);
+	assert_int_equal(n.nslots, 4);
+	assert_string_equal(n.slot[0], "v3 READ");
+	assert_string_equal(n.slot[1], "v3 WRITE");
+	assert_string_equal(n.slot[2], "v4 READ");
+	assert_string_equal(n.slot[3], "v3 GETATTR");
+	assert_int_equal(rpt_nfs_span(&n), 30 * MS);
+	/* 30 ms in 2048 bins from 1 us: 16 us wide */
+	assert_int_equal(n.width, 16000);
+	for (unsigned b = 0; b < RPT_MAX_BINS; b++) {
+		for (unsigned s = 0; s < RPT_NFS_SLOTS; s++)
+			ops[s] += n.bin[b].ops[s];
+		replies += n.bin[b].replies;
+		errors += n.bin[b].errors;
+		busy += n.bin[b].busy;
+		for (unsigned k = 0; k < RPT_LAT_BUCKETS; k++)
+			srt += n.bin[b].srt[k];
+	}
+	assert_int_equal(ops[0], 2);
+	assert_int_equal(ops[1], 1);
+	assert_int_equal(ops[2], 1);
+	assert_int_equal(ops[3], 1);
+	assert_int_equal(replies, 4);
+	assert_int_equal(errors, 1);
+	assert_int_equal(srt, 4);
+	/* outstanding time: 2 + 4 + 1 + 3 ms (the unanswered call has none) */
+	assert_true(fabs(busy - 10.0 * MS) < 1);
+	/* the first READ was called in the first bin */
+	assert_int_equal(n.bin[0].ops[0], 1);
+	rpt_nfs_release(&n);
+}
+
+static void test_align(void **state)
+{
+	struct rpt_nfs n;
+	struct manifest m;
+	const uint64_t real0 = 1700000000000000000ull;
+
+	(void)state;
+	/* trace clock = real clock - real0 + 5 s; the block run started at trace time 6 s */
+	memset(&m, 0, sizeof(m));
+	m.have_clock = 1;
+	m.start_real_ns = (int64_t)real0;
+	m.start_trace_ns = 5000 * (int64_t)MS;
+	m.end_real_ns = (int64_t)(real0 + 100000 * MS);
+	m.end_trace_ns = 105000 * (int64_t)MS;
+	assert_int_equal(rpt_nfs_init(&n, 1 * MS), 0);
+	rpt_nfs_align(&n, &m, 6000 * MS);
+	txn(&n, 3, 6, real0 + 1500 * MS, real0 + 1502 * MS, 0); /* trace 6.5 s: 500 ms in */
+	txn(&n, 3, 6, real0 + 500 * MS, real0 + 502 * MS, 0);   /* before the block run: clamped */
+	assert_true(n.aligned);
+	assert_int_equal(n.bin[500].ops[0], 1);
+	assert_int_equal(n.bin[0].ops[0], 1);
+	assert_int_equal(n.clamped, 1);
+	/* the clock mapping works in doubles: within a microsecond at 1.7e18 ns */
+	assert_true(llabs((long long)rpt_nfs_span(&n) - (long long)(502 * MS)) < 1000);
+	rpt_nfs_release(&n);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bins),
+		cmocka_unit_test(test_align),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
