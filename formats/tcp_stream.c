@@ -340,8 +340,10 @@ static void drain(struct tcp_table *t, struct conn *c, int dir, uint64_t ts, boo
 		d->ooo_segs--;
 		t->ooo_total -= s->caplen;
 		t->mem -= sizeof(*s) + s->caplen;
-		/* a record completed by a queued segment gets that segment's time */
-		apply(t, c, dir, s->seq, s->data, s->caplen, s->len, s->ts > ts ? s->ts : ts);
+		/* A hole filled now completes records at this packet's time (as tshark's
+		 * reassembly); past a hole given up, segments keep the time they were seen. */
+		apply(t, c, dir, s->seq, s->data, s->caplen, s->len,
+		      force || s->ts > ts ? s->ts : ts);
 		free(s);
 	}
 }

@@ -372,6 +372,59 @@ static void test_two_directions_and_udp(void **state)
 	tcp_table_free(t);
 }
 
+/* The server acknowledges bytes the capture never saw: the gap is given up at once. */
+static void test_acked_unseen(void **state)
+{
+	struct got g;
+	struct tcp_table *t = mk(&g, NULL);
+	struct wb w = {.n = 0};
+	struct pkt p;
+	size_t a;
+
+	(void)state;
+	call_msg(&w, 1, 100);
+	a = w.n;
+	call_msg(&w, 2, 100);
+	call_msg(&w, 3, 100);
+	syn(t, 0);
+	seg(t, 1, w.b, (uint32_t)a, 1);
+	/* record 2 is not captured; record 3 waits in the queue */
+	seg(t, (uint32_t)(1 + 2 * a), w.b + 2 * a, (uint32_t)(w.n - 2 * a), 2);
+	assert_int_equal(g.n, 1);
+	p = tcp_pkt(1, 1000, 1, NULL, 0, 0, 3, TCPF_ACK);
+	p.ack = (uint32_t)(1 + w.n);
+	tcp_table_packet(t, &p);
+	assert_int_equal(g.n, 2);
+	assert_int_equal(xid_of(&g, 1), 3);
+	assert_int_equal(g.r[1].ts, 2); /* the time of the segment that held it */
+	assert_int_equal(tcp_table_counters(t)->lost_bytes, a);
+	tcp_table_free(t);
+}
+
+/* Many small segments behind a hole: the queue holds a bounded number of them. */
+static void test_queue_segments_cap(void **state)
+{
+	struct got g;
+	struct tcp_table *t = mk(&g, NULL);
+	struct wb w = {.n = 0};
+	size_t a, i, start;
+
+	(void)state;
+	call_msg(&w, 1, 100);
+	a = w.n;
+	for (i = 0; i < 100; i++)
+		call_msg(&w, (uint32_t)(10 + i), 40);
+	syn(t, 0);
+	/* record 1 lost; the 100 small ones arrive one segment each */
+	for (i = 0, start = a; start < w.n; i++, start += 44)
+		seg(t, (uint32_t)(1 + start), w.b + start, 44, 10 + i);
+	/* once 64 segments wait, the hole is given up and all that follows flows */
+	assert_int_equal(g.total, 100);
+	assert_int_equal(xid_of(&g, 0), 10);
+	assert_int_equal(tcp_table_counters(t)->lost_bytes, a);
+	tcp_table_free(t);
+}
+
 static void test_plausible(void **state)
 {
 	struct wb w = {.n = 0};
@@ -399,6 +452,8 @@ int main(void)
 		cmocka_unit_test(test_absurd_length),
 		cmocka_unit_test(test_bounded_memory),
 		cmocka_unit_test(test_two_directions_and_udp),
+		cmocka_unit_test(test_acked_unseen),
+		cmocka_unit_test(test_queue_segments_cap),
 		cmocka_unit_test(test_plausible),
 	};
 
