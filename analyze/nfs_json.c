@@ -10,7 +10,7 @@ static const char *const accept_names[] = {"SUCCESS",     "PROG_UNAVAIL", "PROG_
 					   "PROC_UNAVAIL", "GARBAGE_ARGS", "SYSTEM_ERR"};
 
 /* Status name for errors-by-status keys. */
-static void status_str(uint32_t st, char *buf, size_t len)
+void nfs_status_str(uint32_t st, int v4, char *buf, size_t len)
 {
 	const char *n;
 
@@ -24,7 +24,7 @@ static void status_str(uint32_t st, char *buf, size_t len)
 		else
 			snprintf(buf, len, "RPC_ACCEPT_%u", a);
 	} else if ((n = nfs_status_name(st))) {
-		snprintf(buf, len, "NFS%sERR_%s", st >= 10000 ? "4" : "3", n);
+		snprintf(buf, len, "NFS%dERR_%s", v4 || st >= 10000 ? 4 : 3, n);
 	} else {
 		snprintf(buf, len, "%u", st);
 	}
@@ -67,7 +67,7 @@ static json_t *procs_json(const struct nfs_stats *s)
 		json_object_set_new(o, "replies", json_integer((json_int_t)r->replies));
 		json_object_set_new(o, "errors", json_integer((json_int_t)r->errors));
 		for (k = 0; k < r->nerr; k++) {
-			status_str(r->err[k].status, buf, sizeof(buf));
+			nfs_status_str(r->err[k].status, r->vers != 3, buf, sizeof(buf));
 			json_object_set_new(e, buf, json_integer((json_int_t)r->err[k].n));
 		}
 		if (r->err_other)

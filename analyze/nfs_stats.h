@@ -105,6 +105,10 @@ unsigned nfs_stats_top_fh(const struct nfs_stats *s, int by_bytes, unsigned *idx
 json_t *nfs_stats_json(struct nfs_stats *s, const struct nfs_pipe *p);
 void nfs_stats_release(struct nfs_stats *s);
 
+/* A status as text: "NFS3ERR_NOENT", "NFS4ERR_DELAY" (v4: an NFSv4 or callback row),
+ * "RPC_PROC_UNAVAIL", "RPC_DENIED", or the number. */
+void nfs_status_str(uint32_t status, int v4, char *buf, size_t len);
+
 /* Address to text ("10.0.0.1", "fe80::1"). */
 void nfs_addr_str(uint8_t family, const uint8_t *a, char *buf, size_t len);
 

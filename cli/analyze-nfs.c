@@ -88,6 +88,52 @@ static void text_procs(FILE *f, const struct nfs_stats *s)
 	}
 }
 
+static void text_errors(FILE *f, const struct nfs_stats *s)
+{
+	unsigned i, k, any = 0;
+	char st[48];
+
+	for (i = 0; i < s->nprocs; i++) {
+		const struct nfs_proc_stats *r = &s->procs[i];
+
+		for (k = 0; k < r->nerr; k++) {
+			if (!any++)
+				fprintf(f, "\nerrors by status:\n");
+			nfs_status_str(r->err[k].status, r->vers != 3, st, sizeof(st));
+			fprintf(f, "  %-8s %-7s %-20s %-28s %9llu\n",
+				r->kind == RPC_KIND_NFS_CB ? "NFS_CB"
+				: rpc_prog_name(r->prog) ? rpc_prog_name(r->prog)
+							 : "?",
+				r->version, r->name, st, (unsigned long long)r->err[k].n);
+		}
+		if (r->err_other)
+			fprintf(f, "  %-8s %-7s %-20s %-28s %9llu\n", "", r->version, r->name,
+				"(other statuses)", (unsigned long long)r->err_other);
+	}
+}
+
+/* The timeline when it is short enough to read (at most 60 bins). */
+static void text_timeline(FILE *f, const struct nfs_stats *s)
+{
+	double secs = (double)s->cfg.interval_ns / 1e9;
+	unsigned i;
+	char b[24];
+
+	if (!s->nbins || s->nbins > 60)
+		return;
+	fprintf(f, "\ntimeline (%s bins):\n  %10s %10s %11s %11s %12s\n",
+		fmt_ns(b, sizeof(b), (double)s->cfg.interval_ns), "start (s)", "ops/s",
+		"read MB/s", "write MB/s", "outstanding");
+	for (i = 0; i < s->nbins; i++) {
+		const struct nfs_bin *n = &s->bins[i];
+
+		fprintf(f, "  %10.3f %10.1f %11.2f %11.2f %12.2f\n", (double)i * secs,
+			(double)n->ops / secs, (double)n->read_bytes / 1e6 / secs,
+			(double)n->write_bytes / 1e6 / secs,
+			(double)n->busy_ns / (double)s->cfg.interval_ns);
+	}
+}
+
 static void text_fh(FILE *f, const struct nfs_stats *s, int by_bytes)
 {
 	unsigned idx[64], n, i, k, top = s->cfg.top < 64 ? s->cfg.top : 64;
@@ -98,14 +144,21 @@ static void text_fh(FILE *f, const struct nfs_stats *s, int by_bytes)
 	fprintf(f, "\ntop file handles by %s:\n", by_bytes ? "bytes" : "ops");
 	for (i = 0; i < n; i++) {
 		const struct nfs_fh_stats *h = &s->fhs[idx[i]];
-		char hex[2 * NFS_FH_MAX + 1];
+		char hex[2 * NFS_FH_MAX + 8];
+		size_t o = 0;
 
-		for (k = 0; k < h->len && k < 24; k++)
-			snprintf(hex + 2 * k, 3, "%02x", h->fh[k]);
-		hex[2 * k] = 0;
-		fprintf(f, "  %-48s%s %9llu ops %10.1f MB read %10.1f MB written", hex,
-			h->len > 24 ? "…" : " ", (unsigned long long)h->ops,
-			(double)h->read_bytes / 1e6, (double)h->write_bytes / 1e6);
+		/* long handles share long prefixes (export, fsid): keep the head and the tail */
+		for (k = 0; k < h->len; k++) {
+			if (h->len > 32 && k == 12) {
+				o += (size_t)snprintf(hex + o, sizeof(hex) - o, "…");
+				k = h->len - 12u;
+			}
+			o += (size_t)snprintf(hex + o, sizeof(hex) - o, "%02x", h->fh[k]);
+		}
+		hex[o] = 0;
+		fprintf(f, "  %-64s %9llu ops %10.1f MB read %10.1f MB written", hex,
+			(unsigned long long)h->ops, (double)h->read_bytes / 1e6,
+			(double)h->write_bytes / 1e6);
 		if (h->size != UINT64_MAX)
 			fprintf(f, "  size %llu", (unsigned long long)h->size);
 		fputc('\n', f);
@@ -143,8 +196,10 @@ static void text_render(FILE *f, const char *path, const struct nfs_stats *s,
 				fmt_ns(b[1], 24, (double)c->srt_max));
 		}
 	}
+	text_errors(f, s);
 	text_fh(f, s, 0);
 	text_fh(f, s, 1);
+	text_timeline(f, s);
 	if (s->copy.calls || s->copy.callbacks) {
 		fprintf(f, "\nserver-side copy: %llu COPY calls (%llu synchronous, %llu asynchronous, "
 			   "%llu errors), %.1f MB copied, %llu CB_OFFLOAD",
