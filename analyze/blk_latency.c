@@ -6,29 +6,37 @@
 #include <string.h>
 
 /*
- * The matching rules are btt's (blktrace's btt/trace_*.c), so that the means agree:
+ * The matching rules are btt's (blktrace 1.2, btt/trace_*.c and dip_rb.c), so that the means
+ * agree even on odd traces:
  *  - a Q with data starts tracking a bio [sector, sector + bytes/512) on its device; Q2Q is
  *    the time since the previous Q of the device. A bio already tracked at that start sector
- *    is forgotten: btt (1.2) links the new one in front of it, so that every later lookup
- *    finds the new one and the old one never completes;
+ *    takes the new one's place and is forgotten (it never completes);
  *  - G, I and M (back or front merge) find the tracked bio holding their sector and stamp it
  *    (Q2G, G2I when G was seen, Q2M);
  *  - a D closes the queue phase of every tracked bio inside its range: I2D if the bio was
  *    inserted, else M2D if it was merged; the bio remembers the issue time (a re-issue after a
  *    requeue stamps it again, as btt does);
- *  - a C ends every tracked bio inside its range: Q2C, and D2C and Q2D when it was issued.
+ *  - a C ends every tracked bio inside its range: Q2C, and D2C and Q2D when it was issued;
  *  - intervals are btt's: a zero or negative difference counts as 1 ns. Passthrough (PC)
  *    records and records without data are not matched.
- * Requests (one D, one C) are tracked too, by start sector, for the per-request D2C.
+ *
+ * btt keeps a device's bios in a red-black tree ordered by start sector, and when bios in
+ * flight overlap (two processes reading the same blocks, say) which one a lookup finds, and
+ * which ones a range visit reaches, depends on the tree's shape: the walk for a sector stops
+ * at the first node on its path that holds it, and the range visit does not descend where the
+ * node it stands on says nothing further can fit. To give btt's numbers there too, the bios
+ * live in the same kind of tree, built by the same insert and erase rebalancing (the classic
+ * red-black algorithm of the Linux kernel's rbtree, which btt uses), and are looked up and
+ * visited the same way. With n bios in flight on a device, a lookup costs O(log n).
+ *
+ * Requests (one D, one C) are tracked too, by start sector in a hash, for the per-request
+ * D2C.
  *
  * Memory: one pool of max_inflight nodes per table. When it is full the oldest node is
- * dropped and counted (a bio whose completion was lost must not pin memory forever). Lookups
- * hash (device, sector / 64): a range [s, e) is found by visiting its 64-sector blocks, or the
- * whole pool in age order when that is shorter, so a huge discard stays cheap.
+ * dropped and counted (a bio whose completion was lost must not pin memory forever).
  */
 
 #define NIL UINT32_MAX
-#define BLK_SHIFT 6
 #define NONE UINT64_MAX
 
 const char *const blk_lat_names[BLK_LAT_N] = {
@@ -39,150 +47,401 @@ const char *const blk_lat_names[BLK_LAT_N] = {
 };
 
 struct lnode {
-	uint64_t start, end; /* sectors */
+	uint64_t start, end;    /* sectors */
 	uint64_t q, g, i, m, d; /* times, NONE when not seen */
 	uint32_t dev;
-	uint32_t hnext;        /* hash chain */
-	uint32_t older, newer; /* age list */
+	uint32_t older, newer;        /* age list */
+	uint32_t hnext;               /* request hash chain; free list */
+	uint32_t left, right, parent; /* bio tree */
+	uint8_t red;
 };
 
-struct ltab {
+/* A pool of nodes with an age list (oldest first), and for requests a hash on the start. */
+struct lpool {
 	struct lnode *n;
-	uint32_t *bucket;
-	uint32_t mask;
 	uint32_t cap, used, free;
 	uint32_t oldest, newest;
+	uint32_t *bucket; /* requests only */
+	uint32_t mask;
 };
 
 struct blk_latency {
-	struct ltab bio, rq;
+	struct lpool bio, rq;
 	struct blk_latency_dev **dev;
 	unsigned ndev;
+	uint32_t *found; /* scratch: the bios a range visit collected */
+	uint32_t nfound, capfound;
 	int finished;
 };
 
 /* ------------------------------------------------------------------------------------- */
-/* bounded hash of (device, start sector) with an age list                               */
+/* node pools                                                                            */
 
-static int lt_init(struct ltab *t, uint32_t cap)
+static int pool_init(struct lpool *p, uint32_t cap, int hashed)
 {
-	uint32_t nb = 1;
-
-	/* a quarter of the pool: chains stay short when full, and the buckets stay in cache */
-	while (nb < cap / 4 || nb < 64)
-		nb <<= 1;
-	t->n = malloc((size_t)cap * sizeof(*t->n));
-	t->bucket = malloc((size_t)nb * sizeof(*t->bucket));
-	if (!t->n || !t->bucket)
+	p->n = malloc((size_t)cap * sizeof(*p->n));
+	if (!p->n)
 		return -1;
-	memset(t->bucket, 0xff, (size_t)nb * sizeof(*t->bucket));
-	t->mask = nb - 1;
-	t->cap = cap;
-	t->used = 0;
+	p->cap = cap;
+	p->used = 0;
 	for (uint32_t i = 0; i < cap; i++)
-		t->n[i].hnext = i + 1 < cap ? i + 1 : NIL;
-	t->free = 0;
-	t->oldest = t->newest = NIL;
+		p->n[i].hnext = i + 1 < cap ? i + 1 : NIL;
+	p->free = 0;
+	p->oldest = p->newest = NIL;
+	if (hashed) {
+		uint32_t nb = 64;
+
+		/* a quarter of the pool: chains stay short when full, the buckets in cache */
+		while (nb < cap / 4)
+			nb <<= 1;
+		p->bucket = malloc((size_t)nb * sizeof(*p->bucket));
+		if (!p->bucket)
+			return -1;
+		memset(p->bucket, 0xff, (size_t)nb * sizeof(*p->bucket));
+		p->mask = nb - 1;
+	}
 	return 0;
 }
 
-static void lt_release(struct ltab *t)
+static void pool_release(struct lpool *p)
 {
-	free(t->n);
-	free(t->bucket);
+	free(p->n);
+	free(p->bucket);
 }
 
-/* Neighbouring blocks of a device get neighbouring buckets: sequential IO stays in cache. */
-static inline uint32_t lt_hash(const struct ltab *t, uint32_t dev, uint64_t blk)
+/* A node off the free list, newest in age; the caller made sure one is free. */
+static uint32_t pool_get(struct lpool *p, uint32_t dev, uint64_t start, uint64_t end)
 {
-	return ((uint32_t)blk ^ (uint32_t)(blk >> 32) ^ (dev * 0x9e3779b1u)) & t->mask;
-}
+	uint32_t i = p->free;
+	struct lnode *x = &p->n[i];
 
-static inline uint32_t lt_find(const struct ltab *t, uint32_t dev, uint64_t start)
-{
-	uint32_t i = t->bucket[lt_hash(t, dev, start >> BLK_SHIFT)];
-
-	while (i != NIL && (t->n[i].start != start || t->n[i].dev != dev))
-		i = t->n[i].hnext;
-	return i;
-}
-
-/*
- * The tracked range holding sector (btt's rb_find_sec): the one starting there, else one that
- * starts at most maxlen - 1 sectors before it (maxlen: the longest range tracked so far on the
- * device, so the blocks to look at stay few).
- */
-static uint32_t lt_find_in(const struct ltab *t, uint32_t dev, uint64_t sector, uint64_t maxlen)
-{
-	uint32_t i = lt_find(t, dev, sector);
-	uint64_t lo = maxlen > 1 ? (sector > maxlen - 1 ? sector - (maxlen - 1) : 0) : sector;
-
-	if (i != NIL || !maxlen)
-		return i;
-	for (uint64_t blk = sector >> BLK_SHIFT;; blk--) {
-		for (i = t->bucket[lt_hash(t, dev, blk)]; i != NIL; i = t->n[i].hnext)
-			if (t->n[i].dev == dev && t->n[i].start <= sector && sector < t->n[i].end)
-				return i;
-		if (blk <= lo >> BLK_SHIFT)
-			break;
-	}
-	return NIL;
-}
-
-static void lt_unlink(struct ltab *t, uint32_t i)
-{
-	struct lnode *x = &t->n[i];
-	uint32_t *pp = &t->bucket[lt_hash(t, x->dev, x->start >> BLK_SHIFT)];
-
-	while (*pp != i)
-		pp = &t->n[*pp].hnext;
-	*pp = x->hnext;
-	if (x->older != NIL)
-		t->n[x->older].newer = x->newer;
-	else
-		t->oldest = x->newer;
-	if (x->newer != NIL)
-		t->n[x->newer].older = x->older;
-	else
-		t->newest = x->older;
-	x->hnext = t->free;
-	t->free = i;
-	t->used--;
-}
-
-/* A fresh node for (dev, start); when the pool is full the oldest node is dropped first and
- * its device returned in *evicted_dev (else NIL). */
-static uint32_t lt_insert(struct ltab *t, uint32_t dev, uint64_t start, uint64_t end,
-			  uint32_t *evicted_dev)
-{
-	uint32_t i, h;
-	struct lnode *x;
-
-	*evicted_dev = NIL;
-	if (t->free == NIL) {
-		*evicted_dev = t->n[t->oldest].dev;
-		lt_unlink(t, t->oldest);
-	}
-	i = t->free;
-	x = &t->n[i];
-	t->free = x->hnext;
-	t->used++;
+	p->free = x->hnext;
+	p->used++;
 	x->start = start;
 	x->end = end;
 	x->q = x->g = x->i = x->m = x->d = NONE;
 	x->dev = dev;
-	h = lt_hash(t, dev, start >> BLK_SHIFT);
-	x->hnext = t->bucket[h];
-	t->bucket[h] = i;
-	x->older = t->newest;
+	x->left = x->right = x->parent = NIL;
+	x->red = 0;
+	x->older = p->newest;
 	x->newer = NIL;
-	if (t->newest != NIL)
-		t->n[t->newest].newer = i;
+	if (p->newest != NIL)
+		p->n[p->newest].newer = i;
 	else
-		t->oldest = i;
-	t->newest = i;
+		p->oldest = i;
+	p->newest = i;
 	return i;
 }
+
+/* Back to the free list (the caller unlinked it from its tree or hash). */
+static void pool_put(struct lpool *p, uint32_t i)
+{
+	struct lnode *x = &p->n[i];
+
+	if (x->older != NIL)
+		p->n[x->older].newer = x->newer;
+	else
+		p->oldest = x->newer;
+	if (x->newer != NIL)
+		p->n[x->newer].older = x->older;
+	else
+		p->newest = x->older;
+	x->hnext = p->free;
+	p->free = i;
+	p->used--;
+}
+
+/* Neighbouring sectors of a device get neighbouring buckets: sequential IO stays in cache. */
+static inline uint32_t rq_hash(const struct lpool *p, uint32_t dev, uint64_t start)
+{
+	return ((uint32_t)start ^ (uint32_t)(start >> 32) ^ (dev * 0x9e3779b1u)) & p->mask;
+}
+
+static uint32_t rq_find(const struct lpool *p, uint32_t dev, uint64_t start)
+{
+	uint32_t i = p->bucket[rq_hash(p, dev, start)];
+
+	while (i != NIL && (p->n[i].start != start || p->n[i].dev != dev))
+		i = p->n[i].hnext;
+	return i;
+}
+
+static void rq_remove(struct lpool *p, uint32_t i)
+{
+	uint32_t *pp = &p->bucket[rq_hash(p, p->n[i].dev, p->n[i].start)];
+
+	while (*pp != i)
+		pp = &p->n[*pp].hnext;
+	*pp = p->n[i].hnext;
+	pool_put(p, i);
+}
+
+static uint32_t rq_insert(struct lpool *p, uint32_t dev, uint64_t start)
+{
+	uint32_t i, h;
+
+	if (p->free == NIL)
+		rq_remove(p, p->oldest);
+	i = pool_get(p, dev, start, start);
+	h = rq_hash(p, dev, start);
+	p->n[i].hnext = p->bucket[h];
+	p->bucket[h] = i;
+	return i;
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* the bio tree of a device: a red-black tree on the start sector, shaped as btt's        */
+
+#define N(i) (b->n[i])
+
+static void set_child(struct lpool *b, uint32_t *root, uint32_t parent, uint32_t old,
+		      uint32_t new)
+{
+	if (parent == NIL)
+		*root = new;
+	else if (N(parent).left == old)
+		N(parent).left = new;
+	else
+		N(parent).right = new;
+}
+
+static void rotate_left(struct lpool *b, uint32_t *root, uint32_t x)
+{
+	uint32_t y = N(x).right;
+
+	N(x).right = N(y).left;
+	if (N(y).left != NIL)
+		N(N(y).left).parent = x;
+	N(y).left = x;
+	N(y).parent = N(x).parent;
+	set_child(b, root, N(x).parent, x, y);
+	N(x).parent = y;
+}
+
+static void rotate_right(struct lpool *b, uint32_t *root, uint32_t x)
+{
+	uint32_t y = N(x).left;
+
+	N(x).left = N(y).right;
+	if (N(y).right != NIL)
+		N(N(y).right).parent = x;
+	N(y).right = x;
+	N(y).parent = N(x).parent;
+	set_child(b, root, N(x).parent, x, y);
+	N(x).parent = y;
+}
+
+static inline int is_red(const struct lpool *b, uint32_t i)
+{
+	return i != NIL && b->n[i].red;
+}
+
+/* Rebalance after linking the red leaf x. */
+static void tree_insert_color(struct lpool *b, uint32_t *root, uint32_t x)
+{
+	uint32_t p, g, u;
+
+	while ((p = N(x).parent) != NIL && N(p).red) {
+		g = N(p).parent;
+		if (p == N(g).left) {
+			u = N(g).right;
+			if (is_red(b, u)) {
+				N(u).red = 0;
+				N(p).red = 0;
+				N(g).red = 1;
+				x = g;
+				continue;
+			}
+			if (N(p).right == x) {
+				rotate_left(b, root, p);
+				u = p; /* the old parent is now below x */
+				p = x;
+				x = u;
+			}
+			N(p).red = 0;
+			N(g).red = 1;
+			rotate_right(b, root, g);
+		} else {
+			u = N(g).left;
+			if (is_red(b, u)) {
+				N(u).red = 0;
+				N(p).red = 0;
+				N(g).red = 1;
+				x = g;
+				continue;
+			}
+			if (N(p).left == x) {
+				rotate_right(b, root, p);
+				u = p;
+				p = x;
+				x = u;
+			}
+			N(p).red = 0;
+			N(g).red = 1;
+			rotate_left(b, root, g);
+		}
+	}
+	N(*root).red = 0;
+}
+
+/* Rebalance after removing a black node: x (maybe NIL) took its place under parent p. */
+static void tree_erase_color(struct lpool *b, uint32_t *root, uint32_t x, uint32_t p)
+{
+	uint32_t o;
+
+	while (!is_red(b, x) && x != *root) {
+		if (N(p).left == x) {
+			o = N(p).right;
+			if (N(o).red) {
+				N(o).red = 0;
+				N(p).red = 1;
+				rotate_left(b, root, p);
+				o = N(p).right;
+			}
+			if (!is_red(b, N(o).left) && !is_red(b, N(o).right)) {
+				N(o).red = 1;
+				x = p;
+				p = N(x).parent;
+				continue;
+			}
+			if (!is_red(b, N(o).right)) {
+				N(N(o).left).red = 0;
+				N(o).red = 1;
+				rotate_right(b, root, o);
+				o = N(p).right;
+			}
+			N(o).red = N(p).red;
+			N(p).red = 0;
+			if (N(o).right != NIL)
+				N(N(o).right).red = 0;
+			rotate_left(b, root, p);
+			x = *root;
+			break;
+		}
+		o = N(p).left;
+		if (N(o).red) {
+			N(o).red = 0;
+			N(p).red = 1;
+			rotate_right(b, root, p);
+			o = N(p).left;
+		}
+		if (!is_red(b, N(o).left) && !is_red(b, N(o).right)) {
+			N(o).red = 1;
+			x = p;
+			p = N(x).parent;
+			continue;
+		}
+		if (!is_red(b, N(o).left)) {
+			N(N(o).right).red = 0;
+			N(o).red = 1;
+			rotate_left(b, root, o);
+			o = N(p).left;
+		}
+		N(o).red = N(p).red;
+		N(p).red = 0;
+		if (N(o).left != NIL)
+			N(N(o).left).red = 0;
+		rotate_right(b, root, p);
+		x = *root;
+		break;
+	}
+	if (x != NIL)
+		N(x).red = 0;
+}
+
+/* Unlink z; a node with two children is replaced by its successor (the leftmost node of its
+ * right subtree), which takes z's place and colour. */
+static void tree_erase(struct lpool *b, uint32_t *root, uint32_t z)
+{
+	uint32_t child, parent;
+	int red;
+
+	if (N(z).left == NIL || N(z).right == NIL) {
+		child = N(z).left != NIL ? N(z).left : N(z).right;
+		parent = N(z).parent;
+		red = N(z).red;
+		if (child != NIL)
+			N(child).parent = parent;
+		set_child(b, root, parent, z, child);
+	} else {
+		uint32_t y = N(z).right;
+
+		while (N(y).left != NIL)
+			y = N(y).left;
+		child = N(y).right;
+		parent = N(y).parent;
+		red = N(y).red;
+		if (child != NIL)
+			N(child).parent = parent;
+		set_child(b, root, parent, y, child);
+		if (parent == z)
+			parent = y;
+		N(y).parent = N(z).parent;
+		N(y).red = N(z).red;
+		N(y).left = N(z).left;
+		N(y).right = N(z).right;
+		set_child(b, root, N(z).parent, z, y);
+		N(N(z).left).parent = y;
+		if (N(z).right != NIL)
+			N(N(z).right).parent = y;
+	}
+	if (!red)
+		tree_erase_color(b, root, child, parent);
+}
+
+/* Link x by its start; a node with the same start is replaced in place by x and returned
+ * (btt's tree keeps one bio per start sector: the newest). */
+static uint32_t tree_insert(struct lpool *b, uint32_t *root, uint32_t x)
+{
+	uint32_t *link = root, parent = NIL;
+	uint64_t s = N(x).start;
+
+	while (*link != NIL) {
+		parent = *link;
+		if (s < N(parent).start) {
+			link = &N(parent).left;
+		} else if (s > N(parent).start) {
+			link = &N(parent).right;
+		} else {
+			uint32_t old = parent;
+
+			N(x).left = N(old).left;
+			N(x).right = N(old).right;
+			N(x).parent = N(old).parent;
+			N(x).red = N(old).red;
+			if (N(x).left != NIL)
+				N(N(x).left).parent = x;
+			if (N(x).right != NIL)
+				N(N(x).right).parent = x;
+			set_child(b, root, N(old).parent, old, x);
+			return old;
+		}
+	}
+	N(x).parent = parent;
+	N(x).left = N(x).right = NIL;
+	N(x).red = 1;
+	*link = x;
+	tree_insert_color(b, root, x);
+	return NIL;
+}
+
+/* The walk for a sector: the first node on the path from the root that holds it. */
+static uint32_t tree_find(const struct lpool *b, uint32_t root, uint64_t sector)
+{
+	uint32_t i = root;
+
+	while (i != NIL) {
+		if (sector < N(i).start)
+			i = N(i).left;
+		else if (sector >= N(i).end)
+			i = N(i).right;
+		else
+			return i;
+	}
+	return NIL;
+}
+
+#undef N
 
 /* ------------------------------------------------------------------------------------- */
 
@@ -193,7 +452,9 @@ struct blk_latency *blk_latency_new(const struct blk_opts *o)
 
 	if (!l)
 		return NULL;
-	if (lt_init(&l->bio, cap) || lt_init(&l->rq, cap)) {
+	l->capfound = 64;
+	l->found = malloc(l->capfound * sizeof(*l->found));
+	if (!l->found || pool_init(&l->bio, cap, 0) || pool_init(&l->rq, cap, 1)) {
 		blk_latency_free(l);
 		return NULL;
 	}
@@ -204,11 +465,12 @@ void blk_latency_free(struct blk_latency *l)
 {
 	if (!l)
 		return;
-	lt_release(&l->bio);
-	lt_release(&l->rq);
+	pool_release(&l->bio);
+	pool_release(&l->rq);
 	for (unsigned i = 0; i < l->ndev; i++)
 		free(l->dev[i]);
 	free(l->dev);
+	free(l->found);
 	free(l);
 }
 
@@ -227,88 +489,64 @@ static struct blk_latency_dev *get_dev(struct blk_latency *l, unsigned dev)
 	for (unsigned k = 0; k < BLK_LAT_N; k++)
 		hist_init(&d->h[k]);
 	d->last_q = NONE;
+	d->root = NIL;
 	l->dev[dev] = d;
 	return d;
 }
 
-static void count_evicted(struct blk_latency *l, uint32_t dev)
+/* Drop bio i: out of its device's tree, back to the pool. */
+static void bio_drop(struct blk_latency *l, uint32_t i)
 {
-	if (dev != NIL && dev < l->ndev && l->dev[dev])
-		l->dev[dev]->evicted++;
+	struct blk_latency_dev *d = l->dev[l->bio.n[i].dev];
+
+	tree_erase(&l->bio, &d->root, i);
+	pool_put(&l->bio, i);
 }
 
-/* Visit every tracked bio of dev inside [s, e): fn returns nonzero to drop the node. */
-typedef int (*visit_fn)(struct blk_latency_dev *d, struct lnode *x, uint64_t t);
-
-static void visit_range(struct blk_latency *l, struct blk_latency_dev *d, uint32_t dev,
-			uint64_t s, uint64_t e, uint64_t t, visit_fn fn, unsigned *hits)
+/*
+ * Collect the bios of d inside [s, e) in btt's order (rb_foreach: the node, then its left
+ * subtree if the range starts before the node, then its right subtree if the node ends before
+ * the range does). Iterative, with the pending right subtrees on a small stack.
+ */
+static int collect(struct blk_latency *l, const struct blk_latency_dev *d, uint64_t s,
+		   uint64_t e)
 {
-	struct ltab *b = &l->bio;
-	uint64_t b0 = s >> BLK_SHIFT, b1 = (e - 1) >> BLK_SHIFT;
+	const struct lpool *b = &l->bio;
+	uint32_t stack[128]; /* the tree is at most 2 log2(cap) deep */
+	unsigned sp = 0;
+	uint32_t i = d->root;
 
-	*hits = 0;
-	if (!b->used)
-		return;
-	if (b1 - b0 + 1 > b->used) {
-		for (uint32_t i = b->oldest, nx; i != NIL; i = nx) {
-			struct lnode *x = &b->n[i];
+	l->nfound = 0;
+	while (i != NIL || sp) {
+		const struct lnode *x;
 
-			nx = x->newer;
-			if (x->dev != dev || x->start < s || x->end > e)
-				continue;
-			++*hits;
-			if (fn(d, x, t))
-				lt_unlink(b, i);
-		}
-		return;
-	}
-	for (uint64_t blk = b0; blk <= b1; blk++) {
-		uint32_t *pp = &b->bucket[lt_hash(b, dev, blk)];
+		if (i == NIL)
+			i = stack[--sp];
+		x = &b->n[i];
+		if (s <= x->start && x->end <= e) {
+			if (l->nfound == l->capfound) {
+				uint32_t *p = realloc(l->found, 2 * l->capfound * sizeof(*p));
 
-		while (*pp != NIL) {
-			uint32_t i = *pp;
-			struct lnode *x = &b->n[i];
-
-			if (x->dev != dev || (x->start >> BLK_SHIFT) != blk || x->start < s ||
-			    x->end > e) {
-				pp = &x->hnext;
-				continue;
+				if (!p)
+					return -1;
+				l->found = p;
+				l->capfound *= 2;
 			}
-			++*hits;
-			if (fn(d, x, t))
-				lt_unlink(b, i); /* *pp now names the next node */
-			else
-				pp = &x->hnext;
+			l->found[l->nfound++] = i;
 		}
+		if (x->end < e && x->right != NIL && sp < sizeof(stack) / sizeof(stack[0]))
+			stack[sp++] = x->right;
+		i = s < x->start ? x->left : NIL;
 	}
-}
-
-static int on_issue(struct blk_latency_dev *d, struct lnode *x, uint64_t t)
-{
-	if (x->i != NONE)
-		hist_add(&d->h[BLK_LAT_I2D], blk_tdelta(x->i, t));
-	else if (x->m != NONE)
-		hist_add(&d->h[BLK_LAT_M2D], blk_tdelta(x->m, t));
-	x->d = t;
 	return 0;
-}
-
-static int on_complete(struct blk_latency_dev *d, struct lnode *x, uint64_t t)
-{
-	hist_add(&d->h[BLK_LAT_Q2C], blk_tdelta(x->q, t));
-	if (x->d != NONE) {
-		hist_add(&d->h[BLK_LAT_D2C], blk_tdelta(x->d, t));
-		hist_add(&d->h[BLK_LAT_Q2D], blk_tdelta(x->q, x->d));
-	}
-	return 1;
 }
 
 void blk_latency_feed(struct blk_latency *l, unsigned dev, const struct blk_event *ev)
 {
 	struct blk_latency_dev *d;
 	uint64_t s = ev->sector, e = ev->sector + (ev->bytes >> 9), t = ev->time;
-	uint32_t i, ed;
-	unsigned hits;
+	struct lnode *x;
+	uint32_t i;
 
 	if (blk_is_notify(ev) || (ev->flags & BLK_F_PC) || !(ev->bytes >> 9))
 		return;
@@ -329,32 +567,35 @@ void blk_latency_feed(struct blk_latency *l, unsigned dev, const struct blk_even
 		return;
 	switch (ev->action) {
 	case BLK_A_QUEUE:
-		i = lt_find(&l->bio, dev, s);
-		if (i != NIL) {
-			d->duplicates++;
-			lt_unlink(&l->bio, i);
+		if (l->bio.free == NIL) {
+			l->dev[l->bio.n[l->bio.oldest].dev]->evicted++;
+			bio_drop(l, l->bio.oldest);
 		}
-		i = lt_insert(&l->bio, dev, s, e, &ed);
-		count_evicted(l, ed);
-		if (e - s > d->max_len)
-			d->max_len = e - s;
+		i = pool_get(&l->bio, dev, s, e);
 		l->bio.n[i].q = t;
+		{
+			uint32_t old = tree_insert(&l->bio, &d->root, i);
+
+			if (old != NIL) {
+				d->duplicates++;
+				pool_put(&l->bio, old);
+			}
+		}
 		if (d->last_q != NONE)
 			hist_add(&d->h[BLK_LAT_Q2Q], blk_tdelta(d->last_q, t));
 		d->last_q = t;
 		break;
 	case BLK_A_GETRQ:
-		i = lt_find_in(&l->bio, dev, s, d->max_len);
+		i = tree_find(&l->bio, d->root, s);
 		if (i != NIL) {
 			l->bio.n[i].g = t;
 			hist_add(&d->h[BLK_LAT_Q2G], blk_tdelta(l->bio.n[i].q, t));
 		}
 		break;
 	case BLK_A_INSERT:
-		i = lt_find_in(&l->bio, dev, s, d->max_len);
+		i = tree_find(&l->bio, d->root, s);
 		if (i != NIL) {
-			struct lnode *x = &l->bio.n[i];
-
+			x = &l->bio.n[i];
 			x->i = t;
 			if (x->g != NONE)
 				hist_add(&d->h[BLK_LAT_G2I], blk_tdelta(x->g, t));
@@ -362,29 +603,49 @@ void blk_latency_feed(struct blk_latency *l, unsigned dev, const struct blk_even
 		break;
 	case BLK_A_BACKMERGE:
 	case BLK_A_FRONTMERGE:
-		i = lt_find_in(&l->bio, dev, s, d->max_len);
+		i = tree_find(&l->bio, d->root, s);
 		if (i != NIL) {
 			l->bio.n[i].m = t;
 			hist_add(&d->h[BLK_LAT_Q2M], blk_tdelta(l->bio.n[i].q, t));
 		}
 		break;
 	case BLK_A_ISSUE:
-		visit_range(l, d, dev, s, e, t, on_issue, &hits);
-		i = lt_find(&l->rq, dev, s);
-		if (i == NIL) {
-			i = lt_insert(&l->rq, dev, s, e, &ed);
-			(void)ed;
+		if (d->root != NIL && !collect(l, d, s, e)) {
+			for (uint32_t k = 0; k < l->nfound; k++) {
+				x = &l->bio.n[l->found[k]];
+				if (x->i != NONE)
+					hist_add(&d->h[BLK_LAT_I2D], blk_tdelta(x->i, t));
+				else if (x->m != NONE)
+					hist_add(&d->h[BLK_LAT_M2D], blk_tdelta(x->m, t));
+				x->d = t;
+			}
 		}
+		i = rq_find(&l->rq, dev, s);
+		if (i == NIL)
+			i = rq_insert(&l->rq, dev, s);
 		l->rq.n[i].d = t;
 		break;
 	case BLK_A_COMPLETE:
-		visit_range(l, d, dev, s, e, t, on_complete, &hits);
-		if (!hits)
+		l->nfound = 0;
+		if (d->root != NIL && !collect(l, d, s, e)) {
+			for (uint32_t k = 0; k < l->nfound; k++) {
+				x = &l->bio.n[l->found[k]];
+				hist_add(&d->h[BLK_LAT_Q2C], blk_tdelta(x->q, t));
+				if (x->d != NONE) {
+					hist_add(&d->h[BLK_LAT_D2C], blk_tdelta(x->d, t));
+					hist_add(&d->h[BLK_LAT_Q2D], blk_tdelta(x->q, x->d));
+				}
+			}
+			/* in the order found, as btt releases them: the tree's shape follows */
+			for (uint32_t k = 0; k < l->nfound; k++)
+				bio_drop(l, l->found[k]);
+		}
+		if (!l->nfound)
 			d->unmatched_c++;
-		i = lt_find(&l->rq, dev, s);
+		i = rq_find(&l->rq, dev, s);
 		if (i != NIL) {
 			hist_add(&d->h[BLK_LAT_D2C_REQ], blk_tdelta(l->rq.n[i].d, t));
-			lt_unlink(&l->rq, i);
+			rq_remove(&l->rq, i);
 		}
 		break;
 	}
@@ -395,12 +656,8 @@ void blk_latency_finish(struct blk_latency *l)
 	if (l->finished)
 		return;
 	l->finished = 1;
-	for (uint32_t i = l->bio.oldest; i != NIL; i = l->bio.n[i].newer) {
-		uint32_t dv = l->bio.n[i].dev;
-
-		if (dv < l->ndev && l->dev[dv])
-			l->dev[dv]->outstanding++;
-	}
+	for (uint32_t i = l->bio.oldest; i != NIL; i = l->bio.n[i].newer)
+		l->dev[l->bio.n[i].dev]->outstanding++;
 	for (uint32_t i = l->rq.oldest; i != NIL; i = l->rq.n[i].newer) {
 		uint32_t dv = l->rq.n[i].dev;
 

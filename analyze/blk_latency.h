@@ -30,7 +30,7 @@ struct blk_latency_dev {
 	uint64_t outstanding;  /* bios still tracked at the end (set by finish) */
 	uint64_t outstanding_rq; /* issued requests never completed (set by finish) */
 	uint64_t evicted;      /* bios dropped because the table was full */
-	uint64_t max_len;      /* longest bio tracked so far, sectors (bounds the lookups) */
+	uint32_t root;         /* the device's bio tree (a node of the sink's pool) */
 };
 
 struct blk_latency;

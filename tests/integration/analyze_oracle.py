@@ -47,7 +47,8 @@ def write_set(path_prefix, events, ncpus):
 
 def edge_events(seed, ndev):
     """Random requests through every path btt knows: back and front merges, inserts, requeues,
-    duplicate sectors, lost issues, zero-length flushes, zero time deltas, interleaved devices."""
+    duplicate sectors, bios overlapping bios in flight, lost issues, zero-length flushes, zero
+    time deltas, interleaved devices."""
     rnd = random.Random(seed)
     ev = []
     for d in range(ndev):
@@ -60,8 +61,14 @@ def edge_events(seed, ndev):
             pid = 1000 + rnd.randrange(2)
             nb = rnd.choice([1, 1, 1, 2, 3, 4])
             sizes = [rnd.choice([1, 8, 8, 16, 24]) for _ in range(nb)]
-            if rnd.random() < 0.3:
+            r = rnd.random()
+            if r < 0.3:
                 nxt = rnd.randrange(0, 1 << 20) * 8
+            elif r < 0.4 and ev:  # inside a recent request, maybe still in flight: overlap
+                back = [x for x in ev[-40:] if x[2] == 'Q' and x[7] == dev]
+                if back:
+                    b = rnd.choice(back)
+                    nxt = b[4] + rnd.randrange(0, max(1, b[5]))
             start = nxt
             total = sum(sizes)
             nxt = start + total
