@@ -84,13 +84,20 @@ int cap_reader_add(struct cap_reader *r, int fd, unsigned cpu, enum cap_stream_k
 	s->kind = kind;
 	s->tp.hdr = kind == CAP_STREAM_PIPE ? 16 : 0;
 	if (kind == CAP_STREAM_RAW) {
+		uint64_t kb = 0;
+
+		/* reads of trace_pipe_raw must be one whole sub-buffer: a page unless
+		 * buffer_subbuf_size_kb (Linux 6.8+) says otherwise */
 		s->subbuf = getpagesize();
+		if (!cap_read_u64("/sys/kernel/tracing/buffer_subbuf_size_kb", &kb) && kb &&
+		    kb <= 1024)
+			s->subbuf = (int)(kb * 1024);
 		s->tcpu = tracefs_cpu_alloc_fd(fd, s->subbuf, true);
 		s->kb = kbuffer_alloc(sizeof(long) == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
 				      KBUFFER_ENDIAN_LITTLE);
-		s->buf = malloc((size_t)s->subbuf);
-		if (s->tcpu)
+		if (s->tcpu && tracefs_cpu_read_size(s->tcpu) > s->subbuf)
 			s->subbuf = tracefs_cpu_read_size(s->tcpu);
+		s->buf = malloc((size_t)s->subbuf);
 	} else {
 		s->buf = malloc(PIPE_BUF_SIZE);
 	}

@@ -434,6 +434,8 @@ int cap_run(const struct cap_opts *o, struct cap_result *res, struct iot_err *e)
 	}
 	if (!res->cmd_error[0] && (r.cmd_running || !o->cmd))
 		wait_loop(&r);
+	else if (o->stop && *o->stop)
+		res->stop_signal = *o->stop; /* stopped before COMMAND could start */
 	ret = 0;
 out_stop:
 	/* every exit path from here: stop events, drain, close the files, undo the kernel */

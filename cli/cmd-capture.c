@@ -263,6 +263,8 @@ int cmd_capture(int argc, char **argv)
 	fprintf(stderr, "iotape: capture: %llu events, %llu packets, %llu lost -> %s\n",
 		(unsigned long long)res.totals.events, (unsigned long long)res.totals.packets,
 		(unsigned long long)lost, o.rundir);
+	if (o.cmd && !res.cmd_ran && res.stop_signal)
+		return 128 + res.stop_signal; /* interrupted before COMMAND started */
 	if (o.cmd)
 		return res.cmd_status;
 	return EXIT_OK;
