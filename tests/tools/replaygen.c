@@ -210,14 +210,20 @@ int main(int argc, char **argv)
 			   : is_discard ? (BLK_F_WRITE | BLK_F_DISCARD)
 			   : rd ? BLK_F_READ
 				: (BLK_F_WRITE | BLK_F_SYNC);
+		/* the kernel sets the action's category bit too (btrecord looks for it) */
+		uint64_t base_flags = ev.flags;
+
 		ev.time = t > 1000 ? t - 1000 : 0;
 		ev.action = BLK_A_QUEUE;
+		ev.flags = base_flags | BLK_F_QUEUE;
 		push(&ev);
 		ev.time = t;
 		ev.action = BLK_A_ISSUE;
+		ev.flags = base_flags | BLK_F_ISSUE;
 		push(&ev);
 		ev.time = t + lat;
 		ev.action = BLK_A_COMPLETE;
+		ev.flags = base_flags | BLK_F_COMPLETE;
 		push(&ev);
 	}
 	while (hn) {
