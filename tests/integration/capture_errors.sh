@@ -53,6 +53,18 @@ if command -v setpriv >/dev/null; then
 	expect_eq "not root exit status" "$rc" "3"
 	grep -q "needs root" "$TMP/err" || fail "not root: $(cat "$TMP/err")"
 fi
+# tracefs not mounted and not mountable: a private mount namespace without tracefs, and root
+# without CAP_SYS_ADMIN (so the mount fails)
+if command -v unshare >/dev/null && command -v setpriv >/dev/null; then
+	rc=0
+	unshare -m sh -c "umount /sys/kernel/tracing 2>/dev/null || umount -l /sys/kernel/tracing
+		exec setpriv --inh-caps=-sys_admin --bounding-set=-sys_admin \
+			'$IOTAPE' capture -o '$TMP/r10' -d '$LOOP' --backend tracefs -- true" \
+		2>"$TMP/err" || rc=$?
+	expect_eq "tracefs not mountable exit status" "$rc" "3"
+	grep -q "tracefs is not mounted" "$TMP/err" || fail "no tracefs: $(cat "$TMP/err")"
+	tracing_is_off
+fi
 # disk full in RUNDIR: the capture stops with a system error, the command is stopped, the
 # tracer is off, and what was written before is readable
 mkdir -p "$TMP/full"
