@@ -15,10 +15,9 @@
 
 const char usage_compare[] =
 	"usage: iotape compare RUN|SUMMARY.json... [--label L]... [--baseline LABEL]\n"
-	"                      [--fail-if 'METRIC<-10%']... [--alpha P] [--rows KEY --cols KEY]\n"
-	"                      [--tables KEY]\n"
-	"                      [--by KEY,...] [--format text|markdown|csv|json] [-o FILE]\n"
-	"                      [--idle DUR]\n"
+	"                      [--fail-if 'METRIC<-10%']... [--alpha P] [--by KEY,...]\n"
+	"                      [--rows KEY --cols KEY [--tables KEY]]\n"
+	"                      [--format text|markdown|csv|json] [-o FILE] [--idle DUR]\n"
 	"\n"
 	"Compare runs: run directories (analyzed here) or saved 'iotape analyze --json' output.\n"
 	"Runs with the same label form a group: mean, sd, median, 95% CI (Student t), and\n"
