@@ -20,7 +20,7 @@
 enum mode { M_MARK, M_FRAG, M_RESYNC };
 
 #define RS_WIN 64
-#define RS_NEED 16 /* marker, xid, msg_type, rpcvers or reply_stat */
+#define RS_NEED 24 /* marker, xid, msg_type and three words of the call or reply header */
 
 struct seg {
 	struct seg *next;
@@ -33,6 +33,8 @@ struct seg {
 
 struct dir {
 	bool have_seq;
+	bool have_isn;
+	uint32_t isn;
 	bool fin;
 	uint32_t next_seq;
 	enum mode mode;
@@ -83,20 +85,26 @@ struct tcp_table {
 bool rpc_record_plausible(const uint8_t *p, size_t n, uint32_t max_record)
 {
 	struct cur c = cur_make(p, n);
-	uint32_t mark = cur_be32(&c), mtype, v;
+	uint32_t mark = cur_be32(&c), mtype, v, w1, w2;
 
 	cur_skip(&c, 4); /* xid */
 	mtype = cur_be32(&c);
 	v = cur_be32(&c);
+	w1 = cur_be32(&c);
+	w2 = cur_be32(&c);
 	if (c.err)
 		return false;
 	mark &= 0x7fffffffu;
 	if (mark < 12 || mark > max_record)
 		return false;
-	if (mtype == 0)
-		return v == 2 && mark >= 40; /* rpcvers 2; a call has at least 40 bytes */
-	if (mtype == 1)
-		return v <= 1; /* MSG_ACCEPTED or MSG_DENIED */
+	if (mtype == 0) /* CALL: rpcvers 2, program, version (RFC 5531 9) */
+		return v == 2 && mark >= 40 && w1 != 0 && w2 < 256;
+	if (mtype != 1)
+		return false;
+	if (v == 0) /* MSG_ACCEPTED: verifier flavor and length */
+		return w1 < 16 && w2 <= 400;
+	if (v == 1) /* MSG_DENIED: RPC_MISMATCH (low, high) or AUTH_ERROR (auth_stat) */
+		return (w1 == 0 && w2 < 16) || (w1 == 1 && w2 < 64);
 	return false;
 }
 
@@ -390,8 +398,13 @@ static void tcp_segment(struct tcp_table *t, struct conn *c, int dir, const stru
 	uint32_t seq = p->seq;
 	int32_t diff;
 
-	if (p->tcp_flags & TCPF_SYN) {
+	if ((p->tcp_flags & TCPF_SYN) && d->have_seq) {
+		/* a retransmitted SYN: its data (if any) starts after the ISN */
+		seq = p->seq + 1;
+	} else if (p->tcp_flags & TCPF_SYN) {
 		seg_free_all(t, d);
+		d->have_isn = true;
+		d->isn = p->seq;
 		d->have_seq = true;
 		d->next_seq = p->seq + 1;
 		d->mode = M_MARK;
@@ -590,9 +603,10 @@ void tcp_table_packet(struct tcp_table *t, const struct pkt *p)
 					 !(p->tcp_flags & TCPF_RST));
 	if (!c)
 		return;
-	if ((p->tcp_flags & TCPF_SYN) && c->d[dir].have_seq && c->d[dir].next_seq != p->seq + 1 &&
-	    c->d[dir].next_seq != p->seq) {
-		/* the 4-tuple is reused by a new connection */
+	if ((p->tcp_flags & TCPF_SYN) && c->d[dir].have_seq &&
+	    !(c->d[dir].have_isn && c->d[dir].isn == p->seq)) {
+		/* a SYN with another ISN: the 4-tuple is reused by a new connection (the same
+		 * ISN again is a retransmitted SYN) */
 		conn_flush(t, c);
 		conn_free(t, c);
 		c = conn_get(t, p, &dir, true);

@@ -58,7 +58,8 @@ const struct tcp_counters *tcp_table_counters(const struct tcp_table *t);
 size_t tcp_table_mem(const struct tcp_table *t);
 void tcp_table_free(struct tcp_table *t);
 
-/* Is this a plausible start of an RPC record (marker + xid + msg type + version/status)? */
+/* Is this a plausible start of an RPC record? Needs 24 bytes: marker, xid, message type and
+ * the first words of the call (rpcvers 2, program, version) or reply (status, verifier). */
 bool rpc_record_plausible(const uint8_t *p, size_t n, uint32_t max_record);
 
 #endif

@@ -425,6 +425,29 @@ static void test_queue_segments_cap(void **state)
 	tcp_table_free(t);
 }
 
+/* A retransmitted SYN changes nothing; a SYN with a new ISN is a new connection. */
+static void test_syn_again(void **state)
+{
+	struct got g;
+	struct tcp_table *t = mk(&g, NULL);
+	struct wb w = {.n = 0};
+
+	(void)state;
+	call_msg(&w, 1, 100);
+	call_msg(&w, 2, 100);
+	syn(t, 1000);
+	seg(t, 1001, w.b, 50, 1);
+	syn(t, 1000);
+	seg(t, 1051, w.b + 50, (uint32_t)w.n - 50, 2);
+	assert_int_equal(g.n, 2);
+	syn(t, 77777);
+	seg(t, 77778, w.b, 104, 3);
+	assert_int_equal(g.n, 3);
+	assert_int_not_equal(g.r[2].conn, g.r[0].conn);
+	assert_int_equal(tcp_table_counters(t)->lost_bytes, 0);
+	tcp_table_free(t);
+}
+
 static void test_plausible(void **state)
 {
 	struct wb w = {.n = 0};
@@ -454,6 +477,7 @@ int main(void)
 		cmocka_unit_test(test_two_directions_and_udp),
 		cmocka_unit_test(test_acked_unseen),
 		cmocka_unit_test(test_queue_segments_cap),
+		cmocka_unit_test(test_syn_again),
 		cmocka_unit_test(test_plausible),
 	};
 
