@@ -314,7 +314,8 @@ static void finish_manifest(struct run *r, const char *state)
 	json_object_set_new(r->root, "clock", clock);
 	json_object_set_new(r->root, "duration_ns",
 			    json_integer((json_int_t)(r->end.mono_ns - r->start.mono_ns)));
-	json_object_set_new(r->backend, "name", json_string(cap_backend_name(res->backend)));
+	json_object_set_new(r->backend, "name",
+			    json_string(r->o->ndevs ? cap_backend_name(res->backend) : "none"));
 	json_object_set_new(r->backend, "trace_clock",
 			    json_string(res->backend == CAP_BACKEND_RELAY ? "ktime_get" : "mono"));
 	for (unsigned i = 0; i < r->o->ndevs && r->sink; i++)
