@@ -1,0 +1,35 @@
+# SPDX-License-Identifier: MIT
+# NFSv4.1/4.2 through the CLI on a synthetic session (tests/integration/nfs_v42gen.py: libnfs
+# has no 4.1/4.2 and ganesha no COPY): COMPOUND count and mean response time equal tshark's;
+# main ops, CB_OFFLOAD on the back channel matched to its COPY, READ_PLUS bytes, a fragmented
+# and partly retransmitted WRITE, errors by status.
+source "$SRCDIR/tests/integration/lib.bash"
+need_cmd tshark
+python3 "$SRCDIR/tests/integration/nfs_v42gen.py" "$TMP/v42.pcap"
+"$IOTAPE" analyze --json "$TMP/v42.pcap" >"$TMP/v42.json"
+tshark -o tcp.try_heuristic_first:TRUE -q -z rpc,srt,100003,4 -r "$TMP/v42.pcap" \
+	>"$TMP/tshark4.txt" 2>/dev/null
+python3 "$SRCDIR/tests/integration/nfs_compare.py" "$TMP/v42.json" "$TMP/tshark4.txt" 4 ||
+	fail "NFSv4.2 differs from tshark"
+python3 - "$TMP/v42.json" <<'PY' || fail "NFSv4.2 details"
+import json, sys
+n = json.load(open(sys.argv[1]))["nfs"]
+rows = {(p["program"], p["version"], p["name"]): p for p in n["procedures"]}
+for op in ("EXCHANGE_ID", "CREATE_SESSION", "LOOKUP", "OPEN", "WRITE", "COPY", "READ_PLUS",
+           "CLONE", "ALLOCATE", "DEALLOCATE", "CLOSE", "DESTROY_SESSION"):
+    assert ("NFS", "4.2", op) in rows, op
+assert rows[("NFS", "4.2", "WRITE")]["write_bytes"] == 4096
+assert rows[("NFS", "4.2", "WRITE")]["srt_ns"]["mean"] == 412000
+assert rows[("NFS", "4.2", "READ_PLUS")]["read_bytes"] == 4096
+assert rows[("NFS", "4.2", "LOOKUP")]["errors_by_status"] == {"NFS4ERR_NOENT": 1}
+assert rows[("NFS_CB", "4.2", "CB_OFFLOAD")]["calls"] == 1
+c = n["copy"]
+assert (c["calls"], c["asynchronous"], c["callbacks"]) == (1, 1, 1), c
+assert c["callback_bytes"] == 1 << 20
+assert c["copy_to_callback_ns"]["mean"] == 295000, c
+s = n["stream"]
+assert s["tcp_retransmits"] == 1 and s["lost_bytes"] == 0 and s["unmatched_calls"] == 0, s
+fh = n["file_handles"]["by_ops"][0]
+assert fh["fh"] == b"file-handle-0001".hex() and fh["size"] == 4096, fh
+PY
+echo ok
