@@ -38,8 +38,8 @@ else
 	grep -q "lockdown" "$TMP/err" || fail "relay: no lockdown hint: $(cat "$TMP/err")"
 fi
 tracing_is_off
-grep -q "using tracefs" <("$IOTAPE" capture -o "$TMP/r5b" -d "$LOOP" -- true 2>&1) ||
-	[ "$rc" -eq 0 ] || fail "auto did not say why it fell back"
+"$IOTAPE" capture -o "$TMP/r5b" -d "$LOOP" -- true 2>"$TMP/err" || fail "auto: exit $?"
+grep -q "using tracefs" "$TMP/err" || [ "$rc" -eq 0 ] || fail "auto did not say why it fell back"
 # COMMAND not found: 127 like a shell; tracing was started and is off again
 expect_fail 127 "no-such-command-xyz" capture -o "$TMP/r6" -d "$LOOP" -- no-such-command-xyz
 expect_eq "r6 exit_status" "$(json '["command"]["exit_status"]' "$TMP/r6/manifest.json")" "127"
