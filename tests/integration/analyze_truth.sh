@@ -35,4 +35,16 @@ blkgen_dir="$TMP/v8-swap-gzip"
 "$IOTAPE" analyze --json "$blkgen_dir/trace" >"$TMP/set.json"
 expect_eq "directory = set" "$(json "['devices'][0]['latency_ns']['q2c']" "$TMP/dir.json")" \
 	"$(json "['devices'][0]['latency_ns']['q2c']" "$TMP/set.json")"
+# records lost as a full relay buffer loses them: every loss is a sequence gap, counted per
+# device and per file, and warned about (none of the lost records is a CPU's last one here)
+mkdir -p "$TMP/lossy"
+blkgen -o "$TMP/lossy" --ios 5000 --seed 3 --drop-pct 2 --truth "$TMP/lossy/truth.json" >/dev/null
+"$IOTAPE" analyze --json "$TMP/lossy/trace" >"$TMP/lossy/out.json" 2>"$TMP/lossy/err" ||
+	fail "lossy: analyze failed"
+dropped=$(json "['dropped']" "$TMP/lossy/truth.json")
+[ "$dropped" -gt 0 ] || fail "lossy: blkgen dropped nothing"
+expect_eq "lost records" "$(json "['input']['skips']" "$TMP/lossy/out.json")" "$dropped"
+expect_eq "lost records of 7,0" "$(json "['devices'][0]['skips']['records']" "$TMP/lossy/out.json")" \
+	"$dropped"
+grep -q "records missing (sequence gaps)" "$TMP/lossy/err" || fail "lossy: no warning"
 echo "analyze_truth: ok"
