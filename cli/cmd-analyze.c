@@ -436,7 +436,7 @@ static void text_device(FILE *f, const json_t *d, uint64_t start)
 		jget_u(d, "actions.backmerge.reads") + jget_u(d, "actions.backmerge.writes"),
 		jget_u(d, "actions.frontmerge.reads") + jget_u(d, "actions.frontmerge.writes"),
 		jget_u(d, "actions.requeue.reads") + jget_u(d, "actions.requeue.writes"));
-	fprintf(f, "  %-10s %8s %10s %10s %10s %10s %10s %10s\n", "latency", "count", "mean", "min",
+	fprintf(f, "  %-10s %8s %10s %10s %10s %10s %10s %10s\n", "latency", "bios", "mean", "min",
 		"p50", "p90", "p99", "max");
 	for (i = 0; i < sizeof(lat) / sizeof(lat[0]); i++) {
 		const json_t *h = json_object_get(json_object_get(d, "latency_ns"), lat[i]);
