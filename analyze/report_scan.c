@@ -101,26 +101,25 @@ static int flight_take(struct rpt_flight *f, uint64_t sector, uint64_t *t)
 
 unsigned rpt_lat_bucket(uint64_t ns)
 {
-	unsigned oct, sub;
+	unsigned oct, sub, b;
 
 	if (ns < RPT_LAT_SUB)
 		return (unsigned)ns;
 	oct = 63u - (unsigned)__builtin_clzll(ns);
-	sub = (unsigned)(ns >> (oct - 2)) & (RPT_LAT_SUB - 1);
-	if ((oct - 1) * RPT_LAT_SUB + sub >= RPT_LAT_BUCKETS)
-		return RPT_LAT_BUCKETS - 1;
-	return (oct - 1) * RPT_LAT_SUB + sub;
+	sub = (unsigned)(ns >> (oct - RPT_LAT_SUB_BITS)) & (RPT_LAT_SUB - 1);
+	b = (oct - RPT_LAT_SUB_BITS + 1) * RPT_LAT_SUB + sub;
+	return b < RPT_LAT_BUCKETS ? b : RPT_LAT_BUCKETS - 1;
 }
 
 uint64_t rpt_lat_value(unsigned b)
 {
-	unsigned oct = b / RPT_LAT_SUB + 1, sub = b % RPT_LAT_SUB;
+	unsigned oct = b / RPT_LAT_SUB + RPT_LAT_SUB_BITS - 1, sub = b % RPT_LAT_SUB;
 	uint64_t lo, w;
 
 	if (b < RPT_LAT_SUB)
 		return b;
-	lo = (1ull << oct) + ((uint64_t)sub << (oct - 2));
-	w = 1ull << (oct - 2);
+	w = 1ull << (oct - RPT_LAT_SUB_BITS);
+	lo = (1ull << oct) + (uint64_t)sub * w;
 	return lo + w / 2;
 }
 

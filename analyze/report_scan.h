@@ -21,7 +21,8 @@
 #define RPT_MAX_BINS 2048u
 #define RPT_ROWS 128u
 #define RPT_MAX_DEVICES 16u
-#define RPT_LAT_SUB 4u /* latency buckets per power of two: within ~9 % */
+#define RPT_LAT_SUB_BITS 3u
+#define RPT_LAT_SUB (1u << RPT_LAT_SUB_BITS) /* latency buckets per power of two: +-6 % */
 #define RPT_LAT_BUCKETS (48u * RPT_LAT_SUB)
 #define RPT_TOP_GAPS 64u
 #define RPT_BASE_WIDTH_NS 1000ull /* bins start at 1 us and double */
