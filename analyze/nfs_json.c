@@ -213,6 +213,7 @@ static json_t *stream_json(const struct nfs_stats *s, const struct nfs_pipe *p)
 	SET("undecoded", r->undecoded);
 	SET("clients_untracked", s->clients_dropped);
 	SET("fh_untracked", s->fh_untracked);
+	SET("rows_untracked", s->rows_dropped);
 #undef SET
 	return o;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #define MAX_CLIENTS 4096
+#define MAX_ROWS 512 /* each row holds a ~30 KiB histogram */
 #define FH_CAP 65536   /* distinct file handles tracked (power of two) */
 #define MAX_BINS 8192u /* timeline bins; beyond, the interval doubles */
 
@@ -95,8 +96,10 @@ static struct nfs_proc_stats *row_get(struct nfs_stats *s, const struct rpc_txn 
 		    r->is_proc == is_proc && r->kind == t->kind)
 			return r;
 	}
-	if (s->nprocs >= 4096)
-		return NULL; /* a flood of made-up procedure numbers: bounded */
+	if (s->nprocs >= MAX_ROWS) {
+		s->rows_dropped++; /* a flood of made-up programs or procedures: bounded */
+		return NULL;
+	}
 	if (s->nprocs == s->cap_procs) {
 		unsigned nc = s->cap_procs ? s->cap_procs * 2 : 32;
 		void *p = realloc(s->procs, nc * sizeof(*s->procs));

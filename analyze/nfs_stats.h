@@ -75,6 +75,7 @@ struct nfs_stats {
 	struct nfs_client_stats *clients;
 	unsigned nclients, cap_clients;
 	uint64_t clients_dropped;
+	uint64_t rows_dropped; /* transactions past the row cap */
 	/* file handles: open addressing, fixed capacity */
 	struct nfs_fh_stats *fhs;
 	unsigned fh_cap, nfh;

@@ -640,11 +640,11 @@ int tcp_table_new(struct tcp_table **out, const struct tcp_cfg *cfg, rpc_record_
 	*out = NULL;
 	if (!t)
 		return -ENOMEM;
-	t->cfg.head_cap = 4096;
+	t->cfg.head_cap = 2048;
 	t->cfg.max_record = 16u << 20;
 	t->cfg.ooo_cap = 256u << 10;
-	t->cfg.ooo_total = 16u << 20;
-	t->cfg.max_conns = 4096;
+	t->cfg.ooo_total = 8u << 20;
+	t->cfg.max_conns = 2048;
 	if (cfg) {
 		if (cfg->head_cap >= 64)
 			t->cfg.head_cap = cfg->head_cap;

@@ -25,11 +25,11 @@ struct rpc_record {
 };
 
 struct tcp_cfg {
-	uint32_t head_cap;     /* bytes of each record kept for the decoders (default 4096) */
+	uint32_t head_cap;     /* bytes of each record kept for the decoders (default 2048) */
 	uint32_t max_record;   /* larger records are implausible: resynchronise (16 MiB) */
 	uint32_t ooo_cap;      /* out-of-order bytes buffered per direction (256 KiB) */
-	uint64_t ooo_total;    /* out-of-order bytes buffered over all connections (16 MiB) */
-	uint32_t max_conns;    /* connections tracked at once; least recently used evicted (4096) */
+	uint64_t ooo_total;    /* out-of-order bytes buffered over all connections (8 MiB) */
+	uint32_t max_conns;    /* connections tracked at once; least recently used evicted (2048) */
 };
 
 struct tcp_counters {
