@@ -40,8 +40,16 @@ grep -q "edge.blktrace.0': 3 records missing" "$TMP/skips/err" || fail "no skip 
 # big enough for blkparse to print MiB
 blkgen -o "$TMP/big" --ios 40000 --seed 2 >/dev/null
 compare "$TMP/big" trace
-# a real trace (samples/ext4: ext4 on a loop device, tracefs blk tracer)
-mkdir -p "$TMP/sample"
-cp "$SRCDIR"/samples/ext4/loop0.blktrace.* "$TMP/sample/"
-compare "$TMP/sample" loop0
+# the real traces in samples/ (ext4, xfs, btrfs on loop devices; the block side of an NFS run)
+nsamples=0
+for first in "$SRCDIR"/samples/*/loop0.blktrace.0 "$SRCDIR"/samples/*/*/loop0.blktrace.0; do
+	[ -f "$first" ] || continue
+	dir=$(dirname "$first")
+	name="sample$nsamples"
+	mkdir -p "$TMP/$name"
+	cp "$dir"/loop0.blktrace.* "$TMP/$name/"
+	compare "$TMP/$name" loop0
+	nsamples=$((nsamples + 1))
+done
+[ "$nsamples" -gt 0 ] || fail "no sample traces in $SRCDIR/samples"
 echo "analyze_blkparse: ok"

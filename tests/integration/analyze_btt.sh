@@ -36,8 +36,16 @@ blkgen -o "$TMP/multi" --ios 5000 --seed 4 --devices 3 --cpus 2 >/dev/null
 compare "$TMP/multi" trace btt-noq2q
 python3 "$ORACLE" edge "$TMP/emulti/edge" 9 3
 compare "$TMP/emulti" edge btt-noq2q "$TMP/emulti/all.bin"
-# a real trace (samples/ext4: ext4 on a loop device, tracefs blk tracer)
-mkdir -p "$TMP/sample"
-cp "$SRCDIR"/samples/ext4/loop0.blktrace.* "$TMP/sample/"
-compare "$TMP/sample" loop0 btt
+# the real traces in samples/ (ext4, xfs, btrfs on loop devices; the block side of an NFS run)
+nsamples=0
+for first in "$SRCDIR"/samples/*/loop0.blktrace.0 "$SRCDIR"/samples/*/*/loop0.blktrace.0; do
+	[ -f "$first" ] || continue
+	dir=$(dirname "$first")
+	name="sample$nsamples"
+	mkdir -p "$TMP/$name"
+	cp "$dir"/loop0.blktrace.* "$TMP/$name/"
+	compare "$TMP/$name" loop0 btt
+	nsamples=$((nsamples + 1))
+done
+[ "$nsamples" -gt 0 ] || fail "no sample traces in $SRCDIR/samples"
 echo "analyze_btt: ok"
