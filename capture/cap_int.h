@@ -149,6 +149,8 @@ struct cap_blk_ops {
 extern const struct cap_blk_ops cap_relay_ops;
 extern const struct cap_blk_ops cap_tracefs_ops;
 
+/* Undo what a capture killed with SIGKILL left enabled (tracefs.c); 1 if it did, why set. */
+int cap_tracefs_recover(char *why, size_t cap);
 /* Make sure a pseudo filesystem is mounted at dir (tracefs, debugfs). */
 int cap_ensure_mounted(const char *dir, const char *fstype, struct iot_err *e);
 

@@ -154,8 +154,13 @@ static int start_block(struct run *r, struct iot_err *e)
 {
 	const struct cap_opts *o = r->o;
 	struct iot_err relay_e;
+	char why[160];
 	int ret;
 
+	if (cap_tracefs_recover(why, sizeof(why))) {
+		notice(o, "%s", why);
+		json_object_set_new(r->backend, "recovered", json_string(why));
+	}
 	switch (o->backend) {
 	case CAP_BACKEND_RELAY:
 		ret = try_backend(r, &cap_relay_ops, e);

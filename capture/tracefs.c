@@ -3,6 +3,7 @@
 #include "capture/cap_int.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -19,6 +20,7 @@
  * the reader must be closed before teardown runs.
  */
 #define TRACEFS "/sys/kernel/tracing"
+#define STATE_FILE "/run/iotape-tracefs.state" /* see state_save() */
 
 struct saved_opt {
 	const char *file; /* relative to TRACEFS */
@@ -32,6 +34,7 @@ struct cap_backend_state {
 	unsigned nopt;
 	char old_tracer[64];
 	int tracer_set;
+	int state_saved;
 	char **enable; /* per device: trace/enable path we set to 1 */
 	unsigned nenable;
 	unsigned ncpu;
@@ -155,6 +158,7 @@ static int set_opt(struct cap_backend_state *s, const char *file, const char *wa
 
 static void restore(struct cap_backend_state *s)
 {
+
 	for (unsigned i = 0; i < s->nenable; i++) {
 		cap_write_str(s->enable[i], "0");
 		free(s->enable[i]);
@@ -166,6 +170,9 @@ static void restore(struct cap_backend_state *s)
 		if (o->changed)
 			tf_write(o->file, o->old);
 	}
+	if (s->state_saved)
+		unlink(STATE_FILE);
+	s->state_saved = 0;
 }
 
 static void free_state(struct cap_backend_state *s)
@@ -174,6 +181,66 @@ static void free_state(struct cap_backend_state *s)
 	free(s->base_overrun);
 	free(s->base_dropped);
 	free(s);
+}
+
+/*
+ * SIGKILL (or a crash) is the one exit path that cannot undo the settings. So that it does
+ * not leave the machine's only blk tracer stuck, the settings to restore are kept in a state
+ * file while a capture runs: a later capture that finds the tracer on, the file there and its
+ * pid gone restores them first. Lines: "pid N", "opt FILE OLD" (changed settings, in the
+ * order they were made), "enable PATH".
+ */
+static void state_save(const struct cap_backend_state *s, const struct cap_dev *devs,
+		       unsigned n)
+{
+	FILE *f = fopen(STATE_FILE ".tmp", "we");
+
+	if (!f)
+		return; /* best effort: without it, a SIGKILL needs the manual reset */
+	fprintf(f, "pid %ld\n", (long)getpid());
+	for (unsigned i = 0; i < s->nopt; i++)
+		if (s->opt[i].changed)
+			fprintf(f, "opt %s %s\n", s->opt[i].file, s->opt[i].old);
+	for (unsigned i = 0; i < n; i++)
+		fprintf(f, "enable %s/trace/enable\n", devs[i].sysdir);
+	if (fclose(f) || rename(STATE_FILE ".tmp", STATE_FILE))
+		unlink(STATE_FILE ".tmp");
+}
+
+/* 1 when a dead capture's settings were restored, 0 when there was nothing to do. Runs
+ * before any backend starts (the leftover trace also makes BLKTRACESETUP fail with EBUSY). */
+int cap_tracefs_recover(char *why, size_t cap)
+{
+	FILE *f = fopen(STATE_FILE, "re");
+	char line[700], opts[16][2][256];
+	unsigned nopts = 0;
+	long pid = 0;
+
+	if (!f)
+		return 0;
+	if (!fgets(line, sizeof(line), f) || sscanf(line, "pid %ld", &pid) != 1 || pid <= 0 ||
+	    !(kill((pid_t)pid, 0) && errno == ESRCH)) {
+		fclose(f); /* its owner is alive (or the file is not ours to judge) */
+		return 0;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char a[256], b[256];
+
+		line[strcspn(line, "\n")] = '\0';
+		if (sscanf(line, "enable %255s", a) == 1 && strstr(a, "/trace/enable"))
+			cap_write_str(a, "0");
+		else if (sscanf(line, "opt %255s %255s", a, b) == 2 && nopts < 16) {
+			memcpy(opts[nopts][0], a, sizeof(a));
+			memcpy(opts[nopts][1], b, sizeof(b));
+			nopts++;
+		}
+	}
+	fclose(f);
+	while (nopts--)
+		tf_write(opts[nopts][0], opts[nopts][1]);
+	unlink(STATE_FILE);
+	snprintf(why, cap, "restored the tracing settings a killed capture (pid %ld) left", pid);
+	return 1;
 }
 
 static int tracefs_start(struct cap_backend_state **out, const struct cap_dev *devs, unsigned n,
@@ -277,6 +344,8 @@ static int tracefs_start(struct cap_backend_state **out, const struct cap_dev *d
 		if (ret)
 			goto fail;
 	}
+	state_save(s, devs, n);
+	s->state_saved = 1;
 	for (unsigned i = 0; i < n; i++) {
 		if (asprintf(&s->enable[i], "%s/trace/enable", devs[i].sysdir) < 0) {
 			ret = iot_err_set(e, -ENOMEM, "out of memory");

@@ -40,6 +40,24 @@ while True:
 	! grep -qi "truncated" "$TMP/err" || fail "SIG$sig: truncated record: $(cat "$TMP/err")"
 done
 
+# SIGKILL cannot be handled: the tracer stays on, but the next capture finds the settings the
+# killed one saved, restores them, says so, and runs
+RUN="$TMP/run-kill"
+"$IOTAPE" capture -o "$RUN" -d "$LOOP" -- sleep 60 &
+pid=$!
+sleep 1
+child=$(pgrep -P "$pid" sleep || true)
+kill -KILL "$pid"
+wait "$pid" || true
+[ -n "$child" ] && kill "$child" 2>/dev/null || true
+expect_eq "tracer after SIGKILL" "$(cat /sys/kernel/tracing/current_tracer)" "blk"
+"$IOTAPE" capture -o "$TMP/run-after-kill" -d "$LOOP" -- true 2>"$TMP/err" ||
+	fail "capture after SIGKILL: $(cat "$TMP/err")"
+grep -q "restored the tracing settings a killed capture" "$TMP/err" ||
+	fail "no recovery notice: $(cat "$TMP/err")"
+tracing_is_off
+expect_eq "trace_clock after recovery" "$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/tracing/trace_clock)" "local"
+
 # no command: --duration ends the capture, exit status 0
 RUN="$TMP/run-duration"
 (sleep 0.5; dd if=/dev/zero of="$MNT/g" bs=1M count=4 oflag=direct status=none) &
