@@ -249,6 +249,48 @@ static void test_tables(void **state)
 	compare_release(&c);
 }
 
+/* Summaries and manifests of the wrong shape are read leniently: missing numbers are missing
+ * (NaN, "-"), never a crash or a zero. */
+static void test_malformed(void **state)
+{
+	static const char *const docs[] = {
+		"{\"devices\": \"x\", \"nfs\": 3}",
+		"{\"devices\": [1, \"a\", null, {}], \"span_ns\": \"1\"}",
+		"{\"devices\": [{\"dev\": 5, \"reads\": 3, \"idle\": {\"longest\": {}}}]}",
+		"{\"devices\": [{\"idle\": {\"longest\": [\"x\", {\"start_ns\": 1}]}}],"
+		" \"manifest\": {\"devices\": 7, \"host\": [1], \"kernel\": {\"release\": 6}}}",
+		"{\"nfs\": {\"procedures\": [1, {\"name\": 3}, {\"name\": \"READ\", \"calls\": 1,"
+		" \"version\": {\"x\": 1}, \"srt_ns\": []}]}}",
+		"{\"devices\": [], \"manifest\": {\"devices\": [{\"name\": \"sda\", \"mounts\":"
+		" [{\"fstype\": [\"ext4\"]}]}], \"distro\": {\"id\": 1, \"version_id\": \"2\"}}}",
+	};
+	struct compare c;
+	struct iot_err e;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	compare_init(&c);
+	for (size_t i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
+		json_error_t je;
+		json_t *j = json_loads(docs[i], 0, &je);
+
+		assert_non_null(j);
+		compare_add(&c, "x", j, NULL, NULL, &e);
+		json_decref(j);
+	}
+	assert_int_equal(compare_add(&c, "y", NULL, NULL, NULL, &e), -EINVAL);
+	assert_int_equal(compare_finish(&c, NULL, &e), 0);
+	f = open_memstream(&buf, &len);
+	for (int fmt = CMP_FMT_TEXT; fmt <= CMP_FMT_HTML; fmt++)
+		assert_int_equal(compare_render(&c, (enum cmp_format)fmt, f), 0);
+	fclose(f);
+	assert_null(strstr(buf, "nan"));
+	free(buf);
+	compare_release(&c);
+}
+
 static void test_csv_quoting(void **state)
 {
 	struct compare c;
@@ -277,6 +319,7 @@ int main(void)
 		cmocka_unit_test(test_labels),
 		cmocka_unit_test(test_matrix_and_render),
 		cmocka_unit_test(test_tables),
+		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_csv_quoting),
 	};
 
