@@ -458,8 +458,8 @@ static void text_device(FILE *f, const json_t *d, uint64_t start)
 		fmt_ns((double)jget_u(idle, "total_ns"), b2, sizeof(b2)), jget_f(idle, "pct"));
 	longest = json_object_get(idle, "longest");
 	if (json_array_size(longest))
-		fprintf(f, "    %14s %14s %12s  %-7s %s\n", "start (s)", "end (s)", "length",
-			"queued", "ended by");
+		fprintf(f, "    %14s %14s %12s %12s  %s\n", "start (s)", "end (s)", "length",
+			"IO waiting", "ended by");
 	json_array_foreach(longest, i, g)
 	{
 		const json_t *comm = json_object_get(g, "comm");
@@ -470,11 +470,15 @@ static void text_device(FILE *f, const json_t *d, uint64_t start)
 		else
 			snprintf(who, sizeof(who), "pid %" PRIu64 " (%s)", jget_u(g, "pid"),
 				 json_is_string(comm) ? json_string_value(comm) : "?");
-		fprintf(f, "    %14.6f %14.6f %12s  %-7s %s\n",
+		/* how long a queued request waited while the device sat idle */
+		if (json_is_true(json_object_get(g, "queued")))
+			fmt_ns((double)jget_u(g, "queued_ns"), b2, sizeof(b2));
+		else
+			snprintf(b2, sizeof(b2), "-");
+		fprintf(f, "    %14.6f %14.6f %12s %12s  %s\n",
 			(double)(jget_u(g, "start_ns") - start) / 1e9,
 			(double)(jget_u(g, "end_ns") - start) / 1e9,
-			fmt_ns((double)jget_u(g, "duration_ns"), b1, sizeof(b1)),
-			json_is_true(json_object_get(g, "queued")) ? "yes" : "no", who);
+			fmt_ns((double)jget_u(g, "duration_ns"), b1, sizeof(b1)), b2, who);
 	}
 	fprintf(f,
 		"  %-10s %" PRIu64 " (%" PRIu64 " over 128 sectors), %.1f%% sequential, %.1f/s, "
