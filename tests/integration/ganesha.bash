@@ -3,9 +3,12 @@
 # 127.0.0.1 with a VFS export of a temporary directory; stop both on exit (cleanup hooks).
 # Sets GANESHA_EXPORT (the exported directory), NFS3_URL and NFS4_URL (libnfs URLs).
 
+# Skipped only without root; a missing tool is a failure (scripts/deps.sh installs them all).
 need_root
-need_cmd ganesha.nfsd
-need_cmd rpcbind
+require_cmd() { command -v "$1" >/dev/null 2>&1 || fail "$1 missing (scripts/deps.sh installs it)"; }
+require_cmd ganesha.nfsd
+require_cmd rpcbind
+require_cmd tcpdump
 
 GANESHA_DIR=$TMP/ganesha
 GANESHA_EXPORT=$TMP/export
@@ -56,7 +59,6 @@ CONF
 
 # capture_start FILE [FILTER]: tcpdump on lo until capture_stop.
 capture_start() {
-	need_cmd tcpdump
 	tcpdump -i lo -s 0 -B "${CAPTURE_BUFFER_KIB:-65536}" --immediate-mode -U -w "$1" "${2:-tcp port 2049 or port 111}" \
 		2>"$TMP/tcpdump.err" &
 	CAPTURE_PID=$!

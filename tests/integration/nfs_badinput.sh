@@ -56,7 +56,9 @@ rc=0
 [ "$rc" -lt 128 ] || fail "broken gzip: killed by signal $((rc - 128))"
 
 # captures that start mid-stream: still the same numbers as tshark for what is left
-if command -v editcap >/dev/null && command -v tshark >/dev/null; then
+command -v editcap >/dev/null || fail "editcap missing (Debian wireshark-common, with tshark)"
+command -v tshark >/dev/null || fail "tshark missing (scripts/deps.sh installs it)"
+{
 	for start in 57 163 250; do
 		editcap -r "$SAMPLE" "$TMP/mid.pcap" "$start-1000000"
 		run_status 0 "$TMP/mid.pcap"
@@ -65,26 +67,29 @@ if command -v editcap >/dev/null && command -v tshark >/dev/null; then
 		python3 "$SRCDIR/tests/integration/nfs_compare.py" "$TMP/out.json" "$TMP/mid3.txt" 3 \
 			>/dev/null || fail "mid-stream capture from frame $start differs from tshark"
 	done
-fi
+}
 
 # a hostile capture (6000 connections stuck inside records, parked segments, an XID flood,
 # made-up programs): bounded memory, counted
-if [ -x /usr/bin/time ]; then
-	python3 "$SRCDIR/tests/integration/nfs_floodgen.py" "$TMP/flood.pcap"
-	/usr/bin/time -f "%M" -o "$TMP/rss" "$IOTAPE" analyze --json "$TMP/flood.pcap" >"$TMP/flood.json"
-	rss=$(tail -n 1 "$TMP/rss")
-	# sanitizer builds carry shadow memory: the bound is for normal builds
-	if ! nm -u "$IOTAPE" 2>/dev/null | grep -q __asan; then
-		[ "$rss" -le $((64 * 1024)) ] || fail "flood: peak RSS $rss KiB > 64 MiB"
-	fi
-	python3 - "$TMP/flood.json" <<'PY' || fail "flood counters"
+python3 "$SRCDIR/tests/integration/nfs_floodgen.py" "$TMP/flood.pcap"
+rss=$(python3 - "$IOTAPE" "$TMP/flood.pcap" "$TMP/flood.json" <<'PY'
+import resource, subprocess, sys
+with open(sys.argv[3], "w") as out:
+    subprocess.run([sys.argv[1], "analyze", "--json", sys.argv[2]], stdout=out, check=True)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)  # KiB
+PY
+)
+# sanitizer builds carry shadow memory: the bound is for normal builds
+if ! nm "$IOTAPE" 2>/dev/null | grep -q __asan_init; then
+	[ "$rss" -le $((64 * 1024)) ] || fail "flood: peak RSS $rss KiB > 64 MiB"
+fi
+python3 - "$TMP/flood.json" <<'PY' || fail "flood counters"
 import json, sys
 s = json.load(open(sys.argv[1]))["nfs"]["stream"]
 assert s["evicted_connections"] > 0 and s["evicted_calls"] > 0, s
 assert s["unmatched_calls"] == 40000 and s["lost_bytes"] > 0, s
 assert s["rows_untracked"] > 0, s
 PY
-fi
 
 # empty file named .pcap: an input error with the name in the message
 : >"$TMP/empty.pcap"

@@ -3,9 +3,8 @@
 # counts equal tshark's rpc,srt exactly and mean response times agree within 1 us; the same
 # capture gzip-compressed gives the same numbers.
 source "$SRCDIR/tests/integration/lib.bash"
-need_cmd tshark
-need_cmd tcpdump
 source "$SRCDIR/tests/integration/ganesha.bash"
+require_cmd tshark
 ganesha_start
 
 capture_start "$TMP/nfs.pcap"

@@ -4,7 +4,7 @@
 # main ops, CB_OFFLOAD on the back channel matched to its COPY, READ_PLUS bytes, a fragmented
 # and partly retransmitted WRITE, errors by status.
 source "$SRCDIR/tests/integration/lib.bash"
-need_cmd tshark
+command -v tshark >/dev/null || fail "tshark missing (scripts/deps.sh installs it)"
 python3 "$SRCDIR/tests/integration/nfs_v42gen.py" "$TMP/v42.pcap"
 "$IOTAPE" analyze --json "$TMP/v42.pcap" >"$TMP/v42.json"
 tshark -o tcp.try_heuristic_first:TRUE -q -z rpc,srt,100003,4 -r "$TMP/v42.pcap" \
