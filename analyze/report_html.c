@@ -614,6 +614,35 @@ out:
 	free(names);
 }
 
+/* " (loop0, ext4 on /mnt)" from the first manifest that knows the device number */
+static void device_name(FILE *f, const struct report_input *in, size_t n, uint32_t dev)
+{
+	for (size_t i = 0; i < n; i++) {
+		const json_t *devs = json_object_get(in[i].manifest, "devices"), *d;
+		size_t k;
+
+		json_array_foreach(devs, k, d) {
+			const json_t *ma = json_object_get(d, "major"), *mi = json_object_get(d, "minor");
+			const json_t *mt = json_array_get(json_object_get(d, "mounts"), 0);
+			const char *name = json_string_value(json_object_get(d, "name"));
+			const char *fs = json_string_value(json_object_get(mt, "fstype"));
+
+			if (!json_is_integer(ma) || !json_is_integer(mi) || !name ||
+			    json_integer_value(ma) != BLK_DEV_MAJOR(dev) ||
+			    json_integer_value(mi) != BLK_DEV_MINOR(dev))
+				continue;
+			fputs(" (", f);
+			xml_puts(f, name);
+			if (fs) {
+				fputs(", ", f);
+				xml_puts(f, fs);
+			}
+			fputc(')', f);
+			return;
+		}
+	}
+}
+
 static void section_devices(struct emit *em, const struct report_input *in, size_t n,
 			    uint64_t width, double xmax_min)
 {
@@ -675,8 +704,9 @@ static void section_devices(struct emit *em, const struct report_input *in, size
 			dr[0].bands[i].color = IDLE_COLOR;
 		snprintf(devid, sizeof(devid), "dev%u-%u", BLK_DEV_MAJOR(devs[j]),
 			 BLK_DEV_MINOR(devs[j]));
-		fprintf(em->f, "<h2>Device %u,%u%s</h2>\n", BLK_DEV_MAJOR(devs[j]),
-			BLK_DEV_MINOR(devs[j]),
+		fprintf(em->f, "<h2>Device %u,%u", BLK_DEV_MAJOR(devs[j]), BLK_DEV_MINOR(devs[j]));
+		device_name(em->f, in, n, devs[j]);
+		fprintf(em->f, "%s</h2>\n",
 			one_each && n > 1 ? " (and the one device of every other run)" : "");
 		fprintf(em->f, "<p class=\"note\">Shaded: idle time (no request outstanding for "
 			       "at least the idle threshold); darker where an interval was idler. "
