@@ -17,6 +17,7 @@ struct rp_engine_conf {
 	unsigned nbufs;
 	const int *fds;            /* descriptors to register (io_uring); others stay usable */
 	unsigned nfds;
+	bool inline_ok;            /* every target completes IO in the caller's context (zram) */
 	uint64_t null_lat_ns;
 };
 

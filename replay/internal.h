@@ -13,6 +13,7 @@ struct rp_target {
 	int fd_buf;       /* page-cache descriptor for IOs O_DIRECT cannot do, opened on need */
 	bool is_blk;
 	bool bio_based;   /* no blk-mq queue: io_uring cannot try it without blocking */
+	bool ram;         /* a RAM device (zram, brd, pmem): IO is CPU work in the caller */
 	bool direct;
 	uint64_t size;    /* bytes */
 	unsigned lbs;     /* O_DIRECT alignment */

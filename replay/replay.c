@@ -517,6 +517,14 @@ static int init_engine(struct rp *r, const struct rp_engine_conf *conf)
 					   o->engine);
 		return r->ops->init(&r->eng, conf, r->e);
 	}
+	/* RAM devices (zram) complete IO in the submitter's context: io_uring hands each IO to a
+	 * worker thread and waits for its wakeup, the thread engine with the reaper helping does
+	 * the IO on every CPU (2x on zram, bench/README.md) */
+	if (conf->inline_ok) {
+		r->ops = &rp_engine_psync;
+		if (!r->ops->init(&r->eng, conf, NULL))
+			return 0;
+	}
 	/* io_uring unless this kernel (or a seccomp policy) says no */
 	r->ops = &rp_engine_uring;
 	if (!r->ops->init(&r->eng, conf, NULL))
@@ -568,6 +576,10 @@ static int setup(struct rp *r)
 		for (unsigned i = 0; i < r->ntgts && i < max_fds; i++)
 			fds[i] = r->tgts[i].fd;
 		conf.fds = fds;
+		conf.inline_ok = r->ntgts > 0;
+		for (unsigned i = 0; i < r->ntgts; i++)
+			if (!r->tgts[i].ram || !r->tgts[i].direct)
+				conf.inline_ok = false;
 		conf.nfds = r->ntgts < max_fds ? r->ntgts : max_fds;
 		if ((ret = init_engine(r, &conf)))
 			return ret;

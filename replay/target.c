@@ -80,6 +80,9 @@ int rp_target_open(struct rp_target *t, const char *path, const struct replay_op
 		char *tmp = strdup(path);
 		snprintf(t->name, sizeof(t->name), "%s", tmp ? basename(tmp) : "dev");
 		free(tmp);
+		/* device-mapper and md are bio-based too, but their IO waits on other devices */
+		t->ram = t->bio_based && (!strncmp(t->name, "zram", 4) || !strncmp(t->name, "ram", 3) ||
+					  !strncmp(t->name, "pmem", 4));
 	} else {
 		t->size = (uint64_t)st.st_size;
 		t->lbs = 512;

@@ -57,10 +57,10 @@ static void run(const struct rp_engine_ops *ops, struct rp_engine *eng, struct r
 	assert_int_equal(ops->reap(eng, done, 8, 0), 0);
 }
 
-static void exercise(const char *name)
+static void exercise(const char *name, bool inline_ok)
 {
 	const struct rp_engine_ops *ops = rp_engine_find(name);
-	struct rp_engine_conf conf = {.depth = 8};
+	struct rp_engine_conf conf = {.depth = 8, .inline_ok = inline_ok};
 	struct rp_engine *eng;
 	struct iot_err e = {{0}};
 	uint8_t wbuf[8192], rbuf[8192], zero[4096] = {0};
@@ -139,13 +139,20 @@ static void exercise(const char *name)
 static void test_uring(void **state)
 {
 	(void)state;
-	exercise("io_uring");
+	exercise("io_uring", false);
 }
 
 static void test_psync(void **state)
 {
 	(void)state;
-	exercise("psync");
+	exercise("psync", false);
+}
+
+/* RAM-device mode: one thread per other CPU, the reaper does queued IOs while it waits */
+static void test_psync_inline(void **state)
+{
+	(void)state;
+	exercise("psync", true);
 }
 
 static void test_null_latency(void **state)
@@ -178,6 +185,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_uring),
 		cmocka_unit_test(test_psync),
+		cmocka_unit_test(test_psync_inline),
 		cmocka_unit_test(test_null_latency),
 	};
 
