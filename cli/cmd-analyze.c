@@ -191,29 +191,41 @@ static int run_pass(struct run *r)
 	return EXIT_OK;
 }
 
-static void warn_inputs(const struct run *r)
+/* Warnings about the input, on stderr and (for the JSON document) in list. */
+static void warn_inputs(const struct run *r, json_t *list)
 {
+	char msg[1024];
+
 	for (unsigned i = 0; i < r->nin; i++) {
 		const struct bt_stats *st = bt_reader_stats(r->in[i].r);
 
 		for (unsigned f = 0; f < st->nfiles; f++) {
 			const struct bt_file_stats *fs = &st->files[f];
 
-			if (fs->truncated)
-				warning("'%s': truncated record at offset %" PRIu64
-					" ignored; the %" PRIu64 " records before it were counted",
-					fs->path, fs->trunc_at, fs->records);
-			if (fs->skips)
-				warning("'%s': %" PRIu64 " records missing (sequence gaps)", fs->path,
-					fs->skips);
+			if (fs->truncated) {
+				snprintf(msg, sizeof(msg),
+					 "'%s': truncated record at offset %" PRIu64
+					 " ignored; the %" PRIu64 " records before it were counted",
+					 fs->path, fs->trunc_at, fs->records);
+				warning("%s", msg);
+				json_array_append_new(list, json_string(msg));
+			}
+			if (fs->skips) {
+				snprintf(msg, sizeof(msg), "'%s': %" PRIu64
+					 " records missing (sequence gaps)", fs->path, fs->skips);
+				warning("%s", msg);
+				json_array_append_new(list, json_string(msg));
+			}
 		}
 	}
 }
 
-static json_t *input_json(const struct run *r)
+static json_t *input_json(const struct run *r, json_t *warnings)
 {
 	json_t *o = json_object(), *paths = json_array(), *files = json_array();
+	json_t *versions = json_array();
 	uint64_t skips = 0, truncated = 0;
+	unsigned seen = 0; /* versions seen, as a bit set */
 	json_t *wall = NULL;
 
 	for (unsigned i = 0; i < r->nin; i++) {
@@ -229,6 +241,8 @@ static json_t *input_json(const struct run *r)
 			json_t *j = json_object();
 
 			truncated += fs->truncated != 0;
+			if (fs->version < 32)
+				seen |= 1u << fs->version;
 			json_object_set_new(j, "path", json_string(fs->path));
 			json_object_set_new(j, "version", json_integer(fs->version));
 			json_object_set_new(j, "byte_order",
@@ -244,14 +258,19 @@ static json_t *input_json(const struct run *r)
 			json_array_append_new(files, j);
 		}
 	}
+	for (unsigned v = 1; v < 32; v++)
+		if (seen & (1u << v))
+			json_array_append_new(versions, json_integer(v));
 	json_object_set_new(o, "paths", paths);
 	json_object_set_new(o, "files", files);
+	json_object_set_new(o, "versions", versions);
 	json_object_set_new(o, "events", json_integer((json_int_t)r->events));
 	json_object_set_new(o, "notifies", json_integer((json_int_t)r->notifies));
 	json_object_set_new(o, "messages", json_integer((json_int_t)r->messages));
 	json_object_set_new(o, "skips", json_integer((json_int_t)skips));
 	json_object_set_new(o, "truncated", json_integer((json_int_t)truncated));
 	json_object_set_new(o, "wallclock", wall ? wall : json_null());
+	json_object_set_new(o, "warnings", warnings);
 	return o;
 }
 
@@ -568,7 +587,7 @@ int cmd_analyze(int argc, char **argv)
 {
 	struct run r;
 	const char *out_path = NULL;
-	json_t *root = NULL;
+	json_t *root = NULL, *warnings = NULL;
 	FILE *out = stdout;
 	int first, ret = EXIT_OK;
 
@@ -595,7 +614,8 @@ int cmd_analyze(int argc, char **argv)
 		ret = run_pass(&r);
 	if (ret != EXIT_OK)
 		goto done;
-	warn_inputs(&r);
+	warnings = json_array();
+	warn_inputs(&r, warnings);
 	root = json_object();
 	json_object_set_new(root, "tool", json_string("iotape"));
 	json_object_set_new(root, "version", json_string(IOTAPE_VERSION));
@@ -605,7 +625,8 @@ int cmd_analyze(int argc, char **argv)
 				      "idle_threshold_ns", (json_int_t)r.ao.idle_threshold_ns,
 				      "top", (json_int_t)r.ao.top));
 	if (r.nin) {
-		json_object_set_new(root, "input", input_json(&r));
+		json_object_set_new(root, "input", input_json(&r, warnings));
+		warnings = NULL;
 		/* the timelines are streamed by write_document(), the text does not show them */
 		if (blk_analysis_to_json(r.a, root, 0)) {
 			ret = (error("out of memory"), EXIT_SYSTEM);
@@ -629,6 +650,7 @@ done:
 	if (out != stdout && fclose(out) == EOF && ret == EXIT_OK)
 		ret = (error("'%s': %s", out_path, strerror(errno)), EXIT_SYSTEM);
 	json_decref(root);
+	json_decref(warnings);
 	run_release(&r);
 	return ret;
 }

@@ -44,6 +44,9 @@ expect_eq "events" "$(json "['input']['events']" out.json)" 10
 expect_eq "queued" "$(json "['devices'][0]['actions']['queue']['writes']" out.json)" 10
 expect_eq "truncated files" "$(json "['input']['truncated']" out.json)" 1
 expect_eq "truncated at" "$(json "['input']['files'][0]['truncated_at']" out.json)" 480
+expect_eq "versions" "$(json "['input']['versions']" out.json)" "[7]"
+json "['input']['warnings'][0]" out.json | grep -q "truncated record at offset 480" ||
+	fail "no warning in the JSON document"
 # the same through stdin
 { cat good.bin; head -c 20 good.bin; } | "$IOTAPE" analyze --json - >out.json 2>err
 expect_eq "stdin events" "$(json "['input']['events']" out.json)" 10
