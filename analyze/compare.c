@@ -12,30 +12,26 @@
 #include <strings.h>
 
 static const struct cmp_metric block_metrics[M_NBLOCK] = {
-	[M_MBPS] = {"mbps", "MB/s", "", 2},
-	[M_IOPS] = {"iops", "IOPS", "", 1},
-	[M_P50] = {"lat_p50", "D2C p50", "us", 1},
-	[M_P99] = {"lat_p99", "D2C p99", "us", 1},
-	[M_IDLE] = {"idle_pct", "idle", "%", 1},
-	[M_GAP] = {"longest_gap", "longest gap", "ms", 2},
-	[M_SEEKS] = {"seeks", "seeks/s", "", 1},
-	[M_SEQ] = {"seq_pct", "sequential", "%", 1},
+    [M_MBPS] = {"mbps", "MB/s", "", 2},        [M_IOPS] = {"iops", "IOPS", "", 1},
+    [M_P50] = {"lat_p50", "D2C p50", "us", 1}, [M_P99] = {"lat_p99", "D2C p99", "us", 1},
+    [M_IDLE] = {"idle_pct", "idle", "%", 1},   [M_GAP] = {"longest_gap", "longest gap", "ms", 2},
+    [M_SEEKS] = {"seeks", "seeks/s", "", 1},   [M_SEQ] = {"seq_pct", "sequential", "%", 1},
 };
 
 static const struct {
 	const char *alias, *key;
 } metric_aliases[] = {
-	{"mb/s", "mbps"},      {"mb_s", "mbps"},        {"throughput", "mbps"},
-	{"p50", "lat_p50"},    {"p99", "lat_p99"},      {"idle", "idle_pct"},
-	{"gap", "longest_gap"}, {"seeks/s", "seeks"},   {"seeks_per_s", "seeks"},
-	{"sequential", "seq_pct"}, {"seq", "seq_pct"},
+    {"mb/s", "mbps"},          {"mb_s", "mbps"},     {"throughput", "mbps"},
+    {"p50", "lat_p50"},        {"p99", "lat_p99"},   {"idle", "idle_pct"},
+    {"gap", "longest_gap"},    {"seeks/s", "seeks"}, {"seeks_per_s", "seeks"},
+    {"sequential", "seq_pct"}, {"seq", "seq_pct"},
 };
 
 static const char *const attr_names[CMP_ATTR_NUM] = {
-	[CMP_ATTR_KERNEL] = "kernel",
-	[CMP_ATTR_DISTRO] = "distro",
-	[CMP_ATTR_FILESYSTEM] = "filesystem",
-	[CMP_ATTR_DEVICE] = "device",
+    [CMP_ATTR_KERNEL] = "kernel",
+    [CMP_ATTR_DISTRO] = "distro",
+    [CMP_ATTR_FILESYSTEM] = "filesystem",
+    [CMP_ATTR_DEVICE] = "device",
 };
 
 const char *compare_attr_name(enum cmp_attr a)
@@ -92,7 +88,8 @@ int compare_parse_rule(const char *s, struct cmp_rule *r, struct iot_err *e)
 	while (len && isspace((unsigned char)name[len - 1]))
 		len--;
 	if (!len || len >= sizeof(r->metric))
-		return iot_err_set(e, -EINVAL, "'%s': expected METRIC<VALUE or METRIC>VALUE[%%]", s);
+		return iot_err_set(e, -EINVAL, "'%s': expected METRIC<VALUE or METRIC>VALUE[%%]",
+		                   s);
 	memcpy(r->metric, name, len);
 	if (!*p)
 		return iot_err_set(e, -EINVAL, "'%s': no comparison (< <= > >=)", s);
@@ -118,8 +115,10 @@ int compare_parse_rule(const char *s, struct cmp_rule *r, struct iot_err *e)
 	while (isspace((unsigned char)*p))
 		p++;
 	if (*p)
-		return iot_err_set(e, -EINVAL, "'%s': unexpected '%s' (values are in the metric's "
-					       "unit, or a percent change like -10%%)", s, p);
+		return iot_err_set(e, -EINVAL,
+		                   "'%s': unexpected '%s' (values are in the metric's "
+		                   "unit, or a percent change like -10%%)",
+		                   s, p);
 	return 0;
 }
 
@@ -402,7 +401,7 @@ static int summarize(struct compare *c, struct iot_err *e)
 				continue;
 			if (base->s.n && cell->s.n && base->s.mean != 0)
 				cell->change_pct =
-					(cell->s.mean - base->s.mean) / fabs(base->s.mean) * 100;
+				    (cell->s.mean - base->s.mean) / fabs(base->s.mean) * 100;
 			stats_welch_test(&base->s, &cell->s, &cell->welch);
 		}
 	}
@@ -417,7 +416,7 @@ static int apply_rules(struct compare *c, struct iot_err *e)
 
 		if (m < 0)
 			return iot_err_set(e, -EINVAL, "--fail-if '%s': unknown metric '%s'",
-					   rule->text, rule->metric);
+			                   rule->text, rule->metric);
 		for (size_t g = 0; g < c->ngroups; g++) {
 			struct cmp_cell *cell = &c->group[g].cell[m];
 			bool crossed;
@@ -426,10 +425,10 @@ static int apply_rules(struct compare *c, struct iot_err *e)
 				if (g == c->group[g].base)
 					crossed = false;
 				else
-					crossed = rule_crossed(rule, cell->change_pct) &&
-						  (c->opts.alpha <= 0 ||
-						   (!isnan(cell->welch.p) &&
-						    cell->welch.p < c->opts.alpha));
+					crossed =
+					    rule_crossed(rule, cell->change_pct) &&
+					    (c->opts.alpha <= 0 || (!isnan(cell->welch.p) &&
+					                            cell->welch.p < c->opts.alpha));
 			} else {
 				crossed = cell->s.n && rule_crossed(rule, cell->s.mean);
 			}
@@ -510,10 +509,11 @@ int compare_finish(struct compare *c, const struct compare_opts *o, struct iot_e
 				size_t len = strlen(list);
 
 				snprintf(list + len, sizeof(list) - len, "%s'%s'", i ? ", " : "",
-					 c->group[i].label);
+				         c->group[i].label);
 			}
-			return iot_err_set(e, -EINVAL, "--baseline '%s': no such group (groups: %s)",
-					   c->opts.baseline, list);
+			return iot_err_set(e, -EINVAL,
+			                   "--baseline '%s': no such group (groups: %s)",
+			                   c->opts.baseline, list);
 		}
 		c->baseline = g;
 	}

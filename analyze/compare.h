@@ -49,11 +49,11 @@ struct cmp_sample {
 enum cmp_op { CMP_LT, CMP_LE, CMP_GT, CMP_GE };
 
 struct cmp_rule {
-	char text[128];  /* as given, for messages and output */
+	char text[128]; /* as given, for messages and output */
 	char metric[64];
 	enum cmp_op op;
 	double value;
-	bool relative;   /* value is a percent change against the baseline */
+	bool relative; /* value is a percent change against the baseline */
 };
 
 enum cmp_result { CMP_NONE = 0, CMP_PASS, CMP_FAIL };
@@ -64,7 +64,7 @@ struct cmp_cell {
 	double change_pct;        /* mean against the baseline's mean; NaN for the baseline */
 	struct stats_welch welch; /* against the baseline; NaN when undefined */
 	enum cmp_result result;
-	int rule;                 /* the first rule that failed, or -1 */
+	int rule; /* the first rule that failed, or -1 */
 };
 
 struct cmp_group {
@@ -80,9 +80,9 @@ struct compare_opts {
 	const char *baseline; /* label; NULL: the first group */
 	const char *rows;     /* attribute names for the matrix layout, or NULL */
 	const char *cols;
-	const char *tables;   /* one matrix per value of this attribute (e.g. a request size) */
-	const char *by;       /* comma-separated attributes for automatic labels; NULL: all four */
-	double alpha;         /* >0: a relative rule fails only when also p < alpha */
+	const char *tables; /* one matrix per value of this attribute (e.g. a request size) */
+	const char *by;     /* comma-separated attributes for automatic labels; NULL: all four */
+	double alpha;       /* >0: a relative rule fails only when also p < alpha */
 };
 
 struct compare {
@@ -113,7 +113,7 @@ void compare_release(struct compare *c);
  * compare_release().
  */
 int compare_add(struct compare *c, const char *path, json_t *summary, json_t *manifest,
-		const char *label, struct iot_err *e);
+                const char *label, struct iot_err *e);
 
 /* Parse "METRIC<-10%", "lat_p99>=2.5", "mbps < 100" into r. */
 int compare_parse_rule(const char *s, struct cmp_rule *r, struct iot_err *e);

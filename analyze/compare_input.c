@@ -31,8 +31,8 @@ static double jpath(const json_t *o, const char *a, const char *b, const char *c
  * well-known keys ("pretty_name", "release", "name", "type", "id"). NULL if none. */
 char *compare_jtext(const json_t *v)
 {
-	static const char *const keys[] = {"pretty_name", "release", "name", "type", "fstype",
-					   "id", "value"};
+	static const char *const keys[] = {"pretty_name", "release", "name", "type",
+	                                   "fstype",      "id",      "value"};
 	char buf[64];
 
 	if (!v)
@@ -76,7 +76,8 @@ static const json_t *manifest_device(const json_t *m, const char *dev, size_t nd
 
 	if (!json_is_array(devs))
 		return NULL;
-	json_array_foreach(devs, i, d) {
+	json_array_foreach(devs, i, d)
+	{
 		static const char *const keys[] = {"name", "dev", "devno", "path"};
 		const json_t *ma = json_object_get(d, "major"), *mi = json_object_get(d, "minor");
 
@@ -84,7 +85,7 @@ static const json_t *manifest_device(const json_t *m, const char *dev, size_t nd
 			char mm[48];
 
 			snprintf(mm, sizeof(mm), "%lld,%lld", (long long)json_integer_value(ma),
-				 (long long)json_integer_value(mi));
+			         (long long)json_integer_value(mi));
 			if (!strcmp(mm, dev))
 				return d;
 		}
@@ -96,8 +97,7 @@ static const json_t *manifest_device(const json_t *m, const char *dev, size_t nd
 			if (!s)
 				continue;
 			norm_dev(s);
-			same = !strcmp(s, dev) ||
-			       (!strncmp(s, "/dev/", 5) && !strcmp(s + 5, dev));
+			same = !strcmp(s, dev) || (!strncmp(s, "/dev/", 5) && !strcmp(s + 5, dev));
 			free(s);
 			if (same)
 				return d;
@@ -135,7 +135,7 @@ static int grow_samples(struct compare *c)
 }
 
 static int metric_add(struct compare *c, const char *key, const char *title, const char *unit,
-		      int decimals)
+                      int decimals)
 {
 	for (size_t i = 0; i < c->nmetrics; i++)
 		if (!strcmp(c->metric[i].key, key))
@@ -160,9 +160,10 @@ static double longest_gap_ns(const json_t *idle)
 
 	if (!json_is_array(l))
 		return jnum(idle, "longest_ns");
-	json_array_foreach(l, i, g) {
+	json_array_foreach(l, i, g)
+	{
 		static const char *const keys[] = {"duration_ns", "len_ns", "length_ns", "ns",
-						   "gap_ns"};
+		                                   "gap_ns"};
 		double v = json_is_number(g) ? json_number_value(g) : NAN;
 
 		for (size_t k = 0; isnan(v) && k < sizeof(keys) / sizeof(keys[0]); k++)
@@ -203,7 +204,8 @@ static int nfs_values(struct compare *c, struct cmp_sample *s, const json_t *sum
 	const json_t *p;
 	size_t i;
 
-	json_array_foreach(procs, i, p) {
+	json_array_foreach(procs, i, p)
+	{
 		const char *name = json_string_value(json_object_get(p, "name"));
 		char *ver = compare_jtext(json_object_get(p, "version"));
 		char key[64], title[64];
@@ -237,7 +239,7 @@ static char *distro_text(const json_t *v)
 }
 
 static int sample_new(struct compare *c, const char *path, const char *label, json_t *m,
-		      struct cmp_sample **out)
+                      struct cmp_sample **out)
 {
 	struct cmp_sample *s;
 
@@ -271,7 +273,7 @@ static int sample_new(struct compare *c, const char *path, const char *label, js
 }
 
 int compare_add(struct compare *c, const char *path, json_t *summary, json_t *manifest,
-		const char *label, struct iot_err *e)
+                const char *label, struct iot_err *e)
 {
 	const json_t *devs = json_object_get(summary, "devices");
 	double span = jnum(summary, "span_ns");

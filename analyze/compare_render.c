@@ -16,9 +16,9 @@ int compare_format_parse(const char *s, enum cmp_format *out)
 	static const struct {
 		const char *name;
 		enum cmp_format f;
-	} names[] = {{"text", CMP_FMT_TEXT}, {"markdown", CMP_FMT_MARKDOWN},
-		     {"md", CMP_FMT_MARKDOWN}, {"csv", CMP_FMT_CSV},
-		     {"json", CMP_FMT_JSON},   {"html", CMP_FMT_HTML}};
+	} names[] = {{"text", CMP_FMT_TEXT},   {"markdown", CMP_FMT_MARKDOWN},
+	             {"md", CMP_FMT_MARKDOWN}, {"csv", CMP_FMT_CSV},
+	             {"json", CMP_FMT_JSON},   {"html", CMP_FMT_HTML}};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		if (!strcasecmp(s, names[i].name)) {
@@ -33,7 +33,7 @@ int compare_format_parse(const char *s, enum cmp_format *out)
 
 struct tbl {
 	size_t nr, nc, cap;
-	char **cell;  /* nr x nc, row 0 is the header */
+	char **cell;    /* nr x nc, row 0 is the header */
 	bool right[16]; /* column is numeric */
 	bool fail_row[256];
 };
@@ -66,7 +66,7 @@ static int tbl_row(struct tbl *t)
 }
 
 __attribute__((format(printf, 3, 4))) static void tbl_set(struct tbl *t, size_t col,
-							  const char *fmt, ...)
+                                                          const char *fmt, ...)
 {
 	va_list ap;
 	char *s = NULL;
@@ -184,8 +184,9 @@ static void tbl_html(const struct tbl *t, FILE *f)
 {
 	fputs("<table class=\"cmp\">\n", f);
 	for (size_t r = 0; r < t->nr; r++) {
-		fputs(r == 0 ? "<thead><tr>" : (r < 256 && t->fail_row[r]) ? "<tr class=\"fail\">"
-									    : "<tr>",
+		fputs(r == 0                        ? "<thead><tr>"
+		      : (r < 256 && t->fail_row[r]) ? "<tr class=\"fail\">"
+		                                    : "<tr>",
 		      f);
 		for (size_t c = 0; c < t->nc; c++) {
 			fputs(r == 0 ? "<th>" : t->right[c] ? "<td class=\"n\">" : "<td>", f);
@@ -284,7 +285,8 @@ static int build_long(const struct compare *c, struct tbl *t)
 			char a[64], b[64];
 
 			if (!cell->s.n && g != c->group[g].base)
-				continue; /* a run without this kind of data (CSV and JSON keep it) */
+				continue; /* a run without this kind of data (CSV and JSON keep it)
+				           */
 			if (tbl_row(t))
 				return -ENOMEM;
 			col = 0;
@@ -327,7 +329,7 @@ static const char *nz(const char *s)
 /* Distinct row (what 0), column (1) or table (2) values of the groups in table tab, in
  * first-appearance order. */
 static size_t distinct(const struct compare *c, int what, const char *tab, const char **out,
-		       size_t cap)
+                       size_t cap)
 {
 	size_t n = 0;
 
@@ -358,7 +360,8 @@ static int build_matrix(const struct compare *c, size_t m, const char *tab, stru
 	t->nc = nc + 1;
 	if (tbl_row(t))
 		return -ENOMEM;
-	tbl_set(t, 0, "%s \\ %s", c->opts.rows ? c->opts.rows : "", c->opts.cols ? c->opts.cols : "");
+	tbl_set(t, 0, "%s \\ %s", c->opts.rows ? c->opts.rows : "",
+	        c->opts.cols ? c->opts.cols : "");
 	for (size_t j = 0; j < nc; j++) {
 		tbl_set(t, j + 1, "%s", cv[j]);
 		t->right[j + 1] = true;
@@ -379,13 +382,13 @@ static int build_matrix(const struct compare *c, size_t m, const char *tab, stru
 				fmt_num(a, sizeof(a), cell->s.mean, d);
 				if (!isnan(cell->s.ci_hi))
 					snprintf(ci, sizeof(ci), " ±%.*f", d,
-						 (cell->s.ci_hi - cell->s.ci_lo) / 2);
+					         (cell->s.ci_hi - cell->s.ci_lo) / 2);
 				if (c->ngroups > 1 && g != gr->base && !isnan(cell->change_pct))
 					snprintf(ch, sizeof(ch), " (%+.1f%%)", cell->change_pct);
 				else if (c->ngroups > 1 && g == gr->base)
 					snprintf(ch, sizeof(ch), " (baseline)");
 				tbl_set(t, j + 1, "%s%s%s%s", a, ci, ch,
-					cell->result == CMP_FAIL ? " FAIL" : "");
+				        cell->result == CMP_FAIL ? " FAIL" : "");
 			}
 		}
 	}
@@ -421,10 +424,10 @@ static int render_tables(const struct compare *c, enum cmp_format fmt, FILE *f)
 		if (c->opts.tables) {
 			if (fmt == CMP_FMT_TEXT)
 				fprintf(f, "%s== %s = %s ==\n", first ? "" : "\n\n", c->opts.tables,
-					tabs[k]);
+				        tabs[k]);
 			else if (fmt == CMP_FMT_MARKDOWN)
 				fprintf(f, "%s## %s = %s\n", first ? "" : "\n\n", c->opts.tables,
-					tabs[k]);
+				        tabs[k]);
 			else {
 				fputs("<h3>", f);
 				xml_puts(f, c->opts.tables);
@@ -468,18 +471,19 @@ static void footer(const struct compare *c, enum cmp_format fmt, FILE *f)
 	const char *pre = fmt == CMP_FMT_MARKDOWN ? "\n" : "\n";
 
 	if (c->ngroups > 1)
-		fprintf(f, "%sbaseline: %s; p: Welch's two-sided t-test against the baseline; "
-			   "CI: Student t, 95%%\n",
-			pre, c->group[c->baseline].label);
+		fprintf(f,
+		        "%sbaseline: %s; p: Welch's two-sided t-test against the baseline; "
+		        "CI: Student t, 95%%\n",
+		        pre, c->group[c->baseline].label);
 	for (size_t r = 0; r < c->nrules; r++) {
 		size_t fails = 0;
 		int m = compare_metric_find(c, c->rule[r].metric);
 
 		for (size_t g = 0; m >= 0 && g < c->ngroups; g++)
 			fails += c->group[g].cell[m].result == CMP_FAIL &&
-				 c->group[g].cell[m].rule == (int)r;
+			         c->group[g].cell[m].rule == (int)r;
 		fprintf(f, "%s--fail-if '%s': %s\n", fmt == CMP_FMT_MARKDOWN ? "\n" : "",
-			c->rule[r].text, fails ? "FAIL" : "PASS");
+		        c->rule[r].text, fails ? "FAIL" : "PASS");
 	}
 }
 
@@ -559,7 +563,7 @@ json_t *compare_to_json(const struct compare *c)
 		return NULL;
 	}
 	json_object_set_new(root, "baseline",
-			    c->ngroups ? json_string(c->group[c->baseline].label) : json_null());
+	                    c->ngroups ? json_string(c->group[c->baseline].label) : json_null());
 	json_object_set_new(root, "test", json_string("welch"));
 	json_object_set_new(root, "confidence", json_real(0.95));
 	for (size_t g = 0; g < c->ngroups; g++) {
@@ -599,17 +603,17 @@ json_t *compare_to_json(const struct compare *c)
 			json_object_set_new(r, "median", jreal(cell->s.median));
 			json_object_set_new(r, "min", jreal(cell->s.min));
 			json_object_set_new(r, "max", jreal(cell->s.max));
-			json_object_set_new(r, "ci95",
-					    json_pack("[o,o]", jreal(cell->s.ci_lo),
-						      jreal(cell->s.ci_hi)));
+			json_object_set_new(
+			    r, "ci95",
+			    json_pack("[o,o]", jreal(cell->s.ci_lo), jreal(cell->s.ci_hi)));
 			json_object_set_new(r, "change_pct", jreal(cell->change_pct));
 			json_object_set_new(r, "welch",
-					    json_pack("{s:o,s:o,s:o}", "t", jreal(cell->welch.t),
-						      "df", jreal(cell->welch.df), "p",
-						      jreal(cell->welch.p)));
+			                    json_pack("{s:o,s:o,s:o}", "t", jreal(cell->welch.t),
+			                              "df", jreal(cell->welch.df), "p",
+			                              jreal(cell->welch.p)));
 			if (cell->result)
 				json_object_set_new(r, "result",
-						    json_string(result_name(cell->result)));
+				                    json_string(result_name(cell->result)));
 			json_array_append_new(rows, r);
 		}
 		json_object_set_new(o, "rows", rows);

@@ -11,20 +11,18 @@
 #include "analyze/report_svg.h"
 #include "analyze/report_xml.h"
 
-
-const char *const run_colors[NCOLORS] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
-					 "#9467bd", "#8c564b", "#e377c2", "#17becf",
-					 "#bcbd22", "#7f7f7f"};
+const char *const run_colors[NCOLORS] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                                         "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"};
 
 static const char css[] =
-	"body{font-family:sans-serif;margin:16px 24px;color:#222;max-width:1200px}"
-	"h1{font-size:22px}h2{font-size:18px;border-bottom:1px solid #ccc;margin-top:28px}"
-	"h3{font-size:15px}table{border-collapse:collapse;font-size:12px;margin:6px 0}"
-	"td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}td.n{text-align:right;"
-	"font-variant-numeric:tabular-nums}th{background:#f2f2f2}tr.fail td{background:#fdd}"
-	".sw{display:inline-block;width:10px;height:10px;margin-right:4px}"
-	".note{color:#555;font-size:12px}svg{display:block;margin:4px 0}"
-	"details{margin:4px 0}summary{cursor:pointer}";
+    "body{font-family:sans-serif;margin:16px 24px;color:#222;max-width:1200px}"
+    "h1{font-size:22px}h2{font-size:18px;border-bottom:1px solid #ccc;margin-top:28px}"
+    "h3{font-size:15px}table{border-collapse:collapse;font-size:12px;margin:6px 0}"
+    "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}td.n{text-align:right;"
+    "font-variant-numeric:tabular-nums}th{background:#f2f2f2}tr.fail td{background:#fdd}"
+    ".sw{display:inline-block;width:10px;height:10px;margin-right:4px}"
+    ".note{color:#555;font-size:12px}svg{display:block;margin:4px 0}"
+    "details{margin:4px 0}summary{cursor:pointer}";
 
 /* ---- small helpers ---- */
 
@@ -89,12 +87,13 @@ static void flatten(FILE *f, const json_t *v, char *key, size_t klen, size_t cap
 		const char *k;
 		const json_t *x;
 
-		json_object_foreach((json_t *)v, k, x) {
+		json_object_foreach((json_t *)v, k, x)
+		{
 			int w = snprintf(key + klen, cap - klen, "%s%s", klen ? "." : "", k);
 
-			flatten(f, x, key, klen + (size_t)(w > 0 ? w : 0) < cap ? klen + (size_t)w
-										 : cap - 1,
-				cap, rows);
+			flatten(f, x, key,
+			        klen + (size_t)(w > 0 ? w : 0) < cap ? klen + (size_t)w : cap - 1,
+			        cap, rows);
 			key[klen] = 0;
 		}
 		return;
@@ -103,12 +102,13 @@ static void flatten(FILE *f, const json_t *v, char *key, size_t klen, size_t cap
 		size_t i;
 		const json_t *x;
 
-		json_array_foreach(v, i, x) {
+		json_array_foreach(v, i, x)
+		{
 			int w = snprintf(key + klen, cap - klen, "[%zu]", i);
 
-			flatten(f, x, key, klen + (size_t)(w > 0 ? w : 0) < cap ? klen + (size_t)w
-										 : cap - 1,
-				cap, rows);
+			flatten(f, x, key,
+			        klen + (size_t)(w > 0 ? w : 0) < cap ? klen + (size_t)w : cap - 1,
+			        cap, rows);
 			key[klen] = 0;
 		}
 		return;
@@ -138,12 +138,12 @@ static void flatten(FILE *f, const json_t *v, char *key, size_t klen, size_t cap
 static void key_facts(FILE *f, const json_t *m)
 {
 	static const char *const paths[][4] = {
-		{"host", "host", "hostname", NULL},
-		{"kernel", "host", "kernel", "release"},
-		{"distro", "host", "distro", "pretty_name"},
-		{"tracing backend", "backend", "name", NULL},
-		{"command exit status", "command", "exit_status", NULL},
-		{"duration (ns)", "duration_ns", NULL, NULL},
+	    {"host", "host", "hostname", NULL},
+	    {"kernel", "host", "kernel", "release"},
+	    {"distro", "host", "distro", "pretty_name"},
+	    {"tracing backend", "backend", "name", NULL},
+	    {"command exit status", "command", "exit_status", NULL},
+	    {"duration (ns)", "duration_ns", NULL, NULL},
 	};
 	const json_t *devs = json_object_get(m, "devices"), *d;
 	size_t i;
@@ -158,14 +158,15 @@ static void key_facts(FILE *f, const json_t *m)
 		if (!v || json_is_null(v))
 			continue;
 		s = json_is_string(v) ? strdup(json_string_value(v))
-				      : json_dumps(v, JSON_ENCODE_ANY);
+		                      : json_dumps(v, JSON_ENCODE_ANY);
 		fputs("<tr>", f);
 		td_text(f, paths[k][0]);
 		td_text(f, s ? s : "");
 		fputs("</tr>\n", f);
 		free(s);
 	}
-	json_array_foreach(devs, i, d) {
+	json_array_foreach(devs, i, d)
+	{
 		const json_t *mt = json_array_get(json_object_get(d, "mounts"), 0);
 		const char *name = json_string_value(json_object_get(d, "name"));
 		const char *fs = json_string_value(json_object_get(mt, "fstype"));
@@ -221,7 +222,8 @@ static double longest_ms(const json_t *idle)
 	double best = NAN;
 	size_t i;
 
-	json_array_foreach(l, i, g) {
+	json_array_foreach(l, i, g)
+	{
 		double v = json_is_number(g) ? json_number_value(g) : jd(g, "duration_ns", 0, 0);
 
 		if (isnan(v))
@@ -249,12 +251,14 @@ static void section_summary(FILE *f, const struct report_input *in, size_t n)
 		double span = jd(in[i].summary, "span_ns", 0, 0);
 		size_t k;
 
-		json_array_foreach(devs, k, d) {
+		json_array_foreach(devs, k, d)
+		{
 			double ds = jd(d, "span_ns", 0, 0), s = !isnan(ds) && ds > 0 ? ds : span;
 			double bytes = jd(d, "reads", "bytes", 0) + jd(d, "writes", "bytes", 0);
 			double ios = jd(d, "reads", "ios", 0) + jd(d, "writes", "ios", 0);
 			const json_t *dev = json_object_get(d, "dev");
-			const json_t *lat = json_object_get(json_object_get(d, "latency_ns"), "d2c");
+			const json_t *lat =
+			    json_object_get(json_object_get(d, "latency_ns"), "d2c");
 
 			fputs("<tr><td>", f);
 			swatch(f, run_colors[i % NCOLORS]);
@@ -349,14 +353,14 @@ static int make_bands(struct devrun *dr, const struct rpt_run *r, const char *co
 		x1 = dr->p.x[j] + w / 2;
 		if (x0 < 0)
 			x0 = 0;
-		dr->bands[n++] = (struct svg_band){x0, x1, 0.08 + 0.3 * dr->p.idle_frac[j], color, 0};
+		dr->bands[n++] =
+		    (struct svg_band){x0, x1, 0.08 + 0.3 * dr->p.idle_frac[j], color, 0};
 	}
 	/* the longest gaps exactly, never thinner than a pixel and a half */
 	for (unsigned g = 0; g < dr->d->ntop; g++)
-		dr->bands[n++] = (struct svg_band){(double)dr->d->top[g].start / 1e9,
-						   (double)(dr->d->top[g].start + dr->d->top[g].len) /
-							   1e9,
-						   0.25, color, 1.5};
+		dr->bands[n++] = (struct svg_band){
+		    (double)dr->d->top[g].start / 1e9,
+		    (double)(dr->d->top[g].start + dr->d->top[g].len) / 1e9, 0.25, color, 1.5};
 	dr->nbands = n;
 	(void)r;
 	return 0;
@@ -367,8 +371,8 @@ static int make_bands(struct devrun *dr, const struct rpt_run *r, const char *co
 
 /* Sparse data as dots (visible at any zoom), dense data as a density image. */
 static char *offset_png(const struct rpt_run *r, const struct rpt_dev *d, double xmax_s,
-			uint64_t smin, uint64_t smax, unsigned cols, unsigned rows,
-			struct svg_dot *dots, size_t *ndots)
+                        uint64_t smin, uint64_t smax, unsigned cols, unsigned rows,
+                        struct svg_dot *dots, size_t *ndots)
 {
 	size_t nonzero = 0;
 	uint32_t *cnt = calloc((size_t)cols * rows * 2, sizeof(*cnt));
@@ -428,10 +432,10 @@ static char *offset_png(const struct rpt_run *r, const struct rpt_dev *d, double
 				if (!tot)
 					continue;
 				dots[(*ndots)++] = (struct svg_dot){
-					((double)c + 0.5) / cols * xmax_s,
-					((double)smin + ((double)y + 0.5) / rows * srange) * 512,
-					p[1] > p[0] ? WRITE_COLOR : READ_COLOR,
-					0.5 + 0.5 * log1p(tot) / log1p(cmax)};
+				    ((double)c + 0.5) / cols * xmax_s,
+				    ((double)smin + ((double)y + 0.5) / rows * srange) * 512,
+				    p[1] > p[0] ? WRITE_COLOR : READ_COLOR,
+				    0.5 + 0.5 * log1p(tot) / log1p(cmax)};
 			}
 		}
 		goto out;
@@ -460,15 +464,15 @@ out:
 }
 
 static void series_set(struct svg_series *s, const char *name, const char *color,
-		       const struct report_points *p, const double *mean, const double *lo,
-		       const double *hi, bool dashed)
+                       const struct report_points *p, const double *mean, const double *lo,
+                       const double *hi, bool dashed)
 {
 	*s = (struct svg_series){name, color, p->n, p->x, mean, lo, hi, dashed};
 }
 
 /* All graphs of one device section: dr[0..n) are the runs that have the device. */
 static void device_graphs(struct emit *em, const struct report_input *in, struct devrun *dr,
-			  size_t n, const char *devid, double xmax)
+                          size_t n, const char *devid, double xmax)
 {
 	const char *rw_names[] = {"read", "write"}, *rw_colors[] = {READ_COLOR, WRITE_COLOR};
 	bool multi = n > 1;
@@ -508,22 +512,32 @@ static void device_graphs(struct emit *em, const struct report_input *in, struct
 		const struct rpt_run *r = in[dr[i].run].bins;
 		struct svg_dot *dots = malloc(MAX_DOTS * sizeof(*dots));
 		size_t ndots = 0;
-		char *png = dots ? offset_png(r, dr[i].d, xmax, smin, smax, 1000, 200, dots, &ndots)
-				 : NULL;
+		char *png =
+		    dots ? offset_png(r, dr[i].d, xmax, smin, smax, 1000, 200, dots, &ndots) : NULL;
 		struct svg_image img = {png, (double)smin * 512, (double)(smax + 1) * 512};
-		struct svg_chart c = {.id = id, .title = title, .ylabel = "offset", .xmax = xmax,
-				      .ymin = img.y0, .ymax = img.y1, .ybytes = true,
-				      .height = 260, .bands = dr[i].bands, .nbands = dr[i].nbands,
-				      .image = &img, .dots = dots, .ndots = ndots,
-				      .legend_names = rw_names, .legend_colors = rw_colors,
-				      .nlegend = 2};
+		struct svg_chart c = {.id = id,
+		                      .title = title,
+		                      .ylabel = "offset",
+		                      .xmax = xmax,
+		                      .ymin = img.y0,
+		                      .ymax = img.y1,
+		                      .ybytes = true,
+		                      .height = 260,
+		                      .bands = dr[i].bands,
+		                      .nbands = dr[i].nbands,
+		                      .image = &img,
+		                      .dots = dots,
+		                      .ndots = ndots,
+		                      .legend_names = rw_names,
+		                      .legend_colors = rw_colors,
+		                      .nlegend = 2};
 
 		snprintf(id, sizeof(id), "%s-offset%s%zu", devid, multi ? "-run" : "",
-			 multi ? dr[i].run + 1 : 0);
+		         multi ? dr[i].run + 1 : 0);
 		if (!multi)
 			snprintf(id, sizeof(id), "%s-offset", devid);
 		snprintf(title, sizeof(title), "sector offset over time%s%s", multi ? ": " : "",
-			 multi ? run_label(&in[dr[i].run]) : "");
+		         multi ? run_label(&in[dr[i].run]) : "");
 		if (!dots)
 			em->err = -ENOMEM;
 		emit_chart(em, &c);
@@ -531,53 +545,61 @@ static void device_graphs(struct emit *em, const struct report_input *in, struct
 		free(dots);
 	}
 
-#define CHART(key, ttl, unit, build)                                                        \
-	do {                                                                                \
-		struct svg_chart c = {.id = id, .title = ttl, .ylabel = unit, .xmax = xmax,   \
-				      .series = ser, .bands = bands, .nbands = nb};           \
-		size_t k = 0;                                                               \
-		snprintf(id, sizeof(id), "%s-%s", devid, key);                              \
-		build;                                                                      \
-		c.nseries = k;                                                              \
-		emit_chart(em, &c);                                                         \
+#define CHART(key, ttl, unit, build)                                                               \
+	do {                                                                                       \
+		struct svg_chart c = {.id = id,                                                    \
+		                      .title = ttl,                                                \
+		                      .ylabel = unit,                                              \
+		                      .xmax = xmax,                                                \
+		                      .series = ser,                                               \
+		                      .bands = bands,                                              \
+		                      .nbands = nb};                                               \
+		size_t k = 0;                                                                      \
+		snprintf(id, sizeof(id), "%s-%s", devid, key);                                     \
+		build;                                                                             \
+		c.nseries = k;                                                                     \
+		emit_chart(em, &c);                                                                \
 	} while (0)
 
 	for (size_t i = 0; i < n; i++)
 		names[i] = (char *)run_label(&in[dr[i].run]);
 	if (multi) {
-		CHART("mbps", "throughput", "MB/s", for (size_t i = 0; i < n; i++)
-			series_set(&ser[k++], names[i], run_colors[dr[i].run % NCOLORS], &dr[i].p,
-				   dr[i].p.mbps, dr[i].p.mbps_lo, dr[i].p.mbps_hi, false));
-		CHART("iops", "IOPS", "IO/s", for (size_t i = 0; i < n; i++)
-			series_set(&ser[k++], names[i], run_colors[dr[i].run % NCOLORS], &dr[i].p,
-				   dr[i].p.iops, dr[i].p.iops_lo, dr[i].p.iops_hi, false));
+		CHART("mbps", "throughput", "MB/s",
+		      for (size_t i = 0; i < n; i++)
+		          series_set(&ser[k++], names[i], run_colors[dr[i].run % NCOLORS], &dr[i].p,
+		                     dr[i].p.mbps, dr[i].p.mbps_lo, dr[i].p.mbps_hi, false));
+		CHART("iops", "IOPS", "IO/s",
+		      for (size_t i = 0; i < n; i++)
+		          series_set(&ser[k++], names[i], run_colors[dr[i].run % NCOLORS], &dr[i].p,
+		                     dr[i].p.iops, dr[i].p.iops_lo, dr[i].p.iops_hi, false));
 	} else {
 		CHART("mbps", "throughput", "MB/s", {
 			series_set(&ser[k++], "read", READ_COLOR, &dr[0].p, dr[0].p.rd_mbps, NULL,
-				   NULL, false);
+			           NULL, false);
 			series_set(&ser[k++], "write", WRITE_COLOR, &dr[0].p, dr[0].p.wr_mbps, NULL,
-				   NULL, false);
+			           NULL, false);
 			series_set(&ser[k++], "total", "#555", &dr[0].p, dr[0].p.mbps,
-				   dr[0].p.mbps_lo, dr[0].p.mbps_hi, true);
+			           dr[0].p.mbps_lo, dr[0].p.mbps_hi, true);
 		});
 		CHART("iops", "IOPS", "IO/s", {
 			series_set(&ser[k++], "read", READ_COLOR, &dr[0].p, dr[0].p.rd_iops, NULL,
-				   NULL, false);
+			           NULL, false);
 			series_set(&ser[k++], "write", WRITE_COLOR, &dr[0].p, dr[0].p.wr_iops, NULL,
-				   NULL, false);
+			           NULL, false);
 			series_set(&ser[k++], "total", "#555", &dr[0].p, dr[0].p.iops,
-				   dr[0].p.iops_lo, dr[0].p.iops_hi, true);
+			           dr[0].p.iops_lo, dr[0].p.iops_hi, true);
 		});
 	}
-	CHART("seeks", "seeks per second", "seeks/s", for (size_t i = 0; i < n; i++)
-		series_set(&ser[k++], multi ? names[i] : "seeks",
-			   multi ? run_colors[dr[i].run % NCOLORS] : "#2ca02c", &dr[i].p,
-			   dr[i].p.seeks, dr[i].p.seeks_lo, dr[i].p.seeks_hi, false));
+	CHART("seeks", "seeks per second", "seeks/s",
+	      for (size_t i = 0; i < n; i++)
+	          series_set(&ser[k++], multi ? names[i] : "seeks",
+	                     multi ? run_colors[dr[i].run % NCOLORS] : "#2ca02c", &dr[i].p,
+	                     dr[i].p.seeks, dr[i].p.seeks_lo, dr[i].p.seeks_hi, false));
 	CHART("qdepth", "queue depth (issued, not completed; band: min mean .. max)", "requests",
 	      for (size_t i = 0; i < n; i++)
-		      series_set(&ser[k++], multi ? names[i] : "depth",
-				 multi ? run_colors[dr[i].run % NCOLORS] : "#9467bd", &dr[i].p,
-				 dr[i].p.qd, dr[i].p.qd_lo, dr[i].p.qd_hi, false));
+	          series_set(&ser[k++], multi ? names[i] : "depth",
+	                     multi ? run_colors[dr[i].run % NCOLORS] : "#9467bd", &dr[i].p,
+	                     dr[i].p.qd, dr[i].p.qd_lo, dr[i].p.qd_hi, false));
 	/* latency in ms or us, whichever reads better */
 	lat_div = latmax >= 1e6 ? 1e6 : 1e3;
 	lat_unit = latmax >= 1e6 ? "ms" : "us";
@@ -589,21 +611,22 @@ static void device_graphs(struct emit *em, const struct report_input *in, struct
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (asprintf(&names[n + 2 * i], "%s%sp50", multi ? names[i] : "",
-			     multi ? " " : "") < 0)
+		             multi ? " " : "") < 0)
 			names[n + 2 * i] = NULL;
 		if (asprintf(&names[n + 2 * i + 1], "%s%sp99", multi ? names[i] : "",
-			     multi ? " " : "") < 0)
+		             multi ? " " : "") < 0)
 			names[n + 2 * i + 1] = NULL;
 	}
-	CHART("d2c", "D2C latency per interval (p50 solid, p99 dashed)", lat_unit,
-	      for (size_t i = 0; i < n; i++) {
-		      const char *col = multi ? run_colors[dr[i].run % NCOLORS] : "#1f77b4";
+	CHART(
+	    "d2c", "D2C latency per interval (p50 solid, p99 dashed)", lat_unit,
+	    for (size_t i = 0; i < n; i++) {
+		    const char *col = multi ? run_colors[dr[i].run % NCOLORS] : "#1f77b4";
 
-		      series_set(&ser[k++], names[n + 2 * i], col, &dr[i].p, dr[i].p.p50, NULL,
-				 NULL, false);
-		      series_set(&ser[k++], names[n + 2 * i + 1], multi ? col : "#d62728", &dr[i].p,
-				 dr[i].p.p99, NULL, NULL, true);
-	      });
+		    series_set(&ser[k++], names[n + 2 * i], col, &dr[i].p, dr[i].p.p50, NULL, NULL,
+		               false);
+		    series_set(&ser[k++], names[n + 2 * i + 1], multi ? col : "#d62728", &dr[i].p,
+		               dr[i].p.p99, NULL, NULL, true);
+	    });
 #undef CHART
 	for (size_t i = 0; i < 2 * n; i++)
 		free(names[n + i]);
@@ -621,8 +644,10 @@ static void device_name(FILE *f, const struct report_input *in, size_t n, uint32
 		const json_t *devs = json_object_get(in[i].manifest, "devices"), *d;
 		size_t k;
 
-		json_array_foreach(devs, k, d) {
-			const json_t *ma = json_object_get(d, "major"), *mi = json_object_get(d, "minor");
+		json_array_foreach(devs, k, d)
+		{
+			const json_t *ma = json_object_get(d, "major"),
+			             *mi = json_object_get(d, "minor");
 			const json_t *mt = json_array_get(json_object_get(d, "mounts"), 0);
 			const char *name = json_string_value(json_object_get(d, "name"));
 			const char *fs = json_string_value(json_object_get(mt, "fstype"));
@@ -644,7 +669,7 @@ static void device_name(FILE *f, const struct report_input *in, size_t n, uint32
 }
 
 static void section_devices(struct emit *em, const struct report_input *in, size_t n,
-			    uint64_t width, double xmax_min)
+                            uint64_t width, double xmax_min)
 {
 	uint32_t devs[RPT_MAX_DEVICES * 4];
 	size_t ndevs = 0;
@@ -692,7 +717,8 @@ static void section_devices(struct emit *em, const struct report_input *in, size
 				dr[m].run = i;
 				dr[m].d = r->dev[k];
 				if (report_points_make(r, r->dev[k], width, &dr[m].p) ||
-				    make_bands(&dr[m], r, n > 1 ? run_colors[i % NCOLORS] : IDLE_COLOR)) {
+				    make_bands(&dr[m], r,
+				               n > 1 ? run_colors[i % NCOLORS] : IDLE_COLOR)) {
 					em->err = -ENOMEM;
 					break;
 				}
@@ -703,16 +729,17 @@ static void section_devices(struct emit *em, const struct report_input *in, size
 		for (size_t i = 0; m == 1 && i < dr[0].nbands; i++)
 			dr[0].bands[i].color = IDLE_COLOR;
 		snprintf(devid, sizeof(devid), "dev%u-%u", BLK_DEV_MAJOR(devs[j]),
-			 BLK_DEV_MINOR(devs[j]));
+		         BLK_DEV_MINOR(devs[j]));
 		fprintf(em->f, "<h2>Device %u,%u", BLK_DEV_MAJOR(devs[j]), BLK_DEV_MINOR(devs[j]));
 		device_name(em->f, in, n, devs[j]);
 		fprintf(em->f, "%s</h2>\n",
-			one_each && n > 1 ? " (and the one device of every other run)" : "");
-		fprintf(em->f, "<p class=\"note\">Shaded: idle time (no request outstanding for "
-			       "at least the idle threshold); darker where an interval was idler. "
-			       "Bands around lines: minimum and maximum of the finer intervals "
-			       "inside each plotted point. Plotted interval: %.6g ms.</p>\n",
-			(double)width / 1e6);
+		        one_each && n > 1 ? " (and the one device of every other run)" : "");
+		fprintf(em->f,
+		        "<p class=\"note\">Shaded: idle time (no request outstanding for "
+		        "at least the idle threshold); darker where an interval was idler. "
+		        "Bands around lines: minimum and maximum of the finer intervals "
+		        "inside each plotted point. Plotted interval: %.6g ms.</p>\n",
+		        (double)width / 1e6);
 		if (!em->err)
 			device_graphs(em, in, dr, m, devid, xmax);
 		for (size_t i = 0; i < m; i++) {
@@ -746,8 +773,8 @@ static uint64_t plot_width(const struct report_input *in, size_t n, const struct
 	return w;
 }
 
-int report_write_html(FILE *f, const struct report_input *in, size_t n,
-		      const struct report_opts *o, struct iot_err *e)
+int report_write_html(FILE *f, const struct report_input *in, size_t n, const struct report_opts *o,
+                      struct iot_err *e)
 {
 	struct emit em = {f, o, 0};
 	uint64_t width = plot_width(in, n, o);
@@ -777,9 +804,10 @@ int report_write_html(FILE *f, const struct report_input *in, size_t n,
 		td_num(f, r->ndev, 0);
 		td_num(f, (double)r->width / 1e6, 3);
 		if (r->ignored)
-			fprintf(f, "<td>%llu events on devices past the first %u are in the tables "
-				   "only</td>",
-				(unsigned long long)r->ignored, RPT_MAX_DEVICES);
+			fprintf(f,
+			        "<td>%llu events on devices past the first %u are in the tables "
+			        "only</td>",
+			        (unsigned long long)r->ignored, RPT_MAX_DEVICES);
 		fputs("</tr>\n", f);
 	}
 	fputs("</table>\n", f);

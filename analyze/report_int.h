@@ -30,7 +30,6 @@ void swatch(FILE *f, const char *color);
 
 /* The NFS section: summary table from the JSON, graphs from the NFS bins; xmax_min > 0 when
  * the time axis is shared with the block graphs. */
-void report_nfs_section(struct emit *em, const struct report_input *in, size_t n,
-			double xmax_min);
+void report_nfs_section(struct emit *em, const struct report_input *in, size_t n, double xmax_min);
 
 #endif

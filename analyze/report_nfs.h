@@ -34,7 +34,7 @@ struct rpt_nfs {
 	char slot[RPT_NFS_SLOTS][40]; /* "v3 READ" */
 	unsigned nslots;
 	uint64_t txns, replied, ignored; /* ignored: not NFS (MOUNT, portmap, callbacks) */
-	uint64_t clamped;                 /* calls before the first one seen (reply order) */
+	uint64_t clamped;                /* calls before the first one seen (reply order) */
 };
 
 int rpt_nfs_init(struct rpt_nfs *n, uint64_t interval_ns);

@@ -28,11 +28,12 @@ static void nfs_table(FILE *f, const struct report_input *in, size_t n)
 	      f);
 	for (size_t i = 0; i < n; i++) {
 		const json_t *procs =
-			json_object_get(json_object_get(in[i].summary, "nfs"), "procedures");
+		    json_object_get(json_object_get(in[i].summary, "nfs"), "procedures");
 		const json_t *p;
 		size_t k;
 
-		json_array_foreach(procs, k, p) {
+		json_array_foreach(procs, k, p)
+		{
 			const json_t *ver = json_object_get(p, "version");
 			const char *name = json_string_value(json_object_get(p, "name"));
 			char vbuf[32];
@@ -81,7 +82,7 @@ static void points_free(struct nfs_points *p)
 }
 
 static int points_make(const struct rpt_nfs *nf, uint64_t width, const char *idle_color,
-		       struct nfs_points *p)
+                       struct nfs_points *p)
 {
 	uint64_t span = rpt_nfs_span(nf), f;
 	uint32_t lat[RPT_LAT_BUCKETS];
@@ -140,21 +141,20 @@ static int points_make(const struct rpt_nfs *nf, uint64_t width, const char *idl
 		if (ops || busy > 0)
 			continue;
 		if (p->nbands && p->bands[p->nbands - 1].x1 >= (double)t0 / 1e9 - 1e-12)
-			p->bands[p->nbands - 1].x1 = (double)(t0 + dur) / 1e9; /* one band, not stripes */
+			p->bands[p->nbands - 1].x1 =
+			    (double)(t0 + dur) / 1e9; /* one band, not stripes */
 		else
-			p->bands[p->nbands++] = (struct svg_band){(double)t0 / 1e9,
-								  (double)(t0 + dur) / 1e9, 0.3,
-								  idle_color, 1};
+			p->bands[p->nbands++] = (struct svg_band){
+			    (double)t0 / 1e9, (double)(t0 + dur) / 1e9, 0.3, idle_color, 1};
 	}
 	return 0;
 }
 
 static const char *const op_colors[RPT_NFS_SLOTS] = {"#1f77b4", "#d62728", "#2ca02c",
-						     "#ff7f0e", "#9467bd", "#8c564b",
-						     "#e377c2", "#17becf", "#7f7f7f"};
+                                                     "#ff7f0e", "#9467bd", "#8c564b",
+                                                     "#e377c2", "#17becf", "#7f7f7f"};
 
-void report_nfs_section(struct emit *em, const struct report_input *in, size_t n,
-			double xmax_min)
+void report_nfs_section(struct emit *em, const struct report_input *in, size_t n, double xmax_min)
 {
 	struct nfs_points *pts;
 	struct svg_series *ser;
@@ -188,12 +188,13 @@ void report_nfs_section(struct emit *em, const struct report_input *in, size_t n
 		xmax = xmax_min;
 	fputs("<h2>NFS</h2>\n", em->f);
 	nfs_table(em->f, in, n);
-	fprintf(em->f, "<p class=\"note\">%s Shaded: intervals with no call sent and none "
-		       "outstanding. Plotted interval: %.6g ms.</p>\n",
-		xmax_min > 0 ? "Time axis shared with the block graphs (packet times moved onto "
-			       "the trace clock with the manifest's clock pairs)."
-			     : "Graphs on the capture's clock from each run's first call.",
-		(double)width / 1e6);
+	fprintf(em->f,
+	        "<p class=\"note\">%s Shaded: intervals with no call sent and none "
+	        "outstanding. Plotted interval: %.6g ms.</p>\n",
+	        xmax_min > 0 ? "Time axis shared with the block graphs (packet times moved onto "
+	                       "the trace clock with the manifest's clock pairs)."
+	                     : "Graphs on the capture's clock from each run's first call.",
+	        (double)width / 1e6);
 	pts = calloc(n, sizeof(*pts));
 	ser = calloc(n * RPT_NFS_SLOTS + 2 * n, sizeof(*ser));
 	names = calloc(2 * n, sizeof(*names));
@@ -205,7 +206,7 @@ void report_nfs_section(struct emit *em, const struct report_input *in, size_t n
 		if (!in[i].nfs || !in[i].nfs->txns)
 			continue;
 		if (points_make(in[i].nfs, width, multi ? run_colors[i % NCOLORS] : IDLE_COLOR,
-				&pts[i])) {
+		                &pts[i])) {
 			em->err = -ENOMEM;
 			goto out;
 		}
@@ -222,9 +223,13 @@ void report_nfs_section(struct emit *em, const struct report_input *in, size_t n
 		nb += pts[i].nbands;
 	}
 	{
-		struct svg_chart c = {.id = "nfs-ops", .title = "NFS operations per second",
-				      .ylabel = "ops/s", .xmax = xmax, .series = ser,
-				      .bands = bands, .nbands = nb};
+		struct svg_chart c = {.id = "nfs-ops",
+		                      .title = "NFS operations per second",
+		                      .ylabel = "ops/s",
+		                      .xmax = xmax,
+		                      .series = ser,
+		                      .bands = bands,
+		                      .nbands = nb};
 		size_t k = 0;
 
 		for (size_t i = 0; i < n; i++) {
@@ -234,40 +239,56 @@ void report_nfs_section(struct emit *em, const struct report_input *in, size_t n
 				continue;
 			if (multi) {
 				ser[k++] = (struct svg_series){run_label(&in[i]),
-							       run_colors[i % NCOLORS], pts[i].n,
-							       pts[i].x, pts[i].total, NULL, NULL,
-							       false};
+				                               run_colors[i % NCOLORS],
+				                               pts[i].n,
+				                               pts[i].x,
+				                               pts[i].total,
+				                               NULL,
+				                               NULL,
+				                               false};
 				continue;
 			}
 			for (unsigned s = 0; s < nf->nslots; s++)
-				ser[k++] = (struct svg_series){nf->slot[s], op_colors[s], pts[i].n,
-							       pts[i].x, pts[i].ops[s], NULL, NULL,
-							       false};
+				ser[k++] = (struct svg_series){nf->slot[s], op_colors[s],  pts[i].n,
+				                               pts[i].x,    pts[i].ops[s], NULL,
+				                               NULL,        false};
 		}
 		c.nseries = k;
 		emit_chart(em, &c);
 	}
 	{
 		struct svg_chart c = {.id = "nfs-outstanding",
-				      .title = "outstanding NFS requests (mean per interval)",
-				      .ylabel = "requests", .xmax = xmax, .series = ser,
-				      .bands = bands, .nbands = nb};
+		                      .title = "outstanding NFS requests (mean per interval)",
+		                      .ylabel = "requests",
+		                      .xmax = xmax,
+		                      .series = ser,
+		                      .bands = bands,
+		                      .nbands = nb};
 		size_t k = 0;
 
 		for (size_t i = 0; i < n; i++)
 			if (in[i].nfs && in[i].nfs->txns)
-				ser[k++] = (struct svg_series){
-					multi ? run_label(&in[i]) : "outstanding",
-					multi ? run_colors[i % NCOLORS] : "#9467bd", pts[i].n,
-					pts[i].x, pts[i].outstanding, NULL, NULL, false};
+				ser[k++] =
+				    (struct svg_series){multi ? run_label(&in[i]) : "outstanding",
+				                        multi ? run_colors[i % NCOLORS] : "#9467bd",
+				                        pts[i].n,
+				                        pts[i].x,
+				                        pts[i].outstanding,
+				                        NULL,
+				                        NULL,
+				                        false};
 		c.nseries = k;
 		emit_chart(em, &c);
 	}
 	{
 		struct svg_chart c = {.id = "nfs-srt",
-				      .title = "NFS response time per interval (p50 solid, p99 dashed)",
-				      .ylabel = "ms", .xmax = xmax, .series = ser, .bands = bands,
-				      .nbands = nb};
+		                      .title =
+		                          "NFS response time per interval (p50 solid, p99 dashed)",
+		                      .ylabel = "ms",
+		                      .xmax = xmax,
+		                      .series = ser,
+		                      .bands = bands,
+		                      .nbands = nb};
 		size_t k = 0;
 
 		for (size_t i = 0; i < n; i++) {
@@ -276,16 +297,21 @@ void report_nfs_section(struct emit *em, const struct report_input *in, size_t n
 			if (!in[i].nfs || !in[i].nfs->txns)
 				continue;
 			if (asprintf(&names[2 * i], "%s%sp50", multi ? run_label(&in[i]) : "",
-				     multi ? " " : "") < 0)
+			             multi ? " " : "") < 0)
 				names[2 * i] = NULL;
 			if (asprintf(&names[2 * i + 1], "%s%sp99", multi ? run_label(&in[i]) : "",
-				     multi ? " " : "") < 0)
+			             multi ? " " : "") < 0)
 				names[2 * i + 1] = NULL;
-			ser[k++] = (struct svg_series){names[2 * i], col, pts[i].n, pts[i].x,
-						       pts[i].p50, NULL, NULL, false};
-			ser[k++] = (struct svg_series){names[2 * i + 1], multi ? col : "#d62728",
-						       pts[i].n, pts[i].x, pts[i].p99, NULL, NULL,
-						       true};
+			ser[k++] = (struct svg_series){names[2 * i], col,  pts[i].n, pts[i].x,
+			                               pts[i].p50,   NULL, NULL,     false};
+			ser[k++] = (struct svg_series){names[2 * i + 1],
+			                               multi ? col : "#d62728",
+			                               pts[i].n,
+			                               pts[i].x,
+			                               pts[i].p99,
+			                               NULL,
+			                               NULL,
+			                               true};
 		}
 		c.nseries = k;
 		emit_chart(em, &c);

@@ -9,10 +9,10 @@
 
 void report_points_release(struct report_points *p)
 {
-	double **arrs[] = {&p->x,	 &p->rd_mbps, &p->wr_mbps, &p->mbps,	 &p->mbps_lo,
-			   &p->mbps_hi,	 &p->rd_iops, &p->wr_iops, &p->iops,	 &p->iops_lo,
-			   &p->iops_hi,	 &p->seeks,   &p->seeks_lo, &p->seeks_hi, &p->qd,
-			   &p->qd_lo,	 &p->qd_hi,   &p->p50,	   &p->p99,	 &p->idle_frac};
+	double **arrs[] = {&p->x,       &p->rd_mbps, &p->wr_mbps,  &p->mbps,     &p->mbps_lo,
+	                   &p->mbps_hi, &p->rd_iops, &p->wr_iops,  &p->iops,     &p->iops_lo,
+	                   &p->iops_hi, &p->seeks,   &p->seeks_lo, &p->seeks_hi, &p->qd,
+	                   &p->qd_lo,   &p->qd_hi,   &p->p50,      &p->p99,      &p->idle_frac};
 
 	for (size_t i = 0; i < sizeof(arrs) / sizeof(arrs[0]); i++) {
 		free(*arrs[i]);
@@ -32,12 +32,12 @@ static double maxv(double a, double b)
 }
 
 int report_points_make(const struct rpt_run *r, const struct rpt_dev *d, uint64_t width_ns,
-		       struct report_points *p)
+                       struct report_points *p)
 {
-	double **arrs[] = {&p->x,	 &p->rd_mbps, &p->wr_mbps, &p->mbps,	 &p->mbps_lo,
-			   &p->mbps_hi,	 &p->rd_iops, &p->wr_iops, &p->iops,	 &p->iops_lo,
-			   &p->iops_hi,	 &p->seeks,   &p->seeks_lo, &p->seeks_hi, &p->qd,
-			   &p->qd_lo,	 &p->qd_hi,   &p->p50,	   &p->p99,	 &p->idle_frac};
+	double **arrs[] = {&p->x,       &p->rd_mbps, &p->wr_mbps,  &p->mbps,     &p->mbps_lo,
+	                   &p->mbps_hi, &p->rd_iops, &p->wr_iops,  &p->iops,     &p->iops_lo,
+	                   &p->iops_hi, &p->seeks,   &p->seeks_lo, &p->seeks_hi, &p->qd,
+	                   &p->qd_lo,   &p->qd_hi,   &p->p50,      &p->p99,      &p->idle_frac};
 	uint64_t span = rpt_run_span(r), f;
 	uint32_t *lat;
 	size_t n;
@@ -92,8 +92,10 @@ int report_points_make(const struct rpt_run *r, const struct rpt_dev *d, uint64_
 			sk += b->seeks;
 			area += b->qd_area;
 			idle += (double)b->idle_ns;
-			p->mbps_lo[j] = minv(p->mbps_lo[j], (double)(b->rd_bytes + b->wr_bytes) / ks / 1e6);
-			p->mbps_hi[j] = maxv(p->mbps_hi[j], (double)(b->rd_bytes + b->wr_bytes) / ks / 1e6);
+			p->mbps_lo[j] =
+			    minv(p->mbps_lo[j], (double)(b->rd_bytes + b->wr_bytes) / ks / 1e6);
+			p->mbps_hi[j] =
+			    maxv(p->mbps_hi[j], (double)(b->rd_bytes + b->wr_bytes) / ks / 1e6);
 			p->iops_lo[j] = minv(p->iops_lo[j], (b->rd_ios + b->wr_ios) / ks);
 			p->iops_hi[j] = maxv(p->iops_hi[j], (b->rd_ios + b->wr_ios) / ks);
 			p->seeks_lo[j] = minv(p->seeks_lo[j], b->seeks / ks);

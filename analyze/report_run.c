@@ -82,7 +82,7 @@ static void both_txn(void *arg, const struct rpc_txn *t)
 }
 
 int report_run_packets(struct report_run *r, struct pcap_src *src, const struct manifest *clock,
-		       struct iot_err *e)
+                       struct iot_err *e)
 {
 	struct nfs_stats_cfg cfg = {0};
 	struct nfs_stats s;

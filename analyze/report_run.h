@@ -36,6 +36,6 @@ int report_run_block(struct report_run *r, struct bt_reader *rd, struct iot_err 
  * are on the block trace's clock. */
 struct manifest;
 int report_run_packets(struct report_run *r, struct pcap_src *src, const struct manifest *clock,
-		       struct iot_err *e);
+                       struct iot_err *e);
 
 #endif

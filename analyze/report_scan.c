@@ -204,8 +204,8 @@ static void run_double(struct rpt_run *r)
 			d->bin[i] = tmp;
 			for (unsigned row = 0; row < RPT_ROWS; row++)
 				for (unsigned w = 0; w < 2; w++)
-					d->grid[i][row][w] = d->grid[2 * i][row][w] +
-							     d->grid[2 * i + 1][row][w];
+					d->grid[i][row][w] =
+					    d->grid[2 * i][row][w] + d->grid[2 * i + 1][row][w];
 		}
 		memset(&d->bin[RPT_MAX_BINS / 2], 0, RPT_MAX_BINS / 2 * sizeof(*d->bin));
 		memset(&d->grid[RPT_MAX_BINS / 2], 0, RPT_MAX_BINS / 2 * sizeof(*d->grid));
@@ -235,7 +235,7 @@ static unsigned bin_of(const struct rpt_run *r, uint64_t t)
 
 /* Spread a quantity over [from, to) across the bins it covers (both already in range). */
 static void spread(const struct rpt_run *r, struct rpt_dev *d, uint64_t from, uint64_t to,
-		   double depth, bool idle)
+                   double depth, bool idle)
 {
 	while (from < to) {
 		unsigned b = bin_of(r, from);
@@ -470,30 +470,30 @@ json_t *rpt_run_to_json(const struct rpt_run *r)
 		memcpy(top, d->top, sizeof(top));
 		qsort(top, d->ntop, sizeof(top[0]), gap_cmp);
 		for (unsigned k = 0; k < d->ntop && k < 10; k++)
-			json_array_append_new(longest,
-					      json_pack("{s:I,s:I}", "start_ns", (json_int_t)top[k].start,
-							"duration_ns", (json_int_t)top[k].len));
+			json_array_append_new(
+			    longest, json_pack("{s:I,s:I}", "start_ns", (json_int_t)top[k].start,
+			                       "duration_ns", (json_int_t)top[k].len));
 		snprintf(name, sizeof(name), "%u,%u", BLK_DEV_MAJOR(d->dev), BLK_DEV_MINOR(d->dev));
 		json_array_append_new(
-			devs,
-			json_pack("{s:s,s:{s:I,s:I},s:{s:I,s:I},s:{s:{s:I,s:f,s:I,s:I,s:I,s:I,s:I}},"
-				  "s:{s:I,s:I,s:I,s:f,s:o},s:{s:I,s:f,s:f}}",
-				  "dev", name, "reads", "ios", (json_int_t)d->rd_ios, "bytes",
-				  (json_int_t)d->rd_bytes, "writes", "ios", (json_int_t)d->wr_ios,
-				  "bytes", (json_int_t)d->wr_bytes, "latency_ns", "d2c", "count",
-				  (json_int_t)d->d2c.count, "mean", hist_mean(&d->d2c), "p50",
-				  (json_int_t)hist_quantile(&d->d2c, 0.5), "p90",
-				  (json_int_t)hist_quantile(&d->d2c, 0.9), "p99",
-				  (json_int_t)hist_quantile(&d->d2c, 0.99), "min",
-				  (json_int_t)(d->d2c.count ? d->d2c.min : 0), "max",
-				  (json_int_t)d->d2c.max, "idle", "threshold_ns",
-				  (json_int_t)r->idle_threshold, "gaps", (json_int_t)d->gaps,
-				  "total_ns", (json_int_t)d->idle_total, "pct",
-				  span ? 100.0 * (double)d->idle_total / (double)span : 0.0, "longest",
-				  longest, "seeks", "count", (json_int_t)d->seeks, "sequential_pct",
-				  d->issues ? 100.0 * (double)(d->issues - d->seeks) / (double)d->issues
-					    : 0.0,
-				  "per_sec", secs > 0 ? (double)d->seeks / secs : 0.0));
+		    devs,
+		    json_pack("{s:s,s:{s:I,s:I},s:{s:I,s:I},s:{s:{s:I,s:f,s:I,s:I,s:I,s:I,s:I}},"
+		              "s:{s:I,s:I,s:I,s:f,s:o},s:{s:I,s:f,s:f}}",
+		              "dev", name, "reads", "ios", (json_int_t)d->rd_ios, "bytes",
+		              (json_int_t)d->rd_bytes, "writes", "ios", (json_int_t)d->wr_ios,
+		              "bytes", (json_int_t)d->wr_bytes, "latency_ns", "d2c", "count",
+		              (json_int_t)d->d2c.count, "mean", hist_mean(&d->d2c), "p50",
+		              (json_int_t)hist_quantile(&d->d2c, 0.5), "p90",
+		              (json_int_t)hist_quantile(&d->d2c, 0.9), "p99",
+		              (json_int_t)hist_quantile(&d->d2c, 0.99), "min",
+		              (json_int_t)(d->d2c.count ? d->d2c.min : 0), "max",
+		              (json_int_t)d->d2c.max, "idle", "threshold_ns",
+		              (json_int_t)r->idle_threshold, "gaps", (json_int_t)d->gaps,
+		              "total_ns", (json_int_t)d->idle_total, "pct",
+		              span ? 100.0 * (double)d->idle_total / (double)span : 0.0, "longest",
+		              longest, "seeks", "count", (json_int_t)d->seeks, "sequential_pct",
+		              d->issues ? 100.0 * (double)(d->issues - d->seeks) / (double)d->issues
+		                        : 0.0,
+		              "per_sec", secs > 0 ? (double)d->seeks / secs : 0.0));
 	}
 	json_object_set_new(root, "span_ns", json_integer((json_int_t)span));
 	json_object_set_new(root, "devices", devs);

@@ -46,12 +46,12 @@ struct rpt_flight;
 
 struct rpt_dev {
 	uint32_t dev;
-	struct rpt_bin *bin;            /* RPT_MAX_BINS */
-	uint32_t (*grid)[RPT_ROWS][2];  /* [bin][row][read=0/write=1]: IOs issued */
+	struct rpt_bin *bin;           /* RPT_MAX_BINS */
+	uint32_t (*grid)[RPT_ROWS][2]; /* [bin][row][read=0/write=1]: IOs issued */
 	bool grid_init;
-	uint64_t row_lo, row_span;      /* row r covers [row_lo + r*row_span, +row_span) */
+	uint64_t row_lo, row_span;       /* row r covers [row_lo + r*row_span, +row_span) */
 	uint64_t min_sector, max_sector; /* exact, for the axis */
-	struct rpt_flight *flight;      /* outstanding requests by sector */
+	struct rpt_flight *flight;       /* outstanding requests by sector */
 	unsigned qd;
 	uint64_t qd_t;
 	uint64_t last_end;
@@ -69,8 +69,8 @@ struct rpt_dev {
 struct rpt_run {
 	uint64_t t0, tlast; /* absolute trace time of the first and last event */
 	bool started;
-	uint64_t width;     /* current bin width, ns */
-	unsigned nbins;     /* bins in use */
+	uint64_t width; /* current bin width, ns */
+	unsigned nbins; /* bins in use */
 	uint64_t idle_threshold;
 	struct rpt_dev *dev[RPT_MAX_DEVICES];
 	unsigned ndev;

@@ -88,7 +88,7 @@ static void draw_series(FILE *f, const struct frame *fr, const struct svg_series
 				;
 			if (j - i >= 1) {
 				fprintf(f, "<polygon fill=\"%s\" fill-opacity=\"0.18\" points=\"",
-					s->color);
+				        s->color);
 				for (size_t k = i; k < j; k++)
 					fprintf(f, "%.1f,%.1f ", px(fr, s->x[k]), py(fr, s->hi[k]));
 				for (size_t k = j; k-- > i;)
@@ -107,11 +107,12 @@ static void draw_series(FILE *f, const struct frame *fr, const struct svg_series
 			;
 		if (j == i + 1) {
 			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"1.5\" fill=\"%s\"/>\n",
-				px(fr, s->x[i]), py(fr, s->mean[i]), s->color);
+			        px(fr, s->x[i]), py(fr, s->mean[i]), s->color);
 		} else if (j > i) {
-			fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.3\"%s "
-				   "points=\"",
-				s->color, s->dashed ? " stroke-dasharray=\"4 2\"" : "");
+			fprintf(f,
+			        "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.3\"%s "
+			        "points=\"",
+			        s->color, s->dashed ? " stroke-dasharray=\"4 2\"" : "");
 			for (size_t k = i; k < j; k++)
 				fprintf(f, "%.1f,%.1f ", px(fr, s->x[k]), py(fr, s->mean[k]));
 			fputs("\"/>\n", f);
@@ -149,9 +150,10 @@ int svg_chart_write(FILE *f, const struct svg_chart *c, bool standalone)
 	}
 	if (standalone)
 		fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
-	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-		   "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"11\"",
-		W, H, W, H);
+	fprintf(f,
+	        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+	        "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"11\"",
+	        W, H, W, H);
 	if (c->id) {
 		fputs(" id=\"", f);
 		xml_puts(f, c->id);
@@ -173,32 +175,35 @@ int svg_chart_write(FILE *f, const struct svg_chart *c, bool standalone)
 			x1 = x0 + b->min_px;
 		if (x1 > fr.x0 + fr.w)
 			x1 = fr.x0 + fr.w;
-		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" "
-			   "fill-opacity=\"%.2f\"/>\n",
-			x0, fr.y0, x1 - x0 > 0.1 ? x1 - x0 : 0.1, fr.h, b->color ? b->color : "#888",
-			b->opacity);
+		fprintf(f,
+		        "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" "
+		        "fill-opacity=\"%.2f\"/>\n",
+		        x0, fr.y0, x1 - x0 > 0.1 ? x1 - x0 : 0.1, fr.h,
+		        b->color ? b->color : "#888", b->opacity);
 	}
 	if (c->image && c->image->png_b64) {
 		double yt = py(&fr, c->image->y1), yb = py(&fr, c->image->y0);
 
-		fprintf(f, "<image x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-			   "preserveAspectRatio=\"none\" style=\"image-rendering:pixelated\" "
-			   "href=\"data:image/png;base64,%s\"/>\n",
-			fr.x0, yt, fr.w, yb - yt > 1 ? yb - yt : 1, c->image->png_b64);
+		fprintf(f,
+		        "<image x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+		        "preserveAspectRatio=\"none\" style=\"image-rendering:pixelated\" "
+		        "href=\"data:image/png;base64,%s\"/>\n",
+		        fr.x0, yt, fr.w, yb - yt > 1 ? yb - yt : 1, c->image->png_b64);
 	}
 	for (size_t i = 0; i < c->ndots; i++) {
 		const struct svg_dot *d = &c->dots[i];
 
-		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"3\" height=\"3\" fill=\"%s\" "
-			   "fill-opacity=\"%.2f\"/>\n",
-			px(&fr, d->x) - 1.5, py(&fr, d->y) - 1.5, d->color, d->opacity);
+		fprintf(f,
+		        "<rect x=\"%.1f\" y=\"%.1f\" width=\"3\" height=\"3\" fill=\"%s\" "
+		        "fill-opacity=\"%.2f\"/>\n",
+		        px(&fr, d->x) - 1.5, py(&fr, d->y) - 1.5, d->color, d->opacity);
 	}
 	/* axes and grid */
 	step = svg_nice_step(fr.ymax - fr.ymin, 4);
 	fputs("<g stroke=\"#ddd\" stroke-width=\"1\">\n", f);
 	for (double y = ceil(fr.ymin / step) * step; y <= fr.ymax + step * 1e-9; y += step)
-		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", ML, py(&fr, y),
-			fr.x0 + fr.w, py(&fr, y));
+		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", ML,
+		        py(&fr, y), fr.x0 + fr.w, py(&fr, y));
 	fputs("</g>\n<g fill=\"#333\" text-anchor=\"end\">\n", f);
 	for (double y = ceil(fr.ymin / step) * step; y <= fr.ymax + step * 1e-9; y += step) {
 		fmt_tick(buf, sizeof(buf), fabs(y) < step * 1e-9 ? 0 : y, c->ybytes);
@@ -210,16 +215,18 @@ int svg_chart_write(FILE *f, const struct svg_chart *c, bool standalone)
 	for (double x = 0; x <= fr.xmax + xstep * 1e-9; x += xstep) {
 		fmt_time(buf, sizeof(buf), x, xstep);
 		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n", px(&fr, x), fr.y0 + fr.h + 14,
-			buf);
+		        buf);
 	}
 	fputs("</g>\n", f);
-	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
-		   "stroke=\"#999\"/>\n",
-		fr.x0, fr.y0, fr.w, fr.h);
+	fprintf(f,
+	        "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
+	        "stroke=\"#999\"/>\n",
+	        fr.x0, fr.y0, fr.w, fr.h);
 	if (c->ylabel) {
-		fprintf(f, "<text x=\"12\" y=\"%.1f\" transform=\"rotate(-90 12 %.1f)\" "
-			   "text-anchor=\"middle\" fill=\"#333\">",
-			fr.y0 + fr.h / 2, fr.y0 + fr.h / 2);
+		fprintf(f,
+		        "<text x=\"12\" y=\"%.1f\" transform=\"rotate(-90 12 %.1f)\" "
+		        "text-anchor=\"middle\" fill=\"#333\">",
+		        fr.y0 + fr.h / 2, fr.y0 + fr.h / 2);
 		xml_puts(f, c->ylabel);
 		fputs("</text>\n", f);
 	}
@@ -231,15 +238,17 @@ int svg_chart_write(FILE *f, const struct svg_chart *c, bool standalone)
 	/* legend, right-aligned in the top margin */
 	lx = W - MR;
 	for (size_t i = nleg; i-- > 0;) {
-		const char *name = i < c->nseries ? c->series[i].name : c->legend_names[i - c->nseries];
-		const char *col = i < c->nseries ? c->series[i].color : c->legend_colors[i - c->nseries];
+		const char *name =
+		    i < c->nseries ? c->series[i].name : c->legend_names[i - c->nseries];
+		const char *col =
+		    i < c->nseries ? c->series[i].color : c->legend_colors[i - c->nseries];
 		double tw = 6.5 * (double)strlen(name ? name : "") + 20;
 
 		if (!name)
 			continue;
 		lx -= tw;
 		fprintf(f, "<rect x=\"%.1f\" y=\"8\" width=\"10\" height=\"10\" fill=\"%s\"/>", lx,
-			col);
+		        col);
 		fprintf(f, "<text x=\"%.1f\" y=\"17\">", lx + 13);
 		xml_puts(f, name);
 		fputs("</text>\n", f);
@@ -274,7 +283,7 @@ static size_t chunk(uint8_t *out, const char *type, const uint8_t *data, uint32_
 static char *base64(const uint8_t *p, size_t n)
 {
 	static const char tab[] =
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	char *out = malloc((n + 2) / 3 * 4 + 1), *o = out;
 
 	if (!out)

@@ -23,10 +23,10 @@ struct svg_series {
 };
 
 struct svg_band {
-	double x0, x1;   /* seconds */
-	double opacity;  /* 0..1 */
+	double x0, x1;  /* seconds */
+	double opacity; /* 0..1 */
 	const char *color;
-	double min_px;   /* draw at least this wide (a rare long gap stays visible) */
+	double min_px; /* draw at least this wide (a rare long gap stays visible) */
 };
 
 struct svg_image {
@@ -42,7 +42,7 @@ struct svg_dot {
 };
 
 struct svg_chart {
-	const char *id;     /* element id and --svg file name stem */
+	const char *id; /* element id and --svg file name stem */
 	const char *title;
 	const char *ylabel; /* unit shown on the axis, e.g. "MB/s" */
 	double xmax;        /* seconds */

@@ -179,7 +179,7 @@ void stats_summarize(const double *x, size_t n, struct stats_summary *out)
 }
 
 int stats_welch_test(const struct stats_summary *a, const struct stats_summary *b,
-		     struct stats_welch *out)
+                     struct stats_welch *out)
 {
 	double va, vb, se2;
 
@@ -190,7 +190,8 @@ int stats_welch_test(const struct stats_summary *a, const struct stats_summary *
 	vb = b->sd * b->sd / (double)b->n;
 	se2 = va + vb;
 	if (se2 == 0) {
-		/* no spread at all: identical means are indistinguishable, different ones certain */
+		/* no spread at all: identical means are indistinguishable, different ones certain
+		 */
 		if (a->mean == b->mean) {
 			out->t = 0;
 			out->p = 1;

@@ -28,9 +28,9 @@ double stats_t_quantile(double p, double df);
 struct stats_summary {
 	size_t n;
 	double mean;
-	double sd;     /* NaN when n < 2 */
+	double sd; /* NaN when n < 2 */
 	double median;
-	double ci_lo;  /* 95 % confidence interval of the mean (Student t); NaN when n < 2 */
+	double ci_lo; /* 95 % confidence interval of the mean (Student t); NaN when n < 2 */
 	double ci_hi;
 	double min;
 	double max;
@@ -50,6 +50,6 @@ struct stats_welch {
  * zero variance the test degenerates: p = 1 for equal means, 0 otherwise, t = +-inf, df = NaN.
  */
 int stats_welch_test(const struct stats_summary *a, const struct stats_summary *b,
-		     struct stats_welch *out);
+                     struct stats_welch *out);
 
 #endif

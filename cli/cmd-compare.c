@@ -14,34 +14,34 @@
 #include "formats/blktrace.h"
 
 const char usage_compare[] =
-	"usage: iotape compare RUN|SUMMARY.json... [--label L]... [--baseline LABEL]\n"
-	"                      [--fail-if 'METRIC<-10%']... [--alpha P] [--by KEY,...]\n"
-	"                      [--rows KEY --cols KEY [--tables KEY]]\n"
-	"                      [--format text|markdown|csv|json] [-o FILE] [--idle DUR]\n"
-	"\n"
-	"Compare runs: run directories (analyzed here) or saved 'iotape analyze --json' output.\n"
-	"Runs with the same label form a group: mean, sd, median, 95% CI (Student t), and\n"
-	"Welch's t-test against the baseline group.\n"
-	"\n"
-	"  --label L        label of the next run, in order (default: from the manifest)\n"
-	"  --by KEYS        manifest keys that make automatic labels\n"
-	"                   (default kernel,distro,filesystem,device: those that differ)\n"
-	"  --baseline L     the group others are compared with (default: the first)\n"
-	"  --fail-if RULE   METRIC<VALUE, METRIC>=VALUE or a change like 'mbps<-10%';\n"
-	"                   exit status 1 when a group crosses it (repeatable)\n"
-	"  --alpha P        a relative rule fails only when also significant (p < P)\n"
-	"  --rows KEY, --cols KEY   matrix layout (e.g. --rows distro --cols filesystem)\n"
-	"  --tables KEY     one matrix per value of KEY (e.g. a manifest label 'bs')\n"
-	"  --format F       text (default), markdown, csv, json\n"
-	"  -o FILE          write to FILE instead of standard output\n"
-	"  --idle DUR       shortest idle gap when analyzing run directories (default 10ms)\n"
-	"\n"
-	"Metrics: mbps, iops, lat_p50, lat_p99 (D2C, us), idle_pct, longest_gap (ms), seeks,\n"
-	"seq_pct, nfsV.OP (mean NFS response time, ms; nfs.OP for any version).\n";
+    "usage: iotape compare RUN|SUMMARY.json... [--label L]... [--baseline LABEL]\n"
+    "                      [--fail-if 'METRIC<-10%']... [--alpha P] [--by KEY,...]\n"
+    "                      [--rows KEY --cols KEY [--tables KEY]]\n"
+    "                      [--format text|markdown|csv|json] [-o FILE] [--idle DUR]\n"
+    "\n"
+    "Compare runs: run directories (analyzed here) or saved 'iotape analyze --json' output.\n"
+    "Runs with the same label form a group: mean, sd, median, 95% CI (Student t), and\n"
+    "Welch's t-test against the baseline group.\n"
+    "\n"
+    "  --label L        label of the next run, in order (default: from the manifest)\n"
+    "  --by KEYS        manifest keys that make automatic labels\n"
+    "                   (default kernel,distro,filesystem,device: those that differ)\n"
+    "  --baseline L     the group others are compared with (default: the first)\n"
+    "  --fail-if RULE   METRIC<VALUE, METRIC>=VALUE or a change like 'mbps<-10%';\n"
+    "                   exit status 1 when a group crosses it (repeatable)\n"
+    "  --alpha P        a relative rule fails only when also significant (p < P)\n"
+    "  --rows KEY, --cols KEY   matrix layout (e.g. --rows distro --cols filesystem)\n"
+    "  --tables KEY     one matrix per value of KEY (e.g. a manifest label 'bs')\n"
+    "  --format F       text (default), markdown, csv, json\n"
+    "  -o FILE          write to FILE instead of standard output\n"
+    "  --idle DUR       shortest idle gap when analyzing run directories (default 10ms)\n"
+    "\n"
+    "Metrics: mbps, iops, lat_p50, lat_p99 (D2C, us), idle_pct, longest_gap (ms), seeks,\n"
+    "seq_pct, nfsV.OP (mean NFS response time, ms; nfs.OP for any version).\n";
 
 /* defined in cmd-report.c: one RUN through the same analysis as report (and analyze) */
-int report_load_run(const char *path, uint64_t interval_ns, uint64_t idle_ns,
-		    struct report_run *r, json_t **manifest);
+int report_load_run(const char *path, uint64_t interval_ns, uint64_t idle_ns, struct report_run *r,
+                    json_t **manifest);
 
 /* A saved summary (a JSON file), or anything else analyzed here as a run. */
 static int load_input(const char *path, uint64_t idle_ns, json_t **summary, json_t **manifest)
@@ -61,8 +61,8 @@ static int load_input(const char *path, uint64_t idle_ns, json_t **summary, json
 		if (c == '{') {
 			*summary = json_load_file(path, 0, &je);
 			if (!*summary)
-				return error("'%s': not a JSON summary: %s (line %d)", path, je.text,
-					     je.line),
+				return error("'%s': not a JSON summary: %s (line %d)", path,
+				             je.text, je.line),
 				       EXIT_USAGE;
 			return EXIT_OK;
 		}
@@ -77,10 +77,10 @@ static int load_input(const char *path, uint64_t idle_ns, json_t **summary, json
 int cmd_compare(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"label", 1, 0, 'l'}, {"baseline", 1, 0, 'b'}, {"fail-if", 1, 0, 'f'},
-		{"alpha", 1, 0, 'a'}, {"rows", 1, 0, 'r'},     {"cols", 1, 0, 'c'},
-		{"by", 1, 0, 'B'},    {"format", 1, 0, 'F'},   {"output", 1, 0, 'o'},
-		{"idle", 1, 0, 'i'},  {"tables", 1, 0, 'T'}, {0, 0, 0, 0},
+	    {"label", 1, 0, 'l'}, {"baseline", 1, 0, 'b'}, {"fail-if", 1, 0, 'f'},
+	    {"alpha", 1, 0, 'a'}, {"rows", 1, 0, 'r'},     {"cols", 1, 0, 'c'},
+	    {"by", 1, 0, 'B'},    {"format", 1, 0, 'F'},   {"output", 1, 0, 'o'},
+	    {"idle", 1, 0, 'i'},  {"tables", 1, 0, 'T'},   {0, 0, 0, 0},
 	};
 	struct compare_opts o = {0};
 	enum cmp_format fmt = CMP_FMT_TEXT;
@@ -135,8 +135,8 @@ int cmd_compare(int argc, char **argv)
 			break;
 		case 'F':
 			if (compare_format_parse(optarg, &fmt) || fmt == CMP_FMT_HTML) {
-				ret = usage_error("--format: '%s' is not text, markdown, csv or json",
-						  optarg);
+				ret = usage_error(
+				    "--format: '%s' is not text, markdown, csv or json", optarg);
 				goto out;
 			}
 			break;
@@ -160,7 +160,7 @@ int cmd_compare(int argc, char **argv)
 	}
 	if (nlabels && nlabels != (size_t)(argc - optind)) {
 		ret = usage_error("%zu --label for %d runs: give one per run, in order", nlabels,
-				  argc - optind);
+		                  argc - optind);
 		goto out;
 	}
 	for (int i = optind; i < argc; i++) {
@@ -170,7 +170,7 @@ int cmd_compare(int argc, char **argv)
 		if (ret)
 			goto out;
 		ret = compare_add(&c, argv[i], summary, manifest,
-				  nlabels ? labels[i - optind] : NULL, &e);
+		                  nlabels ? labels[i - optind] : NULL, &e);
 		json_decref(summary);
 		json_decref(manifest);
 		if (ret) {

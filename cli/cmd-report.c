@@ -21,22 +21,22 @@
 #include "iotape_version.h"
 
 const char usage_report[] =
-	"usage: iotape report RUN... -o REPORT.html [--svg DIR] [--interval DUR] [--idle DUR]\n"
-	"                     [--label L]... [--baseline LABEL] [--title TEXT]\n"
-	"\n"
-	"One self-contained HTML file (inline SVG, no network, no scripts): the runs' manifests,\n"
-	"summary tables and, per device, sector offset over time, MB/s, IOPS, seeks/s, queue\n"
-	"depth and D2C latency p50/p99 per interval, idle gaps shaded. Several runs share the\n"
-	"axes (one colour per run) and get a comparison table as 'iotape compare' makes it.\n"
-	"RUN is a run directory, a per-CPU set NAME or one trace file.\n"
-	"\n"
-	"  -o FILE          the HTML file to write (required)\n"
-	"  --svg DIR        also write every graph as DIR/NAME.svg\n"
-	"  --interval DUR   plotted interval (default: about 600 points over the longest run)\n"
-	"  --idle DUR       shortest idle gap that is shaded and counted (default 10ms)\n"
-	"  --label L        legend name of the next run, in order (default: the manifest or name)\n"
-	"  --baseline L     baseline group of the comparison table\n"
-	"  --title TEXT     page title\n";
+    "usage: iotape report RUN... -o REPORT.html [--svg DIR] [--interval DUR] [--idle DUR]\n"
+    "                     [--label L]... [--baseline LABEL] [--title TEXT]\n"
+    "\n"
+    "One self-contained HTML file (inline SVG, no network, no scripts): the runs' manifests,\n"
+    "summary tables and, per device, sector offset over time, MB/s, IOPS, seeks/s, queue\n"
+    "depth and D2C latency p50/p99 per interval, idle gaps shaded. Several runs share the\n"
+    "axes (one colour per run) and get a comparison table as 'iotape compare' makes it.\n"
+    "RUN is a run directory, a per-CPU set NAME or one trace file.\n"
+    "\n"
+    "  -o FILE          the HTML file to write (required)\n"
+    "  --svg DIR        also write every graph as DIR/NAME.svg\n"
+    "  --interval DUR   plotted interval (default: about 600 points over the longest run)\n"
+    "  --idle DUR       shortest idle gap that is shaded and counted (default 10ms)\n"
+    "  --label L        legend name of the next run, in order (default: the manifest or name)\n"
+    "  --baseline L     baseline group of the comparison table\n"
+    "  --title TEXT     page title\n";
 
 struct svg_dir {
 	const char *dir;
@@ -104,8 +104,8 @@ static json_t *load_manifest(const char *path);
  * into r: block events and packets both, when the directory has both. Shared with
  * cmd-compare.c. Returns an exit code after printing any error.
  */
-int report_load_run(const char *path, uint64_t interval_ns, uint64_t idle_ns,
-		    struct report_run *r, json_t **manifest)
+int report_load_run(const char *path, uint64_t interval_ns, uint64_t idle_ns, struct report_run *r,
+                    json_t **manifest)
 {
 	struct stat st;
 	struct iot_err e;
@@ -121,7 +121,8 @@ int report_load_run(const char *path, uint64_t interval_ns, uint64_t idle_ns,
 			scan_dir(path, &block, &capture);
 			if (!block && !capture) {
 				error("'%s': no block trace (*.blktrace.N) or net.pcap in the run "
-				      "directory", path);
+				      "directory",
+				      path);
 				return EXIT_USAGE;
 			}
 		} else if (analyze_is_capture(path)) {
@@ -184,7 +185,7 @@ static json_t *load_manifest(const char *path)
 		m = json_load_file(mpath, 0, &je);
 		if (!m)
 			warning("'%s': %s (line %d); left out of the report", mpath, je.text,
-				je.line);
+			        je.line);
 	}
 	free(mpath);
 	return m;
@@ -193,9 +194,9 @@ static json_t *load_manifest(const char *path)
 int cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"output", 1, 0, 'o'},	 {"svg", 1, 0, 's'},   {"interval", 1, 0, 'i'},
-		{"idle", 1, 0, 'I'},	 {"label", 1, 0, 'l'}, {"baseline", 1, 0, 'b'},
-		{"title", 1, 0, 't'},	 {0, 0, 0, 0},
+	    {"output", 1, 0, 'o'}, {"svg", 1, 0, 's'},   {"interval", 1, 0, 'i'},
+	    {"idle", 1, 0, 'I'},   {"label", 1, 0, 'l'}, {"baseline", 1, 0, 'b'},
+	    {"title", 1, 0, 't'},  {0, 0, 0, 0},
 	};
 	const char *outpath = NULL, *title = NULL;
 	struct svg_dir svg = {0};

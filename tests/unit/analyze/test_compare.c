@@ -19,19 +19,19 @@
 static json_t *summary(double mbps, double p99_us, const char *kernel, const char *fs)
 {
 	json_t *s = json_pack("{s:I,s:[{s:s,s:{s:I,s:I},s:{s:I,s:I},s:{s:{s:I,s:I}},"
-			      "s:{s:f,s:[I]},s:{s:f,s:f}}]}",
-			      "span_ns", (json_int_t)1000000000, "devices", "dev", "8,0", "reads",
-			      "ios", (json_int_t)100, "bytes", (json_int_t)(mbps * 1e6), "writes",
-			      "ios", (json_int_t)0, "bytes", (json_int_t)0, "latency_ns", "d2c",
-			      "p50", (json_int_t)100000, "p99", (json_int_t)(p99_us * 1000), "idle",
-			      "pct", 1.5, "longest", (json_int_t)20000000, "seeks", "per_sec", 10.0,
-			      "sequential_pct", 90.0);
+	                      "s:{s:f,s:[I]},s:{s:f,s:f}}]}",
+	                      "span_ns", (json_int_t)1000000000, "devices", "dev", "8,0", "reads",
+	                      "ios", (json_int_t)100, "bytes", (json_int_t)(mbps * 1e6), "writes",
+	                      "ios", (json_int_t)0, "bytes", (json_int_t)0, "latency_ns", "d2c",
+	                      "p50", (json_int_t)100000, "p99", (json_int_t)(p99_us * 1000), "idle",
+	                      "pct", 1.5, "longest", (json_int_t)20000000, "seeks", "per_sec", 10.0,
+	                      "sequential_pct", 90.0);
 
 	assert_non_null(s);
 	if (kernel)
 		json_object_set_new(s, "manifest",
-				    json_pack("{s:s,s:[{s:s,s:[{s:s}]}]}", "kernel", kernel,
-					      "devices", "name", "sda", "filesystems", "type", fs));
+		                    json_pack("{s:s,s:[{s:s,s:[{s:s}]}]}", "kernel", kernel,
+		                              "devices", "name", "sda", "filesystems", "type", fs));
 	return s;
 }
 
@@ -210,11 +210,11 @@ static json_t *captured(double mbps, const char *distro, const char *fs, const c
 	json_t *s = summary(mbps, 1, NULL, NULL);
 
 	json_object_set_new(
-		s, "manifest",
-		json_pack("{s:{s:{s:s},s:{s:s,s:s}},s:{s:s},s:[{s:s,s:I,s:I,s:[{s:s}]}]}", "host",
-			  "kernel", "release", "6.1.0", "distro", "id", distro, "version_id", "12",
-			  "labels", "bs", bs, "devices", "name", "sda", "major", (json_int_t)8,
-			  "minor", (json_int_t)0, "mounts", "fstype", fs));
+	    s, "manifest",
+	    json_pack("{s:{s:{s:s},s:{s:s,s:s}},s:{s:s},s:[{s:s,s:I,s:I,s:[{s:s}]}]}", "host",
+	              "kernel", "release", "6.1.0", "distro", "id", distro, "version_id", "12",
+	              "labels", "bs", bs, "devices", "name", "sda", "major", (json_int_t)8, "minor",
+	              (json_int_t)0, "mounts", "fstype", fs));
 	return s;
 }
 
@@ -222,8 +222,8 @@ static void test_tables(void **state)
 {
 	struct compare c;
 	struct iot_err e;
-	struct compare_opts o = {.rows = "distro", .cols = "filesystem", .tables = "bs",
-				 .baseline = "debian 12 / xfs"};
+	struct compare_opts o = {
+	    .rows = "distro", .cols = "filesystem", .tables = "bs", .baseline = "debian 12 / xfs"};
 	int m;
 
 	(void)state;
@@ -254,15 +254,15 @@ static void test_tables(void **state)
 static void test_malformed(void **state)
 {
 	static const char *const docs[] = {
-		"{\"devices\": \"x\", \"nfs\": 3}",
-		"{\"devices\": [1, \"a\", null, {}], \"span_ns\": \"1\"}",
-		"{\"devices\": [{\"dev\": 5, \"reads\": 3, \"idle\": {\"longest\": {}}}]}",
-		"{\"devices\": [{\"idle\": {\"longest\": [\"x\", {\"start_ns\": 1}]}}],"
-		" \"manifest\": {\"devices\": 7, \"host\": [1], \"kernel\": {\"release\": 6}}}",
-		"{\"nfs\": {\"procedures\": [1, {\"name\": 3}, {\"name\": \"READ\", \"calls\": 1,"
-		" \"version\": {\"x\": 1}, \"srt_ns\": []}]}}",
-		"{\"devices\": [], \"manifest\": {\"devices\": [{\"name\": \"sda\", \"mounts\":"
-		" [{\"fstype\": [\"ext4\"]}]}], \"distro\": {\"id\": 1, \"version_id\": \"2\"}}}",
+	    "{\"devices\": \"x\", \"nfs\": 3}",
+	    "{\"devices\": [1, \"a\", null, {}], \"span_ns\": \"1\"}",
+	    "{\"devices\": [{\"dev\": 5, \"reads\": 3, \"idle\": {\"longest\": {}}}]}",
+	    "{\"devices\": [{\"idle\": {\"longest\": [\"x\", {\"start_ns\": 1}]}}],"
+	    " \"manifest\": {\"devices\": 7, \"host\": [1], \"kernel\": {\"release\": 6}}}",
+	    "{\"nfs\": {\"procedures\": [1, {\"name\": 3}, {\"name\": \"READ\", \"calls\": 1,"
+	    " \"version\": {\"x\": 1}, \"srt_ns\": []}]}}",
+	    "{\"devices\": [], \"manifest\": {\"devices\": [{\"name\": \"sda\", \"mounts\":"
+	    " [{\"fstype\": [\"ext4\"]}]}], \"distro\": {\"id\": 1, \"version_id\": \"2\"}}}",
 	};
 	struct compare c;
 	struct iot_err e;
@@ -314,13 +314,10 @@ static void test_csv_quoting(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_rule),
-		cmocka_unit_test(test_groups_and_welch),
-		cmocka_unit_test(test_labels),
-		cmocka_unit_test(test_matrix_and_render),
-		cmocka_unit_test(test_tables),
-		cmocka_unit_test(test_malformed),
-		cmocka_unit_test(test_csv_quoting),
+	    cmocka_unit_test(test_parse_rule),  cmocka_unit_test(test_groups_and_welch),
+	    cmocka_unit_test(test_labels),      cmocka_unit_test(test_matrix_and_render),
+	    cmocka_unit_test(test_tables),      cmocka_unit_test(test_malformed),
+	    cmocka_unit_test(test_csv_quoting),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,7 +16,7 @@
 #define MS 1000000ull
 
 static void txn(struct rpt_nfs *n, uint32_t vers, uint32_t proc, uint64_t call, uint64_t reply,
-		uint32_t status)
+                uint32_t status)
 {
 	struct rpc_txn t;
 
@@ -114,8 +114,8 @@ static void test_align(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bins),
-		cmocka_unit_test(test_align),
+	    cmocka_unit_test(test_bins),
+	    cmocka_unit_test(test_align),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,7 +17,7 @@
 #define NEAR(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
 
 static void ev(struct rpt_run *r, uint64_t t, unsigned action, uint64_t sector, uint32_t bytes,
-	       bool write)
+               bool write)
 {
 	struct blk_event e;
 
@@ -111,8 +111,8 @@ static void test_points(void **state)
 	assert_int_equal(report_points_make(&r, r.dev[0], 64000ull * 256, &p), 0);
 	assert_int_equal(p.n, 7); /* 104 ms / 16.384 ms */
 	for (size_t j = 0; j < p.n; j++) {
-		double secs = j + 1 < p.n ? 64000.0 * 256 / 1e9
-					  : (104.0 * MS - 64000.0 * 256 * j) / 1e9;
+		double secs =
+		    j + 1 < p.n ? 64000.0 * 256 / 1e9 : (104.0 * MS - 64000.0 * 256 * j) / 1e9;
 
 		bytes += p.mbps[j] * 1e6 * secs;
 		idle += p.idle_frac[j] * secs * 1e9;
@@ -239,10 +239,10 @@ static void test_json(void **state)
 	assert_int_equal(json_integer_value(json_object_get(j, "span_ns")), 104 * MS);
 	d = json_array_get(json_object_get(j, "devices"), 0);
 	assert_string_equal(json_string_value(json_object_get(d, "dev")), "8,0");
-	assert_int_equal(json_integer_value(json_object_get(json_object_get(d, "reads"), "ios")), 2);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(d, "reads"), "ios")),
+	                 2);
 	assert_int_equal(
-		json_integer_value(json_object_get(json_object_get(d, "idle"), "total_ns")),
-		99 * MS);
+	    json_integer_value(json_object_get(json_object_get(d, "idle"), "total_ns")), 99 * MS);
 	NEAR(json_real_value(json_object_get(json_object_get(d, "seeks"), "sequential_pct")),
 	     200.0 / 3, 1e-9);
 	json_decref(j);
@@ -252,10 +252,9 @@ static void test_json(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_totals),	    cmocka_unit_test(test_points),
-		cmocka_unit_test(test_grid_growth), cmocka_unit_test(test_rare_gap),
-		cmocka_unit_test(test_lat_buckets),
-		cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_totals),      cmocka_unit_test(test_points),
+	    cmocka_unit_test(test_grid_growth), cmocka_unit_test(test_rare_gap),
+	    cmocka_unit_test(test_lat_buckets), cmocka_unit_test(test_json),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

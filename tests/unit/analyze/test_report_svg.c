@@ -142,11 +142,17 @@ static void test_nice_step(void **state)
 static void test_chart(void **state)
 {
 	const double x[] = {0.5, 1.5, 2.5, 3.5}, y[] = {1, NAN, 3, 4}, lo[] = {0, 0, 2, 3},
-		     hi[] = {2, 1, 4, 5};
+	             hi[] = {2, 1, 4, 5};
 	struct svg_series s = {"a<b", "#123456", 4, x, y, lo, hi, true};
 	struct svg_band band = {1, 1.0001, 0.3, "#888", 1.5};
-	struct svg_chart c = {.id = "t\"1", .title = "T & co", .ylabel = "MB/s", .xmax = 4,
-			      .series = &s, .nseries = 1, .bands = &band, .nbands = 1};
+	struct svg_chart c = {.id = "t\"1",
+	                      .title = "T & co",
+	                      .ylabel = "MB/s",
+	                      .xmax = 4,
+	                      .series = &s,
+	                      .nseries = 1,
+	                      .bands = &band,
+	                      .nbands = 1};
 	char *buf = NULL;
 	size_t n = 0;
 	FILE *f = open_memstream(&buf, &n);
@@ -172,10 +178,10 @@ static void test_chart(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_escape),
-		cmocka_unit_test(test_png),
-		cmocka_unit_test(test_nice_step),
-		cmocka_unit_test(test_chart),
+	    cmocka_unit_test(test_escape),
+	    cmocka_unit_test(test_png),
+	    cmocka_unit_test(test_nice_step),
+	    cmocka_unit_test(test_chart),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

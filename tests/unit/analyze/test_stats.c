@@ -83,8 +83,11 @@ static void test_t_quantile(void **state)
 	/* t(0.975, df) from any Student t table */
 	static const struct {
 		double df, t;
-	} table[] = {{1, 12.7062047361747}, {2, 4.30265272974946}, {4, 2.77644510519779},
-		     {10, 2.22813885198627}, {30, 2.04227245630124}};
+	} table[] = {{1, 12.7062047361747},
+	             {2, 4.30265272974946},
+	             {4, 2.77644510519779},
+	             {10, 2.22813885198627},
+	             {30, 2.04227245630124}};
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
@@ -163,10 +166,10 @@ static void test_welch_degenerate(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_mean_sd_median), cmocka_unit_test(test_sd_no_cancellation),
-		cmocka_unit_test(test_ibeta),	       cmocka_unit_test(test_t_cdf),
-		cmocka_unit_test(test_t_quantile),     cmocka_unit_test(test_summary_ci),
-		cmocka_unit_test(test_welch),	       cmocka_unit_test(test_welch_degenerate),
+	    cmocka_unit_test(test_mean_sd_median), cmocka_unit_test(test_sd_no_cancellation),
+	    cmocka_unit_test(test_ibeta),          cmocka_unit_test(test_t_cdf),
+	    cmocka_unit_test(test_t_quantile),     cmocka_unit_test(test_summary_ci),
+	    cmocka_unit_test(test_welch),          cmocka_unit_test(test_welch_degenerate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
