@@ -228,6 +228,58 @@ static void test_holding_sector(void **s)
 	blk_latency_free(l);
 }
 
+/* Overlapping bios in flight: btt's tree decides. A [100,132) is the root, B [110,118) its
+ * right child. G at 110 stops at A; a range visit of [110,118) or of [100,132) never descends
+ * to B (A rules it out), so B never completes. Checked against btt 1.2. */
+static void test_overlap_as_btt(void **s)
+{
+	const struct blk_event ev[] = {
+		EV_Q(1000, 100, 32, R), EV_Q(1100, 110, 8, R),	EV_G(1200, 110, 8, R),
+		EV_D(2000, 110, 8, R),	EV_C(3000, 110, 8, R),	EV_D(4000, 100, 32, R),
+		EV_C(6000, 100, 32, R),
+	};
+	struct blk_latency *l = run(ev, sizeof(ev) / sizeof(ev[0]), 0);
+	const struct blk_latency_dev *d = blk_latency_dev(l, 0);
+
+	(void)s;
+	expect(&d->h[BLK_LAT_Q2Q], 1, 100, 100, 100);
+	expect(&d->h[BLK_LAT_Q2G], 1, 200, 200, 200);
+	expect(&d->h[BLK_LAT_D2C], 1, 2000, 2000, 2000);
+	expect(&d->h[BLK_LAT_Q2C], 1, 5000, 5000, 5000);
+	assert_int_equal(d->unmatched_c, 1);
+	assert_int_equal(d->outstanding, 1);
+	blk_latency_free(l);
+}
+
+/* Many bios in flight, completed in an order that makes the tree rebalance on every erase:
+ * every one is found (a broken tree loses some). */
+static void test_tree_churn(void **s)
+{
+	enum { N = 3000 };
+	struct blk_event *ev = calloc(3 * N, sizeof(*ev));
+	struct blk_latency *l;
+	const struct blk_latency_dev *d;
+	size_t n = 0;
+	uint64_t t = 0;
+
+	(void)s;
+	for (unsigned i = 0; i < N; i++) /* a scrambled order of N distinct 8-sector bios */
+		ev[n++] = EV_Q(t++, ((uint64_t)i * 7919u % N) * 8, 8, W);
+	for (unsigned i = 0; i < N; i++)
+		ev[n++] = EV_D(t++, ((uint64_t)i * 104729u % N) * 8, 8, W);
+	for (unsigned i = 0; i < N; i++)
+		ev[n++] = EV_C(t++, ((uint64_t)i * 15485863u % N) * 8, 8, W);
+	l = run(ev, n, 0);
+	d = blk_latency_dev(l, 0);
+	assert_int_equal(d->h[BLK_LAT_Q2C].count, N);
+	assert_int_equal(d->h[BLK_LAT_D2C].count, N);
+	assert_int_equal(d->unmatched_c, 0);
+	assert_int_equal(d->outstanding, 0);
+	assert_int_equal(blk_latency_tracked(l), 0);
+	blk_latency_free(l);
+	free(ev);
+}
+
 /* Records without data and passthrough records are not matched. */
 static void test_ignored(void **s)
 {
@@ -252,6 +304,7 @@ int main(void)
 		cmocka_unit_test(test_containment),   cmocka_unit_test(test_two_devices),
 		cmocka_unit_test(test_bounded),	      cmocka_unit_test(test_huge_range),
 		cmocka_unit_test(test_ignored),	      cmocka_unit_test(test_holding_sector),
+		cmocka_unit_test(test_overlap_as_btt), cmocka_unit_test(test_tree_churn),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
