@@ -473,9 +473,11 @@ out:
 	if (r.pcap) {
 		le.msg[0] = '\0';
 		if (cap_pcap_stop(r.pcap, r.network, &res->totals.packets, &drops, &ifdrops, &le) &&
-		    !res->late_err) {
-			res->late_err = -EIO;
-			snprintf(res->late_msg, sizeof(res->late_msg), "%s", le.msg);
+		    !ret) {
+			if (!res->late_err)
+				res->late_err = -EIO;
+			if (!res->late_msg[0])
+				snprintf(res->late_msg, sizeof(res->late_msg), "%s", le.msg);
 		}
 		res->totals.pkt_drops = drops;
 		res->ifdrop = ifdrops;
