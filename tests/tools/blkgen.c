@@ -367,6 +367,21 @@ static void gen_request(struct dev *d)
 	}
 }
 
+/* Free what main allocated (LeakSanitizer runs over the tests that use this tool). */
+static int release(struct dev *devs, int status)
+{
+	for (unsigned i = 0; i < o.devices; i++) {
+		free(devs[i].slot_free);
+		if (devs[i].gapf)
+			fclose(devs[i].gapf);
+	}
+	free(devs);
+	free(outs);
+	free(seqs);
+	free(heap);
+	return status;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
@@ -490,11 +505,11 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!o.truth)
-		return 0;
+		return release(devs, 0);
 	tf = fopen(o.truth, "w");
 	if (!tf) {
 		perror(o.truth);
-		return 1;
+		return release(devs, 1);
 	}
 	fprintf(tf, "{\n  \"generator\": \"blkgen (synthetic)\",\n  \"seed\": %" PRIu64 ",\n"
 		    "  \"threshold_ns\": %" PRIu64 ",\n  \"dropped\": %" PRIu64 ",\n  \"devices\": [\n",
@@ -526,5 +541,5 @@ int main(int argc, char **argv)
 		fprintf(tf, "]}}%s\n", i + 1 < o.devices ? "," : "");
 	}
 	fprintf(tf, "  ]\n}\n");
-	return fclose(tf) ? 1 : 0;
+	return release(devs, fclose(tf) ? 1 : 0);
 }
