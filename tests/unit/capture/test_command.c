@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests: running COMMAND (exit statuses like a shell's) and the option name tables. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <string.h>
+#include <unistd.h>
+
+#include "capture/cap_int.h"
+
+static int run(char *const *argv, int *exec_errno)
+{
+	struct cap_cmd c;
+	struct iot_err e;
+	int st;
+
+	assert_int_equal(cap_cmd_spawn(&c, argv, &e), 0);
+	assert_true(c.pid > 0);
+	while (!cap_cmd_poll(&c, &st))
+		usleep(1000);
+	*exec_errno = c.exec_errno;
+	return st;
+}
+
+static void test_statuses(void **state)
+{
+	char *ok[] = {"true", NULL}, *no[] = {"false", NULL},
+	     *sig[] = {"sh", "-c", "kill -TERM $$", NULL}, *code[] = {"sh", "-c", "exit 42", NULL},
+	     *missing[] = {"iotape-no-such-command-xyz", NULL}, *notexec[] = {"/etc/hostname", NULL};
+	int ee;
+
+	(void)state;
+	assert_int_equal(run(ok, &ee), 0);
+	assert_int_equal(ee, 0);
+	assert_int_equal(run(no, &ee), 1);
+	assert_int_equal(run(code, &ee), 42);
+	/* killed by a signal: 128 + N, as a shell reports it */
+	assert_int_equal(run(sig, &ee), 128 + 15);
+	/* not found: 127 and the errno from exec; not executable: 126 */
+	assert_int_equal(run(missing, &ee), 127);
+	assert_int_equal(ee, ENOENT);
+	if (access("/etc/hostname", F_OK) == 0 && access("/etc/hostname", X_OK) != 0) {
+		assert_int_equal(run(notexec, &ee), 126);
+		assert_int_equal(ee, EACCES);
+	}
+}
+
+static void test_names(void **state)
+{
+	enum cap_backend b;
+	enum cap_read_mode r;
+
+	(void)state;
+	assert_int_equal(cap_backend_parse("auto", &b), 0);
+	assert_int_equal(b, CAP_BACKEND_AUTO);
+	assert_int_equal(cap_backend_parse("tracefs", &b), 0);
+	assert_int_equal(b, CAP_BACKEND_TRACEFS);
+	assert_int_equal(cap_backend_parse("relay", &b), 0);
+	assert_int_equal(b, CAP_BACKEND_RELAY);
+	assert_int_equal(cap_backend_parse("blktrace", &b), -EINVAL);
+	assert_int_equal(cap_reader_parse("raw", &r), 0);
+	assert_int_equal(r, CAP_READER_RAW);
+	assert_int_equal(cap_reader_parse("pipe", &r), 0);
+	assert_int_equal(cap_reader_parse("", &r), -EINVAL);
+	assert_string_equal(cap_backend_name(CAP_BACKEND_TRACEFS), "tracefs");
+	assert_string_equal(cap_reader_name(CAP_READER_RAW), "raw");
+	assert_string_equal(cap_backend_name(99), "?");
+}
+
+static void test_run_refuses(void **state)
+{
+	char *devs[] = {"/dev/iotape-no-such-device"};
+	struct cap_opts o = {.rundir = "/tmp/iotape-ut-never-created", .devs = devs, .ndevs = 1};
+	struct cap_result res;
+	struct iot_err e;
+
+	(void)state;
+	/* nothing is created and nothing enabled when the device is missing (or we are not
+	 * root) */
+	assert_int_equal(cap_run(&o, &res, &e), geteuid() ? -EPERM : -ENOENT);
+	assert_non_null(strstr(e.msg, geteuid() ? "root" : "iotape-no-such-device"));
+	assert_int_not_equal(access(o.rundir, F_OK), 0);
+	o.ndevs = 0;
+	assert_int_equal(cap_run(&o, &res, &e), geteuid() ? -EPERM : -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_statuses),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_run_refuses),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
