@@ -6,8 +6,58 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/*
+ * execvp(), but with a shell's verdict: "not found" (127) only when no PATH entry has the
+ * name; a file that exists and cannot be run is EACCES (126), even if execvp would report
+ * EACCES merely for an unreadable directory on PATH. Runs in the forked child of a threaded
+ * process: stack buffers only, no allocation. Returns the errno when nothing could be run.
+ */
+static int exec_path(char *const *argv)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	char full[4096];
+	int err = ENOENT;
+
+	if (strchr(argv[0], '/')) {
+		execv(argv[0], argv);
+		return errno;
+	}
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (p = path; ; p = end + 1) {
+		struct stat st;
+		size_t n;
+
+		end = strchr(p, ':');
+		if (!end)
+			end = p + strlen(p);
+		n = (size_t)(end - p);
+		if (n == 0) {
+			full[0] = '.';
+			n = 1;
+		} else if (n < sizeof(full) - 2) {
+			memcpy(full, p, n);
+		} else {
+			n = 0;
+		}
+		if (n && n + 1 + strlen(argv[0]) < sizeof(full)) {
+			full[n] = '/';
+			strcpy(full + n + 1, argv[0]);
+			if (!stat(full, &st) && S_ISREG(st.st_mode)) {
+				execv(full, argv);
+				if (err == ENOENT)
+					err = errno; /* the first one that exists decides, as in bash */
+			}
+		}
+		if (!*end)
+			break;
+	}
+	return err;
+}
 
 int cap_cmd_spawn(struct cap_cmd *c, char *const *argv, struct iot_err *e)
 {
@@ -35,8 +85,7 @@ int cap_cmd_spawn(struct cap_cmd *c, char *const *argv, struct iot_err *e)
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGPIPE, SIG_DFL);
 		close(pfd[0]);
-		execvp(argv[0], argv);
-		child_errno = errno;
+		child_errno = exec_path(argv);
 		if (write(pfd[1], &child_errno, sizeof(child_errno)) < 0)
 			_exit(127);
 		_exit(child_errno == ENOENT ? 127 : 126);
