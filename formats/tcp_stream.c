@@ -287,7 +287,9 @@ static void stream_missing(struct tcp_table *t, struct conn *c, int dir, uint64_
 			}
 			continue;
 		}
-		/* a marker (or the search for one) falls into the hole: start searching afresh */
+		/* a marker (or the search for one) falls into the hole: start searching afresh;
+		 * the partial marker or search window before the hole is lost too */
+		t->n.lost_bytes += d->mode == M_MARK ? d->mark_len : d->rs_len;
 		if (d->mode == M_MARK)
 			to_resync(t, d);
 		d->rs_len = 0;
