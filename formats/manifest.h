@@ -24,7 +24,10 @@
  *             scheduler, model, partition, parent, mounts[{mountpoint, fstype, source,
  *             options, super_options}], files, events}]
  *   network {interface, filter, snaplen, file, packets, received, drops{kernel, interface}}
- *   counts {events, trace_bytes, lost, overrun, dropped, pipe_lost, packets, packet_drops}
+ *   counts {events, trace_bytes, lost, overrun, dropped, reader_lost, relay_dropped,
+ *           foreign_events, packets, packet_drops}
+ *   state ("running", "complete", "interrupted", "failed"), error, stopped_by_signal,
+ *   duration_ns, iotape_cpu {user_s, sys_s, max_rss_kb}
  */
 
 struct manifest_dev {
