@@ -4,13 +4,14 @@
 # on a RAM-backed block device (a zram device of our own, or a loop device over tmpfs), with
 # and without tracing, alternated, median of RUNS; prints the slowdown and lost events.
 # Target (issue 3): at most 5 % slowdown and no lost events. Not a test: run it by hand, as
-# root:  bench/capture-overhead.sh [IOTAPE]   (env: RUNS=5 SECS=5 DEPTH=16 READERS="pipe raw")
+# root:  bench/capture-overhead.sh [IOTAPE]
+# env: RUNS=5 SECS=5 DEPTH=16 READERS="raw pipe raw:issue,complete" (READER[:MASK] per config)
 set -euo pipefail
 IOTAPE=${1:-iotape}
 RUNS=${RUNS:-5}
 SECS=${SECS:-5}
 DEPTH=${DEPTH:-16}
-READERS=${READERS:-pipe raw}
+READERS=${READERS:-raw pipe raw:issue,complete}
 [ "$(id -u)" -eq 0 ] || { echo "capture-overhead: needs root" >&2; exit 2; }
 command -v fio >/dev/null || { echo "capture-overhead: needs fio" >&2; exit 2; }
 # the blk tracer is global: wait for the capture integration tests (same lock) to finish
@@ -70,7 +71,9 @@ for i in $(seq "$RUNS"); do
 	basecpu+=("$(fio_cpu_per_io "$WORK/base.json")")
 	for r in $READERS; do
 		rm -rf "$WORK/run"
-		"$IOTAPE" capture -o "$WORK/run" -d "$DEV" --backend tracefs --reader "$r" -- \
+		mask=()
+		[ "$r" != "${r#*:}" ] && mask=(-a "${r#*:}")
+		"$IOTAPE" capture -o "$WORK/run" -d "$DEV" --backend tracefs --reader "${r%%:*}" "${mask[@]}" -- \
 			"${FIO[@]}" --output="$WORK/traced.json" >/dev/null 2>"$WORK/err" ||
 			{ cat "$WORK/err" >&2; exit 1; }
 		traced[$r]="${traced[$r]} $(fio_iops "$WORK/traced.json")"

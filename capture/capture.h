@@ -41,6 +41,7 @@ struct cap_opts {
 	enum cap_read_mode reader;
 	uint64_t duration_ns; /* 0: until the command exits or a signal */
 	unsigned buffer_kb;   /* per-CPU ring buffer size; 0: 8192 */
+	uint16_t act_mask;    /* categories to trace (enum blktrace_cat bits); 0: all */
 	char *const *cmd;     /* NULL-terminated argv of COMMAND, or NULL */
 	int argc;             /* iotape's own command line, for the manifest */
 	char *const *argv;
@@ -80,6 +81,11 @@ int cap_run(const struct cap_opts *o, struct cap_result *res, struct iot_err *e)
 /* Parse "auto", "relay", "tracefs" / "pipe", "raw"; -EINVAL when unknown. */
 int cap_backend_parse(const char *s, enum cap_backend *out);
 int cap_reader_parse(const char *s, enum cap_read_mode *out);
+/* "issue,complete" (the kernel's category names, as blktrace -a takes them) or a hex mask
+ * into *mask; -EINVAL naming the first unknown word in e. */
+int cap_mask_parse(const char *s, uint16_t *mask, struct iot_err *e);
+/* The names of the categories in mask, comma-separated, into buf. */
+const char *cap_mask_str(uint16_t mask, char *buf, size_t cap);
 const char *cap_backend_name(int b);
 const char *cap_reader_name(int r);
 

@@ -86,7 +86,6 @@ static int relay_start(struct cap_backend_state **out, const struct cap_dev *dev
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
 	int ret;
 
-	(void)o;
 	*out = s;
 	if (!s || !(s->d = calloc(n ? n : 1, sizeof(*s->d))))
 		return iot_err_set(e, -ENOMEM, "out of memory");
@@ -99,7 +98,7 @@ static int relay_start(struct cap_backend_state **out, const struct cap_dev *dev
 	for (unsigned i = 0; i < n; i++) {
 		struct relay_dev *d = &s->d[i];
 		struct blk_user_trace_setup bus = {
-			.act_mask = 0xffff,
+			.act_mask = o->act_mask ? o->act_mask : 0xffff,
 			.buf_size = 512 * 1024,
 			.buf_nr = 8,
 		};

@@ -358,6 +358,19 @@ static int tracefs_start(struct cap_backend_state **out, const struct cap_dev *d
 				    devs[i].name, strerror(-ret));
 			goto fail;
 		}
+		if (o->act_mask) {
+			/* the trace enable just made; it goes away with it (enable 0) */
+			char p[600], m[16];
+
+			snprintf(p, sizeof(p), "%s/trace/act_mask", devs[i].sysdir);
+			snprintf(m, sizeof(m), "%u", o->act_mask);
+			ret = cap_write_str(p, m);
+			if (ret) {
+				iot_err_set(e, ret, "'%s': cannot set %s: %s", devs[i].name, p,
+					    strerror(-ret));
+				goto fail;
+			}
+		}
 	}
 	*out = s;
 	return 0;

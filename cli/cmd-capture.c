@@ -30,6 +30,8 @@ const char usage_capture[] =
 	"      --reader R          tracefs ring-buffer reader: raw or pipe (default: raw)\n"
 	"      --buffer-kb N       per-CPU trace buffer in KiB (default: 8192)\n"
 	"      --duration SECONDS  stop after this long (also 500ms, 2m)\n"
+	"  -a, --mask LIST         trace only these categories, as blktrace -a: e.g.\n"
+	"                          issue,complete (fewer events per IO, less overhead)\n"
 	"\n"
 	"exit status: COMMAND's, 127 if it was not found, 126 if it could not run; 2 for bad\n"
 	"options or a missing device or interface; 3 for system errors (not root, tracing\n"
@@ -130,6 +132,7 @@ int cmd_capture(int argc, char **argv)
 		{"reader", required_argument, NULL, 'R'},
 		{"buffer-kb", required_argument, NULL, 'K'},
 		{"duration", required_argument, NULL, 'T'},
+		{"mask", required_argument, NULL, 'a'},
 		{NULL, 0, NULL, 0},
 	};
 	struct cap_opts o = {0};
@@ -149,7 +152,7 @@ int cmd_capture(int argc, char **argv)
 	opterr = 0;
 	optind = 1;
 	/* '+': stop at the first non-option, so COMMAND's own options stay its own */
-	while ((c = getopt_long(argc, argv, "+o:d:i:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:d:i:a:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o.rundir = optarg;
@@ -193,13 +196,22 @@ int cmd_capture(int argc, char **argv)
 			}
 			o.buffer_kb = (unsigned)v;
 			break;
+		case 'a':
+			if (cap_mask_parse(optarg, &o.act_mask, &e)) {
+				usage_error("-a: %s (names: read write flush sync queue requeue "
+					    "issue complete fs pc notify ahead meta discard "
+					    "drv_data fua)",
+					    e.msg);
+				goto usage;
+			}
+			break;
 		case 'T':
 			if (parse_seconds(optarg, &v))
 				goto usage;
 			o.duration_ns = v;
 			break;
 		default:
-			if (optopt && strchr("odi", optopt))
+			if (optopt && strchr("odia", optopt))
 				usage_error("option '-%c' needs a value", optopt);
 			else if (optopt)
 				usage_error("unknown option '-%c'", optopt);
