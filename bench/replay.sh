@@ -55,9 +55,11 @@ blkparse -q -i "$OUT/afap/zram$ZID" -d "$OUT/afap.bin" -O >/dev/null
 blkparse -q -i "$OUT/orig/zram$ZID" -d "$OUT/orig.bin" -O >/dev/null
 "$GEN" dump --time "$OUT/orig/zram$ZID" >"$OUT/orig.want"
 
-iotape_afap() { # ENGINE -> IOPS
+iotape_afap() { # ENGINE (auto: iotape's own choice) -> IOPS
+	local eng=()
+	[ "$1" = auto ] || eng=(--engine "$1")
 	fresh_target
-	$RT "$IOTAPE" replay --engine "$1" --timing afap --allow-writes --json --target "$ZDEV" \
+	$RT "$IOTAPE" replay "${eng[@]}" --timing afap --allow-writes --json --target "$ZDEV" \
 		"$OUT/afap/zram$ZID" >"$OUT/iotape-$1.json"
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["replay"]; print(int(d["iops"]))' \
 		"$OUT/iotape-$1.json"
@@ -73,21 +75,22 @@ j = json.load(open(sys.argv[1]))["jobs"][0]
 n = j["read"]["total_ios"] + j["write"]["total_ios"]
 print(int(n * 1000 / j["job_runtime"]))' "$OUT/fio-qd$1.json"
 }
+json_engine() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["options"]["engine"])' "$OUT/iotape-auto.json"; }
 median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 echo "== afap: $IOS IOs, $ROUNDS rounds (IOPS)"
 declare -A runs
 for r in $(seq "$ROUNDS"); do
+	runs[auto]+=" $(iotape_afap auto)"
 	runs[uring]+=" $(iotape_afap io_uring)"
-	runs[psync]+=" $(iotape_afap psync)"
 	runs[fio1]+=" $(fio_afap 1)"
 	runs[fio32]+=" $(fio_afap 32)"
 done
-for k in uring psync fio1 fio32; do
+for k in auto uring fio1 fio32; do
 	printf "  %-32s %s  (median %s)\n" "$k" "${runs[$k]}" "$(echo "${runs[$k]}" | median)"
-done | sed -e 's/^  uring /  iotape io_uring/' -e 's/^  psync /  iotape psync   /' \
+done | sed -e "s/^  auto /  iotape ($(json_engine))/" -e 's/^  uring /  iotape io_uring/' \
 	-e 's/^  fio1 /  fio libaio iodepth=1 /' -e 's/^  fio32 /  fio libaio iodepth=32/'
-U=$(echo "${runs[uring]}" | median)
+U=$(echo "${runs[auto]}" | median)
 F1=$(echo "${runs[fio1]}" | median)
 F32=$(echo "${runs[fio32]}" | median)
 python3 -c "import sys; u,a,b=map(float,sys.argv[1:]); print('  ratio iotape/fio: %.2fx (fio iodepth=1, the issue\'s command), %.2fx (fio iodepth=32)' % (u/a, u/b))" "$U" "$F1" "$F32"
@@ -163,14 +166,19 @@ PY
 	fi
 }
 echo "== original timing, 50000 IOs at 10 k IOPS"
-measure iotape-orig $RT "$IOTAPE" replay --allow-writes --json --target "$ZDEV" "$OUT/orig/zram$ZID"
-python3 - "$OUT/iotape-orig.stdout" <<'PY'
+for eng in auto io_uring; do
+	e=(); [ $eng = auto ] || e=(--engine $eng)
+	measure iotape-orig-$eng $RT "$IOTAPE" replay "${e[@]}" --allow-writes --json --target "$ZDEV" \
+		"$OUT/orig/zram$ZID"
+	python3 - "$OUT/iotape-orig-$eng.stdout" <<'PY'
 import json, sys
-d = json.load(open(sys.argv[1]))["replay"]
-l = d["issue_lag"]
-print("  iotape (self-reported)   lag p50 %.1f us, p99 %.1f us, max %.1f us; duration %.4f of the trace's"
-      % (l["p50_ns"] / 1e3, l["p99_ns"] / 1e3, l["max_ns"] / 1e3, d["duration_ratio"]))
+d = json.load(open(sys.argv[1]))
+r, l = d["replay"], d["replay"]["issue_lag"]
+print("  iotape %-7s self-report lag p50 %.1f us, p99 %.1f us, max %.1f us; duration %.4f of the trace's"
+      % (d["options"]["engine"], l["p50_ns"] / 1e3, l["p99_ns"] / 1e3, l["max_ns"] / 1e3,
+         r["duration_ratio"]))
 PY
+done
 measure fio-orig $RT fio --name=replay --read_iolog="$OUT/orig.bin" --replay_redirect="$ZDEV" \
 	--ioengine=libaio --direct=1 --output-format=json --output="$OUT/fio-orig.json"
 python3 - "$OUT/fio-orig.json" <<'PY'

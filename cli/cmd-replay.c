@@ -27,6 +27,8 @@ const char usage_replay[] =
 	"timing:\n"
 	"      --timing original|afap  trace times after the start (default), or as fast as possible\n"
 	"      --speed X            original timing, X times faster\n"
+	"      --spin DUR           spin (not sleep) the last DUR before each IO (default 250us,\n"
+	"                           80us under a real-time policy; see docs/replay.md)\n"
 	"  -d, --depth N            at most N IOs in flight (default 256; the trace's own depth\n"
 	"                           is kept by the dependency rule, see docs/replay.md)\n"
 	"engine:\n"
@@ -139,7 +141,7 @@ static void print_summary(const struct replay_stats *st)
 enum {
 	O_FROM = 256, O_TIMING, O_SPEED, O_BUFFERED, O_ALLOW_WRITES, O_WRITES_AS_READS, O_FORCE,
 	O_OFFSET, O_WRAP, O_SKIP_DISCARD, O_SKIP_WZERO, O_JSON, O_RECORD, O_NO_PROGRESS,
-	O_NULL_LAT,
+	O_NULL_LAT, O_SPIN,
 };
 
 static const struct option longopts[] = {
@@ -162,6 +164,7 @@ static const struct option longopts[] = {
 	{"record", required_argument, NULL, O_RECORD},
 	{"no-progress", no_argument, NULL, O_NO_PROGRESS},
 	{"null-latency", required_argument, NULL, O_NULL_LAT},
+	{"spin", required_argument, NULL, O_SPIN},
 	{NULL, 0, NULL, 0},
 };
 
@@ -277,6 +280,13 @@ int cmd_replay(int argc, char **argv)
 			if (parse_duration_ns("--null-latency", optarg, &u))
 				return free(maps), EXIT_USAGE;
 			o.null_lat_ns = u;
+			break;
+		case O_SPIN:
+			if (parse_duration_ns("--spin", optarg, &u))
+				return free(maps), EXIT_USAGE;
+			if (u > 1000000000ull)
+				return free(maps), usage_error("--spin: '%s' is more than a second", optarg);
+			o.spin_ns = u ? u : 1;
 			break;
 		default:
 			free(maps);

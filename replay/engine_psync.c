@@ -7,7 +7,8 @@
  * little (PSYNC_SPIN_NS) on the queue before they sleep, the submitter spins on completions
  * before it sleeps, and for devices that complete in the caller's context (bio-based: zram,
  * brd; conf->inline_ok) the submitter, when it would wait anyway, takes queued IOs and does
- * them itself, with one thread per other CPU: every CPU does IO and nobody waits for a wakeup.
+ * them itself, with one thread per other CPU: every CPU does IO and nobody waits for a wakeup
+ * (and a real-time submitter that spins on its CPU does not wait for a worker stuck behind it).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -212,8 +213,9 @@ static int psync_reap(struct rp_engine *p, struct rp_io **done, unsigned max, ui
 		}
 		if (n || !wait_until)
 			break;
-		/* only when nothing has a deadline: an inline IO would make the next one late */
-		if (p->help && wait_until == RP_WAIT_FOREVER && atomic_load(&p->sq_n)) {
+		/* a RAM device's IO takes microseconds, and a caller with a deadline asks to wait
+		 * only until its final spin, which leaves it that much margin */
+		if (p->help && atomic_load(&p->sq_n)) {
 			struct rp_io *io = sq_pop(p);
 
 			pthread_mutex_unlock(&p->lock);
@@ -224,12 +226,15 @@ static int psync_reap(struct rp_engine *p, struct rp_io **done, unsigned max, ui
 		}
 		if (wait_until != RP_WAIT_FOREVER && rp_now() >= wait_until)
 			break;
-		pthread_mutex_unlock(&p->lock);
-		bool got = spin_for(p, &p->cq_n,
-				    wait_until == RP_WAIT_FOREVER ? 0 : wait_until);
-		pthread_mutex_lock(&p->lock);
-		if (got || atomic_load(&p->cq_n))
-			continue;
+		/* spin only when waiting is all there is to do: a caller with a deadline spins
+		 * itself before it, and two spinners starve a real-time CPU budget */
+		if (wait_until == RP_WAIT_FOREVER) {
+			pthread_mutex_unlock(&p->lock);
+			bool got = spin_for(p, &p->cq_n, 0);
+			pthread_mutex_lock(&p->lock);
+			if (got || atomic_load(&p->cq_n))
+				continue;
+		}
 		if (wait_until == RP_WAIT_FOREVER) {
 			pthread_cond_wait(&p->done, &p->lock);
 		} else {

@@ -4,6 +4,7 @@
  * trace-pending window, whatever the trace's length. */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -15,8 +16,11 @@
 
 /* The last stretch before a deadline is spun, not slept: timer wakeups on virtual machines
  * come 40 us late typically and 150 us late at p99 (measured with TIMER_ABSTIME and a 1 ns
- * timer slack), which would be the replay's issue lag at high rates. */
+ * timer slack), which would be the replay's issue lag at high rates. A real-time thread wakes
+ * sooner (p99 70-100 us) and must sleep now and then, or the kernel's RT throttling stops it
+ * for 50 ms each second: a shorter spin there. */
 #define SPIN_NS 250000ull
+#define SPIN_RT_NS 80000ull
 #define AFAP_BATCH 16u        /* IOs per submission when nothing waits on time */
 #define REAP_MAX 64u
 
@@ -64,6 +68,7 @@ struct rp {
 	bool started;
 	uint64_t next_progress;
 	int timerslack;
+	uint64_t spin_ns;
 };
 
 static void *pattern(struct rp *r)
@@ -255,7 +260,7 @@ static int wait_deadline(struct rp *r, uint64_t deadline)
 
 		if (now >= deadline)
 			return 0;
-		if (deadline - now <= SPIN_NS) {
+		if (deadline - now <= r->spin_ns) {
 			/* completions are still timestamped while spinning */
 			while (rp_now() < deadline) {
 				if (r->inflight && (ret = reap(r, 0)) < 0)
@@ -265,10 +270,10 @@ static int wait_deadline(struct rp *r, uint64_t deadline)
 			return 0;
 		}
 		if (r->inflight) {
-			if ((ret = reap(r, deadline - SPIN_NS)) < 0)
+			if ((ret = reap(r, deadline - r->spin_ns)) < 0)
 				return ret;
 		} else {
-			struct timespec ts = rp_ts(deadline - SPIN_NS);
+			struct timespec ts = rp_ts(deadline - r->spin_ns);
 
 			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 		}
@@ -519,8 +524,9 @@ static int init_engine(struct rp *r, const struct rp_engine_conf *conf)
 	}
 	/* RAM devices (zram) complete IO in the submitter's context: io_uring hands each IO to a
 	 * worker thread and waits for its wakeup, the thread engine with the reaper helping does
-	 * the IO on every CPU (2x on zram, bench/README.md) */
-	if (conf->inline_ok) {
+	 * the IO on every CPU (2x on zram, bench/README.md). On the trace's clock the submitter is
+	 * better left free for timing: io_uring there. */
+	if (conf->inline_ok && o->timing == RP_TIMING_AFAP) {
 		r->ops = &rp_engine_psync;
 		if (!r->ops->init(&r->eng, conf, NULL))
 			return 0;
@@ -586,6 +592,12 @@ static int setup(struct rp *r)
 	}
 	r->st->engine = r->ops->name;
 	/* the kernel's default 50 us timer slack would swallow the lag budget */
+	if (o->spin_ns)
+		r->spin_ns = o->spin_ns;
+	else if (sched_getscheduler(0) == SCHED_FIFO || sched_getscheduler(0) == SCHED_RR)
+		r->spin_ns = SPIN_RT_NS;
+	else
+		r->spin_ns = SPIN_NS;
 	r->timerslack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
 	prctl(PR_SET_TIMERSLACK, 1, 0, 0, 0);
 	return 0;

@@ -94,6 +94,7 @@ struct replay_opts {
 	const struct rp_map *maps;
 	unsigned nmaps;
 	uint64_t null_lat_ns; /* null engine: each IO completes this long after issue */
+	uint64_t spin_ns;     /* spin this long before each deadline; 0: 250 us, 80 us if RT */
 	/* --record RUNDIR: the replay's own D and C events as blktrace sets, plus manifest.json */
 	const char *record_dir;
 	const char *const *argv; /* for the manifest */
