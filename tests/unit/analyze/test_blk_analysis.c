@@ -76,11 +76,60 @@ static void test_empty(void **s)
 	blk_analysis_free(a);
 }
 
+/* Garbage in: random actions (known and not), devices, sectors near the top of the range,
+ * sizes, flags and times that sometimes go backwards. Nothing may crash or grow without
+ * bound (run under the sanitizers), and the document must still be written. */
+static void test_random_events(void **s)
+{
+	struct blk_analysis *a;
+	struct blk_opts o;
+	uint64_t x = 0x9e3779b97f4a7c15ull, t = 1000;
+	json_t *root = json_object();
+
+	(void)s;
+	blk_opts_init(&o);
+	o.max_inflight = 256;
+	o.max_bins = 64;
+	o.interval_ns = 1000;
+	assert_int_equal(blk_analysis_new(&a, &o), 0);
+	for (unsigned i = 0; i < 200000; i++) {
+		struct blk_event e;
+		uint64_t r;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		r = x;
+		memset(&e, 0, sizeof(e));
+		t += (r & 7) == 0 ? (uint64_t)-(int64_t)(r >> 60) : (r >> 40) & 0xfff;
+		e.time = t;
+		e.action = (uint16_t)((r >> 8) % 24);
+		e.dev = BLK_MKDEV(8, (r >> 16) % 6);
+		e.sector = (r >> 20) & 1 ? UINT64_MAX - ((r >> 24) & 0xff) : (r >> 24) & 0x3fff;
+		e.bytes = (uint32_t)(((r >> 40) % 64) * 512 + (((r >> 50) & 3) == 0 ? 100 : 0));
+		e.flags = ((r >> 52) & 1 ? BLK_F_WRITE : BLK_F_READ) |
+			  ((r >> 53) % 16 == 0 ? BLK_F_PC : BLK_F_FS) |
+			  ((r >> 57) % 64 == 0 ? BLK_F_NOTIFY : 0);
+		e.cpu = (uint32_t)((r >> 58) % 4);
+		e.seq = i;
+		blk_analysis_feed(a, &e);
+	}
+	blk_analysis_finish(a);
+	assert_true(blk_analysis_ndevices(a) <= 6);
+	assert_int_equal(blk_analysis_to_json(a, root, 1), 0);
+	assert_true(json_array_size(json_object_get(root, "devices")) >= 1);
+	assert_true(json_integer_value(json_object_get(json_object_get(root, "timeline"), "bins")) <=
+		    64);
+	json_decref(root);
+	blk_analysis_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_document),
 		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_random_events),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
