@@ -16,8 +16,8 @@
 
 /* The order of all_sinks is the order of the direct calls in blk_analysis_feed(). */
 static const struct blk_sink_ops *const all_sinks[] = {
-	&blk_counts_ops, &blk_latency_ops, &blk_depth_ops,
-	&blk_idle_ops,	 &blk_seek_ops,	   &blk_timeline_ops,
+    &blk_counts_ops, &blk_latency_ops, &blk_depth_ops,
+    &blk_idle_ops,   &blk_seek_ops,    &blk_timeline_ops,
 };
 #define NSINKS (sizeof(all_sinks) / sizeof(all_sinks[0]))
 
@@ -242,7 +242,8 @@ int blk_analysis_to_json(struct blk_analysis *a, json_t *root, int timeline)
 	json_object_set_new(root, "end_ns", json_integer((json_int_t)a->end));
 	json_object_set_new(root, "span_ns", json_integer((json_int_t)(a->end - a->start)));
 	if (a->dropped)
-		json_object_set_new(root, "events_dropped_devices", json_integer((json_int_t)a->dropped));
+		json_object_set_new(root, "events_dropped_devices",
+		                    json_integer((json_int_t)a->dropped));
 	for (unsigned s = 0; s < NSINKS && !ret; s++)
 		if (all_sinks[s]->root_json)
 			ret = all_sinks[s]->root_json(a->sink[s], root);

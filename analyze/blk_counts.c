@@ -134,14 +134,14 @@ static json_t *actions_json(const struct blk_action_counts *ac)
 
 	for (unsigned a = 1; a < BLK_A_MAX; a++)
 		json_object_set_new(o, blk_action_name(a),
-				    json_pack("{sIsIsIsI}", "reads", (json_int_t)ac->n[a][0],
-					      "read_bytes", (json_int_t)ac->bytes[a][0], "writes",
-					      (json_int_t)ac->n[a][1], "write_bytes",
-					      (json_int_t)ac->bytes[a][1]));
+		                    json_pack("{sIsIsIsI}", "reads", (json_int_t)ac->n[a][0],
+		                              "read_bytes", (json_int_t)ac->bytes[a][0], "writes",
+		                              (json_int_t)ac->n[a][1], "write_bytes",
+		                              (json_int_t)ac->bytes[a][1]));
 	if (ac->n[0][0] + ac->n[0][1])
 		json_object_set_new(o, "unknown",
-				    json_pack("{sIsI}", "reads", (json_int_t)ac->n[0][0], "writes",
-					      (json_int_t)ac->n[0][1]));
+		                    json_pack("{sIsI}", "reads", (json_int_t)ac->n[0][0], "writes",
+		                              (json_int_t)ac->n[0][1]));
 	return o;
 }
 
@@ -160,10 +160,10 @@ static json_t *blkparse_json(const struct blk_counts_dev *d)
 
 		if (f->bytes[BLK_A_REQUEUE][w] > f->bytes[BLK_A_ISSUE][w])
 			disp = 0;
-#define SET(fmt, v)                                                                              \
-	do {                                                                                     \
-		snprintf(k, sizeof(k), fmt, dir[w]);                                             \
-		json_object_set_new(o, k, json_integer((json_int_t)(v)));                        \
+#define SET(fmt, v)                                                                                \
+	do {                                                                                       \
+		snprintf(k, sizeof(k), fmt, dir[w]);                                               \
+		json_object_set_new(o, k, json_integer((json_int_t)(v)));                          \
 	} while (0)
 		SET("%ss_queued", f->n[BLK_A_QUEUE][w]);
 		SET("%ss_queued_kib", f->bytes[BLK_A_QUEUE][w] >> 10);
@@ -182,11 +182,12 @@ static json_t *blkparse_json(const struct blk_counts_dev *d)
 		SET("pc_%ss_completed", p->n[BLK_A_COMPLETE][w]);
 #undef SET
 	}
-	json_object_set_new(o, "io_unplugs",
-			    json_integer((json_int_t)(f->n[BLK_A_UNPLUG_IO][0] + f->n[BLK_A_UNPLUG_IO][1])));
-	json_object_set_new(o, "timer_unplugs",
-			    json_integer((json_int_t)(f->n[BLK_A_UNPLUG_TIMER][0] +
-						      f->n[BLK_A_UNPLUG_TIMER][1])));
+	json_object_set_new(
+	    o, "io_unplugs",
+	    json_integer((json_int_t)(f->n[BLK_A_UNPLUG_IO][0] + f->n[BLK_A_UNPLUG_IO][1])));
+	json_object_set_new(
+	    o, "timer_unplugs",
+	    json_integer((json_int_t)(f->n[BLK_A_UNPLUG_TIMER][0] + f->n[BLK_A_UNPLUG_TIMER][1])));
 	json_object_set_new(o, "events", json_integer((json_int_t)d->events));
 	json_object_set_new(o, "skips", json_integer((json_int_t)d->skip_ranges));
 	json_object_set_new(o, "skipped_records", json_integer((json_int_t)d->skips));
@@ -204,8 +205,8 @@ int blk_counts_to_json(const struct blk_counts *c, unsigned dev, json_t *obj)
 	p = &d->pc;
 	json_object_set_new(obj, "events", json_integer((json_int_t)d->events));
 	json_object_set_new(obj, "skips",
-			    json_pack("{sIsI}", "ranges", (json_int_t)d->skip_ranges, "records",
-				      (json_int_t)d->skips));
+	                    json_pack("{sIsI}", "ranges", (json_int_t)d->skip_ranges, "records",
+	                              (json_int_t)d->skips));
 	json_object_set_new(obj, "reads", io_json(d->done[0], d->done_bytes[0]));
 	json_object_set_new(obj, "writes", io_json(d->done[1], d->done_bytes[1]));
 	json_object_set_new(obj, "discards", io_json(d->discards, d->discard_bytes));
@@ -250,5 +251,5 @@ static void ops_destroy(void *s)
 	blk_counts_free(s);
 }
 
-const struct blk_sink_ops blk_counts_ops = {"counts", ops_create, ops_feed, ops_finish,
-					     ops_to_json, ops_destroy, NULL};
+const struct blk_sink_ops blk_counts_ops = {"counts",    ops_create,  ops_feed, ops_finish,
+                                            ops_to_json, ops_destroy, NULL};

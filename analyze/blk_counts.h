@@ -16,13 +16,14 @@ struct blk_action_counts {
 
 struct blk_counts_dev {
 	struct blk_action_counts fs; /* file-system requests */
-	struct blk_action_counts pc; /* passthrough (BLK_F_PC) requests, which blkparse keeps apart */
-	uint64_t events;             /* non-notify records: blkparse's "Events (M,m): N entries" */
-	uint64_t done[2], done_bytes[2];       /* completions carrying data, per direction */
-	uint64_t discards, discard_bytes;      /* completed discards (also counted as writes) */
-	unsigned cur_depth[2], max_depth[2];   /* blkparse's "Read depth" / "Write depth" */
-	uint64_t skips, skip_ranges;           /* per-CPU sequence gaps ("Skips: R forward (N)") */
-	uint64_t *last_seq;                    /* per CPU; UINT64_MAX: none seen yet */
+	struct blk_action_counts
+	    pc;          /* passthrough (BLK_F_PC) requests, which blkparse keeps apart */
+	uint64_t events; /* non-notify records: blkparse's "Events (M,m): N entries" */
+	uint64_t done[2], done_bytes[2];     /* completions carrying data, per direction */
+	uint64_t discards, discard_bytes;    /* completed discards (also counted as writes) */
+	unsigned cur_depth[2], max_depth[2]; /* blkparse's "Read depth" / "Write depth" */
+	uint64_t skips, skip_ranges;         /* per-CPU sequence gaps ("Skips: R forward (N)") */
+	uint64_t *last_seq;                  /* per CPU; UINT64_MAX: none seen yet */
 	unsigned nseq;
 };
 

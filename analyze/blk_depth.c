@@ -100,9 +100,9 @@ int blk_depth_to_json(const struct blk_depth *q, unsigned dev, json_t *obj)
 	const struct blk_depth_dev *d = blk_depth_dev(q, dev);
 
 	json_object_set_new(obj, "depth",
-			    json_pack("{sfsIsI}", "mean", blk_depth_mean(q, dev), "max",
-				      (json_int_t)(d ? d->max : 0), "unmatched_completions",
-				      (json_int_t)(d ? d->unmatched_c : 0)));
+	                    json_pack("{sfsIsI}", "mean", blk_depth_mean(q, dev), "max",
+	                              (json_int_t)(d ? d->max : 0), "unmatched_completions",
+	                              (json_int_t)(d ? d->unmatched_c : 0)));
 	return 0;
 }
 
@@ -135,5 +135,5 @@ static void ops_destroy(void *s)
 	blk_depth_free(s);
 }
 
-const struct blk_sink_ops blk_depth_ops = {"depth", ops_create, ops_feed, ops_finish,
-					    ops_to_json, ops_destroy, NULL};
+const struct blk_sink_ops blk_depth_ops = {"depth",     ops_create,  ops_feed, ops_finish,
+                                           ops_to_json, ops_destroy, NULL};

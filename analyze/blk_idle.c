@@ -189,7 +189,7 @@ const struct blk_idle_dev *blk_idle_dev(const struct blk_idle *s, unsigned dev)
 }
 
 int blk_idle_to_json(const struct blk_idle *s, unsigned dev, json_t *obj,
-		     const struct blk_json_ctx *ctx)
+                     const struct blk_json_ctx *ctx)
 {
 	const struct blk_idle_dev *d = blk_idle_dev(s, dev);
 	uint64_t span = ctx->end_ns - ctx->start_ns;
@@ -200,9 +200,8 @@ int blk_idle_to_json(const struct blk_idle *s, unsigned dev, json_t *obj,
 	json_object_set_new(o, "threshold_ns", json_integer((json_int_t)s->o.idle_threshold_ns));
 	json_object_set_new(o, "gaps", json_integer((json_int_t)(d ? d->gaps : 0)));
 	json_object_set_new(o, "total_ns", json_integer((json_int_t)(d ? d->total_ns : 0)));
-	json_object_set_new(o, "pct", json_real(d && span ? 100.0 * (double)d->total_ns /
-								   (double)span
-							 : 0.0));
+	json_object_set_new(
+	    o, "pct", json_real(d && span ? 100.0 * (double)d->total_ns / (double)span : 0.0));
 	json_object_set_new(o, "histogram", blk_hist_json(d ? &d->h : &empty, 1));
 	for (unsigned i = 0; d && i < d->ntop; i++) {
 		const struct blk_gap *g = &d->top[i];
@@ -211,12 +210,13 @@ int blk_idle_to_json(const struct blk_idle *s, unsigned dev, json_t *obj,
 
 		json_object_set_new(e, "start_ns", json_integer((json_int_t)g->start));
 		json_object_set_new(e, "end_ns", json_integer((json_int_t)g->end));
-		json_object_set_new(e, "duration_ns", json_integer((json_int_t)(g->end - g->start)));
+		json_object_set_new(e, "duration_ns",
+		                    json_integer((json_int_t)(g->end - g->start)));
 		json_object_set_new(e, "queued", json_boolean(g->queued));
 		json_object_set_new(e, "queued_ns", json_integer((json_int_t)g->queued_ns));
 		json_object_set_new(e, "at_start", json_boolean(g->at_start));
 		json_object_set_new(e, "ended_by",
-				    json_string(g->ended_by == BLK_GAP_ISSUE ? "issue" : "end"));
+		                    json_string(g->ended_by == BLK_GAP_ISSUE ? "issue" : "end"));
 		if (g->ended_by == BLK_GAP_ISSUE) {
 			json_object_set_new(e, "pid", json_integer(g->pid));
 			if (ctx->comms)
@@ -260,5 +260,5 @@ static void ops_destroy(void *s)
 	blk_idle_free(s);
 }
 
-const struct blk_sink_ops blk_idle_ops = {"idle", ops_create, ops_feed, ops_finish, ops_to_json,
-					   ops_destroy, NULL};
+const struct blk_sink_ops blk_idle_ops = {"idle",      ops_create,  ops_feed, ops_finish,
+                                          ops_to_json, ops_destroy, NULL};

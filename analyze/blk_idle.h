@@ -11,12 +11,12 @@ enum blk_gap_end {
 };
 
 struct blk_gap {
-	uint64_t start, end;  /* ns, trace clock */
-	uint64_t queued_ns;   /* end minus the first Q/I of the device during the gap, or 0 */
-	uint32_t pid;         /* pid of the issue that ended it */
-	uint8_t queued;       /* a request was queued during the gap (not yet issued) */
-	uint8_t ended_by;     /* enum blk_gap_end */
-	uint8_t at_start;     /* the gap began with the trace */
+	uint64_t start, end; /* ns, trace clock */
+	uint64_t queued_ns;  /* end minus the first Q/I of the device during the gap, or 0 */
+	uint32_t pid;        /* pid of the issue that ended it */
+	uint8_t queued;      /* a request was queued during the gap (not yet issued) */
+	uint8_t ended_by;    /* enum blk_gap_end */
+	uint8_t at_start;    /* the gap began with the trace */
 };
 
 struct blk_idle_dev {
@@ -39,6 +39,6 @@ void blk_idle_feed(struct blk_idle *s, unsigned dev, const struct blk_event *ev)
 void blk_idle_finish(struct blk_idle *s, uint64_t start_ns, uint64_t end_ns);
 const struct blk_idle_dev *blk_idle_dev(const struct blk_idle *s, unsigned dev);
 int blk_idle_to_json(const struct blk_idle *s, unsigned dev, json_t *obj,
-		     const struct blk_json_ctx *ctx);
+                     const struct blk_json_ctx *ctx);
 
 #endif

@@ -40,10 +40,11 @@
 #define NONE UINT64_MAX
 
 const char *const blk_lat_names[BLK_LAT_N] = {
-	[BLK_LAT_Q2D] = "q2d", [BLK_LAT_D2C] = "d2c", [BLK_LAT_Q2C] = "q2c",
-	[BLK_LAT_Q2G] = "q2g", [BLK_LAT_G2I] = "g2i", [BLK_LAT_Q2M] = "q2m",
-	[BLK_LAT_I2D] = "i2d", [BLK_LAT_M2D] = "m2d", [BLK_LAT_Q2Q] = "q2q",
-	[BLK_LAT_D2C_REQ] = "d2c_request",
+    [BLK_LAT_Q2D] = "q2d", [BLK_LAT_D2C] = "d2c",
+    [BLK_LAT_Q2C] = "q2c", [BLK_LAT_Q2G] = "q2g",
+    [BLK_LAT_G2I] = "g2i", [BLK_LAT_Q2M] = "q2m",
+    [BLK_LAT_I2D] = "i2d", [BLK_LAT_M2D] = "m2d",
+    [BLK_LAT_Q2Q] = "q2q", [BLK_LAT_D2C_REQ] = "d2c_request",
 };
 
 struct lnode {
@@ -194,8 +195,7 @@ static uint32_t rq_insert(struct lpool *p, uint32_t dev, uint64_t start)
 
 #define N(i) (b->n[i])
 
-static void set_child(struct lpool *b, uint32_t *root, uint32_t parent, uint32_t old,
-		      uint32_t new)
+static void set_child(struct lpool *b, uint32_t *root, uint32_t parent, uint32_t old, uint32_t new)
 {
 	if (parent == NIL)
 		*root = new;
@@ -508,8 +508,7 @@ static void bio_drop(struct blk_latency *l, uint32_t i)
  * subtree if the range starts before the node, then its right subtree if the node ends before
  * the range does). Iterative, with the pending right subtrees on a small stack.
  */
-static int collect(struct blk_latency *l, const struct blk_latency_dev *d, uint64_t s,
-		   uint64_t e)
+static int collect(struct blk_latency *l, const struct blk_latency_dev *d, uint64_t s, uint64_t e)
 {
 	const struct lpool *b = &l->bio;
 	uint32_t stack[128]; /* the tree is at most 2 log2(cap) deep */
@@ -686,13 +685,13 @@ int blk_latency_to_json(const struct blk_latency *l, unsigned dev, json_t *obj)
 	for (unsigned k = 0; k < BLK_LAT_N; k++)
 		json_object_set_new(lat, blk_lat_names[k], blk_hist_json(d ? &d->h[k] : &empty, 0));
 	json_object_set_new(obj, "latency_ns", lat);
-	json_object_set_new(
-		obj, "matching",
-		json_pack("{sIsIsIsIsI}", "duplicates", (json_int_t)(d ? d->duplicates : 0),
-			  "unmatched_completions", (json_int_t)(d ? d->unmatched_c : 0),
-			  "outstanding_bios", (json_int_t)(d ? d->outstanding : 0),
-			  "outstanding_requests", (json_int_t)(d ? d->outstanding_rq : 0), "evicted",
-			  (json_int_t)(d ? d->evicted : 0)));
+	json_object_set_new(obj, "matching",
+	                    json_pack("{sIsIsIsIsI}", "duplicates",
+	                              (json_int_t)(d ? d->duplicates : 0), "unmatched_completions",
+	                              (json_int_t)(d ? d->unmatched_c : 0), "outstanding_bios",
+	                              (json_int_t)(d ? d->outstanding : 0), "outstanding_requests",
+	                              (json_int_t)(d ? d->outstanding_rq : 0), "evicted",
+	                              (json_int_t)(d ? d->evicted : 0)));
 	return 0;
 }
 
@@ -726,5 +725,5 @@ static void ops_destroy(void *s)
 	blk_latency_free(s);
 }
 
-const struct blk_sink_ops blk_latency_ops = {"latency", ops_create, ops_feed, ops_finish,
-					      ops_to_json, ops_destroy, NULL};
+const struct blk_sink_ops blk_latency_ops = {"latency",   ops_create,  ops_feed, ops_finish,
+                                             ops_to_json, ops_destroy, NULL};

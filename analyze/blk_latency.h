@@ -1,20 +1,21 @@
 /* SPDX-License-Identifier: MIT */
-/* Latency sink: Q2D, D2C, Q2C (and Q2G, G2I, Q2M, I2D, M2D, Q2Q) per device, matched as btt does. */
+/* Latency sink: Q2D, D2C, Q2C (and Q2G, G2I, Q2M, I2D, M2D, Q2Q) per device, matched as btt does.
+ */
 #ifndef IOTAPE_ANALYZE_BLK_LATENCY_H
 #define IOTAPE_ANALYZE_BLK_LATENCY_H
 
 #include "analyze/blk_sink.h"
 
 enum blk_lat {
-	BLK_LAT_Q2D, /* queue -> issue of the request holding the bio, per bio */
-	BLK_LAT_D2C, /* issue -> completion, per bio (btt's D2C) */
-	BLK_LAT_Q2C, /* queue -> completion, per bio */
-	BLK_LAT_Q2G, /* queue -> get request */
-	BLK_LAT_G2I, /* get request -> insert */
-	BLK_LAT_Q2M, /* queue -> merge into an existing request */
-	BLK_LAT_I2D, /* insert -> issue */
-	BLK_LAT_M2D, /* merge -> issue */
-	BLK_LAT_Q2Q, /* between consecutive queued bios */
+	BLK_LAT_Q2D,     /* queue -> issue of the request holding the bio, per bio */
+	BLK_LAT_D2C,     /* issue -> completion, per bio (btt's D2C) */
+	BLK_LAT_Q2C,     /* queue -> completion, per bio */
+	BLK_LAT_Q2G,     /* queue -> get request */
+	BLK_LAT_G2I,     /* get request -> insert */
+	BLK_LAT_Q2M,     /* queue -> merge into an existing request */
+	BLK_LAT_I2D,     /* insert -> issue */
+	BLK_LAT_M2D,     /* merge -> issue */
+	BLK_LAT_Q2Q,     /* between consecutive queued bios */
 	BLK_LAT_D2C_REQ, /* issue -> completion per request (one per C) */
 	BLK_LAT_N,
 };
@@ -24,13 +25,13 @@ extern const char *const blk_lat_names[BLK_LAT_N];
 
 struct blk_latency_dev {
 	struct hist h[BLK_LAT_N];
-	uint64_t last_q; /* time of the last tracked Q, UINT64_MAX before the first */
-	uint64_t duplicates;   /* Qs that replaced a tracked bio with the same start sector */
-	uint64_t unmatched_c;  /* completions (with data) that closed no tracked bio */
-	uint64_t outstanding;  /* bios still tracked at the end (set by finish) */
+	uint64_t last_q;         /* time of the last tracked Q, UINT64_MAX before the first */
+	uint64_t duplicates;     /* Qs that replaced a tracked bio with the same start sector */
+	uint64_t unmatched_c;    /* completions (with data) that closed no tracked bio */
+	uint64_t outstanding;    /* bios still tracked at the end (set by finish) */
 	uint64_t outstanding_rq; /* issued requests never completed (set by finish) */
-	uint64_t evicted;      /* bios dropped because the table was full */
-	uint32_t root;         /* the device's bio tree (a node of the sink's pool) */
+	uint64_t evicted;        /* bios dropped because the table was full */
+	uint32_t root;           /* the device's bio tree (a node of the sink's pool) */
 };
 
 struct blk_latency;

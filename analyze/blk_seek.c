@@ -92,16 +92,16 @@ int blk_seek_to_json(const struct blk_seek *s, unsigned dev, json_t *obj, uint64
 	json_object_set_new(o, "transitions", json_integer((json_int_t)d->transitions));
 	json_object_set_new(o, "sequential", json_integer((json_int_t)d->sequential));
 	json_object_set_new(o, "sequential_pct",
-			    json_real(d->transitions ? 100.0 * (double)d->sequential /
-							       (double)d->transitions
-						     : 0.0));
+	                    json_real(d->transitions
+	                                  ? 100.0 * (double)d->sequential / (double)d->transitions
+	                                  : 0.0));
 	json_object_set_new(o, "forward", json_integer((json_int_t)d->forward));
 	json_object_set_new(o, "backward", json_integer((json_int_t)d->backward));
 	json_object_set_new(o, "per_sec",
-			    json_real(span_ns ? (double)d->seeks * 1e9 / (double)span_ns : 0.0));
-	json_object_set_new(o, "seekwatcher_per_sec",
-			    json_real(span_ns ? (double)d->seekwatcher * 1e9 / (double)span_ns
-					      : 0.0));
+	                    json_real(span_ns ? (double)d->seeks * 1e9 / (double)span_ns : 0.0));
+	json_object_set_new(
+	    o, "seekwatcher_per_sec",
+	    json_real(span_ns ? (double)d->seekwatcher * 1e9 / (double)span_ns : 0.0));
 	json_object_set_new(o, "distance_sectors", blk_hist_json(&d->dist, 1));
 	json_object_set_new(obj, "seeks", o);
 	return 0;
@@ -137,5 +137,5 @@ static void ops_destroy(void *s)
 	blk_seek_free(s);
 }
 
-const struct blk_sink_ops blk_seek_ops = {"seek", ops_create, ops_feed, ops_finish, ops_to_json,
-					   ops_destroy, NULL};
+const struct blk_sink_ops blk_seek_ops = {"seek",      ops_create,  ops_feed, ops_finish,
+                                          ops_to_json, ops_destroy, NULL};

@@ -15,7 +15,7 @@ struct blk_seek_dev {
 	uint64_t seekwatcher; /* pairs more than BLK_SEEKWATCHER_SECTORS apart */
 	uint64_t sequential;  /* pairs with distance 0 */
 	uint64_t forward, backward;
-	struct hist dist;     /* |distance| in sectors of the non-zero ones */
+	struct hist dist; /* |distance| in sectors of the non-zero ones */
 };
 
 struct blk_seek;

@@ -148,7 +148,7 @@ enum spread_what { SPREAD_DEPTH, SPREAD_IDLE };
 
 /* Add [a, b) to the bins it covers: depth x overlap, or the overlap as idle time. */
 static void spread(struct blk_timeline *t, struct tl_dev *d, uint64_t a, uint64_t b,
-		   enum spread_what what, uint64_t depth)
+                   enum spread_what what, uint64_t depth)
 {
 	while (a < b) {
 		uint64_t idx = bin_of(t, a), hi = t->cur_hi, seg = (b < hi ? b : hi) - a;
@@ -359,14 +359,13 @@ static int ops_root_json(void *s, json_t *root)
 	const struct blk_timeline *t = s;
 
 	json_object_set_new(root, "timeline",
-			    json_pack("{sIsIsIsIsI}", "interval_ns", (json_int_t)t->interval,
-				      "requested_interval_ns", (json_int_t)t->o.interval_ns,
-				      "widened", (json_int_t)t->widened, "bins",
-				      (json_int_t)blk_timeline_nbins(t), "max_bins",
-				      (json_int_t)t->o.max_bins));
+	                    json_pack("{sIsIsIsIsI}", "interval_ns", (json_int_t)t->interval,
+	                              "requested_interval_ns", (json_int_t)t->o.interval_ns,
+	                              "widened", (json_int_t)t->widened, "bins",
+	                              (json_int_t)blk_timeline_nbins(t), "max_bins",
+	                              (json_int_t)t->o.max_bins));
 	return 0;
 }
 
-const struct blk_sink_ops blk_timeline_ops = {"timeline",  ops_create,	ops_feed,
-					       ops_finish,  ops_to_json, ops_destroy,
-					       ops_root_json};
+const struct blk_sink_ops blk_timeline_ops = {"timeline",  ops_create,  ops_feed,     ops_finish,
+                                              ops_to_json, ops_destroy, ops_root_json};

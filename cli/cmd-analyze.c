@@ -18,27 +18,27 @@
 #include "iotape_version.h"
 
 const char usage_analyze[] =
-	"usage: iotape analyze [--json] [--interval DUR] [--idle-threshold DUR] [--top N]\n"
-	"                      [-o FILE] INPUT...\n"
-	"\n"
-	"One streaming pass over block traces (and packet captures): per device counts and\n"
-	"bytes per action, Q2D/D2C/Q2C latency (matched through merges as btt does), queue\n"
-	"depth, idle gaps, seeks and a timeline. Prints a summary, or a JSON document with\n"
-	"--json (schema: docs/json.md; definitions: docs/analyze.md).\n"
-	"\n"
-	"INPUT is a run directory, a per-CPU set NAME (NAME.blktrace.0, .1, ...), a single\n"
-	"blktrace file (e.g. blkparse -d output), '-' for stdin, or a pcap/pcapng capture.\n"
-	"Several inputs are merged by time. Files may be gzip-compressed.\n"
-	"\n"
-	"options:\n"
-	"  --json                write the JSON document instead of the text summary\n"
-	"  --interval DUR        timeline bin width (default 1s; e.g. 100ms)\n"
-	"  --idle-threshold DUR  shortest idle gap that counts (default 10ms)\n"
-	"  --top N               keep the N longest idle gaps (default 10)\n"
-	"  -o, --output FILE     write to FILE instead of standard output\n"
-	"\n"
-	"exit status: 0 success, 2 usage or input error (bad magic, unsupported version,\n"
-	"truncated record, empty set), 3 system error\n";
+    "usage: iotape analyze [--json] [--interval DUR] [--idle-threshold DUR] [--top N]\n"
+    "                      [-o FILE] INPUT...\n"
+    "\n"
+    "One streaming pass over block traces (and packet captures): per device counts and\n"
+    "bytes per action, Q2D/D2C/Q2C latency (matched through merges as btt does), queue\n"
+    "depth, idle gaps, seeks and a timeline. Prints a summary, or a JSON document with\n"
+    "--json (schema: docs/json.md; definitions: docs/analyze.md).\n"
+    "\n"
+    "INPUT is a run directory, a per-CPU set NAME (NAME.blktrace.0, .1, ...), a single\n"
+    "blktrace file (e.g. blkparse -d output), '-' for stdin, or a pcap/pcapng capture.\n"
+    "Several inputs are merged by time. Files may be gzip-compressed.\n"
+    "\n"
+    "options:\n"
+    "  --json                write the JSON document instead of the text summary\n"
+    "  --interval DUR        timeline bin width (default 1s; e.g. 100ms)\n"
+    "  --idle-threshold DUR  shortest idle gap that counts (default 10ms)\n"
+    "  --top N               keep the N longest idle gaps (default 10)\n"
+    "  -o, --output FILE     write to FILE instead of standard output\n"
+    "\n"
+    "exit status: 0 success, 2 usage or input error (bad magic, unsupported version,\n"
+    "truncated record, empty set), 3 system error\n";
 
 struct input {
 	const char *path;
@@ -204,15 +204,16 @@ static void warn_inputs(const struct run *r, json_t *list)
 
 			if (fs->truncated) {
 				snprintf(msg, sizeof(msg),
-					 "'%s': truncated record at offset %" PRIu64
-					 " ignored; the %" PRIu64 " records before it were counted",
-					 fs->path, fs->trunc_at, fs->records);
+				         "'%s': truncated record at offset %" PRIu64
+				         " ignored; the %" PRIu64 " records before it were counted",
+				         fs->path, fs->trunc_at, fs->records);
 				warning("%s", msg);
 				json_array_append_new(list, json_string(msg));
 			}
 			if (fs->skips) {
-				snprintf(msg, sizeof(msg), "'%s': %" PRIu64
-					 " records missing (sequence gaps)", fs->path, fs->skips);
+				snprintf(msg, sizeof(msg),
+				         "'%s': %" PRIu64 " records missing (sequence gaps)",
+				         fs->path, fs->skips);
 				warning("%s", msg);
 				json_array_append_new(list, json_string(msg));
 			}
@@ -235,7 +236,7 @@ static json_t *input_json(const struct run *r, json_t *warnings)
 		skips += st->skips;
 		if (st->have_wallclock && !wall)
 			wall = json_pack("{sIsI}", "sec", (json_int_t)st->wall_sec, "nsec",
-					 (json_int_t)st->wall_nsec);
+			                 (json_int_t)st->wall_nsec);
 		for (unsigned f = 0; f < st->nfiles; f++) {
 			const struct bt_file_stats *fs = &st->files[f];
 			json_t *j = json_object();
@@ -246,7 +247,7 @@ static json_t *input_json(const struct run *r, json_t *warnings)
 			json_object_set_new(j, "path", json_string(fs->path));
 			json_object_set_new(j, "version", json_integer(fs->version));
 			json_object_set_new(j, "byte_order",
-					    json_string(fs->swapped ? "swapped" : "native"));
+			                    json_string(fs->swapped ? "swapped" : "native"));
 			json_object_set_new(j, "gzip", json_boolean(fs->gzip));
 			json_object_set_new(j, "records", json_integer((json_int_t)fs->records));
 			json_object_set_new(j, "bytes", json_integer((json_int_t)fs->bytes));
@@ -254,7 +255,7 @@ static json_t *input_json(const struct run *r, json_t *warnings)
 			json_object_set_new(j, "truncated", json_boolean(fs->truncated));
 			if (fs->truncated)
 				json_object_set_new(j, "truncated_at",
-						    json_integer((json_int_t)fs->trunc_at));
+				                    json_integer((json_int_t)fs->trunc_at));
 			json_array_append_new(files, j);
 		}
 	}
@@ -373,8 +374,8 @@ static uint64_t jget_u(const json_t *o, const char *path)
 	const char *dot;
 
 	while ((dot = strchr(path, '.'))) {
-		size_t n = (size_t)(dot - path) < sizeof(key) - 1 ? (size_t)(dot - path)
-								  : sizeof(key) - 1;
+		size_t n =
+		    (size_t)(dot - path) < sizeof(key) - 1 ? (size_t)(dot - path) : sizeof(key) - 1;
 		memcpy(key, path, n);
 		key[n] = '\0';
 		o = json_object_get(o, key);
@@ -394,8 +395,8 @@ static double jget_f(const json_t *o, const char *path)
 	const char *dot;
 
 	while ((dot = strchr(path, '.'))) {
-		size_t n = (size_t)(dot - path) < sizeof(key) - 1 ? (size_t)(dot - path)
-								  : sizeof(key) - 1;
+		size_t n =
+		    (size_t)(dot - path) < sizeof(key) - 1 ? (size_t)(dot - path) : sizeof(key) - 1;
 		memcpy(key, path, n);
 		key[n] = '\0';
 		o = json_object_get(o, key);
@@ -443,42 +444,42 @@ static void text_device(FILE *f, const json_t *d, uint64_t start)
 	size_t i;
 	json_t *g;
 
-	fprintf(f, "\ndevice %s: %" PRIu64 " events\n", json_string_value(json_object_get(d, "dev")),
-		jget_u(d, "events"));
+	fprintf(f, "\ndevice %s: %" PRIu64 " events\n",
+	        json_string_value(json_object_get(d, "dev")), jget_u(d, "events"));
 	fprintf(f, "  %-10s %12" PRIu64 " ios %12s   writes %12" PRIu64 " ios %12s\n", "reads",
-		jget_u(d, "reads.ios"), fmt_bytes(jget_u(d, "reads.bytes"), b1, sizeof(b1)),
-		jget_u(d, "writes.ios"), fmt_bytes(jget_u(d, "writes.bytes"), b2, sizeof(b2)));
+	        jget_u(d, "reads.ios"), fmt_bytes(jget_u(d, "reads.bytes"), b1, sizeof(b1)),
+	        jget_u(d, "writes.ios"), fmt_bytes(jget_u(d, "writes.bytes"), b2, sizeof(b2)));
 	fprintf(f,
-		"  %-10s %12" PRIu64 " bios (%" PRIu64 " back, %" PRIu64 " front merges), %" PRIu64
-		" requeues\n",
-		"queued", jget_u(d, "actions.queue.reads") + jget_u(d, "actions.queue.writes"),
-		jget_u(d, "actions.backmerge.reads") + jget_u(d, "actions.backmerge.writes"),
-		jget_u(d, "actions.frontmerge.reads") + jget_u(d, "actions.frontmerge.writes"),
-		jget_u(d, "actions.requeue.reads") + jget_u(d, "actions.requeue.writes"));
+	        "  %-10s %12" PRIu64 " bios (%" PRIu64 " back, %" PRIu64 " front merges), %" PRIu64
+	        " requeues\n",
+	        "queued", jget_u(d, "actions.queue.reads") + jget_u(d, "actions.queue.writes"),
+	        jget_u(d, "actions.backmerge.reads") + jget_u(d, "actions.backmerge.writes"),
+	        jget_u(d, "actions.frontmerge.reads") + jget_u(d, "actions.frontmerge.writes"),
+	        jget_u(d, "actions.requeue.reads") + jget_u(d, "actions.requeue.writes"));
 	fprintf(f, "  %-10s %8s %10s %10s %10s %10s %10s %10s\n", "latency", "bios", "mean", "min",
-		"p50", "p90", "p99", "max");
+	        "p50", "p90", "p99", "max");
 	for (i = 0; i < sizeof(lat) / sizeof(lat[0]); i++) {
 		const json_t *h = json_object_get(json_object_get(d, "latency_ns"), lat[i]);
 
 		if (!jget_u(h, "count") && i > 2)
 			continue;
 		fprintf(f, "    %-8s %8" PRIu64 " %10s %10s %10s %10s %10s %10s\n", lat[i],
-			jget_u(h, "count"), fmt_ns(jget_f(h, "mean"), b1, sizeof(b1)),
-			fmt_ns((double)jget_u(h, "min"), b2, sizeof(b2)),
-			fmt_ns((double)jget_u(h, "p50"), b3, sizeof(b3)),
-			fmt_ns((double)jget_u(h, "p90"), b4, sizeof(b4)),
-			fmt_ns((double)jget_u(h, "p99"), b5, sizeof(b5)),
-			fmt_ns((double)jget_u(h, "max"), b6, sizeof(b6)));
+		        jget_u(h, "count"), fmt_ns(jget_f(h, "mean"), b1, sizeof(b1)),
+		        fmt_ns((double)jget_u(h, "min"), b2, sizeof(b2)),
+		        fmt_ns((double)jget_u(h, "p50"), b3, sizeof(b3)),
+		        fmt_ns((double)jget_u(h, "p90"), b4, sizeof(b4)),
+		        fmt_ns((double)jget_u(h, "p99"), b5, sizeof(b5)),
+		        fmt_ns((double)jget_u(h, "max"), b6, sizeof(b6)));
 	}
 	fprintf(f, "  %-10s mean %.2f, max %" PRIu64 "\n", "depth", jget_f(d, "depth.mean"),
-		jget_u(d, "depth.max"));
+	        jget_u(d, "depth.max"));
 	fprintf(f, "  %-10s %" PRIu64 " gaps >= %s, %s in total (%.1f%% of the span)\n", "idle",
-		jget_u(idle, "gaps"), fmt_ns((double)jget_u(idle, "threshold_ns"), b1, sizeof(b1)),
-		fmt_ns((double)jget_u(idle, "total_ns"), b2, sizeof(b2)), jget_f(idle, "pct"));
+	        jget_u(idle, "gaps"), fmt_ns((double)jget_u(idle, "threshold_ns"), b1, sizeof(b1)),
+	        fmt_ns((double)jget_u(idle, "total_ns"), b2, sizeof(b2)), jget_f(idle, "pct"));
 	longest = json_object_get(idle, "longest");
 	if (json_array_size(longest))
 		fprintf(f, "    %14s %14s %12s %12s  %s\n", "start (s)", "end (s)", "length",
-			"IO waiting", "ended by");
+		        "IO waiting", "ended by");
 	json_array_foreach(longest, i, g)
 	{
 		const json_t *comm = json_object_get(g, "comm");
@@ -488,23 +489,23 @@ static void text_device(FILE *f, const json_t *d, uint64_t start)
 			snprintf(who, sizeof(who), "end of trace");
 		else
 			snprintf(who, sizeof(who), "pid %" PRIu64 " (%s)", jget_u(g, "pid"),
-				 json_is_string(comm) ? json_string_value(comm) : "?");
+			         json_is_string(comm) ? json_string_value(comm) : "?");
 		/* how long a queued request waited while the device sat idle */
 		if (json_is_true(json_object_get(g, "queued")))
 			fmt_ns((double)jget_u(g, "queued_ns"), b2, sizeof(b2));
 		else
 			snprintf(b2, sizeof(b2), "-");
 		fprintf(f, "    %14.6f %14.6f %12s %12s  %s\n",
-			(double)(jget_u(g, "start_ns") - start) / 1e9,
-			(double)(jget_u(g, "end_ns") - start) / 1e9,
-			fmt_ns((double)jget_u(g, "duration_ns"), b1, sizeof(b1)), b2, who);
+		        (double)(jget_u(g, "start_ns") - start) / 1e9,
+		        (double)(jget_u(g, "end_ns") - start) / 1e9,
+		        fmt_ns((double)jget_u(g, "duration_ns"), b1, sizeof(b1)), b2, who);
 	}
 	fprintf(f,
-		"  %-10s %" PRIu64 " (%" PRIu64 " over 128 sectors), %.1f%% sequential, %.1f/s, "
-		"%" PRIu64 " forward, %" PRIu64 " backward\n",
-		"seeks", jget_u(d, "seeks.count"), jget_u(d, "seeks.seekwatcher"),
-		jget_f(d, "seeks.sequential_pct"), jget_f(d, "seeks.per_sec"),
-		jget_u(d, "seeks.forward"), jget_u(d, "seeks.backward"));
+	        "  %-10s %" PRIu64 " (%" PRIu64 " over 128 sectors), %.1f%% sequential, %.1f/s, "
+	        "%" PRIu64 " forward, %" PRIu64 " backward\n",
+	        "seeks", jget_u(d, "seeks.count"), jget_u(d, "seeks.seekwatcher"),
+	        jget_f(d, "seeks.sequential_pct"), jget_f(d, "seeks.per_sec"),
+	        jget_u(d, "seeks.forward"), jget_u(d, "seeks.backward"));
 }
 
 static void text_summary(FILE *f, const json_t *root)
@@ -516,10 +517,10 @@ static void text_summary(FILE *f, const json_t *root)
 	json_t *d;
 
 	fprintf(f, "%zu file(s), %" PRIu64 " events, %zu device(s), span %s",
-		json_array_size(json_object_get(in, "files")), jget_u(in, "events"),
-		json_array_size(devs), fmt_ns((double)jget_u(root, "span_ns"), b1, sizeof(b1)));
+	        json_array_size(json_object_get(in, "files")), jget_u(in, "events"),
+	        json_array_size(devs), fmt_ns((double)jget_u(root, "span_ns"), b1, sizeof(b1)));
 	fprintf(f, ", timeline %" PRIu64 " bins of %s (--json)\n", jget_u(root, "timeline.bins"),
-		fmt_ns((double)jget_u(root, "timeline.interval_ns"), b2, sizeof(b2)));
+	        fmt_ns((double)jget_u(root, "timeline.interval_ns"), b2, sizeof(b2)));
 	json_array_foreach(devs, i, d) text_device(f, d, start);
 }
 
@@ -538,11 +539,11 @@ static void run_release(struct run *r)
 static int parse_args(struct run *r, int argc, char **argv, const char **out)
 {
 	static const struct option lo[] = {{"json", no_argument, NULL, 'j'},
-					   {"interval", required_argument, NULL, 'i'},
-					   {"idle-threshold", required_argument, NULL, 't'},
-					   {"top", required_argument, NULL, 'n'},
-					   {"output", required_argument, NULL, 'o'},
-					   {NULL, 0, NULL, 0}};
+	                                   {"interval", required_argument, NULL, 'i'},
+	                                   {"idle-threshold", required_argument, NULL, 't'},
+	                                   {"top", required_argument, NULL, 'n'},
+	                                   {"output", required_argument, NULL, 'o'},
+	                                   {NULL, 0, NULL, 0}};
 	unsigned long long v;
 	int c;
 
@@ -621,9 +622,9 @@ int cmd_analyze(int argc, char **argv)
 	json_object_set_new(root, "version", json_string(IOTAPE_VERSION));
 	json_object_set_new(root, "command", json_string("analyze"));
 	json_object_set_new(root, "options",
-			    json_pack("{sIsIsI}", "interval_ns", (json_int_t)r.ao.interval_ns,
-				      "idle_threshold_ns", (json_int_t)r.ao.idle_threshold_ns,
-				      "top", (json_int_t)r.ao.top));
+	                    json_pack("{sIsIsI}", "interval_ns", (json_int_t)r.ao.interval_ns,
+	                              "idle_threshold_ns", (json_int_t)r.ao.idle_threshold_ns,
+	                              "top", (json_int_t)r.ao.top));
 	if (r.nin) {
 		json_object_set_new(root, "input", input_json(&r, warnings));
 		warnings = NULL;

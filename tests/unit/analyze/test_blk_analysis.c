@@ -11,16 +11,16 @@
 static void test_document(void **s)
 {
 	struct blk_event ev[] = {
-		EV_Q(500, 0, 8, R),  EV_Q(1000, 8, 8, W), EV_D(1100, 8, 8, W), EV_D(1200, 0, 8, R),
-		EV_C(2100, 8, 8, W), EV_C(3200, 0, 8, R),
+	    EV_Q(500, 0, 8, R),  EV_Q(1000, 8, 8, W), EV_D(1100, 8, 8, W),
+	    EV_D(1200, 0, 8, R), EV_C(2100, 8, 8, W), EV_C(3200, 0, 8, R),
 	};
 	struct blk_event notify = EV_Q(0, 0, 0, R);
 	struct blk_analysis *a;
 	struct blk_opts o;
 	json_t *root = json_object(), *devs, *d, *lat;
-	static const char *const keys[] = {"dev",     "events", "reads",    "writes",  "actions",
-					   "blkparse", "latency_ns", "matching", "depth", "idle",
-					   "seeks",   "timeline"};
+	static const char *const keys[] = {"dev",     "events",   "reads",      "writes",
+	                                   "actions", "blkparse", "latency_ns", "matching",
+	                                   "depth",   "idle",     "seeks",      "timeline"};
 
 	(void)s;
 	/* the read is on 8,16, the write on 8,0; 8,16 shows up first */
@@ -45,11 +45,11 @@ static void test_document(void **s)
 	d = json_array_get(devs, 0);
 	assert_string_equal(json_string_value(json_object_get(d, "dev")), "8,0");
 	assert_string_equal(json_string_value(json_object_get(json_array_get(devs, 1), "dev")),
-			    "8,16");
+	                    "8,16");
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		assert_non_null(json_object_get(d, keys[i]));
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(d, "writes"), "bytes")),
-			 4096);
+	                 4096);
 	lat = json_object_get(json_object_get(d, "latency_ns"), "q2c");
 	assert_int_equal(json_integer_value(json_object_get(lat, "count")), 1);
 	assert_true(json_real_value(json_object_get(lat, "mean")) == 1100.0);
@@ -101,15 +101,15 @@ static void test_random_events(void **s)
 		x ^= x << 17;
 		r = x;
 		memset(&e, 0, sizeof(e));
-		t += (r & 7) == 0 ? (uint64_t)-(int64_t)(r >> 60) : (r >> 40) & 0xfff;
+		t += (r & 7) == 0 ? (uint64_t) - (int64_t)(r >> 60) : (r >> 40) & 0xfff;
 		e.time = t;
 		e.action = (uint16_t)((r >> 8) % 24);
 		e.dev = BLK_MKDEV(8, (r >> 16) % 6);
 		e.sector = (r >> 20) & 1 ? UINT64_MAX - ((r >> 24) & 0xff) : (r >> 24) & 0x3fff;
 		e.bytes = (uint32_t)(((r >> 40) % 64) * 512 + (((r >> 50) & 3) == 0 ? 100 : 0));
 		e.flags = ((r >> 52) & 1 ? BLK_F_WRITE : BLK_F_READ) |
-			  ((r >> 53) % 16 == 0 ? BLK_F_PC : BLK_F_FS) |
-			  ((r >> 57) % 64 == 0 ? BLK_F_NOTIFY : 0);
+		          ((r >> 53) % 16 == 0 ? BLK_F_PC : BLK_F_FS) |
+		          ((r >> 57) % 64 == 0 ? BLK_F_NOTIFY : 0);
 		e.cpu = (uint32_t)((r >> 58) % 4);
 		e.seq = i;
 		blk_analysis_feed(a, &e);
@@ -118,8 +118,8 @@ static void test_random_events(void **s)
 	assert_true(blk_analysis_ndevices(a) <= 6);
 	assert_int_equal(blk_analysis_to_json(a, root, 1), 0);
 	assert_true(json_array_size(json_object_get(root, "devices")) >= 1);
-	assert_true(json_integer_value(json_object_get(json_object_get(root, "timeline"), "bins")) <=
-		    64);
+	assert_true(
+	    json_integer_value(json_object_get(json_object_get(root, "timeline"), "bins")) <= 64);
 	json_decref(root);
 	blk_analysis_free(a);
 }
@@ -127,9 +127,9 @@ static void test_random_events(void **s)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_document),
-		cmocka_unit_test(test_empty),
-		cmocka_unit_test(test_random_events),
+	    cmocka_unit_test(test_document),
+	    cmocka_unit_test(test_empty),
+	    cmocka_unit_test(test_random_events),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,14 +11,27 @@
 static void test_actions(void **s)
 {
 	struct blk_event ev[] = {
-		EV_Q(0, 100, 8, W),   EV_G(1, 100, 8, W),   EV_Q(2, 108, 8, W),
-		EV_M(3, 108, 8, W),   EV_Q(4, 92, 8, W),    EV_F(5, 92, 8, W),
-		EV_I(6, 92, 24, W),   EV_D(7, 92, 24, W),   EV_R(8, 92, 24, W),
-		EV_D(9, 92, 24, W),   EV_C(10, 92, 24, W),  EV_Q(11, 7, 3, R), /* 1536 bytes */
-		EV_D(12, 7, 3, R),    EV_C(13, 7, 3, R),    EV_D(14, 0, 0, R), /* flush */
-		EV_C(15, 0, 0, R),    ev_make(BLK_A_PLUG, 16, 0, 0, R),
-		ev_make(BLK_A_UNPLUG_IO, 17, 0, 0, R), ev_make(BLK_A_UNPLUG_TIMER, 18, 0, 0, R),
-		EV_D(19, 500, 2, R),  EV_C(20, 500, 2, R),
+	    EV_Q(0, 100, 8, W),
+	    EV_G(1, 100, 8, W),
+	    EV_Q(2, 108, 8, W),
+	    EV_M(3, 108, 8, W),
+	    EV_Q(4, 92, 8, W),
+	    EV_F(5, 92, 8, W),
+	    EV_I(6, 92, 24, W),
+	    EV_D(7, 92, 24, W),
+	    EV_R(8, 92, 24, W),
+	    EV_D(9, 92, 24, W),
+	    EV_C(10, 92, 24, W),
+	    EV_Q(11, 7, 3, R), /* 1536 bytes */
+	    EV_D(12, 7, 3, R),
+	    EV_C(13, 7, 3, R),
+	    EV_D(14, 0, 0, R), /* flush */
+	    EV_C(15, 0, 0, R),
+	    ev_make(BLK_A_PLUG, 16, 0, 0, R),
+	    ev_make(BLK_A_UNPLUG_IO, 17, 0, 0, R),
+	    ev_make(BLK_A_UNPLUG_TIMER, 18, 0, 0, R),
+	    EV_D(19, 500, 2, R),
+	    EV_C(20, 500, 2, R),
 	};
 	struct blk_counts *c = blk_counts_new();
 	const struct blk_counts_dev *d;
@@ -58,8 +71,8 @@ static void test_actions(void **s)
 static void test_depth(void **s)
 {
 	const struct blk_event ev[] = {
-		EV_C(0, 1, 8, W), EV_D(1, 8, 8, W), EV_D(2, 16, 8, W), EV_D(3, 24, 8, R),
-		EV_C(4, 8, 8, W), EV_D(5, 32, 8, W), EV_D(6, 40, 8, W),
+	    EV_C(0, 1, 8, W), EV_D(1, 8, 8, W),  EV_D(2, 16, 8, W), EV_D(3, 24, 8, R),
+	    EV_C(4, 8, 8, W), EV_D(5, 32, 8, W), EV_D(6, 40, 8, W),
 	};
 	struct blk_counts *c = blk_counts_new();
 
@@ -106,9 +119,10 @@ static void test_json(void **s)
 	blk_counts_feed(c, 2, &e);
 	assert_null(blk_counts_dev(c, 0));
 	assert_int_equal(blk_counts_to_json(c, 2, o), 0);
-	assert_int_equal(json_integer_value(json_object_get(json_object_get(o, "writes"), "ios")), 1);
-	assert_int_equal(json_integer_value(json_object_get(json_object_get(o, "discards"), "bytes")),
-			 4096);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(o, "writes"), "ios")),
+	                 1);
+	assert_int_equal(
+	    json_integer_value(json_object_get(json_object_get(o, "discards"), "bytes")), 4096);
 	bp = json_object_get(o, "blkparse");
 	assert_int_equal(json_integer_value(json_object_get(bp, "writes_completed_kib")), 4);
 	assert_int_equal(json_integer_value(json_object_get(bp, "events")), 1);
@@ -121,10 +135,10 @@ static void test_json(void **s)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_actions),
-		cmocka_unit_test(test_depth),
-		cmocka_unit_test(test_skips),
-		cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_actions),
+	    cmocka_unit_test(test_depth),
+	    cmocka_unit_test(test_skips),
+	    cmocka_unit_test(test_json),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

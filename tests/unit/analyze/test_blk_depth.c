@@ -12,9 +12,9 @@ static void test_mean_max(void **s)
 {
 	/* depth: 0 on [0,10), 1 on [10,20), 2 on [20,30), 1 on [30,40) (requeue), 0 to 100 */
 	const struct blk_event ev[] = {
-		EV_Q(0, 0, 8, R),   EV_D(10, 0, 8, R), EV_D(20, 8, 8, W), EV_R(30, 8, 8, W),
-		EV_C(40, 0, 8, R),  EV_C(50, 99, 8, R), /* issued before the trace: stays 0 */
-		EV_Q(100, 0, 8, R),
+	    EV_Q(0, 0, 8, R),   EV_D(10, 0, 8, R),  EV_D(20, 8, 8, W), EV_R(30, 8, 8, W),
+	    EV_C(40, 0, 8, R),  EV_C(50, 99, 8, R), /* issued before the trace: stays 0 */
+	    EV_Q(100, 0, 8, R),
 	};
 	struct blk_depth *q = blk_depth_new();
 	const struct blk_depth_dev *d;
@@ -46,7 +46,8 @@ static void test_open_at_end(void **s)
 	blk_depth_finish(q, 0, 100);
 	assert_true(blk_depth_mean(q, 0) == 1.5);
 	assert_int_equal(blk_depth_to_json(q, 0, o), 0);
-	assert_int_equal(json_integer_value(json_object_get(json_object_get(o, "depth"), "max")), 2);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(o, "depth"), "max")),
+	                 2);
 	json_decref(o);
 	blk_depth_free(q);
 }
@@ -54,8 +55,8 @@ static void test_open_at_end(void **s)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_mean_max),
-		cmocka_unit_test(test_open_at_end),
+	    cmocka_unit_test(test_mean_max),
+	    cmocka_unit_test(test_open_at_end),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

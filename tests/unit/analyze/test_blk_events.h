@@ -11,8 +11,8 @@
 #define W BLK_F_WRITE
 
 /* An event of action act at time t (ns), sector, size in sectors, direction W or R. */
-static inline struct blk_event ev_make(unsigned act, uint64_t t, uint64_t sector,
-				       uint32_t sectors, uint64_t dir)
+static inline struct blk_event ev_make(unsigned act, uint64_t t, uint64_t sector, uint32_t sectors,
+                                       uint64_t dir)
 {
 	struct blk_event e;
 

@@ -11,7 +11,7 @@
 #define MS 1000000ull
 
 static struct blk_idle *run(const struct blk_event *ev, size_t n, uint64_t thr, unsigned top,
-			    uint64_t end)
+                            uint64_t end)
 {
 	struct blk_opts o;
 	struct blk_idle *s;
@@ -30,14 +30,13 @@ static struct blk_idle *run(const struct blk_event *ev, size_t n, uint64_t thr, 
 static void test_start_between_end(void **s)
 {
 	struct blk_event ev[] = {
-		EV_Q(0, 0, 8, R),	     /* trace start; queued at the start */
-		EV_D(20 * MS, 0, 8, R),      /* ends a 20 ms gap that began with the trace */
-		EV_C(21 * MS, 0, 8, R),      /* idle from 21 ms */
-		EV_D(31 * MS, 8, 8, R),      /* exactly the threshold: counts */
-		EV_C(32 * MS, 8, 8, R),
-		EV_D(42 * MS - 1, 16, 8, R), /* one ns short: does not count */
-		EV_C(50 * MS, 16, 8, R),     /* idle to the end, 100 ms */
-		EV_Q(60 * MS, 24, 8, R),     /* queued, never issued */
+	    EV_Q(0, 0, 8, R),       /* trace start; queued at the start */
+	    EV_D(20 * MS, 0, 8, R), /* ends a 20 ms gap that began with the trace */
+	    EV_C(21 * MS, 0, 8, R), /* idle from 21 ms */
+	    EV_D(31 * MS, 8, 8, R), /* exactly the threshold: counts */
+	    EV_C(32 * MS, 8, 8, R),  EV_D(42 * MS - 1, 16, 8, R), /* one ns short: does not count */
+	    EV_C(50 * MS, 16, 8, R),                              /* idle to the end, 100 ms */
+	    EV_Q(60 * MS, 24, 8, R),                              /* queued, never issued */
 	};
 	struct blk_idle *sk;
 	const struct blk_idle_dev *d;
@@ -75,9 +74,9 @@ static void test_start_between_end(void **s)
 static void test_busy_at_start(void **s)
 {
 	const struct blk_event ev[] = {
-		EV_Q(0, 0, 8, R),	 EV_C(30 * MS, 999, 8, R), EV_D(35 * MS, 0, 8, R),
-		EV_D(36 * MS, 8, 8, R), EV_C(40 * MS, 0, 8, R),	  EV_C(60 * MS, 8, 8, R),
-		EV_D(80 * MS, 16, 8, R), EV_C(81 * MS, 16, 8, R),
+	    EV_Q(0, 0, 8, R),        EV_C(30 * MS, 999, 8, R), EV_D(35 * MS, 0, 8, R),
+	    EV_D(36 * MS, 8, 8, R),  EV_C(40 * MS, 0, 8, R),   EV_C(60 * MS, 8, 8, R),
+	    EV_D(80 * MS, 16, 8, R), EV_C(81 * MS, 16, 8, R),
 	};
 	struct blk_idle *sk = run(ev, sizeof(ev) / sizeof(ev[0]), 10 * MS, 10, 81 * MS);
 	const struct blk_idle_dev *d = blk_idle_dev(sk, 0);
@@ -155,10 +154,10 @@ static void test_json(void **s)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_start_between_end),
-		cmocka_unit_test(test_busy_at_start),
-		cmocka_unit_test(test_top_and_devices),
-		cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_start_between_end),
+	    cmocka_unit_test(test_busy_at_start),
+	    cmocka_unit_test(test_top_and_devices),
+	    cmocka_unit_test(test_json),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -26,8 +26,7 @@ static struct blk_latency *run(const struct blk_event *ev, size_t n, unsigned ca
 	return l;
 }
 
-static void expect(const struct hist *h, uint64_t count, uint64_t sum, uint64_t min,
-		   uint64_t max)
+static void expect(const struct hist *h, uint64_t count, uint64_t sum, uint64_t min, uint64_t max)
 {
 	assert_int_equal(h->count, count);
 	assert_int_equal((uint64_t)h->sum, sum);
@@ -42,11 +41,11 @@ static void expect(const struct hist *h, uint64_t count, uint64_t sum, uint64_t 
 static void test_merges_as_btt(void **s)
 {
 	const struct blk_event ev[] = {
-		EV_Q(1000, 100, 8, W), EV_G(1100, 100, 8, W), EV_Q(1200, 108, 8, W),
-		EV_M(1300, 108, 8, W), EV_Q(1400, 92, 8, W),  EV_F(1450, 92, 8, W),
-		EV_I(1500, 92, 24, W), EV_D(2000, 92, 24, W), EV_C(5000, 92, 24, W),
-		EV_Q(6000, 1000, 1, R), EV_G(6000, 1000, 1, R), EV_I(6000, 1000, 1, R),
-		EV_D(6000, 1000, 1, R), EV_C(9000, 1000, 1, R),
+	    EV_Q(1000, 100, 8, W),  EV_G(1100, 100, 8, W),  EV_Q(1200, 108, 8, W),
+	    EV_M(1300, 108, 8, W),  EV_Q(1400, 92, 8, W),   EV_F(1450, 92, 8, W),
+	    EV_I(1500, 92, 24, W),  EV_D(2000, 92, 24, W),  EV_C(5000, 92, 24, W),
+	    EV_Q(6000, 1000, 1, R), EV_G(6000, 1000, 1, R), EV_I(6000, 1000, 1, R),
+	    EV_D(6000, 1000, 1, R), EV_C(9000, 1000, 1, R),
 	};
 	struct blk_latency *l = run(ev, sizeof(ev) / sizeof(ev[0]), 0);
 	const struct blk_latency_dev *d = blk_latency_dev(l, 0);
@@ -72,9 +71,8 @@ static void test_merges_as_btt(void **s)
 static void test_requeue(void **s)
 {
 	const struct blk_event ev[] = {
-		EV_Q(0, 100, 8, R),  EV_G(10, 100, 8, R), EV_I(20, 100, 8, R),
-		EV_D(30, 100, 8, R), EV_R(40, 100, 8, R), EV_D(100, 100, 8, R),
-		EV_C(1100, 100, 8, R),
+	    EV_Q(0, 100, 8, R),  EV_G(10, 100, 8, R),  EV_I(20, 100, 8, R),   EV_D(30, 100, 8, R),
+	    EV_R(40, 100, 8, R), EV_D(100, 100, 8, R), EV_C(1100, 100, 8, R),
 	};
 	struct blk_latency *l = run(ev, sizeof(ev) / sizeof(ev[0]), 0);
 	const struct blk_latency_dev *d = blk_latency_dev(l, 0);
@@ -93,10 +91,10 @@ static void test_requeue(void **s)
 static void test_partial_trace(void **s)
 {
 	const struct blk_event ev[] = {
-		EV_C(5, 5000, 8, R),				     /* issued before the trace */
-		EV_Q(10, 200, 8, W), EV_C(50, 200, 8, W),	     /* D lost */
-		EV_Q(60, 300, 8, W), EV_D(70, 300, 8, W),	     /* never completes */
-		EV_Q(80, 400, 8, W), EV_D(90, 400, 8, W), EV_C(190, 400, 8, W),
+	    EV_C(5, 5000, 8, R),                      /* issued before the trace */
+	    EV_Q(10, 200, 8, W), EV_C(50, 200, 8, W), /* D lost */
+	    EV_Q(60, 300, 8, W), EV_D(70, 300, 8, W), /* never completes */
+	    EV_Q(80, 400, 8, W), EV_D(90, 400, 8, W), EV_C(190, 400, 8, W),
 	};
 	struct blk_latency *l = run(ev, sizeof(ev) / sizeof(ev[0]), 0);
 	const struct blk_latency_dev *d = blk_latency_dev(l, 0);
@@ -116,9 +114,9 @@ static void test_partial_trace(void **s)
 static void test_duplicate_sector(void **s)
 {
 	const struct blk_event ev[] = {
-		EV_Q(1000, 100, 16, W), EV_G(1100, 100, 16, W), EV_Q(1200, 100, 16, W),
-		EV_G(1250, 100, 16, W), EV_D(2000, 100, 16, W), EV_C(5000, 100, 16, W),
-		EV_Q(6000, 100, 16, W), EV_D(6100, 100, 16, W), EV_C(9000, 100, 16, W),
+	    EV_Q(1000, 100, 16, W), EV_G(1100, 100, 16, W), EV_Q(1200, 100, 16, W),
+	    EV_G(1250, 100, 16, W), EV_D(2000, 100, 16, W), EV_C(5000, 100, 16, W),
+	    EV_Q(6000, 100, 16, W), EV_D(6100, 100, 16, W), EV_C(9000, 100, 16, W),
 	};
 	struct blk_latency *l = run(ev, sizeof(ev) / sizeof(ev[0]), 0);
 	const struct blk_latency_dev *d = blk_latency_dev(l, 0);
@@ -137,9 +135,9 @@ static void test_duplicate_sector(void **s)
 static void test_containment(void **s)
 {
 	const struct blk_event ev[] = {
-		EV_Q(0, 64, 8, W),    EV_Q(1, 72, 8, W),   EV_Q(2, 80, 64, W), /* 80..144 */
-		EV_D(10, 64, 16, W),  EV_C(20, 64, 16, W),		       /* ends 64 and 72 */
-		EV_D(30, 80, 32, W),  EV_C(40, 80, 32, W),		       /* 80+64 not inside */
+	    EV_Q(0, 64, 8, W),   EV_Q(1, 72, 8, W),   EV_Q(2, 80, 64, W), /* 80..144 */
+	    EV_D(10, 64, 16, W), EV_C(20, 64, 16, W),                     /* ends 64 and 72 */
+	    EV_D(30, 80, 32, W), EV_C(40, 80, 32, W),                     /* 80+64 not inside */
 	};
 	struct blk_latency *l = run(ev, sizeof(ev) / sizeof(ev[0]), 0);
 	const struct blk_latency_dev *d = blk_latency_dev(l, 0);
@@ -155,8 +153,8 @@ static void test_containment(void **s)
 static void test_two_devices(void **s)
 {
 	struct blk_event ev[] = {
-		EV_Q(0, 100, 8, R), EV_Q(5, 100, 8, R), EV_D(10, 100, 8, R), EV_D(20, 100, 8, R),
-		EV_C(110, 100, 8, R), EV_C(1020, 100, 8, R),
+	    EV_Q(0, 100, 8, R),  EV_Q(5, 100, 8, R),   EV_D(10, 100, 8, R),
+	    EV_D(20, 100, 8, R), EV_C(110, 100, 8, R), EV_C(1020, 100, 8, R),
 	};
 	struct blk_latency *l;
 
@@ -199,8 +197,10 @@ static void test_bounded(void **s)
 static void test_huge_range(void **s)
 {
 	const struct blk_event ev[] = {
-		EV_Q(0, 1000000, 8, W), EV_Q(1, 2000000, 8, W),
-		EV_D(10, 0, 4000000, W), EV_C(30, 0, 4000000, W),
+	    EV_Q(0, 1000000, 8, W),
+	    EV_Q(1, 2000000, 8, W),
+	    EV_D(10, 0, 4000000, W),
+	    EV_C(30, 0, 4000000, W),
 	};
 	struct blk_latency *l = run(ev, sizeof(ev) / sizeof(ev[0]), 0);
 
@@ -214,9 +214,9 @@ static void test_huge_range(void **s)
 static void test_holding_sector(void **s)
 {
 	const struct blk_event ev[] = {
-		EV_Q(0, 1000, 512, R),	EV_G(10, 1200, 8, R), EV_I(30, 1200, 8, R),
-		EV_M(40, 1511, 1, R),	EV_G(50, 1512, 8, R), /* just past the end: no bio */
-		EV_G(60, 999, 8, R),			       /* just before: no bio */
+	    EV_Q(0, 1000, 512, R), EV_G(10, 1200, 8, R), EV_I(30, 1200, 8, R),
+	    EV_M(40, 1511, 1, R),  EV_G(50, 1512, 8, R), /* just past the end: no bio */
+	    EV_G(60, 999, 8, R),                         /* just before: no bio */
 	};
 	struct blk_latency *l = run(ev, sizeof(ev) / sizeof(ev[0]), 0);
 	const struct blk_latency_dev *d = blk_latency_dev(l, 0);
@@ -234,9 +234,9 @@ static void test_holding_sector(void **s)
 static void test_overlap_as_btt(void **s)
 {
 	const struct blk_event ev[] = {
-		EV_Q(1000, 100, 32, R), EV_Q(1100, 110, 8, R),	EV_G(1200, 110, 8, R),
-		EV_D(2000, 110, 8, R),	EV_C(3000, 110, 8, R),	EV_D(4000, 100, 32, R),
-		EV_C(6000, 100, 32, R),
+	    EV_Q(1000, 100, 32, R), EV_Q(1100, 110, 8, R), EV_G(1200, 110, 8, R),
+	    EV_D(2000, 110, 8, R),  EV_C(3000, 110, 8, R), EV_D(4000, 100, 32, R),
+	    EV_C(6000, 100, 32, R),
 	};
 	struct blk_latency *l = run(ev, sizeof(ev) / sizeof(ev[0]), 0);
 	const struct blk_latency_dev *d = blk_latency_dev(l, 0);
@@ -284,8 +284,8 @@ static void test_tree_churn(void **s)
 static void test_ignored(void **s)
 {
 	struct blk_event ev[] = {
-		EV_Q(0, 100, 0, W), EV_D(10, 100, 0, W), EV_C(20, 100, 0, W),
-		EV_Q(30, 200, 8, R), EV_D(40, 200, 8, R), EV_C(50, 200, 8, R),
+	    EV_Q(0, 100, 0, W),  EV_D(10, 100, 0, W), EV_C(20, 100, 0, W),
+	    EV_Q(30, 200, 8, R), EV_D(40, 200, 8, R), EV_C(50, 200, 8, R),
 	};
 	struct blk_latency *l;
 
@@ -299,12 +299,12 @@ static void test_ignored(void **s)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_merges_as_btt), cmocka_unit_test(test_requeue),
-		cmocka_unit_test(test_partial_trace), cmocka_unit_test(test_duplicate_sector),
-		cmocka_unit_test(test_containment),   cmocka_unit_test(test_two_devices),
-		cmocka_unit_test(test_bounded),	      cmocka_unit_test(test_huge_range),
-		cmocka_unit_test(test_ignored),	      cmocka_unit_test(test_holding_sector),
-		cmocka_unit_test(test_overlap_as_btt), cmocka_unit_test(test_tree_churn),
+	    cmocka_unit_test(test_merges_as_btt),  cmocka_unit_test(test_requeue),
+	    cmocka_unit_test(test_partial_trace),  cmocka_unit_test(test_duplicate_sector),
+	    cmocka_unit_test(test_containment),    cmocka_unit_test(test_two_devices),
+	    cmocka_unit_test(test_bounded),        cmocka_unit_test(test_huge_range),
+	    cmocka_unit_test(test_ignored),        cmocka_unit_test(test_holding_sector),
+	    cmocka_unit_test(test_overlap_as_btt), cmocka_unit_test(test_tree_churn),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

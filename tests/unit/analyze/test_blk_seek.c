@@ -11,15 +11,15 @@
 static void test_distances(void **s)
 {
 	struct blk_event ev[] = {
-		EV_D(0, 1000, 8, R),  /* first: no previous */
-		EV_D(1, 1008, 8, R),  /* sequential */
-		EV_D(2, 1016, 8, W),  /* sequential, direction does not matter */
-		EV_D(3, 1152, 8, R),  /* forward 128: a seek, not seekwatcher's */
-		EV_D(4, 1289, 8, R),  /* forward 129 */
-		EV_D(5, 0, 8, R),     /* backward 1297 */
-		EV_D(6, 500, 0, R),   /* a flush: no position, ignored */
-		EV_D(7, 0, 8, R),     /* backward 8 (re-read) */
-		EV_Q(8, 9999, 8, R),  /* not an issue */
+	    EV_D(0, 1000, 8, R), /* first: no previous */
+	    EV_D(1, 1008, 8, R), /* sequential */
+	    EV_D(2, 1016, 8, W), /* sequential, direction does not matter */
+	    EV_D(3, 1152, 8, R), /* forward 128: a seek, not seekwatcher's */
+	    EV_D(4, 1289, 8, R), /* forward 129 */
+	    EV_D(5, 0, 8, R),    /* backward 1297 */
+	    EV_D(6, 500, 0, R),  /* a flush: no position, ignored */
+	    EV_D(7, 0, 8, R),    /* backward 8 (re-read) */
+	    EV_Q(8, 9999, 8, R), /* not an issue */
 	};
 	struct blk_seek *sk = blk_seek_new();
 	const struct blk_seek_dev *d;
@@ -44,7 +44,7 @@ static void test_distances(void **s)
 static void test_two_devices_json(void **s)
 {
 	struct blk_event ev[] = {EV_D(0, 0, 8, R), EV_D(1, 800, 8, R), EV_D(2, 8, 8, R),
-				 EV_D(3, 808, 8, R)};
+	                         EV_D(3, 808, 8, R)};
 	struct blk_seek *sk = blk_seek_new();
 	json_t *o = json_object(), *j;
 
@@ -68,8 +68,8 @@ static void test_two_devices_json(void **s)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_distances),
-		cmocka_unit_test(test_two_devices_json),
+	    cmocka_unit_test(test_distances),
+	    cmocka_unit_test(test_two_devices_json),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,9 +11,9 @@
 static struct blk_timeline *run(unsigned max_bins)
 {
 	const struct blk_event evs[] = {
-		EV_D(0, 0, 8, R),    EV_C(25, 0, 8, R),   /* depth 1 on [0,25); idle [25,30) */
-		EV_D(30, 100, 8, W), EV_C(42, 100, 8, W), /* a seek at 30; idle [42,60) */
-		EV_Q(60, 200, 8, R),
+	    EV_D(0, 0, 8, R),    EV_C(25, 0, 8, R),   /* depth 1 on [0,25); idle [25,30) */
+	    EV_D(30, 100, 8, W), EV_C(42, 100, 8, W), /* a seek at 30; idle [42,60) */
+	    EV_Q(60, 200, 8, R),
 	};
 	struct blk_opts o;
 	struct blk_timeline *t;
@@ -107,9 +107,9 @@ static void test_json(void **s)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bins),
-		cmocka_unit_test(test_widen),
-		cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_bins),
+	    cmocka_unit_test(test_widen),
+	    cmocka_unit_test(test_json),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
