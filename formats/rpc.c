@@ -191,18 +191,27 @@ static bool gss_body(struct cur *c, uint32_t service, struct cur *body)
 static void on_call(struct rpc_dec *d, const struct rpc_record *r, struct cur *c, uint32_t xid)
 {
 	uint32_t rpcvers = xdr_u32(c), prog = xdr_u32(c), vers = xdr_u32(c), proc = xdr_u32(c);
-	uint32_t flavor = xdr_u32(c), gss_proc = 0, service = 0, n;
-	const uint8_t *cred = xdr_opaque(c, MAX_AUTH, &n);
+	uint32_t flavor, gss_proc = 0, service = 0, n;
+	const uint8_t *cred;
 	struct pend **pp, *p;
 	struct rpc_txn *t;
 	struct cur body;
+	bool cut = r->head_len < r->len; /* the record is longer than the bytes we hold */
 
-	cur_skip(c, 4); /* verifier flavor */
-	xdr_skip_opaque(c, MAX_AUTH);
 	if (c->err || rpcvers != 2) {
 		d->n.bad_calls++;
 		return;
 	}
+	flavor = xdr_u32(c);
+	cred = xdr_opaque(c, MAX_AUTH, &n);
+	cur_skip(c, 4); /* verifier flavor */
+	xdr_skip_opaque(c, MAX_AUTH);
+	if (c->err && !cut) {
+		d->n.bad_calls++;
+		return;
+	}
+	/* Cut inside the credentials (a small snaplen): the call still counts, as in tshark,
+	 * its body is not decoded. */
 	if (flavor == 6 && cred) { /* RPCSEC_GSS cred body: version, proc, seq, service, handle */
 		struct cur g = cur_make(cred, n);
 
@@ -250,7 +259,7 @@ static void on_call(struct rpc_dec *d, const struct rpc_record *r, struct cur *c
 	t->gss_service = flavor == 6 ? service : 0;
 	if (gss_proc != 0) {
 		t->call.op = proc; /* context creation: the body is a GSS token */
-	} else if (!gss_body(c, service, &body)) {
+	} else if (c->err || !gss_body(c, service, &body)) {
 		d->n.undecoded++;
 	} else if (t->kind == RPC_KIND_NFS) {
 		if (vers == 3)
@@ -305,7 +314,12 @@ static void on_reply(struct rpc_dec *d, const struct rpc_record *r, struct cur *
 		xdr_skip_opaque(c, MAX_AUTH);
 		t->accept_stat = xdr_u32(c);
 		if (c->err) {
-			d->n.bad_replies++;
+			/* cut inside the verifier: matched, status unknown */
+			t->accept_stat = 0;
+			if (r->head_len < r->len)
+				d->n.undecoded++;
+			else
+				d->n.bad_replies++;
 		} else if (t->accept_stat == 0 && t->kind == RPC_KIND_NFS) {
 			if (!gss_body(c, t->gss_service, &body))
 				d->n.undecoded++;

@@ -231,6 +231,33 @@ static void test_denied_and_errors(void **state)
 	rpc_dec_free(d);
 }
 
+/* A call cut inside its credentials (small snaplen) still counts; a complete one does not. */
+static void test_cut_call(void **state)
+{
+	struct txns x;
+	struct rpc_dec *d = mk(&x, 0);
+	struct wb c = {.n = 0}, r = {.n = 0};
+	struct rpc_record rec;
+
+	(void)state;
+	v3_read_call(&c, 21, AUTHB_SYS);
+	v3_read_reply(&r, 21);
+	rec = (struct rpc_record){.head = c.b, .head_len = 34, .len = c.n, .conn_id = 1,
+				  .family = 4, .proto = 6, .src = A, .dst = B, .ts_ns = 10};
+	rpc_dec_record(d, &rec);
+	rec.len = 34; /* the same bytes as a whole record: malformed */
+	rec.head = c.b;
+	c.b[3] = 22;
+	rpc_dec_record(d, &rec);
+	feed(d, &r, 1, 1, 30);
+	assert_int_equal(x.n, 1);
+	assert_int_equal(x.t[0].proc, 6);
+	assert_false(x.t[0].call.decoded);
+	assert_int_equal(x.t[0].reply_ns - x.t[0].call_ns, 20);
+	assert_int_equal(rpc_dec_counters(d)->bad_calls, 1);
+	rpc_dec_free(d);
+}
+
 static void test_xid_flood(void **state)
 {
 	struct txns x;
@@ -285,6 +312,7 @@ int main(void)
 		cmocka_unit_test(test_unmatched_and_retransmit),
 		cmocka_unit_test(test_gss),
 		cmocka_unit_test(test_denied_and_errors),
+		cmocka_unit_test(test_cut_call),
 		cmocka_unit_test(test_xid_flood),
 		cmocka_unit_test(test_mount_portmap),
 	};
