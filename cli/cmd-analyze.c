@@ -635,7 +635,9 @@ int cmd_analyze(int argc, char **argv)
 		}
 	}
 	if (out_path && !(out = fopen(out_path, "w"))) {
-		ret = (error("'%s': %s", out_path, strerror(errno)), EXIT_SYSTEM);
+		int err = errno;
+
+		ret = (error("'%s': %s", out_path, strerror(err)), exit_code_for(-err));
 		out = stdout;
 		goto done;
 	}
