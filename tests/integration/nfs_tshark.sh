@@ -8,7 +8,11 @@ require_cmd tshark
 ganesha_start
 
 capture_start "$TMP/nfs.pcap"
-"$TOOLS/nfsload" -v 3 -n 8 -s 262144 -b 32768 127.0.0.1 "$GANESHA_EXPORT" /d3 >/dev/null
+# two NFSv3 clients at once: interleaved connections, same XID ranges
+"$TOOLS/nfsload" -v 3 -n 8 -s 262144 -b 32768 127.0.0.1 "$GANESHA_EXPORT" /d3 >/dev/null &
+load=$!
+"$TOOLS/nfsload" -v 3 -n 6 -s 65536 -b 8192 -m 4 127.0.0.1 "$GANESHA_EXPORT" /d3b >/dev/null
+wait $load
 # libnfs 4.0 cannot encode NFSv4 WRITEs over a few KiB: small IOs for v4
 "$TOOLS/nfsload" -v 4 -n 4 -s 16384 -b 1024 127.0.0.1 /export /d4 >/dev/null
 capture_stop
