@@ -55,4 +55,15 @@ for reader in raw pipe; do
 		fail "reader $reader: $bytes bytes written"
 done
 tracing_is_off
+
+# -a/--mask: only the categories asked for (issue and complete: D and C records)
+RUN="$TMP/run-mask"
+"$IOTAPE" capture -o "$RUN" -d "$LOOP" -a issue,complete -- \
+	dd if=/dev/zero of="$MNT/f-mask" bs=1M count=4 oflag=direct status=none ||
+	fail "mask: capture exited $?"
+actions=$(blkparse -q -i "$RUN/$LOOPNAME" -f "%a\n" -o "$TMP/mask.txt" >/dev/null &&
+	sort -u "$TMP/mask.txt" | tr '\n' ' ')
+expect_eq "actions with -a issue,complete" "$actions" "C D "
+expect_eq "manifest act_mask" "$(json '["act_mask"]' "$RUN/manifest.json")" "issue,complete"
+tracing_is_off
 echo "ok"

@@ -69,6 +69,32 @@ static void test_names(void **state)
 	assert_string_equal(cap_backend_name(99), "?");
 }
 
+static void test_mask(void **state)
+{
+	uint16_t m;
+	char buf[200];
+	struct iot_err e;
+
+	(void)state;
+	assert_int_equal(cap_mask_parse("issue,complete", &m, &e), 0);
+	assert_int_equal(m, 1u << 6 | 1u << 7);
+	assert_string_equal(cap_mask_str(m, buf, sizeof(buf)), "issue,complete");
+	assert_int_equal(cap_mask_parse("barrier,fua", &m, &e), 0);
+	assert_int_equal(m, 1u << 2 | 1u << 15);
+	assert_int_equal(cap_mask_parse("0x00c0", &m, &e), 0);
+	assert_int_equal(m, 0xc0);
+	assert_int_equal(cap_mask_parse("issue,bogus", &m, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "'bogus'"));
+	assert_int_equal(cap_mask_parse("", &m, &e), -EINVAL);
+	assert_int_equal(cap_mask_parse("issue,,complete", &m, &e), -EINVAL);
+	assert_int_equal(cap_mask_parse("0x10000", &m, &e), -EINVAL);
+	/* every name round-trips; a short buffer truncates without overflowing */
+	assert_string_equal(cap_mask_str(0xffff, buf, sizeof(buf)),
+			    "read,write,flush,sync,queue,requeue,issue,complete,fs,pc,notify,ahead,"
+			    "meta,discard,drv_data,fua");
+	assert_int_equal(strlen(cap_mask_str(0xffff, buf, 10)), 9);
+}
+
 static void test_run_refuses(void **state)
 {
 	char *devs[] = {"/dev/iotape-no-such-device"};
@@ -91,6 +117,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_statuses),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_mask),
 		cmocka_unit_test(test_run_refuses),
 	};
 
