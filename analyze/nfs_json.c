@@ -167,6 +167,35 @@ static json_t *timeline_json(const struct nfs_stats *s)
 	return a;
 }
 
+/* Every op of the COMPOUNDs, per minor version: what the main-op rows fold together. */
+static json_t *v4_ops_json(const struct nfs_stats *s)
+{
+	json_t *a = json_array();
+	unsigned m, op;
+	char v[8], name[24];
+
+	for (m = 0; m < 4; m++) {
+		for (op = 0; op < NFS4_OPS_COUNTED; op++) {
+			const char *n = nfs4_op_name(op);
+			json_t *o;
+
+			if (!s->v4_ops[m][op])
+				continue;
+			if (!n) {
+				snprintf(name, sizeof(name), "OP_%u", op);
+				n = name;
+			}
+			snprintf(v, sizeof(v), m < 3 ? "4.%u" : "4.%u+", m);
+			o = json_object();
+			json_object_set_new(o, "version", json_string(v));
+			json_object_set_new(o, "name", json_string(n));
+			json_object_set_new(o, "count", json_integer((json_int_t)s->v4_ops[m][op]));
+			json_array_append_new(a, o);
+		}
+	}
+	return a;
+}
+
 static json_t *copy_json(const struct nfs_stats *s)
 {
 	const struct nfs_copy_stats *c = &s->copy;
@@ -254,6 +283,7 @@ json_t *nfs_stats_json(struct nfs_stats *s, const struct nfs_pipe *p)
 					"ACCESS, VERIFY) > bookkeeping (SEQUENCE, PUTFH, SAVEFH, GETFH, "
 					"...; the last one)"));
 	json_object_set_new(o, "procedures", procs_json(s));
+	json_object_set_new(o, "v4_ops", v4_ops_json(s));
 	json_object_set_new(o, "clients", clients_json(s));
 	json_object_set_new(fh, "by_ops", fh_json(s, 0));
 	json_object_set_new(fh, "by_bytes", fh_json(s, 1));

@@ -503,6 +503,17 @@ void nfs_stats_txn(void *arg, const struct rpc_txn *t)
 		}
 		timeline(s, t, rd, wr, st != 0);
 	}
+	if (is_v4(t)) {
+		unsigned i, n = t->call.nops < NFS_OPS_MAX ? t->call.nops : NFS_OPS_MAX;
+		unsigned m = t->call.minor < 3 ? t->call.minor : 3;
+
+		for (i = 0; i < n; i++) {
+			if (t->call.ops[i] < NFS4_OPS_COUNTED)
+				s->v4_ops[m][t->call.ops[i]]++;
+			else
+				s->v4_ops_other++;
+		}
+	}
 	copy_track(s, t);
 }
 

@@ -11,6 +11,7 @@
 #include "formats/rpc.h"
 
 #define NFS_ERR_SLOTS 8
+#define NFS4_OPS_COUNTED 80 /* op numbers 0..79 (NFSv4.2 ends at 75) */
 
 struct nfs_status_count {
 	uint32_t status; /* NFS status; RPC-level failures use the NFS_ERR_RPC_* values */
@@ -91,6 +92,9 @@ struct nfs_stats {
 		uint64_t ns;
 		int used;
 	} copy_wait[256], cb_wait[256];
+	/* every op of every NFSv4 COMPOUND (not only main ops), by minor version (3 = 3 and up) */
+	uint64_t v4_ops[4][NFS4_OPS_COUNTED];
+	uint64_t v4_ops_other; /* op numbers past the table */
 	uint64_t txns, replied, rpc_retransmits;
 	uint64_t first_call_ns, last_reply_ns;
 };

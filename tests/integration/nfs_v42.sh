@@ -23,6 +23,9 @@ assert rows[("NFS", "4.2", "WRITE")]["srt_ns"]["mean"] == 412000
 assert rows[("NFS", "4.2", "READ_PLUS")]["read_bytes"] == 4096
 assert rows[("NFS", "4.2", "LOOKUP")]["errors_by_status"] == {"NFS4ERR_NOENT": 1}
 assert rows[("NFS_CB", "4.2", "CB_OFFLOAD")]["calls"] == 1
+ops = {o["name"]: o["count"] for o in n["v4_ops"] if o["version"] == "4.2"}
+assert ops["SEQUENCE"] == 10 and ops["PUTFH"] == 11 and ops["COPY"] == 1, ops
+assert ops["GETATTR"] == 1, ops  # the one after the WRITE's 4 KiB of data is not seen
 c = n["copy"]
 assert (c["calls"], c["asynchronous"], c["callbacks"]) == (1, 1, 1), c
 assert c["callback_bytes"] == 1 << 20
