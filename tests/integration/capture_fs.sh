@@ -66,4 +66,21 @@ actions=$(blkparse -q -i "$RUN/$LOOPNAME" -f "%a\n" -o "$TMP/mask.txt" >/dev/nul
 expect_eq "actions with -a issue,complete" "$actions" "C D "
 expect_eq "manifest act_mask" "$(json '["act_mask"]' "$RUN/manifest.json")" "issue,complete"
 tracing_is_off
+
+# two devices in one capture: one set per device, each with its own IO
+truncate -s 64M "$TMP/disk2.img"
+LOOP2=$(losetup -f --show "$TMP/disk2.img")
+cleanup_hooks=("losetup -d $LOOP2" "${cleanup_hooks[@]}")
+RUN="$TMP/run-two"
+"$IOTAPE" capture -o "$RUN" -d "$LOOP" -d "$LOOP2" -- sh -c "
+	dd if=/dev/zero of='$MNT/f-two' bs=1M count=3 oflag=direct status=none &&
+	dd if=/dev/zero of='$LOOP2' bs=1M count=5 oflag=direct status=none" ||
+	fail "two devices: capture exited $?"
+expect_eq "devices in manifest" "$(json '["devices"].__len__()' "$RUN/manifest.json")" "2"
+kib1=$(blkparse_kib "$RUN" "Writes Completed")
+kib2=$(LOOPNAME=$(basename "$LOOP2") blkparse_kib "$RUN" "Writes Completed")
+[ "$kib1" -ge 3072 ] && [ "$kib1" -lt 7168 ] || fail "two devices: $LOOPNAME has $kib1 KiB"
+expect_eq "second device KiB written" "$kib2" "5120"
+tracing_is_off
+expect_eq "$(basename "$LOOP2") trace/enable" "$(cat /sys/block/"$(basename "$LOOP2")"/trace/enable)" "0"
 echo "ok"
