@@ -3,11 +3,16 @@
 #include "cli/cli.h"
 
 #include <getopt.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "capture/capture.h"
 #include "formats/blktrace.h"
 #include "replay/replay.h"
 
@@ -44,6 +49,7 @@ const char usage_replay[] =
 	"output:\n"
 	"      --json               the summary as JSON on stdout\n"
 	"      --record RUNDIR      write the replay's D and C events as blktrace sets + manifest\n"
+	"      --capture RUNDIR     trace the target devices with iotape capture while replaying\n"
 	"      --no-progress        no progress line (shown on a terminal otherwise)\n"
 	"\n"
 	"exit: 0 done, 2 usage or input error, 3 system error or IOs that failed\n";
@@ -63,6 +69,111 @@ static void progress(void *arg, const struct replay_stats *st, uint64_t elapsed)
 		(unsigned long long)st->ios, (unsigned long long)st->trace_ios, elapsed / 1e9,
 		elapsed ? st->ios * 1e9 / (double)elapsed : 0.0,
 		hist_quantile(&st->lag, 0.99) / 1e3, (unsigned long long)st->errors);
+}
+
+/* --capture: the capture module in a thread of its own, from before the first IO to after
+ * the last completion. */
+struct capture {
+	struct cap_opts o;
+	struct cap_result res;
+	struct iot_err e;
+	int ret;
+	pthread_t thread;
+	atomic_int ready, done;
+	volatile sig_atomic_t stop;
+	char **devs;
+};
+
+static void capture_progress(void *arg, const struct cap_progress *p)
+{
+	(void)p;
+	atomic_store(&((struct capture *)arg)->ready, 1); /* tracing has started */
+}
+
+static void capture_notice(void *arg, const char *msg)
+{
+	(void)arg;
+	warning("capture: %s", msg);
+}
+
+static void *capture_main(void *arg)
+{
+	struct capture *c = arg;
+
+	c->ret = cap_run(&c->o, &c->res, &c->e);
+	atomic_store(&c->done, 1);
+	return NULL;
+}
+
+/* Start tracing the block-device targets into dir; returns 0 once events flow. */
+static int capture_start(struct capture *c, const char *dir, const struct replay_opts *o,
+			 int argc, char **argv)
+{
+	unsigned n = 0;
+
+	memset(c, 0, sizeof(*c));
+	c->devs = calloc(o->nmaps + 1, sizeof(*c->devs));
+	if (!c->devs)
+		return error("out of memory"), EXIT_SYSTEM;
+	for (unsigned i = 0; i <= o->nmaps; i++) {
+		const char *path = i < o->nmaps ? o->maps[i].path : o->target;
+		struct stat st;
+
+		if (!path || stat(path, &st) || !S_ISBLK(st.st_mode))
+			continue;
+		c->devs[n++] = (char *)path;
+	}
+	if (!n) {
+		free(c->devs);
+		return usage_error("--capture: no target is a block device");
+	}
+	c->o.rundir = dir;
+	c->o.devs = c->devs;
+	c->o.ndevs = n;
+	c->o.argc = argc;
+	c->o.argv = argv;
+	c->o.stop = &c->stop;
+	c->o.progress = capture_progress;
+	c->o.notice = capture_notice;
+	c->o.arg = c;
+	if (pthread_create(&c->thread, NULL, capture_main, c)) {
+		free(c->devs);
+		return error("--capture: cannot start a thread"), EXIT_SYSTEM;
+	}
+	while (!atomic_load(&c->ready) && !atomic_load(&c->done)) {
+		struct timespec ts = {0, 1000000};
+
+		nanosleep(&ts, NULL);
+	}
+	if (atomic_load(&c->done) && c->ret) {
+		pthread_join(c->thread, NULL);
+		free(c->devs);
+		return error("--capture: %s", c->e.msg), exit_code_for(c->ret);
+	}
+	return 0;
+}
+
+/* Stop the capture; 0 or an exit code. */
+static int capture_stop(struct capture *c, bool quiet)
+{
+	int rc = EXIT_OK;
+
+	c->stop = SIGTERM;
+	pthread_join(c->thread, NULL);
+	free(c->devs);
+	if (c->ret)
+		return error("--capture: %s", c->e.msg), exit_code_for(c->ret);
+	if (c->res.late_err) {
+		error("--capture: %s", c->res.late_msg);
+		rc = EXIT_SYSTEM;
+	}
+	if (!quiet)
+		fprintf(stderr, "captured %llu events into '%s'%s\n",
+			(unsigned long long)c->res.totals.events, c->o.rundir,
+			c->res.lost ? " (some lost: see its manifest)" : "");
+	if (c->res.lost)
+		warning("--capture: %llu events lost", (unsigned long long)c->res.lost);
+	return rc;
 }
 
 static int reader_next(void *arg, struct blk_event *ev, struct iot_err *e)
@@ -141,7 +252,7 @@ static void print_summary(const struct replay_stats *st)
 enum {
 	O_FROM = 256, O_TIMING, O_SPEED, O_BUFFERED, O_ALLOW_WRITES, O_WRITES_AS_READS, O_FORCE,
 	O_OFFSET, O_WRAP, O_SKIP_DISCARD, O_SKIP_WZERO, O_JSON, O_RECORD, O_NO_PROGRESS,
-	O_NULL_LAT, O_SPIN,
+	O_NULL_LAT, O_SPIN, O_CAPTURE,
 };
 
 static const struct option longopts[] = {
@@ -165,6 +276,7 @@ static const struct option longopts[] = {
 	{"no-progress", no_argument, NULL, O_NO_PROGRESS},
 	{"null-latency", required_argument, NULL, O_NULL_LAT},
 	{"spin", required_argument, NULL, O_SPIN},
+	{"capture", required_argument, NULL, O_CAPTURE},
 	{NULL, 0, NULL, 0},
 };
 
@@ -178,6 +290,8 @@ int cmd_replay(int argc, char **argv)
 	struct sigaction sa;
 	struct iot_err e = {{0}};
 	bool json = false, show_progress = isatty(2);
+	const char *capture_dir = NULL;
+	struct capture cap;
 	unsigned long long u;
 	int c, ret, rc;
 
@@ -273,6 +387,9 @@ int cmd_replay(int argc, char **argv)
 		case O_RECORD:
 			o.record_dir = optarg;
 			break;
+		case O_CAPTURE:
+			capture_dir = optarg;
+			break;
 		case O_NO_PROGRESS:
 			show_progress = false;
 			break;
@@ -305,6 +422,8 @@ int cmd_replay(int argc, char **argv)
 	    strcmp(o.engine, "null") && strcmp(o.engine, "sync") && strcmp(o.engine, "fallback"))
 		return free(maps), usage_error("--engine: '%s' is not io_uring, psync or null",
 					       o.engine);
+	if (capture_dir && o.record_dir && !strcmp(capture_dir, o.record_dir))
+		return free(maps), usage_error("--capture and --record need different directories");
 	ret = bt_reader_open(&rd, argv[optind], &e);
 	if (ret)
 		return free(maps), error("%s", e.msg), exit_code_for(ret);
@@ -319,9 +438,15 @@ int cmd_replay(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	o.stop = &stop_flag;
 
+	if (capture_dir && (rc = capture_start(&cap, capture_dir, &o, argc, argv))) {
+		bt_reader_free(rd);
+		free(maps);
+		return rc;
+	}
 	ret = replay_run(&o, &src, &st, &e);
 	if (o.progress)
 		fprintf(stderr, "\r%*s\r", 78, "");
+	rc = capture_dir ? capture_stop(&cap, json) : EXIT_OK;
 	if (ret) {
 		bt_reader_free(rd);
 		free(maps);
@@ -343,7 +468,6 @@ int cmd_replay(int argc, char **argv)
 	if (st.skipped_writes)
 		warning("%llu writes were not replayed (no --allow-writes)",
 			(unsigned long long)st.skipped_writes);
-	rc = EXIT_OK;
 	if (st.errors) {
 		error("%llu IOs failed, the first with '%s'", (unsigned long long)st.errors,
 		      strerror(-st.first_error));

@@ -18,6 +18,7 @@ struct rp_engine_conf {
 	const int *fds;            /* descriptors to register (io_uring); others stay usable */
 	unsigned nfds;
 	bool inline_ok;            /* every target completes IO in the caller's context (zram) */
+	bool timed;                /* IOs have deadlines (original timing) */
 	uint64_t null_lat_ns;
 };
 

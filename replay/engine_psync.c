@@ -150,6 +150,10 @@ static int psync_init(struct rp_engine **out, const struct rp_engine_conf *c, st
 		p->help = true;
 		if (n < want)
 			want = n;
+		/* on the trace's clock one CPU does it all, as the kernel's submitter would: no
+		 * thread to wake, and no second spinner for a real-time CPU budget */
+		if (c->timed)
+			want = 0;
 	}
 	p->threads = calloc(want, sizeof(*p->threads));
 	if (!p->sq || !p->cq || !p->threads) {
@@ -211,10 +215,11 @@ static int psync_reap(struct rp_engine *p, struct rp_io **done, unsigned max, ui
 			p->cq_head = (p->cq_head + 1) % p->cap;
 			atomic_fetch_sub_explicit(&p->cq_n, 1, memory_order_relaxed);
 		}
-		if (n || !wait_until)
+		if (n)
 			break;
 		/* a RAM device's IO takes microseconds, and a caller with a deadline asks to wait
-		 * only until its final spin, which leaves it that much margin */
+		 * only until its final spin, which leaves it that much margin; even a caller that
+		 * does not wait gets one done, so an IO is never left for a later wait */
 		if (p->help && atomic_load(&p->sq_n)) {
 			struct rp_io *io = sq_pop(p);
 
@@ -224,7 +229,7 @@ static int psync_reap(struct rp_engine *p, struct rp_io **done, unsigned max, ui
 			pthread_mutex_lock(&p->lock);
 			continue;
 		}
-		if (wait_until != RP_WAIT_FOREVER && rp_now() >= wait_until)
+		if (!wait_until || (wait_until != RP_WAIT_FOREVER && rp_now() >= wait_until))
 			break;
 		/* spin only when waiting is all there is to do: a caller with a deadline spins
 		 * itself before it, and two spinners starve a real-time CPU budget */

@@ -524,9 +524,9 @@ static int init_engine(struct rp *r, const struct rp_engine_conf *conf)
 	}
 	/* RAM devices (zram) complete IO in the submitter's context: io_uring hands each IO to a
 	 * worker thread and waits for its wakeup, the thread engine with the reaper helping does
-	 * the IO on every CPU (2x on zram, bench/README.md). On the trace's clock the submitter is
-	 * better left free for timing: io_uring there. */
-	if (conf->inline_ok && o->timing == RP_TIMING_AFAP) {
+	 * the IO on every CPU (2x on zram, bench/README.md); on the trace's clock it does them
+	 * itself, without a thread to wake. */
+	if (conf->inline_ok) {
 		r->ops = &rp_engine_psync;
 		if (!r->ops->init(&r->eng, conf, NULL))
 			return 0;
@@ -583,6 +583,7 @@ static int setup(struct rp *r)
 			fds[i] = r->tgts[i].fd;
 		conf.fds = fds;
 		conf.inline_ok = r->ntgts > 0;
+		conf.timed = o->timing == RP_TIMING_ORIGINAL;
 		for (unsigned i = 0; i < r->ntgts; i++)
 			if (!r->tgts[i].ram || !r->tgts[i].direct)
 				conf.inline_ok = false;
