@@ -313,7 +313,8 @@ static void test_reader_truncated_final(void **s)
 	(void)s;
 	n += mkrec(b + n, 0, 0, 1, 1, 0, 0, ACT(BLK_A_QUEUE, BLK_F_QUEUE), 1, 1, 0, 0, NULL, 0);
 	n += mkrec(b + n, 0, 0, 2, 2, 0, 0, ACT(BLK_A_QUEUE, BLK_F_QUEUE), 1, 1, 0, 0, NULL, 0);
-	write_file("tr.bin", b, n + 20); /* 20 bytes of a third record */
+	mkrec(b + n, 0, 0, 3, 3, 0, 0, ACT(BLK_A_QUEUE, BLK_F_QUEUE), 1, 1, 0, 0, NULL, 0);
+	write_file("tr.bin", b, n + 20); /* the first 20 bytes of a third record */
 	assert_int_equal(bt_reader_open(&r, tpath("tr.bin"), &e), 0);
 	while (bt_reader_next(r, &ev, &e) == 1)
 		events++;
