@@ -46,10 +46,10 @@ RUN="$TMP/run-kill"
 "$IOTAPE" capture -o "$RUN" -d "$LOOP" -- sleep 60 &
 pid=$!
 sleep 1
-child=$(pgrep -P "$pid" sleep || true)
+child=$(cat /proc/"$pid"/task/*/children 2>/dev/null || true)
 kill -KILL "$pid"
 wait "$pid" || true
-[ -n "$child" ] && kill "$child" 2>/dev/null || true
+for c in $child; do kill "$c" 2>/dev/null || true; done
 expect_eq "tracer after SIGKILL" "$(cat /sys/kernel/tracing/current_tracer)" "blk"
 "$IOTAPE" capture -o "$TMP/run-after-kill" -d "$LOOP" -- true 2>"$TMP/err" ||
 	fail "capture after SIGKILL: $(cat "$TMP/err")"
