@@ -36,6 +36,41 @@ if command -v tshark >/dev/null; then
 	n=$(tshark -r "$RUN/net.pcap" -Y "http.request" 2>/dev/null | wc -l)
 	expect_eq "HTTP requests seen by tshark" "$n" "5"
 fi
+# one timeline: every block record (trace clock) and every packet (wall clock, mapped through
+# the manifest's clock pairs) falls between the run's start and end
+python3 - "$RUN" <<'PY' || fail "clock alignment"
+import glob, json, struct, sys
+run = sys.argv[1]
+m = json.load(open(run + "/manifest.json"))
+s, e = m["clock"]["start"], m["clock"]["end"]
+lo, hi = s["trace_ns"], e["trace_ns"]
+n = 0
+for f in glob.glob(run + "/*.blktrace.*"):
+    d = open(f, "rb").read()
+    off = 0
+    while off + 48 <= len(d):
+        t = struct.unpack_from("<Q", d, off + 8)[0]
+        assert lo <= t <= hi, (f, t, lo, hi)
+        n += 1
+        off += 48 + struct.unpack_from("<H", d, off + 46)[0]
+assert n > 0
+def to_trace(w):  # wall ns -> trace ns, offset interpolated between the pairs
+    o0, o1 = s["realtime_ns"] - s["trace_ns"], e["realtime_ns"] - e["trace_ns"]
+    f = (w - s["realtime_ns"]) / max(e["realtime_ns"] - s["realtime_ns"], 1)
+    return w - (o0 + (o1 - o0) * min(max(f, 0), 1))
+d = open(run + "/net.pcap", "rb").read()
+assert struct.unpack_from("<I", d, 0)[0] == 0xa1b23c4d
+off, k = 24, 0
+while off + 16 <= len(d):
+    sec, nsec, caplen = struct.unpack_from("<III", d, off)
+    t = to_trace(sec * 10**9 + nsec)
+    assert lo <= t <= hi, ("packet", k, t, lo, hi)
+    off += 16 + caplen
+    k += 1
+assert k > 0
+print("clock: %d block records and %d packets inside [%d, %d]" % (n, k, lo, hi))
+PY
+
 # packet-only capture (no -d) also works
 "$IOTAPE" capture -o "$TMP/run2" -i lo --filter "tcp port $PORT" -- \
 	python3 -c "import urllib.request as u; u.urlopen('http://127.0.0.1:$PORT/index.html').read()" ||
