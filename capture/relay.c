@@ -23,19 +23,23 @@ struct cap_backend_state {
 	unsigned n;
 };
 
-static const char *lockdown_hint(void)
+/* Why debugfs refused a relay file, for the message (into buf). */
+static const char *lockdown_hint(char *buf, size_t cap)
 {
-	static char buf[128];
-	char mode[32] = "";
+	char text[128], mode[32] = "";
 
-	/* "none [integrity] confidentiality": relay files are refused in the two last modes */
-	if (cap_read_str("/sys/kernel/security/lockdown", buf, sizeof(buf)))
-		return " (debugfs refused it: is the kernel in lockdown mode? see dmesg)";
-	cap_pick_bracketed(buf, mode, sizeof(mode));
+	/* "none [integrity] confidentiality": relay files are refused in the two last modes;
+	 * securityfs is often not mounted, so without the file say where to look */
+	if (cap_read_str("/sys/kernel/security/lockdown", text, sizeof(text))) {
+		snprintf(buf, cap, " (debugfs refused it: is the kernel in lockdown mode? see dmesg)");
+		return buf;
+	}
+	cap_pick_bracketed(text, mode, sizeof(mode));
 	if (!strcmp(mode, "none"))
-		return "";
-	snprintf(buf, sizeof(buf), " (kernel lockdown is '%s': debugfs relay files are refused)",
-		 mode);
+		buf[0] = '\0';
+	else
+		snprintf(buf, cap, " (kernel lockdown is '%s': debugfs relay files are refused)",
+			 mode);
 	return buf;
 }
 
@@ -84,6 +88,7 @@ static int relay_start(struct cap_backend_state **out, const struct cap_dev *dev
 {
 	struct cap_backend_state *s = calloc(1, sizeof(*s));
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	char hint[128];
 	int ret;
 
 	*out = s;
@@ -114,7 +119,7 @@ static int relay_start(struct cap_backend_state **out, const struct cap_dev *dev
 						   devs[i].name);
 			return iot_err_set(e, -err, "relay: BLKTRACESETUP on '%s': %s%s",
 					   devs[i].name, strerror(err),
-					   err == EPERM ? lockdown_hint() : "");
+					   err == EPERM ? lockdown_hint(hint, sizeof(hint)) : "");
 		}
 		d->setup = 1;
 		memcpy(d->name, bus.name, sizeof(d->name));
@@ -131,8 +136,9 @@ static int relay_start(struct cap_backend_state **out, const struct cap_dev *dev
 				if (err == ENOENT && c > 0)
 					continue; /* CPU not present */
 				return iot_err_set(e, -err, "relay: '%s': %s%s", p, strerror(err),
-						   err == EPERM || err == ENOENT ? lockdown_hint()
-										 : "");
+						   err == EPERM || err == ENOENT
+							   ? lockdown_hint(hint, sizeof(hint))
+							   : "");
 			}
 			ret = cap_reader_add(rd, fd, (unsigned)c, CAP_STREAM_RELAY, e);
 			if (ret)
