@@ -35,9 +35,11 @@ struct blk_json_ctx {
 };
 
 /*
- * A sink sees every event once, in time order, with a dense device index (0, 1, ... in order
- * of first appearance) so that it can keep per-device state in an array. Notify events are
- * not passed (process names come through blk_json_ctx.comms). finish() is called once
+ * A sink sees events once each, in time order, with a dense device index (0, 1, ... in order
+ * of first appearance) so that it can keep per-device state in an array. The pass gives
+ * every sink the trace's first event, then only the actions the sink looks at (see
+ * blk_analysis_feed()); a sink ignores whatever else it is given. Notify events are not
+ * passed (process names come through blk_json_ctx.comms). finish() is called once
  * after the last event with the trace span; to_json() adds the sink's keys to one device's
  * object and may be called once per device after finish().
  */
