@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -462,6 +463,16 @@ int cap_run(const struct cap_opts *o, struct cap_result *res, struct iot_err *e)
 	}
 	if ((ret = prepare_rundir(o->rundir, e)))
 		goto out;
+	{
+		/* as blktrace warns: writing the trace to a traced device traces its own writes */
+		struct stat st;
+
+		for (unsigned i = 0; i < o->ndevs && !stat(o->rundir, &st); i++)
+			if (major(st.st_dev) == r.devs[i].major && minor(st.st_dev) == r.devs[i].minor)
+				notice(o, "warning: '%s' is on traced device '%s': the trace will "
+					  "include its own writes",
+				       o->rundir, r.devs[i].name);
+	}
 	build_header(&r);
 	/* an early manifest: proves the directory is writable and describes the run even if
 	 * iotape is killed with SIGKILL */
