@@ -592,13 +592,13 @@ static int setup(struct rp *r)
 			return ret;
 	}
 	r->st->engine = r->ops->name;
-	/* the kernel's default 50 us timer slack would swallow the lag budget */
 	if (o->spin_ns)
 		r->spin_ns = o->spin_ns;
 	else if (sched_getscheduler(0) == SCHED_FIFO || sched_getscheduler(0) == SCHED_RR)
 		r->spin_ns = SPIN_RT_NS;
 	else
 		r->spin_ns = SPIN_NS;
+	/* the kernel's default 50 us timer slack would swallow the lag budget */
 	r->timerslack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
 	prctl(PR_SET_TIMERSLACK, 1, 0, 0, 0);
 	return 0;
