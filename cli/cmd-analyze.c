@@ -130,6 +130,10 @@ static int open_input(struct run *r, const char *path)
 	if (ret)
 		return input_error(&e, ret);
 	r->nin++;
+	/* decode in a second thread while the sinks run in this one */
+	ret = bt_reader_prefetch(in->r, &e);
+	if (ret)
+		return input_error(&e, ret);
 	return 0;
 }
 

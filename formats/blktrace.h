@@ -63,6 +63,14 @@ int bt_reader_open_files(struct bt_reader **out, char *const *paths, unsigned n,
  */
 int bt_reader_next(struct bt_reader *r, struct blk_event *ev, struct iot_err *e);
 
+/*
+ * Read ahead in a second thread: decoding and merging then overlap with the caller's work
+ * (about twice the events per second on two cores). Events and their PDUs stay valid until
+ * the next call, as without it. With prefetch on, call bt_reader_stats() only once
+ * bt_reader_next() has returned 0 or an error.
+ */
+int bt_reader_prefetch(struct bt_reader *r, struct iot_err *e);
+
 const struct bt_stats *bt_reader_stats(const struct bt_reader *r);
 /* Command name of pid from PROCESS notifies seen so far, or NULL. */
 const char *bt_reader_comm(const struct bt_reader *r, uint32_t pid);

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <glob.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -36,7 +37,38 @@ struct bt_src {
 	size_t seq_cap, seq_used;
 };
 
+/*
+ * Prefetch: a thread reads, decodes and merges into batches while the caller analyses the
+ * previous ones, so the two halves of a pass run on two cores. PDUs are copied into the
+ * batch, so an event stays valid while its batch is current (longer than the API promises).
+ */
+#define PF_BATCH 4096
+#define PF_NBATCH 4
+#define PF_ARENA (256u * 1024)
+#define PF_PDU_MAX (BT_REC8_SIZE + 0xffffu)
+
+struct pf_batch {
+	struct blk_event ev[PF_BATCH];
+	unsigned n;
+	int end; /* 0: more batches follow; 1: end of trace; <0: error (err holds it) */
+	struct iot_err err;
+	size_t used;
+	uint8_t arena[PF_ARENA];
+};
+
+struct prefetch {
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t filled, drained;
+	struct pf_batch *b; /* ring of PF_NBATCH */
+	unsigned head, count; /* consumer's batch, batches ready */
+	unsigned pos;         /* next event in b[head] */
+	int have;             /* consumer: b[head] is ready (seen under the lock) */
+	int stop, joined;
+};
+
 struct bt_reader {
+	struct prefetch *pf;
 	struct bt_src *src;
 	unsigned nsrc;
 	unsigned *heap; /* indexes into src, ordered by head time */
@@ -471,7 +503,8 @@ static void handle_notify(struct bt_reader *r, const struct blk_event *ev, int s
 	}
 }
 
-int bt_reader_next(struct bt_reader *r, struct blk_event *ev, struct iot_err *e)
+/* The merge step: the next event in time order, its PDU still in its source's buffer. */
+static int merge_next(struct bt_reader *r, struct blk_event *ev, int *swapped, struct iot_err *e)
 {
 	struct bt_src *s;
 	int ret;
@@ -494,10 +527,159 @@ int bt_reader_next(struct bt_reader *r, struct blk_event *ev, struct iot_err *e)
 		return 0;
 	s = &r->src[r->heap[0]];
 	*ev = s->head;
+	*swapped = s->st.swapped;
 	r->last = (int)r->heap[0];
+	return 1;
+}
+
+static void *pf_main(void *arg)
+{
+	struct bt_reader *r = arg;
+	struct prefetch *pf = r->pf;
+	unsigned tail = 0;
+
+	for (;;) {
+		struct pf_batch *b = &pf->b[tail];
+		int ret = 1, swapped;
+
+		pthread_mutex_lock(&pf->mu);
+		while (pf->count == PF_NBATCH && !pf->stop)
+			pthread_cond_wait(&pf->drained, &pf->mu);
+		if (pf->stop) {
+			pthread_mutex_unlock(&pf->mu);
+			return NULL;
+		}
+		pthread_mutex_unlock(&pf->mu);
+
+		b->n = 0;
+		b->used = 0;
+		b->end = 0;
+		while (b->n < PF_BATCH && PF_ARENA - b->used >= PF_PDU_MAX) {
+			struct blk_event *ev = &b->ev[b->n];
+
+			ret = merge_next(r, ev, &swapped, &b->err);
+			if (ret <= 0)
+				break;
+			if (ev->pdu_len) {
+				uint8_t *dst = b->arena + b->used;
+
+				memcpy(dst, ev->pdu, ev->pdu_len);
+				/* the TIMESTAMP words are in the record's order: make them host order */
+				if (swapped && blk_is_notify(ev) && ev->action == BLK_N_TIMESTAMP &&
+				    ev->pdu_len >= 8) {
+					uint32_t w[2];
+
+					memcpy(w, dst, 8);
+					w[0] = __builtin_bswap32(w[0]);
+					w[1] = __builtin_bswap32(w[1]);
+					memcpy(dst, w, 8);
+				}
+				ev->pdu = dst;
+				b->used += ev->pdu_len;
+			}
+			b->n++;
+		}
+		if (ret <= 0)
+			b->end = ret == 0 ? 1 : ret;
+		pthread_mutex_lock(&pf->mu);
+		pf->count++;
+		pthread_cond_signal(&pf->filled);
+		pthread_mutex_unlock(&pf->mu);
+		if (b->end)
+			return NULL;
+		tail = (tail + 1) % PF_NBATCH;
+	}
+}
+
+int bt_reader_prefetch(struct bt_reader *r, struct iot_err *e)
+{
+	struct prefetch *pf;
+	int ret;
+
+	if (r->pf)
+		return 0;
+	pf = calloc(1, sizeof(*pf));
+	if (!pf || !(pf->b = calloc(PF_NBATCH, sizeof(*pf->b)))) {
+		free(pf);
+		return iot_err_set(e, -ENOMEM, "out of memory");
+	}
+	pthread_mutex_init(&pf->mu, NULL);
+	pthread_cond_init(&pf->filled, NULL);
+	pthread_cond_init(&pf->drained, NULL);
+	r->pf = pf;
+	ret = pthread_create(&pf->thread, NULL, pf_main, r);
+	if (ret) {
+		r->pf = NULL;
+		free(pf->b);
+		free(pf);
+		return iot_err_set(e, -ret, "cannot start the reader thread: %s", strerror(ret));
+	}
+	return 0;
+}
+
+static void pf_stop(struct bt_reader *r)
+{
+	struct prefetch *pf = r->pf;
+
+	if (!pf->joined) {
+		pthread_mutex_lock(&pf->mu);
+		pf->stop = 1;
+		pthread_cond_signal(&pf->drained);
+		pthread_mutex_unlock(&pf->mu);
+		pthread_join(pf->thread, NULL);
+		pf->joined = 1;
+	}
+}
+
+/* Next event from the prefetched batches. */
+static int pf_next(struct bt_reader *r, struct blk_event *ev, int *swapped, struct iot_err *e)
+{
+	struct prefetch *pf = r->pf;
+
+	*swapped = 0; /* the producer made PDUs host order */
+	for (;;) {
+		struct pf_batch *b;
+
+		if (!pf->have) {
+			/* the lock orders the producer's writes to the batch before our reads */
+			pthread_mutex_lock(&pf->mu);
+			while (!pf->count)
+				pthread_cond_wait(&pf->filled, &pf->mu);
+			pthread_mutex_unlock(&pf->mu);
+			pf->have = 1;
+		}
+		b = &pf->b[pf->head];
+		if (pf->pos < b->n) {
+			*ev = b->ev[pf->pos++];
+			return 1;
+		}
+		if (b->end) {
+			/* the producer has returned: join it so that its counters are visible */
+			pf_stop(r);
+			if (b->end < 0 && e)
+				*e = b->err;
+			return b->end < 0 ? b->end : 0;
+		}
+		pthread_mutex_lock(&pf->mu);
+		pf->head = (pf->head + 1) % PF_NBATCH;
+		pf->pos = 0;
+		pf->count--;
+		pthread_cond_signal(&pf->drained);
+		pthread_mutex_unlock(&pf->mu);
+		pf->have = 0;
+	}
+}
+
+int bt_reader_next(struct bt_reader *r, struct blk_event *ev, struct iot_err *e)
+{
+	int swapped, ret;
+
+	ret = r->pf ? pf_next(r, ev, &swapped, e) : merge_next(r, ev, &swapped, e);
+	if (ret <= 0)
+		return ret;
 	r->st.events++;
 	if (blk_is_notify(ev))
-		handle_notify(r, ev, s->st.swapped);
+		handle_notify(r, ev, swapped);
 	return 1;
 }
 
@@ -522,6 +704,14 @@ void bt_reader_free(struct bt_reader *r)
 {
 	if (!r)
 		return;
+	if (r->pf) {
+		pf_stop(r);
+		pthread_mutex_destroy(&r->pf->mu);
+		pthread_cond_destroy(&r->pf->filled);
+		pthread_cond_destroy(&r->pf->drained);
+		free(r->pf->b);
+		free(r->pf);
+	}
 	for (unsigned i = 0; i < r->nsrc; i++)
 		src_close(&r->src[i]);
 	free(r->src);

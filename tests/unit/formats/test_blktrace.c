@@ -451,6 +451,62 @@ static void test_writer_roundtrip(void **s)
 	bt_reader_free(r);
 }
 
+/* With prefetch the reader gives the same events, notifies, stats and errors. */
+static void test_reader_prefetch(void **s)
+{
+	static uint8_t b[48 * 20000];
+	size_t n = 0;
+	struct bt_reader *r;
+	struct blk_event ev;
+	struct iot_err e;
+	/* the kernel writes the words in its own byte order: the other one, here */
+	uint32_t ts[2] = {bswap_32(1700000000), bswap_32(99)};
+	uint64_t k = 0;
+	int ret;
+
+	(void)s;
+	/* swapped v8: the TIMESTAMP words must still come out right */
+	n += mkrec(b + n, 1, 1, 0, 0, 0, 0, ACT(BLK_N_TIMESTAMP, BLK_F_NOTIFY), 0, 1, 0, 0, ts, 8);
+	for (uint32_t i = 1; i <= 9000; i++)
+		n += mkrec(b + n, 1, 1, i + (i > 5000), i, i, 512, ACT(BLK_A_QUEUE, BLK_F_QUEUE), 1,
+			   1, 0, 0, NULL, 0);
+	n += mkrec(b + n, 1, 1, 0, 9001, 0, 0, ACT(BLK_N_PROCESS, BLK_F_NOTIFY), 5, 1, 0, 0,
+		   "sh\0\0", 4);
+	write_file("pf.bin", b, n);
+	assert_int_equal(bt_reader_open(&r, tpath("pf.bin"), &e), 0);
+	assert_int_equal(bt_reader_prefetch(r, &e), 0);
+	while ((ret = bt_reader_next(r, &ev, &e)) == 1) {
+		if (!blk_is_notify(&ev))
+			assert_true(ev.sector == ++k);
+	}
+	assert_int_equal(ret, 0);
+	assert_int_equal(k, 9000);
+	assert_int_equal(bt_reader_stats(r)->events, 9002);
+	assert_int_equal(bt_reader_stats(r)->skips, 1);
+	assert_int_equal(bt_reader_stats(r)->wall_nsec, 99);
+	assert_string_equal(bt_reader_comm(r, 5), "sh");
+	bt_reader_free(r);
+
+	/* an error after many events arrives after them, with its message */
+	memcpy(b + 72 + 64 * 5999, "JUNK", 4); /* after the notify (72 bytes), 5999 events */
+	write_file("pf2.bin", b, n);
+	assert_int_equal(bt_reader_open(&r, tpath("pf2.bin"), &e), 0);
+	assert_int_equal(bt_reader_prefetch(r, &e), 0);
+	k = 0;
+	while ((ret = bt_reader_next(r, &ev, &e)) == 1)
+		k++;
+	assert_int_equal(ret, -EINVAL);
+	assert_int_equal(k, 6000);
+	assert_non_null(strstr(e.msg, "bad magic"));
+	bt_reader_free(r);
+
+	/* freeing a reader whose thread is still ahead of the caller */
+	assert_int_equal(bt_reader_open(&r, tpath("pf.bin"), &e), 0);
+	assert_int_equal(bt_reader_prefetch(r, &e), 0);
+	assert_int_equal(bt_reader_next(r, &ev, &e), 1);
+	bt_reader_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -468,6 +524,7 @@ int main(void)
 		cmocka_unit_test(test_reader_bad_inputs),
 		cmocka_unit_test(test_reader_gzip),
 		cmocka_unit_test(test_writer_roundtrip),
+		cmocka_unit_test(test_reader_prefetch),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
