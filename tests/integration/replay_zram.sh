@@ -33,8 +33,8 @@ cmp -s "$TMP/want" "$TMP/got" || fail "recorded sequence differs from the trace'
 [ "$(json '["replay"]["max_inflight"]' "$TMP/afap.json")" -le \
   "$(json '["trace"]["max_depth"]' "$TMP/afap.json")" ] || fail "deeper than the trace"
 
-# original timing: 2000 IOs over 1 s
-"$gen" -o "$TMP/slow" -n sdb --ios 2000 --seed 12 --gap-us 500 --jitter --lat-us 40 \
+# original timing: 4000 IOs over 2 s
+"$gen" -o "$TMP/slow" -n sdb --ios 4000 --seed 12 --gap-us 500 --jitter --lat-us 40 \
 	--span-mb 200
 "$IOTAPE" replay --allow-writes --json --target "$dev" "$TMP/slow/sdb" >"$TMP/orig.json"
 python3 - "$TMP/orig.json" <<'PY' || fail "original timing off by more than 2 %"
