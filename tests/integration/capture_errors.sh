@@ -12,7 +12,12 @@ make_fs ext4
 expect_fail() {
 	local want=$1 pat=$2 rc=0
 	shift 2
-	"$IOTAPE" "$@" >"$TMP/out" 2>"$TMP/err" || rc=$?
+	if [ "$1" = capture ]; then
+		shift
+		capture "$@" >"$TMP/out" 2>"$TMP/err" || rc=$?
+	else
+		"$IOTAPE" "$@" >"$TMP/out" 2>"$TMP/err" || rc=$?
+	fi
 	expect_eq "exit status of: iotape $*" "$rc" "$want"
 	grep -qi -- "$pat" "$TMP/err" || fail "iotape $*: message does not say '$pat': $(cat "$TMP/err")"
 	tracing_is_off
@@ -27,7 +32,7 @@ expect_fail 2 "--backend" capture -o "$TMP/r4" -d "$LOOP" --backend bogus -- tru
 # the relay path: refused where the kernel is in lockdown (as on the CI machines; auto then
 # falls back to tracefs), a system error when asked for alone; elsewhere it must work
 rc=0
-"$IOTAPE" capture -o "$TMP/r5" -d "$LOOP" --backend relay -- \
+capture -o "$TMP/r5" -d "$LOOP" --backend relay -- \
 	dd if=/dev/zero of="$MNT/relay" bs=1M count=2 oflag=direct status=none 2>"$TMP/err" || rc=$?
 if [ "$rc" -eq 0 ]; then
 	expect_eq "relay backend" "$(json '["backend"]["name"]' "$TMP/r5/manifest.json")" "relay"
@@ -38,7 +43,7 @@ else
 	grep -q "lockdown" "$TMP/err" || fail "relay: no lockdown hint: $(cat "$TMP/err")"
 fi
 tracing_is_off
-"$IOTAPE" capture -o "$TMP/r5b" -d "$LOOP" -- true 2>"$TMP/err" || fail "auto: exit $?"
+capture -o "$TMP/r5b" -d "$LOOP" -- true 2>"$TMP/err" || fail "auto: exit $?"
 grep -q "using tracefs" "$TMP/err" || [ "$rc" -eq 0 ] || fail "auto did not say why it fell back"
 # COMMAND not found: 127 like a shell; tracing was started and is off again
 expect_fail 127 "no-such-command-xyz" capture -o "$TMP/r6" -d "$LOOP" -- no-such-command-xyz
@@ -84,7 +89,7 @@ mount -t tmpfs -o size=256k tmpfs "$TMP/full"
 cleanup_hooks=(cap_cleanup_full "${cleanup_hooks[@]}")
 cap_cleanup_full() { umount "$TMP/full" 2>/dev/null || true; }
 rc=0
-"$IOTAPE" capture -o "$TMP/full/run" -d "$LOOP" -- \
+capture -o "$TMP/full/run" -d "$LOOP" -- \
 	dd if=/dev/zero of="$MNT/f" bs=4k count=200000 oflag=direct status=none 2>"$TMP/err" || rc=$?
 expect_eq "disk full exit status" "$rc" "3"
 grep -qi "no space left" "$TMP/err" || fail "disk full: $(cat "$TMP/err")"

@@ -15,7 +15,7 @@ for fs in ext4 xfs btrfs; do
 	make_loop 512M
 	make_fs "$fs"
 	RUN="$TMP/run-$fs"
-	"$IOTAPE" capture -o "$RUN" -d "$LOOP" -- \
+	capture -o "$RUN" -d "$LOOP" -- \
 		dd if=/dev/zero of="$MNT/f" bs=1M count=$MIB oflag=direct status=none ||
 		fail "$fs: capture exited $?"
 	tracing_is_off
@@ -46,7 +46,7 @@ make_loop 512M
 make_fs ext4
 for reader in raw pipe; do
 	RUN="$TMP/run-$reader"
-	"$IOTAPE" capture -o "$RUN" -d "$LOOP" --backend tracefs --reader $reader -- \
+	capture -o "$RUN" -d "$LOOP" --backend tracefs --reader $reader -- \
 		dd if=/dev/zero of="$MNT/f-$reader" bs=1M count=$MIB oflag=direct status=none ||
 		fail "reader $reader: capture exited $?"
 	expect_eq "reader" "$(json '["backend"]["reader"]' "$RUN/manifest.json")" "$reader"
@@ -58,7 +58,7 @@ tracing_is_off
 
 # -a/--mask: only the categories asked for (issue and complete: D and C records)
 RUN="$TMP/run-mask"
-"$IOTAPE" capture -o "$RUN" -d "$LOOP" -a issue,complete -- \
+capture -o "$RUN" -d "$LOOP" -a issue,complete -- \
 	dd if=/dev/zero of="$MNT/f-mask" bs=1M count=4 oflag=direct status=none ||
 	fail "mask: capture exited $?"
 actions=$(blkparse -q -i "$RUN/$LOOPNAME" -f "%a\n" -o "$TMP/mask.txt" >/dev/null &&
@@ -72,7 +72,7 @@ truncate -s 64M "$TMP/disk2.img"
 LOOP2=$(losetup -f --show "$TMP/disk2.img")
 cleanup_hooks=("losetup -d $LOOP2" "${cleanup_hooks[@]}")
 RUN="$TMP/run-two"
-"$IOTAPE" capture -o "$RUN" -d "$LOOP" -d "$LOOP2" -- sh -c "
+capture -o "$RUN" -d "$LOOP" -d "$LOOP2" -- sh -c "
 	dd if=/dev/zero of='$MNT/f-two' bs=1M count=3 oflag=direct status=none &&
 	dd if=/dev/zero of='$LOOP2' bs=1M count=5 oflag=direct status=none" ||
 	fail "two devices: capture exited $?"

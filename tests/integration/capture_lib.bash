@@ -11,6 +11,29 @@ need_cmd blkparse
 exec 9>/tmp/iotape-capture-tests.lock
 flock 9
 
+# The lock orders these tests among themselves; a developer's own `iotape capture` on a
+# shared machine does not take it. capture ARGS... is `iotape capture`, retried for up to a
+# minute while such a foreign capture holds the tracer (never the case on a CI machine);
+# wait_tracer_free is for the tests that must run iotape in the background themselves.
+capture() {
+	local i rc=0
+	for i in $(seq 60); do
+		rc=0
+		"$IOTAPE" capture "$@" 2>"$TMP/capture.err" || rc=$?
+		[ "$rc" -eq 3 ] && grep -q "the tracer is in use" "$TMP/capture.err" || break
+		sleep 1
+	done
+	cat "$TMP/capture.err" >&2
+	return "$rc"
+}
+wait_tracer_free() {
+	local i
+	for i in $(seq 60); do
+		[ "$(cat /sys/kernel/tracing/current_tracer 2>/dev/null || echo nop)" = nop ] && return 0
+		sleep 1
+	done
+}
+
 LOOP=""
 MNT="$TMP/mnt"
 cap_cleanup() {

@@ -20,7 +20,7 @@ for _ in $(seq 50); do
 done
 
 RUN="$TMP/run"
-"$IOTAPE" capture -o "$RUN" -d "$LOOP" -i lo --filter "tcp port $PORT" -- \
+capture -o "$RUN" -d "$LOOP" -i lo --filter "tcp port $PORT" -- \
 	python3 -c "import urllib.request as u
 for i in range(5): assert b'hello' in u.urlopen('http://127.0.0.1:$PORT/index.html').read()" ||
 	fail "capture exited $?"
@@ -72,7 +72,7 @@ print("clock: %d block records and %d packets inside [%d, %d]" % (n, k, lo, hi))
 PY
 
 # packet-only capture (no -d) also works
-"$IOTAPE" capture -o "$TMP/run2" -i lo --filter "tcp port $PORT" -- \
+capture -o "$TMP/run2" -i lo --filter "tcp port $PORT" -- \
 	python3 -c "import urllib.request as u; u.urlopen('http://127.0.0.1:$PORT/index.html').read()" ||
 	fail "packet-only capture exited $?"
 [ "$(json '["network"]["packets"]' "$TMP/run2/manifest.json")" -ge 4 ] || fail "packet-only: too few packets"

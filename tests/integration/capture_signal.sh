@@ -12,6 +12,7 @@ make_fs ext4
 for sig in INT TERM; do
 	RUN="$TMP/run-$sig"
 	# a writer that runs until it is told to stop: 256 KiB O_DIRECT writes over one region
+	wait_tracer_free
 	"$IOTAPE" capture -o "$RUN" -d "$LOOP" -- python3 -c "
 import os, mmap, time
 fd = os.open('$MNT/f', os.O_WRONLY | os.O_CREAT | os.O_DIRECT)
@@ -43,6 +44,7 @@ done
 # SIGKILL cannot be handled: the tracer stays on, but the next capture finds the settings the
 # killed one saved, restores them, says so, and runs
 RUN="$TMP/run-kill"
+wait_tracer_free
 "$IOTAPE" capture -o "$RUN" -d "$LOOP" -- sleep 60 &
 pid=$!
 sleep 1
@@ -51,7 +53,7 @@ kill -KILL "$pid"
 wait "$pid" || true
 for c in $child; do kill "$c" 2>/dev/null || true; done
 expect_eq "tracer after SIGKILL" "$(cat /sys/kernel/tracing/current_tracer)" "blk"
-"$IOTAPE" capture -o "$TMP/run-after-kill" -d "$LOOP" -- true 2>"$TMP/err" ||
+capture -o "$TMP/run-after-kill" -d "$LOOP" -- true 2>"$TMP/err" ||
 	fail "capture after SIGKILL: $(cat "$TMP/err")"
 grep -q "restored the tracing settings a killed capture" "$TMP/err" ||
 	fail "no recovery notice: $(cat "$TMP/err")"
@@ -61,7 +63,7 @@ expect_eq "trace_clock after recovery" "$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel
 # no command: --duration ends the capture, exit status 0
 RUN="$TMP/run-duration"
 (sleep 0.5; dd if=/dev/zero of="$MNT/g" bs=1M count=4 oflag=direct status=none) &
-"$IOTAPE" capture -o "$RUN" -d "$LOOP" --duration 2 || fail "--duration capture exited $?"
+capture -o "$RUN" -d "$LOOP" --duration 2 || fail "--duration capture exited $?"
 wait
 tracing_is_off
 expect_eq "duration state" "$(json '["state"]' "$RUN/manifest.json")" "complete"
