@@ -35,6 +35,8 @@ struct bt_src {
 	struct blk_event head;
 	struct seq_slot *seq;
 	size_t seq_cap, seq_used;
+	uint64_t seq_key;   /* the last key looked up (a per-CPU file has one or two) */
+	uint32_t *seq_last; /* its slot; NULL after the table grows */
 };
 
 /*
@@ -182,6 +184,7 @@ static uint32_t *seq_slot(struct bt_src *s, uint64_t key, int *fresh)
 		free(s->seq);
 		s->seq = n;
 		s->seq_cap = ncap;
+		s->seq_last = NULL; /* slots moved */
 	}
 	i = (key * 0x9e3779b97f4a7c15ull >> 32) & (s->seq_cap - 1);
 	while (s->seq[i].key && s->seq[i].key != key)
@@ -204,11 +207,20 @@ static int track_seq(struct bt_src *s, const struct blk_event *ev)
 	int fresh;
 	uint32_t *last;
 
+	uint64_t key = ((uint64_t)ev->dev << 32 | ev->cpu) + 1;
+
 	if (blk_is_notify(ev))
 		return 0;
-	last = seq_slot(s, ((uint64_t)ev->dev << 32 | ev->cpu) + 1, &fresh);
-	if (!last)
-		return -ENOMEM;
+	if (key == s->seq_key && s->seq_last) {
+		last = s->seq_last;
+		fresh = 0;
+	} else {
+		last = seq_slot(s, key, &fresh);
+		if (!last)
+			return -ENOMEM;
+		s->seq_key = key;
+		s->seq_last = last;
+	}
 	if (!fresh && ev->seq > *last + 1)
 		s->st.skips += ev->seq - *last - 1;
 	if (fresh || ev->seq > *last)
