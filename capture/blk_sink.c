@@ -2,8 +2,10 @@
 /* Captured records to DIR/DEV.blktrace.CPU: sequence numbers, PROCESS notifies, routing. */
 #include "capture/cap_int.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "formats/blktrace.h"
 
@@ -23,6 +25,7 @@ struct sink_dev {
 struct cap_sink {
 	struct sink_dev *dev;
 	unsigned ndev;
+	char *dir;
 	char *cmdlines; /* tracefs saved_cmdlines path */
 	uint64_t events, bytes, foreign, bad; /* written with __atomic, read from any thread */
 };
@@ -42,6 +45,11 @@ int cap_sink_new(struct cap_sink **out, const char *dir, const struct cap_dev *d
 		return iot_err_set(e, -ENOMEM, "out of memory");
 	}
 	s->ndev = n;
+	s->dir = strdup(dir);
+	if (!s->dir) {
+		cap_sink_close(s, NULL);
+		return iot_err_set(e, -ENOMEM, "out of memory");
+	}
 	for (unsigned i = 0; i < n; i++) {
 		struct sink_dev *d = &s->dev[i];
 
@@ -263,13 +271,25 @@ int cap_sink_close(struct cap_sink *s, struct iot_err *e)
 		return 0;
 	for (unsigned i = 0; i < s->ndev; i++) {
 		int r = bt_set_writer_close(s->dev[i].w, e);
+		long ncpu = sysconf(_SC_NPROCESSORS_CONF);
 
 		if (r && !ret)
 			ret = r;
+		/* one file per CPU, as blktrace leaves them, even for CPUs that saw nothing */
+		for (long c = 0; !r && s->dir && c < ncpu && c < (long)MAX_CPU; c++) {
+			char path[4096];
+			int fd;
+
+			snprintf(path, sizeof(path), "%s/%s.blktrace.%ld", s->dir, s->dev[i].name, c);
+			fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+			if (fd >= 0)
+				close(fd);
+		}
 		free(s->dev[i].seq);
 		bt_comm_table_free(s->dev[i].seen);
 	}
 	free(s->dev);
+	free(s->dir);
 	free(s->cmdlines);
 	free(s);
 	return ret;
