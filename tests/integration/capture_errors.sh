@@ -94,5 +94,8 @@ capture -o "$TMP/full/run" -d "$LOOP" -- \
 expect_eq "disk full exit status" "$rc" "3"
 grep -qi "no space left" "$TMP/err" || fail "disk full: $(cat "$TMP/err")"
 tracing_is_off
+# what fit is readable (the last record may be cut short: a warning, not an error)
+blkparse -i "$TMP/full/run/$LOOPNAME" -d /dev/null >/dev/null || fail "disk full: blkparse failed"
+"$IOTAPE" analyze "$TMP/full/run" >/dev/null 2>"$TMP/err" || fail "disk full: analyze: $(cat "$TMP/err")"
 umount "$TMP/full"
 echo "ok"
