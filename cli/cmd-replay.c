@@ -17,42 +17,42 @@
 #include "replay/replay.h"
 
 const char usage_replay[] =
-	"usage: iotape replay [OPTIONS] TRACE (--target PATH | --map SRCDEV=PATH ...)\n"
-	"\n"
-	"Replay the IOs of a block trace (run directory, per-CPU set NAME, file, or -) onto a\n"
-	"block device or a regular file, on the trace's clock, and report the fidelity.\n"
-	"\n"
-	"targets:\n"
-	"  -t, --target PATH        replay every device of the trace (not --map'ed) onto PATH\n"
-	"  -m, --map SRCDEV=PATH    replay device SRCDEV (MAJ,MIN or a name) onto PATH; repeatable\n"
-	"      --offset BYTES       add BYTES to every IO's position\n"
-	"      --wrap               wrap IOs past the end of a smaller target (counted)\n"
-	"input:\n"
-	"      --from issue|queue   replay D events (default: what reached the device) or Q events\n"
-	"timing:\n"
-	"      --timing original|afap  trace times after the start (default), or as fast as possible\n"
-	"      --speed X            original timing, X times faster\n"
-	"      --spin DUR           spin (not sleep) the last DUR before each IO (default 250us,\n"
-	"                           80us under a real-time policy; see docs/replay.md)\n"
-	"  -d, --depth N            at most N IOs in flight (default 256; the trace's own depth\n"
-	"                           is kept by the dependency rule, see docs/replay.md)\n"
-	"engine:\n"
-	"  -e, --engine NAME        io_uring (default when available), psync (thread pool), null\n"
-	"      --buffered           no O_DIRECT\n"
-	"      --null-latency DUR   null engine: each IO completes DUR after issue (default 0)\n"
-	"safety:\n"
-	"      --allow-writes       replay writes, discards and write-zeroes (a generated pattern)\n"
-	"      --writes-as-reads    without --allow-writes, read where the trace wrote\n"
-	"      --force              replay onto a mounted, held or formatted target\n"
-	"      --skip-discard       count discards as skipped instead of replaying them\n"
-	"      --skip-write-zeroes  same for write-zeroes\n"
-	"output:\n"
-	"      --json               the summary as JSON on stdout\n"
-	"      --record RUNDIR      write the replay's D and C events as blktrace sets + manifest\n"
-	"      --capture RUNDIR     trace the target devices with iotape capture while replaying\n"
-	"      --no-progress        no progress line (shown on a terminal otherwise)\n"
-	"\n"
-	"exit: 0 done, 2 usage or input error, 3 system error or IOs that failed\n";
+    "usage: iotape replay [OPTIONS] TRACE (--target PATH | --map SRCDEV=PATH ...)\n"
+    "\n"
+    "Replay the IOs of a block trace (run directory, per-CPU set NAME, file, or -) onto a\n"
+    "block device or a regular file, on the trace's clock, and report the fidelity.\n"
+    "\n"
+    "targets:\n"
+    "  -t, --target PATH        replay every device of the trace (not --map'ed) onto PATH\n"
+    "  -m, --map SRCDEV=PATH    replay device SRCDEV (MAJ,MIN or a name) onto PATH; repeatable\n"
+    "      --offset BYTES       add BYTES to every IO's position\n"
+    "      --wrap               wrap IOs past the end of a smaller target (counted)\n"
+    "input:\n"
+    "      --from issue|queue   replay D events (default: what reached the device) or Q events\n"
+    "timing:\n"
+    "      --timing original|afap  trace times after the start (default), or as fast as possible\n"
+    "      --speed X            original timing, X times faster\n"
+    "      --spin DUR           spin (not sleep) the last DUR before each IO (default 250us,\n"
+    "                           80us under a real-time policy; see docs/replay.md)\n"
+    "  -d, --depth N            at most N IOs in flight (default 256; the trace's own depth\n"
+    "                           is kept by the dependency rule, see docs/replay.md)\n"
+    "engine:\n"
+    "  -e, --engine NAME        io_uring (default when available), psync (thread pool), null\n"
+    "      --buffered           no O_DIRECT\n"
+    "      --null-latency DUR   null engine: each IO completes DUR after issue (default 0)\n"
+    "safety:\n"
+    "      --allow-writes       replay writes, discards and write-zeroes (a generated pattern)\n"
+    "      --writes-as-reads    without --allow-writes, read where the trace wrote\n"
+    "      --force              replay onto a mounted, held or formatted target\n"
+    "      --skip-discard       count discards as skipped instead of replaying them\n"
+    "      --skip-write-zeroes  same for write-zeroes\n"
+    "output:\n"
+    "      --json               the summary as JSON on stdout\n"
+    "      --record RUNDIR      write the replay's D and C events as blktrace sets + manifest\n"
+    "      --capture RUNDIR     trace the target devices with iotape capture while replaying\n"
+    "      --no-progress        no progress line (shown on a terminal otherwise)\n"
+    "\n"
+    "exit: 0 done, 2 usage or input error, 3 system error or IOs that failed\n";
 
 static volatile sig_atomic_t stop_flag;
 
@@ -66,9 +66,9 @@ static void progress(void *arg, const struct replay_stats *st, uint64_t elapsed)
 {
 	(void)arg;
 	fprintf(stderr, "\r%llu/%llu IOs  %.1f s  %.0f IOPS  lag p99 %.0f us  errors %llu   ",
-		(unsigned long long)st->ios, (unsigned long long)st->trace_ios, elapsed / 1e9,
-		elapsed ? st->ios * 1e9 / (double)elapsed : 0.0,
-		hist_quantile(&st->lag, 0.99) / 1e3, (unsigned long long)st->errors);
+	        (unsigned long long)st->ios, (unsigned long long)st->trace_ios, elapsed / 1e9,
+	        elapsed ? st->ios * 1e9 / (double)elapsed : 0.0,
+	        hist_quantile(&st->lag, 0.99) / 1e3, (unsigned long long)st->errors);
 }
 
 /* --capture: the capture module in a thread of its own, from before the first IO to after
@@ -106,8 +106,8 @@ static void *capture_main(void *arg)
 }
 
 /* Start tracing the block-device targets into dir; returns 0 once events flow. */
-static int capture_start(struct capture *c, const char *dir, const struct replay_opts *o,
-			 int argc, char **argv)
+static int capture_start(struct capture *c, const char *dir, const struct replay_opts *o, int argc,
+                         char **argv)
 {
 	unsigned n = 0;
 
@@ -169,8 +169,8 @@ static int capture_stop(struct capture *c, bool quiet)
 	}
 	if (!quiet)
 		fprintf(stderr, "captured %llu events into '%s'%s\n",
-			(unsigned long long)c->res.totals.events, c->o.rundir,
-			c->res.lost ? " (some lost: see its manifest)" : "");
+		        (unsigned long long)c->res.totals.events, c->o.rundir,
+		        c->res.lost ? " (some lost: see its manifest)" : "");
 	if (c->res.lost)
 		warning("--capture: %llu events lost", (unsigned long long)c->res.lost);
 	return rc;
@@ -189,7 +189,7 @@ static double rate(uint64_t n, uint64_t ns)
 static void print_summary(const struct replay_stats *st)
 {
 	static const char *const names[RP_OP_N] = {"read", "write", "flush", "discard",
-						   "write-zeroes"};
+	                                           "write-zeroes"};
 
 	printf("replayed %llu of %llu IOs on %s:", (unsigned long long)st->ios,
 	       (unsigned long long)st->trace_ios, st->engine);
@@ -198,8 +198,9 @@ static void print_summary(const struct replay_stats *st)
 			printf(" %llu %s", (unsigned long long)st->ops[i], names[i]);
 	printf("%s\n", st->stopped ? " (interrupted)" : "");
 	printf("  trace:    %10.0f IOPS %9.2f MB/s  over %.3f s, depth up to %u\n",
-	       rate(st->trace_ios, st->trace_span_ns), rate(st->trace_bytes, st->trace_span_ns) / 1e6,
-	       st->trace_span_ns / 1e9, st->trace_max_depth);
+	       rate(st->trace_ios, st->trace_span_ns),
+	       rate(st->trace_bytes, st->trace_span_ns) / 1e6, st->trace_span_ns / 1e9,
+	       st->trace_max_depth);
 	printf("  replay:   %10.0f IOPS %9.2f MB/s  over %.3f s (%.2f%% of the trace's time), "
 	       "in flight up to %u\n",
 	       rate(st->ios, st->replay_span_ns), rate(st->bytes, st->replay_span_ns) / 1e6,
@@ -220,11 +221,12 @@ static void print_summary(const struct replay_stats *st)
 		printf("  skipped:  %llu writes (no --allow-writes)\n",
 		       (unsigned long long)st->skipped_writes);
 	if (st->writes_as_reads)
-		printf("  %llu writes replayed as reads\n", (unsigned long long)st->writes_as_reads);
+		printf("  %llu writes replayed as reads\n",
+		       (unsigned long long)st->writes_as_reads);
 	if (st->skipped_discard || st->skipped_wzero)
-		printf("  skipped:  %llu discards, %llu write-zeroes (target cannot, or --skip-*)\n",
-		       (unsigned long long)st->skipped_discard,
-		       (unsigned long long)st->skipped_wzero);
+		printf(
+		    "  skipped:  %llu discards, %llu write-zeroes (target cannot, or --skip-*)\n",
+		    (unsigned long long)st->skipped_discard, (unsigned long long)st->skipped_wzero);
 	if (st->skipped_unmapped)
 		printf("  skipped:  %llu IOs of devices with no target\n",
 		       (unsigned long long)st->skipped_unmapped);
@@ -250,34 +252,48 @@ static void print_summary(const struct replay_stats *st)
 }
 
 enum {
-	O_FROM = 256, O_TIMING, O_SPEED, O_BUFFERED, O_ALLOW_WRITES, O_WRITES_AS_READS, O_FORCE,
-	O_OFFSET, O_WRAP, O_SKIP_DISCARD, O_SKIP_WZERO, O_JSON, O_RECORD, O_NO_PROGRESS,
-	O_NULL_LAT, O_SPIN, O_CAPTURE,
+	O_FROM = 256,
+	O_TIMING,
+	O_SPEED,
+	O_BUFFERED,
+	O_ALLOW_WRITES,
+	O_WRITES_AS_READS,
+	O_FORCE,
+	O_OFFSET,
+	O_WRAP,
+	O_SKIP_DISCARD,
+	O_SKIP_WZERO,
+	O_JSON,
+	O_RECORD,
+	O_NO_PROGRESS,
+	O_NULL_LAT,
+	O_SPIN,
+	O_CAPTURE,
 };
 
 static const struct option longopts[] = {
-	{"target", required_argument, NULL, 't'},
-	{"map", required_argument, NULL, 'm'},
-	{"depth", required_argument, NULL, 'd'},
-	{"engine", required_argument, NULL, 'e'},
-	{"from", required_argument, NULL, O_FROM},
-	{"timing", required_argument, NULL, O_TIMING},
-	{"speed", required_argument, NULL, O_SPEED},
-	{"buffered", no_argument, NULL, O_BUFFERED},
-	{"allow-writes", no_argument, NULL, O_ALLOW_WRITES},
-	{"writes-as-reads", no_argument, NULL, O_WRITES_AS_READS},
-	{"force", no_argument, NULL, O_FORCE},
-	{"offset", required_argument, NULL, O_OFFSET},
-	{"wrap", no_argument, NULL, O_WRAP},
-	{"skip-discard", no_argument, NULL, O_SKIP_DISCARD},
-	{"skip-write-zeroes", no_argument, NULL, O_SKIP_WZERO},
-	{"json", no_argument, NULL, O_JSON},
-	{"record", required_argument, NULL, O_RECORD},
-	{"no-progress", no_argument, NULL, O_NO_PROGRESS},
-	{"null-latency", required_argument, NULL, O_NULL_LAT},
-	{"spin", required_argument, NULL, O_SPIN},
-	{"capture", required_argument, NULL, O_CAPTURE},
-	{NULL, 0, NULL, 0},
+    {"target", required_argument, NULL, 't'},
+    {"map", required_argument, NULL, 'm'},
+    {"depth", required_argument, NULL, 'd'},
+    {"engine", required_argument, NULL, 'e'},
+    {"from", required_argument, NULL, O_FROM},
+    {"timing", required_argument, NULL, O_TIMING},
+    {"speed", required_argument, NULL, O_SPEED},
+    {"buffered", no_argument, NULL, O_BUFFERED},
+    {"allow-writes", no_argument, NULL, O_ALLOW_WRITES},
+    {"writes-as-reads", no_argument, NULL, O_WRITES_AS_READS},
+    {"force", no_argument, NULL, O_FORCE},
+    {"offset", required_argument, NULL, O_OFFSET},
+    {"wrap", no_argument, NULL, O_WRAP},
+    {"skip-discard", no_argument, NULL, O_SKIP_DISCARD},
+    {"skip-write-zeroes", no_argument, NULL, O_SKIP_WZERO},
+    {"json", no_argument, NULL, O_JSON},
+    {"record", required_argument, NULL, O_RECORD},
+    {"no-progress", no_argument, NULL, O_NO_PROGRESS},
+    {"null-latency", required_argument, NULL, O_NULL_LAT},
+    {"spin", required_argument, NULL, O_SPIN},
+    {"capture", required_argument, NULL, O_CAPTURE},
+    {NULL, 0, NULL, 0},
 };
 
 int cmd_replay(int argc, char **argv)
@@ -308,7 +324,8 @@ int cmd_replay(int argc, char **argv)
 			struct rp_map *nm;
 
 			if (!eq || eq == optarg || !eq[1])
-				return free(maps), usage_error("--map: '%s' is not SRCDEV=PATH", optarg);
+				return free(maps),
+				       usage_error("--map: '%s' is not SRCDEV=PATH", optarg);
 			nm = realloc(maps, (o.nmaps + 1) * sizeof(*maps));
 			if (!nm)
 				return free(maps), error("out of memory"), EXIT_SYSTEM;
@@ -324,7 +341,8 @@ int cmd_replay(int argc, char **argv)
 			if (parse_u64("--depth", optarg, &u))
 				return free(maps), EXIT_USAGE;
 			if (!u || u > 4096)
-				return free(maps), usage_error("--depth: '%s' is not in 1..4096", optarg);
+				return free(maps),
+				       usage_error("--depth: '%s' is not in 1..4096", optarg);
 			o.depth = (unsigned)u;
 			break;
 		case 'e':
@@ -336,8 +354,8 @@ int cmd_replay(int argc, char **argv)
 			else if (!strcmp(optarg, "queue") || !strcmp(optarg, "Q"))
 				o.from = RP_FROM_QUEUE;
 			else
-				return free(maps), usage_error("--from: '%s' is not issue or queue",
-							       optarg);
+				return free(maps),
+				       usage_error("--from: '%s' is not issue or queue", optarg);
 			break;
 		case O_TIMING:
 			if (!strcmp(optarg, "original"))
@@ -345,15 +363,17 @@ int cmd_replay(int argc, char **argv)
 			else if (!strcmp(optarg, "afap"))
 				o.timing = RP_TIMING_AFAP;
 			else
-				return free(maps), usage_error("--timing: '%s' is not original or afap",
-							       optarg);
+				return free(maps),
+				       usage_error("--timing: '%s' is not original or afap",
+				                   optarg);
 			break;
 		case O_SPEED:
 			if (parse_double("--speed", optarg, &o.speed))
 				return free(maps), EXIT_USAGE;
 			if (!(o.speed > 0) || o.speed > 1e6)
-				return free(maps), usage_error("--speed: '%s' is not a positive factor",
-							       optarg);
+				return free(maps),
+				       usage_error("--speed: '%s' is not a positive factor",
+				                   optarg);
 			break;
 		case O_BUFFERED:
 			o.buffered = true;
@@ -402,7 +422,8 @@ int cmd_replay(int argc, char **argv)
 			if (parse_duration_ns("--spin", optarg, &u))
 				return free(maps), EXIT_USAGE;
 			if (u > 1000000000ull)
-				return free(maps), usage_error("--spin: '%s' is more than a second", optarg);
+				return free(maps),
+				       usage_error("--spin: '%s' is more than a second", optarg);
 			o.spin_ns = u ? u : 1;
 			break;
 		default:
@@ -414,14 +435,15 @@ int cmd_replay(int argc, char **argv)
 	if (optind != argc - 1)
 		return free(maps), usage_error("expected one trace");
 	if (!o.target && !o.nmaps)
-		return free(maps), usage_error("no target: give --target PATH or --map SRCDEV=PATH");
+		return free(maps),
+		       usage_error("no target: give --target PATH or --map SRCDEV=PATH");
 	if (o.writes_as_reads && o.allow_writes)
 		return free(maps), usage_error("--writes-as-reads and --allow-writes exclude each "
-					       "other");
+		                               "other");
 	if (o.engine && strcmp(o.engine, "io_uring") && strcmp(o.engine, "psync") &&
 	    strcmp(o.engine, "null") && strcmp(o.engine, "sync") && strcmp(o.engine, "fallback"))
-		return free(maps), usage_error("--engine: '%s' is not io_uring, psync or null",
-					       o.engine);
+		return free(maps),
+		       usage_error("--engine: '%s' is not io_uring, psync or null", o.engine);
 	if (capture_dir && o.record_dir && !strcmp(capture_dir, o.record_dir))
 		return free(maps), usage_error("--capture and --record need different directories");
 	ret = bt_reader_open(&rd, argv[optind], &e);
@@ -467,7 +489,7 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (st.skipped_writes)
 		warning("%llu writes were not replayed (no --allow-writes)",
-			(unsigned long long)st.skipped_writes);
+		        (unsigned long long)st.skipped_writes);
 	if (st.errors) {
 		error("%llu IOs failed, the first with '%s'", (unsigned long long)st.errors,
 		      strerror(-st.first_error));

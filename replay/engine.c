@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 static const struct rp_engine_ops *const engines[] = {
-	&rp_engine_uring,
-	&rp_engine_psync,
-	&rp_engine_null,
+    &rp_engine_uring,
+    &rp_engine_psync,
+    &rp_engine_null,
 };
 
 const struct rp_engine_ops *rp_engine_find(const char *name)
@@ -68,14 +68,14 @@ int64_t rp_io_sync(struct rp_io *io)
 			return ioctl(io->fd, BLKDISCARD, range) ? -errno : (int64_t)io->len;
 		}
 		return fallocate(io->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)io->off,
-				 (off_t)io->len)
-			       ? -errno
-			       : (int64_t)io->len;
+		                 (off_t)io->len)
+		           ? -errno
+		           : (int64_t)io->len;
 	case RP_OP_WZERO:
 		return fallocate(io->fd, FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE, (off_t)io->off,
-				 (off_t)io->len)
-			       ? -errno
-			       : (int64_t)io->len;
+		                 (off_t)io->len)
+		           ? -errno
+		           : (int64_t)io->len;
 	}
 	return -EINVAL;
 }

@@ -12,13 +12,13 @@
 struct rp_engine; /* each engine's private state */
 
 struct rp_engine_conf {
-	unsigned depth;            /* most IOs queued at once */
-	const struct iovec *bufs;  /* buffers to register (io_uring); io->buf_index refers here */
+	unsigned depth;           /* most IOs queued at once */
+	const struct iovec *bufs; /* buffers to register (io_uring); io->buf_index refers here */
 	unsigned nbufs;
-	const int *fds;            /* descriptors to register (io_uring); others stay usable */
+	const int *fds; /* descriptors to register (io_uring); others stay usable */
 	unsigned nfds;
-	bool inline_ok;            /* every target completes IO in the caller's context (zram) */
-	bool timed;                /* IOs have deadlines (original timing) */
+	bool inline_ok; /* every target completes IO in the caller's context (zram) */
+	bool timed;     /* IOs have deadlines (original timing) */
 	uint64_t null_lat_ns;
 };
 
@@ -57,7 +57,7 @@ static inline uint64_t rp_now(void)
 static inline struct timespec rp_ts(uint64_t ns)
 {
 	struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000ull),
-			      .tv_nsec = (long)(ns % 1000000000ull)};
+	                      .tv_nsec = (long)(ns % 1000000000ull)};
 	return ts;
 }
 

@@ -83,10 +83,10 @@ static void null_cleanup(struct rp_engine *n)
 }
 
 const struct rp_engine_ops rp_engine_null = {
-	.name = "null",
-	.init = null_init,
-	.queue = null_queue,
-	.commit = null_commit,
-	.reap = null_reap,
-	.cleanup = null_cleanup,
+    .name = "null",
+    .init = null_init,
+    .queue = null_queue,
+    .commit = null_commit,
+    .reap = null_reap,
+    .cleanup = null_cleanup,
 };

@@ -174,7 +174,8 @@ static int psync_init(struct rp_engine **out, const struct rp_engine_conf *c, st
 
 		if (ret) {
 			psync_cleanup(p);
-			return iot_err_set(e, -ret, "psync: cannot start a thread: %s", strerror(ret));
+			return iot_err_set(e, -ret, "psync: cannot start a thread: %s",
+			                   strerror(ret));
 		}
 	}
 	*out = p;
@@ -254,10 +255,10 @@ static int psync_reap(struct rp_engine *p, struct rp_io **done, unsigned max, ui
 }
 
 const struct rp_engine_ops rp_engine_psync = {
-	.name = "psync",
-	.init = psync_init,
-	.queue = psync_queue,
-	.commit = psync_commit,
-	.reap = psync_reap,
-	.cleanup = psync_cleanup,
+    .name = "psync",
+    .init = psync_init,
+    .queue = psync_queue,
+    .commit = psync_commit,
+    .reap = psync_reap,
+    .cleanup = psync_cleanup,
 };

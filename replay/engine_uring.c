@@ -12,11 +12,11 @@
 
 struct rp_engine {
 	struct io_uring ring;
-	bool fixed;           /* buffers registered */
-	bool defer;           /* IORING_SETUP_DEFER_TASKRUN: completions need io_uring_enter */
-	int fds[8];           /* registered files, by index */
+	bool fixed; /* buffers registered */
+	bool defer; /* IORING_SETUP_DEFER_TASKRUN: completions need io_uring_enter */
+	int fds[8]; /* registered files, by index */
 	unsigned nfds;
-	unsigned queued;      /* SQEs prepared, not yet submitted */
+	unsigned queued;            /* SQEs prepared, not yet submitted */
 	struct rp_io **inline_done; /* IOs completed synchronously in queue() */
 	unsigned ninline, depth;
 };
@@ -34,7 +34,7 @@ static int uring_init(struct rp_engine **out, const struct rp_engine_conf *c, st
 	/* one thread submits and reaps: let the kernel run completion work only when we ask,
 	 * which saves interrupting the spin loop; older kernels take fewer flags */
 	ret = io_uring_queue_init(c->depth, &u->ring,
-				  IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN);
+	                          IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN);
 	if (ret >= 0)
 		u->defer = true;
 	else if (ret == -EINVAL)
@@ -84,14 +84,14 @@ static int uring_queue(struct rp_engine *u, struct rp_io *io)
 	case RP_OP_READ:
 		if (u->fixed && io->buf_index >= 0)
 			io_uring_prep_read_fixed(sqe, io->fd, io->buf, io->len, io->off,
-						 io->buf_index);
+			                         io->buf_index);
 		else
 			io_uring_prep_read(sqe, io->fd, io->buf, io->len, io->off);
 		break;
 	case RP_OP_WRITE:
 		if (u->fixed && io->buf_index >= 0)
 			io_uring_prep_write_fixed(sqe, io->fd, io->buf, io->len, io->off,
-						  io->buf_index);
+			                          io->buf_index);
 		else
 			io_uring_prep_write(sqe, io->fd, io->buf, io->len, io->off);
 		sqe->rw_flags = io->rw_flags;
@@ -101,11 +101,11 @@ static int uring_queue(struct rp_engine *u, struct rp_io *io)
 		break;
 	case RP_OP_DISCARD:
 		io_uring_prep_fallocate(sqe, io->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-					(off_t)io->off, (off_t)io->len);
+		                        (off_t)io->off, (off_t)io->len);
 		break;
 	case RP_OP_WZERO:
 		io_uring_prep_fallocate(sqe, io->fd, FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE,
-					(off_t)io->off, (off_t)io->len);
+		                        (off_t)io->off, (off_t)io->len);
 		break;
 	default:
 		return -EINVAL;
@@ -144,7 +144,8 @@ static unsigned take(struct rp_engine *u, struct rp_io **done, unsigned max, uin
 	struct io_uring_cqe *cqe;
 	unsigned head, n = 0;
 
-	io_uring_for_each_cqe(&u->ring, head, cqe) {
+	io_uring_for_each_cqe(&u->ring, head, cqe)
+	{
 		struct rp_io *io;
 
 		if (n == max)
@@ -218,10 +219,10 @@ static void uring_cleanup(struct rp_engine *u)
 }
 
 const struct rp_engine_ops rp_engine_uring = {
-	.name = "io_uring",
-	.init = uring_init,
-	.queue = uring_queue,
-	.commit = uring_commit,
-	.reap = uring_reap,
-	.cleanup = uring_cleanup,
+    .name = "io_uring",
+    .init = uring_init,
+    .queue = uring_queue,
+    .commit = uring_commit,
+    .reap = uring_reap,
+    .cleanup = uring_cleanup,
 };

@@ -8,17 +8,17 @@
 
 struct rp_target {
 	char *path;
-	char name[64];    /* set name when recording: the device's name, or "file" */
-	int fd;           /* O_DIRECT unless --buffered */
-	int fd_buf;       /* page-cache descriptor for IOs O_DIRECT cannot do, opened on need */
+	char name[64]; /* set name when recording: the device's name, or "file" */
+	int fd;        /* O_DIRECT unless --buffered */
+	int fd_buf;    /* page-cache descriptor for IOs O_DIRECT cannot do, opened on need */
 	bool is_blk;
-	bool bio_based;   /* no blk-mq queue: io_uring cannot try it without blocking */
-	bool ram;         /* a RAM device (zram, brd, pmem): IO is CPU work in the caller */
+	bool bio_based; /* no blk-mq queue: io_uring cannot try it without blocking */
+	bool ram;       /* a RAM device (zram, brd, pmem): IO is CPU work in the caller */
 	bool direct;
-	uint64_t size;    /* bytes */
-	unsigned lbs;     /* O_DIRECT alignment */
-	uint32_t dev;     /* kernel dev_t written in recorded events */
-	bool no_discard;  /* EOPNOTSUPP seen: skip the rest */
+	uint64_t size;   /* bytes */
+	unsigned lbs;    /* O_DIRECT alignment */
+	uint32_t dev;    /* kernel dev_t written in recorded events */
+	bool no_discard; /* EOPNOTSUPP seen: skip the rest */
 	bool no_wzero;
 	/* recording */
 	struct bt_set_writer *rec;
@@ -27,15 +27,15 @@ struct rp_target {
 };
 
 int rp_target_open(struct rp_target *t, const char *path, const struct replay_opts *o,
-		   struct iot_err *e);
+                   struct iot_err *e);
 int rp_target_buffered_fd(struct rp_target *t, const struct replay_opts *o);
 void rp_target_close(struct rp_target *t);
 
 /* --record: one set per target (NAME.blktrace.0) in dir, plus manifest.json at the end */
 int rp_record_open(const char *dir, struct rp_target *t, unsigned n, struct iot_err *e);
 int rp_record_io(struct rp_target *t, const struct rp_io *io, bool done, uint64_t t0,
-		 struct iot_err *e);
-int rp_record_close(const char *dir, struct rp_target *t, unsigned n,
-		    const struct replay_opts *o, const struct replay_stats *st, struct iot_err *e);
+                 struct iot_err *e);
+int rp_record_close(const char *dir, struct rp_target *t, unsigned n, const struct replay_opts *o,
+                    const struct replay_stats *st, struct iot_err *e);
 
 #endif

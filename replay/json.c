@@ -6,8 +6,7 @@
 
 #include "replay/replay.h"
 
-static const char *const op_names[RP_OP_N] = {"read", "write", "flush", "discard",
-					      "write_zeroes"};
+static const char *const op_names[RP_OP_N] = {"read", "write", "flush", "discard", "write_zeroes"};
 
 static json_t *hist_json(const struct hist *h)
 {
@@ -36,11 +35,10 @@ char *replay_stats_json(const struct replay_opts *o, const struct replay_stats *
 	char *s;
 
 	json_object_set_new(opt, "engine", json_string(st->engine ? st->engine : ""));
-	json_object_set_new(opt, "timing", json_string(o->timing == RP_TIMING_AFAP ? "afap"
-											 : "original"));
+	json_object_set_new(opt, "timing",
+	                    json_string(o->timing == RP_TIMING_AFAP ? "afap" : "original"));
 	json_object_set_new(opt, "speed", json_real(o->speed > 0 ? o->speed : 1.0));
-	json_object_set_new(opt, "from", json_string(o->from == RP_FROM_QUEUE ? "queue"
-									       : "issue"));
+	json_object_set_new(opt, "from", json_string(o->from == RP_FROM_QUEUE ? "queue" : "issue"));
 	json_object_set_new(opt, "depth", json_integer(o->depth ? o->depth : RP_DEFAULT_DEPTH));
 	json_object_set_new(opt, "direct", json_boolean(!o->buffered));
 	json_object_set_new(opt, "allow_writes", json_boolean(o->allow_writes));
@@ -54,7 +52,7 @@ char *replay_stats_json(const struct replay_opts *o, const struct replay_stats *
 	json_object_set_new(tr, "duration_ns", json_integer((json_int_t)st->trace_span_ns));
 	json_object_set_new(tr, "iops", json_real(per_sec(st->trace_ios, st->trace_span_ns)));
 	json_object_set_new(tr, "mb_per_s",
-			    json_real(per_sec(st->trace_bytes, st->trace_span_ns) / 1e6));
+	                    json_real(per_sec(st->trace_bytes, st->trace_span_ns) / 1e6));
 	json_object_set_new(tr, "max_depth", json_integer(st->trace_max_depth));
 	json_object_set_new(root, "trace", tr);
 
@@ -65,11 +63,12 @@ char *replay_stats_json(const struct replay_opts *o, const struct replay_stats *
 	json_object_set_new(rp, "ops", ops);
 	json_object_set_new(rp, "duration_ns", json_integer((json_int_t)st->replay_span_ns));
 	json_object_set_new(rp, "iops", json_real(per_sec(st->ios, st->replay_span_ns)));
-	json_object_set_new(rp, "mb_per_s", json_real(per_sec(st->bytes, st->replay_span_ns) / 1e6));
+	json_object_set_new(rp, "mb_per_s",
+	                    json_real(per_sec(st->bytes, st->replay_span_ns) / 1e6));
 	json_object_set_new(rp, "duration_ratio",
-			    json_real(st->trace_span_ns ? (double)st->replay_span_ns /
-							   (double)st->trace_span_ns
-							: 0.0));
+	                    json_real(st->trace_span_ns
+	                                  ? (double)st->replay_span_ns / (double)st->trace_span_ns
+	                                  : 0.0));
 	json_object_set_new(rp, "max_inflight", json_integer(st->max_inflight));
 	json_object_set_new(rp, "dependency_waits", json_integer((json_int_t)st->dep_waits));
 	json_object_set_new(rp, "depth_waits", json_integer((json_int_t)st->depth_waits));
@@ -77,11 +76,11 @@ char *replay_stats_json(const struct replay_opts *o, const struct replay_stats *
 	if (st->errors) {
 		json_object_set_new(rp, "first_error", json_string(strerror(-st->first_error)));
 		json_object_set_new(rp, "first_error_io",
-				    json_integer((json_int_t)st->first_error_seq));
+		                    json_integer((json_int_t)st->first_error_seq));
 	}
 	json_object_set_new(rp, "wrapped", json_integer((json_int_t)st->wrapped));
 	json_object_set_new(rp, "unaligned_buffered",
-			    json_integer((json_int_t)st->unaligned_buffered));
+	                    json_integer((json_int_t)st->unaligned_buffered));
 	json_object_set_new(rp, "pending_evicted", json_integer((json_int_t)st->pend_evicted));
 	json_object_set_new(rp, "stopped", json_boolean(st->stopped));
 	json_object_set_new(rp, "issue_lag", hist_json(&st->lag));

@@ -8,8 +8,7 @@
 
 #include "replay/replay.h"
 
-int rp_place(uint64_t pos, uint32_t len, uint64_t offset, uint64_t size, bool wrap,
-	     uint64_t *out)
+int rp_place(uint64_t pos, uint32_t len, uint64_t offset, uint64_t size, bool wrap, uint64_t *out)
 {
 	uint64_t p;
 
@@ -55,8 +54,8 @@ int rp_parse_dev(const char *s, uint32_t *dev, struct iot_err *e)
 	snprintf(path, sizeof(path), "/sys/class/block/%s/dev", s);
 	f = fopen(path, "r");
 	if (!f)
-		return iot_err_set(e, -ENOENT, "'%s' is not a block device here; give it as MAJ,MIN",
-				   s);
+		return iot_err_set(e, -ENOENT,
+		                   "'%s' is not a block device here; give it as MAJ,MIN", s);
 	if (fscanf(f, "%u:%u", &ma, &mi) != 2) {
 		fclose(f);
 		return iot_err_set(e, -EINVAL, "'%s': cannot read its device number", path);

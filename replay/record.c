@@ -76,7 +76,7 @@ int rp_record_open(const char *dir, struct rp_target *t, unsigned n, struct iot_
 }
 
 int rp_record_io(struct rp_target *t, const struct rp_io *io, bool done, uint64_t t0,
-		 struct iot_err *e)
+                 struct iot_err *e)
 {
 	struct blk_event ev;
 	uint64_t when = (done ? io->t_done : io->t_issue) - t0;
@@ -128,9 +128,10 @@ int rp_record_io(struct rp_target *t, const struct rp_io *io, bool done, uint64_
 /* The run's manifest, in the keys formats/manifest.h reads (format "iotape-run"), plus a
  * "replay" object with the options and the summary. Trace time 0 is the replay's start. */
 static json_t *manifest(struct rp_target *t, unsigned n, const struct replay_opts *o,
-			const struct replay_stats *st)
+                        const struct replay_stats *st)
 {
-	json_t *m = json_object(), *devs = json_array(), *argv = json_array(), *host = json_object();
+	json_t *m = json_object(), *devs = json_array(), *argv = json_array(),
+	       *host = json_object();
 	json_t *kern = json_object(), *clock = json_object(), *start = json_object();
 	json_t *backend = json_object(), *counts = json_object(), *rep;
 	uint64_t events = 0;
@@ -171,7 +172,8 @@ static json_t *manifest(struct rp_target *t, unsigned n, const struct replay_opt
 		json_t *d = json_object();
 		char dev[32], files[96];
 
-		snprintf(dev, sizeof(dev), "%u:%u", BLK_DEV_MAJOR(t[i].dev), BLK_DEV_MINOR(t[i].dev));
+		snprintf(dev, sizeof(dev), "%u:%u", BLK_DEV_MAJOR(t[i].dev),
+		         BLK_DEV_MINOR(t[i].dev));
 		snprintf(files, sizeof(files), "%s.blktrace", t[i].name);
 		json_object_set_new(d, "name", json_string(t[i].name));
 		json_object_set_new(d, "path", json_string(t[i].path));
@@ -198,8 +200,8 @@ static json_t *manifest(struct rp_target *t, unsigned n, const struct replay_opt
 	return m;
 }
 
-int rp_record_close(const char *dir, struct rp_target *t, unsigned n,
-		    const struct replay_opts *o, const struct replay_stats *st, struct iot_err *e)
+int rp_record_close(const char *dir, struct rp_target *t, unsigned n, const struct replay_opts *o,
+                    const struct replay_stats *st, struct iot_err *e)
 {
 	int ret = 0;
 	char *path;

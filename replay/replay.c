@@ -21,7 +21,7 @@
  * for 50 ms each second: a shorter spin there. */
 #define SPIN_NS 250000ull
 #define SPIN_RT_NS 80000ull
-#define AFAP_BATCH 16u        /* IOs per submission when nothing waits on time */
+#define AFAP_BATCH 16u /* IOs per submission when nothing waits on time */
 #define REAP_MAX 64u
 
 static inline void cpu_relax(void)
@@ -419,8 +419,8 @@ static int replay_one(struct rp *r, const struct blk_event *ev)
 	if (op == RP_OP_READ || op == RP_OP_WRITE) {
 		if (io->len <= RP_SLOT_BYTES) {
 			io->buf_index = op == RP_OP_READ ? (int)slot : (int)r->depth;
-			io->buf = op == RP_OP_READ ? r->mem + (size_t)slot * RP_SLOT_BYTES
-						   : pattern(r);
+			io->buf =
+			    op == RP_OP_READ ? r->mem + (size_t)slot * RP_SLOT_BYTES : pattern(r);
 		} else {
 			size_t len = ((size_t)io->len + 4095) & ~(size_t)4095;
 
@@ -518,8 +518,9 @@ static int init_engine(struct rp *r, const struct rp_engine_conf *conf)
 	if (o->engine) {
 		r->ops = rp_engine_find(o->engine);
 		if (!r->ops)
-			return iot_err_set(r->e, -EINVAL, "unknown engine '%s' (io_uring, psync, null)",
-					   o->engine);
+			return iot_err_set(r->e, -EINVAL,
+			                   "unknown engine '%s' (io_uring, psync, null)",
+			                   o->engine);
 		return r->ops->init(&r->eng, conf, r->e);
 	}
 	/* RAM devices (zram) complete IO in the submitter's context: io_uring hands each IO to a
@@ -628,7 +629,7 @@ static void teardown(struct rp *r)
 }
 
 int replay_run(const struct replay_opts *o, const struct rp_source *src, struct replay_stats *st,
-	       struct iot_err *e)
+               struct iot_err *e)
 {
 	unsigned want = o->from == RP_FROM_QUEUE ? BLK_A_QUEUE : BLK_A_ISSUE;
 	struct rp r = {.o = o, .st = st, .e = e};

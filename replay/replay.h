@@ -38,15 +38,15 @@ struct rp_io {
 	/* what to do */
 	unsigned op; /* enum rp_op */
 	int fd;
-	bool is_blk;   /* the target is a block device (discard goes through BLKDISCARD) */
-	bool punt;     /* the target cannot take non-blocking IO (bio-based device) */
-	int rw_flags;  /* RWF_DSYNC for FUA */
-	uint64_t off;  /* bytes on the target */
-	uint32_t len;  /* bytes */
+	bool is_blk;  /* the target is a block device (discard goes through BLKDISCARD) */
+	bool punt;    /* the target cannot take non-blocking IO (bio-based device) */
+	int rw_flags; /* RWF_DSYNC for FUA */
+	uint64_t off; /* bytes on the target */
+	uint32_t len; /* bytes */
 	void *buf;
 	int buf_index; /* registered buffer index, or -1 */
 	/* result, filled by the engine */
-	int64_t res;     /* bytes done or -errno */
+	int64_t res;      /* bytes done or -errno */
 	uint64_t t_issue; /* CLOCK_MONOTONIC ns when handed to the engine */
 	uint64_t t_done;  /* CLOCK_MONOTONIC ns when the completion was seen */
 	/* bookkeeping, scheduler only */
@@ -87,10 +87,10 @@ struct replay_opts {
 	bool writes_as_reads;
 	bool force; /* replay onto mounted or formatted targets */
 	bool wrap;
-	bool skip_discard;     /* count discards as skipped instead of replaying them */
+	bool skip_discard; /* count discards as skipped instead of replaying them */
 	bool skip_write_zeroes;
-	uint64_t offset;       /* bytes added to every IO's position on its target */
-	const char *target;    /* the target for devices no --map names, or NULL */
+	uint64_t offset;    /* bytes added to every IO's position on its target */
+	const char *target; /* the target for devices no --map names, or NULL */
 	const struct rp_map *maps;
 	unsigned nmaps;
 	uint64_t null_lat_ns; /* null engine: each IO completes this long after issue */
@@ -119,34 +119,34 @@ struct replay_stats {
 	uint64_t trace_span_ns; /* first replayed event to the last D/Q or C seen */
 	unsigned trace_max_depth;
 	/* the replay */
-	uint64_t ios, bytes;          /* IOs issued and bytes moved */
-	uint64_t ops[RP_OP_N];        /* issued, by operation */
-	uint64_t replay_span_ns;      /* start to the last completion */
-	uint64_t errors;              /* IOs that completed with an error */
-	int first_error;              /* its -errno */
+	uint64_t ios, bytes;     /* IOs issued and bytes moved */
+	uint64_t ops[RP_OP_N];   /* issued, by operation */
+	uint64_t replay_span_ns; /* start to the last completion */
+	uint64_t errors;         /* IOs that completed with an error */
+	int first_error;         /* its -errno */
 	uint64_t first_error_seq;
-	uint64_t skipped_writes;      /* writes (and discards, write-zeroes) without --allow-writes */
+	uint64_t skipped_writes; /* writes (and discards, write-zeroes) without --allow-writes */
 	uint64_t writes_as_reads;
-	uint64_t skipped_discard;     /* discards the target cannot do, or --skip-discard */
+	uint64_t skipped_discard; /* discards the target cannot do, or --skip-discard */
 	uint64_t skipped_wzero;
-	uint64_t skipped_unmapped;    /* events for devices with no target */
-	uint64_t skipped_range;       /* past the end of the target without --wrap */
-	uint64_t skipped_other;       /* zero-length non-flush, passthrough (PC) requests */
+	uint64_t skipped_unmapped; /* events for devices with no target */
+	uint64_t skipped_range;    /* past the end of the target without --wrap */
+	uint64_t skipped_other;    /* zero-length non-flush, passthrough (PC) requests */
 	uint64_t wrapped;
-	uint64_t unaligned_buffered;  /* not aligned for O_DIRECT: done through the page cache */
-	uint64_t dep_waits;           /* IOs that waited for the dependency rule */
-	uint64_t depth_waits;         /* IOs that waited for the --depth cap */
-	uint64_t pend_evicted;        /* trace IOs whose C never came within the window */
+	uint64_t unaligned_buffered; /* not aligned for O_DIRECT: done through the page cache */
+	uint64_t dep_waits;          /* IOs that waited for the dependency rule */
+	uint64_t depth_waits;        /* IOs that waited for the --depth cap */
+	uint64_t pend_evicted;       /* trace IOs whose C never came within the window */
 	unsigned max_inflight;
-	bool stopped;                 /* interrupted */
-	int64_t start_real_ns;        /* CLOCK_REALTIME at the first issue */
-	struct hist lag;              /* issue lag ns (timed modes) */
-	struct hist lat;              /* completion latency ns */
+	bool stopped;          /* interrupted */
+	int64_t start_real_ns; /* CLOCK_REALTIME at the first issue */
+	struct hist lag;       /* issue lag ns (timed modes) */
+	struct hist lat;       /* completion latency ns */
 };
 
 /* Run a replay. Returns 0 (even when some IOs failed: see stats) or -errno with e filled. */
 int replay_run(const struct replay_opts *o, const struct rp_source *src, struct replay_stats *st,
-	       struct iot_err *e);
+               struct iot_err *e);
 
 /* The stats (and options) as a JSON object string, malloc'ed; NULL when out of memory. */
 char *replay_stats_json(const struct replay_opts *o, const struct replay_stats *st);
@@ -156,8 +156,7 @@ char *replay_stats_json(const struct replay_opts *o, const struct replay_stats *
 /* Where an IO lands: trace position pos (bytes) + offset on a target of size bytes. Returns
  * 0 with *out set, 1 if it wrapped (*out set), -ERANGE when it does not fit and wrap is off
  * (or len > the target). Wrapped positions keep the IO's 4 KiB alignment. */
-int rp_place(uint64_t pos, uint32_t len, uint64_t offset, uint64_t size, bool wrap,
-	     uint64_t *out);
+int rp_place(uint64_t pos, uint32_t len, uint64_t offset, uint64_t size, bool wrap, uint64_t *out);
 
 /* "8,16", "8:16" or a block device name ("sdb", "loop0") into a kernel dev_t. */
 int rp_parse_dev(const char *s, uint32_t *dev, struct iot_err *e);

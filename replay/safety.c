@@ -20,16 +20,16 @@ static const struct {
 	const char *magic;
 	size_t len;
 } signatures[] = {
-	/* struct ext2_super_block at 1024, s_magic at 56: 0xEF53 little endian
-	 * (fs/ext4/ext4.h) */
-	{"ext2/3/4", 1024 + 56, "\x53\xef", 2},
-	/* struct xfs_dsb sb_magicnum at 0: "XFSB" (fs/xfs/libxfs/xfs_format.h) */
-	{"xfs", 0, "XFSB", 4},
-	/* struct btrfs_super_block at 64 KiB, magic at 64: "_BHRfS_M" (fs/btrfs/ctree.h) */
-	{"btrfs", 65536 + 64, "_BHRfS_M", 8},
-	/* swap header: "SWAPSPACE2" in the last 10 bytes of the first 4 KiB page
-	 * (include/linux/swap.h) */
-	{"swap", 4096 - 10, "SWAPSPACE2", 10},
+    /* struct ext2_super_block at 1024, s_magic at 56: 0xEF53 little endian
+     * (fs/ext4/ext4.h) */
+    {"ext2/3/4", 1024 + 56, "\x53\xef", 2},
+    /* struct xfs_dsb sb_magicnum at 0: "XFSB" (fs/xfs/libxfs/xfs_format.h) */
+    {"xfs", 0, "XFSB", 4},
+    /* struct btrfs_super_block at 64 KiB, magic at 64: "_BHRfS_M" (fs/btrfs/ctree.h) */
+    {"btrfs", 65536 + 64, "_BHRfS_M", 8},
+    /* swap header: "SWAPSPACE2" in the last 10 bytes of the first 4 KiB page
+     * (include/linux/swap.h) */
+    {"swap", 4096 - 10, "SWAPSPACE2", 10},
 };
 
 const char *rp_fs_signature(const uint8_t *buf, size_t len)
@@ -77,8 +77,8 @@ static int check_mounted(dev_t dev, char *where, size_t wlen)
 		unsigned id, parent, ma, mi;
 		char root[PATH_MAX], mnt[PATH_MAX];
 
-		if (sscanf(line, "%u %u %u:%u %4095s %4095s", &id, &parent, &ma, &mi, root,
-			   mnt) != 6)
+		if (sscanf(line, "%u %u %u:%u %4095s %4095s", &id, &parent, &ma, &mi, root, mnt) !=
+		    6)
 			continue;
 		if (makedev(ma, mi) == dev || whole_disk(makedev(ma, mi)) == dev) {
 			snprintf(where, wlen, "mounted on %.400s", mnt);
@@ -129,7 +129,7 @@ static int check_swap(dev_t dev, ino_t ino, bool blk, char *what, size_t wlen)
 		if (stat(name, &st))
 			continue;
 		if (blk ? (S_ISBLK(st.st_mode) && st.st_rdev == dev)
-			: (st.st_dev == dev && st.st_ino == ino)) {
+		        : (st.st_dev == dev && st.st_ino == ino)) {
 			snprintf(what, wlen, "in use as swap");
 			found = 1;
 		}
@@ -174,7 +174,8 @@ static int check_loop_backing(const char *path, char *what, size_t wlen)
 
 			if (check_mounted(makedev(ma, mi), sub, sizeof(sub)) ||
 			    check_holders(makedev(ma, mi), sub, sizeof(sub))) {
-				snprintf(what, wlen, "backs /dev/%.60s, which is %s", d->d_name, sub);
+				snprintf(what, wlen, "backs /dev/%.60s, which is %s", d->d_name,
+				         sub);
 				found = 1;
 			}
 		}
@@ -200,15 +201,15 @@ int rp_target_check(const char *path, struct iot_err *e)
 		    check_holders(st.st_rdev, what, sizeof(what)) ||
 		    check_swap(st.st_rdev, 0, true, what, sizeof(what)))
 			return iot_err_set(e, -EBUSY, "'%s' is %s (use --force to replay anyway)",
-					   path, what);
+			                   path, what);
 	} else if (S_ISREG(st.st_mode)) {
 		if (check_swap(st.st_dev, st.st_ino, false, what, sizeof(what)) ||
 		    check_loop_backing(path, what, sizeof(what)))
-			return iot_err_set(e, -EBUSY, "'%s' %s (use --force to replay anyway)", path,
-					   what);
+			return iot_err_set(e, -EBUSY, "'%s' %s (use --force to replay anyway)",
+			                   path, what);
 	} else {
 		return iot_err_set(e, -EINVAL, "'%s' is not a block device or a regular file",
-				   path);
+		                   path);
 	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -223,7 +224,9 @@ int rp_target_check(const char *path, struct iot_err *e)
 	sig = n > 0 ? rp_fs_signature(buf, (size_t)n) : NULL;
 	free(buf);
 	if (sig)
-		return iot_err_set(e, -EBUSY, "'%s' carries a %s signature (use --force to replay "
-				   "anyway)", path, sig);
+		return iot_err_set(e, -EBUSY,
+		                   "'%s' carries a %s signature (use --force to replay "
+		                   "anyway)",
+		                   path, sig);
 	return 0;
 }

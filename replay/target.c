@@ -20,7 +20,7 @@ static int open_flags(const struct replay_opts *o)
 }
 
 int rp_target_open(struct rp_target *t, const char *path, const struct replay_opts *o,
-		   struct iot_err *e)
+                   struct iot_err *e)
 {
 	struct stat st;
 	int flags = open_flags(o);
@@ -32,7 +32,7 @@ int rp_target_open(struct rp_target *t, const char *path, const struct replay_op
 		return iot_err_set(e, -errno, "'%s': %s", path, strerror(errno));
 	if (!S_ISBLK(st.st_mode) && !S_ISREG(st.st_mode))
 		return iot_err_set(e, -EINVAL, "'%s' is not a block device or a regular file",
-				   path);
+		                   path);
 	if (!o->force && (ret = rp_target_check(path, e)))
 		return ret;
 	t->is_blk = S_ISBLK(st.st_mode);
@@ -50,8 +50,10 @@ int rp_target_open(struct rp_target *t, const char *path, const struct replay_op
 	if (t->fd < 0) {
 		ret = -errno;
 		if (ret == -EBUSY)
-			return iot_err_set(e, ret, "'%s' is in use (mounted or claimed); use --force "
-					   "to replay anyway", path);
+			return iot_err_set(e, ret,
+			                   "'%s' is in use (mounted or claimed); use --force "
+			                   "to replay anyway",
+			                   path);
 		return iot_err_set(e, ret, "'%s': %s", path, strerror(errno));
 	}
 	t->path = strdup(path);
@@ -64,7 +66,7 @@ int rp_target_open(struct rp_target *t, const char *path, const struct replay_op
 
 		if (ioctl(t->fd, BLKGETSIZE64, &t->size) || ioctl(t->fd, BLKSSZGET, &lbs)) {
 			ret = iot_err_set(e, -errno, "'%s': cannot read its size: %s", path,
-					  strerror(errno));
+			                  strerror(errno));
 			rp_target_close(t);
 			return ret;
 		}
@@ -73,7 +75,7 @@ int rp_target_open(struct rp_target *t, const char *path, const struct replay_op
 			char mq[96];
 
 			snprintf(mq, sizeof(mq), "/sys/dev/block/%u:%u/mq", major(st.st_rdev),
-				 minor(st.st_rdev));
+			         minor(st.st_rdev));
 			t->bio_based = access(mq, F_OK) != 0;
 		}
 		t->dev = BLK_MKDEV(major(st.st_rdev), minor(st.st_rdev));
@@ -81,8 +83,9 @@ int rp_target_open(struct rp_target *t, const char *path, const struct replay_op
 		snprintf(t->name, sizeof(t->name), "%s", tmp ? basename(tmp) : "dev");
 		free(tmp);
 		/* device-mapper and md are bio-based too, but their IO waits on other devices */
-		t->ram = t->bio_based && (!strncmp(t->name, "zram", 4) || !strncmp(t->name, "ram", 3) ||
-					  !strncmp(t->name, "pmem", 4));
+		t->ram =
+		    t->bio_based && (!strncmp(t->name, "zram", 4) || !strncmp(t->name, "ram", 3) ||
+		                     !strncmp(t->name, "pmem", 4));
 	} else {
 		t->size = (uint64_t)st.st_size;
 		t->lbs = 512;

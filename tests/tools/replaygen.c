@@ -107,9 +107,9 @@ static int dump(int argc, char **argv)
 	for (int i = 2; i < argc - 1; i++) {
 		if (!strcmp(argv[i], "--action") && i + 1 < argc - 1) {
 			i++;
-			want = argv[i][0] == 'C' ? BLK_A_COMPLETE
+			want = argv[i][0] == 'C'   ? BLK_A_COMPLETE
 			       : argv[i][0] == 'Q' ? BLK_A_QUEUE
-						   : BLK_A_ISSUE;
+			                           : BLK_A_ISSUE;
 		} else if (!strcmp(argv[i], "--time")) {
 			times = 1;
 		}
@@ -125,7 +125,8 @@ static int dump(int argc, char **argv)
 			continue;
 		if (times)
 			printf("%" PRIu64 " ", ev.time);
-		printf("%" PRIu64 " %u %s\n", ev.sector, ev.bytes, blk_rwbs(ev.flags, ev.bytes, rwbs));
+		printf("%" PRIu64 " %u %s\n", ev.sector, ev.bytes,
+		       blk_rwbs(ev.flags, ev.bytes, rwbs));
 	}
 	bt_reader_free(r);
 	if (ret < 0) {
@@ -138,12 +139,14 @@ static int dump(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{"ios", 1, NULL, 'N'},     {"seed", 1, NULL, 's'},   {"gap-us", 1, NULL, 'g'},
-		{"lat-us", 1, NULL, 'l'},  {"read-pct", 1, NULL, 'r'}, {"span-mb", 1, NULL, 'S'},
-		{"dev", 1, NULL, 'd'},     {"cpus", 1, NULL, 'c'},   {"devs", 1, NULL, 'D'},
-		{"flush-every", 1, NULL, 'f'}, {"jitter", 0, NULL, 'j'}, {"max-kb", 1, NULL, 'k'},
-		{"fixed-kb", 1, NULL, 'K'}, {"discard-every", 1, NULL, 'x'},
-		{NULL, 0, NULL, 0},
+	    {"ios", 1, NULL, 'N'},      {"seed", 1, NULL, 's'},
+	    {"gap-us", 1, NULL, 'g'},   {"lat-us", 1, NULL, 'l'},
+	    {"read-pct", 1, NULL, 'r'}, {"span-mb", 1, NULL, 'S'},
+	    {"dev", 1, NULL, 'd'},      {"cpus", 1, NULL, 'c'},
+	    {"devs", 1, NULL, 'D'},     {"flush-every", 1, NULL, 'f'},
+	    {"jitter", 0, NULL, 'j'},   {"max-kb", 1, NULL, 'k'},
+	    {"fixed-kb", 1, NULL, 'K'}, {"discard-every", 1, NULL, 'x'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *dir = NULL, *name = "replaygen";
 	uint64_t ios = 1000, gap_ns = 100000, lat_ns = 200000, span = 64ull << 20;
@@ -156,28 +159,62 @@ int main(int argc, char **argv)
 	rng = 1;
 	while ((c = getopt_long(argc, argv, "o:n:", lo, NULL)) != -1) {
 		switch (c) {
-		case 'o': dir = optarg; break;
-		case 'n': name = optarg; break;
-		case 'N': ios = strtoull(optarg, NULL, 0); break;
-		case 's': rng = strtoull(optarg, NULL, 0); break;
-		case 'g': gap_ns = (uint64_t)(strtod(optarg, NULL) * 1000); break;
-		case 'l': lat_ns = (uint64_t)(strtod(optarg, NULL) * 1000); break;
-		case 'r': read_pct = (unsigned)atoi(optarg); break;
-		case 'S': span = strtoull(optarg, NULL, 0) << 20; break;
-		case 'd': if (sscanf(optarg, "%u,%u", &ma, &mi) != 2) return 2; break;
-		case 'c': cpus = (unsigned)atoi(optarg); break;
-		case 'D': devs = (unsigned)atoi(optarg); break;
-		case 'f': flush_every = (unsigned)atoi(optarg); break;
-		case 'x': discard_every = (unsigned)atoi(optarg); break;
-		case 'j': jitter = 1; break;
-		case 'k': max_kb = (unsigned)atoi(optarg); break;
-		case 'K': fixed_kb = (unsigned)atoi(optarg); break;
+		case 'o':
+			dir = optarg;
+			break;
+		case 'n':
+			name = optarg;
+			break;
+		case 'N':
+			ios = strtoull(optarg, NULL, 0);
+			break;
+		case 's':
+			rng = strtoull(optarg, NULL, 0);
+			break;
+		case 'g':
+			gap_ns = (uint64_t)(strtod(optarg, NULL) * 1000);
+			break;
+		case 'l':
+			lat_ns = (uint64_t)(strtod(optarg, NULL) * 1000);
+			break;
+		case 'r':
+			read_pct = (unsigned)atoi(optarg);
+			break;
+		case 'S':
+			span = strtoull(optarg, NULL, 0) << 20;
+			break;
+		case 'd':
+			if (sscanf(optarg, "%u,%u", &ma, &mi) != 2)
+				return 2;
+			break;
+		case 'c':
+			cpus = (unsigned)atoi(optarg);
+			break;
+		case 'D':
+			devs = (unsigned)atoi(optarg);
+			break;
+		case 'f':
+			flush_every = (unsigned)atoi(optarg);
+			break;
+		case 'x':
+			discard_every = (unsigned)atoi(optarg);
+			break;
+		case 'j':
+			jitter = 1;
+			break;
+		case 'k':
+			max_kb = (unsigned)atoi(optarg);
+			break;
+		case 'K':
+			fixed_kb = (unsigned)atoi(optarg);
+			break;
 		default:
-			fprintf(stderr, "usage: replaygen -o DIR [-n NAME] [--ios N] [--seed S] "
-					"[--gap-us G] [--lat-us L] [--read-pct P] [--span-mb M] "
-					"[--dev MAJ,MIN] [--devs K] [--cpus C] [--flush-every K] "
-					"[--discard-every K] [--jitter] [--max-kb K] [--fixed-kb K]\n"
-					"       replaygen dump [--action D|C|Q] [--time] TRACE\n");
+			fprintf(stderr,
+			        "usage: replaygen -o DIR [-n NAME] [--ios N] [--seed S] "
+			        "[--gap-us G] [--lat-us L] [--read-pct P] [--span-mb M] "
+			        "[--dev MAJ,MIN] [--devs K] [--cpus C] [--flush-every K] "
+			        "[--discard-every K] [--jitter] [--max-kb K] [--fixed-kb K]\n"
+			        "       replaygen dump [--action D|C|Q] [--time] TRACE\n");
 			return 2;
 		}
 	}
@@ -193,7 +230,8 @@ int main(int argc, char **argv)
 		uint64_t lat = lat_ns ? lat_ns / 2 + rnd() % (lat_ns + 1) : 0;
 		unsigned kb = fixed_kb ? fixed_kb : 4 * (1 + (unsigned)(rnd() % (max_kb / 4)));
 		int is_flush = flush_every && i % flush_every == flush_every - 1;
-		int is_discard = !is_flush && discard_every && i % discard_every == discard_every - 1;
+		int is_discard =
+		    !is_flush && discard_every && i % discard_every == discard_every - 1;
 		int rd = !is_flush && !is_discard && rnd() % 100 < read_pct;
 
 		/* everything earlier than this IO's Q can go out: later events are never earlier */
@@ -206,10 +244,10 @@ int main(int argc, char **argv)
 		ev.pid = 4242;
 		ev.bytes = is_flush ? 0 : kb * 1024;
 		ev.sector = is_flush ? 0 : ((rnd() % ((span - ev.bytes) / 4096)) * 8);
-		ev.flags = is_flush ? (BLK_F_WRITE | BLK_F_FLUSH | BLK_F_SYNC)
-			   : is_discard ? (BLK_F_WRITE | BLK_F_DISCARD)
-			   : rd ? BLK_F_READ
-				: (BLK_F_WRITE | BLK_F_SYNC);
+		ev.flags = is_flush     ? (BLK_F_WRITE | BLK_F_FLUSH | BLK_F_SYNC)
+		           : is_discard ? (BLK_F_WRITE | BLK_F_DISCARD)
+		           : rd         ? BLK_F_READ
+		                        : (BLK_F_WRITE | BLK_F_SYNC);
 		/* the kernel sets the action's category bit too (btrecord looks for it) */
 		uint64_t base_flags = ev.flags;
 

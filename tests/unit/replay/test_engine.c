@@ -36,7 +36,7 @@ static int teardown(void **state)
 
 /* run ios through the engine and wait for all of them */
 static void run(const struct rp_engine_ops *ops, struct rp_engine *eng, struct rp_io *ios,
-		unsigned n)
+                unsigned n)
 {
 	struct rp_io *done[8];
 	unsigned got = 0;
@@ -170,8 +170,8 @@ static void test_null_latency(void **state)
 	io.len = 4096;
 	t = io.t_issue = rp_now();
 	assert_int_equal(ops->queue(eng, &io), 0);
-	assert_int_equal(ops->reap(eng, done, 4, 0), 0);           /* not yet */
-	assert_int_equal(ops->reap(eng, done, 4, t + 500000), 0);  /* deadline first */
+	assert_int_equal(ops->reap(eng, done, 4, 0), 0);          /* not yet */
+	assert_int_equal(ops->reap(eng, done, 4, t + 500000), 0); /* deadline first */
 	assert_true(rp_now() >= t + 500000);
 	assert_int_equal(ops->reap(eng, done, 4, RP_WAIT_FOREVER), 1);
 	assert_true(io.t_done >= t + 50000000);
@@ -184,10 +184,10 @@ static void test_null_latency(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_uring),
-		cmocka_unit_test(test_psync),
-		cmocka_unit_test(test_psync_inline),
-		cmocka_unit_test(test_null_latency),
+	    cmocka_unit_test(test_uring),
+	    cmocka_unit_test(test_psync),
+	    cmocka_unit_test(test_psync_inline),
+	    cmocka_unit_test(test_null_latency),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -115,7 +115,7 @@ static void test_record(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_record),
+	    cmocka_unit_test(test_record),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

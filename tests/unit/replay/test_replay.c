@@ -200,10 +200,10 @@ static void test_dependency(void **state)
 
 	(void)state;
 	nev = 0;
-	D(0, 0, 4096, RD);          /* A */
-	D(500, 100, 4096, RD);      /* X: A still in flight in the trace, must not wait */
-	C(1000, 0, 4096, RD);       /* A completes */
-	D(2000, 200, 4096, RD);     /* B: the trace had completed A, so B waits for A */
+	D(0, 0, 4096, RD);      /* A */
+	D(500, 100, 4096, RD);  /* X: A still in flight in the trace, must not wait */
+	C(1000, 0, 4096, RD);   /* A completes */
+	D(2000, 200, 4096, RD); /* B: the trace had completed A, so B waits for A */
 	C(10000, 100, 4096, RD);
 	C(20000, 200, 4096, RD);
 	o.timing = RP_TIMING_AFAP;
@@ -402,7 +402,7 @@ static void test_unmapped(void **state)
 
 	(void)state;
 	nev = 0;
-	D(0, 8, 4096, RD);  /* 8,16: no target */
+	D(0, 8, 4096, RD); /* 8,16: no target */
 	D(10, 8, 4096, RD);
 	evs[1].dev = BLK_MKDEV(8, 32);
 	o.timing = RP_TIMING_AFAP;
@@ -474,21 +474,21 @@ static void test_json(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_original_timing),
-		cmocka_unit_test(test_speed),
-		cmocka_unit_test(test_afap_ignores_gaps),
-		cmocka_unit_test(test_dependency),
-		cmocka_unit_test(test_depth_follows_trace),
-		cmocka_unit_test(test_depth_cap),
-		cmocka_unit_test(test_queue_mode),
-		cmocka_unit_test(test_writes_skipped),
-		cmocka_unit_test(test_writes_as_reads),
-		cmocka_unit_test(test_writes_allowed),
-		cmocka_unit_test(test_offset_wrap_range),
-		cmocka_unit_test(test_unmapped),
-		cmocka_unit_test(test_place),
-		cmocka_unit_test(test_parse_dev_and_pattern),
-		cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_original_timing),
+	    cmocka_unit_test(test_speed),
+	    cmocka_unit_test(test_afap_ignores_gaps),
+	    cmocka_unit_test(test_dependency),
+	    cmocka_unit_test(test_depth_follows_trace),
+	    cmocka_unit_test(test_depth_cap),
+	    cmocka_unit_test(test_queue_mode),
+	    cmocka_unit_test(test_writes_skipped),
+	    cmocka_unit_test(test_writes_as_reads),
+	    cmocka_unit_test(test_writes_allowed),
+	    cmocka_unit_test(test_offset_wrap_range),
+	    cmocka_unit_test(test_unmapped),
+	    cmocka_unit_test(test_place),
+	    cmocka_unit_test(test_parse_dev_and_pattern),
+	    cmocka_unit_test(test_json),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

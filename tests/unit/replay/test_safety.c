@@ -75,8 +75,8 @@ static void test_target_check(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_signatures),
-		cmocka_unit_test(test_target_check),
+	    cmocka_unit_test(test_signatures),
+	    cmocka_unit_test(test_target_check),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
