@@ -10,6 +10,13 @@
 
 #include <cmocka.h>
 
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
 #include "replay/replay.h"
 
 #define US 1000ull
@@ -471,6 +478,47 @@ static void test_json(void **state)
 	free(s);
 }
 
+/* A kernel without io_uring (or a seccomp policy that forbids it): the automatic choice falls
+ * back to the thread engine. The filter is for this process only, so it runs in a child. */
+static void test_fallback_without_io_uring(void **state)
+{
+	struct sock_filter f[] = {
+	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_setup, 0, 1),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = {sizeof(f) / sizeof(f[0]), f};
+	int status;
+	pid_t pid;
+
+	(void)state;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct replay_opts o = opts();
+		struct arr a;
+		struct rp_source src = {arr_next, &a};
+		struct replay_stats st;
+		struct iot_err e = {{0}};
+
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))
+			_exit(3);
+		nev = 0;
+		D(0, 0, 4096, RD);
+		a = (struct arr){evs, nev, 0};
+		o.engine = NULL;
+		o.timing = RP_TIMING_AFAP;
+		if (replay_run(&o, &src, &st, &e))
+			_exit(4);
+		_exit(st.ios == 1 && !strcmp(st.engine, "psync") ? 0 : 5);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -489,6 +537,7 @@ int main(void)
 	    cmocka_unit_test(test_place),
 	    cmocka_unit_test(test_parse_dev_and_pattern),
 	    cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_fallback_without_io_uring),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
