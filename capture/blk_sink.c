@@ -26,6 +26,7 @@ struct cap_sink {
 	struct sink_dev *dev;
 	unsigned ndev;
 	char *dir;
+	int keep_seq; /* relay: the kernel numbered the records; gaps are its drops */
 	char *cmdlines; /* tracefs saved_cmdlines path */
 	uint64_t events, bytes, foreign, bad; /* written with __atomic, read from any thread */
 };
@@ -96,6 +97,11 @@ static int seq_room(struct sink_dev *d, unsigned cpu)
 	return 0;
 }
 
+void cap_sink_keep_sequences(struct cap_sink *s, int keep)
+{
+	s->keep_seq = keep;
+}
+
 void cap_sink_lost(struct cap_sink *s, unsigned cpu, uint64_t n)
 {
 	if (s->ndev == 1 && !seq_room(&s->dev[0], cpu))
@@ -112,11 +118,13 @@ static int write_rec(struct cap_sink *s, struct sink_dev *d, unsigned cpu, uint8
 		return iot_err_set(e, ret, "cpu %u: %s", cpu, strerror(-ret));
 	/* the relay path numbers events from 1 per CPU (__blk_add_trace) and leaves notifies
 	 * (trace_note) out of it; blkparse and our reader count gaps as skips */
-	if (rec_is_notify(rec))
-		seq = 0;
-	else
-		seq = ++d->seq[cpu];
-	memcpy(rec + 4, &seq, 4);
+	if (!s->keep_seq) {
+		if (rec_is_notify(rec))
+			seq = 0;
+		else
+			seq = ++d->seq[cpu];
+		memcpy(rec + 4, &seq, 4);
+	}
 	ret = bt_set_writer_write_raw(d->w, cpu, rec, len, e);
 	if (ret)
 		return ret;

@@ -68,6 +68,9 @@ int cap_sink_new(struct cap_sink **out, const char *dir, const struct cap_dev *d
  */
 int cap_sink_record(struct cap_sink *s, unsigned cpu, uint8_t *rec, size_t len,
 		    struct iot_err *e);
+/* Keep the records' own sequence numbers (relay: the kernel numbers them, and the gaps are
+ * its drops); must be called before the first record. */
+void cap_sink_keep_sequences(struct cap_sink *s, int keep);
 /* n events were lost on cpu at this point of its stream: with one device, its sequence
  * numbers on that CPU jump by n, so blkparse and our reader report the gap as skips (as they
  * do for relay drops). With several devices the owner is unknown; only the count is kept. */

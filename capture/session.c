@@ -199,6 +199,7 @@ static int try_backend(struct run *r, const struct cap_blk_ops *ops, struct iot_
 
 	if (ret)
 		return ret;
+	cap_sink_keep_sequences(r->sink, ops == &cap_relay_ops);
 	ret = ops->start(&r->bs, r->devs, r->o->ndevs, r->o, r->rd, e);
 	if (ret) {
 		/* close the per-CPU files before undoing the kernel settings (they pin them) */
