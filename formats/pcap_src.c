@@ -111,7 +111,7 @@ int pcap_src_open_file(struct pcap_src **out, FILE *f, const char *name, struct 
 				close(fd);
 			fclose(f);
 			free(s);
-			return iot_err_set(e, -ENOMEM, "'%s': cannot start gzip stream", name);
+			return iot_err_set(e, -EINVAL, "'%s': cannot read the gzip stream", name);
 		}
 		gzbuffer(g, 256 * 1024);
 		/* gzdopen read from the current offset of the shared file description. */
