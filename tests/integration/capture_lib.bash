@@ -34,6 +34,16 @@ wait_tracer_free() {
 	done
 }
 
+# wait_tracing_on: until a capture started in the background has the blk tracer running
+wait_tracing_on() {
+	local i
+	for i in $(seq 100); do
+		[ "$(cat /sys/kernel/tracing/current_tracer 2>/dev/null)" = blk ] && return 0
+		sleep 0.1
+	done
+	fail "the background capture did not start tracing within 10 s"
+}
+
 LOOP=""
 MNT="$TMP/mnt"
 cap_cleanup() {

@@ -22,7 +22,8 @@ while True:
         os.pwrite(fd, buf, off)
     time.sleep(0.01)" &
 	pid=$!
-	sleep 3
+	wait_tracing_on
+	sleep 2
 	kill -"$sig" "$pid"
 	rc=0
 	wait "$pid" || rc=$?
@@ -47,7 +48,8 @@ RUN="$TMP/run-kill"
 wait_tracer_free
 "$IOTAPE" capture -o "$RUN" -d "$LOOP" -- sleep 60 &
 pid=$!
-sleep 1
+wait_tracing_on
+sleep 0.5
 child=$(cat /proc/"$pid"/task/*/children 2>/dev/null || true)
 kill -KILL "$pid"
 wait "$pid" || true
