@@ -50,17 +50,21 @@ for eng in io_uring psync; do
 done
 
 # --capture: the kernel's view of the replay, through the capture module
-# (the blk tracer is global: another capture running on this machine makes us wait our turn)
+# (the blk tracer is global: another capture running on this machine makes us wait our turn,
+# and one that starts or stops meanwhile can cut ours short: then we try again)
 for try in $(seq 20); do
 	rm -rf "$TMP/cap" "$TMP/rec"
 	rc=0
 	"$IOTAPE" replay --timing afap --allow-writes --capture "$TMP/cap" --record "$TMP/rec" \
 		--target "$loop" "$TMP/tr/sdb" >/dev/null 2>"$TMP/err" || rc=$?
 	[ $rc -ne 0 ] && grep -q "tracer is in use" "$TMP/err" && { sleep 3; continue; }
-	break
+	[ $rc -eq 0 ] || break
+	"$gen" dump "$TMP/cap" | norm >"$TMP/cap.d"
+	[ "$(wc -l <"$TMP/cap.d")" -ge 2000 ] && break
+	echo "capture attempt $try: $(wc -l <"$TMP/cap.d") D events, trying again" >&2
+	sleep 3
 done
 expect_eq "--capture exit code ($(grep -v warning "$TMP/err" | head -2))" "$rc" 0
-"$gen" dump "$TMP/cap" | norm >"$TMP/cap.d"
 # the kernel saw every replayed IO (and the safety check's read of the first 68 KiB)
 n=$(wc -l <"$TMP/cap.d")
 [ "$n" -ge 2000 ] || fail "--capture saw $n D events, want at least 2000"
