@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -21,6 +22,7 @@
  */
 #define TRACEFS "/sys/kernel/tracing"
 #define STATE_FILE "/run/iotape-tracefs.state" /* see state_save() */
+#define LOCK_FILE "/run/iotape-tracefs.lock"
 
 struct saved_opt {
 	const char *file; /* relative to TRACEFS */
@@ -35,6 +37,9 @@ struct cap_backend_state {
 	char old_tracer[64];
 	int tracer_set;
 	int state_saved;
+	int lockfd;
+	const struct cap_dev *devs; /* for the state file */
+	unsigned ndevs;
 	char **enable; /* per device: trace/enable path we set to 1 */
 	unsigned nenable;
 	unsigned ncpu;
@@ -121,6 +126,8 @@ static void read_cpu_stats(unsigned cpu, uint64_t *overrun, uint64_t *dropped)
 		*dropped = strtoull(strchr(p, ':') + 1, NULL, 10);
 }
 
+static void state_save(struct cap_backend_state *s);
+
 static int set_opt(struct cap_backend_state *s, const char *file, const char *want,
 		   struct iot_err *e)
 {
@@ -148,11 +155,16 @@ static int set_opt(struct cap_backend_state *s, const char *file, const char *wa
 	s->nopt++;
 	if (!strcmp(o->old, want))
 		return 0;
+	/* the state file lists the change before it is made: a capture killed at any point
+	 * leaves nothing the next one cannot undo */
+	o->changed = 1;
+	state_save(s);
 	ret = tf_write(file, want);
-	if (ret)
+	if (ret) {
+		o->changed = 0;
 		return iot_err_set(e, ret, "tracefs: cannot set %s to '%s': %s", file, want,
 				   strerror(-ret));
-	o->changed = 1;
+	}
 	return 0;
 }
 
@@ -177,6 +189,8 @@ static void restore(struct cap_backend_state *s)
 
 static void free_state(struct cap_backend_state *s)
 {
+	if (s->lockfd >= 0)
+		close(s->lockfd); /* releases the lock, after everything is restored */
 	free(s->enable);
 	free(s->base_overrun);
 	free(s->base_dropped);
@@ -190,9 +204,10 @@ static void free_state(struct cap_backend_state *s)
  * pid gone restores them first. Lines: "pid N", "opt FILE OLD" (changed settings, in the
  * order they were made), "enable PATH".
  */
-static void state_save(const struct cap_backend_state *s, const struct cap_dev *devs,
-		       unsigned n)
+static void state_save(struct cap_backend_state *s)
 {
+	const struct cap_dev *devs = s->devs;
+	unsigned n = s->ndevs;
 	FILE *f = fopen(STATE_FILE ".tmp", "we");
 
 	if (!f)
@@ -205,22 +220,36 @@ static void state_save(const struct cap_backend_state *s, const struct cap_dev *
 		fprintf(f, "enable %s/trace/enable\n", devs[i].sysdir);
 	if (fclose(f) || rename(STATE_FILE ".tmp", STATE_FILE))
 		unlink(STATE_FILE ".tmp");
+	else
+		s->state_saved = 1;
 }
 
 /* 1 when a dead capture's settings were restored, 0 when there was nothing to do. Runs
  * before any backend starts (the leftover trace also makes BLKTRACESETUP fail with EBUSY). */
 int cap_tracefs_recover(char *why, size_t cap)
 {
-	FILE *f = fopen(STATE_FILE, "re");
+	FILE *f;
 	char line[700], opts[16][2][256];
 	unsigned nopts = 0;
 	long pid = 0;
+	int lockfd = open(LOCK_FILE, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 
-	if (!f)
+	/* a live capture holds the lock: then its state is its own business */
+	if (lockfd >= 0 && flock(lockfd, LOCK_EX | LOCK_NB)) {
+		close(lockfd);
 		return 0;
+	}
+	f = fopen(STATE_FILE, "re");
+	if (!f) {
+		if (lockfd >= 0)
+			close(lockfd);
+		return 0;
+	}
 	if (!fgets(line, sizeof(line), f) || sscanf(line, "pid %ld", &pid) != 1 || pid <= 0 ||
 	    !(kill((pid_t)pid, 0) && errno == ESRCH)) {
 		fclose(f); /* its owner is alive (or the file is not ours to judge) */
+		if (lockfd >= 0)
+			close(lockfd);
 		return 0;
 	}
 	while (fgets(line, sizeof(line), f)) {
@@ -239,6 +268,8 @@ int cap_tracefs_recover(char *why, size_t cap)
 	while (nopts--)
 		tf_write(opts[nopts][0], opts[nopts][1]);
 	unlink(STATE_FILE);
+	if (lockfd >= 0)
+		close(lockfd);
 	snprintf(why, cap, "restored the tracing settings a killed capture (pid %ld) left", pid);
 	return 1;
 }
@@ -253,6 +284,17 @@ static int tracefs_start(struct cap_backend_state **out, const struct cap_dev *d
 	*out = NULL;
 	if (!s || !(s->enable = calloc(n ? n : 1, sizeof(char *))))
 		return free(s), iot_err_set(e, -ENOMEM, "out of memory");
+	s->devs = devs;
+	s->ndevs = n;
+	/* one capture at a time: taking the lock makes "is the tracer free? take it" atomic
+	 * among iotape processes (and the kernel drops it when a capture dies) */
+	s->lockfd = open(LOCK_FILE, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (s->lockfd >= 0 && flock(s->lockfd, LOCK_EX | LOCK_NB)) {
+		ret = iot_err_set(e, -EBUSY,
+				  "tracefs: the tracer is in use by another iotape capture; the blk "
+				  "tracer is global, so one capture at a time");
+		goto fail;
+	}
 	ret = cap_ensure_mounted(TRACEFS, "tracefs", e);
 	if (ret)
 		goto fail;
@@ -344,8 +386,7 @@ static int tracefs_start(struct cap_backend_state **out, const struct cap_dev *d
 		if (ret)
 			goto fail;
 	}
-	state_save(s, devs, n);
-	s->state_saved = 1;
+	state_save(s);
 	for (unsigned i = 0; i < n; i++) {
 		if (asprintf(&s->enable[i], "%s/trace/enable", devs[i].sysdir) < 0) {
 			ret = iot_err_set(e, -ENOMEM, "out of memory");

@@ -54,7 +54,7 @@ child=$(cat /proc/"$pid"/task/*/children 2>/dev/null || true)
 kill -KILL "$pid"
 wait "$pid" || true
 for c in $child; do kill "$c" 2>/dev/null || true; done
-expect_eq "tracer after SIGKILL" "$(cat /sys/kernel/tracing/current_tracer)" "blk"
+expect_eq "trace/enable after SIGKILL" "$(cat /sys/block/"$LOOPNAME"/trace/enable)" "1"
 capture -o "$TMP/run-after-kill" -d "$LOOP" -- true 2>"$TMP/err" ||
 	fail "capture after SIGKILL: $(cat "$TMP/err")"
 grep -q "restored the tracing settings a killed capture" "$TMP/err" ||
