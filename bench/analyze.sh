@@ -13,29 +13,9 @@ IOTAPE=$PWD/build/iotape
 BLKGEN=$PWD/build/tests/blkgen
 out=${BENCH_DIR:-/tmp/iotape-bench-analyze}
 mkdir -p "$out"
+. "$PWD/bench/lib.bash"
 cd "$out" # btt writes its .dat files into the current directory
 
-# run CMD...: prints "seconds maxrss_kib"
-run() {
-	/usr/bin/time -f "%e %M" -o "$out/time" "$@" >/dev/null 2>"$out/stderr" || {
-		echo "bench: '$*' failed:" >&2
-		cat "$out/stderr" >&2
-		exit 1
-	}
-	cat "$out/time"
-}
-
-# median over RUNS runs of CMD: prints "median_seconds max_rss_kib"
-median() {
-	local ts=() rss=0 t m
-	for _ in $(seq "$RUNS"); do
-		read -r t m < <(run "$@")
-		ts+=("$t")
-		[ "$m" -gt "$rss" ] && rss=$m
-	done
-	printf '%s\n' "${ts[@]}" | sort -g | awk -v n="$RUNS" -v r="$rss" \
-		'{a[NR]=$1} END {print a[int((n+1)/2)], r}'
-}
 
 printf '%-9s %-10s %10s %10s %10s\n' events tool seconds rss_MiB "ratio"
 for m in "${sizes[@]}"; do

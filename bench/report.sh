@@ -19,26 +19,7 @@ BLKGEN=$PWD/$BUILD_DIR/tests/blkgen
 out=${BENCH_DIR:-/tmp/iotape-bench-report}
 mkdir -p "$out"
 
-# run CMD...: prints "seconds maxrss_kib"
-run() {
-	/usr/bin/time -f "%e %M" -o "$out/time" "$@" >/dev/null 2>"$out/stderr" || {
-		echo "bench: '$*' failed:" >&2
-		cat "$out/stderr" >&2
-		exit 1
-	}
-	cat "$out/time"
-}
-
-median() {
-	local ts=() rss=0 t m
-	for _ in $(seq "$RUNS"); do
-		read -r t m < <(run "$@")
-		ts+=("$t")
-		[ "$m" -gt "$rss" ] && rss=$m
-	done
-	printf '%s\n' "${ts[@]}" | sort -g | awk -v n="$RUNS" -v r="$rss" \
-		'{a[NR]=$1} END {print a[int((n+1)/2)], r}'
-}
+. "$PWD/bench/lib.bash"
 
 printf '%-9s %-22s %9s %9s %10s\n' events step seconds rss_MiB html_KiB
 for m in "${sizes[@]}"; do
