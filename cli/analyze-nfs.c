@@ -46,20 +46,6 @@ int analyze_is_capture(const char *path)
 	return pcap_src_probe(path);
 }
 
-/* "123 ns", "45.6 us", "7.89 ms", "1.23 s" in 8 columns */
-static const char *fmt_ns(char *buf, size_t len, double ns)
-{
-	if (ns < 1e3)
-		snprintf(buf, len, "%.0fns", ns);
-	else if (ns < 1e6)
-		snprintf(buf, len, "%.1fus", ns / 1e3);
-	else if (ns < 1e9)
-		snprintf(buf, len, "%.2fms", ns / 1e6);
-	else
-		snprintf(buf, len, "%.2fs", ns / 1e9);
-	return buf;
-}
-
 static void text_procs(FILE *f, const struct nfs_stats *s)
 {
 	unsigned i;
@@ -80,11 +66,11 @@ static void text_procs(FILE *f, const struct nfs_stats *s)
 		fprintf(f, "%-8s %-7s %-20s %9llu %7llu %10.1f %9s %9s %9s %9s %9s %9s\n", pn,
 			r->version, r->name, (unsigned long long)r->calls,
 			(unsigned long long)r->errors, (double)r->bytes / 1e6,
-			fmt_ns(b[0], 24, h->count ? (double)h->min : 0),
-			fmt_ns(b[1], 24, hist_mean(h)), fmt_ns(b[2], 24, (double)hist_quantile(h, .5)),
-			fmt_ns(b[3], 24, (double)hist_quantile(h, .9)),
-			fmt_ns(b[4], 24, (double)hist_quantile(h, .99)),
-			fmt_ns(b[5], 24, (double)h->max));
+			fmt_duration(h->count ? (double)h->min : 0, b[0], 24),
+			fmt_duration(hist_mean(h), b[1], 24), fmt_duration((double)hist_quantile(h, .5), b[2], 24),
+			fmt_duration((double)hist_quantile(h, .9), b[3], 24),
+			fmt_duration((double)hist_quantile(h, .99), b[4], 24),
+			fmt_duration((double)h->max, b[5], 24));
 	}
 }
 
@@ -122,7 +108,7 @@ static void text_timeline(FILE *f, const struct nfs_stats *s)
 	if (!s->nbins || s->nbins > 60)
 		return;
 	fprintf(f, "\ntimeline (%s bins):\n  %10s %10s %11s %11s %12s\n",
-		fmt_ns(b, sizeof(b), (double)s->cfg.interval_ns), "start (s)", "ops/s",
+		fmt_duration((double)s->cfg.interval_ns, b, sizeof(b)), "start (s)", "ops/s",
 		"read MB/s", "write MB/s", "outstanding");
 	for (i = 0; i < s->nbins; i++) {
 		const struct nfs_bin *n = &s->bins[i];
@@ -192,8 +178,8 @@ static void text_render(FILE *f, const char *path, const struct nfs_stats *s,
 				   "  mean %s max %s\n",
 				a, (unsigned long long)c->calls, (unsigned long long)c->errors,
 				(double)c->read_bytes / 1e6, (double)c->write_bytes / 1e6,
-				fmt_ns(b[0], 24, c->replies ? (double)(c->srt_sum / c->replies) : 0),
-				fmt_ns(b[1], 24, (double)c->srt_max));
+				fmt_duration(c->replies ? (double)(c->srt_sum / c->replies) : 0, b[0], 24),
+				fmt_duration((double)c->srt_max, b[1], 24));
 		}
 	}
 	text_errors(f, s);
@@ -210,8 +196,8 @@ static void text_render(FILE *f, const char *path, const struct nfs_stats *s,
 			(unsigned long long)s->copy.callbacks);
 		if (s->copy.cb_latency.count)
 			fprintf(f, ", COPY to CB_OFFLOAD mean %s max %s",
-				fmt_ns(b[0], 24, hist_mean(&s->copy.cb_latency)),
-				fmt_ns(b[1], 24, (double)s->copy.cb_latency.max));
+				fmt_duration(hist_mean(&s->copy.cb_latency), b[0], 24),
+				fmt_duration((double)s->copy.cb_latency.max, b[1], 24));
 		fputc('\n', f);
 	}
 	fprintf(f, "\nstream: %llu connections, %llu bytes lost, %llu RPC retransmits, "

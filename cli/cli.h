@@ -32,6 +32,9 @@ void cmd_usage(FILE *f);
 /* Map a negative errno from the library to an exit code (input error vs system error). */
 int exit_code_for(int err);
 
+/* A duration in ns in the unit that keeps 3-4 significant digits ("45.6 us", "1.23 ms"). */
+const char *fmt_duration(double ns, char *buf, size_t len);
+
 /* Parse helpers: 0 or -1 (after printing a usage error). */
 int parse_u64(const char *opt, const char *s, unsigned long long *out);
 int parse_double(const char *opt, const char *s, double *out);

@@ -426,20 +426,6 @@ static const char *fmt_bytes(uint64_t b, char *buf, size_t len)
 	return buf;
 }
 
-/* A duration in ns, in the unit that keeps 3-4 significant digits. */
-static const char *fmt_ns(double ns, char *buf, size_t len)
-{
-	if (ns < 1e3)
-		snprintf(buf, len, "%.0f ns", ns);
-	else if (ns < 1e6)
-		snprintf(buf, len, "%.1f us", ns / 1e3);
-	else if (ns < 1e9)
-		snprintf(buf, len, "%.2f ms", ns / 1e6);
-	else
-		snprintf(buf, len, "%.3f s", ns / 1e9);
-	return buf;
-}
-
 static void text_device(FILE *f, const json_t *d, uint64_t start)
 {
 	static const char *const lat[] = {"q2d", "d2c", "q2c", "q2g", "g2i", "q2m", "i2d", "m2d"};
@@ -468,18 +454,18 @@ static void text_device(FILE *f, const json_t *d, uint64_t start)
 		if (!jget_u(h, "count") && i > 2)
 			continue;
 		fprintf(f, "    %-8s %8" PRIu64 " %10s %10s %10s %10s %10s %10s\n", lat[i],
-		        jget_u(h, "count"), fmt_ns(jget_f(h, "mean"), b1, sizeof(b1)),
-		        fmt_ns((double)jget_u(h, "min"), b2, sizeof(b2)),
-		        fmt_ns((double)jget_u(h, "p50"), b3, sizeof(b3)),
-		        fmt_ns((double)jget_u(h, "p90"), b4, sizeof(b4)),
-		        fmt_ns((double)jget_u(h, "p99"), b5, sizeof(b5)),
-		        fmt_ns((double)jget_u(h, "max"), b6, sizeof(b6)));
+		        jget_u(h, "count"), fmt_duration(jget_f(h, "mean"), b1, sizeof(b1)),
+		        fmt_duration((double)jget_u(h, "min"), b2, sizeof(b2)),
+		        fmt_duration((double)jget_u(h, "p50"), b3, sizeof(b3)),
+		        fmt_duration((double)jget_u(h, "p90"), b4, sizeof(b4)),
+		        fmt_duration((double)jget_u(h, "p99"), b5, sizeof(b5)),
+		        fmt_duration((double)jget_u(h, "max"), b6, sizeof(b6)));
 	}
 	fprintf(f, "  %-10s mean %.2f, max %" PRIu64 "\n", "depth", jget_f(d, "depth.mean"),
 	        jget_u(d, "depth.max"));
 	fprintf(f, "  %-10s %" PRIu64 " gaps >= %s, %s in total (%.1f%% of the span)\n", "idle",
-	        jget_u(idle, "gaps"), fmt_ns((double)jget_u(idle, "threshold_ns"), b1, sizeof(b1)),
-	        fmt_ns((double)jget_u(idle, "total_ns"), b2, sizeof(b2)), jget_f(idle, "pct"));
+	        jget_u(idle, "gaps"), fmt_duration((double)jget_u(idle, "threshold_ns"), b1, sizeof(b1)),
+	        fmt_duration((double)jget_u(idle, "total_ns"), b2, sizeof(b2)), jget_f(idle, "pct"));
 	longest = json_object_get(idle, "longest");
 	if (json_array_size(longest))
 		fprintf(f, "    %14s %14s %12s %12s  %s\n", "start (s)", "end (s)", "length",
@@ -496,13 +482,13 @@ static void text_device(FILE *f, const json_t *d, uint64_t start)
 			         json_is_string(comm) ? json_string_value(comm) : "?");
 		/* how long a queued request waited while the device sat idle */
 		if (json_is_true(json_object_get(g, "queued")))
-			fmt_ns((double)jget_u(g, "queued_ns"), b2, sizeof(b2));
+			fmt_duration((double)jget_u(g, "queued_ns"), b2, sizeof(b2));
 		else
 			snprintf(b2, sizeof(b2), "-");
 		fprintf(f, "    %14.6f %14.6f %12s %12s  %s\n",
 		        (double)(jget_u(g, "start_ns") - start) / 1e9,
 		        (double)(jget_u(g, "end_ns") - start) / 1e9,
-		        fmt_ns((double)jget_u(g, "duration_ns"), b1, sizeof(b1)), b2, who);
+		        fmt_duration((double)jget_u(g, "duration_ns"), b1, sizeof(b1)), b2, who);
 	}
 	fprintf(f,
 	        "  %-10s %" PRIu64 " (%" PRIu64 " over 128 sectors), %.1f%% sequential, %.1f/s, "
@@ -522,9 +508,9 @@ static void text_summary(FILE *f, const json_t *root)
 
 	fprintf(f, "%zu file(s), %" PRIu64 " events, %zu device(s), span %s",
 	        json_array_size(json_object_get(in, "files")), jget_u(in, "events"),
-	        json_array_size(devs), fmt_ns((double)jget_u(root, "span_ns"), b1, sizeof(b1)));
+	        json_array_size(devs), fmt_duration((double)jget_u(root, "span_ns"), b1, sizeof(b1)));
 	fprintf(f, ", timeline %" PRIu64 " bins of %s (--json)\n", jget_u(root, "timeline.bins"),
-	        fmt_ns((double)jget_u(root, "timeline.interval_ns"), b2, sizeof(b2)));
+	        fmt_duration((double)jget_u(root, "timeline.interval_ns"), b2, sizeof(b2)));
 	json_array_foreach(devs, i, d) text_device(f, d, start);
 }
 

@@ -151,6 +151,19 @@ int parse_duration_ns(const char *opt, const char *s, unsigned long long *out)
 	return usage_error("%s: '%s' has an unknown unit (ns, us, ms, s, m)", opt, s), -1;
 }
 
+const char *fmt_duration(double ns, char *buf, size_t len)
+{
+	if (ns < 1e3)
+		snprintf(buf, len, "%.0f ns", ns);
+	else if (ns < 1e6)
+		snprintf(buf, len, "%.1f us", ns / 1e3);
+	else if (ns < 1e9)
+		snprintf(buf, len, "%.2f ms", ns / 1e6);
+	else
+		snprintf(buf, len, "%.3f s", ns / 1e9);
+	return buf;
+}
+
 static const struct cmd *find_cmd(const char *name)
 {
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
