@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* iotape compare: a table of runs, grouped by label, with statistics and --fail-if gates. */
 #include "cli/cli.h"
+#include "cli/runs.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -38,10 +39,6 @@ const char usage_compare[] =
     "\n"
     "Metrics: mbps, iops, lat_p50, lat_p99 (D2C, us), idle_pct, longest_gap (ms), seeks,\n"
     "seq_pct, nfsV.OP (mean NFS response time, ms; nfs.OP for any version).\n";
-
-/* defined in cmd-report.c: one RUN through the same analysis as report (and analyze) */
-int report_load_run(const char *path, uint64_t interval_ns, uint64_t idle_ns, struct report_run *r,
-                    json_t **manifest);
 
 /* A saved summary (a JSON file), or anything else analyzed here as a run. */
 static int load_input(const char *path, uint64_t idle_ns, json_t **summary, json_t **manifest)

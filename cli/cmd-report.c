@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* iotape report: one self-contained HTML file with graphs and tables of one or more runs. */
 #include "cli/cli.h"
+#include "cli/runs.h"
 
 #include <errno.h>
 #include <dirent.h>
@@ -99,11 +100,7 @@ static void scan_dir(const char *dir, bool *block, char **capture)
 
 static json_t *load_manifest(const char *path);
 
-/*
- * Analyze one RUN (a run directory, a trace set NAME, one trace file, or a packet capture)
- * into r: block events and packets both, when the directory has both. Shared with
- * cmd-compare.c. Returns an exit code after printing any error.
- */
+/* Shared with cmd-compare.c through cli/runs.h. */
 int report_load_run(const char *path, uint64_t interval_ns, uint64_t idle_ns, struct report_run *r,
                     json_t **manifest)
 {

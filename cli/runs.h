@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: MIT */
+/* Loading a RUN for report and compare (defined in cmd-report.c). */
+#ifndef IOTAPE_CLI_RUNS_H
+#define IOTAPE_CLI_RUNS_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "analyze/report_run.h"
+
+/*
+ * Analyze one RUN (a run directory, a trace set NAME, one trace file, or a packet capture)
+ * into r: block events and packets both, when the directory has both. Returns an exit code
+ * after printing any error.
+ */
+int report_load_run(const char *path, uint64_t interval_ns, uint64_t idle_ns, struct report_run *r,
+		    json_t **manifest);
+
+#endif
