@@ -26,7 +26,7 @@
  *    (blk_trace_synthesize_old_trace via a trace_seq) in reads of at most a page.
  * Measured with bench/capture-overhead.sh (fio 4 KiB random reads on zram, 2 CPUs, about
  * 1.5 M events per 4 s run): the raw reader costs iotape 0.12-0.18 s of CPU per million
- * events, the pipe reader 0.38-0.41 s, and with a 64 KiB buffer the raw reader lost 12 844
+ * events, the pipe reader 0.38-0.44 s, and with a 64 KiB buffer the raw reader lost 12 844
  * events where the pipe reader lost 123 576 (bench/README.md). So libtracefs and
  * libtraceevent cost less than the alternative and the raw reader is the default; the pipe
  * reader stays as the simple, kernel-formatted reference (the tests compare the two).
