@@ -35,6 +35,10 @@ int exit_code_for(int err);
 /* A duration in ns in the unit that keeps 3-4 significant digits ("45.6 us", "1.23 ms"). */
 const char *fmt_duration(double ns, char *buf, size_t len);
 
+/* After getopt_long() returned '?': name the offending option in a usage error and return
+ * EXIT_USAGE. getopt's own message is off (main sets opterr = 0). */
+int bad_option(char **argv);
+
 /* Parse helpers: 0 or -1 (after printing a usage error). */
 int parse_u64(const char *opt, const char *s, unsigned long long *out);
 int parse_double(const char *opt, const char *s, double *out);

@@ -566,7 +566,7 @@ static int parse_args(struct run *r, int argc, char **argv, const char **out)
 			*out = optarg;
 			break;
 		default:
-			return usage_error("unknown option"), -1;
+			return bad_option(argv), -1;
 		}
 	}
 	if (optind >= argc)

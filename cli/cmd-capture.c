@@ -149,7 +149,6 @@ int cmd_capture(int argc, char **argv)
 	o.devs = devs;
 	o.argc = argc;
 	o.argv = argv;
-	opterr = 0;
 	optind = 1;
 	/* '+': stop at the first non-option, so COMMAND's own options stay its own */
 	while ((c = getopt_long(argc, argv, "+o:d:i:a:", longopts, NULL)) != -1) {
@@ -213,10 +212,8 @@ int cmd_capture(int argc, char **argv)
 		default:
 			if (optopt && strchr("odia", optopt))
 				usage_error("option '-%c' needs a value", optopt);
-			else if (optopt)
-				usage_error("unknown option '-%c'", optopt);
 			else
-				usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
+				bad_option(argv);
 			goto usage;
 		}
 	}

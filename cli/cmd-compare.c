@@ -147,7 +147,7 @@ int cmd_compare(int argc, char **argv)
 			}
 			break;
 		default:
-			ret = usage_error("unknown option");
+			ret = bad_option(argv);
 			goto out;
 		}
 	}

@@ -428,7 +428,7 @@ int cmd_replay(int argc, char **argv)
 			break;
 		default:
 			free(maps);
-			return usage_error("unknown option");
+			return bad_option(argv);
 		}
 	}
 	o.maps = maps;

@@ -244,7 +244,7 @@ int cmd_report(int argc, char **argv)
 			title = optarg;
 			break;
 		default:
-			usage_error("unknown option");
+			bad_option(argv);
 			goto usage;
 		}
 	}

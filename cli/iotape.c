@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,6 +165,16 @@ const char *fmt_duration(double ns, char *buf, size_t len)
 	return buf;
 }
 
+int bad_option(char **argv)
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+
+	/* getopt says '?' both for an unknown option and for one missing its value */
+	if (!strncmp(arg, "--", 2) || !optopt || optopt >= 128)
+		return usage_error("unknown option '%s', or it needs a value", arg);
+	return usage_error("unknown option '-%c', or it needs a value", optopt);
+}
+
 static const struct cmd *find_cmd(const char *name)
 {
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
@@ -225,6 +236,7 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	cli_cmd = c;
+	opterr = 0; /* commands report bad options themselves, with bad_option() */
 	for (int i = 2; i < argc && strcmp(argv[i], "--"); i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			fputs(c->usage, stdout);
