@@ -13,8 +13,13 @@ struct rp_engine; /* each engine's private state */
 
 struct rp_engine_conf {
 	unsigned depth;           /* most IOs queued at once */
-	const struct iovec *bufs; /* buffers to register (io_uring); io->buf_index refers here */
+	/* buffers to register (io_uring); io->buf_index refers here. Nobody looks at what a read
+	 * put into one of them, so an engine may read into a buffer of its own instead. */
+	const struct iovec *bufs;
 	unsigned nbufs;
+	/* the write pattern (RP_SLOT_BYTES), io->buf of writes that fit a slot, or NULL: an engine
+	 * may write the same bytes from a copy of its own */
+	const void *pattern;
 	const int *fds; /* descriptors to register (io_uring); others stay usable */
 	unsigned nfds;
 	bool inline_ok; /* every target completes IO in the caller's context (zram) */

@@ -575,6 +575,7 @@ static int setup(struct rp *r)
 	conf.depth = r->depth;
 	conf.bufs = r->iov;
 	conf.nbufs = r->depth + 1;
+	conf.pattern = pattern(r);
 	conf.null_lat_ns = o->null_lat_ns;
 	{
 		static const unsigned max_fds = 8;

@@ -155,6 +155,110 @@ static void test_psync_inline(void **state)
 	exercise("psync", true);
 }
 
+/* Many IOs through the lock-free queues, with the queue kept full and the reaper both waiting
+ * and not: every IO comes back exactly once, with its own result and its own buffer. Reads go
+ * to a registered buffer and writes come from the pattern, so RAM-device mode uses its
+ * per-thread buffers: what was written must still be the pattern. */
+static void stress(bool inline_ok, unsigned depth)
+{
+	const struct rp_engine_ops *ops = rp_engine_find("psync");
+	struct rp_engine_conf conf = {.depth = depth, .inline_ok = inline_ok};
+	uint8_t *pat = aligned_alloc(4096, RP_SLOT_BYTES), chk[512];
+	struct rp_engine *eng;
+	struct rp_io *ios = calloc(depth, sizeof(*ios)), *done[16];
+	unsigned *seen = calloc(depth, sizeof(*seen)), inflight = 0, nfree = depth;
+	unsigned *free_ios = calloc(depth, sizeof(*free_ios));
+	static uint8_t buf[4096] __attribute__((aligned(4096)));
+	const unsigned total = 20000;
+	unsigned issued = 0, completed = 0;
+
+	assert_non_null(ios);
+	assert_non_null(seen);
+	assert_non_null(free_ios);
+	assert_non_null(pat);
+	rp_pattern_fill(pat, RP_SLOT_BYTES, 7);
+	conf.pattern = pat;
+	assert_int_equal(ops->init(&eng, &conf, NULL), 0);
+	for (unsigned i = 0; i < depth; i++)
+		free_ios[i] = i;
+	while (completed < total) {
+		while (issued < total && nfree) {
+			struct rp_io *io = &ios[free_ios[--nfree]];
+
+			memset(io, 0, sizeof(*io));
+			io->op = issued % 3 ? RP_OP_READ : RP_OP_WRITE;
+			io->fd = fd;
+			io->off = (uint64_t)(issued % 64) * 4096;
+			io->len = 512 + issued % 7 * 512;
+			io->buf = io->op == RP_OP_WRITE ? pat : buf;
+			io->buf_index = io->op == RP_OP_WRITE ? 1 : 0;
+			io->seq = issued++;
+			io->t_issue = rp_now();
+			assert_int_equal(ops->queue(eng, io), 0);
+			inflight++;
+		}
+		assert_int_equal(ops->commit(eng), 0);
+		int n = ops->reap(eng, done, 16, completed % 5 ? RP_WAIT_FOREVER : 0);
+
+		assert_true(n >= 0);
+		for (int i = 0; i < n; i++) {
+			unsigned k = (unsigned)(done[i] - ios);
+
+			assert_true(k < depth);
+			assert_int_equal(done[i]->res, done[i]->len);
+			assert_ptr_equal(done[i]->buf, done[i]->op == RP_OP_WRITE ? pat : buf);
+			seen[k]++;
+			free_ios[nfree++] = k;
+			inflight--;
+			completed++;
+		}
+	}
+	assert_int_equal(inflight, 0);
+	assert_int_equal(ops->reap(eng, done, 16, 0), 0);
+	{
+		unsigned sum = 0;
+
+		for (unsigned i = 0; i < depth; i++)
+			sum += seen[i];
+		assert_int_equal(sum, total);
+	}
+	ops->cleanup(eng);
+	for (unsigned i = 0; i < 64; i += 3) {
+		assert_int_equal(pread(fd, chk, sizeof(chk), (off_t)i * 4096), sizeof(chk));
+		assert_memory_equal(chk, pat, sizeof(chk));
+	}
+	free(pat);
+	free(ios);
+	free(seen);
+	free(free_ios);
+}
+
+static void test_psync_stress(void **state)
+{
+	(void)state;
+	stress(false, 8);
+	stress(false, 1);
+	stress(true, 16);
+	stress(true, 1);
+}
+
+/* A deadline with nothing done returns at the deadline, not before and not never */
+static void test_psync_deadline(void **state)
+{
+	const struct rp_engine_ops *ops = rp_engine_find("psync");
+	struct rp_engine_conf conf = {.depth = 4};
+	struct rp_engine *eng;
+	struct rp_io *done[4];
+	uint64_t t = rp_now();
+
+	(void)state;
+	assert_int_equal(ops->init(&eng, &conf, NULL), 0);
+	assert_int_equal(ops->reap(eng, done, 4, 0), 0);
+	assert_int_equal(ops->reap(eng, done, 4, t + 2000000), 0);
+	assert_true(rp_now() >= t + 2000000);
+	ops->cleanup(eng);
+}
+
 static void test_null_latency(void **state)
 {
 	const struct rp_engine_ops *ops = rp_engine_find("null");
@@ -187,6 +291,8 @@ int main(void)
 	    cmocka_unit_test(test_uring),
 	    cmocka_unit_test(test_psync),
 	    cmocka_unit_test(test_psync_inline),
+	    cmocka_unit_test(test_psync_stress),
+	    cmocka_unit_test(test_psync_deadline),
 	    cmocka_unit_test(test_null_latency),
 	};
 
