@@ -130,11 +130,13 @@ static int open_input(struct run *r, const char *path)
 	if (ret)
 		return input_error(&e, ret);
 	r->nin++;
-	/* decode in a second thread while the sinks run in this one */
-	ret = bt_reader_prefetch(in->r, &e);
-	if (ret)
-		return input_error(&e, ret);
 	return 0;
+}
+
+/* The reader thread's share of a one-input pass: the latency sink, batch by batch. */
+static void side_tap(void *arg, const struct blk_event *ev, unsigned n)
+{
+	blk_analysis_feed_side(arg, ev, n);
 }
 
 static int input_next(struct input *in, struct iot_err *e)
@@ -145,18 +147,32 @@ static int input_next(struct input *in, struct iot_err *e)
 	return ret;
 }
 
-static inline void consume(struct run *r, const struct blk_event *ev)
+static void notify(struct run *r, const struct blk_event *ev)
 {
-	r->events++;
-	if (!blk_is_notify(ev)) {
-		blk_analysis_feed(r->a, ev);
-		return;
-	}
 	r->notifies++;
 	if (ev->action == BLK_N_PROCESS && ev->pdu_len)
 		bt_comm_table_set(r->comms, ev->pid, (const char *)ev->pdu, ev->pdu_len);
 	else if (ev->action == BLK_N_MESSAGE)
 		r->messages++;
+}
+
+static inline void consume(struct run *r, const struct blk_event *ev)
+{
+	r->events++;
+	if (!blk_is_notify(ev))
+		blk_analysis_feed(r->a, ev);
+	else
+		notify(r, ev);
+}
+
+/* n events in a row: the sinks skip the notifies, which are handled here */
+static void consume_batch(struct run *r, const struct blk_event *ev, unsigned n)
+{
+	blk_analysis_feed_batch(r->a, ev, n);
+	r->events += n;
+	for (unsigned i = 0; i < n; i++)
+		if (blk_is_notify(&ev[i]))
+			notify(r, &ev[i]);
 }
 
 /* Merge the inputs by time (few inputs: a linear scan beats a heap) and feed every sink. */
@@ -166,16 +182,27 @@ static int run_pass(struct run *r)
 	int ret;
 
 	if (r->nin == 1) {
-		/* the common case, without the merge */
-		struct blk_event ev;
+		/*
+		 * The common case, without the merge: the reader thread decodes, merges the per-CPU
+		 * files and runs the latency sink on each batch; this thread runs the other sinks.
+		 */
+		const struct blk_event *ev;
+		unsigned n;
 
-		while ((ret = bt_reader_next(r->in[0].r, &ev, &e)) > 0)
-			consume(r, &ev);
+		blk_analysis_split(r->a);
+		if ((ret = bt_reader_prefetch_tap(r->in[0].r, side_tap, r->a, &e)))
+			return input_error(&e, ret);
+		while ((ret = bt_reader_next_batch(r->in[0].r, &ev, &n, &e)) > 0)
+			consume_batch(r, ev, n);
 		if (ret < 0)
 			return input_error(&e, ret);
 		blk_analysis_finish(r->a);
 		return EXIT_OK;
 	}
+	/* decode each input in a thread of its own while the sinks run in this one */
+	for (unsigned i = 0; i < r->nin; i++)
+		if ((ret = bt_reader_prefetch(r->in[i].r, &e)))
+			return input_error(&e, ret);
 	for (unsigned i = 0; i < r->nin; i++)
 		if ((ret = input_next(&r->in[i], &e)) < 0)
 			return input_error(&e, ret);

@@ -10,17 +10,6 @@ void hist_init(struct hist *h)
 	h->min = UINT64_MAX;
 }
 
-unsigned hist_bucket(uint64_t v)
-{
-	unsigned e, g;
-
-	if (v < HIST_SUB)
-		return (unsigned)v;
-	e = 63u - (unsigned)__builtin_clzll(v); /* e >= HIST_SUB_BITS */
-	g = e - HIST_SUB_BITS + 1;
-	return g * HIST_SUB + (unsigned)((v >> (e - HIST_SUB_BITS)) - HIST_SUB);
-}
-
 void hist_bucket_bounds(unsigned idx, uint64_t *lo, uint64_t *hi)
 {
 	unsigned g = idx / HIST_SUB, s = idx % HIST_SUB;

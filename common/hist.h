@@ -32,7 +32,16 @@ void hist_merge(struct hist *dst, const struct hist *src);
 uint64_t hist_quantile(const struct hist *h, double q);
 double hist_mean(const struct hist *h);
 /* Bucket index of v and the bounds [lo, hi] of a bucket (for rendering). */
-unsigned hist_bucket(uint64_t v);
+static inline unsigned hist_bucket(uint64_t v)
+{
+	unsigned e, g;
+
+	if (v < HIST_SUB)
+		return (unsigned)v;
+	e = 63u - (unsigned)__builtin_clzll(v); /* e >= HIST_SUB_BITS */
+	g = e - HIST_SUB_BITS + 1;
+	return g * HIST_SUB + (unsigned)((v >> (e - HIST_SUB_BITS)) - HIST_SUB);
+}
 void hist_bucket_bounds(unsigned idx, uint64_t *lo, uint64_t *hi);
 
 #endif

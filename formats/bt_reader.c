@@ -6,13 +6,16 @@
 #include <fcntl.h>
 #include <glob.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include "common/cursor.h"
+#include "formats/bt_decode.h"
 
 #define BUF_SIZE (1u << 20) /* per file; a record is at most 64 + 65535 bytes */
 
@@ -28,6 +31,8 @@ struct bt_src {
 	gzFile gz;
 	uint8_t *buf;
 	size_t pos, len; /* unread bytes are buf[pos, len) */
+	size_t map_len;  /* buf is the whole file mapped (0: a malloc'd buffer of BUF_SIZE) */
+	size_t dropped;  /* mapped bytes below this were handed back (MADV_DONTNEED) */
 	uint64_t off;    /* file offset of buf[0] (uncompressed) */
 	int eof;
 	int have_head;
@@ -45,7 +50,8 @@ struct bt_src {
  * batch, so an event stays valid while its batch is current (longer than the API promises).
  */
 #define PF_BATCH 4096
-#define PF_NBATCH 4
+#define PF_NBATCH 8
+#define PF_SPINS 256
 #define PF_ARENA (256u * 1024)
 #define PF_PDU_MAX (BT_REC8_SIZE + 0xffffu)
 
@@ -58,15 +64,23 @@ struct pf_batch {
 	uint8_t arena[PF_ARENA];
 };
 
+enum { PF_PROD, PF_TAP, PF_CONS };
+
 struct prefetch {
-	pthread_t thread;
+	pthread_t thread, tap_thread;
+	int tap_started, joined;
 	pthread_mutex_t mu;
-	pthread_cond_t filled, drained;
-	struct pf_batch *b; /* ring of PF_NBATCH */
-	unsigned head, count; /* consumer's batch, batches ready */
-	unsigned pos;         /* next event in b[head] */
-	int have;             /* consumer: b[head] is ready (seen under the lock) */
-	int stop, joined;
+	pthread_cond_t cond[3];  /* one per stage: PF_PROD, PF_TAP, PF_CONS */
+	atomic_int waiting[3];   /* that stage sleeps (or is about to) on its cond */
+	struct pf_batch *b;      /* ring of PF_NBATCH */
+	/* batches filled, tapped, released: monotonic, batch k lives in b[k % PF_NBATCH] */
+	atomic_uint produced, tapped, consumed;
+	atomic_int stop;
+	unsigned spins;          /* spin this long before sleeping: 0 with fewer CPUs than threads */
+	unsigned pos;            /* consumer: next event in its batch */
+	int have;                /* consumer: its batch is ready */
+	bt_tap_fn tap;           /* run on each batch in a thread of its own, between the two */
+	void *tap_arg;
 };
 
 struct bt_reader {
@@ -110,9 +124,45 @@ static int src_open(struct bt_src *s, const char *path, struct iot_err *e)
 		gzbuffer(s->gz, 256 * 1024);
 		s->st.gzip = !strcmp(path, "-") ? 0 : 1;
 	} else {
+		struct stat st;
+
 		posix_fadvise(s->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+		if (fstat(s->fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+		    (uint64_t)st.st_size <= SIZE_MAX) {
+			/* read in place from the page cache: no copy into a buffer */
+			void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, s->fd, 0);
+
+			if (m != MAP_FAILED) {
+				madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
+				free(s->buf);
+				s->buf = m;
+				s->map_len = s->len = (size_t)st.st_size;
+				s->eof = 1;
+			}
+		}
 	}
 	return 0;
+}
+
+/*
+ * Keep a mapped file's resident pages bounded: hand back what lies well behind the record
+ * being decoded (a record with its PDU is under 128 KiB), so that peak RSS does not grow
+ * with the trace. The pages stay in the page cache.
+ */
+#define MAP_DROP_STEP (2u << 20)
+#define MAP_KEEP (128u << 10)
+
+static void src_drop_behind(struct bt_src *s)
+{
+	size_t upto;
+
+	if (s->pos < s->dropped + MAP_DROP_STEP + MAP_KEEP)
+		return;
+	upto = (s->pos - MAP_KEEP) & ~(size_t)0xfffff; /* 1 MiB aligned, so page aligned */
+	if (upto > s->dropped) {
+		madvise(s->buf + s->dropped, upto - s->dropped, MADV_DONTNEED);
+		s->dropped = upto;
+	}
 }
 
 static void src_close(struct bt_src *s)
@@ -121,7 +171,10 @@ static void src_close(struct bt_src *s)
 		gzclose(s->gz);
 	if (s->fd >= 0)
 		close(s->fd);
-	free(s->buf);
+	if (s->map_len)
+		munmap(s->buf, s->map_len);
+	else
+		free(s->buf);
 	free(s->path);
 	free(s->seq);
 }
@@ -132,7 +185,7 @@ static int src_fill(struct bt_src *s, struct iot_err *e)
 	ssize_t n;
 
 	if (s->eof)
-		return 0;
+		return 0; /* also a mapped file: all of it is in buf */
 	if (s->pos) {
 		memmove(s->buf, s->buf + s->pos, s->len - s->pos);
 		s->off += s->pos;
@@ -235,7 +288,7 @@ static int src_next(struct bt_src *s, struct iot_err *e)
 	int r;
 
 	for (;;) {
-		n = bt_decode(s->buf + s->pos, s->len - s->pos, &s->head, e);
+		n = bt_decode_inline(s->buf + s->pos, s->len - s->pos, &s->head, e);
 		if (n > 0)
 			break;
 		if (n < 0) {
@@ -270,11 +323,73 @@ static int src_next(struct bt_src *s, struct iot_err *e)
 		s->st.version = s->st.swapped ? (m >> 24) : (m & 0xff);
 	}
 	s->pos += (size_t)n;
+	if (s->map_len && s->pos >= s->dropped + MAP_DROP_STEP + MAP_KEEP)
+		src_drop_behind(s);
 	s->st.records++;
 	s->st.bytes += (uint64_t)n;
 	if (track_seq(s, &s->head))
 		return iot_err_set(e, -ENOMEM, "out of memory");
 	return 1;
+}
+
+/*
+ * The fast path of the merge: while the source that holds the earliest event has more
+ * records in its buffer that come before every other source's head, that are native-order
+ * version 7 records without a PDU (nearly all of a trace) and not notifies, decode them
+ * straight into out, up to max. Ties in time go to the general path (file order). The
+ * source's head stays the event handed out before; the next merge_next() decodes on from
+ * s->pos. Returns the number of events written.
+ */
+static unsigned src_run(struct bt_src *s, struct blk_event *out, unsigned max, uint64_t limit)
+{
+	const uint32_t magic = BT_MAGIC | BT_VERSION7;
+	const uint8_t *p = s->buf + s->pos, *end = s->buf + s->len;
+	unsigned n = 0;
+
+	if (s->st.swapped || s->st.version != BT_VERSION7)
+		return 0;
+	while (n < max && end - p >= BT_REC7_SIZE) {
+		struct blk_event *ev = &out[n];
+		uint32_t action = load_u32(p + 28), dev, cpu, seq;
+		uint64_t t = load_u64(p + 8), key;
+
+		if (load_u32(p) != magic || load_u16(p + 46) || t >= limit ||
+		    (action >> BT_TC_SHIFT) & BLK_F_NOTIFY)
+			break;
+		seq = load_u32(p + 4);
+		dev = load_u32(p + 36);
+		cpu = load_u32(p + 40);
+		key = ((uint64_t)dev << 32 | cpu) + 1;
+		if (key != s->seq_key || !s->seq_last)
+			break; /* a new (device, CPU): the general path looks it up */
+		if (seq > *s->seq_last + 1)
+			s->st.skips += seq - *s->seq_last - 1;
+		if (seq > *s->seq_last)
+			*s->seq_last = seq;
+		ev->time = t;
+		ev->sector = load_u64(p + 16);
+		ev->flags = action >> BT_TC_SHIFT;
+		ev->cgroup = 0;
+		ev->bytes = load_u32(p + 24);
+		ev->dev = dev;
+		ev->pid = load_u32(p + 32);
+		ev->cpu = cpu;
+		ev->seq = seq;
+		ev->action = (uint16_t)(action & 0xff);
+		ev->error = load_u16(p + 44);
+		ev->remap_dev = 0;
+		ev->remap_sector = 0;
+		ev->pdu = NULL;
+		ev->pdu_len = 0;
+		p += BT_REC7_SIZE;
+		n++;
+	}
+	s->pos = (size_t)(p - s->buf);
+	s->st.records += n;
+	s->st.bytes += (uint64_t)n * BT_REC7_SIZE;
+	if (s->map_len && s->pos >= s->dropped + MAP_DROP_STEP + MAP_KEEP)
+		src_drop_behind(s);
+	return n;
 }
 
 static int heap_less(const struct bt_reader *r, unsigned a, unsigned b)
@@ -515,8 +630,10 @@ static void handle_notify(struct bt_reader *r, const struct blk_event *ev, int s
 	}
 }
 
-/* The merge step: the next event in time order, its PDU still in its source's buffer. */
-static int merge_next(struct bt_reader *r, struct blk_event *ev, int *swapped, struct iot_err *e)
+/* The merge step: the next event in time order, in its source (its PDU in the source's
+ * buffer), valid until the next call. */
+static int merge_next(struct bt_reader *r, const struct blk_event **ev, int *swapped,
+		      struct iot_err *e)
 {
 	struct bt_src *s;
 	int ret;
@@ -524,54 +641,123 @@ static int merge_next(struct bt_reader *r, struct blk_event *ev, int *swapped, s
 	if (r->last >= 0) {
 		/* advance the source whose event the caller has now finished with */
 		s = &r->src[r->last];
-		ret = src_next(s, e);
+		ret = src_run(s, &s->head, 1, UINT64_MAX) ? 1 : src_next(s, e);
 		if (ret < 0)
 			return ret;
 		if (ret == 0) {
 			r->heap[0] = r->heap[--r->nheap];
 			s->have_head = 0;
 		}
-		if (r->nheap)
+		if (r->nheap > 1)
 			heap_down(r, 0);
 		r->last = -1;
 	}
 	if (!r->nheap)
 		return 0;
 	s = &r->src[r->heap[0]];
-	*ev = s->head;
+	*ev = &s->head;
 	*swapped = s->st.swapped;
 	r->last = (int)r->heap[0];
 	return 1;
+}
+
+/* After merge_next() handed out the head of r->last: more of that source, by src_run(). */
+static unsigned merge_run(struct bt_reader *r, struct blk_event *out, unsigned max)
+{
+	uint64_t limit = UINT64_MAX;
+
+	if (r->last < 0)
+		return 0;
+	/* the heap's root is that source; the earliest other head is one of its children */
+	for (unsigned c = 1; c <= 2 && c < r->nheap; c++)
+		if (r->src[r->heap[c]].head.time < limit)
+			limit = r->src[r->heap[c]].head.time;
+	return src_run(&r->src[r->last], out, max, limit);
+}
+
+/*
+ * Hand-over between the threads: the reader fills batches, the tap (when there is one) runs
+ * on each in a second thread, the caller takes them in its own; three monotonic counts say
+ * how far each stage is, read without a lock. A stage that finds nothing to do spins a
+ * little when every thread has a CPU of its own (a batch takes a few hundred microseconds),
+ * then sleeps on its condition variable; the stage that makes progress signals only when
+ * the sleeper's flag is set. Sequentially consistent order on (count, flag) makes that
+ * safe: the sleeper sets its flag before it looks at the count again, the waker changes the
+ * count before it looks at the flag, so at least one of them sees the other.
+ */
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#else
+	atomic_signal_fence(memory_order_seq_cst);
+#endif
+}
+
+static int pf_ok(struct prefetch *pf, int who)
+{
+	switch (who) {
+	case PF_PROD:
+		return atomic_load(&pf->produced) - atomic_load(&pf->consumed) < PF_NBATCH ||
+		       atomic_load(&pf->stop);
+	case PF_TAP:
+		return atomic_load(&pf->tapped) != atomic_load(&pf->produced) ||
+		       atomic_load(&pf->stop);
+	default:
+		return atomic_load(&pf->consumed) !=
+		       atomic_load(pf->tap ? &pf->tapped : &pf->produced);
+	}
+}
+
+static void pf_wait(struct prefetch *pf, int who)
+{
+	for (unsigned i = 0; i < pf->spins; i++) {
+		if (pf_ok(pf, who))
+			return;
+		cpu_relax();
+	}
+	pthread_mutex_lock(&pf->mu);
+	atomic_store(&pf->waiting[who], 1);
+	while (!pf_ok(pf, who))
+		pthread_cond_wait(&pf->cond[who], &pf->mu);
+	atomic_store(&pf->waiting[who], 0);
+	pthread_mutex_unlock(&pf->mu);
+}
+
+static void pf_wake(struct prefetch *pf, int who)
+{
+	if (!atomic_load(&pf->waiting[who]))
+		return;
+	pthread_mutex_lock(&pf->mu);
+	pthread_cond_signal(&pf->cond[who]);
+	pthread_mutex_unlock(&pf->mu);
 }
 
 static void *pf_main(void *arg)
 {
 	struct bt_reader *r = arg;
 	struct prefetch *pf = r->pf;
-	unsigned tail = 0;
 
 	for (;;) {
-		struct pf_batch *b = &pf->b[tail];
+		struct pf_batch *b;
 		int ret = 1, swapped;
 
-		pthread_mutex_lock(&pf->mu);
-		while (pf->count == PF_NBATCH && !pf->stop)
-			pthread_cond_wait(&pf->drained, &pf->mu);
-		if (pf->stop) {
-			pthread_mutex_unlock(&pf->mu);
+		if (!pf_ok(pf, PF_PROD))
+			pf_wait(pf, PF_PROD);
+		if (atomic_load(&pf->stop))
 			return NULL;
-		}
-		pthread_mutex_unlock(&pf->mu);
-
+		b = &pf->b[atomic_load(&pf->produced) % PF_NBATCH];
 		b->n = 0;
 		b->used = 0;
 		b->end = 0;
 		while (b->n < PF_BATCH && PF_ARENA - b->used >= PF_PDU_MAX) {
 			struct blk_event *ev = &b->ev[b->n];
+			const struct blk_event *src;
 
-			ret = merge_next(r, ev, &swapped, &b->err);
+			ret = merge_next(r, &src, &swapped, &b->err);
 			if (ret <= 0)
 				break;
+			*ev = *src;
 			if (ev->pdu_len) {
 				uint8_t *dst = b->arena + b->used;
 
@@ -590,61 +776,115 @@ static void *pf_main(void *arg)
 				b->used += ev->pdu_len;
 			}
 			b->n++;
+			b->n += merge_run(r, &b->ev[b->n], PF_BATCH - b->n);
 		}
 		if (ret <= 0)
 			b->end = ret == 0 ? 1 : ret;
-		pthread_mutex_lock(&pf->mu);
-		pf->count++;
-		pthread_cond_signal(&pf->filled);
-		pthread_mutex_unlock(&pf->mu);
+		atomic_fetch_add(&pf->produced, 1);
+		pf_wake(pf, pf->tap ? PF_TAP : PF_CONS);
 		if (b->end)
 			return NULL;
-		tail = (tail + 1) % PF_NBATCH;
 	}
 }
 
-int bt_reader_prefetch(struct bt_reader *r, struct iot_err *e)
+static void *pf_tap_main(void *arg)
 {
-	struct prefetch *pf;
-	int ret;
+	struct prefetch *pf = arg;
 
-	if (r->pf)
-		return 0;
-	pf = calloc(1, sizeof(*pf));
-	if (!pf || !(pf->b = calloc(PF_NBATCH, sizeof(*pf->b)))) {
-		free(pf);
-		return iot_err_set(e, -ENOMEM, "out of memory");
+	for (;;) {
+		struct pf_batch *b;
+		int end;
+
+		if (!pf_ok(pf, PF_TAP))
+			pf_wait(pf, PF_TAP);
+		if (atomic_load(&pf->stop))
+			return NULL;
+		b = &pf->b[atomic_load(&pf->tapped) % PF_NBATCH];
+		if (b->n)
+			pf->tap(pf->tap_arg, b->ev, b->n);
+		end = b->end;
+		atomic_fetch_add(&pf->tapped, 1);
+		pf_wake(pf, PF_CONS);
+		if (end)
+			return NULL;
 	}
-	pthread_mutex_init(&pf->mu, NULL);
-	pthread_cond_init(&pf->filled, NULL);
-	pthread_cond_init(&pf->drained, NULL);
-	r->pf = pf;
-	ret = pthread_create(&pf->thread, NULL, pf_main, r);
-	if (ret) {
-		r->pf = NULL;
-		free(pf->b);
-		free(pf);
-		return iot_err_set(e, -ret, "cannot start the reader thread: %s", strerror(ret));
-	}
-	return 0;
 }
 
 static void pf_stop(struct bt_reader *r)
 {
 	struct prefetch *pf = r->pf;
 
-	if (!pf->joined) {
-		pthread_mutex_lock(&pf->mu);
-		pf->stop = 1;
-		pthread_cond_signal(&pf->drained);
-		pthread_mutex_unlock(&pf->mu);
-		pthread_join(pf->thread, NULL);
-		pf->joined = 1;
-	}
+	if (pf->joined)
+		return;
+	atomic_store(&pf->stop, 1);
+	pthread_mutex_lock(&pf->mu);
+	pthread_cond_signal(&pf->cond[PF_PROD]);
+	pthread_cond_signal(&pf->cond[PF_TAP]);
+	pthread_mutex_unlock(&pf->mu);
+	pthread_join(pf->thread, NULL);
+	if (pf->tap_started)
+		pthread_join(pf->tap_thread, NULL);
+	pf->joined = 1;
 }
 
-/* Next event from the prefetched batches. */
-static int pf_next(struct bt_reader *r, struct blk_event *ev, int *swapped, struct iot_err *e)
+static void pf_free(struct prefetch *pf)
+{
+	pthread_mutex_destroy(&pf->mu);
+	for (int i = 0; i < 3; i++)
+		pthread_cond_destroy(&pf->cond[i]);
+	free(pf->b);
+	free(pf);
+}
+
+int bt_reader_prefetch_tap(struct bt_reader *r, bt_tap_fn tap, void *arg, struct iot_err *e)
+{
+	struct prefetch *pf;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int ret;
+
+	if (r->pf)
+		return iot_err_set(e, -EBUSY, "the reader thread is already running");
+	pf = calloc(1, sizeof(*pf));
+	if (!pf || !(pf->b = calloc(PF_NBATCH, sizeof(*pf->b)))) {
+		free(pf);
+		return iot_err_set(e, -ENOMEM, "out of memory");
+	}
+	pthread_mutex_init(&pf->mu, NULL);
+	for (int i = 0; i < 3; i++)
+		pthread_cond_init(&pf->cond[i], NULL);
+	pf->tap = tap;
+	pf->tap_arg = arg;
+	pf->spins = ncpu >= (tap ? 3 : 2) ? PF_SPINS : 0;
+	r->pf = pf;
+	ret = pthread_create(&pf->thread, NULL, pf_main, r);
+	if (ret) {
+		r->pf = NULL;
+		pf_free(pf);
+		return iot_err_set(e, -ret, "cannot start the reader thread: %s", strerror(ret));
+	}
+	if (tap) {
+		ret = pthread_create(&pf->tap_thread, NULL, pf_tap_main, pf);
+		if (ret) {
+			pf_stop(r);
+			r->pf = NULL;
+			pf_free(pf);
+			return iot_err_set(e, -ret, "cannot start the tap thread: %s", strerror(ret));
+		}
+		pf->tap_started = 1;
+	}
+	return 0;
+}
+
+int bt_reader_prefetch(struct bt_reader *r, struct iot_err *e)
+{
+	if (r->pf)
+		return 0;
+	return bt_reader_prefetch_tap(r, NULL, NULL, e);
+}
+
+/* Next event from the prefetched batches, in its batch. */
+static int pf_next(struct bt_reader *r, const struct blk_event **ev, int *swapped,
+		   struct iot_err *e)
 {
 	struct prefetch *pf = r->pf;
 
@@ -653,36 +893,31 @@ static int pf_next(struct bt_reader *r, struct blk_event *ev, int *swapped, stru
 		struct pf_batch *b;
 
 		if (!pf->have) {
-			/* the lock orders the producer's writes to the batch before our reads */
-			pthread_mutex_lock(&pf->mu);
-			while (!pf->count)
-				pthread_cond_wait(&pf->filled, &pf->mu);
-			pthread_mutex_unlock(&pf->mu);
+			/* the count's ordering makes the other threads' writes to the batch visible */
+			if (!pf_ok(pf, PF_CONS))
+				pf_wait(pf, PF_CONS);
 			pf->have = 1;
 		}
-		b = &pf->b[pf->head];
+		b = &pf->b[atomic_load(&pf->consumed) % PF_NBATCH];
 		if (pf->pos < b->n) {
-			*ev = b->ev[pf->pos++];
+			*ev = &b->ev[pf->pos++];
 			return 1;
 		}
 		if (b->end) {
-			/* the producer has returned: join it so that its counters are visible */
+			/* the threads have returned: join them so that their counters are visible */
 			pf_stop(r);
 			if (b->end < 0 && e)
 				*e = b->err;
 			return b->end < 0 ? b->end : 0;
 		}
-		pthread_mutex_lock(&pf->mu);
-		pf->head = (pf->head + 1) % PF_NBATCH;
 		pf->pos = 0;
-		pf->count--;
-		pthread_cond_signal(&pf->drained);
-		pthread_mutex_unlock(&pf->mu);
 		pf->have = 0;
+		atomic_fetch_add(&pf->consumed, 1);
+		pf_wake(pf, PF_PROD);
 	}
 }
 
-int bt_reader_next(struct bt_reader *r, struct blk_event *ev, struct iot_err *e)
+int bt_reader_next_ref(struct bt_reader *r, const struct blk_event **ev, struct iot_err *e)
 {
 	int swapped, ret;
 
@@ -690,9 +925,42 @@ int bt_reader_next(struct bt_reader *r, struct blk_event *ev, struct iot_err *e)
 	if (ret <= 0)
 		return ret;
 	r->st.events++;
-	if (blk_is_notify(ev))
-		handle_notify(r, ev, swapped);
+	if (blk_is_notify(*ev))
+		handle_notify(r, *ev, swapped);
 	return 1;
+}
+
+int bt_reader_next_batch(struct bt_reader *r, const struct blk_event **ev, unsigned *n,
+			 struct iot_err *e)
+{
+	struct prefetch *pf = r->pf;
+	int swapped, ret;
+
+	if (!pf) {
+		*n = 1;
+		return bt_reader_next_ref(r, ev, e);
+	}
+	/* the rest of the current batch: one event through pf_next(), the others after it */
+	ret = pf_next(r, ev, &swapped, e);
+	if (ret <= 0)
+		return ret;
+	*n = pf->b[atomic_load(&pf->consumed) % PF_NBATCH].n - pf->pos + 1;
+	pf->pos += *n - 1;
+	r->st.events += *n;
+	for (unsigned i = 0; i < *n; i++)
+		if (blk_is_notify(&(*ev)[i]))
+			handle_notify(r, &(*ev)[i], 0);
+	return 1;
+}
+
+int bt_reader_next(struct bt_reader *r, struct blk_event *ev, struct iot_err *e)
+{
+	const struct blk_event *p;
+	int ret = bt_reader_next_ref(r, &p, e);
+
+	if (ret > 0)
+		*ev = *p;
+	return ret;
 }
 
 const struct bt_stats *bt_reader_stats(const struct bt_reader *r)
@@ -718,11 +986,7 @@ void bt_reader_free(struct bt_reader *r)
 		return;
 	if (r->pf) {
 		pf_stop(r);
-		pthread_mutex_destroy(&r->pf->mu);
-		pthread_cond_destroy(&r->pf->filled);
-		pthread_cond_destroy(&r->pf->drained);
-		free(r->pf->b);
-		free(r->pf);
+		pf_free(r->pf);
 	}
 	for (unsigned i = 0; i < r->nsrc; i++)
 		src_close(&r->src[i]);

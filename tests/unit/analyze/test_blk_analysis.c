@@ -124,12 +124,98 @@ static void test_random_events(void **s)
 	blk_analysis_free(a);
 }
 
+/* Random but plausible events on a few devices: Q, G, I, M, D, C, requeues, notifies. */
+static void random_events(struct blk_event *ev, unsigned n)
+{
+	uint64_t x = 0x243f6a8885a308d3ull, t = 5000;
+
+	for (unsigned i = 0; i < n; i++) {
+		struct blk_event *e = &ev[i];
+		static const uint16_t acts[] = {BLK_A_QUEUE,     BLK_A_GETRQ,  BLK_A_INSERT,
+		                                BLK_A_ISSUE,     BLK_A_COMPLETE, BLK_A_BACKMERGE,
+		                                BLK_A_FRONTMERGE, BLK_A_REQUEUE, BLK_A_PLUG};
+		uint64_t r;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		r = x;
+		memset(e, 0, sizeof(*e));
+		t += (r >> 40) % 50000;
+		e->time = t;
+		e->action = acts[(r >> 8) % 9];
+		e->dev = BLK_MKDEV(8, (r >> 16) % 3);
+		e->sector = ((r >> 24) % 512) * 8;
+		e->bytes = (uint32_t)(((r >> 33) % 4 + 1) * 4096);
+		e->flags = ((r >> 52) & 1 ? BLK_F_WRITE : BLK_F_READ) |
+		           ((r >> 57) % 128 == 0 ? BLK_F_NOTIFY : 0);
+		e->cpu = (uint32_t)((r >> 58) % 2);
+		e->seq = i;
+		e->pid = 100 + (uint32_t)((r >> 60) % 3);
+	}
+}
+
+static char *pass_json(const struct blk_event *ev, unsigned n, int split, unsigned chunk)
+{
+	struct blk_analysis *a;
+	struct blk_opts o;
+	json_t *root = json_object();
+	char *text;
+
+	blk_opts_init(&o);
+	o.interval_ns = 100000000;
+	o.idle_threshold_ns = 100000;
+	assert_int_equal(blk_analysis_new(&a, &o), 0);
+	if (split)
+		blk_analysis_split(a);
+	for (unsigned i = 0; i < n; i += chunk) {
+		unsigned k = n - i < chunk ? n - i : chunk;
+
+		if (split)
+			blk_analysis_feed_side(a, ev + i, k);
+		if (chunk == 1)
+			blk_analysis_feed(a, ev + i);
+		else
+			blk_analysis_feed_batch(a, ev + i, k);
+	}
+	blk_analysis_finish(a);
+	assert_int_equal(blk_analysis_to_json(a, root, 1), 0);
+	text = json_dumps(root, JSON_SORT_KEYS | JSON_COMPACT);
+	assert_non_null(text);
+	json_decref(root);
+	blk_analysis_free(a);
+	return text;
+}
+
+/* The pass split over two feeders gives the document of the single pass, byte for byte. */
+static void test_split_equals_single(void **s)
+{
+	enum { N = 60000 };
+	struct blk_event *ev = malloc(N * sizeof(*ev));
+	char *one, *batch, *split;
+
+	(void)s;
+	assert_non_null(ev);
+	random_events(ev, N);
+	one = pass_json(ev, N, 0, 1);
+	batch = pass_json(ev, N, 0, 4096);
+	split = pass_json(ev, N, 1, 333);
+	assert_non_null(strstr(one, "\"q2c\""));
+	assert_string_equal(one, batch);
+	assert_string_equal(one, split);
+	free(one);
+	free(batch);
+	free(split);
+	free(ev);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_document),
 	    cmocka_unit_test(test_empty),
 	    cmocka_unit_test(test_random_events),
+	    cmocka_unit_test(test_split_equals_single),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -507,9 +507,149 @@ static void test_reader_prefetch(void **s)
 	bt_reader_free(r);
 }
 
+/*
+ * The reader's fast paths against a plain merge: two large per-CPU files (so that a mapped
+ * file is handed back in steps), with ties in time between them, sequence gaps, records that
+ * must take the general path (a PDU, a notify, a cgroup id), and a third, byte-swapped
+ * version 8 file. Read plainly, by batches, and with a tap thread: all three give the order
+ * of a sort by (time, file, position in the file).
+ */
+#define FP_N 120000
+#define FP_N2 1000
+
+struct fp_want {
+	uint64_t time;
+	uint32_t file, pos, seq;
+};
+
+static int fp_cmp(const void *a, const void *b)
+{
+	const struct fp_want *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+struct fp_tap {
+	uint64_t events, sum;
+};
+
+static void fp_tap_fn(void *arg, const struct blk_event *ev, unsigned n)
+{
+	struct fp_tap *t = arg;
+
+	for (unsigned i = 0; i < n; i++)
+		t->sum += ev[i].time ^ ev[i].seq;
+	t->events += n;
+}
+
+static void test_reader_fast_paths(void **s)
+{
+	size_t cap = (size_t)FP_N * 64, n0 = 0, n1 = 0, n2 = 0, nw = 0;
+	uint8_t *b0 = malloc(cap), *b1 = malloc(cap), *b2 = malloc(FP_N2 * 64);
+	struct fp_want *want = malloc((2 * FP_N + FP_N2) * sizeof(*want));
+	uint64_t sum = 0, cg = 77;
+	uint32_t seq0 = 0, skips = 0;
+	const uint64_t act = ACT(BLK_A_QUEUE, BLK_F_QUEUE | BLK_F_READ);
+
+	(void)s;
+	assert_non_null(b0);
+	assert_non_null(b1);
+	assert_non_null(b2);
+	assert_non_null(want);
+	for (uint32_t i = 0; i < FP_N; i++) {
+		uint64_t ta = 2ull * i, tb = 2ull * i + (i % 7 ? 1 : 0); /* every 7th: a tie */
+		uint32_t sq;
+
+		if (i % 9000 == 5) {
+			/* a notify with a name: the general path, outside the sequence */
+			n0 += mkrec(b0 + n0, 0, 0, 0, ta, 0, 0, ACT(BLK_N_PROCESS, BLK_F_NOTIFY), 9, 1,
+				    0, 0, "dd\0\0", 4);
+			sq = 0;
+		} else {
+			seq0 += (i % 1000 == 999) ? 2 : 1; /* one record lost in every 1000 */
+			skips += (i % 1000 == 999);
+			sq = seq0;
+			if (i % 5000 == 17) /* a cgroup id first in the PDU: the general path */
+				n0 += mkrec(b0 + n0, 0, 0, sq, ta, i, 4096, act | 0x100, 9, 1, 0, 0, &cg, 8);
+			else
+				n0 += mkrec(b0 + n0, 0, 0, sq, ta, i, 4096, act, 9, 1, 0, 0, NULL, 0);
+		}
+		want[nw++] = (struct fp_want){ta, 0, i, sq};
+		n1 += mkrec(b1 + n1, 0, 0, i + 1, tb, i, 512, act, 9, 1, 1, 0, NULL, 0);
+		want[nw++] = (struct fp_want){tb, 1, i, i + 1};
+	}
+	for (uint32_t i = 0; i < FP_N2; i++) {
+		uint64_t t = 240ull * i + 3;
+
+		n2 += mkrec(b2 + n2, 1, 1, i + 1, t, i, 512, act, 9, 1, 2, 0, NULL, 0);
+		want[nw++] = (struct fp_want){t, 2, i, i + 1};
+	}
+	qsort(want, nw, sizeof(*want), fp_cmp);
+	for (size_t k = 0; k < nw; k++)
+		sum += want[k].time ^ want[k].seq;
+	write_file("fp.blktrace.0", b0, n0);
+	write_file("fp.blktrace.1", b1, n1);
+	write_file("fp.blktrace.2", b2, n2);
+
+	for (int mode = 0; mode < 3; mode++) {
+		struct bt_reader *r;
+		struct iot_err e;
+		const struct blk_event *ev;
+		struct fp_tap tap = {0, 0};
+		size_t k = 0;
+		unsigned n;
+		int ret;
+
+		assert_int_equal(bt_reader_open(&r, tpath("fp"), &e), 0);
+		if (mode == 1)
+			assert_int_equal(bt_reader_prefetch(r, &e), 0);
+		if (mode == 2)
+			assert_int_equal(bt_reader_prefetch_tap(r, fp_tap_fn, &tap, &e), 0);
+		while ((ret = bt_reader_next_batch(r, &ev, &n, &e)) == 1) {
+			assert_true(n >= 1);
+			if (mode == 0)
+				assert_int_equal(n, 1);
+			for (unsigned j = 0; j < n; j++, k++) {
+				assert_true(k < nw);
+				assert_true(ev[j].time == want[k].time);
+				assert_int_equal(ev[j].cpu, want[k].file);
+				assert_int_equal(ev[j].seq, want[k].seq);
+			}
+			/* the tap has seen every event handed out so far */
+			if (mode == 2)
+				assert_true(tap.events >= k);
+		}
+		assert_int_equal(ret, 0);
+		assert_int_equal(k, nw);
+		assert_int_equal(bt_reader_stats(r)->events, nw);
+		assert_int_equal(bt_reader_stats(r)->skips, skips);
+		assert_string_equal(bt_reader_comm(r, 9), "dd");
+		if (mode == 2) {
+			assert_int_equal(tap.events, nw);
+			assert_true(tap.sum == sum);
+		}
+		bt_reader_free(r);
+	}
+	for (int f = 0; f < 3; f++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "fp.blktrace.%d", f);
+		assert_int_equal(unlink(tpath(name)), 0);
+	}
+	free(b0);
+	free(b1);
+	free(b2);
+	free(want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_reader_fast_paths),
 		cmocka_unit_test(test_decode_v7_native),
 		cmocka_unit_test(test_decode_v7_swapped),
 		cmocka_unit_test(test_decode_v8_native),

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: MIT */
+/* Record decoding, inline: the reader's per-event hot path; bt_decode() is its out-of-line form. */
+#ifndef IOTAPE_FORMATS_BT_DECODE_H
+#define IOTAPE_FORMATS_BT_DECODE_H
+
+#include <byteswap.h>
+#include <string.h>
+
+#include "common/cursor.h"
+#include "formats/blktrace.h"
+
+/*
+ * Layouts, from include/uapi/linux/blktrace_api.h (Linux 6.19):
+ *
+ *   v7 struct blk_io_trace (48 bytes)        v8 struct blk_io_trace2 (64 bytes)
+ *    0 u32 magic                               0 u32 magic
+ *    4 u32 sequence                            4 u32 sequence
+ *    8 u64 time                                8 u64 time
+ *   16 u64 sector                             16 u64 sector
+ *   24 u32 bytes                              24 u32 bytes
+ *   28 u32 action                             28 u32 pid
+ *   32 u32 pid                                32 u64 action
+ *   36 u32 device                             40 u32 device
+ *   40 u32 cpu                                44 u32 cpu
+ *   44 u16 error                              48 u16 error
+ *   46 u16 pdu_len                            50 u16 pdu_len, 52 u8 pad[12]
+ *
+ * The action's low 16 bits are the code (bit 8: a cgroup id, 8 bytes, starts the PDU); the
+ * categories (enum blktrace_cat) sit from bit 16 (BLK_TC_SHIFT). The remap PDU, struct
+ * blk_io_trace_remap, is big-endian whatever the record's byte order.
+ */
+#define BT_TA_CGROUP 0x100u
+#define BT_TC_SHIFT 16
+
+static inline uint16_t rd16(const uint8_t *p, int sw)
+{
+	uint16_t v = load_u16(p);
+
+	return sw ? bswap_16(v) : v;
+}
+
+static inline uint32_t rd32(const uint8_t *p, int sw)
+{
+	uint32_t v = load_u32(p);
+
+	return sw ? bswap_32(v) : v;
+}
+
+static inline uint64_t rd64(const uint8_t *p, int sw)
+{
+	uint64_t v = load_u64(p);
+
+	return sw ? bswap_64(v) : v;
+}
+
+static inline long bt_decode_inline(const uint8_t *buf, size_t len, struct blk_event *ev,
+                                    struct iot_err *e)
+{
+	uint32_t magic;
+	uint64_t action;
+	unsigned version, hdr, pdu_len, total_pdu;
+	int sw = 0;
+	const uint8_t *pdu;
+
+	if (len < 4)
+		return 0;
+	magic = load_u32(buf);
+	if ((magic & 0xffffff00u) != BT_MAGIC) {
+		magic = bswap_32(magic);
+		if ((magic & 0xffffff00u) != BT_MAGIC)
+			return iot_err_set(e, -EINVAL, "bad magic 0x%08x", load_u32(buf));
+		sw = 1;
+	}
+	version = magic & 0xff;
+	if (version == BT_VERSION7)
+		hdr = BT_REC7_SIZE;
+	else if (version == BT_VERSION8)
+		hdr = BT_REC8_SIZE;
+	else
+		return iot_err_set(e, -EPROTO, "unsupported blktrace version %u", version);
+	if (len < hdr)
+		return 0;
+
+	ev->seq = rd32(buf + 4, sw);
+	ev->time = rd64(buf + 8, sw);
+	ev->sector = rd64(buf + 16, sw);
+	ev->bytes = rd32(buf + 24, sw);
+	if (version == BT_VERSION7) {
+		action = rd32(buf + 28, sw);
+		ev->pid = rd32(buf + 32, sw);
+		ev->dev = rd32(buf + 36, sw);
+		ev->cpu = rd32(buf + 40, sw);
+		ev->error = rd16(buf + 44, sw);
+		pdu_len = rd16(buf + 46, sw);
+	} else {
+		ev->pid = rd32(buf + 28, sw);
+		action = rd64(buf + 32, sw);
+		ev->dev = rd32(buf + 40, sw);
+		ev->cpu = rd32(buf + 44, sw);
+		ev->error = rd16(buf + 48, sw);
+		pdu_len = rd16(buf + 50, sw);
+	}
+	if (len - hdr < pdu_len)
+		return 0;
+	total_pdu = pdu_len;
+
+	ev->flags = action >> BT_TC_SHIFT;
+	ev->action = (uint16_t)(action & 0xff);
+	ev->cgroup = 0;
+	ev->remap_dev = 0;
+	ev->remap_sector = 0;
+	pdu = buf + hdr;
+	if ((action & BT_TA_CGROUP) && pdu_len >= 8) {
+		ev->cgroup = rd64(pdu, sw);
+		ev->flags |= BLK_F_CGROUP;
+		pdu += 8;
+		pdu_len -= 8;
+	}
+	ev->pdu = pdu_len ? pdu : NULL;
+	ev->pdu_len = pdu_len;
+	if (!(ev->flags & BLK_F_NOTIFY) && ev->action == BLK_A_REMAP) {
+		struct cur c = cur_make(pdu, pdu_len);
+		uint32_t from = cur_be32(&c);
+
+		cur_be32(&c); /* device_to: the event's own device */
+		ev->remap_sector = cur_be64(&c);
+		if (!c.err)
+			ev->remap_dev = from;
+		else
+			ev->remap_sector = 0;
+	}
+	return (long)(hdr + total_pdu);
+}
+
+#endif
