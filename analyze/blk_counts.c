@@ -29,7 +29,8 @@ void blk_counts_free(struct blk_counts *c)
 	free(c);
 }
 
-static struct blk_counts_dev *get_dev(struct blk_counts *c, unsigned dev)
+static __attribute__((noinline, cold)) struct blk_counts_dev *get_dev(struct blk_counts *c,
+                                                                      unsigned dev)
 {
 	if (dev >= c->ndev && blk_grow((void ***)&c->dev, &c->ndev, dev))
 		return NULL;
@@ -43,26 +44,30 @@ static struct blk_counts_dev *get_dev(struct blk_counts *c, unsigned dev)
  * missing records and the number of gaps ("N forward"). Records arrive per CPU in order, so a
  * later record never fills an earlier gap here.
  */
-static void track_seq(struct blk_counts_dev *d, const struct blk_event *ev)
+/* Room in last_seq for cpu; off the hot path (once per new CPU). */
+static __attribute__((noinline, cold)) int grow_seq(struct blk_counts_dev *d, unsigned cpu)
+{
+	unsigned n = d->nseq ? d->nseq : 4;
+	uint64_t *p;
+
+	while (n <= cpu)
+		n *= 2;
+	p = realloc(d->last_seq, n * sizeof(*p));
+	if (!p)
+		return -1;
+	for (unsigned i = d->nseq; i < n; i++)
+		p[i] = UINT64_MAX;
+	d->last_seq = p;
+	d->nseq = n;
+	return 0;
+}
+
+static inline void track_seq(struct blk_counts_dev *d, const struct blk_event *ev)
 {
 	uint64_t last;
 
-	if (ev->cpu >= BLK_COUNTS_MAX_CPUS)
+	if (ev->cpu >= d->nseq && (ev->cpu >= BLK_COUNTS_MAX_CPUS || grow_seq(d, ev->cpu)))
 		return;
-	if (ev->cpu >= d->nseq) {
-		unsigned n = d->nseq ? d->nseq : 4;
-		uint64_t *p;
-
-		while (n <= ev->cpu)
-			n *= 2;
-		p = realloc(d->last_seq, n * sizeof(*p));
-		if (!p)
-			return;
-		for (unsigned i = d->nseq; i < n; i++)
-			p[i] = UINT64_MAX;
-		d->last_seq = p;
-		d->nseq = n;
-	}
 	last = d->last_seq[ev->cpu];
 	if (last != UINT64_MAX) {
 		if (ev->seq <= last)

@@ -31,6 +31,20 @@ void blk_depth_free(struct blk_depth *q)
  * or passthrough. A completion at depth 0 belongs to a request issued before the trace began:
  * the depth stays at 0 rather than going negative.
  */
+/* A device's state on its first event: off the hot path. */
+static __attribute__((noinline, cold)) struct blk_depth_dev *new_dev(struct blk_depth *q,
+                                                                     unsigned dev)
+{
+	struct blk_depth_dev *d;
+
+	if (dev >= q->ndev && blk_grow((void ***)&q->dev, &q->ndev, dev))
+		return NULL;
+	d = q->dev[dev] = calloc(1, sizeof(*d));
+	if (d)
+		d->last = q->start;
+	return d;
+}
+
 void blk_depth_feed(struct blk_depth *q, unsigned dev, const struct blk_event *ev)
 {
 	struct blk_depth_dev *d;
@@ -44,15 +58,9 @@ void blk_depth_feed(struct blk_depth *q, unsigned dev, const struct blk_event *e
 	if (ev->action != BLK_A_ISSUE && ev->action != BLK_A_COMPLETE &&
 	    ev->action != BLK_A_REQUEUE)
 		return;
-	if (dev >= q->ndev && blk_grow((void ***)&q->dev, &q->ndev, dev))
+	d = dev < q->ndev && q->dev[dev] ? q->dev[dev] : new_dev(q, dev);
+	if (!d)
 		return;
-	d = q->dev[dev];
-	if (!d) {
-		d = q->dev[dev] = calloc(1, sizeof(*d));
-		if (!d)
-			return;
-		d->last = q->start;
-	}
 	if (ev->time > d->last) {
 		d->area += (long double)d->cur * (long double)(ev->time - d->last);
 		d->last = ev->time;

@@ -51,12 +51,12 @@ void blk_idle_free(struct blk_idle *s)
 	free(s);
 }
 
-static struct blk_idle_dev *get_dev(struct blk_idle *s, unsigned dev)
+/* A device's state on its first event: off the hot path. */
+static __attribute__((noinline, cold)) struct blk_idle_dev *new_dev(struct blk_idle *s,
+                                                                    unsigned dev)
 {
 	struct blk_idle_dev *d;
 
-	if (dev < s->ndev && s->dev[dev])
-		return s->dev[dev];
 	if (blk_grow((void ***)&s->dev, &s->ndev, dev))
 		return NULL;
 	d = calloc(1, sizeof(*d));
@@ -72,6 +72,11 @@ static struct blk_idle_dev *get_dev(struct blk_idle *s, unsigned dev)
 	d->first_q = NONE;
 	s->dev[dev] = d;
 	return d;
+}
+
+static inline struct blk_idle_dev *get_dev(struct blk_idle *s, unsigned dev)
+{
+	return dev < s->ndev && s->dev[dev] ? s->dev[dev] : new_dev(s, dev);
 }
 
 static void add_gap(struct blk_idle *s, struct blk_idle_dev *d, const struct blk_gap *g)

@@ -474,12 +474,12 @@ void blk_latency_free(struct blk_latency *l)
 	free(l);
 }
 
-static struct blk_latency_dev *get_dev(struct blk_latency *l, unsigned dev)
+/* A device's state on its first event: off the hot path. */
+static __attribute__((noinline, cold)) struct blk_latency_dev *new_dev(struct blk_latency *l,
+                                                                    unsigned dev)
 {
 	struct blk_latency_dev *d;
 
-	if (dev < l->ndev && l->dev[dev])
-		return l->dev[dev];
 	if (blk_grow((void ***)&l->dev, &l->ndev, dev))
 		return NULL;
 	d = malloc(sizeof(*d));
@@ -492,6 +492,11 @@ static struct blk_latency_dev *get_dev(struct blk_latency *l, unsigned dev)
 	d->root = NIL;
 	l->dev[dev] = d;
 	return d;
+}
+
+static inline struct blk_latency_dev *get_dev(struct blk_latency *l, unsigned dev)
+{
+	return dev < l->ndev && l->dev[dev] ? l->dev[dev] : new_dev(l, dev);
 }
 
 /*

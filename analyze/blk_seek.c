@@ -31,6 +31,22 @@ void blk_seek_free(struct blk_seek *s)
 	free(s);
 }
 
+/* A device's state on its first event: off the hot path. */
+static __attribute__((noinline, cold)) struct blk_seek_dev *new_dev(struct blk_seek *s,
+                                                                    unsigned dev)
+{
+	struct blk_seek_dev *d;
+
+	if (dev >= s->ndev && blk_grow((void ***)&s->dev, &s->ndev, dev))
+		return NULL;
+	d = s->dev[dev] = malloc(sizeof(*d));
+	if (d) {
+		*d = (struct blk_seek_dev){.last_end = UINT64_MAX};
+		hist_init(&d->dist);
+	}
+	return d;
+}
+
 void blk_seek_feed(struct blk_seek *s, unsigned dev, const struct blk_event *ev)
 {
 	struct blk_seek_dev *d;
@@ -38,16 +54,9 @@ void blk_seek_feed(struct blk_seek *s, unsigned dev, const struct blk_event *ev)
 
 	if (ev->action != BLK_A_ISSUE || blk_is_notify(ev) || !(ev->bytes >> 9))
 		return;
-	if (dev >= s->ndev && blk_grow((void ***)&s->dev, &s->ndev, dev))
+	d = dev < s->ndev && s->dev[dev] ? s->dev[dev] : new_dev(s, dev);
+	if (!d)
 		return;
-	d = s->dev[dev];
-	if (!d) {
-		d = s->dev[dev] = malloc(sizeof(*d));
-		if (!d)
-			return;
-		*d = (struct blk_seek_dev){.last_end = UINT64_MAX};
-		hist_init(&d->dist);
-	}
 	end = ev->sector + (ev->bytes >> 9);
 	if (d->last_end != UINT64_MAX) {
 		uint64_t dist;

@@ -172,6 +172,22 @@ static void close_gap(struct blk_timeline *t, struct tl_dev *d, uint64_t end)
 		spread(t, d, from, end, SPREAD_IDLE, 0);
 }
 
+/* A device's state on its first event: off the hot path. */
+static __attribute__((noinline, cold)) struct tl_dev *new_dev(struct blk_timeline *t,
+                                                              unsigned dev)
+{
+	struct tl_dev *d;
+
+	if (dev >= t->ndev && blk_grow((void ***)&t->dev, &t->ndev, dev))
+		return NULL;
+	d = t->dev[dev] = calloc(1, sizeof(*d));
+	if (d) {
+		d->last_change = d->idle_since = t->start;
+		d->last_end = NONE;
+	}
+	return d;
+}
+
 void blk_timeline_feed(struct blk_timeline *t, unsigned dev, const struct blk_event *ev)
 {
 	struct tl_dev *d;
@@ -189,16 +205,9 @@ void blk_timeline_feed(struct blk_timeline *t, unsigned dev, const struct blk_ev
 	if (ev->action != BLK_A_ISSUE && ev->action != BLK_A_COMPLETE &&
 	    ev->action != BLK_A_REQUEUE)
 		return;
-	if (dev >= t->ndev && blk_grow((void ***)&t->dev, &t->ndev, dev))
+	d = dev < t->ndev && t->dev[dev] ? t->dev[dev] : new_dev(t, dev);
+	if (!d)
 		return;
-	d = t->dev[dev];
-	if (!d) {
-		d = t->dev[dev] = calloc(1, sizeof(*d));
-		if (!d)
-			return;
-		d->last_change = d->idle_since = t->start;
-		d->last_end = NONE;
-	}
 	if (ts > d->last_change) {
 		if (d->inflight)
 			spread(t, d, d->last_change, ts, SPREAD_DEPTH, d->inflight);

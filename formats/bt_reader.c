@@ -333,62 +333,66 @@ static int src_next(struct bt_src *s, struct iot_err *e)
 }
 
 /*
- * The fast path of the merge: while the source that holds the earliest event has more
- * records in its buffer that come before every other source's head, that are native-order
- * version 7 records without a PDU (nearly all of a trace) and not notifies, decode them
- * straight into out, up to max. Ties in time go to the general path (file order). The
- * source's head stays the event handed out before; the next merge_next() decodes on from
- * s->pos. Returns the number of events written.
+ * The fast path of the merge. Nearly every record of a trace is a native-order version 7
+ * record without a PDU, not a notify, on the (device, CPU) of the record before it: such a
+ * record is decoded straight into the output, its sequence checked in place. Anything else
+ * (and the end of the buffer) goes to the general path, src_next().
  */
-static unsigned src_run(struct bt_src *s, struct blk_event *out, unsigned max, uint64_t limit)
+
+/* The next record of s if it can take the fast path, else NULL. */
+static inline const uint8_t *fast_peek(const struct bt_src *s)
 {
-	const uint32_t magic = BT_MAGIC | BT_VERSION7;
-	const uint8_t *p = s->buf + s->pos, *end = s->buf + s->len;
-	unsigned n = 0;
+	const uint8_t *p = s->buf + s->pos;
+	uint64_t key;
 
-	if (s->st.swapped || s->st.version != BT_VERSION7)
-		return 0;
-	while (n < max && end - p >= BT_REC7_SIZE) {
-		struct blk_event *ev = &out[n];
-		uint32_t action = load_u32(p + 28), dev, cpu, seq;
-		uint64_t t = load_u64(p + 8), key;
+	if (s->len - s->pos < BT_REC7_SIZE || load_u32(p) != (BT_MAGIC | BT_VERSION7) ||
+	    load_u16(p + 46) || (load_u32(p + 28) >> BT_TC_SHIFT) & BLK_F_NOTIFY)
+		return NULL;
+	key = ((uint64_t)load_u32(p + 36) << 32 | load_u32(p + 40)) + 1;
+	if (key != s->seq_key || !s->seq_last)
+		return NULL; /* a new (device, CPU): the general path looks it up */
+	return p;
+}
 
-		if (load_u32(p) != magic || load_u16(p + 46) || t >= limit ||
-		    (action >> BT_TC_SHIFT) & BLK_F_NOTIFY)
-			break;
-		seq = load_u32(p + 4);
-		dev = load_u32(p + 36);
-		cpu = load_u32(p + 40);
-		key = ((uint64_t)dev << 32 | cpu) + 1;
-		if (key != s->seq_key || !s->seq_last)
-			break; /* a new (device, CPU): the general path looks it up */
-		if (seq > *s->seq_last + 1)
-			s->st.skips += seq - *s->seq_last - 1;
-		if (seq > *s->seq_last)
-			*s->seq_last = seq;
-		ev->time = t;
-		ev->sector = load_u64(p + 16);
-		ev->flags = action >> BT_TC_SHIFT;
-		ev->cgroup = 0;
-		ev->bytes = load_u32(p + 24);
-		ev->dev = dev;
-		ev->pid = load_u32(p + 32);
-		ev->cpu = cpu;
-		ev->seq = seq;
-		ev->action = (uint16_t)(action & 0xff);
-		ev->error = load_u16(p + 44);
-		ev->remap_dev = 0;
-		ev->remap_sector = 0;
-		ev->pdu = NULL;
-		ev->pdu_len = 0;
-		p += BT_REC7_SIZE;
-		n++;
-	}
-	s->pos = (size_t)(p - s->buf);
-	s->st.records += n;
-	s->st.bytes += (uint64_t)n * BT_REC7_SIZE;
+/* Decode the record fast_peek() gave into ev and step over it. */
+static inline void fast_take(struct bt_src *s, const uint8_t *p, struct blk_event *ev)
+{
+	uint32_t action = load_u32(p + 28), seq = load_u32(p + 4);
+
+	if (seq > *s->seq_last + 1)
+		s->st.skips += seq - *s->seq_last - 1;
+	if (seq > *s->seq_last)
+		*s->seq_last = seq;
+	ev->time = load_u64(p + 8);
+	ev->sector = load_u64(p + 16);
+	ev->flags = action >> BT_TC_SHIFT;
+	ev->cgroup = 0;
+	ev->bytes = load_u32(p + 24);
+	ev->dev = load_u32(p + 36);
+	ev->pid = load_u32(p + 32);
+	ev->cpu = load_u32(p + 40);
+	ev->seq = seq;
+	ev->action = (uint16_t)(action & 0xff);
+	ev->error = load_u16(p + 44);
+	ev->remap_dev = 0;
+	ev->remap_sector = 0;
+	ev->pdu = NULL;
+	ev->pdu_len = 0;
+	s->pos += BT_REC7_SIZE;
+	s->st.records++;
+	s->st.bytes += BT_REC7_SIZE;
 	if (s->map_len && s->pos >= s->dropped + MAP_DROP_STEP + MAP_KEEP)
 		src_drop_behind(s);
+}
+
+/* Fast records of s earlier than limit into out, at most max; how many. */
+static unsigned src_run(struct bt_src *s, struct blk_event *out, unsigned max, uint64_t limit)
+{
+	const uint8_t *p;
+	unsigned n = 0;
+
+	while (n < max && (p = fast_peek(s)) && load_u64(p + 8) < limit)
+		fast_take(s, p, &out[n++]);
 	return n;
 }
 
@@ -661,18 +665,56 @@ static int merge_next(struct bt_reader *r, const struct blk_event **ev, int *swa
 	return 1;
 }
 
-/* After merge_next() handed out the head of r->last: more of that source, by src_run(). */
+/*
+ * After merge_next() handed out the head of r->last: more events, by the fast path, until a
+ * record needs the general path or max are written. With two files in the heap (the usual
+ * per-CPU pair) this is a merge of its own: the source handed out last ("l") has no head,
+ * the other ("o") has its head decoded and waiting; l's next record goes straight out while
+ * it comes first (ties: the file opened first), else it becomes l's head, o's head goes out
+ * and the two swap roles. On leaving, the heap and r->last say the same as merge_next()
+ * would have. With more files, one file's run up to the earliest other head.
+ */
 static unsigned merge_run(struct bt_reader *r, struct blk_event *out, unsigned max)
 {
 	uint64_t limit = UINT64_MAX;
+	unsigned n = 0, l, o;
 
 	if (r->last < 0)
 		return 0;
-	/* the heap's root is that source; the earliest other head is one of its children */
-	for (unsigned c = 1; c <= 2 && c < r->nheap; c++)
-		if (r->src[r->heap[c]].head.time < limit)
-			limit = r->src[r->heap[c]].head.time;
-	return src_run(&r->src[r->last], out, max, limit);
+	if (r->nheap != 2) {
+		/* the heap's root is that source; the earliest other head is one of its children */
+		for (unsigned c = 1; c <= 2 && c < r->nheap; c++)
+			if (r->src[r->heap[c]].head.time < limit)
+				limit = r->src[r->heap[c]].head.time;
+		return src_run(&r->src[r->last], out, max, limit);
+	}
+	l = r->heap[0];
+	o = r->heap[1];
+	while (n < max) {
+		struct bt_src *sl = &r->src[l], *so = &r->src[o];
+		const uint8_t *p = fast_peek(sl);
+		uint64_t t;
+
+		if (!p)
+			break;
+		t = load_u64(p + 8);
+		if (t < so->head.time || (t == so->head.time && l < o)) {
+			fast_take(sl, p, &out[n++]);
+			continue;
+		}
+		/* o's head goes first; one with a PDU goes through the general path (the copy) */
+		if (so->head.pdu_len)
+			break;
+		/* l's record becomes l's head, and the roles swap */
+		fast_take(sl, p, &sl->head);
+		out[n++] = so->head;
+		r->heap[0] = o;
+		r->heap[1] = l;
+		r->last = (int)o;
+		o = l;
+		l = (unsigned)r->last;
+	}
+	return n;
 }
 
 /*

@@ -594,8 +594,21 @@ static void test_reader_fast_paths(void **s)
 	write_file("fp.blktrace.0", b0, n0);
 	write_file("fp.blktrace.1", b1, n1);
 	write_file("fp.blktrace.2", b2, n2);
+	/* the same set gzip-compressed: read through a buffer that is refilled, not mapped */
+	for (int f = 0; f < 3; f++) {
+		char name[32];
+		gzFile gz;
 
-	for (int mode = 0; mode < 3; mode++) {
+		snprintf(name, sizeof(name), "fz.blktrace.%d.gz", f);
+		gz = gzopen(tpath(name), "wb1");
+		assert_non_null(gz);
+		assert_int_equal(gzwrite(gz, f == 0 ? b0 : f == 1 ? b1 : b2,
+					 (unsigned)(f == 0 ? n0 : f == 1 ? n1 : n2)),
+				 (int)(f == 0 ? n0 : f == 1 ? n1 : n2));
+		assert_int_equal(gzclose(gz), Z_OK);
+	}
+
+	for (int mode = 0; mode < 5; mode++) {
 		struct bt_reader *r;
 		struct iot_err e;
 		const struct blk_event *ev;
@@ -604,17 +617,23 @@ static void test_reader_fast_paths(void **s)
 		unsigned n;
 		int ret;
 
-		assert_int_equal(bt_reader_open(&r, tpath("fp"), &e), 0);
-		if (mode == 1)
+		/* modes: plain, prefetch, tap; then gzip plain, gzip prefetch */
+		assert_int_equal(bt_reader_open(&r, tpath(mode < 3 ? "fp" : "fz"), &e), 0);
+		if (mode == 1 || mode == 4)
 			assert_int_equal(bt_reader_prefetch(r, &e), 0);
 		if (mode == 2)
 			assert_int_equal(bt_reader_prefetch_tap(r, fp_tap_fn, &tap, &e), 0);
 		while ((ret = bt_reader_next_batch(r, &ev, &n, &e)) == 1) {
 			assert_true(n >= 1);
-			if (mode == 0)
+			if (mode == 0 || mode == 3)
 				assert_int_equal(n, 1);
 			for (unsigned j = 0; j < n; j++, k++) {
 				assert_true(k < nw);
+				/* a PDU is still there when the event is handed out */
+				if (blk_is_notify(&ev[j])) {
+					assert_int_equal(ev[j].pdu_len, 4);
+					assert_memory_equal(ev[j].pdu, "dd\0\0", 4);
+				}
 				assert_true(ev[j].time == want[k].time);
 				assert_int_equal(ev[j].cpu, want[k].file);
 				assert_int_equal(ev[j].seq, want[k].seq);
@@ -639,6 +658,8 @@ static void test_reader_fast_paths(void **s)
 
 		snprintf(name, sizeof(name), "fp.blktrace.%d", f);
 		assert_int_equal(unlink(tpath(name)), 0);
+		snprintf(name, sizeof(name), "fz.blktrace.%d.gz", f);
+		assert_int_equal(unlink(tpath(name)), 0);
 	}
 	free(b0);
 	free(b1);
@@ -646,10 +667,56 @@ static void test_reader_fast_paths(void **s)
 	free(want);
 }
 
+/*
+ * A notify with a PDU from a byte-swapped file met by the two-file fast merge: it is still
+ * handed out through the general path (its PDU copied, TIMESTAMP words put in host order).
+ */
+static void test_reader_fast_merge_notify(void **s)
+{
+	uint8_t b0[48 * 64], b1[48 * 64 + 64];
+	size_t n0 = 0, n1 = 0;
+	uint32_t ts[2] = {bswap_32(1700000000), bswap_32(4321)};
+	const uint64_t act = ACT(BLK_A_QUEUE, BLK_F_QUEUE);
+
+	(void)s;
+	for (uint32_t i = 0; i < 60; i++)
+		n0 += mkrec(b0 + n0, 0, 0, i + 1, 2ull * i, i, 512, act, 1, 1, 0, 0, NULL, 0);
+	n1 += mkrec(b1 + n1, 0, 1, 1, 1, 0, 512, act, 1, 1, 1, 0, NULL, 0);
+	n1 += mkrec(b1 + n1, 0, 1, 0, 11, 0, 0, ACT(BLK_N_TIMESTAMP, BLK_F_NOTIFY), 0, 1, 1, 0, ts,
+		    8);
+	for (uint32_t i = 0; i < 3; i++)
+		n1 += mkrec(b1 + n1, 0, 1, i + 2, 51 + 2ull * i, 0, 512, act, 1, 1, 1, 0, NULL, 0);
+	write_file("fn.blktrace.0", b0, n0);
+	write_file("fn.blktrace.1", b1, n1);
+	for (int pf = 0; pf < 2; pf++) {
+		struct bt_reader *r;
+		struct iot_err e;
+		struct blk_event ev;
+		uint64_t last = 0, k = 0;
+
+		assert_int_equal(bt_reader_open(&r, tpath("fn"), &e), 0);
+		if (pf)
+			assert_int_equal(bt_reader_prefetch(r, &e), 0);
+		while (bt_reader_next(r, &ev, &e) == 1) {
+			assert_true(ev.time >= last);
+			last = ev.time;
+			k++;
+		}
+		assert_int_equal(k, 65);
+		assert_int_equal(bt_reader_stats(r)->have_wallclock, 1);
+		assert_int_equal(bt_reader_stats(r)->wall_sec, 1700000000);
+		assert_int_equal(bt_reader_stats(r)->wall_nsec, 4321);
+		bt_reader_free(r);
+	}
+	assert_int_equal(unlink(tpath("fn.blktrace.0")), 0);
+	assert_int_equal(unlink(tpath("fn.blktrace.1")), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reader_fast_paths),
+		cmocka_unit_test(test_reader_fast_merge_notify),
 		cmocka_unit_test(test_decode_v7_native),
 		cmocka_unit_test(test_decode_v7_swapped),
 		cmocka_unit_test(test_decode_v8_native),
