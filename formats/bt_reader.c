@@ -9,7 +9,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -31,8 +30,6 @@ struct bt_src {
 	gzFile gz;
 	uint8_t *buf;
 	size_t pos, len; /* unread bytes are buf[pos, len) */
-	size_t map_len;  /* buf is the whole file mapped (0: a malloc'd buffer of BUF_SIZE) */
-	size_t dropped;  /* mapped bytes below this were handed back (MADV_DONTNEED) */
 	uint64_t off;    /* file offset of buf[0] (uncompressed) */
 	int eof;
 	int have_head;
@@ -124,45 +121,9 @@ static int src_open(struct bt_src *s, const char *path, struct iot_err *e)
 		gzbuffer(s->gz, 256 * 1024);
 		s->st.gzip = !strcmp(path, "-") ? 0 : 1;
 	} else {
-		struct stat st;
-
 		posix_fadvise(s->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-		if (fstat(s->fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-		    (uint64_t)st.st_size <= SIZE_MAX) {
-			/* read in place from the page cache: no copy into a buffer */
-			void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, s->fd, 0);
-
-			if (m != MAP_FAILED) {
-				madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
-				free(s->buf);
-				s->buf = m;
-				s->map_len = s->len = (size_t)st.st_size;
-				s->eof = 1;
-			}
-		}
 	}
 	return 0;
-}
-
-/*
- * Keep a mapped file's resident pages bounded: hand back what lies well behind the record
- * being decoded (a record with its PDU is under 128 KiB), so that peak RSS does not grow
- * with the trace. The pages stay in the page cache.
- */
-#define MAP_DROP_STEP (2u << 20)
-#define MAP_KEEP (128u << 10)
-
-static void src_drop_behind(struct bt_src *s)
-{
-	size_t upto;
-
-	if (s->pos < s->dropped + MAP_DROP_STEP + MAP_KEEP)
-		return;
-	upto = (s->pos - MAP_KEEP) & ~(size_t)0xfffff; /* 1 MiB aligned, so page aligned */
-	if (upto > s->dropped) {
-		madvise(s->buf + s->dropped, upto - s->dropped, MADV_DONTNEED);
-		s->dropped = upto;
-	}
 }
 
 static void src_close(struct bt_src *s)
@@ -171,10 +132,7 @@ static void src_close(struct bt_src *s)
 		gzclose(s->gz);
 	if (s->fd >= 0)
 		close(s->fd);
-	if (s->map_len)
-		munmap(s->buf, s->map_len);
-	else
-		free(s->buf);
+	free(s->buf);
 	free(s->path);
 	free(s->seq);
 }
@@ -185,7 +143,7 @@ static int src_fill(struct bt_src *s, struct iot_err *e)
 	ssize_t n;
 
 	if (s->eof)
-		return 0; /* also a mapped file: all of it is in buf */
+		return 0;
 	if (s->pos) {
 		memmove(s->buf, s->buf + s->pos, s->len - s->pos);
 		s->off += s->pos;
@@ -323,8 +281,6 @@ static int src_next(struct bt_src *s, struct iot_err *e)
 		s->st.version = s->st.swapped ? (m >> 24) : (m & 0xff);
 	}
 	s->pos += (size_t)n;
-	if (s->map_len && s->pos >= s->dropped + MAP_DROP_STEP + MAP_KEEP)
-		src_drop_behind(s);
 	s->st.records++;
 	s->st.bytes += (uint64_t)n;
 	if (track_seq(s, &s->head))
@@ -381,8 +337,6 @@ static inline void fast_take(struct bt_src *s, const uint8_t *p, struct blk_even
 	s->pos += BT_REC7_SIZE;
 	s->st.records++;
 	s->st.bytes += BT_REC7_SIZE;
-	if (s->map_len && s->pos >= s->dropped + MAP_DROP_STEP + MAP_KEEP)
-		src_drop_behind(s);
 }
 
 /* Fast records of s earlier than limit into out, at most max; how many. */
