@@ -16,11 +16,13 @@
  * per IO took a fifth of the CPU of an afap replay onto zram (bench/README.md).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <linux/membarrier.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -31,6 +33,7 @@
 
 #define PSYNC_MAX_THREADS 64u
 #define PSYNC_SPIN_NS 30000ull
+#define PSYNC_MAX_FDS 8u
 #define CACHELINE 64
 
 /* A bounded ring of IOs and an event count to sleep on it. Two kinds: the submission queue
@@ -53,6 +56,7 @@ struct ring {
 /* A thread's own buffers for RAM-device IO (help mode): see exec() */
 struct tbufs {
 	uint8_t *rd, *wr; /* wr: a copy of the pattern */
+	int fds[PSYNC_MAX_FDS]; /* the thread's own opening of each target, or -1 */
 };
 
 struct rp_engine;
@@ -64,7 +68,10 @@ struct warg {
 struct rp_engine {
 	struct ring sq, cq;
 	struct tbufs *tb; /* per worker, then the reaper's; NULL unless help */
+	unsigned ntb;
 	const void *pattern;
+	int fds[PSYNC_MAX_FDS]; /* the targets (conf->fds) */
+	unsigned nfds;
 	_Alignas(CACHELINE) atomic_bool stop;
 	bool help; /* the reaper does queued IOs itself while it waits */
 	pthread_t *threads;
@@ -240,14 +247,35 @@ static bool spin_for(struct rp_engine *p, struct ring *q, uint64_t until)
 static void exec(struct rp_engine *p, struct rp_io *io, struct tbufs *tb)
 {
 	void *buf = io->buf;
+	int fd = io->fd;
 
-	if (tb && io->op == RP_OP_READ && io->buf_index >= 0 && io->len <= RP_SLOT_BYTES)
-		io->buf = tb->rd;
-	else if (tb && io->op == RP_OP_WRITE && buf == p->pattern && io->len <= RP_SLOT_BYTES)
-		io->buf = tb->wr;
+	if (tb) {
+		if (io->op == RP_OP_READ && io->buf_index >= 0 && io->len <= RP_SLOT_BYTES)
+			io->buf = tb->rd;
+		else if (io->op == RP_OP_WRITE && buf == p->pattern && io->len <= RP_SLOT_BYTES)
+			io->buf = tb->wr;
+		for (unsigned i = 0; i < p->nfds; i++)
+			if (p->fds[i] == fd && tb->fds[i] >= 0)
+				io->fd = tb->fds[i];
+	}
 	io->res = rp_io_sync(io);
 	io->buf = buf;
+	io->fd = fd;
 	io->t_done = rp_now();
+}
+
+/* A thread's own opening of a target: each system call on a descriptor takes a reference on
+ * its open file, a count that every CPU doing IO through it would pass around. The target's
+ * own descriptor holds the exclusive claim (O_EXCL), so the copy opens without it. */
+static int reopen(int fd)
+{
+	char path[64];
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	return open(path, (fl & (O_ACCMODE | O_DIRECT | O_DSYNC | O_SYNC)) | O_CLOEXEC);
 }
 
 static void *worker(void *arg)
@@ -283,6 +311,10 @@ static void psync_cleanup(struct rp_engine *p)
 		pthread_join(p->threads[i], NULL);
 	free(p->threads);
 	free(p->wargs);
+	for (unsigned i = 0; i < p->ntb; i++)
+		for (unsigned j = 0; j < PSYNC_MAX_FDS; j++)
+			if (p->tb[i].fds[j] >= 0)
+				close(p->tb[i].fds[j]);
 	free(p->tb);
 	if (p->tbmem)
 		munmap(p->tbmem, p->tbmem_len);
@@ -332,8 +364,15 @@ static int psync_init(struct rp_engine **out, const struct rp_engine_conf *c, st
 			psync_cleanup(p);
 			return iot_err_set(e, -ENOMEM, "out of memory");
 		}
+		p->ntb = want + 1;
 		p->pattern = c->pattern;
+		p->nfds = c->nfds < PSYNC_MAX_FDS ? c->nfds : PSYNC_MAX_FDS;
+		for (unsigned j = 0; j < p->nfds; j++)
+			p->fds[j] = c->fds[j];
 		for (unsigned i = 0; i <= want; i++) {
+			/* workers open the targets again; the reaper uses the targets' own */
+			for (unsigned j = 0; j < PSYNC_MAX_FDS; j++)
+				p->tb[i].fds[j] = i < want && j < p->nfds ? reopen(p->fds[j]) : -1;
 			p->tb[i].rd = p->tbmem + (size_t)i * 2 * RP_SLOT_BYTES;
 			p->tb[i].wr = p->tb[i].rd + RP_SLOT_BYTES;
 			if (c->pattern)

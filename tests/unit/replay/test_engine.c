@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Each engine on a temporary file: write, read back, datasync, punch a hole, zero a range. */
+#include <dirent.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -155,14 +156,27 @@ static void test_psync_inline(void **state)
 	exercise("psync", true);
 }
 
+static unsigned count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	unsigned n = 0;
+
+	assert_non_null(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
 /* Many IOs through the lock-free queues, with the queue kept full and the reaper both waiting
  * and not: every IO comes back exactly once, with its own result and its own buffer. Reads go
  * to a registered buffer and writes come from the pattern, so RAM-device mode uses its
- * per-thread buffers: what was written must still be the pattern. */
+ * per-thread buffers and descriptors: what was written must still be the pattern. */
 static void stress(bool inline_ok, unsigned depth)
 {
 	const struct rp_engine_ops *ops = rp_engine_find("psync");
-	struct rp_engine_conf conf = {.depth = depth, .inline_ok = inline_ok};
+	struct rp_engine_conf conf = {.depth = depth, .inline_ok = inline_ok, .fds = &fd, .nfds = 1};
+	unsigned fds_before = count_fds();
 	uint8_t *pat = aligned_alloc(4096, RP_SLOT_BYTES), chk[512];
 	struct rp_engine *eng;
 	struct rp_io *ios = calloc(depth, sizeof(*ios)), *done[16];
@@ -223,6 +237,7 @@ static void stress(bool inline_ok, unsigned depth)
 		assert_int_equal(sum, total);
 	}
 	ops->cleanup(eng);
+	assert_int_equal(count_fds(), fds_before); /* the threads' own openings are closed */
 	for (unsigned i = 0; i < 64; i += 3) {
 		assert_int_equal(pread(fd, chk, sizeof(chk), (off_t)i * 4096), sizeof(chk));
 		assert_memory_equal(chk, pat, sizeof(chk));
