@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -30,6 +31,10 @@ struct bt_src {
 	gzFile gz;
 	uint8_t *buf;
 	size_t pos, len; /* unread bytes are buf[pos, len) */
+	size_t map_len;  /* buf is the whole file mapped (0: a malloc'd buffer of BUF_SIZE) */
+	size_t dropped;  /* mapped bytes below this were handed back (MADV_DONTNEED) */
+	size_t ahead;    /* mapped bytes below this have their page tables filled */
+	size_t mark;     /* at this position, move the window (src_window) */
 	uint64_t off;    /* file offset of buf[0] (uncompressed) */
 	int eof;
 	int have_head;
@@ -92,6 +97,8 @@ struct bt_reader {
 	int last; /* source of the event handed out last, or -1 */
 };
 
+static void src_window(struct bt_src *s);
+
 static int src_open(struct bt_src *s, const char *path, struct iot_err *e)
 {
 	uint8_t magic[2];
@@ -121,9 +128,59 @@ static int src_open(struct bt_src *s, const char *path, struct iot_err *e)
 		gzbuffer(s->gz, 256 * 1024);
 		s->st.gzip = !strcmp(path, "-") ? 0 : 1;
 	} else {
+		struct stat st;
+
 		posix_fadvise(s->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+		if (fstat(s->fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+		    (uint64_t)st.st_size <= SIZE_MAX) {
+			/* read in place from the page cache: no copy into a buffer */
+			void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, s->fd, 0);
+
+			if (m != MAP_FAILED) {
+				madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
+				free(s->buf);
+				s->buf = m;
+				s->map_len = s->len = (size_t)st.st_size;
+				s->eof = 1;
+				src_window(s);
+			}
+		}
 	}
 	return 0;
+}
+
+/*
+ * A mapped file is read through a window: every MAP_STEP bytes, the pages well behind the
+ * record being decoded are handed back (a record with its PDU is under 128 KiB), so peak RSS
+ * does not grow with the trace (the pages stay in the page cache), and the page tables of the
+ * next MAP_AHEAD bytes are filled in one call instead of one fault per 64 KiB.
+ */
+#define MAP_STEP (2u << 20)
+#define MAP_KEEP (128u << 10)
+#define MAP_AHEAD (4u << 20)
+
+static void src_window(struct bt_src *s)
+{
+	size_t upto = s->pos > MAP_KEEP ? (s->pos - MAP_KEEP) & ~(size_t)0xfffff : 0;
+
+	if (upto > s->dropped) {
+		madvise(s->buf + s->dropped, upto - s->dropped, MADV_DONTNEED);
+		s->dropped = upto;
+	}
+#ifdef MADV_POPULATE_READ
+	if (s->ahead < s->map_len) {
+		size_t to = (s->pos + MAP_AHEAD + 0xfffff) & ~(size_t)0xfffff; /* page aligned */
+
+		if (to > s->map_len)
+			to = s->map_len;
+		if (to > s->ahead) {
+			/* older kernels say EINVAL: the pages then come in by faults */
+			madvise(s->buf + s->ahead, to - s->ahead, MADV_POPULATE_READ);
+			s->ahead = to;
+		}
+	}
+#endif
+	s->mark = s->pos + MAP_STEP;
 }
 
 static void src_close(struct bt_src *s)
@@ -132,7 +189,10 @@ static void src_close(struct bt_src *s)
 		gzclose(s->gz);
 	if (s->fd >= 0)
 		close(s->fd);
-	free(s->buf);
+	if (s->map_len)
+		munmap(s->buf, s->map_len);
+	else
+		free(s->buf);
 	free(s->path);
 	free(s->seq);
 }
@@ -143,7 +203,7 @@ static int src_fill(struct bt_src *s, struct iot_err *e)
 	ssize_t n;
 
 	if (s->eof)
-		return 0;
+		return 0; /* also a mapped file: all of it is in buf */
 	if (s->pos) {
 		memmove(s->buf, s->buf + s->pos, s->len - s->pos);
 		s->off += s->pos;
@@ -281,6 +341,8 @@ static int src_next(struct bt_src *s, struct iot_err *e)
 		s->st.version = s->st.swapped ? (m >> 24) : (m & 0xff);
 	}
 	s->pos += (size_t)n;
+	if (s->map_len && s->pos >= s->mark)
+		src_window(s);
 	s->st.records++;
 	s->st.bytes += (uint64_t)n;
 	if (track_seq(s, &s->head))
@@ -337,6 +399,8 @@ static inline void fast_take(struct bt_src *s, const uint8_t *p, struct blk_even
 	s->pos += BT_REC7_SIZE;
 	s->st.records++;
 	s->st.bytes += BT_REC7_SIZE;
+	if (s->map_len && s->pos >= s->mark)
+		src_window(s);
 }
 
 /* Fast records of s earlier than limit into out, at most max; how many. */
