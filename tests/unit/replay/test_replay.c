@@ -305,6 +305,92 @@ static void test_queue_mode(void **state)
 	assert_int_equal(st.ops[RP_OP_WRITE], 3);
 }
 
+/* A C completes the oldest pending IO of its device and sector: here a skipped write (which
+ * holds nothing back), so the read after it does not wait; the second C completes the read
+ * the trace issued second, and only what comes after waits for it. A C of another device
+ * completes nothing. */
+static void test_match_oldest(void **state)
+{
+	struct replay_opts o = opts();
+	struct replay_stats st;
+
+	(void)state;
+	nev = 0;
+	D(0, 0, 4096, WR);        /* skipped: no --allow-writes */
+	D(100, 0, 4096, RD);      /* A, same sector */
+	C(200, 0, 4096, RD);      /* completes the write, the oldest */
+	evs[nev - 1].dev = BLK_MKDEV(8, 16);
+	C(250, 0, 4096, RD);      /* another device: completes nothing */
+	evs[nev - 1].dev = BLK_MKDEV(8, 32);
+	D(300, 8, 4096, RD);      /* B: nothing to wait for */
+	C(400, 0, 4096, RD);      /* completes A */
+	D(500, 16, 4096, RD);     /* waits for A */
+	C(600, 8, 4096, RD);
+	C(700, 16, 4096, RD);
+	o.timing = RP_TIMING_AFAP;
+	o.null_lat_ns = 40 * MS;
+	run(&o, &st);
+	assert_int_equal(st.ios, 3);
+	assert_int_equal(st.skipped_writes, 1);
+	assert_true(seen[1].t_issue < seen[0].t_done);
+	assert_true(seen[2].t_issue >= seen[0].t_done);
+	assert_int_equal(st.dep_waits, 1);
+	assert_int_equal(st.trace_max_depth, 2);
+}
+
+/* ---- the pending window ------------------------------------------------------------------ */
+struct gen {
+	uint64_t i, n, ncomp;
+};
+
+/* n reads at 4 KiB steps over the first 64 MiB (so sectors repeat every 16384), none
+ * completed; then ncomp Cs for sectors 0, 8, 16 ...; then one read */
+static int gen_next(void *arg, struct blk_event *ev, struct iot_err *e)
+{
+	struct gen *g = arg;
+	uint64_t i = g->i++;
+
+	(void)e;
+	memset(ev, 0, sizeof(*ev));
+	ev->dev = BLK_MKDEV(8, 16);
+	ev->bytes = 4096;
+	ev->flags = RD;
+	ev->time = i * 1000;
+	if (i < g->n) {
+		ev->action = BLK_A_ISSUE;
+		ev->sector = (i % 16384) * 8;
+	} else if (i < g->n + g->ncomp) {
+		ev->action = BLK_A_COMPLETE;
+		ev->sector = ((i - g->n) % 16384) * 8;
+	} else if (i == g->n + g->ncomp) {
+		ev->action = BLK_A_ISSUE;
+		ev->sector = 8;
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+/* More pending than the window holds: the oldest leave it (counted) and hold nothing back;
+ * Cs still find the oldest pending IO of their sector among several */
+static void test_window_eviction(void **state)
+{
+	struct replay_opts o = opts();
+	struct replay_stats st;
+	struct gen g = {0, RP_PEND_MAX + 100, 16384 + 5};
+	struct rp_source src = {gen_next, &g};
+	struct iot_err e = {{0}};
+
+	(void)state;
+	o.observe = NULL;
+	o.timing = RP_TIMING_AFAP;
+	assert_int_equal(replay_run(&o, &src, &st, &e), 0);
+	assert_int_equal(st.ios, RP_PEND_MAX + 101);
+	assert_int_equal(st.pend_evicted, 100);
+	assert_int_equal(st.trace_max_depth, RP_PEND_MAX);
+	assert_int_equal(st.dep_waits, 0);
+}
+
 /* ---- safety -------------------------------------------------------------------------- */
 
 static void mixed(void)
@@ -529,6 +615,8 @@ int main(void)
 	    cmocka_unit_test(test_depth_follows_trace),
 	    cmocka_unit_test(test_depth_cap),
 	    cmocka_unit_test(test_queue_mode),
+	    cmocka_unit_test(test_match_oldest),
+	    cmocka_unit_test(test_window_eviction),
 	    cmocka_unit_test(test_writes_skipped),
 	    cmocka_unit_test(test_writes_as_reads),
 	    cmocka_unit_test(test_writes_allowed),
