@@ -140,7 +140,7 @@ measure() { # NAME CMD... : run CMD while tracing; print the external lag
 import re, sys
 want = [tuple(map(int, l.split()[:2])) for l in open(sys.argv[1])]  # (time, sector)
 got = []
-for l in open(sys.argv[2]):
+for l in open(sys.argv[2], errors="replace"):  # a torn line in the trace buffer is not ours
     m = re.search(r"\s(\d+\.\d+): block_bio_queue: \d+,\d+ \S+ (\d+) \+", l)
     if m:
         got.append((int(round(float(m.group(1)) * 1e9)), int(m.group(2))))
