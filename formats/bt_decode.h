@@ -104,11 +104,10 @@ static inline long bt_decode_inline(const uint8_t *buf, size_t len, struct blk_e
 		return 0;
 	total_pdu = pdu_len;
 
-	ev->flags = action >> BT_TC_SHIFT;
+	/* the categories in use end at bit 22: the others, and bit 31 (ours), are dropped */
+	ev->flags = (uint32_t)(action >> BT_TC_SHIFT) & ~(uint32_t)BLK_F_CGROUP;
 	ev->action = (uint16_t)(action & 0xff);
 	ev->cgroup = 0;
-	ev->remap_dev = 0;
-	ev->remap_sector = 0;
 	pdu = buf + hdr;
 	if ((action & BT_TA_CGROUP) && pdu_len >= 8) {
 		ev->cgroup = rd64(pdu, sw);
@@ -117,18 +116,7 @@ static inline long bt_decode_inline(const uint8_t *buf, size_t len, struct blk_e
 		pdu_len -= 8;
 	}
 	ev->pdu = pdu_len ? pdu : NULL;
-	ev->pdu_len = pdu_len;
-	if (!(ev->flags & BLK_F_NOTIFY) && ev->action == BLK_A_REMAP) {
-		struct cur c = cur_make(pdu, pdu_len);
-		uint32_t from = cur_be32(&c);
-
-		cur_be32(&c); /* device_to: the event's own device */
-		ev->remap_sector = cur_be64(&c);
-		if (!c.err)
-			ev->remap_dev = from;
-		else
-			ev->remap_sector = 0;
-	}
+	ev->pdu_len = (uint16_t)pdu_len;
 	return (long)(hdr + total_pdu);
 }
 

@@ -383,7 +383,7 @@ static inline void fast_take(struct bt_src *s, const uint8_t *p, struct blk_even
 		*s->seq_last = seq;
 	ev->time = load_u64(p + 8);
 	ev->sector = load_u64(p + 16);
-	ev->flags = action >> BT_TC_SHIFT;
+	ev->flags = (action >> BT_TC_SHIFT) & ~(uint32_t)BLK_F_CGROUP;
 	ev->cgroup = 0;
 	ev->bytes = load_u32(p + 24);
 	ev->dev = load_u32(p + 36);
@@ -392,8 +392,6 @@ static inline void fast_take(struct bt_src *s, const uint8_t *p, struct blk_even
 	ev->seq = seq;
 	ev->action = (uint16_t)(action & 0xff);
 	ev->error = load_u16(p + 44);
-	ev->remap_dev = 0;
-	ev->remap_sector = 0;
 	ev->pdu = NULL;
 	ev->pdu_len = 0;
 	s->pos += BT_REC7_SIZE;

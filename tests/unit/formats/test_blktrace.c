@@ -181,12 +181,18 @@ static void test_decode_remap(void **s)
 	struct blk_event ev;
 	size_t n = mkrec(b, 0, 1, 1, 1, 99, 512, ACT(BLK_A_REMAP, BLK_F_QUEUE | BLK_F_READ), 1,
 			 BLK_MKDEV(1, 2), 0, 0, pdu, 16);
+	uint32_t dev = 0;
+	uint64_t sector = 0;
 
 	(void)s;
 	assert_int_equal(bt_decode(b, n, &ev, NULL), (long)n);
 	assert_int_equal(ev.action, BLK_A_REMAP);
-	assert_int_equal(ev.remap_dev, 0x00800001);
-	assert_true(ev.remap_sector == 0x1234);
+	assert_true(blk_event_remap(&ev, &dev, &sector));
+	assert_int_equal(dev, 0x00800001);
+	assert_true(sector == 0x1234);
+	/* a PDU too short for the remap source */
+	ev.pdu_len = 15;
+	assert_false(blk_event_remap(&ev, &dev, &sector));
 }
 
 static void test_decode_bad(void **s)
