@@ -74,14 +74,6 @@ void blk_analysis_set_comms(struct blk_analysis *a, const struct bt_comm_table *
 void blk_analysis_feed(struct blk_analysis *a, const struct blk_event *ev);
 /* The same for n events in a row (notifies among them are skipped). */
 void blk_analysis_feed_batch(struct blk_analysis *a, const struct blk_event *ev, unsigned n);
-/*
- * A pass over two threads: after blk_analysis_split(), blk_analysis_feed() runs only part of
- * the sinks and blk_analysis_feed_side() the rest (the latency matching, the costliest).
- * Both must be given every event (blk_analysis_feed_side() takes n in a row), in the same order, each from one thread; call
- * blk_analysis_finish() once both are done. The results are those of the single pass.
- */
-void blk_analysis_split(struct blk_analysis *a);
-void blk_analysis_feed_side(struct blk_analysis *a, const struct blk_event *ev, unsigned n);
 void blk_analysis_finish(struct blk_analysis *a);
 /* Devices seen, in order of first appearance, and the trace span (non-notify events). */
 unsigned blk_analysis_ndevices(const struct blk_analysis *a);

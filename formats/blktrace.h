@@ -65,25 +65,18 @@ int bt_reader_next(struct bt_reader *r, struct blk_event *ev, struct iot_err *e)
 /* The same without the copy: *ev points into the reader and stays valid until the next call. */
 int bt_reader_next_ref(struct bt_reader *r, const struct blk_event **ev, struct iot_err *e);
 /* Several at once: ev[0..*n) in time order (*n >= 1 when 1 is returned), valid until the next
- * call. With prefetch on, a batch of the reader thread; without, one event. */
+ * call; batches of up to 4096, from the reader thread with prefetch on. Once called, later
+ * bt_reader_next() calls take their events from the batches too. */
 int bt_reader_next_batch(struct bt_reader *r, const struct blk_event **ev, unsigned *n,
 			 struct iot_err *e);
 
 /*
  * Read ahead in a second thread: reading, decoding and merging then overlap with the
- * caller's work. Events and their PDUs stay valid until the next call, as without it. With prefetch on, call bt_reader_stats() only once
- * bt_reader_next() has returned 0 or an error.
+ * caller's work. Events and their PDUs stay valid until the next call, as without it. With
+ * prefetch on, call bt_reader_stats() only once bt_reader_next() has returned 0 or an error.
  */
 int bt_reader_prefetch(struct bt_reader *r, struct iot_err *e);
 
-/*
- * Prefetch with a tap: tap(arg, events, n) runs in the reader thread on every batch of events
- * (in trace order, notifies included, PDUs valid) before the caller's bt_reader_next() sees
- * them, so that part of a pass can run beside the caller's. Everything the tap wrote to memory
- * is visible to the caller when it receives those events. The tap must not call the reader.
- */
-typedef void (*bt_tap_fn)(void *arg, const struct blk_event *ev, unsigned n);
-int bt_reader_prefetch_tap(struct bt_reader *r, bt_tap_fn tap, void *arg, struct iot_err *e);
 
 const struct bt_stats *bt_reader_stats(const struct bt_reader *r);
 /* Command name of pid from PROCESS notifies seen so far, or NULL. */

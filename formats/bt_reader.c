@@ -54,6 +54,9 @@ struct bt_src {
 #define PF_BATCH 4096
 #define PF_NBATCH 8
 #define PF_SPINS 256
+#ifndef SB_BATCH
+#define SB_BATCH 512 /* without a thread: small, so the events are still in L1 when used */
+#endif
 #define PF_ARENA (256u * 1024)
 #define PF_PDU_MAX (BT_REC8_SIZE + 0xffffu)
 
@@ -66,27 +69,27 @@ struct pf_batch {
 	uint8_t arena[PF_ARENA];
 };
 
-enum { PF_PROD, PF_TAP, PF_CONS };
+enum { PF_PROD, PF_CONS };
 
 struct prefetch {
-	pthread_t thread, tap_thread;
-	int tap_started, joined;
+	pthread_t thread;
+	int joined;
 	pthread_mutex_t mu;
-	pthread_cond_t cond[3];  /* one per stage: PF_PROD, PF_TAP, PF_CONS */
-	atomic_int waiting[3];   /* that stage sleeps (or is about to) on its cond */
+	pthread_cond_t cond[2];  /* one per side: PF_PROD, PF_CONS */
+	atomic_int waiting[2];   /* that side sleeps (or is about to) on its cond */
 	struct pf_batch *b;      /* ring of PF_NBATCH */
-	/* batches filled, tapped, released: monotonic, batch k lives in b[k % PF_NBATCH] */
-	atomic_uint produced, tapped, consumed;
+	/* batches filled, released: monotonic, batch k lives in b[k % PF_NBATCH] */
+	atomic_uint produced, consumed;
 	atomic_int stop;
-	unsigned spins;          /* spin this long before sleeping: 0 with fewer CPUs than threads */
+	unsigned spins;          /* spin this long before sleeping: 0 on one CPU */
 	unsigned pos;            /* consumer: next event in its batch */
 	int have;                /* consumer: its batch is ready */
-	bt_tap_fn tap;           /* run on each batch in a thread of its own, between the two */
-	void *tap_arg;
 };
 
 struct bt_reader {
 	struct prefetch *pf;
+	struct pf_batch *sb; /* without prefetch, bt_reader_next_batch()'s batch */
+	unsigned sb_pos;
 	struct bt_src *src;
 	unsigned nsrc;
 	unsigned *heap; /* indexes into src, ordered by head time */
@@ -734,14 +737,57 @@ static unsigned merge_run(struct bt_reader *r, struct blk_event *out, unsigned m
 }
 
 /*
- * Hand-over between the threads: the reader fills batches, the tap (when there is one) runs
- * on each in a second thread, the caller takes them in its own; three monotonic counts say
- * how far each stage is, read without a lock. A stage that finds nothing to do spins a
- * little when every thread has a CPU of its own (a batch takes a few hundred microseconds),
- * then sleeps on its condition variable; the stage that makes progress signals only when
- * the sleeper's flag is set. Sequentially consistent order on (count, flag) makes that
- * safe: the sleeper sets its flag before it looks at the count again, the waker changes the
- * count before it looks at the flag, so at least one of them sees the other.
+ * Decode, merge and copy PDUs into b until it is full or the trace ends: the work of the
+ * reader thread, or of bt_reader_next_batch() without one. Returns b->end.
+ */
+static int fill_batch(struct bt_reader *r, struct pf_batch *b, unsigned max)
+{
+	int ret = 1, swapped;
+
+	b->n = 0;
+	b->used = 0;
+	b->end = 0;
+	while (b->n < max && PF_ARENA - b->used >= PF_PDU_MAX) {
+		struct blk_event *ev = &b->ev[b->n];
+		const struct blk_event *src;
+
+		ret = merge_next(r, &src, &swapped, &b->err);
+		if (ret <= 0)
+			break;
+		*ev = *src;
+		if (ev->pdu_len) {
+			uint8_t *dst = b->arena + b->used;
+
+			memcpy(dst, ev->pdu, ev->pdu_len);
+			/* the TIMESTAMP words are in the record's order: make them host order */
+			if (swapped && blk_is_notify(ev) && ev->action == BLK_N_TIMESTAMP &&
+			    ev->pdu_len >= 8) {
+				uint32_t w[2];
+
+				memcpy(w, dst, 8);
+				w[0] = __builtin_bswap32(w[0]);
+				w[1] = __builtin_bswap32(w[1]);
+				memcpy(dst, w, 8);
+			}
+			ev->pdu = dst;
+			b->used += ev->pdu_len;
+		}
+		b->n++;
+		b->n += merge_run(r, &b->ev[b->n], max - b->n);
+	}
+	if (ret <= 0)
+		b->end = ret == 0 ? 1 : ret;
+	return b->end;
+}
+
+/*
+ * Hand-over between the reader thread and the caller: two monotonic counts of batches,
+ * read without a lock. A side that finds nothing to do spins a little when there is a CPU
+ * for each (a batch takes a few hundred microseconds), then sleeps on its condition
+ * variable; the other side signals only when the sleeper's flag is set. Sequentially
+ * consistent order on (count, flag) makes that safe: the sleeper sets its flag before it
+ * looks at the count again, the waker changes the count before it looks at the flag, so at
+ * least one of them sees the other.
  */
 static inline void cpu_relax(void)
 {
@@ -754,17 +800,10 @@ static inline void cpu_relax(void)
 
 static int pf_ok(struct prefetch *pf, int who)
 {
-	switch (who) {
-	case PF_PROD:
+	if (who == PF_PROD)
 		return atomic_load(&pf->produced) - atomic_load(&pf->consumed) < PF_NBATCH ||
 		       atomic_load(&pf->stop);
-	case PF_TAP:
-		return atomic_load(&pf->tapped) != atomic_load(&pf->produced) ||
-		       atomic_load(&pf->stop);
-	default:
-		return atomic_load(&pf->consumed) !=
-		       atomic_load(pf->tap ? &pf->tapped : &pf->produced);
-	}
+	return atomic_load(&pf->consumed) != atomic_load(&pf->produced);
 }
 
 static void pf_wait(struct prefetch *pf, int who)
@@ -797,71 +836,14 @@ static void *pf_main(void *arg)
 	struct prefetch *pf = r->pf;
 
 	for (;;) {
-		struct pf_batch *b;
-		int ret = 1, swapped;
+		int end;
 
 		if (!pf_ok(pf, PF_PROD))
 			pf_wait(pf, PF_PROD);
 		if (atomic_load(&pf->stop))
 			return NULL;
-		b = &pf->b[atomic_load(&pf->produced) % PF_NBATCH];
-		b->n = 0;
-		b->used = 0;
-		b->end = 0;
-		while (b->n < PF_BATCH && PF_ARENA - b->used >= PF_PDU_MAX) {
-			struct blk_event *ev = &b->ev[b->n];
-			const struct blk_event *src;
-
-			ret = merge_next(r, &src, &swapped, &b->err);
-			if (ret <= 0)
-				break;
-			*ev = *src;
-			if (ev->pdu_len) {
-				uint8_t *dst = b->arena + b->used;
-
-				memcpy(dst, ev->pdu, ev->pdu_len);
-				/* the TIMESTAMP words are in the record's order: make them host order */
-				if (swapped && blk_is_notify(ev) && ev->action == BLK_N_TIMESTAMP &&
-				    ev->pdu_len >= 8) {
-					uint32_t w[2];
-
-					memcpy(w, dst, 8);
-					w[0] = __builtin_bswap32(w[0]);
-					w[1] = __builtin_bswap32(w[1]);
-					memcpy(dst, w, 8);
-				}
-				ev->pdu = dst;
-				b->used += ev->pdu_len;
-			}
-			b->n++;
-			b->n += merge_run(r, &b->ev[b->n], PF_BATCH - b->n);
-		}
-		if (ret <= 0)
-			b->end = ret == 0 ? 1 : ret;
+		end = fill_batch(r, &pf->b[atomic_load(&pf->produced) % PF_NBATCH], PF_BATCH);
 		atomic_fetch_add(&pf->produced, 1);
-		pf_wake(pf, pf->tap ? PF_TAP : PF_CONS);
-		if (b->end)
-			return NULL;
-	}
-}
-
-static void *pf_tap_main(void *arg)
-{
-	struct prefetch *pf = arg;
-
-	for (;;) {
-		struct pf_batch *b;
-		int end;
-
-		if (!pf_ok(pf, PF_TAP))
-			pf_wait(pf, PF_TAP);
-		if (atomic_load(&pf->stop))
-			return NULL;
-		b = &pf->b[atomic_load(&pf->tapped) % PF_NBATCH];
-		if (b->n)
-			pf->tap(pf->tap_arg, b->ev, b->n);
-		end = b->end;
-		atomic_fetch_add(&pf->tapped, 1);
 		pf_wake(pf, PF_CONS);
 		if (end)
 			return NULL;
@@ -877,42 +859,38 @@ static void pf_stop(struct bt_reader *r)
 	atomic_store(&pf->stop, 1);
 	pthread_mutex_lock(&pf->mu);
 	pthread_cond_signal(&pf->cond[PF_PROD]);
-	pthread_cond_signal(&pf->cond[PF_TAP]);
 	pthread_mutex_unlock(&pf->mu);
 	pthread_join(pf->thread, NULL);
-	if (pf->tap_started)
-		pthread_join(pf->tap_thread, NULL);
 	pf->joined = 1;
 }
 
 static void pf_free(struct prefetch *pf)
 {
 	pthread_mutex_destroy(&pf->mu);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 2; i++)
 		pthread_cond_destroy(&pf->cond[i]);
 	free(pf->b);
 	free(pf);
 }
 
-int bt_reader_prefetch_tap(struct bt_reader *r, bt_tap_fn tap, void *arg, struct iot_err *e)
+int bt_reader_prefetch(struct bt_reader *r, struct iot_err *e)
 {
 	struct prefetch *pf;
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int ret;
 
 	if (r->pf)
-		return iot_err_set(e, -EBUSY, "the reader thread is already running");
+		return 0;
+	if (r->sb)
+		return iot_err_set(e, -EBUSY, "prefetch must start before the first batch");
 	pf = calloc(1, sizeof(*pf));
 	if (!pf || !(pf->b = calloc(PF_NBATCH, sizeof(*pf->b)))) {
 		free(pf);
 		return iot_err_set(e, -ENOMEM, "out of memory");
 	}
 	pthread_mutex_init(&pf->mu, NULL);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 2; i++)
 		pthread_cond_init(&pf->cond[i], NULL);
-	pf->tap = tap;
-	pf->tap_arg = arg;
-	pf->spins = ncpu >= (tap ? 3 : 2) ? PF_SPINS : 0;
+	pf->spins = sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? PF_SPINS : 0;
 	r->pf = pf;
 	ret = pthread_create(&pf->thread, NULL, pf_main, r);
 	if (ret) {
@@ -920,53 +898,48 @@ int bt_reader_prefetch_tap(struct bt_reader *r, bt_tap_fn tap, void *arg, struct
 		pf_free(pf);
 		return iot_err_set(e, -ret, "cannot start the reader thread: %s", strerror(ret));
 	}
-	if (tap) {
-		ret = pthread_create(&pf->tap_thread, NULL, pf_tap_main, pf);
-		if (ret) {
-			pf_stop(r);
-			r->pf = NULL;
-			pf_free(pf);
-			return iot_err_set(e, -ret, "cannot start the tap thread: %s", strerror(ret));
-		}
-		pf->tap_started = 1;
-	}
 	return 0;
 }
 
-int bt_reader_prefetch(struct bt_reader *r, struct iot_err *e)
-{
-	if (r->pf)
-		return 0;
-	return bt_reader_prefetch_tap(r, NULL, NULL, e);
-}
-
-/* Next event from the prefetched batches, in its batch. */
-static int pf_next(struct bt_reader *r, const struct blk_event **ev, int *swapped,
-		   struct iot_err *e)
+/* The caller's current batch: the prefetched one, or (without prefetch) the one filled here,
+ * refilled once used up. NULL with *ret set at the end of the trace or on error. */
+static struct pf_batch *cur_batch(struct bt_reader *r, unsigned **pos, int *ret,
+				  struct iot_err *e)
 {
 	struct prefetch *pf = r->pf;
+	struct pf_batch *b;
 
-	*swapped = 0; /* the producer made PDUs host order */
+	if (!pf) {
+		b = r->sb;
+		*pos = &r->sb_pos;
+		if (r->sb_pos < b->n)
+			return b;
+		if (b->end || (fill_batch(r, b, SB_BATCH), r->sb_pos = 0, !b->n)) {
+			if (b->end < 0 && e)
+				*e = b->err;
+			*ret = b->end < 0 ? b->end : 0;
+			return NULL;
+		}
+		return b;
+	}
+	*pos = &pf->pos;
 	for (;;) {
-		struct pf_batch *b;
-
 		if (!pf->have) {
-			/* the count's ordering makes the other threads' writes to the batch visible */
+			/* the count's ordering makes the reader's writes to the batch visible */
 			if (!pf_ok(pf, PF_CONS))
 				pf_wait(pf, PF_CONS);
 			pf->have = 1;
 		}
 		b = &pf->b[atomic_load(&pf->consumed) % PF_NBATCH];
-		if (pf->pos < b->n) {
-			*ev = &b->ev[pf->pos++];
-			return 1;
-		}
+		if (pf->pos < b->n)
+			return b;
 		if (b->end) {
-			/* the threads have returned: join them so that their counters are visible */
+			/* the thread has returned: join it so that its counters are visible */
 			pf_stop(r);
 			if (b->end < 0 && e)
 				*e = b->err;
-			return b->end < 0 ? b->end : 0;
+			*ret = b->end < 0 ? b->end : 0;
+			return NULL;
 		}
 		pf->pos = 0;
 		pf->have = 0;
@@ -977,11 +950,21 @@ static int pf_next(struct bt_reader *r, const struct blk_event **ev, int *swappe
 
 int bt_reader_next_ref(struct bt_reader *r, const struct blk_event **ev, struct iot_err *e)
 {
-	int swapped, ret;
+	int swapped = 0, ret = 1;
 
-	ret = r->pf ? pf_next(r, ev, &swapped, e) : merge_next(r, ev, &swapped, e);
-	if (ret <= 0)
-		return ret;
+	if (r->pf || r->sb) {
+		/* batches: PDUs were made host order when they were copied */
+		unsigned *pos;
+		struct pf_batch *b = cur_batch(r, &pos, &ret, e);
+
+		if (!b)
+			return ret;
+		*ev = &b->ev[(*pos)++];
+	} else {
+		ret = merge_next(r, ev, &swapped, e);
+		if (ret <= 0)
+			return ret;
+	}
 	r->st.events++;
 	if (blk_is_notify(*ev))
 		handle_notify(r, *ev, swapped);
@@ -991,19 +974,25 @@ int bt_reader_next_ref(struct bt_reader *r, const struct blk_event **ev, struct 
 int bt_reader_next_batch(struct bt_reader *r, const struct blk_event **ev, unsigned *n,
 			 struct iot_err *e)
 {
-	struct prefetch *pf = r->pf;
-	int swapped, ret;
+	struct pf_batch *b;
+	unsigned *pos;
+	int ret = 1;
 
-	if (!pf) {
-		*n = 1;
-		return bt_reader_next_ref(r, ev, e);
+	if (!r->pf && !r->sb) {
+		/* the first batch without prefetch: from here on, events come by batches */
+		r->sb = malloc(sizeof(*r->sb));
+		if (!r->sb)
+			return iot_err_set(e, -ENOMEM, "out of memory");
+		r->sb->n = 0;
+		r->sb->end = 0;
+		r->sb_pos = 0;
 	}
-	/* the rest of the current batch: one event through pf_next(), the others after it */
-	ret = pf_next(r, ev, &swapped, e);
-	if (ret <= 0)
+	b = cur_batch(r, &pos, &ret, e);
+	if (!b)
 		return ret;
-	*n = pf->b[atomic_load(&pf->consumed) % PF_NBATCH].n - pf->pos + 1;
-	pf->pos += *n - 1;
+	*ev = &b->ev[*pos];
+	*n = b->n - *pos;
+	*pos = b->n;
 	r->st.events += *n;
 	for (unsigned i = 0; i < *n; i++)
 		if (blk_is_notify(&(*ev)[i]))
@@ -1046,6 +1035,7 @@ void bt_reader_free(struct bt_reader *r)
 		pf_stop(r);
 		pf_free(r->pf);
 	}
+	free(r->sb);
 	for (unsigned i = 0; i < r->nsrc; i++)
 		src_close(&r->src[i]);
 	free(r->src);
