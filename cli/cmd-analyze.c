@@ -451,7 +451,8 @@ static const char *fmt_bytes(uint64_t b, char *buf, size_t len)
 
 static void text_device(FILE *f, const json_t *d, uint64_t start)
 {
-	static const char *const lat[] = {"q2d", "d2c", "q2c", "q2g", "g2i", "q2m", "i2d", "m2d"};
+	static const char *const lat[] = {"q2d", "d2c", "q2c", "q2g", "g2i",
+					  "q2m", "i2d", "m2d", "d2c_request"};
 	char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
 	const json_t *idle = json_object_get(d, "idle"), *longest;
 	size_t i;
@@ -469,14 +470,16 @@ static void text_device(FILE *f, const json_t *d, uint64_t start)
 	        jget_u(d, "actions.backmerge.reads") + jget_u(d, "actions.backmerge.writes"),
 	        jget_u(d, "actions.frontmerge.reads") + jget_u(d, "actions.frontmerge.writes"),
 	        jget_u(d, "actions.requeue.reads") + jget_u(d, "actions.requeue.writes"));
-	fprintf(f, "  %-10s %8s %10s %10s %10s %10s %10s %10s\n", "latency", "bios", "mean", "min",
+	fprintf(f, "  %-10s %8s %10s %10s %10s %10s %10s %10s\n", "latency", "count", "mean", "min",
 	        "p50", "p90", "p99", "max");
 	for (i = 0; i < sizeof(lat) / sizeof(lat[0]); i++) {
 		const json_t *h = json_object_get(json_object_get(d, "latency_ns"), lat[i]);
+		/* bios for the btt intervals; requests (one D, one C) for the last row */
+		const char *name = strcmp(lat[i], "d2c_request") ? lat[i] : "d2c rq";
 
 		if (!jget_u(h, "count") && i > 2)
 			continue;
-		fprintf(f, "    %-8s %8" PRIu64 " %10s %10s %10s %10s %10s %10s\n", lat[i],
+		fprintf(f, "    %-8s %8" PRIu64 " %10s %10s %10s %10s %10s %10s\n", name,
 		        jget_u(h, "count"), fmt_duration(jget_f(h, "mean"), b1, sizeof(b1)),
 		        fmt_duration((double)jget_u(h, "min"), b2, sizeof(b2)),
 		        fmt_duration((double)jget_u(h, "p50"), b3, sizeof(b3)),
@@ -484,6 +487,9 @@ static void text_device(FILE *f, const json_t *d, uint64_t start)
 		        fmt_duration((double)jget_u(h, "p99"), b5, sizeof(b5)),
 		        fmt_duration((double)jget_u(h, "max"), b6, sizeof(b6)));
 	}
+	if (!jget_u(d, "latency_ns.q2c.count") && jget_u(d, "latency_ns.d2c_request.count"))
+		fprintf(f, "    (no queue (Q) events in the trace: d2c rq is per request, issue to "
+		           "completion)\n");
 	fprintf(f, "  %-10s mean %.2f, max %" PRIu64 "\n", "depth", jget_f(d, "depth.mean"),
 	        jget_u(d, "depth.max"));
 	fprintf(f, "  %-10s %" PRIu64 " gaps >= %s, %s in total (%.1f%% of the span)\n", "idle",

@@ -24,6 +24,26 @@ for row in reads queued latency q2d d2c q2c depth idle seeks; do
 	grep -Eq "^ +$row " text.txt || fail "text lacks '$row'"
 done
 grep -Eq "pid 100[0-3] \((dd|fio|kworker/0:1|jbd2/loop0-8)\)" text.txt || fail "no gap owner"
+grep -Eq "^ +d2c rq +3000 " text.txt || fail "text lacks the per-request d2c row"
+
+# a trace of issues and completions only (a replay's --record, a capture with -a issue,complete):
+# no bio latencies, so the text says so and shows the per-request d2c
+mkdir dc
+python3 - run/trace.blktrace.0 dc/trace.blktrace.0 <<'PY'
+import sys
+src = open(sys.argv[1], "rb").read()
+out, i = bytearray(), 0
+while i + 48 <= len(src):
+    n = 48 + int.from_bytes(src[i + 46:i + 48], "little")
+    act = int.from_bytes(src[i + 28:i + 32], "little")
+    if act & 0xffff in (7, 8) or act & (1 << 26):  # D, C, or a notify
+        out += src[i:i + n]
+    i += n
+open(sys.argv[2], "wb").write(out)
+PY
+"$IOTAPE" analyze dc/trace.blktrace.0 >dc.txt 2>err || fail "D/C-only trace: $(cat err)"
+grep -Eq "^ +d2c rq +[1-9][0-9]* " dc.txt || fail "no per-request d2c: $(cat dc.txt)"
+grep -q "no queue (Q) events" dc.txt || fail "no note about the missing Q events: $(cat dc.txt)"
 
 # JSON: the documented keys (docs/json.md)
 "$IOTAPE" analyze --json -o out.json run/trace
