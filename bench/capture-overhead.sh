@@ -6,12 +6,14 @@
 # Target (issue 3): at most 5 % slowdown and no lost events. Not a test: run it by hand, as
 # root:  bench/capture-overhead.sh [IOTAPE]
 # env: RUNS=5 SECS=5 DEPTH=16 READERS="raw pipe raw:issue,complete" (READER[:MASK] per config)
+#      TARGET=zram|loop (default: zram where the kernel has it, else a loop device over tmpfs)
 set -euo pipefail
 IOTAPE=${1:-iotape}
 RUNS=${RUNS:-5}
 SECS=${SECS:-5}
 DEPTH=${DEPTH:-16}
 READERS=${READERS:-raw pipe raw:issue,complete}
+TARGET=${TARGET:-zram}
 [ "$(id -u)" -eq 0 ] || { echo "capture-overhead: needs root" >&2; exit 2; }
 command -v fio >/dev/null || { echo "capture-overhead: needs fio" >&2; exit 2; }
 # the blk tracer is global: wait for the capture integration tests (same lock) to finish
@@ -27,7 +29,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-if [ -w /sys/class/zram-control/hot_add ]; then
+if [ "$TARGET" = zram ] && [ -w /sys/class/zram-control/hot_add ]; then
 	ZID=$(cat /sys/class/zram-control/hot_add)
 	echo 1G >/sys/block/zram$ZID/disksize
 	DEV=/dev/zram$ZID
@@ -91,7 +93,7 @@ print("%.3f" % ((d["iotape_cpu"]["user_s"] + d["iotape_cpu"]["sys_s"]) / max(d["
 done
 b=$(echo "${base[@]}" | median)
 bc=$(echo "${basecpu[@]}" | median)
-echo "baseline median: $b IOPS, fio CPU $bc us per IO"
+echo "baseline median: $b IOPS, fio CPU $bc us per IO; load average $(cut -d" " -f1-3 /proc/loadavg)"
 for r in $READERS; do
 	t=$(echo "${traced[$r]}" | median)
 	tc=$(echo "${tcpu[$r]}" | median)
@@ -99,6 +101,7 @@ for r in $READERS; do
 	slow=$(python3 -c "print(f'{(1 - $t / $b) * 100:.1f}')")
 	cslow=$(python3 -c "print(f'{($tc / $bc - 1) * 100:.1f}')")
 	echo "reader $r: median $t IOPS, slowdown $slow %; fio CPU $tc us per IO (+$cslow %);" \
-		"iotape CPU $rc s per million events; events $((events[$r] / RUNS)) per run," \
+		"iotape CPU $rc s per million events; events $((events[$r] / RUNS)) per run" \
+		"($(python3 -c "print(f'{${events[$r]} / ($t * $SECS * $RUNS):.1f}')") per IO)," \
 		"lost ${lost[$r]} in $RUNS runs"
 done
