@@ -160,15 +160,6 @@ static inline void consume(struct run *r, const struct blk_event *ev)
 		notify(r, ev);
 }
 
-/* n events in a row: the sinks skip the notifies, which are handled here */
-static void consume_batch(struct run *r, const struct blk_event *ev, unsigned n)
-{
-	blk_analysis_feed_batch(r->a, ev, n);
-	r->events += n;
-	for (unsigned i = 0; i < n; i++)
-		if (blk_is_notify(&ev[i]))
-			notify(r, &ev[i]);
-}
 
 /* Merge the inputs by time (few inputs: a linear scan beats a heap) and feed every sink. */
 static int run_pass(struct run *r)
@@ -183,15 +174,23 @@ static int run_pass(struct run *r)
 		 * over two threads was measured slower: each then pulls every decoded event from
 		 * the other CPU's cache.)
 		 */
+		struct bt_reader *rd = r->in[0].r;
+		const struct bt_stats *st;
 		const struct blk_event *ev;
 		unsigned n;
 
-		if ((ret = bt_reader_prefetch(r->in[0].r, &e)))
+		if ((ret = bt_reader_prefetch(rd, &e)))
 			return input_error(&e, ret);
-		while ((ret = bt_reader_next_batch(r->in[0].r, &ev, &n, &e)) > 0)
-			consume_batch(r, ev, n);
+		while ((ret = bt_reader_next_batch(rd, &ev, &n, &e)) > 0)
+			blk_analysis_feed_batch(r->a, ev, n);
 		if (ret < 0)
 			return input_error(&e, ret);
+		/* the reader counted the notifies and kept the names: no second look at each event */
+		st = bt_reader_stats(rd);
+		r->events = st->events;
+		r->notifies = st->notifies;
+		r->messages = st->messages;
+		blk_analysis_set_comms(r->a, bt_reader_comms(rd));
 		blk_analysis_finish(r->a);
 		return EXIT_OK;
 	}
