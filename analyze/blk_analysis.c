@@ -24,11 +24,18 @@ static const struct blk_sink_ops *const all_sinks[] = {
 #define DEVHASH (2 * BLK_MAX_DEVICES) /* power of two, at most half full */
 
 enum { S_COUNTS, S_LATENCY, S_DEPTH, S_IDLE, S_SEEK, S_TIMELINE };
+#define ALL_SINKS ((1u << NSINKS) - 1)
+/*
+ * A split pass (blk_analysis_split) feeds these sinks from the reader's thread, on each batch
+ * right after it is decoded (still in that CPU's cache), and the others from the caller's.
+ * Measured on 4.8 M events: 0.22 s with every sink in the caller's thread, 0.16 s with this
+ * set beside the reader (0.17 s without the seeks there, 0.18 s with the idle gaps too).
+ */
+#define SIDE_SINKS (1u << S_COUNTS | 1u << S_DEPTH | 1u << S_SEEK | 1u << S_TIMELINE)
+#define MAIN_SINKS (ALL_SINKS & ~SIDE_SINKS)
 
-struct blk_analysis {
-	struct blk_opts o;
-	void *sink[NSINKS];
-	/* device table: open addressing on dev + 1 (0 = empty) */
+/* Device number to dense index: open addressing on dev + 1 (0 = empty). */
+struct devtab {
 	uint32_t hkey[DEVHASH];
 	uint16_t hidx[DEVHASH];
 	uint32_t devs[BLK_MAX_DEVICES];
@@ -36,7 +43,20 @@ struct blk_analysis {
 	uint32_t last_dev; /* one-entry cache: consecutive events are mostly one device */
 	unsigned last_idx;
 	int have_last;
-	int have_time; /* the sinks have seen the first event */
+	int have_time; /* this side's sinks have seen the first event */
+};
+
+struct blk_analysis {
+	struct blk_opts o;
+	void *sink[NSINKS];
+	/*
+	 * In a split pass each side has its own device table: both see the same events in the
+	 * same order, so they number the devices alike.
+	 */
+	struct devtab main;
+	/* its own cache lines: the reader's thread reads it for every event */
+	_Alignas(64) struct devtab side;
+	_Alignas(64) int split;
 	uint64_t dropped;
 	uint64_t start, end;
 	int finished;
@@ -56,7 +76,7 @@ void blk_opts_init(struct blk_opts *o)
 
 int blk_analysis_new(struct blk_analysis **out, const struct blk_opts *o)
 {
-	struct blk_analysis *a = calloc(1, sizeof(*a));
+	struct blk_analysis *a = blk_zalloc(sizeof(*a));
 
 	*out = NULL;
 	if (!a)
@@ -97,95 +117,130 @@ void blk_analysis_set_comms(struct blk_analysis *a, const struct bt_comm_table *
 }
 
 /* Dense index of dev, or -1 when the table is full. */
-static inline int dev_index(struct blk_analysis *a, uint32_t dev)
+static inline int dev_index(struct devtab *t, uint32_t dev)
 {
 	uint32_t key = dev + 1, h;
 
-	if (a->have_last && a->last_dev == dev)
-		return (int)a->last_idx;
+	if (t->have_last && t->last_dev == dev)
+		return (int)t->last_idx;
 	h = (key * 0x9e3779b1u) & (DEVHASH - 1);
-	while (a->hkey[h] && a->hkey[h] != key)
+	while (t->hkey[h] && t->hkey[h] != key)
 		h = (h + 1) & (DEVHASH - 1);
-	if (!a->hkey[h]) {
-		if (a->ndev == BLK_MAX_DEVICES)
+	if (!t->hkey[h]) {
+		if (t->ndev == BLK_MAX_DEVICES)
 			return -1;
-		a->hkey[h] = key;
-		a->hidx[h] = (uint16_t)a->ndev;
-		a->devs[a->ndev++] = dev;
+		t->hkey[h] = key;
+		t->hidx[h] = (uint16_t)t->ndev;
+		t->devs[t->ndev++] = dev;
 	}
-	a->have_last = 1;
-	a->last_dev = dev;
-	a->last_idx = a->hidx[h];
-	return (int)a->last_idx;
+	t->have_last = 1;
+	t->last_dev = dev;
+	t->last_idx = t->hidx[h];
+	return (int)t->last_idx;
 }
 
+#define ON(k) (mask & (1u << (k)))
+
 /* The first event starts every sink's clock (idle gaps, timeline bins): it goes to all. */
-static void feed_first(struct blk_analysis *a, unsigned idx, const struct blk_event *ev)
+static void feed_first(struct blk_analysis *a, unsigned mask, unsigned idx,
+		       const struct blk_event *ev)
 {
 	void *const *k = a->sink;
 
-	blk_counts_feed(k[S_COUNTS], idx, ev);
-	blk_latency_feed(k[S_LATENCY], idx, ev);
-	blk_depth_feed(k[S_DEPTH], idx, ev);
-	blk_idle_feed(k[S_IDLE], idx, ev);
-	blk_seek_feed(k[S_SEEK], idx, ev);
-	blk_timeline_feed(k[S_TIMELINE], idx, ev);
+	if (ON(S_COUNTS))
+		blk_counts_feed(k[S_COUNTS], idx, ev);
+	if (ON(S_LATENCY))
+		blk_latency_feed(k[S_LATENCY], idx, ev);
+	if (ON(S_DEPTH))
+		blk_depth_feed(k[S_DEPTH], idx, ev);
+	if (ON(S_IDLE))
+		blk_idle_feed(k[S_IDLE], idx, ev);
+	if (ON(S_SEEK))
+		blk_seek_feed(k[S_SEEK], idx, ev);
+	if (ON(S_TIMELINE))
+		blk_timeline_feed(k[S_TIMELINE], idx, ev);
 }
 
 /*
- * The hot loop: direct calls, and only to the sinks that look at this action (each one
- * ignores the others anyway; the span's end reaches them through finish()). A third of the
- * time per event went to calls that returned at once.
+ * The hot loop: direct calls, and only to the sinks in mask that look at this action (each
+ * one ignores the others anyway; the span's end reaches them through finish()). A third of
+ * the time per event went to calls that returned at once. mask and main are constants at
+ * every call site, so each use compiles to its own loop without the tests.
  */
-void blk_analysis_feed_batch(struct blk_analysis *a, const struct blk_event *ev, unsigned n)
+static inline __attribute__((always_inline)) void
+feed_run(struct blk_analysis *a, struct devtab *t, const unsigned mask, const int main,
+	 const struct blk_event *ev, unsigned n)
 {
 	void *const *k = a->sink;
+	uint64_t end = a->end; /* written back once: the other thread reads nearby lines */
 
 	for (unsigned i = 0; i < n; i++, ev++) {
-		int idx;
+		int r;
+		unsigned idx;
 
 		if (blk_is_notify(ev))
 			continue;
-		idx = dev_index(a, ev->dev);
-		if (idx < 0) {
-			a->dropped++;
+		r = dev_index(t, ev->dev);
+		if (r < 0) {
+			if (main)
+				a->dropped++;
 			continue;
 		}
-		if (!a->have_time) {
-			a->have_time = 1;
-			a->start = a->end = ev->time;
-			feed_first(a, (unsigned)idx, ev);
+		idx = (unsigned)r;
+		if (!t->have_time) {
+			t->have_time = 1;
+			if (main)
+				a->start = end = ev->time;
+			feed_first(a, mask, idx, ev);
 			continue;
 		}
-		if (ev->time > a->end)
-			a->end = ev->time;
-		blk_counts_feed(k[S_COUNTS], (unsigned)idx, ev);
+		if (main && ev->time > end)
+			end = ev->time;
+		if (ON(S_COUNTS))
+			blk_counts_feed(k[S_COUNTS], idx, ev);
 		switch (ev->action) {
 		case BLK_A_QUEUE:
 		case BLK_A_INSERT:
-			blk_latency_feed(k[S_LATENCY], (unsigned)idx, ev);
-			blk_idle_feed(k[S_IDLE], (unsigned)idx, ev);
+			if (ON(S_LATENCY))
+				blk_latency_feed(k[S_LATENCY], idx, ev);
+			if (ON(S_IDLE))
+				blk_idle_feed(k[S_IDLE], idx, ev);
 			break;
 		case BLK_A_GETRQ:
 		case BLK_A_BACKMERGE:
 		case BLK_A_FRONTMERGE:
-			blk_latency_feed(k[S_LATENCY], (unsigned)idx, ev);
+			if (ON(S_LATENCY))
+				blk_latency_feed(k[S_LATENCY], idx, ev);
 			break;
 		case BLK_A_ISSUE:
 		case BLK_A_COMPLETE:
 		case BLK_A_REQUEUE:
-			if (ev->action != BLK_A_REQUEUE)
-				blk_latency_feed(k[S_LATENCY], (unsigned)idx, ev);
-			if (ev->action == BLK_A_ISSUE)
-				blk_seek_feed(k[S_SEEK], (unsigned)idx, ev);
-			blk_depth_feed(k[S_DEPTH], (unsigned)idx, ev);
-			blk_idle_feed(k[S_IDLE], (unsigned)idx, ev);
-			blk_timeline_feed(k[S_TIMELINE], (unsigned)idx, ev);
+			if (ev->action != BLK_A_REQUEUE && ON(S_LATENCY))
+				blk_latency_feed(k[S_LATENCY], idx, ev);
+			if (ev->action == BLK_A_ISSUE && ON(S_SEEK))
+				blk_seek_feed(k[S_SEEK], idx, ev);
+			if (ON(S_DEPTH))
+				blk_depth_feed(k[S_DEPTH], idx, ev);
+			if (ON(S_IDLE))
+				blk_idle_feed(k[S_IDLE], idx, ev);
+			if (ON(S_TIMELINE))
+				blk_timeline_feed(k[S_TIMELINE], idx, ev);
 			break;
 		default:
 			break;
 		}
 	}
+	if (main)
+		a->end = end;
+}
+#undef ON
+
+void blk_analysis_feed_batch(struct blk_analysis *a, const struct blk_event *ev, unsigned n)
+{
+	if (a->split)
+		feed_run(a, &a->main, MAIN_SINKS, 1, ev, n);
+	else
+		feed_run(a, &a->main, ALL_SINKS, 1, ev, n);
 }
 
 void blk_analysis_feed(struct blk_analysis *a, const struct blk_event *ev)
@@ -193,12 +248,22 @@ void blk_analysis_feed(struct blk_analysis *a, const struct blk_event *ev)
 	blk_analysis_feed_batch(a, ev, 1);
 }
 
+void blk_analysis_split(struct blk_analysis *a)
+{
+	a->split = 1;
+}
+
+void blk_analysis_feed_side(struct blk_analysis *a, const struct blk_event *ev, unsigned n)
+{
+	feed_run(a, &a->side, SIDE_SINKS, 0, ev, n);
+}
+
 void blk_analysis_finish(struct blk_analysis *a)
 {
 	if (a->finished)
 		return;
 	a->finished = 1;
-	if (!a->have_time)
+	if (!a->main.have_time)
 		a->start = a->end = 0;
 	for (unsigned i = 0; i < NSINKS; i++)
 		all_sinks[i]->finish(a->sink[i], a->start, a->end);
@@ -206,12 +271,12 @@ void blk_analysis_finish(struct blk_analysis *a)
 
 unsigned blk_analysis_ndevices(const struct blk_analysis *a)
 {
-	return a->ndev;
+	return a->main.ndev;
 }
 
 uint32_t blk_analysis_device(const struct blk_analysis *a, unsigned idx)
 {
-	return idx < a->ndev ? a->devs[idx] : 0;
+	return idx < a->main.ndev ? a->main.devs[idx] : 0;
 }
 
 uint64_t blk_analysis_start(const struct blk_analysis *a)
@@ -246,15 +311,15 @@ int blk_analysis_to_json(struct blk_analysis *a, json_t *root, int timeline)
 	int ret = 0;
 
 	blk_analysis_finish(a);
-	order = malloc((a->ndev ? a->ndev : 1) * sizeof(*order));
+	order = malloc((a->main.ndev ? a->main.ndev : 1) * sizeof(*order));
 	if (!devs || !order) {
 		json_decref(devs);
 		free(order);
 		return -ENOMEM;
 	}
-	for (unsigned i = 0; i < a->ndev; i++)
-		order[i] = (uint64_t)a->devs[i] << 32 | i;
-	qsort(order, a->ndev, sizeof(*order), cmp_u64);
+	for (unsigned i = 0; i < a->main.ndev; i++)
+		order[i] = (uint64_t)a->main.devs[i] << 32 | i;
+	qsort(order, a->main.ndev, sizeof(*order), cmp_u64);
 	json_object_set_new(root, "start_ns", json_integer((json_int_t)a->start));
 	json_object_set_new(root, "end_ns", json_integer((json_int_t)a->end));
 	json_object_set_new(root, "span_ns", json_integer((json_int_t)(a->end - a->start)));
@@ -264,7 +329,7 @@ int blk_analysis_to_json(struct blk_analysis *a, json_t *root, int timeline)
 	for (unsigned s = 0; s < NSINKS && !ret; s++)
 		if (all_sinks[s]->root_json)
 			ret = all_sinks[s]->root_json(a->sink[s], root);
-	for (unsigned k = 0; k < a->ndev && !ret; k++) {
+	for (unsigned k = 0; k < a->main.ndev && !ret; k++) {
 		unsigned i = (unsigned)(order[k] & 0xffffffffu);
 		json_t *d = json_object();
 
@@ -273,7 +338,7 @@ int blk_analysis_to_json(struct blk_analysis *a, json_t *root, int timeline)
 			break;
 		}
 		a->sorted[k] = i;
-		json_object_set_new(d, "dev", json_string(blk_dev_name(a->devs[i], name)));
+		json_object_set_new(d, "dev", json_string(blk_dev_name(a->main.devs[i], name)));
 		for (unsigned s = 0; s < NSINKS && !ret; s++) {
 			if (!timeline && all_sinks[s] == &blk_timeline_ops)
 				json_object_set_new(d, "timeline", json_null());
@@ -294,7 +359,7 @@ uint64_t blk_analysis_timeline_bins(const struct blk_analysis *a)
 
 json_t *blk_analysis_timeline_bin(const struct blk_analysis *a, unsigned pos, uint64_t k)
 {
-	return blk_timeline_bin_json(a->sink[5], pos < a->ndev ? a->sorted[pos] : UINT32_MAX, k);
+	return blk_timeline_bin_json(a->sink[5], pos < a->main.ndev ? a->sorted[pos] : UINT32_MAX, k);
 }
 
 /* ------------------------------------------------------------------------------------- */
@@ -303,6 +368,16 @@ const char *blk_dev_name(uint32_t dev, char *buf)
 {
 	snprintf(buf, 24, "%u,%u", BLK_DEV_MAJOR(dev), BLK_DEV_MINOR(dev));
 	return buf;
+}
+
+void *blk_zalloc(size_t size)
+{
+	size_t n = (size + 63) & ~(size_t)63;
+	void *p = aligned_alloc(64, n ? n : 64);
+
+	if (p)
+		memset(p, 0, n ? n : 64);
+	return p;
 }
 
 int blk_grow(void ***arr, unsigned *n, unsigned idx)

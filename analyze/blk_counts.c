@@ -13,7 +13,7 @@ struct blk_counts {
 
 struct blk_counts *blk_counts_new(void)
 {
-	return calloc(1, sizeof(struct blk_counts));
+	return blk_zalloc(sizeof(struct blk_counts));
 }
 
 void blk_counts_free(struct blk_counts *c)
@@ -35,7 +35,7 @@ static __attribute__((noinline, cold)) struct blk_counts_dev *get_dev(struct blk
 	if (dev >= c->ndev && blk_grow((void ***)&c->dev, &c->ndev, dev))
 		return NULL;
 	if (!c->dev[dev])
-		c->dev[dev] = calloc(1, sizeof(struct blk_counts_dev));
+		c->dev[dev] = blk_zalloc(sizeof(struct blk_counts_dev));
 	return c->dev[dev];
 }
 

@@ -13,7 +13,7 @@ struct blk_depth {
 
 struct blk_depth *blk_depth_new(void)
 {
-	return calloc(1, sizeof(struct blk_depth));
+	return blk_zalloc(sizeof(struct blk_depth));
 }
 
 void blk_depth_free(struct blk_depth *q)
@@ -39,7 +39,7 @@ static __attribute__((noinline, cold)) struct blk_depth_dev *new_dev(struct blk_
 
 	if (dev >= q->ndev && blk_grow((void ***)&q->dev, &q->ndev, dev))
 		return NULL;
-	d = q->dev[dev] = calloc(1, sizeof(*d));
+	d = q->dev[dev] = blk_zalloc(sizeof(*d));
 	if (d)
 		d->last = q->start;
 	return d;

@@ -27,7 +27,7 @@ struct blk_idle {
 
 struct blk_idle *blk_idle_new(const struct blk_opts *o)
 {
-	struct blk_idle *s = calloc(1, sizeof(*s));
+	struct blk_idle *s = blk_zalloc(sizeof(*s));
 
 	if (!s)
 		return NULL;
@@ -59,7 +59,7 @@ static __attribute__((noinline, cold)) struct blk_idle_dev *new_dev(struct blk_i
 
 	if (blk_grow((void ***)&s->dev, &s->ndev, dev))
 		return NULL;
-	d = calloc(1, sizeof(*d));
+	d = blk_zalloc(sizeof(*d));
 	if (!d)
 		return NULL;
 	d->top = calloc(s->o.top ? s->o.top : 1, sizeof(*d->top));

@@ -447,7 +447,7 @@ static uint32_t tree_find(const struct lpool *b, uint32_t root, uint64_t sector)
 
 struct blk_latency *blk_latency_new(const struct blk_opts *o)
 {
-	struct blk_latency *l = calloc(1, sizeof(*l));
+	struct blk_latency *l = blk_zalloc(sizeof(*l));
 	uint32_t cap = o && o->max_inflight ? o->max_inflight : BLK_DEFAULT_MAX_INFLIGHT;
 
 	if (!l)
@@ -482,7 +482,7 @@ static __attribute__((noinline, cold)) struct blk_latency_dev *new_dev(struct bl
 
 	if (blk_grow((void ***)&l->dev, &l->ndev, dev))
 		return NULL;
-	d = malloc(sizeof(*d));
+	d = blk_zalloc(sizeof(*d));
 	if (!d)
 		return NULL;
 	memset(d, 0, sizeof(*d));

@@ -18,7 +18,7 @@ struct blk_seek {
 
 struct blk_seek *blk_seek_new(void)
 {
-	return calloc(1, sizeof(struct blk_seek));
+	return blk_zalloc(sizeof(struct blk_seek));
 }
 
 void blk_seek_free(struct blk_seek *s)
@@ -39,7 +39,7 @@ static __attribute__((noinline, cold)) struct blk_seek_dev *new_dev(struct blk_s
 
 	if (dev >= s->ndev && blk_grow((void ***)&s->dev, &s->ndev, dev))
 		return NULL;
-	d = s->dev[dev] = malloc(sizeof(*d));
+	d = s->dev[dev] = blk_zalloc(sizeof(*d));
 	if (d) {
 		*d = (struct blk_seek_dev){.last_end = UINT64_MAX};
 		hist_init(&d->dist);

@@ -39,7 +39,7 @@ struct blk_timeline {
 
 struct blk_timeline *blk_timeline_new(const struct blk_opts *o)
 {
-	struct blk_timeline *t = calloc(1, sizeof(*t));
+	struct blk_timeline *t = blk_zalloc(sizeof(*t));
 
 	if (!t)
 		return NULL;
@@ -180,7 +180,7 @@ static __attribute__((noinline, cold)) struct tl_dev *new_dev(struct blk_timelin
 
 	if (dev >= t->ndev && blk_grow((void ***)&t->dev, &t->ndev, dev))
 		return NULL;
-	d = t->dev[dev] = calloc(1, sizeof(*d));
+	d = t->dev[dev] = blk_zalloc(sizeof(*d));
 	if (d) {
 		d->last_change = d->idle_since = t->start;
 		d->last_end = NONE;

@@ -161,6 +161,12 @@ static inline void consume(struct run *r, const struct blk_event *ev)
 }
 
 
+/* The reader thread's share of a one-input pass (blk_analysis_split). */
+static void side_tap(void *arg, const struct blk_event *ev, unsigned n)
+{
+	blk_analysis_feed_side(arg, ev, n);
+}
+
 /* Merge the inputs by time (few inputs: a linear scan beats a heap) and feed every sink. */
 static int run_pass(struct run *r)
 {
@@ -170,16 +176,16 @@ static int run_pass(struct run *r)
 	if (r->nin == 1) {
 		/*
 		 * The common case, without the merge: a reader thread decodes and merges the
-		 * per-CPU files into batches while this one runs every sink. (Splitting the sinks
-		 * over two threads was measured slower: each then pulls every decoded event from
-		 * the other CPU's cache.)
+		 * per-CPU files into batches and runs part of the sinks on each batch while it is
+		 * in its cache (blk_analysis_split); this thread runs the others.
 		 */
 		struct bt_reader *rd = r->in[0].r;
 		const struct bt_stats *st;
 		const struct blk_event *ev;
 		unsigned n;
 
-		if ((ret = bt_reader_prefetch(rd, &e)))
+		blk_analysis_split(r->a);
+		if ((ret = bt_reader_prefetch_tap(rd, side_tap, r->a, &e)))
 			return input_error(&e, ret);
 		while ((ret = bt_reader_next_batch(rd, &ev, &n, &e)) > 0)
 			blk_analysis_feed_batch(r->a, ev, n);

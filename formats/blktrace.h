@@ -77,6 +77,16 @@ int bt_reader_next_batch(struct bt_reader *r, const struct blk_event **ev, unsig
  */
 int bt_reader_prefetch(struct bt_reader *r, struct iot_err *e);
 
+/*
+ * Prefetch with a tap: tap(arg, events, n) runs in the reader thread on every batch it fills
+ * (in trace order, notifies included, PDUs valid), before the caller's bt_reader_next*() sees
+ * those events, while they are still in that CPU's cache: part of a pass can run there.
+ * Whatever the tap wrote is visible to the caller once bt_reader_next*() has returned 0 or
+ * an error. The tap must not call the reader.
+ */
+typedef void (*bt_tap_fn)(void *arg, const struct blk_event *ev, unsigned n);
+int bt_reader_prefetch_tap(struct bt_reader *r, bt_tap_fn tap, void *arg, struct iot_err *e);
+
 
 const struct bt_stats *bt_reader_stats(const struct bt_reader *r);
 /* Command name of pid from PROCESS notifies seen so far, or NULL. */

@@ -85,6 +85,8 @@ struct prefetch {
 	unsigned spins;          /* spin this long before sleeping: 0 on one CPU */
 	unsigned pos;            /* consumer: next event in its batch */
 	int have;                /* consumer: its batch is ready */
+	bt_tap_fn tap;           /* run by the reader thread on each batch it fills */
+	void *tap_arg;
 };
 
 struct bt_reader {
@@ -844,13 +846,17 @@ static void *pf_main(void *arg)
 	struct prefetch *pf = r->pf;
 
 	for (;;) {
+		struct pf_batch *b;
 		int end;
 
 		if (atomic_load(&pf->produced) - atomic_load(&pf->consumed) == PF_NBATCH)
 			pf_wait(pf, PF_PROD);
 		if (atomic_load(&pf->stop))
 			return NULL;
-		end = fill_batch(r, &pf->b[atomic_load(&pf->produced) % PF_NBATCH], PF_BATCH);
+		b = &pf->b[atomic_load(&pf->produced) % PF_NBATCH];
+		end = fill_batch(r, b, PF_BATCH);
+		if (pf->tap && b->n)
+			pf->tap(pf->tap_arg, b->ev, b->n);
 		atomic_fetch_add(&pf->produced, 1);
 		pf_wake(pf, PF_CONS);
 		if (end)
@@ -883,11 +889,18 @@ static void pf_free(struct prefetch *pf)
 
 int bt_reader_prefetch(struct bt_reader *r, struct iot_err *e)
 {
+	if (r->pf)
+		return 0;
+	return bt_reader_prefetch_tap(r, NULL, NULL, e);
+}
+
+int bt_reader_prefetch_tap(struct bt_reader *r, bt_tap_fn tap, void *arg, struct iot_err *e)
+{
 	struct prefetch *pf;
 	int ret;
 
 	if (r->pf)
-		return 0;
+		return iot_err_set(e, -EBUSY, "the reader thread is already running");
 	if (r->sb)
 		return iot_err_set(e, -EBUSY, "prefetch must start before the first batch");
 	pf = calloc(1, sizeof(*pf));
@@ -899,6 +912,8 @@ int bt_reader_prefetch(struct bt_reader *r, struct iot_err *e)
 	for (int i = 0; i < 2; i++)
 		pthread_cond_init(&pf->cond[i], NULL);
 	pf->spins = sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? PF_SPINS : 0;
+	pf->tap = tap;
+	pf->tap_arg = arg;
 	r->pf = pf;
 	ret = pthread_create(&pf->thread, NULL, pf_main, r);
 	if (ret) {

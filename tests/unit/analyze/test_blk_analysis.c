@@ -155,7 +155,7 @@ static void random_events(struct blk_event *ev, unsigned n)
 	}
 }
 
-static char *pass_json(const struct blk_event *ev, unsigned n, unsigned chunk)
+static char *pass_json(const struct blk_event *ev, unsigned n, int split, unsigned chunk)
 {
 	struct blk_analysis *a;
 	struct blk_opts o;
@@ -166,9 +166,13 @@ static char *pass_json(const struct blk_event *ev, unsigned n, unsigned chunk)
 	o.interval_ns = 100000000;
 	o.idle_threshold_ns = 100000;
 	assert_int_equal(blk_analysis_new(&a, &o), 0);
+	if (split)
+		blk_analysis_split(a);
 	for (unsigned i = 0; i < n; i += chunk) {
 		unsigned k = n - i < chunk ? n - i : chunk;
 
+		if (split)
+			blk_analysis_feed_side(a, ev + i, k);
 		if (chunk == 1)
 			blk_analysis_feed(a, ev + i);
 		else
@@ -183,22 +187,26 @@ static char *pass_json(const struct blk_event *ev, unsigned n, unsigned chunk)
 	return text;
 }
 
-/* Events fed in batches give the document of events fed one by one, byte for byte. */
+/* Events fed in batches, or split over the two feeders, give the document of events fed one
+ * by one, byte for byte. */
 static void test_batches_equal_single(void **s)
 {
 	enum { N = 60000 };
 	struct blk_event *ev = malloc(N * sizeof(*ev));
-	char *one, *batch, *odd;
+	char *one, *batch, *odd, *split;
 
 	(void)s;
 	assert_non_null(ev);
 	random_events(ev, N);
-	one = pass_json(ev, N, 1);
-	batch = pass_json(ev, N, 4096);
-	odd = pass_json(ev, N, 333);
+	one = pass_json(ev, N, 0, 1);
+	batch = pass_json(ev, N, 0, 4096);
+	odd = pass_json(ev, N, 0, 333);
+	split = pass_json(ev, N, 1, 777);
 	assert_non_null(strstr(one, "\"q2c\""));
 	assert_string_equal(one, batch);
 	assert_string_equal(one, odd);
+	assert_string_equal(one, split);
+	free(split);
 	free(one);
 	free(batch);
 	free(odd);

@@ -539,6 +539,20 @@ static int fp_cmp(const void *a, const void *b)
 	return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
+/* A tap that counts and sums what it was given, in the reader's thread. */
+struct fp_tap {
+	uint64_t events, sum;
+};
+
+static void fp_tap_fn(void *arg, const struct blk_event *ev, unsigned n)
+{
+	struct fp_tap *t = arg;
+
+	for (unsigned i = 0; i < n; i++)
+		t->sum += ev[i].time ^ ev[i].seq;
+	t->events += n;
+}
+
 static void test_reader_fast_paths(void **s)
 {
 	size_t cap = (size_t)FP_N * 64, n0 = 0, n1 = 0, n2 = 0, nw = 0;
@@ -599,18 +613,22 @@ static void test_reader_fast_paths(void **s)
 		assert_int_equal(gzclose(gz), Z_OK);
 	}
 
-	for (int mode = 0; mode < 5; mode++) {
+	for (int mode = 0; mode < 6; mode++) {
 		struct bt_reader *r;
 		struct iot_err e;
 		const struct blk_event *ev;
+		struct fp_tap tap = {0, 0};
+		uint64_t sum = 0;
 		size_t k = 0;
 		unsigned n;
 		int ret;
 
-		/* modes: plain, prefetch, plain one by one first; then gzip plain, gzip prefetch */
-		assert_int_equal(bt_reader_open(&r, tpath(mode < 3 ? "fp" : "fz"), &e), 0);
+		/* modes: plain, prefetch, plain one by one first; gzip plain, gzip prefetch; a tap */
+		assert_int_equal(bt_reader_open(&r, tpath(mode < 3 || mode == 5 ? "fp" : "fz"), &e), 0);
 		if (mode == 1 || mode == 4)
 			assert_int_equal(bt_reader_prefetch(r, &e), 0);
+		if (mode == 5)
+			assert_int_equal(bt_reader_prefetch_tap(r, fp_tap_fn, &tap, &e), 0);
 		if (mode == 2) {
 			/* events one by one, then by batches, from one reader */
 			for (int j = 0; j < 1000; j++, k++) {
@@ -631,10 +649,16 @@ static void test_reader_fast_paths(void **s)
 				assert_true(ev[j].time == want[k].time);
 				assert_int_equal(ev[j].cpu, want[k].file);
 				assert_int_equal(ev[j].seq, want[k].seq);
+				sum += ev[j].time ^ ev[j].seq;
 			}
 		}
 		assert_int_equal(ret, 0);
 		assert_int_equal(k, nw);
+		/* the tap saw every event, notifies included, before the caller did */
+		if (mode == 5) {
+			assert_int_equal(tap.events, nw);
+			assert_true(tap.sum == sum);
+		}
 		assert_int_equal(bt_reader_stats(r)->events, nw);
 		assert_int_equal(bt_reader_stats(r)->skips, skips);
 		assert_string_equal(bt_reader_comm(r, 9), "dd");
