@@ -113,9 +113,11 @@ long tpipe_parse(struct tpipe *t, uint8_t *buf, size_t len, unsigned cpu, int fi
  * would have made (blk_trace_synthesize_old_trace): the first 8 bytes there are the generic
  * trace_entry, and time is not filled, so magic, sequence and time are set here from the
  * ring-buffer timestamp. Returns the record's length, or 0 if the entry is not a blk record.
+ * *blk_type is the ring buffer's entry type of blk records: 0 until the first one is seen
+ * (it is learnt then), afterwards entries of any other type are skipped.
  */
 size_t cap_raw_to_record(const uint8_t *data, size_t size, uint64_t ts, uint8_t *out,
-			 size_t cap);
+			 size_t cap, uint16_t *blk_type);
 
 /* ---- reading streams: one thread polling every per-CPU file (reader.c) -------------- */
 

@@ -15,18 +15,34 @@
  * sequence 0; we do the same (the sink then numbers sequences).
  */
 size_t cap_raw_to_record(const uint8_t *data, size_t size, uint64_t ts, uint8_t *out,
-			 size_t cap)
+			 size_t cap, uint16_t *blk_type)
 {
-	uint32_t magic = BT_MAGIC | BT_VERSION7, seq = 0;
-	uint16_t pdu_len;
+	uint32_t magic = BT_MAGIC | BT_VERSION7, seq = 0, action;
+	uint16_t pdu_len, type;
+	unsigned code;
 	size_t total;
 
 	if (size < BT_REC7_SIZE)
 		return 0;
+	memcpy(&type, data, 2);
+	memcpy(&action, data + 28, 4);
 	memcpy(&pdu_len, data + 46, 2);
 	total = (size_t)BT_REC7_SIZE + pdu_len;
-	if (total > size || total > cap)
+	/*
+	 * Other writers share the top-level buffer (trace_marker text, events enabled there):
+	 * their entries are told apart by the entry type, learnt from the first entry that is
+	 * a well-formed blk record: its size is the record's, padded to at most 8 bytes, and its
+	 * action a known code (bit 8 only for a cgroup id).
+	 */
+	code = action & 0xff;
+	if (total > size || size - total >= 8 || (action & 0xfe00) ||
+	    ((action >> 16) & BLK_F_NOTIFY ? code > BLK_N_MESSAGE : !code || code >= BLK_A_MAX))
 		return 0;
+	if (*blk_type && type != *blk_type)
+		return 0;
+	if (total > cap)
+		return 0;
+	*blk_type = type;
 	memcpy(out, data, total);
 	memcpy(out, &magic, 4);
 	memcpy(out + 4, &seq, 4);

@@ -54,6 +54,7 @@ struct cap_reader {
 	int err;      /* __atomic: first error, negative errno */
 	struct iot_err e;
 	uint64_t raw_lost, raw_marks;
+	uint16_t blk_type; /* ring-buffer entry type of blk records, once seen */
 	uint8_t rec[BT_REC7_SIZE + 65536];
 };
 
@@ -149,7 +150,7 @@ static int read_stream(struct cap_reader *r, struct cap_stream *s)
 		     data = kbuffer_next_event(s->kb, &ts)) {
 			int size = kbuffer_event_size(s->kb);
 			size_t len = size > 0 ? cap_raw_to_record(data, (size_t)size, ts, r->rec,
-								  sizeof(r->rec))
+								  sizeof(r->rec), &r->blk_type)
 					      : 0;
 			int ret;
 

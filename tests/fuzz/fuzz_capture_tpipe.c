@@ -43,7 +43,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (pos != size)
 		abort(); /* the final call consumes everything */
-	(void)cap_raw_to_record(data, size, 1, out, sizeof(out));
+	{
+		uint16_t type = 0;
+
+		(void)cap_raw_to_record(data, size, 1, out, sizeof(out), &type);
+	}
 	free(buf);
 	return 0;
 }
