@@ -62,7 +62,7 @@ void blk_depth_feed(struct blk_depth *q, unsigned dev, const struct blk_event *e
 	if (!d)
 		return;
 	if (ev->time > d->last) {
-		d->area += (long double)d->cur * (long double)(ev->time - d->last);
+		d->area += (unsigned __int128)d->cur * (ev->time - d->last);
 		d->last = ev->time;
 	}
 	if (ev->action == BLK_A_ISSUE) {
@@ -83,7 +83,7 @@ void blk_depth_finish(struct blk_depth *q, uint64_t start_ns, uint64_t end_ns)
 		struct blk_depth_dev *d = q->dev[i];
 
 		if (d && end_ns > d->last) {
-			d->area += (long double)d->cur * (long double)(end_ns - d->last);
+			d->area += (unsigned __int128)d->cur * (end_ns - d->last);
 			d->last = end_ns;
 		}
 	}
@@ -100,7 +100,7 @@ double blk_depth_mean(const struct blk_depth *q, unsigned dev)
 
 	if (!d || q->end <= q->start)
 		return 0.0;
-	return (double)(d->area / (long double)(q->end - q->start));
+	return (double)((long double)d->area / (long double)(q->end - q->start));
 }
 
 int blk_depth_to_json(const struct blk_depth *q, unsigned dev, json_t *obj)

@@ -508,8 +508,7 @@ static inline void lat_add(struct blk_latency_dev *d, enum blk_lat k, uint64_t v
 {
 	struct hist *h = &d->h[k];
 
-	h->b[hist_bucket(v)]++;
-	h->count++;
+	h->b[hist_bucket(v)]++; /* the count is the buckets' sum, taken in lat_fold() */
 	if (v < h->min)
 		h->min = v;
 	if (v > h->max)
@@ -523,6 +522,11 @@ static inline void lat_add(struct blk_latency_dev *d, enum blk_lat k, uint64_t v
 static void lat_fold(struct blk_latency_dev *d)
 {
 	for (unsigned k = 0; k < BLK_LAT_N; k++) {
+		uint64_t n = 0;
+
+		for (unsigned b = 0; b < HIST_BUCKETS; b++)
+			n += d->h[k].b[b];
+		d->h[k].count = n;
 		d->h[k].sum += (long double)d->sum[k];
 		d->sum[k] = 0;
 	}
@@ -581,20 +585,13 @@ void blk_latency_feed(struct blk_latency *l, unsigned dev, const struct blk_even
 	struct lnode *x;
 	uint32_t i;
 
-	if (blk_is_notify(ev) || (ev->flags & BLK_F_PC) || !(ev->bytes >> 9))
+	/* the actions matched (Q G M F I D C), data only, no passthrough or notify */
+	if (ev->action >= 16 ||
+	    !((1u << BLK_A_QUEUE | 1u << BLK_A_GETRQ | 1u << BLK_A_BACKMERGE |
+	       1u << BLK_A_FRONTMERGE | 1u << BLK_A_INSERT | 1u << BLK_A_ISSUE |
+	       1u << BLK_A_COMPLETE) >> ev->action & 1) ||
+	    (ev->flags & (BLK_F_PC | BLK_F_NOTIFY)) || !(ev->bytes >> 9))
 		return;
-	switch (ev->action) {
-	case BLK_A_QUEUE:
-	case BLK_A_GETRQ:
-	case BLK_A_BACKMERGE:
-	case BLK_A_FRONTMERGE:
-	case BLK_A_INSERT:
-	case BLK_A_ISSUE:
-	case BLK_A_COMPLETE:
-		break;
-	default:
-		return;
-	}
 	d = get_dev(l, dev);
 	if (!d)
 		return;

@@ -61,7 +61,8 @@ struct bt_src {
 #define PF_PDU_MAX (BT_REC8_SIZE + 0xffffu)
 
 struct pf_batch {
-	struct blk_event ev[PF_BATCH];
+	/* on cache-line boundaries (batches come from aligned_alloc): an event is one line */
+	_Alignas(64) struct blk_event ev[PF_BATCH];
 	unsigned n;
 	unsigned notifies; /* how many of ev are notify events */
 	int end; /* 0: more batches follow; 1: end of trace; <0: error (err holds it) */
@@ -904,7 +905,7 @@ int bt_reader_prefetch_tap(struct bt_reader *r, bt_tap_fn tap, void *arg, struct
 	if (r->sb)
 		return iot_err_set(e, -EBUSY, "prefetch must start before the first batch");
 	pf = calloc(1, sizeof(*pf));
-	if (!pf || !(pf->b = calloc(PF_NBATCH, sizeof(*pf->b)))) {
+	if (!pf || !(pf->b = aligned_alloc(64, PF_NBATCH * sizeof(*pf->b)))) {
 		free(pf);
 		return iot_err_set(e, -ENOMEM, "out of memory");
 	}
@@ -1003,7 +1004,7 @@ int bt_reader_next_batch(struct bt_reader *r, const struct blk_event **ev, unsig
 
 	if (!r->pf && !r->sb) {
 		/* the first batch without prefetch: from here on, events come by batches */
-		r->sb = malloc(sizeof(*r->sb));
+		r->sb = aligned_alloc(64, sizeof(*r->sb));
 		if (!r->sb)
 			return iot_err_set(e, -ENOMEM, "out of memory");
 		r->sb->n = 0;
