@@ -87,7 +87,6 @@ int bt_reader_prefetch(struct bt_reader *r, struct iot_err *e);
 typedef void (*bt_tap_fn)(void *arg, const struct blk_event *ev, unsigned n);
 int bt_reader_prefetch_tap(struct bt_reader *r, bt_tap_fn tap, void *arg, struct iot_err *e);
 
-
 const struct bt_stats *bt_reader_stats(const struct bt_reader *r);
 /* Command name of pid from PROCESS notifies seen so far, or NULL. */
 const char *bt_reader_comm(const struct bt_reader *r, uint32_t pid);

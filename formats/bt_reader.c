@@ -38,7 +38,6 @@ struct bt_src {
 	uint64_t off;    /* file offset of buf[0] (uncompressed) */
 	int eof;
 	int have_head;
-	int need_advance; /* head was handed out; decode the next one before comparing */
 	struct blk_event head;
 	struct seq_slot *seq;
 	size_t seq_cap, seq_used;
@@ -54,9 +53,7 @@ struct bt_src {
 #define PF_BATCH 4096
 #define PF_NBATCH 8
 #define PF_SPINS 256
-#ifndef SB_BATCH
 #define SB_BATCH 512 /* without a thread: small, so the events are still in L1 when used */
-#endif
 #define PF_ARENA (256u * 1024)
 #define PF_PDU_MAX (BT_REC8_SIZE + 0xffffu)
 
