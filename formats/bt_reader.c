@@ -624,6 +624,17 @@ int bt_reader_open(struct bt_reader **out, const char *path, struct iot_err *e)
 	return ret;
 }
 
+/* The two 32-bit words of a TIMESTAMP PDU (seconds, nanoseconds) in host order; they are in
+ * the record's byte order on disk. */
+static void timestamp_words(const uint8_t *pdu, int swapped, uint32_t w[2])
+{
+	memcpy(w, pdu, 8);
+	if (swapped) {
+		w[0] = __builtin_bswap32(w[0]);
+		w[1] = __builtin_bswap32(w[1]);
+	}
+}
+
 static void handle_notify(struct bt_reader *r, const struct blk_event *ev, int swapped)
 {
 	r->st.notifies++;
@@ -636,11 +647,7 @@ static void handle_notify(struct bt_reader *r, const struct blk_event *ev, int s
 		if (!r->st.have_wallclock && ev->pdu_len >= 8) {
 			uint32_t w[2];
 
-			memcpy(w, ev->pdu, 8);
-			if (swapped) {
-				w[0] = __builtin_bswap32(w[0]);
-				w[1] = __builtin_bswap32(w[1]);
-			}
+			timestamp_words(ev->pdu, swapped, w);
 			r->st.have_wallclock = 1;
 			r->st.wall_sec = w[0];
 			r->st.wall_nsec = w[1];
@@ -766,9 +773,7 @@ static int fill_batch(struct bt_reader *r, struct pf_batch *b, unsigned max)
 			    ev->pdu_len >= 8) {
 				uint32_t w[2];
 
-				memcpy(w, dst, 8);
-				w[0] = __builtin_bswap32(w[0]);
-				w[1] = __builtin_bswap32(w[1]);
+				timestamp_words(dst, 1, w);
 				memcpy(dst, w, 8);
 			}
 			ev->pdu = dst;
@@ -935,12 +940,8 @@ static struct pf_batch *cur_batch(struct bt_reader *r, unsigned **pos, int *ret,
 		*pos = &r->sb_pos;
 		if (r->sb_pos < b->n)
 			return b;
-		if (b->end || (fill_batch(r, b, SB_BATCH), r->sb_pos = 0, !b->n)) {
-			if (b->end < 0 && e)
-				*e = b->err;
-			*ret = b->end < 0 ? b->end : 0;
-			return NULL;
-		}
+		if (b->end || (fill_batch(r, b, SB_BATCH), r->sb_pos = 0, !b->n))
+			goto end;
 		return b;
 	}
 	*pos = &pf->pos;
@@ -957,16 +958,19 @@ static struct pf_batch *cur_batch(struct bt_reader *r, unsigned **pos, int *ret,
 		if (b->end) {
 			/* the thread has returned: join it so that its counters are visible */
 			pf_stop(r);
-			if (b->end < 0 && e)
-				*e = b->err;
-			*ret = b->end < 0 ? b->end : 0;
-			return NULL;
+			goto end;
 		}
 		pf->pos = 0;
 		pf->have = 0;
 		atomic_fetch_add(&pf->consumed, 1);
 		pf_wake(pf, PF_PROD);
 	}
+end:
+	/* the batch that ended the trace: 0, or its error */
+	if (b->end < 0 && e)
+		*e = b->err;
+	*ret = b->end < 0 ? b->end : 0;
+	return NULL;
 }
 
 int bt_reader_next_ref(struct bt_reader *r, const struct blk_event **ev, struct iot_err *e)
