@@ -6,10 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct blk_counts {
-	struct blk_counts_dev **dev;
-	unsigned ndev;
-};
 
 struct blk_counts *blk_counts_new(void)
 {
@@ -29,8 +25,7 @@ void blk_counts_free(struct blk_counts *c)
 	free(c);
 }
 
-static __attribute__((noinline, cold)) struct blk_counts_dev *get_dev(struct blk_counts *c,
-                                                                      unsigned dev)
+struct blk_counts_dev *blk_counts_new_dev(struct blk_counts *c, unsigned dev)
 {
 	if (dev >= c->ndev && blk_grow((void ***)&c->dev, &c->ndev, dev))
 		return NULL;
@@ -39,13 +34,8 @@ static __attribute__((noinline, cold)) struct blk_counts_dev *get_dev(struct blk
 	return c->dev[dev];
 }
 
-/*
- * blkparse counts a gap in a CPU's sequence numbers as a skip (check_sequence): the number of
- * missing records and the number of gaps ("N forward"). Records arrive per CPU in order, so a
- * later record never fills an earlier gap here.
- */
 /* Room in last_seq for cpu; off the hot path (once per new CPU). */
-static __attribute__((noinline, cold)) int grow_seq(struct blk_counts_dev *d, unsigned cpu)
+int blk_counts_grow_seq(struct blk_counts_dev *d, unsigned cpu)
 {
 	unsigned n = d->nseq ? d->nseq : 4;
 	uint64_t *p;
@@ -62,65 +52,9 @@ static __attribute__((noinline, cold)) int grow_seq(struct blk_counts_dev *d, un
 	return 0;
 }
 
-static inline void track_seq(struct blk_counts_dev *d, const struct blk_event *ev)
-{
-	uint64_t last;
-
-	if (ev->cpu >= d->nseq && (ev->cpu >= BLK_COUNTS_MAX_CPUS || grow_seq(d, ev->cpu)))
-		return;
-	last = d->last_seq[ev->cpu];
-	if (last != UINT64_MAX) {
-		if (ev->seq <= last)
-			return;
-		if (ev->seq > last + 1) {
-			d->skips += ev->seq - last - 1;
-			d->skip_ranges++;
-		}
-	}
-	d->last_seq[ev->cpu] = ev->seq;
-}
-
 void blk_counts_feed(struct blk_counts *c, unsigned dev, const struct blk_event *ev)
 {
-	struct blk_counts_dev *d;
-	struct blk_action_counts *ac;
-	unsigned act = ev->action < BLK_A_MAX ? ev->action : BLK_A_NONE;
-	unsigned w = blk_is_write(ev);
-
-	if (blk_is_notify(ev))
-		return;
-	d = (dev < c->ndev && c->dev[dev]) ? c->dev[dev] : get_dev(c, dev);
-	if (!d)
-		return;
-	d->events++;
-	track_seq(d, ev);
-	ac = (ev->flags & BLK_F_PC) ? &d->pc : &d->fs;
-	ac->n[act][w]++;
-	ac->bytes[act][w] += ev->bytes;
-	switch (act) {
-	case BLK_A_ISSUE:
-		if (ac == &d->fs && ++d->cur_depth[w] > d->max_depth[w])
-			d->max_depth[w] = d->cur_depth[w];
-		break;
-	case BLK_A_COMPLETE:
-		if (ac == &d->fs && d->cur_depth[w])
-			d->cur_depth[w]--;
-		if (ev->bytes) {
-			d->done[w]++;
-			d->done_bytes[w] += ev->bytes;
-			if (ev->flags & BLK_F_DISCARD) {
-				d->discards++;
-				d->discard_bytes += ev->bytes;
-			}
-		}
-		break;
-	case BLK_A_REQUEUE:
-		if (ac == &d->fs && d->cur_depth[w])
-			d->cur_depth[w]--;
-		break;
-	default:
-		break;
-	}
+	blk_counts_feed_inline(c, dev, ev, ev->action);
 }
 
 const struct blk_counts_dev *blk_counts_dev(const struct blk_counts *c, unsigned dev)

@@ -38,4 +38,87 @@ const struct blk_counts_dev *blk_counts_dev(const struct blk_counts *c, unsigned
  * blkparse. */
 int blk_counts_to_json(const struct blk_counts *c, unsigned dev, json_t *obj);
 
+/* ------------------------------------------------------------------------------------- */
+/* Internal: the hot path, inline so that the pass compiles it into its loop              */
+/* (blk_analysis.c); everyone else calls blk_counts_feed().                              */
+
+struct blk_counts {
+	struct blk_counts_dev **dev;
+	unsigned ndev;
+};
+
+/* Off the hot path: a device's state on its first event, room for a new CPU. */
+__attribute__((cold)) struct blk_counts_dev *blk_counts_new_dev(struct blk_counts *c,
+                                                                unsigned dev);
+__attribute__((cold)) int blk_counts_grow_seq(struct blk_counts_dev *d, unsigned cpu);
+
+/*
+ * blkparse counts a gap in a CPU's sequence numbers as a skip (check_sequence): the number of
+ * missing records and the number of gaps ("N forward"). Records arrive per CPU in order, so a
+ * later record never fills an earlier gap here.
+ */
+static inline void blk_counts_track_seq(struct blk_counts_dev *d, const struct blk_event *ev)
+{
+	uint64_t last;
+
+	if (ev->cpu >= d->nseq &&
+	    (ev->cpu >= BLK_COUNTS_MAX_CPUS || blk_counts_grow_seq(d, ev->cpu)))
+		return;
+	last = d->last_seq[ev->cpu];
+	if (last != UINT64_MAX) {
+		if (ev->seq <= last)
+			return;
+		if (ev->seq > last + 1) {
+			d->skips += ev->seq - last - 1;
+			d->skip_ranges++;
+		}
+	}
+	d->last_seq[ev->cpu] = ev->seq;
+}
+
+static inline __attribute__((always_inline)) void
+blk_counts_feed_inline(struct blk_counts *c, unsigned dev, const struct blk_event *ev,
+	                      const unsigned action)
+{
+	struct blk_counts_dev *d;
+	struct blk_action_counts *ac;
+	const unsigned act = action < BLK_A_MAX ? action : BLK_A_NONE;
+	unsigned w = blk_is_write(ev);
+
+	if (blk_is_notify(ev))
+		return;
+	d = (dev < c->ndev && c->dev[dev]) ? c->dev[dev] : blk_counts_new_dev(c, dev);
+	if (!d)
+		return;
+	d->events++;
+	blk_counts_track_seq(d, ev);
+	ac = (ev->flags & BLK_F_PC) ? &d->pc : &d->fs;
+	ac->n[act][w]++;
+	ac->bytes[act][w] += ev->bytes;
+	switch (act) {
+	case BLK_A_ISSUE:
+		if (ac == &d->fs && ++d->cur_depth[w] > d->max_depth[w])
+			d->max_depth[w] = d->cur_depth[w];
+		break;
+	case BLK_A_COMPLETE:
+		if (ac == &d->fs && d->cur_depth[w])
+			d->cur_depth[w]--;
+		if (ev->bytes) {
+			d->done[w]++;
+			d->done_bytes[w] += ev->bytes;
+			if (ev->flags & BLK_F_DISCARD) {
+				d->discards++;
+				d->discard_bytes += ev->bytes;
+			}
+		}
+		break;
+	case BLK_A_REQUEUE:
+		if (ac == &d->fs && d->cur_depth[w])
+			d->cur_depth[w]--;
+		break;
+	default:
+		break;
+	}
+}
+
 #endif

@@ -4,13 +4,6 @@
 
 #include <stdlib.h>
 
-struct blk_depth {
-	struct blk_depth_dev **dev;
-	unsigned ndev;
-	uint64_t start, end;
-	int have_start;
-};
-
 struct blk_depth *blk_depth_new(void)
 {
 	return blk_zalloc(sizeof(struct blk_depth));
@@ -32,8 +25,7 @@ void blk_depth_free(struct blk_depth *q)
  * the depth stays at 0 rather than going negative.
  */
 /* A device's state on its first event: off the hot path. */
-static __attribute__((noinline, cold)) struct blk_depth_dev *new_dev(struct blk_depth *q,
-                                                                     unsigned dev)
+struct blk_depth_dev *blk_depth_new_dev(struct blk_depth *q, unsigned dev)
 {
 	struct blk_depth_dev *d;
 
@@ -47,32 +39,7 @@ static __attribute__((noinline, cold)) struct blk_depth_dev *new_dev(struct blk_
 
 void blk_depth_feed(struct blk_depth *q, unsigned dev, const struct blk_event *ev)
 {
-	struct blk_depth_dev *d;
-
-	if (blk_is_notify(ev))
-		return;
-	if (!q->have_start) {
-		q->start = ev->time;
-		q->have_start = 1;
-	}
-	if (ev->action != BLK_A_ISSUE && ev->action != BLK_A_COMPLETE &&
-	    ev->action != BLK_A_REQUEUE)
-		return;
-	d = dev < q->ndev && q->dev[dev] ? q->dev[dev] : new_dev(q, dev);
-	if (!d)
-		return;
-	if (ev->time > d->last) {
-		d->area += (unsigned __int128)d->cur * (ev->time - d->last);
-		d->last = ev->time;
-	}
-	if (ev->action == BLK_A_ISSUE) {
-		if (++d->cur > d->max)
-			d->max = d->cur;
-	} else if (d->cur) {
-		d->cur--;
-	} else {
-		d->unmatched_c++;
-	}
+	blk_depth_feed_inline(q, dev, ev, ev->action);
 }
 
 void blk_depth_finish(struct blk_depth *q, uint64_t start_ns, uint64_t end_ns)

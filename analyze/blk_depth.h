@@ -25,4 +25,49 @@ const struct blk_depth_dev *blk_depth_dev(const struct blk_depth *q, unsigned de
 double blk_depth_mean(const struct blk_depth *q, unsigned dev);
 int blk_depth_to_json(const struct blk_depth *q, unsigned dev, json_t *obj);
 
+/* ------------------------------------------------------------------------------------- */
+/* Internal: the hot path, inline so that the pass compiles it into its loop              */
+/* (blk_analysis.c); everyone else calls blk_depth_feed().                               */
+
+struct blk_depth {
+	struct blk_depth_dev **dev;
+	unsigned ndev;
+	uint64_t start, end;
+	int have_start;
+};
+
+__attribute__((cold)) struct blk_depth_dev *blk_depth_new_dev(struct blk_depth *q, unsigned dev);
+
+static inline __attribute__((always_inline)) void
+blk_depth_feed_inline(struct blk_depth *q, unsigned dev, const struct blk_event *ev,
+	                     const unsigned act)
+{
+	struct blk_depth_dev *d;
+
+	if (blk_is_notify(ev))
+		return;
+	if (!q->have_start) {
+		q->start = ev->time;
+		q->have_start = 1;
+	}
+	if (act != BLK_A_ISSUE && act != BLK_A_COMPLETE &&
+	    act != BLK_A_REQUEUE)
+		return;
+	d = dev < q->ndev && q->dev[dev] ? q->dev[dev] : blk_depth_new_dev(q, dev);
+	if (!d)
+		return;
+	if (ev->time > d->last) {
+		d->area += (unsigned __int128)d->cur * (ev->time - d->last);
+		d->last = ev->time;
+	}
+	if (act == BLK_A_ISSUE) {
+		if (++d->cur > d->max)
+			d->max = d->cur;
+	} else if (d->cur) {
+		d->cur--;
+	} else {
+		d->unmatched_c++;
+	}
+}
+
 #endif

@@ -16,15 +16,6 @@
 
 #define NONE UINT64_MAX
 
-struct blk_idle {
-	struct blk_opts o;
-	struct blk_idle_dev **dev;
-	unsigned ndev;
-	uint64_t start;
-	int have_start;
-	int finished;
-};
-
 struct blk_idle *blk_idle_new(const struct blk_opts *o)
 {
 	struct blk_idle *s = blk_zalloc(sizeof(*s));
@@ -52,8 +43,7 @@ void blk_idle_free(struct blk_idle *s)
 }
 
 /* A device's state on its first event: off the hot path. */
-static __attribute__((noinline, cold)) struct blk_idle_dev *new_dev(struct blk_idle *s,
-                                                                    unsigned dev)
+struct blk_idle_dev *blk_idle_new_dev(struct blk_idle *s, unsigned dev)
 {
 	struct blk_idle_dev *d;
 
@@ -72,11 +62,6 @@ static __attribute__((noinline, cold)) struct blk_idle_dev *new_dev(struct blk_i
 	d->first_q = NONE;
 	s->dev[dev] = d;
 	return d;
-}
-
-static inline struct blk_idle_dev *get_dev(struct blk_idle *s, unsigned dev)
-{
-	return dev < s->ndev && s->dev[dev] ? s->dev[dev] : new_dev(s, dev);
 }
 
 static void add_gap(struct blk_idle *s, struct blk_idle_dev *d, const struct blk_gap *g)
@@ -102,65 +87,27 @@ static void add_gap(struct blk_idle *s, struct blk_idle_dev *d, const struct blk
 	d->top[i] = *g;
 }
 
-void blk_idle_feed(struct blk_idle *s, unsigned dev, const struct blk_event *ev)
+/* The issue ev ends d's idle stretch, a gap of at least the threshold. */
+void blk_idle_end_gap(struct blk_idle *s, struct blk_idle_dev *d, const struct blk_event *ev)
 {
-	struct blk_idle_dev *d;
 	struct blk_gap g;
 
-	if (blk_is_notify(ev))
-		return;
-	if (!s->have_start) {
-		s->start = ev->time;
-		s->have_start = 1;
+	memset(&g, 0, sizeof(g));
+	g.start = d->idle_since;
+	g.end = ev->time > d->idle_since ? ev->time : d->idle_since;
+	g.pid = ev->pid;
+	g.ended_by = BLK_GAP_ISSUE;
+	g.at_start = !d->known;
+	if (d->first_q != NONE && d->first_q <= g.end) {
+		g.queued = 1;
+		g.queued_ns = g.end - (d->first_q > g.start ? d->first_q : g.start);
 	}
-	switch (ev->action) {
-	case BLK_A_QUEUE:
-	case BLK_A_INSERT:
-	case BLK_A_ISSUE:
-	case BLK_A_COMPLETE:
-	case BLK_A_REQUEUE:
-		break;
-	default:
-		return;
-	}
-	d = get_dev(s, dev);
-	if (!d)
-		return;
-	switch (ev->action) {
-	case BLK_A_QUEUE:
-	case BLK_A_INSERT:
-		if (!d->inflight && d->first_q == NONE)
-			d->first_q = ev->time;
-		break;
-	case BLK_A_ISSUE:
-		if (!d->inflight) {
-			memset(&g, 0, sizeof(g));
-			g.start = d->idle_since;
-			g.end = ev->time > d->idle_since ? ev->time : d->idle_since;
-			g.pid = ev->pid;
-			g.ended_by = BLK_GAP_ISSUE;
-			g.at_start = !d->known;
-			if (d->first_q != NONE && d->first_q <= g.end) {
-				g.queued = 1;
-				g.queued_ns = g.end - (d->first_q > g.start ? d->first_q : g.start);
-			}
-			add_gap(s, d, &g);
-		}
-		d->known = 1;
-		d->inflight++;
-		break;
-	case BLK_A_COMPLETE:
-	case BLK_A_REQUEUE:
-		/* a completion with nothing in flight proves the device was busy until now */
-		if (d->inflight)
-			d->inflight--;
-		d->known = 1;
-		if (!d->inflight) {
-			d->idle_since = ev->time;
-			d->first_q = NONE;
-		}
-		break;
-	}
+	add_gap(s, d, &g);
+}
+
+void blk_idle_feed(struct blk_idle *s, unsigned dev, const struct blk_event *ev)
+{
+	blk_idle_feed_inline(s, dev, ev, ev->action);
 }
 
 void blk_idle_finish(struct blk_idle *s, uint64_t start_ns, uint64_t end_ns)

@@ -41,4 +41,73 @@ const struct blk_idle_dev *blk_idle_dev(const struct blk_idle *s, unsigned dev);
 int blk_idle_to_json(const struct blk_idle *s, unsigned dev, json_t *obj,
                      const struct blk_json_ctx *ctx);
 
+/* ------------------------------------------------------------------------------------- */
+/* Internal: the hot path, inline so that the pass compiles it into its loop              */
+/* (blk_analysis.c); everyone else calls blk_idle_feed().                                */
+
+struct blk_idle {
+	struct blk_opts o;
+	struct blk_idle_dev **dev;
+	unsigned ndev;
+	uint64_t start;
+	int have_start;
+	int finished;
+};
+
+__attribute__((cold)) struct blk_idle_dev *blk_idle_new_dev(struct blk_idle *s, unsigned dev);
+void blk_idle_end_gap(struct blk_idle *s, struct blk_idle_dev *d, const struct blk_event *ev);
+
+static inline __attribute__((always_inline)) void
+blk_idle_feed_inline(struct blk_idle *s, unsigned dev, const struct blk_event *ev,
+	                    const unsigned act)
+{
+	struct blk_idle_dev *d;
+
+	if (blk_is_notify(ev))
+		return;
+	if (!s->have_start) {
+		s->start = ev->time;
+		s->have_start = 1;
+	}
+	switch (act) {
+	case BLK_A_QUEUE:
+	case BLK_A_INSERT:
+	case BLK_A_ISSUE:
+	case BLK_A_COMPLETE:
+	case BLK_A_REQUEUE:
+		break;
+	default:
+		return;
+	}
+	d = dev < s->ndev && s->dev[dev] ? s->dev[dev] : blk_idle_new_dev(s, dev);
+	if (!d)
+		return;
+	switch (act) {
+	case BLK_A_QUEUE:
+	case BLK_A_INSERT:
+		if (!d->inflight && d->first_q == UINT64_MAX)
+			d->first_q = ev->time;
+		break;
+	case BLK_A_ISSUE:
+		/* most issues follow a short stretch, or none: the gap is built only when it counts */
+		if (!d->inflight && ev->time > d->idle_since &&
+		    ev->time - d->idle_since >= s->o.idle_threshold_ns)
+			blk_idle_end_gap(s, d, ev);
+		d->known = 1;
+		d->inflight++;
+		break;
+	case BLK_A_COMPLETE:
+	case BLK_A_REQUEUE:
+		/* a completion with nothing in flight proves the device was busy until now */
+		if (d->inflight)
+			d->inflight--;
+		d->known = 1;
+		if (!d->inflight) {
+			d->idle_since = ev->time;
+			d->first_q = UINT64_MAX;
+		}
+		break;
+	}
+}
+
 #endif

@@ -11,11 +11,6 @@
  * again, as the head really goes there twice.
  */
 
-struct blk_seek {
-	struct blk_seek_dev **dev;
-	unsigned ndev;
-};
-
 struct blk_seek *blk_seek_new(void)
 {
 	return blk_zalloc(sizeof(struct blk_seek));
@@ -32,8 +27,7 @@ void blk_seek_free(struct blk_seek *s)
 }
 
 /* A device's state on its first event: off the hot path. */
-static __attribute__((noinline, cold)) struct blk_seek_dev *new_dev(struct blk_seek *s,
-                                                                    unsigned dev)
+struct blk_seek_dev *blk_seek_new_dev(struct blk_seek *s, unsigned dev)
 {
 	struct blk_seek_dev *d;
 
@@ -49,36 +43,7 @@ static __attribute__((noinline, cold)) struct blk_seek_dev *new_dev(struct blk_s
 
 void blk_seek_feed(struct blk_seek *s, unsigned dev, const struct blk_event *ev)
 {
-	struct blk_seek_dev *d;
-	uint64_t end;
-
-	if (ev->action != BLK_A_ISSUE || blk_is_notify(ev) || !(ev->bytes >> 9))
-		return;
-	d = dev < s->ndev && s->dev[dev] ? s->dev[dev] : new_dev(s, dev);
-	if (!d)
-		return;
-	end = ev->sector + (ev->bytes >> 9);
-	if (d->last_end != UINT64_MAX) {
-		uint64_t dist;
-
-		d->transitions++;
-		if (ev->sector == d->last_end) {
-			d->sequential++;
-		} else {
-			if (ev->sector > d->last_end) {
-				dist = ev->sector - d->last_end;
-				d->forward++;
-			} else {
-				dist = d->last_end - ev->sector;
-				d->backward++;
-			}
-			d->seeks++;
-			if (dist > BLK_SEEKWATCHER_SECTORS)
-				d->seekwatcher++;
-			hist_add(&d->dist, dist);
-		}
-	}
-	d->last_end = end;
+	blk_seek_feed_inline(s, dev, ev, ev->action);
 }
 
 const struct blk_seek_dev *blk_seek_dev(const struct blk_seek *s, unsigned dev)

@@ -26,4 +26,51 @@ void blk_seek_feed(struct blk_seek *s, unsigned dev, const struct blk_event *ev)
 const struct blk_seek_dev *blk_seek_dev(const struct blk_seek *s, unsigned dev);
 int blk_seek_to_json(const struct blk_seek *s, unsigned dev, json_t *obj, uint64_t span_ns);
 
+/* ------------------------------------------------------------------------------------- */
+/* Internal: the hot path, inline so that the pass compiles it into its loop              */
+/* (blk_analysis.c); everyone else calls blk_seek_feed().                                */
+
+struct blk_seek {
+	struct blk_seek_dev **dev;
+	unsigned ndev;
+};
+
+__attribute__((cold)) struct blk_seek_dev *blk_seek_new_dev(struct blk_seek *s, unsigned dev);
+
+static inline __attribute__((always_inline)) void
+blk_seek_feed_inline(struct blk_seek *s, unsigned dev, const struct blk_event *ev,
+	                    const unsigned act)
+{
+	struct blk_seek_dev *d;
+	uint64_t end;
+
+	if (act != BLK_A_ISSUE || blk_is_notify(ev) || !(ev->bytes >> 9))
+		return;
+	d = dev < s->ndev && s->dev[dev] ? s->dev[dev] : blk_seek_new_dev(s, dev);
+	if (!d)
+		return;
+	end = ev->sector + (ev->bytes >> 9);
+	if (d->last_end != UINT64_MAX) {
+		uint64_t dist;
+
+		d->transitions++;
+		if (ev->sector == d->last_end) {
+			d->sequential++;
+		} else {
+			if (ev->sector > d->last_end) {
+				dist = ev->sector - d->last_end;
+				d->forward++;
+			} else {
+				dist = d->last_end - ev->sector;
+				d->backward++;
+			}
+			d->seeks++;
+			if (dist > BLK_SEEKWATCHER_SECTORS)
+				d->seekwatcher++;
+			hist_add(&d->dist, dist);
+		}
+	}
+	d->last_end = end;
+}
+
 #endif

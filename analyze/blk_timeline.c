@@ -16,27 +16,6 @@
 
 #define NONE UINT64_MAX
 
-struct tl_dev {
-	struct blk_bin *bins;
-	uint64_t nbins; /* allocated */
-	unsigned inflight;
-	int known;
-	uint64_t last_change, idle_since;
-	uint64_t last_end; /* seeks */
-};
-
-struct blk_timeline {
-	struct blk_opts o;
-	struct tl_dev **dev;
-	unsigned ndev;
-	uint64_t start, end;
-	int have_start;
-	uint64_t interval;
-	unsigned widened;
-	uint64_t cur_lo, cur_hi, cur_idx; /* cache: the bin of the last lookup */
-	int finished;
-};
-
 struct blk_timeline *blk_timeline_new(const struct blk_opts *o)
 {
 	struct blk_timeline *t = blk_zalloc(sizeof(*t));
@@ -188,7 +167,8 @@ static __attribute__((noinline, cold)) struct tl_dev *new_dev(struct blk_timelin
 	return d;
 }
 
-void blk_timeline_feed(struct blk_timeline *t, unsigned dev, const struct blk_event *ev)
+/* Every case: the first event, a new device, a bin to allocate or an interval to cross. */
+void blk_timeline_feed_slow(struct blk_timeline *t, unsigned dev, const struct blk_event *ev)
 {
 	struct tl_dev *d;
 	struct blk_bin *bin;
@@ -244,6 +224,11 @@ void blk_timeline_feed(struct blk_timeline *t, unsigned dev, const struct blk_ev
 		else
 			bin->read_bytes += ev->bytes;
 	}
+}
+
+void blk_timeline_feed(struct blk_timeline *t, unsigned dev, const struct blk_event *ev)
+{
+	blk_timeline_feed_inline(t, dev, ev, ev->action);
 }
 
 void blk_timeline_finish(struct blk_timeline *t, uint64_t start_ns, uint64_t end_ns)

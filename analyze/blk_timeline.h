@@ -31,4 +31,88 @@ json_t *blk_timeline_bin_json(const struct blk_timeline *t, unsigned dev, uint64
 /* The whole "timeline" array of dev (memory grows with the bins: see blk_analysis_to_json). */
 int blk_timeline_to_json(const struct blk_timeline *t, unsigned dev, json_t *obj);
 
+/* ------------------------------------------------------------------------------------- */
+/* Internal: the hot path, inline so that the pass compiles it into its loop              */
+/* (blk_analysis.c); everyone else calls blk_timeline_feed().                            */
+
+struct tl_dev {
+	struct blk_bin *bins;
+	uint64_t nbins; /* allocated */
+	unsigned inflight;
+	int known;
+	uint64_t last_change, idle_since;
+	uint64_t last_end; /* seeks */
+};
+
+struct blk_timeline {
+	struct blk_opts o;
+	struct tl_dev **dev;
+	unsigned ndev;
+	uint64_t start, end;
+	int have_start;
+	uint64_t interval;
+	unsigned widened;
+	uint64_t cur_lo, cur_hi, cur_idx; /* cache: the bin of the last lookup */
+	int finished;
+};
+
+__attribute__((cold)) void blk_timeline_feed_slow(struct blk_timeline *t, unsigned dev,
+                                                  const struct blk_event *ev);
+
+/*
+ * Nearly every issue or completion falls in the bin of the one before it, with the time
+ * since the device's last change (and its idle stretch) inside that bin too: then each
+ * spread is one addition to that bin. Anything else takes blk_timeline_feed_slow(), which
+ * does the same in general.
+ */
+static inline __attribute__((always_inline)) void
+blk_timeline_feed_inline(struct blk_timeline *t, unsigned dev, const struct blk_event *ev,
+	                        const unsigned act)
+{
+	uint64_t ts = ev->time;
+	struct tl_dev *d;
+	struct blk_bin *bin;
+
+	if ((act != BLK_A_ISSUE && act != BLK_A_COMPLETE &&
+	     act != BLK_A_REQUEUE) ||
+	    blk_is_notify(ev) || !t->have_start || dev >= t->ndev || !(d = t->dev[dev]) ||
+	    ts < t->cur_lo || ts >= t->cur_hi || t->cur_idx >= d->nbins ||
+	    (ts > d->last_change && d->last_change < t->cur_lo) ||
+	    (act == BLK_A_ISSUE && !d->inflight && ts > d->idle_since &&
+	     ts - d->idle_since >= t->o.idle_threshold_ns && d->idle_since < t->cur_lo)) {
+		blk_timeline_feed_slow(t, dev, ev);
+		return;
+	}
+	if (ts > t->end)
+		t->end = ts;
+	bin = &d->bins[t->cur_idx];
+	if (ts > d->last_change) {
+		bin->depth_area += (uint64_t)d->inflight * (ts - d->last_change);
+		d->last_change = ts;
+	}
+	d->known = 1;
+	if (act == BLK_A_ISSUE) {
+		if (!d->inflight && ts > d->idle_since && ts - d->idle_since >= t->o.idle_threshold_ns)
+			bin->idle_ns += ts - d->idle_since;
+		d->inflight++;
+		if (ev->bytes >> 9) {
+			if (d->last_end != UINT64_MAX && ev->sector != d->last_end)
+				bin->seeks++;
+			d->last_end = ev->sector + (ev->bytes >> 9);
+		}
+		return;
+	}
+	if (d->inflight)
+		d->inflight--;
+	if (!d->inflight)
+		d->idle_since = ts;
+	if (act == BLK_A_COMPLETE && ev->bytes) {
+		bin->ios++;
+		if (blk_is_write(ev))
+			bin->write_bytes += ev->bytes;
+		else
+			bin->read_bytes += ev->bytes;
+	}
+}
+
 #endif
