@@ -40,9 +40,9 @@ struct devtab {
 	uint16_t hidx[DEVHASH];
 	uint32_t devs[BLK_MAX_DEVICES];
 	unsigned ndev;
-	uint32_t last_dev; /* one-entry cache: consecutive events are mostly one device */
+	uint32_t last_key; /* one-entry cache (dev + 1, 0: none): consecutive events are mostly
+			    * one device */
 	unsigned last_idx;
-	int have_last;
 	int have_time; /* this side's sinks have seen the first event */
 };
 
@@ -121,7 +121,7 @@ static inline int dev_index(struct devtab *t, uint32_t dev)
 {
 	uint32_t key = dev + 1, h;
 
-	if (t->have_last && t->last_dev == dev)
+	if (t->last_key == key)
 		return (int)t->last_idx;
 	h = (key * 0x9e3779b1u) & (DEVHASH - 1);
 	while (t->hkey[h] && t->hkey[h] != key)
@@ -133,8 +133,7 @@ static inline int dev_index(struct devtab *t, uint32_t dev)
 		t->hidx[h] = (uint16_t)t->ndev;
 		t->devs[t->ndev++] = dev;
 	}
-	t->have_last = 1;
-	t->last_dev = dev;
+	t->last_key = key;
 	t->last_idx = t->hidx[h];
 	return (int)t->last_idx;
 }

@@ -65,6 +65,10 @@ static inline void blk_counts_track_seq(struct blk_counts_dev *d, const struct b
 	    (ev->cpu >= BLK_COUNTS_MAX_CPUS || blk_counts_grow_seq(d, ev->cpu)))
 		return;
 	last = d->last_seq[ev->cpu];
+	if (__builtin_expect(ev->seq == last + 1, 1)) { /* the usual case: the next one */
+		d->last_seq[ev->cpu] = ev->seq;
+		return;
+	}
 	if (last != UINT64_MAX) {
 		if (ev->seq <= last)
 			return;
