@@ -2,6 +2,7 @@
 /* Latency sink: bios tracked from queue to completion through merges, in bounded memory. */
 #include "analyze/blk_latency.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,7 +37,6 @@
  * dropped and counted (a bio whose completion was lost must not pin memory forever).
  */
 
-#define NIL UINT32_MAX
 #define NONE UINT64_MAX
 
 const char *const blk_lat_names[BLK_LAT_N] = {
@@ -47,401 +47,368 @@ const char *const blk_lat_names[BLK_LAT_N] = {
     [BLK_LAT_Q2Q] = "q2q", [BLK_LAT_D2C_REQ] = "d2c_request",
 };
 
-struct lnode {
-	uint64_t start, end;    /* sectors */
-	uint64_t q, g, i, m, d; /* times, NONE when not seen */
+/* A place in an age list: a circular list through a head, oldest first after the head, so
+ * that linking and unlinking never test for the ends. */
+struct age {
+	struct age *older, *newer;
+};
+
+/* A tracked bio: a node of its device's tree. */
+struct lat_bio {
+	uint64_t start, end;                    /* sectors */
+	uint64_t q, g, i, m, d;                 /* times, NONE when not seen */
+	struct lat_bio *left, *right, *parent; /* the device's tree; left is the free list */
+	struct age age;
 	uint32_t dev;
-	uint32_t older, newer;        /* age list */
-	uint32_t hnext;               /* request hash chain; free list */
-	uint32_t left, right, parent; /* bio tree */
 	uint8_t red;
 };
 
-/* A pool of nodes with an age list (oldest first), and for requests a hash on the start. */
-struct lpool {
-	struct lnode *n;
-	uint32_t cap, used, free;
-	uint32_t oldest, newest;
-	uint32_t *bucket; /* requests only */
-	uint32_t mask;
+/* A request between its D and its C, in a hash on (device, start sector). */
+struct lat_rq {
+	uint64_t start, d;
+	struct lat_rq *hnext; /* hash chain; free list */
+	struct age age;
+	uint32_t dev;
 };
 
 struct blk_latency {
-	struct lpool bio, rq;
 	struct blk_latency_dev **dev;
 	unsigned ndev;
-	uint32_t *found; /* scratch: the bios a range visit collected */
-	uint32_t nfound, capfound;
 	int finished;
+	/* bios: a pool of max_inflight, the unused ones on a free list */
+	struct lat_bio *bio, *bio_free;
+	struct age bio_age;
+	uint32_t bio_used;
+	/* requests: a pool of max_inflight, and the hash buckets */
+	struct lat_rq *rq, *rq_free;
+	struct age rq_age;
+	struct lat_rq **bucket;
+	uint32_t mask;
+	struct lat_bio **found; /* the bios a C collected, in order (at most max_inflight) */
 };
 
+static inline void age_link(struct age *head, struct age *a)
+{
+	a->newer = head;
+	a->older = head->older;
+	head->older->newer = a;
+	head->older = a;
+}
+
+static inline void age_unlink(struct age *a)
+{
+	a->older->newer = a->newer;
+	a->newer->older = a->older;
+}
+
+#define BIO_OF(a) ((struct lat_bio *)((char *)(a) - offsetof(struct lat_bio, age)))
+#define RQ_OF(a) ((struct lat_rq *)((char *)(a) - offsetof(struct lat_rq, age)))
+
 /* ------------------------------------------------------------------------------------- */
-/* node pools                                                                            */
-
-static int pool_init(struct lpool *p, uint32_t cap, int hashed)
-{
-	p->n = malloc((size_t)cap * sizeof(*p->n));
-	if (!p->n)
-		return -1;
-	p->cap = cap;
-	p->used = 0;
-	for (uint32_t i = 0; i < cap; i++)
-		p->n[i].hnext = i + 1 < cap ? i + 1 : NIL;
-	p->free = 0;
-	p->oldest = p->newest = NIL;
-	if (hashed) {
-		uint32_t nb = 64;
-
-		/* a quarter of the pool: chains stay short when full, the buckets in cache */
-		while (nb < cap / 4)
-			nb <<= 1;
-		p->bucket = malloc((size_t)nb * sizeof(*p->bucket));
-		if (!p->bucket)
-			return -1;
-		memset(p->bucket, 0xff, (size_t)nb * sizeof(*p->bucket));
-		p->mask = nb - 1;
-	}
-	return 0;
-}
-
-static void pool_release(struct lpool *p)
-{
-	free(p->n);
-	free(p->bucket);
-}
-
-/* A node off the free list, newest in age; the caller made sure one is free. */
-static uint32_t pool_get(struct lpool *p, uint32_t dev, uint64_t start, uint64_t end)
-{
-	uint32_t i = p->free;
-	struct lnode *x = &p->n[i];
-
-	p->free = x->hnext;
-	p->used++;
-	x->start = start;
-	x->end = end;
-	x->q = x->g = x->i = x->m = x->d = NONE;
-	x->dev = dev;
-	x->left = x->right = x->parent = NIL;
-	x->red = 0;
-	x->older = p->newest;
-	x->newer = NIL;
-	if (p->newest != NIL)
-		p->n[p->newest].newer = i;
-	else
-		p->oldest = i;
-	p->newest = i;
-	return i;
-}
-
-/* Back to the free list (the caller unlinked it from its tree or hash). */
-static void pool_put(struct lpool *p, uint32_t i)
-{
-	struct lnode *x = &p->n[i];
-
-	if (x->older != NIL)
-		p->n[x->older].newer = x->newer;
-	else
-		p->oldest = x->newer;
-	if (x->newer != NIL)
-		p->n[x->newer].older = x->older;
-	else
-		p->newest = x->older;
-	x->hnext = p->free;
-	p->free = i;
-	p->used--;
-}
+/* requests                                                                              */
 
 /* Neighbouring sectors of a device get neighbouring buckets: sequential IO stays in cache. */
-static inline uint32_t rq_hash(const struct lpool *p, uint32_t dev, uint64_t start)
+static inline struct lat_rq **rq_bucket(const struct blk_latency *l, uint32_t dev, uint64_t start)
 {
-	return ((uint32_t)start ^ (uint32_t)(start >> 32) ^ (dev * 0x9e3779b1u)) & p->mask;
+	return &l->bucket[((uint32_t)start ^ (uint32_t)(start >> 32) ^ (dev * 0x9e3779b1u)) &
+	                  l->mask];
 }
 
-static uint32_t rq_find(const struct lpool *p, uint32_t dev, uint64_t start)
+/* The link that points at the request (dev, start), or at the NULL ending its chain. */
+static inline struct lat_rq **rq_link(struct blk_latency *l, uint32_t dev, uint64_t start)
 {
-	uint32_t i = p->bucket[rq_hash(p, dev, start)];
+	struct lat_rq **pp = rq_bucket(l, dev, start);
 
-	while (i != NIL && (p->n[i].start != start || p->n[i].dev != dev))
-		i = p->n[i].hnext;
-	return i;
+	while (*pp && ((*pp)->start != start || (*pp)->dev != dev))
+		pp = &(*pp)->hnext;
+	return pp;
 }
 
-static void rq_remove(struct lpool *p, uint32_t i)
+/* Unlink the request *pp points at; back to the free list. */
+static inline void rq_remove(struct blk_latency *l, struct lat_rq **pp)
 {
-	uint32_t *pp = &p->bucket[rq_hash(p, p->n[i].dev, p->n[i].start)];
+	struct lat_rq *r = *pp;
 
-	while (*pp != i)
-		pp = &p->n[*pp].hnext;
-	*pp = p->n[i].hnext;
-	pool_put(p, i);
+	*pp = r->hnext;
+	age_unlink(&r->age);
+	r->hnext = l->rq_free;
+	l->rq_free = r;
 }
 
-static uint32_t rq_insert(struct lpool *p, uint32_t dev, uint64_t start)
+/* Start tracking request (dev, start), issued at t; pp is its rq_link(), where it is absent.
+ * When the pool is full the oldest request is dropped. */
+static void rq_add(struct blk_latency *l, struct lat_rq **pp, uint32_t dev, uint64_t start,
+                   uint64_t t)
 {
-	uint32_t i, h;
+	struct lat_rq *r = l->rq_free;
 
-	if (p->free == NIL)
-		rq_remove(p, p->oldest);
-	i = pool_get(p, dev, start, start);
-	h = rq_hash(p, dev, start);
-	p->n[i].hnext = p->bucket[h];
-	p->bucket[h] = i;
-	return i;
+	if (__builtin_expect(!r, 0)) {
+		struct lat_rq *old = RQ_OF(l->rq_age.newer);
+		struct lat_rq **op = rq_bucket(l, old->dev, old->start);
+
+		while (*op != old)
+			op = &(*op)->hnext;
+		if (pp == &old->hnext) /* our chain ended right after the one dropped */
+			pp = op;
+		rq_remove(l, op);
+		r = l->rq_free;
+	}
+	l->rq_free = r->hnext;
+	r->start = start;
+	r->d = t;
+	r->dev = dev;
+	r->hnext = NULL;
+	*pp = r;
+	age_link(&l->rq_age, &r->age);
 }
 
 /* ------------------------------------------------------------------------------------- */
 /* the bio tree of a device: a red-black tree on the start sector, shaped as btt's        */
 
-#define N(i) (b->n[i])
-
-static void set_child(struct lpool *b, uint32_t *root, uint32_t parent, uint32_t old, uint32_t new)
+static inline void set_child(struct lat_bio **root, struct lat_bio *parent, struct lat_bio *old,
+                             struct lat_bio *new)
 {
-	if (parent == NIL)
+	if (!parent)
 		*root = new;
-	else if (N(parent).left == old)
-		N(parent).left = new;
+	else if (parent->left == old)
+		parent->left = new;
 	else
-		N(parent).right = new;
+		parent->right = new;
 }
 
-static void rotate_left(struct lpool *b, uint32_t *root, uint32_t x)
+static void rotate_left(struct lat_bio **root, struct lat_bio *x)
 {
-	uint32_t y = N(x).right;
+	struct lat_bio *y = x->right;
 
-	N(x).right = N(y).left;
-	if (N(y).left != NIL)
-		N(N(y).left).parent = x;
-	N(y).left = x;
-	N(y).parent = N(x).parent;
-	set_child(b, root, N(x).parent, x, y);
-	N(x).parent = y;
+	x->right = y->left;
+	if (y->left)
+		y->left->parent = x;
+	y->left = x;
+	y->parent = x->parent;
+	set_child(root, x->parent, x, y);
+	x->parent = y;
 }
 
-static void rotate_right(struct lpool *b, uint32_t *root, uint32_t x)
+static void rotate_right(struct lat_bio **root, struct lat_bio *x)
 {
-	uint32_t y = N(x).left;
+	struct lat_bio *y = x->left;
 
-	N(x).left = N(y).right;
-	if (N(y).right != NIL)
-		N(N(y).right).parent = x;
-	N(y).right = x;
-	N(y).parent = N(x).parent;
-	set_child(b, root, N(x).parent, x, y);
-	N(x).parent = y;
+	x->left = y->right;
+	if (y->right)
+		y->right->parent = x;
+	y->right = x;
+	y->parent = x->parent;
+	set_child(root, x->parent, x, y);
+	x->parent = y;
 }
 
-static inline int is_red(const struct lpool *b, uint32_t i)
+static inline int is_red(const struct lat_bio *x)
 {
-	return i != NIL && b->n[i].red;
+	return x && x->red;
 }
 
 /* Rebalance after linking the red leaf x. */
-static void tree_insert_color(struct lpool *b, uint32_t *root, uint32_t x)
+static void tree_insert_color(struct lat_bio **root, struct lat_bio *x)
 {
-	uint32_t p, g, u;
+	struct lat_bio *p, *g, *u;
 
-	while ((p = N(x).parent) != NIL && N(p).red) {
-		g = N(p).parent;
-		if (p == N(g).left) {
-			u = N(g).right;
-			if (is_red(b, u)) {
-				N(u).red = 0;
-				N(p).red = 0;
-				N(g).red = 1;
+	while ((p = x->parent) && p->red) {
+		g = p->parent;
+		if (p == g->left) {
+			u = g->right;
+			if (is_red(u)) {
+				u->red = 0;
+				p->red = 0;
+				g->red = 1;
 				x = g;
 				continue;
 			}
-			if (N(p).right == x) {
-				rotate_left(b, root, p);
+			if (p->right == x) {
+				rotate_left(root, p);
 				u = p; /* the old parent is now below x */
 				p = x;
 				x = u;
 			}
-			N(p).red = 0;
-			N(g).red = 1;
-			rotate_right(b, root, g);
+			p->red = 0;
+			g->red = 1;
+			rotate_right(root, g);
 		} else {
-			u = N(g).left;
-			if (is_red(b, u)) {
-				N(u).red = 0;
-				N(p).red = 0;
-				N(g).red = 1;
+			u = g->left;
+			if (is_red(u)) {
+				u->red = 0;
+				p->red = 0;
+				g->red = 1;
 				x = g;
 				continue;
 			}
-			if (N(p).left == x) {
-				rotate_right(b, root, p);
+			if (p->left == x) {
+				rotate_right(root, p);
 				u = p;
 				p = x;
 				x = u;
 			}
-			N(p).red = 0;
-			N(g).red = 1;
-			rotate_left(b, root, g);
+			p->red = 0;
+			g->red = 1;
+			rotate_left(root, g);
 		}
 	}
-	N(*root).red = 0;
+	(*root)->red = 0;
 }
 
-/* Rebalance after removing a black node: x (maybe NIL) took its place under parent p. */
-static void tree_erase_color(struct lpool *b, uint32_t *root, uint32_t x, uint32_t p)
+/* Rebalance after removing a black node: x (maybe NULL) took its place under parent p. */
+static void tree_erase_color(struct lat_bio **root, struct lat_bio *x, struct lat_bio *p)
 {
-	uint32_t o;
+	struct lat_bio *o;
 
-	while (!is_red(b, x) && x != *root) {
-		if (N(p).left == x) {
-			o = N(p).right;
-			if (N(o).red) {
-				N(o).red = 0;
-				N(p).red = 1;
-				rotate_left(b, root, p);
-				o = N(p).right;
+	while (!is_red(x) && x != *root) {
+		if (p->left == x) {
+			o = p->right;
+			if (o->red) {
+				o->red = 0;
+				p->red = 1;
+				rotate_left(root, p);
+				o = p->right;
 			}
-			if (!is_red(b, N(o).left) && !is_red(b, N(o).right)) {
-				N(o).red = 1;
+			if (!is_red(o->left) && !is_red(o->right)) {
+				o->red = 1;
 				x = p;
-				p = N(x).parent;
+				p = x->parent;
 				continue;
 			}
-			if (!is_red(b, N(o).right)) {
-				N(N(o).left).red = 0;
-				N(o).red = 1;
-				rotate_right(b, root, o);
-				o = N(p).right;
+			if (!is_red(o->right)) {
+				o->left->red = 0;
+				o->red = 1;
+				rotate_right(root, o);
+				o = p->right;
 			}
-			N(o).red = N(p).red;
-			N(p).red = 0;
-			if (N(o).right != NIL)
-				N(N(o).right).red = 0;
-			rotate_left(b, root, p);
+			o->red = p->red;
+			p->red = 0;
+			if (o->right)
+				o->right->red = 0;
+			rotate_left(root, p);
 			x = *root;
 			break;
 		}
-		o = N(p).left;
-		if (N(o).red) {
-			N(o).red = 0;
-			N(p).red = 1;
-			rotate_right(b, root, p);
-			o = N(p).left;
+		o = p->left;
+		if (o->red) {
+			o->red = 0;
+			p->red = 1;
+			rotate_right(root, p);
+			o = p->left;
 		}
-		if (!is_red(b, N(o).left) && !is_red(b, N(o).right)) {
-			N(o).red = 1;
+		if (!is_red(o->left) && !is_red(o->right)) {
+			o->red = 1;
 			x = p;
-			p = N(x).parent;
+			p = x->parent;
 			continue;
 		}
-		if (!is_red(b, N(o).left)) {
-			N(N(o).right).red = 0;
-			N(o).red = 1;
-			rotate_left(b, root, o);
-			o = N(p).left;
+		if (!is_red(o->left)) {
+			o->right->red = 0;
+			o->red = 1;
+			rotate_left(root, o);
+			o = p->left;
 		}
-		N(o).red = N(p).red;
-		N(p).red = 0;
-		if (N(o).left != NIL)
-			N(N(o).left).red = 0;
-		rotate_right(b, root, p);
+		o->red = p->red;
+		p->red = 0;
+		if (o->left)
+			o->left->red = 0;
+		rotate_right(root, p);
 		x = *root;
 		break;
 	}
-	if (x != NIL)
-		N(x).red = 0;
+	if (x)
+		x->red = 0;
 }
 
 /* Unlink z; a node with two children is replaced by its successor (the leftmost node of its
  * right subtree), which takes z's place and colour. */
-static void tree_erase(struct lpool *b, uint32_t *root, uint32_t z)
+static void tree_erase(struct lat_bio **root, struct lat_bio *z)
 {
-	uint32_t child, parent;
+	struct lat_bio *child, *parent;
 	int red;
 
-	if (N(z).left == NIL || N(z).right == NIL) {
-		child = N(z).left != NIL ? N(z).left : N(z).right;
-		parent = N(z).parent;
-		red = N(z).red;
-		if (child != NIL)
-			N(child).parent = parent;
-		set_child(b, root, parent, z, child);
+	if (!z->left || !z->right) {
+		child = z->left ? z->left : z->right;
+		parent = z->parent;
+		red = z->red;
+		if (child)
+			child->parent = parent;
+		set_child(root, parent, z, child);
 	} else {
-		uint32_t y = N(z).right;
+		struct lat_bio *y = z->right;
 
-		while (N(y).left != NIL)
-			y = N(y).left;
-		child = N(y).right;
-		parent = N(y).parent;
-		red = N(y).red;
-		if (child != NIL)
-			N(child).parent = parent;
-		set_child(b, root, parent, y, child);
+		while (y->left)
+			y = y->left;
+		child = y->right;
+		parent = y->parent;
+		red = y->red;
+		if (child)
+			child->parent = parent;
+		set_child(root, parent, y, child);
 		if (parent == z)
 			parent = y;
-		N(y).parent = N(z).parent;
-		N(y).red = N(z).red;
-		N(y).left = N(z).left;
-		N(y).right = N(z).right;
-		set_child(b, root, N(z).parent, z, y);
-		N(N(z).left).parent = y;
-		if (N(z).right != NIL)
-			N(N(z).right).parent = y;
+		y->parent = z->parent;
+		y->red = z->red;
+		y->left = z->left;
+		y->right = z->right;
+		set_child(root, z->parent, z, y);
+		z->left->parent = y;
+		if (z->right)
+			z->right->parent = y;
 	}
 	if (!red)
-		tree_erase_color(b, root, child, parent);
+		tree_erase_color(root, child, parent);
 }
 
 /* Link x by its start; a node with the same start is replaced in place by x and returned
  * (btt's tree keeps one bio per start sector: the newest). */
-static uint32_t tree_insert(struct lpool *b, uint32_t *root, uint32_t x)
+static struct lat_bio *tree_insert(struct lat_bio **root, struct lat_bio *x)
 {
-	uint32_t *link = root, parent = NIL;
-	uint64_t s = N(x).start;
+	struct lat_bio **link = root, *parent = NULL;
+	uint64_t s = x->start;
 
-	while (*link != NIL) {
+	while (*link) {
 		parent = *link;
-		if (s < N(parent).start) {
-			link = &N(parent).left;
-		} else if (s > N(parent).start) {
-			link = &N(parent).right;
+		if (s < parent->start) {
+			link = &parent->left;
+		} else if (s > parent->start) {
+			link = &parent->right;
 		} else {
-			uint32_t old = parent;
+			struct lat_bio *old = parent;
 
-			N(x).left = N(old).left;
-			N(x).right = N(old).right;
-			N(x).parent = N(old).parent;
-			N(x).red = N(old).red;
-			if (N(x).left != NIL)
-				N(N(x).left).parent = x;
-			if (N(x).right != NIL)
-				N(N(x).right).parent = x;
-			set_child(b, root, N(old).parent, old, x);
+			x->left = old->left;
+			x->right = old->right;
+			x->parent = old->parent;
+			x->red = old->red;
+			if (x->left)
+				x->left->parent = x;
+			if (x->right)
+				x->right->parent = x;
+			set_child(root, old->parent, old, x);
 			return old;
 		}
 	}
-	N(x).parent = parent;
-	N(x).left = N(x).right = NIL;
-	N(x).red = 1;
+	x->parent = parent;
+	x->left = x->right = NULL;
+	x->red = 1;
 	*link = x;
-	tree_insert_color(b, root, x);
-	return NIL;
+	tree_insert_color(root, x);
+	return NULL;
 }
 
 /* The walk for a sector: the first node on the path from the root that holds it. */
-static uint32_t tree_find(const struct lpool *b, uint32_t root, uint64_t sector)
+static inline struct lat_bio *tree_find(struct lat_bio *x, uint64_t sector)
 {
-	uint32_t i = root;
-
-	while (i != NIL) {
-		if (sector < N(i).start)
-			i = N(i).left;
-		else if (sector >= N(i).end)
-			i = N(i).right;
+	while (x) {
+		if (sector < x->start)
+			x = x->left;
+		else if (sector >= x->end)
+			x = x->right;
 		else
-			return i;
+			return x;
 	}
-	return NIL;
+	return NULL;
 }
-
-#undef N
 
 /* ------------------------------------------------------------------------------------- */
 
@@ -449,15 +416,30 @@ struct blk_latency *blk_latency_new(const struct blk_opts *o)
 {
 	struct blk_latency *l = blk_zalloc(sizeof(*l));
 	uint32_t cap = o && o->max_inflight ? o->max_inflight : BLK_DEFAULT_MAX_INFLIGHT;
+	uint32_t nb = 64;
 
 	if (!l)
 		return NULL;
-	l->capfound = 64;
-	l->found = malloc(l->capfound * sizeof(*l->found));
-	if (!l->found || pool_init(&l->bio, cap, 0) || pool_init(&l->rq, cap, 1)) {
+	/* a quarter of the pool: chains stay short when full, the buckets in cache */
+	while (nb < cap / 4)
+		nb <<= 1;
+	l->mask = nb - 1;
+	l->bio = malloc((size_t)cap * sizeof(*l->bio));
+	l->rq = malloc((size_t)cap * sizeof(*l->rq));
+	l->found = malloc((size_t)cap * sizeof(*l->found));
+	l->bucket = calloc(nb, sizeof(*l->bucket));
+	if (!l->bio || !l->rq || !l->found || !l->bucket) {
 		blk_latency_free(l);
 		return NULL;
 	}
+	for (uint32_t i = 0; i < cap; i++) {
+		l->bio[i].left = i + 1 < cap ? &l->bio[i + 1] : NULL;
+		l->rq[i].hnext = i + 1 < cap ? &l->rq[i + 1] : NULL;
+	}
+	l->bio_free = l->bio;
+	l->rq_free = l->rq;
+	l->bio_age.older = l->bio_age.newer = &l->bio_age;
+	l->rq_age.older = l->rq_age.newer = &l->rq_age;
 	return l;
 }
 
@@ -465,12 +447,13 @@ void blk_latency_free(struct blk_latency *l)
 {
 	if (!l)
 		return;
-	pool_release(&l->bio);
-	pool_release(&l->rq);
+	free(l->bio);
+	free(l->rq);
+	free(l->found);
+	free(l->bucket);
 	for (unsigned i = 0; i < l->ndev; i++)
 		free(l->dev[i]);
 	free(l->dev);
-	free(l->found);
 	free(l);
 }
 
@@ -489,7 +472,7 @@ static __attribute__((noinline, cold)) struct blk_latency_dev *new_dev(struct bl
 	for (unsigned k = 0; k < BLK_LAT_N; k++)
 		hist_init(&d->h[k]);
 	d->last_q = NONE;
-	d->root = NIL;
+	d->root = NULL;
 	l->dev[dev] = d;
 	return d;
 }
@@ -497,6 +480,15 @@ static __attribute__((noinline, cold)) struct blk_latency_dev *new_dev(struct bl
 static inline struct blk_latency_dev *get_dev(struct blk_latency *l, unsigned dev)
 {
 	return dev < l->ndev && l->dev[dev] ? l->dev[dev] : new_dev(l, dev);
+}
+
+/* hist_bucket() without its branch: with s = max(0, e - HIST_SUB_BITS) for v's top bit e, the
+ * bucket is s * HIST_SUB + (v >> s), and v | HIST_SUB makes s 0 below HIST_SUB. */
+static inline unsigned lat_bucket(uint64_t v)
+{
+	unsigned s = (63u - (unsigned)__builtin_clzll(v | HIST_SUB)) - HIST_SUB_BITS;
+
+	return (s << HIST_SUB_BITS) + (unsigned)(v >> s);
 }
 
 /*
@@ -508,7 +500,7 @@ static inline void lat_add(struct blk_latency_dev *d, enum blk_lat k, uint64_t v
 {
 	struct hist *h = &d->h[k];
 
-	h->b[hist_bucket(v)]++; /* the count is the buckets' sum, taken in lat_fold() */
+	h->b[lat_bucket(v)]++; /* the count is the buckets' sum, taken in lat_fold() */
 	if (v < h->min)
 		h->min = v;
 	if (v > h->max)
@@ -532,58 +524,127 @@ static void lat_fold(struct blk_latency_dev *d)
 	}
 }
 
-/* Drop bio i: out of its device's tree, back to the pool. */
-static void bio_drop(struct blk_latency *l, uint32_t i)
+/* Drop bio x: out of its device's tree, back to the pool. */
+static inline void bio_drop(struct blk_latency *l, struct lat_bio **root, struct lat_bio *x)
 {
-	struct blk_latency_dev *d = l->dev[l->bio.n[i].dev];
-
-	tree_erase(&l->bio, &d->root, i);
-	pool_put(&l->bio, i);
+	tree_erase(root, x);
+	age_unlink(&x->age);
+	x->left = l->bio_free;
+	l->bio_free = x;
+	l->bio_used--;
 }
 
 /*
- * Collect the bios of d inside [s, e) in btt's order (rb_foreach: the node, then its left
- * subtree if the range starts before the node, then its right subtree if the node ends before
- * the range does). Iterative, with the pending right subtrees on a small stack.
+ * The bios of a device inside [s, e) are visited in btt's order (rb_foreach: the node, then
+ * its left subtree if the range starts before the node, then its right subtree if the node
+ * ends before the range does); VISIT(x) runs for each, and nothing in the tree may change
+ * meanwhile. Iterative: the pending right subtrees wait on a stack, one per level at most,
+ * and a red-black tree of fewer than 2^32 nodes is under 64 levels deep.
  */
-static int collect(struct blk_latency *l, const struct blk_latency_dev *d, uint64_t s, uint64_t e)
+#define RANGE_VISIT(root, s, e, VISIT)                                                          \
+	do {                                                                                    \
+		struct lat_bio *stack_[64], *x_ = (root), *r_;                                  \
+		unsigned sp_ = 0;                                                               \
+                                                                                                \
+		while (x_) {                                                                    \
+			if ((s) <= x_->start && x_->end <= (e)) {                               \
+				struct lat_bio *const x = x_;                                   \
+				VISIT;                                                          \
+			}                                                                       \
+			r_ = x_->end < (e) ? x_->right : NULL;                                  \
+			if ((s) < x_->start && x_->left) {                                      \
+				if (r_)                                                         \
+					stack_[sp_++] = r_;                                     \
+				x_ = x_->left;                                                  \
+			} else {                                                                \
+				x_ = r_ ? r_ : sp_ ? stack_[--sp_] : NULL;                      \
+			}                                                                       \
+		}                                                                               \
+	} while (0)
+
+static void on_queue(struct blk_latency *l, struct blk_latency_dev *d, uint32_t dev, uint64_t s,
+                     uint64_t e, uint64_t t)
 {
-	const struct lpool *b = &l->bio;
-	uint32_t stack[128]; /* the tree is at most 2 log2(cap) deep */
-	unsigned sp = 0;
-	uint32_t i = d->root;
+	struct lat_bio *x = l->bio_free, *old;
 
-	l->nfound = 0;
-	while (i != NIL || sp) {
-		const struct lnode *x;
-
-		if (i == NIL)
-			i = stack[--sp];
-		x = &b->n[i];
-		if (s <= x->start && x->end <= e) {
-			if (l->nfound == l->capfound) {
-				uint32_t *p = realloc(l->found, 2 * l->capfound * sizeof(*p));
-
-				if (!p)
-					return -1;
-				l->found = p;
-				l->capfound *= 2;
-			}
-			l->found[l->nfound++] = i;
-		}
-		if (x->end < e && x->right != NIL && sp < sizeof(stack) / sizeof(stack[0]))
-			stack[sp++] = x->right;
-		i = s < x->start ? x->left : NIL;
+	if (__builtin_expect(!x, 0)) {
+		old = BIO_OF(l->bio_age.newer);
+		l->dev[old->dev]->evicted++;
+		bio_drop(l, &l->dev[old->dev]->root, old);
+		x = l->bio_free;
 	}
-	return 0;
+	l->bio_free = x->left;
+	l->bio_used++;
+	x->start = s;
+	x->end = e;
+	x->q = t;
+	x->g = x->i = x->m = x->d = NONE;
+	x->dev = dev;
+	age_link(&l->bio_age, &x->age);
+	old = tree_insert(&d->root, x);
+	if (old) {
+		d->duplicates++;
+		age_unlink(&old->age);
+		old->left = l->bio_free;
+		l->bio_free = old;
+		l->bio_used--;
+	}
+	if (d->last_q != NONE)
+		lat_add(d, BLK_LAT_Q2Q, blk_tdelta(d->last_q, t));
+	d->last_q = t;
+}
+
+static void on_issue(struct blk_latency *l, struct blk_latency_dev *d, uint32_t dev, uint64_t s,
+                     uint64_t e, uint64_t t)
+{
+	struct lat_rq **pp;
+
+	RANGE_VISIT(d->root, s, e, {
+		if (x->i != NONE)
+			lat_add(d, BLK_LAT_I2D, blk_tdelta(x->i, t));
+		else if (x->m != NONE)
+			lat_add(d, BLK_LAT_M2D, blk_tdelta(x->m, t));
+		x->d = t;
+	});
+	pp = rq_link(l, dev, s);
+	if (*pp)
+		(*pp)->d = t; /* a re-issue */
+	else
+		rq_add(l, pp, dev, s, t);
+}
+
+static void on_complete(struct blk_latency *l, struct blk_latency_dev *d, uint32_t dev,
+                        uint64_t s, uint64_t e, uint64_t t)
+{
+	struct lat_bio **found = l->found;
+	struct lat_rq **pp;
+	uint32_t n = 0;
+
+	RANGE_VISIT(d->root, s, e, {
+		lat_add(d, BLK_LAT_Q2C, blk_tdelta(x->q, t));
+		if (x->d != NONE) {
+			lat_add(d, BLK_LAT_D2C, blk_tdelta(x->d, t));
+			lat_add(d, BLK_LAT_Q2D, blk_tdelta(x->q, x->d));
+		}
+		found[n++] = x;
+	});
+	/* in the order found, as btt releases them: the tree's shape follows */
+	for (uint32_t k = 0; k < n; k++)
+		bio_drop(l, &d->root, found[k]);
+	if (!n)
+		d->unmatched_c++;
+	pp = rq_link(l, dev, s);
+	if (*pp) {
+		lat_add(d, BLK_LAT_D2C_REQ, blk_tdelta((*pp)->d, t));
+		rq_remove(l, pp);
+	}
 }
 
 void blk_latency_feed(struct blk_latency *l, unsigned dev, const struct blk_event *ev)
 {
 	struct blk_latency_dev *d;
 	uint64_t s = ev->sector, e = ev->sector + (ev->bytes >> 9), t = ev->time;
-	struct lnode *x;
-	uint32_t i;
+	struct lat_bio *x;
 
 	/* the actions matched (Q G M F I D C), data only, no passthrough or notify */
 	if (ev->action >= 16 ||
@@ -597,35 +658,18 @@ void blk_latency_feed(struct blk_latency *l, unsigned dev, const struct blk_even
 		return;
 	switch (ev->action) {
 	case BLK_A_QUEUE:
-		if (l->bio.free == NIL) {
-			l->dev[l->bio.n[l->bio.oldest].dev]->evicted++;
-			bio_drop(l, l->bio.oldest);
-		}
-		i = pool_get(&l->bio, dev, s, e);
-		l->bio.n[i].q = t;
-		{
-			uint32_t old = tree_insert(&l->bio, &d->root, i);
-
-			if (old != NIL) {
-				d->duplicates++;
-				pool_put(&l->bio, old);
-			}
-		}
-		if (d->last_q != NONE)
-			lat_add(d, BLK_LAT_Q2Q, blk_tdelta(d->last_q, t));
-		d->last_q = t;
+		on_queue(l, d, dev, s, e, t);
 		break;
 	case BLK_A_GETRQ:
-		i = tree_find(&l->bio, d->root, s);
-		if (i != NIL) {
-			l->bio.n[i].g = t;
-			lat_add(d, BLK_LAT_Q2G, blk_tdelta(l->bio.n[i].q, t));
+		x = tree_find(d->root, s);
+		if (x) {
+			x->g = t;
+			lat_add(d, BLK_LAT_Q2G, blk_tdelta(x->q, t));
 		}
 		break;
 	case BLK_A_INSERT:
-		i = tree_find(&l->bio, d->root, s);
-		if (i != NIL) {
-			x = &l->bio.n[i];
+		x = tree_find(d->root, s);
+		if (x) {
 			x->i = t;
 			if (x->g != NONE)
 				lat_add(d, BLK_LAT_G2I, blk_tdelta(x->g, t));
@@ -633,50 +677,17 @@ void blk_latency_feed(struct blk_latency *l, unsigned dev, const struct blk_even
 		break;
 	case BLK_A_BACKMERGE:
 	case BLK_A_FRONTMERGE:
-		i = tree_find(&l->bio, d->root, s);
-		if (i != NIL) {
-			l->bio.n[i].m = t;
-			lat_add(d, BLK_LAT_Q2M, blk_tdelta(l->bio.n[i].q, t));
+		x = tree_find(d->root, s);
+		if (x) {
+			x->m = t;
+			lat_add(d, BLK_LAT_Q2M, blk_tdelta(x->q, t));
 		}
 		break;
 	case BLK_A_ISSUE:
-		if (d->root != NIL && !collect(l, d, s, e)) {
-			for (uint32_t k = 0; k < l->nfound; k++) {
-				x = &l->bio.n[l->found[k]];
-				if (x->i != NONE)
-					lat_add(d, BLK_LAT_I2D, blk_tdelta(x->i, t));
-				else if (x->m != NONE)
-					lat_add(d, BLK_LAT_M2D, blk_tdelta(x->m, t));
-				x->d = t;
-			}
-		}
-		i = rq_find(&l->rq, dev, s);
-		if (i == NIL)
-			i = rq_insert(&l->rq, dev, s);
-		l->rq.n[i].d = t;
+		on_issue(l, d, dev, s, e, t);
 		break;
 	case BLK_A_COMPLETE:
-		l->nfound = 0;
-		if (d->root != NIL && !collect(l, d, s, e)) {
-			for (uint32_t k = 0; k < l->nfound; k++) {
-				x = &l->bio.n[l->found[k]];
-				lat_add(d, BLK_LAT_Q2C, blk_tdelta(x->q, t));
-				if (x->d != NONE) {
-					lat_add(d, BLK_LAT_D2C, blk_tdelta(x->d, t));
-					lat_add(d, BLK_LAT_Q2D, blk_tdelta(x->q, x->d));
-				}
-			}
-			/* in the order found, as btt releases them: the tree's shape follows */
-			for (uint32_t k = 0; k < l->nfound; k++)
-				bio_drop(l, l->found[k]);
-		}
-		if (!l->nfound)
-			d->unmatched_c++;
-		i = rq_find(&l->rq, dev, s);
-		if (i != NIL) {
-			lat_add(d, BLK_LAT_D2C_REQ, blk_tdelta(l->rq.n[i].d, t));
-			rq_remove(&l->rq, i);
-		}
+		on_complete(l, d, dev, s, e, t);
 		break;
 	}
 }
@@ -689,10 +700,10 @@ void blk_latency_finish(struct blk_latency *l)
 	for (unsigned i = 0; i < l->ndev; i++)
 		if (l->dev[i])
 			lat_fold(l->dev[i]);
-	for (uint32_t i = l->bio.oldest; i != NIL; i = l->bio.n[i].newer)
-		l->dev[l->bio.n[i].dev]->outstanding++;
-	for (uint32_t i = l->rq.oldest; i != NIL; i = l->rq.n[i].newer) {
-		uint32_t dv = l->rq.n[i].dev;
+	for (struct age *a = l->bio_age.newer; a != &l->bio_age; a = a->newer)
+		l->dev[BIO_OF(a)->dev]->outstanding++;
+	for (struct age *a = l->rq_age.newer; a != &l->rq_age; a = a->newer) {
+		uint32_t dv = RQ_OF(a)->dev;
 
 		if (dv < l->ndev && l->dev[dv])
 			l->dev[dv]->outstanding_rq++;
@@ -706,7 +717,7 @@ const struct blk_latency_dev *blk_latency_dev(const struct blk_latency *l, unsig
 
 unsigned blk_latency_tracked(const struct blk_latency *l)
 {
-	return l->bio.used;
+	return l->bio_used;
 }
 
 int blk_latency_to_json(const struct blk_latency *l, unsigned dev, json_t *obj)

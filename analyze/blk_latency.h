@@ -23,6 +23,8 @@ enum blk_lat {
 /* JSON key of each distribution. */
 extern const char *const blk_lat_names[BLK_LAT_N];
 
+struct lat_bio;
+
 struct blk_latency_dev {
 	struct hist h[BLK_LAT_N]; /* sums complete once the sink is finished */
 	uint64_t sum[BLK_LAT_N];  /* the part of each sum not yet folded into h[].sum */
@@ -32,7 +34,7 @@ struct blk_latency_dev {
 	uint64_t outstanding;    /* bios still tracked at the end (set by finish) */
 	uint64_t outstanding_rq; /* issued requests never completed (set by finish) */
 	uint64_t evicted;        /* bios dropped because the table was full */
-	uint32_t root;           /* the device's bio tree (a node of the sink's pool) */
+	struct lat_bio *root;    /* the device's bio tree (nodes of the sink's pool) */
 };
 
 struct blk_latency;
