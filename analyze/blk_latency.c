@@ -477,10 +477,6 @@ static __attribute__((noinline, cold)) struct blk_latency_dev *new_dev(struct bl
 	return d;
 }
 
-static inline struct blk_latency_dev *get_dev(struct blk_latency *l, unsigned dev)
-{
-	return dev < l->ndev && l->dev[dev] ? l->dev[dev] : new_dev(l, dev);
-}
 
 /* hist_bucket() without its branch: with s = max(0, e - HIST_SUB_BITS) for v's top bit e, the
  * bucket is s * HIST_SUB + (v >> s), and v | HIST_SUB makes s 0 below HIST_SUB. */
@@ -562,7 +558,7 @@ static inline void bio_drop(struct blk_latency *l, struct lat_bio **root, struct
 		}                                                                               \
 	} while (0)
 
-static void on_queue(struct blk_latency *l, struct blk_latency_dev *d, uint32_t dev, uint64_t s,
+static __attribute__((noinline)) void on_queue(struct blk_latency *l, struct blk_latency_dev *d, uint32_t dev, uint64_t s,
                      uint64_t e, uint64_t t)
 {
 	struct lat_bio *x = l->bio_free, *old;
@@ -594,7 +590,7 @@ static void on_queue(struct blk_latency *l, struct blk_latency_dev *d, uint32_t 
 	d->last_q = t;
 }
 
-static void on_issue(struct blk_latency *l, struct blk_latency_dev *d, uint32_t dev, uint64_t s,
+static __attribute__((noinline)) void on_issue(struct blk_latency *l, struct blk_latency_dev *d, uint32_t dev, uint64_t s,
                      uint64_t e, uint64_t t)
 {
 	struct lat_rq **pp;
@@ -613,7 +609,7 @@ static void on_issue(struct blk_latency *l, struct blk_latency_dev *d, uint32_t 
 		rq_add(l, pp, dev, s, t);
 }
 
-static void on_complete(struct blk_latency *l, struct blk_latency_dev *d, uint32_t dev,
+static __attribute__((noinline)) void on_complete(struct blk_latency *l, struct blk_latency_dev *d, uint32_t dev,
                         uint64_t s, uint64_t e, uint64_t t)
 {
 	struct lat_bio **found = l->found;
@@ -640,6 +636,19 @@ static void on_complete(struct blk_latency *l, struct blk_latency_dev *d, uint32
 	}
 }
 
+/* The first matched event of a device: its state, then the event. */
+static __attribute__((noinline, cold)) void feed_new_dev(struct blk_latency *l, unsigned dev,
+                                                         const struct blk_event *ev)
+{
+	if (new_dev(l, dev))
+		blk_latency_feed(l, dev, ev);
+}
+
+/*
+ * The dispatch, and G, I and M, which are short: Q, D and C are functions of their own, called
+ * last, so that this one needs no registers saved (their prologues cost an event that only
+ * stamps a bio more than the stamping).
+ */
 void blk_latency_feed(struct blk_latency *l, unsigned dev, const struct blk_event *ev)
 {
 	struct blk_latency_dev *d;
@@ -653,9 +662,11 @@ void blk_latency_feed(struct blk_latency *l, unsigned dev, const struct blk_even
 	       1u << BLK_A_COMPLETE) >> ev->action & 1) ||
 	    (ev->flags & (BLK_F_PC | BLK_F_NOTIFY)) || !(ev->bytes >> 9))
 		return;
-	d = get_dev(l, dev);
-	if (!d)
+	if (__builtin_expect(dev >= l->ndev || !l->dev[dev], 0)) {
+		feed_new_dev(l, dev, ev);
 		return;
+	}
+	d = l->dev[dev];
 	switch (ev->action) {
 	case BLK_A_QUEUE:
 		on_queue(l, d, dev, s, e, t);
