@@ -61,9 +61,9 @@ __attribute__((cold)) void blk_timeline_feed_slow(struct blk_timeline *t, unsign
 
 /*
  * Nearly every issue or completion falls in the bin of the one before it, with the time
- * since the device's last change (and its idle stretch) inside that bin too: then each
- * spread is one addition to that bin. Anything else takes blk_timeline_feed_slow(), which
- * does the same in general.
+ * since the device's last change inside that bin too: then each spread is one addition to
+ * that bin. (An idle stretch starts at a change, so it lies inside too.) Anything else takes
+ * blk_timeline_feed_slow(), which does the same in general.
  */
 static inline __attribute__((always_inline)) void
 blk_timeline_feed_inline(struct blk_timeline *t, unsigned dev, const struct blk_event *ev,
@@ -77,9 +77,7 @@ blk_timeline_feed_inline(struct blk_timeline *t, unsigned dev, const struct blk_
 	     act != BLK_A_REQUEUE) ||
 	    blk_is_notify(ev) || !t->have_start || dev >= t->ndev || !(d = t->dev[dev]) ||
 	    ts < t->cur_lo || ts >= t->cur_hi || t->cur_idx >= d->nbins ||
-	    (ts > d->last_change && d->last_change < t->cur_lo) ||
-	    (act == BLK_A_ISSUE && !d->inflight && ts > d->idle_since &&
-	     ts - d->idle_since >= t->o.idle_threshold_ns && d->idle_since < t->cur_lo)) {
+	    (ts > d->last_change && d->last_change < t->cur_lo)) {
 		blk_timeline_feed_slow(t, dev, ev);
 		return;
 	}

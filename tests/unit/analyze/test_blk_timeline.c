@@ -104,12 +104,81 @@ static void test_json(void **s)
 	blk_timeline_free(t);
 }
 
+/* One pseudo-random trace of three devices, issues and completions at uneven times. */
+static void feed_random(struct blk_timeline *t, int slow_only, uint64_t *end)
+{
+	uint64_t x = 88172645463325252ull, ts = 0;
+	unsigned inflight[3] = {0};
+
+	for (unsigned i = 0; i < 20000; i++) {
+		struct blk_event e;
+		unsigned dev, act;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		dev = (unsigned)(x % 3);
+		/* mostly small steps, sometimes a long pause (idle gaps, many bins at once) */
+		ts += (x >> 8) % 16 == 0 ? (x >> 12) % 5000 : (x >> 12) % 7;
+		act = inflight[dev] && (x >> 20) % 2 ? ((x >> 21) % 9 ? BLK_A_COMPLETE : BLK_A_REQUEUE)
+		                                     : BLK_A_ISSUE;
+		if (act == BLK_A_ISSUE)
+			inflight[dev]++;
+		else
+			inflight[dev]--;
+		e = ev_make(act, ts, (x >> 24) % 4 ? (x >> 30) % 64 * 8 : 0, (x >> 36) % 3 * 8,
+		            (x >> 40) % 2);
+		if (slow_only)
+			blk_timeline_feed_slow(t, dev, &e);
+		else
+			blk_timeline_feed(t, dev, &e);
+	}
+	*end = ts;
+}
+
+/* The inline usual case and the general path give the same bins, across bin edges, idle
+ * gaps, requeues and widening (a test of blk_timeline_feed_inline's conditions). */
+static void test_fast_path(void **s)
+{
+	(void)s;
+	for (unsigned max_bins = 0; max_bins <= 64; max_bins += 64) {
+		struct blk_opts o;
+		struct blk_timeline *a, *b;
+		uint64_t end;
+
+		blk_opts_init(&o);
+		o.interval_ns = 100;
+		o.idle_threshold_ns = 20;
+		o.max_bins = max_bins;
+		a = blk_timeline_new(&o);
+		b = blk_timeline_new(&o);
+		assert_non_null(a);
+		assert_non_null(b);
+		feed_random(a, 0, &end);
+		feed_random(b, 1, &end);
+		blk_timeline_finish(a, 0, end);
+		blk_timeline_finish(b, 0, end);
+		assert_int_equal(blk_timeline_interval(a), blk_timeline_interval(b));
+		assert_true(blk_timeline_nbins(a) > 100 || max_bins);
+		assert_int_equal(blk_timeline_nbins(a), blk_timeline_nbins(b));
+		for (unsigned dev = 0; dev < 3; dev++)
+			for (uint64_t k = 0; k < blk_timeline_nbins(a); k++) {
+				struct blk_bin x = blk_timeline_bin(a, dev, k), y = blk_timeline_bin(b, dev, k);
+
+				assert_memory_equal(&x, &y, sizeof(x));
+			}
+		blk_timeline_free(a);
+		blk_timeline_free(b);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_bins),
 	    cmocka_unit_test(test_widen),
 	    cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_fast_path),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
