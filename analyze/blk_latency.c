@@ -482,7 +482,7 @@ static __attribute__((noinline, cold)) struct blk_latency_dev *new_dev(struct bl
  * bucket is s * HIST_SUB + (v >> s), and v | HIST_SUB makes s 0 below HIST_SUB. */
 static inline unsigned lat_bucket(uint64_t v)
 {
-	unsigned s = (63u - (unsigned)__builtin_clzll(v | HIST_SUB)) - HIST_SUB_BITS;
+	unsigned s = (63u ^ (unsigned)__builtin_clzll(v | HIST_SUB)) - HIST_SUB_BITS;
 
 	return (s << HIST_SUB_BITS) + (unsigned)(v >> s);
 }
@@ -636,11 +636,16 @@ static __attribute__((noinline)) void on_complete(struct blk_latency *l, struct 
 	}
 }
 
-/* The first matched event of a device: its state, then the event. */
+/* The actions matched: Q G M F I D C. */
+#define MATCHED                                                                                 \
+	(1u << BLK_A_QUEUE | 1u << BLK_A_GETRQ | 1u << BLK_A_BACKMERGE | 1u << BLK_A_FRONTMERGE | \
+	 1u << BLK_A_INSERT | 1u << BLK_A_ISSUE | 1u << BLK_A_COMPLETE)
+
+/* The first event with data of a device: its state if the action is matched, then the event. */
 static __attribute__((noinline, cold)) void feed_new_dev(struct blk_latency *l, unsigned dev,
                                                          const struct blk_event *ev)
 {
-	if (new_dev(l, dev))
+	if (ev->action < 32 && (MATCHED >> ev->action & 1) && new_dev(l, dev))
 		blk_latency_feed(l, dev, ev);
 }
 
@@ -655,12 +660,8 @@ void blk_latency_feed(struct blk_latency *l, unsigned dev, const struct blk_even
 	uint64_t s = ev->sector, e = ev->sector + (ev->bytes >> 9), t = ev->time;
 	struct lat_bio *x;
 
-	/* the actions matched (Q G M F I D C), data only, no passthrough or notify */
-	if (ev->action >= 16 ||
-	    !((1u << BLK_A_QUEUE | 1u << BLK_A_GETRQ | 1u << BLK_A_BACKMERGE |
-	       1u << BLK_A_FRONTMERGE | 1u << BLK_A_INSERT | 1u << BLK_A_ISSUE |
-	       1u << BLK_A_COMPLETE) >> ev->action & 1) ||
-	    (ev->flags & (BLK_F_PC | BLK_F_NOTIFY)) || !(ev->bytes >> 9))
+	/* data only, no passthrough or notify; the switch picks the actions matched */
+	if ((ev->flags & (BLK_F_PC | BLK_F_NOTIFY)) || !(ev->bytes >> 9))
 		return;
 	if (__builtin_expect(dev >= l->ndev || !l->dev[dev], 0)) {
 		feed_new_dev(l, dev, ev);
