@@ -296,6 +296,55 @@ static void test_ignored(void **s)
 	blk_latency_free(l);
 }
 
+/* The sink's own bucketing and u64 sums give what hist_add() gives: the exact values below
+ * 2^HIST_SUB_BITS, the edges of every power of two, and sums past 2^64 (all bios in flight at
+ * once, each on its own sectors, completed v ns after its Q). */
+static void check_as_hist(const uint64_t *v, size_t n)
+{
+	struct blk_event *ev = calloc(2 * n, sizeof(*ev));
+	struct hist *ref = malloc(sizeof(*ref));
+	const struct hist *h;
+	struct blk_latency *l;
+
+	assert_non_null(ev);
+	assert_non_null(ref);
+	hist_init(ref);
+	for (size_t i = 0; i < n; i++) {
+		ev[i] = EV_Q(1, i * 8, 8, W);
+		ev[n + i] = EV_C(1 + v[i], i * 8, 8, W);
+		hist_add(ref, v[i]);
+	}
+	l = run(ev, 2 * n, 0);
+	h = &blk_latency_dev(l, 0)->h[BLK_LAT_Q2C];
+	assert_int_equal(h->count, ref->count);
+	assert_int_equal(h->min, ref->min);
+	assert_int_equal(h->max, ref->max);
+	assert_true(h->sum == ref->sum);
+	assert_memory_equal(h->b, ref->b, sizeof(ref->b));
+	blk_latency_free(l);
+	free(ref);
+	free(ev);
+}
+
+static void test_buckets_as_hist(void **s)
+{
+	uint64_t v[200 + 3 * 50], big[6];
+	size_t n = 0;
+
+	(void)s;
+	for (uint64_t x = 1; x <= 200; x++)
+		v[n++] = x;
+	for (unsigned e = 6; e < 56; e++) { /* below 2^56: the sum stays under 2^64 */
+		v[n++] = (1ull << e) - 1;
+		v[n++] = 1ull << e;
+		v[n++] = (1ull << e) + (1ull << (e - 1)) + 1;
+	}
+	check_as_hist(v, n);
+	for (unsigned i = 0; i < 6; i++) /* past 2^64, multiples of 2^8: still exact */
+		big[i] = (1ull << 62) + ((uint64_t)i << 40) + 256;
+	check_as_hist(big, 6);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -305,6 +354,7 @@ int main(void)
 	    cmocka_unit_test(test_bounded),        cmocka_unit_test(test_huge_range),
 	    cmocka_unit_test(test_ignored),        cmocka_unit_test(test_holding_sector),
 	    cmocka_unit_test(test_overlap_as_btt), cmocka_unit_test(test_tree_churn),
+	    cmocka_unit_test(test_buckets_as_hist),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
