@@ -55,8 +55,8 @@ struct age {
 
 /* A tracked bio: a node of its device's tree. */
 struct lat_bio {
-	uint64_t start, end;                    /* sectors */
-	uint64_t q, g, i, m, d;                 /* times, NONE when not seen */
+	uint64_t start, end;                   /* sectors */
+	uint64_t q, g, i, m, d;                /* times, NONE when not seen */
 	struct lat_bio *left, *right, *parent; /* the device's tree; left is the free list */
 	struct age age;
 	uint32_t dev;
@@ -101,8 +101,16 @@ static inline void age_unlink(struct age *a)
 	a->newer->older = a->older;
 }
 
-#define BIO_OF(a) ((struct lat_bio *)((char *)(a) - offsetof(struct lat_bio, age)))
-#define RQ_OF(a) ((struct lat_rq *)((char *)(a) - offsetof(struct lat_rq, age)))
+/* The bio or request an age list entry belongs to. */
+static inline struct lat_bio *bio_of(struct age *a)
+{
+	return (struct lat_bio *)((char *)a - offsetof(struct lat_bio, age));
+}
+
+static inline struct lat_rq *rq_of(struct age *a)
+{
+	return (struct lat_rq *)((char *)a - offsetof(struct lat_rq, age));
+}
 
 /* ------------------------------------------------------------------------------------- */
 /* requests                                                                              */
@@ -143,7 +151,7 @@ static void rq_add(struct blk_latency *l, struct lat_rq **pp, uint32_t dev, uint
 	struct lat_rq *r = l->rq_free;
 
 	if (__builtin_expect(!r, 0)) {
-		struct lat_rq *old = RQ_OF(l->rq_age.newer);
+		struct lat_rq *old = rq_of(l->rq_age.newer);
 		struct lat_rq **op = rq_bucket(l, old->dev, old->start);
 
 		while (*op != old)
@@ -321,8 +329,10 @@ static void tree_erase_color(struct lat_bio **root, struct lat_bio *x, struct la
 }
 
 /* Unlink z; a node with two children is replaced by its successor (the leftmost node of its
- * right subtree), which takes z's place and colour. */
-static void tree_erase(struct lat_bio **root, struct lat_bio *z)
+ * right subtree), which takes z's place and colour. Inline: once per completed bio, and the
+ * call cost more than the unlinking of a leaf. */
+static inline __attribute__((always_inline)) void tree_erase(struct lat_bio **root,
+                                                             struct lat_bio *z)
 {
 	struct lat_bio *child, *parent;
 	int red;
@@ -459,7 +469,7 @@ void blk_latency_free(struct blk_latency *l)
 
 /* A device's state on its first event: off the hot path. */
 static __attribute__((noinline, cold)) struct blk_latency_dev *new_dev(struct blk_latency *l,
-                                                                    unsigned dev)
+                                                                       unsigned dev)
 {
 	struct blk_latency_dev *d;
 
@@ -476,7 +486,6 @@ static __attribute__((noinline, cold)) struct blk_latency_dev *new_dev(struct bl
 	l->dev[dev] = d;
 	return d;
 }
-
 
 /* hist_bucket() without its branch: with s = max(0, e - HIST_SUB_BITS) for v's top bit e, the
  * bucket is s * HIST_SUB + (v >> s), and v | HIST_SUB makes s 0 below HIST_SUB. */
@@ -535,36 +544,36 @@ static inline void bio_drop(struct blk_latency *l, struct lat_bio **root, struct
  * its left subtree if the range starts before the node, then its right subtree if the node
  * ends before the range does); VISIT(x) runs for each, and nothing in the tree may change
  * meanwhile. Iterative: the pending right subtrees wait on a stack, one per level at most,
- * and a red-black tree of fewer than 2^32 nodes is under 64 levels deep.
+ * and a red-black tree of fewer than 2^32 nodes is at most 64 levels deep.
  */
-#define RANGE_VISIT(root, s, e, VISIT)                                                          \
-	do {                                                                                    \
-		struct lat_bio *stack_[64], *x_ = (root), *r_;                                  \
-		unsigned sp_ = 0;                                                               \
-                                                                                                \
-		while (x_) {                                                                    \
-			if ((s) <= x_->start && x_->end <= (e)) {                               \
-				struct lat_bio *const x = x_;                                   \
-				VISIT;                                                          \
-			}                                                                       \
-			r_ = x_->end < (e) ? x_->right : NULL;                                  \
-			if ((s) < x_->start && x_->left) {                                      \
-				if (r_)                                                         \
-					stack_[sp_++] = r_;                                     \
-				x_ = x_->left;                                                  \
-			} else {                                                                \
-				x_ = r_ ? r_ : sp_ ? stack_[--sp_] : NULL;                      \
-			}                                                                       \
-		}                                                                               \
+#define RANGE_VISIT(root, s, e, VISIT)                                                             \
+	do {                                                                                       \
+		struct lat_bio *stack_[64], *x_ = (root), *r_;                                     \
+		unsigned sp_ = 0;                                                                  \
+                                                                                                   \
+		while (x_) {                                                                       \
+			if ((s) <= x_->start && x_->end <= (e)) {                                  \
+				struct lat_bio *const x = x_;                                      \
+				VISIT;                                                             \
+			}                                                                          \
+			r_ = x_->end < (e) ? x_->right : NULL;                                     \
+			if ((s) < x_->start && x_->left) {                                         \
+				if (r_)                                                            \
+					stack_[sp_++] = r_;                                        \
+				x_ = x_->left;                                                     \
+			} else {                                                                   \
+				x_ = r_ ? r_ : sp_ ? stack_[--sp_] : NULL;                         \
+			}                                                                          \
+		}                                                                                  \
 	} while (0)
 
-static __attribute__((noinline)) void on_queue(struct blk_latency *l, struct blk_latency_dev *d, uint32_t dev, uint64_t s,
-                     uint64_t e, uint64_t t)
+static __attribute__((noinline)) void on_queue(struct blk_latency *l, struct blk_latency_dev *d,
+                                               uint32_t dev, uint64_t s, uint64_t e, uint64_t t)
 {
 	struct lat_bio *x = l->bio_free, *old;
 
 	if (__builtin_expect(!x, 0)) {
-		old = BIO_OF(l->bio_age.newer);
+		old = bio_of(l->bio_age.newer);
 		l->dev[old->dev]->evicted++;
 		bio_drop(l, &l->dev[old->dev]->root, old);
 		x = l->bio_free;
@@ -590,8 +599,8 @@ static __attribute__((noinline)) void on_queue(struct blk_latency *l, struct blk
 	d->last_q = t;
 }
 
-static __attribute__((noinline)) void on_issue(struct blk_latency *l, struct blk_latency_dev *d, uint32_t dev, uint64_t s,
-                     uint64_t e, uint64_t t)
+static __attribute__((noinline)) void on_issue(struct blk_latency *l, struct blk_latency_dev *d,
+                                               uint32_t dev, uint64_t s, uint64_t e, uint64_t t)
 {
 	struct lat_rq **pp;
 
@@ -609,8 +618,8 @@ static __attribute__((noinline)) void on_issue(struct blk_latency *l, struct blk
 		rq_add(l, pp, dev, s, t);
 }
 
-static __attribute__((noinline)) void on_complete(struct blk_latency *l, struct blk_latency_dev *d, uint32_t dev,
-                        uint64_t s, uint64_t e, uint64_t t)
+static __attribute__((noinline)) void on_complete(struct blk_latency *l, struct blk_latency_dev *d,
+                                                  uint32_t dev, uint64_t s, uint64_t e, uint64_t t)
 {
 	struct lat_bio **found = l->found;
 	struct lat_rq **pp;
@@ -637,8 +646,8 @@ static __attribute__((noinline)) void on_complete(struct blk_latency *l, struct 
 }
 
 /* The actions matched: Q G M F I D C. */
-#define MATCHED                                                                                 \
-	(1u << BLK_A_QUEUE | 1u << BLK_A_GETRQ | 1u << BLK_A_BACKMERGE | 1u << BLK_A_FRONTMERGE | \
+#define MATCHED                                                                                    \
+	(1u << BLK_A_QUEUE | 1u << BLK_A_GETRQ | 1u << BLK_A_BACKMERGE | 1u << BLK_A_FRONTMERGE |  \
 	 1u << BLK_A_INSERT | 1u << BLK_A_ISSUE | 1u << BLK_A_COMPLETE)
 
 /* The first event with data of a device: its state if the action is matched, then the event. */
@@ -713,9 +722,9 @@ void blk_latency_finish(struct blk_latency *l)
 		if (l->dev[i])
 			lat_fold(l->dev[i]);
 	for (struct age *a = l->bio_age.newer; a != &l->bio_age; a = a->newer)
-		l->dev[BIO_OF(a)->dev]->outstanding++;
+		l->dev[bio_of(a)->dev]->outstanding++;
 	for (struct age *a = l->rq_age.newer; a != &l->rq_age; a = a->newer) {
-		uint32_t dv = RQ_OF(a)->dev;
+		uint32_t dv = rq_of(a)->dev;
 
 		if (dv < l->ndev && l->dev[dv])
 			l->dev[dv]->outstanding_rq++;
