@@ -53,14 +53,14 @@ struct age {
 	struct age *older, *newer;
 };
 
-/* A tracked bio: a node of its device's tree. */
+/* A tracked bio: a node of its device's tree. What a walk reads comes first, together. */
 struct lat_bio {
 	uint64_t start, end;                   /* sectors */
-	uint64_t q, g, i, m, d;                /* times, NONE when not seen */
 	struct lat_bio *left, *right, *parent; /* the device's tree; left is the free list */
-	struct age age;
 	uint32_t dev;
 	uint8_t red;
+	uint64_t q, g, i, m, d; /* times, NONE when not seen */
+	struct age age;
 };
 
 /* A request between its D and its C, in a hash on (device, start sector). */
