@@ -33,8 +33,10 @@
  * Requests (one D, one C) are tracked too, by start sector in a hash, for the per-request
  * D2C.
  *
- * Memory: one pool of max_inflight nodes per table. When it is full the oldest node is
- * dropped and counted (a bio whose completion was lost must not pin memory forever).
+ * Memory: a pool of max_inflight nodes for bios and one for requests, each with its age list
+ * (oldest first), and room for max_inflight hits of one C. When a pool is full its oldest node
+ * is dropped, a bio counted as evicted (a bio whose completion was lost must not pin memory
+ * forever).
  */
 
 #define NONE UINT64_MAX
