@@ -77,17 +77,45 @@ struct blk_latency {
 	struct blk_latency_dev **dev;
 	unsigned ndev;
 	int finished;
-	/* bios: a pool of max_inflight, the unused ones on a free list */
+	/*
+	 * bios: a pool of max_inflight, the released ones on a free list and the never used
+	 * ones past bio_fresh, so that a trace touches only as much of the pool as it has IO
+	 * in flight (a full pool's pages would cost a thousand page faults at every start)
+	 */
 	struct lat_bio *bio, *bio_free;
 	struct age bio_age;
-	uint32_t bio_used;
-	/* requests: a pool of max_inflight, and the hash buckets */
+	uint32_t bio_used, bio_fresh, cap;
+	/* requests: the same, and the hash buckets */
 	struct lat_rq *rq, *rq_free;
+	uint32_t rq_fresh;
 	struct age rq_age;
 	struct lat_rq **bucket;
 	uint32_t mask;
 	struct lat_bio **found; /* the bios a C collected, in order (at most max_inflight) */
 };
+
+/* A node off the free list, else one never used; NULL when every one is in use. */
+static inline struct lat_bio *bio_take(struct blk_latency *l)
+{
+	struct lat_bio *x = l->bio_free;
+
+	if (x) {
+		l->bio_free = x->left;
+		return x;
+	}
+	return l->bio_fresh < l->cap ? &l->bio[l->bio_fresh++] : NULL;
+}
+
+static inline struct lat_rq *rq_take(struct blk_latency *l)
+{
+	struct lat_rq *r = l->rq_free;
+
+	if (r) {
+		l->rq_free = r->hnext;
+		return r;
+	}
+	return l->rq_fresh < l->cap ? &l->rq[l->rq_fresh++] : NULL;
+}
 
 static inline void age_link(struct age *head, struct age *a)
 {
@@ -150,7 +178,7 @@ static inline void rq_remove(struct blk_latency *l, struct lat_rq **pp)
 static void rq_add(struct blk_latency *l, struct lat_rq **pp, uint32_t dev, uint64_t start,
                    uint64_t t)
 {
-	struct lat_rq *r = l->rq_free;
+	struct lat_rq *r = rq_take(l);
 
 	if (__builtin_expect(!r, 0)) {
 		struct lat_rq *old = rq_of(l->rq_age.newer);
@@ -161,9 +189,8 @@ static void rq_add(struct blk_latency *l, struct lat_rq **pp, uint32_t dev, uint
 		if (pp == &old->hnext) /* our chain ended right after the one dropped */
 			pp = op;
 		rq_remove(l, op);
-		r = l->rq_free;
+		r = rq_take(l);
 	}
-	l->rq_free = r->hnext;
 	r->start = start;
 	r->d = t;
 	r->dev = dev;
@@ -444,12 +471,7 @@ struct blk_latency *blk_latency_new(const struct blk_opts *o)
 		blk_latency_free(l);
 		return NULL;
 	}
-	for (uint32_t i = 0; i < cap; i++) {
-		l->bio[i].left = i + 1 < cap ? &l->bio[i + 1] : NULL;
-		l->rq[i].hnext = i + 1 < cap ? &l->rq[i + 1] : NULL;
-	}
-	l->bio_free = l->bio;
-	l->rq_free = l->rq;
+	l->cap = cap;
 	l->bio_age.older = l->bio_age.newer = &l->bio_age;
 	l->rq_age.older = l->rq_age.newer = &l->rq_age;
 	return l;
@@ -572,15 +594,14 @@ static inline void bio_drop(struct blk_latency *l, struct lat_bio **root, struct
 static __attribute__((noinline)) void on_queue(struct blk_latency *l, struct blk_latency_dev *d,
                                                uint32_t dev, uint64_t s, uint64_t e, uint64_t t)
 {
-	struct lat_bio *x = l->bio_free, *old;
+	struct lat_bio *x = bio_take(l), *old;
 
 	if (__builtin_expect(!x, 0)) {
 		old = bio_of(l->bio_age.newer);
 		l->dev[old->dev]->evicted++;
 		bio_drop(l, &l->dev[old->dev]->root, old);
-		x = l->bio_free;
+		x = bio_take(l);
 	}
-	l->bio_free = x->left;
 	l->bio_used++;
 	x->start = s;
 	x->end = e;
