@@ -356,39 +356,127 @@ static int src_next(struct bt_src *s, struct iot_err *e)
 
 /*
  * The fast path of the merge. Nearly every record of a trace is a native-order version 7
- * record without a PDU, not a notify, on the (device, CPU) of the record before it: such a
- * record is decoded straight into the output, its sequence checked in place. Anything else
- * (and the end of the buffer) goes to the general path, src_next().
+ * record, not a notify, without a cgroup id, on the (device, CPU) of the record before it:
+ * such a record is decoded straight into the output (its PDU, if any, copied into the
+ * batch's arena), its sequence checked in place. Anything else (and the end of the buffer,
+ * and the window's mark) goes to the general path, src_next().
+ *
+ * A run works on a copy of a source's position and sequence state in locals (struct run),
+ * so that the stores of the events it writes do not make the compiler reload them, and
+ * writes them back once at its end (run_end(): the records and bytes moved over, the
+ * sequence, the window).
  */
+struct run {
+	const uint8_t *p;    /* the next record */
+	const uint8_t *stop; /* a record from here on goes to the general path */
+	const uint8_t *end;  /* the end of the bytes in the buffer */
+	const uint8_t *from; /* p when the run began */
+	uint64_t key;        /* the device and CPU words of the fast records (offset 36) */
+	uint64_t pdub;       /* PDU bytes stepped over */
+	uint64_t t;          /* the time of the record at p, once run_peek() said yes */
+	uint64_t next;       /* the last sequence number of that (device, CPU), plus 1 */
+};
 
-/* The next record of s if it can take the fast path, else NULL. */
-static inline const uint8_t *fast_peek(const struct bt_src *s)
+static inline void run_begin(const struct bt_src *s, struct run *rs)
 {
-	const uint8_t *p = s->buf + s->pos;
-	uint64_t key;
+	size_t stop = s->len >= BT_REC7_SIZE ? s->len - BT_REC7_SIZE + 1 : 0;
+	uint32_t kw[2] = {(uint32_t)((s->seq_key - 1) >> 32), (uint32_t)(s->seq_key - 1)};
 
-	if (s->len - s->pos < BT_REC7_SIZE || load_u32(p) != (BT_MAGIC | BT_VERSION7) ||
-	    load_u16(p + 46) || (load_u32(p + 28) >> BT_TC_SHIFT) & BLK_F_NOTIFY)
-		return NULL;
-	key = ((uint64_t)load_u32(p + 36) << 32 | load_u32(p + 40)) + 1;
-	if (key != s->seq_key || !s->seq_last)
-		return NULL; /* a new (device, CPU): the general path looks it up */
-	return p;
+	/* a record from the window's mark on goes to the general path; run_end() moves it */
+	if (s->map_len && s->mark < stop)
+		stop = s->mark;
+	if (!s->seq_last || stop < s->pos)
+		stop = s->pos; /* a new (device, CPU): the general path looks it up */
+	rs->p = rs->from = s->buf + s->pos;
+	rs->stop = s->buf + stop;
+	rs->end = s->buf + s->len;
+	memcpy(&rs->key, kw, sizeof(kw));
+	rs->pdub = 0;
+	rs->t = 0;
+	rs->next = (uint64_t)(s->seq_last ? *s->seq_last : 0) + 1;
 }
 
-/* Decode the record fast_peek() gave into ev and step over it. */
-static inline void fast_take(struct bt_src *s, const uint8_t *p, struct blk_event *ev)
+static inline void run_end(struct bt_src *s, const struct run *rs)
 {
-	uint32_t action = load_u32(p + 28), seq = load_u32(p + 4);
+	size_t moved = (size_t)(rs->p - rs->from);
 
-	if (seq > *s->seq_last + 1)
-		s->st.skips += seq - *s->seq_last - 1;
-	if (seq > *s->seq_last)
-		*s->seq_last = seq;
-	ev->time = load_u64(p + 8);
+	if (!moved)
+		return;
+	s->pos += moved;
+	s->st.bytes += moved;
+	s->st.records += (moved - rs->pdub) / BT_REC7_SIZE;
+	*s->seq_last = (uint32_t)(rs->next - 1);
+	if (s->map_len && s->pos >= s->mark)
+		src_window(s);
+}
+
+/* A PDU the fast path can take: not a notify, no cgroup id, inside the buffer. */
+static int run_pdu_ok(const struct run *rs, uint32_t action)
+{
+	return !((action >> BT_TC_SHIFT) & BLK_F_NOTIFY) && !(action & BT_TA_CGROUP) &&
+	       (size_t)(rs->end - rs->p) - BT_REC7_SIZE >= load_u16(rs->p + 46);
+}
+
+/* Can the record at rs->p take the fast path? Then its time is in rs->t. */
+static inline int run_peek(struct run *rs)
+{
+	const uint8_t *p = rs->p;
+	uint32_t action;
+
+	if (p >= rs->stop || load_u32(p) != (BT_MAGIC | BT_VERSION7) || load_u64(p + 36) != rs->key)
+		return 0;
+	action = load_u32(p + 28);
+	if (__builtin_expect(load_u16(p + 46) || ((action >> BT_TC_SHIFT) & BLK_F_NOTIFY), 0) &&
+	    !run_pdu_ok(rs, action))
+		return 0;
+	rs->t = load_u64(p + 8);
+	return 1;
+}
+
+/* A sequence number other than the next one: count the records lost (as track_seq()). */
+static void run_seq_jump(struct bt_src *s, struct run *rs, uint32_t seq)
+{
+	uint32_t last = (uint32_t)(rs->next - 1);
+
+	if (seq > last + 1)
+		s->st.skips += seq - last - 1;
+	if (seq > last)
+		last = seq;
+	rs->next = (uint64_t)last + 1;
+}
+
+/*
+ * Decode the record run_peek() accepted into ev and step over it. Its PDU is copied to
+ * arena + *used when arena is given (0 when there is no room for it: nothing taken), else ev
+ * points into the buffer (a head).
+ */
+static inline int run_take(struct bt_src *s, struct run *rs, struct blk_event *ev,
+			   uint8_t *arena, size_t *used)
+{
+	const uint8_t *p = rs->p;
+	uint32_t action = load_u32(p + 28), seq = load_u32(p + 4);
+	unsigned pdu_len = load_u16(p + 46);
+	const uint8_t *pdu = NULL;
+
+	if (__builtin_expect(pdu_len != 0, 0)) {
+		pdu = p + BT_REC7_SIZE;
+		if (arena) {
+			if (PF_ARENA - *used < pdu_len)
+				return 0;
+			memcpy(arena + *used, pdu, pdu_len);
+			pdu = arena + *used;
+			*used += pdu_len;
+		}
+		rs->pdub += pdu_len;
+	}
+	if (__builtin_expect(rs->next != seq, 0))
+		run_seq_jump(s, rs, seq);
+	else
+		rs->next = (uint64_t)seq + 1;
+	ev->time = rs->t;
 	ev->sector = load_u64(p + 16);
-	ev->flags = (action >> BT_TC_SHIFT) & ~(uint32_t)BLK_F_CGROUP;
 	ev->cgroup = 0;
+	ev->flags = action >> BT_TC_SHIFT;
 	ev->bytes = load_u32(p + 24);
 	ev->dev = load_u32(p + 36);
 	ev->pid = load_u32(p + 32);
@@ -396,23 +484,38 @@ static inline void fast_take(struct bt_src *s, const uint8_t *p, struct blk_even
 	ev->seq = seq;
 	ev->action = (uint16_t)(action & 0xff);
 	ev->error = load_u16(p + 44);
-	ev->pdu = NULL;
-	ev->pdu_len = 0;
-	s->pos += BT_REC7_SIZE;
-	s->st.records++;
-	s->st.bytes += BT_REC7_SIZE;
-	if (s->map_len && s->pos >= s->mark)
-		src_window(s);
+	ev->pdu_len = (uint16_t)pdu_len;
+	ev->pdu = pdu;
+	rs->p = p + BT_REC7_SIZE + pdu_len;
+	return 1;
 }
 
-/* Fast records of s earlier than limit into out, at most max; how many. */
-static unsigned src_run(struct bt_src *s, struct blk_event *out, unsigned max, uint64_t limit)
+/* The next record of s into its head by the fast path; 0 if it cannot take it. */
+static int src_fast_head(struct bt_src *s)
 {
-	const uint8_t *p;
+	struct run rs;
+	int ok;
+
+	run_begin(s, &rs);
+	ok = run_peek(&rs);
+	if (ok)
+		run_take(s, &rs, &s->head, NULL, NULL);
+	run_end(s, &rs);
+	return ok;
+}
+
+/* Fast records of s earlier than limit (or equal, with tie) into out, at most max; how many. */
+static unsigned src_run(struct bt_src *s, struct blk_event *out, unsigned max, uint64_t limit,
+			int tie, uint8_t *arena, size_t *used)
+{
+	struct run rs;
 	unsigned n = 0;
 
-	while (n < max && (p = fast_peek(s)) && load_u64(p + 8) < limit)
-		fast_take(s, p, &out[n++]);
+	run_begin(s, &rs);
+	while (n < max && run_peek(&rs) && (rs.t < limit || (rs.t == limit && tie)) &&
+	       run_take(s, &rs, &out[n], arena, used))
+		n++;
+	run_end(s, &rs);
 	return n;
 }
 
@@ -672,7 +775,7 @@ static int merge_next(struct bt_reader *r, const struct blk_event **ev, int *swa
 	if (r->last >= 0) {
 		/* advance the source whose event the caller has now finished with */
 		s = &r->src[r->last];
-		ret = src_run(s, &s->head, 1, UINT64_MAX) ? 1 : src_next(s, e);
+		ret = src_fast_head(s) ? 1 : src_next(s, e);
 		if (ret < 0)
 			return ret;
 		if (ret == 0) {
@@ -693,18 +796,26 @@ static int merge_next(struct bt_reader *r, const struct blk_event **ev, int *swa
 }
 
 /*
- * After merge_next() handed out the head of r->last: more events, by the fast path, until a
- * record needs the general path or max are written. With two files in the heap (the usual
- * per-CPU pair) this is a merge of its own: the source handed out last ("l") has no head,
- * the other ("o") has its head decoded and waiting; l's next record goes straight out while
- * it comes first (ties: the file opened first), else it becomes l's head, o's head goes out
- * and the two swap roles. On leaving, the heap and r->last say the same as merge_next()
- * would have. With more files, one file's run up to the earliest other head.
+ * After merge_next() handed out the head of r->last: more events, by the fast path, into b
+ * from b->n, until a record needs the general path, the arena has no room for a PDU or max
+ * are written. With two files in the heap (the usual per-CPU pair) this is a merge of its
+ * own. The source handed out last ("l") has no head, the other ("o") has its head decoded
+ * and waiting: l's records go straight out while they come first (ties: the file opened
+ * first); then o's head goes out, and from there the two files are merged record by record
+ * from their buffers, without heads. On leaving, the source that gave the last event has no
+ * head and the other has its next record decoded as its head (it was known to take the
+ * fast path), so the heap and r->last say the same as merge_next() would have, and errors
+ * come at the same point of the stream. With more files, one file's run up to the earliest
+ * other head.
  */
-static unsigned merge_run(struct bt_reader *r, struct blk_event *out, unsigned max)
+static unsigned merge_run(struct bt_reader *r, struct pf_batch *b, unsigned max)
 {
-	uint64_t limit = UINT64_MAX;
-	unsigned n = 0, l, o;
+	struct blk_event *out = &b->ev[b->n], *ev = out, *end = &b->ev[max];
+	uint64_t limit = UINT64_MAX, ht;
+	unsigned l, o, ia, ib;
+	struct bt_src *sl, *so, *sa, *sb;
+	struct run rl, ro, ra, rb;
+	int last_a;
 
 	if (r->last < 0)
 		return 0;
@@ -713,35 +824,85 @@ static unsigned merge_run(struct bt_reader *r, struct blk_event *out, unsigned m
 		for (unsigned c = 1; c <= 2 && c < r->nheap; c++)
 			if (r->src[r->heap[c]].head.time < limit)
 				limit = r->src[r->heap[c]].head.time;
-		return src_run(&r->src[r->last], out, max, limit);
+		return src_run(&r->src[r->last], out, max - b->n, limit, 0, b->arena, &b->used);
 	}
 	l = r->heap[0];
 	o = r->heap[1];
-	while (n < max) {
-		struct bt_src *sl = &r->src[l], *so = &r->src[o];
-		const uint8_t *p = fast_peek(sl);
-		uint64_t t;
-
-		if (!p)
+	sl = &r->src[l];
+	so = &r->src[o];
+	ht = so->head.time;
+	/* l's records before o's head */
+	run_begin(sl, &rl);
+	for (;;) {
+		if (ev == end || !run_peek(&rl))
+			goto keep;
+		if (!(rl.t < ht || (rl.t == ht && l < o)))
 			break;
-		t = load_u64(p + 8);
-		if (t < so->head.time || (t == so->head.time && l < o)) {
-			fast_take(sl, p, &out[n++]);
-			continue;
-		}
-		/* o's head goes first; one with a PDU goes through the general path (the copy) */
-		if (so->head.pdu_len)
-			break;
-		/* l's record becomes l's head, and the roles swap */
-		fast_take(sl, p, &sl->head);
-		out[n++] = so->head;
+		if (!run_take(sl, &rl, ev, b->arena, &b->used))
+			goto keep;
+		ev++;
+	}
+	/* o's head goes out, its PDU copied; a notify goes through the general path (counted, a
+	 * TIMESTAMP put in host order) */
+	if (ev == end || blk_is_notify(&so->head) || PF_ARENA - b->used < so->head.pdu_len)
+		goto keep;
+	*ev = so->head;
+	if (so->head.pdu_len) {
+		memcpy(b->arena + b->used, so->head.pdu, so->head.pdu_len);
+		ev->pdu = b->arena + b->used;
+		b->used += so->head.pdu_len;
+	}
+	ev++;
+	run_begin(so, &ro);
+	if (!run_peek(&ro)) {
+		/* o gave the last event; l's next record (peeked) becomes its head */
+		run_take(sl, &rl, &sl->head, NULL, NULL);
+		run_end(sl, &rl);
+		run_end(so, &ro);
 		r->heap[0] = o;
 		r->heap[1] = l;
 		r->last = (int)o;
-		o = l;
-		l = (unsigned)r->last;
+		return (unsigned)(ev - out);
 	}
-	return n;
+	/* both files from their buffers: a, the file opened first, wins ties */
+	if (l < o) {
+		ra = rl, rb = ro, ia = l, ib = o, sa = sl, sb = so;
+		last_a = 0;
+	} else {
+		ra = ro, rb = rl, ia = o, ib = l, sa = so, sb = sl;
+		last_a = 1;
+	}
+	for (;;) {
+		if (ra.t <= rb.t) {
+			if (ev == end || !run_take(sa, &ra, ev, b->arena, &b->used))
+				break;
+			ev++;
+			last_a = 1;
+			if (!run_peek(&ra))
+				break;
+		} else {
+			if (ev == end || !run_take(sb, &rb, ev, b->arena, &b->used))
+				break;
+			ev++;
+			last_a = 0;
+			if (!run_peek(&rb))
+				break;
+		}
+	}
+	/* the file that gave the last event has no head; the other's next record is its head */
+	if (last_a)
+		run_take(sb, &rb, &sb->head, NULL, NULL);
+	else
+		run_take(sa, &ra, &sa->head, NULL, NULL);
+	run_end(sa, &ra);
+	run_end(sb, &rb);
+	r->heap[0] = last_a ? ia : ib;
+	r->heap[1] = last_a ? ib : ia;
+	r->last = (int)r->heap[0];
+	return (unsigned)(ev - out);
+keep:
+	run_end(sl, &rl);
+	return (unsigned)(ev - out);
 }
 
 /*
@@ -781,7 +942,7 @@ static int fill_batch(struct bt_reader *r, struct pf_batch *b, unsigned max)
 		}
 		b->notifies += blk_is_notify(ev);
 		b->n++;
-		b->n += merge_run(r, &b->ev[b->n], max - b->n);
+		b->n += merge_run(r, b, max);
 	}
 	if (ret <= 0)
 		b->end = ret == 0 ? 1 : ret;

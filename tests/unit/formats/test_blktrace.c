@@ -723,11 +723,127 @@ static void test_reader_fast_merge_notify(void **s)
 	assert_int_equal(unlink(tpath("fn.blktrace.1")), 0);
 }
 
+/*
+ * Records with a PDU (unplug counts, remap sources, large driver data) on the fast path of
+ * the two-file merge: each PDU is copied with its event, whole, also when the batch's PDU
+ * space runs out partway; order, sequence gaps and per-file counts as in a plain merge.
+ */
+#define FQ_N 6000
+
+static uint16_t fq_pdu_len(uint32_t file, uint32_t i)
+{
+	if (i % 97 == 13)
+		return 20000 + (uint16_t)file;
+	return i % 3 == 0 ? 8 : i % 5 == 0 ? 16 : 0;
+}
+
+static void fq_fill(uint8_t *p, uint16_t len, uint32_t file, uint32_t i)
+{
+	for (uint16_t j = 0; j < len; j++)
+		p[j] = (uint8_t)(file * 31 + i * 7 + j);
+}
+
+static void test_reader_fast_pdus(void **s)
+{
+	size_t cap = (size_t)FQ_N * (48 + 20001) / 40 + (size_t)FQ_N * 64, len[2] = {0, 0};
+	uint8_t *b[2] = {malloc(cap), malloc(cap)}, *pdu = malloc(20001);
+	struct fp_want *want = malloc(2 * FQ_N * sizeof(*want));
+	uint64_t bytes[2] = {0, 0};
+	uint32_t seq[2] = {0, 0}, skips = 0;
+	size_t nw = 0;
+
+	(void)s;
+	assert_non_null(b[0]);
+	assert_non_null(b[1]);
+	assert_non_null(pdu);
+	assert_non_null(want);
+	for (uint32_t f = 0; f < 2; f++) {
+		for (uint32_t i = 0; i < FQ_N; i++) {
+			/* runs of a few records from each file, and ties */
+			uint64_t t = 10ull * i + (f ? (i % 4) * 3 : (i % 6) * 2);
+			uint16_t pl = fq_pdu_len(f, i);
+			uint32_t code = pl == 16 ? BLK_A_REMAP : pl ? BLK_A_UNPLUG_IO : BLK_A_QUEUE;
+
+			seq[f] += (i % 700 == 699) ? 3 : 1;
+			skips += (i % 700 == 699) * 2;
+			fq_fill(pdu, pl, f, i);
+			len[f] += mkrec(b[f] + len[f], 0, 0, seq[f], t, i, 4096,
+					ACT(code, BLK_F_QUEUE | BLK_F_WRITE), 7, 1, f, 0, pdu, pl);
+			want[nw++] = (struct fp_want){t, f, i, seq[f]};
+		}
+		bytes[f] = len[f];
+	}
+	qsort(want, nw, sizeof(*want), fp_cmp);
+	write_file("fq.blktrace.0", b[0], len[0]);
+	write_file("fq.blktrace.1", b[1], len[1]);
+	for (int mode = 0; mode < 3; mode++) {
+		struct bt_reader *r;
+		struct iot_err e;
+		const struct blk_event *ev;
+		size_t k = 0;
+		unsigned n;
+		int ret;
+
+		/* batches, prefetched batches, one by one */
+		assert_int_equal(bt_reader_open(&r, tpath("fq"), &e), 0);
+		if (mode == 1)
+			assert_int_equal(bt_reader_prefetch(r, &e), 0);
+		for (;;) {
+			if (mode == 2) {
+				ret = bt_reader_next_ref(r, &ev, &e);
+				n = 1;
+			} else {
+				ret = bt_reader_next_batch(r, &ev, &n, &e);
+			}
+			if (ret != 1)
+				break;
+			for (unsigned j = 0; j < n; j++, k++) {
+				uint16_t pl;
+
+				assert_true(k < nw);
+				assert_true(ev[j].time == want[k].time);
+				assert_int_equal(ev[j].cpu, want[k].file);
+				assert_true(ev[j].sector == want[k].pos);
+				assert_int_equal(ev[j].seq, want[k].seq);
+				assert_int_equal(ev[j].bytes, 4096);
+				assert_int_equal(ev[j].pid, 7);
+				assert_true(ev[j].flags == (BLK_F_QUEUE | BLK_F_WRITE));
+				pl = fq_pdu_len(want[k].file, want[k].pos);
+				assert_int_equal(ev[j].pdu_len, pl);
+				assert_int_equal(ev[j].action, pl == 16  ? BLK_A_REMAP
+								: pl ? BLK_A_UNPLUG_IO
+								     : BLK_A_QUEUE);
+				if (pl) {
+					fq_fill(pdu, pl, want[k].file, want[k].pos);
+					assert_memory_equal(ev[j].pdu, pdu, pl);
+				} else {
+					assert_null(ev[j].pdu);
+				}
+			}
+		}
+		assert_int_equal(ret, 0);
+		assert_int_equal(k, nw);
+		assert_int_equal(bt_reader_stats(r)->skips, skips);
+		for (int f = 0; f < 2; f++) {
+			assert_int_equal(bt_reader_stats(r)->files[f].records, FQ_N);
+			assert_true(bt_reader_stats(r)->files[f].bytes == bytes[f]);
+		}
+		bt_reader_free(r);
+	}
+	assert_int_equal(unlink(tpath("fq.blktrace.0")), 0);
+	assert_int_equal(unlink(tpath("fq.blktrace.1")), 0);
+	free(b[0]);
+	free(b[1]);
+	free(pdu);
+	free(want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reader_fast_paths),
 		cmocka_unit_test(test_reader_fast_merge_notify),
+		cmocka_unit_test(test_reader_fast_pdus),
 		cmocka_unit_test(test_decode_v7_native),
 		cmocka_unit_test(test_decode_v7_swapped),
 		cmocka_unit_test(test_decode_v8_native),
