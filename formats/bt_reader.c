@@ -7,6 +7,7 @@
 #include <glob.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -457,6 +458,7 @@ static inline int run_take(struct bt_src *s, struct run *rs, struct blk_event *e
 	uint32_t action = load_u32(p + 28), seq = load_u32(p + 4);
 	unsigned pdu_len = load_u16(p + 46);
 	const uint8_t *pdu = NULL;
+	uint64_t dp;
 
 	if (__builtin_expect(pdu_len != 0, 0)) {
 		pdu = p + BT_REC7_SIZE;
@@ -478,17 +480,34 @@ static inline int run_take(struct bt_src *s, struct run *rs, struct blk_event *e
 	ev->cgroup = 0;
 	ev->flags = action >> BT_TC_SHIFT;
 	ev->bytes = load_u32(p + 24);
-	ev->dev = load_u32(p + 36);
-	ev->pid = load_u32(p + 32);
+	/* (dev, pid) is the record's (pid, dev), halves swapped (in either byte order) */
+	dp = load_u64(p + 32);
+	dp = dp >> 32 | dp << 32;
+	memcpy(&ev->dev, &dp, sizeof(dp));
 	ev->cpu = load_u32(p + 40);
 	ev->seq = seq;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* error and pdu_len follow each other as in the record, 16 bits above the action */
+	dp = (action & 0xff) | (uint64_t)load_u32(p + 44) << 16;
+	memcpy(&ev->action, &dp, sizeof(dp));
+#else
 	ev->action = (uint16_t)(action & 0xff);
 	ev->error = load_u16(p + 44);
 	ev->pdu_len = (uint16_t)pdu_len;
+#endif
 	ev->pdu = pdu;
 	rs->p = p + BT_REC7_SIZE + pdu_len;
 	return 1;
 }
+
+/* run_take() writes (dev, pid) and (action, error, pdu_len, padding) as whole words */
+_Static_assert(offsetof(struct blk_event, pid) == offsetof(struct blk_event, dev) + 4 &&
+		       offsetof(struct blk_event, dev) % 8 == 0,
+	       "dev and pid form one word");
+_Static_assert(offsetof(struct blk_event, error) == offsetof(struct blk_event, action) + 2 &&
+		       offsetof(struct blk_event, pdu_len) == offsetof(struct blk_event, action) + 4 &&
+		       offsetof(struct blk_event, pdu) >= offsetof(struct blk_event, action) + 8,
+	       "action, error and pdu_len form one word");
 
 /* The next record of s into its head by the fast path; 0 if it cannot take it. */
 static int src_fast_head(struct bt_src *s)
