@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Benchmark: `iotape analyze` against `blkparse` and `blkparse -d` + `btt` on the same trace,
-# at two trace lengths, medians of RUNS runs, with peak RSS. Not a test: machines are noisy.
+# at two trace lengths, medians of RUNS interleaved rounds, with peak RSS. Not a test:
+# machines are noisy.
 #   bench/analyze.sh [EVENTS_MILLIONS...]   (default: 1 5)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,20 +28,39 @@ for m in "${sizes[@]}"; do
 	fi
 	events=$("$IOTAPE" analyze --json "$t/trace" 2>/dev/null |
 		python3 -c 'import json,sys; print(json.load(sys.stdin)["input"]["events"])' 2>/dev/null || echo "?")
-	read -r s_io r_io < <(median "$IOTAPE" analyze "$t/trace")
-	read -r s_io_json _ < <(median "$IOTAPE" analyze --json "$t/trace")
-	read -r s_bp r_bp < <(median blkparse -q -i "$t/trace" -o /dev/null)
-	# btt needs a merged binary dump first; time both steps, as a user must run both
-	read -r s_d r_d < <(median blkparse -q -i "$t/trace" -d "$t/dump.bin" -o /dev/null)
-	read -r s_btt r_btt < <(median btt -i "$t/dump.bin")
-	rm -f "$t/dump.bin" ./*.dat 2>/dev/null || true
+	# rounds interleave the tools, so that a machine whose speed drifts over minutes (a VM)
+	# slows them alike; the ratios are of the medians, and the range of per-round ratios
+	# against blkparse is shown too
+	io=() js=() bp=() bt=() per=()
+	r_io=0 r_bp=0 r_btt=0
+	for _ in $(seq "$RUNS"); do
+		read -r s r < <(timed "$IOTAPE" analyze "$t/trace")
+		io+=("$s")
+		r_io=$((r > r_io ? r : r_io))
+		read -r s _ < <(timed "$IOTAPE" analyze --json "$t/trace")
+		js+=("$s")
+		read -r s r < <(timed blkparse -q -i "$t/trace" -o /dev/null)
+		bp+=("$s")
+		r_bp=$((r > r_bp ? r : r_bp))
+		per+=("$(awk -v a="$s" -v b="${io[-1]}" 'BEGIN { printf "%.1f", a / b }')")
+		# btt needs a merged binary dump first; time both steps, as a user must run both
+		read -r s1 r1 < <(timed blkparse -q -i "$t/trace" -d "$t/dump.bin" -o /dev/null)
+		read -r s2 r2 < <(timed btt -i "$t/dump.bin")
+		bt+=("$(awk -v a="$s1" -v b="$s2" 'BEGIN { print a + b }')")
+		r_btt=$((r1 > r_btt ? r1 : r_btt))
+		r_btt=$((r2 > r_btt ? r2 : r_btt))
+		rm -f "$t/dump.bin" ./*.dat 2>/dev/null || true
+	done
+	s_io=$(med "${io[@]}")
+	s_bp=$(med "${bp[@]}")
+	btt_total=$(med "${bt[@]}")
 	ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1fx", (b > 0 ? a / b : 0) }'; }
 	mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 	printf '%-9s %-10s %10s %10s %10s\n' "$events" iotape "$s_io" "$(mib "$r_io")" "1.0x"
-	printf '%-9s %-10s %10s %10s %10s\n' "" "iotape-json" "$s_io_json" "" ""
-	printf '%-9s %-10s %10s %10s %10s\n' "" blkparse "$s_bp" "$(mib "$r_bp")" "$(ratio "$s_bp" "$s_io")"
-	btt_total=$(awk -v a="$s_d" -v b="$s_btt" 'BEGIN { print a + b }')
-	btt_rss=$((r_d > r_btt ? r_d : r_btt))
-	printf '%-9s %-10s %10s %10s %10s\n' "" "blkparse-d+btt" "$btt_total" "$(mib "$btt_rss")" "$(ratio "$btt_total" "$s_io")"
+	printf '%-9s %-10s %10s %10s %10s\n' "" "iotape-json" "$(med "${js[@]}")" "" ""
+	printf '%-9s %-10s %10s %10s %10s   (per round %s..%s)\n' "" blkparse "$s_bp" "$(mib "$r_bp")" \
+		"$(ratio "$s_bp" "$s_io")" "$(printf '%s\n' "${per[@]}" | sort -g | head -1)x" \
+		"$(printf '%s\n' "${per[@]}" | sort -g | tail -1)x"
+	printf '%-9s %-10s %10s %10s %10s\n' "" "blkparse-d+btt" "$btt_total" "$(mib "$r_btt")" "$(ratio "$btt_total" "$s_io")"
 done
-echo "(medians of $RUNS runs; ratio = other tool's time / iotape's time; traces from blkgen, synthetic)"
+echo "(medians of $RUNS interleaved rounds; ratio = other tool's time / iotape's time; traces from blkgen, synthetic)"
