@@ -239,6 +239,11 @@ static int src_fill(struct bt_src *s, struct iot_err *e)
 	return (int)n;
 }
 
+static size_t seq_hash(uint64_t key, size_t cap)
+{
+	return (key * 0x9e3779b97f4a7c15ull >> 32) & (cap - 1);
+}
+
 static uint32_t *seq_slot(struct bt_src *s, uint64_t key, int *fresh)
 {
 	size_t i;
@@ -252,7 +257,7 @@ static uint32_t *seq_slot(struct bt_src *s, uint64_t key, int *fresh)
 		for (size_t j = 0; j < s->seq_cap; j++) {
 			if (!s->seq[j].key)
 				continue;
-			i = (s->seq[j].key * 0x9e3779b97f4a7c15ull >> 32) & (ncap - 1);
+			i = seq_hash(s->seq[j].key, ncap);
 			while (n[i].key)
 				i = (i + 1) & (ncap - 1);
 			n[i] = s->seq[j];
@@ -262,7 +267,7 @@ static uint32_t *seq_slot(struct bt_src *s, uint64_t key, int *fresh)
 		s->seq_cap = ncap;
 		s->seq_last = NULL; /* slots moved */
 	}
-	i = (key * 0x9e3779b97f4a7c15ull >> 32) & (s->seq_cap - 1);
+	i = seq_hash(key, s->seq_cap);
 	while (s->seq[i].key && s->seq[i].key != key)
 		i = (i + 1) & (s->seq_cap - 1);
 	*fresh = !s->seq[i].key;
@@ -418,17 +423,49 @@ static int run_pdu_ok(const struct run *rs, uint32_t action)
 	       (size_t)(rs->end - rs->p) - BT_REC7_SIZE >= load_u16(rs->p + 46);
 }
 
+/* The sequence slot of a (device, CPU) the file has met before, or NULL. */
+static uint32_t *seq_find(const struct bt_src *s, uint64_t key)
+{
+	size_t i = seq_hash(key, s->seq_cap);
+
+	while (s->seq[i].key && s->seq[i].key != key)
+		i = (i + 1) & (s->seq_cap - 1);
+	return s->seq[i].key ? &s->seq[i].last : NULL;
+}
+
+/*
+ * The record at rs->p is on another (device, CPU) than the run's (a file with several
+ * devices): the run goes on with that one's sequence if the file has met it before; a new
+ * one goes to the general path, which adds it.
+ */
+static inline int run_rekey(struct bt_src *s, struct run *rs)
+{
+	uint64_t key = ((uint64_t)load_u32(rs->p + 36) << 32 | load_u32(rs->p + 40)) + 1;
+	uint32_t *slot = seq_find(s, key);
+
+	if (!slot)
+		return 0;
+	*s->seq_last = (uint32_t)(rs->next - 1);
+	s->seq_key = key;
+	s->seq_last = slot;
+	rs->key = load_u64(rs->p + 36);
+	rs->next = (uint64_t)*slot + 1;
+	return 1;
+}
+
 /* Can the record at rs->p take the fast path? Then its time is in rs->t. */
-static inline int run_peek(struct run *rs)
+static inline int run_peek(struct bt_src *s, struct run *rs)
 {
 	const uint8_t *p = rs->p;
 	uint32_t action;
 
-	if (p >= rs->stop || load_u32(p) != (BT_MAGIC | BT_VERSION7) || load_u64(p + 36) != rs->key)
+	if (p >= rs->stop || load_u32(p) != (BT_MAGIC | BT_VERSION7))
 		return 0;
 	action = load_u32(p + 28);
 	if (__builtin_expect(load_u16(p + 46) || ((action >> BT_TC_SHIFT) & BLK_F_NOTIFY), 0) &&
 	    !run_pdu_ok(rs, action))
+		return 0;
+	if (__builtin_expect(load_u64(p + 36) != rs->key, 0) && !run_rekey(s, rs))
 		return 0;
 	rs->t = load_u64(p + 8);
 	return 1;
@@ -516,7 +553,7 @@ static int src_fast_head(struct bt_src *s)
 	int ok;
 
 	run_begin(s, &rs);
-	ok = run_peek(&rs);
+	ok = run_peek(s, &rs);
 	if (ok)
 		run_take(s, &rs, &s->head, NULL, NULL);
 	run_end(s, &rs);
@@ -531,7 +568,7 @@ static unsigned src_run(struct bt_src *s, struct blk_event *out, unsigned max, u
 	unsigned n = 0;
 
 	run_begin(s, &rs);
-	while (n < max && run_peek(&rs) && (rs.t < limit || (rs.t == limit && tie)) &&
+	while (n < max && run_peek(s, &rs) && (rs.t < limit || (rs.t == limit && tie)) &&
 	       run_take(s, &rs, &out[n], arena, used))
 		n++;
 	run_end(s, &rs);
@@ -853,7 +890,7 @@ static unsigned merge_run(struct bt_reader *r, struct pf_batch *b, unsigned max)
 	/* l's records before o's head */
 	run_begin(sl, &rl);
 	for (;;) {
-		if (ev == end || !run_peek(&rl))
+		if (ev == end || !run_peek(sl, &rl))
 			goto keep;
 		if (!(rl.t < ht || (rl.t == ht && l < o)))
 			break;
@@ -873,7 +910,7 @@ static unsigned merge_run(struct bt_reader *r, struct pf_batch *b, unsigned max)
 	}
 	ev++;
 	run_begin(so, &ro);
-	if (!run_peek(&ro)) {
+	if (!run_peek(so, &ro)) {
 		/* o gave the last event; l's next record (peeked) becomes its head */
 		run_take(sl, &rl, &sl->head, NULL, NULL);
 		run_end(sl, &rl);
@@ -897,14 +934,14 @@ static unsigned merge_run(struct bt_reader *r, struct pf_batch *b, unsigned max)
 				break;
 			ev++;
 			last_a = 1;
-			if (!run_peek(&ra))
+			if (!run_peek(sa, &ra))
 				break;
 		} else {
 			if (ev == end || !run_take(sb, &rb, ev, b->arena, &b->used))
 				break;
 			ev++;
 			last_a = 0;
-			if (!run_peek(&rb))
+			if (!run_peek(sb, &rb))
 				break;
 		}
 	}

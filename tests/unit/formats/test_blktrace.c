@@ -838,12 +838,83 @@ static void test_reader_fast_pdus(void **s)
 	free(want);
 }
 
+/*
+ * Per-CPU files that each hold several devices, records of the devices interleaved (as with
+ * a device-mapper target and the disks under it): each (device, CPU) keeps its own sequence
+ * on the fast path, so gaps in one are counted once and the switches count none.
+ */
+#define FD_N 30000
+
+static void test_reader_fast_devices(void **s)
+{
+	size_t cap = (size_t)FD_N * 48, len[2] = {0, 0};
+	uint8_t *b[2] = {malloc(cap), malloc(cap)};
+	struct fp_want *want = malloc(2 * FD_N * sizeof(*want));
+	uint32_t seq[2][3] = {{0}}, skips = 0;
+	size_t nw = 0;
+
+	(void)s;
+	assert_non_null(b[0]);
+	assert_non_null(b[1]);
+	assert_non_null(want);
+	for (uint32_t f = 0; f < 2; f++) {
+		for (uint32_t i = 0; i < FD_N; i++) {
+			/* runs of 1 to 5 records per device; a third device appears late */
+			uint32_t d = (i / (1 + (i % 5))) % (i < FD_N / 2 ? 2 : 3);
+			uint64_t t = 3ull * i + f;
+
+			seq[f][d] += (i % 1000 == 333) ? 4 : 1;
+			skips += (i % 1000 == 333) * 3;
+			len[f] += mkrec(b[f] + len[f], 0, 0, seq[f][d], t, i, 4096,
+					ACT(BLK_A_QUEUE, BLK_F_QUEUE), 1, BLK_MKDEV(8, 16 * d), f, 0,
+					NULL, 0);
+			want[nw++] = (struct fp_want){t, f, i, seq[f][d]};
+		}
+	}
+	qsort(want, nw, sizeof(*want), fp_cmp);
+	write_file("fd.blktrace.0", b[0], len[0]);
+	write_file("fd.blktrace.1", b[1], len[1]);
+	for (int pf = 0; pf < 2; pf++) {
+		struct bt_reader *r;
+		struct iot_err e;
+		const struct blk_event *ev;
+		size_t k = 0;
+		unsigned n;
+		int ret;
+
+		assert_int_equal(bt_reader_open(&r, tpath("fd"), &e), 0);
+		if (pf)
+			assert_int_equal(bt_reader_prefetch(r, &e), 0);
+		while ((ret = bt_reader_next_batch(r, &ev, &n, &e)) == 1) {
+			for (unsigned j = 0; j < n; j++, k++) {
+				assert_true(k < nw);
+				assert_true(ev[j].time == want[k].time);
+				assert_int_equal(ev[j].cpu, want[k].file);
+				assert_true(ev[j].sector == want[k].pos);
+				assert_int_equal(ev[j].seq, want[k].seq);
+			}
+		}
+		assert_int_equal(ret, 0);
+		assert_int_equal(k, nw);
+		assert_int_equal(bt_reader_stats(r)->skips, skips);
+		for (int f = 0; f < 2; f++)
+			assert_int_equal(bt_reader_stats(r)->files[f].records, FD_N);
+		bt_reader_free(r);
+	}
+	assert_int_equal(unlink(tpath("fd.blktrace.0")), 0);
+	assert_int_equal(unlink(tpath("fd.blktrace.1")), 0);
+	free(b[0]);
+	free(b[1]);
+	free(want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reader_fast_paths),
 		cmocka_unit_test(test_reader_fast_merge_notify),
 		cmocka_unit_test(test_reader_fast_pdus),
+		cmocka_unit_test(test_reader_fast_devices),
 		cmocka_unit_test(test_decode_v7_native),
 		cmocka_unit_test(test_decode_v7_swapped),
 		cmocka_unit_test(test_decode_v8_native),
