@@ -546,12 +546,21 @@ _Static_assert(offsetof(struct blk_event, error) == offsetof(struct blk_event, a
 		       offsetof(struct blk_event, pdu) >= offsetof(struct blk_event, action) + 8,
 	       "action, error and pdu_len form one word");
 
+/* Might the next record of s take the fast path? A cheap look before a run is set up. */
+static inline int src_fast_next(const struct bt_src *s)
+{
+	return s->seq_last && s->len - s->pos >= BT_REC7_SIZE &&
+	       load_u32(s->buf + s->pos) == (BT_MAGIC | BT_VERSION7);
+}
+
 /* The next record of s into its head by the fast path; 0 if it cannot take it. */
 static int src_fast_head(struct bt_src *s)
 {
 	struct run rs;
 	int ok;
 
+	if (!src_fast_next(s))
+		return 0;
 	run_begin(s, &rs);
 	ok = run_peek(s, &rs);
 	if (ok)
@@ -567,6 +576,8 @@ static unsigned src_run(struct bt_src *s, struct blk_event *out, unsigned max, u
 	struct run rs;
 	unsigned n = 0;
 
+	if (!src_fast_next(s))
+		return 0;
 	run_begin(s, &rs);
 	while (n < max && run_peek(s, &rs) && (rs.t < limit || (rs.t == limit && tie)) &&
 	       run_take(s, &rs, &out[n], arena, used))
@@ -852,8 +863,120 @@ static int merge_next(struct bt_reader *r, const struct blk_event **ev, int *swa
 }
 
 /*
- * After merge_next() handed out the head of r->last: more events, by the fast path, into b
- * from b->n, until a record needs the general path, the arena has no room for a PDU or max
+ * merge_run() with three to MK_MAX files: the same merge, over k files. A file is either
+ * waiting with its head decoded (as the heap left it) or read from its buffer, its next record
+ * peeked; its time (t) is that of the one or the other. The earliest file (ties: the file
+ * opened first) gives records while they come before every other file's time; a head goes
+ * out copied, and its file is then read from its buffer. On leaving, as in merge_run().
+ */
+#define MK_MAX 16
+
+static unsigned merge_k(struct bt_reader *r, struct pf_batch *b, unsigned max)
+{
+	struct blk_event *out = &b->ev[b->n], *ev = out, *end = &b->ev[max];
+	struct run rs[MK_MAX];
+	uint64_t t[MK_MAX];
+	unsigned id[MK_MAX], k = r->nheap, last = 0, m, c;
+	int raw[MK_MAX];
+
+	/* slots in file order, so that ties go to the lower slot */
+	for (unsigned i = 0; i < k; i++) {
+		unsigned v = r->heap[i], j = i;
+
+		for (; j > 0 && id[j - 1] > v; j--)
+			id[j] = id[j - 1];
+		id[j] = v;
+	}
+	for (unsigned i = 0; i < k; i++) {
+		raw[i] = id[i] == (unsigned)r->last;
+		t[i] = r->src[id[i]].head.time;
+		if (raw[i]) {
+			last = i;
+			run_begin(&r->src[id[i]], &rs[i]);
+			if (!run_peek(&r->src[id[i]], &rs[i]))
+				return 0;
+			t[i] = rs[i].t;
+		}
+	}
+	for (;;) {
+		uint64_t lt = UINT64_MAX;
+		unsigned ls = MK_MAX;
+		struct bt_src *sm;
+
+		/* the earliest file (m) and the next earliest (time lt, slot ls) */
+		m = 0;
+		for (unsigned i = 1; i < k; i++)
+			if (t[i] < t[m])
+				m = i;
+		for (unsigned i = 0; i < k; i++)
+			if (i != m && t[i] < lt) {
+				lt = t[i];
+				ls = i;
+			}
+		sm = &r->src[id[m]];
+		if (raw[m]) {
+			do {
+				if (ev == end || !run_take(sm, &rs[m], ev, b->arena, &b->used))
+					goto done;
+				ev++;
+				last = m;
+				if (!run_peek(sm, &rs[m]))
+					goto done;
+			} while (rs[m].t < lt || (rs[m].t == lt && m < ls));
+			t[m] = rs[m].t;
+			continue;
+		}
+		/* its head goes out, its PDU copied; a notify goes through the general path */
+		if (ev == end || blk_is_notify(&sm->head) ||
+		    PF_ARENA - b->used < sm->head.pdu_len)
+			goto done;
+		*ev = sm->head;
+		if (sm->head.pdu_len) {
+			memcpy(b->arena + b->used, sm->head.pdu, sm->head.pdu_len);
+			ev->pdu = b->arena + b->used;
+			b->used += sm->head.pdu_len;
+		}
+		ev++;
+		last = m;
+		if (!src_fast_next(sm))
+			goto done;
+		raw[m] = 1;
+		run_begin(sm, &rs[m]);
+		if (!run_peek(sm, &rs[m]))
+			goto done;
+		t[m] = rs[m].t;
+	}
+done:
+	/* the file that gave the last event has no head; the others read from their buffers take
+	 * their next record (peeked) as their head */
+	for (unsigned i = 0; i < k; i++) {
+		struct bt_src *si = &r->src[id[i]];
+
+		if (!raw[i])
+			continue;
+		if (i != last)
+			run_take(si, &rs[i], &si->head, NULL, NULL);
+		run_end(si, &rs[i]);
+	}
+	/* the heap: that file at the root, the others in order of their heads (sorted is a heap) */
+	r->heap[0] = id[last];
+	c = 1;
+	for (unsigned i = 0; i < k; i++) {
+		unsigned j;
+
+		if (i == last)
+			continue;
+		for (j = c++; j > 1 && heap_less(r, id[i], r->heap[j - 1]); j--)
+			r->heap[j] = r->heap[j - 1];
+		r->heap[j] = id[i];
+	}
+	r->last = (int)id[last];
+	return (unsigned)(ev - out);
+}
+
+/*
+ * After merge_next() handed out the head of r->last (its next record passed
+ * src_fast_next()): more events, by the fast path, into b from b->n, until a record needs the general path, the arena has no room for a PDU or max
  * are written. With two files in the heap (the usual per-CPU pair) this is a merge of its
  * own. The source handed out last ("l") has no head, the other ("o") has its head decoded
  * and waiting: l's records go straight out while they come first (ties: the file opened
@@ -861,8 +984,8 @@ static int merge_next(struct bt_reader *r, const struct blk_event **ev, int *swa
  * from their buffers, without heads. On leaving, the source that gave the last event has no
  * head and the other has its next record decoded as its head (it was known to take the
  * fast path), so the heap and r->last say the same as merge_next() would have, and errors
- * come at the same point of the stream. With more files, one file's run up to the earliest
- * other head.
+ * come at the same point of the stream. With three to MK_MAX files, merge_k(); with more,
+ * one file's run up to the earliest other head.
  */
 static unsigned merge_run(struct bt_reader *r, struct pf_batch *b, unsigned max)
 {
@@ -875,6 +998,8 @@ static unsigned merge_run(struct bt_reader *r, struct pf_batch *b, unsigned max)
 
 	if (r->last < 0)
 		return 0;
+	if (r->nheap > 2 && r->nheap <= MK_MAX)
+		return merge_k(r, b, max);
 	if (r->nheap != 2) {
 		/* the heap's root is that source; the earliest other head is one of its children */
 		for (unsigned c = 1; c <= 2 && c < r->nheap; c++)
@@ -909,12 +1034,11 @@ static unsigned merge_run(struct bt_reader *r, struct pf_batch *b, unsigned max)
 		b->used += so->head.pdu_len;
 	}
 	ev++;
-	run_begin(so, &ro);
-	if (!run_peek(so, &ro)) {
-		/* o gave the last event; l's next record (peeked) becomes its head */
+	if (!src_fast_next(so) || (run_begin(so, &ro), !run_peek(so, &ro))) {
+		/* o gave the last event; l's next record (peeked) becomes its head (o's run, if
+		 * it began, moved over nothing) */
 		run_take(sl, &rl, &sl->head, NULL, NULL);
 		run_end(sl, &rl);
-		run_end(so, &ro);
 		r->heap[0] = o;
 		r->heap[1] = l;
 		r->last = (int)o;
@@ -998,7 +1122,9 @@ static int fill_batch(struct bt_reader *r, struct pf_batch *b, unsigned max)
 		}
 		b->notifies += blk_is_notify(ev);
 		b->n++;
-		b->n += merge_run(r, b, max);
+		/* a look first: with byte-swapped or version 8 files, nothing would be done */
+		if (r->last >= 0 && src_fast_next(&r->src[r->last]))
+			b->n += merge_run(r, b, max);
 	}
 	if (ret <= 0)
 		b->end = ret == 0 ? 1 : ret;

@@ -725,10 +725,12 @@ static void test_reader_fast_merge_notify(void **s)
 
 /*
  * Records with a PDU (unplug counts, remap sources, large driver data) on the fast path of
- * the two-file merge: each PDU is copied with its event, whole, also when the batch's PDU
- * space runs out partway; order, sequence gaps and per-file counts as in a plain merge.
+ * the merge of two and of five files: each PDU is copied with its event, whole, also when
+ * the batch's PDU space runs out partway; order, sequence gaps and per-file counts as in a
+ * plain merge.
  */
 #define FQ_N 6000
+#define FQ_FILES 5
 
 static uint16_t fq_pdu_len(uint32_t file, uint32_t i)
 {
@@ -743,24 +745,25 @@ static void fq_fill(uint8_t *p, uint16_t len, uint32_t file, uint32_t i)
 		p[j] = (uint8_t)(file * 31 + i * 7 + j);
 }
 
-static void test_reader_fast_pdus(void **s)
+static void fq_run(uint32_t nf)
 {
-	size_t cap = (size_t)FQ_N * (48 + 20001) / 40 + (size_t)FQ_N * 64, len[2] = {0, 0};
-	uint8_t *b[2] = {malloc(cap), malloc(cap)}, *pdu = malloc(20001);
-	struct fp_want *want = malloc(2 * FQ_N * sizeof(*want));
-	uint64_t bytes[2] = {0, 0};
-	uint32_t seq[2] = {0, 0}, skips = 0;
+	size_t cap = (size_t)FQ_N * (48 + 20000 + FQ_FILES) / 40 + (size_t)FQ_N * 64;
+	size_t len[FQ_FILES] = {0};
+	uint8_t *b[FQ_FILES], *pdu = malloc(20000 + FQ_FILES);
+	struct fp_want *want = malloc(nf * FQ_N * sizeof(*want));
+	uint64_t bytes[FQ_FILES];
+	uint32_t seq[FQ_FILES] = {0}, skips = 0;
 	size_t nw = 0;
+	char name[32];
 
-	(void)s;
-	assert_non_null(b[0]);
-	assert_non_null(b[1]);
 	assert_non_null(pdu);
 	assert_non_null(want);
-	for (uint32_t f = 0; f < 2; f++) {
+	for (uint32_t f = 0; f < nf; f++) {
+		b[f] = malloc(cap);
+		assert_non_null(b[f]);
 		for (uint32_t i = 0; i < FQ_N; i++) {
-			/* runs of a few records from each file, and ties */
-			uint64_t t = 10ull * i + (f ? (i % 4) * 3 : (i % 6) * 2);
+			/* runs of a few records from each file, and ties; in time order in a file */
+			uint64_t t = 10ull * i + (i % (3 + f)) * (1 + f % 2);
 			uint16_t pl = fq_pdu_len(f, i);
 			uint32_t code = pl == 16 ? BLK_A_REMAP : pl ? BLK_A_UNPLUG_IO : BLK_A_QUEUE;
 
@@ -772,10 +775,11 @@ static void test_reader_fast_pdus(void **s)
 			want[nw++] = (struct fp_want){t, f, i, seq[f]};
 		}
 		bytes[f] = len[f];
+		snprintf(name, sizeof(name), "fq.blktrace.%u", f);
+		write_file(name, b[f], len[f]);
+		free(b[f]);
 	}
 	qsort(want, nw, sizeof(*want), fp_cmp);
-	write_file("fq.blktrace.0", b[0], len[0]);
-	write_file("fq.blktrace.1", b[1], len[1]);
 	for (int mode = 0; mode < 3; mode++) {
 		struct bt_reader *r;
 		struct iot_err e;
@@ -824,18 +828,26 @@ static void test_reader_fast_pdus(void **s)
 		assert_int_equal(ret, 0);
 		assert_int_equal(k, nw);
 		assert_int_equal(bt_reader_stats(r)->skips, skips);
-		for (int f = 0; f < 2; f++) {
+		for (uint32_t f = 0; f < nf; f++) {
 			assert_int_equal(bt_reader_stats(r)->files[f].records, FQ_N);
 			assert_true(bt_reader_stats(r)->files[f].bytes == bytes[f]);
 		}
 		bt_reader_free(r);
 	}
-	assert_int_equal(unlink(tpath("fq.blktrace.0")), 0);
-	assert_int_equal(unlink(tpath("fq.blktrace.1")), 0);
-	free(b[0]);
-	free(b[1]);
+	for (uint32_t f = 0; f < nf; f++) {
+		snprintf(name, sizeof(name), "fq.blktrace.%u", f);
+		assert_int_equal(unlink(tpath(name)), 0);
+	}
 	free(pdu);
 	free(want);
+}
+
+/* two files (merge_run's own merge) and five (merge_k) */
+static void test_reader_fast_pdus(void **s)
+{
+	(void)s;
+	fq_run(2);
+	fq_run(FQ_FILES);
 }
 
 /*
