@@ -28,10 +28,14 @@ enum { S_COUNTS, S_LATENCY, S_DEPTH, S_IDLE, S_SEEK, S_TIMELINE };
 /*
  * A split pass (blk_analysis_split) feeds these sinks from the reader's thread, on each batch
  * right after it is decoded (still in that CPU's cache), and the others from the caller's.
- * Measured on 4.8 M events: 0.22 s with every sink in the caller's thread, 0.16 s with this
- * set beside the reader (0.17 s without the seeks there, 0.18 s with the idle gaps too).
+ * Measured on 4.8 M events: 0.22 s with every sink in the caller's thread, 0.16 s with
+ * counts, depth, seeks and timeline beside the reader. Once the reader and the latency sink
+ * had lost 40 % of their instructions, the reader's thread (with the kernel's page-table
+ * work for the mapped file) was the longer one, and depth and seeks moved to the caller's:
+ * medians of 21 interleaved runs 0.148 s against 0.173 s (idle gaps beside the reader too:
+ * slower again).
  */
-#define SIDE_SINKS (1u << S_COUNTS | 1u << S_DEPTH | 1u << S_SEEK | 1u << S_TIMELINE)
+#define SIDE_SINKS (1u << S_COUNTS | 1u << S_TIMELINE)
 #define MAIN_SINKS (ALL_SINKS & ~SIDE_SINKS)
 
 /* Device number to dense index: open addressing on dev + 1 (0 = empty). */
