@@ -39,8 +39,9 @@ const struct blk_counts_dev *blk_counts_dev(const struct blk_counts *c, unsigned
 int blk_counts_to_json(const struct blk_counts *c, unsigned dev, json_t *obj);
 
 /* ------------------------------------------------------------------------------------- */
-/* Internal: the hot path, inline so that the pass compiles it into its loop              */
-/* (blk_analysis.c); everyone else calls blk_counts_feed().                              */
+/* Internal: the hot path, inline so that the pass compiles it into its loop             */
+/* (blk_analysis.c), act being ev->action as a constant there; everyone else calls       */
+/* blk_counts_feed().                                                                    */
 
 struct blk_counts {
 	struct blk_counts_dev **dev;
@@ -82,7 +83,7 @@ static inline void blk_counts_track_seq(struct blk_counts_dev *d, const struct b
 
 static inline __attribute__((always_inline)) void
 blk_counts_feed_inline(struct blk_counts *c, unsigned dev, const struct blk_event *ev,
-	                      const unsigned action)
+                       const unsigned action)
 {
 	struct blk_counts_dev *d;
 	struct blk_action_counts *ac;

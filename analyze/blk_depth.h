@@ -26,8 +26,9 @@ double blk_depth_mean(const struct blk_depth *q, unsigned dev);
 int blk_depth_to_json(const struct blk_depth *q, unsigned dev, json_t *obj);
 
 /* ------------------------------------------------------------------------------------- */
-/* Internal: the hot path, inline so that the pass compiles it into its loop              */
-/* (blk_analysis.c); everyone else calls blk_depth_feed().                               */
+/* Internal: the hot path, inline so that the pass compiles it into its loop             */
+/* (blk_analysis.c), act being ev->action as a constant there; everyone else calls       */
+/* blk_depth_feed().                                                                     */
 
 struct blk_depth {
 	struct blk_depth_dev **dev;
@@ -40,7 +41,7 @@ __attribute__((cold)) struct blk_depth_dev *blk_depth_new_dev(struct blk_depth *
 
 static inline __attribute__((always_inline)) void
 blk_depth_feed_inline(struct blk_depth *q, unsigned dev, const struct blk_event *ev,
-	                     const unsigned act)
+                      const unsigned act)
 {
 	struct blk_depth_dev *d;
 

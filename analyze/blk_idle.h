@@ -42,8 +42,9 @@ int blk_idle_to_json(const struct blk_idle *s, unsigned dev, json_t *obj,
                      const struct blk_json_ctx *ctx);
 
 /* ------------------------------------------------------------------------------------- */
-/* Internal: the hot path, inline so that the pass compiles it into its loop              */
-/* (blk_analysis.c); everyone else calls blk_idle_feed().                                */
+/* Internal: the hot path, inline so that the pass compiles it into its loop             */
+/* (blk_analysis.c), act being ev->action as a constant there; everyone else calls       */
+/* blk_idle_feed().                                                                      */
 
 struct blk_idle {
 	struct blk_opts o;
@@ -59,7 +60,7 @@ void blk_idle_end_gap(struct blk_idle *s, struct blk_idle_dev *d, const struct b
 
 static inline __attribute__((always_inline)) void
 blk_idle_feed_inline(struct blk_idle *s, unsigned dev, const struct blk_event *ev,
-	                    const unsigned act)
+                     const unsigned act)
 {
 	struct blk_idle_dev *d;
 

@@ -27,8 +27,9 @@ const struct blk_seek_dev *blk_seek_dev(const struct blk_seek *s, unsigned dev);
 int blk_seek_to_json(const struct blk_seek *s, unsigned dev, json_t *obj, uint64_t span_ns);
 
 /* ------------------------------------------------------------------------------------- */
-/* Internal: the hot path, inline so that the pass compiles it into its loop              */
-/* (blk_analysis.c); everyone else calls blk_seek_feed().                                */
+/* Internal: the hot path, inline so that the pass compiles it into its loop             */
+/* (blk_analysis.c), act being ev->action as a constant there; everyone else calls       */
+/* blk_seek_feed().                                                                      */
 
 struct blk_seek {
 	struct blk_seek_dev **dev;
@@ -39,7 +40,7 @@ __attribute__((cold)) struct blk_seek_dev *blk_seek_new_dev(struct blk_seek *s, 
 
 static inline __attribute__((always_inline)) void
 blk_seek_feed_inline(struct blk_seek *s, unsigned dev, const struct blk_event *ev,
-	                    const unsigned act)
+                     const unsigned act)
 {
 	struct blk_seek_dev *d;
 	uint64_t end;

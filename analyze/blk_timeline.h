@@ -32,8 +32,9 @@ json_t *blk_timeline_bin_json(const struct blk_timeline *t, unsigned dev, uint64
 int blk_timeline_to_json(const struct blk_timeline *t, unsigned dev, json_t *obj);
 
 /* ------------------------------------------------------------------------------------- */
-/* Internal: the hot path, inline so that the pass compiles it into its loop              */
-/* (blk_analysis.c); everyone else calls blk_timeline_feed().                            */
+/* Internal: the hot path, inline so that the pass compiles it into its loop             */
+/* (blk_analysis.c), act being ev->action as a constant there; everyone else calls       */
+/* blk_timeline_feed().                                                                  */
 
 struct tl_dev {
 	struct blk_bin *bins;
@@ -67,7 +68,7 @@ __attribute__((cold)) void blk_timeline_feed_slow(struct blk_timeline *t, unsign
  */
 static inline __attribute__((always_inline)) void
 blk_timeline_feed_inline(struct blk_timeline *t, unsigned dev, const struct blk_event *ev,
-	                        const unsigned act)
+                         const unsigned act)
 {
 	uint64_t ts = ev->time;
 	struct tl_dev *d;
