@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* libFuzzer target: the blktrace decoder and the streaming reader on arbitrary bytes, read
- * record by record, and split into a two-file set read by batches (the merge's fast path). */
+ * record by record, and split into sets of 2, 5 and 17 files read by batches (the merges'
+ * fast paths). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,27 +22,38 @@ static void touch(const struct blk_event *ev)
 	(void)blk_event_remap(ev, &dev, &sector);
 }
 
-/* The first half and the rest of the input as NAME.blktrace.0 and .1, read by batches. */
-static void two_files(const uint8_t *data, size_t size)
+/* Where part i of k starts: the first half and the rest for two files (as before), else
+ * equal parts on 48-byte boundaries, so that a clean v7 record stream stays aligned. */
+static size_t part_start(size_t size, unsigned k, unsigned i)
+{
+	if (i >= k)
+		return size;
+	if (k == 2)
+		return i ? size / 2 : 0;
+	return size * i / k / 48 * 48;
+}
+
+/* The input cut into k parts as NAME.blktrace.0 .. k-1, read by batches: two files take the
+ * two-file merge, 3-16 the k-way merge in place, more the heap with one file's runs. */
+static void k_files(const uint8_t *data, size_t size, unsigned k)
 {
 	char dir[] = "/tmp/iotape-fuzz-set-XXXXXX", name[64], path[96];
 	const struct blk_event *ev;
 	struct bt_reader *r;
 	struct iot_err e;
-	size_t half = size / 2;
 	unsigned n;
 	int ok = 1;
 
 	if (!mkdtemp(dir))
 		return;
 	snprintf(name, sizeof(name), "%s/t", dir);
-	for (int i = 0; i < 2 && ok; i++) {
+	for (unsigned i = 0; i < k && ok; i++) {
+		size_t from = part_start(size, k, i), len = part_start(size, k, i + 1) - from;
 		FILE *f;
 
-		snprintf(path, sizeof(path), "%s.blktrace.%d", name, i);
+		snprintf(path, sizeof(path), "%s.blktrace.%u", name, i);
 		f = fopen(path, "wb");
-		ok = f && fwrite(i ? data + half : data, 1, i ? size - half : half, f) ==
-				  (i ? size - half : half);
+		ok = f && fwrite(data + from, 1, len, f) == len;
 		if (f)
 			ok = !fclose(f) && ok;
 	}
@@ -52,8 +64,8 @@ static void two_files(const uint8_t *data, size_t size)
 		(void)bt_reader_stats(r);
 		bt_reader_free(r);
 	}
-	for (int i = 0; i < 2; i++) {
-		snprintf(path, sizeof(path), "%s.blktrace.%d", name, i);
+	for (unsigned i = 0; i < k; i++) {
+		snprintf(path, sizeof(path), "%s.blktrace.%u", name, i);
 		unlink(path);
 	}
 	rmdir(dir);
@@ -86,6 +98,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	close(fd);
 	unlink(path);
-	two_files(data, size);
+	k_files(data, size, 2);
+	/* the k-way merges want several records per file */
+	if (size >= 5 * 48)
+		k_files(data, size, 5);
+	if (size >= 17 * 48)
+		k_files(data, size, 17);
 	return 0;
 }
