@@ -500,19 +500,3 @@ json_t *rpt_run_to_json(const struct rpt_run *r)
 	json_object_set_new(root, "source", json_string("iotape report pass"));
 	return root;
 }
-
-int rpt_run_read(struct rpt_run *r, struct bt_reader *rd, struct iot_err *e)
-{
-	struct blk_event ev;
-	int ret;
-
-	while ((ret = bt_reader_next(rd, &ev, e)) > 0) {
-		ret = rpt_run_feed(r, &ev);
-		if (ret)
-			return iot_err_set(e, ret, "out of memory");
-	}
-	if (ret < 0)
-		return ret;
-	rpt_run_finish(r);
-	return 0;
-}

@@ -96,9 +96,4 @@ uint64_t rpt_lat_quantile(const uint32_t *lat, uint64_t n, double q);
  * when the block-analysis sinks are not used. New reference, or NULL on ENOMEM. */
 json_t *rpt_run_to_json(const struct rpt_run *r);
 
-struct bt_reader;
-struct iot_err;
-/* Feed every event of an opened reader, then finish. 0 or -errno (e filled). */
-int rpt_run_read(struct rpt_run *r, struct bt_reader *rd, struct iot_err *e);
-
 #endif
