@@ -196,34 +196,13 @@ void blk_timeline_feed_slow(struct blk_timeline *t, unsigned dev, const struct b
 	bin = bin_at(d, bin_of(t, ts), t->o.max_bins);
 	if (!bin)
 		return;
-	if (ev->action == BLK_A_ISSUE) {
-		if (!d->inflight) {
-			close_gap(t, d, ts);
-			bin = bin_at(d, bin_of(t, ts), t->o.max_bins); /* close_gap may widen */
-			if (!bin)
-				return;
-		}
-		d->inflight++;
-		d->known = 1;
-		if (ev->bytes >> 9) {
-			if (d->last_end != NONE && ev->sector != d->last_end)
-				bin->seeks++;
-			d->last_end = ev->sector + (ev->bytes >> 9);
-		}
-		return;
+	if (ev->action == BLK_A_ISSUE && !d->inflight) {
+		close_gap(t, d, ts);
+		bin = bin_at(d, bin_of(t, ts), t->o.max_bins); /* close_gap may widen */
+		if (!bin)
+			return;
 	}
-	if (d->inflight)
-		d->inflight--;
-	d->known = 1;
-	if (!d->inflight)
-		d->idle_since = ts;
-	if (ev->action == BLK_A_COMPLETE && ev->bytes) {
-		bin->ios++;
-		if (blk_is_write(ev))
-			bin->write_bytes += ev->bytes;
-		else
-			bin->read_bytes += ev->bytes;
-	}
+	blk_timeline_account(d, bin, ev, ev->action);
 }
 
 void blk_timeline_feed(struct blk_timeline *t, unsigned dev, const struct blk_event *ev)

@@ -60,6 +60,34 @@ struct blk_timeline {
 __attribute__((cold)) void blk_timeline_feed_slow(struct blk_timeline *t, unsigned dev,
                                                   const struct blk_event *ev);
 
+/* After the spreads, both paths: the event's own counts in its bin, the device's state. */
+static inline __attribute__((always_inline)) void
+blk_timeline_account(struct tl_dev *d, struct blk_bin *bin, const struct blk_event *ev,
+                     const unsigned act)
+{
+	d->known = 1;
+	if (act == BLK_A_ISSUE) {
+		d->inflight++;
+		if (ev->bytes >> 9) {
+			if (d->last_end != UINT64_MAX && ev->sector != d->last_end)
+				bin->seeks++;
+			d->last_end = ev->sector + (ev->bytes >> 9);
+		}
+		return;
+	}
+	if (d->inflight)
+		d->inflight--;
+	if (!d->inflight)
+		d->idle_since = ev->time;
+	if (act == BLK_A_COMPLETE && ev->bytes) {
+		bin->ios++;
+		if (blk_is_write(ev))
+			bin->write_bytes += ev->bytes;
+		else
+			bin->read_bytes += ev->bytes;
+	}
+}
+
 /*
  * Nearly every issue or completion falls in the bin of the one before it, with the time
  * since the device's last change inside that bin too: then each spread is one addition to
@@ -89,29 +117,10 @@ blk_timeline_feed_inline(struct blk_timeline *t, unsigned dev, const struct blk_
 		bin->depth_area += (uint64_t)d->inflight * (ts - d->last_change);
 		d->last_change = ts;
 	}
-	d->known = 1;
-	if (act == BLK_A_ISSUE) {
-		if (!d->inflight && ts > d->idle_since && ts - d->idle_since >= t->o.idle_threshold_ns)
-			bin->idle_ns += ts - d->idle_since;
-		d->inflight++;
-		if (ev->bytes >> 9) {
-			if (d->last_end != UINT64_MAX && ev->sector != d->last_end)
-				bin->seeks++;
-			d->last_end = ev->sector + (ev->bytes >> 9);
-		}
-		return;
-	}
-	if (d->inflight)
-		d->inflight--;
-	if (!d->inflight)
-		d->idle_since = ts;
-	if (act == BLK_A_COMPLETE && ev->bytes) {
-		bin->ios++;
-		if (blk_is_write(ev))
-			bin->write_bytes += ev->bytes;
-		else
-			bin->read_bytes += ev->bytes;
-	}
+	if (act == BLK_A_ISSUE && !d->inflight && ts > d->idle_since &&
+	    ts - d->idle_since >= t->o.idle_threshold_ns)
+		bin->idle_ns += ts - d->idle_since;
+	blk_timeline_account(d, bin, ev, act);
 }
 
 #endif
