@@ -546,6 +546,21 @@ _Static_assert(offsetof(struct blk_event, error) == offsetof(struct blk_event, a
 		       offsetof(struct blk_event, pdu) >= offsetof(struct blk_event, action) + 8,
 	       "action, error and pdu_len form one word");
 
+/* A source's decoded head into the batch at ev, its PDU copied into the arena; false, and
+ * nothing written, when it must take the general path: a notify, or no room for its PDU. */
+static inline bool head_out(struct pf_batch *b, struct blk_event *ev, const struct blk_event *head)
+{
+	if (blk_is_notify(head) || PF_ARENA - b->used < head->pdu_len)
+		return false;
+	*ev = *head;
+	if (head->pdu_len) {
+		memcpy(b->arena + b->used, head->pdu, head->pdu_len);
+		ev->pdu = b->arena + b->used;
+		b->used += head->pdu_len;
+	}
+	return true;
+}
+
 /* Might the next record of s take the fast path? A cheap look before a run is set up. */
 static inline int src_fast_next(const struct bt_src *s)
 {
@@ -927,15 +942,8 @@ static unsigned merge_k(struct bt_reader *r, struct pf_batch *b, unsigned max)
 			continue;
 		}
 		/* its head goes out, its PDU copied; a notify goes through the general path */
-		if (ev == end || blk_is_notify(&sm->head) ||
-		    PF_ARENA - b->used < sm->head.pdu_len)
+		if (ev == end || !head_out(b, ev, &sm->head))
 			goto done;
-		*ev = sm->head;
-		if (sm->head.pdu_len) {
-			memcpy(b->arena + b->used, sm->head.pdu, sm->head.pdu_len);
-			ev->pdu = b->arena + b->used;
-			b->used += sm->head.pdu_len;
-		}
 		ev++;
 		last = m;
 		if (!src_fast_next(sm))
@@ -1025,14 +1033,8 @@ static unsigned merge_run(struct bt_reader *r, struct pf_batch *b, unsigned max)
 	}
 	/* o's head goes out, its PDU copied; a notify goes through the general path (counted, a
 	 * TIMESTAMP put in host order) */
-	if (ev == end || blk_is_notify(&so->head) || PF_ARENA - b->used < so->head.pdu_len)
+	if (ev == end || !head_out(b, ev, &so->head))
 		goto keep;
-	*ev = so->head;
-	if (so->head.pdu_len) {
-		memcpy(b->arena + b->used, so->head.pdu, so->head.pdu_len);
-		ev->pdu = b->arena + b->used;
-		b->used += so->head.pdu_len;
-	}
 	ev++;
 	if (!src_fast_next(so) || (run_begin(so, &ro), !run_peek(so, &ro))) {
 		/* o gave the last event; l's next record (peeked) becomes its head (o's run, if
