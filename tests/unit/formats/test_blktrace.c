@@ -539,6 +539,15 @@ static int fp_cmp(const void *a, const void *b)
 	return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
+/* ev is the record want describes: its time, file (the CPU), position (the sector), sequence. */
+static void fp_expect(const struct blk_event *ev, const struct fp_want *want)
+{
+	assert_true(ev->time == want->time);
+	assert_int_equal(ev->cpu, want->file);
+	assert_true(ev->sector == want->pos);
+	assert_int_equal(ev->seq, want->seq);
+}
+
 /* A tap that counts and sums what it was given, in the reader's thread. */
 struct fp_tap {
 	uint64_t events, sum;
@@ -805,10 +814,7 @@ static void fq_run(uint32_t nf)
 				uint16_t pl;
 
 				assert_true(k < nw);
-				assert_true(ev[j].time == want[k].time);
-				assert_int_equal(ev[j].cpu, want[k].file);
-				assert_true(ev[j].sector == want[k].pos);
-				assert_int_equal(ev[j].seq, want[k].seq);
+				fp_expect(&ev[j], &want[k]);
 				assert_int_equal(ev[j].bytes, 4096);
 				assert_int_equal(ev[j].pid, 7);
 				assert_true(ev[j].flags == (BLK_F_QUEUE | BLK_F_WRITE));
@@ -900,10 +906,7 @@ static void test_reader_fast_devices(void **s)
 		while ((ret = bt_reader_next_batch(r, &ev, &n, &e)) == 1) {
 			for (unsigned j = 0; j < n; j++, k++) {
 				assert_true(k < nw);
-				assert_true(ev[j].time == want[k].time);
-				assert_int_equal(ev[j].cpu, want[k].file);
-				assert_true(ev[j].sector == want[k].pos);
-				assert_int_equal(ev[j].seq, want[k].seq);
+				fp_expect(&ev[j], &want[k]);
 			}
 		}
 		assert_int_equal(ret, 0);
