@@ -2,9 +2,6 @@
 /* The report's own streaming pass: per-interval bins and a sector x time density grid. */
 #include "analyze/report_scan.h"
 
-#include "common/err.h"
-#include "formats/blktrace.h"
-
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
