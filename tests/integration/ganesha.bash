@@ -28,6 +28,9 @@ wait_port() {
 }
 
 ganesha_start() {
+	# One test server at a time on this machine (ctest -j, or several checkouts testing at once).
+	exec 8>/tmp/iotape-ganesha-tests.lock
+	flock 8
 	# rpcbind: NFSv3 clients ask it for the MOUNT port. Reuse one that is running already.
 	if ! (exec 3<>/dev/tcp/127.0.0.1/111) 2>/dev/null; then
 		mkdir -p /run/rpcbind
