@@ -105,7 +105,7 @@ void cap_pick_bracketed(const char *s, char *out, size_t cap)
 	if (!cap)
 		return;
 	if (!a || !b) {
-		snprintf(out, cap, "%s", s);
+		scopy(out, cap, s);
 		return;
 	}
 	n = (size_t)(b - a - 1);

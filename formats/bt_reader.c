@@ -1374,7 +1374,7 @@ int bt_reader_next_batch(struct bt_reader *r, const struct blk_event **ev, unsig
 
 int bt_reader_next(struct bt_reader *r, struct blk_event *ev, struct iot_err *e)
 {
-	const struct blk_event *p;
+	const struct blk_event *p = NULL; /* set whenever ret > 0 (gcc -O3 in a Release build cannot tell) */
 	int ret = bt_reader_next_ref(r, &p, e);
 
 	if (ret > 0)

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Configure and build one flavour: scripts/build.sh [release|asan|fuzz] -> build/, build-asan/, build-fuzz/
+# Configure and build one flavour, warnings as errors:
+#   scripts/build.sh [release|asan|fuzz|opt|debug|clang]
+#   -> build/, build-asan/, build-fuzz/, build-opt/ (CMake Release), build-debug/, build-clang/
 set -euo pipefail
 cd "$(dirname "$0")/.."
 flavour=${1:-release}
@@ -8,8 +10,11 @@ case "$flavour" in
 release) dir=build; args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo) ;;
 asan) dir=build-asan; args=(-DCMAKE_BUILD_TYPE=Debug -DIOTAPE_SANITIZE=ON) ;;
 fuzz) dir=build-fuzz; args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DIOTAPE_FUZZ=ON -DCMAKE_C_COMPILER=clang) ;;
-*) echo "usage: scripts/build.sh [release|asan|fuzz]" >&2; exit 2 ;;
+opt) dir=build-opt; args=(-DCMAKE_BUILD_TYPE=Release) ;;
+debug) dir=build-debug; args=(-DCMAKE_BUILD_TYPE=Debug) ;;
+clang) dir=build-clang; args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang) ;;
+*) echo "usage: scripts/build.sh [release|asan|fuzz|opt|debug|clang]" >&2; exit 2 ;;
 esac
-cmake -S . -B "$dir" "${args[@]}" >/dev/null
+cmake -S . -B "$dir" -DIOTAPE_WERROR=ON "${args[@]}" >/dev/null
 cmake --build "$dir" -j"$(nproc)"
 echo "$dir"
