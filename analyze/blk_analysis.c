@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The block pass: map devices to dense indexes, push each event through every sink once. */
-#include "analyze/blk_sink.h"
+#include "analyze/blk_analysis.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -14,16 +14,16 @@
 #include "analyze/blk_seek.h"
 #include "analyze/blk_timeline.h"
 
-/* The order of all_sinks is the order of the direct calls in blk_analysis_feed(). */
-static const struct blk_sink_ops *const all_sinks[] = {
-    &blk_counts_ops, &blk_latency_ops, &blk_depth_ops,
-    &blk_idle_ops,   &blk_seek_ops,    &blk_timeline_ops,
+/* Sinks the pass calls directly (feed_run() below), by name. */
+enum { S_COUNTS, S_LATENCY, S_DEPTH, S_IDLE, S_SEEK, S_TIMELINE, NSINKS };
+
+static const struct blk_sink_ops *const all_sinks[NSINKS] = {
+    [S_COUNTS] = &blk_counts_ops, [S_LATENCY] = &blk_latency_ops, [S_DEPTH] = &blk_depth_ops,
+    [S_IDLE] = &blk_idle_ops,     [S_SEEK] = &blk_seek_ops,       [S_TIMELINE] = &blk_timeline_ops,
 };
-#define NSINKS (sizeof(all_sinks) / sizeof(all_sinks[0]))
 
 #define DEVHASH (2 * BLK_MAX_DEVICES) /* power of two, at most half full */
 
-enum { S_COUNTS, S_LATENCY, S_DEPTH, S_IDLE, S_SEEK, S_TIMELINE };
 #define ALL_SINKS ((1u << NSINKS) - 1)
 /*
  * A split pass (blk_analysis_split) feeds these sinks from the reader's thread, on each batch
@@ -67,16 +67,6 @@ struct blk_analysis {
 	const struct bt_comm_table *comms;
 	unsigned sorted[BLK_MAX_DEVICES]; /* device index at each position of "devices" */
 };
-
-void blk_opts_init(struct blk_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->interval_ns = BLK_DEFAULT_INTERVAL_NS;
-	o->idle_threshold_ns = BLK_DEFAULT_IDLE_NS;
-	o->top = BLK_DEFAULT_TOP;
-	o->max_inflight = BLK_DEFAULT_MAX_INFLIGHT;
-	o->max_bins = BLK_DEFAULT_MAX_BINS;
-}
 
 int blk_analysis_new(struct blk_analysis **out, const struct blk_opts *o)
 {
@@ -383,80 +373,10 @@ int blk_analysis_to_json(struct blk_analysis *a, json_t *root, int timeline)
 
 uint64_t blk_analysis_timeline_bins(const struct blk_analysis *a)
 {
-	return blk_timeline_nbins(a->sink[5]);
+	return blk_timeline_nbins(a->sink[S_TIMELINE]);
 }
 
 json_t *blk_analysis_timeline_bin(const struct blk_analysis *a, unsigned pos, uint64_t k)
 {
-	return blk_timeline_bin_json(a->sink[5], pos < a->main.ndev ? a->sorted[pos] : UINT32_MAX, k);
-}
-
-/* ------------------------------------------------------------------------------------- */
-
-const char *blk_dev_name(uint32_t dev, char *buf)
-{
-	snprintf(buf, 24, "%u,%u", BLK_DEV_MAJOR(dev), BLK_DEV_MINOR(dev));
-	return buf;
-}
-
-void *blk_zalloc(size_t size)
-{
-	size_t n = (size + 63) & ~(size_t)63;
-	void *p = aligned_alloc(64, n ? n : 64);
-
-	if (p)
-		memset(p, 0, n ? n : 64);
-	return p;
-}
-
-int blk_grow(void ***arr, unsigned *n, unsigned idx)
-{
-	unsigned nn;
-	void **p;
-
-	if (idx < *n)
-		return 0;
-	nn = *n ? *n : 4;
-	while (nn <= idx)
-		nn *= 2;
-	p = realloc(*arr, nn * sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	memset(p + *n, 0, (nn - *n) * sizeof(*p));
-	*arr = p;
-	*n = nn;
-	return 0;
-}
-
-json_t *blk_hist_json(const struct hist *h, int buckets)
-{
-	json_t *o = json_object();
-
-	json_object_set_new(o, "count", json_integer((json_int_t)h->count));
-	json_object_set_new(o, "sum", json_integer((json_int_t)(uint64_t)h->sum));
-	json_object_set_new(o, "mean", json_real(hist_mean(h)));
-	json_object_set_new(o, "min", json_integer((json_int_t)(h->count ? h->min : 0)));
-	json_object_set_new(o, "p50", json_integer((json_int_t)hist_quantile(h, 0.50)));
-	json_object_set_new(o, "p90", json_integer((json_int_t)hist_quantile(h, 0.90)));
-	json_object_set_new(o, "p99", json_integer((json_int_t)hist_quantile(h, 0.99)));
-	json_object_set_new(o, "max", json_integer((json_int_t)h->max));
-	if (buckets) {
-		json_t *b = json_array();
-
-		for (unsigned i = 0; i < HIST_BUCKETS && h->count; i++) {
-			uint64_t lo, hi;
-			json_t *e;
-
-			if (!h->b[i])
-				continue;
-			hist_bucket_bounds(i, &lo, &hi);
-			e = json_object();
-			json_object_set_new(e, "lo", json_integer((json_int_t)lo));
-			json_object_set_new(e, "hi", json_integer((json_int_t)hi));
-			json_object_set_new(e, "count", json_integer((json_int_t)h->b[i]));
-			json_array_append_new(b, e);
-		}
-		json_object_set_new(o, "buckets", b);
-	}
-	return o;
+	return blk_timeline_bin_json(a->sink[S_TIMELINE], pos < a->main.ndev ? a->sorted[pos] : UINT32_MAX, k);
 }

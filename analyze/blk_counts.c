@@ -190,5 +190,11 @@ static void ops_destroy(void *s)
 	blk_counts_free(s);
 }
 
-const struct blk_sink_ops blk_counts_ops = {"counts",    ops_create,  ops_feed, ops_finish,
-                                            ops_to_json, ops_destroy, NULL};
+const struct blk_sink_ops blk_counts_ops = {
+	.name = "counts",
+	.create = ops_create,
+	.feed = ops_feed,
+	.finish = ops_finish,
+	.to_json = ops_to_json,
+	.destroy = ops_destroy,
+};

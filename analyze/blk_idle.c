@@ -212,5 +212,11 @@ static void ops_destroy(void *s)
 	blk_idle_free(s);
 }
 
-const struct blk_sink_ops blk_idle_ops = {"idle",      ops_create,  ops_feed, ops_finish,
-                                          ops_to_json, ops_destroy, NULL};
+const struct blk_sink_ops blk_idle_ops = {
+	.name = "idle",
+	.create = ops_create,
+	.feed = ops_feed,
+	.finish = ops_finish,
+	.to_json = ops_to_json,
+	.destroy = ops_destroy,
+};

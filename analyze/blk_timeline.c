@@ -340,5 +340,12 @@ static int ops_root_json(void *s, json_t *root)
 	return 0;
 }
 
-const struct blk_sink_ops blk_timeline_ops = {"timeline",  ops_create,  ops_feed,     ops_finish,
-                                              ops_to_json, ops_destroy, ops_root_json};
+const struct blk_sink_ops blk_timeline_ops = {
+	.name = "timeline",
+	.create = ops_create,
+	.feed = ops_feed,
+	.finish = ops_finish,
+	.to_json = ops_to_json,
+	.destroy = ops_destroy,
+	.root_json = ops_root_json,
+};

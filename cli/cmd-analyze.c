@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 
 #include "analyze/blk_latency.h"
-#include "analyze/blk_sink.h"
+#include "analyze/blk_analysis.h"
 #include "cli/analyze.h"
 #include "formats/blktrace.h"
 #include "iotape_version.h"

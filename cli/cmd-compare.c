@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analyze/compare.h"
-#include "analyze/report_run.h"
+#include "compare/compare.h"
+#include "report/report_run.h"
 #include "formats/blktrace.h"
 
 const char usage_compare[] =

@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analyze/compare.h"
-#include "analyze/report_html.h"
-#include "analyze/report_run.h"
+#include "compare/compare.h"
+#include "report/report_html.h"
+#include "report/report_run.h"
 #include "cli/analyze.h"
 #include "formats/blktrace.h"
 #include "formats/manifest.h"

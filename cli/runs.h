@@ -6,7 +6,7 @@
 #include <jansson.h>
 #include <stdint.h>
 
-#include "analyze/report_run.h"
+#include "report/report_run.h"
 
 /*
  * Analyze one RUN (a run directory, a trace set NAME, one trace file, or a packet capture)

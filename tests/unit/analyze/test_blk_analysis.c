@@ -5,7 +5,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "analyze/blk_sink.h"
+#include "analyze/blk_analysis.h"
 #include "test_blk_events.h"
 
 static void test_document(void **s)

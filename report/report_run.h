@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* One run for report and compare: the analysis summary plus the report's own bins. */
-#ifndef IOTAPE_ANALYZE_REPORT_RUN_H
-#define IOTAPE_ANALYZE_REPORT_RUN_H
+#ifndef IOTAPE_REPORT_REPORT_RUN_H
+#define IOTAPE_REPORT_REPORT_RUN_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include <jansson.h>
 
-#include "analyze/report_nfs.h"
-#include "analyze/report_scan.h"
+#include "report/report_nfs.h"
+#include "report/report_scan.h"
 #include "common/err.h"
 
 struct bt_reader;

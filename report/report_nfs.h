@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* The report's NFS pass: per-interval operations by type, outstanding requests, response time. */
-#ifndef IOTAPE_ANALYZE_REPORT_NFS_H
-#define IOTAPE_ANALYZE_REPORT_NFS_H
+#ifndef IOTAPE_REPORT_REPORT_NFS_H
+#define IOTAPE_REPORT_REPORT_NFS_H
 
 #include <stdint.h>
 
-#include "analyze/report_scan.h"
+#include "report/report_scan.h"
 #include "formats/rpc.h"
 
 /*

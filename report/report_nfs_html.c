@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/report_int.h"
-#include "analyze/report_nfs.h"
-#include "analyze/report_xml.h"
+#include "report/report_int.h"
+#include "report/report_nfs.h"
+#include "common/xml.h"
 
 static double jd(const json_t *o, const char *a, const char *b)
 {

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* One run for report and compare: the analysis summary plus the report's own bins. */
-#include "analyze/report_run.h"
+#include "report/report_run.h"
 
 #include <errno.h>
 #include <string.h>
 
-#include "analyze/blk_sink.h"
+#include "analyze/blk_analysis.h"
 #include "analyze/nfs_stats.h"
 #include "formats/blktrace.h"
 #include "formats/manifest.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Small-sample statistics for compare: mean, sd, median, Student t CI, Welch's t-test. */
-#ifndef IOTAPE_ANALYZE_STATS_H
-#define IOTAPE_ANALYZE_STATS_H
+#ifndef IOTAPE_COMPARE_STATS_H
+#define IOTAPE_COMPARE_STATS_H
 
 #include <stddef.h>
 

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/compare.h"
-#include "analyze/compare_int.h"
+#include "compare/compare.h"
+#include "compare/compare_int.h"
 
 /* ---- reading the JSON leniently: the manifest is written by another part of iotape ---- */
 

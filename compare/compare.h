@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* iotape compare: runs grouped by label, per-metric statistics, baseline, --fail-if rules. */
-#ifndef IOTAPE_ANALYZE_COMPARE_H
-#define IOTAPE_ANALYZE_COMPARE_H
+#ifndef IOTAPE_COMPARE_COMPARE_H
+#define IOTAPE_COMPARE_COMPARE_H
 
 #include <stdbool.h>
 #include <stdio.h>
 
 #include <jansson.h>
 
-#include "analyze/stats.h"
+#include "compare/stats.h"
 #include "common/err.h"
 
 /*

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Small-sample statistics for compare: mean, sd, median, Student t CI, Welch's t-test. */
-#include "analyze/stats.h"
+#include "compare/stats.h"
 
 #include <errno.h>
 #include <math.h>

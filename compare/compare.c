@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* iotape compare: runs grouped by label, per-metric statistics, baseline, --fail-if rules. */
-#include "analyze/compare.h"
-#include "analyze/compare_int.h"
+#include "compare/compare.h"
+#include "compare/compare_int.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/report_html.h"
+#include "report/report_html.h"
 
 void report_points_release(struct report_points *p)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* SVG charts for the report: time series with envelopes, idle shading, density images. */
-#ifndef IOTAPE_ANALYZE_REPORT_SVG_H
-#define IOTAPE_ANALYZE_REPORT_SVG_H
+#ifndef IOTAPE_REPORT_REPORT_SVG_H
+#define IOTAPE_REPORT_REPORT_SVG_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Escaping text for XML, SVG and HTML output. */
-#ifndef IOTAPE_ANALYZE_REPORT_XML_H
-#define IOTAPE_ANALYZE_REPORT_XML_H
+#ifndef IOTAPE_COMMON_XML_H
+#define IOTAPE_COMMON_XML_H
 
 #include <stddef.h>
 #include <stdio.h>

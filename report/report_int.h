@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* Shared between the report's HTML files (not a public interface). */
-#ifndef IOTAPE_ANALYZE_REPORT_INT_H
-#define IOTAPE_ANALYZE_REPORT_INT_H
+#ifndef IOTAPE_REPORT_REPORT_INT_H
+#define IOTAPE_REPORT_REPORT_INT_H
 
 #include <stdio.h>
 
-#include "analyze/report_html.h"
-#include "analyze/report_svg.h"
+#include "report/report_html.h"
+#include "report/report_svg.h"
 
 #define READ_COLOR "#1f77b4"
 #define WRITE_COLOR "#d62728"

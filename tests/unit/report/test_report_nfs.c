@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "analyze/report_nfs.h"
+#include "report/report_nfs.h"
 #include "formats/manifest.h"
 
 #define MS 1000000ull

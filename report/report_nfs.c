@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The report's NFS pass: per-interval operations by type, outstanding requests, response time. */
-#include "analyze/report_nfs.h"
+#include "report/report_nfs.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The report's own streaming pass: per-interval bins and a sector x time density grid. */
-#ifndef IOTAPE_ANALYZE_REPORT_SCAN_H
-#define IOTAPE_ANALYZE_REPORT_SCAN_H
+#ifndef IOTAPE_REPORT_REPORT_SCAN_H
+#define IOTAPE_REPORT_REPORT_SCAN_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -10,8 +10,8 @@
 
 #include <cmocka.h>
 
-#include "analyze/report_html.h"
-#include "analyze/report_scan.h"
+#include "report/report_html.h"
+#include "report/report_scan.h"
 
 #define MS 1000000ull
 #define NEAR(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))

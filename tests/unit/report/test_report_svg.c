@@ -11,8 +11,8 @@
 #include <cmocka.h>
 #include <zlib.h>
 
-#include "analyze/report_svg.h"
-#include "analyze/report_xml.h"
+#include "report/report_svg.h"
+#include "common/xml.h"
 
 static char *esc(const char *s, size_t len)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Shared between compare.c and compare_input.c (not a public interface). */
-#ifndef IOTAPE_ANALYZE_COMPARE_INT_H
-#define IOTAPE_ANALYZE_COMPARE_INT_H
+#ifndef IOTAPE_COMPARE_COMPARE_INT_H
+#define IOTAPE_COMPARE_COMPARE_INT_H
 
 #include <jansson.h>
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* SVG charts for the report: time series with envelopes, idle shading, density images. */
-#include "analyze/report_svg.h"
+#include "report/report_svg.h"
 
 #include <errno.h>
 #include <math.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "analyze/report_xml.h"
+#include "common/xml.h"
 
 enum { ML = 64, MR = 16, MT = 26, MB = 34 }; /* margins: left, right, top, bottom */
 

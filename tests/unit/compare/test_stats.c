@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "analyze/stats.h"
+#include "compare/stats.h"
 
 #define NEAR(a, b, tol) assert_true(fabs((a) - (b)) <= (tol))
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Escaping text for XML, SVG and HTML output. */
-#include "analyze/report_xml.h"
+#include "common/xml.h"
 
 #include <stdint.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* iotape compare output: text, Markdown, CSV, JSON and an HTML fragment for the report. */
-#include "analyze/compare.h"
+#include "compare/compare.h"
 
 #include <errno.h>
 #include <math.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "analyze/report_xml.h"
+#include "common/xml.h"
 
 int compare_format_parse(const char *s, enum cmp_format *out)
 {

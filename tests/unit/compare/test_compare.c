@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "analyze/compare.h"
+#include "compare/compare.h"
 
 #define NEAR(a, b, tol) assert_true(fabs((a) - (b)) <= (tol))
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The report's own streaming pass: per-interval bins and a sector x time density grid. */
-#include "analyze/report_scan.h"
+#include "report/report_scan.h"
 
 #include <errno.h>
 #include <math.h>

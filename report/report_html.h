@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The HTML report: runs, manifests, summary tables, comparison and per-device graphs. */
-#ifndef IOTAPE_ANALYZE_REPORT_HTML_H
-#define IOTAPE_ANALYZE_REPORT_HTML_H
+#ifndef IOTAPE_REPORT_REPORT_HTML_H
+#define IOTAPE_REPORT_REPORT_HTML_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -9,9 +9,9 @@
 
 #include <jansson.h>
 
-#include "analyze/compare.h"
-#include "analyze/report_nfs.h"
-#include "analyze/report_scan.h"
+#include "compare/compare.h"
+#include "report/report_nfs.h"
+#include "report/report_scan.h"
 #include "common/err.h"
 
 struct report_input {

@@ -1,18 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* The HTML report: runs, manifests, summary tables, comparison and per-device graphs. */
-#include "analyze/report_html.h"
+#include "report/report_html.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/report_int.h"
-#include "analyze/report_svg.h"
-#include "analyze/report_xml.h"
-
-const char *const run_colors[NCOLORS] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
-                                         "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"};
+#include "report/report_int.h"
+#include "report/report_svg.h"
+#include "common/xml.h"
 
 static const char css[] =
     "body{font-family:sans-serif;margin:16px 24px;color:#222;max-width:1200px}"
@@ -37,44 +34,6 @@ static double jd(const json_t *o, const char *a, const char *b, const char *c)
 	if (v && c)
 		v = json_object_get(v, c);
 	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-static const char *base_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-
-	if (s && !s[1]) {
-		/* "dir/" */
-		while (s > p && s[-1] != '/')
-			s--;
-		return s;
-	}
-	return s ? s + 1 : p;
-}
-
-const char *run_label(const struct report_input *in)
-{
-	return in->label ? in->label : base_name(in->path);
-}
-
-void td_num(FILE *f, double v, int dec)
-{
-	if (isnan(v))
-		fputs("<td class=\"n\">-</td>", f);
-	else
-		fprintf(f, "<td class=\"n\">%.*f</td>", dec, v);
-}
-
-void td_text(FILE *f, const char *s)
-{
-	fputs("<td>", f);
-	xml_puts(f, s);
-	fputs("</td>", f);
-}
-
-void swatch(FILE *f, const char *color)
-{
-	fprintf(f, "<span class=\"sw\" style=\"background:%s\"></span>", color);
 }
 
 /* ---- manifest: flattened key/value rows, bounded ---- */
@@ -287,45 +246,6 @@ static void section_summary(FILE *f, const struct report_input *in, size_t n)
 }
 
 /* ---- graphs ---- */
-
-/* Render one chart: inline in the page, and as its own file when --svg asked for it. */
-void emit_chart(struct emit *em, const struct svg_chart *c)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m;
-
-	if (em->err)
-		return;
-	if (!em->o->svg_out) {
-		if (svg_chart_write(em->f, c, false))
-			em->err = -EIO;
-		return;
-	}
-	m = open_memstream(&buf, &len);
-	if (!m) {
-		em->err = -ENOMEM;
-		return;
-	}
-	svg_chart_write(m, c, true);
-	if (fclose(m)) {
-		free(buf);
-		em->err = -ENOMEM;
-		return;
-	}
-	/* inline copy without the XML declaration (first line) */
-	fputs(strchr(buf, '\n') + 1, em->f);
-	{
-		char name[160];
-		int ret;
-
-		snprintf(name, sizeof(name), "%s.svg", c->id);
-		ret = em->o->svg_out(em->o->svg_ctx, name, buf, len);
-		if (ret)
-			em->err = ret;
-	}
-	free(buf);
-}
 
 struct devrun {
 	size_t run; /* index into the inputs */

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/* The block pass: a device table plus every sink, fed one event at a time. */
+#ifndef IOTAPE_ANALYZE_BLK_ANALYSIS_H
+#define IOTAPE_ANALYZE_BLK_ANALYSIS_H
+
+#include "analyze/blk_sink.h"
+
+struct blk_analysis;
+
+/* 0 or -ENOMEM. */
+int blk_analysis_new(struct blk_analysis **out, const struct blk_opts *o);
+void blk_analysis_free(struct blk_analysis *a);
+/* Names for pids (the reader's table; it may keep growing while events are fed). */
+void blk_analysis_set_comms(struct blk_analysis *a, const struct bt_comm_table *comms);
+void blk_analysis_feed(struct blk_analysis *a, const struct blk_event *ev);
+/* The same for n events in a row (notifies among them are skipped). */
+void blk_analysis_feed_batch(struct blk_analysis *a, const struct blk_event *ev, unsigned n);
+/*
+ * A pass over two threads: after blk_analysis_split(), blk_analysis_feed_batch() runs only
+ * part of the sinks and blk_analysis_feed_side() the others (counts, depth, seeks, timeline).
+ * Each must be given every event, in the same order, from one thread (the side typically
+ * from the reader's tap, bt_reader_prefetch_tap()); call blk_analysis_finish() once both are
+ * done. The results are those of the single pass.
+ */
+void blk_analysis_split(struct blk_analysis *a);
+void blk_analysis_feed_side(struct blk_analysis *a, const struct blk_event *ev, unsigned n);
+void blk_analysis_finish(struct blk_analysis *a);
+/* Devices seen, in order of first appearance, and the trace span (non-notify events). */
+unsigned blk_analysis_ndevices(const struct blk_analysis *a);
+uint32_t blk_analysis_device(const struct blk_analysis *a, unsigned idx);
+uint64_t blk_analysis_start(const struct blk_analysis *a);
+uint64_t blk_analysis_end(const struct blk_analysis *a);
+/* Events on devices past BLK_MAX_DEVICES (ignored, counted). */
+uint64_t blk_analysis_dropped(const struct blk_analysis *a);
+/*
+ * The "devices" array (sorted by major, minor) and the span keys, added to root. With
+ * timeline 0 the devices' "timeline" arrays are left out (a null stands in their place):
+ * a fine timeline as jansson objects takes about 1.7 KiB a bin, so a writer with a memory
+ * bound streams them one bin at a time with blk_analysis_timeline_bin() instead.
+ */
+int blk_analysis_to_json(struct blk_analysis *a, json_t *root, int timeline);
+/* Bins of every device's timeline, and bin k of the device at position pos of "devices". */
+uint64_t blk_analysis_timeline_bins(const struct blk_analysis *a);
+json_t *blk_analysis_timeline_bin(const struct blk_analysis *a, unsigned pos, uint64_t k);
+
+#endif

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/* Pieces every section of the report uses: run colours and labels, table cells, charts. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xml.h"
+#include "report/report_int.h"
+
+const char *const run_colors[NCOLORS] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                                         "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"};
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	if (s && !s[1]) {
+		/* "dir/" */
+		while (s > p && s[-1] != '/')
+			s--;
+		return s;
+	}
+	return s ? s + 1 : p;
+}
+
+const char *run_label(const struct report_input *in)
+{
+	return in->label ? in->label : base_name(in->path);
+}
+
+void td_num(FILE *f, double v, int dec)
+{
+	if (isnan(v))
+		fputs("<td class=\"n\">-</td>", f);
+	else
+		fprintf(f, "<td class=\"n\">%.*f</td>", dec, v);
+}
+
+void td_text(FILE *f, const char *s)
+{
+	fputs("<td>", f);
+	xml_puts(f, s);
+	fputs("</td>", f);
+}
+
+void swatch(FILE *f, const char *color)
+{
+	fprintf(f, "<span class=\"sw\" style=\"background:%s\"></span>", color);
+}
+
+/* Render one chart: inline in the page, and as its own file when --svg asked for it. */
+void emit_chart(struct emit *em, const struct svg_chart *c)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	if (em->err)
+		return;
+	if (!em->o->svg_out) {
+		if (svg_chart_write(em->f, c, false))
+			em->err = -EIO;
+		return;
+	}
+	m = open_memstream(&buf, &len);
+	if (!m) {
+		em->err = -ENOMEM;
+		return;
+	}
+	svg_chart_write(m, c, true);
+	if (fclose(m)) {
+		free(buf);
+		em->err = -ENOMEM;
+		return;
+	}
+	/* inline copy without the XML declaration (first line) */
+	fputs(strchr(buf, '\n') + 1, em->f);
+	{
+		char name[160];
+		int ret;
+
+		snprintf(name, sizeof(name), "%s.svg", c->id);
+		ret = em->o->svg_out(em->o->svg_ctx, name, buf, len);
+		if (ret)
+			em->err = ret;
+	}
+	free(buf);
+}
