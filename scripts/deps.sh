@@ -12,7 +12,7 @@ PKGS=(
 	libnfs-dev libnfs-utils libtracefs-dev libtraceevent-dev
 	blktrace fio tshark tcpdump
 	nfs-ganesha nfs-ganesha-vfs rpcbind
-	xfsprogs btrfs-progs e2fsprogs util-linux kmod
+	xfsprogs btrfs-progs e2fsprogs util-linux kmod iproute2
 	libxml2-utils chromium
 	python3 time
 )
@@ -22,7 +22,9 @@ for p in "${PKGS[@]}"; do
 done
 if [ ${#missing[@]} -gt 0 ]; then
 	echo "deps: installing ${missing[*]}" >&2
-	$SUDO apt-get update -q
+	# on a freshly booted machine apt-daily may hold the dpkg lock for a while: wait for it
+	lock=(-o DPkg::Lock::Timeout=600)
+	$SUDO apt-get "${lock[@]}" update -q
 	echo "wireshark-common wireshark-common/install-setuid boolean false" | $SUDO debconf-set-selections
-	$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+	$SUDO apt-get "${lock[@]}" install -y -q --no-install-recommends "${missing[@]}"
 fi

@@ -2,6 +2,13 @@
 # Sourced by the NFS integration tests (after lib.bash): start rpcbind and nfs-ganesha on
 # 127.0.0.1 with a VFS export of a temporary directory; stop both on exit (cleanup hooks).
 # Sets GANESHA_EXPORT (the exported directory), NFS3_URL and NFS4_URL (libnfs URLs).
+#
+# The sourcing script runs again, from its start, in a network namespace of its own (only lo,
+# brought up) with a private /run: ganesha gets the standard ports 2049 and 111 whatever the
+# machine runs on them (a real NFS server, another test's ganesha), its rpcbind is our own
+# (rpcbind's socket is /run/rpcbind.sock, a file, so the machine's rpcbind would otherwise
+# see our registrations), and tcpdump on lo sees only this test's traffic. Everything the
+# test starts dies with the namespace.
 
 # Skipped only without root; a missing tool is a failure (scripts/deps.sh installs them all).
 need_root
@@ -9,6 +16,19 @@ require_cmd() { command -v "$1" >/dev/null 2>&1 || fail "$1 missing (scripts/dep
 require_cmd ganesha.nfsd
 require_cmd rpcbind
 require_cmd tcpdump
+require_cmd unshare
+require_cmd ip
+
+if [ -z "${IOTAPE_NFS_NS:-}" ]; then
+	trap - EXIT
+	rm -rf "$TMP"
+	export IOTAPE_NFS_NS=1
+	exec unshare --net --mount --propagation private bash -c '
+		ip link set lo up || exit 1
+		mount -t tmpfs -o mode=755 iotape-run /run || exit 1
+		mkdir -p /run/rpcbind /run/ganesha /run/lock
+		exec bash "$0" "$@"' "$0" "$@"
+fi
 
 GANESHA_DIR=$TMP/ganesha
 GANESHA_EXPORT=$TMP/export
@@ -31,19 +51,19 @@ ganesha_start() {
 	# One test server at a time on this machine (ctest -j, or several checkouts testing at once).
 	exec 8>/tmp/iotape-ganesha-tests.lock
 	flock 8
-	# rpcbind: NFSv3 clients ask it for the MOUNT port. Reuse one that is running already.
-	if ! (exec 3<>/dev/tcp/127.0.0.1/111) 2>/dev/null; then
-		mkdir -p /run/rpcbind
-		rpcbind -w -f &
-		GANESHA_RPCBIND_PID=$!
-		cleanup_hooks+=("kill $GANESHA_RPCBIND_PID; wait $GANESHA_RPCBIND_PID 2>/dev/null")
-		wait_port 111 50 || fail "rpcbind did not start"
+	# rpcbind: NFSv3 clients ask it for the MOUNT port (ours: see the namespace above)
+	if (exec 3<>/dev/tcp/127.0.0.1/2049) 2>/dev/null ||
+		(exec 3<>/dev/tcp/127.0.0.1/111) 2>/dev/null; then
+		fail "something listens on 127.0.0.1:2049 or :111 in the test's own network namespace"
 	fi
-	if (exec 3<>/dev/tcp/127.0.0.1/2049) 2>/dev/null; then
-		fail "something already listens on 127.0.0.1:2049"
-	fi
+	rpcbind -w -f &
+	GANESHA_RPCBIND_PID=$!
+	cleanup_hooks+=("kill $GANESHA_RPCBIND_PID; wait $GANESHA_RPCBIND_PID 2>/dev/null")
+	wait_port 111 50 || fail "rpcbind did not start"
+	# no Bind_addr: ganesha resolves it with AI_ADDRCONFIG, which finds no address where lo is
+	# the only interface; in this namespace binding every address is binding lo
 	cat >"$GANESHA_DIR/ganesha.conf" <<CONF
-NFS_CORE_PARAM { Protocols = 3, 4; NFS_Port = 2049; Bind_addr = 127.0.0.1;
+NFS_CORE_PARAM { Protocols = 3, 4; NFS_Port = 2049;
                  Enable_NLM = false; Enable_RQUOTA = false; }
 NFSV4 { Graceless = true; }
 EXPORT { Export_Id = 1; Path = $GANESHA_EXPORT; Pseudo = /export; Access_Type = RW;
