@@ -11,35 +11,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/fs.h"
 #include "iotape_version.h"
 #include "replay/internal.h"
 
-static int mkdir_p(const char *dir, struct iot_err *e)
-{
-	char *p = strdup(dir);
-
-	if (!p)
-		return iot_err_set(e, -ENOMEM, "out of memory");
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0755) && errno != EEXIST) {
-			int ret = iot_err_set(e, -errno, "'%s': %s", p, strerror(errno));
-			free(p);
-			return ret;
-		}
-		*s = '/';
-	}
-	free(p);
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		return iot_err_set(e, -errno, "'%s': %s", dir, strerror(errno));
-	return 0;
-}
-
 int rp_record_open(const char *dir, struct rp_target *t, unsigned n, struct iot_err *e)
 {
-	int ret = mkdir_p(dir, e);
+	int ret = iot_mkdir_p(dir, e);
 
 	if (ret)
 		return ret;

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests for common/fs.c: mkdir -p. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "common/fs.h"
+
+static char base[64];
+
+static int is_dir(const char *p)
+{
+	struct stat st;
+
+	return !stat(p, &st) && S_ISDIR(st.st_mode);
+}
+
+static void test_parents(void **state)
+{
+	char p[256];
+	struct iot_err e;
+
+	(void)state;
+	snprintf(p, sizeof(p), "%s/a/b//c/", base);
+	assert_int_equal(iot_mkdir_p(p, &e), 0);
+	snprintf(p, sizeof(p), "%s/a/b/c", base);
+	assert_true(is_dir(p));
+	/* again: it exists, which is fine */
+	assert_int_equal(iot_mkdir_p(p, &e), 0);
+}
+
+static void test_file_in_the_way(void **state)
+{
+	char p[256], f[256];
+	struct iot_err e;
+	FILE *fp;
+
+	(void)state;
+	snprintf(f, sizeof(f), "%s/file", base);
+	fp = fopen(f, "w");
+	assert_non_null(fp);
+	fclose(fp);
+	snprintf(p, sizeof(p), "%s/file/sub", base);
+	assert_int_equal(iot_mkdir_p(p, &e), -ENOTDIR);
+	assert_non_null(strstr(e.msg, "is not a directory"));
+	assert_int_equal(iot_mkdir_p(f, &e), -ENOTDIR);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_parents),
+	    cmocka_unit_test(test_file_in_the_way),
+	};
+	char cmd[128];
+	int ret;
+
+	snprintf(base, sizeof(base), "/tmp/iotape-test-fs.XXXXXX");
+	if (!mkdtemp(base))
+		return 1;
+	ret = cmocka_run_group_tests(tests, NULL, NULL);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+	if (system(cmd))
+		ret = 1;
+	return ret;
+}
