@@ -156,8 +156,10 @@ extern const struct cap_blk_ops cap_tracefs_ops;
 
 /* Undo what a capture killed with SIGKILL left enabled (tracefs.c); 1 if it did, why set. */
 int cap_tracefs_recover(char *why, size_t cap);
-/* Make sure a pseudo filesystem is mounted at dir (tracefs, debugfs). */
+/* Make sure a pseudo filesystem is mounted at dir (tracefs, debugfs): 0 when it was, 1 when
+ * it was mounted now (the capture unmounts it again with cap_unmount_own), or -errno. */
 int cap_ensure_mounted(const char *dir, const char *fstype, struct iot_err *e);
+void cap_unmount_own(const char *dir);
 
 /* ---- packets (pcap_live.c) ----------------------------------------------------------- */
 

@@ -78,6 +78,14 @@ struct cap_result {
  */
 int cap_run(const struct cap_opts *o, struct cap_result *res, struct iot_err *e);
 
+/*
+ * Release the kernel's blk tracer without capturing: restore what a capture killed with
+ * SIGKILL left (its state file), else say whether the tracer is free (msg). -EBUSY when a
+ * live capture holds it, or a tracer no iotape capture set is current (e says how to reset
+ * it by hand; it is not touched).
+ */
+int cap_tracefs_release(char *msg, size_t cap, struct iot_err *e);
+
 /* Parse "auto", "relay", "tracefs" / "pipe", "raw"; -EINVAL when unknown. */
 int cap_backend_parse(const char *s, enum cap_backend *out);
 int cap_reader_parse(const char *s, enum cap_read_mode *out);

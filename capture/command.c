@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -62,8 +63,8 @@ static int exec_path(char *const *argv)
 int cap_cmd_spawn(struct cap_cmd *c, char *const *argv, struct iot_err *e)
 {
 	int pfd[2], child_errno = 0;
+	pid_t pid, parent = getpid();
 	ssize_t n;
-	pid_t pid;
 
 	c->pid = -1;
 	c->exec_errno = 0;
@@ -79,6 +80,11 @@ int cap_cmd_spawn(struct cap_cmd *c, char *const *argv, struct iot_err *e)
 	if (pid == 0) {
 		sigset_t none;
 
+		/* the command dies with iotape, even with a SIGKILL that gives iotape no chance to
+		 * stop it: an orphan would go on doing IO nobody traces (kept across exec) */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(128 + SIGKILL); /* iotape died before the line above */
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		signal(SIGINT, SIG_DFL);

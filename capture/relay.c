@@ -21,6 +21,7 @@ struct relay_dev {
 struct cap_backend_state {
 	struct relay_dev *d;
 	unsigned n;
+	int mounted; /* debugfs was mounted by this capture: unmounted at the end */
 };
 
 /* Why debugfs refused a relay file, for the message (into buf). */
@@ -78,6 +79,8 @@ static int relay_teardown(struct cap_backend_state *s, struct cap_result *res, j
 		json_object_set_new(info, "relay", devs);
 	else
 		json_decref(devs);
+	if (s->mounted)
+		cap_unmount_own(DEBUGFS);
 	free(s->d);
 	free(s);
 	return 0;
@@ -98,8 +101,9 @@ static int relay_start(struct cap_backend_state **out, const struct cap_dev *dev
 		s->d[i].fd = -1;
 	s->n = n;
 	ret = cap_ensure_mounted(DEBUGFS, "debugfs", e);
-	if (ret)
+	if (ret < 0)
 		return ret;
+	s->mounted = ret;
 	for (unsigned i = 0; i < n; i++) {
 		struct relay_dev *d = &s->d[i];
 		struct blk_user_trace_setup bus = {

@@ -3,6 +3,7 @@
 #include "capture/cap_int.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -14,11 +15,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/fs.h"
 #include "formats/manifest.h"
 #include "iotape_version.h"
 
 #define TICK_MS 200
 #define KILL_GRACE_NS (5ull * 1000000000ull)
+/* Room kept for the final manifest: a disk that the trace fills up must still take it */
+#define RESERVE_NAME ".manifest.reserve"
+#define RESERVE_MIN (64u << 10)
 
 static uint64_t now_ns(void)
 {
@@ -36,15 +41,18 @@ static void sleep_ms(unsigned ms)
 	nanosleep(&ts, NULL);
 }
 
-/* A run directory is created if missing; an existing one must not hold a capture already. */
+/* A run directory is created if missing (with its parents); an existing one must not hold a capture
+ * already. */
 static int prepare_rundir(const char *dir, struct iot_err *e)
 {
 	DIR *d;
 	struct dirent *de;
 	int ret = 0;
 
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		return iot_err_set(e, -errno, "run directory '%s': %s", dir, strerror(errno));
+	if ((ret = iot_mkdir_p(dir, e))) {
+		iot_err_prefix(e, "run directory '%s'", dir);
+		return ret;
+	}
 	d = opendir(dir);
 	if (!d)
 		return iot_err_set(e, -errno, "run directory '%s': %s", dir, strerror(errno));
@@ -85,6 +93,7 @@ struct run {
 	int cmd_running;
 	struct cap_clock_pair start, end;
 	char pcap_path[4096];
+	char reserve[4096]; /* the reserve's path while it exists */
 };
 
 static void notice(const struct cap_opts *o, const char *fmt, ...)
@@ -100,6 +109,53 @@ static void notice(const struct cap_opts *o, const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	o->notice(o->arg, buf);
+}
+
+/*
+ * The manifest is rewritten at the end (state, counts, error), and a capture that stopped
+ * because the disk is full must still be able to say so: the space is set aside at the start
+ * in a hidden file, freed right before the final write. Four times the first manifest covers
+ * what the end adds (counts, clocks, per-CPU ring-buffer figures).
+ */
+static int reserve_room(struct run *r, size_t manifest_len, struct iot_err *e)
+{
+	off_t len = (off_t)(4 * manifest_len > RESERVE_MIN ? 4 * manifest_len : RESERVE_MIN);
+	int fd, err;
+
+	snprintf(r->reserve, sizeof(r->reserve), "%s/" RESERVE_NAME, r->o->rundir);
+	fd = open(r->reserve, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		err = errno;
+		r->reserve[0] = '\0';
+		return iot_err_set(e, -err, "'%s/%s': %s", r->o->rundir, RESERVE_NAME,
+		                   strerror(err));
+	}
+	err = posix_fallocate(fd, 0, len);
+	if (err == EOPNOTSUPP || err == EINVAL) {
+		/* no fallocate here: real blocks of zeros do the same */
+		static const char zero[4096];
+
+		err = 0;
+		for (off_t done = 0; done < len && !err; done += (off_t)sizeof(zero))
+			if (write(fd, zero, sizeof(zero)) != (ssize_t)sizeof(zero))
+				err = errno ? errno : EIO;
+	}
+	if (close(fd) && !err)
+		err = errno;
+	if (err) {
+		unlink(r->reserve);
+		r->reserve[0] = '\0';
+		return iot_err_set(e, -err, "'%s/%s': %s", r->o->rundir, RESERVE_NAME,
+		                   strerror(err));
+	}
+	return 0;
+}
+
+static void release_room(struct run *r)
+{
+	if (r->reserve[0])
+		unlink(r->reserve);
+	r->reserve[0] = '\0';
 }
 
 /* Start one backend; on failure everything it did is undone. */
@@ -389,6 +445,15 @@ int cap_run(const struct cap_opts *o, struct cap_result *res, struct iot_err *e)
 	 * iotape is killed with SIGKILL */
 	if ((ret = manifest_save(o->rundir, r.root, e)))
 		goto out;
+	{
+		char *text = json_dumps(r.root, JSON_INDENT(2));
+
+		ret = text ? reserve_room(&r, strlen(text), e)
+		           : iot_err_set(e, -ENOMEM, "out of memory");
+		free(text);
+		if (ret)
+			goto out;
+	}
 	if ((ret = cap_sink_new(&r.sink, o->rundir, r.devs, o->ndevs, "", e)))
 		goto out;
 	if (o->iface) {
@@ -495,6 +560,7 @@ out:
 		}
 		r.sink = NULL;
 	}
+	release_room(&r);
 	if (r.root && !ret) {
 		le.msg[0] = '\0';
 		if (manifest_save(o->rundir, r.root, &le) && !res->late_err) {

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -37,6 +36,7 @@ struct cap_backend_state {
 	char old_tracer[64];
 	int tracer_set;
 	int state_saved;
+	int mounted; /* tracefs was mounted by this capture: unmounted at the end */
 	int lockfd;
 	const struct cap_dev *devs; /* for the state file */
 	unsigned ndevs;
@@ -47,46 +47,6 @@ struct cap_backend_state {
 	unsigned buffer_kb;
 	enum cap_read_mode reader;
 };
-
-static int is_mounted(const char *dir, const char *fstype)
-{
-	FILE *f = fopen("/proc/self/mounts", "re");
-	char line[1024], mp[512], type[64];
-	int found = 0;
-
-	if (!f)
-		return 0;
-	while (!found && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%*s %511s %63s", mp, type) == 2 && !strcmp(mp, dir) &&
-		    !strcmp(type, fstype))
-			found = 1;
-	fclose(f);
-	return found;
-}
-
-int cap_ensure_mounted(const char *dir, const char *fstype, struct iot_err *e)
-{
-	struct stat st;
-
-	/* tracefs also appears inside debugfs (debug/tracing): the file is what matters */
-	if (!strcmp(fstype, "tracefs")) {
-		char probe[512];
-
-		snprintf(probe, sizeof(probe), "%s/current_tracer", dir);
-		if (access(probe, F_OK) == 0)
-			return 0;
-	} else if (is_mounted(dir, fstype)) {
-		return 0;
-	}
-	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
-		return iot_err_set(e, -EOPNOTSUPP, "%s: mount point %s is missing", fstype, dir);
-	/* EOPNOTSUPP, whatever mount said: the caller reports a system problem, not bad input */
-	if (mount("nodev", dir, fstype, 0, NULL))
-		return iot_err_set(e, -EOPNOTSUPP,
-				   "%s is not mounted at %s and mounting it failed: %s", fstype, dir,
-				   strerror(errno));
-	return 0;
-}
 
 static int tf_path(char *out, size_t cap, const char *rel)
 {
@@ -203,6 +163,8 @@ static void restore(struct cap_backend_state *s)
 
 static void free_state(struct cap_backend_state *s)
 {
+	if (s->mounted)
+		cap_unmount_own(TRACEFS);
 	if (s->lockfd >= 0)
 		close(s->lockfd); /* releases the lock, after everything is restored */
 	free(s->enable);
@@ -211,12 +173,21 @@ static void free_state(struct cap_backend_state *s)
 	free(s);
 }
 
+/* "mnt:[4026531841]": which mount namespace this process sees */
+static void mount_ns(char *buf, size_t cap)
+{
+	ssize_t n = readlink("/proc/self/ns/mnt", buf, cap - 1);
+
+	buf[n > 0 ? n : 0] = '\0';
+}
+
 /*
  * SIGKILL (or a crash) is the one exit path that cannot undo the settings. So that it does
  * not leave the machine's only blk tracer stuck, the settings to restore are kept in a state
- * file while a capture runs: a later capture that finds the tracer on, the file there and its
- * pid gone restores them first. Lines: "pid N", "opt FILE OLD" (changed settings, in the
- * order they were made), "enable PATH".
+ * file while a capture runs: a later capture (or `iotape capture --release`) that finds the
+ * file there and its pid gone restores them first. Lines: "pid N", "opt FILE OLD" (changed
+ * settings, in the order they were made), "enable PATH", and "mounted DIR NS" when the
+ * capture mounted tracefs itself (in mount namespace NS).
  */
 static void state_save(struct cap_backend_state *s)
 {
@@ -227,6 +198,12 @@ static void state_save(struct cap_backend_state *s)
 	if (!f)
 		return; /* best effort: without it, a SIGKILL needs the manual reset */
 	fprintf(f, "pid %ld\n", (long)getpid());
+	if (s->mounted) {
+		char ns[64];
+
+		mount_ns(ns, sizeof(ns));
+		fprintf(f, "mounted %s %s\n", TRACEFS, ns);
+	}
 	for (unsigned i = 0; i < s->nopt; i++)
 		if (s->opt[i].changed)
 			fprintf(f, "opt %s %s\n", s->opt[i].file, s->opt[i].old);
@@ -238,40 +215,40 @@ static void state_save(struct cap_backend_state *s)
 		s->state_saved = 1;
 }
 
-/* 1 when a dead capture's settings were restored, 0 when there was nothing to do. Runs
- * before any backend starts (the leftover trace also makes BLKTRACESETUP fail with EBUSY). */
-int cap_tracefs_recover(char *why, size_t cap)
+/*
+ * With the lock held: restore what the dead capture in the state file left. 1 when it did
+ * (*pid is the dead capture's), 0 when there is no state file, -EBUSY when its owner is alive
+ * (or the file is not ours to judge), -errno when tracefs cannot be mounted to restore.
+ */
+static int recover_locked(long *pid, struct iot_err *e)
 {
-	FILE *f;
-	char line[700], opts[16][2][256];
+	char line[700], opts[16][2][256], ns[64], a[256], b[256];
 	unsigned nopts = 0;
-	long pid = 0;
-	int lockfd = open(LOCK_FILE, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	int mounted_now, theirs = 0;
+	FILE *f = fopen(STATE_FILE, "re");
 
-	/* a live capture holds the lock: then its state is its own business */
-	if (lockfd >= 0 && flock(lockfd, LOCK_EX | LOCK_NB)) {
-		close(lockfd);
+	*pid = 0;
+	if (!f)
 		return 0;
+	if (!fgets(line, sizeof(line), f) || sscanf(line, "pid %ld", pid) != 1 || *pid <= 0 ||
+	    !(kill((pid_t)*pid, 0) && errno == ESRCH)) {
+		fclose(f);
+		return -EBUSY;
 	}
-	f = fopen(STATE_FILE, "re");
-	if (!f) {
-		if (lockfd >= 0)
-			close(lockfd);
-		return 0;
+	mounted_now = cap_ensure_mounted(TRACEFS, "tracefs", e);
+	if (mounted_now < 0) {
+		fclose(f);
+		return mounted_now;
 	}
-	if (!fgets(line, sizeof(line), f) || sscanf(line, "pid %ld", &pid) != 1 || pid <= 0 ||
-	    !(kill((pid_t)pid, 0) && errno == ESRCH)) {
-		fclose(f); /* its owner is alive (or the file is not ours to judge) */
-		if (lockfd >= 0)
-			close(lockfd);
-		return 0;
-	}
+	mount_ns(ns, sizeof(ns));
 	while (fgets(line, sizeof(line), f)) {
-		char a[256], b[256];
-
 		line[strcspn(line, "\n")] = '\0';
 		if (sscanf(line, "enable %255s", a) == 1 && strstr(a, "/trace/enable"))
 			cap_write_str(a, "0");
+		/* the dead capture's own mount, in our namespace: undone too */
+		else if (sscanf(line, "mounted %255s %255s", a, b) == 2 && !strcmp(a, TRACEFS) &&
+		         !strcmp(b, ns))
+			theirs = 1;
 		else if (sscanf(line, "opt %255s %255s", a, b) == 2 && nopts < 16) {
 			memcpy(opts[nopts][0], a, sizeof(a));
 			memcpy(opts[nopts][1], b, sizeof(b));
@@ -282,10 +259,100 @@ int cap_tracefs_recover(char *why, size_t cap)
 	while (nopts--)
 		tf_write(opts[nopts][0], opts[nopts][1]);
 	unlink(STATE_FILE);
+	if (mounted_now || theirs)
+		cap_unmount_own(TRACEFS);
+	return 1;
+}
+
+/* 1 when a dead capture's settings were restored, 0 when there was nothing to do. Runs
+ * before any backend starts (the leftover trace also makes BLKTRACESETUP fail with EBUSY). */
+int cap_tracefs_recover(char *why, size_t cap)
+{
+	struct iot_err e;
+	long pid;
+	int lockfd = open(LOCK_FILE, O_RDWR | O_CREAT | O_CLOEXEC, 0600), ret = 0;
+
+	/* a live capture holds the lock: then its state is its own business */
+	if (lockfd >= 0 && flock(lockfd, LOCK_EX | LOCK_NB)) {
+		close(lockfd);
+		return 0;
+	}
+	if (recover_locked(&pid, &e) == 1) {
+		snprintf(why, cap, "restored the tracing settings a killed capture (pid %ld) left",
+		         pid);
+		ret = 1;
+	}
 	if (lockfd >= 0)
 		close(lockfd);
-	snprintf(why, cap, "restored the tracing settings a killed capture (pid %ld) left", pid);
-	return 1;
+	return ret;
+}
+
+int cap_tracefs_release(char *msg, size_t cap, struct iot_err *e)
+{
+	char tracer[64] = "";
+	long pid = 0;
+	int lockfd, ret, mounted_now;
+	FILE *f;
+
+	if (geteuid() != 0)
+		return iot_err_set(e, -EPERM, "releasing the tracer needs root; run as root");
+	lockfd = open(LOCK_FILE, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (lockfd >= 0 && flock(lockfd, LOCK_EX | LOCK_NB)) {
+		close(lockfd);
+		if ((f = fopen(STATE_FILE, "re"))) {
+			if (fscanf(f, "pid %ld", &pid) != 1)
+				pid = 0;
+			fclose(f);
+		}
+		if (pid > 0)
+			return iot_err_set(e, -EBUSY,
+			                   "a capture is running (pid %ld): stop it with kill %ld "
+			                   "and it puts the tracer back itself",
+			                   pid, pid);
+		return iot_err_set(e, -EBUSY, "a capture is running (it holds %s)", LOCK_FILE);
+	}
+	ret = recover_locked(&pid, e);
+	if (ret == -EBUSY)
+		ret = iot_err_set(e, -EBUSY,
+		                  "%s names pid %ld, which is alive and holds no capture lock: not "
+		                  "touched; if it is stale, remove the file and reset by hand",
+		                  STATE_FILE, pid);
+	if (ret < 0)
+		goto out;
+	if (ret == 1) {
+		snprintf(msg, cap, "restored the tracing settings a killed capture (pid %ld) left",
+		         pid);
+		ret = 0;
+		goto out;
+	}
+	/* no state file: say whether the tracer is free; never touch someone else's tracer */
+	mounted_now = cap_ensure_mounted(TRACEFS, "tracefs", e);
+	if (mounted_now < 0) {
+		ret = mounted_now;
+		goto out;
+	}
+	ret = tf_read("current_tracer", tracer, sizeof(tracer));
+	if (mounted_now)
+		cap_unmount_own(TRACEFS);
+	if (ret) {
+		ret =
+		    iot_err_set(e, ret, "tracefs: cannot read current_tracer: %s", strerror(-ret));
+		goto out;
+	}
+	if (strcmp(tracer, "nop")) {
+		ret = iot_err_set(e, -EBUSY,
+		                  "the tracer is in use (current_tracer is '%s') and no iotape "
+		                  "capture left it; to reset it by hand: echo nop > "
+		                  "%s/current_tracer (and echo 0 > /sys/block/DEV/trace/enable)",
+		                  tracer, TRACEFS);
+		goto out;
+	}
+	snprintf(msg, cap, "the tracer is free: nothing to release");
+	ret = 0;
+out:
+	if (lockfd >= 0)
+		close(lockfd);
+	return ret;
 }
 
 static int tracefs_start(struct cap_backend_state **out, const struct cap_dev *devs, unsigned n,
@@ -310,8 +377,9 @@ static int tracefs_start(struct cap_backend_state **out, const struct cap_dev *d
 		goto fail;
 	}
 	ret = cap_ensure_mounted(TRACEFS, "tracefs", e);
-	if (ret)
+	if (ret < 0)
 		goto fail;
+	s->mounted = ret;
 	ret = tf_read("available_tracers", buf, sizeof(buf));
 	if (ret || !strstr(buf, "blk")) {
 		ret = iot_err_set(e, -ENOTSUP, "tracefs: this kernel has no blk tracer "

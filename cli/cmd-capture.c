@@ -12,30 +12,35 @@
 #include "capture/capture.h"
 
 const char usage_capture[] =
-	"usage: iotape capture -o RUNDIR -d DEV [-d DEV ...] [-i IFACE [--filter EXPR]\n"
-	"                      [--snaplen N]] [--backend auto|relay|tracefs] [--duration SECONDS]\n"
-	"                      [-- COMMAND [ARGS...]]\n"
-	"\n"
-	"Trace the block devices (and packets on IFACE) while COMMAND runs, into RUNDIR:\n"
-	"DEV.blktrace.CPU files (blktrace version 7: blkparse, btt and iowatcher read them),\n"
-	"net.pcap (nanosecond timestamps) and manifest.json. Stops when COMMAND exits, after\n"
-	"--duration, or on SIGINT/SIGTERM; COMMAND's exit status becomes iotape's.\n"
-	"\n"
-	"  -o, --output RUNDIR     run directory (created; must not hold a capture already)\n"
-	"  -d, --device DEV        block device or partition to trace (repeatable)\n"
-	"  -i, --interface IFACE   also capture packets on IFACE with libpcap\n"
-	"      --filter EXPR       pcap filter (default: port 2049 or port 111)\n"
-	"      --snaplen N         bytes kept per packet (default: 262144)\n"
-	"      --backend B         auto (relay, else tracefs), relay or tracefs (default: auto)\n"
-	"      --reader R          tracefs ring-buffer reader: raw or pipe (default: raw)\n"
-	"      --buffer-kb N       per-CPU trace buffer in KiB (default: 8192)\n"
-	"      --duration SECONDS  stop after this long (also 500ms, 2m)\n"
-	"  -a, --mask LIST         trace only these categories, as blktrace -a: e.g.\n"
-	"                          issue,complete (fewer events per IO, less overhead)\n"
-	"\n"
-	"exit status: COMMAND's, 127 if it was not found, 126 if it could not run; 2 for bad\n"
-	"options or a missing device or interface; 3 for system errors (not root, tracing\n"
-	"unavailable or busy, disk full).\n";
+    "usage: iotape capture -o RUNDIR -d DEV [-d DEV ...] [-i IFACE [--filter EXPR]\n"
+    "                      [--snaplen N]] [--backend auto|relay|tracefs] [--duration SECONDS]\n"
+    "                      [-- COMMAND [ARGS...]]\n"
+    "       iotape capture --release\n"
+    "\n"
+    "Trace the block devices (and packets on IFACE) while COMMAND runs, into RUNDIR:\n"
+    "DEV.blktrace.CPU files (blktrace version 7: blkparse, btt and iowatcher read them),\n"
+    "net.pcap (nanosecond timestamps) and manifest.json. Stops when COMMAND exits, after\n"
+    "--duration, or on SIGINT/SIGTERM; COMMAND's exit status becomes iotape's.\n"
+    "\n"
+    "  -o, --output RUNDIR     run directory (created; must not hold a capture already)\n"
+    "  -d, --device DEV        block device or partition to trace (repeatable)\n"
+    "  -i, --interface IFACE   also capture packets on IFACE with libpcap\n"
+    "      --filter EXPR       pcap filter (default: port 2049 or port 111)\n"
+    "      --snaplen N         bytes kept per packet (default: 262144)\n"
+    "      --backend B         auto (relay, else tracefs), relay or tracefs (default: auto)\n"
+    "      --reader R          tracefs ring-buffer reader: raw or pipe (default: raw)\n"
+    "      --buffer-kb N       per-CPU trace buffer in KiB (default: 8192)\n"
+    "      --duration SECONDS  stop after this long (also 500ms, 2m)\n"
+    "  -a, --mask LIST         trace only these categories, as blktrace -a: e.g.\n"
+    "                          issue,complete (fewer events per IO, less overhead)\n"
+    "      --release           capture nothing: put back the kernel tracer settings a\n"
+    "                          capture killed with SIGKILL left, or say the tracer is free\n"
+    "\n"
+    "If iotape dies (even by SIGKILL), COMMAND gets SIGKILL.\n"
+    "\n"
+    "exit status: COMMAND's, 127 if it was not found, 126 if it could not run; 2 for bad\n"
+    "options or a missing device or interface; 3 for system errors (not root, tracing\n"
+    "unavailable or busy, disk full).\n";
 
 static volatile sig_atomic_t stop_sig;
 static int progress_shown;
@@ -123,17 +128,18 @@ static int parse_seconds(const char *s, unsigned long long *ns)
 int cmd_capture(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"output", required_argument, NULL, 'o'},
-		{"device", required_argument, NULL, 'd'},
-		{"interface", required_argument, NULL, 'i'},
-		{"filter", required_argument, NULL, 'F'},
-		{"snaplen", required_argument, NULL, 'S'},
-		{"backend", required_argument, NULL, 'B'},
-		{"reader", required_argument, NULL, 'R'},
-		{"buffer-kb", required_argument, NULL, 'K'},
-		{"duration", required_argument, NULL, 'T'},
-		{"mask", required_argument, NULL, 'a'},
-		{NULL, 0, NULL, 0},
+	    {"output", required_argument, NULL, 'o'},
+	    {"device", required_argument, NULL, 'd'},
+	    {"interface", required_argument, NULL, 'i'},
+	    {"filter", required_argument, NULL, 'F'},
+	    {"snaplen", required_argument, NULL, 'S'},
+	    {"backend", required_argument, NULL, 'B'},
+	    {"reader", required_argument, NULL, 'R'},
+	    {"buffer-kb", required_argument, NULL, 'K'},
+	    {"duration", required_argument, NULL, 'T'},
+	    {"mask", required_argument, NULL, 'a'},
+	    {"release", no_argument, NULL, 'X'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct cap_opts o = {0};
 	struct cap_result res;
@@ -142,7 +148,7 @@ int cmd_capture(int argc, char **argv)
 	char **devs = calloc((size_t)argc + 1, sizeof(char *));
 	unsigned long long v;
 	uint64_t lost;
-	int c, ret;
+	int c, ret, release = 0;
 
 	if (!devs)
 		return error("out of memory"), EXIT_SYSTEM;
@@ -209,6 +215,9 @@ int cmd_capture(int argc, char **argv)
 				goto usage;
 			o.duration_ns = v;
 			break;
+		case 'X':
+			release = 1;
+			break;
 		default:
 			if (optopt && strchr("odia", optopt))
 				usage_error("option '-%c' needs a value", optopt);
@@ -216,6 +225,17 @@ int cmd_capture(int argc, char **argv)
 				bad_option(argv);
 			goto usage;
 		}
+	}
+	if (release) {
+		char msg[256];
+
+		free(devs);
+		if (argc != 2)
+			return usage_error("--release takes no other option or command");
+		if ((ret = cap_tracefs_release(msg, sizeof(msg), &e)))
+			return error("%s", e.msg), capture_exit_code(ret);
+		fprintf(stderr, "iotape: capture: %s\n", msg);
+		return EXIT_OK;
 	}
 	if (!o.rundir) {
 		usage_error("missing -o RUNDIR");

@@ -45,6 +45,11 @@ fi
 tracing_is_off
 capture -o "$TMP/r5b" -d "$LOOP" -- true 2>"$TMP/err" || fail "auto: exit $?"
 grep -q "using tracefs" "$TMP/err" || [ "$rc" -eq 0 ] || fail "auto did not say why it fell back"
+# a run directory whose parents do not exist yet: created, as mkdir -p does
+capture -o "$TMP/p1/p2/run" -d "$LOOP" -- true 2>"$TMP/err" || fail "-o a/b/c: $(cat "$TMP/err")"
+expect_eq "-o a/b/c state" "$(json '["state"]' "$TMP/p1/p2/run/manifest.json")" "complete"
+: >"$TMP/plainfile"
+expect_fail 2 "is not a directory" capture -o "$TMP/plainfile/run" -d "$LOOP" -- true
 # COMMAND not found: 127 like a shell; tracing was started and is off again
 expect_fail 127 "no-such-command-xyz" capture -o "$TMP/r6" -d "$LOOP" -- no-such-command-xyz
 expect_eq "r6 exit_status" "$(json '["command"]["exit_status"]' "$TMP/r6/manifest.json")" "127"
@@ -94,6 +99,13 @@ capture -o "$TMP/full/run" -d "$LOOP" -- \
 expect_eq "disk full exit status" "$rc" "3"
 grep -qi "no space left" "$TMP/err" || fail "disk full: $(cat "$TMP/err")"
 tracing_is_off
+# the manifest says how the capture ended, although the disk is full
+expect_eq "disk full: manifest state" "$(json '["state"]' "$TMP/full/run/manifest.json")" "failed"
+json '["error"]' "$TMP/full/run/manifest.json" | grep -qi "no space left" ||
+	fail "disk full: the manifest's error does not say it"
+expect_eq "disk full: command stopped" \
+	"$(json '["command"]["exit_status"]' "$TMP/full/run/manifest.json")" "$((128 + 15))"
+[ ! -e "$TMP/full/run/.manifest.reserve" ] || fail "disk full: the manifest's reserve is left"
 # what fit is readable (the last record may be cut short: a warning, not an error)
 blkparse -i "$TMP/full/run/$LOOPNAME" -d /dev/null >/dev/null || fail "disk full: blkparse failed"
 "$IOTAPE" analyze "$TMP/full/run" >/dev/null 2>"$TMP/err" || fail "disk full: analyze: $(cat "$TMP/err")"

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: MIT
 # iotape capture on ext4, xfs and btrfs: a dd of known size with O_DIRECT is all in the trace
 # (within a metadata tolerance), blkparse reads the set, the manifest describes the mount,
-# and tracing is off afterwards.
+# and tracing is off afterwards. Runs with tracefs and debugfs mounted (the other capture
+# tests without): iotape must leave mounts it did not make alone.
+CAPTURE_MOUNTED=1
 source "$SRCDIR/tests/integration/lib.bash"
 source "$SRCDIR/tests/integration/capture_lib.bash"
 

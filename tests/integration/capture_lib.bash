@@ -6,6 +6,53 @@ need_root
 [ -e /dev/loop-control ] || skip "no loop devices (/dev/loop-control missing)"
 need_cmd losetup
 need_cmd blkparse
+need_cmd unshare
+
+# A freshly booted machine may have neither tracefs nor debugfs mounted, and a test must not
+# rely on what an earlier test or session left mounted. So every capture test runs in a mount
+# namespace of its own where both are unmounted: iotape must mount what it needs, and unmount
+# it again (mounts_are_back checks that). The kernel's tracer is global all the same. A test
+# that sets CAPTURE_MOUNTED=1 before sourcing this gets both mounted in its namespace instead,
+# so the usual case (mounted already: iotape leaves them so) is covered too, on any machine.
+if [ -z "${IOTAPE_CAPTURE_NS:-}" ]; then
+	trap - EXIT
+	rm -rf "$TMP"
+	export IOTAPE_CAPTURE_NS=1
+	exec unshare -m --propagation private bash -c '
+		for m in /sys/kernel/tracing /sys/kernel/debug; do
+			while mountpoint -q "$m" 2>/dev/null; do umount -l "$m" || exit 1; done
+		done
+		if [ -n "${CAPTURE_MOUNTED:-}" ]; then
+			mount -t debugfs nodev /sys/kernel/debug || exit 1
+			mount -t tracefs nodev /sys/kernel/tracing || exit 1
+		fi
+		exec bash "$0" "$@"' "$0" "$@"
+fi
+export IOTAPE_CAPTURE_NS=1 # the tests' own children see the same mounts
+
+# with_tracefs CMD...: run CMD where /sys/kernel/tracing is tracefs: here if it is mounted,
+# else in a private mount namespace of its own (so nothing is left mounted)
+with_tracefs() {
+	if [ -e /sys/kernel/tracing/current_tracer ]; then
+		"$@"
+	else
+		unshare -m --propagation private sh -c \
+			'mount -t tracefs nodev /sys/kernel/tracing && exec "$@"' sh "$@"
+	fi
+}
+# tracefs_get FILE: the content of /sys/kernel/tracing/FILE; tracefs_put FILE VALUE
+tracefs_get() { with_tracefs cat "/sys/kernel/tracing/$1"; }
+tracefs_put() { with_tracefs sh -c 'echo "$1" >"/sys/kernel/tracing/$2"' sh "$2" "$1"; }
+
+# what is mounted at the tracing mount points when the test starts; iotape must leave it so
+MOUNTS_AT_START=$(for m in /sys/kernel/tracing /sys/kernel/debug; do
+	mountpoint -q "$m" && echo "$m"; done || true)
+mounts_are_back() {
+	local now
+	now=$(for m in /sys/kernel/tracing /sys/kernel/debug; do
+		mountpoint -q "$m" && echo "$m"; done || true)
+	expect_eq "tracing mounts after iotape" "$now" "$MOUNTS_AT_START"
+}
 
 # The blk tracer is global: one capture at a time on this machine (ctest -j may run several).
 exec 9>/tmp/iotape-capture-tests.lock
@@ -29,7 +76,7 @@ capture() {
 wait_tracer_free() {
 	local i
 	for i in $(seq 60); do
-		[ "$(cat /sys/kernel/tracing/current_tracer 2>/dev/null || echo nop)" = nop ] && return 0
+		[ "$(tracefs_get current_tracer)" = nop ] && return 0
 		sleep 1
 	done
 }
@@ -78,14 +125,15 @@ make_fs() {
 tracing_is_off() {
 	local pid
 	expect_eq "$LOOPNAME trace/enable" "$(cat /sys/block/"$LOOPNAME"/trace/enable)" "0"
-	if [ "$(cat /sys/kernel/tracing/current_tracer)" != nop ] &&
+	mounts_are_back
+	if [ "$(tracefs_get current_tracer)" != nop ] &&
 		pid=$(sed -n 's/^pid //p' /run/iotape-tracefs.state 2>/dev/null) &&
 		[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
 		echo "note: the tracer is held by another capture (pid $pid) right now" >&2
 		return 0
 	fi
-	expect_eq "current_tracer" "$(cat /sys/kernel/tracing/current_tracer)" "nop"
-	expect_eq "options/bin" "$(cat /sys/kernel/tracing/options/bin)" "0"
+	expect_eq "current_tracer" "$(tracefs_get current_tracer)" "nop"
+	expect_eq "options/bin" "$(tracefs_get options/bin)" "0"
 }
 
 # blkparse_kib RUN WHAT: "Writes Completed" etc. in KiB from blkparse's summary: the Total

@@ -10,15 +10,15 @@ source "$SRCDIR/tests/integration/capture_lib.bash"
 T=/sys/kernel/tracing
 make_loop 64M
 wait_tracer_free
-old_st=$(cat $T/options/stacktrace)
-old_ust=$(cat $T/options/userstacktrace)
+old_st=$(tracefs_get options/stacktrace)
+old_ust=$(tracefs_get options/userstacktrace)
 put_back() {
-	echo "$old_st" >$T/options/stacktrace
-	echo "$old_ust" >$T/options/userstacktrace
+	tracefs_put options/stacktrace "$old_st"
+	tracefs_put options/userstacktrace "$old_ust"
 }
 cleanup_hooks+=(put_back)
-echo 1 >$T/options/stacktrace
-echo 1 >$T/options/userstacktrace
+tracefs_put options/stacktrace 1
+tracefs_put options/userstacktrace 1
 
 RUN="$TMP/run"
 capture -o "$RUN" -d "$LOOP" -- sh -c "cat $T/options/stacktrace $T/options/userstacktrace \
@@ -26,8 +26,8 @@ capture -o "$RUN" -d "$LOOP" -- sh -c "cat $T/options/stacktrace $T/options/user
 	fail "capture exited $?"
 expect_eq "stacktrace, userstacktrace during the capture" "$(tr '\n' ' ' <"$TMP/during")" "0 0 "
 tracing_is_off
-expect_eq "stacktrace after the capture" "$(cat $T/options/stacktrace)" "1"
-expect_eq "userstacktrace after the capture" "$(cat $T/options/userstacktrace)" "1"
+expect_eq "stacktrace after the capture" "$(tracefs_get options/stacktrace)" "1"
+expect_eq "userstacktrace after the capture" "$(tracefs_get options/userstacktrace)" "1"
 kib=$(blkparse_kib "$RUN" "Writes Completed")
 expect_eq "KiB written as blkparse sees it" "$kib" "1024"
 
@@ -44,6 +44,6 @@ for c in $child; do kill "$c" 2>/dev/null || true; done
 # On a shared machine another waiting capture (replay --capture) may do it first.
 capture -o "$TMP/run-after-kill" -d "$LOOP" -- true || fail "capture after SIGKILL exited $?"
 tracing_is_off
-expect_eq "stacktrace after recovery" "$(cat $T/options/stacktrace)" "1"
-expect_eq "userstacktrace after recovery" "$(cat $T/options/userstacktrace)" "1"
+expect_eq "stacktrace after recovery" "$(tracefs_get options/stacktrace)" "1"
+expect_eq "userstacktrace after recovery" "$(tracefs_get options/userstacktrace)" "1"
 echo "ok"

@@ -51,16 +51,50 @@ pid=$!
 wait_tracing_on
 sleep 0.5
 child=$(cat /proc/"$pid"/task/*/children 2>/dev/null || true)
+[ -n "$child" ] || fail "no command running under the capture"
 kill -KILL "$pid"
 wait "$pid" || true
-for c in $child; do kill "$c" 2>/dev/null || true; done
+# the command dies with iotape (PR_SET_PDEATHSIG), it is not left running untraced
+gone_within() { # SECONDS PID...
+	local t=$1 i
+	shift
+	for i in $(seq $((t * 10))); do
+		kill -0 "$@" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	return 1
+}
+gone_within 2 $child || fail "the command ($child) outlived the SIGKILLed capture"
 expect_eq "trace/enable after SIGKILL" "$(cat /sys/block/"$LOOPNAME"/trace/enable)" "1"
 capture -o "$TMP/run-after-kill" -d "$LOOP" -- true 2>"$TMP/err" ||
 	fail "capture after SIGKILL: $(cat "$TMP/err")"
 grep -q "restored the tracing settings a killed capture" "$TMP/err" ||
 	fail "no recovery notice: $(cat "$TMP/err")"
 tracing_is_off
-expect_eq "trace_clock after recovery" "$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/tracing/trace_clock)" "local"
+expect_eq "trace_clock after recovery" "$(tracefs_get trace_clock | sed 's/.*\[\(.*\)\].*/\1/')" "local"
+
+# the same without a capture after it: `iotape capture --release` puts the tracer back
+wait_tracer_free
+"$IOTAPE" capture -o "$TMP/run-kill2" -d "$LOOP" -- sleep 60 &
+pid=$!
+wait_tracing_on
+child=$(cat /proc/"$pid"/task/*/children 2>/dev/null || true)
+rc=0
+"$IOTAPE" capture --release 2>"$TMP/err" || rc=$?
+expect_eq "--release while a capture runs: exit status" "$rc" 3
+grep -q "a capture is running (pid $pid)" "$TMP/err" || fail "--release busy: $(cat "$TMP/err")"
+kill -KILL "$pid"
+wait "$pid" || true
+gone_within 2 $child || fail "the command ($child) outlived the SIGKILLed capture"
+"$IOTAPE" capture --release 2>"$TMP/err" || fail "--release: exit $?: $(cat "$TMP/err")"
+grep -q "restored the tracing settings a killed capture (pid $pid)" "$TMP/err" ||
+	fail "--release: $(cat "$TMP/err")"
+tracing_is_off
+"$IOTAPE" capture --release 2>"$TMP/err" || fail "--release again: exit $?: $(cat "$TMP/err")"
+grep -q "the tracer is free" "$TMP/err" || fail "--release again: $(cat "$TMP/err")"
+rc=0
+"$IOTAPE" capture --release -o "$TMP/x" 2>/dev/null || rc=$?
+expect_eq "--release with other options" "$rc" 2
 
 # no command: --duration ends the capture, exit status 0
 RUN="$TMP/run-duration"

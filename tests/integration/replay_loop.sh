@@ -50,8 +50,11 @@ for eng in io_uring psync; do
 done
 
 # --capture: the kernel's view of the replay, through the capture module
-# (the blk tracer is global: another capture running on this machine makes us wait our turn,
-# and one that starts or stops meanwhile can cut ours short: then we try again)
+# (the blk tracer is global: the capture tests' lock orders us among them; another capture
+# running on this machine makes us wait our turn, and one that starts or stops meanwhile can
+# cut ours short: then we try again)
+exec 9>/tmp/iotape-capture-tests.lock
+flock 9
 for try in $(seq 20); do
 	rm -rf "$TMP/cap" "$TMP/rec"
 	rc=0
@@ -72,6 +75,7 @@ n=$(wc -l <"$TMP/cap.d")
 missing=$(comm -23 <(sort "$TMP/want") <(sort "$TMP/cap.d") | wc -l)
 expect_eq "trace IOs missing from the capture" "$missing" 0
 expect_eq "capture manifest format" "$(json '["format"]' "$TMP/cap/manifest.json")" iotape-run
+exec 9>&-
 
 # a filesystem signature: refused without --force, replayed read-only with it
 mkfs.ext4 -q -F "$loop"
