@@ -43,7 +43,11 @@ const char usage_replay[] =
     "safety:\n"
     "      --allow-writes       replay writes, discards and write-zeroes (a generated pattern)\n"
     "      --writes-as-reads    without --allow-writes, read where the trace wrote\n"
-    "      --force              replay onto a mounted, held or formatted target\n"
+    "      --force              replay onto a formatted target (a filesystem, RAID, LVM,\n"
+    "                           LUKS, swap or partition-table signature); read-only\n"
+    "                           replays also onto a mounted one\n"
+    "      --allow-mounted      replay writes onto a mounted or held target, which corrupts\n"
+    "                           the filesystem or volume on it (refused even with --force)\n"
     "      --skip-discard       count discards as skipped instead of replaying them\n"
     "      --skip-write-zeroes  same for write-zeroes\n"
     "output:\n"
@@ -176,6 +180,36 @@ static int capture_stop(struct capture *c, bool quiet)
 	return rc;
 }
 
+static void notice(void *arg, const char *msg)
+{
+	(void)arg;
+	warning("%s", msg);
+}
+
+/* The trace's files by device and inode: the replay refuses them as targets. */
+static int input_ids(struct bt_reader *rd, struct replay_opts *o)
+{
+	const struct bt_stats *bs = bt_reader_stats(rd);
+	struct rp_file_id *ids = calloc(bs->nfiles + 1, sizeof(*ids));
+	struct stat st;
+	unsigned n = 0;
+
+	if (!ids)
+		return -ENOMEM;
+	for (unsigned i = 0; i < bs->nfiles; i++) {
+		const char *p = bs->files[i].path;
+
+		if (p && (strcmp(p, "-") ? !stat(p, &st) : !fstat(STDIN_FILENO, &st)) &&
+		    S_ISREG(st.st_mode)) {
+			ids[n].dev = st.st_dev;
+			ids[n++].ino = st.st_ino;
+		}
+	}
+	o->inputs = ids;
+	o->ninputs = n;
+	return 0;
+}
+
 static int reader_next(void *arg, struct blk_event *ev, struct iot_err *e)
 {
 	return bt_reader_next(arg, ev, e);
@@ -259,6 +293,7 @@ enum {
 	O_ALLOW_WRITES,
 	O_WRITES_AS_READS,
 	O_FORCE,
+	O_ALLOW_MOUNTED,
 	O_OFFSET,
 	O_WRAP,
 	O_SKIP_DISCARD,
@@ -283,6 +318,7 @@ static const struct option longopts[] = {
     {"allow-writes", no_argument, NULL, O_ALLOW_WRITES},
     {"writes-as-reads", no_argument, NULL, O_WRITES_AS_READS},
     {"force", no_argument, NULL, O_FORCE},
+    {"allow-mounted", no_argument, NULL, O_ALLOW_MOUNTED},
     {"offset", required_argument, NULL, O_OFFSET},
     {"wrap", no_argument, NULL, O_WRAP},
     {"skip-discard", no_argument, NULL, O_SKIP_DISCARD},
@@ -387,6 +423,9 @@ int cmd_replay(int argc, char **argv)
 		case O_FORCE:
 			o.force = true;
 			break;
+		case O_ALLOW_MOUNTED:
+			o.allow_mounted = true;
+			break;
 		case O_OFFSET:
 			if (parse_u64("--offset", optarg, &u))
 				return free(maps), EXIT_USAGE;
@@ -449,38 +488,38 @@ int cmd_replay(int argc, char **argv)
 	ret = bt_reader_open(&rd, argv[optind], &e);
 	if (ret)
 		return free(maps), error("%s", e.msg), exit_code_for(ret);
+	if (input_ids(rd, &o)) {
+		rc = (error("out of memory"), EXIT_SYSTEM);
+		goto out;
+	}
 	src.next = reader_next;
 	src.arg = rd;
 	if (show_progress && !json) {
 		o.progress = progress;
 	}
+	o.notice = notice;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	o.stop = &stop_flag;
 
-	if (capture_dir && (rc = capture_start(&cap, capture_dir, &o, argc, argv))) {
-		bt_reader_free(rd);
-		free(maps);
-		return rc;
-	}
+	if (capture_dir && (rc = capture_start(&cap, capture_dir, &o, argc, argv)))
+		goto out;
 	ret = replay_run(&o, &src, &st, &e);
 	if (o.progress)
 		fprintf(stderr, "\r%*s\r", 78, "");
 	rc = capture_dir ? capture_stop(&cap, json) : EXIT_OK;
 	if (ret) {
-		bt_reader_free(rd);
-		free(maps);
-		return error("%s", e.msg), exit_code_for(ret);
+		rc = (error("%s", e.msg), exit_code_for(ret));
+		goto out;
 	}
 	if (json) {
 		char *s = replay_stats_json(&o, &st);
 
 		if (!s) {
-			bt_reader_free(rd);
-			free(maps);
-			return error("out of memory"), EXIT_SYSTEM;
+			rc = (error("out of memory"), EXIT_SYSTEM);
+			goto out;
 		}
 		printf("%s\n", s);
 		free(s);
@@ -497,7 +536,9 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (st.stopped)
 		rc = rc ? rc : 130;
+out:
 	bt_reader_free(rd);
+	free((void *)o.inputs);
 	free(maps);
 	return rc;
 }

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "common/err.h"
 #include "common/hist.h"
@@ -76,6 +77,12 @@ struct rp_source {
 
 struct replay_stats;
 
+/* A file by device and inode (the replay's inputs, which a target must not be). */
+struct rp_file_id {
+	dev_t dev;
+	ino_t ino;
+};
+
 struct replay_opts {
 	enum rp_timing timing;
 	double speed; /* original timing only; 1.0 when 0 */
@@ -85,7 +92,10 @@ struct replay_opts {
 	bool buffered;      /* no O_DIRECT */
 	bool allow_writes;
 	bool writes_as_reads;
-	bool force; /* replay onto mounted or formatted targets */
+	bool force;         /* replay onto formatted targets, and read from mounted ones */
+	bool allow_mounted; /* replay (writes too) onto mounted or held targets */
+	const struct rp_file_id *inputs; /* the trace's files: never a target */
+	unsigned ninputs;
 	bool wrap;
 	bool skip_discard; /* count discards as skipped instead of replaying them */
 	bool skip_write_zeroes;
@@ -105,6 +115,9 @@ struct replay_opts {
 	/* called about once a second with the running totals (the CLI draws a progress line) */
 	void (*progress)(void *arg, const struct replay_stats *st, uint64_t elapsed_ns);
 	void *progress_arg;
+	/* one-line warnings for the user (e.g. what --allow-mounted is about to do); may be NULL */
+	void (*notice)(void *arg, const char *msg);
+	void *notice_arg;
 	volatile sig_atomic_t *stop; /* set by a signal handler: stop issuing, drain, report */
 };
 
@@ -161,11 +174,33 @@ int rp_place(uint64_t pos, uint32_t len, uint64_t offset, uint64_t size, bool wr
 /* "8,16", "8:16" or a block device name ("sdb", "loop0") into a kernel dev_t. */
 int rp_parse_dev(const char *s, uint32_t *dev, struct iot_err *e);
 
-/* Safety: why path must not be written without --force. Returns 0 when nothing was found,
- * -EBUSY with e saying what (mounted, held, swap, filesystem signature), or -errno. */
-int rp_target_check(const char *path, struct iot_err *e);
-/* The filesystem signature in the first 68 KiB of buf (len bytes), or NULL. */
-const char *rp_fs_signature(const uint8_t *buf, size_t len);
+/* ---- safety (replay/safety.c) ---- */
+
+/* What a target is, from the least to the most dangerous to replay onto */
+enum rp_risk {
+	RP_RISK_NONE,
+	RP_RISK_FORMATTED, /* carries a signature, or backs a loop device: needs --force */
+	RP_RISK_LIVE,      /* mounted, held, swap: reads need --force, writes --allow-mounted */
+	RP_RISK_INPUT,     /* one of the replay's input files: never */
+};
+/* Inspect an opened target: *risk, and what for messages ("is mounted on /mnt", "carries a
+ * vfat signature", "backs /dev/loop0, which is mounted on /mnt"). 0 or -errno. */
+int rp_target_inspect(int fd, const struct replay_opts *o, enum rp_risk *risk, char *what,
+                      size_t cap);
+/* What the options allow: 0 (warn filled when it deserves a warning), or -EBUSY with e saying
+ * what the target is, what would happen and which option allows it. */
+int rp_target_judge(const char *path, enum rp_risk risk, const char *what,
+                    const struct replay_opts *o, char *warn, size_t wcap, struct iot_err *e);
+struct stat;
+/* Open path for inspection (O_RDONLY; a regular file never through a symlink), inspect and
+ * judge it: the descriptor (st filled), or -errno with e filled. */
+int rp_target_open_checked(const char *path, const struct replay_opts *o, struct stat *st,
+                           char *warn, size_t wcap, struct iot_err *e);
+/* The same, closing the descriptor: 0 when the options allow path as a target. */
+int rp_target_check(const char *path, const struct replay_opts *o, struct iot_err *e);
+/* The signature libblkid finds on fd (filesystem, RAID or LVM member, LUKS, swap, partition
+ * table) into out: 1, 0 when none, -errno. */
+int rp_signature(int fd, char *out, size_t cap);
 
 /* Generated write data: the same bytes for the same (seed, position). */
 void rp_pattern_fill(void *buf, size_t len, uint64_t seed);

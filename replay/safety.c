@@ -1,60 +1,34 @@
 /* SPDX-License-Identifier: MIT */
-/* Target safety: mounted, held (dm, md, swap) or formatted targets need --force to be written. */
+/* Target safety: what a target is (mounted, held, swap, a loop device's backing file, formatted,
+ * the replay's own input), judged on the opened file, and what the options allow onto it. */
+#include <blkid.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/loop.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "replay/replay.h"
-
-/* Filesystem magic numbers at their known offsets (value-to-name table). */
-static const struct {
-	const char *name;
-	size_t off;
-	const char *magic;
-	size_t len;
-} signatures[] = {
-    /* struct ext2_super_block at 1024, s_magic at 56: 0xEF53 little endian
-     * (fs/ext4/ext4.h) */
-    {"ext2/3/4", 1024 + 56, "\x53\xef", 2},
-    /* struct xfs_dsb sb_magicnum at 0: "XFSB" (fs/xfs/libxfs/xfs_format.h) */
-    {"xfs", 0, "XFSB", 4},
-    /* struct btrfs_super_block at 64 KiB, magic at 64: "_BHRfS_M" (fs/btrfs/ctree.h) */
-    {"btrfs", 65536 + 64, "_BHRfS_M", 8},
-    /* swap header: "SWAPSPACE2" in the last 10 bytes of the first 4 KiB page
-     * (include/linux/swap.h) */
-    {"swap", 4096 - 10, "SWAPSPACE2", 10},
-};
-
-const char *rp_fs_signature(const uint8_t *buf, size_t len)
-{
-	for (size_t i = 0; i < sizeof(signatures) / sizeof(signatures[0]); i++) {
-		if (signatures[i].off > len || len - signatures[i].off < signatures[i].len)
-			continue;
-		if (!memcmp(buf + signatures[i].off, signatures[i].magic, signatures[i].len))
-			return signatures[i].name;
-	}
-	return NULL;
-}
+#include "replay/internal.h"
 
 /* The whole-disk device of a partition, or dev itself. */
 static dev_t whole_disk(dev_t dev)
 {
-	char path[PATH_MAX], buf[64];
+	char path[PATH_MAX];
 	unsigned ma, mi;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/../dev", major(dev), minor(dev));
-	snprintf(buf, sizeof(buf), "/sys/dev/block/%u:%u/partition", major(dev), minor(dev));
-	if (access(buf, F_OK))
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/partition", major(dev), minor(dev));
+	if (access(path, F_OK))
 		return dev;
-	f = fopen(path, "r");
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/../dev", major(dev), minor(dev));
+	f = fopen(path, "re");
 	if (!f)
 		return dev;
 	if (fscanf(f, "%u:%u", &ma, &mi) != 2)
@@ -63,26 +37,59 @@ static dev_t whole_disk(dev_t dev)
 	return makedev(ma, mi);
 }
 
-/* Is block device dev (or one of its partitions, or a partition's disk) mounted? */
-static int check_mounted(dev_t dev, char *where, size_t wlen)
+/* dev is the target, or one of its partitions when the target is a whole disk */
+static bool same_disk(dev_t target, dev_t dev)
 {
-	FILE *f = fopen("/proc/self/mountinfo", "r");
+	return dev == target || whole_disk(dev) == target;
+}
+
+/* mountinfo escapes space, tab, newline and backslash as \ooo */
+static void unescape(char *s)
+{
+	char *o = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*o++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
+			s += 3;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = '\0';
+}
+
+/*
+ * Is block device dev (or a partition of it) mounted? Matched by the mount's device number
+ * and, since btrfs (and other multi-device filesystems) report an anonymous number there, by
+ * the device named as the mount's source.
+ */
+static bool find_mount(dev_t dev, char *what, size_t cap)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
 	char *line = NULL;
-	size_t cap = 0;
-	int found = 0;
+	size_t lcap = 0;
+	bool found = false;
 
 	if (!f)
-		return 0;
-	while (!found && getline(&line, &cap, f) > 0) {
-		unsigned id, parent, ma, mi;
-		char root[PATH_MAX], mnt[PATH_MAX];
+		return false;
+	while (!found && getline(&line, &lcap, f) > 0) {
+		char mnt[PATH_MAX], src[PATH_MAX];
+		unsigned ma, mi;
+		const char *sep = strstr(line, " - ");
+		struct stat st;
 
-		if (sscanf(line, "%u %u %u:%u %4095s %4095s", &id, &parent, &ma, &mi, root, mnt) !=
-		    6)
+		if (sscanf(line, "%*u %*u %u:%u %*s %4095s", &ma, &mi, mnt) != 3 || !sep ||
+		    sscanf(sep + 3, "%*s %4095s", src) != 1)
 			continue;
-		if (makedev(ma, mi) == dev || whole_disk(makedev(ma, mi)) == dev) {
-			snprintf(where, wlen, "mounted on %.400s", mnt);
-			found = 1;
+		unescape(src);
+		if (same_disk(dev, makedev(ma, mi)) ||
+		    (src[0] == '/' && !stat(src, &st) && S_ISBLK(st.st_mode) &&
+		     same_disk(dev, st.st_rdev))) {
+			unescape(mnt);
+			snprintf(what, cap, "mounted on %.400s", mnt);
+			found = true;
 		}
 	}
 	free(line);
@@ -90,143 +97,391 @@ static int check_mounted(dev_t dev, char *where, size_t wlen)
 	return found;
 }
 
-/* Does anything hold dev (device-mapper, md, bcache, ...)? */
-static int check_holders(dev_t dev, char *what, size_t wlen)
+/* A device of a mounted btrfs that mountinfo does not name (the other devices of a
+ * multi-device filesystem): /sys/fs/btrfs/FSID/devices/NAME/dev, present while mounted. */
+static bool find_btrfs_member(dev_t dev, char *what, size_t cap)
 {
-	char path[PATH_MAX];
-	struct dirent *d;
-	DIR *dir;
-	int found = 0;
+	DIR *top = opendir("/sys/fs/btrfs");
+	struct dirent *fs;
+	bool found = false;
 
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/holders", major(dev), minor(dev));
-	dir = opendir(path);
-	if (!dir)
-		return 0;
-	while (!found && (d = readdir(dir))) {
-		if (d->d_name[0] == '.')
+	if (!top)
+		return false;
+	while (!found && (fs = readdir(top))) {
+		char p[PATH_MAX];
+		struct dirent *d;
+		DIR *devs;
+
+		if (fs->d_name[0] == '.')
 			continue;
-		snprintf(what, wlen, "held by %s", d->d_name);
-		found = 1;
+		snprintf(p, sizeof(p), "/sys/fs/btrfs/%s/devices", fs->d_name);
+		if (!(devs = opendir(p)))
+			continue;
+		while (!found && (d = readdir(devs))) {
+			unsigned ma, mi;
+			FILE *f;
+
+			if (d->d_name[0] == '.')
+				continue;
+			snprintf(p, sizeof(p), "/sys/fs/btrfs/%s/devices/%s/dev", fs->d_name,
+			         d->d_name);
+			if (!(f = fopen(p, "re")))
+				continue;
+			if (fscanf(f, "%u:%u", &ma, &mi) == 2 && same_disk(dev, makedev(ma, mi))) {
+				snprintf(what, cap,
+				         "a device of the mounted btrfs filesystem %.60s",
+				         fs->d_name);
+				found = true;
+			}
+			fclose(f);
+		}
+		closedir(devs);
 	}
-	closedir(dir);
+	closedir(top);
 	return found;
 }
 
-static int check_swap(dev_t dev, ino_t ino, bool blk, char *what, size_t wlen)
+static bool first_entry(const char *dir, char *name, size_t cap)
 {
-	FILE *f = fopen("/proc/swaps", "r");
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	bool found = false;
+
+	if (!d)
+		return false;
+	while (!found && (de = readdir(d)))
+		if (de->d_name[0] != '.') {
+			snprintf(name, cap, "%s", de->d_name);
+			found = true;
+		}
+	closedir(d);
+	return found;
+}
+
+/* Does anything hold dev or one of its partitions (device-mapper, md, bcache)? */
+static bool find_holder(dev_t dev, char *what, size_t cap)
+{
+	char dir[64], p[PATH_MAX], name[NAME_MAX + 1];
+	struct dirent *de;
+	bool found = false;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u", major(dev), minor(dev));
+	snprintf(p, sizeof(p), "%s/holders", dir);
+	if (first_entry(p, name, sizeof(name))) {
+		snprintf(what, cap, "held by %s", name);
+		return true;
+	}
+	if (!(d = opendir(dir)))
+		return false;
+	while (!found && (de = readdir(d))) {
+		char part[PATH_MAX];
+
+		snprintf(part, sizeof(part), "%s/%s/partition", dir, de->d_name);
+		if (de->d_name[0] == '.' || access(part, F_OK))
+			continue;
+		snprintf(p, sizeof(p), "%s/%s/holders", dir, de->d_name);
+		if (first_entry(p, name, sizeof(name))) {
+			snprintf(what, cap, "held by %s (through %.60s)", name, de->d_name);
+			found = true;
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+/* Active swap: a block device (or a partition of it) or a file (device and inode). */
+static bool find_swap(const struct stat *t, char *what, size_t cap)
+{
+	FILE *f = fopen("/proc/swaps", "re");
 	char name[PATH_MAX];
-	int found = 0;
+	bool found = false;
 	int c;
 
 	if (!f)
-		return 0;
+		return false;
 	while ((c = fgetc(f)) != '\n' && c != EOF) /* header line */
 		;
 	while (!found && fscanf(f, "%4095s%*[^\n]", name) == 1) {
 		struct stat st;
 
+		unescape(name);
 		if (stat(name, &st))
 			continue;
-		if (blk ? (S_ISBLK(st.st_mode) && st.st_rdev == dev)
-		        : (st.st_dev == dev && st.st_ino == ino)) {
-			snprintf(what, wlen, "in use as swap");
-			found = 1;
+		if (S_ISBLK(t->st_mode) ? S_ISBLK(st.st_mode) && same_disk(t->st_rdev, st.st_rdev)
+		                        : st.st_dev == t->st_dev && st.st_ino == t->st_ino) {
+			snprintf(what, cap, "in use as swap");
+			found = true;
 		}
 	}
 	fclose(f);
 	return found;
 }
 
-/* A regular file that backs a loop device is as busy as that loop device. */
-static int check_loop_backing(const char *path, char *what, size_t wlen)
+/* In use by the kernel: mounted, held, swap. */
+static bool blk_live(dev_t dev, char *what, size_t cap)
 {
-	char real[PATH_MAX], p[PATH_MAX], back[PATH_MAX];
+	struct stat st = {.st_mode = S_IFBLK, .st_rdev = dev};
+
+	return find_mount(dev, what, cap) || find_btrfs_member(dev, what, cap) ||
+	       find_holder(dev, what, cap) || find_swap(&st, what, cap);
+}
+
+/* The file behind loop device NAME, by device and inode: the kernel's own record of it
+ * (LOOP_GET_STATUS64: renames and other names cannot hide it), else its path in sysfs. */
+static bool loop_backing(const char *name, dev_t *bdev, ino_t *bino)
+{
+	char p[PATH_MAX], back[PATH_MAX];
+	struct loop_info64 li;
+	struct stat st;
+	size_t n;
+	FILE *f;
+	int fd;
+
+	snprintf(p, sizeof(p), "/dev/%s", name);
+	fd = open(p, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd >= 0) {
+		int r = ioctl(fd, LOOP_GET_STATUS64, &li);
+
+		close(fd);
+		if (!r) {
+			/* the kernel's huge_encode_dev() */
+			*bdev = makedev(
+			    (unsigned)((li.lo_device >> 8) & 0xfff),
+			    (unsigned)((li.lo_device & 0xff) | ((li.lo_device >> 12) & 0xfff00)));
+			*bino = (ino_t)li.lo_inode;
+			return true;
+		}
+		if (errno == ENXIO)
+			return false; /* no file attached */
+	}
+	snprintf(p, sizeof(p), "/sys/block/%s/loop/backing_file", name);
+	if (!(f = fopen(p, "re")))
+		return false;
+	n = fread(back, 1, sizeof(back) - 1, f);
+	fclose(f);
+	back[n] = '\0';
+	back[strcspn(back, "\n")] = '\0';
+	if (stat(back, &st))
+		return false;
+	*bdev = st.st_dev;
+	*bino = st.st_ino;
+	return true;
+}
+
+/* A regular file behind a loop device: as busy as that loop device. */
+static enum rp_risk find_loop_backing(const struct stat *t, char *what, size_t cap)
+{
+	enum rp_risk risk = RP_RISK_NONE;
+	DIR *dir = opendir("/sys/block");
 	struct dirent *d;
-	DIR *dir;
-	int found = 0;
 
-	if (!realpath(path, real) || !(dir = opendir("/sys/block")))
-		return 0;
-	while (!found && (d = readdir(dir))) {
-		FILE *f;
+	if (!dir)
+		return RP_RISK_NONE;
+	while (risk == RP_RISK_NONE && (d = readdir(dir))) {
+		char p[PATH_MAX], sub[400];
 		unsigned ma, mi;
-		size_t n;
+		dev_t bdev;
+		ino_t bino;
+		FILE *f;
 
-		if (strncmp(d->d_name, "loop", 4))
-			continue;
-		snprintf(p, sizeof(p), "/sys/block/%s/loop/backing_file", d->d_name);
-		f = fopen(p, "r");
-		if (!f)
-			continue;
-		n = fread(back, 1, sizeof(back) - 1, f);
-		fclose(f);
-		back[n] = '\0';
-		back[strcspn(back, "\n")] = '\0';
-		if (strcmp(back, real))
+		if (strncmp(d->d_name, "loop", 4) || !loop_backing(d->d_name, &bdev, &bino) ||
+		    bdev != t->st_dev || bino != t->st_ino)
 			continue;
 		snprintf(p, sizeof(p), "/sys/block/%s/dev", d->d_name);
-		f = fopen(p, "r");
-		if (!f)
+		if (!(f = fopen(p, "re")))
 			continue;
 		if (fscanf(f, "%u:%u", &ma, &mi) == 2) {
-			char sub[200];
-
-			if (check_mounted(makedev(ma, mi), sub, sizeof(sub)) ||
-			    check_holders(makedev(ma, mi), sub, sizeof(sub))) {
-				snprintf(what, wlen, "backs /dev/%.60s, which is %s", d->d_name,
+			if (blk_live(makedev(ma, mi), sub, sizeof(sub))) {
+				snprintf(what, cap, "backs /dev/%.60s, which is %s", d->d_name,
 				         sub);
-				found = 1;
+				risk = RP_RISK_LIVE;
+			} else {
+				snprintf(what, cap, "backs /dev/%.60s", d->d_name);
+				risk = RP_RISK_FORMATTED;
 			}
 		}
 		fclose(f);
 	}
 	closedir(dir);
-	return found;
+	return risk;
 }
 
-int rp_target_check(const char *path, struct iot_err *e)
+int rp_signature(int fd, char *out, size_t cap)
 {
-	uint8_t *buf;
-	char what[512];
-	struct stat st;
-	const char *sig;
-	ssize_t n;
-	int fd;
+	blkid_probe pr = blkid_new_probe();
+	const char *v = NULL;
+	int ret = 0;
 
-	if (stat(path, &st))
-		return iot_err_set(e, -errno, "'%s': %s", path, strerror(errno));
+	if (!pr)
+		return -ENOMEM;
+	if (blkid_probe_set_device(pr, fd, 0, 0)) {
+		blkid_free_probe(pr);
+		return -EIO;
+	}
+	/* every kind libblkid knows: filesystems, RAID and LVM members, crypto, swap, and
+	 * partition tables */
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_USAGE);
+	blkid_probe_enable_partitions(pr, 1);
+	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC);
+	switch (blkid_do_safeprobe(pr)) {
+	case 0:
+		if (!blkid_probe_lookup_value(pr, "TYPE", &v, NULL) ||
+		    !blkid_probe_lookup_value(pr, "PTTYPE", &v, NULL)) {
+			snprintf(out, cap, "%s", v);
+			ret = 1;
+		}
+		break;
+	case -2: /* two signatures that contradict each other: formatted all the same */
+		snprintf(out, cap, "several, ambivalent");
+		ret = 1;
+		break;
+	}
+	blkid_free_probe(pr);
+	return ret;
+}
+
+int rp_target_inspect(int fd, const struct replay_opts *o, enum rp_risk *risk, char *what,
+                      size_t cap)
+{
+	struct stat st;
+	char sig[64];
+
+	*risk = RP_RISK_NONE;
+	what[0] = '\0';
+	if (fstat(fd, &st))
+		return -errno;
+	if (!S_ISBLK(st.st_mode) && !S_ISREG(st.st_mode))
+		return -EINVAL;
+	for (unsigned i = 0; S_ISREG(st.st_mode) && i < o->ninputs; i++) {
+		if (o->inputs[i].dev == st.st_dev && o->inputs[i].ino == st.st_ino) {
+			snprintf(what, cap, "is one of the replay's input files");
+			*risk = RP_RISK_INPUT;
+			return 0;
+		}
+	}
 	if (S_ISBLK(st.st_mode)) {
-		if (check_mounted(st.st_rdev, what, sizeof(what)) ||
-		    check_holders(st.st_rdev, what, sizeof(what)) ||
-		    check_swap(st.st_rdev, 0, true, what, sizeof(what)))
-			return iot_err_set(e, -EBUSY, "'%s' is %s (use --force to replay anyway)",
-			                   path, what);
-	} else if (S_ISREG(st.st_mode)) {
-		if (check_swap(st.st_dev, st.st_ino, false, what, sizeof(what)) ||
-		    check_loop_backing(path, what, sizeof(what)))
-			return iot_err_set(e, -EBUSY, "'%s' %s (use --force to replay anyway)",
-			                   path, what);
+		if (blk_live(st.st_rdev, what + 3, cap > 3 ? cap - 3 : 0)) {
+			memcpy(what, "is ", 3);
+			*risk = RP_RISK_LIVE;
+			return 0;
+		}
 	} else {
+		if (find_swap(&st, what + 3, cap > 3 ? cap - 3 : 0)) {
+			memcpy(what, "is ", 3);
+			*risk = RP_RISK_LIVE;
+			return 0;
+		}
+		if ((*risk = find_loop_backing(&st, what, cap)) != RP_RISK_NONE)
+			return 0;
+	}
+	if (rp_signature(fd, sig, sizeof(sig)) > 0) {
+		snprintf(what, cap, "carries a signature (%s)", sig);
+		*risk = RP_RISK_FORMATTED;
+	}
+	return 0;
+}
+
+int rp_target_judge(const char *path, enum rp_risk risk, const char *what,
+                    const struct replay_opts *o, char *warn, size_t wcap, struct iot_err *e)
+{
+	warn[0] = '\0';
+	switch (risk) {
+	case RP_RISK_NONE:
+		return 0;
+	case RP_RISK_INPUT:
+		return iot_err_set(e, -EBUSY, "'%s' %s: refused", path, what);
+	case RP_RISK_LIVE:
+		if (o->allow_mounted) {
+			snprintf(warn, wcap,
+			         o->allow_writes
+			             ? "--allow-mounted: writing to '%.300s', which %s: the "
+			               "filesystem or volume on it will be corrupted"
+			             : "--allow-mounted: reading from '%.300s', which %s",
+			         path, what);
+			return 0;
+		}
+		if (o->allow_writes)
+			return iot_err_set(
+			    e, -EBUSY,
+			    "'%s' %s: writing to it would corrupt what uses it, so "
+			    "this is refused even with --force (--allow-mounted writes "
+			    "anyway, at that cost)",
+			    path, what);
+		if (o->force)
+			return 0; /* reads of a live device harm nothing */
+		return iot_err_set(
+		    e, -EBUSY,
+		    "'%s' %s (a replay is meant for a scratch target; --force replays "
+		    "the reads anyway)",
+		    path, what);
+	case RP_RISK_FORMATTED:
+		if (o->force || o->allow_mounted)
+			return 0;
+		return iot_err_set(e, -EBUSY, "'%s' %s (use --force to replay onto it anyway)",
+		                   path, what);
+	}
+	return 0;
+}
+
+int rp_target_open_checked(const char *path, const struct replay_opts *o, struct stat *st,
+                           char *warn, size_t wcap, struct iot_err *e)
+{
+	char what[512];
+	enum rp_risk risk;
+	int fd, ret;
+
+	/* a file target is not reached through a symlink: one swapped in between the user's
+	 * check and ours would send the writes elsewhere. A device may be (/dev/disk/by-id). */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0 && errno == ELOOP) {
+		struct stat lst;
+
+		if (stat(path, &lst) || !S_ISBLK(lst.st_mode))
+			return iot_err_set(
+			    e, -EINVAL,
+			    "'%s' is a symbolic link, which a file target may not be "
+			    "(give the file's own path)",
+			    path);
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		if (fd >= 0 && (fstat(fd, st) || !S_ISBLK(st->st_mode))) {
+			close(fd);
+			return iot_err_set(e, -EINVAL, "'%s' changed while it was opened", path);
+		}
+	}
+	if (fd < 0)
+		return iot_err_set(e, -errno, "'%s': %s", path, strerror(errno));
+	if (fstat(fd, st)) {
+		ret = iot_err_set(e, -errno, "'%s': %s", path, strerror(errno));
+		close(fd);
+		return ret;
+	}
+	if (!S_ISBLK(st->st_mode) && !S_ISREG(st->st_mode)) {
+		close(fd);
 		return iot_err_set(e, -EINVAL, "'%s' is not a block device or a regular file",
 		                   path);
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return iot_err_set(e, -errno, "'%s': %s", path, strerror(errno));
-	buf = calloc(1, 65536 + 4096);
-	if (!buf) {
+	ret = rp_target_inspect(fd, o, &risk, what, sizeof(what));
+	if (!ret)
+		ret = rp_target_judge(path, risk, what, o, warn, wcap, e);
+	else
+		iot_err_set(e, ret, "'%s': %s", path, strerror(-ret));
+	if (ret) {
 		close(fd);
-		return iot_err_set(e, -ENOMEM, "out of memory");
+		return ret;
 	}
-	n = pread(fd, buf, 65536 + 4096, 0);
+	return fd;
+}
+
+int rp_target_check(const char *path, const struct replay_opts *o, struct iot_err *e)
+{
+	struct stat st;
+	char warn[600];
+	int fd = rp_target_open_checked(path, o, &st, warn, sizeof(warn), e);
+
+	if (fd < 0)
+		return fd;
 	close(fd);
-	sig = n > 0 ? rp_fs_signature(buf, (size_t)n) : NULL;
-	free(buf);
-	if (sig)
-		return iot_err_set(e, -EBUSY,
-		                   "'%s' carries a %s signature (use --force to replay "
-		                   "anyway)",
-		                   path, sig);
 	return 0;
 }

@@ -2,7 +2,7 @@
 /* Opening replay targets: block devices or regular files, O_DIRECT, size and alignment. */
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
+#include <limits.h>
 #include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,42 +19,66 @@ static int open_flags(const struct replay_opts *o)
 	return (o->allow_writes ? O_RDWR : O_RDONLY) | O_CLOEXEC;
 }
 
+/* Open the inspected file again for IO, through its descriptor (/proc/self/fd/N names the
+ * file itself, not the path, which may have changed since), and check it is the same one. */
+static int reopen(int fd, const struct stat *st, int flags)
+{
+	char p[64];
+	struct stat now;
+	int nfd;
+
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+	nfd = open(p, flags);
+	if (nfd < 0)
+		return -errno;
+	if (fstat(nfd, &now) || now.st_dev != st->st_dev || now.st_ino != st->st_ino ||
+	    now.st_rdev != st->st_rdev) {
+		close(nfd);
+		return -ESTALE;
+	}
+	return nfd;
+}
+
 int rp_target_open(struct rp_target *t, const char *path, const struct replay_opts *o,
                    struct iot_err *e)
 {
 	struct stat st;
 	int flags = open_flags(o);
-	int ret;
+	char warn[700];
+	int ret, fd0;
 
 	memset(t, 0, sizeof(*t));
 	t->fd = t->fd_buf = -1;
-	if (stat(path, &st))
-		return iot_err_set(e, -errno, "'%s': %s", path, strerror(errno));
-	if (!S_ISBLK(st.st_mode) && !S_ISREG(st.st_mode))
-		return iot_err_set(e, -EINVAL, "'%s' is not a block device or a regular file",
-		                   path);
-	if (!o->force && (ret = rp_target_check(path, e)))
-		return ret;
+	fd0 = rp_target_open_checked(path, o, &st, warn, sizeof(warn), e);
+	if (fd0 < 0)
+		return fd0;
+	if (warn[0] && o->notice)
+		o->notice(o->notice_arg, warn);
 	t->is_blk = S_ISBLK(st.st_mode);
-	/* O_EXCL on a block device: the kernel refuses it while mounted or claimed, closing the
-	 * window between the check above and the first write */
-	if (t->is_blk && o->allow_writes && !o->force)
+	/* O_EXCL on a block device: the kernel refuses it while mounted or claimed, and nobody
+	 * can mount it while we write (--force does not lift this; --allow-mounted must) */
+	if (t->is_blk && o->allow_writes && !o->allow_mounted)
 		flags |= O_EXCL;
 	t->direct = !o->buffered;
-	t->fd = open(path, flags | (t->direct ? O_DIRECT : 0));
-	if (t->fd < 0 && t->direct && errno == EINVAL) {
+	t->fd = reopen(fd0, &st, flags | (t->direct ? O_DIRECT : 0));
+	if (t->fd == -EINVAL && t->direct) {
 		/* a filesystem without O_DIRECT: replay through the page cache, say so in stats */
 		t->direct = false;
-		t->fd = open(path, flags);
+		t->fd = reopen(fd0, &st, flags);
 	}
+	close(fd0);
 	if (t->fd < 0) {
-		ret = -errno;
+		ret = t->fd;
+		t->fd = -1;
 		if (ret == -EBUSY)
 			return iot_err_set(e, ret,
-			                   "'%s' is in use (mounted or claimed); use --force "
-			                   "to replay anyway",
+			                   "'%s' is in use (mounted or claimed by the kernel); "
+			                   "refused even with --force (--allow-mounted writes "
+			                   "anyway)",
 			                   path);
-		return iot_err_set(e, ret, "'%s': %s", path, strerror(errno));
+		if (ret == -ESTALE)
+			return iot_err_set(e, ret, "'%s' changed while it was opened", path);
+		return iot_err_set(e, ret, "'%s': %s", path, strerror(-ret));
 	}
 	t->path = strdup(path);
 	if (!t->path) {
@@ -79,9 +103,18 @@ int rp_target_open(struct rp_target *t, const char *path, const struct replay_op
 			t->bio_based = access(mq, F_OK) != 0;
 		}
 		t->dev = BLK_MKDEV(major(st.st_rdev), minor(st.st_rdev));
-		char *tmp = strdup(path);
-		snprintf(t->name, sizeof(t->name), "%s", tmp ? basename(tmp) : "dev");
-		free(tmp);
+		{
+			/* the kernel's name (a /dev/disk/by-id link names the same device) */
+			char link[96], real[PATH_MAX];
+			ssize_t n;
+
+			snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(st.st_rdev),
+			         minor(st.st_rdev));
+			n = readlink(link, real, sizeof(real) - 1);
+			real[n > 0 ? n : 0] = '\0';
+			snprintf(t->name, sizeof(t->name), "%s",
+			         n > 0 && strrchr(real, '/') ? strrchr(real, '/') + 1 : "dev");
+		}
 		/* device-mapper and md are bio-based too, but their IO waits on other devices */
 		t->ram =
 		    t->bio_based && (!strncmp(t->name, "zram", 4) || !strncmp(t->name, "ram", 3) ||
@@ -104,8 +137,13 @@ int rp_target_buffered_fd(struct rp_target *t, const struct replay_opts *o)
 {
 	if (!t->direct)
 		return t->fd;
-	if (t->fd_buf < 0)
-		t->fd_buf = open(t->path, open_flags(o));
+	if (t->fd_buf < 0) {
+		char p[64];
+
+		/* the same file as t->fd, whatever its path names now */
+		snprintf(p, sizeof(p), "/proc/self/fd/%d", t->fd);
+		t->fd_buf = open(p, open_flags(o));
+	}
 	return t->fd_buf;
 }
 

@@ -9,10 +9,11 @@ PKGS=(
 	build-essential cmake pkg-config git
 	clang libclang-rt-14-dev llvm
 	libcmocka-dev zlib1g-dev libjansson-dev libpcap-dev liburing-dev
-	libnfs-dev libnfs-utils libtracefs-dev libtraceevent-dev
+	libnfs-dev libnfs-utils libtracefs-dev libtraceevent-dev libblkid-dev
 	blktrace fio tshark tcpdump
 	nfs-ganesha nfs-ganesha-vfs rpcbind
 	xfsprogs btrfs-progs e2fsprogs util-linux kmod iproute2
+	dosfstools ntfs-3g fdisk
 	libxml2-utils chromium
 	python3 time
 )

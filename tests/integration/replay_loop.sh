@@ -82,7 +82,7 @@ mkfs.ext4 -q -F "$loop"
 rc=0
 "$IOTAPE" replay --timing afap --target "$loop" "$TMP/tr/sdb" >/dev/null 2>"$TMP/err" || rc=$?
 expect_eq "formatted target exit code" "$rc" 3
-grep -q "ext2/3/4" "$TMP/err" || fail "no signature message: $(cat "$TMP/err")"
+grep -q "signature (ext4)" "$TMP/err" || fail "no signature message: $(cat "$TMP/err")"
 "$IOTAPE" replay --timing afap --force --target "$loop" "$TMP/tr/sdb" >/dev/null 2>&1 ||
 	fail "--force did not allow a read-only replay"
 
