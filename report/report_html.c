@@ -397,9 +397,11 @@ static void device_graphs(struct emit *em, const struct report_input *in, struct
 	const char *rw_names[] = {"read", "write"}, *rw_colors[] = {READ_COLOR, WRITE_COLOR};
 	bool multi = n > 1;
 	size_t ns = multi ? n : 2, nb = 0;
+	/* series: at most two per run (p50 and p99) or three for one run (read, write, total) */
 	struct svg_series *ser = calloc(2 * n + 2, sizeof(*ser));
 	struct svg_band *bands;
-	char **names = calloc(2 * n + 2, sizeof(*names));
+	/* names: the runs' labels, then a p50 and a p99 name per run */
+	char **names = calloc(3 * n, sizeof(*names));
 	uint64_t smin = UINT64_MAX, smax = 0;
 	double latmax = 0, lat_div;
 	const char *lat_unit;

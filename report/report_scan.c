@@ -236,9 +236,11 @@ static void spread(const struct rpt_run *r, struct rpt_dev *d, uint64_t from, ui
 {
 	while (from < to) {
 		unsigned b = bin_of(r, from);
-		uint64_t end = r->t0 + ((uint64_t)b + 1) * r->width, len;
+		uint64_t end, len;
 
-		if (end > to || b == RPT_MAX_BINS - 1)
+		/* the end of bin b, which may lie past the end of the u64 clock */
+		if (__builtin_mul_overflow((uint64_t)b + 1, r->width, &end) ||
+		    __builtin_add_overflow(end, r->t0, &end) || end > to || b == RPT_MAX_BINS - 1)
 			end = to;
 		len = end - from;
 		if (idle)
@@ -298,10 +300,13 @@ static struct rpt_dev *dev_get(struct rpt_run *r, uint32_t dev, uint64_t t, int 
 	return d;
 }
 
+_Static_assert(RPT_ROWS == 1u << 7, "grid_row() shifts by log2(RPT_ROWS) = 7");
+
 /* Row of sector s; widens the grid's sector range (merging rows) to take it in. */
 static unsigned grid_row(struct rpt_run *r, struct rpt_dev *d, uint64_t s)
 {
-	uint64_t span, lo;
+	unsigned shift, k;
+	uint64_t lo;
 
 	if (!d->grid_init) {
 		d->grid_init = true;
@@ -309,21 +314,25 @@ static unsigned grid_row(struct rpt_run *r, struct rpt_dev *d, uint64_t s)
 		d->row_lo = s / RPT_ROWS * RPT_ROWS;
 		d->min_sector = d->max_sector = s;
 	}
+	shift = (unsigned)__builtin_ctzll(d->row_span);
 	if (s < d->min_sector)
 		d->min_sector = s;
 	if (s > d->max_sector)
 		d->max_sector = s;
-	span = d->row_span;
-	/* aligned blocks of RPT_ROWS * span sectors: grow until s shares the block with row_lo */
-	while (s / (RPT_ROWS * span) != d->row_lo / (RPT_ROWS * span) && span < (1ull << 56))
-		span *= 2;
-	if (span != d->row_span) {
-		lo = d->row_lo / (RPT_ROWS * span) * (RPT_ROWS * span);
+	/*
+	 * Aligned blocks of RPT_ROWS << k sectors: grow k until s shares the block with row_lo.
+	 * RPT_ROWS << 57 is the whole u64 range, where every sector shares the one block.
+	 */
+	k = shift;
+	while (k < 57 && s >> (7 + k) != d->row_lo >> (7 + k))
+		k++;
+	if (k != shift) {
+		lo = k < 57 ? d->row_lo >> (7 + k) << (7 + k) : 0;
 		for (unsigned b = 0; b < r->nbins; b++) {
 			uint32_t tmp[RPT_ROWS][2] = {{0}};
 
 			for (unsigned i = 0; i < RPT_ROWS; i++) {
-				unsigned j = (unsigned)((d->row_lo + i * d->row_span - lo) / span);
+				unsigned j = (unsigned)((d->row_lo + i * d->row_span - lo) >> k);
 
 				tmp[j][0] += d->grid[b][i][0];
 				tmp[j][1] += d->grid[b][i][1];
@@ -331,9 +340,9 @@ static unsigned grid_row(struct rpt_run *r, struct rpt_dev *d, uint64_t s)
 			memcpy(d->grid[b], tmp, sizeof(tmp));
 		}
 		d->row_lo = lo;
-		d->row_span = span;
+		d->row_span = 1ull << k;
 	}
-	return (unsigned)((s - d->row_lo) / d->row_span);
+	return (unsigned)((s - d->row_lo) >> k);
 }
 
 static void depth_to(const struct rpt_run *r, struct rpt_dev *d, uint64_t t)

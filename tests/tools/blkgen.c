@@ -27,6 +27,8 @@ struct opts {
 	int v8, swap, gzip;
 	unsigned drop_pct; /* lose this percentage of records, as a full relay buffer would */
 	uint64_t threshold_ns;
+	uint64_t start_ns;   /* time of the first record (tests near the clock's end) */
+	uint64_t sector_max; /* highest start sector of a random jump */
 };
 
 /* ------------------------------------------------------------------------------------ */
@@ -253,7 +255,10 @@ static void gen_request(struct dev *d)
 		nbios++;
 	/* mostly sequential, sometimes a jump */
 	if (rnd() % 5 == 0)
-		d->next_sector = rnd_range(0, 1u << 24) & ~7ull;
+		d->next_sector = (o.sector_max == UINT64_MAX ? rnd() : rnd_range(0, o.sector_max)) &
+				 ~7ull;
+	if (d->next_sector > o.sector_max)
+		d->next_sector = 0; /* a long sequential run wraps to the start of the device */
 	sector = d->next_sector;
 	tq_first = t;
 	if (plug) {
@@ -388,9 +393,10 @@ static void usage(void)
 		"usage: blkgen -o DIR [-n NAME] [--ios N] [--seed S] [--cpus C] [--depth D]\n"
 		"              [--gaps K] [--gap-ms MS] [--merge-pct P] [--read-pct P]\n"
 		"              [--devices N] [--v8] [--swap] [--gzip] [--threshold-ms MS]\n"
-		"              [--drop-pct P] [--truth FILE.json]\n"
+		"              [--drop-pct P] [--start-ns NS] [--sector-max S] [--truth FILE.json]\n"
 		"With --drop-pct the model's truth is for the events before the loss; \"dropped\"\n"
-		"counts the records removed.\n");
+		"counts the records removed. --start-ns puts the first record at NS (default 0);\n"
+		"random jumps land on sectors up to --sector-max (default 2^24).\n");
 	exit(2);
 }
 
@@ -402,6 +408,7 @@ int main(int argc, char **argv)
 		{"merge-pct", 1, 0, 'm'}, {"read-pct", 1, 0, 'r'}, {"devices", 1, 0, 'D'},
 		{"v8", 0, 0, '8'},	  {"swap", 0, 0, 'S'},	{"gzip", 0, 0, 'z'},
 		{"truth", 1, 0, 't'},	  {"threshold-ms", 1, 0, 'T'}, {"drop-pct", 1, 0, 'p'},
+		{"start-ns", 1, 0, 'N'},  {"sector-max", 1, 0, 'M'},
 		{0, 0, 0, 0}};
 	struct dev *devs;
 	int c;
@@ -418,6 +425,7 @@ int main(int argc, char **argv)
 	o.read_pct = 30;
 	o.devices = 1;
 	o.threshold_ns = 10000000;
+	o.sector_max = 1u << 24;
 	while ((c = getopt_long(argc, argv, "o:n:", lo, NULL)) != -1) {
 		switch (c) {
 		case 'o': o.dir = optarg; break;
@@ -437,6 +445,8 @@ int main(int argc, char **argv)
 		case 't': o.truth = optarg; break;
 		case 'p': o.drop_pct = (unsigned)atoi(optarg); break;
 		case 'T': o.threshold_ns = (uint64_t)(atof(optarg) * 1e6); break;
+		case 'N': o.start_ns = strtoull(optarg, NULL, 0); break;
+		case 'M': o.sector_max = strtoull(optarg, NULL, 0); break;
 		default: usage();
 		}
 	}
@@ -463,7 +473,7 @@ int main(int argc, char **argv)
 		struct dev *d = &devs[i];
 		d->dev = BLK_MKDEV(7, i);
 		d->slot_free = calloc(o.depth, sizeof(uint64_t));
-		d->next_arrival = 1000000 + i * 3333;
+		d->next_arrival = o.start_ns + 1000000 + i * 3333;
 		d->next_sector = 2048 + (uint64_t)i * 1000000;
 		d->burst_left = o.gaps ? o.ios / (o.gaps + 1) : 0;
 		d->gapf = tmpfile();
@@ -474,7 +484,7 @@ int main(int argc, char **argv)
 	for (unsigned i = 0; i < o.devices; i++)
 		for (unsigned p = 0; p < 4; p++) {
 			struct blk_event ev;
-			ev_set(&ev, &devs[i], 1000 + p, 0, BLK_F_NOTIFY, 0, 0, 1000 + p,
+			ev_set(&ev, &devs[i], o.start_ns + 1000 + p, 0, BLK_F_NOTIFY, 0, 0, 1000 + p,
 			       p % o.cpus);
 			ev.action = BLK_N_PROCESS;
 			ev.pdu = (const uint8_t *)comms[p];
