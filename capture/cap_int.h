@@ -9,6 +9,7 @@
 
 #include "capture/capture.h"
 #include "common/err.h"
+#include "common/spawn.h"
 
 /* ---- block devices: sysfs and mountinfo (sysblock.c) -------------------------------- */
 
@@ -175,13 +176,16 @@ int cap_pcap_stop(struct cap_pcap *p, json_t *info, uint64_t *packets, uint64_t 
 /* ---- the command (command.c) --------------------------------------------------------- */
 
 struct cap_cmd {
-	int pid;
+	struct iot_proc proc;
 	int exec_errno; /* from the child, when exec failed */
 };
-/* Fork and exec argv (PATH search). 0 with c->pid set; exec failures are seen by wait. */
-int cap_cmd_spawn(struct cap_cmd *c, char *const *argv, struct iot_err *e);
+/* Fork and exec argv (PATH search) with its output on fd_out and fd_err (-1: iotape's). 0
+ * with c->proc set; exec failures are seen by wait. */
+int cap_cmd_spawn(struct cap_cmd *c, char *const *argv, int fd_out, int fd_err, struct iot_err *e);
 /* Non-blocking: 1 with *status (shell convention) once it exited, else 0. */
 int cap_cmd_poll(struct cap_cmd *c, int *status);
+/* The same, waiting at most timeout_ms for the command to end (a signal cuts it short). */
+int cap_cmd_wait(struct cap_cmd *c, int timeout_ms, int *status);
 
 /* small file helpers (sysblock.c) */
 int cap_read_str(const char *path, char *buf, size_t cap);

@@ -43,6 +43,9 @@ struct cap_opts {
 	unsigned buffer_kb;   /* per-CPU ring buffer size; 0: 8192 */
 	uint16_t act_mask;    /* categories to trace (enum blktrace_cat bits); 0: all */
 	char *const *cmd;     /* NULL-terminated argv of COMMAND, or NULL */
+	const char *cmd_stdout, *cmd_stderr; /* files for COMMAND's output (NULL: iotape's) */
+	char *const *labels; /* "KEY=VALUE": the manifest's "labels" object (compare's keys) */
+	unsigned nlabels;
 	int argc;             /* iotape's own command line, for the manifest */
 	char *const *argv;
 	/* Set asynchronously (signal handler) to stop the capture; the signal number. */
@@ -59,6 +62,7 @@ struct cap_result {
 	int backend; /* enum cap_backend actually used */
 	int cmd_ran;
 	int cmd_status;     /* exit status (0-255), or 128 + signal, 127 not found, 126 not exec */
+	uint64_t cmd_wall_ns; /* from starting COMMAND to its end */
 	char cmd_error[256]; /* why COMMAND could not run, when cmd_status is 126 or 127 */
 	int stop_signal;     /* the signal that stopped the capture, or 0 */
 	struct cap_progress totals;

@@ -70,6 +70,18 @@ static int prepare_rundir(const char *dir, struct iot_err *e)
 	return ret;
 }
 
+/* COMMAND's output file (--stdout, --stderr), opened before tracing starts so that a bad path
+ * stops nothing half-way. */
+static int open_output(const char *path, const char *opt, int *fd, struct iot_err *e)
+{
+	if (!path)
+		return 0;
+	*fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (*fd < 0)
+		return iot_err_set(e, -errno, "%s '%s': %s", opt, path, strerror(errno));
+	return 0;
+}
+
 static json_t *argv_json(char *const *argv, int argc)
 {
 	json_t *a = json_array();
@@ -91,6 +103,7 @@ struct run {
 	struct cap_pcap *pcap;
 	struct cap_cmd cmd;
 	int cmd_running;
+	int out_fd, err_fd; /* COMMAND's stdout and stderr (--stdout, --stderr), or -1 */
 	struct cap_clock_pair start, end;
 	char pcap_path[4096];
 	char reserve[4096]; /* the reserve's path while it exists */
@@ -235,6 +248,21 @@ static void build_header(struct run *r)
 				    json_string(cap_mask_str(o->act_mask, m, sizeof(m))));
 	}
 	json_array_insert_new(json_object_get(r->root, "iotape_argv"), 0, json_string("iotape"));
+	if (o->nlabels) {
+		json_t *labels = json_object();
+
+		for (unsigned i = 0; i < o->nlabels; i++) {
+			const char *eq = strchr(o->labels[i], '=');
+			char key[256];
+
+			/* the CLI checks them; a library caller's bad one is left out */
+			if (!eq || eq == o->labels[i] || (size_t)(eq - o->labels[i]) >= sizeof(key))
+				continue;
+			snprintf(key, sizeof(key), "%.*s", (int)(eq - o->labels[i]), o->labels[i]);
+			json_object_set_new(labels, key, json_string(eq + 1));
+		}
+		json_object_set_new(r->root, "labels", labels);
+	}
 	r->jdevs = json_array();
 	for (unsigned i = 0; i < o->ndevs; i++) {
 		json_t *d = cap_dev_json(&r->devs[i]), *mounts = json_array();
@@ -273,16 +301,15 @@ static void stop_command(struct run *r, int sig)
 
 	if (!r->cmd_running)
 		return;
-	kill(r->cmd.pid, sig ? sig : SIGTERM);
+	iot_proc_kill(&r->cmd.proc, sig ? sig : SIGTERM);
 	deadline = now_ns() + KILL_GRACE_NS;
-	while (!cap_cmd_poll(&r->cmd, &st)) {
+	while (!cap_cmd_wait(&r->cmd, 20, &st)) {
 		if (now_ns() > deadline) {
-			kill(r->cmd.pid, SIGKILL);
-			waitpid(r->cmd.pid, &st, 0);
-			st = 128 + SIGKILL;
+			iot_proc_kill(&r->cmd.proc, SIGKILL);
+			while (!cap_cmd_wait(&r->cmd, -1, &st))
+				;
 			break;
 		}
-		sleep_ms(20);
 	}
 	r->cmd_running = 0;
 	r->res->cmd_status = st;
@@ -336,7 +363,15 @@ static void wait_loop(struct run *r)
 			break;
 		}
 		progress(r, t0);
-		sleep_ms(TICK_MS);
+		/* the command's end wakes the wait at once: the capture stops when it exits, and
+		 * its wall time is measured to the moment it did */
+		if (!r->cmd_running) {
+			sleep_ms(TICK_MS);
+		} else if (cap_cmd_wait(&r->cmd, TICK_MS, &st)) {
+			r->cmd_running = 0;
+			r->res->cmd_status = st;
+			break;
+		}
 	}
 	progress(r, t0);
 }
@@ -365,6 +400,9 @@ static void finish_manifest(struct run *r, const char *state)
 		json_t *c = json_object_get(r->root, "command");
 
 		json_object_set_new(c, "ran", json_boolean(res->cmd_ran));
+		if (res->cmd_ran)
+			json_object_set_new(c, "wall_ns",
+			                    json_integer((json_int_t)res->cmd_wall_ns));
 		json_object_set_new(c, "exit_status", res->cmd_ran || res->cmd_error[0]
 							      ? json_integer(res->cmd_status)
 							      : json_null());
@@ -402,7 +440,7 @@ static void finish_manifest(struct run *r, const char *state)
 
 int cap_run(const struct cap_opts *o, struct cap_result *res, struct iot_err *e)
 {
-	struct run r = {.o = o, .res = res};
+	struct run r = {.o = o, .res = res, .out_fd = -1, .err_fd = -1};
 	struct iot_err le;
 	uint64_t lost, marks, garbage, drops = 0, ifdrops = 0;
 	int ret;
@@ -428,7 +466,9 @@ int cap_run(const struct cap_opts *o, struct cap_result *res, struct iot_err *e)
 			}
 		}
 	}
-	if ((ret = prepare_rundir(o->rundir, e)))
+	if ((ret = prepare_rundir(o->rundir, e)) ||
+	    (ret = open_output(o->cmd_stdout, "--stdout", &r.out_fd, e)) ||
+	    (ret = open_output(o->cmd_stderr, "--stderr", &r.err_fd, e)))
 		goto out;
 	{
 		/* as blktrace warns: writing the trace to a traced device traces its own writes */
@@ -477,13 +517,13 @@ int cap_run(const struct cap_opts *o, struct cap_result *res, struct iot_err *e)
 	if ((ret = cap_reader_start(r.rd, e)))
 		goto out_stop;
 	if (o->cmd && !(o->stop && *o->stop)) {
-		if ((ret = cap_cmd_spawn(&r.cmd, o->cmd, e)))
+		if ((ret = cap_cmd_spawn(&r.cmd, o->cmd, r.out_fd, r.err_fd, e)))
 			goto out_stop;
 		if (r.cmd.exec_errno) {
 			int st;
 
-			while (!cap_cmd_poll(&r.cmd, &st))
-				sleep_ms(5);
+			while (!cap_cmd_wait(&r.cmd, -1, &st))
+				;
 			res->cmd_status = r.cmd.exec_errno == ENOENT ? 127 : 126;
 			snprintf(res->cmd_error, sizeof(res->cmd_error), "'%s': %s", o->cmd[0],
 				 strerror(r.cmd.exec_errno));
@@ -494,6 +534,8 @@ int cap_run(const struct cap_opts *o, struct cap_result *res, struct iot_err *e)
 	}
 	if (!res->cmd_error[0] && (r.cmd_running || !o->cmd))
 		wait_loop(&r);
+	if (res->cmd_ran)
+		res->cmd_wall_ns = iot_proc_wall_ns(&r.cmd.proc);
 	else if (o->stop && *o->stop)
 		res->stop_signal = *o->stop; /* stopped before COMMAND could start */
 	ret = 0;
@@ -583,6 +625,10 @@ out:
 			}
 		}
 	}
+	if (r.out_fd >= 0)
+		close(r.out_fd);
+	if (r.err_fd >= 0)
+		close(r.err_fd);
 	json_decref(r.jdevs);
 	json_decref(r.backend);
 	json_decref(r.network);

@@ -14,6 +14,7 @@
 const char usage_capture[] =
     "usage: iotape capture -o RUNDIR -d DEV [-d DEV ...] [-i IFACE [--filter EXPR]\n"
     "                      [--snaplen N]] [--backend auto|relay|tracefs] [--duration SECONDS]\n"
+    "                      [--label KEY=VALUE]... [--stdout FILE] [--stderr FILE]\n"
     "                      [-- COMMAND [ARGS...]]\n"
     "       iotape capture --release\n"
     "\n"
@@ -33,6 +34,11 @@ const char usage_capture[] =
     "      --duration SECONDS  stop after this long (also 500ms, 2m)\n"
     "  -a, --mask LIST         trace only these categories, as blktrace -a: e.g.\n"
     "                          issue,complete (fewer events per IO, less overhead)\n"
+    "      --label KEY=VALUE   recorded in the manifest's \"labels\" (compare's --rows,\n"
+    "                          --cols, --tables and --by take KEY; repeatable)\n"
+    "      --stdout FILE       COMMAND's standard output goes to FILE\n"
+    "      --stderr FILE       COMMAND's standard error goes to FILE (iotape's own\n"
+    "                          messages stay on iotape's)\n"
     "      --release           capture nothing: put back the kernel tracer settings a\n"
     "                          capture killed with SIGKILL left, or say the tracer is free\n"
     "\n"
@@ -139,6 +145,9 @@ int cmd_capture(int argc, char **argv)
 	    {"duration", required_argument, NULL, 'T'},
 	    {"mask", required_argument, NULL, 'a'},
 	    {"release", no_argument, NULL, 'X'},
+	    {"label", required_argument, NULL, 'L'},
+	    {"stdout", required_argument, NULL, 'O'},
+	    {"stderr", required_argument, NULL, 'E'},
 	    {NULL, 0, NULL, 0},
 	};
 	struct cap_opts o = {0};
@@ -146,13 +155,18 @@ int cmd_capture(int argc, char **argv)
 	struct iot_err e = {""};
 	struct sigaction sa = {0};
 	char **devs = calloc((size_t)argc + 1, sizeof(char *));
+	char **labels = calloc((size_t)argc + 1, sizeof(char *));
 	unsigned long long v;
 	uint64_t lost;
 	int c, ret, release = 0;
 
-	if (!devs)
+	if (!devs || !labels) {
+		free(devs);
+		free(labels);
 		return error("out of memory"), EXIT_SYSTEM;
+	}
 	o.devs = devs;
+	o.labels = labels;
 	o.argc = argc;
 	o.argv = argv;
 	optind = 1;
@@ -218,6 +232,22 @@ int cmd_capture(int argc, char **argv)
 		case 'X':
 			release = 1;
 			break;
+		case 'L': {
+			const char *eq = strchr(optarg, '=');
+
+			if (!eq || eq == optarg || eq - optarg > 255) {
+				usage_error("--label: '%s' is not KEY=VALUE", optarg);
+				goto usage;
+			}
+			labels[o.nlabels++] = optarg;
+			break;
+		}
+		case 'O':
+			o.cmd_stdout = optarg;
+			break;
+		case 'E':
+			o.cmd_stderr = optarg;
+			break;
 		default:
 			if (optopt && strchr("odia", optopt))
 				usage_error("option '-%c' needs a value", optopt);
@@ -230,6 +260,7 @@ int cmd_capture(int argc, char **argv)
 		char msg[256];
 
 		free(devs);
+		free(labels);
 		if (argc != 2)
 			return usage_error("--release takes no other option or command");
 		if ((ret = cap_tracefs_release(msg, sizeof(msg), &e)))
@@ -266,10 +297,15 @@ int cmd_capture(int argc, char **argv)
 	if (isatty(STDERR_FILENO))
 		o.progress = show_progress;
 
+	if ((o.cmd_stdout || o.cmd_stderr) && !o.cmd) {
+		usage_error("--stdout and --stderr need a COMMAND");
+		goto usage;
+	}
 	ret = cap_run(&o, &res, &e);
 	if (progress_shown)
 		fputc('\n', stderr);
 	free(devs);
+	free(labels);
 	if (ret)
 		return error("%s", e.msg), capture_exit_code(ret);
 	lost = res.lost;
@@ -299,5 +335,6 @@ int cmd_capture(int argc, char **argv)
 	return EXIT_OK;
 usage:
 	free(devs);
+	free(labels);
 	return EXIT_USAGE;
 }

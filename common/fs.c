@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* Small file-system helpers: mkdir -p. */
+/* Small file-system helpers: mkdir -p, atomic replacement of a file. */
 #include "common/fs.h"
 
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static int make_one(const char *p, struct iot_err *e)
 {
@@ -36,4 +40,47 @@ int iot_mkdir_p(const char *dir, struct iot_err *e)
 	}
 	free(p);
 	return ret ? ret : make_one(dir, e);
+}
+
+int iot_write_atomic(const char *dir, const char *name, const void *data, size_t len,
+                     struct iot_err *e)
+{
+	char tmp[PATH_MAX], file[PATH_MAX];
+	const char *p = data;
+	size_t done = 0;
+	int fd, ret = 0;
+
+	if ((size_t)snprintf(file, sizeof(file), "%s/%s", dir, name) >= sizeof(file) ||
+	    (size_t)snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, name) >= sizeof(tmp))
+		return iot_err_set(e, -ENAMETOOLONG, "'%s/%s': path too long", dir, name);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return iot_err_set(e, -errno, "'%s': %s", tmp, strerror(errno));
+	while (done < len && !ret) {
+		ssize_t n = write(fd, p + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			ret = iot_err_set(e, n < 0 ? -errno : -EIO, "'%s': write: %s", tmp,
+			                  strerror(n < 0 ? errno : EIO));
+		else
+			done += (size_t)n;
+	}
+	if (!ret && fsync(fd))
+		ret = iot_err_set(e, -errno, "'%s': fsync: %s", tmp, strerror(errno));
+	if (close(fd) && !ret)
+		ret = iot_err_set(e, -errno, "'%s': close: %s", tmp, strerror(errno));
+	if (!ret && rename(tmp, file))
+		ret = iot_err_set(e, -errno, "'%s': rename: %s", file, strerror(errno));
+	if (ret) {
+		unlink(tmp);
+		return ret;
+	}
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fsync(fd))
+		ret = iot_err_set(e, -errno, "'%s': fsync: %s", dir, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return ret;
 }

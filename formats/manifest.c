@@ -2,6 +2,8 @@
 /* manifest.json reading (validated, typed view) and atomic writing. */
 #include "formats/manifest.h"
 
+#include "common/fs.h"
+
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -284,42 +286,15 @@ void manifest_release(struct manifest *m)
 
 int manifest_save(const char *dir, json_t *root, struct iot_err *e)
 {
-	char tmp[PATH_MAX], file[PATH_MAX];
 	char *text = json_dumps(root, JSON_INDENT(2) | JSON_ENSURE_ASCII);
-	size_t len, done = 0;
-	int fd, ret = 0;
+	size_t len;
+	int ret;
 
 	if (!text)
 		return iot_err_set(e, -ENOMEM, "manifest: cannot encode");
-	snprintf(file, sizeof(file), "%s/" MANIFEST_NAME, dir);
-	snprintf(tmp, sizeof(tmp), "%s/." MANIFEST_NAME ".tmp", dir);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		ret = iot_err_set(e, -errno, "'%s': %s", tmp, strerror(errno));
-		free(text);
-		return ret;
-	}
 	len = strlen(text);
 	text[len++] = '\n'; /* json_dumps's NUL becomes the final newline */
-	while (done < len && !ret) {
-		ssize_t n = write(fd, text + done, len - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			ret = iot_err_set(e, n < 0 ? -errno : -EIO, "'%s': write: %s", tmp,
-					  strerror(n < 0 ? errno : EIO));
-		else
-			done += (size_t)n;
-	}
-	if (!ret && fsync(fd))
-		ret = iot_err_set(e, -errno, "'%s': fsync: %s", tmp, strerror(errno));
-	if (close(fd) && !ret)
-		ret = iot_err_set(e, -errno, "'%s': close: %s", tmp, strerror(errno));
-	if (!ret && rename(tmp, file))
-		ret = iot_err_set(e, -errno, "'%s': rename: %s", file, strerror(errno));
-	if (ret)
-		unlink(tmp);
+	ret = iot_write_atomic(dir, MANIFEST_NAME, text, len, e);
 	free(text);
 	return ret;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for common/fs.c: mkdir -p. */
+/* Unit tests for common/fs.c: mkdir -p, atomic replacement. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -53,11 +53,37 @@ static void test_file_in_the_way(void **state)
 	assert_int_equal(iot_mkdir_p(f, &e), -ENOTDIR);
 }
 
+/* the file is replaced whole, and no temporary file is left */
+static void test_write_atomic(void **state)
+{
+	char p[256], buf[64];
+	struct iot_err e;
+	FILE *fp;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(iot_write_atomic(base, "state.json", "first\n", 6, &e), 0);
+	assert_int_equal(iot_write_atomic(base, "state.json", "second\n", 7, &e), 0);
+	snprintf(p, sizeof(p), "%s/state.json", base);
+	fp = fopen(p, "r");
+	assert_non_null(fp);
+	n = fread(buf, 1, sizeof(buf), fp);
+	fclose(fp);
+	assert_int_equal(n, 7);
+	assert_memory_equal(buf, "second\n", 7);
+	snprintf(p, sizeof(p), "%s/.state.json.tmp", base);
+	assert_int_equal(access(p, F_OK), -1);
+	snprintf(p, sizeof(p), "%s/missing", base);
+	assert_int_equal(iot_write_atomic(p, "x", "y", 1, &e), -ENOENT);
+	assert_non_null(strstr(e.msg, "missing/.x.tmp"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_parents),
 	    cmocka_unit_test(test_file_in_the_way),
+	    cmocka_unit_test(test_write_atomic),
 	};
 	char cmd[128];
 	int ret;
