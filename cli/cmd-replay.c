@@ -34,6 +34,8 @@ const char usage_replay[] =
     "      --speed X            original timing, X times faster\n"
     "      --spin DUR           spin (not sleep) the last DUR before each IO (default 250us,\n"
     "                           80us under a real-time policy; see docs/replay.md)\n"
+    "      --max-gap DUR        refuse a trace whose time leaps further than DUR between\n"
+    "                           two IOs (a corrupt timestamp; default 24h, 0: no limit)\n"
     "  -d, --depth N            at most N IOs in flight (default 256; the trace's own depth\n"
     "                           is kept by the dependency rule, see docs/replay.md)\n"
     "engine:\n"
@@ -62,8 +64,12 @@ static volatile sig_atomic_t stop_flag;
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	stop_flag = 1;
+	if (stop_flag) {
+		/* a second one: the user does not want to wait for the IOs in flight either */
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
+	stop_flag = sig;
 }
 
 static void progress(void *arg, const struct replay_stats *st, uint64_t elapsed)
@@ -303,6 +309,7 @@ enum {
 	O_NO_PROGRESS,
 	O_NULL_LAT,
 	O_SPIN,
+	O_MAX_GAP,
 	O_CAPTURE,
 };
 
@@ -328,6 +335,7 @@ static const struct option longopts[] = {
     {"no-progress", no_argument, NULL, O_NO_PROGRESS},
     {"null-latency", required_argument, NULL, O_NULL_LAT},
     {"spin", required_argument, NULL, O_SPIN},
+    {"max-gap", required_argument, NULL, O_MAX_GAP},
     {"capture", required_argument, NULL, O_CAPTURE},
     {NULL, 0, NULL, 0},
 };
@@ -457,6 +465,11 @@ int cmd_replay(int argc, char **argv)
 				return free(maps), EXIT_USAGE;
 			o.null_lat_ns = u;
 			break;
+		case O_MAX_GAP:
+			if (parse_duration_ns("--max-gap", optarg, &u))
+				return free(maps), EXIT_USAGE;
+			o.max_gap_ns = u ? u : UINT64_MAX;
+			break;
 		case O_SPIN:
 			if (parse_duration_ns("--spin", optarg, &u))
 				return free(maps), EXIT_USAGE;
@@ -535,7 +548,7 @@ int cmd_replay(int argc, char **argv)
 		rc = EXIT_SYSTEM;
 	}
 	if (st.stopped)
-		rc = rc ? rc : 130;
+		rc = rc ? rc : 128 + (int)stop_flag;
 out:
 	bt_reader_free(rd);
 	free((void *)o.inputs);

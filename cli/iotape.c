@@ -130,7 +130,8 @@ int parse_duration_ns(const char *opt, const char *s, unsigned long long *out)
 	static const struct {
 		const char *suffix;
 		double mult;
-	} units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"m", 60e9}, {"", 1}};
+	} units[] = {{"ns", 1},   {"us", 1e3},   {"ms", 1e6}, {"s", 1e9},
+	             {"m", 60e9}, {"h", 3600e9}, {"", 1}};
 	char *end;
 	double v;
 
@@ -149,7 +150,7 @@ int parse_duration_ns(const char *opt, const char *s, unsigned long long *out)
 			return 0;
 		}
 	}
-	return usage_error("%s: '%s' has an unknown unit (ns, us, ms, s, m)", opt, s), -1;
+	return usage_error("%s: '%s' has an unknown unit (ns, us, ms, s, m, h)", opt, s), -1;
 }
 
 const char *fmt_duration(double ns, char *buf, size_t len)

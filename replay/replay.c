@@ -22,6 +22,10 @@
 #define SPIN_NS 250000ull
 #define SPIN_RT_NS 80000ull
 #define AFAP_BATCH 16u /* IOs per submission when nothing waits on time */
+/* A stop request (SIGINT, SIGTERM) is looked at this often while waiting, so a long idle
+ * stretch of the trace does not hold the replay for its whole length */
+#define STOP_POLL_NS 20000000ull
+#define STOPPED 1 /* from the waits: the replay was asked to stop */
 #define REAP_MAX 64u
 
 static inline void cpu_relax(void)
@@ -79,6 +83,7 @@ struct rp {
 	uint64_t outstanding;
 	unsigned inflight, batch;
 	uint64_t t0, trace_t0, trace_last, last_done, seq;
+	uint64_t last_due; /* trace time (since trace_t0) of the last IO waited for */
 	bool started;
 	uint64_t next_progress;
 	int timerslack;
@@ -319,7 +324,13 @@ static int commit(struct rp *r)
 	return ret ? iot_err_set(r->e, ret, "%s: submit: %s", r->ops->name, strerror(-ret)) : 0;
 }
 
-/* Sleep to an absolute deadline, reaping meanwhile; the last SPIN_NS are spun. */
+static bool stop_asked(const struct rp *r)
+{
+	return r->o->stop && *r->o->stop;
+}
+
+/* Sleep to an absolute deadline, reaping meanwhile; the last SPIN_NS are spun. The sleep goes
+ * in slices of STOP_POLL_NS: STOPPED when a stop was asked for meanwhile. */
 static int wait_deadline(struct rp *r, uint64_t deadline)
 {
 	int ret;
@@ -327,10 +338,12 @@ static int wait_deadline(struct rp *r, uint64_t deadline)
 	if ((ret = commit(r)))
 		return ret;
 	for (;;) {
-		uint64_t now = rp_now();
+		uint64_t now = rp_now(), until;
 
 		if (now >= deadline)
 			return 0;
+		if (stop_asked(r))
+			return STOPPED;
 		if (deadline - now <= r->spin_ns) {
 			/* completions are still timestamped while spinning */
 			while (rp_now() < deadline) {
@@ -340,18 +353,22 @@ static int wait_deadline(struct rp *r, uint64_t deadline)
 			}
 			return 0;
 		}
+		until = deadline - r->spin_ns;
+		if (until - now > STOP_POLL_NS)
+			until = now + STOP_POLL_NS;
 		if (r->inflight) {
-			if ((ret = reap(r, deadline - r->spin_ns)) < 0)
+			if ((ret = reap(r, until)) < 0)
 				return ret;
 		} else {
-			struct timespec ts = rp_ts(deadline - r->spin_ns);
+			struct timespec ts = rp_ts(until);
 
 			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 		}
 	}
 }
 
-/* Wait until the dependency rule and the depth cap let the next IO go. */
+/* Wait until the dependency rule and the depth cap let the next IO go; STOPPED when a stop
+ * was asked for meanwhile. */
 static int wait_ready(struct rp *r)
 {
 	bool dep = false, depth = false;
@@ -362,7 +379,9 @@ static int wait_ready(struct rp *r)
 			dep = true;
 		else
 			depth = true;
-		if ((ret = commit(r)) || (ret = reap(r, RP_WAIT_FOREVER)) < 0)
+		if (stop_asked(r))
+			return STOPPED;
+		if ((ret = commit(r)) || (ret = reap(r, rp_now() + STOP_POLL_NS)) < 0)
 			return ret;
 	}
 	r->st->dep_waits += dep;
@@ -407,6 +426,43 @@ static int classify(struct rp *r, const struct blk_event *ev, struct rp_target *
 	if (op == RP_OP_WZERO && (o->skip_write_zeroes || t->no_wzero))
 		return st->skipped_wzero++, -1;
 	return op;
+}
+
+/*
+ * When IO ev is due on the replay's clock (original timing). A trace whose time leaps ahead
+ * by more than the allowed gap (a corrupt timestamp, or one near 2^64) would have the replay
+ * wait for it: that is refused, with where and how far. An IO stamped before the first is
+ * due at once.
+ */
+static int due_time(struct rp *r, const struct blk_event *ev, uint64_t *deadline)
+{
+	const struct replay_opts *o = r->o;
+	double speed = o->speed > 0 ? o->speed : 1.0, wait;
+	uint64_t rel = ev->time > r->trace_t0 ? ev->time - r->trace_t0 : 0;
+	uint64_t max_gap = o->max_gap_ns ? o->max_gap_ns : RP_DEFAULT_MAX_GAP_NS;
+
+	if (rel > r->last_due && rel - r->last_due > max_gap)
+		return iot_err_set(
+		    r->e, -ERANGE,
+		    "the trace's time leaps %.0f s ahead at IO #%llu (from %.6f s to "
+		    "%.6f s after the first IO): a replay on the trace's clock would "
+		    "wait that long; refused (a corrupt timestamp? --max-gap sets the "
+		    "limit, %.0f s; --timing afap ignores the trace's time)",
+		    (double)(rel - r->last_due) / 1e9, (unsigned long long)r->seq,
+		    (double)r->last_due / 1e9, (double)rel / 1e9, (double)max_gap / 1e9);
+	wait = (double)rel / speed;
+	if (wait >= (double)(UINT64_MAX - r->t0))
+		return iot_err_set(
+		    r->e, -ERANGE,
+		    "the trace's time at IO #%llu (%.0f s after the first IO) is past "
+		    "what the clock can wait for; refused (--timing afap ignores it)",
+		    (unsigned long long)r->seq, (double)rel / 1e9);
+	if (rel > r->last_due)
+		r->last_due = rel;
+	*deadline = r->t0 + (uint64_t)wait;
+	if (!*deadline)
+		*deadline = 1; /* 0 means "no deadline" */
+	return 0;
 }
 
 static int replay_one(struct rp *r, const struct blk_event *ev)
@@ -457,8 +513,10 @@ static int replay_one(struct rp *r, const struct blk_event *ev)
 		pend_add(r, ev, -1);
 		return 0;
 	}
-	if ((ret = wait_ready(r)))
+	if (o->timing == RP_TIMING_ORIGINAL && (ret = due_time(r, ev, &deadline)))
 		return ret;
+	if ((ret = wait_ready(r)))
+		return ret == STOPPED ? 0 : ret;
 	slot = r->free_slots[--r->nfree];
 	io = &r->slots[slot].io;
 	memset(io, 0, sizeof(*io));
@@ -506,12 +564,13 @@ static int replay_one(struct rp *r, const struct blk_event *ev)
 		}
 	}
 	io->pend = pend_add(r, ev, (long)slot);
-	if (o->timing == RP_TIMING_ORIGINAL) {
-		double speed = o->speed > 0 ? o->speed : 1.0;
-
-		deadline = r->t0 + (uint64_t)((double)(ev->time - r->trace_t0) / speed);
-		if ((ret = wait_deadline(r, deadline)))
-			return ret;
+	if (deadline && (ret = wait_deadline(r, deadline))) {
+		/* stopped (or failed) before this IO was due: it is not issued */
+		if (io->own_buf)
+			free(io->buf);
+		r->pend[io->pend].slot = -1;
+		r->free_slots[r->nfree++] = slot;
+		return ret == STOPPED ? 0 : ret;
 	}
 	io->intended = deadline;
 	io->t_issue = rp_now();

@@ -105,6 +105,9 @@ struct replay_opts {
 	unsigned nmaps;
 	uint64_t null_lat_ns; /* null engine: each IO completes this long after issue */
 	uint64_t spin_ns;     /* spin this long before each deadline; 0: 250 us, 80 us if RT */
+	/* original timing: the longest wait between two IOs the trace may ask for (a longer leap
+	 * is refused as a corrupt timestamp); 0: RP_DEFAULT_MAX_GAP_NS, UINT64_MAX: none */
+	uint64_t max_gap_ns;
 	/* --record RUNDIR: the replay's own D and C events as blktrace sets, plus manifest.json */
 	const char *record_dir;
 	const char *const *argv; /* for the manifest */
@@ -122,6 +125,7 @@ struct replay_opts {
 };
 
 #define RP_DEFAULT_DEPTH 256u
+#define RP_DEFAULT_MAX_GAP_NS (24ull * 3600 * 1000000000) /* a day of idleness */
 #define RP_SLOT_BYTES (128u << 10) /* registered buffer per slot; larger IOs get their own */
 #define RP_PEND_MAX 65536u         /* trace IOs awaiting their C event (the look-ahead window) */
 

@@ -35,4 +35,30 @@ for eng in io_uring psync null; do
 		"$TMP/tr/sdb" >"$TMP/fast.json"
 	ratio_ok "$TMP/fast.json" 0.49 0.51 || fail "$eng: --speed 2 is not half the time"
 done
+# SIGINT and SIGTERM in a long idle stretch: the replay stops at once (not when the next IO
+# is due, 30 s later), prints what it replayed, and exits 128 + the signal
+"$TOOLS/replaygen" -o "$TMP/idle" -n sdb --ios 3 --seed 1 --gap-us 30000000 --lat-us 100 \
+	--read-pct 100 --span-mb 60
+for sig in INT TERM; do
+	"$IOTAPE" replay --no-progress --target "$TMP/target.img" "$TMP/idle/sdb" \
+		>"$TMP/idle.out" 2>&1 &
+	pid=$!
+	sleep 1
+	t0=$(date +%s%N)
+	kill -"$sig" "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	expect_eq "SIG$sig: exit status" "$rc" "$((128 + $(kill -l "$sig")))"
+	[ "$ms" -lt 500 ] || fail "SIG$sig: the replay took $ms ms to stop"
+	grep -q "replayed 1 of 2 IOs.*(interrupted)" "$TMP/idle.out" ||
+		fail "SIG$sig: no summary: $(cat "$TMP/idle.out")"
+done
+
+# a trace whose time leaps further than --max-gap: refused with the reason, at once
+rc=0
+"$IOTAPE" replay --max-gap 10s --target "$TMP/target.img" "$TMP/idle/sdb" >/dev/null \
+	2>"$TMP/err" || rc=$?
+expect_eq "--max-gap exit status" "$rc" 2
+grep -q "leaps 30 s ahead at IO #1" "$TMP/err" || fail "--max-gap: $(cat "$TMP/err")"
 echo PASS

@@ -16,6 +16,8 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <pthread.h>
+#include <time.h>
 
 #include "replay/replay.h"
 
@@ -176,6 +178,115 @@ static void test_speed(void **state)
 	off = seen[1].t_issue - seen[0].t_issue;
 	assert_true(off + 50 * US >= 5 * MS);
 	assert_true(off <= 5 * MS + 50 * MS);
+}
+
+static volatile sig_atomic_t stop_flag;
+
+static void *stop_later(void *arg)
+{
+	struct timespec ts = {0, (long)(uintptr_t)arg};
+
+	nanosleep(&ts, NULL);
+	stop_flag = 1;
+	return NULL;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* A stop request during a long idle stretch ends the replay at once, not when the next IO
+ * is due; the summary counts what was replayed. */
+static void test_stop_while_idle(void **state)
+{
+	struct replay_opts o = opts();
+	struct replay_stats st;
+	pthread_t th;
+	uint64_t t0, took;
+
+	(void)state;
+	nev = 0;
+	D(0, 0, 4096, RD);
+	C(10 * US, 0, 4096, RD);
+	D(60000 * MS, 8, 4096, RD); /* a minute later */
+	C(60000 * MS + 10 * US, 8, 4096, RD);
+	stop_flag = 0;
+	o.stop = &stop_flag;
+	t0 = now_ns();
+	assert_int_equal(pthread_create(&th, NULL, stop_later, (void *)(uintptr_t)(50 * MS)), 0);
+	run(&o, &st);
+	took = now_ns() - t0;
+	pthread_join(th, NULL);
+	/* within 100 ms of the request (plus what a loaded machine adds to a thread) */
+	assert_true(took < 50 * MS + 100 * MS + 100 * MS);
+	assert_true(st.stopped);
+	assert_int_equal(st.ios, 1);
+	assert_int_equal(st.trace_ios, 2);
+	/* while waiting for the dependency rule too: IO 1 waits for IO 0 (completed in the trace
+	 * before IO 1 was issued), which takes a minute on the null engine */
+	nev = 0;
+	D(0, 0, 4096, RD);
+	C(10 * US, 0, 4096, RD);
+	D(1 * MS, 8, 4096, RD);
+	C(2 * MS, 8, 4096, RD);
+	o.timing = RP_TIMING_AFAP;
+	o.null_lat_ns = 100 * MS;
+	stop_flag = 0;
+	t0 = now_ns();
+	assert_int_equal(pthread_create(&th, NULL, stop_later, (void *)(uintptr_t)(20 * MS)), 0);
+	run(&o, &st);
+	pthread_join(th, NULL);
+	took = now_ns() - t0;
+	assert_true(st.stopped);
+	assert_int_equal(st.ios, 1);
+	assert_true(took < 200 * MS); /* the drain waits for IO 0 (100 ms), not for more */
+}
+
+/* Time that leaps ahead (a corrupt timestamp, or one near 2^64) is refused, not waited for */
+static void test_time_leap(void **state)
+{
+	struct replay_opts o = opts();
+	struct replay_stats st;
+	struct arr a;
+	struct rp_source src = {arr_next, &a};
+	struct iot_err e = {{0}};
+	uint64_t t0 = now_ns();
+
+	(void)state;
+	nev = 0;
+	D(1000 * MS, 0, 4096, RD);
+	C(1001 * MS, 0, 4096, RD);
+	D(UINT64_MAX - 1000, 8, 4096, RD);
+	C(UINT64_MAX - 10, 8, 4096, RD);
+	a = (struct arr){evs, nev, 0};
+	assert_int_equal(replay_run(&o, &src, &st, &e), -ERANGE);
+	assert_non_null(strstr(e.msg, "leaps"));
+	assert_non_null(strstr(e.msg, "IO #1"));
+	assert_non_null(strstr(e.msg, "--max-gap"));
+	assert_true(now_ns() - t0 < 1000 * MS);
+	/* with no limit, still refused: no clock waits that long */
+	o.max_gap_ns = UINT64_MAX;
+	a = (struct arr){evs, nev, 0};
+	assert_int_equal(replay_run(&o, &src, &st, &e), -ERANGE);
+	assert_non_null(strstr(e.msg, "past what the clock can wait for"));
+	/* a gap longer than the limit set */
+	nev = 0;
+	D(0, 0, 4096, RD);
+	C(1 * MS, 0, 4096, RD);
+	D(300 * MS, 8, 4096, RD);
+	C(301 * MS, 8, 4096, RD);
+	o.max_gap_ns = 100 * MS;
+	a = (struct arr){evs, nev, 0};
+	assert_int_equal(replay_run(&o, &src, &st, &e), -ERANGE);
+	/* afap: time does not matter */
+	o.timing = RP_TIMING_AFAP;
+	a = (struct arr){evs, nev, 0};
+	assert_int_equal(replay_run(&o, &src, &st, &e), 0);
+	assert_int_equal(st.ios, 2);
 }
 
 static void test_afap_ignores_gaps(void **state)
@@ -610,6 +721,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_original_timing),
 	    cmocka_unit_test(test_speed),
+	    cmocka_unit_test(test_stop_while_idle),
+	    cmocka_unit_test(test_time_leap),
 	    cmocka_unit_test(test_afap_ignores_gaps),
 	    cmocka_unit_test(test_dependency),
 	    cmocka_unit_test(test_depth_follows_trace),
