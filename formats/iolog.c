@@ -11,6 +11,7 @@
 #include <zlib.h>
 
 #include "common/cursor.h"
+#include "common/numfmt.h"
 
 static const char *const op_names[IOLOG_OP_N] = {
     [IOLOG_READ] = "read",         [IOLOG_WRITE] = "write", [IOLOG_SYNC] = "sync",
@@ -483,20 +484,6 @@ static void wr_flush(struct iolog_writer *w)
 	w->len = 0;
 }
 
-static char *put_u64(char *p, uint64_t v)
-{
-	char tmp[20];
-	unsigned n = 0;
-
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		*p++ = tmp[--n];
-	return p;
-}
-
 int iolog_writer_open(struct iolog_writer **out, const char *path, unsigned version,
                       struct iot_err *e)
 {
@@ -542,7 +529,7 @@ int iolog_writer_line(struct iolog_writer *w, uint64_t time_us, const char *file
 		return iot_err_set(e, w->err, "'%s': %s", w->path, strerror(-w->err));
 	p = w->buf + w->len;
 	if (w->version == 3) {
-		p = put_u64(p, time_us);
+		p = numfmt_u64(p, time_us);
 		*p++ = ' ';
 	}
 	memcpy(p, file, flen);
@@ -552,9 +539,9 @@ int iolog_writer_line(struct iolog_writer *w, uint64_t time_us, const char *file
 	p += strlen(op_names[op]);
 	if (is_io_op(op)) {
 		*p++ = ' ';
-		p = put_u64(p, offset);
+		p = numfmt_u64(p, offset);
 		*p++ = ' ';
-		p = put_u64(p, len);
+		p = numfmt_u64(p, len);
 	}
 	*p++ = '\n';
 	w->len = (size_t)(p - w->buf);
