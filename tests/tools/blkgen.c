@@ -26,6 +26,7 @@ struct opts {
 	double gap_ms;
 	int v8, swap, gzip;
 	unsigned drop_pct; /* lose this percentage of records, as a full relay buffer would */
+	int extras; /* the actions and records the model does not need (see gen_extras) */
 	uint64_t threshold_ns;
 	uint64_t start_ns;   /* time of the first record (tests near the clock's end) */
 	uint64_t sector_max; /* highest start sector of a random jump */
@@ -55,6 +56,21 @@ struct out_file {
 };
 static struct out_file *outs;
 static struct opts o;
+
+/* --extras draws from a stream of its own, so the model's events stay those of the seed */
+static uint64_t xrng_state;
+static uint64_t xrnd(void)
+{
+	uint64_t z = (xrng_state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+static int xchance(unsigned one_in)
+{
+	return o.extras && xrnd() % one_in == 0;
+}
 
 static void put(unsigned cpu, const void *rec, size_t len)
 {
@@ -125,6 +141,7 @@ static void emit_record(const struct blk_event *ev)
 struct pev {
 	struct blk_event ev;
 	uint64_t order; /* tie-break: creation order */
+	uint8_t pdu[32]; /* the event's PDU (ev.pdu is set when it leaves the heap) */
 };
 static struct pev *heap;
 static size_t nheap, capheap;
@@ -148,6 +165,10 @@ static void hpush(const struct blk_event *ev)
 	i = nheap++;
 	heap[i].ev = *ev;
 	heap[i].order = order_ctr++;
+	if (ev->pdu_len > sizeof(heap[i].pdu))
+		abort();
+	if (ev->pdu_len)
+		memcpy(heap[i].pdu, ev->pdu, ev->pdu_len);
 	while (i && pless(&heap[i], &heap[(i - 1) / 2])) {
 		struct pev t = heap[i];
 		heap[i] = heap[(i - 1) / 2];
@@ -158,9 +179,12 @@ static void hpush(const struct blk_event *ev)
 
 static struct blk_event hpop(void)
 {
+	static uint8_t pdu[32]; /* valid until the next pop */
 	struct blk_event top = heap[0].ev;
 	size_t i = 0;
 
+	memcpy(pdu, heap[0].pdu, sizeof(pdu));
+	top.pdu = top.pdu_len ? pdu : NULL;
 	heap[0] = heap[--nheap];
 	for (;;) {
 		size_t l = 2 * i + 1, m = i;
@@ -238,6 +262,123 @@ static void ev_set(struct blk_event *ev, const struct dev *d, uint64_t t, unsign
 
 static const char *comms[] = {"dd", "fio", "kworker/0:1", "jbd2/loop0-8"};
 
+static void be_put(uint8_t *p, uint64_t v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * (n - 1 - i)));
+}
+
+/* An event whose PDU is one big-endian u64 (split: the new sector; driver data). */
+static void extra_pdu64(const struct dev *d, uint64_t t, unsigned act, uint64_t flags,
+                        uint64_t sector, uint32_t bytes, uint32_t pid, unsigned cpu, uint64_t v)
+{
+	struct blk_event ev;
+	uint8_t pdu[8];
+
+	ev_set(&ev, d, t, act, flags, sector, bytes, pid, cpu);
+	be_put(pdu, v, 8);
+	ev.pdu = pdu;
+	ev.pdu_len = 8;
+	hpush(&ev);
+}
+
+/* A remap (A) from a partition-like device 8,N: struct blk_io_trace_remap, big-endian. */
+static void extra_remap(const struct dev *d, uint64_t t, uint64_t flags, uint64_t sector,
+                        uint32_t bytes, uint32_t pid, unsigned cpu)
+{
+	struct blk_event ev;
+	uint8_t pdu[16];
+
+	ev_set(&ev, d, t, BLK_A_REMAP, flags | BLK_F_QUEUE, sector, bytes, pid, cpu);
+	be_put(pdu, BLK_MKDEV(8, 16 + (d->dev & 0xff)), 4);
+	be_put(pdu + 4, d->dev, 4);
+	be_put(pdu + 8, sector - 2048, 8);
+	ev.pdu = pdu;
+	ev.pdu_len = 16;
+	hpush(&ev);
+}
+
+/*
+ * --extras beside a request, at random: a passthrough (PC) request with a SCSI CDB as its
+ * PDU, a flush (no data), a message note, the first PROCESS note of a late pid (names
+ * appear mid-trace), and events of a pid that only then gets its name.
+ */
+static void gen_extras(struct dev *d, uint64_t t, unsigned cpu)
+{
+	static unsigned nmsg;
+	static int late_named;
+	struct blk_event ev;
+
+	if (xchance(30)) {
+		/* READ(10) of 8 blocks: a CDB with a zero tail (blkparse prints " ..") */
+		static const uint8_t cdb[16] = {0x28, 0, 0, 0, 0x10, 0, 0, 0, 8, 0};
+		uint64_t pcf = BLK_F_PC | (xrnd() & 1 ? BLK_F_WRITE : BLK_F_READ);
+
+		ev_set(&ev, d, t + 50, BLK_A_QUEUE, pcf | BLK_F_QUEUE, 0, 4096, 1001, cpu);
+		hpush(&ev);
+		ev_set(&ev, d, t + 60, BLK_A_GETRQ, pcf | BLK_F_QUEUE, 0, 4096, 1001, cpu);
+		hpush(&ev);
+		ev_set(&ev, d, t + 70, BLK_A_INSERT, pcf | BLK_F_QUEUE, 0, 4096, 1001, cpu);
+		ev.pdu = cdb;
+		ev.pdu_len = (uint16_t)(xrnd() % 17);
+		hpush(&ev);
+		ev_set(&ev, d, t + 80, BLK_A_ISSUE, pcf | BLK_F_ISSUE, 0, 4096, 1001, cpu);
+		ev.pdu = cdb;
+		ev.pdu_len = 16;
+		hpush(&ev);
+		if (xchance(4)) {
+			ev_set(&ev, d, t + 85, BLK_A_REQUEUE, pcf | BLK_F_REQUEUE, 0, 4096, 1001,
+			       cpu);
+			hpush(&ev);
+			ev_set(&ev, d, t + 86, BLK_A_ISSUE, pcf | BLK_F_ISSUE, 0, 4096, 1001, cpu);
+			ev.pdu = cdb;
+			ev.pdu_len = 10;
+			hpush(&ev);
+		}
+		ev_set(&ev, d, t + 90000, BLK_A_COMPLETE, pcf | BLK_F_COMPLETE, 0, 4096, 0,
+		       (unsigned)(xrnd() % o.cpus));
+		ev.pdu = cdb;
+		ev.pdu_len = 16;
+		hpush(&ev);
+	}
+	if (xchance(25)) {
+		uint64_t ff = BLK_F_WRITE | BLK_F_FLUSH | BLK_F_SYNC;
+
+		ev_set(&ev, d, t + 40, BLK_A_QUEUE, ff | BLK_F_QUEUE, 0, 0, 1000, cpu);
+		hpush(&ev);
+		ev_set(&ev, d, t + 45, BLK_A_GETRQ, ff | BLK_F_QUEUE, 0, 0, 1000, cpu);
+		hpush(&ev);
+		ev_set(&ev, d, t + 48, BLK_A_ISSUE, ff | BLK_F_ISSUE, 0, 0, 1000, cpu);
+		hpush(&ev);
+		ev_set(&ev, d, t + 30000, BLK_A_COMPLETE, ff | BLK_F_COMPLETE, 0, 0, 0, cpu);
+		hpush(&ev);
+	}
+	if (xchance(50)) {
+		char msg[40];
+
+		snprintf(msg, sizeof(msg), "blkgen message %u", nmsg++);
+		ev_set(&ev, d, t + 20, BLK_N_MESSAGE, BLK_F_NOTIFY, 0, 0, 0, cpu);
+		ev.action = BLK_N_MESSAGE;
+		ev.pdu = (const uint8_t *)msg;
+		ev.pdu_len = (uint16_t)(strlen(msg) + (xrnd() & 1)); /* with or without its NUL */
+		hpush(&ev);
+	}
+	if (xchance(60)) {
+		/* pid 3000 does IO for a while before its PROCESS note comes */
+		ev_set(&ev, d, t + 10, BLK_A_PLUG, BLK_F_QUEUE, 0, 0, 3000, cpu);
+		hpush(&ev);
+		if (!late_named && xchance(4)) {
+			late_named = 1;
+			ev_set(&ev, d, t + 11, BLK_N_PROCESS, BLK_F_NOTIFY, 0, 0, 3000, cpu);
+			ev.action = BLK_N_PROCESS;
+			ev.pdu = (const uint8_t *)"late-process-name"; /* longer than 15 */
+			ev.pdu_len = 18;
+			hpush(&ev);
+		}
+	}
+}
+
+
 static void gen_request(struct dev *d)
 {
 	struct blk_event ev;
@@ -250,7 +391,20 @@ static void gen_request(struct dev *d)
 	int plug = rnd() % 4 == 0;
 	uint64_t qtimes[9];
 	uint32_t bsz[9];
+	uint64_t xf = 0; /* --extras: flags the model does not care about */
+	int xtimer = 0;
 
+	if (o.extras) {
+		xf |= xchance(3) ? BLK_F_SYNC : 0;
+		xf |= xchance(6) ? BLK_F_META : 0;
+		xf |= write && xchance(8) ? BLK_F_FUA : 0;
+		xf |= !write && xchance(8) ? BLK_F_AHEAD : 0;
+		xf |= write && xchance(12) ? BLK_F_DISCARD : 0;
+		xtimer = xchance(3);
+		if (xchance(7))
+			pid = 2000; /* a pid no PROCESS note names: blkparse prints "(null)" */
+	}
+	dirf |= xf;
 	while (nbios < 9 && (rnd() % 100) < o.merge_pct)
 		nbios++;
 	/* mostly sequential, sometimes a jump */
@@ -271,15 +425,30 @@ static void gen_request(struct dev *d)
 
 		bsz[i] = s;
 		qtimes[i] = t;
+		if (xchance(8))
+			extra_remap(d, t, dirf, sector + sectors, s * 512, pid, cpu);
 		ev_set(&ev, d, t, BLK_A_QUEUE, dirf | BLK_F_QUEUE, sector + sectors, s * 512, pid, cpu);
 		hpush(&ev);
+		if (xchance(10))
+			extra_pdu64(d, t + 100, BLK_A_SPLIT, dirf | BLK_F_QUEUE, sector + sectors,
+				    s * 512, pid, cpu, sector + sectors + s / 2);
+		if (xchance(20)) {
+			ev_set(&ev, d, t + 150, BLK_A_BOUNCE, dirf | BLK_F_QUEUE, sector + sectors,
+			       s * 512, pid, cpu);
+			hpush(&ev);
+		}
+		if (i == 0 && xchance(15)) {
+			ev_set(&ev, d, t + 200, BLK_A_SLEEPRQ, dirf | BLK_F_QUEUE, sector, s * 512,
+			       pid, cpu);
+			hpush(&ev);
+		}
 		t += 300;
 		if (i == 0) {
 			ev_set(&ev, d, t, BLK_A_GETRQ, dirf | BLK_F_QUEUE, sector, s * 512, pid, cpu);
 			hpush(&ev);
 		} else {
-			ev_set(&ev, d, t, BLK_A_BACKMERGE, dirf | BLK_F_QUEUE, sector + sectors,
-			       s * 512, pid, cpu);
+			ev_set(&ev, d, t, xchance(3) ? BLK_A_FRONTMERGE : BLK_A_BACKMERGE,
+			       dirf | BLK_F_QUEUE, sector + sectors, s * 512, pid, cpu);
 			hpush(&ev);
 			d->merges++;
 		}
@@ -288,7 +457,8 @@ static void gen_request(struct dev *d)
 	}
 	d->queued += nbios;
 	if (plug) {
-		ev_set(&ev, d, t, BLK_A_UNPLUG_IO, BLK_F_QUEUE, 0, 0, pid, cpu);
+		ev_set(&ev, d, t, xtimer ? BLK_A_UNPLUG_TIMER : BLK_A_UNPLUG_IO, BLK_F_QUEUE, 0, 0,
+		       pid, cpu);
 		/* the request count, a big-endian u64 (blk_add_trace_unplug) */
 		ev.pdu = (const uint8_t *)"\0\0\0\0\0\0\0\1";
 		ev.pdu_len = 8;
@@ -312,8 +482,24 @@ static void gen_request(struct dev *d)
 	d->slot_free[best] = tc;
 	ev_set(&ev, d, td, BLK_A_ISSUE, dirf | BLK_F_ISSUE, sector, sectors * 512, pid, cpu);
 	hpush(&ev);
+	if (xchance(20)) {
+		/* requeued and issued again */
+		ev_set(&ev, d, td + 300, BLK_A_REQUEUE, dirf | BLK_F_REQUEUE, sector, sectors * 512,
+		       pid, cpu);
+		hpush(&ev);
+		ev_set(&ev, d, td + 600, BLK_A_ISSUE, dirf | BLK_F_ISSUE, sector, sectors * 512, pid,
+		       cpu);
+		hpush(&ev);
+	}
+	if (xchance(40))
+		extra_pdu64(d, td + 10, BLK_A_DRV_DATA, dirf | BLK_F_DRV_DATA, sector, sectors * 512,
+			    pid, cpu, 0x1234);
 	ev_set(&ev, d, tc, BLK_A_COMPLETE, dirf | BLK_F_COMPLETE, sector, sectors * 512, 0, ccpu);
+	if (xchance(50))
+		ev.error = 5; /* EIO */
 	hpush(&ev);
+	if (o.extras)
+		gen_extras(d, tq_first, cpu);
 
 	/* ground truth */
 	d->requests++;
@@ -394,9 +580,14 @@ static void usage(void)
 		"              [--gaps K] [--gap-ms MS] [--merge-pct P] [--read-pct P]\n"
 		"              [--devices N] [--v8] [--swap] [--gzip] [--threshold-ms MS]\n"
 		"              [--drop-pct P] [--start-ns NS] [--sector-max S] [--truth FILE.json]\n"
+		"              [--extras]\n"
 		"With --drop-pct the model's truth is for the events before the loss; \"dropped\"\n"
 		"counts the records removed. --start-ns puts the first record at NS (default 0);\n"
-		"random jumps land on sectors up to --sector-max (default 2^24).\n");
+		"random jumps land on sectors up to --sector-max (default 2^24). --extras adds what\n"
+		"the model does not need: remaps, splits, bounces, front merges, requeues, timer\n"
+		"unplugs, passthrough requests with PDUs, flushes, discards, errors, driver data,\n"
+		"messages, a timestamp note, pids named late or never (its own random stream: the\n"
+		"model's events stay the same).\n");
 	exit(2);
 }
 
@@ -409,6 +600,7 @@ int main(int argc, char **argv)
 		{"v8", 0, 0, '8'},	  {"swap", 0, 0, 'S'},	{"gzip", 0, 0, 'z'},
 		{"truth", 1, 0, 't'},	  {"threshold-ms", 1, 0, 'T'}, {"drop-pct", 1, 0, 'p'},
 		{"start-ns", 1, 0, 'N'},  {"sector-max", 1, 0, 'M'},
+		{"extras", 0, 0, 'x'},
 		{0, 0, 0, 0}};
 	struct dev *devs;
 	int c;
@@ -444,6 +636,7 @@ int main(int argc, char **argv)
 		case 'z': o.gzip = 1; break;
 		case 't': o.truth = optarg; break;
 		case 'p': o.drop_pct = (unsigned)atoi(optarg); break;
+		case 'x': o.extras = 1; break;
 		case 'T': o.threshold_ns = (uint64_t)(atof(optarg) * 1e6); break;
 		case 'N': o.start_ns = strtoull(optarg, NULL, 0); break;
 		case 'M': o.sector_max = strtoull(optarg, NULL, 0); break;
@@ -454,6 +647,7 @@ int main(int argc, char **argv)
 	    o.devices > 16 || o.merge_pct > 95 || o.read_pct > 100 || optind != argc)
 		usage();
 	rng_state = o.seed;
+	xrng_state = o.seed ^ 0x5eed5eed5eedull;
 	outs = calloc(o.cpus, sizeof(*outs));
 	seqs = calloc((size_t)256 * o.cpus, sizeof(*seqs));
 	devs = calloc(o.devices, sizeof(*devs));
@@ -491,6 +685,21 @@ int main(int argc, char **argv)
 			ev.pdu_len = (uint32_t)strlen(comms[p]) + 1;
 			hpush(&ev);
 		}
+	if (o.extras) {
+		/* the wall clock at trace time 0, as blktrace notes it on each CPU */
+		for (unsigned c = 0; c < o.cpus; c++) {
+			struct blk_event ev;
+			uint8_t pdu[8];
+
+			ev_set(&ev, &devs[0], o.start_ns + 900, 0, BLK_F_NOTIFY, 0, 0, 0, c);
+			ev.action = BLK_N_TIMESTAMP;
+			w32(pdu, 1700000000u);
+			w32(pdu + 4, 123456789u);
+			ev.pdu = pdu;
+			ev.pdu_len = 8;
+			hpush(&ev);
+		}
+	}
 	for (;;) {
 		struct dev *next = NULL;
 		for (unsigned i = 0; i < o.devices; i++)
