@@ -21,6 +21,7 @@ static const struct cmd commands[] = {
 	{"report", cmd_report, "HTML report with graphs of one or more runs", usage_report},
 	{"compare", cmd_compare, "compare runs: statistics, baseline, --fail-if gates", usage_compare},
 	{"capture", cmd_capture, "trace block devices and packets while a command runs", usage_capture},
+	{"export", cmd_export, "write a trace as blkparse text, fio iologs or CSV", usage_export},
 	/* new subcommands go here */
 	{"help", cmd_help, "show help for a command", "usage: iotape help [COMMAND]\n"},
 	{"version", cmd_version, "print the version", "usage: iotape version\n"},

@@ -15,7 +15,7 @@ PKGS=(
 	xfsprogs btrfs-progs e2fsprogs util-linux kmod iproute2
 	dosfstools ntfs-3g fdisk
 	libxml2-utils chromium
-	python3 time
+	python3 time locales
 )
 missing=()
 for p in "${PKGS[@]}"; do
