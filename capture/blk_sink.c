@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "formats/blktrace.h"
+#include "formats/rundir.h"
 
 #define COMM_LEN 16 /* TASK_COMM_LEN: the PDU of a kernel PROCESS notify */
 #define MAX_CPU 65536u
@@ -288,7 +289,9 @@ int cap_sink_close(struct cap_sink *s, struct iot_err *e)
 			char path[4096];
 			int fd;
 
-			snprintf(path, sizeof(path), "%s/%s.blktrace.%ld", s->dir, s->dev[i].name, c);
+			if (rundir_trace_path(path, sizeof(path), s->dir, s->dev[i].name,
+					      (unsigned)c))
+				break;
 			fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 			if (fd >= 0)
 				close(fd);

@@ -17,6 +17,7 @@
 
 #include "common/fs.h"
 #include "formats/manifest.h"
+#include "formats/rundir.h"
 #include "iotape_version.h"
 
 #define TICK_MS 200
@@ -57,8 +58,7 @@ static int prepare_rundir(const char *dir, struct iot_err *e)
 	if (!d)
 		return iot_err_set(e, -errno, "run directory '%s': %s", dir, strerror(errno));
 	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, MANIFEST_NAME) || strstr(de->d_name, ".blktrace.") ||
-		    !strncmp(de->d_name, "net.pcap", 8)) {
+		if (rundir_is_run_file(de->d_name)) {
 			ret = iot_err_set(e, -EEXIST,
 					  "run directory '%s' already holds a capture ('%s'); use "
 					  "a new one",
@@ -286,7 +286,7 @@ static void build_header(struct run *r)
 		r->network = json_pack("{s:s, s:s, s:i, s:s, s:s}", "interface", o->iface, "filter",
 				       o->filter ? o->filter : CAP_DEFAULT_FILTER, "snaplen",
 				       o->snaplen ? o->snaplen : CAP_DEFAULT_SNAPLEN, "file",
-				       "net.pcap", "format", "pcap-ns");
+				       RUNDIR_PCAP, "format", "pcap-ns");
 		json_object_set_new(r->root, "network", json_incref(r->network));
 	}
 	if (o->cmd)
@@ -497,7 +497,7 @@ int cap_run(const struct cap_opts *o, struct cap_result *res, struct iot_err *e)
 	if ((ret = cap_sink_new(&r.sink, o->rundir, r.devs, o->ndevs, "", e)))
 		goto out;
 	if (o->iface) {
-		snprintf(r.pcap_path, sizeof(r.pcap_path), "%s/net.pcap", o->rundir);
+		snprintf(r.pcap_path, sizeof(r.pcap_path), "%s/" RUNDIR_PCAP, o->rundir);
 		ret = cap_pcap_start(&r.pcap, o->iface, o->filter ? o->filter : CAP_DEFAULT_FILTER,
 				     o->snaplen ? o->snaplen : CAP_DEFAULT_SNAPLEN, r.pcap_path, e);
 		if (ret) {
@@ -618,9 +618,8 @@ out:
 		unlink(p);
 		for (unsigned i = 0; i < o->ndevs; i++) {
 			for (unsigned c = 0; c < 1024; c++) {
-				snprintf(p, sizeof(p), "%s/%s.blktrace.%u", o->rundir, r.devs[i].name,
-					 c);
-				if (unlink(p) && c > 256)
+				if (rundir_trace_path(p, sizeof(p), o->rundir, r.devs[i].name, c) ||
+				    (unlink(p) && c > 256))
 					break;
 			}
 		}

@@ -5,46 +5,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "analyze/nfs_stats.h"
 #include "cli/cli.h"
+#include "formats/instream.h"
 #include "formats/nfs_pipe.h"
-
-static const char *const run_names[] = {"net.pcapng", "net.pcap", "net.pcapng.gz", "net.pcap.gz"};
-
-/* A run directory's capture file, or NULL. */
-static char *run_capture(const char *dir)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(run_names) / sizeof(run_names[0]); i++) {
-		char *p;
-		struct stat st;
-
-		if (asprintf(&p, "%s/%s", dir, run_names[i]) < 0)
-			return NULL;
-		if (stat(p, &st) == 0 && S_ISREG(st.st_mode))
-			return p;
-		free(p);
-	}
-	return NULL;
-}
-
-int analyze_is_capture(const char *path)
-{
-	struct stat st;
-	char *p;
-
-	if (stat(path, &st) != 0)
-		return 0;
-	if (S_ISDIR(st.st_mode)) {
-		p = run_capture(path);
-		free(p);
-		return p != NULL;
-	}
-	return pcap_src_probe(path);
-}
 
 static void text_procs(FILE *f, const struct nfs_stats *s)
 {
@@ -211,25 +176,23 @@ static void text_render(FILE *f, const char *path, const struct nfs_stats *s,
 	fputc('\n', f);
 }
 
-int analyze_capture(const char *path, const struct analyze_opts *o, json_t *root, FILE *text)
+int analyze_capture(struct in_stream *in, const struct analyze_opts *o, json_t *root, FILE *text)
 {
+	const char *path = in_stream_name(in);
 	struct nfs_stats_cfg scfg = {.interval_ns = o ? o->interval_ns : 0, .top = o ? o->top : 0};
 	struct nfs_stats s;
 	struct nfs_pipe p;
 	struct pcap_src *src;
 	struct iot_err e;
-	struct stat st;
-	char *file = NULL;
+	char *file = strdup(path); /* for the messages: the stream goes with the source */
 	int ret;
 
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-		file = run_capture(path);
-		if (!file)
-			return error("'%s': no net.pcap or net.pcapng in the run directory", path),
-			       EXIT_USAGE;
-		path = file;
+	if (!file) {
+		in_stream_close(in);
+		return error("out of memory"), EXIT_SYSTEM;
 	}
-	ret = pcap_src_open(&src, path, &e);
+	path = file;
+	ret = pcap_src_open_stream(&src, in, &e);
 	if (ret) {
 		free(file);
 		return error("%s", e.msg), exit_code_for(ret);

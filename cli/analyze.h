@@ -14,14 +14,13 @@ struct analyze_opts {
 	unsigned top;               /* --top N: longest gaps, top file handles (default 10) */
 };
 
-/* 1 when path is a packet capture (pcap, pcapng, possibly gzip-compressed), else 0. */
-int analyze_is_capture(const char *path);
+struct in_stream;
 
 /*
- * Analyze the packet capture at path. Adds an "nfs" object to root (the JSON document the
+ * Analyze the packet capture in (a stream sniffed as pcap or pcapng; taken, closed here). Adds an "nfs" object to root (the JSON document the
  * command writes with --json) and, when text is non-NULL, prints the text summary there.
  * Returns an exit code (EXIT_OK, EXIT_USAGE, EXIT_SYSTEM) after printing any error.
  */
-int analyze_capture(const char *path, const struct analyze_opts *o, json_t *root, FILE *text);
+int analyze_capture(struct in_stream *in, const struct analyze_opts *o, json_t *root, FILE *text);
 
 #endif

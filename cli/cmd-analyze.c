@@ -2,18 +2,17 @@
 /* iotape analyze: one streaming pass over block traces (and packet captures), text or JSON. */
 #include "cli/cli.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "analyze/blk_latency.h"
 #include "analyze/blk_analysis.h"
 #include "cli/analyze.h"
+#include "cli/inputs.h"
 #include "formats/blktrace.h"
 #include "iotape_version.h"
 
@@ -28,7 +27,8 @@ const char usage_analyze[] =
     "\n"
     "INPUT is a run directory, a per-CPU set NAME (NAME.blktrace.0, .1, ...), a single\n"
     "blktrace file (e.g. blkparse -d output), '-' for stdin, or a pcap/pcapng capture.\n"
-    "Several inputs are merged by time. Files may be gzip-compressed.\n"
+    "Several inputs are merged by time. Inputs may be gzip- or zstd-compressed, FIFOs or\n"
+    "<(process substitution): each is read once, its kind sniffed from its first bytes.\n"
     "\n"
     "options:\n"
     "  --json                write the JSON document instead of the text summary\n"
@@ -52,87 +52,55 @@ struct run {
 	struct blk_opts bo;
 	struct input *in;
 	unsigned nin;
-	const char **captures;
+	struct in_stream **captures;
 	unsigned ncap;
 	struct bt_comm_table *comms;
 	struct blk_analysis *a;
 	uint64_t events, notifies, messages;
 };
 
-static int has_blktrace_files(const char *dir)
+static int add_capture(struct run *r, struct in_stream *in)
 {
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	int found = 0;
-
-	if (!d)
-		return 0;
-	while (!found && (de = readdir(d)))
-		found = strstr(de->d_name, ".blktrace.") != NULL;
-	closedir(d);
-	return found;
-}
-
-static int add_capture(struct run *r, const char *path)
-{
-	const char **p = realloc(r->captures, (r->ncap + 1) * sizeof(*p));
+	struct in_stream **p = realloc(r->captures, (r->ncap + 1) * sizeof(*p));
 
 	if (!p)
 		return -ENOMEM;
 	r->captures = p;
-	r->captures[r->ncap++] = path;
+	r->captures[r->ncap++] = in;
 	return 0;
 }
 
-/*
- * The reader says "'FILE': offset N: WHAT"; the command's messages put the place last:
- * "'FILE': WHAT at offset N" (DESIGN.md, "Errors and messages").
- */
-static int input_error(const struct iot_err *e, int ret)
-{
-	const char *p = e->msg, *q;
-	unsigned long long off;
-	int n = 0;
-
-	if (*p == '\'' && (q = strchr(p + 1, '\'')) &&
-	    sscanf(q + 1, ": offset %llu: %n", &off, &n) == 1 && n > 0)
-		error("%.*s: %s at offset %llu", (int)(q + 1 - p), p, q + 1 + n, off);
-	else
-		error("%s", e->msg);
-	return exit_code_for(ret);
-}
-
+/* INPUT, opened once: its block trace joins the merge, its packet capture is kept for later. */
 static int open_input(struct run *r, const char *path)
 {
+	struct cli_input ci;
 	struct input *in;
-	struct iot_err e;
-	struct stat st;
-	int ret, isdir = 0;
+	int ret = cli_input_open(&ci, path, 0);
 
-	if (strcmp(path, "-") && stat(path, &st) == 0) {
-		/* a capture, or a run directory holding one (analyze-nfs.c finds net.pcap*) */
-		isdir = S_ISDIR(st.st_mode);
-		if (analyze_is_capture(path)) {
-			if (add_capture(r, path))
-				return error("out of memory"), EXIT_SYSTEM;
-			if (!isdir || !has_blktrace_files(path))
-				return 0;
-		}
-	}
-	in = realloc(r->in, (r->nin + 1) * sizeof(*in));
-	if (!in)
-		return error("out of memory"), EXIT_SYSTEM;
-	r->in = in;
-	in = &r->in[r->nin];
-	memset(in, 0, sizeof(*in));
-	in->path = path;
-	ret = bt_reader_open(&in->r, path, &e);
 	if (ret)
-		return input_error(&e, ret);
-	r->nin++;
-	return 0;
+		return ret;
+	if (ci.capture) {
+		if (add_capture(r, ci.capture))
+			goto nomem;
+		ci.capture = NULL;
+	}
+	if (ci.block) {
+		in = realloc(r->in, (r->nin + 1) * sizeof(*in));
+		if (!in)
+			goto nomem;
+		r->in = in;
+		in = &r->in[r->nin++];
+		memset(in, 0, sizeof(*in));
+		in->path = path;
+		in->r = ci.block;
+		ci.block = NULL;
+	}
+	cli_input_release(&ci);
+	return EXIT_OK;
+nomem:
+	cli_input_release(&ci);
+	return error("out of memory"), EXIT_SYSTEM;
 }
-
 
 static int input_next(struct input *in, struct iot_err *e)
 {
@@ -281,6 +249,7 @@ static json_t *input_json(const struct run *r, json_t *warnings)
 			json_object_set_new(j, "byte_order",
 			                    json_string(fs->swapped ? "swapped" : "native"));
 			json_object_set_new(j, "gzip", json_boolean(fs->gzip));
+			json_object_set_new(j, "compression", json_string(fs->compression));
 			json_object_set_new(j, "records", json_integer((json_int_t)fs->records));
 			json_object_set_new(j, "bytes", json_integer((json_int_t)fs->bytes));
 			json_object_set_new(j, "skips", json_integer((json_int_t)fs->skips));
@@ -555,6 +524,8 @@ static void run_release(struct run *r)
 	for (unsigned i = 0; i < r->nin; i++)
 		bt_reader_free(r->in[i].r);
 	free(r->in);
+	for (unsigned i = 0; i < r->ncap; i++)
+		in_stream_close(r->captures[i]);
 	free(r->captures);
 	bt_comm_table_free(r->comms);
 	blk_analysis_free(r->a);
@@ -667,8 +638,10 @@ int cmd_analyze(int argc, char **argv)
 	}
 	if (r.nin && !r.ao.json)
 		text_summary(out, root);
-	for (unsigned i = 0; i < r.ncap && ret == EXIT_OK; i++)
+	for (unsigned i = 0; i < r.ncap && ret == EXIT_OK; i++) {
 		ret = analyze_capture(r.captures[i], &r.ao, root, r.ao.json ? NULL : out);
+		r.captures[i] = NULL; /* taken */
+	}
 	if (ret == EXIT_OK && r.ao.json && write_document(out, root, r.a))
 		ret = (error("writing the JSON document failed"), EXIT_SYSTEM);
 	if (fflush(out) == EOF)

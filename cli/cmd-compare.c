@@ -7,9 +7,8 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "cli/inputs.h"
 #include "compare/compare.h"
 #include "report/report_run.h"
 #include "formats/blktrace.h"
@@ -40,34 +39,39 @@ const char usage_compare[] =
     "Metrics: mbps, iops, lat_p50, lat_p99 (D2C, us), idle_pct, longest_gap (ms), seeks,\n"
     "seq_pct, nfsV.OP (mean NFS response time, ms; nfs.OP for any version).\n";
 
-/* A saved summary (a JSON file), or anything else analyzed here as a run. */
+static size_t read_json(void *buf, size_t len, void *arg)
+{
+	ssize_t n = in_stream_read(arg, buf, len, NULL);
+
+	return n < 0 ? (size_t)-1 : (size_t)n;
+}
+
+/* A saved summary (a JSON document), or anything else analyzed here as a run. */
 static int load_input(const char *path, uint64_t idle_ns, json_t **summary, json_t **manifest)
 {
 	struct report_run run;
+	struct cli_input ci;
 	json_error_t je;
-	struct stat st;
-	FILE *f;
-	int c, ret;
+	int ret;
 
 	*summary = *manifest = NULL;
-	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && (f = fopen(path, "r"))) {
-		/* a JSON document starts with '{' (after blanks); traces and captures do not */
-		while ((c = fgetc(f)) == ' ' || c == '\n' || c == '\t' || c == '\r')
-			;
-		fclose(f);
-		if (c == '{') {
-			*summary = json_load_file(path, 0, &je);
-			if (!*summary)
-				return error("'%s': not a JSON summary: %s (line %d)", path,
-				             je.text, je.line),
-				       EXIT_USAGE;
-			return EXIT_OK;
-		}
+	if ((ret = cli_input_open(&ci, path, CLI_INPUT_JSON)))
+		return ret;
+	if (ci.json) {
+		*summary = json_load_callback(read_json, ci.json, 0, &je);
+		if (!*summary && in_stream_status(ci.json))
+			ret = (error("'%s': %s", path, in_stream_error(ci.json)), EXIT_USAGE);
+		else if (!*summary)
+			ret = (error("'%s': not a JSON summary: %s (line %d)", path, je.text, je.line),
+			       EXIT_USAGE);
+		cli_input_release(&ci);
+		return ret;
 	}
-	ret = report_load_run(path, 0, idle_ns, &run, manifest);
+	ret = report_load_run(&ci, 0, idle_ns, &run, manifest);
 	if (!ret)
 		*summary = json_incref(run.summary);
 	report_run_release(&run);
+	cli_input_release(&ci);
 	return ret;
 }
 

@@ -4,7 +4,6 @@
 #include "cli/runs.h"
 
 #include <errno.h>
-#include <dirent.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,9 +14,10 @@
 #include "compare/compare.h"
 #include "report/report_html.h"
 #include "report/report_run.h"
-#include "cli/analyze.h"
+#include "cli/inputs.h"
 #include "formats/blktrace.h"
 #include "formats/manifest.h"
+#include "formats/instream.h"
 #include "formats/pcap_src.h"
 #include "iotape_version.h"
 
@@ -71,121 +71,56 @@ static int write_svg(void *ctx, const char *name, const char *svg, size_t len)
 	return ret;
 }
 
-/* What a run directory holds: a block trace set, packet captures. */
-static void scan_dir(const char *dir, bool *block, char **capture)
+static json_t *load_manifest(const char *mpath)
 {
-	DIR *d = opendir(dir);
-	struct dirent *de;
+	json_error_t je;
+	json_t *m;
 
-	*block = false;
-	*capture = NULL;
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		if (strstr(de->d_name, ".blktrace."))
-			*block = true;
-		if (!*capture && !strncmp(de->d_name, "net.pcap", 8)) {
-			char *p;
-
-			if (asprintf(&p, "%s/%s", dir, de->d_name) < 0)
-				continue;
-			if (analyze_is_capture(p))
-				*capture = p;
-			else
-				free(p);
-		}
-	}
-	closedir(d);
+	if (!mpath)
+		return NULL;
+	m = json_load_file(mpath, 0, &je);
+	if (!m)
+		warning("'%s': %s (line %d); left out of the report", mpath, je.text, je.line);
+	return m;
 }
 
-static json_t *load_manifest(const char *path);
-
 /* Shared with cmd-compare.c through cli/runs.h. */
-int report_load_run(const char *path, uint64_t interval_ns, uint64_t idle_ns, struct report_run *r,
-                    json_t **manifest)
+int report_load_run(struct cli_input *ci, uint64_t interval_ns, uint64_t idle_ns,
+                    struct report_run *r, json_t **manifest)
 {
-	struct stat st;
 	struct iot_err e;
-	bool block = true;
-	char *capture = NULL;
 	int ret;
 
 	*manifest = NULL;
 	if (report_run_init(r, interval_ns, idle_ns))
 		return error("out of memory"), EXIT_SYSTEM;
-	if (strcmp(path, "-") && !stat(path, &st)) {
-		if (S_ISDIR(st.st_mode)) {
-			scan_dir(path, &block, &capture);
-			if (!block && !capture) {
-				error("'%s': no block trace (*.blktrace.N) or net.pcap in the run "
-				      "directory",
-				      path);
-				return EXIT_USAGE;
-			}
-		} else if (analyze_is_capture(path)) {
-			block = false;
-			capture = strdup(path);
-			if (!capture)
-				return error("out of memory"), EXIT_SYSTEM;
-		}
-	}
-	if (block) {
-		struct bt_reader *rd;
-
-		ret = bt_reader_open(&rd, path, &e);
-		if (!ret) {
-			ret = report_run_block(r, rd, &e);
-			bt_reader_free(rd);
-		}
-		if (ret) {
-			free(capture);
-			error("%s", e.msg);
-			return exit_code_for(ret);
-		}
-	}
-	if (capture) {
+	if (ci->block && (ret = report_run_block(r, ci->block, &e)))
+		return input_error(&e, ret);
+	if (ci->capture) {
 		struct pcap_src *src;
 		struct manifest m;
-		bool have_m = block && !manifest_load(path, &m, NULL);
+		bool have_m = ci->block && ci->manifest && !manifest_load(ci->manifest, &m, NULL);
+		char *name = strdup(in_stream_name(ci->capture));
 
-		ret = pcap_src_open(&src, capture, &e);
+		ret = name ? pcap_src_open_stream(&src, ci->capture, &e)
+		           : iot_err_set(&e, -ENOMEM, "out of memory");
+		if (name)
+			ci->capture = NULL; /* taken by the source */
 		if (!ret) {
 			/* block and packets of one capture: one time axis via the clock pairs */
 			ret = report_run_packets(r, src, have_m ? &m : NULL, &e);
 			pcap_src_free(src);
+			if (ret)
+				iot_err_prefix(&e, "'%s'", name);
 		}
 		if (have_m)
 			manifest_release(&m);
-		if (ret) {
-			error("'%s': %s", capture, e.msg);
-			free(capture);
-			return exit_code_for(ret);
-		}
-		free(capture);
+		free(name);
+		if (ret)
+			return input_error(&e, ret);
 	}
-	*manifest = load_manifest(path);
+	*manifest = load_manifest(ci->manifest);
 	return EXIT_OK;
-}
-
-static json_t *load_manifest(const char *path)
-{
-	struct stat st;
-	json_error_t je;
-	json_t *m = NULL;
-	char *mpath;
-
-	if (stat(path, &st) || !S_ISDIR(st.st_mode))
-		return NULL;
-	if (asprintf(&mpath, "%s/manifest.json", path) < 0)
-		return NULL;
-	if (!access(mpath, F_OK)) {
-		m = json_load_file(mpath, 0, &je);
-		if (!m)
-			warning("'%s': %s (line %d); left out of the report", mpath, je.text,
-			        je.line);
-	}
-	free(mpath);
-	return m;
 }
 
 int cmd_report(int argc, char **argv)
@@ -278,7 +213,12 @@ int cmd_report(int argc, char **argv)
 
 		in[i].path = path;
 		in[i].label = nlabels ? labels[i] : NULL;
-		ret = report_load_run(path, interval, idle, &runs[i], &in[i].manifest);
+		struct cli_input ci;
+
+		ret = cli_input_open(&ci, path, 0);
+		if (!ret)
+			ret = report_load_run(&ci, interval, idle, &runs[i], &in[i].manifest);
+		cli_input_release(&ci);
 		if (ret)
 			goto out;
 		in[i].bins = &runs[i].bins;

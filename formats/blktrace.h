@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* blktrace files: streaming reader (v7/v8, both byte orders, gzip, per-CPU merge) and writer. */
+/* blktrace files: streaming reader (v7/v8, both byte orders, gzip/zstd, per-CPU merge), writer. */
 #ifndef IOTAPE_FORMATS_BLKTRACE_H
 #define IOTAPE_FORMATS_BLKTRACE_H
 
@@ -24,6 +24,7 @@ struct bt_file_stats {
 	unsigned version;    /* 7 or 8; 0 before the first record */
 	int swapped;         /* records are in the other byte order */
 	int gzip;            /* file was gzip-compressed */
+	const char *compression; /* "none", "gzip" or "zstd" */
 	uint64_t records;    /* records read, notify records included */
 	uint64_t bytes;      /* uncompressed bytes consumed */
 	uint64_t skips;      /* sequence numbers missing (blkparse "skips") */
@@ -49,12 +50,16 @@ struct bt_stats {
  *   a regular file       one file (a blkparse -d dump, or one per-CPU file)
  *   a directory          every NAME.blktrace.N[.gz] in it, all devices, merged by time
  *   NAME                 the set NAME.blktrace.0, NAME.blktrace.1, ... merged by time
- * Files may be gzip-compressed. Returns 0 or -errno with e describing the problem.
+ * Files may be gzip- or zstd-compressed (sniffed, whatever the name). Returns 0 or -errno with e describing the problem.
  */
 int bt_reader_open(struct bt_reader **out, const char *path, struct iot_err *e);
 /* Open an explicit list of files (merged by time). */
 int bt_reader_open_files(struct bt_reader **out, char *const *paths, unsigned n,
 			 struct iot_err *e);
+/* Read one stream already opened and sniffed (a pipe, standard input); the reader owns it,
+ * also when this fails. */
+struct in_stream;
+int bt_reader_open_stream(struct bt_reader **out, struct in_stream *in, struct iot_err *e);
 
 /*
  * Next event in time order. Returns 1 with *ev filled, 0 at the end of the trace, or -errno

@@ -2,9 +2,7 @@
 /* Streaming blktrace reader: per-CPU sets merged by time in bounded memory. */
 #include "formats/blktrace.h"
 
-#include <dirent.h>
 #include <fcntl.h>
-#include <glob.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -13,10 +11,11 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "common/cursor.h"
 #include "formats/bt_decode.h"
+#include "formats/instream.h"
+#include "formats/rundir.h"
 
 #define BUF_SIZE (1u << 20) /* per file; a record is at most 64 + 65535 bytes */
 
@@ -28,8 +27,7 @@ struct seq_slot {
 struct bt_src {
 	struct bt_file_stats st;
 	char *path;
-	int fd;
-	gzFile gz;
+	struct in_stream *in;
 	uint8_t *buf;
 	size_t pos, len; /* unread bytes are buf[pos, len) */
 	size_t map_len;  /* buf is the whole file mapped (0: a malloc'd buffer of BUF_SIZE) */
@@ -104,54 +102,56 @@ struct bt_reader {
 
 static void src_window(struct bt_src *s);
 
-static int src_open(struct bt_src *s, const char *path, struct iot_err *e)
+/* Take the opened stream in (owned from here on): map a plain regular file, else read it. */
+static int src_attach(struct bt_src *s, struct in_stream *in, struct iot_err *e)
 {
-	uint8_t magic[2];
-	ssize_t n = 0;
+	const struct in_sniff *sn = in_stream_sniff(in);
+	uint64_t size;
+	int fd;
 
-	s->path = strdup(path);
+	s->in = in;
+	s->path = strdup(in_stream_name(in));
 	s->st.path = s->path;
-	s->buf = malloc(BUF_SIZE);
-	s->fd = -1;
-	if (!s->path || !s->buf)
+	s->st.gzip = sn->codec == IN_GZIP;
+	s->st.compression = in_codec_name(sn->codec);
+	if (!s->path)
 		return iot_err_set(e, -ENOMEM, "out of memory");
-	if (!strcmp(path, "-")) {
-		s->fd = dup(STDIN_FILENO);
-	} else {
-		s->fd = open(path, O_RDONLY | O_CLOEXEC);
+	switch (sn->format) {
+	case IN_FMT_PCAP:
+	case IN_FMT_PCAPNG:
+	case IN_FMT_JSON:
+	case IN_FMT_IOLOG:
+		return iot_err_set(e, -EINVAL, "'%s': %s, not a blktrace trace", s->path,
+				   in_format_what(sn->format));
+	default:
+		break; /* a trace, or bytes the decoder will name (bad magic at offset 0) */
 	}
-	if (s->fd < 0)
-		return iot_err_set(e, -errno, "'%s': %s", path, strerror(errno));
-	if (strcmp(path, "-"))
-		n = pread(s->fd, magic, 2, 0);
-	if (!strcmp(path, "-") || (n == 2 && magic[0] == 0x1f && magic[1] == 0x8b)) {
-		/* gzip, or a pipe we cannot peek at: zlib passes plain bytes through unchanged */
-		s->gz = gzdopen(s->fd, "rb");
-		if (!s->gz)
-			return iot_err_set(e, -ENOMEM, "'%s': cannot start gzip stream", path);
-		s->fd = -1;
-		gzbuffer(s->gz, 256 * 1024);
-		s->st.gzip = !strcmp(path, "-") ? 0 : 1;
-	} else {
-		struct stat st;
+	fd = in_stream_mappable(in, &size);
+	if (fd >= 0 && size <= SIZE_MAX) {
+		/* read in place from the page cache: no copy into a buffer */
+		void *m = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
 
-		posix_fadvise(s->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-		if (fstat(s->fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-		    (uint64_t)st.st_size <= SIZE_MAX) {
-			/* read in place from the page cache: no copy into a buffer */
-			void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, s->fd, 0);
-
-			if (m != MAP_FAILED) {
-				madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
-				free(s->buf);
-				s->buf = m;
-				s->map_len = s->len = (size_t)st.st_size;
-				s->eof = 1;
-				src_window(s);
-			}
+		if (m != MAP_FAILED) {
+			madvise(m, (size_t)size, MADV_SEQUENTIAL);
+			s->buf = m;
+			s->map_len = s->len = (size_t)size;
+			s->eof = 1;
+			src_window(s);
+			return 0;
 		}
 	}
+	s->buf = malloc(BUF_SIZE);
+	if (!s->buf)
+		return iot_err_set(e, -ENOMEM, "out of memory");
 	return 0;
+}
+
+static int src_open(struct bt_src *s, const char *path, struct iot_err *e)
+{
+	struct in_stream *in;
+	int ret = in_stream_open(&in, path, e);
+
+	return ret ? ret : src_attach(s, in, e);
 }
 
 /*
@@ -190,10 +190,7 @@ static void src_window(struct bt_src *s)
 
 static void src_close(struct bt_src *s)
 {
-	if (s->gz)
-		gzclose(s->gz);
-	if (s->fd >= 0)
-		close(s->fd);
+	in_stream_close(s->in);
 	if (s->map_len)
 		munmap(s->buf, s->map_len);
 	else
@@ -215,24 +212,9 @@ static int src_fill(struct bt_src *s, struct iot_err *e)
 		s->len -= s->pos;
 		s->pos = 0;
 	}
-	do {
-		if (s->gz) {
-			n = gzread(s->gz, s->buf + s->len, (unsigned)(BUF_SIZE - s->len));
-			if (n < 0) {
-				int zerr;
-				const char *msg = gzerror(s->gz, &zerr);
-				return iot_err_set(e, -EIO, "'%s': gzip: %s at offset %llu", s->path, msg,
-						   (unsigned long long)(s->off + s->len));
-			}
-		} else {
-			n = read(s->fd, s->buf + s->len, BUF_SIZE - s->len);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0)
-				return iot_err_set(e, -errno, "'%s': %s", s->path, strerror(errno));
-		}
-		break;
-	} while (1);
+	n = in_stream_read(s->in, s->buf + s->len, BUF_SIZE - s->len, e);
+	if (n < 0)
+		return (int)n;
 	if (n == 0)
 		s->eof = 1;
 	s->len += (size_t)n;
@@ -637,8 +619,9 @@ static void stats_sync(struct bt_reader *r)
 	}
 }
 
-int bt_reader_open_files(struct bt_reader **out, char *const *paths, unsigned n,
-			 struct iot_err *e)
+/* A reader over n files by path, or over one opened stream (paths NULL). */
+static int reader_open(struct bt_reader **out, char *const *paths, struct in_stream *in,
+		       unsigned n, struct iot_err *e)
 {
 	struct bt_reader *r;
 	int ret, any = 0;
@@ -647,22 +630,21 @@ int bt_reader_open_files(struct bt_reader **out, char *const *paths, unsigned n,
 	if (!n)
 		return iot_err_set(e, -ENOENT, "no trace files");
 	r = calloc(1, sizeof(*r));
-	if (!r)
-		return iot_err_set(e, -ENOMEM, "out of memory");
-	r->src = calloc(n, sizeof(*r->src));
-	r->heap = calloc(n, sizeof(*r->heap));
-	r->fstats = calloc(n, sizeof(*r->fstats));
-	r->comms = bt_comm_table_new();
-	r->last = -1;
-	if (!r->src || !r->heap || !r->fstats || !r->comms) {
+	if (r) {
+		r->src = calloc(n, sizeof(*r->src));
+		r->heap = calloc(n, sizeof(*r->heap));
+		r->fstats = calloc(n, sizeof(*r->fstats));
+		r->comms = bt_comm_table_new();
+		r->last = -1;
+		r->nsrc = n;
+	}
+	if (!r || !r->src || !r->heap || !r->fstats || !r->comms) {
+		in_stream_close(in);
 		bt_reader_free(r);
 		return iot_err_set(e, -ENOMEM, "out of memory");
 	}
-	r->nsrc = n;
-	for (unsigned i = 0; i < n; i++)
-		r->src[i].fd = -1;
 	for (unsigned i = 0; i < n; i++) {
-		ret = src_open(&r->src[i], paths[i], e);
+		ret = paths ? src_open(&r->src[i], paths[i], e) : src_attach(&r->src[i], in, e);
 		if (ret)
 			goto fail;
 		ret = src_next(&r->src[i], e);
@@ -675,10 +657,10 @@ int bt_reader_open_files(struct bt_reader **out, char *const *paths, unsigned n,
 		}
 	}
 	if (!any) {
-		ret = n == 1 ? iot_err_set(e, -EINVAL, "'%s': empty trace file", paths[0])
+		ret = n == 1 ? iot_err_set(e, -EINVAL, "'%s': empty trace file", r->src[0].path)
 			     : iot_err_set(e, -EINVAL, "empty trace set: all %u files of '%s'... "
 						       "hold no records",
-					   n, paths[0]);
+					   n, r->src[0].path);
 		goto fail;
 	}
 	for (unsigned i = r->nheap / 2 + 1; i-- > 0;)
@@ -693,119 +675,42 @@ fail:
 	return ret;
 }
 
-static int has_set_suffix(const char *name)
+int bt_reader_open_files(struct bt_reader **out, char *const *paths, unsigned n,
+			 struct iot_err *e)
 {
-	const char *p = strstr(name, ".blktrace.");
-	const char *d;
-
-	if (!p)
-		return 0;
-	/* the last ".blktrace." wins (device names do not contain it, but be exact) */
-	while ((d = strstr(p + 1, ".blktrace.")))
-		p = d;
-	p += strlen(".blktrace.");
-	if (!*p)
-		return 0;
-	while (*p >= '0' && *p <= '9')
-		p++;
-	return !*p || !strcmp(p, ".gz");
+	return reader_open(out, paths, NULL, n, e);
 }
 
-static int cmp_str(const void *a, const void *b)
+int bt_reader_open_stream(struct bt_reader **out, struct in_stream *in, struct iot_err *e)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static int open_dir(struct bt_reader **out, const char *dir, struct iot_err *e)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	char **paths = NULL;
-	unsigned n = 0, cap = 0;
-	int ret;
-
-	if (!d)
-		return iot_err_set(e, -errno, "'%s': %s", dir, strerror(errno));
-	while ((de = readdir(d))) {
-		char *p;
-
-		if (!has_set_suffix(de->d_name))
-			continue;
-		if (n == cap) {
-			char **np;
-			cap = cap ? cap * 2 : 16;
-			np = realloc(paths, cap * sizeof(*paths));
-			if (!np) {
-				ret = iot_err_set(e, -ENOMEM, "out of memory");
-				goto out;
-			}
-			paths = np;
-		}
-		if (asprintf(&p, "%s/%s", dir, de->d_name) < 0) {
-			ret = iot_err_set(e, -ENOMEM, "out of memory");
-			goto out;
-		}
-		paths[n++] = p;
-	}
-	if (!n) {
-		ret = iot_err_set(e, -ENOENT, "'%s': no blktrace files (NAME.blktrace.N) in directory",
-				  dir);
-		goto out;
-	}
-	qsort(paths, n, sizeof(*paths), cmp_str);
-	ret = bt_reader_open_files(out, paths, n, e);
-out:
-	closedir(d);
-	for (unsigned i = 0; i < n; i++)
-		free(paths[i]);
-	free(paths);
-	return ret;
+	return reader_open(out, NULL, in, 1, e);
 }
 
 int bt_reader_open(struct bt_reader **out, const char *path, struct iot_err *e)
 {
-	struct stat st;
-	char *pattern;
-	glob_t g;
-	int ret;
-	unsigned n = 0;
+	struct run_input ri;
+	int ret = run_input_open(&ri, path, e);
 
 	*out = NULL;
-	if (!strcmp(path, "-")) {
-		char *p = (char *)"-";
-		return bt_reader_open_files(out, &p, 1, e);
-	}
-	if (stat(path, &st) == 0) {
-		if (S_ISDIR(st.st_mode))
-			return open_dir(out, path, e);
-		return bt_reader_open_files(out, (char *const *)&path, 1, e);
-	}
-	if (asprintf(&pattern, "%s.blktrace.[0-9]*", path) < 0)
-		return iot_err_set(e, -ENOMEM, "out of memory");
-	ret = glob(pattern, 0, NULL, &g);
-	free(pattern);
-	if (ret == GLOB_NOMATCH)
-		return iot_err_set(e, -ENOENT, "'%s': no such file, directory or trace set "
-					       "(%s.blktrace.N)",
-				   path, path);
 	if (ret)
-		return iot_err_set(e, -ENOMEM, "'%s': glob failed", path);
-	/* keep only exact set members (NAME.blktrace.N or .N.gz) */
-	{
-		char **keep = calloc(g.gl_pathc, sizeof(*keep));
-
-		if (!keep) {
-			globfree(&g);
-			return iot_err_set(e, -ENOMEM, "out of memory");
-		}
-		for (size_t i = 0; i < g.gl_pathc; i++)
-			if (has_set_suffix(g.gl_pathv[i]))
-				keep[n++] = g.gl_pathv[i];
-		ret = n ? bt_reader_open_files(out, keep, n, e)
-			: iot_err_set(e, -ENOENT, "'%s': no trace set files", path);
-		free(keep);
+		return ret;
+	switch (ri.kind) {
+	case RUN_INPUT_STREAM:
+		ret = bt_reader_open_stream(out, ri.in, e);
+		ri.in = NULL;
+		break;
+	case RUN_INPUT_DIR:
+		ret = ri.rd.ntraces ? bt_reader_open_files(out, ri.rd.traces, ri.rd.ntraces, e)
+				    : iot_err_set(e, -ENOENT,
+						  "'%s': no blktrace files (NAME.blktrace.N) in "
+						  "directory",
+						  path);
+		break;
+	case RUN_INPUT_SET:
+		ret = bt_reader_open_files(out, ri.set, ri.nset, e);
+		break;
 	}
-	globfree(&g);
+	run_input_release(&ri);
 	return ret;
 }
 

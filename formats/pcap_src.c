@@ -1,150 +1,59 @@
 /* SPDX-License-Identifier: MIT */
-/* Offline capture reading through libpcap; gzip streamed through zlib with fopencookie. */
+/* Offline capture reading through libpcap, from an input stream (gzip, zstd, pipes). */
 #include "formats/pcap_src.h"
 
 #include <errno.h>
 #include <pcap/pcap.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <zlib.h>
 
 #include "common/cursor.h"
+#include "formats/instream.h"
 
 struct pcap_src {
 	pcap_t *p;
+	const struct in_stream *in; /* owned by p's FILE: for the stream's own errors */
 	int dlt;
 	int gzip;
 };
 
-/* --- gzip: a FILE whose reads inflate (streaming, constant memory) --- */
-
-static ssize_t gz_read(void *cookie, char *buf, size_t size)
-{
-	int n;
-
-	if (size > (1u << 30))
-		size = 1u << 30;
-	n = gzread((gzFile)cookie, buf, (unsigned)size);
-	if (n < 0) {
-		errno = EIO;
-		return -1;
-	}
-	return n;
-}
-
-static int gz_close(void *cookie)
-{
-	return gzclose((gzFile)cookie) == Z_OK ? 0 : -1;
-}
-
-static int read_magic(FILE *f, uint8_t m[4])
-{
-	size_t n = fread(m, 1, 4, f);
-
-	rewind(f);
-	return n == 4 ? 0 : -1;
-}
-
-static int is_gzip(const uint8_t m[4])
-{
-	return m[0] == 0x1f && m[1] == 0x8b;
-}
-
-/* pcap (both byte orders, us and ns), pcapng section header. */
-static int is_capture_magic(const uint8_t m[4])
-{
-	uint32_t be = (uint32_t)m[0] << 24 | (uint32_t)m[1] << 16 | (uint32_t)m[2] << 8 | m[3];
-
-	return be == 0xa1b2c3d4 || be == 0xd4c3b2a1 || be == 0xa1b23c4d || be == 0x4d3cb2a1 ||
-	       be == 0x0a0d0d0a;
-}
-
-int pcap_src_probe(const char *path)
-{
-	uint8_t m[4];
-	FILE *f = fopen(path, "rb");
-	int ret = 0;
-
-	if (!f)
-		return 0;
-	if (read_magic(f, m) == 0) {
-		if (is_capture_magic(m)) {
-			ret = 1;
-		} else if (is_gzip(m)) {
-			gzFile g;
-
-			fclose(f);
-			f = NULL;
-			g = gzopen(path, "rb");
-			if (g && gzread(g, m, 4) == 4 && is_capture_magic(m))
-				ret = 1;
-			if (g)
-				gzclose(g);
-		}
-	}
-	if (f)
-		fclose(f);
-	return ret;
-}
-
-int pcap_src_open_file(struct pcap_src **out, FILE *f, const char *name, struct iot_err *e)
+int pcap_src_open_stream(struct pcap_src **out, struct in_stream *in, struct iot_err *e)
 {
 	char errbuf[PCAP_ERRBUF_SIZE] = "";
+	const char *name = in_stream_name(in);
 	struct pcap_src *s;
-	uint8_t m[4];
+	FILE *f;
 
 	*out = NULL;
 	s = calloc(1, sizeof(*s));
-	if (!s) {
-		fclose(f);
-		return iot_err_set(e, -ENOMEM, "'%s': out of memory", name);
+	f = s ? in_stream_fopen(in) : NULL;
+	if (!f) {
+		iot_err_set(e, -ENOMEM, "'%s': out of memory", name);
+		in_stream_close(in);
+		free(s);
+		return -ENOMEM;
 	}
-	if (read_magic(f, m) == 0 && is_gzip(m)) {
-		cookie_io_functions_t io = {.read = gz_read, .close = gz_close};
-		int fd = dup(fileno(f));
-		gzFile g = fd >= 0 ? gzdopen(fd, "rb") : NULL;
-		FILE *gf;
-
-		if (!g) {
-			if (fd >= 0)
-				close(fd);
-			fclose(f);
-			free(s);
-			return iot_err_set(e, -EINVAL, "'%s': cannot read the gzip stream", name);
-		}
-		gzbuffer(g, 256 * 1024);
-		/* gzdopen read from the current offset of the shared file description. */
-		fclose(f);
-		gf = fopencookie(g, "rb", io);
-		if (!gf) {
-			gzclose(g);
-			free(s);
-			return iot_err_set(e, -ENOMEM, "'%s': cannot start gzip stream", name);
-		}
-		f = gf;
-		s->gzip = 1;
-	}
+	s->gzip = in_stream_sniff(in)->codec == IN_GZIP;
 	s->p = pcap_fopen_offline_with_tstamp_precision(f, PCAP_TSTAMP_PRECISION_NANO, errbuf);
 	if (!s->p) {
-		fclose(f);
+		iot_err_set(e, -EINVAL, "'%s': not a packet capture (%s)", name, errbuf);
+		fclose(f); /* closes in */
 		free(s);
-		return iot_err_set(e, -EINVAL, "'%s': not a packet capture (%s)", name, errbuf);
+		return -EINVAL;
 	}
 	s->dlt = pcap_datalink(s->p);
+	s->in = in;
 	*out = s;
 	return 0;
 }
 
 int pcap_src_open(struct pcap_src **out, const char *path, struct iot_err *e)
 {
-	FILE *f = fopen(path, "rb");
+	struct in_stream *in;
+	int ret = in_stream_open(&in, path, e);
 
 	*out = NULL;
-	if (!f)
-		return iot_err_set(e, -errno, "'%s': %s", path, strerror(errno));
-	setvbuf(f, NULL, _IOFBF, 1 << 20);
-	return pcap_src_open_file(out, f, path, e);
+	return ret ? ret : pcap_src_open_stream(out, in, e);
 }
 
 int pcap_src_next(struct pcap_src *s, const uint8_t **frame, uint32_t *caplen, uint64_t *ts_ns,
@@ -162,6 +71,9 @@ int pcap_src_next(struct pcap_src *s, const uint8_t **frame, uint32_t *caplen, u
 	}
 	if (r == PCAP_ERROR_BREAK)
 		return 0;
+	/* bad compressed data, a read error: the stream says what and where */
+	if (in_stream_status(s->in))
+		return iot_err_set(e, in_stream_status(s->in), "%s", in_stream_error(s->in));
 	/* libpcap reports a record cut short at the end of the file as an error: the capture was
 	 * truncated (tcpdump killed, copy cut off). The frames before it are good. */
 	if (strstr(pcap_geterr(s->p), "truncated") || strstr(pcap_geterr(s->p), "short"))

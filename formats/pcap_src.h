@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Packet captures: pcap/pcapng (optionally gzip) through libpcap, and link/IP/TCP/UDP decoding. */
+/* Packet captures: pcap/pcapng (optionally compressed) through libpcap; link/IP/TCP/UDP decoding. */
 #ifndef IOTAPE_FORMATS_PCAP_SRC_H
 #define IOTAPE_FORMATS_PCAP_SRC_H
 
@@ -48,12 +48,12 @@ enum pkt_skip pkt_decode(int dlt, const uint8_t *frame, uint32_t caplen, uint64_
 
 struct pcap_src;
 
-/* Open a pcap or pcapng file, gzip-compressed or not, with nanosecond timestamps. */
+/* Open a pcap or pcapng file (or '-'), compressed or not, with nanosecond timestamps. */
 int pcap_src_open(struct pcap_src **out, const char *path, struct iot_err *e);
-/* The same over an already open stream (fuzzing: fmemopen); takes ownership of f. */
-int pcap_src_open_file(struct pcap_src **out, FILE *f, const char *name, struct iot_err *e);
-/* 1 if the file starts like a pcap, pcapng or gzip-compressed one of those, else 0. */
-int pcap_src_probe(const char *path);
+/* The same over an input stream already opened and sniffed; the source owns it, also when
+ * this fails. */
+struct in_stream;
+int pcap_src_open_stream(struct pcap_src **out, struct in_stream *in, struct iot_err *e);
 /* Next frame: 1 with frame/caplen/ts filled, 0 at the end, -errno on a read error (a
  * truncated last record is reported as the end, with pcap_src_truncated() set). */
 int pcap_src_next(struct pcap_src *s, const uint8_t **frame, uint32_t *caplen, uint64_t *ts_ns,

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analyze/nfs_stats.h"
+#include "formats/instream.h"
 #include "formats/nfs_pipe.h"
 
 /*
@@ -74,11 +75,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size >= 4 && (!memcmp(data, "\xd4\xc3\xb2\xa1", 4) || !memcmp(data, "\x4d\x3c\xb2\xa1", 4) ||
 			  !memcmp(data, "\xa1\xb2\xc3\xd4", 4) || !memcmp(data, "\xa1\xb2\x3c\x4d", 4) ||
 			  !memcmp(data, "\x0a\x0d\x0d\x0a", 4))) {
-		FILE *f = fmemopen((void *)data, size, "rb");
+		struct in_stream *in;
 		struct pcap_src *src;
 		struct iot_err e;
 
-		if (f && pcap_src_open_file(&src, f, "fuzz", &e) == 0) {
+		if (in_stream_open_mem(&in, data, size, "fuzz", &e) == 0 &&
+		    pcap_src_open_stream(&src, in, &e) == 0) {
 			nfs_pipe_run(&p, src, &e);
 			pcap_src_free(src);
 		}

@@ -31,6 +31,12 @@ bad empty "empty trace set"
 : >one.blktrace.0
 bad one.blktrace.0 "'one.blktrace.0': empty trace file"
 bad nonexistent "'nonexistent': no such file"
+ln -s loop loop
+bad loop "^iotape: analyze: 'loop': a symbolic link loop$"
+echo '{"tool": "iotape"}' >summary.json
+bad summary.json "'summary.json': a JSON document; analyze reads run directories"
+printf 'fio version 2 iolog\n' >io.log
+bad io.log "'io.log': a fio iolog"
 # the second of two per-CPU files is bad: still an error, naming that file
 mkdir pair && cp good.bin pair/p.blktrace.0 && cp zero.bin pair/p.blktrace.1
 bad pair/p "'pair/p.blktrace.1': bad magic 0x00000000 at offset 0"

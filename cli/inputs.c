@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT */
+/* Opening a command's INPUT once: block trace, packet capture, manifest or saved JSON. */
+#include "cli/inputs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "formats/rundir.h"
+
+/*
+ * The readers say "'FILE': offset N: WHAT"; the commands' messages put the place last:
+ * "'FILE': WHAT at offset N" (DESIGN.md, "Errors and messages").
+ */
+int input_error(const struct iot_err *e, int ret)
+{
+	const char *p = e->msg, *q;
+	unsigned long long off;
+	int n = 0;
+
+	if (*p == '\'' && (q = strchr(p + 1, '\'')) &&
+	    sscanf(q + 1, ": offset %llu: %n", &off, &n) == 1 && n > 0)
+		error("%.*s: %s at offset %llu", (int)(q + 1 - p), p, q + 1 + n, off);
+	else
+		error("%s", e->msg);
+	return exit_code_for(ret);
+}
+
+static int open_stream(struct cli_input *ci, struct in_stream *in, unsigned flags)
+{
+	enum in_format f = in_stream_sniff(in)->format;
+	struct iot_err e;
+	int ret;
+
+	switch (f) {
+	case IN_FMT_PCAP:
+	case IN_FMT_PCAPNG:
+		ci->capture = in;
+		return EXIT_OK;
+	case IN_FMT_JSON:
+		if (flags & CLI_INPUT_JSON) {
+			ci->json = in;
+			return EXIT_OK;
+		}
+		error("'%s': a JSON document; %s reads run directories, blktrace traces and packet "
+		      "captures%s",
+		      in_stream_name(in), cli_cmd ? cli_cmd->name : "this command",
+		      cli_cmd && !strcmp(cli_cmd->name, "report")
+		          ? " (saved 'analyze --json' summaries go to 'iotape compare')"
+		          : "");
+		in_stream_close(in);
+		return EXIT_USAGE;
+	case IN_FMT_IOLOG:
+		error("'%s': a fio iolog, not read here", in_stream_name(in));
+		in_stream_close(in);
+		return EXIT_USAGE;
+	default:
+		/* a trace, or bytes the trace reader names (bad magic at offset 0, empty) */
+		ret = bt_reader_open_stream(&ci->block, in, &e);
+		return ret ? input_error(&e, ret) : EXIT_OK;
+	}
+}
+
+static int open_dir(struct cli_input *ci, struct rundir *rd)
+{
+	struct iot_err e;
+	int ret;
+
+	if (!rd->ntraces && !rd->ncaptures) {
+		error("'%s': no block trace (NAME.blktrace.N) or packet capture (net.pcap) in the "
+		      "directory",
+		      ci->arg);
+		return EXIT_USAGE;
+	}
+	if (rd->ncaptures) {
+		if (rd->ncaptures > 1)
+			warning("'%s': %u packet captures; reading '%s'", ci->arg, rd->ncaptures,
+			        rd->captures[0]);
+		if ((ret = in_stream_open(&ci->capture, rd->captures[0], &e)))
+			return input_error(&e, ret);
+	}
+	if (rd->ntraces && (ret = bt_reader_open_files(&ci->block, rd->traces, rd->ntraces, &e)))
+		return input_error(&e, ret);
+	ci->manifest = rd->manifest;
+	rd->manifest = NULL;
+	return EXIT_OK;
+}
+
+int cli_input_open(struct cli_input *ci, const char *arg, unsigned flags)
+{
+	struct run_input ri;
+	struct iot_err e;
+	int ret;
+
+	memset(ci, 0, sizeof(*ci));
+	ci->arg = arg;
+	if ((ret = run_input_open(&ri, arg, &e)))
+		return input_error(&e, ret);
+	switch (ri.kind) {
+	case RUN_INPUT_STREAM:
+		ret = open_stream(ci, ri.in, flags);
+		ri.in = NULL;
+		break;
+	case RUN_INPUT_DIR:
+		ret = open_dir(ci, &ri.rd);
+		break;
+	case RUN_INPUT_SET:
+		ret = bt_reader_open_files(&ci->block, ri.set, ri.nset, &e);
+		ret = ret ? input_error(&e, ret) : EXIT_OK;
+		break;
+	}
+	run_input_release(&ri);
+	if (ret)
+		cli_input_release(ci);
+	return ret;
+}
+
+void cli_input_release(struct cli_input *ci)
+{
+	bt_reader_free(ci->block);
+	in_stream_close(ci->capture);
+	in_stream_close(ci->json);
+	free(ci->manifest);
+	memset(ci, 0, sizeof(*ci));
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/* Opening a command's INPUT once: block trace, packet capture, manifest or saved JSON. */
+#ifndef IOTAPE_CLI_INPUTS_H
+#define IOTAPE_CLI_INPUTS_H
+
+#include <stdbool.h>
+
+#include "formats/blktrace.h"
+#include "formats/instream.h"
+
+/*
+ * What one INPUT holds, opened (formats/rundir.h says what an INPUT may name):
+ *   a run directory      its trace sets as one reader, its packet capture, its manifest
+ *   a per-CPU set NAME   its files as one reader
+ *   a file, '-', a FIFO  sniffed once: a trace, a capture, or (when the command takes one)
+ *                        a JSON document
+ */
+struct cli_input {
+	const char *arg;
+	struct bt_reader *block;   /* NULL: no block trace */
+	struct in_stream *capture; /* NULL: no packet capture */
+	struct in_stream *json;    /* a JSON document (with CLI_INPUT_JSON only) */
+	char *manifest;            /* the run directory's manifest.json, or NULL */
+};
+
+enum {
+	CLI_INPUT_JSON = 1, /* the command reads saved JSON documents (compare) */
+};
+
+/* Open arg; prints the error and returns an exit code (EXIT_OK on success). */
+int cli_input_open(struct cli_input *ci, const char *arg, unsigned flags);
+void cli_input_release(struct cli_input *ci);
+
+/* Print a reader's error, its place last ("'FILE': WHAT at offset N"); returns the exit
+ * code for ret. */
+int input_error(const struct iot_err *e, int ret);
+
+#endif
