@@ -19,7 +19,8 @@ struct blk_opts {
 };
 
 #define BLK_DEFAULT_INTERVAL_NS 1000000000ull
-#define BLK_DEFAULT_IDLE_NS 10000000ull
+#define BLK_DEFAULT_IDLE_NS 10000000ull /* --idle-threshold of analyze, report and compare */
+#define BLK_DEFAULT_IDLE_TEXT "10ms"   /* the same, for their usage texts */
 #define BLK_DEFAULT_TOP 10u
 #define BLK_MAX_TOP 10000u
 #define BLK_DEFAULT_MAX_INFLIGHT (1u << 16)

@@ -33,7 +33,7 @@ const char usage_analyze[] =
     "options:\n"
     "  --json                write the JSON document instead of the text summary\n"
     "  --interval DUR        timeline bin width (default 1s; e.g. 100ms)\n"
-    "  --idle-threshold DUR  shortest idle gap that counts (default 10ms)\n"
+    "  --idle-threshold DUR  shortest idle gap that counts (default " BLK_DEFAULT_IDLE_TEXT "; --idle is the same)\n"
     "  --top N               keep the N longest idle gaps (default 10)\n"
     "  -o, --output FILE     write to FILE instead of standard output\n"
     "\n"
@@ -536,6 +536,7 @@ static int parse_args(struct run *r, int argc, char **argv, const char **out)
 	static const struct option lo[] = {{"json", no_argument, NULL, 'j'},
 	                                   {"interval", required_argument, NULL, 'i'},
 	                                   {"idle-threshold", required_argument, NULL, 't'},
+	                                   {"idle", required_argument, NULL, 't'},
 	                                   {"top", required_argument, NULL, 'n'},
 	                                   {"output", required_argument, NULL, 'o'},
 	                                   {NULL, 0, NULL, 0}};

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/inputs.h"
+#include "analyze/blk_sink.h"
 #include "compare/compare.h"
 #include "report/report_run.h"
 #include "formats/blktrace.h"
@@ -17,7 +18,8 @@ const char usage_compare[] =
     "usage: iotape compare RUN|SUMMARY.json... [--label L]... [--baseline LABEL]\n"
     "                      [--fail-if 'METRIC<-10%']... [--alpha P] [--by KEY,...]\n"
     "                      [--rows KEY --cols KEY [--tables KEY]]\n"
-    "                      [--format text|markdown|csv|json] [-o FILE] [--idle DUR]\n"
+    "                      [--format text|markdown|csv|json] [-o FILE]\n"
+    "                      [--idle-threshold DUR]\n"
     "\n"
     "Compare runs: run directories (analyzed here) or saved 'iotape analyze --json' output.\n"
     "Runs with the same label form a group: mean, sd, median, 95% CI (Student t), and\n"
@@ -34,7 +36,8 @@ const char usage_compare[] =
     "  --tables KEY     one matrix per value of KEY (e.g. a manifest label 'bs')\n"
     "  --format F       text (default), markdown, csv, json\n"
     "  -o FILE          write to FILE instead of standard output\n"
-    "  --idle DUR       shortest idle gap when analyzing run directories (default 10ms)\n"
+    "  --idle-threshold DUR  shortest idle gap when analyzing runs (default " BLK_DEFAULT_IDLE_TEXT "; --idle is\n"
+    "                   the same)\n"
     "\n"
     "Metrics: mbps, iops, lat_p50, lat_p99 (D2C, us), idle_pct, longest_gap (ms), seeks,\n"
     "seq_pct, nfsV.OP (mean NFS response time, ms; nfs.OP for any version).\n";
@@ -81,13 +84,14 @@ int cmd_compare(int argc, char **argv)
 	    {"label", 1, 0, 'l'}, {"baseline", 1, 0, 'b'}, {"fail-if", 1, 0, 'f'},
 	    {"alpha", 1, 0, 'a'}, {"rows", 1, 0, 'r'},     {"cols", 1, 0, 'c'},
 	    {"by", 1, 0, 'B'},    {"format", 1, 0, 'F'},   {"output", 1, 0, 'o'},
-	    {"idle", 1, 0, 'i'},  {"tables", 1, 0, 'T'},   {0, 0, 0, 0},
+	    {"idle", 1, 0, 'i'},  {"idle-threshold", 1, 0, 'i'}, {"tables", 1, 0, 'T'},
+	    {0, 0, 0, 0},
 	};
 	struct compare_opts o = {0};
 	enum cmp_format fmt = CMP_FMT_TEXT;
 	const char **labels = calloc((size_t)argc + 1, sizeof(*labels));
 	const char *outpath = NULL;
-	unsigned long long idle_ns = 10000000ull;
+	unsigned long long idle_ns = BLK_DEFAULT_IDLE_NS;
 	size_t nlabels = 0;
 	struct compare c;
 	struct iot_err e;
@@ -145,7 +149,7 @@ int cmd_compare(int argc, char **argv)
 			outpath = optarg;
 			break;
 		case 'i':
-			if (parse_duration_ns("--idle", optarg, &idle_ns)) {
+			if (parse_duration_ns("--idle-threshold", optarg, &idle_ns)) {
 				ret = EXIT_USAGE;
 				goto out;
 			}

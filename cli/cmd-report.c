@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analyze/blk_sink.h"
 #include "compare/compare.h"
 #include "report/report_html.h"
 #include "report/report_run.h"
@@ -22,7 +23,8 @@
 #include "iotape_version.h"
 
 const char usage_report[] =
-    "usage: iotape report RUN... -o REPORT.html [--svg DIR] [--interval DUR] [--idle DUR]\n"
+    "usage: iotape report RUN... -o REPORT.html [--svg DIR] [--interval DUR]\n"
+    "                     [--idle-threshold DUR]\n"
     "                     [--label L]... [--baseline LABEL] [--title TEXT]\n"
     "\n"
     "One self-contained HTML file (inline SVG, no network, no scripts): the runs' manifests,\n"
@@ -34,7 +36,8 @@ const char usage_report[] =
     "  -o FILE          the HTML file to write (required)\n"
     "  --svg DIR        also write every graph as DIR/NAME.svg\n"
     "  --interval DUR   plotted interval (default: about 600 points over the longest run)\n"
-    "  --idle DUR       shortest idle gap that is shaded and counted (default 10ms)\n"
+    "  --idle-threshold DUR  shortest idle gap that is shaded and counted (default " BLK_DEFAULT_IDLE_TEXT ";\n"
+    "                   --idle is the same)\n"
     "  --label L        legend name of the next run, in order (default: the manifest or name)\n"
     "  --baseline L     baseline group of the comparison table\n"
     "  --title TEXT     page title\n";
@@ -127,14 +130,15 @@ int cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 	    {"output", 1, 0, 'o'}, {"svg", 1, 0, 's'},   {"interval", 1, 0, 'i'},
-	    {"idle", 1, 0, 'I'},   {"label", 1, 0, 'l'}, {"baseline", 1, 0, 'b'},
+	    {"idle", 1, 0, 'I'},   {"idle-threshold", 1, 0, 'I'},
+	    {"label", 1, 0, 'l'},  {"baseline", 1, 0, 'b'},
 	    {"title", 1, 0, 't'},  {0, 0, 0, 0},
 	};
 	const char *outpath = NULL, *title = NULL;
 	struct svg_dir svg = {0};
 	struct report_opts ro = {0};
 	struct compare_opts co = {0};
-	unsigned long long interval = 0, idle = 10000000ull;
+	unsigned long long interval = 0, idle = BLK_DEFAULT_IDLE_NS;
 	struct report_input *in = NULL;
 	struct report_run *runs = NULL;
 	const char **labels = calloc((size_t)argc + 1, sizeof(*labels));
@@ -166,7 +170,7 @@ int cmd_report(int argc, char **argv)
 			}
 			break;
 		case 'I':
-			if (parse_duration_ns("--idle", optarg, &idle))
+			if (parse_duration_ns("--idle-threshold", optarg, &idle))
 				goto usage;
 			break;
 		case 'l':

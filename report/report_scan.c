@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The report's own streaming pass: per-interval bins and a sector x time density grid. */
 #include "report/report_scan.h"
+#include "analyze/blk_sink.h"
 
 #include <errno.h>
 #include <math.h>
@@ -144,7 +145,7 @@ int rpt_run_init(struct rpt_run *r, uint64_t interval_ns, uint64_t idle_ns)
 {
 	memset(r, 0, sizeof(*r));
 	r->width = interval_ns ? interval_ns : RPT_BASE_WIDTH_NS;
-	r->idle_threshold = idle_ns ? idle_ns : 10000000ull;
+	r->idle_threshold = idle_ns ? idle_ns : BLK_DEFAULT_IDLE_NS;
 	return 0;
 }
 
