@@ -5,11 +5,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "export/export.h"
+#include "replay/replay.h"
 
 const char usage_export[] =
     "usage: iotape export RUN --format blkparse|fio-iolog|csv [-o OUT] [OPTIONS]\n"
@@ -20,15 +22,37 @@ const char usage_export[] =
     "formats:\n"
     "  blkparse     the text of 'blkparse -i NAME' (blktrace 1.2, default options), byte\n"
     "               for byte, as it writes it to a file; a run directory DIR is read as\n"
-    "               'blkparse -i DIR/NAME1 -i DIR/NAME2 ...' (sets sorted by name)\n"
+    "               'blkparse -D DIR -i NAME1 -i NAME2 ...' (sets sorted by name)\n"
+    "  fio-iolog    into directory OUT (required): NAME.iolog per device, replayable by fio's\n"
+    "               read_iolog, and replay.fio, a job file that replays them together\n"
+    "  csv          one row per event, or with --timeline one row per device and interval\n"
     "\n"
     "options:\n"
     "  -f, --format FMT       the output format (required)\n"
-    "  -o, --output OUT       write to OUT instead of standard output\n"
+    "  -o, --output OUT       write to OUT instead of standard output (fio-iolog: a directory)\n"
+    "fio-iolog:\n"
+    "      --iolog-version N  3 (default: times in microseconds) or 2 (no times)\n"
+    "      --from issue|queue D events (default: what reached the device) or Q events\n"
+    "  -m, --map SRCDEV=PATH  replay device SRCDEV (MAJ,MIN or a name) onto PATH: the job's\n"
+    "                         replay_redirect= (else a ${IOTAPE_TARGET_NAME} placeholder)\n"
+    "      --ioengine NAME    the job file's ioengine (default libaio)\n"
+    "csv:\n"
+    "      --timeline         rows per device and interval instead of per event\n"
+    "      --interval DUR     the timeline's interval (default 1s)\n"
+    "      --idle-threshold DUR  shortest idle gap the timeline counts (default 10ms)\n"
     "\n"
     "exit status: 0 success, 2 usage or input error, 3 system error\n";
 
-enum { FMT_NONE, FMT_BLKPARSE };
+enum { FMT_NONE, FMT_BLKPARSE, FMT_IOLOG, FMT_CSV };
+
+struct xopts {
+	int fmt;
+	const char *run, *out;
+	struct export_iolog_opts io;
+	struct export_target *targets;
+	struct export_csv_opts csv;
+	bool csv_opts, iolog_opts;
+};
 
 static int open_out(const char *out, int *fd)
 {
@@ -39,11 +63,18 @@ static int open_out(const char *out, int *fd)
 	*fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (*fd < 0)
 		return error("'%s': %s", out, strerror(errno)),
-		       errno == ENOENT ? EXIT_USAGE : EXIT_SYSTEM;
+		       errno == ENOENT || errno == EISDIR ? EXIT_USAGE : EXIT_SYSTEM;
 	return 0;
 }
 
-static int do_blkparse(const char *run, const char *out)
+static int close_out(int fd, const char *out, int ret, struct iot_err *e)
+{
+	if (fd != STDOUT_FILENO && close(fd) && !ret)
+		ret = iot_err_set(e, -errno, "'%s': %s", out, strerror(errno));
+	return ret;
+}
+
+static int do_blkparse(const struct xopts *x)
 {
 	struct export_stats st;
 	struct iot_err e;
@@ -51,44 +82,167 @@ static int do_blkparse(const char *run, const char *out)
 	unsigned n;
 	int fd, ret;
 
-	if ((ret = export_find_sets(run, &sets, &n, &e)))
+	if ((ret = export_find_sets(x->run, &sets, &n, &e)))
 		return error("%s", e.msg), exit_code_for(ret);
-	if ((ret = open_out(out, &fd))) {
+	if ((ret = open_out(x->out, &fd))) {
 		export_free_sets(sets, n);
 		return ret;
 	}
 	ret = export_blkparse(sets, n, fd, &st, &e);
 	export_free_sets(sets, n);
-	if (fd != STDOUT_FILENO && close(fd) && !ret) {
-		ret = -errno;
-		snprintf(e.msg, sizeof(e.msg), "'%s': %s", out, strerror(errno));
-	}
-	if (ret)
+	if ((ret = close_out(fd, x->out, ret, &e)))
 		return error("%s", e.msg), exit_code_for(ret);
 	return EXIT_OK;
 }
 
-int cmd_export(int argc, char **argv)
+static int do_csv(const struct xopts *x)
 {
+	struct export_stats st;
+	struct iot_err e;
+	int fd, ret;
+
+	if ((ret = open_out(x->out, &fd)))
+		return ret;
+	ret = export_csv(x->run, &x->csv, fd, &st, &e);
+	if ((ret = close_out(fd, x->out, ret, &e)))
+		return error("%s", e.msg), exit_code_for(ret);
+	return EXIT_OK;
+}
+
+static int do_iolog(struct xopts *x)
+{
+	struct export_iolog_result res;
+	struct iot_err e;
+	int ret;
+
+	if (!x->out || !strcmp(x->out, "-"))
+		return usage_error("fio-iolog writes files: -o DIR is required");
+	x->io.dir = x->out;
+	x->io.run = x->run;
+	ret = export_fio_iolog(x->run, &x->io, &res, &e);
+	if (ret) {
+		export_iolog_result_release(&res);
+		return error("%s", e.msg), exit_code_for(ret);
+	}
+	for (unsigned i = 0; i < res.ndevs; i++) {
+		const struct export_iolog_dev *d = &res.devs[i];
+
+		if (!d->ios && !d->skipped)
+			continue;
+		printf("%s (%u,%u): %" PRIu64 " IOs, %" PRIu64 " bytes -> %s/%s, iodepth %u",
+		       d->name, BLK_DEV_MAJOR(d->dev), BLK_DEV_MINOR(d->dev), d->ios, d->bytes,
+		       x->out, d->iolog[0] ? d->iolog : "(none)", d->iodepth);
+		if (d->skipped)
+			printf(", %" PRIu64 " left out (passthrough, write-zeroes, empty)",
+			       d->skipped);
+		printf("\n");
+	}
+	printf("job file: %s/replay.fio\n", x->out);
+	export_iolog_result_release(&res);
+	return EXIT_OK;
+}
+
+static int add_map(struct xopts *x, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	struct export_target *t;
+	struct iot_err e;
+	char *src;
+	uint32_t dev;
+	int ret;
+
+	if (!eq || eq == arg || !eq[1])
+		return usage_error("--map: '%s' is not SRCDEV=PATH", arg);
+	src = strndup(arg, (size_t)(eq - arg));
+	if (!src)
+		return error("out of memory"), EXIT_SYSTEM;
+	ret = rp_parse_dev(src, &dev, &e);
+	free(src);
+	if (ret)
+		return usage_error("--map: %s", e.msg);
+	t = realloc(x->targets, (x->io.ntargets + 1) * sizeof(*t));
+	if (!t)
+		return error("out of memory"), EXIT_SYSTEM;
+	x->targets = t;
+	t[x->io.ntargets].dev = dev;
+	t[x->io.ntargets].target = eq + 1;
+	t[x->io.ntargets].job = 0;
+	x->io.targets = t;
+	x->io.ntargets++;
+	return 0;
+}
+
+static int parse(struct xopts *x, int argc, char **argv)
+{
+	enum { O_VERSION = 256, O_FROM, O_IOENGINE, O_TIMELINE, O_INTERVAL, O_IDLE };
 	static const struct option lo[] = {
 	    {"format", required_argument, NULL, 'f'},
 	    {"output", required_argument, NULL, 'o'},
+	    {"map", required_argument, NULL, 'm'},
+	    {"iolog-version", required_argument, NULL, O_VERSION},
+	    {"from", required_argument, NULL, O_FROM},
+	    {"ioengine", required_argument, NULL, O_IOENGINE},
+	    {"timeline", no_argument, NULL, O_TIMELINE},
+	    {"interval", required_argument, NULL, O_INTERVAL},
+	    {"idle-threshold", required_argument, NULL, O_IDLE},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *out = NULL;
-	int fmt = FMT_NONE, c;
+	unsigned long long v;
+	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "f:o:", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:o:m:", lo, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (!strcmp(optarg, "blkparse"))
-				fmt = FMT_BLKPARSE;
+				x->fmt = FMT_BLKPARSE;
+			else if (!strcmp(optarg, "fio-iolog"))
+				x->fmt = FMT_IOLOG;
+			else if (!strcmp(optarg, "csv"))
+				x->fmt = FMT_CSV;
 			else
 				return usage_error(
 				    "--format: '%s' is not blkparse, fio-iolog or csv", optarg);
 			break;
 		case 'o':
-			out = optarg;
+			x->out = optarg;
+			break;
+		case 'm':
+			if ((ret = add_map(x, optarg)))
+				return ret;
+			x->iolog_opts = true;
+			break;
+		case O_VERSION:
+			if (parse_u64("--iolog-version", optarg, &v))
+				return EXIT_USAGE;
+			if (v != 2 && v != 3)
+				return usage_error("--iolog-version: %llu is not 2 or 3", v);
+			x->io.version = (unsigned)v;
+			x->iolog_opts = true;
+			break;
+		case O_FROM:
+			if (strcmp(optarg, "issue") && strcmp(optarg, "queue"))
+				return usage_error("--from: '%s' is not issue or queue", optarg);
+			x->io.from_queue = !strcmp(optarg, "queue");
+			x->iolog_opts = true;
+			break;
+		case O_IOENGINE:
+			x->io.ioengine = optarg;
+			x->iolog_opts = true;
+			break;
+		case O_TIMELINE:
+			x->csv.timeline = true;
+			x->csv_opts = true;
+			break;
+		case O_INTERVAL:
+		case O_IDLE:
+			if (parse_duration_ns(c == O_INTERVAL ? "--interval" : "--idle-threshold",
+			                      optarg, &v))
+				return EXIT_USAGE;
+			if (c == O_INTERVAL && !v)
+				return usage_error("--interval: must be more than 0");
+			*(c == O_INTERVAL ? &x->csv.blk.interval_ns
+			                  : &x->csv.blk.idle_threshold_ns) = v;
+			x->csv_opts = true;
 			break;
 		default:
 			return bad_option(argv);
@@ -96,7 +250,39 @@ int cmd_export(int argc, char **argv)
 	}
 	if (optind + 1 != argc)
 		return usage_error(optind == argc ? "missing RUN" : "one RUN at a time");
-	if (fmt == FMT_NONE)
+	x->run = argv[optind];
+	if (x->fmt == FMT_NONE)
 		return usage_error("missing --format");
-	return do_blkparse(argv[optind], out);
+	if (x->iolog_opts && x->fmt != FMT_IOLOG)
+		return usage_error(
+		    "--map, --iolog-version, --from and --ioengine are for fio-iolog");
+	if (x->csv_opts && x->fmt != FMT_CSV)
+		return usage_error("--timeline, --interval and --idle-threshold are for csv");
+	return 0;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	struct xopts x;
+	int ret;
+
+	memset(&x, 0, sizeof(x));
+	x.io.version = 3;
+	blk_opts_init(&x.csv.blk);
+	ret = parse(&x, argc, argv);
+	if (!ret) {
+		switch (x.fmt) {
+		case FMT_BLKPARSE:
+			ret = do_blkparse(&x);
+			break;
+		case FMT_IOLOG:
+			ret = do_iolog(&x);
+			break;
+		default:
+			ret = do_csv(&x);
+			break;
+		}
+	}
+	free(x.targets);
+	return ret;
 }

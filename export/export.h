@@ -6,7 +6,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "analyze/blk_sink.h"
 #include "common/err.h"
+#include "formats/iolog.h"
 
 /* What an export wrote (for the command's summary). */
 struct export_stats {
@@ -38,5 +40,76 @@ void export_free_sets(char **sets, unsigned n);
  */
 int export_blkparse(char *const *sets, unsigned nsets, int fd, struct export_stats *st,
                     struct iot_err *e);
+
+/* ---- fio iologs (docs/export.md) ----------------------------------------------------- */
+
+/* Where a device of the trace goes: its job file, and the path fio replays it onto. */
+struct export_target {
+	uint32_t dev;       /* the trace's device (kernel dev_t) */
+	const char *target; /* replay_redirect=, or NULL for a ${IOTAPE_TARGET_NAME} placeholder */
+	unsigned job;       /* which job file */
+};
+
+struct export_iolog_opts {
+	const char *dir;  /* the iologs and job files go here (created if needed) */
+	unsigned version; /* 3 (times in microseconds) or 2 (no times) */
+	bool from_queue;  /* Q events (what was asked for) instead of D (what was issued) */
+	const struct export_target *targets;
+	unsigned ntargets;
+	bool only_targets; /* leave out the devices no target names (else: job 0) */
+	unsigned njobs;    /* job files DIR/NAME.fio, NAME from job_names; 0: "replay" */
+	const char *const *job_names;
+	const char *job_dir;  /* read_iolog= paths start with this; NULL: dir, made absolute */
+	const char *ioengine; /* NULL: libaio */
+	const char *run;      /* named in the job files' comment */
+};
+
+/* One device of the trace, and what its iolog holds. */
+struct export_iolog_dev {
+	uint32_t dev;
+	char name[64];  /* from the run's manifest, else devMAJ_MIN; the iolog is NAME.iolog */
+	char iolog[80]; /* the iolog's file name in dir ("" when it got no IO) */
+	unsigned job;
+	const char *target;  /* as given, or NULL */
+	uint64_t ios, bytes; /* IO lines and their bytes */
+	uint64_t ops[IOLOG_OP_N];
+	uint64_t skipped;           /* events fio cannot replay: passthrough, write-zeroes, empty */
+	uint64_t first_ns, last_ns; /* trace times of the first and last IO written */
+	unsigned max_depth;         /* the trace's (issued, not completed), from the depth sink */
+	unsigned iodepth;           /* the job's: max_depth in [1, 256] */
+};
+
+struct export_iolog_result {
+	struct export_iolog_dev *devs;
+	unsigned ndevs;
+	uint64_t t0; /* trace time of the first IO written: time 1 us in every log */
+	struct export_stats st;
+};
+
+/*
+ * Write DIR/NAME.iolog for each device of the trace RUN (anything the blktrace reader
+ * opens) with IOs, from its D (or Q) events, and the job files that replay them. Version 3
+ * times are microseconds since the first IO of any device, plus one, so that jobs started
+ * together keep the devices' IOs in step.
+ */
+int export_fio_iolog(const char *run, const struct export_iolog_opts *o,
+                     struct export_iolog_result *res, struct iot_err *e);
+void export_iolog_result_release(struct export_iolog_result *r);
+
+/* ---- CSV (docs/export.md) -------------------------------------------------------------- */
+
+struct export_csv_opts {
+	bool timeline;       /* rows per device and interval (the timeline sink's bins) */
+	struct blk_opts blk; /* the timeline's interval and idle threshold */
+};
+
+/*
+ * RUN (anything the blktrace reader opens) as CSV on fd: a header row, then one row per
+ * event (notes left out: time_ns since the first event, device MAJ:MIN, cpu, sequence, pid,
+ * action, rwbs, sector, bytes, error, process), or with timeline one row per device and
+ * interval with the figures of the analyze JSON's timeline bins.
+ */
+int export_csv(const char *run, const struct export_csv_opts *o, int fd, struct export_stats *st,
+               struct iot_err *e);
 
 #endif
