@@ -6,7 +6,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
+
+#include <cairo.h>
 
 #include "common/xml.h"
 
@@ -257,27 +258,35 @@ int svg_chart_write(FILE *f, const struct svg_chart *c, bool standalone)
 	return ferror(f) ? -EIO : 0;
 }
 
-/* ---- PNG (RFC 2083 / ISO 15948): 8-bit RGBA, filter 0, one zlib stream ---- */
+/* ---- PNG: cairo draws the image into a surface and encodes it ---- */
 
-static void put32(uint8_t *p, uint32_t v)
+struct png_buf {
+	uint8_t *p;
+	size_t n, cap;
+};
+
+static cairo_status_t png_append(void *closure, const unsigned char *data, unsigned int len)
 {
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
+	struct png_buf *b = closure;
 
-static size_t chunk(uint8_t *out, const char *type, const uint8_t *data, uint32_t len)
-{
-	uLong crc;
+	if (len > b->cap - b->n) {
+		size_t cap = b->cap ? b->cap : 4096;
+		uint8_t *p;
 
-	put32(out, len);
-	memcpy(out + 4, type, 4);
-	if (len)
-		memcpy(out + 8, data, len);
-	crc = crc32(0, out + 4, len + 4);
-	put32(out + 8 + len, (uint32_t)crc);
-	return 12 + (size_t)len;
+		while (len > cap - b->n) {
+			if (cap > SIZE_MAX / 2)
+				return CAIRO_STATUS_NO_MEMORY;
+			cap *= 2;
+		}
+		p = realloc(b->p, cap);
+		if (!p)
+			return CAIRO_STATUS_NO_MEMORY;
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->n, data, len);
+	b->n += len;
+	return CAIRO_STATUS_SUCCESS;
 }
 
 static char *base64(const uint8_t *p, size_t n)
@@ -304,44 +313,42 @@ static char *base64(const uint8_t *p, size_t n)
 	return out;
 }
 
+/* cairo's ARGB32 holds colours premultiplied by alpha, one native-endian word per pixel. */
+static uint32_t premultiply(const uint8_t *px)
+{
+	uint32_t a = px[3];
+
+	return a << 24 | (px[0] * a + 127) / 255 << 16 | (px[1] * a + 127) / 255 << 8 |
+	       (px[2] * a + 127) / 255;
+}
+
 char *svg_png_base64(const uint8_t *rgba, unsigned w, unsigned h)
 {
-	size_t row = (size_t)w * 4 + 1, raw_len, png_len;
-	uLongf zlen;
-	uint8_t *raw, *z, *png, ihdr[13];
+	struct png_buf b = {0};
+	cairo_surface_t *s;
 	char *b64 = NULL;
+	uint8_t *data;
+	int stride;
 
 	if (!w || !h || w > 1u << 14 || h > 1u << 14)
 		return NULL;
-	raw_len = row * h;
-	zlen = compressBound((uLong)raw_len);
-	raw = malloc(raw_len);
-	z = malloc(zlen);
-	png = malloc(zlen + 64);
-	if (!raw || !z || !png)
+	s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, (int)w, (int)h);
+	if (cairo_surface_status(s))
 		goto out;
+	cairo_surface_flush(s);
+	data = cairo_image_surface_get_data(s);
+	stride = cairo_image_surface_get_stride(s);
 	for (unsigned y = 0; y < h; y++) {
-		raw[y * row] = 0;
-		memcpy(raw + y * row + 1, rgba + (size_t)y * w * 4, (size_t)w * 4);
+		uint32_t *row = (uint32_t *)(data + (size_t)y * (size_t)stride);
+
+		for (unsigned x = 0; x < w; x++)
+			row[x] = premultiply(rgba + ((size_t)y * w + x) * 4);
 	}
-	if (compress2(z, &zlen, raw, (uLong)raw_len, 6) != Z_OK)
-		goto out;
-	memcpy(png, "\x89PNG\r\n\x1a\n", 8);
-	put32(ihdr, w);
-	put32(ihdr + 4, h);
-	ihdr[8] = 8;  /* bit depth */
-	ihdr[9] = 6;  /* colour type: RGBA */
-	ihdr[10] = 0; /* deflate */
-	ihdr[11] = 0; /* filter method 0 */
-	ihdr[12] = 0; /* no interlace */
-	png_len = 8;
-	png_len += chunk(png + png_len, "IHDR", ihdr, 13);
-	png_len += chunk(png + png_len, "IDAT", z, (uint32_t)zlen);
-	png_len += chunk(png + png_len, "IEND", NULL, 0);
-	b64 = base64(png, png_len);
+	cairo_surface_mark_dirty(s);
+	if (cairo_surface_write_to_png_stream(s, png_append, &b) == CAIRO_STATUS_SUCCESS)
+		b64 = base64(b.p, b.n);
 out:
-	free(raw);
-	free(z);
-	free(png);
+	cairo_surface_destroy(s);
+	free(b.p);
 	return b64;
 }

@@ -15,6 +15,7 @@ PKGS=(
 	xfsprogs btrfs-progs e2fsprogs util-linux kmod iproute2
 	dosfstools ntfs-3g fdisk
 	libxml2-utils chromium
+	libcairo2-dev fonts-dejavu-core libavcodec-dev libavformat-dev libswscale-dev libavutil-dev ffmpeg
 	python3 time locales
 )
 missing=()
