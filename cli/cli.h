@@ -54,6 +54,7 @@ CMD_DECL(replay); extern const char usage_replay[];
 CMD_DECL(report); extern const char usage_report[];
 CMD_DECL(compare); extern const char usage_compare[];
 CMD_DECL(export); extern const char usage_export[];
+CMD_DECL(sweep); extern const char usage_sweep[];
 /* one CMD_DECL and usage_X line per subcommand, beside its table entry in iotape.c */
 
 #endif

@@ -22,6 +22,8 @@ static const struct cmd commands[] = {
 	{"compare", cmd_compare, "compare runs: statistics, baseline, --fail-if gates", usage_compare},
 	{"capture", cmd_capture, "trace block devices and packets while a command runs", usage_capture},
 	{"export", cmd_export, "write a trace as blkparse text, fio iologs or CSV", usage_export},
+	{"sweep", cmd_sweep, "run a command over a parameter matrix, each run captured",
+	 usage_sweep},
 	/* new subcommands go here */
 	{"help", cmd_help, "show help for a command", "usage: iotape help [COMMAND]\n"},
 	{"version", cmd_version, "print the version", "usage: iotape version\n"},

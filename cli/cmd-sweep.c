@@ -1,0 +1,460 @@
+/* SPDX-License-Identifier: MIT */
+/* iotape sweep: run a command (captured) over a parameter matrix; resume; progress. */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/fs.h"
+#include "sweep/sweep.h"
+
+const char usage_sweep[] =
+    "usage: iotape sweep -o SWEEPDIR [--param NAME=VALUES]... [--reps N] [--setup CMD]\n"
+    "                    [--teardown CMD] [-d DEV]... [-i IFACE] [--capture-arg ARG]...\n"
+    "                    [--no-capture] [--metric NAME=REGEX | NAME=json:PATH]...\n"
+    "                    [--order shuffled|rounds|sequential] [--seed N] [--timeout DUR]\n"
+    "                    [--dry-run] -- COMMAND [ARGS...]\n"
+    "       iotape sweep --resume SWEEPDIR [--retry-failed]\n"
+    "\n"
+    "Run COMMAND once per cell of the parameter matrix and repetition, each run an\n"
+    "'iotape capture' (or, with --no-capture, a plain timed run) in\n"
+    "SWEEPDIR/NAME=VALUE/.../rep-K/ with the command's stdout, stderr, exit status, wall\n"
+    "time and metrics. 'iotape compare SWEEPDIR' and 'iotape report SWEEPDIR' read it.\n"
+    "\n"
+    "  -o, --output DIR      the sweep directory (created)\n"
+    "  -p, --param NAME=VALUES  a parameter: V1,V2,... or a range A..B[:xF|:+D] (size\n"
+    "                        suffixes k m g t, binary: size=1k..4g:x2) or @FILE (one\n"
+    "                        value a line); repeatable: the matrix is their product\n"
+    "  -r, --reps N          repetitions of every cell (default 1)\n"
+    "      --setup CMD       shell command run before each run, untraced (mkfs, mount)\n"
+    "      --teardown CMD    shell command run after each run, untraced (umount)\n"
+    "  -d, --device DEV      block device to trace (repeatable; as capture -d)\n"
+    "  -i, --interface IFACE also capture packets on IFACE (as capture -i)\n"
+    "      --capture-arg ARG one more option for 'iotape capture' (repeatable), e.g.\n"
+    "                        --capture-arg=--backend=tracefs\n"
+    "      --no-capture      run the command without tracing (time and metrics only)\n"
+    "  -m, --metric NAME=REGEX      a number from the command's output: the first\n"
+    "                        capture group of the first match (stdout, then stderr)\n"
+    "  -m, --metric NAME=json:PATH  a number from JSON on stdout: jobs[0].read.bw,\n"
+    "                        [\"key.with.dots\"], jobs[*].write.iops (sum)\n"
+    "      --order O         shuffled (default: each round in a new random order, so a\n"
+    "                        drift of the machine spreads over all cells), rounds, or\n"
+    "                        sequential (all repetitions of a cell, then the next)\n"
+    "      --seed N          the shuffle's seed (printed at the start; repeats an order)\n"
+    "      --timeout DUR     stop a run's command after DUR (10s, 5m); the run fails\n"
+    "      --dry-run         print the runs in order, with their commands; run nothing\n"
+    "      --resume DIR      continue an interrupted sweep: finished runs are not run again\n"
+    "      --retry-failed    with --resume: run the failed runs again too\n"
+    "\n"
+    "In COMMAND, -d DEV, --setup and --teardown, {NAME} is the cell's value of parameter\n"
+    "NAME, {rep} the repetition and {run} the run directory; the commands also get NAME=VALUE\n"
+    "and IOTAPE_SWEEP_DIR, IOTAPE_SWEEP_RUN, IOTAPE_SWEEP_CELL, IOTAPE_SWEEP_REP in their\n"
+    "environment.\n"
+    "\n"
+    "exit status: 0 every run done, 1 some runs failed (the sweep went on), 2 usage or\n"
+    "input error, 3 system error (a capture that cannot start), 128+N when signal N\n"
+    "stopped it (resume with --resume).\n";
+
+static volatile sig_atomic_t stop_sig;
+
+static void on_signal(int sig)
+{
+	/* forwarded to the run: a SIGHUP would kill a capture before it tidies up */
+	stop_sig = sig == SIGHUP ? SIGTERM : sig;
+}
+
+static void hms(uint64_t ns, char *buf, size_t cap)
+{
+	unsigned long long s = (ns + 500000000ull) / 1000000000ull;
+
+	if (s >= 3600)
+		snprintf(buf, cap, "%lluh%02llum%02llus", s / 3600, s / 60 % 60, s % 60);
+	else if (s >= 60)
+		snprintf(buf, cap, "%llum%02llus", s / 60, s % 60);
+	else
+		snprintf(buf, cap, "%llus", s);
+}
+
+/* "fs=ext4/bs=4k" reads better as "fs=ext4 bs=4k" */
+static const char *cell_text(const char *cell, char *buf, size_t cap)
+{
+	size_t i = 0;
+
+	for (; cell[i] && i + 1 < cap; i++)
+		buf[i] = cell[i] == '/' ? ' ' : cell[i];
+	buf[i] = 0;
+	return i ? buf : "(the one cell)";
+}
+
+static void on_event(void *arg, const struct sweep_event *ev)
+{
+	const struct sweep_def *d = arg;
+	char cell[1024], el[32], eta[32];
+
+	if (ev->kind == SWEEP_EV_NOTICE) {
+		fprintf(stderr, "iotape: sweep: %s\n", ev->msg);
+		return;
+	}
+	cell_text(ev->cell, cell, sizeof(cell));
+	if (ev->kind == SWEEP_EV_START) {
+		hms(ev->elapsed_ns, el, sizeof(el));
+		if (ev->eta_ns)
+			hms(ev->eta_ns, eta, sizeof(eta));
+		else
+			snprintf(eta, sizeof(eta), "?");
+		fprintf(stderr,
+		        "iotape: sweep: [%zu/%zu] round %u/%u  %s  rep %u  (elapsed %s, ETA %s)\n",
+		        ev->index, ev->total, ev->slot->round, d->reps, cell, ev->slot->rep, el,
+		        eta);
+		return;
+	}
+	if (ev->kind == SWEEP_EV_SKIP) {
+		if (ev->result->state == SWEEP_RUN_FAILED)
+			fprintf(stderr,
+			        "iotape: sweep: [%zu/%zu] %s rep %u failed before: %s (not "
+			        "retried without --retry-failed)\n",
+			        ev->index, ev->total, cell, ev->slot->rep, ev->result->error);
+		return; /* finished runs pass silently */
+	}
+	if (ev->result->state == SWEEP_RUN_DONE) {
+		const char *key;
+		json_t *v;
+
+		fprintf(stderr, "iotape: sweep: [%zu/%zu] %s rep %u: done, %.3f s", ev->index,
+		        ev->total, cell, ev->slot->rep, (double)ev->result->wall_ns / 1e9);
+		json_object_foreach(ev->result->metrics, key, v)
+		    fprintf(stderr, "  %s=%.10g", key, json_number_value(v));
+		fputc('\n', stderr);
+	} else {
+		fprintf(stderr, "iotape: sweep: [%zu/%zu] %s rep %u: FAILED: %s (in '%s')\n",
+		        ev->index, ev->total, cell, ev->slot->rep, ev->result->error, ev->rundir);
+	}
+}
+
+static int set_str(char **dst, const char *s)
+{
+	free(*dst);
+	*dst = strdup(s);
+	return *dst ? 0 : -1;
+}
+
+static int push(char ***v, size_t *n, const char *s)
+{
+	char **nv = realloc(*v, (*n + 2) * sizeof(**v));
+
+	if (!nv)
+		return -1;
+	*v = nv;
+	nv[*n] = strdup(s);
+	nv[++*n] = NULL;
+	return nv[*n - 1] ? 0 : -1;
+}
+
+/* --dry-run: the plan, one run a line, with its command as the run would get it. */
+static int dry_run(const struct sweep_def *d, const char *dir)
+{
+	struct sweep_slot *plan;
+	struct iot_err e;
+	size_t n;
+
+	if (sweep_plan(d, &plan, &n, &e))
+		return error("%s", e.msg), EXIT_SYSTEM;
+	for (size_t i = 0; i < n; i++) {
+		char rel[PATH_MAX], run[PATH_MAX + 64];
+
+		sweep_run_path(d, plan[i].cell, plan[i].rep, rel, sizeof(rel));
+		snprintf(run, sizeof(run), "%s/%s", dir, rel);
+		printf("%zu\t%s\t", i + 1, rel);
+		for (size_t k = 0; d->cmd[k]; k++) {
+			char *a = sweep_subst(d, plan[i].cell, plan[i].rep, run, d->cmd[k]);
+
+			printf("%s%s", k ? " " : "", a ? a : "?");
+			free(a);
+		}
+		putchar('\n');
+	}
+	free(plan);
+	return EXIT_OK;
+}
+
+static int run_sweep(const char *dir, const struct sweep_def *d, bool retry)
+{
+	struct sweep_runner r = {.dir = dir,
+	                         .def = d,
+	                         .retry_failed = retry,
+	                         .stop = &stop_sig,
+	                         .event = on_event,
+	                         .arg = (void *)d};
+	struct sigaction sa = {0};
+	char exe[PATH_MAX];
+	struct iot_err e = {""};
+	ssize_t n;
+	int ret;
+
+	/* the captures are this very binary; a path, so that ps and the kernel say "iotape" */
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		snprintf(exe, sizeof(exe), "/proc/self/exe");
+	else
+		exe[n] = 0;
+	r.exe = exe;
+	sa.sa_handler = on_signal; /* no SA_RESTART: a signal wakes the wait for the run */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	ret = sweep_run(&r, &e);
+	if (ret == -EINTR) {
+		fprintf(stderr,
+		        "iotape: sweep: stopped by signal %d after %zu runs; continue with "
+		        "'iotape sweep --resume %s'\n",
+		        (int)stop_sig, r.ran, dir);
+		return 128 + stop_sig;
+	}
+	if (ret) {
+		error("%s", e.msg);
+		error("the sweep stopped; continue with 'iotape sweep --resume %s' once fixed",
+		      dir);
+		return EXIT_SYSTEM;
+	}
+	fprintf(stderr, "iotape: sweep: %zu runs now: %zu done, %zu failed", r.ran,
+	        r.ran - r.failed, r.failed);
+	if (r.skipped)
+		fprintf(stderr, " (%zu finished before)", r.skipped);
+	fprintf(stderr, "; the sweep has %zu of %zu runs done -> %s\n", r.total_done,
+	        sweep_ncells(d) * d->reps, dir);
+	if (r.total_failed) {
+		fprintf(
+		    stderr,
+		    "iotape: sweep: %zu runs failed; run them again with 'iotape sweep --resume "
+		    "%s --retry-failed'\n",
+		    r.total_failed, dir);
+		return EXIT_THRESHOLD;
+	}
+	return EXIT_OK;
+}
+
+static uint64_t random_seed(void)
+{
+	uint32_t v = 0;
+
+	if (getrandom(&v, sizeof(v), GRND_NONBLOCK) != (ssize_t)sizeof(v))
+		v = (uint32_t)getpid() ^ (uint32_t)time(NULL);
+	return v % 1000000; /* short enough to type back */
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"output", 1, 0, 'o'},
+	    {"param", 1, 0, 'p'},
+	    {"reps", 1, 0, 'r'},
+	    {"setup", 1, 0, 'S'},
+	    {"teardown", 1, 0, 'T'},
+	    {"device", 1, 0, 'd'},
+	    {"interface", 1, 0, 'i'},
+	    {"capture-arg", 1, 0, 'C'},
+	    {"no-capture", 0, 0, 'N'},
+	    {"metric", 1, 0, 'm'},
+	    {"order", 1, 0, 'O'},
+	    {"seed", 1, 0, 's'},
+	    {"timeout", 1, 0, 't'},
+	    {"dry-run", 0, 0, 'D'},
+	    {"resume", 1, 0, 'R'},
+	    {"retry-failed", 0, 0, 'F'},
+	    {0, 0, 0, 0},
+	};
+	struct sweep_def d;
+	struct iot_err e = {""};
+	const char *dir = NULL, *resume = NULL;
+	size_t ndevs = 0, ncargs = 0;
+	bool retry = false, dry = false, seeded = false, defined = false;
+	unsigned long long v;
+	int opt, ret = EXIT_USAGE, lockfd = -1;
+
+	sweep_def_init(&d);
+	optind = 1;
+	/* '+': COMMAND's own options stay its own */
+	while ((opt = getopt_long(argc, argv, "+o:p:r:d:i:m:", longopts, NULL)) != -1) {
+		defined |= !strchr("oRF", opt);
+		switch (opt) {
+		case 'o':
+			dir = optarg;
+			break;
+		case 'p':
+			if (d.nparams >= SWEEP_MAX_PARAMS) {
+				usage_error("more than %d --param", SWEEP_MAX_PARAMS);
+				goto out;
+			}
+			if (sweep_param_parse(optarg, &d.param[d.nparams], &e)) {
+				usage_error("%s", e.msg);
+				goto out;
+			}
+			d.nparams++;
+			break;
+		case 'r':
+			if (parse_u64("--reps", optarg, &v))
+				goto out;
+			if (v < 1 || v > SWEEP_MAX_RUNS) {
+				usage_error("--reps: %llu is out of range (1..%d)", v,
+				            SWEEP_MAX_RUNS);
+				goto out;
+			}
+			d.reps = (unsigned)v;
+			break;
+		case 'S':
+			if (set_str(&d.setup, optarg))
+				goto oom;
+			break;
+		case 'T':
+			if (set_str(&d.teardown, optarg))
+				goto oom;
+			break;
+		case 'd':
+			if (push(&d.devs, &ndevs, optarg))
+				goto oom;
+			break;
+		case 'i':
+			if (set_str(&d.iface, optarg))
+				goto oom;
+			break;
+		case 'C':
+			if (push(&d.capture_args, &ncargs, optarg))
+				goto oom;
+			break;
+		case 'N':
+			d.capture = false;
+			break;
+		case 'm': {
+			struct sweep_metric *nm = realloc(d.metric, (d.nmetrics + 1) * sizeof(*nm));
+
+			if (!nm)
+				goto oom;
+			d.metric = nm;
+			if (sweep_metric_parse(optarg, &d.metric[d.nmetrics], &e)) {
+				usage_error("%s", e.msg);
+				goto out;
+			}
+			d.nmetrics++;
+			break;
+		}
+		case 'O':
+			if (sweep_order_parse(optarg, &d.order)) {
+				usage_error("--order: '%s' is not shuffled, rounds or sequential",
+				            optarg);
+				goto out;
+			}
+			break;
+		case 's':
+			if (parse_u64("--seed", optarg, &v))
+				goto out;
+			if (v > INT64_MAX) {
+				usage_error("--seed: %llu is too large", v);
+				goto out;
+			}
+			d.seed = v;
+			seeded = true;
+			break;
+		case 't':
+			if (parse_duration_ns("--timeout", optarg, &v))
+				goto out;
+			d.timeout_ns = v;
+			break;
+		case 'D':
+			dry = true;
+			break;
+		case 'R':
+			resume = optarg;
+			break;
+		case 'F':
+			retry = true;
+			break;
+		default:
+			ret = bad_option(argv);
+			goto out;
+		}
+	}
+	if (resume) {
+		if (defined || dir || optind < argc) {
+			usage_error("--resume takes the sweep's directory and --retry-failed only: "
+			            "the rest is in its sweep.json");
+			goto out;
+		}
+		if ((ret = sweep_open(resume, &d, &e))) {
+			error("%s", e.msg);
+			ret = ret == -ENOENT ? EXIT_USAGE : exit_code_for(ret);
+			goto out;
+		}
+		if ((ret = sweep_lock(resume, &lockfd, &e))) {
+			error("%s", e.msg);
+			ret = ret == -EBUSY ? EXIT_SYSTEM : exit_code_for(ret);
+			goto out;
+		}
+		fprintf(stderr,
+		        "iotape: sweep: resuming '%s': %zu cells x %u repetitions, order %s "
+		        "(seed %llu)\n",
+		        resume, sweep_ncells(&d), d.reps, sweep_order_name(d.order),
+		        (unsigned long long)d.seed);
+		ret = run_sweep(resume, &d, retry);
+		goto out;
+	}
+	if (retry) {
+		usage_error("--retry-failed goes with --resume");
+		goto out;
+	}
+	if (!dir) {
+		usage_error("missing -o SWEEPDIR");
+		goto out;
+	}
+	if (optind < argc) {
+		size_t n = 0;
+
+		for (int i = optind; i < argc; i++)
+			if (push(&d.cmd, &n, argv[i]))
+				goto oom;
+	}
+	if (!seeded)
+		d.seed = random_seed();
+	if (sweep_def_check(&d, &e)) {
+		usage_error("%s", e.msg);
+		goto out;
+	}
+	d.argv = json_array();
+	json_array_append_new(d.argv, json_string("iotape"));
+	for (int i = 0; i < argc; i++)
+		json_array_append_new(d.argv, json_string(argv[i]));
+	if (dry) {
+		ret = dry_run(&d, dir);
+		goto out;
+	}
+	if ((ret = iot_mkdir_p(dir, &e)) || (ret = sweep_lock(dir, &lockfd, &e)) ||
+	    (ret = sweep_create(dir, &d, &e))) {
+		error("%s", e.msg);
+		ret = ret == -EEXIST ? EXIT_USAGE : EXIT_SYSTEM;
+		goto out;
+	}
+	fprintf(stderr,
+	        "iotape: sweep: %zu cells x %u repetitions = %zu runs, order %s (seed %llu: "
+	        "--seed %llu repeats it) -> %s\n",
+	        sweep_ncells(&d), d.reps, sweep_ncells(&d) * d.reps, sweep_order_name(d.order),
+	        (unsigned long long)d.seed, (unsigned long long)d.seed, dir);
+	ret = run_sweep(dir, &d, false);
+	goto out;
+oom:
+	error("out of memory");
+	ret = EXIT_SYSTEM;
+out:
+	if (lockfd >= 0)
+		close(lockfd);
+	sweep_def_release(&d);
+	return ret;
+}
