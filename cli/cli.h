@@ -5,6 +5,8 @@
 
 #include <stdio.h>
 
+#include "cli/doc.h"
+
 /* Exit codes (DESIGN.md "Errors and messages"). */
 enum {
 	EXIT_OK = 0,
@@ -16,11 +18,26 @@ enum {
 struct cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);
+	const struct cli_doc *doc; /* help, man page, completion and options (cli/doc.h) */
+	/* until every command has its doc: */
 	const char *summary; /* one line for `iotape --help` */
 	const char *usage;   /* full text for `iotape help NAME` and `iotape NAME --help` */
 };
 
+/* The command table (iotape.c), ending with a NULL name. */
+extern const struct cmd cli_commands[];
 extern const struct cmd *cli_cmd; /* the running command, for message prefixes */
+/* The command called name, or NULL. */
+const struct cmd *cli_find_cmd(const char *name);
+
+/* The text of iotape(1) and `iotape --help` (cmd-help.c). */
+extern const struct cli_doc doc_iotape;
+/* Print c's help (`iotape help NAME`, `iotape NAME --help`); c NULL for iotape's own. */
+void cmd_help_print(FILE *f, const struct cmd *c);
+/* Where the sources were when this was built: the commit ("" when unknown, in a tarball
+ * made without `git archive`), its date, and 1 when the tree had uncommitted changes. */
+extern const char iotape_commit[], iotape_commit_date[];
+extern const int iotape_commit_modified;
 
 /* "iotape: CMD: message\n" on stderr; returns -1 so `return error(...)` reads well. */
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -40,6 +57,9 @@ const char *fmt_duration(double ns, char *buf, size_t len);
 int bad_option(char **argv);
 
 /* Parse helpers: 0 or -1 (after printing a usage error). */
+/* The index of s among the values of the running command's option key, or -1 after a usage
+ * error naming the accepted ones ("--engine: 'x' is not io_uring, psync or null"). */
+int parse_value(int key, const char *s);
 int parse_u64(const char *opt, const char *s, unsigned long long *out);
 int parse_double(const char *opt, const char *s, double *out);
 /* "10ms", "1.5s", "250us", "2000000" (ns) into ns. */
@@ -47,7 +67,7 @@ int parse_duration_ns(const char *opt, const char *s, unsigned long long *out);
 
 #define CMD_DECL(x) int cmd_##x(int argc, char **argv)
 CMD_DECL(analyze);
-extern const char usage_analyze[];
+extern const struct cli_doc doc_analyze;
 CMD_DECL(capture);
 extern const char usage_capture[];
 CMD_DECL(replay); extern const char usage_replay[];
@@ -55,6 +75,8 @@ CMD_DECL(report); extern const char usage_report[];
 CMD_DECL(compare); extern const char usage_compare[];
 CMD_DECL(export); extern const char usage_export[];
 CMD_DECL(sweep); extern const char usage_sweep[];
-/* one CMD_DECL and usage_X line per subcommand, beside its table entry in iotape.c */
+CMD_DECL(help); extern const struct cli_doc doc_help;
+CMD_DECL(version); extern const struct cli_doc doc_version;
+/* one CMD_DECL and doc_X line per subcommand, beside its CMD(X) in the table in iotape.c */
 
 #endif

@@ -3,7 +3,7 @@
 #include "cli/cli.h"
 
 #include <errno.h>
-#include <getopt.h>
+#include <getopt.h> /* optarg, optind */
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdlib.h>
@@ -16,29 +16,46 @@
 #include "formats/blktrace.h"
 #include "iotape_version.h"
 
-const char usage_analyze[] =
-    "usage: iotape analyze [--json] [--interval DUR] [--idle-threshold DUR] [--top N]\n"
-    "                      [-o FILE] INPUT...\n"
-    "\n"
-    "One streaming pass over block traces (and packet captures): per device counts and\n"
-    "bytes per action, Q2D/D2C/Q2C latency (matched through merges as btt does), queue\n"
-    "depth, idle gaps, seeks and a timeline. Prints a summary, or a JSON document with\n"
-    "--json (schema: docs/json.md; definitions: docs/analyze.md).\n"
-    "\n"
-    "INPUT is a run directory, a per-CPU set NAME (NAME.blktrace.0, .1, ...), a single\n"
-    "blktrace file (e.g. blkparse -d output), '-' for stdin, or a pcap/pcapng capture.\n"
-    "Several inputs are merged by time. Inputs may be gzip- or zstd-compressed, FIFOs or\n"
-    "<(process substitution): each is read once, its kind sniffed from its first bytes.\n"
-    "\n"
-    "options:\n"
-    "  --json                write the JSON document instead of the text summary\n"
-    "  --interval DUR        timeline bin width (default 1s; e.g. 100ms)\n"
-    "  --idle-threshold DUR  shortest idle gap that counts (default " BLK_DEFAULT_IDLE_TEXT "; --idle is the same)\n"
-    "  --top N               keep the N longest idle gaps (default 10)\n"
-    "  -o, --output FILE     write to FILE instead of standard output\n"
-    "\n"
-    "exit status: 0 success, 2 usage or input error (bad magic, unsupported version,\n"
-    "truncated record, empty set), 3 system error\n";
+static const struct cli_opt analyze_opts[] = {
+    {.name = "json", .key = 'j', .help = "write the JSON document instead of the text summary"},
+    {.name = "interval",
+     .key = 'i',
+     .arg = "DUR",
+     .help = "timeline bin width (default 1s; e.g. 100ms)"},
+    {.name = "idle-threshold",
+     .key = 't',
+     .arg = "DUR",
+     .help = "shortest idle gap that counts (default " BLK_DEFAULT_IDLE_TEXT ")"},
+    {.name = "idle", .key = 't', .arg = "DUR", .help = "the same as --idle-threshold"},
+    {.name = "top", .key = 'n', .arg = "N", .help = "keep the N longest idle gaps (default 10)"},
+    {.name = "output",
+     .short_name = 'o',
+     .arg = "FILE",
+     .kind = CLI_FILE,
+     .help = "write to FILE instead of standard output"},
+    {0},
+};
+
+const struct cli_doc doc_analyze = {
+    .summary = "analyze block traces, packet captures or run directories",
+    .synopsis = "[--json] [--interval DUR] [--idle-threshold DUR] [--top N] [-o FILE] INPUT...",
+    .description =
+        "One streaming pass over block traces (and packet captures): per device counts and "
+        "bytes per action, Q2D/D2C/Q2C latency (matched through merges as btt does), queue "
+        "depth, idle gaps, seeks and a timeline. Prints a summary, or a JSON document with "
+        "--json (schema: docs/json.md; definitions: docs/analyze.md).\n"
+        "\n"
+        "INPUT is a run directory, a per-CPU set NAME (NAME.blktrace.0, .1, ...), a single "
+        "blktrace file (e.g. blkparse -d output), '-' for stdin, or a pcap/pcapng capture. "
+        "Several inputs are merged by time. Inputs may be gzip- or zstd-compressed, FIFOs or "
+        "<(process substitution): each is read once, its kind sniffed from its first bytes.",
+    .opts = analyze_opts,
+    .operands = CLI_INPUT,
+    .exit_status = "0 success, 2 usage or input error (bad magic, unsupported version, "
+                   "truncated record, empty set), 3 system error",
+    .docs = "analyze.md json.md nfs.md",
+    .see_also = "blkparse(1) btt(1) tshark(1)",
+};
 
 struct input {
 	const char *path;
@@ -533,18 +550,11 @@ static void run_release(struct run *r)
 
 static int parse_args(struct run *r, int argc, char **argv, const char **out)
 {
-	static const struct option lo[] = {{"json", no_argument, NULL, 'j'},
-	                                   {"interval", required_argument, NULL, 'i'},
-	                                   {"idle-threshold", required_argument, NULL, 't'},
-	                                   {"idle", required_argument, NULL, 't'},
-	                                   {"top", required_argument, NULL, 'n'},
-	                                   {"output", required_argument, NULL, 'o'},
-	                                   {NULL, 0, NULL, 0}};
 	unsigned long long v;
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:", lo, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, &doc_analyze)) != -1) {
 		switch (c) {
 		case 'j':
 			r->ao.json = 1;

@@ -8,25 +8,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "iotape_version.h"
-
-static int cmd_help(int argc, char **argv);
-static int cmd_version(int argc, char **argv);
-
-/* The single command table: one line per subcommand (git style). */
-static const struct cmd commands[] = {
-	{"analyze", cmd_analyze, "analyze block traces, packet captures or run directories",
-	 usage_analyze},
-	{"replay", cmd_replay, "replay a block trace onto devices or files", usage_replay},
-	{"report", cmd_report, "HTML report with graphs of one or more runs", usage_report},
-	{"compare", cmd_compare, "compare runs: statistics, baseline, --fail-if gates", usage_compare},
-	{"capture", cmd_capture, "trace block devices and packets while a command runs", usage_capture},
-	{"export", cmd_export, "write a trace as blkparse text, fio iologs or CSV", usage_export},
-	{"sweep", cmd_sweep, "run a command over a parameter matrix, each run captured",
+/* The single command table: one line per subcommand (git style). Each command's text, options
+ * and completion are its doc (cli/doc.h), in its own file. */
+#define CMD(x) {.name = #x, .fn = cmd_##x, .doc = &doc_##x}
+const struct cmd cli_commands[] = {
+	CMD(analyze),
+	{"replay", cmd_replay, NULL, "replay a block trace onto devices or files", usage_replay},
+	{"report", cmd_report, NULL, "HTML report with graphs of one or more runs", usage_report},
+	{"compare", cmd_compare, NULL, "compare runs: statistics, baseline, --fail-if gates",
+	 usage_compare},
+	{"capture", cmd_capture, NULL, "trace block devices and packets while a command runs",
+	 usage_capture},
+	{"export", cmd_export, NULL, "write a trace as blkparse text, fio iologs or CSV", usage_export},
+	{"sweep", cmd_sweep, NULL, "run a command over a parameter matrix, each run captured",
 	 usage_sweep},
 	/* new subcommands go here */
-	{"help", cmd_help, "show help for a command", "usage: iotape help [COMMAND]\n"},
-	{"version", cmd_version, "print the version", "usage: iotape version\n"},
+	CMD(help),
+	CMD(version),
+	{0},
 };
 
 const struct cmd *cli_cmd;
@@ -63,24 +62,27 @@ void warning(const char *fmt, ...)
 
 void cmd_usage(FILE *f)
 {
-	if (cli_cmd && cli_cmd->usage)
-		fputs(cli_cmd->usage, f);
+	if (cli_cmd)
+		cmd_help_print(f, cli_cmd);
 }
 
 int usage_error(const char *fmt, ...)
 {
 	va_list ap;
-	const char *u = cli_cmd ? cli_cmd->usage : NULL;
 
 	va_start(ap, fmt);
 	vmsg(NULL, fmt, ap);
 	va_end(ap);
-	if (u) {
-		/* the first line only: the full text is one `iotape help CMD` away */
-		const char *nl = strchr(u, '\n');
+	if (!cli_cmd)
+		return EXIT_USAGE;
+	/* the usage alone: the full text is one `iotape help CMD` away */
+	if (cli_cmd->doc)
+		cli_doc_usage(stderr, cli_cmd->name, cli_cmd->doc);
+	else if (cli_cmd->usage) {
+		const char *u = cli_cmd->usage, *nl = strchr(u, '\n');
 		fprintf(stderr, "%.*s\n", nl ? (int)(nl - u) : (int)strlen(u), u);
-		fprintf(stderr, "try 'iotape help %s' for more\n", cli_cmd->name);
 	}
+	fprintf(stderr, "try 'iotape help %s' for more\n", cli_cmd->name);
 	return EXIT_USAGE;
 }
 
@@ -113,6 +115,36 @@ int parse_u64(const char *opt, const char *s, unsigned long long *out)
 	if (errno || *end)
 		return usage_error("%s: '%s' is not a non-negative integer", opt, s), -1;
 	return 0;
+}
+
+int parse_value(int key, const char *s)
+{
+	const struct cli_opt *o = cli_cmd && cli_cmd->doc ? cli_opt_find(cli_cmd->doc, key) : NULL;
+	const char *p;
+	char name[64];
+	int i;
+
+	if (!o || !o->values)
+		return usage_error("no values are known for this option"), -1;
+	if ((i = cli_word_index(o->values, s ? s : "")) >= 0)
+		return i;
+	if (o->name)
+		snprintf(name, sizeof(name), "--%s", o->name);
+	else
+		snprintf(name, sizeof(name), "-%c", o->short_name);
+	/* "'x' is not a, b or c" */
+	fprintf(stderr, "iotape: %s: %s: '%s' is not ", cli_cmd->name, name, s ? s : "");
+	for (p = o->values; *p;) {
+		size_t k = strcspn(p, " ");
+		const char *rest = p + k + (p[k] == ' ');
+
+		fprintf(stderr, "%s%.*s", p == o->values ? "" : *rest ? ", " : " or ", (int)k, p);
+		p = rest;
+	}
+	fputc('\n', stderr);
+	cli_doc_usage(stderr, cli_cmd->name, cli_cmd->doc);
+	fprintf(stderr, "try 'iotape help %s' for more\n", cli_cmd->name);
+	return -1;
 }
 
 int parse_double(const char *opt, const char *s, double *out)
@@ -179,45 +211,12 @@ int bad_option(char **argv)
 	return usage_error("unknown option '-%c', or it needs a value", optopt);
 }
 
-static const struct cmd *find_cmd(const char *name)
+const struct cmd *cli_find_cmd(const char *name)
 {
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(commands[i].name, name))
-			return &commands[i];
+	for (const struct cmd *c = cli_commands; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
 	return NULL;
-}
-
-static void main_usage(FILE *f)
-{
-	fprintf(f, "usage: iotape [--version] [--help] COMMAND [ARGS]\n\n"
-		   "Capture, replay and analyze storage IO: block traces and NFS/RPC packets.\n\n"
-		   "commands:\n");
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "   %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "\n'iotape help COMMAND' shows a command's options.\n");
-}
-
-static int cmd_help(int argc, char **argv)
-{
-	const struct cmd *c;
-
-	if (argc < 2) {
-		main_usage(stdout);
-		return EXIT_OK;
-	}
-	c = find_cmd(argv[1]);
-	if (!c)
-		return error("no such command '%s'", argv[1]), EXIT_USAGE;
-	fputs(c->usage, stdout);
-	return EXIT_OK;
-}
-
-static int cmd_version(int argc, char **argv)
-{
-	(void)argc;
-	(void)argv;
-	printf("iotape %s\n", IOTAPE_VERSION);
-	return EXIT_OK;
 }
 
 int main(int argc, char **argv)
@@ -225,16 +224,16 @@ int main(int argc, char **argv)
 	const struct cmd *c;
 
 	if (argc < 2) {
-		main_usage(stderr);
+		cmd_help_print(stderr, NULL);
 		return EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		main_usage(stdout);
+		cmd_help_print(stdout, NULL);
 		return EXIT_OK;
 	}
 	if (!strcmp(argv[1], "--version"))
-		return cmd_version(0, NULL);
-	c = find_cmd(argv[1]);
+		argv[1] = "version";
+	c = cli_find_cmd(argv[1]);
 	if (!c) {
 		fprintf(stderr, "iotape: '%s' is not a command; see 'iotape --help'\n", argv[1]);
 		return EXIT_USAGE;
@@ -243,7 +242,7 @@ int main(int argc, char **argv)
 	opterr = 0; /* commands report bad options themselves, with bad_option() */
 	for (int i = 2; i < argc && strcmp(argv[i], "--"); i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(c->usage, stdout);
+			cmd_help_print(stdout, c);
 			return EXIT_OK;
 		}
 	}

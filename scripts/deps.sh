@@ -16,6 +16,7 @@ PKGS=(
 	dosfstools ntfs-3g fdisk
 	libxml2-utils chromium
 	libcairo2-dev fonts-dejavu-core libavcodec-dev libavformat-dev libswscale-dev libavutil-dev ffmpeg
+	man-db groff-base bash-completion
 	python3 time locales
 )
 missing=()

@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: MIT */
+/* iotape help and iotape version: help text, man pages and completion from the command table. */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "iotape_version.h"
+
+#ifndef IOTAPE_DOCDIR
+#define IOTAPE_DOCDIR "/usr/local/share/doc/iotape"
+#endif
+
+static const struct cli_opt iotape_opts[] = {
+    {.name = "help", .short_name = 'h', .help = "show this help; after a command, its help"},
+    {.name = "version", .key = 'V', .help = "print the version and the commit it was built from"},
+    {0},
+};
+
+const struct cli_doc doc_iotape = {
+    .summary = "capture, replay and analyze storage IO: block traces and NFS/RPC packets",
+    .synopsis = "[--version] [--help] COMMAND [ARGS]",
+    .description =
+        "iotape captures what a Linux storage system does during a run, block-layer traces "
+        "(blktrace-style) and NFS/ONC-RPC packets, into a run directory; replays that workload "
+        "against another kernel, distribution, filesystem or device; and analyzes runs: idle "
+        "gaps, seek patterns, latency percentiles, throughput, per-operation NFS response "
+        "times, and comparisons across runs. It reads and writes the files the classic tools "
+        "use (blktrace per-CPU sets, pcap and pcapng, fio iologs) and gives the same numbers as "
+        "blkparse, btt and tshark where they overlap, in one streaming pass in bounded memory.\n"
+        "\n"
+        "A run directory holds manifest.json (kernel, distribution, devices, filesystems, "
+        "clocks), the DEV.blktrace.CPU files of each traced device and net.pcap.\n"
+        "\n"
+        "Each command has its manual page, iotape-COMMAND(1); 'iotape help COMMAND' (or "
+        "'iotape COMMAND --help') shows the same text.",
+    .opts = iotape_opts,
+    .operands = CLI_CMDNAME,
+    .exit_status = "0 success; 1 the analysis found a threshold crossed (compare --fail-if); "
+                   "2 a usage or input error; 3 a system error (permission, device busy, out of "
+                   "memory). capture exits with the status of the command it ran.",
+    .docs = "design.md",
+    .see_also = "blktrace(8) blkparse(1) btt(1) btreplay(8) fio(1) tshark(1)",
+};
+
+enum { O_MAN = 256, O_MAN_DIR, O_COMPLETION };
+
+static const struct cli_opt help_opts[] = {
+    {.name = "man",
+     .key = O_MAN,
+     .help = "print the manual page of COMMAND (of iotape without one) in roff, for "
+             "'iotape help --man capture | man -l -'"},
+    {.name = "man-dir",
+     .key = O_MAN_DIR,
+     .arg = "DIR",
+     .kind = CLI_DIR,
+     .help = "write every manual page into DIR, gzip-compressed: iotape.1.gz and "
+             "iotape-COMMAND.1.gz (the build makes the installed pages so)"},
+    {.name = "completion",
+     .key = O_COMPLETION,
+     .help = "print the bash completion script (installed as "
+             "share/bash-completion/completions/iotape)"},
+    {0},
+};
+
+const struct cli_doc doc_help = {
+    .summary = "show the help or the manual page of a command",
+    .synopsis = "[COMMAND]\n--man [COMMAND]\n--man-dir DIR\n--completion",
+    .description = "Without a COMMAND, list the commands. With one, show its usage, what it does, "
+                   "every option and its exit status: the text of its manual page, "
+                   "iotape-COMMAND(1), which is made from the same source.",
+    .opts = help_opts,
+    .operands = CLI_CMDNAME,
+    .exit_status = "0 success, 2 no such command or a bad option, 3 DIR could not be written.",
+};
+
+const struct cli_doc doc_version = {
+    .summary = "print the version",
+    .synopsis = "",
+    .description = "Print iotape's version and the git commit it was built from, with the "
+                   "commit's date, and whether the tree had uncommitted changes (as 'iotape "
+                   "--version' does). A build from a 'git archive' tarball knows its commit "
+                   "too; other builds without git history say the commit is unknown.",
+    .exit_status = "0 success, 2 a bad option or operand.",
+};
+
+/*
+ * A command not yet described by a struct cli_doc has a usage text: its first paragraph
+ * becomes the synopsis, the rest is kept as it is (verbatim blocks).
+ */
+struct legacy_doc {
+	struct cli_doc doc;
+	char *synopsis, *description;
+};
+
+static int legacy_doc(const struct cmd *c, struct legacy_doc *l)
+{
+	const char *u = c->usage, *par = strstr(u, "\n\n"), *p;
+	size_t ulen = par ? (size_t)(par - u) : strlen(u),
+	       skip = strlen("usage: iotape ") + strlen(c->name);
+	FILE *f;
+	size_t n;
+
+	memset(l, 0, sizeof(*l));
+	if (!(f = open_memstream(&l->synopsis, &n)))
+		return -ENOMEM;
+	/* the first paragraph, lines joined, after "usage: iotape NAME" */
+	for (p = u + (ulen > skip ? skip : ulen); p < u + ulen; p++) {
+		fputc(*p == '\n' ? ' ' : *p, f);
+		while (*p == '\n' && p + 1 < u + ulen && p[1] == ' ')
+			p++;
+	}
+	if (fclose(f))
+		return -ENOMEM;
+	for (p = l->synopsis; *p == ' '; p++)
+		;
+	memmove(l->synopsis, p, strlen(p) + 1);
+	if (!(f = open_memstream(&l->description, &n)))
+		return -ENOMEM;
+	for (p = par ? par + 2 : u + ulen; *p; p++) {
+		if (p[-1] == '\n' && *p != '\n')
+			fputs("  ", f);
+		fputc(*p, f);
+	}
+	if (fclose(f))
+		return -ENOMEM;
+	l->doc = (struct cli_doc){.summary = c->summary ? c->summary : "",
+	                          .synopsis = l->synopsis,
+	                          .description = l->description,
+	                          .operands = CLI_INPUT};
+	return 0;
+}
+
+static void legacy_doc_release(struct legacy_doc *l)
+{
+	free(l->synopsis);
+	free(l->description);
+}
+
+/* The manual: every command with its text. legacy holds what legacy_doc() made. */
+struct manual {
+	struct cli_page pages[64];
+	struct legacy_doc legacy[64];
+	size_t n;
+};
+
+static int manual_init(struct manual *m)
+{
+	memset(m, 0, sizeof(*m));
+	for (const struct cmd *c = cli_commands; c->name; c++) {
+		if (m->n + 1 >= sizeof(m->pages) / sizeof(m->pages[0]))
+			return -E2BIG;
+		m->pages[m->n].name = c->name;
+		m->pages[m->n].doc = c->doc;
+		if (!c->doc) {
+			if (legacy_doc(c, &m->legacy[m->n]))
+				return -ENOMEM;
+			m->pages[m->n].doc = &m->legacy[m->n].doc;
+		}
+		m->n++;
+	}
+	return 0;
+}
+
+static void manual_release(struct manual *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		legacy_doc_release(&m->legacy[i]);
+}
+
+/* Every text checked, so that a table getopt cannot use fails the build (which writes the
+ * pages), not a user. */
+static int manual_check(const struct manual *m)
+{
+	char err[256];
+
+	if (cli_doc_check("iotape", &doc_iotape, err, sizeof(err)))
+		return error("%s", err);
+	for (size_t i = 0; i < m->n; i++)
+		if (cli_doc_check(m->pages[i].name, m->pages[i].doc, err, sizeof(err)))
+			return error("%s", err);
+	return 0;
+}
+
+void cmd_help_print(FILE *f, const struct cmd *c)
+{
+	struct manual m;
+
+	if (c && c->doc) {
+		cli_doc_help(f, c->name, c->doc, NULL);
+		return;
+	}
+	if (c) { /* not yet a doc */
+		fputs(c->usage, f);
+		return;
+	}
+	if (manual_init(&m) == 0)
+		cli_doc_help(f, NULL, &doc_iotape, m.pages);
+	manual_release(&m);
+}
+
+static const struct cli_man_info man_info = {
+    .version = IOTAPE_VERSION,
+    .date = iotape_commit_date,
+    .docdir = IOTAPE_DOCDIR,
+};
+
+/* The page of name (NULL: iotape's own) as dir/iotape-NAME.1.gz. */
+static int write_page(const struct manual *m, const char *dir, const char *name,
+                      const struct cli_doc *d)
+{
+	char *buf = NULL, path[4096];
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	gzFile gz;
+	int ret = 0;
+
+	if (!f)
+		return error("out of memory"), EXIT_SYSTEM;
+	cli_doc_man(f, name, d, m->pages, &man_info);
+	if (fclose(f))
+		return free(buf), error("out of memory"), EXIT_SYSTEM;
+	snprintf(path, sizeof(path), "%s/iotape%s%s.1.gz", dir, name ? "-" : "", name ? name : "");
+	/* zlib's header has no file name and time 0: the same page gives the same bytes */
+	gz = gzopen(path, "wb9");
+	if (!gz || gzwrite(gz, buf, (unsigned)len) != (int)len)
+		ret = (error("'%s': %s", path, strerror(errno ? errno : EIO)), EXIT_SYSTEM);
+	if (gz && gzclose(gz) != Z_OK && !ret)
+		ret = (error("'%s': write error", path), EXIT_SYSTEM);
+	free(buf);
+	return ret;
+}
+
+int cmd_help(int argc, char **argv)
+{
+	const char *man_dir = NULL;
+	const struct cmd *c = NULL;
+	int opt, man = 0, completion = 0, ret = EXIT_OK;
+	struct manual m;
+
+	optind = 1;
+	while ((opt = cli_getopt(argc, argv, &doc_help)) != -1) {
+		switch (opt) {
+		case O_MAN:
+			man = 1;
+			break;
+		case O_MAN_DIR:
+			man_dir = optarg;
+			break;
+		case O_COMPLETION:
+			completion = 1;
+			break;
+		default:
+			return bad_option(argv);
+		}
+	}
+	if (argc - optind > 1)
+		return usage_error("one command at most");
+	if (optind < argc && !(c = cli_find_cmd(argv[optind])))
+		return error("no such command '%s'", argv[optind]), EXIT_USAGE;
+	if (man + completion + !!man_dir > 1 || ((completion || man_dir) && c))
+		return usage_error("--man, --man-dir and --completion go alone");
+	if (!man && !completion && !man_dir) {
+		cmd_help_print(stdout, c);
+		return EXIT_OK;
+	}
+	if (manual_init(&m) || manual_check(&m)) {
+		manual_release(&m);
+		return EXIT_SYSTEM;
+	}
+	if (completion)
+		cli_doc_bash(stdout, m.pages, iotape_opts);
+	else if (man) {
+		const struct cli_doc *d = &doc_iotape;
+
+		for (size_t i = 0; c && i < m.n; i++)
+			if (!strcmp(m.pages[i].name, c->name))
+				d = m.pages[i].doc;
+		cli_doc_man(stdout, c ? c->name : NULL, d, m.pages, &man_info);
+	} else {
+		ret = write_page(&m, man_dir, NULL, &doc_iotape);
+		for (size_t i = 0; i < m.n && ret == EXIT_OK; i++)
+			ret = write_page(&m, man_dir, m.pages[i].name, m.pages[i].doc);
+	}
+	manual_release(&m);
+	if (ret == EXIT_OK && fflush(stdout) == EOF)
+		ret = (error("write error: %s", strerror(errno)), EXIT_SYSTEM);
+	return ret;
+}
+
+int cmd_version(int argc, char **argv)
+{
+	int opt;
+
+	optind = 1;
+	while ((opt = cli_getopt(argc, argv, &doc_version)) != -1)
+		return bad_option(argv);
+	if (optind < argc)
+		return usage_error("no operands");
+	printf("iotape %s (commit %s%s%s%s)\n", IOTAPE_VERSION,
+	       *iotape_commit ? iotape_commit : "unknown", *iotape_commit_date ? " of " : "",
+	       iotape_commit_date, iotape_commit_modified ? ", with uncommitted changes" : "");
+	return EXIT_OK;
+}

@@ -1,0 +1,67 @@
+# SPDX-License-Identifier: MIT
+# The man pages the build wrote (BUILDDIR/man): one per command of the command table and
+# iotape(1), each listing exactly the options `iotape help CMD` lists, with the same summary,
+# options named in the synopsis that exist, no groff warnings, and the same roff as
+# `iotape help --man CMD`.
+source "$SRCDIR/tests/integration/lib.bash"
+: "${BUILDDIR:?}"
+need_cmd man
+cd "$TMP"
+export MANPAGER=cat PAGER=cat MANWIDTH=100 LC_ALL=C.UTF-8
+mandir=$BUILDDIR/man
+[ -s "$mandir/iotape.1.gz" ] || fail "no $mandir/iotape.1.gz: the build writes the pages"
+
+# the command table, as `iotape --help` lists it: "   NAME       summary"
+"$IOTAPE" --help | sed -n '/^commands:$/,/^$/p' | sed -n 's/^   \([a-z][a-z0-9-]*\) \+\(.*\)$/\1\t\2/p' >cmds
+[ "$(wc -l <cmds)" -ge 7 ] || fail "fewer commands than expected: $(cat cmds)"
+pages=$(cd "$mandir" && ls)
+expect=$( (echo iotape.1.gz; cut -f1 cmds | sed 's/.*/iotape-&.1.gz/') | sort)
+expect_eq "pages in $mandir" "$(echo "$pages" | sort)" "$expect"
+
+opts() { python3 "$SRCDIR/tests/integration/doc_opts.py" "$@"; }
+
+for page in iotape $(cut -f1 cmds); do
+	if [ "$page" = iotape ]; then
+		file=$mandir/iotape.1.gz
+		"$IOTAPE" --help >help.txt
+		"$IOTAPE" help --man >man.roff
+	else
+		file=$mandir/iotape-$page.1.gz
+		"$IOTAPE" help "$page" >help.txt
+		"$IOTAPE" help --man "$page" >man.roff
+	fi
+	zcat "$file" | cmp -s - man.roff || fail "$page: $file is not what 'iotape help --man' writes"
+	warn=$(man --warnings -l "$file" 2>&1 >man.txt) || fail "$page: man -l failed: $warn"
+	[ -z "$warn" ] || fail "$page: groff warns: $warn"
+
+	name=$(sed -n '/^NAME$/{n;p;q}' man.txt | sed 's/^ *//')
+	if [ "$page" != iotape ]; then
+		summary=$(awk -F'\t' -v c="$page" '$1 == c {print $2}' cmds)
+		expect_eq "$page: NAME" "$name" "iotape-$page - $summary"
+	fi
+
+	h=$(opts help help.txt)
+	if ! grep -q '^OPTIONS$' man.txt && grep -q '^ \+-' help.txt; then
+		# a command whose text is still a usage string: its page is that text, verbatim
+		for o in $(grep -o -- '^ \+\(-[A-Za-z0-9], \)\?--\?[a-z0-9-]*' help.txt); do
+			o=${o%,}
+			grep -q -- "$o\b" man.txt ||
+				fail "$page: '$o' is in its help, not in its man page"
+		done
+		continue
+	fi
+	m=$(opts man man.txt)
+	expect_eq "$page: options in help and man page" "$h" "$m"
+	# every option the synopsis names is one the command has
+	sed -n '1,/^$/p' help.txt | { grep -o -- '--\?[A-Za-z0-9][a-z0-9-]*' || true; } |
+		{ grep '^-' || true; } | sort -u | while read -r o; do
+			[[ " $h " == *" $o "* ]] || fail "$page: the synopsis names '$o', no such option"
+		done
+done
+
+# a bad page cannot pass: an option dropped from the man page is found
+zcat "$mandir/iotape-analyze.1.gz" | sed '/^\\fB\\-\\-json/,+1d' >bad.1
+man -l bad.1 >bad.txt 2>/dev/null
+[ "$(opts man bad.txt)" != "$(opts help <("$IOTAPE" help analyze))" ] ||
+	fail "the check did not see an option missing from a page"
+echo "ok: $(wc -l <cmds) commands, $(echo "$pages" | wc -l) pages"

@@ -1,0 +1,52 @@
+# SPDX-License-Identifier: MIT
+# `cmake --install` (into a DESTDIR): the binary, a man page per command of the command table
+# and iotape(1), the bash completion, the docs and the copyright under the GNU directories; the
+# installed binary names its version and the commit it was built from; cmake/commit.cmake finds
+# the commit of a `git archive` tarball (also one unpacked inside another repository), and says
+# "unknown" for a tree that is neither.
+source "$SRCDIR/tests/integration/lib.bash"
+: "${BUILDDIR:?}"
+need_cmd cmake
+cd "$TMP"
+
+DESTDIR=$TMP/root cmake --install "$BUILDDIR" --prefix /usr >install.log ||
+	fail "cmake --install: $(cat install.log)"
+usr=$TMP/root/usr
+[ -x "$usr/bin/iotape" ] || fail "no bin/iotape"
+cmds=$("$IOTAPE" --help | sed -n '/^commands:$/,/^$/p' | sed -n 's/^   \([a-z][a-z0-9-]*\) .*/\1/p')
+for c in iotape $(printf 'iotape-%s\n' $cmds); do
+	[ -s "$usr/share/man/man1/$c.1.gz" ] || fail "no share/man/man1/$c.1.gz"
+done
+[ -s "$usr/share/bash-completion/completions/iotape" ] || fail "no bash completion"
+for f in README.md analyze.md copyright; do
+	[ -s "$usr/share/doc/iotape/$f" ] || fail "no share/doc/iotape/$f"
+done
+
+version=$(sed -n 's/^project(iotape VERSION \([0-9.]*\).*/\1/p' "$SRCDIR/CMakeLists.txt")
+got=$("$usr/bin/iotape" --version)
+[[ $got == "iotape $version (commit "* ]] || fail "--version: '$got'"
+expect_eq "iotape version" "$("$usr/bin/iotape" version)" "$got"
+if git -C "$SRCDIR" rev-parse --git-dir >/dev/null 2>&1; then
+	head=$(git -C "$SRCDIR" rev-parse HEAD)
+	date=$(git -C "$SRCDIR" log -1 --format=%cs)
+	[[ $got == "iotape $version (commit ${head:0:12} of $date"* ]] ||
+		fail "--version: '$got', HEAD is ${head:0:12} of $date"
+
+	# a tarball made by `git archive`: cmake/commit.txt holds the commit (export-subst)
+	mkdir -p outer/src
+	git init -q outer
+	git -C "$SRCDIR" archive HEAD cmake | tar -x -C outer/src
+	cmake -DSRC="$TMP/outer/src" -DOUT="$TMP/commit.c" -P outer/src/cmake/commit.cmake
+	grep -q "iotape_commit\[\] = \"${head:0:12}\";" commit.c || fail "tarball: $(cat commit.c)"
+	grep -q "iotape_commit_date\[\] = \"$date\";" commit.c || fail "tarball date: $(cat commit.c)"
+	grep -q "iotape_commit_modified = 0;" commit.c || fail "tarball: $(cat commit.c)"
+
+	# the same files copied, not exported: nothing to say which commit
+	rm -rf outer/src/cmake
+	cp -r "$SRCDIR/cmake" outer/src/cmake
+	cmake -DSRC="$TMP/outer/src" -DOUT="$TMP/commit.c" -P outer/src/cmake/commit.cmake
+	grep -q 'iotape_commit\[\] = "";' commit.c || fail "plain copy: $(cat commit.c)"
+else
+	echo "note: $SRCDIR is not a git work tree; the commit checks need one" >&2
+fi
+echo "ok: $got"
