@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Install dependencies, build, and run the whole test suite: ctest on a normal build and on an
+# Install dependencies, build, and run the whole test suite: ctest on a normal build; the Debian
+# package built, installed and tried (tests/package/deb_install.sh), then removed; ctest on an
 # ASan+UBSan build; CMake's Release and Debug builds and a clang build with their unit and
 # regression tests (every build type must compile warning-free); then every libFuzzer target
 # briefly. With IOTAPE_NO_SKIP=1 (set by .ci/run)
@@ -32,6 +33,21 @@ run_ctest() {
 echo "== release build"
 scripts/build.sh release >/dev/null
 run_ctest build
+
+echo "== Debian package"
+# built from a git archive of HEAD, installed with apt-get, the installed iotape tried, removed
+if deb=$(scripts/package.sh build-pkg); then
+	rc=0
+	tests/package/deb_install.sh "$deb" || rc=$?
+	case $rc in
+	0) ;;
+	77) echo "test.sh: the package was built, its install test skipped" ;;
+	*) status=1 ;;
+	esac
+else
+	echo "test.sh: scripts/package.sh failed" >&2
+	status=1
+fi
 
 echo "== ASan+UBSan build"
 scripts/build.sh asan >/dev/null

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# tests/package/deb_install.sh DEB: install the package as a user would (apt-get install ./DEB,
+# as root), then check what it installed: its Depends name the libraries the binary links and
+# its Recommends the oracle tools; /usr/bin/iotape (not a build tree's) runs and names the
+# commit; it analyzes, reports and compares the samples; `man -w iotape-capture` finds the
+# page; bash completion, loaded by bash-completion on demand, answers. The package is removed
+# at the end, whatever happened, so later steps and runs see a clean machine.
+# Run by scripts/test.sh after scripts/package.sh; exits 77 (skipped) without root unless
+# IOTAPE_NO_SKIP is set. Not a ctest test: it installs a package system-wide.
+set -euo pipefail
+src=$(cd "$(dirname "$0")/../.." && pwd)
+fail() { echo "FAIL: deb_install: $*" >&2; exit 1; }
+skip() {
+	[ -z "${IOTAPE_NO_SKIP:-}" ] || fail "would skip, but IOTAPE_NO_SKIP is set: $*"
+	echo "SKIP: deb_install: $*" >&2
+	exit 77
+}
+[ $# -eq 1 ] && [ -f "$1" ] || { echo "usage: tests/package/deb_install.sh DEB" >&2; exit 2; }
+deb=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+[ "$(id -u)" -eq 0 ] || skip "needs root to install a package"
+command -v apt-get >/dev/null || skip "needs apt-get"
+
+# one package test per machine; and never over an iotape someone installed
+exec 9>/tmp/iotape-package-tests.lock
+flock 9
+if dpkg-query -W -f='${Status}' iotape 2>/dev/null | grep -q "ok installed"; then
+	fail "a package iotape is installed already: not replacing it (apt-get remove iotape)"
+fi
+tmp=$(mktemp -d /tmp/iotape-deb.XXXXXX)
+cleanup() {
+	DEBIAN_FRONTEND=noninteractive apt-get remove --purge -y -q \
+		-o DPkg::Lock::Timeout=300 iotape >/dev/null 2>&1 || true
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# what dpkg-shlibdeps computed: a package for every library the binary needs
+depends=$(dpkg-deb -f "$deb" Depends)
+dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$tmp" ./usr/bin/iotape
+multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+for so in $(readelf -d "$tmp/usr/bin/iotape" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+	pkg=$(dpkg -S "*/$multiarch/$so" 2>/dev/null | head -1 | cut -d: -f1)
+	[ -n "$pkg" ] || fail "no package has $so"
+	[[ $depends == *"$pkg "* || $depends == *"$pkg" ]] || fail "Depends lacks $pkg ($so): $depends"
+done
+recommends=$(dpkg-deb -f "$deb" Recommends)
+for p in blktrace tshark fio; do
+	[[ $recommends == *"$p"* ]] || fail "Recommends lacks $p: $recommends"
+done
+
+(cd "$(dirname "$deb")" && DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+	-o DPkg::Lock::Timeout=300 "./$(basename "$deb")") >"$tmp/apt.log" 2>&1 ||
+	fail "apt-get install: $(tail -20 "$tmp/apt.log")"
+iotape=/usr/bin/iotape
+[ -x $iotape ] || fail "no $iotape"
+[ "$(PATH=/usr/sbin:/usr/bin:/sbin:/bin command -v iotape)" = $iotape ] || fail "iotape is not $iotape"
+! ldd $iotape | grep -q "not found" || fail "unresolved libraries: $(ldd $iotape)"
+version=$($iotape --version)
+if git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
+	head=$(git -C "$src" rev-parse --short=12 HEAD)
+	[[ $version == "iotape "*" (commit $head of "* ]] || fail "--version: '$version', HEAD is $head"
+fi
+
+# the samples: analyze (block and NFS), report, compare
+cd "$tmp"
+$iotape analyze "$src/samples/ext4" >ext4.txt || fail "analyze ext4"
+grep -q "^device " ext4.txt || fail "analyze ext4: $(head ext4.txt)"
+$iotape analyze --json -o xfs.json "$src/samples/xfs" || fail "analyze --json xfs"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["devices"]' xfs.json ||
+	fail "analyze --json xfs: no devices"
+$iotape analyze "$src/samples/nfs/run" >nfs.txt || fail "analyze nfs"
+grep -qi "nfs" nfs.txt || fail "analyze nfs: $(head nfs.txt)"
+$iotape report -o report.html "$src/samples/ext4" "$src/samples/xfs" "$src/samples/btrfs" ||
+	fail "report"
+grep -q "<svg" report.html || fail "report: no graphs"
+$iotape compare "$src/samples/ext4" "$src/samples/xfs" "$src/samples/btrfs" >compare.txt ||
+	fail "compare"
+grep -q "mbps\|MB/s" compare.txt || fail "compare: $(head compare.txt)"
+
+# the manual
+page=$(man -w iotape-capture) || fail "man -w iotape-capture found nothing"
+[ "$page" = /usr/share/man/man1/iotape-capture.1.gz ] || fail "man -w iotape-capture: $page"
+MANPAGER=cat MANWIDTH=100 man iotape-capture 2>/dev/null | grep -q "iotape-capture - " ||
+	fail "man iotape-capture does not show the page"
+for c in $($iotape --help | sed -n '/^commands:$/,/^$/p' | sed -n 's/^   \([a-z][a-z0-9-]*\) .*/\1/p'); do
+	man -w "iotape-$c" >/dev/null || fail "no man page for $c"
+done
+
+# completion as an interactive bash gets it: bash-completion loads it on the first TAB
+bash --norc --noprofile <<'EOF' || fail "completion"
+set -u
+source /usr/share/bash-completion/bash_completion
+complete -p iotape >/dev/null 2>&1 && { echo "loaded before asked" >&2; exit 1; }
+_completion_loader iotape
+[[ $(complete -p iotape) == "complete -F _iotape iotape" ]] || { complete -p iotape >&2; exit 1; }
+ask() {
+	COMP_WORDS=(iotape "$@"); COMP_CWORD=$#; COMP_LINE="iotape $*"; COMP_POINT=${#COMP_LINE}
+	COMPREPLY=()
+	_iotape iotape "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+	echo "${COMPREPLY[*]}"
+}
+[[ $(ask an) == analyze ]] || { echo "iotape an: $(ask an)" >&2; exit 1; }
+[[ $(ask analyze --js) == --json ]] || { echo "analyze --js: $(ask analyze --js)" >&2; exit 1; }
+[[ " $(ask help c) " == *" capture "* ]] || { echo "help c: $(ask help c)" >&2; exit 1; }
+[[ $(ask help --co) == --completion ]] || { echo "help --co: $(ask help --co)" >&2; exit 1; }
+EOF
+
+cleanup
+trap - EXIT
+! dpkg-query -W -f='${Status}' iotape 2>/dev/null | grep -q "ok installed" || fail "not removed"
+[ ! -e $iotape ] || fail "$iotape is still there after removal"
+echo "ok: deb_install: $(basename "$deb"): $version"
