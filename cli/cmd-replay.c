@@ -226,27 +226,56 @@ static double rate(uint64_t n, uint64_t ns)
 	return ns ? (double)n * 1e9 / (double)ns : 0.0;
 }
 
+/* "12.3 MiB" */
+static const char *mib(char *buf, size_t cap, uint64_t bytes)
+{
+	snprintf(buf, cap, "%.1f MiB", (double)bytes / (1 << 20));
+	return buf;
+}
+
 static void print_summary(const struct replay_stats *st)
 {
-	static const char *const names[RP_OP_N] = {"read", "write", "flush", "discard",
+	static const char *const names[RP_OP_N] = {"reads", "writes", "flushes", "discards",
 	                                           "write-zeroes"};
+	char a[32], b[32];
 
-	printf("replayed %llu of %llu IOs on %s:", (unsigned long long)st->ios,
-	       (unsigned long long)st->trace_ios, st->engine);
-	for (int i = 0; i < RP_OP_N; i++)
-		if (st->ops[i])
-			printf(" %llu %s", (unsigned long long)st->ops[i], names[i]);
-	printf("%s\n", st->stopped ? " (interrupted)" : "");
-	printf("  trace:    %10.0f IOPS %9.2f MB/s  over %.3f s, depth up to %u\n",
+	printf("replayed %llu of %llu IOs on %s%s\n", (unsigned long long)st->ios,
+	       (unsigned long long)st->trace_ios, st->engine, st->stopped ? " (interrupted)" : "");
+	/* data only: a discard's or write-zeroes' range is no transfer (fstrim's 592 MiB in
+	 * milliseconds would read as 10 GB/s) */
+	printf("  trace:    %10.0f IOPS %9.2f MB/s of reads and writes over %.3f s, depth up "
+	       "to %u\n",
 	       rate(st->trace_ios, st->trace_span_ns),
 	       rate(st->trace_bytes, st->trace_span_ns) / 1e6, st->trace_span_ns / 1e9,
 	       st->trace_max_depth);
-	printf("  replay:   %10.0f IOPS %9.2f MB/s  over %.3f s (%.2f%% of the trace's time), "
-	       "in flight up to %u\n",
+	printf("  replay:   %10.0f IOPS %9.2f MB/s of reads and writes over %.3f s (%.2f%% of "
+	       "the trace's time), in flight up to %u\n",
 	       rate(st->ios, st->replay_span_ns), rate(st->bytes, st->replay_span_ns) / 1e6,
 	       st->replay_span_ns / 1e9,
 	       st->trace_span_ns ? 100.0 * st->replay_span_ns / st->trace_span_ns : 0.0,
 	       st->max_inflight);
+	for (int i = 0; i < RP_OP_N; i++) {
+		char label[16];
+
+		if (!st->trace_ops[i] && !st->ops[i])
+			continue;
+		snprintf(label, sizeof(label), "%s:", names[i]);
+		printf("  %-13s %9llu in the trace, %9llu replayed", label,
+		       (unsigned long long)st->trace_ops[i], (unsigned long long)st->ops[i]);
+		if (i == RP_OP_READ || i == RP_OP_WRITE)
+			printf(", %s of %s", mib(a, sizeof(a), st->op_bytes[i]),
+			       mib(b, sizeof(b), st->trace_op_bytes[i]));
+		else if (i != RP_OP_FLUSH)
+			printf(", covering %s of %s (not data: not in MB/s)",
+			       mib(a, sizeof(a), st->op_bytes[i]),
+			       mib(b, sizeof(b), st->trace_op_bytes[i]));
+		printf("\n");
+	}
+	if (st->split_ios)
+		printf("  split:    %llu IOs longer than the target takes in one request went to "
+		       "it as "
+		       "%llu requests\n",
+		       (unsigned long long)st->split_ios, (unsigned long long)st->split_requests);
 	if (st->lag.count)
 		printf("  issue lag: p50 %.1f us  p99 %.1f us  max %.1f us\n",
 		       hist_quantile(&st->lag, 0.5) / 1e3, hist_quantile(&st->lag, 0.99) / 1e3,

@@ -23,6 +23,16 @@ static json_t *hist_json(const struct hist *h)
 	return o;
 }
 
+/* {"read": v[0], "write": v[1], ...} */
+static json_t *by_op(const uint64_t *v)
+{
+	json_t *o = json_object();
+
+	for (int i = 0; i < RP_OP_N; i++)
+		json_object_set_new(o, op_names[i], json_integer((json_int_t)v[i]));
+	return o;
+}
+
 static double per_sec(uint64_t n, uint64_t ns)
 {
 	return ns ? (double)n * 1e9 / (double)ns : 0.0;
@@ -30,8 +40,8 @@ static double per_sec(uint64_t n, uint64_t ns)
 
 char *replay_stats_json(const struct replay_opts *o, const struct replay_stats *st)
 {
-	json_t *root = json_object(), *tr = json_object(), *rp = json_object(),
-	       *ops = json_object(), *sk = json_object(), *opt = json_object();
+	json_t *root = json_object(), *tr = json_object(), *rp = json_object(), *sk = json_object(),
+	       *opt = json_object();
 	char *s;
 
 	json_object_set_new(opt, "engine", json_string(st->engine ? st->engine : ""));
@@ -54,13 +64,17 @@ char *replay_stats_json(const struct replay_opts *o, const struct replay_stats *
 	json_object_set_new(tr, "mb_per_s",
 	                    json_real(per_sec(st->trace_bytes, st->trace_span_ns) / 1e6));
 	json_object_set_new(tr, "max_depth", json_integer(st->trace_max_depth));
+	json_object_set_new(tr, "ops", by_op(st->trace_ops));
+	json_object_set_new(tr, "op_bytes", by_op(st->trace_op_bytes));
 	json_object_set_new(root, "trace", tr);
 
-	for (int i = 0; i < RP_OP_N; i++)
-		json_object_set_new(ops, op_names[i], json_integer((json_int_t)st->ops[i]));
 	json_object_set_new(rp, "ios", json_integer((json_int_t)st->ios));
 	json_object_set_new(rp, "bytes", json_integer((json_int_t)st->bytes));
-	json_object_set_new(rp, "ops", ops);
+	json_object_set_new(rp, "ops", by_op(st->ops));
+	json_object_set_new(rp, "op_bytes", by_op(st->op_bytes));
+	json_object_set_new(rp, "split",
+	                    json_pack("{s:I, s:I}", "ios", (json_int_t)st->split_ios, "requests",
+	                              (json_int_t)st->split_requests));
 	json_object_set_new(rp, "duration_ns", json_integer((json_int_t)st->replay_span_ns));
 	json_object_set_new(rp, "iops", json_real(per_sec(st->ios, st->replay_span_ns)));
 	json_object_set_new(rp, "mb_per_s",

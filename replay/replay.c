@@ -278,6 +278,9 @@ static int on_done(struct rp *r, struct rp_io *io)
 		}
 	} else if (io->op == RP_OP_READ || io->op == RP_OP_WRITE) {
 		st->bytes += (uint64_t)io->res;
+		st->op_bytes[io->op] += (uint64_t)io->res;
+	} else {
+		st->op_bytes[io->op] += io->len; /* what a discard or write-zeroes covered */
 	}
 	hist_add(&st->lat, io->t_done - io->t_issue);
 	if (io->t_done > r->last_done)
@@ -391,24 +394,29 @@ static int wait_ready(struct rp *r)
 
 /* ---- one trace IO ------------------------------------------------------------------ */
 
+/* What a trace IO is, by its flags alone; -1 for what is never replayed (passthrough, and
+ * empty requests other than flushes). */
+static int op_of(const struct blk_event *ev)
+{
+	if (ev->flags & BLK_F_PC)
+		return -1;
+	if (ev->flags & BLK_F_DISCARD)
+		return RP_OP_DISCARD;
+	if (ev->flags & BLK_F_WRITE_ZEROES)
+		return RP_OP_WZERO;
+	if (!ev->bytes)
+		return (ev->flags & BLK_F_FLUSH) ? RP_OP_FLUSH : -1;
+	return (ev->flags & BLK_F_WRITE) ? RP_OP_WRITE : RP_OP_READ;
+}
+
 /* What the event asks for, after the safety and target rules; -1 to skip (counted). */
 static int classify(struct rp *r, const struct blk_event *ev, struct rp_target *t, int *rwf)
 {
 	const struct replay_opts *o = r->o;
 	struct replay_stats *st = r->st;
-	int op;
+	int op = op_of(ev);
 
 	*rwf = 0;
-	if (ev->flags & BLK_F_PC)
-		return st->skipped_other++, -1;
-	if (ev->flags & BLK_F_DISCARD)
-		op = RP_OP_DISCARD;
-	else if (ev->flags & BLK_F_WRITE_ZEROES)
-		op = RP_OP_WZERO;
-	else if (!ev->bytes)
-		op = (ev->flags & BLK_F_FLUSH) ? RP_OP_FLUSH : -1;
-	else
-		op = (ev->flags & BLK_F_WRITE) ? RP_OP_WRITE : RP_OP_READ;
 	if (op < 0)
 		return st->skipped_other++, -1;
 	if (op == RP_OP_WRITE && (ev->flags & (BLK_F_FUA | BLK_F_FLUSH)))
@@ -491,7 +499,13 @@ static int replay_one(struct rp *r, const struct blk_event *ev)
 	if (ev->time > r->trace_last)
 		r->trace_last = ev->time;
 	st->trace_ios++;
-	st->trace_bytes += ev->bytes;
+	op = op_of(ev);
+	if (op >= 0) {
+		st->trace_ops[op]++;
+		st->trace_op_bytes[op] += ev->bytes;
+		if (op == RP_OP_READ || op == RP_OP_WRITE)
+			st->trace_bytes += ev->bytes;
+	}
 	ti = find_target(r, ev->dev);
 	if (ti < 0) {
 		st->skipped_unmapped++;
@@ -588,6 +602,11 @@ static int replay_one(struct rp *r, const struct blk_event *ev)
 		st->max_inflight = r->inflight;
 	st->ios++;
 	st->ops[op]++;
+	if (t->max_bytes[op] && io->len > t->max_bytes[op]) {
+		/* the kernel splits it into requests the device takes */
+		st->split_ios++;
+		st->split_requests += (io->len + t->max_bytes[op] - 1) / t->max_bytes[op];
+	}
 	if (deadline)
 		hist_add(&st->lag, io->t_issue - deadline);
 	if (o->timing == RP_TIMING_ORIGINAL || r->batch >= AFAP_BATCH)

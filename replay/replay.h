@@ -131,13 +131,19 @@ struct replay_opts {
 
 struct replay_stats {
 	const char *engine;
-	/* the trace (replayed events only) */
+	/* the trace (replayed events only): IOs of every kind, bytes of data (reads and writes:
+	 * what MB/s is made of) */
 	uint64_t trace_ios, trace_bytes;
+	uint64_t trace_ops[RP_OP_N], trace_op_bytes[RP_OP_N]; /* by operation; bytes covered */
 	uint64_t trace_span_ns; /* first replayed event to the last D/Q or C seen */
 	unsigned trace_max_depth;
 	/* the replay */
-	uint64_t ios, bytes;     /* IOs issued and bytes moved */
+	uint64_t ios, bytes;     /* IOs issued and bytes of data moved (reads and writes) */
 	uint64_t ops[RP_OP_N];   /* issued, by operation */
+	uint64_t op_bytes[RP_OP_N]; /* done, by operation (discards: the bytes covered) */
+	/* IOs longer than the target takes in one request (queue/max_sectors_kb and friends),
+	 * which the kernel splits, and the requests they became */
+	uint64_t split_ios, split_requests;
 	uint64_t replay_span_ns; /* start to the last completion */
 	uint64_t errors;         /* IOs that completed with an error */
 	int first_error;         /* its -errno */

@@ -39,6 +39,43 @@ static int reopen(int fd, const struct stat *st, int flags)
 	return nfd;
 }
 
+static uint64_t sys_u64(const char *dir, const char *file)
+{
+	char p[160];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, file);
+	if (!(f = fopen(p, "re")))
+		return 0;
+	if (fscanf(f, "%llu", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v;
+}
+
+/* What the device's queue takes (on the disk, for a partition), and where a partition
+ * starts: the kernel splits longer requests, and --capture's comparison needs disk sectors */
+static void block_limits(struct rp_target *t, const struct stat *st)
+{
+	char dev[64], disk[80], q[96];
+	uint64_t v;
+
+	snprintf(dev, sizeof(dev), "/sys/dev/block/%u:%u", major(st->st_rdev), minor(st->st_rdev));
+	snprintf(disk, sizeof(disk), "%s%s", dev, sys_u64(dev, "partition") ? "/.." : "");
+	if (sys_u64(dev, "partition"))
+		t->part_start = sys_u64(dev, "start");
+	snprintf(q, sizeof(q), "%s/mq", disk);
+	t->bio_based = access(q, F_OK) != 0;
+	snprintf(q, sizeof(q), "%s/queue", disk);
+	v = sys_u64(q, "max_sectors_kb") << 10;
+	t->max_bytes[RP_OP_READ] = t->max_bytes[RP_OP_WRITE] = v > UINT32_MAX ? 0 : (uint32_t)v;
+	v = sys_u64(q, "discard_max_bytes");
+	t->max_bytes[RP_OP_DISCARD] = v > UINT32_MAX ? 0 : (uint32_t)v;
+	v = sys_u64(q, "write_zeroes_max_bytes");
+	t->max_bytes[RP_OP_WZERO] = v > UINT32_MAX ? 0 : (uint32_t)v;
+}
+
 int rp_target_open(struct rp_target *t, const char *path, const struct replay_opts *o,
                    struct iot_err *e)
 {
@@ -95,13 +132,7 @@ int rp_target_open(struct rp_target *t, const char *path, const struct replay_op
 			return ret;
 		}
 		t->lbs = lbs > 0 ? (unsigned)lbs : 512;
-		{
-			char mq[96];
-
-			snprintf(mq, sizeof(mq), "/sys/dev/block/%u:%u/mq", major(st.st_rdev),
-			         minor(st.st_rdev));
-			t->bio_based = access(mq, F_OK) != 0;
-		}
+		block_limits(t, &st);
 		t->dev = BLK_MKDEV(major(st.st_rdev), minor(st.st_rdev));
 		{
 			/* the kernel's name (a /dev/disk/by-id link names the same device) */

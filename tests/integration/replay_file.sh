@@ -52,6 +52,33 @@ for eng in io_uring psync; do
 		fail "$eng: recorded sequence differs from the trace's"
 	}
 	[ "$(sha256sum <"$TMP/rw.img")" != "$orig" ] || fail "$eng: writes did not change the file"
+	# discards and flushes are counted apart from the data: MB/s is reads and writes only
+	python3 - "$TMP/rw.json" "$TMP/want" <<'PY' || fail "$eng: per-operation counts"
+import json, sys
+d = json.load(open(sys.argv[1]))
+want = {"R": [0, 0], "W": [0, 0], "F": [0, 0], "D": [0, 0]}
+for line in open(sys.argv[2]):
+    sector, nbytes, kind = line.split()
+    want[kind][0] += 1
+    want[kind][1] += int(nbytes)
+t, r = d["trace"], d["replay"]
+for kind, name in (("R", "read"), ("W", "write"), ("F", "flush"), ("D", "discard")):
+    assert t["ops"][name] == want[kind][0], (name, t["ops"][name], want[kind])
+    assert t["op_bytes"][name] == want[kind][1], (name, t["op_bytes"][name], want[kind])
+    assert r["ops"][name] == want[kind][0], (name, r["ops"][name], want[kind])
+    assert r["op_bytes"][name] == want[kind][1], (name, r["op_bytes"][name], want[kind])
+assert want["D"][0] > 0 and want["D"][1] > 0
+assert t["bytes"] == want["R"][1] + want["W"][1], t["bytes"]
+assert r["bytes"] == want["R"][1] + want["W"][1], r["bytes"]
+assert abs(t["mb_per_s"] - t["bytes"] / t["duration_ns"] * 1e3) < 1e-6 * t["mb_per_s"]
+PY
+	"$IOTAPE" replay --engine "$eng" --timing afap --allow-writes --target "$TMP/rw.img" \
+		"$TMP/tr/sdb" >"$TMP/rw.txt"
+	for kind in reads writes flushes discards; do
+		grep -q "^  $kind: .* in the trace" "$TMP/rw.txt" || fail "$eng: no $kind line"
+	done
+	grep -q "^  discards: .*covering .*not in MB/s" "$TMP/rw.txt" ||
+		fail "$eng: the discards line does not say what it counts: $(cat "$TMP/rw.txt")"
 	[ -f "$TMP/rec/manifest.json" ] || fail "$eng: no manifest"
 	expect_eq "$eng: manifest format" "$(json '["format"]' "$TMP/rec/manifest.json")" iotape-run
 	if command -v blkparse >/dev/null; then

@@ -49,6 +49,19 @@ for eng in io_uring psync; do
 	orig=$(sha256sum <"$loop")
 done
 
+# IOs longer than the device takes in one request are split by the kernel: counted
+"$gen" -o "$TMP/big" -n sdb --ios 20 --seed 4 --gap-us 300 --lat-us 500 --read-pct 100 \
+	--fixed-kb 2048 --span-mb 60
+max=$(($(cat /sys/block/"$name"/queue/max_sectors_kb) * 1024))
+"$IOTAPE" replay --timing afap --json --target "$loop" "$TMP/big/sdb" >"$TMP/big.json"
+if [ "$max" -lt $((2048 * 1024)) ]; then
+	expect_eq "split IOs" "$(json '["replay"]["split"]["ios"]' "$TMP/big.json")" 20
+	expect_eq "split requests" "$(json '["replay"]["split"]["requests"]' "$TMP/big.json")" \
+		$((20 * ((2048 * 1024 + max - 1) / max)))
+else
+	expect_eq "split IOs" "$(json '["replay"]["split"]["ios"]' "$TMP/big.json")" 0
+fi
+
 # --capture: the kernel's view of the replay, through the capture module
 # (the blk tracer is global: the capture tests' lock orders us among them; another capture
 # running on this machine makes us wait our turn, and one that starts or stops meanwhile can
