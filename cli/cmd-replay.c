@@ -216,6 +216,41 @@ static int input_ids(struct bt_reader *rd, struct replay_opts *o)
 	return 0;
 }
 
+/* The replay against the capture of its targets: 0 with res filled, or -1 (said why). */
+static int compare_capture(struct rp_fid *fid, const char *dir, struct rp_fid_result *res)
+{
+	struct bt_reader *rd;
+	struct blk_event ev;
+	struct iot_err e = {{0}};
+	int ret;
+
+	if ((ret = bt_reader_open(&rd, dir, &e)))
+		return warning("--capture: cannot compare with the capture: %s", e.msg), -1;
+	while ((ret = bt_reader_next(rd, &ev, &e)) > 0)
+		if (rp_fid_observe(fid, &ev))
+			break;
+	bt_reader_free(rd);
+	if (ret < 0)
+		return warning("--capture: cannot compare with the capture: %s", e.msg), -1;
+	rp_fid_result(fid, res);
+	return 0;
+}
+
+static void print_fidelity(const struct rp_fid_result *f)
+{
+	printf("  fidelity: %llu IOs onto block devices against the kernel's %llu requests "
+	       "(--capture)%s\n",
+	       (unsigned long long)f->expected, (unsigned long long)f->observed,
+	       f->truncated ? ", the first ones" : "");
+	printf("            %llu as issued, %llu split (into %llu requests), %llu merged, %llu "
+	       "missing; %llu reordered; %llu requests not from the replay\n",
+	       (unsigned long long)f->equal, (unsigned long long)f->split,
+	       (unsigned long long)f->split_requests, (unsigned long long)f->merged,
+	       (unsigned long long)f->missing, (unsigned long long)f->reordered,
+	       (unsigned long long)f->extra);
+	printf("            sequence %s\n", f->sequence_equal ? "equal" : "not equal");
+}
+
 static int reader_next(void *arg, struct blk_event *ev, struct iot_err *e)
 {
 	return bt_reader_next(arg, ev, e);
@@ -284,6 +319,8 @@ static void print_summary(const struct replay_stats *st)
 		printf("  latency:  p50 %.1f us  p90 %.1f us  p99 %.1f us  max %.1f us\n",
 		       hist_quantile(&st->lat, 0.5) / 1e3, hist_quantile(&st->lat, 0.9) / 1e3,
 		       hist_quantile(&st->lat, 0.99) / 1e3, st->lat.max / 1e3);
+	if (st->fidelity)
+		print_fidelity(st->fidelity);
 	printf("  waits:    %llu for the dependency rule, %llu for the depth cap\n",
 	       (unsigned long long)st->dep_waits, (unsigned long long)st->depth_waits);
 	if (st->skipped_writes)
@@ -381,6 +418,7 @@ int cmd_replay(int argc, char **argv)
 	bool json = false, show_progress = isatty(2);
 	const char *capture_dir = NULL;
 	struct capture cap;
+	struct rp_fid_result fid_res;
 	unsigned long long u;
 	int c, ret, rc;
 
@@ -546,12 +584,18 @@ int cmd_replay(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	o.stop = &stop_flag;
 
+	if (capture_dir && rp_fid_new(&o.fid, 0)) {
+		rc = (error("out of memory"), EXIT_SYSTEM);
+		goto out;
+	}
 	if (capture_dir && (rc = capture_start(&cap, capture_dir, &o, argc, argv)))
 		goto out;
 	ret = replay_run(&o, &src, &st, &e);
 	if (o.progress)
 		fprintf(stderr, "\r%*s\r", 78, "");
 	rc = capture_dir ? capture_stop(&cap, json) : EXIT_OK;
+	if (capture_dir && !rc && !ret && compare_capture(o.fid, capture_dir, &fid_res) == 0)
+		st.fidelity = &fid_res;
 	if (ret) {
 		rc = (error("%s", e.msg), exit_code_for(ret));
 		goto out;
@@ -579,6 +623,7 @@ int cmd_replay(int argc, char **argv)
 	if (st.stopped)
 		rc = rc ? rc : 128 + (int)stop_flag;
 out:
+	rp_fid_free(o.fid);
 	bt_reader_free(rd);
 	free((void *)o.inputs);
 	free(maps);

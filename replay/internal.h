@@ -20,6 +20,7 @@ struct rp_target {
 	uint32_t dev;    /* kernel dev_t written in recorded events */
 	uint32_t max_bytes[RP_OP_N]; /* the largest request per operation (block devices), or 0 */
 	uint64_t part_start;         /* a partition's first sector on its disk, else 0 */
+	uint32_t disk_dev;           /* the disk (the device itself when it is no partition) */
 	bool no_discard; /* EOPNOTSUPP seen: skip the rest */
 	bool no_wzero;
 	/* recording */

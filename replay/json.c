@@ -101,6 +101,19 @@ char *replay_stats_json(const struct replay_opts *o, const struct replay_stats *
 	json_object_set_new(rp, "latency", hist_json(&st->lat));
 	json_object_set_new(root, "replay", rp);
 
+	if (st->fidelity) {
+		const struct rp_fid_result *f = st->fidelity;
+
+		json_object_set_new(
+		    root, "fidelity",
+		    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:b}", "ios",
+		              (json_int_t)f->expected, "requests_seen", (json_int_t)f->observed,
+		              "equal", (json_int_t)f->equal, "split", (json_int_t)f->split,
+		              "split_requests", (json_int_t)f->split_requests, "merged",
+		              (json_int_t)f->merged, "missing", (json_int_t)f->missing, "reordered",
+		              (json_int_t)f->reordered, "extra_requests", (json_int_t)f->extra,
+		              "truncated", f->truncated, "sequence_equal", f->sequence_equal));
+	}
 	json_object_set_new(sk, "writes", json_integer((json_int_t)st->skipped_writes));
 	json_object_set_new(sk, "writes_as_reads", json_integer((json_int_t)st->writes_as_reads));
 	json_object_set_new(sk, "discard", json_integer((json_int_t)st->skipped_discard));

@@ -602,6 +602,9 @@ static int replay_one(struct rp *r, const struct blk_event *ev)
 		st->max_inflight = r->inflight;
 	st->ios++;
 	st->ops[op]++;
+	if (o->fid && t->is_blk)
+		rp_fid_expect(o->fid, t->dev, t->disk_dev, off / 512 + t->part_start, io->len,
+		              (unsigned)op, io->t_issue);
 	if (t->max_bytes[op] && io->len > t->max_bytes[op]) {
 		/* the kernel splits it into requests the device takes */
 		st->split_ios++;

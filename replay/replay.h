@@ -121,6 +121,8 @@ struct replay_opts {
 	/* one-line warnings for the user (e.g. what --allow-mounted is about to do); may be NULL */
 	void (*notice)(void *arg, const char *msg);
 	void *notice_arg;
+	/* --capture: every IO issued to a block device is handed to this comparison, or NULL */
+	struct rp_fid *fid;
 	volatile sig_atomic_t *stop; /* set by a signal handler: stop issuing, drain, report */
 };
 
@@ -162,6 +164,8 @@ struct replay_stats {
 	uint64_t pend_evicted;       /* trace IOs whose C never came within the window */
 	unsigned max_inflight;
 	bool stopped;          /* interrupted */
+	/* set by the caller after comparing with a capture (--capture), for the JSON; or NULL */
+	const struct rp_fid_result *fidelity;
 	int64_t start_real_ns; /* CLOCK_REALTIME at the first issue */
 	struct hist lag;       /* issue lag ns (timed modes) */
 	struct hist lat;       /* completion latency ns */
@@ -211,6 +215,35 @@ int rp_target_check(const char *path, const struct replay_opts *o, struct iot_er
 /* The signature libblkid finds on fd (filesystem, RAID or LVM member, LUKS, swap, partition
  * table) into out: 1, 0 when none, -errno. */
 int rp_signature(int fd, char *out, size_t cap);
+
+/* ---- fidelity: the replay against the kernel's view of it (replay/fidelity.c) ---- */
+
+struct rp_fid_result {
+	uint64_t expected;       /* IOs the replay issued (reads, writes, discards, write-zeroes) */
+	uint64_t observed;       /* requests the kernel issued to those devices meanwhile */
+	uint64_t equal;          /* went to the device as one request of the same range and kind */
+	uint64_t split;          /* went as several requests ... */
+	uint64_t split_requests; /* ... this many */
+	uint64_t merged;         /* went inside a request together with other IOs */
+	uint64_t missing;        /* never (or not wholly) seen */
+	uint64_t reordered;      /* seen out of the replay's order: the fewest IOs that moved */
+	uint64_t extra;          /* requests the replay did not ask for (other processes' IO) */
+	bool truncated;          /* more IOs than RP_FID_MAX_IOS: the first ones were compared */
+	bool sequence_equal;     /* every IO as asked, in order, nothing else */
+};
+#define RP_FID_MAX_IOS (4u << 20) /* 24 bytes each */
+
+struct rp_fid;
+int rp_fid_new(struct rp_fid **out, size_t limit); /* limit 0: RP_FID_MAX_IOS */
+void rp_fid_free(struct rp_fid *f);
+/* An IO the replay issued: on the device the trace calls traced_dev (a partition, or the
+ * disk), at sector of disk disk_dev, in issue order; t_issue on CLOCK_MONOTONIC (the capture's
+ * trace clock), so requests before the replay's first are not counted as extra. */
+void rp_fid_expect(struct rp_fid *f, uint32_t traced_dev, uint32_t disk_dev, uint64_t sector,
+                   uint32_t bytes, unsigned op, uint64_t t_issue);
+/* The captured events, in time order (only issue events of the expected devices count). */
+int rp_fid_observe(struct rp_fid *f, const struct blk_event *ev);
+void rp_fid_result(struct rp_fid *f, struct rp_fid_result *res);
 
 /* Generated write data: the same bytes for the same (seed, position). */
 void rp_pattern_fill(void *buf, size_t len, uint64_t seed);

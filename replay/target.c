@@ -59,16 +59,32 @@ static uint64_t sys_u64(const char *dir, const char *file)
 static void block_limits(struct rp_target *t, const struct stat *st)
 {
 	char dev[64], disk[80], q[96];
-	uint64_t v;
+	uint64_t v, seg;
 
 	snprintf(dev, sizeof(dev), "/sys/dev/block/%u:%u", major(st->st_rdev), minor(st->st_rdev));
 	snprintf(disk, sizeof(disk), "%s%s", dev, sys_u64(dev, "partition") ? "/.." : "");
-	if (sys_u64(dev, "partition"))
+	t->disk_dev = BLK_MKDEV(major(st->st_rdev), minor(st->st_rdev));
+	if (sys_u64(dev, "partition")) {
+		unsigned ma, mi;
+		FILE *f;
+
 		t->part_start = sys_u64(dev, "start");
+		snprintf(q, sizeof(q), "%s/dev", disk);
+		if ((f = fopen(q, "re"))) {
+			if (fscanf(f, "%u:%u", &ma, &mi) == 2)
+				t->disk_dev = BLK_MKDEV(ma, mi);
+			fclose(f);
+		}
+	}
 	snprintf(q, sizeof(q), "%s/mq", disk);
 	t->bio_based = access(q, F_OK) != 0;
 	snprintf(q, sizeof(q), "%s/queue", disk);
+	/* a request holds at most max_sectors_kb, and max_segments pieces of memory: with the
+	 * replay's buffers, a page each (physically contiguous pages may make fewer) */
 	v = sys_u64(q, "max_sectors_kb") << 10;
+	seg = sys_u64(q, "max_segments") * (uint64_t)sysconf(_SC_PAGESIZE);
+	if (seg && (!v || seg < v))
+		v = seg;
 	t->max_bytes[RP_OP_READ] = t->max_bytes[RP_OP_WRITE] = v > UINT32_MAX ? 0 : (uint32_t)v;
 	v = sys_u64(q, "discard_max_bytes");
 	t->max_bytes[RP_OP_DISCARD] = v > UINT32_MAX ? 0 : (uint32_t)v;

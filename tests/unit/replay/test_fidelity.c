@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: MIT */
+/* The replay against the kernel's view of it: equal, reordered, split, merged, missing, extra. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "replay/replay.h"
+
+#define DEV BLK_MKDEV(7, 0)
+
+static struct rp_fid *f;
+static uint64_t now;
+
+static void expect(uint64_t sector, uint32_t bytes, unsigned op)
+{
+	rp_fid_expect(f, DEV, DEV, sector, bytes, op, 1000 + now++);
+}
+
+static void seen(uint64_t sector, uint32_t bytes, uint64_t flags)
+{
+	struct blk_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.action = BLK_A_ISSUE;
+	ev.time = 2000 + now++;
+	ev.dev = DEV;
+	ev.sector = sector;
+	ev.bytes = bytes;
+	ev.flags = flags;
+	assert_int_equal(rp_fid_observe(f, &ev), 0);
+}
+
+static struct rp_fid_result result(void)
+{
+	struct rp_fid_result r;
+
+	rp_fid_result(f, &r);
+	rp_fid_free(f);
+	f = NULL;
+	return r;
+}
+
+static int fresh(void **state)
+{
+	(void)state;
+	now = 0;
+	return rp_fid_new(&f, 0);
+}
+
+static void test_equal(void **state)
+{
+	struct rp_fid_result r;
+
+	(void)state;
+	expect(0, 4096, RP_OP_READ);
+	expect(100, 4096, RP_OP_WRITE);
+	expect(200, 8192, RP_OP_DISCARD);
+	expect(0, 0, RP_OP_FLUSH); /* no range: not compared */
+	seen(0, 4096, BLK_F_READ);
+	seen(100, 4096, BLK_F_WRITE);
+	seen(200, 8192, BLK_F_WRITE | BLK_F_DISCARD);
+	r = result();
+	assert_int_equal(r.expected, 3);
+	assert_int_equal(r.observed, 3);
+	assert_int_equal(r.equal, 3);
+	assert_int_equal(r.reordered, 0);
+	assert_true(r.sequence_equal);
+}
+
+static void test_reordered(void **state)
+{
+	struct rp_fid_result r;
+
+	(void)state;
+	for (int i = 0; i < 5; i++)
+		expect(100 * (uint64_t)i, 4096, RP_OP_READ);
+	seen(100, 4096, BLK_F_READ); /* one IO moved ahead of its predecessor */
+	seen(0, 4096, BLK_F_READ);
+	seen(200, 4096, BLK_F_READ);
+	seen(300, 4096, BLK_F_READ);
+	seen(400, 4096, BLK_F_READ);
+	r = result();
+	assert_int_equal(r.equal, 5);
+	assert_int_equal(r.reordered, 1);
+	assert_false(r.sequence_equal);
+}
+
+static void test_same_place_twice(void **state)
+{
+	struct rp_fid_result r;
+
+	(void)state;
+	/* the same sector read twice: each request matches the oldest unseen IO there */
+	expect(8, 4096, RP_OP_READ);
+	expect(8, 4096, RP_OP_READ);
+	seen(8, 4096, BLK_F_READ);
+	seen(8, 4096, BLK_F_READ);
+	r = result();
+	assert_int_equal(r.equal, 2);
+	assert_int_equal(r.reordered, 0);
+}
+
+static void test_split(void **state)
+{
+	struct rp_fid_result r;
+
+	(void)state;
+	expect(1000, 2 << 20, RP_OP_WRITE); /* 2 MiB onto a device taking 1280 KiB */
+	expect(9000, 2 << 20, RP_OP_READ);
+	seen(1000, 1280 << 10, BLK_F_WRITE);
+	seen(1000 + 2560, 768 << 10, BLK_F_WRITE);
+	/* pieces in any order */
+	seen(9000 + 2560, 768 << 10, BLK_F_READ);
+	seen(9000, 1280 << 10, BLK_F_READ);
+	r = result();
+	assert_int_equal(r.split, 2);
+	assert_int_equal(r.split_requests, 4);
+	assert_int_equal(r.equal, 0);
+	assert_int_equal(r.missing, 0);
+	assert_int_equal(r.extra, 0);
+	assert_int_equal(r.reordered, 0);
+}
+
+static void test_merged(void **state)
+{
+	struct rp_fid_result r;
+
+	(void)state;
+	expect(5000, 4096, RP_OP_WRITE);
+	expect(5008, 4096, RP_OP_WRITE);
+	expect(5016, 4096, RP_OP_WRITE);
+	seen(5000, 12288, BLK_F_WRITE);
+	r = result();
+	assert_int_equal(r.merged, 3);
+	assert_int_equal(r.missing, 0);
+	assert_false(r.sequence_equal);
+}
+
+static void test_missing_extra(void **state)
+{
+	struct rp_fid_result r;
+	struct blk_event ev;
+
+	(void)state;
+	expect(0, 4096, RP_OP_READ);
+	expect(64, 4096, RP_OP_WRITE);
+	seen(0, 4096, BLK_F_READ);
+	seen(64, 4096, BLK_F_READ); /* a read where a write was issued: not it */
+	seen(9999, 4096, BLK_F_READ);
+	/* not counted: before the replay's first IO, another device, a flush */
+	memset(&ev, 0, sizeof(ev));
+	ev.action = BLK_A_ISSUE;
+	ev.dev = DEV;
+	ev.bytes = 4096;
+	ev.time = 10;
+	assert_int_equal(rp_fid_observe(f, &ev), 0);
+	ev.time = 5000;
+	ev.dev = BLK_MKDEV(7, 1);
+	assert_int_equal(rp_fid_observe(f, &ev), 0);
+	ev.dev = DEV;
+	ev.bytes = 0;
+	ev.flags = BLK_F_FLUSH | BLK_F_WRITE;
+	assert_int_equal(rp_fid_observe(f, &ev), 0);
+	r = result();
+	assert_int_equal(r.expected, 2);
+	assert_int_equal(r.observed, 3);
+	assert_int_equal(r.equal, 1);
+	assert_int_equal(r.missing, 1);
+	assert_int_equal(r.extra, 2);
+}
+
+static void test_limit(void **state)
+{
+	struct rp_fid_result r;
+
+	(void)state;
+	rp_fid_free(f);
+	assert_int_equal(rp_fid_new(&f, 2), 0);
+	expect(0, 4096, RP_OP_READ);
+	expect(8, 4096, RP_OP_READ);
+	expect(16, 4096, RP_OP_READ);
+	seen(0, 4096, BLK_F_READ);
+	seen(8, 4096, BLK_F_READ);
+	r = result();
+	assert_int_equal(r.expected, 2);
+	assert_true(r.truncated);
+	assert_false(r.sequence_equal);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup(test_equal, fresh),
+	    cmocka_unit_test_setup(test_reordered, fresh),
+	    cmocka_unit_test_setup(test_same_place_twice, fresh),
+	    cmocka_unit_test_setup(test_split, fresh),
+	    cmocka_unit_test_setup(test_merged, fresh),
+	    cmocka_unit_test_setup(test_missing_extra, fresh),
+	    cmocka_unit_test_setup(test_limit, fresh),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
