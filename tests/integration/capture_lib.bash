@@ -18,7 +18,7 @@ if [ -z "${IOTAPE_CAPTURE_NS:-}" ]; then
 	trap - EXIT
 	rm -rf "$TMP"
 	export IOTAPE_CAPTURE_NS=1
-	exec unshare -m --propagation private bash -c '
+	exec unshare -m --propagation private bash -c "$NS_DROP_FOREIGN_MOUNTS"'
 		for m in /sys/kernel/tracing /sys/kernel/debug; do
 			while mountpoint -q "$m" 2>/dev/null; do umount -l "$m" || exit 1; done
 		done

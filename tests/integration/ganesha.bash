@@ -23,7 +23,7 @@ if [ -z "${IOTAPE_NFS_NS:-}" ]; then
 	trap - EXIT
 	rm -rf "$TMP"
 	export IOTAPE_NFS_NS=1
-	exec unshare --net --mount --propagation private bash -c '
+	exec unshare --net --mount --propagation private bash -c "$NS_DROP_FOREIGN_MOUNTS"'
 		ip link set lo up || exit 1
 		mount -t tmpfs -o mode=755 iotape-run /run || exit 1
 		mkdir -p /run/rpcbind /run/ganesha /run/lock

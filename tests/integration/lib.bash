@@ -24,6 +24,14 @@ skip() {
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+# Shell code for the start of a test's own mount namespace (capture_lib.bash, ganesha.bash):
+# a new namespace copies every mount there is, and on this machine mounts do not propagate,
+# so a copy of another test's mount of its loop device would keep that device busy after the
+# other test unmounted it (mkfs then fails with EBUSY). Copies of mounts of loop devices and
+# of anything under /tmp are dropped at once; the namespace needs none of them.
+NS_DROP_FOREIGN_MOUNTS='findmnt -rn -o TARGET,SOURCE | awk '"'"'$1 ~ "^/tmp/" || $2 ~ "^/dev/loop" {print $1}'"'"' |
+	sort -r | while read -r m; do umount -l "$(printf "%b" "$m")" 2>/dev/null; done'
+
 need_root() { [ "$(id -u)" -eq 0 ] || skip "needs root"; }
 need_cmd() { command -v "$1" >/dev/null 2>&1 || skip "needs $1"; }
 
