@@ -81,14 +81,19 @@ wait_tracer_free() {
 	done
 }
 
-# wait_tracing_on: until a capture started in the background traces our device
+# wait_tracing_on PID: until the capture PID started in the background traces our device
+# with the tracefs backend: our device's enable is 1 and the tracer's state file names PID.
+# (enable alone is not enough: auto's relay attempt sets it up, and so makes it 1, for a
+# moment before it falls back.)
 wait_tracing_on() {
 	local i
-	for i in $(seq 100); do
-		[ "$(cat /sys/block/"$LOOPNAME"/trace/enable 2>/dev/null)" = 1 ] && return 0
+	for i in $(seq 300); do
+		[ "$(cat /sys/block/"$LOOPNAME"/trace/enable 2>/dev/null)" = 1 ] &&
+			grep -qx "pid $1" /run/iotape-tracefs.state 2>/dev/null && return 0
+		kill -0 "$1" 2>/dev/null || fail "the background capture ($1) ended before tracing"
 		sleep 0.1
 	done
-	fail "the background capture did not start tracing within 10 s"
+	fail "the background capture did not start tracing within 30 s"
 }
 
 LOOP=""

@@ -35,7 +35,7 @@ expect_eq "KiB written as blkparse sees it" "$kib" "1024"
 wait_tracer_free
 "$IOTAPE" capture -o "$TMP/run-kill" -d "$LOOP" -- sleep 60 &
 pid=$!
-wait_tracing_on
+wait_tracing_on "$pid"
 child=$(cat /proc/"$pid"/task/*/children 2>/dev/null || true)
 kill -KILL "$pid"
 wait "$pid" || true

@@ -22,7 +22,7 @@ while True:
         os.pwrite(fd, buf, off)
     time.sleep(0.01)" &
 	pid=$!
-	wait_tracing_on
+	wait_tracing_on "$pid"
 	sleep 2
 	kill -"$sig" "$pid"
 	rc=0
@@ -48,7 +48,7 @@ RUN="$TMP/run-kill"
 wait_tracer_free
 "$IOTAPE" capture -o "$RUN" -d "$LOOP" -- sleep 60 &
 pid=$!
-wait_tracing_on
+wait_tracing_on "$pid"
 sleep 0.5
 child=$(cat /proc/"$pid"/task/*/children 2>/dev/null || true)
 [ -n "$child" ] || fail "no command running under the capture"
@@ -77,7 +77,7 @@ expect_eq "trace_clock after recovery" "$(tracefs_get trace_clock | sed 's/.*\[\
 wait_tracer_free
 "$IOTAPE" capture -o "$TMP/run-kill2" -d "$LOOP" -- sleep 60 &
 pid=$!
-wait_tracing_on
+wait_tracing_on "$pid"
 child=$(cat /proc/"$pid"/task/*/children 2>/dev/null || true)
 rc=0
 "$IOTAPE" capture --release 2>"$TMP/err" || rc=$?

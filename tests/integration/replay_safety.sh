@@ -65,6 +65,12 @@ umount "$TMP/mnt"
 mounts=()
 
 # ---- btrfs: its mountinfo device number is anonymous; found through its device ----------
+# (on a loop device of its own: a mount namespace another test creates meanwhile may hold a
+# copy of the ext4 mount for a moment, and the device with it)
+losetup -d "$loop"
+truncate -s 128M "$TMP/disk2.img"
+loop=$(losetup -f --show "$TMP/disk2.img")
+loops=("$loop")
 mkfs.btrfs -q -f "$loop" >/dev/null
 mount "$loop" "$TMP/mnt"
 mounts=("$TMP/mnt")
@@ -78,8 +84,6 @@ refused "mounted btrfs, --force --allow-writes" "mounted on $TMP/mnt" --force --
 grep -q "mounted on $TMP/mnt" "$TMP/err" || fail "--allow-mounted without a warning"
 umount "$TMP/mnt"
 mounts=()
-losetup -d "$loop"
-loops=()
 
 # ---- the replay's own input ------------------------------------------------------------
 cp -r "$TMP/tr" "$TMP/tr2"
