@@ -31,6 +31,33 @@ enum {
 	OP4_ILLEGAL = 10044,
 };
 
+/*
+ * The names a call carries, for the handle -> path map (formats/nfs_names.h): records in call
+ * order, each [kind u8][op index u8][length u16, host order][bytes], in a buffer the caller
+ * lends (nfs_call.names, names_cap bytes; what does not fit sets names_cut). v3 procedures
+ * are written as the v4 ops they amount to, so the map follows one language: LOOKUP is
+ * FH(dir) LOOKUP(name) GETFH; RENAME is FH(from) SAVE FH(to) RENAME(old, new).
+ */
+enum nfs_nameop {
+	NN_FH = 1,   /* bytes: a handle that becomes the current one (v4 PUTFH, v3 arguments) */
+	NN_ROOT,     /* v4 PUTROOTFH, PUTPUBFH: the root of the server's namespace */
+	NN_LOOKUP,   /* bytes: a name; current = current/name */
+	NN_LOOKUPP,  /* current = the parent of current */
+	NN_SAVE,     /* saved = current */
+	NN_RESTORE,  /* current = saved */
+	NN_OPEN,     /* bytes: a name; current = current/name, perhaps created (v4 OPEN) */
+	NN_CREATE,   /* bytes: a name; current = current/name, a new object */
+	NN_REMOVE,   /* bytes: a name; current/name is removed */
+	NN_RENAME,   /* bytes: old name's length (1 byte), old, new; saved/old becomes current/new */
+	NN_LINK,     /* bytes: a name; saved is linked as current/name */
+	NN_GETFH,    /* the reply's handle for this op is current's */
+	NN_LIST,     /* current is a directory whose reply lists names with handles (READDIRPLUS) */
+	NN_MOUNT,    /* bytes: a path (MOUNT MNT); the reply's handle is the root of that export */
+	NN_LOST,     /* current can no longer be followed (an op the decoder does not know) */
+};
+#define NFS_NAME_MAX 255 /* longer names are not learnt (the current handle becomes unknown) */
+#define NFS_NAMES_BUF 1024
+
 /* Callback operations (RFC 8881 20, RFC 7862 16). */
 enum { CB4_GETATTR = 3, CB4_RECALL = 4, CB4_SEQUENCE = 11, CB4_OFFLOAD = 15 };
 
@@ -55,11 +82,17 @@ struct nfs_call {
 	uint32_t cb_status;
 	uint64_t cb_count;
 	uint8_t cb_stateid[16];
+	/* names (see enum nfs_nameop): written only when names_cap is non-zero */
+	uint8_t *names;
+	uint16_t names_len, names_cap;
+	bool names_cut;
+	bool cut; /* the arguments end before the COMPOUND's last op (snaplen, lost bytes) */
 };
 
 /* What the reply says (nfs3_reply, nfs4_reply). */
 struct nfs_reply {
-	bool decoded;
+	bool decoded;         /* the results were read as far as the decoder goes */
+	bool has_status;      /* the status word was read (even if what follows was cut) */
 	uint32_t status;      /* v3 status, v4 COMPOUND status */
 	uint32_t op_status;   /* v4: the main op's own status (0 when it was not reached) */
 	uint64_t count;       /* bytes read, written or copied */
@@ -70,7 +103,33 @@ struct nfs_reply {
 	/* COPY */
 	bool copy_async;      /* the server answered with a callback stateid */
 	uint8_t copy_stateid[16];
+	/* v4: the op whose status was not NFS4_OK (the COMPOUND stops there) */
+	bool failed;
+	uint16_t fail_idx;
+	uint32_t fail_op, fail_status;
+	/* v4: the ops listed in the results (to find the main op of a call that was cut) */
+	bool ops_all; /* every op of the COMPOUND is listed (it succeeded, all was read) */
+	uint16_t nops;
+	uint16_t ops[NFS_OPS_MAX];
 };
+
+/* Append a name record to call->names (nothing when names_cap is 0; names_cut when full). */
+void nfs_names_put(struct nfs_call *call, enum nfs_nameop kind, unsigned idx, const void *a,
+		   size_t alen, const void *b, size_t blen);
+
+/*
+ * Handles in a reply, for the names map: fn is called for each handle the results carry, with
+ * the index of the call's op it belongs to (v3: 0), and for a listing's entries with their
+ * name. Returns the number of leading ops that succeeded (v3: 1 or 0; v4: the ops before the
+ * first failed one, counting only results actually read), or -EPROTO.
+ */
+typedef void (*nfs_fh_fn)(void *arg, unsigned idx, const uint8_t *name, unsigned name_len,
+			  const uint8_t *fh, unsigned fh_len);
+int nfs3_reply_fhs(struct cur *c, uint32_t proc, nfs_fh_fn fn, void *arg);
+int nfs4_reply_fhs(struct cur *c, nfs_fh_fn fn, void *arg);
+/* MOUNT (RFC 1813 appendix I, RFC 1094 A): MNT's path into call->names, its reply's handle. */
+int nfs_mnt_call(struct cur *c, struct nfs_call *out);
+int nfs_mnt_reply_fhs(struct cur *c, uint32_t vers, nfs_fh_fn fn, void *arg);
 
 int nfs3_call(struct cur *c, uint32_t proc, struct nfs_call *out);
 int nfs3_reply(struct cur *c, uint32_t proc, struct nfs_reply *out);

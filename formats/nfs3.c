@@ -34,6 +34,42 @@ static void get_fh(struct cur *c, struct nfs_call *out)
 	}
 }
 
+/* filename3 into a name record: a name past NFS_NAME_MAX makes the current handle unknown. */
+static void put_name(struct cur *c, struct nfs_call *out, enum nfs_nameop kind)
+{
+	uint32_t n;
+	const uint8_t *p = xdr_opaque(c, UINT32_MAX, &n);
+
+	if (!p)
+		return;
+	if (n > NFS_NAME_MAX || !n)
+		nfs_names_put(out, NN_LOST, 0, NULL, 0, NULL, 0);
+	else
+		nfs_names_put(out, kind, 0, p, n, NULL, 0);
+}
+
+/* nfs_fh3 as a name record (the current handle) */
+static void put_fh(struct nfs_call *out, const uint8_t *fh, unsigned len)
+{
+	nfs_names_put(out, NN_FH, 0, fh, len, NULL, 0);
+}
+
+/* RENAME3args: from (dir, name), to (dir, name) */
+static void rename_names(struct cur *c, struct nfs_call *out)
+{
+	uint32_t n1, n2, tl;
+	const uint8_t *a = xdr_opaque(c, NFS_NAME_MAX, &n1), *tfh, *b;
+
+	tfh = xdr_opaque(c, 64, &tl);
+	b = xdr_opaque(c, NFS_NAME_MAX, &n2);
+	if (!a || !tfh || !b || !n1 || !n2)
+		return;
+	put_fh(out, out->fh, out->fh_len);
+	nfs_names_put(out, NN_SAVE, 0, NULL, 0, NULL, 0);
+	put_fh(out, tfh, tl);
+	nfs_names_put(out, NN_RENAME, 0, a, n1, b, n2);
+}
+
 int nfs3_call(struct cur *c, uint32_t proc, struct nfs_call *out)
 {
 	out->op = proc;
@@ -60,8 +96,53 @@ int nfs3_call(struct cur *c, uint32_t proc, struct nfs_call *out)
 	default:
 		break;
 	}
+	/* what the statistics need ends here; the names below may be cut by the snaplen */
 	out->decoded = !c->err;
-	return c->err ? -EPROTO : 0;
+	switch (proc) {
+	case P3_LOOKUP:
+	case P3_CREATE:
+	case P3_MKDIR:
+	case P3_SYMLINK:
+	case P3_MKNOD:
+		if (c->err)
+			break;
+		put_fh(out, out->fh, out->fh_len);
+		put_name(c, out, proc == P3_LOOKUP ? NN_LOOKUP : NN_CREATE);
+		nfs_names_put(out, NN_GETFH, 0, NULL, 0, NULL, 0);
+		break;
+	case P3_REMOVE:
+	case P3_RMDIR:
+		if (c->err)
+			break;
+		put_fh(out, out->fh, out->fh_len);
+		put_name(c, out, NN_REMOVE);
+		break;
+	case P3_RENAME:
+		if (!c->err)
+			rename_names(c, out);
+		break;
+	case P3_LINK: {
+		uint32_t dl;
+		const uint8_t *dfh = xdr_opaque(c, 64, &dl);
+
+		if (!dfh)
+			break;
+		put_fh(out, out->fh, out->fh_len);
+		nfs_names_put(out, NN_SAVE, 0, NULL, 0, NULL, 0);
+		put_fh(out, dfh, dl);
+		put_name(c, out, NN_LINK);
+		break;
+	}
+	case P3_READDIRPLUS:
+		if (!c->err) {
+			put_fh(out, out->fh, out->fh_len);
+			nfs_names_put(out, NN_LIST, 0, NULL, 0, NULL, 0);
+		}
+		break;
+	default:
+		break;
+	}
+	return out->decoded ? 0 : -EPROTO;
 }
 
 /* fattr3 (RFC 1813 2.6): type, mode, nlink, uid, gid, size, ... 84 bytes */
@@ -92,12 +173,13 @@ int nfs3_reply(struct cur *c, uint32_t proc, struct nfs_reply *r)
 	uint32_t st;
 
 	if (proc == P3_NULL) {
-		r->decoded = true;
+		r->decoded = r->has_status = true;
 		return 0;
 	}
 	st = r->status = xdr_u32(c);
 	if (c->err)
 		return -EPROTO;
+	r->has_status = true;
 	switch (proc) {
 	case P3_GETATTR:
 		if (st == 0)
@@ -146,6 +228,106 @@ int nfs3_reply(struct cur *c, uint32_t proc, struct nfs_reply *r)
 	}
 	r->decoded = !c->err;
 	return 0;
+}
+
+/* post_op_fh3: handle_follows, nfs_fh3 */
+static void post_op_fh(struct cur *c, unsigned idx, nfs_fh_fn fn, void *arg)
+{
+	uint32_t n;
+	const uint8_t *p;
+
+	if (!xdr_bool(c))
+		return;
+	p = xdr_opaque(c, 64, &n);
+	if (p && n)
+		fn(arg, idx, NULL, 0, p, n);
+}
+
+/* READDIRPLUS3resok after the status (RFC 1813 3.3.17): dir attributes, cookie verifier,
+ * entries (fileid, name, cookie, attributes, handle); the list may be cut by the head cap. */
+static void readdirplus_entries(struct cur *c, nfs_fh_fn fn, void *arg)
+{
+	struct nfs_reply r;
+	unsigned guard = 0;
+
+	post_op_attr(c, &r);
+	cur_skip(c, 8);
+	while (xdr_bool(c) && guard++ < 65536) {
+		uint32_t nl, fl;
+		const uint8_t *name, *fh = NULL;
+
+		cur_skip(c, 8);
+		name = xdr_opaque(c, UINT32_MAX, &nl);
+		cur_skip(c, 8);
+		post_op_attr(c, &r);
+		if (xdr_bool(c))
+			fh = xdr_opaque(c, 64, &fl);
+		if (c->err)
+			return;
+		if (fh && fl && nl && nl <= NFS_NAME_MAX)
+			fn(arg, 0, name, nl, fh, fl);
+	}
+}
+
+int nfs3_reply_fhs(struct cur *c, uint32_t proc, nfs_fh_fn fn, void *arg)
+{
+	uint32_t st = xdr_u32(c), n;
+	const uint8_t *p;
+
+	if (c->err)
+		return -EPROTO;
+	if (st != 0)
+		return 0;
+	switch (proc) {
+	case P3_LOOKUP:
+		p = xdr_opaque(c, 64, &n);
+		if (p && n)
+			fn(arg, 0, NULL, 0, p, n);
+		break;
+	case P3_CREATE:
+	case P3_MKDIR:
+	case P3_SYMLINK:
+	case P3_MKNOD:
+		post_op_fh(c, 0, fn, arg);
+		break;
+	case P3_READDIRPLUS:
+		readdirplus_entries(c, fn, arg);
+		break;
+	default:
+		break;
+	}
+	return 1;
+}
+
+/* MNT (RFC 1813 I.5.2, RFC 1094 A.5.1): dirpath<1024> */
+int nfs_mnt_call(struct cur *c, struct nfs_call *out)
+{
+	uint32_t n;
+	const uint8_t *p = xdr_opaque(c, 1024, &n);
+
+	if (!p)
+		return -EPROTO;
+	out->decoded = true;
+	if (n)
+		nfs_names_put(out, NN_MOUNT, 0, p, n, NULL, 0);
+	return 0;
+}
+
+/* mountres3: fhs_status, fhandle3<64>, auth_flavors<>; v1/v2 fhstatus: status, fhandle[32] */
+int nfs_mnt_reply_fhs(struct cur *c, uint32_t vers, nfs_fh_fn fn, void *arg)
+{
+	uint32_t st = xdr_u32(c), n = 32;
+	const uint8_t *p;
+
+	if (c->err)
+		return -EPROTO;
+	if (st != 0)
+		return 0;
+	p = vers == 3 ? xdr_opaque(c, 64, &n) : cur_bytes(c, 32);
+	if (!p || !n)
+		return -EPROTO;
+	fn(arg, 0, NULL, 0, p, n);
+	return 1;
 }
 
 static const struct {

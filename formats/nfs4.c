@@ -251,9 +251,16 @@ static void set_io(struct nfs_call *o, uint64_t off, uint64_t cnt)
 	o->has_io = true;
 }
 
+/* The names an op's arguments carry (component4, RFC 7530 4.2). */
+struct op_names {
+	const uint8_t *a, *b;
+	uint32_t alen, blen;
+	bool follow; /* an OPEN claim by name */
+};
+
 /* Read one op's arguments; false when the op cannot be skipped (unknown, or bad bytes). */
 static bool op_args(struct cur *c, uint32_t op, struct nfs_call *o, uint8_t *fh, uint8_t *fh_len,
-		    bool is_main)
+		    bool is_main, struct op_names *nm)
 {
 	uint32_t t;
 	uint64_t off, cnt;
@@ -284,7 +291,7 @@ static bool op_args(struct cur *c, uint32_t op, struct nfs_call *o, uint8_t *fh,
 			xdr_skip_opaque(c, NAME_MAX4);
 		else if (t == 3 || t == 4) /* NF4BLK, NF4CHR */
 			cur_skip(c, 8);
-		xdr_skip_opaque(c, NAME_MAX4);
+		nm->a = xdr_opaque(c, NAME_MAX4, &nm->alen);
 		skip_fattr4(c);
 		break;
 	case 7: /* DELEGPURGE */
@@ -315,7 +322,7 @@ static bool op_args(struct cur *c, uint32_t op, struct nfs_call *o, uint8_t *fh,
 	case OP4_LOOKUP:
 	case OP4_REMOVE:
 	case OP4_SECINFO:
-		xdr_skip_opaque(c, NAME_MAX4);
+		nm->a = xdr_opaque(c, NAME_MAX4, &nm->alen);
 		break;
 	case OP4_LOCK:
 		cur_skip(c, 4 + 4 + 16);
@@ -353,14 +360,16 @@ static bool op_args(struct cur *c, uint32_t op, struct nfs_call *o, uint8_t *fh,
 				c->err = true;
 			}
 		}
-		t = xdr_u32(c); /* open_claim4 */
-		if (t == 0 || t == 3)
-			xdr_skip_opaque(c, NAME_MAX4);
-		else if (t == 1)
+		t = xdr_u32(c); /* open_claim4: NULL, DELEGATE_PREV and DELEGATE_CUR name a file */
+		if (t == 0 || t == 3) {
+			nm->a = xdr_opaque(c, NAME_MAX4, &nm->alen);
+			nm->follow = true;
+		} else if (t == 1) {
 			cur_skip(c, 4);
-		else if (t == 2) {
+		} else if (t == 2) {
 			cur_skip(c, STATEID);
-			xdr_skip_opaque(c, NAME_MAX4);
+			nm->a = xdr_opaque(c, NAME_MAX4, &nm->alen);
+			nm->follow = true;
 		} else if (t == 5)
 			cur_skip(c, STATEID);
 		else if (t != 4 && t != 6)
@@ -382,8 +391,8 @@ static bool op_args(struct cur *c, uint32_t op, struct nfs_call *o, uint8_t *fh,
 		skip_bitmap(c);
 		break;
 	case OP4_RENAME:
-		xdr_skip_opaque(c, NAME_MAX4);
-		xdr_skip_opaque(c, NAME_MAX4);
+		nm->a = xdr_opaque(c, NAME_MAX4, &nm->alen);
+		nm->b = xdr_opaque(c, NAME_MAX4, &nm->blen);
 		break;
 	case OP4_SETATTR:
 		cur_skip(c, STATEID);
@@ -504,29 +513,97 @@ static bool op_args(struct cur *c, uint32_t op, struct nfs_call *o, uint8_t *fh,
 	return !c->err;
 }
 
+static bool name_ok(const uint8_t *p, uint32_t n)
+{
+	return p && n && n <= NFS_NAME_MAX;
+}
+
+/* The name record an op amounts to, once its arguments were read (enum nfs_nameop). */
+static void op_name_record(struct nfs_call *o, unsigned i, uint32_t op, const uint8_t *fh,
+			   unsigned fh_len, const struct op_names *nm)
+{
+	enum nfs_nameop k;
+
+	switch (op) {
+	case OP4_PUTFH:
+		nfs_names_put(o, NN_FH, i, fh, fh_len, NULL, 0);
+		return;
+	case OP4_PUTROOTFH:
+	case OP4_PUTPUBFH:
+		k = NN_ROOT;
+		break;
+	case OP4_LOOKUPP:
+		k = NN_LOOKUPP;
+		break;
+	case OP4_SAVEFH:
+		k = NN_SAVE;
+		break;
+	case OP4_RESTOREFH:
+		k = NN_RESTORE;
+		break;
+	case OP4_GETFH:
+		k = NN_GETFH;
+		break;
+	case OP4_LOOKUP:
+	case OP4_CREATE:
+	case OP4_REMOVE:
+	case OP4_LINK:
+		k = op == OP4_LOOKUP ? NN_LOOKUP : op == OP4_CREATE ? NN_CREATE
+			: op == OP4_REMOVE ? NN_REMOVE : NN_LINK;
+		if (!name_ok(nm->a, nm->alen))
+			k = NN_LOST;
+		nfs_names_put(o, k, i, nm->a, k == NN_LOST ? 0 : nm->alen, NULL, 0);
+		return;
+	case OP4_OPEN:
+		if (!nm->follow)
+			return; /* claimed by handle: the current one is the file */
+		k = name_ok(nm->a, nm->alen) ? NN_OPEN : NN_LOST;
+		nfs_names_put(o, k, i, nm->a, k == NN_LOST ? 0 : nm->alen, NULL, 0);
+		return;
+	case OP4_RENAME:
+		if (name_ok(nm->a, nm->alen) && name_ok(nm->b, nm->blen))
+			nfs_names_put(o, NN_RENAME, i, nm->a, nm->alen, nm->b, nm->blen);
+		return;
+	case OP4_OPENATTR:
+	case OP4_SECINFO:
+	case OP4_SECINFO_NO_NAME:
+		k = NN_LOST; /* the current handle changes to one we cannot name, or is consumed */
+		break;
+	default:
+		return;
+	}
+	nfs_names_put(o, k, i, NULL, 0, NULL, 0);
+}
+
 int nfs4_call(struct cur *c, struct nfs_call *o)
 {
 	uint8_t fh[NFS_FH_MAX], saved[NFS_FH_MAX];
 	uint8_t fh_len = 0, saved_len = 0;
 	uint32_t n, i;
-	bool walked = true, main_ok = false;
+	bool walked = true, main_ok = false, short_list = false;
 	int best = -1;
 
 	xdr_skip_opaque(c, NAME_MAX4); /* tag */
 	o->minor = xdr_u32(c);
 	n = xdr_u32(c);
-	if (c->err)
+	if (c->err) {
+		o->cut = true;
 		return -EPROTO;
-	if (n > cur_left(c) / 4)
+	}
+	if (n > cur_left(c) / 4) {
 		n = (uint32_t)(cur_left(c) / 4); /* every op takes at least 4 bytes */
+		short_list = true;
+	}
 	o->nops = 0;
 	for (i = 0; i < n && i < OPS_LIMIT; i++) {
 		uint32_t op = xdr_u32(c);
 		int cls = nfs4_op_class(op);
+		struct op_names nm = {0};
 		bool is_main;
 
 		if (c->err) {
 			walked = false;
+			short_list = true;
 			break;
 		}
 		if (o->nops < NFS_OPS_MAX)
@@ -551,15 +628,23 @@ int nfs4_call(struct cur *c, struct nfs_call *o)
 			memcpy(fh, saved, saved_len);
 			fh_len = saved_len;
 		}
-		if (!op_args(c, op, o, fh, &fh_len, is_main)) {
+		if (!op_args(c, op, o, fh, &fh_len, is_main, &nm)) {
 			walked = false;
+			short_list |= c->err; /* ran out of bytes, rather than an op we do not know */
 			if (is_main)
 				main_ok = false;
 			break;
 		}
+		if (i < 256)
+			op_name_record(o, i, op, fh, fh_len, &nm);
+		else
+			o->names_cut = true;
 		if (is_main)
 			main_ok = true;
 	}
+	/* The captured part ends before the last op: a later op could still be the main one
+	 * unless a data op (the highest class) was seen. */
+	o->cut = short_list && best < 4;
 	o->decoded = walked || main_ok;
 	return 0;
 }
@@ -604,8 +689,10 @@ static void skip_delegation(struct cur *c)
 	}
 }
 
-/* The result of one op whose status was NFS4_OK; false when it cannot be skipped. */
-static bool op_res(struct cur *c, uint32_t op, struct nfs_reply *r, bool is_main)
+/* The result of one op whose status was NFS4_OK; false when it cannot be skipped. GETFH's
+ * handle goes to *fh. */
+static bool op_res(struct cur *c, uint32_t op, struct nfs_reply *r, bool is_main,
+		   const uint8_t **fh, uint32_t *fh_len)
 {
 	uint32_t n;
 
@@ -639,7 +726,7 @@ static bool op_res(struct cur *c, uint32_t op, struct nfs_reply *r, bool is_main
 		cur_skip(c, 16 + 20);
 		break;
 	case OP4_GETFH:
-		xdr_skip_opaque(c, NFS_FH_MAX);
+		*fh = xdr_opaque(c, NFS_FH_MAX, fh_len);
 		break;
 	case OP4_GETATTR:
 		fattr4_size(c, r);
@@ -779,30 +866,67 @@ static bool op_res(struct cur *c, uint32_t op, struct nfs_reply *r, bool is_main
 	return !c->err;
 }
 
-int nfs4_reply(struct cur *c, const struct nfs_call *call, struct nfs_reply *r)
+/*
+ * Walk COMPOUND4res: status, tag, then each op's number, status and result, stopping at the
+ * first failed op (the COMPOUND stops there) or at a result that cannot be stepped over.
+ * Fills r (call may be NULL: no main op) and hands GETFH handles to fn. Returns the number of
+ * leading ops that succeeded and whose results were read, or -EPROTO.
+ */
+static int walk_res(struct cur *c, const struct nfs_call *call, struct nfs_reply *r,
+		    nfs_fh_fn fn, void *arg)
 {
 	uint32_t n, i;
 
 	r->status = xdr_u32(c);
+	if (c->err)
+		return -EPROTO;
+	r->has_status = true;
 	xdr_skip_opaque(c, NAME_MAX4);
 	n = xdr_u32(c);
 	if (c->err)
 		return -EPROTO;
 	r->decoded = true;
 	for (i = 0; i < n && i < OPS_LIMIT; i++) {
-		uint32_t op = xdr_u32(c), st = xdr_u32(c);
-		bool is_main = i == call->main_idx && op == call->op;
+		uint32_t op = xdr_u32(c), st = xdr_u32(c), fl = 0;
+		bool is_main = call && i == call->main_idx && op == call->op;
+		const uint8_t *fh = NULL;
 
 		if (c->err)
 			break;
+		if (r->nops < NFS_OPS_MAX)
+			r->ops[r->nops] = (uint16_t)(op > 0xffff ? 0xffff : op);
+		r->nops++;
 		if (is_main)
 			r->op_status = st;
-		if (st != 0)
+		if (st != 0) {
+			r->failed = true;
+			r->fail_idx = (uint16_t)(i > 0xffff ? 0xffff : i);
+			r->fail_op = op;
+			r->fail_status = st;
 			break; /* the COMPOUND stopped here */
-		if (!op_res(c, op, r, is_main))
-			break;
+		}
+		if (!op_res(c, op, r, is_main, &fh, &fl))
+			return (int)i + 1;
+		if (fh && fl && fn)
+			fn(arg, i, NULL, 0, fh, fl);
 	}
-	return 0;
+	r->ops_all = i == n && !c->err;
+	return (int)i;
+}
+
+int nfs4_reply(struct cur *c, const struct nfs_call *call, struct nfs_reply *r)
+{
+	int ret = walk_res(c, call, r, NULL, NULL);
+
+	return ret < 0 ? ret : 0;
+}
+
+int nfs4_reply_fhs(struct cur *c, nfs_fh_fn fn, void *arg)
+{
+	struct nfs_reply r;
+
+	memset(&r, 0, sizeof(r));
+	return walk_res(c, NULL, &r, fn, arg);
 }
 
 /* --- CB_COMPOUND4args (RFC 8881 20, RFC 7862 16.1 CB_OFFLOAD) --- */

@@ -11,6 +11,8 @@
 #define NBUCKETS (1u << 15)
 #define MAX_AUTH 400 /* RFC 5531: opaque_auth body<400> */
 #define CB_PROGS 16
+#define MAX_MACHINES 1024          /* distinct AUTH_SYS machine names kept */
+#define NAMES_MEM (4u << 20)       /* bytes of names held by outstanding calls */
 
 struct pend {
 	struct pend *hnext;
@@ -29,6 +31,10 @@ struct rpc_dec {
 	uint32_t npend, nalloc;
 	uint32_t cb_progs[CB_PROGS];
 	unsigned ncb;
+	char *machines[MAX_MACHINES];
+	unsigned nmachines;
+	size_t names_mem, machines_mem;
+	uint8_t names_buf[NFS_NAMES_BUF];
 	struct rpc_counters n;
 };
 
@@ -65,6 +71,12 @@ static void unlink_age(struct rpc_dec *d, struct pend *p)
 static void release(struct rpc_dec *d, struct pend **pp)
 {
 	struct pend *p = *pp;
+
+	if (p->t.call.names) {
+		d->names_mem -= p->t.call.names_len;
+		free(p->t.call.names);
+		p->t.call.names = NULL;
+	}
 
 	*pp = p->hnext;
 	unlink_age(d, p);
@@ -188,6 +200,66 @@ static bool gss_body(struct cur *c, uint32_t service, struct cur *body)
 	return true;
 }
 
+/* A machine name, printable (other bytes as \xNN), from the table (added if new). */
+static const char *machine_name(struct rpc_dec *d, const uint8_t *p, uint32_t n)
+{
+	char buf[4 * 255 + 1];
+	size_t o = 0;
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '\\')
+			buf[o++] = (char)p[i];
+		else
+			o += (size_t)snprintf(buf + o, sizeof(buf) - o, "\\x%02x", p[i]);
+	}
+	buf[o] = 0;
+	for (i = 0; i < d->nmachines; i++)
+		if (!strcmp(d->machines[i], buf))
+			return d->machines[i];
+	if (d->nmachines >= MAX_MACHINES || !(d->machines[d->nmachines] = strdup(buf))) {
+		d->n.machines_untracked++;
+		return NULL;
+	}
+	d->machines_mem += o + 1;
+	return d->machines[d->nmachines++];
+}
+
+/* authsys_parms (RFC 5531 appendix A): stamp, machinename<255>, uid, gid, gids<16> */
+static void auth_sys(struct rpc_dec *d, struct rpc_txn *t, const uint8_t *cred, uint32_t n)
+{
+	struct cur c = cur_make(cred, n);
+	uint32_t ml;
+	const uint8_t *m;
+
+	cur_skip(&c, 4);
+	m = xdr_opaque(&c, 255, &ml);
+	t->uid = xdr_u32(&c);
+	t->gid = xdr_u32(&c);
+	if (c.err)
+		return;
+	t->has_unix = true;
+	t->machine = machine_name(d, m, ml);
+}
+
+/* Keep the names the decoder wrote (in the shared buffer) with the outstanding call. */
+static void keep_names(struct rpc_dec *d, struct nfs_call *call)
+{
+	uint8_t *p = NULL;
+
+	if (call->names_len && d->names_mem + call->names_len <= NAMES_MEM)
+		p = malloc(call->names_len);
+	if (p) {
+		memcpy(p, call->names, call->names_len);
+		d->names_mem += call->names_len;
+	} else if (call->names_len) {
+		d->n.names_dropped++;
+		call->names_len = 0;
+	}
+	call->names = p;
+	call->names_cap = 0;
+}
+
 static void on_call(struct rpc_dec *d, const struct rpc_record *r, struct cur *c, uint32_t xid)
 {
 	uint32_t rpcvers = xdr_u32(c), prog = xdr_u32(c), vers = xdr_u32(c), proc = xdr_u32(c);
@@ -257,6 +329,12 @@ static void on_call(struct rpc_dec *d, const struct rpc_record *r, struct cur *c
 	t->call_len = r->len;
 	t->cred_flavor = flavor;
 	t->gss_service = flavor == 6 ? service : 0;
+	if (flavor == 1 && cred)
+		auth_sys(d, t, cred, n);
+	t->call_cut = r->incomplete;
+	d->n.cut_calls += t->call_cut;
+	t->call.names = d->names_buf;
+	t->call.names_cap = sizeof(d->names_buf);
 	if (gss_proc != 0) {
 		t->call.op = proc; /* context creation: the body is a GSS token */
 	} else if (c->err || !gss_body(c, service, &body)) {
@@ -273,7 +351,10 @@ static void on_call(struct rpc_dec *d, const struct rpc_record *r, struct cur *c
 		note_cb_program(d, t->call.cb_program);
 	} else if (t->kind == RPC_KIND_NFS_CB && proc == 1) {
 		nfs4_cb_call(&body, &t->call);
+	} else if (t->kind == RPC_KIND_MOUNT && proc == 1) {
+		nfs_mnt_call(&body, &t->call);
 	}
+	keep_names(d, &t->call);
 	/* insert: newest at the tail of the age list */
 	p->hnext = *pp;
 	*pp = p;
@@ -285,6 +366,27 @@ static void on_call(struct rpc_dec *d, const struct rpc_record *r, struct cur *c
 		d->oldest = p;
 	d->newest = p;
 	d->npend++;
+}
+
+/*
+ * A COMPOUND call cut before its main op could be known (snaplen): the reply lists the ops
+ * too (up to the one that failed); with more of them than the call showed, the main op comes
+ * from the reply's list. Otherwise the call stays cut (counted, and reported on its own row).
+ */
+static void main_from_reply(struct rpc_dec *d, struct rpc_txn *t)
+{
+	unsigned n = t->rep.nops < NFS_OPS_MAX ? t->rep.nops : NFS_OPS_MAX;
+	int idx;
+
+	if (t->rep.nops > t->call.nops && (idx = nfs4_main_op(t->rep.ops, n)) >= 0) {
+		t->call.op = t->rep.ops[idx];
+		t->call.main_idx = (uint16_t)idx;
+		memcpy(t->call.ops, t->rep.ops, n * sizeof(t->rep.ops[0]));
+		t->call.nops = t->rep.nops;
+	}
+	/* known when the reply listed every op, or a data op (the highest class) was seen */
+	t->call.cut = !t->rep.ops_all && (!t->call.op || nfs4_op_class(t->call.op) < 4);
+	d->n.cut_compounds += t->call.cut;
 }
 
 static void on_reply(struct rpc_dec *d, const struct rpc_record *r, struct cur *c, uint32_t xid)
@@ -309,6 +411,8 @@ static void on_reply(struct rpc_dec *d, const struct rpc_record *r, struct cur *
 	t->reply_ns = r->ts_ns;
 	t->reply_len = r->len;
 	t->reply_stat = (int)stat;
+	t->reply_cut = r->incomplete;
+	d->n.cut_replies += t->reply_cut;
 	if (stat == 0) {
 		cur_skip(c, 4);
 		xdr_skip_opaque(c, MAX_AUTH);
@@ -320,21 +424,31 @@ static void on_reply(struct rpc_dec *d, const struct rpc_record *r, struct cur *
 				d->n.undecoded++;
 			else
 				d->n.bad_replies++;
-		} else if (t->accept_stat == 0 && t->kind == RPC_KIND_NFS) {
-			if (!gss_body(c, t->gss_service, &body))
+		} else if (t->accept_stat == 0 && (t->kind == RPC_KIND_NFS ||
+						   t->kind == RPC_KIND_MOUNT)) {
+			if (!gss_body(c, t->gss_service, &body)) {
 				d->n.undecoded++;
-			else if (t->vers == 3)
-				nfs3_reply(&body, t->proc, &t->rep);
-			else if (t->vers == 4 && t->proc == 1)
-				nfs4_reply(&body, &t->call, &t->rep);
-			else
-				t->rep.decoded = true;
+			} else {
+				t->rbody = body.pos;
+				t->rbody_len = (uint32_t)cur_left(&body);
+				if (t->kind == RPC_KIND_MOUNT)
+					t->rep.decoded = t->rep.has_status = true;
+				else if (t->vers == 3)
+					nfs3_reply(&body, t->proc, &t->rep);
+				else if (t->vers == 4 && t->proc == 1)
+					nfs4_reply(&body, &t->call, &t->rep);
+				else
+					t->rep.decoded = t->rep.has_status = true;
+			}
 		}
 	} else {
 		t->reject_stat = xdr_u32(c);
 	}
+	if (t->kind == RPC_KIND_NFS && t->vers == 4 && t->proc == 1 && t->call.cut)
+		main_from_reply(d, t);
 	d->n.matched++;
 	d->fn(d->arg, t);
+	t->rbody = NULL;
 	release(d, pp);
 }
 
@@ -386,7 +500,7 @@ const struct rpc_counters *rpc_dec_counters(const struct rpc_dec *d)
 
 size_t rpc_dec_mem(const struct rpc_dec *d)
 {
-	return sizeof(*d) + (size_t)d->nalloc * sizeof(struct pend);
+	return sizeof(*d) + (size_t)d->nalloc * sizeof(struct pend) + d->names_mem + d->machines_mem;
 }
 
 void rpc_dec_free(struct rpc_dec *d)
@@ -400,6 +514,7 @@ void rpc_dec_free(struct rpc_dec *d)
 			struct pend *p = d->buckets[i];
 
 			d->buckets[i] = p->hnext;
+			free(p->t.call.names);
 			free(p);
 		}
 	}
@@ -409,5 +524,7 @@ void rpc_dec_free(struct rpc_dec *d)
 		d->free_list = p->hnext;
 		free(p);
 	}
+	for (i = 0; i < d->nmachines; i++)
+		free(d->machines[i]);
 	free(d);
 }

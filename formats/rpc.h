@@ -39,6 +39,17 @@ struct rpc_txn {
 	uint32_t retransmits; /* duplicate calls seen for this XID while it was outstanding */
 	uint32_t cred_flavor;
 	uint32_t gss_service; /* RPCSEC_GSS: 1 none, 2 integrity, 3 privacy; 0 otherwise */
+	/* AUTH_SYS credentials (RFC 5531 appendix A), when the call carried them */
+	bool has_unix;
+	uint32_t uid, gid;
+	const char *machine;  /* the machine name, printable (interned: valid until the decoder
+			       * is freed); NULL without AUTH_SYS or past the table's cap */
+	bool call_cut;        /* the call's bytes were not all captured (snaplen, lost bytes) */
+	bool reply_cut;       /* the same for the reply */
+	/* During the callback only: the reply's results (NFS or MOUNT, after RPCSEC_GSS
+	 * integrity), as far as they were captured; NULL otherwise. */
+	const uint8_t *rbody;
+	uint32_t rbody_len;
 	struct nfs_call call;
 	struct nfs_reply rep;
 };
@@ -55,6 +66,11 @@ struct rpc_counters {
 	uint64_t bad_calls;         /* RPC calls whose header could not be read */
 	uint64_t bad_replies;
 	uint64_t undecoded;         /* NFS bodies not decoded (truncated, GSS privacy, ...) */
+	uint64_t cut_calls;         /* calls not captured whole (snaplen, lost bytes) */
+	uint64_t cut_replies;       /* replies not captured whole */
+	uint64_t cut_compounds;     /* NFSv4 COMPOUND calls cut before their main op was known */
+	uint64_t names_dropped;     /* calls whose names were not kept (names memory cap) */
+	uint64_t machines_untracked; /* AUTH_SYS machine names past the table's cap */
 };
 
 struct rpc_dec_cfg {

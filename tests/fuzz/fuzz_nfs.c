@@ -7,6 +7,7 @@
 
 #include "analyze/nfs_stats.h"
 #include "formats/instream.h"
+#include "formats/nfs_names.h"
 #include "formats/nfs_pipe.h"
 
 /*
@@ -59,19 +60,41 @@ static void run_segments(struct nfs_pipe *p, const uint8_t *d, size_t n)
 	}
 }
 
+struct sinks {
+	struct nfs_stats s;
+	struct nfs_names *m;
+};
+
+/* The handle -> path map beside the statistics: every node a transaction names is rendered. */
+static void on_txn(void *arg, const struct rpc_txn *t)
+{
+	struct sinks *k = arg;
+	uint32_t id = nfs_names_txn(k->m, t);
+	char buf[300];
+
+	if (id != NFS_NAME_NONE)
+		nfs_names_path(k->m, id, buf, sizeof(buf));
+	nfs_stats_txn(&k->s, t);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct nfs_stats s;
+	struct sinks k;
+	struct nfs_names_cfg ncfg = {.max_nodes = 64};
 	struct nfs_pipe p;
 	struct tcp_cfg tcfg = {.ooo_cap = 8192, .ooo_total = 65536, .max_conns = 16};
 	struct rpc_dec_cfg rcfg = {.max_pending = 256};
 	struct nfs_stats_cfg scfg = {.interval_ns = 1000000, .top = 3};
 	json_t *j;
 
-	if (nfs_stats_init(&s, &scfg) || nfs_pipe_init(&p, &tcfg, &rcfg, nfs_stats_txn, &s))
+	if (nfs_names_new(&k.m, &ncfg))
 		return 0;
+	if (nfs_stats_init(&k.s, &scfg) || nfs_pipe_init(&p, &tcfg, &rcfg, on_txn, &k)) {
+		nfs_names_free(k.m);
+		return 0;
+	}
 	if (size >= 4 && (!memcmp(data, "\xd4\xc3\xb2\xa1", 4) || !memcmp(data, "\x4d\x3c\xb2\xa1", 4) ||
 			  !memcmp(data, "\xa1\xb2\xc3\xd4", 4) || !memcmp(data, "\xa1\xb2\x3c\x4d", 4) ||
 			  !memcmp(data, "\x0a\x0d\x0d\x0a", 4))) {
@@ -88,9 +111,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		run_segments(&p, data, size);
 	}
 	nfs_pipe_finish(&p);
-	j = nfs_stats_json(&s, &p);
+	j = nfs_stats_json(&k.s, &p);
 	json_decref(j);
 	nfs_pipe_release(&p);
-	nfs_stats_release(&s);
+	nfs_stats_release(&k.s);
+	nfs_names_free(k.m);
 	return 0;
 }
