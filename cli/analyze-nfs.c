@@ -117,12 +117,17 @@ static void text_fh(FILE *f, const struct nfs_stats *s, int by_bytes)
 }
 
 static void text_render(FILE *f, const char *path, const struct nfs_stats *s,
-			const struct nfs_pipe *p)
+			const struct nfs_pipe *p, const char *stop)
 {
 	const struct tcp_counters *t = tcp_table_counters(p->tcp);
 	const struct rpc_counters *r = rpc_dec_counters(p->rpc);
 	unsigned i;
 	char b[2][24];
+
+	if (stop)
+		fprintf(f, "partial results: the capture stops at bad bytes (%s); what came "
+			   "before them:\n",
+			stop);
 
 	fprintf(f, "capture '%s': %llu frames over %.3f s, %llu RPC calls, %llu replies\n\n", path,
 		(unsigned long long)p->n.frames, (double)(p->n.last_ns - p->n.first_ns) / 1e9,
@@ -176,7 +181,8 @@ static void text_render(FILE *f, const char *path, const struct nfs_stats *s,
 	fputc('\n', f);
 }
 
-int analyze_capture(struct in_stream *in, const struct analyze_opts *o, json_t *root, FILE *text)
+int analyze_capture(struct in_stream *in, const struct analyze_opts *o, json_t *root, FILE *text,
+		    struct iot_err *stop)
 {
 	const char *path = in_stream_name(in);
 	struct nfs_stats_cfg scfg = {.interval_ns = o ? o->interval_ns : 0, .top = o ? o->top : 0};
@@ -206,23 +212,40 @@ int analyze_capture(struct in_stream *in, const struct analyze_opts *o, json_t *
 	}
 	ret = nfs_pipe_run(&p, src, &e);
 	pcap_src_free(src);
-	if (ret) {
+	if (ret && (exit_code_for(ret) != EXIT_USAGE || !p.n.frames)) {
 		error("'%s': %s", path, e.msg);
 		nfs_pipe_release(&p);
 		nfs_stats_release(&s);
 		free(file);
 		return exit_code_for(ret);
 	}
+	if (ret) {
+		/* bad bytes after good frames: those are reported, marked partial */
+		iot_err_prefix(&e, "'%s'", path);
+		warning("partial results: the capture stops at bad bytes; the %llu frames before "
+			"them are analyzed (the error follows)",
+			(unsigned long long)p.n.frames);
+	}
 	nfs_pipe_finish(&p);
 	if (p.n.truncated)
 		warning("'%s': the capture ends inside a packet record (truncated file)", path);
 	nfs_stats_sort(&s);
-	if (root)
-		json_object_set_new(root, "nfs", nfs_stats_json(&s, &p));
+	if (root) {
+		json_t *nfs = nfs_stats_json(&s, &p), *in = json_object_get(nfs, "input");
+
+		json_object_set_new(in, "partial", json_boolean(ret != 0));
+		if (ret)
+			json_object_set_new(in, "error", json_string(e.msg));
+		json_object_set_new(root, "nfs", nfs);
+	}
 	if (text)
-		text_render(text, path, &s, &p);
+		text_render(text, path, &s, &p, ret ? e.msg : NULL);
 	nfs_pipe_release(&p);
 	nfs_stats_release(&s);
 	free(file);
+	if (ret && stop)
+		*stop = e;
+	else if (ret)
+		return error("%s", e.msg), EXIT_USAGE;
 	return EXIT_OK;
 }

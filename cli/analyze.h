@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/err.h"
+
 struct analyze_opts {
 	int json;                   /* --json: write the JSON document instead of text */
 	uint64_t interval_ns;       /* --interval, timeline bin width (default 1 s) */
@@ -17,10 +19,14 @@ struct analyze_opts {
 struct in_stream;
 
 /*
- * Analyze the packet capture in (a stream sniffed as pcap or pcapng; taken, closed here). Adds an "nfs" object to root (the JSON document the
+ * Analyze the packet capture in (a stream sniffed as pcap or pcapng; taken, closed here). Bad
+ * bytes in the middle end the capture with partial results: they are rendered (marked
+ * partial, with a warning), the error goes into *stop (when stop is not NULL; else it is
+ * printed) and EXIT_OK is returned, so that the caller prints it last. Adds an "nfs" object to root (the JSON document the
  * command writes with --json) and, when text is non-NULL, prints the text summary there.
  * Returns an exit code (EXIT_OK, EXIT_USAGE, EXIT_SYSTEM) after printing any error.
  */
-int analyze_capture(struct in_stream *in, const struct analyze_opts *o, json_t *root, FILE *text);
+int analyze_capture(struct in_stream *in, const struct analyze_opts *o, json_t *root, FILE *text,
+		    struct iot_err *stop);
 
 #endif

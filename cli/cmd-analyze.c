@@ -74,7 +74,23 @@ struct run {
 	struct bt_comm_table *comms;
 	struct blk_analysis *a;
 	uint64_t events, notifies, messages;
+	struct iot_err stop; /* bad bytes ended the pass: what was read before them is reported */
+	int stopped;
 };
+
+/*
+ * The pass met an error. Bad bytes (an input error) end it with partial results: the sinks
+ * keep what came before them, the output says so, and the command exits 2 with the error
+ * last. Anything else (out of memory, a read error) ends the command here.
+ */
+static int pass_error(struct run *r, const struct iot_err *e, int ret)
+{
+	if (exit_code_for(ret) != EXIT_USAGE)
+		return input_error(e, ret);
+	r->stop = *e;
+	r->stopped = 1;
+	return EXIT_OK;
+}
 
 static int add_capture(struct run *r, struct in_stream *in)
 {
@@ -174,8 +190,8 @@ static int run_pass(struct run *r)
 			return input_error(&e, ret);
 		while ((ret = bt_reader_next_batch(rd, &ev, &n, &e)) > 0)
 			blk_analysis_feed_batch(r->a, ev, n);
-		if (ret < 0)
-			return input_error(&e, ret);
+		if (ret < 0 && (ret = pass_error(r, &e, ret)))
+			return ret;
 		/* the reader counted the notifies and kept the names: no second look at each event */
 		st = bt_reader_stats(rd);
 		r->events = st->events;
@@ -189,10 +205,10 @@ static int run_pass(struct run *r)
 	for (unsigned i = 0; i < r->nin; i++)
 		if ((ret = bt_reader_prefetch(r->in[i].r, &e)))
 			return input_error(&e, ret);
-	for (unsigned i = 0; i < r->nin; i++)
-		if ((ret = input_next(&r->in[i], &e)) < 0)
-			return input_error(&e, ret);
-	for (;;) {
+	for (unsigned i = 0; i < r->nin && !r->stopped; i++)
+		if ((ret = input_next(&r->in[i], &e)) < 0 && (ret = pass_error(r, &e, ret)))
+			return ret;
+	while (!r->stopped) {
 		struct input *best = NULL;
 
 		for (unsigned i = 0; i < r->nin; i++)
@@ -201,8 +217,8 @@ static int run_pass(struct run *r)
 		if (!best)
 			break;
 		consume(r, &best->ev);
-		if ((ret = input_next(best, &e)) < 0)
-			return input_error(&e, ret);
+		if ((ret = input_next(best, &e)) < 0 && (ret = pass_error(r, &e, ret)))
+			return ret;
 	}
 	blk_analysis_finish(r->a);
 	return EXIT_OK;
@@ -212,6 +228,15 @@ static int run_pass(struct run *r)
 static void warn_inputs(const struct run *r, json_t *list)
 {
 	char msg[1024];
+
+	if (r->stopped) {
+		snprintf(msg, sizeof(msg),
+		         "partial results: the block trace stops at bad bytes; the %" PRIu64
+		         " events before them are analyzed (the error follows)",
+		         r->events);
+		warning("%s", msg);
+		json_array_append_new(list, json_string(msg));
+	}
 
 	for (unsigned i = 0; i < r->nin; i++) {
 		const struct bt_stats *st = bt_reader_stats(r->in[i].r);
@@ -289,6 +314,9 @@ static json_t *input_json(const struct run *r, json_t *warnings)
 	json_object_set_new(o, "skips", json_integer((json_int_t)skips));
 	json_object_set_new(o, "truncated", json_integer((json_int_t)truncated));
 	json_object_set_new(o, "wallclock", wall ? wall : json_null());
+	json_object_set_new(o, "partial", json_boolean(r->stopped));
+	if (r->stopped)
+		json_object_set_new(o, "error", json_string(r->stop.msg));
 	json_object_set_new(o, "warnings", warnings);
 	return o;
 }
@@ -526,6 +554,10 @@ static void text_summary(FILE *f, const json_t *root)
 	size_t i;
 	json_t *d;
 
+	if (json_is_true(json_object_get(in, "partial")))
+		fprintf(f, "partial results: the input stops at bad bytes (%s); what came before "
+		           "them:\n",
+		        json_string_value(json_object_get(in, "error")));
 	fprintf(f, "%zu file(s), %" PRIu64 " events, %zu device(s), span %s",
 	        json_array_size(json_object_get(in, "files")), jget_u(in, "events"),
 	        json_array_size(devs), fmt_duration((double)jget_u(root, "span_ns"), b1, sizeof(b1)));
@@ -650,13 +682,17 @@ int cmd_analyze(int argc, char **argv)
 	if (r.nin && !r.ao.json)
 		text_summary(out, root);
 	for (unsigned i = 0; i < r.ncap && ret == EXIT_OK; i++) {
-		ret = analyze_capture(r.captures[i], &r.ao, root, r.ao.json ? NULL : out);
+		ret = analyze_capture(r.captures[i], &r.ao, root, r.ao.json ? NULL : out,
+		                      r.stopped ? NULL : &r.stop);
+		r.stopped |= r.stop.msg[0] != 0;
 		r.captures[i] = NULL; /* taken */
 	}
 	if (ret == EXIT_OK && r.ao.json && write_document(out, root, r.a))
 		ret = (error("writing the JSON document failed"), EXIT_SYSTEM);
 	if (fflush(out) == EOF)
 		ret = (error("write error: %s", strerror(errno)), EXIT_SYSTEM);
+	if (ret == EXIT_OK && r.stopped)
+		ret = (error("%s", r.stop.msg), EXIT_USAGE); /* after the partial results */
 done:
 	if (out != stdout && fclose(out) == EOF && ret == EXIT_OK)
 		ret = (error("'%s': %s", out_path, strerror(errno)), EXIT_SYSTEM);

@@ -8,21 +8,9 @@
 #include "cli/cli.h"
 #include "formats/rundir.h"
 
-/*
- * The readers say "'FILE': offset N: WHAT"; the commands' messages put the place last:
- * "'FILE': WHAT at offset N" (DESIGN.md, "Errors and messages").
- */
 int input_error(const struct iot_err *e, int ret)
 {
-	const char *p = e->msg, *q;
-	unsigned long long off;
-	int n = 0;
-
-	if (*p == '\'' && (q = strchr(p + 1, '\'')) &&
-	    sscanf(q + 1, ": offset %llu: %n", &off, &n) == 1 && n > 0)
-		error("%.*s: %s at offset %llu", (int)(q + 1 - p), p, q + 1 + n, off);
-	else
-		error("%s", e->msg);
+	error("%s", e->msg);
 	return exit_code_for(ret);
 }
 

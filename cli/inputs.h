@@ -31,8 +31,8 @@ enum {
 int cli_input_open(struct cli_input *ci, const char *arg, unsigned flags);
 void cli_input_release(struct cli_input *ci);
 
-/* Print a reader's error, its place last ("'FILE': WHAT at offset N"); returns the exit
- * code for ret. */
+/* Print a reader's error ("'FILE': WHAT at offset N (record K)"); returns the exit code for
+ * ret. */
 int input_error(const struct iot_err *e, int ret);
 
 #endif

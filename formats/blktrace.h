@@ -15,6 +15,10 @@
 #define BT_VERSION8 0x08
 #define BT_REC7_SIZE 48
 #define BT_REC8_SIZE 64
+/* The largest PDU a record may declare: more than the kernel writes (a message is at most
+ * 128 bytes, BLK_TN_MAX_MSG; a SCSI CDB at most 260; a cgroup id 8), so a larger pdu_len is
+ * bad bytes, not a record cut short. */
+#define BT_PDU_MAX 1024
 
 struct bt_reader;
 

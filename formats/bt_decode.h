@@ -100,6 +100,9 @@ static inline long bt_decode_inline(const uint8_t *buf, size_t len, struct blk_e
 		ev->error = rd16(buf + 48, sw);
 		pdu_len = rd16(buf + 50, sw);
 	}
+	if (pdu_len > BT_PDU_MAX)
+		return iot_err_set(e, -EINVAL, "impossible pdu_len %u (at most %u)", pdu_len,
+				   BT_PDU_MAX);
 	if (len - hdr < pdu_len)
 		return 0;
 	total_pdu = pdu_len;

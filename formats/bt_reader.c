@@ -54,7 +54,7 @@ struct bt_src {
 #define PF_SPINS 256
 #define SB_BATCH 512 /* without a thread: small, so the events are still in L1 when used */
 #define PF_ARENA (256u * 1024)
-#define PF_PDU_MAX (BT_REC8_SIZE + 0xffffu)
+#define PF_PDU_MAX BT_PDU_MAX
 
 struct pf_batch {
 	/* on cache-line boundaries (batches come from aligned_alloc): an event is one line */
@@ -302,9 +302,13 @@ static int src_next(struct bt_src *s, struct iot_err *e)
 		if (n > 0)
 			break;
 		if (n < 0) {
-			iot_err_prefix(e, "'%s': offset %llu", s->path,
-				       (unsigned long long)(s->off + s->pos));
-			return (int)n;
+			char what[sizeof(e->msg)];
+
+			/* DESIGN.md: "'FILE': WHAT at offset N"; the record count helps find it */
+			snprintf(what, sizeof(what), "%s", e->msg);
+			return iot_err_set(e, (int)n, "'%s': %s at offset %llu (record %llu)", s->path,
+					   what, (unsigned long long)(s->off + s->pos),
+					   (unsigned long long)s->st.records + 1);
 		}
 		r = src_fill(s, e);
 		if (r < 0)
@@ -401,8 +405,10 @@ static inline void run_end(struct bt_src *s, const struct run *rs)
 /* A PDU the fast path can take: not a notify, no cgroup id, inside the buffer. */
 static int run_pdu_ok(const struct run *rs, uint32_t action)
 {
+	size_t left = (size_t)(rs->end - rs->p) - BT_REC7_SIZE;
+
 	return !((action >> BT_TC_SHIFT) & BLK_F_NOTIFY) && !(action & BT_TA_CGROUP) &&
-	       (size_t)(rs->end - rs->p) - BT_REC7_SIZE >= load_u16(rs->p + 46);
+	       (left < BT_PDU_MAX ? left : BT_PDU_MAX) >= load_u16(rs->p + 46);
 }
 
 /* The sequence slot of a (device, CPU) the file has met before, or NULL. */

@@ -12,6 +12,8 @@
 
 struct pcap_src {
 	pcap_t *p;
+	uint64_t records; /* records read */
+	uint64_t off;     /* pcap (not pcapng): the file offset of the next record */
 	const struct in_stream *in; /* owned by p's FILE: for the stream's own errors */
 	int dlt;
 	int gzip;
@@ -43,6 +45,7 @@ int pcap_src_open_stream(struct pcap_src **out, struct in_stream *in, struct iot
 	}
 	s->dlt = pcap_datalink(s->p);
 	s->in = in;
+	s->off = in_stream_sniff(in)->format == IN_FMT_PCAP ? 24 : 0; /* pcap-savefile(5) */
 	*out = s;
 	return 0;
 }
@@ -67,6 +70,9 @@ int pcap_src_next(struct pcap_src *s, const uint8_t **frame, uint32_t *caplen, u
 		*frame = d;
 		*caplen = h->caplen;
 		*ts_ns = (uint64_t)h->ts.tv_sec * 1000000000u + (uint64_t)h->ts.tv_usec;
+		s->records++;
+		if (s->off)
+			s->off += 16 + (uint64_t)h->caplen; /* a record header, then its bytes */
 		return 1;
 	}
 	if (r == PCAP_ERROR_BREAK)
@@ -78,7 +84,13 @@ int pcap_src_next(struct pcap_src *s, const uint8_t **frame, uint32_t *caplen, u
 	 * truncated (tcpdump killed, copy cut off). The frames before it are good. */
 	if (strstr(pcap_geterr(s->p), "truncated") || strstr(pcap_geterr(s->p), "short"))
 		return iot_err_set(e, -ENODATA, "%s", pcap_geterr(s->p));
-	return iot_err_set(e, -EIO, "%s", pcap_geterr(s->p));
+	/* anything else libpcap says is about the bytes (a record length of 4 GiB, a bad block):
+	 * an input error, with the place (pcapng block sizes are libpcap's: no offset there) */
+	if (s->off)
+		return iot_err_set(e, -EINVAL, "%s at offset %llu (record %llu)", pcap_geterr(s->p),
+				   (unsigned long long)s->off, (unsigned long long)s->records + 1);
+	return iot_err_set(e, -EINVAL, "%s (record %llu)", pcap_geterr(s->p),
+			   (unsigned long long)s->records + 1);
 }
 
 int pcap_src_dlt(const struct pcap_src *s)
