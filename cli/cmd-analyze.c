@@ -46,7 +46,8 @@ const struct cli_doc doc_analyze = {
         "--json (schema: docs/json.md; definitions: docs/analyze.md).\n"
         "\n"
         "INPUT is a run directory, a per-CPU set NAME (NAME.blktrace.0, .1, ...), a single "
-        "blktrace file (e.g. blkparse -d output), '-' for stdin, or a pcap/pcapng capture. "
+        "blktrace file (e.g. blkparse -d output), a fio iolog (its IOs as issue events), '-' "
+        "for stdin, or a pcap/pcapng capture. "
         "Several inputs are merged by time. Inputs may be gzip- or zstd-compressed, FIFOs or "
         "<(process substitution): each is read once, its kind sniffed from its first bytes.",
     .opts = analyze_opts,
@@ -287,7 +288,10 @@ static json_t *input_json(const struct run *r, json_t *warnings)
 			if (fs->version < 32)
 				seen |= 1u << fs->version;
 			json_object_set_new(j, "path", json_string(fs->path));
+			json_object_set_new(j, "format", json_string(fs->format ? fs->format : "blktrace"));
 			json_object_set_new(j, "version", json_integer(fs->version));
+			if (fs->iolog_version)
+				json_object_set_new(j, "iolog_version", json_integer(fs->iolog_version));
 			json_object_set_new(j, "byte_order",
 			                    json_string(fs->swapped ? "swapped" : "native"));
 			json_object_set_new(j, "gzip", json_boolean(fs->gzip));

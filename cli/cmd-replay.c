@@ -19,8 +19,8 @@
 const char usage_replay[] =
     "usage: iotape replay [OPTIONS] TRACE (--target PATH | --map SRCDEV=PATH ...)\n"
     "\n"
-    "Replay the IOs of a block trace (run directory, per-CPU set NAME, file, or -) onto a\n"
-    "block device or a regular file, on the trace's clock, and report the fidelity.\n"
+    "Replay the IOs of a block trace (run directory, per-CPU set NAME, file, a fio iolog, or\n"
+    "-) onto a block device or a regular file, on the trace's clock, and report the fidelity.\n"
     "\n"
     "targets:\n"
     "  -t, --target PATH        replay every device of the trace (not --map'ed) onto PATH\n"
@@ -571,6 +571,16 @@ int cmd_replay(int argc, char **argv)
 	if (input_ids(rd, &o)) {
 		rc = (error("out of memory"), EXIT_SYSTEM);
 		goto out;
+	}
+	if (bt_reader_stats(rd)->nfiles == 1 && bt_reader_stats(rd)->files[0].iolog_version) {
+		/* a fio iolog: what was submitted, without completions (docs/replay.md) */
+		o.no_completions = true;
+		if (o.from == RP_FROM_QUEUE) {
+			rc = usage_error("'%s' is a fio iolog: its IOs are issue events, --from queue "
+			                 "has nothing to replay",
+			                 argv[optind]);
+			goto out;
+		}
 	}
 	src.next = reader_next;
 	src.arg = rd;

@@ -38,12 +38,9 @@ static int open_stream(struct cli_input *ci, struct in_stream *in, unsigned flag
 		          : "");
 		in_stream_close(in);
 		return EXIT_USAGE;
-	case IN_FMT_IOLOG:
-		error("'%s': a fio iolog, not read here", in_stream_name(in));
-		in_stream_close(in);
-		return EXIT_USAGE;
 	default:
-		/* a trace, or bytes the trace reader names (bad magic at offset 0, empty) */
+		/* a trace, a fio iolog (read as issue events), or bytes the trace reader names
+		 * (bad magic at offset 0, empty) */
 		ret = bt_reader_open_stream(&ci->block, in, &e);
 		return ret ? input_error(&e, ret) : EXIT_OK;
 	}

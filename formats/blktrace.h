@@ -25,6 +25,7 @@ struct bt_reader;
 /* Per input file counters, for messages and the JSON "input" section. */
 struct bt_file_stats {
 	const char *path;
+	const char *format;  /* "blktrace", or "fio iolog" (formats/iolog.h: issue events) */
 	unsigned version;    /* 7 or 8; 0 before the first record */
 	int swapped;         /* records are in the other byte order */
 	int gzip;            /* file was gzip-compressed */
@@ -34,6 +35,7 @@ struct bt_file_stats {
 	uint64_t skips;      /* sequence numbers missing (blkparse "skips") */
 	int truncated;       /* the file ended inside a record (warning, not error) */
 	uint64_t trunc_at;   /* byte offset of that partial record */
+	unsigned iolog_version; /* a fio iolog: 2 or 3 (version is 0); else 0 */
 };
 
 struct bt_stats {
@@ -61,7 +63,8 @@ int bt_reader_open(struct bt_reader **out, const char *path, struct iot_err *e);
 int bt_reader_open_files(struct bt_reader **out, char *const *paths, unsigned n,
 			 struct iot_err *e);
 /* Read one stream already opened and sniffed (a pipe, standard input); the reader owns it,
- * also when this fails. */
+ * also when this fails. A fio iolog (version 2 or 3) is read too: its IOs as issue events
+ * (formats/iolog.h says how), its version in the file's stats as iolog_version. */
 struct in_stream;
 int bt_reader_open_stream(struct bt_reader **out, struct in_stream *in, struct iot_err *e);
 

@@ -15,6 +15,7 @@
 #include "common/cursor.h"
 #include "formats/bt_decode.h"
 #include "formats/instream.h"
+#include "formats/iolog.h"
 #include "formats/rundir.h"
 
 #define BUF_SIZE (1u << 20) /* per file; a record is at most 64 + 65535 bytes */
@@ -42,6 +43,7 @@ struct bt_src {
 	size_t seq_cap, seq_used;
 	uint64_t seq_key;   /* the last key looked up (a per-CPU file has one or two) */
 	uint32_t *seq_last; /* its slot; NULL after the table grows */
+	struct iolog_reader *iolog; /* a fio iolog: events from it, not from buf */
 };
 
 /*
@@ -114,13 +116,25 @@ static int src_attach(struct bt_src *s, struct in_stream *in, struct iot_err *e)
 	s->st.path = s->path;
 	s->st.gzip = sn->codec == IN_GZIP;
 	s->st.compression = in_codec_name(sn->codec);
+	s->st.format = "blktrace";
 	if (!s->path)
 		return iot_err_set(e, -ENOMEM, "out of memory");
 	switch (sn->format) {
+	case IN_FMT_IOLOG: {
+		/* its lines become events (src_next); seq_last stays NULL: never the fast path */
+		int ret;
+
+		s->in = NULL;
+		ret = iolog_reader_open_stream(&s->iolog, in, e);
+		if (!ret) {
+			s->st.format = "fio iolog";
+			s->st.iolog_version = iolog_reader_stats(s->iolog)->version;
+		}
+		return ret;
+	}
 	case IN_FMT_PCAP:
 	case IN_FMT_PCAPNG:
 	case IN_FMT_JSON:
-	case IN_FMT_IOLOG:
 		return iot_err_set(e, -EINVAL, "'%s': %s, not a blktrace trace", s->path,
 				   in_format_what(sn->format));
 	default:
@@ -190,6 +204,7 @@ static void src_window(struct bt_src *s)
 
 static void src_close(struct bt_src *s)
 {
+	iolog_reader_free(s->iolog);
 	in_stream_close(s->in);
 	if (s->map_len)
 		munmap(s->buf, s->map_len);
@@ -291,12 +306,25 @@ static int track_seq(struct bt_src *s, const struct blk_event *ev)
 	return 0;
 }
 
+/* A fio iolog's next IO as s->head. */
+static int src_next_iolog(struct bt_src *s, struct iot_err *e)
+{
+	const struct iolog_stats *st = iolog_reader_stats(s->iolog);
+	int r = iolog_reader_next(s->iolog, &s->head, e);
+
+	s->st.records = st->ios;
+	s->st.truncated = st->truncated;
+	return r;
+}
+
 /* Decode the next record of s into s->head. 1: have one, 0: end of file, <0: error. */
 static int src_next(struct bt_src *s, struct iot_err *e)
 {
 	long n;
 	int r;
 
+	if (s->iolog)
+		return src_next_iolog(s, e);
 	for (;;) {
 		n = bt_decode_inline(s->buf + s->pos, s->len - s->pos, &s->head, e);
 		if (n > 0)

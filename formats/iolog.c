@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "common/cursor.h"
 #include "common/numfmt.h"
+#include "formats/instream.h"
 
 static const char *const op_names[IOLOG_OP_N] = {
     [IOLOG_READ] = "read",         [IOLOG_WRITE] = "write", [IOLOG_SYNC] = "sync",
@@ -154,7 +154,7 @@ int iolog_parse_line(unsigned version, const char *line, size_t len, struct iolo
 
 struct iolog_reader {
 	char *path;
-	gzFile gz;
+	struct in_stream *in;
 	char *buf;
 	size_t pos, len; /* unconsumed bytes buf[pos..len) */
 	int eof;
@@ -269,16 +269,10 @@ static int next_line(struct iolog_reader *r, const char **line, size_t *len, str
 		r->len -= r->pos;
 		r->pos = 0;
 		{
-			int n = gzread(r->gz, r->buf + r->len, (unsigned)(RD_BUF - r->len));
+			ssize_t n = in_stream_read(r->in, r->buf + r->len, RD_BUF - r->len, e);
 
-			if (n < 0) {
-				int zerr;
-				const char *msg = gzerror(r->gz, &zerr);
-
-				return iot_err_set(e, zerr == Z_ERRNO ? -errno : -EINVAL,
-				                   "'%s': %s", r->path,
-				                   zerr == Z_ERRNO ? strerror(errno) : msg);
-			}
+			if (n < 0)
+				return (int)n;
 			if (n == 0)
 				r->eof = 1;
 			r->len += (size_t)n;
@@ -286,35 +280,25 @@ static int next_line(struct iolog_reader *r, const char **line, size_t *len, str
 	}
 }
 
-int iolog_reader_open(struct iolog_reader **out, const char *path, struct iot_err *e)
+int iolog_reader_open_stream(struct iolog_reader **out, struct in_stream *in, struct iot_err *e)
 {
 	struct iolog_reader *r = calloc(1, sizeof(*r));
 	const char *line;
 	size_t len;
-	int fd, ret;
+	int ret;
 
 	*out = NULL;
-	if (!r)
+	if (!r) {
+		in_stream_close(in);
 		return iot_err_set(e, -ENOMEM, "out of memory");
-	r->path = strdup(path);
+	}
+	r->in = in;
+	r->path = strdup(in_stream_name(in));
 	r->buf = malloc(RD_BUF);
 	if (!r->path || !r->buf) {
 		iolog_reader_free(r);
 		return iot_err_set(e, -ENOMEM, "out of memory");
 	}
-	fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : dup(STDIN_FILENO);
-	if (fd < 0) {
-		ret = -errno;
-		iolog_reader_free(r);
-		return iot_err_set(e, ret, "'%s': %s", path, strerror(-ret));
-	}
-	r->gz = gzdopen(fd, "rb");
-	if (!r->gz) {
-		close(fd);
-		iolog_reader_free(r);
-		return iot_err_set(e, -ENOMEM, "out of memory");
-	}
-	gzbuffer(r->gz, 128u << 10);
 	ret = next_line(r, &line, &len, e);
 	if (ret < 0) {
 		iolog_reader_free(r);
@@ -322,13 +306,23 @@ int iolog_reader_open(struct iolog_reader **out, const char *path, struct iot_er
 	}
 	r->st.version = ret ? iolog_sniff(line, len) : 0;
 	if (!r->st.version) {
+		ret = iot_err_set(e, -EINVAL, "'%s': not a fio iolog (version 2 or 3 header)",
+		                  r->path);
 		iolog_reader_free(r);
-		return iot_err_set(e, -EINVAL, "'%s': not a fio iolog (version 2 or 3 header)",
-		                   path);
+		return ret;
 	}
 	r->st.lines = 1;
 	*out = r;
 	return 0;
+}
+
+int iolog_reader_open(struct iolog_reader **out, const char *path, struct iot_err *e)
+{
+	struct in_stream *in;
+	int ret = in_stream_open(&in, path, e);
+
+	*out = NULL;
+	return ret ? ret : iolog_reader_open_stream(out, in, e);
 }
 
 int iolog_reader_next(struct iolog_reader *r, struct blk_event *ev, struct iot_err *e)
@@ -443,8 +437,7 @@ void iolog_reader_free(struct iolog_reader *r)
 {
 	if (!r)
 		return;
-	if (r->gz)
-		gzclose(r->gz);
+	in_stream_close(r->in);
 	for (unsigned i = 0; i < r->nnames; i++)
 		free(r->names[i]);
 	free(r->names);

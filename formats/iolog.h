@@ -85,8 +85,12 @@ struct iolog_stats {
 	int truncated;      /* the log ended inside a line (warning, not error) */
 };
 
-/* path: a file (plain or gzip) or "-" for stdin. Reads the header line. */
+struct in_stream;
+
+/* path: a file (plain, gzip or zstd) or "-" for stdin. Reads the header line. */
 int iolog_reader_open(struct iolog_reader **out, const char *path, struct iot_err *e);
+/* The same over an opened stream (formats/instream.h), which the reader then owns. */
+int iolog_reader_open_stream(struct iolog_reader **out, struct in_stream *in, struct iot_err *e);
 /* Next event: 1 with *ev filled, 0 at the end, or -errno with e naming file and line. */
 int iolog_reader_next(struct iolog_reader *r, struct blk_event *ev, struct iot_err *e);
 const struct iolog_stats *iolog_reader_stats(const struct iolog_reader *r);

@@ -163,6 +163,9 @@ static long pend_add(struct rp *r, const struct blk_event *ev, long slot)
 {
 	struct pend *p;
 
+	if (r->o->no_completions)
+		return -1; /* nothing completes in the trace: nothing to wait for or count */
+
 	if (r->pend_tail - r->pend_head == RP_PEND_MAX) {
 		/* its C never came (lost events): it no longer holds anything back */
 		p = pend_at(r, r->pend_head);

@@ -124,6 +124,8 @@ struct replay_opts {
 	/* --capture: every IO issued to a block device is handed to this comparison, or NULL */
 	struct rp_fid *fid;
 	volatile sig_atomic_t *stop; /* set by a signal handler: stop issuing, drain, report */
+	bool no_completions; /* the source has no C events (a fio iolog): no dependency rule,
+	                      * no trace depth */
 };
 
 #define RP_DEFAULT_DEPTH 256u

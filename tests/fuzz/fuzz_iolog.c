@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
+#include "formats/blktrace.h"
+#include "formats/instream.h"
 #include "formats/iolog.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -31,24 +31,21 @@ static void lines(const uint8_t *data, size_t size)
 	}
 }
 
-/* The whole reader, on a memory file (it reads paths; /proc/self/fd names the memory). */
+/* The whole reader over the bytes as a stream (sniffed: gzip or zstd are inflated), and
+ * the blktrace reader that takes an iolog as a trace. */
 static void reader(const uint8_t *data, size_t size)
 {
 	struct iolog_reader *r;
+	struct bt_reader *br;
+	struct in_stream *in;
 	struct blk_event ev;
 	struct iot_err e;
-	char path[64];
-	int fd = memfd_create("iolog", 0), ret;
 	uint64_t n = 0;
+	int ret;
 
-	if (fd < 0)
+	if (in_stream_open_mem(&in, data, size, "fuzz", &e))
 		return;
-	if (write(fd, data, size) != (ssize_t)size) {
-		close(fd);
-		return;
-	}
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	if (iolog_reader_open(&r, path, &e) == 0) {
+	if (iolog_reader_open_stream(&r, in, &e) == 0) {
 		while ((ret = iolog_reader_next(r, &ev, &e)) > 0) {
 			unsigned minor = BLK_DEV_MINOR(ev.dev);
 
@@ -60,7 +57,17 @@ static void reader(const uint8_t *data, size_t size)
 			abort();
 		iolog_reader_free(r);
 	}
-	close(fd);
+	if (in_stream_open_mem(&in, data, size, "fuzz", &e))
+		return;
+	if (in_stream_sniff(in)->format != IN_FMT_IOLOG) {
+		in_stream_close(in);
+		return;
+	}
+	if (bt_reader_open_stream(&br, in, &e) == 0) {
+		while (bt_reader_next(br, &ev, &e) > 0)
+			;
+		bt_reader_free(br);
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -84,8 +84,11 @@ ln -s loop loop
 bad loop "^iotape: analyze: 'loop': a symbolic link loop$"
 echo '{"tool": "iotape"}' >summary.json
 bad summary.json "'summary.json': a JSON document; analyze reads run directories"
+# fio iologs are read (as issue events): one with no IO is empty, a bad line is named
 printf 'fio version 2 iolog\n' >io.log
-bad io.log "'io.log': a fio iolog"
+bad io.log "'io.log': empty trace file"
+printf 'fio version 3 iolog\n1 /dev/sdb add\n2 /dev/sdb rread 0 4096\n' >bad.iolog
+bad bad.iolog "'bad.iolog': line 3: unknown operation 'rread'"
 # the second of two per-CPU files is bad: still an error, naming that file
 mkdir pair && cp good.bin pair/p.blktrace.0 && cp zero.bin pair/p.blktrace.1
 bad pair/p "'pair/p.blktrace.1': bad magic 0x00000000 at offset 0"

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "formats/blktrace.h"
 #include "formats/iolog.h"
 
 static int parse(unsigned v, const char *line, struct iolog_rec *rec)
@@ -279,6 +280,43 @@ static void test_writer_roundtrip(void **state)
 	assert_int_equal(iolog_writer_open(&w, path, 4, &e), -EINVAL);
 }
 
+/* The blktrace reader takes an iolog as it takes a trace: its IOs as issue events. */
+static void test_bt_reader(void **state)
+{
+	struct bt_reader *r;
+	struct blk_event ev;
+	struct iot_err e;
+	const struct bt_stats *st;
+	char *p;
+	int n = 0;
+
+	(void)state;
+	p = write_tmp(v3log, 1);
+	assert_int_equal(bt_reader_open(&r, p, &e), 0);
+	while (bt_reader_next(r, &ev, &e) > 0) {
+		assert_int_equal(ev.action, BLK_A_ISSUE);
+		n++;
+	}
+	assert_int_equal(n, 4);
+	st = bt_reader_stats(r);
+	assert_int_equal(st->nfiles, 1);
+	assert_string_equal(st->files[0].format, "fio iolog");
+	assert_int_equal(st->files[0].iolog_version, 3);
+	assert_int_equal(st->files[0].version, 0);
+	assert_int_equal(st->files[0].records, 4);
+	assert_int_equal(st->events, 4);
+	bt_reader_free(r);
+	unlink(p);
+	/* a bad line is the reader's error, naming the line */
+	p = write_tmp("fio version 3 iolog\n1 f read 0 512\n2 f read x 512\n", 0);
+	assert_int_equal(bt_reader_open(&r, p, &e), 0);
+	assert_int_equal(bt_reader_next(r, &ev, &e), 1);
+	assert_int_equal(bt_reader_next(r, &ev, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "line 3"));
+	bt_reader_free(r);
+	unlink(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -288,6 +326,7 @@ int main(void)
 	    cmocka_unit_test(test_reader_v3),
 	    cmocka_unit_test(test_reader_v2_and_errors),
 	    cmocka_unit_test(test_writer_roundtrip),
+	    cmocka_unit_test(test_bt_reader),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
