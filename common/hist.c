@@ -10,18 +10,42 @@ void hist_init(struct hist *h)
 	h->min = UINT64_MAX;
 }
 
-void hist_bucket_bounds(unsigned idx, uint64_t *lo, uint64_t *hi)
+void hist_bucket_bounds_sub(unsigned idx, unsigned sub, uint64_t *lo, uint64_t *hi)
 {
-	unsigned g = idx / HIST_SUB, s = idx % HIST_SUB;
-	unsigned shift;
+	unsigned g = idx >> sub, s = idx & ((1u << sub) - 1);
 
 	if (g == 0) {
 		*lo = *hi = s;
 		return;
 	}
-	shift = g - 1;
-	*lo = ((uint64_t)HIST_SUB + s) << shift;
-	*hi = *lo + ((uint64_t)1 << shift) - 1;
+	*lo = ((uint64_t)(1u << sub) + s) << (g - 1);
+	*hi = *lo + ((uint64_t)1 << (g - 1)) - 1;
+}
+
+void hist_bucket_bounds(unsigned idx, uint64_t *lo, uint64_t *hi)
+{
+	hist_bucket_bounds_sub(idx, HIST_SUB_BITS, lo, hi);
+}
+
+/* The rank of quantile q among n values (nearest rank: the smallest value with at least
+ * ceil(q * n) values at or below it), 1..n. */
+static uint64_t rank_of(double q, uint64_t n)
+{
+	uint64_t rank = (uint64_t)(q * (double)n);
+
+	if ((double)rank < q * (double)n)
+		rank++;
+	if (rank == 0)
+		rank = 1;
+	return rank > n ? n : rank;
+}
+
+static uint64_t midpoint(unsigned idx, unsigned sub)
+{
+	uint64_t lo, hi;
+
+	hist_bucket_bounds_sub(idx, sub, &lo, &hi);
+	return lo + (hi - lo) / 2;
 }
 
 void hist_add(struct hist *h, uint64_t v)
@@ -51,7 +75,7 @@ void hist_merge(struct hist *dst, const struct hist *src)
 
 uint64_t hist_quantile(const struct hist *h, double q)
 {
-	uint64_t rank, seen = 0, lo, hi, v;
+	uint64_t rank, seen = 0, v;
 
 	if (!h->count)
 		return 0;
@@ -59,17 +83,11 @@ uint64_t hist_quantile(const struct hist *h, double q)
 		return h->min;
 	if (q >= 1)
 		return h->max;
-	/* nearest-rank: the smallest value with at least ceil(q*n) values at or below it */
-	rank = (uint64_t)(q * (double)h->count);
-	if ((double)rank < q * (double)h->count)
-		rank++;
-	if (rank == 0)
-		rank = 1;
+	rank = rank_of(q, h->count);
 	for (unsigned i = 0; i < HIST_BUCKETS; i++) {
 		seen += h->b[i];
 		if (seen >= rank) {
-			hist_bucket_bounds(i, &lo, &hi);
-			v = lo + (hi - lo) / 2;
+			v = midpoint(i, HIST_SUB_BITS);
 			if (v < h->min)
 				v = h->min;
 			if (v > h->max)
@@ -78,6 +96,41 @@ uint64_t hist_quantile(const struct hist *h, double q)
 		}
 	}
 	return h->max;
+}
+
+void hist_settle(struct hist *h, uint64_t *pending)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < HIST_BUCKETS; i++)
+		n += h->b[i];
+	h->count = n;
+	h->sum += (long double)*pending;
+	*pending = 0;
+}
+
+void histc_merge(struct hist_coarse *dst, const struct hist_coarse *src)
+{
+	if (!src->count)
+		return;
+	for (unsigned i = 0; i < HISTC_BUCKETS; i++)
+		dst->b[i] += src->b[i];
+	dst->count += src->count;
+}
+
+uint64_t histc_quantile(const struct hist_coarse *h, double q)
+{
+	uint64_t rank, seen = 0;
+
+	if (!h->count)
+		return 0;
+	rank = rank_of(q < 0 ? 0 : q > 1 ? 1 : q, h->count);
+	for (unsigned i = 0; i < HISTC_BUCKETS; i++) {
+		seen += h->b[i];
+		if (seen >= rank)
+			return midpoint(i, HISTC_SUB_BITS);
+	}
+	return midpoint(HISTC_BUCKETS - 1, HISTC_SUB_BITS);
 }
 
 double hist_mean(const struct hist *h)

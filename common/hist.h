@@ -31,17 +31,67 @@ void hist_merge(struct hist *dst, const struct hist *src);
  * [min, max]; exact for values below 2^HIST_SUB_BITS. 0 for an empty histogram. */
 uint64_t hist_quantile(const struct hist *h, double q);
 double hist_mean(const struct hist *h);
-/* Bucket index of v and the bounds [lo, hi] of a bucket (for rendering). */
+
+/*
+ * Buckets with 2^sub linear steps per power of two: values below 2^sub exactly, above in steps
+ * of 2^(e - sub) for v's top bit e. With s = max(0, e - sub) the bucket is s * 2^sub + (v >> s),
+ * and v | 2^sub makes s 0 below 2^sub: no branch. (64 - sub + 1) * 2^sub buckets in all.
+ */
+static inline unsigned hist_bucket_sub(uint64_t v, unsigned sub)
+{
+	unsigned s = (63u ^ (unsigned)__builtin_clzll(v | (1ull << sub))) - sub;
+
+	return (s << sub) + (unsigned)(v >> s);
+}
+/* Bounds [lo, hi] of bucket idx of hist_bucket_sub(., sub). */
+void hist_bucket_bounds_sub(unsigned idx, unsigned sub, uint64_t *lo, uint64_t *hi);
+
 static inline unsigned hist_bucket(uint64_t v)
 {
-	unsigned e, g;
-
-	if (v < HIST_SUB)
-		return (unsigned)v;
-	e = 63u - (unsigned)__builtin_clzll(v); /* e >= HIST_SUB_BITS */
-	g = e - HIST_SUB_BITS + 1;
-	return g * HIST_SUB + (unsigned)((v >> (e - HIST_SUB_BITS)) - HIST_SUB);
+	return hist_bucket_sub(v, HIST_SUB_BITS);
 }
 void hist_bucket_bounds(unsigned idx, uint64_t *lo, uint64_t *hi);
+
+/*
+ * hist_add() for hot loops: the sum goes to *pending, a u64 beside the histogram, and the count
+ * is left to hist_settle(), which adds both in (an x87 long double add per value was two
+ * thirds of hist_add()'s time). min, max and the buckets are current; count, sum, mean and
+ * quantiles are right only after hist_settle(). Do not mix with hist_add() on one histogram.
+ */
+static inline void hist_add_fast(struct hist *h, uint64_t *pending, uint64_t v)
+{
+	h->b[hist_bucket(v)]++;
+	if (v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+	if (__builtin_add_overflow(*pending, v, pending)) {
+		h->sum += (long double)*pending + 18446744073709551616.0L;
+		*pending = 0;
+	}
+}
+void hist_settle(struct hist *h, uint64_t *pending);
+
+/*
+ * The same buckets at 2^3 steps per power of two (a quantile within 1/16 of the true value),
+ * 32-bit counts and nothing else: about 2 KiB, small enough for one per time interval (the
+ * report's per-interval latency). Quantiles give the bucket's midpoint.
+ */
+#define HISTC_SUB_BITS 3
+#define HISTC_BUCKETS ((64 - HISTC_SUB_BITS + 1) << HISTC_SUB_BITS)
+
+struct hist_coarse {
+	uint32_t count;
+	uint32_t b[HISTC_BUCKETS];
+};
+
+static inline void histc_add(struct hist_coarse *h, uint64_t v)
+{
+	h->b[hist_bucket_sub(v, HISTC_SUB_BITS)]++;
+	h->count++;
+}
+void histc_merge(struct hist_coarse *dst, const struct hist_coarse *src);
+/* Nearest-rank quantile q in [0, 1] (0 for an empty histogram). */
+uint64_t histc_quantile(const struct hist_coarse *h, double q);
 
 #endif
