@@ -24,6 +24,16 @@ static const struct blk_sink_ops *const all_sinks[NSINKS] = {
 
 #define DEVHASH (2 * BLK_MAX_DEVICES) /* power of two, at most half full */
 
+/*
+ * Sinks fed through ops->feed() after those above, on the main side: a sink of analyze's
+ * own goes in this list (a new sink is its file and one line here); a caller adds its own
+ * with blk_analysis_add_sink().
+ */
+static const struct blk_sink_ops *const fed_sinks[] = {
+    NULL, /* the end of the list */
+};
+#define MAX_EXTRA 8 /* fed_sinks plus the callers' */
+
 #define ALL_SINKS ((1u << NSINKS) - 1)
 /*
  * A split pass (blk_analysis_split) feeds these sinks from the reader's thread, on each batch
@@ -53,6 +63,9 @@ struct devtab {
 struct blk_analysis {
 	struct blk_opts o;
 	void *sink[NSINKS];
+	const struct blk_sink_ops *extra_ops[MAX_EXTRA];
+	void *extra[MAX_EXTRA];
+	unsigned nextra;
 	/*
 	 * In a split pass each side has its own device table: both see the same events in the
 	 * same order, so they number the devices alike.
@@ -91,8 +104,39 @@ int blk_analysis_new(struct blk_analysis **out, const struct blk_opts *o)
 			return -ENOMEM;
 		}
 	}
+	for (unsigned i = 0; fed_sinks[i]; i++) {
+		if (!blk_analysis_add_sink(a, fed_sinks[i])) {
+			blk_analysis_free(a);
+			return -ENOMEM;
+		}
+	}
 	*out = a;
 	return 0;
+}
+
+void *blk_analysis_add_sink(struct blk_analysis *a, const struct blk_sink_ops *ops)
+{
+	void *s;
+
+	if (a->nextra == MAX_EXTRA || a->main.have_time)
+		return NULL;
+	s = ops->create(&a->o);
+	if (!s)
+		return NULL;
+	a->extra_ops[a->nextra] = ops;
+	a->extra[a->nextra++] = s;
+	return s;
+}
+
+void *blk_analysis_sink(const struct blk_analysis *a, const struct blk_sink_ops *ops)
+{
+	for (unsigned i = 0; i < NSINKS; i++)
+		if (all_sinks[i] == ops)
+			return a->sink[i];
+	for (unsigned i = 0; i < a->nextra; i++)
+		if (a->extra_ops[i] == ops)
+			return a->extra[i];
+	return NULL;
 }
 
 void blk_analysis_free(struct blk_analysis *a)
@@ -102,6 +146,8 @@ void blk_analysis_free(struct blk_analysis *a)
 	for (unsigned i = 0; i < NSINKS; i++)
 		if (a->sink[i])
 			all_sinks[i]->destroy(a->sink[i]);
+	for (unsigned i = 0; i < a->nextra; i++)
+		a->extra_ops[i]->destroy(a->extra[i]);
 	free(a);
 }
 
@@ -134,11 +180,30 @@ static inline int dev_index(struct devtab *t, uint32_t dev)
 
 #define ON(k) (mask & (1u << (k)))
 
+/* The added sinks that want this action. */
+static void feed_extra(struct blk_analysis *a, unsigned idx, const struct blk_event *ev)
+{
+	for (unsigned i = 0; i < a->nextra; i++) {
+		uint32_t want = a->extra_ops[i]->actions;
+
+		if (!want || (ev->action < 32 && (want >> ev->action & 1)))
+			a->extra_ops[i]->feed(a->extra[i], idx, ev);
+	}
+}
+
 /* The first event starts every sink's clock (idle gaps, timeline bins): it goes to all. */
-static void feed_first(struct blk_analysis *a, unsigned mask, unsigned idx,
+static void feed_first(struct blk_analysis *a, unsigned mask, int main, unsigned idx,
 		       const struct blk_event *ev)
 {
 	void *const *k = a->sink;
+
+	for (unsigned i = 0; i < NSINKS; i++)
+		if (ON(i) && all_sinks[i]->start)
+			all_sinks[i]->start(k[i], ev->time);
+	if (main) /* the added sinks are the main side's */
+		for (unsigned i = 0; i < a->nextra; i++)
+			if (a->extra_ops[i]->start)
+				a->extra_ops[i]->start(a->extra[i], ev->time);
 
 	if (ON(S_COUNTS))
 		blk_counts_feed(k[S_COUNTS], idx, ev);
@@ -152,6 +217,8 @@ static void feed_first(struct blk_analysis *a, unsigned mask, unsigned idx,
 		blk_seek_feed(k[S_SEEK], idx, ev);
 	if (ON(S_TIMELINE))
 		blk_timeline_feed(k[S_TIMELINE], idx, ev);
+	if (main)
+		feed_extra(a, idx, ev);
 }
 
 /*
@@ -164,7 +231,7 @@ static void feed_first(struct blk_analysis *a, unsigned mask, unsigned idx,
  */
 static inline __attribute__((always_inline)) void
 feed_run(struct blk_analysis *a, struct devtab *t, const unsigned mask, const int main,
-	 const struct blk_event *ev, unsigned n)
+	 const int extra, const struct blk_event *ev, unsigned n)
 {
 	void *const *k = a->sink;
 	uint64_t end = a->end; /* written back once: the other thread reads nearby lines */
@@ -186,7 +253,7 @@ feed_run(struct blk_analysis *a, struct devtab *t, const unsigned mask, const in
 			t->have_time = 1;
 			if (main)
 				a->start = end = ev->time;
-			feed_first(a, mask, idx, ev);
+			feed_first(a, mask, main, idx, ev);
 			continue;
 		}
 		if (main && ev->time > end)
@@ -248,6 +315,8 @@ feed_run(struct blk_analysis *a, struct devtab *t, const unsigned mask, const in
 #undef COUNTS
 #undef QUEUED
 #undef REQUEST
+		if (extra)
+			feed_extra(a, idx, ev);
 	}
 	if (main)
 		a->end = end;
@@ -256,10 +325,13 @@ feed_run(struct blk_analysis *a, struct devtab *t, const unsigned mask, const in
 
 void blk_analysis_feed_batch(struct blk_analysis *a, const struct blk_event *ev, unsigned n)
 {
-	if (a->split)
-		feed_run(a, &a->main, MAIN_SINKS, 1, ev, n);
+	/* added sinks on the main side, in a loop of their own: none costs nothing per event */
+	if (a->nextra)
+		feed_run(a, &a->main, a->split ? MAIN_SINKS : ALL_SINKS, 1, 1, ev, n);
+	else if (a->split)
+		feed_run(a, &a->main, MAIN_SINKS, 1, 0, ev, n);
 	else
-		feed_run(a, &a->main, ALL_SINKS, 1, ev, n);
+		feed_run(a, &a->main, ALL_SINKS, 1, 0, ev, n);
 }
 
 void blk_analysis_feed(struct blk_analysis *a, const struct blk_event *ev)
@@ -274,7 +346,33 @@ void blk_analysis_split(struct blk_analysis *a)
 
 void blk_analysis_feed_side(struct blk_analysis *a, const struct blk_event *ev, unsigned n)
 {
-	feed_run(a, &a->side, SIDE_SINKS, 0, ev, n);
+	feed_run(a, &a->side, SIDE_SINKS, 0, 0, ev, n);
+}
+
+/* The reader thread's share of a split pass. */
+static void side_tap(void *arg, const struct blk_event *ev, unsigned n)
+{
+	blk_analysis_feed_side(arg, ev, n);
+}
+
+int blk_analysis_read(struct blk_analysis *a, struct bt_reader *rd, struct iot_err *e)
+{
+	const struct blk_event *ev;
+	unsigned n;
+	int ret;
+
+	blk_analysis_split(a);
+	ret = bt_reader_prefetch_tap(rd, side_tap, a, e);
+	while (!ret && (ret = bt_reader_next_batch(rd, &ev, &n, e)) > 0) {
+		blk_analysis_feed_batch(a, ev, n);
+		ret = 0;
+	}
+	if (ret < 0)
+		return ret;
+	/* names are complete once the reader is done */
+	blk_analysis_set_comms(a, bt_reader_comms(rd));
+	blk_analysis_finish(a);
+	return 0;
 }
 
 void blk_analysis_finish(struct blk_analysis *a)
@@ -286,6 +384,8 @@ void blk_analysis_finish(struct blk_analysis *a)
 		a->start = a->end = 0;
 	for (unsigned i = 0; i < NSINKS; i++)
 		all_sinks[i]->finish(a->sink[i], a->start, a->end);
+	for (unsigned i = 0; i < a->nextra; i++)
+		a->extra_ops[i]->finish(a->extra[i], a->start, a->end);
 }
 
 unsigned blk_analysis_ndevices(const struct blk_analysis *a)
@@ -348,6 +448,9 @@ int blk_analysis_to_json(struct blk_analysis *a, json_t *root, int timeline)
 	for (unsigned s = 0; s < NSINKS && !ret; s++)
 		if (all_sinks[s]->root_json)
 			ret = all_sinks[s]->root_json(a->sink[s], root);
+	for (unsigned s = 0; s < a->nextra && !ret; s++)
+		if (a->extra_ops[s]->root_json)
+			ret = a->extra_ops[s]->root_json(a->extra[s], root);
 	for (unsigned k = 0; k < a->main.ndev && !ret; k++) {
 		unsigned i = (unsigned)(order[k] & 0xffffffffu);
 		json_t *d = json_object();
@@ -359,11 +462,14 @@ int blk_analysis_to_json(struct blk_analysis *a, json_t *root, int timeline)
 		a->sorted[k] = i;
 		json_object_set_new(d, "dev", json_string(blk_dev_name(a->main.devs[i], name)));
 		for (unsigned s = 0; s < NSINKS && !ret; s++) {
-			if (!timeline && all_sinks[s] == &blk_timeline_ops)
+			if (!timeline && s == S_TIMELINE)
 				json_object_set_new(d, "timeline", json_null());
 			else
 				ret = all_sinks[s]->to_json(a->sink[s], i, d, &ctx);
 		}
+		for (unsigned s = 0; s < a->nextra && !ret; s++)
+			if (a->extra_ops[s]->to_json)
+				ret = a->extra_ops[s]->to_json(a->extra[s], i, d, &ctx);
 		json_array_append_new(devs, d);
 	}
 	free(order);

@@ -4,12 +4,22 @@
 #define IOTAPE_ANALYZE_BLK_ANALYSIS_H
 
 #include "analyze/blk_sink.h"
+#include "common/err.h"
 
 struct blk_analysis;
 
 /* 0 or -ENOMEM. */
 int blk_analysis_new(struct blk_analysis **out, const struct blk_opts *o);
 void blk_analysis_free(struct blk_analysis *a);
+/*
+ * One more sink, fed through its ops->feed() after the pass's own (the report's density grid,
+ * say): created with the pass's options, freed with it; its state, or NULL on ENOMEM. Add
+ * sinks before the first event.
+ */
+void *blk_analysis_add_sink(struct blk_analysis *a, const struct blk_sink_ops *ops);
+/* The state of the sink with these ops (the pass's own or an added one), or NULL: read it
+ * with the sink's accessors (blk_timeline_bin(), ...) once the pass has finished. */
+void *blk_analysis_sink(const struct blk_analysis *a, const struct blk_sink_ops *ops);
 /* Names for pids (the reader's table; it may keep growing while events are fed). */
 void blk_analysis_set_comms(struct blk_analysis *a, const struct bt_comm_table *comms);
 void blk_analysis_feed(struct blk_analysis *a, const struct blk_event *ev);
@@ -25,6 +35,12 @@ void blk_analysis_feed_batch(struct blk_analysis *a, const struct blk_event *ev,
 void blk_analysis_split(struct blk_analysis *a);
 void blk_analysis_feed_side(struct blk_analysis *a, const struct blk_event *ev, unsigned n);
 void blk_analysis_finish(struct blk_analysis *a);
+/*
+ * Every event of rd through the pass, as analyze runs it: the reader's thread decodes and
+ * feeds part of the sinks (blk_analysis_split()), this one the others; then finish. The
+ * reader must be fresh. 0 or -errno (e filled).
+ */
+int blk_analysis_read(struct blk_analysis *a, struct bt_reader *rd, struct iot_err *e);
 /* Devices seen, in order of first appearance, and the trace span (non-notify events). */
 unsigned blk_analysis_ndevices(const struct blk_analysis *a);
 uint32_t blk_analysis_device(const struct blk_analysis *a, unsigned idx);

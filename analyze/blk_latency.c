@@ -92,6 +92,11 @@ struct blk_latency {
 	struct lat_rq **bucket;
 	uint32_t mask;
 	struct lat_bio **found; /* the bios a C collected, in order (at most max_inflight) */
+	/* per-interval D2C of the first nbinned devices, bins[dev][0..nbins[dev]) */
+	struct bins clock;
+	unsigned nbinned;
+	struct hist_coarse **bins;
+	uint64_t *nbins;
 };
 
 /* A node off the free list, else one never used; NULL when every one is in use. */
@@ -471,6 +476,17 @@ struct blk_latency *blk_latency_new(const struct blk_opts *o)
 		blk_latency_free(l);
 		return NULL;
 	}
+	if (o && o->lat_bins_devices) {
+		l->nbinned = o->lat_bins_devices;
+		l->bins = calloc(l->nbinned, sizeof(*l->bins));
+		l->nbins = calloc(l->nbinned, sizeof(*l->nbins));
+		if (!l->bins || !l->nbins) {
+			blk_latency_free(l);
+			return NULL;
+		}
+		bins_init(&l->clock, o->interval_ns ? o->interval_ns : BLK_DEFAULT_INTERVAL_NS,
+		          o->max_bins ? o->max_bins : BLK_DEFAULT_MAX_BINS, false);
+	}
 	l->cap = cap;
 	l->bio_age.older = l->bio_age.newer = &l->bio_age;
 	l->rq_age.older = l->rq_age.newer = &l->rq_age;
@@ -488,7 +504,62 @@ void blk_latency_free(struct blk_latency *l)
 	for (unsigned i = 0; i < l->ndev; i++)
 		free(l->dev[i]);
 	free(l->dev);
+	for (unsigned i = 0; l->bins && i < l->nbinned; i++)
+		free(l->bins[i]);
+	free(l->bins);
+	free(l->nbins);
 	free(l);
+}
+
+static void histc_add_to(void *dst, const void *src)
+{
+	histc_merge(dst, src);
+}
+
+/* A wider interval (bins_place()): every device's bins follow. */
+static void bins_moved(void *ctx, const struct bins_move *m)
+{
+	struct blk_latency *l = ctx;
+
+	for (unsigned i = 0; i < l->nbinned; i++)
+		if (l->bins[i])
+			bins_move_array(m, l->bins[i], l->nbins[i], sizeof(**l->bins), histc_add_to);
+}
+
+/* The D2C v of a bio of dev completed at t, into its interval (memory allowing). */
+static __attribute__((noinline)) void lat_bin_add(struct blk_latency *l, unsigned dev, uint64_t t,
+                                                  uint64_t v)
+{
+	uint64_t k = bins_place(&l->clock, t, bins_moved, l);
+
+	if (k >= l->nbins[dev]) {
+		uint64_t n = l->nbins[dev] ? l->nbins[dev] : 16;
+		struct hist_coarse *p;
+
+		while (n <= k)
+			n *= 2;
+		if (n > l->clock.max)
+			n = l->clock.max;
+		p = realloc(l->bins[dev], n * sizeof(*p));
+		if (!p)
+			return;
+		memset(p + l->nbins[dev], 0, (n - l->nbins[dev]) * sizeof(*p));
+		l->bins[dev] = p;
+		l->nbins[dev] = n;
+	}
+	histc_add(&l->bins[dev][k], v);
+}
+
+const struct bins *blk_latency_clock(const struct blk_latency *l)
+{
+	return &l->clock;
+}
+
+const struct hist_coarse *blk_latency_bin(const struct blk_latency *l, unsigned dev, uint64_t k)
+{
+	if (dev >= l->nbinned || k >= l->nbins[dev] || !l->bins[dev][k].count)
+		return NULL;
+	return &l->bins[dev][k];
 }
 
 /* A device's state on its first event: off the hot path. */
@@ -511,46 +582,15 @@ static __attribute__((noinline, cold)) struct blk_latency_dev *new_dev(struct bl
 	return d;
 }
 
-/* hist_bucket() without its branch: with s = max(0, e - HIST_SUB_BITS) for v's top bit e, the
- * bucket is s * HIST_SUB + (v >> s), and v | HIST_SUB makes s 0 below HIST_SUB. */
-static inline unsigned lat_bucket(uint64_t v)
-{
-	unsigned s = (63u ^ (unsigned)__builtin_clzll(v | HIST_SUB)) - HIST_SUB_BITS;
-
-	return (s << HIST_SUB_BITS) + (unsigned)(v >> s);
-}
-
-/*
- * hist_add() without its long double: the sum is kept in a u64 beside the histogram and
- * folded into it at the end (or when it would overflow). Two thirds of hist_add()'s time on
- * a 6 M-record trace was the x87 conversion and add.
- */
 static inline void lat_add(struct blk_latency_dev *d, enum blk_lat k, uint64_t v)
 {
-	struct hist *h = &d->h[k];
-
-	h->b[lat_bucket(v)]++; /* the count is the buckets' sum, taken in lat_fold() */
-	if (v < h->min)
-		h->min = v;
-	if (v > h->max)
-		h->max = v;
-	if (__builtin_add_overflow(d->sum[k], v, &d->sum[k])) {
-		h->sum += (long double)d->sum[k] + 18446744073709551616.0L;
-		d->sum[k] = 0;
-	}
+	hist_add_fast(&d->h[k], &d->sum[k], v);
 }
 
 static void lat_fold(struct blk_latency_dev *d)
 {
-	for (unsigned k = 0; k < BLK_LAT_N; k++) {
-		uint64_t n = 0;
-
-		for (unsigned b = 0; b < HIST_BUCKETS; b++)
-			n += d->h[k].b[b];
-		d->h[k].count = n;
-		d->h[k].sum += (long double)d->sum[k];
-		d->sum[k] = 0;
-	}
+	for (unsigned k = 0; k < BLK_LAT_N; k++)
+		hist_settle(&d->h[k], &d->sum[k]);
 }
 
 /* Drop bio x: out of its device's tree, back to the pool. */
@@ -653,6 +693,8 @@ static __attribute__((noinline)) void on_complete(struct blk_latency *l, struct 
 		if (x->d != NONE) {
 			lat_add(d, BLK_LAT_D2C, blk_tdelta(x->d, t));
 			lat_add(d, BLK_LAT_Q2D, blk_tdelta(x->q, x->d));
+			if (dev < l->nbinned)
+				lat_bin_add(l, dev, t, blk_tdelta(x->d, t));
 		}
 		found[n++] = x;
 	});
@@ -798,9 +840,20 @@ static void ops_feed(void *s, unsigned dev, const struct blk_event *ev)
 
 static void ops_finish(void *s, uint64_t start, uint64_t end)
 {
+	struct blk_latency *l = s;
+
 	(void)start;
-	(void)end;
-	blk_latency_finish(s);
+	if (l->nbinned && l->clock.started)
+		bins_place(&l->clock, end, bins_moved, l); /* the timeline's bins, to the end */
+	blk_latency_finish(l);
+}
+
+static void ops_start(void *s, uint64_t t0)
+{
+	struct blk_latency *l = s;
+
+	if (l->nbinned)
+		bins_start(&l->clock, t0);
 }
 
 static int ops_to_json(void *s, unsigned dev, json_t *obj, const struct blk_json_ctx *ctx)
@@ -821,4 +874,5 @@ const struct blk_sink_ops blk_latency_ops = {
 	.finish = ops_finish,
 	.to_json = ops_to_json,
 	.destroy = ops_destroy,
+	.start = ops_start,
 };

@@ -5,6 +5,7 @@
 #define IOTAPE_ANALYZE_BLK_LATENCY_H
 
 #include "analyze/blk_sink.h"
+#include "common/bins.h"
 
 enum blk_lat {
 	BLK_LAT_Q2D,     /* queue -> issue of the request holding the bio, per bio */
@@ -47,5 +48,13 @@ const struct blk_latency_dev *blk_latency_dev(const struct blk_latency *l, unsig
 /* Bios tracked right now (all devices): bounded by blk_opts.max_inflight. */
 unsigned blk_latency_tracked(const struct blk_latency *l);
 int blk_latency_to_json(const struct blk_latency *l, unsigned dev, json_t *obj);
+/*
+ * Per-interval D2C (blk_opts.lat_bins_devices): the D2C of each bio in the bin of its
+ * completion, on a clock like the timeline's (same origin, interval and max_bins, so the
+ * same bins once the pass has finished). NULL for a bin without completions or a device
+ * without bins.
+ */
+const struct bins *blk_latency_clock(const struct blk_latency *l);
+const struct hist_coarse *blk_latency_bin(const struct blk_latency *l, unsigned dev, uint64_t k);
 
 #endif

@@ -16,6 +16,8 @@ struct blk_opts {
 	unsigned top;               /* how many of the longest gaps to keep (default 10) */
 	unsigned max_inflight;      /* cap on tracked outstanding bios (0: default) */
 	unsigned max_bins;          /* timeline bins before the interval doubles (0: default) */
+	unsigned lat_bins_devices;  /* per-interval D2C histograms on the timeline's clock for
+				     * the first this many devices (0: none; the report's graphs) */
 };
 
 #define BLK_DEFAULT_INTERVAL_NS 1000000000ull
@@ -49,10 +51,16 @@ struct blk_sink_ops {
 	void *(*create)(const struct blk_opts *o);
 	void (*feed)(void *s, unsigned dev, const struct blk_event *ev);
 	void (*finish)(void *s, uint64_t start_ns, uint64_t end_ns);
-	int (*to_json)(void *s, unsigned dev, json_t *obj, const struct blk_json_ctx *ctx);
 	void (*destroy)(void *s);
+	/* optional: the device's keys in the JSON document */
+	int (*to_json)(void *s, unsigned dev, json_t *obj, const struct blk_json_ctx *ctx);
 	/* optional: keys of the whole document (e.g. the timeline's effective interval) */
 	int (*root_json)(void *s, json_t *root);
+	/* optional: the time of the trace's first event, before it is fed (a clock's origin) */
+	void (*start)(void *s, uint64_t t0);
+	/* sinks fed through feed() (blk_analysis_add_sink()): the actions wanted, a bit per
+	 * BLK_A_* value (0: every action) */
+	uint32_t actions;
 };
 
 extern const struct blk_sink_ops blk_counts_ops;

@@ -7,11 +7,13 @@
 
 /*
  * Bin k covers [start + k * interval, start + (k + 1) * interval), start being the first
- * event of the trace. Completions are counted in the bin of their C; a seek in the bin of its
- * D; depth and idle time are spread over the bins they cover. Idle time follows the idle
- * sink's rules (gaps of at least the threshold, see blk_idle.c), so the bins add up to its
- * total. When a bin index would reach max_bins, the interval doubles and neighbouring bins
- * are summed: memory grows with the trace's duration, never past max_bins bins per device.
+ * event of the trace (common/bins.h). Completions are counted in the bin of their C; a seek
+ * in the bin of its D; depth and idle time are spread over the bins they cover. Idle time
+ * follows the idle sink's rules (gaps of at least the threshold, see blk_idle.c), so the bins
+ * add up to its total; the depth follows the depth sink's (D adds one, C and R take one
+ * away), so the bins' areas add up to its integral. When a bin index would reach max_bins,
+ * the interval doubles and neighbouring bins are summed: memory grows with the trace's
+ * duration, never past max_bins bins per device.
  */
 
 #define NONE UINT64_MAX
@@ -32,7 +34,7 @@ struct blk_timeline *blk_timeline_new(const struct blk_opts *o)
 		t->o.max_bins = BLK_DEFAULT_MAX_BINS;
 	if (t->o.max_bins < 2)
 		t->o.max_bins = 2;
-	t->interval = t->o.interval_ns;
+	bins_init(&t->clock, t->o.interval_ns, t->o.max_bins, false);
 	return t;
 }
 
@@ -49,56 +51,44 @@ void blk_timeline_free(struct blk_timeline *t)
 	free(t);
 }
 
-static void bin_add(struct blk_bin *a, const struct blk_bin *b)
+static void bin_add(void *dst, const void *src)
 {
+	struct blk_bin *a = dst;
+	const struct blk_bin *b = src;
+
 	a->read_bytes += b->read_bytes;
 	a->write_bytes += b->write_bytes;
 	a->ios += b->ios;
+	a->write_ios += b->write_ios;
 	a->seeks += b->seeks;
 	a->idle_ns += b->idle_ns;
 	a->depth_area += b->depth_area;
+	if (b->depth_max > a->depth_max)
+		a->depth_max = b->depth_max;
 }
 
-static void widen(struct blk_timeline *t)
+/* bins_place()'s report of a wider interval: every device's bins follow. */
+static void on_move(void *ctx, const struct bins_move *m)
 {
+	struct blk_timeline *t = ctx;
+
 	for (unsigned i = 0; i < t->ndev; i++) {
 		struct tl_dev *d = t->dev[i];
 
-		if (!d || !d->nbins)
-			continue;
-		for (uint64_t k = 0; k < d->nbins; k++) {
-			struct blk_bin b = d->bins[k];
-
-			if (k)
-				memset(&d->bins[k], 0, sizeof(b));
-			if (k / 2 == k)
-				continue;
-			bin_add(&d->bins[k / 2], &b);
-		}
+		if (d && d->nbins)
+			bins_move_array(m, d->bins, d->nbins, sizeof(*d->bins), bin_add);
 	}
-	if (t->interval > UINT64_MAX / 2)
-		t->interval = UINT64_MAX;
-	else
-		t->interval *= 2;
-	t->widened++;
 	t->cur_hi = 0; /* drop the cache */
 }
 
 /* Index of the bin holding time ts, widening the interval until it fits under max_bins. */
 static uint64_t bin_of(struct blk_timeline *t, uint64_t ts)
 {
-	uint64_t off;
-
 	if (ts >= t->cur_lo && ts < t->cur_hi)
 		return t->cur_idx;
-	off = ts > t->start ? ts - t->start : 0;
-	while (off / t->interval >= t->o.max_bins)
-		widen(t);
-	t->cur_idx = off / t->interval;
-	t->cur_lo = t->start + t->cur_idx * t->interval;
-	t->cur_hi = t->cur_lo + t->interval;
-	if (t->cur_hi < t->cur_lo)
-		t->cur_hi = UINT64_MAX;
+	t->cur_idx = bins_place(&t->clock, ts, on_move, t);
+	t->cur_lo = bins_start_of(&t->clock, t->cur_idx);
+	t->cur_hi = bins_end_of(&t->clock, t->cur_idx);
 	return t->cur_idx;
 }
 
@@ -129,16 +119,20 @@ enum spread_what { SPREAD_DEPTH, SPREAD_IDLE };
 static void spread(struct blk_timeline *t, struct tl_dev *d, uint64_t a, uint64_t b,
                    enum spread_what what, uint64_t depth)
 {
+	bin_of(t, b); /* the interval is final for the whole span once its end fits */
 	while (a < b) {
-		uint64_t idx = bin_of(t, a), hi = t->cur_hi, seg = (b < hi ? b : hi) - a;
+		uint64_t idx, seg = bins_segment(&t->clock, a, b, &idx);
 		struct blk_bin *bin = bin_at(d, idx, t->o.max_bins);
 
 		if (!bin)
 			return;
-		if (what == SPREAD_DEPTH)
+		if (what == SPREAD_DEPTH) {
 			bin->depth_area += depth * seg;
-		else
+			if (depth > bin->depth_max)
+				bin->depth_max = depth;
+		} else {
 			bin->idle_ns += seg;
+		}
 		a += seg;
 	}
 }
@@ -161,7 +155,7 @@ static __attribute__((noinline, cold)) struct tl_dev *new_dev(struct blk_timelin
 		return NULL;
 	d = t->dev[dev] = blk_zalloc(sizeof(*d));
 	if (d) {
-		d->last_change = d->idle_since = t->start;
+		d->last_change = d->idle_since = t->clock.origin;
 		d->last_end = NONE;
 	}
 	return d;
@@ -177,7 +171,8 @@ void blk_timeline_feed_slow(struct blk_timeline *t, unsigned dev, const struct b
 	if (blk_is_notify(ev))
 		return;
 	if (!t->have_start) {
-		t->start = t->end = ts;
+		bins_start(&t->clock, ts);
+		t->end = ts;
 		t->have_start = 1;
 	}
 	if (ts > t->end)
@@ -218,6 +213,8 @@ void blk_timeline_finish(struct blk_timeline *t, uint64_t start_ns, uint64_t end
 	t->finished = 1;
 	if (end_ns > t->end)
 		t->end = end_ns;
+	if (t->have_start)
+		bin_of(t, t->end); /* every bin of the trace fits: the count is final */
 	for (unsigned i = 0; i < t->ndev; i++) {
 		struct tl_dev *d = t->dev[i];
 
@@ -235,19 +232,24 @@ void blk_timeline_finish(struct blk_timeline *t, uint64_t start_ns, uint64_t end
 
 uint64_t blk_timeline_interval(const struct blk_timeline *t)
 {
-	return t->interval;
+	return t->clock.width;
 }
 
 unsigned blk_timeline_widened(const struct blk_timeline *t)
 {
-	return t->widened;
+	return t->clock.widened;
+}
+
+const struct bins *blk_timeline_clock(const struct blk_timeline *t)
+{
+	return &t->clock;
 }
 
 uint64_t blk_timeline_nbins(const struct blk_timeline *t)
 {
 	if (!t->have_start)
 		return 0;
-	return (t->end - t->start) / t->interval + 1;
+	return bins_index(&t->clock, t->end) + 1;
 }
 
 struct blk_bin blk_timeline_bin(const struct blk_timeline *t, unsigned dev, uint64_t idx)
@@ -264,9 +266,9 @@ json_t *blk_timeline_bin_json(const struct blk_timeline *t, unsigned dev, uint64
 {
 	uint64_t nb = blk_timeline_nbins(t);
 	struct blk_bin b = blk_timeline_bin(t, dev, k);
-	uint64_t lo = t->start + k * t->interval;
+	uint64_t lo = bins_start_of(&t->clock, k);
 	/* the last bin ends with the trace: rates over the time it covers */
-	uint64_t width = k + 1 < nb ? t->interval : t->end - lo;
+	uint64_t width = k + 1 < nb ? t->clock.width : t->end - lo;
 	double secs;
 	json_t *e = json_object();
 
@@ -280,9 +282,11 @@ json_t *blk_timeline_bin_json(const struct blk_timeline *t, unsigned dev, uint64
 	json_object_set_new(e, "read_mbps", json_real((double)b.read_bytes / 1e6 / secs));
 	json_object_set_new(e, "write_mbps", json_real((double)b.write_bytes / 1e6 / secs));
 	json_object_set_new(e, "ios", json_integer((json_int_t)b.ios));
+	json_object_set_new(e, "write_ios", json_integer((json_int_t)b.write_ios));
 	json_object_set_new(e, "iops", json_real((double)b.ios / secs));
 	json_object_set_new(e, "seeks", json_integer((json_int_t)b.seeks));
 	json_object_set_new(e, "depth", json_real((double)b.depth_area / (double)width));
+	json_object_set_new(e, "depth_max", json_integer((json_int_t)b.depth_max));
 	json_object_set_new(e, "idle_ns", json_integer((json_int_t)b.idle_ns));
 	json_object_set_new(e, "idle_frac", json_real((double)b.idle_ns / (double)width));
 	return e;
@@ -332,9 +336,9 @@ static int ops_root_json(void *s, json_t *root)
 	const struct blk_timeline *t = s;
 
 	json_object_set_new(root, "timeline",
-	                    json_pack("{sIsIsIsIsI}", "interval_ns", (json_int_t)t->interval,
+	                    json_pack("{sIsIsIsIsI}", "interval_ns", (json_int_t)t->clock.width,
 	                              "requested_interval_ns", (json_int_t)t->o.interval_ns,
-	                              "widened", (json_int_t)t->widened, "bins",
+	                              "widened", (json_int_t)t->clock.widened, "bins",
 	                              (json_int_t)blk_timeline_nbins(t), "max_bins",
 	                              (json_int_t)t->o.max_bins));
 	return 0;

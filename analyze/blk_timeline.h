@@ -4,13 +4,16 @@
 #define IOTAPE_ANALYZE_BLK_TIMELINE_H
 
 #include "analyze/blk_sink.h"
+#include "common/bins.h"
 
 struct blk_bin {
 	uint64_t read_bytes, write_bytes; /* completed, with data */
 	uint64_t ios;                     /* completions with data */
+	uint64_t write_ios;               /* the writes among them */
 	uint64_t seeks;                   /* issues at a non-zero distance from the previous one */
 	uint64_t idle_ns;                 /* time inside idle gaps of at least the threshold */
 	uint64_t depth_area;              /* integral of the depth, depth x ns */
+	uint64_t depth_max;               /* most requests outstanding at once in the bin */
 };
 
 struct blk_timeline;
@@ -22,6 +25,8 @@ void blk_timeline_finish(struct blk_timeline *t, uint64_t start_ns, uint64_t end
 /* Effective bin width (doubles each time the bin count would pass opts.max_bins). */
 uint64_t blk_timeline_interval(const struct blk_timeline *t);
 unsigned blk_timeline_widened(const struct blk_timeline *t);
+/* The bins' clock: bin k starts at start + k * interval (every device alike). */
+const struct bins *blk_timeline_clock(const struct blk_timeline *t);
 /* Bins of the whole trace (same for every device once finished). */
 uint64_t blk_timeline_nbins(const struct blk_timeline *t);
 /* Bin idx of dev; a zero bin when the device has none there. */
@@ -49,10 +54,9 @@ struct blk_timeline {
 	struct blk_opts o;
 	struct tl_dev **dev;
 	unsigned ndev;
-	uint64_t start, end;
+	struct bins clock; /* relative to the first event, max_bins bins */
+	uint64_t end;
 	int have_start;
-	uint64_t interval;
-	unsigned widened;
 	uint64_t cur_lo, cur_hi, cur_idx; /* cache: the bin of the last lookup */
 	int finished;
 };
@@ -67,7 +71,8 @@ blk_timeline_account(struct tl_dev *d, struct blk_bin *bin, const struct blk_eve
 {
 	d->known = 1;
 	if (act == BLK_A_ISSUE) {
-		d->inflight++;
+		if (++d->inflight > bin->depth_max)
+			bin->depth_max = d->inflight;
 		if (ev->bytes >> 9) {
 			if (d->last_end != UINT64_MAX && ev->sector != d->last_end)
 				bin->seeks++;
@@ -81,10 +86,12 @@ blk_timeline_account(struct tl_dev *d, struct blk_bin *bin, const struct blk_eve
 		d->idle_since = ev->time;
 	if (act == BLK_A_COMPLETE && ev->bytes) {
 		bin->ios++;
-		if (blk_is_write(ev))
+		if (blk_is_write(ev)) {
+			bin->write_ios++;
 			bin->write_bytes += ev->bytes;
-		else
+		} else {
 			bin->read_bytes += ev->bytes;
+		}
 	}
 }
 
@@ -115,6 +122,8 @@ blk_timeline_feed_inline(struct blk_timeline *t, unsigned dev, const struct blk_
 	bin = &d->bins[t->cur_idx];
 	if (ts > d->last_change) {
 		bin->depth_area += (uint64_t)d->inflight * (ts - d->last_change);
+		if (d->inflight > bin->depth_max)
+			bin->depth_max = d->inflight;
 		d->last_change = ts;
 	}
 	if (act == BLK_A_ISSUE && !d->inflight && ts > d->idle_since &&

@@ -11,7 +11,7 @@
 #include "cli/inputs.h"
 #include "analyze/blk_sink.h"
 #include "compare/compare.h"
-#include "report/report_run.h"
+#include "analyze/run_summary.h"
 #include "formats/blktrace.h"
 
 const char usage_compare[] =
@@ -49,10 +49,33 @@ static size_t read_json(void *buf, size_t len, void *arg)
 	return n < 0 ? (size_t)-1 : (size_t)n;
 }
 
+/* A run's summary alone: the pass as analyze runs it (no graphs), the NFS statistics. */
+struct summary_feed {
+	struct run_summary s;
+	struct blk_opts o;
+};
+
+static int feed_block(void *ctx, struct bt_reader *rd, struct iot_err *e)
+{
+	struct summary_feed *f = ctx;
+
+	return run_summary_block(&f->s, rd, &f->o, NULL, NULL, e);
+}
+
+static int feed_packets(void *ctx, struct pcap_src *src, const struct manifest *clock,
+                        struct iot_err *e)
+{
+	struct summary_feed *f = ctx;
+
+	(void)clock; /* the summary has no time axis to share */
+	return run_summary_packets(&f->s, src, NULL, NULL, e);
+}
+
 /* A saved summary (a JSON document), or anything else analyzed here as a run. */
 static int load_input(const char *path, uint64_t idle_ns, json_t **summary, json_t **manifest)
 {
-	struct report_run run;
+	struct summary_feed run;
+	struct run_feed feed = {feed_block, feed_packets, &run};
 	struct cli_input ci;
 	json_error_t je;
 	int ret;
@@ -70,10 +93,16 @@ static int load_input(const char *path, uint64_t idle_ns, json_t **summary, json
 		cli_input_release(&ci);
 		return ret;
 	}
-	ret = report_load_run(&ci, 0, idle_ns, &run, manifest);
+	if (run_summary_init(&run.s)) {
+		cli_input_release(&ci);
+		return error("out of memory"), EXIT_SYSTEM;
+	}
+	blk_opts_init(&run.o);
+	run.o.idle_threshold_ns = idle_ns;
+	ret = load_run(&ci, &feed, manifest);
 	if (!ret)
-		*summary = json_incref(run.summary);
-	report_run_release(&run);
+		*summary = json_incref(run.s.doc);
+	run_summary_release(&run.s);
 	cli_input_release(&ci);
 	return ret;
 }

@@ -88,16 +88,13 @@ static json_t *load_manifest(const char *mpath)
 }
 
 /* Shared with cmd-compare.c through cli/runs.h. */
-int report_load_run(struct cli_input *ci, uint64_t interval_ns, uint64_t idle_ns,
-                    struct report_run *r, json_t **manifest)
+int load_run(struct cli_input *ci, const struct run_feed *f, json_t **manifest)
 {
 	struct iot_err e;
 	int ret;
 
 	*manifest = NULL;
-	if (report_run_init(r, interval_ns, idle_ns))
-		return error("out of memory"), EXIT_SYSTEM;
-	if (ci->block && (ret = report_run_block(r, ci->block, &e)))
+	if (ci->block && (ret = f->block(f->ctx, ci->block, &e)))
 		return input_error(&e, ret);
 	if (ci->capture) {
 		struct pcap_src *src;
@@ -111,7 +108,7 @@ int report_load_run(struct cli_input *ci, uint64_t interval_ns, uint64_t idle_ns
 			ci->capture = NULL; /* taken by the source */
 		if (!ret) {
 			/* block and packets of one capture: one time axis via the clock pairs */
-			ret = report_run_packets(r, src, have_m ? &m : NULL, &e);
+			ret = f->packets(f->ctx, src, have_m ? &m : NULL, &e);
 			pcap_src_free(src);
 			if (ret)
 				iot_err_prefix(&e, "'%s'", name);
@@ -124,6 +121,17 @@ int report_load_run(struct cli_input *ci, uint64_t interval_ns, uint64_t idle_ns
 	}
 	*manifest = load_manifest(ci->manifest);
 	return EXIT_OK;
+}
+
+static int feed_block(void *ctx, struct bt_reader *rd, struct iot_err *e)
+{
+	return report_run_block(ctx, rd, e);
+}
+
+static int feed_packets(void *ctx, struct pcap_src *src, const struct manifest *clock,
+                        struct iot_err *e)
+{
+	return report_run_packets(ctx, src, clock, e);
 }
 
 int cmd_report(int argc, char **argv)
@@ -215,19 +223,25 @@ int cmd_report(int argc, char **argv)
 	for (size_t i = 0; i < n; i++) {
 		const char *path = argv[optind + (int)i];
 
-		in[i].path = path;
-		in[i].label = nlabels ? labels[i] : NULL;
+		struct run_feed feed = {feed_block, feed_packets, &runs[i]};
 		struct cli_input ci;
 
+		in[i].path = path;
+		in[i].label = nlabels ? labels[i] : NULL;
+		if (report_run_init(&runs[i], interval, idle)) {
+			ret = EXIT_SYSTEM;
+			error("out of memory");
+			goto out;
+		}
 		ret = cli_input_open(&ci, path, 0);
 		if (!ret)
-			ret = report_load_run(&ci, interval, idle, &runs[i], &in[i].manifest);
+			ret = load_run(&ci, &feed, &in[i].manifest);
 		cli_input_release(&ci);
 		if (ret)
 			goto out;
-		in[i].bins = &runs[i].bins;
-		in[i].nfs = runs[i].has_nfs ? &runs[i].nfs : NULL;
-		in[i].summary = runs[i].summary;
+		in[i].blk = runs[i].s.has_block ? runs[i].s.blk : NULL;
+		in[i].nfs = runs[i].s.has_nfs ? &runs[i].nfs : NULL;
+		in[i].summary = runs[i].s.doc;
 		if (compare_add(&cmp, path, in[i].summary, in[i].manifest, in[i].label, &e)) {
 			ret = EXIT_SYSTEM;
 			error("%s", e.msg);

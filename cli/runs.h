@@ -6,16 +6,30 @@
 #include <jansson.h>
 #include <stdint.h>
 
-#include "report/report_run.h"
+#include "common/err.h"
 
+struct bt_reader;
 struct cli_input;
+struct manifest;
+struct pcap_src;
 
 /*
- * Analyze one RUN, opened (cli/inputs.h: a run directory, a trace set NAME, one trace file,
- * or a packet capture) into r: block events and packets both, when the directory has both.
- * Returns an exit code after printing any error.
+ * What loading a run feeds: its block trace (a reader ready to read) and its packets, with the
+ * run's manifest as clock when it has both. The report feeds its pass with graphs
+ * (report/report_run.h), compare the summary alone (analyze/run_summary.h).
  */
-int report_load_run(struct cli_input *ci, uint64_t interval_ns, uint64_t idle_ns,
-		    struct report_run *r, json_t **manifest);
+struct run_feed {
+	int (*block)(void *ctx, struct bt_reader *rd, struct iot_err *e);
+	int (*packets)(void *ctx, struct pcap_src *src, const struct manifest *clock,
+	               struct iot_err *e);
+	void *ctx;
+};
+
+/*
+ * Read one RUN, opened (cli/inputs.h: a run directory, a trace set NAME, one trace file, or a
+ * packet capture), into f: block events and packets both, when the directory has both; its
+ * manifest, if any, into *manifest. Returns an exit code after printing any error.
+ */
+int load_run(struct cli_input *ci, const struct run_feed *f, json_t **manifest);
 
 #endif

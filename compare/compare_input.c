@@ -177,17 +177,13 @@ static double longest_gap_ns(const json_t *idle)
 	return isnan(best) && json_array_size(l) == 0 ? 0 : best;
 }
 
-static void block_values(double *v, const json_t *d, double span_ns)
+/* The values as the sinks computed them (docs/json.md); a missing one stays NaN. */
+static void block_values(double *v, const json_t *d)
 {
-	double ds = jnum(d, "span_ns");
-	double bytes = jpath(d, "reads", "bytes", NULL) + jpath(d, "writes", "bytes", NULL);
-	double ios = jpath(d, "reads", "ios", NULL) + jpath(d, "writes", "ios", NULL);
 	const json_t *idle = json_object_get(d, "idle");
 
-	if (!isnan(ds) && ds > 0)
-		span_ns = ds;
-	v[M_MBPS] = span_ns > 0 ? bytes / span_ns * 1e3 : NAN;
-	v[M_IOPS] = span_ns > 0 ? ios / span_ns * 1e9 : NAN;
+	v[M_MBPS] = jpath(d, "throughput", "mbps", NULL);
+	v[M_IOPS] = jpath(d, "throughput", "iops", NULL);
 	v[M_P50] = jpath(d, "latency_ns", "d2c", "p50") / 1e3;
 	v[M_P99] = jpath(d, "latency_ns", "d2c", "p99") / 1e3;
 	if (jpath(d, "latency_ns", "d2c", "count") == 0)
@@ -276,7 +272,6 @@ int compare_add(struct compare *c, const char *path, json_t *summary, json_t *ma
                 const char *label, struct iot_err *e)
 {
 	const json_t *devs = json_object_get(summary, "devices");
-	double span = jnum(summary, "span_ns");
 	size_t ndev = json_is_array(devs) ? json_array_size(devs) : 0;
 	struct cmp_sample *s;
 	int ret;
@@ -317,7 +312,7 @@ int compare_add(struct compare *c, const char *path, json_t *summary, json_t *ma
 		else
 			s->attr[CMP_ATTR_DEVICE] = dev;
 		s->attr[CMP_ATTR_FILESYSTEM] = device_fs(md);
-		block_values(s->v, d, span);
+		block_values(s->v, d);
 		/* NFS numbers belong to the run, not to a device: count them once */
 		if (i == 0)
 			nfs_values(c, s, summary);

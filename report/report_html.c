@@ -7,6 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/blk_idle.h"
+#include "analyze/blk_timeline.h"
+#include "report/report_grid.h"
+
 #include "report/report_int.h"
 #include "report/report_svg.h"
 #include "common/xml.h"
@@ -160,7 +164,7 @@ static void section_manifests(FILE *f, const struct report_input *in, size_t n)
 		if (!in[i].manifest)
 			continue;
 		fputs("<h3>", f);
-		swatch(f, run_colors[i % NCOLORS]);
+		swatch(f, run_color(i));
 		xml_puts(f, run_label(&in[i]));
 		fputs("</h3>\n", f);
 		key_facts(f, in[i].manifest);
@@ -207,20 +211,16 @@ static void section_summary(FILE *f, const struct report_input *in, size_t n)
 	      f);
 	for (size_t i = 0; i < n; i++) {
 		const json_t *devs = json_object_get(in[i].summary, "devices"), *d;
-		double span = jd(in[i].summary, "span_ns", 0, 0);
 		size_t k;
 
 		json_array_foreach(devs, k, d)
 		{
-			double ds = jd(d, "span_ns", 0, 0), s = !isnan(ds) && ds > 0 ? ds : span;
-			double bytes = jd(d, "reads", "bytes", 0) + jd(d, "writes", "bytes", 0);
-			double ios = jd(d, "reads", "ios", 0) + jd(d, "writes", "ios", 0);
 			const json_t *dev = json_object_get(d, "dev");
 			const json_t *lat =
 			    json_object_get(json_object_get(d, "latency_ns"), "d2c");
 
 			fputs("<tr><td>", f);
-			swatch(f, run_colors[i % NCOLORS]);
+			swatch(f, run_color(i));
 			xml_puts(f, run_label(&in[i]));
 			fputs("</td>", f);
 			td_text(f, json_is_string(dev) ? json_string_value(dev) : "?");
@@ -228,8 +228,8 @@ static void section_summary(FILE *f, const struct report_input *in, size_t n)
 			td_num(f, jd(d, "reads", "bytes", 0) / 1e6, 1);
 			td_num(f, jd(d, "writes", "ios", 0), 0);
 			td_num(f, jd(d, "writes", "bytes", 0) / 1e6, 1);
-			td_num(f, s > 0 ? bytes / s * 1e3 : NAN, 2);
-			td_num(f, s > 0 ? ios / s * 1e9 : NAN, 1);
+			td_num(f, jd(d, "throughput", "mbps", 0), 2);
+			td_num(f, jd(d, "throughput", "iops", 0), 1);
 			td_num(f, jd(lat, "mean", 0, 0) / 1e3, 1);
 			td_num(f, jd(lat, "p50", 0, 0) / 1e3, 1);
 			td_num(f, jd(lat, "p99", 0, 0) / 1e3, 1);
@@ -247,25 +247,38 @@ static void section_summary(FILE *f, const struct report_input *in, size_t n)
 
 /* ---- graphs ---- */
 
+/* One device of one run: its plotted points, idle shading and density grid. */
 struct devrun {
-	size_t run; /* index into the inputs */
-	const struct rpt_dev *d;
+	size_t run;                      /* index into the inputs */
+	unsigned idx;                    /* the pass's device index */
+	const struct rpt_grid_dev *grid; /* NULL: no issue with data */
+	const struct bins *clock;        /* the grid's (the timeline's) */
 	struct report_points p;
 	struct svg_band *bands;
 	size_t nbands;
 };
 
-static int make_bands(struct devrun *dr, const struct rpt_run *r, const char *color)
+/*
+ * Idle shading from the sinks: each plotted point with idle time in the timeline's bins, darker
+ * the idler it was, and every gap the idle sink lists (analyze's "longest") exactly, never
+ * thinner than a pixel and a half. The data-* attributes carry the nanoseconds, so that a test
+ * can hold the shading to analyze's figures.
+ */
+static int make_bands(struct devrun *dr, const struct blk_analysis *a, const char *color)
 {
-	size_t cap = dr->p.n + dr->d->ntop, n = 0;
+	const struct blk_idle_dev *g = blk_idle_dev(blk_analysis_sink(a, &blk_idle_ops), dr->idx);
+	unsigned ngaps = g ? g->ntop : 0;
+	uint64_t t0 = blk_analysis_start(a);
+	size_t n = 0;
 
-	dr->bands = calloc(cap ? cap : 1, sizeof(*dr->bands));
+	dr->bands = calloc(dr->p.n + ngaps + 1, sizeof(*dr->bands));
 	if (!dr->bands)
 		return -ENOMEM;
 	for (size_t j = 0; j < dr->p.n; j++) {
 		double w = j + 1 < dr->p.n ? dr->p.x[j + 1] - dr->p.x[j] : 0, x0, x1;
+		struct svg_band *b = &dr->bands[n];
 
-		if (dr->p.idle_frac[j] < 0.01)
+		if (!dr->p.idle_ns[j])
 			continue;
 		if (j + 1 >= dr->p.n && j > 0)
 			w = dr->p.x[j] - dr->p.x[j - 1];
@@ -273,16 +286,21 @@ static int make_bands(struct devrun *dr, const struct rpt_run *r, const char *co
 		x1 = dr->p.x[j] + w / 2;
 		if (x0 < 0)
 			x0 = 0;
-		dr->bands[n++] =
-		    (struct svg_band){x0, x1, 0.08 + 0.3 * dr->p.idle_frac[j], color, 0};
+		*b = (struct svg_band){x0, x1, 0.08 + 0.3 * dr->p.idle_frac[j], color, 0, ""};
+		snprintf(b->attrs, sizeof(b->attrs), "class=\"idle\" data-run=\"%zu\" data-idle-ns=\"%llu\"",
+		         dr->run, (unsigned long long)dr->p.idle_ns[j]);
+		n++;
 	}
-	/* the longest gaps exactly, never thinner than a pixel and a half */
-	for (unsigned g = 0; g < dr->d->ntop; g++)
-		dr->bands[n++] = (struct svg_band){
-		    (double)dr->d->top[g].start / 1e9,
-		    (double)(dr->d->top[g].start + dr->d->top[g].len) / 1e9, 0.25, color, 1.5};
+	for (unsigned k = 0; k < ngaps; k++) {
+		uint64_t s0 = g->top[k].start - t0, s1 = g->top[k].end - t0;
+		struct svg_band *b = &dr->bands[n++];
+
+		*b = (struct svg_band){(double)s0 / 1e9, (double)s1 / 1e9, 0.25, color, 1.5, ""};
+		snprintf(b->attrs, sizeof(b->attrs),
+		         "class=\"idle-gap\" data-run=\"%zu\" data-start-ns=\"%llu\" data-end-ns=\"%llu\"",
+		         dr->run, (unsigned long long)s0, (unsigned long long)s1);
+	}
 	dr->nbands = n;
-	(void)r;
 	return 0;
 }
 
@@ -290,7 +308,7 @@ static int make_bands(struct devrun *dr, const struct rpt_run *r, const char *co
 #define MAX_DOTS 3000u
 
 /* Sparse data as dots (visible at any zoom), dense data as a density image. */
-static char *offset_png(const struct rpt_run *r, const struct rpt_dev *d, double xmax_s,
+static char *offset_png(const struct bins *clock, const struct rpt_grid_dev *d, double xmax_s,
                         uint64_t smin, uint64_t smax, unsigned cols, unsigned rows,
                         struct svg_dot *dots, size_t *ndots)
 {
@@ -303,21 +321,21 @@ static char *offset_png(const struct rpt_run *r, const struct rpt_dev *d, double
 
 	if (!cnt || !px)
 		goto out;
-	for (unsigned k = 0; k < r->nbins && k < RPT_MAX_BINS; k++) {
-		double t = ((double)k + 0.5) * (double)r->width / 1e9;
+	for (uint64_t k = 0; k < d->ncell; k++) {
+		double t = ((double)k + 0.5) * (double)clock->width / 1e9;
 		unsigned c = (unsigned)(t / xmax_s * cols);
 
 		if (c >= cols)
 			c = cols - 1;
 		for (unsigned i = 0; i < RPT_ROWS; i++) {
-			uint32_t rd = d->grid[k][i][0], wr = d->grid[k][i][1];
+			uint32_t rd = d->cell[k][i][0], wr = d->cell[k][i][1];
 			double s0, s1;
 			unsigned r0, r1;
 
 			if (!rd && !wr)
 				continue;
-			s0 = (double)(d->row_lo + (uint64_t)i * d->row_span);
-			s1 = s0 + (double)d->row_span;
+			s0 = (double)(d->row_lo + ((uint64_t)i << d->shift));
+			s1 = s0 + (double)(1ull << d->shift);
 			if (s0 < (double)smin)
 				s0 = (double)smin;
 			if (s1 > (double)smax + 1)
@@ -418,11 +436,11 @@ static void device_graphs(struct emit *em, const struct report_input *in, struct
 	for (size_t i = 0; i < n; i++) {
 		memcpy(bands + nb, dr[i].bands, dr[i].nbands * sizeof(*bands));
 		nb += dr[i].nbands;
-		if (dr[i].d->grid_init) {
-			if (dr[i].d->min_sector < smin)
-				smin = dr[i].d->min_sector;
-			if (dr[i].d->max_sector > smax)
-				smax = dr[i].d->max_sector;
+		if (dr[i].grid) {
+			if (dr[i].grid->min_sector < smin)
+				smin = dr[i].grid->min_sector;
+			if (dr[i].grid->max_sector > smax)
+				smax = dr[i].grid->max_sector;
 		}
 		for (size_t j = 0; j < dr[i].p.n; j++)
 			if (!isnan(dr[i].p.p99[j]) && dr[i].p.p99[j] > latmax)
@@ -431,11 +449,11 @@ static void device_graphs(struct emit *em, const struct report_input *in, struct
 
 	/* sector offset over time: one density image per run, same axes */
 	for (size_t i = 0; i < n && smin <= smax; i++) {
-		const struct rpt_run *r = in[dr[i].run].bins;
 		struct svg_dot *dots = malloc(MAX_DOTS * sizeof(*dots));
 		size_t ndots = 0;
-		char *png =
-		    dots ? offset_png(r, dr[i].d, xmax, smin, smax, 1000, 200, dots, &ndots) : NULL;
+		char *png = dots && dr[i].grid ? offset_png(dr[i].clock, dr[i].grid, xmax, smin, smax,
+		                                            1000, 200, dots, &ndots)
+		                               : NULL;
 		struct svg_image img = {png, (double)smin * 512, (double)(smax + 1) * 512};
 		struct svg_chart c = {.id = id,
 		                      .title = title,
@@ -488,11 +506,11 @@ static void device_graphs(struct emit *em, const struct report_input *in, struct
 	if (multi) {
 		CHART("mbps", "throughput", "MB/s",
 		      for (size_t i = 0; i < n; i++)
-		          series_set(&ser[k++], names[i], run_colors[dr[i].run % NCOLORS], &dr[i].p,
+		          series_set(&ser[k++], names[i], run_color(dr[i].run), &dr[i].p,
 		                     dr[i].p.mbps, dr[i].p.mbps_lo, dr[i].p.mbps_hi, false));
 		CHART("iops", "IOPS", "IO/s",
 		      for (size_t i = 0; i < n; i++)
-		          series_set(&ser[k++], names[i], run_colors[dr[i].run % NCOLORS], &dr[i].p,
+		          series_set(&ser[k++], names[i], run_color(dr[i].run), &dr[i].p,
 		                     dr[i].p.iops, dr[i].p.iops_lo, dr[i].p.iops_hi, false));
 	} else {
 		CHART("mbps", "throughput", "MB/s", {
@@ -515,12 +533,12 @@ static void device_graphs(struct emit *em, const struct report_input *in, struct
 	CHART("seeks", "seeks per second", "seeks/s",
 	      for (size_t i = 0; i < n; i++)
 	          series_set(&ser[k++], multi ? names[i] : "seeks",
-	                     multi ? run_colors[dr[i].run % NCOLORS] : "#2ca02c", &dr[i].p,
+	                     multi ? run_color(dr[i].run) : "#2ca02c", &dr[i].p,
 	                     dr[i].p.seeks, dr[i].p.seeks_lo, dr[i].p.seeks_hi, false));
 	CHART("qdepth", "queue depth (issued, not completed; band: min mean .. max)", "requests",
 	      for (size_t i = 0; i < n; i++)
 	          series_set(&ser[k++], multi ? names[i] : "depth",
-	                     multi ? run_colors[dr[i].run % NCOLORS] : "#9467bd", &dr[i].p,
+	                     multi ? run_color(dr[i].run) : "#9467bd", &dr[i].p,
 	                     dr[i].p.qd, dr[i].p.qd_lo, dr[i].p.qd_hi, false));
 	/* latency in ms or us, whichever reads better */
 	lat_div = latmax >= 1e6 ? 1e6 : 1e3;
@@ -542,7 +560,7 @@ static void device_graphs(struct emit *em, const struct report_input *in, struct
 	CHART(
 	    "d2c", "D2C latency per interval (p50 solid, p99 dashed)", lat_unit,
 	    for (size_t i = 0; i < n; i++) {
-		    const char *col = multi ? run_colors[dr[i].run % NCOLORS] : "#1f77b4";
+		    const char *col = multi ? run_color(dr[i].run) : "#1f77b4";
 
 		    series_set(&ser[k++], names[n + 2 * i], col, &dr[i].p, dr[i].p.p50, NULL, NULL,
 		               false);
@@ -590,28 +608,50 @@ static void device_name(FILE *f, const struct report_input *in, size_t n, uint32
 	}
 }
 
+/* The devices of a run with graphs: the first RPT_GRID_DEVICES the pass numbered. */
+static unsigned graphed(const struct blk_analysis *a)
+{
+	unsigned n = a ? blk_analysis_ndevices(a) : 0;
+
+	return n < RPT_GRID_DEVICES ? n : RPT_GRID_DEVICES;
+}
+
+static double span_s(const struct blk_analysis *a)
+{
+	return a ? (double)(blk_analysis_end(a) - blk_analysis_start(a)) / 1e9 : 0;
+}
+
 static void section_devices(struct emit *em, const struct report_input *in, size_t n,
                             uint64_t width, double xmax_min)
 {
-	uint32_t devs[RPT_MAX_DEVICES * 4];
+	uint32_t *devs = NULL;
 	size_t ndevs = 0;
 	bool one_each = true;
 	double xmax = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		const struct rpt_run *r = in[i].bins;
+		const struct blk_analysis *a = in[i].blk;
 
-		one_each &= r->ndev == 1;
-		if ((double)rpt_run_span(r) / 1e9 > xmax)
-			xmax = (double)rpt_run_span(r) / 1e9;
-		for (unsigned k = 0; k < r->ndev; k++) {
+		one_each &= a && blk_analysis_ndevices(a) == 1;
+		if (span_s(a) > xmax)
+			xmax = span_s(a);
+		for (unsigned k = 0; k < graphed(a); k++) {
+			uint32_t dev = blk_analysis_device(a, k), *p;
 			size_t j;
 
 			for (j = 0; j < ndevs; j++)
-				if (devs[j] == r->dev[k]->dev)
+				if (devs[j] == dev)
 					break;
-			if (j == ndevs && ndevs < sizeof(devs) / sizeof(devs[0]))
-				devs[ndevs++] = r->dev[k]->dev;
+			if (j < ndevs)
+				continue;
+			p = realloc(devs, (ndevs + 1) * sizeof(*devs));
+			if (!p) {
+				free(devs);
+				em->err = -ENOMEM;
+				return;
+			}
+			devs = p;
+			devs[ndevs++] = dev;
 		}
 	}
 	if (xmax < xmax_min)
@@ -619,7 +659,7 @@ static void section_devices(struct emit *em, const struct report_input *in, size
 	if (xmax <= 0)
 		xmax = 1e-6;
 	/* every run traced one device: compare them on the same graphs whatever their names */
-	if (one_each && n > 1)
+	if (one_each && n > 1 && ndevs)
 		ndevs = 1;
 	for (size_t j = 0; j < ndevs && !em->err; j++) {
 		struct devrun *dr = calloc(n, sizeof(*dr));
@@ -628,19 +668,23 @@ static void section_devices(struct emit *em, const struct report_input *in, size
 
 		if (!dr) {
 			em->err = -ENOMEM;
-			return;
+			break;
 		}
-		for (size_t i = 0; i < n; i++) {
-			const struct rpt_run *r = in[i].bins;
+		for (size_t i = 0; i < n && !em->err; i++) {
+			const struct blk_analysis *a = in[i].blk;
+			const struct rpt_grid *grid = a ? blk_analysis_sink(a, &rpt_grid_ops) : NULL;
 
-			for (unsigned k = 0; k < r->ndev; k++) {
-				if (!(one_each && n > 1) && r->dev[k]->dev != devs[j])
+			for (unsigned k = 0; k < graphed(a); k++) {
+				if (!(one_each && n > 1) && blk_analysis_device(a, k) != devs[j])
 					continue;
 				dr[m].run = i;
-				dr[m].d = r->dev[k];
-				if (report_points_make(r, r->dev[k], width, &dr[m].p) ||
-				    make_bands(&dr[m], r,
-				               n > 1 ? run_colors[i % NCOLORS] : IDLE_COLOR)) {
+				dr[m].idx = k;
+				dr[m].grid = grid ? rpt_grid_dev(grid, k) : NULL;
+				dr[m].clock = grid ? &grid->clock : NULL;
+				if (report_points_make(a, k, width, &dr[m].p) ||
+				    make_bands(&dr[m], a, n > 1 ? run_color(i) : IDLE_COLOR)) {
+					report_points_release(&dr[m].p);
+					free(dr[m].bands);
 					em->err = -ENOMEM;
 					break;
 				}
@@ -658,7 +702,8 @@ static void section_devices(struct emit *em, const struct report_input *in, size
 		        one_each && n > 1 ? " (and the one device of every other run)" : "");
 		fprintf(em->f,
 		        "<p class=\"note\">Shaded: idle time (no request outstanding for "
-		        "at least the idle threshold); darker where an interval was idler. "
+		        "at least the idle threshold); darker where an interval was idler, and "
+		        "the longest gaps (as analyze lists them) exactly. "
 		        "Bands around lines: minimum and maximum of the finer intervals "
 		        "inside each plotted point. Plotted interval: %.6g ms.</p>\n",
 		        (double)width / 1e6);
@@ -670,6 +715,7 @@ static void section_devices(struct emit *em, const struct report_input *in, size
 		}
 		free(dr);
 	}
+	free(devs);
 }
 
 /* The plotted interval: a power-of-two multiple of every run's bin width, at most
@@ -680,10 +726,16 @@ static uint64_t plot_width(const struct report_input *in, size_t n, const struct
 	unsigned maxp = o->max_points ? o->max_points : 600;
 
 	for (size_t i = 0; i < n; i++) {
-		if (in[i].bins->width > w)
-			w = in[i].bins->width;
-		if (rpt_run_span(in[i].bins) > span)
-			span = rpt_run_span(in[i].bins);
+		const struct blk_analysis *a = in[i].blk;
+		uint64_t iw;
+
+		if (!a)
+			continue;
+		iw = blk_timeline_interval(blk_analysis_sink(a, &blk_timeline_ops));
+		if (iw > w)
+			w = iw;
+		if (blk_analysis_end(a) - blk_analysis_start(a) > span)
+			span = blk_analysis_end(a) - blk_analysis_start(a);
 	}
 	if (o->interval_ns) {
 		while (w < o->interval_ns)
@@ -693,6 +745,39 @@ static uint64_t plot_width(const struct report_input *in, size_t n, const struct
 	while (span / w > maxp)
 		w *= 2;
 	return w;
+}
+
+/* One row of the Runs table: what the pass saw, from the summary and the pass. */
+static void run_row(FILE *f, const struct report_input *in, size_t i)
+{
+	const struct blk_analysis *a = in[i].blk;
+	const json_t *devs = json_object_get(in[i].summary, "devices"), *d;
+	double events = 0, dropped = jd(in[i].summary, "events_dropped_devices", 0, 0);
+	unsigned ndev = a ? blk_analysis_ndevices(a) : 0;
+	size_t k;
+
+	json_array_foreach(devs, k, d)
+		events += jd(d, "events", 0, 0);
+	fputs("<tr><td>", f);
+	swatch(f, run_color(i));
+	xml_puts(f, run_label(&in[i]));
+	fputs("</td>", f);
+	td_text(f, in[i].path);
+	td_num(f, jd(in[i].summary, "span_ns", 0, 0) / 1e9, 3);
+	td_num(f, events + (isnan(dropped) ? 0 : dropped), 0);
+	td_num(f, ndev, 0);
+	td_num(f,
+	       a ? (double)blk_timeline_interval(blk_analysis_sink(a, &blk_timeline_ops)) / 1e6
+	         : NAN,
+	       3);
+	fputs("<td>", f);
+	if (ndev > RPT_GRID_DEVICES)
+		fprintf(f, "graphs for the first %u devices; %u more in the tables only. ",
+		        RPT_GRID_DEVICES, ndev - RPT_GRID_DEVICES);
+	if (!isnan(dropped))
+		fprintf(f, "%.0f events on devices past the first %u were not analyzed.", dropped,
+		        BLK_MAX_DEVICES);
+	fputs("</td></tr>\n", f);
 }
 
 int report_write_html(FILE *f, const struct report_input *in, size_t n, const struct report_opts *o,
@@ -711,27 +796,10 @@ int report_write_html(FILE *f, const struct report_input *in, size_t n, const st
 	fputs("; one self-contained file (no network, no scripts).</p>\n", f);
 
 	fputs("<h2>Runs</h2>\n<table>\n<thead><tr><th>run</th><th>path</th><th>span (s)</th>"
-	      "<th>events</th><th>devices</th><th>bin width (ms)</th></tr></thead>\n",
+	      "<th>events</th><th>devices</th><th>bin width (ms)</th><th>notes</th></tr></thead>\n",
 	      f);
-	for (size_t i = 0; i < n; i++) {
-		const struct rpt_run *r = in[i].bins;
-
-		fputs("<tr><td>", f);
-		swatch(f, run_colors[i % NCOLORS]);
-		xml_puts(f, run_label(&in[i]));
-		fputs("</td>", f);
-		td_text(f, in[i].path);
-		td_num(f, (double)rpt_run_span(r) / 1e9, 3);
-		td_num(f, (double)r->events, 0);
-		td_num(f, r->ndev, 0);
-		td_num(f, (double)r->width / 1e6, 3);
-		if (r->ignored)
-			fprintf(f,
-			        "<td>%llu events on devices past the first %u are in the tables "
-			        "only</td>",
-			        (unsigned long long)r->ignored, RPT_MAX_DEVICES);
-		fputs("</tr>\n", f);
-	}
+	for (size_t i = 0; i < n; i++)
+		run_row(f, in, i);
 	fputs("</table>\n", f);
 	section_manifests(f, in, n);
 	section_summary(f, in, n);
@@ -742,7 +810,7 @@ int report_write_html(FILE *f, const struct report_input *in, size_t n, const st
 	}
 	/* packets on the block trace's clock: NFS and block graphs share one time axis */
 	for (size_t i = 0; i < n; i++) {
-		double b = (double)rpt_run_span(in[i].bins) / 1e9;
+		double b = span_s(in[i].blk);
 
 		if (in[i].nfs && in[i].nfs->aligned) {
 			double s = (double)rpt_nfs_span(in[i].nfs) / 1e9;

@@ -9,18 +9,18 @@
 
 #include <jansson.h>
 
+#include "analyze/blk_analysis.h"
+#include "common/err.h"
 #include "compare/compare.h"
 #include "report/report_nfs.h"
-#include "report/report_scan.h"
-#include "common/err.h"
 
 struct report_input {
 	const char *path;
-	const char *label;          /* legend name; NULL: the path's last component */
-	json_t *manifest;           /* may be NULL */
-	json_t *summary;            /* `iotape analyze --json` document (devices[], span_ns, nfs) */
-	const struct rpt_run *bins; /* block bins (a run with no block trace has no devices) */
-	const struct rpt_nfs *nfs;  /* NFS bins, or NULL when the run has no packets */
+	const char *label;             /* legend name; NULL: the path's last component */
+	json_t *manifest;              /* may be NULL */
+	json_t *summary;               /* `iotape analyze --json` document (devices[], span_ns, nfs) */
+	const struct blk_analysis *blk; /* the block pass (report_run.h), or NULL: no block trace */
+	const struct rpt_nfs *nfs;     /* NFS series, or NULL when the run has no packets */
 };
 
 struct report_opts {
@@ -38,7 +38,7 @@ struct report_opts {
 int report_write_html(FILE *f, const struct report_input *in, size_t n, const struct report_opts *o,
                       struct iot_err *e);
 
-/* The display reduction, exposed for tests: per-point mean/min/max of a run's bins. */
+/* The display reduction, exposed for tests: per-point mean/min/max of a run's timeline bins. */
 struct report_points {
 	size_t n;
 	double *x; /* seconds, point centre */
@@ -48,10 +48,12 @@ struct report_points {
 	double *qd, *qd_lo, *qd_hi;
 	double *p50, *p99; /* ns; NaN where no IO completed */
 	double *idle_frac; /* share of the point's time inside idle gaps */
+	uint64_t *idle_ns; /* the idle time itself (the timeline's bins summed) */
 };
 
-/* Reduce device dev of run r to points of width_ns (a multiple of r->width). */
-int report_points_make(const struct rpt_run *r, const struct rpt_dev *d, uint64_t width_ns,
+/* Reduce device idx (the pass's numbering) of a finished pass to points of width_ns, a
+ * power-of-two multiple of the timeline's interval (rounded up to one). */
+int report_points_make(const struct blk_analysis *a, unsigned idx, uint64_t width_ns,
                        struct report_points *p);
 void report_points_release(struct report_points *p);
 

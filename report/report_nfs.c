@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The report's NFS pass: per-interval operations by type, outstanding requests, response time. */
+/* The report's NFS series: per-interval operations by type, outstanding requests, response time. */
 #include "report/report_nfs.h"
 
 #include <errno.h>
@@ -12,7 +12,7 @@
 int rpt_nfs_init(struct rpt_nfs *n, uint64_t interval_ns)
 {
 	memset(n, 0, sizeof(*n));
-	n->width = interval_ns ? interval_ns : RPT_BASE_WIDTH_NS;
+	bins_init(&n->clock, interval_ns ? interval_ns : RPT_BASE_WIDTH_NS, RPT_MAX_BINS, false);
 	n->bin = calloc(RPT_MAX_BINS, sizeof(*n->bin));
 	return n->bin ? 0 : -ENOMEM;
 }
@@ -25,46 +25,34 @@ void rpt_nfs_release(struct rpt_nfs *n)
 
 void rpt_nfs_align(struct rpt_nfs *n, const struct manifest *m, uint64_t t0)
 {
-	n->clock = m;
-	n->t0 = t0;
-	n->started = true;
+	n->clock_map = m;
+	bins_start(&n->clock, t0);
 	n->aligned = true;
 }
 
 uint64_t rpt_nfs_span(const struct rpt_nfs *n)
 {
-	return n->started && n->tlast > n->t0 ? n->tlast - n->t0 : 0;
+	return n->clock.started && n->tlast > n->clock.origin ? n->tlast - n->clock.origin : 0;
 }
 
-static void nfs_double(struct rpt_nfs *n)
+static void bin_add(void *dst, const void *src)
 {
-	for (unsigned i = 0; i < RPT_MAX_BINS / 2; i++) {
-		struct rpt_nfs_bin a = n->bin[2 * i];
-		const struct rpt_nfs_bin *b = &n->bin[2 * i + 1];
+	struct rpt_nfs_bin *a = dst;
+	const struct rpt_nfs_bin *b = src;
 
-		for (unsigned s = 0; s < RPT_NFS_SLOTS; s++)
-			a.ops[s] += b->ops[s];
-		a.replies += b->replies;
-		a.errors += b->errors;
-		a.busy += b->busy;
-		for (unsigned k = 0; k < RPT_LAT_BUCKETS; k++)
-			a.srt[k] += b->srt[k];
-		n->bin[i] = a;
-	}
-	memset(&n->bin[RPT_MAX_BINS / 2], 0, RPT_MAX_BINS / 2 * sizeof(*n->bin));
-	n->width *= 2;
-	n->nbins = (n->nbins + 1) / 2;
+	for (unsigned s = 0; s < RPT_NFS_SLOTS; s++)
+		a->ops[s] += b->ops[s];
+	a->replies += b->replies;
+	a->errors += b->errors;
+	a->busy += b->busy;
+	histc_merge(&a->srt, &b->srt);
 }
 
-static unsigned nfs_bin(struct rpt_nfs *n, uint64_t t)
+static void moved(void *ctx, const struct bins_move *m)
 {
-	uint64_t rel = t > n->t0 ? t - n->t0 : 0;
+	struct rpt_nfs *n = ctx;
 
-	while (rel / n->width >= RPT_MAX_BINS)
-		nfs_double(n);
-	if (rel / n->width + 1 > n->nbins)
-		n->nbins = (unsigned)(rel / n->width + 1);
-	return (unsigned)(rel / n->width);
+	bins_move_array(m, n->bin, RPT_MAX_BINS, sizeof(*n->bin), bin_add);
 }
 
 static unsigned slot_of(struct rpt_nfs *n, const struct rpc_txn *t)
@@ -92,53 +80,45 @@ static unsigned slot_of(struct rpt_nfs *n, const struct rpc_txn *t)
 void rpt_nfs_txn(void *arg, const struct rpc_txn *t)
 {
 	struct rpt_nfs *n = arg;
-	uint64_t call = t->call_ns, end = t->replied ? t->reply_ns : t->call_ns;
-	unsigned b;
+	uint64_t call = t->call_ns, end = t->replied ? t->reply_ns : t->call_ns, b, len;
 
 	if (t->kind != RPC_KIND_NFS) {
 		n->ignored++;
 		return;
 	}
-	if (n->clock) {
-		int64_t c = manifest_real_to_trace(n->clock, (int64_t)call);
-		int64_t r = manifest_real_to_trace(n->clock, (int64_t)end);
+	if (n->clock_map) {
+		int64_t c = manifest_real_to_trace(n->clock_map, (int64_t)call);
+		int64_t r = manifest_real_to_trace(n->clock_map, (int64_t)end);
 
 		call = c > 0 ? (uint64_t)c : 0;
 		end = r > 0 ? (uint64_t)r : 0;
 	}
-	if (!n->started) {
-		n->started = true;
-		n->t0 = call;
-	}
-	if (call < n->t0) {
-		/* transactions arrive in reply order: a slow first call can predate t0 */
+	if (!n->clock.started)
+		bins_start(&n->clock, call);
+	if (call < n->clock.origin) {
+		/* transactions arrive in reply order: a slow first call can predate the origin */
 		n->clamped++;
-		call = n->t0;
+		call = n->clock.origin;
 	}
 	if (end < call)
 		end = call;
 	if (end > n->tlast)
 		n->tlast = end;
-	nfs_bin(n, end); /* the width is final for both ends once the later one fits */
-	b = nfs_bin(n, call);
+	bins_place(&n->clock, end, moved, n); /* the width is final for both ends after */
+	b = bins_place(&n->clock, call, moved, n);
 	n->txns++;
 	n->bin[b].ops[slot_of(n, t)]++;
 	if (!t->replied)
 		return;
 	n->replied++;
-	b = nfs_bin(n, end);
+	b = bins_index(&n->clock, end);
 	n->bin[b].replies++;
 	if (t->reply_stat || t->accept_stat || (t->rep.decoded && t->rep.status))
 		n->bin[b].errors++;
-	n->bin[b].srt[rpt_lat_bucket(end - call)]++;
+	histc_add(&n->bin[b].srt, end - call);
 	/* time outstanding, spread over the intervals it covers */
-	for (uint64_t from = call; from < end;) {
-		unsigned k = (unsigned)((from - n->t0) / n->width);
-		uint64_t to = n->t0 + ((uint64_t)k + 1) * n->width;
-
-		if (to > end)
-			to = end;
-		n->bin[k].busy += (double)(to - from);
-		from = to;
+	for (uint64_t from = call; from < end; from += len) {
+		len = bins_segment(&n->clock, from, end, &b);
+		n->bin[b].busy += (double)len;
 	}
 }

@@ -1,36 +1,40 @@
 /* SPDX-License-Identifier: MIT */
-/* The report's NFS pass: per-interval operations by type, outstanding requests, response time. */
+/* The report's NFS series: per-interval operations by type, outstanding requests, response time. */
 #ifndef IOTAPE_REPORT_REPORT_NFS_H
 #define IOTAPE_REPORT_REPORT_NFS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
-#include "report/report_scan.h"
+#include "common/bins.h"
+#include "common/hist.h"
 #include "formats/rpc.h"
 
 /*
- * Same memory discipline as the block bins: RPT_MAX_BINS intervals whose width doubles.
- * Operations get one of RPT_NFS_SLOTS named slots in order of first appearance; later kinds
- * share the last slot, "other". Times are the capture's, from the first call seen.
+ * The graphs' data, beside the NFS statistics (which make the tables): RPT_MAX_BINS
+ * intervals whose width doubles (common/bins.h), from the first call seen or, aligned, from
+ * the block trace's first event. Operations get one of RPT_NFS_SLOTS named slots in order of
+ * first appearance; later kinds share the last slot, "other".
  */
+#define RPT_MAX_BINS 2048u
+#define RPT_BASE_WIDTH_NS 1000ull /* bins start at 1 us and double */
 #define RPT_NFS_SLOTS 9u
 
 struct rpt_nfs_bin {
 	uint32_t ops[RPT_NFS_SLOTS]; /* calls, counted at call time */
 	uint32_t replies, errors;
 	double busy; /* outstanding requests x ns */
-	uint32_t srt[RPT_LAT_BUCKETS];
+	struct hist_coarse srt;
 };
 
 struct manifest;
 
 struct rpt_nfs {
-	struct rpt_nfs_bin *bin;
-	const struct manifest *clock; /* packet times onto the block trace's clock, or NULL */
-	bool aligned;                 /* t0 is the block run's: graphs share its time axis */
-	uint64_t t0, tlast, width;
-	bool started;
-	unsigned nbins;
+	struct rpt_nfs_bin *bin;          /* RPT_MAX_BINS */
+	struct bins clock;                /* origin: the first call, or the block run's start */
+	const struct manifest *clock_map; /* packet times onto the block trace's clock, or NULL */
+	bool aligned;                     /* on the block run's time axis */
+	uint64_t tlast;
 	char slot[RPT_NFS_SLOTS][40]; /* "v3 READ" */
 	unsigned nslots;
 	uint64_t txns, replied, ignored; /* ignored: not NFS (MOUNT, portmap, callbacks) */

@@ -43,7 +43,7 @@ static void nfs_table(FILE *f, const struct report_input *in, size_t n)
 			else
 				snprintf(vbuf, sizeof(vbuf), "%g", jd(p, "version", NULL));
 			fputs("<tr><td>", f);
-			swatch(f, run_colors[i % NCOLORS]);
+			swatch(f, run_color(i));
 			xml_puts(f, run_label(&in[i]));
 			fputs("</td>", f);
 			td_text(f, vbuf);
@@ -85,14 +85,14 @@ static int points_make(const struct rpt_nfs *nf, uint64_t width, const char *idl
                        struct nfs_points *p)
 {
 	uint64_t span = rpt_nfs_span(nf), f;
-	uint32_t lat[RPT_LAT_BUCKETS];
+	struct hist_coarse lat;
 	size_t n;
 	bool ok;
 
 	memset(p, 0, sizeof(*p));
-	if (width < nf->width)
-		width = nf->width;
-	f = width / nf->width;
+	if (width < nf->clock.width)
+		width = nf->clock.width;
+	f = width / nf->clock.width;
 	n = span ? (size_t)((span + width - 1) / width) : 1;
 	p->n = n;
 	p->x = malloc(n * sizeof(double));
@@ -115,7 +115,7 @@ static int points_make(const struct rpt_nfs *nf, uint64_t width, const char *idl
 		if (dur > width)
 			dur = width;
 		secs = (double)dur / 1e9;
-		memset(lat, 0, sizeof(lat));
+		memset(&lat, 0, sizeof(lat));
 		for (unsigned s = 0; s < RPT_NFS_SLOTS; s++)
 			p->ops[s][j] = 0;
 		for (uint64_t k = j * f; k < (j + 1) * f && k < RPT_MAX_BINS; k++) {
@@ -127,16 +127,15 @@ static int points_make(const struct rpt_nfs *nf, uint64_t width, const char *idl
 			}
 			replies += b->replies;
 			busy += b->busy;
-			for (unsigned i = 0; i < RPT_LAT_BUCKETS; i++)
-				lat[i] += b->srt[i];
+			histc_merge(&lat, &b->srt);
 		}
 		for (unsigned s = 0; s < RPT_NFS_SLOTS; s++)
 			p->ops[s][j] /= secs;
 		p->x[j] = ((double)t0 + (double)dur / 2) / 1e9;
 		p->total[j] = (double)ops / secs;
 		p->outstanding[j] = busy / (double)dur;
-		p->p50[j] = replies ? (double)rpt_lat_quantile(lat, replies, 0.5) / 1e6 : NAN;
-		p->p99[j] = replies ? (double)rpt_lat_quantile(lat, replies, 0.99) / 1e6 : NAN;
+		p->p50[j] = replies ? (double)histc_quantile(&lat, 0.5) / 1e6 : NAN;
+		p->p99[j] = replies ? (double)histc_quantile(&lat, 0.99) / 1e6 : NAN;
 		/* nothing sent, nothing outstanding: the server sat idle for the interval */
 		if (ops || busy > 0)
 			continue;
@@ -145,7 +144,7 @@ static int points_make(const struct rpt_nfs *nf, uint64_t width, const char *idl
 			    (double)(t0 + dur) / 1e9; /* one band, not stripes */
 		else
 			p->bands[p->nbands++] = (struct svg_band){
-			    (double)t0 / 1e9, (double)(t0 + dur) / 1e9, 0.3, idle_color, 1};
+			    (double)t0 / 1e9, (double)(t0 + dur) / 1e9, 0.3, idle_color, 1, ""};
 	}
 	return 0;
 }
@@ -169,8 +168,8 @@ void report_nfs_section(struct emit *em, const struct report_input *in, size_t n
 		if (!in[i].nfs || !in[i].nfs->txns)
 			continue;
 		m++;
-		if (in[i].nfs->width > width)
-			width = in[i].nfs->width;
+		if (in[i].nfs->clock.width > width)
+			width = in[i].nfs->clock.width;
 		if (rpt_nfs_span(in[i].nfs) > span)
 			span = rpt_nfs_span(in[i].nfs);
 	}
@@ -205,7 +204,7 @@ void report_nfs_section(struct emit *em, const struct report_input *in, size_t n
 	for (size_t i = 0; i < n; i++) {
 		if (!in[i].nfs || !in[i].nfs->txns)
 			continue;
-		if (points_make(in[i].nfs, width, multi ? run_colors[i % NCOLORS] : IDLE_COLOR,
+		if (points_make(in[i].nfs, width, multi ? run_color(i) : IDLE_COLOR,
 		                &pts[i])) {
 			em->err = -ENOMEM;
 			goto out;
@@ -239,7 +238,7 @@ void report_nfs_section(struct emit *em, const struct report_input *in, size_t n
 				continue;
 			if (multi) {
 				ser[k++] = (struct svg_series){run_label(&in[i]),
-				                               run_colors[i % NCOLORS],
+				                               run_color(i),
 				                               pts[i].n,
 				                               pts[i].x,
 				                               pts[i].total,
@@ -270,7 +269,7 @@ void report_nfs_section(struct emit *em, const struct report_input *in, size_t n
 			if (in[i].nfs && in[i].nfs->txns)
 				ser[k++] =
 				    (struct svg_series){multi ? run_label(&in[i]) : "outstanding",
-				                        multi ? run_colors[i % NCOLORS] : "#9467bd",
+				                        multi ? run_color(i) : "#9467bd",
 				                        pts[i].n,
 				                        pts[i].x,
 				                        pts[i].outstanding,
@@ -292,7 +291,7 @@ void report_nfs_section(struct emit *em, const struct report_input *in, size_t n
 		size_t k = 0;
 
 		for (size_t i = 0; i < n; i++) {
-			const char *col = multi ? run_colors[i % NCOLORS] : "#1f77b4";
+			const char *col = multi ? run_color(i) : "#1f77b4";
 
 			if (!in[i].nfs || !in[i].nfs->txns)
 				continue;

@@ -1,23 +1,33 @@
 /* SPDX-License-Identifier: MIT */
-/* Reducing a run's bins to plotted points: per-point mean with the min/max of finer bins. */
+/* Reducing a run's timeline bins to plotted points: per-point mean with the min/max of finer bins.
+ */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/blk_latency.h"
+#include "analyze/blk_timeline.h"
 #include "report/report_html.h"
+
+#define POINT_ARRAYS(p)                                                                            \
+	{                                                                                          \
+		&(p)->x, &(p)->rd_mbps, &(p)->wr_mbps, &(p)->mbps, &(p)->mbps_lo, &(p)->mbps_hi,   \
+		    &(p)->rd_iops, &(p)->wr_iops, &(p)->iops, &(p)->iops_lo, &(p)->iops_hi,        \
+		    &(p)->seeks, &(p)->seeks_lo, &(p)->seeks_hi, &(p)->qd, &(p)->qd_lo,            \
+		    &(p)->qd_hi, &(p)->p50, &(p)->p99, &(p)->idle_frac                             \
+	}
 
 void report_points_release(struct report_points *p)
 {
-	double **arrs[] = {&p->x,       &p->rd_mbps, &p->wr_mbps,  &p->mbps,     &p->mbps_lo,
-	                   &p->mbps_hi, &p->rd_iops, &p->wr_iops,  &p->iops,     &p->iops_lo,
-	                   &p->iops_hi, &p->seeks,   &p->seeks_lo, &p->seeks_hi, &p->qd,
-	                   &p->qd_lo,   &p->qd_hi,   &p->p50,      &p->p99,      &p->idle_frac};
+	double **arrs[] = POINT_ARRAYS(p);
 
 	for (size_t i = 0; i < sizeof(arrs) / sizeof(arrs[0]); i++) {
 		free(*arrs[i]);
 		*arrs[i] = NULL;
 	}
+	free(p->idle_ns);
+	p->idle_ns = NULL;
 	p->n = 0;
 }
 
@@ -31,21 +41,21 @@ static double maxv(double a, double b)
 	return isnan(a) || b > a ? b : a;
 }
 
-int report_points_make(const struct rpt_run *r, const struct rpt_dev *d, uint64_t width_ns,
+int report_points_make(const struct blk_analysis *a, unsigned idx, uint64_t width_ns,
                        struct report_points *p)
 {
-	double **arrs[] = {&p->x,       &p->rd_mbps, &p->wr_mbps,  &p->mbps,     &p->mbps_lo,
-	                   &p->mbps_hi, &p->rd_iops, &p->wr_iops,  &p->iops,     &p->iops_lo,
-	                   &p->iops_hi, &p->seeks,   &p->seeks_lo, &p->seeks_hi, &p->qd,
-	                   &p->qd_lo,   &p->qd_hi,   &p->p50,      &p->p99,      &p->idle_frac};
-	uint64_t span = rpt_run_span(r), f;
-	uint32_t *lat;
+	double **arrs[] = POINT_ARRAYS(p);
+	const struct blk_timeline *tl = blk_analysis_sink(a, &blk_timeline_ops);
+	const struct blk_latency *lt = blk_analysis_sink(a, &blk_latency_ops);
+	uint64_t span = blk_analysis_end(a) - blk_analysis_start(a), f;
+	uint64_t w = blk_timeline_interval(tl), nb = blk_timeline_nbins(tl);
+	struct hist_coarse *lat;
 	size_t n;
 
 	memset(p, 0, sizeof(*p));
-	if (width_ns < r->width)
-		width_ns = r->width;
-	f = width_ns / r->width;
+	if (width_ns < w)
+		width_ns = w;
+	f = width_ns / w;
 	n = (size_t)(span / width_ns) + 1;
 	if (span && span % width_ns == 0)
 		n = (size_t)(span / width_ns);
@@ -56,16 +66,18 @@ int report_points_make(const struct rpt_run *r, const struct rpt_dev *d, uint64_
 			return -ENOMEM;
 		}
 	}
-	lat = malloc(RPT_LAT_BUCKETS * sizeof(*lat));
-	if (!lat) {
+	p->idle_ns = calloc(n, sizeof(*p->idle_ns));
+	lat = malloc(sizeof(*lat));
+	if (!p->idle_ns || !lat) {
+		free(lat);
 		report_points_release(p);
 		return -ENOMEM;
 	}
 	p->n = n;
 	for (size_t j = 0; j < n; j++) {
 		uint64_t t0 = j * width_ns, dur = span > t0 ? span - t0 : 0;
-		double rd = 0, wr = 0, rio = 0, wio = 0, sk = 0, area = 0, idle = 0, secs;
-		uint64_t latn = 0;
+		double rd = 0, wr = 0, rio = 0, wio = 0, sk = 0, area = 0, secs;
+		uint64_t idle = 0;
 
 		if (dur > width_ns)
 			dur = width_ns;
@@ -74,37 +86,37 @@ int report_points_make(const struct rpt_run *r, const struct rpt_dev *d, uint64_
 		secs = (double)dur / 1e9;
 		p->mbps_lo[j] = p->mbps_hi[j] = p->iops_lo[j] = p->iops_hi[j] = NAN;
 		p->seeks_lo[j] = p->seeks_hi[j] = p->qd_lo[j] = p->qd_hi[j] = NAN;
-		memset(lat, 0, RPT_LAT_BUCKETS * sizeof(*lat));
-		for (uint64_t k = j * f; k < (j + 1) * f && k < RPT_MAX_BINS; k++) {
-			const struct rpt_bin *b = &d->bin[k];
-			uint64_t kt0 = k * r->width, kd = span > kt0 ? span - kt0 : 0;
+		memset(lat, 0, sizeof(*lat));
+		/* the last point takes the bin of the last event too (it starts at the end) */
+		for (uint64_t k = j * f; k < (j + 1 == n ? nb : (j + 1) * f) && k < nb; k++) {
+			struct blk_bin b = blk_timeline_bin(tl, idx, k);
+			const struct hist_coarse *h = blk_latency_bin(lt, idx, k);
+			uint64_t kt0 = k * w, kd = span > kt0 ? span - kt0 : 0;
 			double ks;
 
-			if (kt0 > span)
-				break;
-			if (kd > r->width)
-				kd = r->width;
+			if (kd > w)
+				kd = w;
 			ks = (double)(kd ? kd : 1) / 1e9;
-			rd += (double)b->rd_bytes;
-			wr += (double)b->wr_bytes;
-			rio += b->rd_ios;
-			wio += b->wr_ios;
-			sk += b->seeks;
-			area += b->qd_area;
-			idle += (double)b->idle_ns;
+			rd += (double)b.read_bytes;
+			wr += (double)b.write_bytes;
+			rio += (double)(b.ios - b.write_ios);
+			wio += (double)b.write_ios;
+			sk += (double)b.seeks;
+			area += (double)b.depth_area;
+			idle += b.idle_ns;
 			p->mbps_lo[j] =
-			    minv(p->mbps_lo[j], (double)(b->rd_bytes + b->wr_bytes) / ks / 1e6);
+			    minv(p->mbps_lo[j], (double)(b.read_bytes + b.write_bytes) / ks / 1e6);
 			p->mbps_hi[j] =
-			    maxv(p->mbps_hi[j], (double)(b->rd_bytes + b->wr_bytes) / ks / 1e6);
-			p->iops_lo[j] = minv(p->iops_lo[j], (b->rd_ios + b->wr_ios) / ks);
-			p->iops_hi[j] = maxv(p->iops_hi[j], (b->rd_ios + b->wr_ios) / ks);
-			p->seeks_lo[j] = minv(p->seeks_lo[j], b->seeks / ks);
-			p->seeks_hi[j] = maxv(p->seeks_hi[j], b->seeks / ks);
-			p->qd_lo[j] = minv(p->qd_lo[j], b->qd_area / (double)(kd ? kd : 1));
-			p->qd_hi[j] = maxv(p->qd_hi[j], b->qd_max);
-			latn += b->lat_n;
-			for (unsigned i = 0; i < RPT_LAT_BUCKETS; i++)
-				lat[i] += b->lat[i];
+			    maxv(p->mbps_hi[j], (double)(b.read_bytes + b.write_bytes) / ks / 1e6);
+			p->iops_lo[j] = minv(p->iops_lo[j], (double)b.ios / ks);
+			p->iops_hi[j] = maxv(p->iops_hi[j], (double)b.ios / ks);
+			p->seeks_lo[j] = minv(p->seeks_lo[j], (double)b.seeks / ks);
+			p->seeks_hi[j] = maxv(p->seeks_hi[j], (double)b.seeks / ks);
+			p->qd_lo[j] =
+			    minv(p->qd_lo[j], (double)b.depth_area / (double)(kd ? kd : 1));
+			p->qd_hi[j] = maxv(p->qd_hi[j], (double)b.depth_max);
+			if (h)
+				histc_merge(lat, h);
 		}
 		p->x[j] = ((double)t0 + (double)dur / 2) / 1e9;
 		p->rd_mbps[j] = rd / secs / 1e6;
@@ -115,9 +127,10 @@ int report_points_make(const struct rpt_run *r, const struct rpt_dev *d, uint64_
 		p->iops[j] = (rio + wio) / secs;
 		p->seeks[j] = sk / secs;
 		p->qd[j] = area / (double)dur;
-		p->idle_frac[j] = idle / (double)dur > 1 ? 1 : idle / (double)dur;
-		p->p50[j] = latn ? (double)rpt_lat_quantile(lat, latn, 0.5) : NAN;
-		p->p99[j] = latn ? (double)rpt_lat_quantile(lat, latn, 0.99) : NAN;
+		p->idle_ns[j] = idle;
+		p->idle_frac[j] = (double)idle / (double)dur > 1 ? 1 : (double)idle / (double)dur;
+		p->p50[j] = lat->count ? (double)histc_quantile(lat, 0.5) : NAN;
+		p->p99[j] = lat->count ? (double)histc_quantile(lat, 0.99) : NAN;
 		if (f == 1) {
 			/* nothing finer to show: the envelope would only repeat the line */
 			p->mbps_lo[j] = p->mbps_hi[j] = p->iops_lo[j] = p->iops_hi[j] = NAN;

@@ -1,40 +1,39 @@
 /* SPDX-License-Identifier: MIT */
-/* One run for report and compare: the analysis summary plus the report's own bins. */
+/* One run for the report: the analysis summary and pass, plus the series only the report draws. */
 #ifndef IOTAPE_REPORT_REPORT_RUN_H
 #define IOTAPE_REPORT_REPORT_RUN_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <jansson.h>
-
-#include "report/report_nfs.h"
-#include "report/report_scan.h"
+#include "analyze/run_summary.h"
 #include "common/err.h"
+#include "report/report_nfs.h"
 
 struct bt_reader;
 struct pcap_src;
+struct manifest;
 
 /*
- * The summary is what `iotape analyze --json` would print for the run (the block sinks of
- * blk_sink.h and the NFS statistics of nfs_stats.h, so tables and compare agree with analyze);
- * the bins are the report's per-interval series. Both come from one pass over the events.
+ * The summary and the block pass are analyze's (analyze/run_summary.h): tables and graphs
+ * read the same sinks. The pass runs with the report's clock (RPT_MAX_BINS intervals from
+ * 1 us, or from --interval, doubling) and two additions: per-interval D2C in the latency sink
+ * and the density grid (report_grid.h). The NFS series come from the same packets as the
+ * NFS statistics.
  */
 struct report_run {
-	json_t *summary;
-	struct rpt_run bins;
+	struct run_summary s;
 	struct rpt_nfs nfs;
-	bool has_block, has_nfs;
+	uint64_t interval_ns, idle_ns;
 };
 
 int report_run_init(struct report_run *r, uint64_t interval_ns, uint64_t idle_ns);
 void report_run_release(struct report_run *r);
-/* Every event of rd into the block sinks and the bins; adds devices[] and span_ns. */
+/* Every event of rd into the pass. */
 int report_run_block(struct report_run *r, struct bt_reader *rd, struct iot_err *e);
-/* Every packet of src through the RPC decoder into the NFS statistics and bins; adds "nfs".
- * With clock (the run's manifest, with clock pairs) and a block pass done first, the NFS bins
- * are on the block trace's clock. */
-struct manifest;
+/* Every packet of src into the NFS statistics and series. With clock (the run's manifest,
+ * with clock pairs) and a block pass done first, the NFS series are on the block trace's
+ * clock. */
 int report_run_packets(struct report_run *r, struct pcap_src *src, const struct manifest *clock,
                        struct iot_err *e);
 

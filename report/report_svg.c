@@ -178,9 +178,9 @@ int svg_chart_write(FILE *f, const struct svg_chart *c, bool standalone)
 			x1 = fr.x0 + fr.w;
 		fprintf(f,
 		        "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" "
-		        "fill-opacity=\"%.2f\"/>\n",
+		        "fill-opacity=\"%.2f\"%s%s/>\n",
 		        x0, fr.y0, x1 - x0 > 0.1 ? x1 - x0 : 0.1, fr.h,
-		        b->color ? b->color : "#888", b->opacity);
+		        b->color ? b->color : "#888", b->opacity, b->attrs[0] ? " " : "", b->attrs);
 	}
 	if (c->image && c->image->png_b64) {
 		double yt = py(&fr, c->image->y1), yb = py(&fr, c->image->y0);

@@ -26,7 +26,8 @@ struct svg_band {
 	double x0, x1;  /* seconds */
 	double opacity; /* 0..1 */
 	const char *color;
-	double min_px; /* draw at least this wide (a rare long gap stays visible) */
+	double min_px;   /* draw at least this wide (a rare long gap stays visible) */
+	char attrs[120]; /* more attributes of the rect, as written (class, data-*), or "" */
 };
 
 struct svg_image {

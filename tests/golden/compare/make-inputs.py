@@ -27,6 +27,8 @@ for distro, fs, run, mb, ios, p50, p99, idle, gap, seeks, seq, srt in table:
             "dev": "8,16",
             "reads": {"ios": ios // 4, "bytes": mb * 250_000},
             "writes": {"ios": ios - ios // 4, "bytes": mb * 750_000},
+            "throughput": {"mbps": (mb * 250_000 + mb * 750_000) / span * 1e3,
+                           "iops": ios / span * 1e9},
             "latency_ns": {"d2c": {"count": ios, "mean": p50 * 1100, "p50": p50 * 1000,
                                    "p90": p99 * 600, "p99": p99 * 1000, "min": 50000,
                                    "max": p99 * 3000}},

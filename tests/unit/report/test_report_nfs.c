@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Tests for analyze/report_nfs.c: NFS per-interval bins (ops by kind, outstanding, SRT). */
+/* Tests for report/report_nfs.c: NFS per-interval bins (ops by kind, outstanding, SRT). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -60,15 +60,14 @@ static void test_bins(void **state)
 	assert_string_equal(n.slot[3], "v3 GETATTR");
 	assert_int_equal(rpt_nfs_span(&n), 30 * MS);
 	/* 30 ms in 2048 bins from 1 us: 16 us wide */
-	assert_int_equal(n.width, 16000);
+	assert_int_equal(n.clock.width, 16000);
 	for (unsigned b = 0; b < RPT_MAX_BINS; b++) {
 		for (unsigned s = 0; s < RPT_NFS_SLOTS; s++)
 			ops[s] += n.bin[b].ops[s];
 		replies += n.bin[b].replies;
 		errors += n.bin[b].errors;
 		busy += n.bin[b].busy;
-		for (unsigned k = 0; k < RPT_LAT_BUCKETS; k++)
-			srt += n.bin[b].srt[k];
+		srt += n.bin[b].srt.count;
 	}
 	assert_int_equal(ops[0], 2);
 	assert_int_equal(ops[1], 1);

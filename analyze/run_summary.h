@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/* One run through the analysis: its `iotape analyze --json` summary, block trace and packets. */
+#ifndef IOTAPE_ANALYZE_RUN_SUMMARY_H
+#define IOTAPE_ANALYZE_RUN_SUMMARY_H
+
+#include <stdbool.h>
+
+#include <jansson.h>
+
+#include "analyze/blk_analysis.h"
+#include "common/err.h"
+#include "formats/rpc.h"
+
+struct pcap_src;
+
+/*
+ * What report and compare read of a run: the document `iotape analyze --json` prints (the
+ * block sinks' devices[] and span, the NFS statistics' "nfs"), and the block pass itself for a
+ * caller that draws its sinks' series. Each figure is computed once, by its sink.
+ */
+struct run_summary {
+	json_t *doc;
+	struct blk_analysis *blk; /* after run_summary_block(), finished */
+	bool has_block, has_nfs;
+};
+
+int run_summary_init(struct run_summary *r);
+void run_summary_release(struct run_summary *r);
+
+/*
+ * Every event of rd through a pass with options o (blk_analysis_read()); setup(ctx, pass),
+ * when given, runs before the first event (to add sinks). Adds devices[], span_ns and the
+ * timeline's keys to doc, the devices' timelines left out (null). 0 or -errno (e filled).
+ */
+int run_summary_block(struct run_summary *r, struct bt_reader *rd, const struct blk_opts *o,
+                      int (*setup)(void *ctx, struct blk_analysis *a), void *ctx,
+                      struct iot_err *e);
+/* Every packet of src through the RPC decoder into the NFS statistics ("nfs" in doc); also,
+ * when given, sees every transaction too. 0 or -errno (e filled). */
+int run_summary_packets(struct run_summary *r, struct pcap_src *src, rpc_txn_fn also, void *ctx,
+                        struct iot_err *e);
+
+#endif
