@@ -8,6 +8,7 @@
 
 #include "analyze/nfs_stats.h"
 #include "cli/cli.h"
+#include "common/textesc.h"
 #include "formats/instream.h"
 #include "formats/nfs_pipe.h"
 
@@ -129,7 +130,9 @@ static void text_render(FILE *f, const char *path, const struct nfs_stats *s,
 			   "before them:\n",
 			stop);
 
-	fprintf(f, "capture '%s': %llu frames over %.3f s, %llu RPC calls, %llu replies\n\n", path,
+	fputs("capture '", f);
+	txt_puts(f, path);
+	fprintf(f, "': %llu frames over %.3f s, %llu RPC calls, %llu replies\n\n",
 		(unsigned long long)p->n.frames, (double)(p->n.last_ns - p->n.first_ns) / 1e9,
 		(unsigned long long)r->calls, (unsigned long long)r->replies);
 	if (!s->nprocs) {

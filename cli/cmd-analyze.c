@@ -13,6 +13,7 @@
 #include "analyze/blk_analysis.h"
 #include "cli/analyze.h"
 #include "cli/inputs.h"
+#include "common/textesc.h"
 #include "formats/blktrace.h"
 #include "iotape_version.h"
 
@@ -525,13 +526,15 @@ static void text_device(FILE *f, const json_t *d, uint64_t start)
 	json_array_foreach(longest, i, g)
 	{
 		const json_t *comm = json_object_get(g, "comm");
-		char who[64];
+		char who[128], name[96]; /* the process name is the trace's: shown, never sent raw */
 
 		if (!strcmp(json_string_value(json_object_get(g, "ended_by")), "end"))
 			snprintf(who, sizeof(who), "end of trace");
 		else
 			snprintf(who, sizeof(who), "pid %" PRIu64 " (%s)", jget_u(g, "pid"),
-			         json_is_string(comm) ? json_string_value(comm) : "?");
+			         json_is_string(comm)
+			             ? txt_escape(json_string_value(comm), name, sizeof(name))
+			             : "?");
 		/* how long a queued request waited while the device sat idle */
 		if (json_is_true(json_object_get(g, "queued")))
 			fmt_duration((double)jget_u(g, "queued_ns"), b2, sizeof(b2));

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/textesc.h"
+
 /* The single command table: one line per subcommand (git style). Each command's text, options
  * and completion are its doc (cli/doc.h), in its own file. */
 #define CMD(x) {.name = #x, .fn = cmd_##x, .doc = &doc_##x}
@@ -32,12 +34,18 @@ const struct cmd *cli_cmd;
 
 static void vmsg(const char *kind, const char *fmt, va_list ap)
 {
+	char *msg;
+
 	fputs("iotape: ", stderr);
 	if (cli_cmd)
 		fprintf(stderr, "%s: ", cli_cmd->name);
 	if (kind)
 		fprintf(stderr, "%s: ", kind);
-	vfprintf(stderr, fmt, ap);
+	/* file names, process names and manifest strings in messages: escaped (textesc.h) */
+	if (vasprintf(&msg, fmt, ap) >= 0) {
+		txt_puts(stderr, msg);
+		free(msg);
+	}
 	fputc('\n', stderr);
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/textesc.h"
 #include "common/xml.h"
 
 int compare_format_parse(const char *s, enum cmp_format *out)
@@ -75,8 +76,10 @@ __attribute__((format(printf, 3, 4))) static void tbl_set(struct tbl *t, size_t 
 	if (vasprintf(&s, fmt, ap) < 0)
 		s = NULL;
 	va_end(ap);
+	/* labels come from manifests: their control bytes are shown, never sent (textesc.h) */
 	free(t->cell[(t->nr - 1) * t->nc + col]);
-	t->cell[(t->nr - 1) * t->nc + col] = s;
+	t->cell[(t->nr - 1) * t->nc + col] = s ? txt_strdup(s) : NULL;
+	free(s);
 }
 
 static const char *tbl_get(const struct tbl *t, size_t r, size_t c)
@@ -422,13 +425,14 @@ static int render_tables(const struct compare *c, enum cmp_format fmt, FILE *f)
 		bool first = k == 0;
 
 		if (c->opts.tables) {
-			if (fmt == CMP_FMT_TEXT)
-				fprintf(f, "%s== %s = %s ==\n", first ? "" : "\n\n", c->opts.tables,
-				        tabs[k]);
-			else if (fmt == CMP_FMT_MARKDOWN)
-				fprintf(f, "%s## %s = %s\n", first ? "" : "\n\n", c->opts.tables,
-				        tabs[k]);
-			else {
+			if (fmt == CMP_FMT_TEXT || fmt == CMP_FMT_MARKDOWN) {
+				fputs(first ? "" : "\n\n", f);
+				fputs(fmt == CMP_FMT_TEXT ? "== " : "## ", f);
+				txt_puts(f, c->opts.tables);
+				fputs(" = ", f);
+				txt_puts(f, tabs[k]);
+				fputs(fmt == CMP_FMT_TEXT ? " ==\n" : "\n", f);
+			} else {
 				fputs("<h3>", f);
 				xml_puts(f, c->opts.tables);
 				fputs(" = ", f);
@@ -447,10 +451,14 @@ static int render_tables(const struct compare *c, enum cmp_format fmt, FILE *f)
 			ret = build_matrix(c, m, tabs[k], &t);
 			if (!ret) {
 				if (fmt == CMP_FMT_TEXT) {
-					fprintf(f, "%s%s\n\n", first ? "" : "\n", name);
+					fputs(first ? "" : "\n", f);
+					txt_puts(f, name);
+					fputs("\n\n", f);
 					tbl_text(&t, f);
 				} else if (fmt == CMP_FMT_MARKDOWN) {
-					fprintf(f, "%s### %s\n\n", first ? "" : "\n", name);
+					fputs(first ? "### " : "\n### ", f);
+					txt_puts(f, name);
+					fputs("\n\n", f);
 					tbl_markdown(&t, f);
 				} else {
 					fputs("<h4>", f);
@@ -470,11 +478,11 @@ static void footer(const struct compare *c, enum cmp_format fmt, FILE *f)
 {
 	const char *pre = fmt == CMP_FMT_MARKDOWN ? "\n" : "\n";
 
-	if (c->ngroups > 1)
-		fprintf(f,
-		        "%sbaseline: %s; p: Welch's two-sided t-test against the baseline; "
-		        "CI: Student t, 95%%\n",
-		        pre, c->group[c->baseline].label);
+	if (c->ngroups > 1) {
+		fprintf(f, "%sbaseline: ", pre);
+		txt_puts(f, c->group[c->baseline].label);
+		fputs("; p: Welch's two-sided t-test against the baseline; CI: Student t, 95%\n", f);
+	}
 	for (size_t r = 0; r < c->nrules; r++) {
 		size_t fails = 0;
 		int m = compare_metric_find(c, c->rule[r].metric);
@@ -482,25 +490,10 @@ static void footer(const struct compare *c, enum cmp_format fmt, FILE *f)
 		for (size_t g = 0; m >= 0 && g < c->ngroups; g++)
 			fails += c->group[g].cell[m].result == CMP_FAIL &&
 			         c->group[g].cell[m].rule == (int)r;
-		fprintf(f, "%s--fail-if '%s': %s\n", fmt == CMP_FMT_MARKDOWN ? "\n" : "",
-		        c->rule[r].text, fails ? "FAIL" : "PASS");
+		fprintf(f, "%s--fail-if '", fmt == CMP_FMT_MARKDOWN ? "\n" : "");
+		txt_puts(f, c->rule[r].text);
+		fprintf(f, "': %s\n", fails ? "FAIL" : "PASS");
 	}
-}
-
-/* CSV (RFC 4180): quote fields with a comma, quote or line break. */
-static void csv_str(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
 }
 
 static void csv_num(FILE *f, double v)
@@ -525,11 +518,11 @@ static void render_csv(const struct compare *c, FILE *f)
 		for (size_t g = 0; g < c->ngroups; g++) {
 			const struct cmp_cell *cell = &c->group[g].cell[m];
 
-			csv_str(f, c->metric[m].key);
+			txt_csv_puts(f, c->metric[m].key);
 			fputc(',', f);
-			csv_str(f, c->metric[m].unit);
+			txt_csv_puts(f, c->metric[m].unit);
 			fputc(',', f);
-			csv_str(f, c->group[g].label);
+			txt_csv_puts(f, c->group[g].label);
 			fprintf(f, ",%zu", cell->s.n);
 			csv_num(f, cell->s.mean);
 			csv_num(f, cell->s.sd);
