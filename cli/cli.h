@@ -60,6 +60,8 @@ int bad_option(char **argv);
 /* The index of s among the values of the running command's option key, or -1 after a usage
  * error naming the accepted ones ("--engine: 'x' is not io_uring, psync or null"). */
 int parse_value(int key, const char *s);
+/* That usage error alone, for a value a library parser refused; returns EXIT_USAGE. */
+int bad_value(int key, const char *s);
 int parse_u64(const char *opt, const char *s, unsigned long long *out);
 int parse_double(const char *opt, const char *s, double *out);
 /* "10ms", "1.5s", "250us", "2000000" (ns) into ns. */
@@ -69,7 +71,7 @@ int parse_duration_ns(const char *opt, const char *s, unsigned long long *out);
 CMD_DECL(analyze);
 extern const struct cli_doc doc_analyze;
 CMD_DECL(capture);
-extern const char usage_capture[];
+extern const struct cli_doc doc_capture;
 CMD_DECL(replay); extern const char usage_replay[];
 CMD_DECL(report); extern const char usage_report[];
 CMD_DECL(compare); extern const char usage_compare[];

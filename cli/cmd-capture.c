@@ -3,7 +3,7 @@
 #include "cli/cli.h"
 
 #include <errno.h>
-#include <getopt.h>
+#include <getopt.h> /* optarg, optind, optopt */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,42 +11,94 @@
 
 #include "capture/capture.h"
 
-const char usage_capture[] =
-    "usage: iotape capture -o RUNDIR -d DEV [-d DEV ...] [-i IFACE [--filter EXPR]\n"
-    "                      [--snaplen N]] [--backend auto|relay|tracefs] [--duration SECONDS]\n"
-    "                      [--label KEY=VALUE]... [--stdout FILE] [--stderr FILE]\n"
-    "                      [-- COMMAND [ARGS...]]\n"
-    "       iotape capture --release\n"
-    "\n"
-    "Trace the block devices (and packets on IFACE) while COMMAND runs, into RUNDIR:\n"
-    "DEV.blktrace.CPU files (blktrace version 7: blkparse, btt and iowatcher read them),\n"
-    "net.pcap (nanosecond timestamps) and manifest.json. Stops when COMMAND exits, after\n"
-    "--duration, or on SIGINT/SIGTERM; COMMAND's exit status becomes iotape's.\n"
-    "\n"
-    "  -o, --output RUNDIR     run directory (created; must not hold a capture already)\n"
-    "  -d, --device DEV        block device or partition to trace (repeatable)\n"
-    "  -i, --interface IFACE   also capture packets on IFACE with libpcap\n"
-    "      --filter EXPR       pcap filter (default: port 2049 or port 111)\n"
-    "      --snaplen N         bytes kept per packet (default: 262144)\n"
-    "      --backend B         auto (relay, else tracefs), relay or tracefs (default: auto)\n"
-    "      --reader R          tracefs ring-buffer reader: raw or pipe (default: raw)\n"
-    "      --buffer-kb N       per-CPU trace buffer in KiB (default: 8192)\n"
-    "      --duration SECONDS  stop after this long (also 500ms, 2m)\n"
-    "  -a, --mask LIST         trace only these categories, as blktrace -a: e.g.\n"
-    "                          issue,complete (fewer events per IO, less overhead)\n"
-    "      --label KEY=VALUE   recorded in the manifest's \"labels\" (compare's --rows,\n"
-    "                          --cols, --tables and --by take KEY; repeatable)\n"
-    "      --stdout FILE       COMMAND's standard output goes to FILE\n"
-    "      --stderr FILE       COMMAND's standard error goes to FILE (iotape's own\n"
-    "                          messages stay on iotape's)\n"
-    "      --release           capture nothing: put back the kernel tracer settings a\n"
-    "                          capture killed with SIGKILL left, or say the tracer is free\n"
-    "\n"
-    "If iotape dies (even by SIGKILL), COMMAND gets SIGKILL.\n"
-    "\n"
-    "exit status: COMMAND's, 127 if it was not found, 126 if it could not run; 2 for bad\n"
-    "options or a missing device or interface; 3 for system errors (not root, tracing\n"
-    "unavailable or busy, disk full).\n";
+static const struct cli_opt capture_opts[] = {
+    {.name = "output",
+     .short_name = 'o',
+     .arg = "RUNDIR",
+     .kind = CLI_DIR,
+     .help = "run directory (created; must not hold a capture already)"},
+    {.name = "device",
+     .short_name = 'd',
+     .arg = "DEV",
+     .kind = CLI_BLOCKDEV,
+     .help = "block device or partition to trace (repeatable)"},
+    {.name = "interface",
+     .short_name = 'i',
+     .arg = "IFACE",
+     .kind = CLI_IFACE,
+     .help = "also capture packets on IFACE with libpcap"},
+    {.name = "filter",
+     .key = 'F',
+     .arg = "EXPR",
+     .help = "pcap filter (default: port 2049 or port 111)"},
+    {.name = "snaplen", .key = 'S', .arg = "N", .help = "bytes kept per packet (default: 262144)"},
+    {.name = "backend",
+     .key = 'B',
+     .arg = "B",
+     .values = "auto relay tracefs",
+     .help = "auto (relay, else tracefs), relay or tracefs (default: auto)"},
+    {.name = "reader",
+     .key = 'R',
+     .arg = "R",
+     .values = "raw pipe",
+     .help = "tracefs ring-buffer reader: raw or pipe (default: raw)"},
+    {.name = "buffer-kb",
+     .key = 'K',
+     .arg = "N",
+     .help = "per-CPU trace buffer in KiB (default: 8192)"},
+    {.name = "duration",
+     .key = 'T',
+     .arg = "SECONDS",
+     .help = "stop after this long (also 500ms, 2m)"},
+    {.name = "mask",
+     .short_name = 'a',
+     .arg = "LIST",
+     .help = "trace only these categories, as blktrace -a: e.g. issue,complete (fewer events "
+             "per IO, less overhead)"},
+    {.name = "label",
+     .key = 'L',
+     .arg = "KEY=VALUE",
+     .help = "recorded in the manifest's \"labels\" (compare's --rows, --cols, --tables and "
+             "--by take KEY; repeatable)"},
+    {.name = "stdout",
+     .key = 'O',
+     .arg = "FILE",
+     .kind = CLI_FILE,
+     .help = "COMMAND's standard output goes to FILE"},
+    {.name = "stderr",
+     .key = 'E',
+     .arg = "FILE",
+     .kind = CLI_FILE,
+     .help = "COMMAND's standard error goes to FILE (iotape's own messages stay on iotape's)"},
+    {.name = "release",
+     .key = 'X',
+     .help = "capture nothing: put back the kernel tracer settings a capture killed with "
+             "SIGKILL left, or say the tracer is free"},
+    {0},
+};
+
+const struct cli_doc doc_capture = {
+    .summary = "trace block devices and packets while a command runs",
+    .synopsis = "-o RUNDIR -d DEV [-d DEV ...] [-i IFACE [--filter EXPR] [--snaplen N]] "
+                "[--backend auto|relay|tracefs] [--duration SECONDS] [--label KEY=VALUE]... "
+                "[--stdout FILE] [--stderr FILE] [-- COMMAND [ARGS...]]\n"
+                "--release",
+    .description =
+        "Trace the block devices (and packets on IFACE) while COMMAND runs, into RUNDIR: "
+        "DEV.blktrace.CPU files (blktrace version 7: blkparse, btt and iowatcher read them), "
+        "net.pcap (nanosecond timestamps) and manifest.json. Stops when COMMAND exits, after "
+        "--duration, or on SIGINT/SIGTERM; COMMAND's exit status becomes iotape's.\n"
+        "\n"
+        "If iotape dies (even by SIGKILL), COMMAND gets SIGKILL.",
+    .opts = capture_opts,
+    .operands = CLI_COMMAND,
+    .in_order = 1, /* options end at COMMAND, whose own options stay its own */
+    .exit_status = "COMMAND's, 127 if it was not found, 126 if it could not run; 2 for bad "
+                   "options or a missing device or interface; 3 for system errors (not root, "
+                   "tracing unavailable or busy, disk full).",
+    .docs = "capture.md",
+    .see_also = "blktrace(8) tcpdump(8)",
+};
 
 static volatile sig_atomic_t stop_sig;
 static int progress_shown;
@@ -133,23 +185,6 @@ static int parse_seconds(const char *s, unsigned long long *ns)
 
 int cmd_capture(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-	    {"output", required_argument, NULL, 'o'},
-	    {"device", required_argument, NULL, 'd'},
-	    {"interface", required_argument, NULL, 'i'},
-	    {"filter", required_argument, NULL, 'F'},
-	    {"snaplen", required_argument, NULL, 'S'},
-	    {"backend", required_argument, NULL, 'B'},
-	    {"reader", required_argument, NULL, 'R'},
-	    {"buffer-kb", required_argument, NULL, 'K'},
-	    {"duration", required_argument, NULL, 'T'},
-	    {"mask", required_argument, NULL, 'a'},
-	    {"release", no_argument, NULL, 'X'},
-	    {"label", required_argument, NULL, 'L'},
-	    {"stdout", required_argument, NULL, 'O'},
-	    {"stderr", required_argument, NULL, 'E'},
-	    {NULL, 0, NULL, 0},
-	};
 	struct cap_opts o = {0};
 	struct cap_result res;
 	struct iot_err e = {""};
@@ -170,8 +205,7 @@ int cmd_capture(int argc, char **argv)
 	o.argc = argc;
 	o.argv = argv;
 	optind = 1;
-	/* '+': stop at the first non-option, so COMMAND's own options stay its own */
-	while ((c = getopt_long(argc, argv, "+o:d:i:a:", longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, &doc_capture)) != -1) {
 		switch (c) {
 		case 'o':
 			o.rundir = optarg;
@@ -196,13 +230,13 @@ int cmd_capture(int argc, char **argv)
 			break;
 		case 'B':
 			if (cap_backend_parse(optarg, &o.backend)) {
-				usage_error("--backend: '%s' is not auto, relay or tracefs", optarg);
+				bad_value('B', optarg);
 				goto usage;
 			}
 			break;
 		case 'R':
 			if (cap_reader_parse(optarg, &o.reader)) {
-				usage_error("--reader: '%s' is not raw or pipe", optarg);
+				bad_value('R', optarg);
 				goto usage;
 			}
 			break;

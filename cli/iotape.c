@@ -19,8 +19,7 @@ const struct cmd cli_commands[] = {
 	{"report", cmd_report, NULL, "HTML report with graphs of one or more runs", usage_report},
 	{"compare", cmd_compare, NULL, "compare runs: statistics, baseline, --fail-if gates",
 	 usage_compare},
-	{"capture", cmd_capture, NULL, "trace block devices and packets while a command runs",
-	 usage_capture},
+	CMD(capture),
 	{"export", cmd_export, NULL, "write a trace as blkparse text, fio iologs or CSV", usage_export},
 	{"sweep", cmd_sweep, NULL, "run a command over a parameter matrix, each run captured",
 	 usage_sweep},
@@ -125,34 +124,39 @@ int parse_u64(const char *opt, const char *s, unsigned long long *out)
 	return 0;
 }
 
-int parse_value(int key, const char *s)
+int bad_value(int key, const char *s)
 {
 	const struct cli_opt *o = cli_cmd && cli_cmd->doc ? cli_opt_find(cli_cmd->doc, key) : NULL;
-	const char *p;
-	char name[64];
-	int i;
+	char name[64], words[512];
+	size_t n = 0;
 
-	if (!o || !o->values)
-		return usage_error("no values are known for this option"), -1;
-	if ((i = cli_word_index(o->values, s ? s : "")) >= 0)
-		return i;
+	if (!o)
+		return usage_error("'%s' is not a known value", s ? s : "");
 	if (o->name)
 		snprintf(name, sizeof(name), "--%s", o->name);
 	else
 		snprintf(name, sizeof(name), "-%c", o->short_name);
-	/* "'x' is not a, b or c" */
-	fprintf(stderr, "iotape: %s: %s: '%s' is not ", cli_cmd->name, name, s ? s : "");
-	for (p = o->values; *p;) {
+	/* "a, b or c" */
+	words[0] = 0;
+	for (const char *p = o->values; p && *p && n < sizeof(words);) {
 		size_t k = strcspn(p, " ");
 		const char *rest = p + k + (p[k] == ' ');
 
-		fprintf(stderr, "%s%.*s", p == o->values ? "" : *rest ? ", " : " or ", (int)k, p);
+		n += (size_t)snprintf(words + n, sizeof(words) - n, "%s%.*s",
+		                      p == o->values ? "" : *rest ? ", " : " or ", (int)k, p);
 		p = rest;
 	}
-	fputc('\n', stderr);
-	cli_doc_usage(stderr, cli_cmd->name, cli_cmd->doc);
-	fprintf(stderr, "try 'iotape help %s' for more\n", cli_cmd->name);
-	return -1;
+	return usage_error("%s: '%s' is not %s", name, s ? s : "", words);
+}
+
+int parse_value(int key, const char *s)
+{
+	const struct cli_opt *o = cli_cmd && cli_cmd->doc ? cli_opt_find(cli_cmd->doc, key) : NULL;
+	int i = o && o->values ? cli_word_index(o->values, s ? s : "") : -1;
+
+	if (i < 0)
+		bad_value(key, s);
+	return i;
 }
 
 int parse_double(const char *opt, const char *s, double *out)

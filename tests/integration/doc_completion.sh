@@ -91,9 +91,16 @@ while IFS=$'\t' read -r c opt words; do
 done < <(awk '
 	/^\t[a-z][a-z0-9-]*\)$/ { c = substr($1, 1, length($1) - 1) }
 	/_iotape_value words/ {
-		split($0, q, "'\''"); n = split($0, a, /[ )|]+/)
+		split($0, q, "'\''"); n = split($0, a, /[\t )|]+/)
 		for (i = 1; i <= n; i++) if (a[i] ~ /^--/) { print c "\t" a[i] "\t" q[2]; break }
 	}' "$script")
 cd ..
+[ "$nwords" -ge 5 ] || fail "only $nwords option values offered: the value lists are not there"
+
+# capture: after "--" the program, then its arguments as files; devices and interfaces
+expect_complete "capture -o run -- ls" $(compgen -c -- ls)
+expect_complete "capture -o run -- ls no" notes.txt
+expect_complete "capture -o run -d " $(ls /sys/class/block | sed 's|^|/dev/|')
+expect_complete "capture -i " $(ls /sys/class/net) any
 
 echo "ok: $(echo $cmds | wc -w) commands, $nwords option values"
