@@ -203,6 +203,8 @@ static double longest_ms(const json_t *idle)
 
 static void section_summary(FILE *f, const struct report_input *in, size_t n)
 {
+	static const char *const d2c_keys[] = {"mean", "p50", "p99", "max"};
+
 	fputs("<h2>Summary</h2>\n<table>\n<thead><tr><th>run</th><th>device</th>"
 	      "<th>reads</th><th>read MB</th><th>writes</th><th>write MB</th><th>MB/s</th>"
 	      "<th>IOPS</th><th>D2C mean (us)</th><th>D2C p50 (us)</th><th>D2C p99 (us)</th>"
@@ -230,10 +232,12 @@ static void section_summary(FILE *f, const struct report_input *in, size_t n)
 			td_num(f, jd(d, "writes", "bytes", 0) / 1e6, 1);
 			td_num(f, jd(d, "throughput", "mbps", 0), 2);
 			td_num(f, jd(d, "throughput", "iops", 0), 1);
-			td_num(f, jd(lat, "mean", 0, 0) / 1e3, 1);
-			td_num(f, jd(lat, "p50", 0, 0) / 1e3, 1);
-			td_num(f, jd(lat, "p99", 0, 0) / 1e3, 1);
-			td_num(f, jd(lat, "max", 0, 0) / 1e3, 1);
+			/* no latency measured is not a latency of zero (compare says the same) */
+			for (unsigned q = 0; q < 4; q++)
+				td_num(f,
+				       jd(lat, "count", 0, 0) > 0 ? jd(lat, d2c_keys[q], 0, 0) / 1e3
+				                                  : NAN,
+				       1);
 			td_num(f, jd(d, "idle", "gaps", 0), 0);
 			td_num(f, jd(d, "idle", "pct", 0), 1);
 			td_num(f, longest_ms(json_object_get(d, "idle")), 2);
