@@ -36,7 +36,7 @@ static json_t *hist_json(const struct hist *h)
 
 	json_object_set_new(o, "count", json_integer((json_int_t)h->count));
 	json_object_set_new(o, "min", json_integer(h->count ? (json_int_t)h->min : 0));
-	json_object_set_new(o, "mean", json_integer((json_int_t)(hist_mean(h) + 0.5)));
+	json_object_set_new(o, "mean", json_real(hist_mean(h)));
 	json_object_set_new(o, "p50", json_integer((json_int_t)hist_quantile(h, 0.50)));
 	json_object_set_new(o, "p90", json_integer((json_int_t)hist_quantile(h, 0.90)));
 	json_object_set_new(o, "p99", json_integer((json_int_t)hist_quantile(h, 0.99)));

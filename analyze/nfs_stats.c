@@ -389,7 +389,8 @@ static void timeline(struct nfs_stats *s, const struct rpc_txn *t, uint64_t rd, 
 	}
 }
 
-static void copy_track(struct nfs_stats *s, const struct rpc_txn *t)
+/* srt: the transaction's response time, clamped at 0 by the caller (one computation). */
+static void copy_track(struct nfs_stats *s, const struct rpc_txn *t, uint64_t srt)
 {
 	struct nfs_copy_stats *c = &s->copy;
 	unsigned i;
@@ -422,7 +423,7 @@ static void copy_track(struct nfs_stats *s, const struct rpc_txn *t)
 		c->sync++;
 	if (!t->replied)
 		return;
-	hist_add(&c->srt, t->reply_ns - t->call_ns);
+	hist_add(&c->srt, srt);
 	if (txn_status(t)) {
 		c->errors++;
 		return;
@@ -514,7 +515,7 @@ void nfs_stats_txn(void *arg, const struct rpc_txn *t)
 				s->v4_ops_other++;
 		}
 	}
-	copy_track(s, t);
+	copy_track(s, t, srt);
 }
 
 static int row_rank(const struct nfs_proc_stats *r)
