@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const accept_names[] = {"SUCCESS",     "PROG_UNAVAIL", "PROG_MISMATCH",
-					   "PROC_UNAVAIL", "GARBAGE_ARGS", "SYSTEM_ERR"};
+static const char *const accept_names[] = {"SUCCESS",      "PROG_UNAVAIL", "PROG_MISMATCH",
+                                           "PROC_UNAVAIL", "GARBAGE_ARGS", "SYSTEM_ERR"};
 
 /* Status name for errors-by-status keys. */
 void nfs_status_str(uint32_t st, int v4, char *buf, size_t len)
@@ -30,9 +30,10 @@ void nfs_status_str(uint32_t st, int v4, char *buf, size_t len)
 	}
 }
 
-static json_t *hist_json(const struct hist *h)
+/* A histogram's figures, and its non-empty buckets as [lo, hi, count] (ns, inclusive). */
+json_t *nfs_hist_json(const struct hist *h)
 {
-	json_t *o = json_object();
+	json_t *o = json_object(), *b = json_array();
 
 	json_object_set_new(o, "count", json_integer((json_int_t)h->count));
 	json_object_set_new(o, "min", json_integer(h->count ? (json_int_t)h->min : 0));
@@ -40,20 +41,66 @@ static json_t *hist_json(const struct hist *h)
 	json_object_set_new(o, "p50", json_integer((json_int_t)hist_quantile(h, 0.50)));
 	json_object_set_new(o, "p90", json_integer((json_int_t)hist_quantile(h, 0.90)));
 	json_object_set_new(o, "p99", json_integer((json_int_t)hist_quantile(h, 0.99)));
+	json_object_set_new(o, "p99_9", json_integer((json_int_t)hist_quantile(h, 0.999)));
 	json_object_set_new(o, "max", json_integer((json_int_t)h->max));
 	json_object_set_new(o, "sum", json_real((double)h->sum));
+	for (unsigned i = 0; i < HIST_BUCKETS && h->count; i++) {
+		uint64_t lo, hi;
+
+		if (!h->b[i])
+			continue;
+		hist_bucket_bounds(i, &lo, &hi);
+		json_array_append_new(
+		    b, json_pack("[III]", (json_int_t)lo, (json_int_t)hi, (json_int_t)h->b[i]));
+	}
+	json_object_set_new(o, "buckets", b);
 	return o;
+}
+
+/* The same figures from a small histogram (percentiles within 12.5 %), without buckets. */
+json_t *nfs_sketch_json(const struct nfs_sketch *k)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "count", json_integer((json_int_t)k->count));
+	json_object_set_new(o, "min", json_integer(k->count ? (json_int_t)k->min : 0));
+	json_object_set_new(o, "mean", json_real(nfs_sketch_mean(k)));
+	json_object_set_new(o, "p50", json_integer((json_int_t)nfs_sketch_quantile(k, 0.50)));
+	json_object_set_new(o, "p90", json_integer((json_int_t)nfs_sketch_quantile(k, 0.90)));
+	json_object_set_new(o, "p99", json_integer((json_int_t)nfs_sketch_quantile(k, 0.99)));
+	json_object_set_new(o, "p99_9", json_integer((json_int_t)nfs_sketch_quantile(k, 0.999)));
+	json_object_set_new(o, "max", json_integer((json_int_t)k->max));
+	json_object_set_new(o, "sum", json_real(k->sum));
+	return o;
+}
+
+static json_t *errs_json(const struct nfs_errs *e, int v4)
+{
+	json_t *o = json_object();
+	char buf[64];
+
+	for (unsigned k = 0; k < e->nerr; k++) {
+		nfs_status_str(e->err[k].status, v4, buf, sizeof(buf));
+		json_object_set_new(o, buf, json_integer((json_int_t)e->err[k].n));
+	}
+	if (e->err_other)
+		json_object_set_new(o, "other", json_integer((json_int_t)e->err_other));
+	return o;
+}
+
+static const char *row_kind(const struct nfs_proc_stats *r)
+{
+	return r->is_proc == 2 ? "cut" : r->is_proc ? "procedure" : "main_op";
 }
 
 static json_t *procs_json(const struct nfs_stats *s)
 {
 	json_t *a = json_array();
-	unsigned i, k;
-	char buf[64];
+	unsigned i;
 
 	for (i = 0; i < s->nprocs; i++) {
 		const struct nfs_proc_stats *r = &s->procs[i];
-		json_t *o = json_object(), *e = json_object();
+		json_t *o = json_object();
 		const char *pn = r->kind == RPC_KIND_NFS_CB ? "NFS_CB" : rpc_prog_name(r->prog);
 
 		if (pn)
@@ -62,81 +109,18 @@ static json_t *procs_json(const struct nfs_stats *s)
 			json_object_set_new(o, "program", json_integer(r->prog));
 		json_object_set_new(o, "version", json_string(r->version));
 		json_object_set_new(o, "name", json_string(r->name));
-		json_object_set_new(o, "kind", json_string(r->is_proc ? "procedure" : "main_op"));
+		json_object_set_new(o, "kind", json_string(row_kind(r)));
 		json_object_set_new(o, "calls", json_integer((json_int_t)r->calls));
 		json_object_set_new(o, "replies", json_integer((json_int_t)r->replies));
-		json_object_set_new(o, "errors", json_integer((json_int_t)r->errors));
-		for (k = 0; k < r->nerr; k++) {
-			nfs_status_str(r->err[k].status, r->vers != 3, buf, sizeof(buf));
-			json_object_set_new(e, buf, json_integer((json_int_t)r->err[k].n));
-		}
-		if (r->err_other)
-			json_object_set_new(e, "other", json_integer((json_int_t)r->err_other));
-		json_object_set_new(o, "errors_by_status", e);
+		json_object_set_new(o, "errors", json_integer((json_int_t)r->e.errors));
+		json_object_set_new(o, "errors_by_status", errs_json(&r->e, r->vers != 3));
 		json_object_set_new(o, "bytes", json_integer((json_int_t)r->bytes));
 		json_object_set_new(o, "read_bytes", json_integer((json_int_t)r->read_bytes));
 		json_object_set_new(o, "write_bytes", json_integer((json_int_t)r->write_bytes));
 		json_object_set_new(o, "retransmits", json_integer((json_int_t)r->retransmits));
-		json_object_set_new(o, "srt_ns", hist_json(r->srt));
+		json_object_set_new(o, "srt_ns", nfs_hist_json(r->srt));
 		json_array_append_new(a, o);
 	}
-	return a;
-}
-
-static json_t *clients_json(const struct nfs_stats *s)
-{
-	json_t *a = json_array();
-	unsigned i;
-	char buf[64];
-
-	for (i = 0; i < s->nclients; i++) {
-		const struct nfs_client_stats *c = &s->clients[i];
-		json_t *o = json_object();
-
-		nfs_addr_str(c->family, c->addr, buf, sizeof(buf));
-		json_object_set_new(o, "address", json_string(buf));
-		json_object_set_new(o, "calls", json_integer((json_int_t)c->calls));
-		json_object_set_new(o, "replies", json_integer((json_int_t)c->replies));
-		json_object_set_new(o, "errors", json_integer((json_int_t)c->errors));
-		json_object_set_new(o, "read_bytes", json_integer((json_int_t)c->read_bytes));
-		json_object_set_new(o, "write_bytes", json_integer((json_int_t)c->write_bytes));
-		json_object_set_new(o, "srt_mean_ns",
-				    json_integer(c->replies ? (json_int_t)(c->srt_sum / c->replies +
-									    0.5L)
-							    : 0));
-		json_object_set_new(o, "srt_max_ns", json_integer((json_int_t)c->srt_max));
-		json_array_append_new(a, o);
-	}
-	return a;
-}
-
-static json_t *fh_json(const struct nfs_stats *s, int by_bytes)
-{
-	json_t *a = json_array();
-	unsigned *idx = calloc(s->cfg.top ? s->cfg.top : 1, sizeof(*idx));
-	unsigned n, i, k;
-	char hex[2 * NFS_FH_MAX + 1];
-
-	if (!idx)
-		return a;
-	n = nfs_stats_top_fh(s, by_bytes, idx, s->cfg.top);
-	for (i = 0; i < n; i++) {
-		const struct nfs_fh_stats *f = &s->fhs[idx[i]];
-		json_t *o = json_object();
-
-		for (k = 0; k < f->len; k++)
-			snprintf(hex + 2 * k, 3, "%02x", f->fh[k]);
-		hex[2 * f->len] = 0;
-		json_object_set_new(o, "fh", json_string(hex));
-		json_object_set_new(o, "ops", json_integer((json_int_t)f->ops));
-		json_object_set_new(o, "bytes", json_integer((json_int_t)f->bytes));
-		json_object_set_new(o, "read_bytes", json_integer((json_int_t)f->read_bytes));
-		json_object_set_new(o, "write_bytes", json_integer((json_int_t)f->write_bytes));
-		if (f->size != UINT64_MAX)
-			json_object_set_new(o, "size", json_integer((json_int_t)f->size));
-		json_array_append_new(a, o);
-	}
-	free(idx);
 	return a;
 }
 
@@ -151,17 +135,18 @@ static json_t *timeline_json(const struct nfs_stats *s)
 		json_t *o = json_object();
 
 		json_object_set_new(o, "start_ns",
-				    json_integer((json_int_t)((s->bin0 + i) * s->cfg.interval_ns)));
+		                    json_integer((json_int_t)((s->bin0 + i) * s->cfg.interval_ns)));
 		json_object_set_new(o, "ops", json_integer((json_int_t)b->ops));
 		json_object_set_new(o, "errors", json_integer((json_int_t)b->errors));
 		json_object_set_new(o, "ops_per_s", json_real((double)b->ops / secs));
 		json_object_set_new(o, "read_bytes", json_integer((json_int_t)b->read_bytes));
 		json_object_set_new(o, "write_bytes", json_integer((json_int_t)b->write_bytes));
-		json_object_set_new(o, "read_mb_per_s", json_real((double)b->read_bytes / 1e6 / secs));
+		json_object_set_new(o, "read_mb_per_s",
+		                    json_real((double)b->read_bytes / 1e6 / secs));
 		json_object_set_new(o, "write_mb_per_s",
-				    json_real((double)b->write_bytes / 1e6 / secs));
+		                    json_real((double)b->write_bytes / 1e6 / secs));
 		json_object_set_new(o, "outstanding",
-				    json_real((double)b->busy_ns / (double)s->cfg.interval_ns));
+		                    json_real((double)b->busy_ns / (double)s->cfg.interval_ns));
 		json_array_append_new(a, o);
 	}
 	return a;
@@ -196,6 +181,36 @@ static json_t *v4_ops_json(const struct nfs_stats *s)
 	return a;
 }
 
+/* Errors charged to the op that failed inside a COMPOUND (its status is not NFS4_OK). */
+static json_t *v4_op_errors_json(const struct nfs_stats *s)
+{
+	json_t *a = json_array();
+	char v[8], name[24];
+
+	for (unsigned m = 0; m < 4; m++) {
+		for (unsigned op = 0; op < NFS4_OPS_COUNTED; op++) {
+			const struct nfs_errs *e = &s->v4_op_errs[m][op];
+			const char *n = nfs4_op_name(op);
+			json_t *o;
+
+			if (!e->errors)
+				continue;
+			if (!n) {
+				snprintf(name, sizeof(name), "OP_%u", op);
+				n = name;
+			}
+			snprintf(v, sizeof(v), m < 3 ? "4.%u" : "4.%u+", m);
+			o = json_object();
+			json_object_set_new(o, "version", json_string(v));
+			json_object_set_new(o, "name", json_string(n));
+			json_object_set_new(o, "errors", json_integer((json_int_t)e->errors));
+			json_object_set_new(o, "errors_by_status", errs_json(e, 1));
+			json_array_append_new(a, o);
+		}
+	}
+	return a;
+}
+
 static json_t *copy_json(const struct nfs_stats *s)
 {
 	const struct nfs_copy_stats *c = &s->copy;
@@ -210,8 +225,8 @@ static json_t *copy_json(const struct nfs_stats *s)
 	json_object_set_new(o, "callbacks", json_integer((json_int_t)c->callbacks));
 	json_object_set_new(o, "callback_bytes", json_integer((json_int_t)c->cb_bytes));
 	json_object_set_new(o, "callback_errors", json_integer((json_int_t)c->cb_errors));
-	json_object_set_new(o, "srt_ns", hist_json(&c->srt));
-	json_object_set_new(o, "copy_to_callback_ns", hist_json(&c->cb_latency));
+	json_object_set_new(o, "srt_ns", nfs_hist_json(&c->srt));
+	json_object_set_new(o, "copy_to_callback_ns", nfs_hist_json(&c->cb_latency));
 	return o;
 }
 
@@ -240,8 +255,11 @@ static json_t *stream_json(const struct nfs_stats *s, const struct nfs_pipe *p)
 	SET("bad_calls", r->bad_calls);
 	SET("bad_replies", r->bad_replies);
 	SET("undecoded", r->undecoded);
-	SET("clients_untracked", s->clients_dropped);
-	SET("fh_untracked", s->fh_untracked);
+	SET("cut_calls", r->cut_calls);
+	SET("cut_replies", r->cut_replies);
+	SET("cut_compounds", r->cut_compounds);
+	SET("names_dropped", r->names_dropped);
+	SET("machines_untracked", r->machines_untracked);
 	SET("rows_untracked", s->rows_dropped);
 #undef SET
 	return o;
@@ -250,8 +268,9 @@ static json_t *stream_json(const struct nfs_stats *s, const struct nfs_pipe *p)
 static json_t *input_json(const struct nfs_pipe *p)
 {
 	static const char *const skip_names[PKT_SKIP_MAX] = {
-		[PKT_SHORT] = "short", [PKT_NOT_IP] = "not_ip", [PKT_NOT_L4] = "not_tcp_udp",
-		[PKT_FRAGMENT] = "ip_fragment", [PKT_LINKTYPE] = "link_type",
+	    [PKT_SHORT] = "short",        [PKT_NOT_IP] = "not_ip",
+	    [PKT_NOT_L4] = "not_tcp_udp", [PKT_FRAGMENT] = "ip_fragment",
+	    [PKT_LINKTYPE] = "link_type",
 	};
 	json_t *o = json_object(), *sk = json_object();
 	unsigned i;
@@ -266,30 +285,33 @@ static json_t *input_json(const struct nfs_pipe *p)
 	json_object_set_new(o, "first_ns", json_integer((json_int_t)p->n.first_ns));
 	json_object_set_new(o, "last_ns", json_integer((json_int_t)p->n.last_ns));
 	json_object_set_new(o, "duration_ns",
-			    json_integer((json_int_t)(p->n.last_ns - p->n.first_ns)));
+	                    json_integer((json_int_t)(p->n.last_ns - p->n.first_ns)));
 	return o;
 }
 
 json_t *nfs_stats_json(struct nfs_stats *s, const struct nfs_pipe *p)
 {
-	json_t *o = json_object(), *fh = json_object();
+	json_t *o = json_object();
 
 	nfs_stats_sort(s);
 	json_object_set_new(o, "input", input_json(p));
-	json_object_set_new(o, "main_op_rule",
-			    json_string("first op of the highest class: data (READ, WRITE, COMMIT, "
-					"COPY, ...) > other ops (OPEN, REMOVE, ...) > lookups (LOOKUP, "
-					"LOOKUPP, SECINFO) > checks (GETATTR, "
-					"ACCESS, VERIFY) > bookkeeping (SEQUENCE, PUTFH, SAVEFH, GETFH, "
-					"...; the last one)"));
+	json_object_set_new(
+	    o, "main_op_rule",
+	    json_string("first op of the highest class: data (READ, WRITE, COMMIT, "
+	                "COPY, ...) > other ops (OPEN, REMOVE, ...) > lookups (LOOKUP, "
+	                "LOOKUPP, SECINFO) > checks (GETATTR, "
+	                "ACCESS, VERIFY) > bookkeeping (SEQUENCE, PUTFH, SAVEFH, GETFH, "
+	                "...; the last one)"));
 	json_object_set_new(o, "procedures", procs_json(s));
 	json_object_set_new(o, "v4_ops", v4_ops_json(s));
-	json_object_set_new(o, "clients", clients_json(s));
-	json_object_set_new(fh, "by_ops", fh_json(s, 0));
-	json_object_set_new(fh, "by_bytes", fh_json(s, 1));
-	json_object_set_new(o, "file_handles", fh);
+	json_object_set_new(o, "v4_op_errors", v4_op_errors_json(s));
+	json_object_set_new(o, "clients", nfs_clients_json(s));
+	json_object_set_new(o, "files", nfs_files_json(s));
+	json_object_set_new(o, "slowest", nfs_slowest_json(s));
 	json_object_set_new(o, "interval_ns", json_integer((json_int_t)s->cfg.interval_ns));
 	json_object_set_new(o, "timeline", timeline_json(s));
+	json_object_set_new(o, "timeline_by_procedure", nfs_series_json(s));
+	json_object_set_new(o, "events", nfs_events_json(s));
 	json_object_set_new(o, "copy", copy_json(s));
 	json_object_set_new(o, "stream", stream_json(s, p));
 	return o;

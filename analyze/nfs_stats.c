@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* NFS statistics: fed one RPC transaction at a time, fixed memory per row. */
+/* NFS statistics: fed one RPC transaction at a time, fixed memory per row, bin and table. */
 #include "analyze/nfs_stats.h"
 
 #include <arpa/inet.h>
@@ -8,19 +8,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_CLIENTS 4096
-#define MAX_ROWS 512 /* each row holds a ~30 KiB histogram */
-#define FH_CAP 65536   /* distinct file handles tracked (power of two) */
-#define MAX_BINS 8192u /* timeline bins; beyond, the interval doubles */
-
 int nfs_stats_init(struct nfs_stats *s, const struct nfs_stats_cfg *cfg)
 {
+	struct nfs_names_cfg ncfg = {.max_nodes = cfg ? cfg->max_names : 0};
+
 	memset(s, 0, sizeof(*s));
 	s->cfg.interval_ns = cfg && cfg->interval_ns ? cfg->interval_ns : 1000000000ull;
 	s->cfg.top = cfg && cfg->top ? cfg->top : 10;
+	if (s->cfg.top > NFS_MAX_SLOWEST)
+		s->cfg.top = NFS_MAX_SLOWEST;
 	hist_init(&s->copy.cb_latency);
 	hist_init(&s->copy.srt);
 	s->first_call_ns = UINT64_MAX;
+	nfs_clients_init(s);
+	s->slow = calloc(s->cfg.top, sizeof(*s->slow));
+	s->events = calloc(NFS_MAX_EVENTS, sizeof(*s->events));
+	if (!s->slow || !s->events || nfs_names_new(&s->names, &ncfg)) {
+		nfs_stats_release(s);
+		return -ENOMEM;
+	}
+	nfs_sketch_init(&s->files.other.srt);
+	s->files.other.size = UINT64_MAX;
+	s->files.other.rd.min = s->files.other.wr.min = UINT64_MAX;
 	return 0;
 }
 
@@ -31,10 +40,34 @@ void nfs_stats_release(struct nfs_stats *s)
 	for (i = 0; i < s->nprocs; i++)
 		free(s->procs[i].srt);
 	free(s->procs);
-	free(s->clients);
-	free(s->fhs);
+	nfs_clients_release(s);
+	nfs_files_release(s);
+	nfs_names_free(s->names);
+	free(s->slow);
 	free(s->bins);
+	free(s->series);
+	free(s->events);
 	memset(s, 0, sizeof(*s));
+}
+
+size_t nfs_stats_mem(const struct nfs_stats *s)
+{
+	size_t m = sizeof(*s) + (size_t)s->cap_procs * sizeof(*s->procs) +
+	           (size_t)s->nprocs * sizeof(struct hist);
+	unsigned k;
+
+	for (k = 0; k < NFS_CLIENT_KINDS; k++)
+		m += (size_t)s->clients[k].cap * sizeof(struct nfs_client) +
+		     (size_t)(s->clients[k].mask + 1) * sizeof(uint32_t);
+	m += (size_t)s->files.cap * sizeof(struct nfs_file) +
+	     (size_t)(s->files.mask + 1) * sizeof(uint32_t);
+	m += (size_t)s->cfg.top * sizeof(struct nfs_slow) +
+	     NFS_MAX_EVENTS * sizeof(struct nfs_event);
+	if (s->bins)
+		m += NFS_MAX_BINS * sizeof(*s->bins);
+	if (s->series)
+		m += (size_t)NFS_MAX_BINS * NFS_SERIES * sizeof(*s->series);
+	return m + nfs_names_mem(s->names);
 }
 
 void nfs_addr_str(uint8_t family, const uint8_t *a, char *buf, size_t len)
@@ -45,6 +78,11 @@ void nfs_addr_str(uint8_t family, const uint8_t *a, char *buf, size_t len)
 
 /* --- rows --- */
 
+static bool is_v4(const struct rpc_txn *t)
+{
+	return t->kind == RPC_KIND_NFS && t->vers == 4 && t->proc == 1;
+}
+
 static void row_key(const struct rpc_txn *t, uint32_t *minor, uint32_t *op, int *is_proc)
 {
 	*minor = 0;
@@ -52,7 +90,9 @@ static void row_key(const struct rpc_txn *t, uint32_t *minor, uint32_t *op, int 
 	*is_proc = 1;
 	if ((t->kind == RPC_KIND_NFS && t->vers == 4) || t->kind == RPC_KIND_NFS_CB) {
 		*minor = t->call.minor;
-		if (t->proc == 1 && t->call.op) {
+		if (is_v4(t) && t->call.cut) {
+			*is_proc = 2; /* cut by the snaplen before its main op: a row of its own */
+		} else if (t->proc == 1 && t->call.op) {
 			*op = t->call.op;
 			*is_proc = 0;
 		}
@@ -63,7 +103,9 @@ static void row_name(struct nfs_proc_stats *r)
 {
 	const char *n = NULL;
 
-	if (r->is_proc)
+	if (r->is_proc == 2)
+		n = "COMPOUND_CUT";
+	else if (r->is_proc)
 		n = rpc_proc_name(r->kind, r->vers, r->op);
 	else if (r->kind == RPC_KIND_NFS_CB)
 		n = nfs4_cb_op_name(r->op);
@@ -75,7 +117,7 @@ static void row_name(struct nfs_proc_stats *r)
 		snprintf(r->name, sizeof(r->name), "%s_%u", r->is_proc ? "PROC" : "OP", r->op);
 	if ((r->kind == RPC_KIND_NFS && r->vers == 4) || r->kind == RPC_KIND_NFS_CB)
 		snprintf(r->version, sizeof(r->version), "%u.%u", r->vers == 1 ? 4 : r->vers,
-			 r->minor);
+		         r->minor);
 	else
 		snprintf(r->version, sizeof(r->version), "%u", r->vers);
 }
@@ -96,7 +138,7 @@ static struct nfs_proc_stats *row_get(struct nfs_stats *s, const struct rpc_txn 
 		    r->is_proc == is_proc && r->kind == t->kind)
 			return r;
 	}
-	if (s->nprocs >= MAX_ROWS) {
+	if (s->nprocs >= NFS_MAX_ROWS) {
 		s->rows_dropped++; /* a flood of made-up programs or procedures: bounded */
 		return NULL;
 	}
@@ -115,6 +157,7 @@ static struct nfs_proc_stats *row_get(struct nfs_stats *s, const struct rpc_txn 
 	if (!r->srt)
 		return NULL;
 	hist_init(r->srt);
+	r->id = s->nprocs;
 	r->kind = t->kind;
 	r->prog = t->prog;
 	r->vers = t->vers;
@@ -126,28 +169,41 @@ static struct nfs_proc_stats *row_get(struct nfs_stats *s, const struct rpc_txn 
 	return r;
 }
 
-static void count_error(struct nfs_proc_stats *r, uint32_t status)
+const struct nfs_proc_stats *nfs_stats_row(const struct nfs_stats *s, unsigned id)
 {
 	unsigned i;
 
-	r->errors++;
-	for (i = 0; i < r->nerr; i++) {
-		if (r->err[i].status == status) {
-			r->err[i].n++;
+	if (id < s->nprocs && s->procs[id].id == id)
+		return &s->procs[id];
+	for (i = 0; i < s->nprocs; i++)
+		if (s->procs[i].id == id)
+			return &s->procs[i];
+	return NULL;
+}
+
+static void count_error(struct nfs_errs *e, uint32_t status)
+{
+	unsigned i;
+
+	e->errors++;
+	for (i = 0; i < e->nerr; i++) {
+		if (e->err[i].status == status) {
+			e->err[i].n++;
 			return;
 		}
 	}
-	if (r->nerr < NFS_ERR_SLOTS) {
-		r->err[r->nerr].status = status;
-		r->err[r->nerr++].n = 1;
+	if (e->nerr < NFS_ERR_SLOTS) {
+		e->err[e->nerr].status = status;
+		e->err[e->nerr++].n = 1;
 	} else {
-		r->err_other++;
+		e->err_other++;
 	}
 }
 
-/* 0 on success, else the status to count (NFS status or an RPC-level code). */
-static uint32_t txn_status(const struct rpc_txn *t)
+uint32_t nfs_txn_status(const struct rpc_txn *t)
 {
+	if (!t->replied)
+		return 0;
 	if (t->reply_stat == 1)
 		return NFS_ERR_RPC_DENIED;
 	if (t->accept_stat != 0)
@@ -157,12 +213,7 @@ static uint32_t txn_status(const struct rpc_txn *t)
 	return 0;
 }
 
-static int is_v4(const struct rpc_txn *t)
-{
-	return t->kind == RPC_KIND_NFS && t->vers == 4 && t->proc == 1;
-}
-
-/* Data bytes moved: READ/READ_PLUS from the reply, WRITE from the call, COPY from the reply. */
+/* Data bytes moved: READ/READ_PLUS from the reply, WRITE from the call. */
 static void txn_bytes(const struct rpc_txn *t, uint64_t *rd, uint64_t *wr)
 {
 	*rd = *wr = 0;
@@ -188,192 +239,147 @@ static void txn_bytes(const struct rpc_txn *t, uint64_t *rd, uint64_t *wr)
 	}
 }
 
-static struct nfs_client_stats *client_get(struct nfs_stats *s, const struct rpc_txn *t)
-{
-	unsigned i;
-	struct nfs_client_stats *c;
-
-	for (i = 0; i < s->nclients; i++) {
-		c = &s->clients[i];
-		if (c->family == t->family && !memcmp(c->addr, t->client, 16))
-			return c;
-	}
-	if (s->nclients >= MAX_CLIENTS) {
-		s->clients_dropped++;
-		return NULL;
-	}
-	if (s->nclients == s->cap_clients) {
-		unsigned nc = s->cap_clients ? s->cap_clients * 2 : 8;
-		void *p = realloc(s->clients, nc * sizeof(*s->clients));
-
-		if (!p)
-			return NULL;
-		s->clients = p;
-		s->cap_clients = nc;
-	}
-	c = &s->clients[s->nclients++];
-	memset(c, 0, sizeof(*c));
-	c->family = t->family;
-	memcpy(c->addr, t->client, 16);
-	return c;
-}
-
-static uint64_t fh_hash(const uint8_t *fh, unsigned len)
-{
-	uint64_t h = 1469598103934665603ull;
-	unsigned i;
-
-	for (i = 0; i < len; i++)
-		h = (h ^ fh[i]) * 1099511628211ull;
-	return h ^ h >> 31;
-}
-
-/* Double the table (rehash); the table starts small and stops growing at FH_CAP. */
-static int fh_grow(struct nfs_stats *s)
-{
-	unsigned ncap = s->fh_cap ? s->fh_cap * 2 : 1024, i, mask = ncap - 1;
-	struct nfs_fh_stats *n = calloc(ncap, sizeof(*n));
-
-	if (!n)
-		return -ENOMEM;
-	for (i = 0; i < s->fh_cap; i++) {
-		struct nfs_fh_stats *f = &s->fhs[i];
-		unsigned k;
-
-		if (!f->len)
-			continue;
-		for (k = (unsigned)fh_hash(f->fh, f->len) & mask; n[k].len; k = (k + 1) & mask)
-			;
-		n[k] = *f;
-	}
-	free(s->fhs);
-	s->fhs = n;
-	s->fh_cap = ncap;
-	return 0;
-}
-
-static struct nfs_fh_stats *fh_get(struct nfs_stats *s, const uint8_t *fh, unsigned len)
-{
-	unsigned i, mask;
-	uint64_t h;
-
-	if (!len)
-		return NULL;
-	/* keep the table at most 3/4 full so probes stay short */
-	if ((!s->fhs || s->nfh >= s->fh_cap / 4 * 3) && s->fh_cap < FH_CAP && fh_grow(s))
-		return NULL;
-	mask = s->fh_cap - 1;
-	h = fh_hash(fh, len);
-	for (i = (unsigned)h & mask;; i = (i + 1) & mask) {
-		struct nfs_fh_stats *f = &s->fhs[i];
-
-		if (!f->len) {
-			if (s->nfh >= s->fh_cap / 4 * 3) {
-				s->fh_untracked++;
-				return NULL;
-			}
-			f->len = (uint8_t)len;
-			memcpy(f->fh, fh, len);
-			f->size = UINT64_MAX;
-			s->nfh++;
-			return f;
-		}
-		if (f->len == len && !memcmp(f->fh, fh, len))
-			return f;
-	}
-}
+/* --- timeline and per-procedure series --- */
 
 /*
- * The timeline keeps at most MAX_BINS bins: when the capture spans more intervals than that,
- * adjacent bins are merged and the interval doubles (fixed memory whatever the time span,
- * even for captures with bogus timestamps). interval_ns in the output is the final width.
+ * The timeline keeps at most NFS_MAX_BINS bins: when the capture spans more intervals than
+ * that, adjacent bins are merged and the interval doubles (fixed memory whatever the time
+ * span, even for captures with bogus timestamps). interval_ns in the output is the final width.
  */
+static void series_merge(struct nfs_series_bin *a, const struct nfs_series_bin *b)
+{
+	unsigned k;
+
+	a->calls += b->calls;
+	a->replies += b->replies;
+	a->errors += b->errors;
+	if (b->srt_max > a->srt_max)
+		a->srt_max = b->srt_max;
+	for (k = 0; k < SK_BUCKETS(SK_COARSE); k++) {
+		uint64_t v = (uint64_t)a->srt.b[k] + b->srt.b[k];
+
+		a->srt.b[k] = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+	}
+}
+
 static void coarsen(struct nfs_stats *s)
 {
 	uint64_t nb0 = s->bin0 / 2;
-	unsigned i, last = 0;
-	struct nfs_bin acc = {0};
+	unsigned i, j, k, last = UINT32_MAX, old = s->nbins;
 
-	for (i = 0; i < s->nbins; i++) {
-		unsigned j = (unsigned)((s->bin0 + i) / 2 - nb0);
-		const struct nfs_bin *b = &s->bins[i];
+	/* bin i goes to j = (bin0 + i) / 2 - bin0 / 2 <= i: in place, in order */
+	for (i = 0; i < old; i++) {
+		struct nfs_bin b = s->bins[i];
+		struct nfs_series_bin tmp[NFS_SERIES];
+		struct nfs_series_bin *o;
 
-		if (i && j != last) {
-			s->bins[last] = acc;
-			memset(&acc, 0, sizeof(acc));
+		j = (unsigned)((s->bin0 + i) / 2 - nb0);
+		memcpy(tmp, &s->series[(size_t)i * NFS_SERIES], sizeof(tmp));
+		o = &s->series[(size_t)j * NFS_SERIES];
+		if (j != last) {
+			s->bins[j] = b;
+			memcpy(o, tmp, sizeof(tmp));
+			last = j;
+			continue;
 		}
-		last = j;
-		acc.ops += b->ops;
-		acc.read_bytes += b->read_bytes;
-		acc.write_bytes += b->write_bytes;
-		acc.errors += b->errors;
-		acc.busy_ns += b->busy_ns;
+		s->bins[j].ops += b.ops;
+		s->bins[j].read_bytes += b.read_bytes;
+		s->bins[j].write_bytes += b.write_bytes;
+		s->bins[j].errors += b.errors;
+		s->bins[j].busy_ns += b.busy_ns;
+		for (k = 0; k < NFS_SERIES; k++)
+			series_merge(&o[k], &tmp[k]);
 	}
-	if (s->nbins) {
-		s->bins[last] = acc;
-		s->nbins = last + 1;
-	}
+	s->nbins = old ? last + 1 : 0;
+	memset(s->bins + s->nbins, 0, (size_t)(old - s->nbins) * sizeof(*s->bins));
+	memset(s->series + (size_t)s->nbins * NFS_SERIES, 0,
+	       (size_t)(old - s->nbins) * NFS_SERIES * sizeof(*s->series));
 	s->bin0 = nb0;
 	s->cfg.interval_ns *= 2;
 }
 
-/* The bin holding time ns (may coarsen the timeline first). */
-static struct nfs_bin *bin_at(struct nfs_stats *s, uint64_t ns)
+/* The index of the bin holding time ns (may coarsen or extend the timeline first), or -1. */
+static long bin_at(struct nfs_stats *s, uint64_t ns)
 {
 	uint64_t abs;
 
 	if (!s->bins) {
-		s->bins = calloc(MAX_BINS, sizeof(*s->bins));
-		if (!s->bins)
-			return NULL;
+		s->bins = calloc(NFS_MAX_BINS, sizeof(*s->bins));
+		s->series = calloc((size_t)NFS_MAX_BINS * NFS_SERIES, sizeof(*s->series));
+		if (!s->bins || !s->series)
+			return -1;
 	}
 	for (;;) {
 		abs = ns / s->cfg.interval_ns;
 		if (!s->nbins) {
 			s->bin0 = abs;
 			s->nbins = 1;
-			memset(s->bins, 0, sizeof(*s->bins));
 		}
-		if (abs >= s->bin0 && abs - s->bin0 < MAX_BINS)
+		if (abs >= s->bin0 && abs - s->bin0 < NFS_MAX_BINS)
 			break;
-		if (abs < s->bin0 && s->bin0 + s->nbins - abs <= MAX_BINS) {
+		if (abs < s->bin0 && s->bin0 + s->nbins - abs <= NFS_MAX_BINS) {
 			uint64_t shift = s->bin0 - abs;
 
 			memmove(s->bins + shift, s->bins, (size_t)s->nbins * sizeof(*s->bins));
 			memset(s->bins, 0, (size_t)shift * sizeof(*s->bins));
+			memmove(s->series + shift * NFS_SERIES, s->series,
+			        (size_t)s->nbins * NFS_SERIES * sizeof(*s->series));
+			memset(s->series, 0, (size_t)shift * NFS_SERIES * sizeof(*s->series));
 			s->nbins += (unsigned)shift;
 			s->bin0 = abs;
 			break;
 		}
 		if (s->cfg.interval_ns > UINT64_MAX / 4)
-			return NULL;
+			return -1;
 		coarsen(s);
 	}
-	if (abs - s->bin0 >= s->nbins) {
-		unsigned need = (unsigned)(abs - s->bin0 + 1);
-
-		memset(s->bins + s->nbins, 0, (size_t)(need - s->nbins) * sizeof(*s->bins));
-		s->nbins = need;
-	}
-	return &s->bins[abs - s->bin0];
+	if (abs - s->bin0 >= s->nbins)
+		s->nbins = (unsigned)(abs - s->bin0 + 1);
+	return (long)(abs - s->bin0);
 }
 
-static void timeline(struct nfs_stats *s, const struct rpc_txn *t, uint64_t rd, uint64_t wr,
-		     int err)
+static unsigned series_slot(struct nfs_stats *s, unsigned row)
+{
+	unsigned i;
+
+	for (i = 0; i < s->nseries; i++)
+		if (s->series_row[i] == row)
+			return i;
+	if (s->nseries < NFS_SERIES - 1) {
+		s->series_row[s->nseries] = row;
+		return s->nseries++;
+	}
+	return NFS_SERIES - 1;
+}
+
+static void timeline(struct nfs_stats *s, const struct rpc_txn *t, unsigned row, uint64_t rd,
+                     uint64_t wr, uint64_t srt, int err)
 {
 	uint64_t iv, k, end;
+	long bi;
 	struct nfs_bin *b;
+	struct nfs_series_bin *sb;
 
 	/* make room for both ends first: the interval is final for this transaction after */
-	if (t->replied && t->reply_ns >= t->call_ns && !bin_at(s, t->reply_ns))
+	if (t->replied && t->reply_ns >= t->call_ns && bin_at(s, t->reply_ns) < 0)
 		return;
-	b = bin_at(s, t->call_ns);
-	if (!b)
+	bi = bin_at(s, t->call_ns);
+	if (bi < 0)
 		return;
+	b = &s->bins[bi];
 	b->ops++;
 	b->read_bytes += rd;
 	b->write_bytes += wr;
 	b->errors += err != 0;
+	sb = &s->series[(size_t)bi * NFS_SERIES + series_slot(s, row)];
+	sb->calls++;
+	sb->errors += err != 0;
+	if (t->replied) {
+		sb->replies++;
+		nfs_coarse_add(&sb->srt, srt);
+		if (srt > sb->srt_max)
+			sb->srt_max = srt;
+	}
 	if (!t->replied || t->reply_ns < t->call_ns)
 		return;
 	iv = s->cfg.interval_ns;
@@ -389,8 +395,10 @@ static void timeline(struct nfs_stats *s, const struct rpc_txn *t, uint64_t rd, 
 	}
 }
 
+/* --- server-side copy --- */
+
 /* srt: the transaction's response time, clamped at 0 by the caller (one computation). */
-static void copy_track(struct nfs_stats *s, const struct rpc_txn *t, uint64_t srt)
+static void copy_track(struct nfs_stats *s, const struct rpc_txn *t, uint64_t srt, uint32_t st)
 {
 	struct nfs_copy_stats *c = &s->copy;
 	unsigned i;
@@ -416,7 +424,7 @@ static void copy_track(struct nfs_stats *s, const struct rpc_txn *t, uint64_t sr
 		s->cb_wait[i].used = 1;
 		return;
 	}
-	if (!is_v4(t) || t->call.op != OP4_COPY)
+	if (!is_v4(t) || t->call.op != OP4_COPY || t->call.cut)
 		return;
 	c->calls++;
 	if (t->call.copy_sync)
@@ -424,7 +432,7 @@ static void copy_track(struct nfs_stats *s, const struct rpc_txn *t, uint64_t sr
 	if (!t->replied)
 		return;
 	hist_add(&c->srt, srt);
-	if (txn_status(t)) {
+	if (st) {
 		c->errors++;
 		return;
 	}
@@ -446,14 +454,55 @@ static void copy_track(struct nfs_stats *s, const struct rpc_txn *t, uint64_t sr
 	s->copy_wait[i].used = 1;
 }
 
+/* --- NFSv4: every op, and the op that failed --- */
+
+static void v4_ops(struct nfs_stats *s, const struct rpc_txn *t)
+{
+	unsigned i, n = t->call.nops < NFS_OPS_MAX ? t->call.nops : NFS_OPS_MAX;
+	unsigned m = t->call.minor < 3 ? t->call.minor : 3;
+
+	for (i = 0; i < n; i++) {
+		if (t->call.ops[i] < NFS4_OPS_COUNTED)
+			s->v4_ops[m][t->call.ops[i]]++;
+		else
+			s->v4_ops_other++;
+	}
+	if (t->replied && t->rep.failed && t->rep.fail_op < NFS4_OPS_COUNTED)
+		count_error(&s->v4_op_errs[m][t->rep.fail_op], t->rep.fail_status);
+}
+
+void nfs_stats_event(void *arg, const struct net_event *ev)
+{
+	struct nfs_stats *s = arg;
+
+	if ((unsigned)ev->type >= NET_EV_TYPES)
+		return;
+	s->event_counts[ev->type]++;
+	if (s->nevents < NFS_MAX_EVENTS && s->events) {
+		struct nfs_event *e = &s->events[s->nevents++];
+
+		e->type = ev->type;
+		e->ts_ns = ev->ts_ns;
+		e->conn_id = ev->conn_id;
+		e->bytes = ev->bytes;
+		e->xid = ev->xid;
+		e->family = ev->family;
+		e->proto = ev->proto;
+		memcpy(e->src, ev->src, 16);
+		memcpy(e->dst, ev->dst, 16);
+		e->sport = ev->sport;
+		e->dport = ev->dport;
+	}
+}
+
 void nfs_stats_txn(void *arg, const struct rpc_txn *t)
 {
 	struct nfs_stats *s = arg;
 	struct nfs_proc_stats *r = row_get(s, t);
-	struct nfs_client_stats *c = NULL;
-	struct nfs_fh_stats *f = NULL;
+	unsigned row = r ? r->id : UINT32_MAX;
+	uint32_t node = NFS_NAME_NONE;
 	uint64_t rd, wr, srt = 0;
-	uint32_t st = t->replied ? txn_status(t) : 0;
+	uint32_t st = nfs_txn_status(t);
 
 	s->txns++;
 	s->rpc_retransmits += t->retransmits;
@@ -476,46 +525,21 @@ void nfs_stats_txn(void *arg, const struct rpc_txn *t)
 			r->replies++;
 			hist_add(r->srt, srt);
 			if (st)
-				count_error(r, st);
+				count_error(&r->e, st);
 		}
 	}
+	if (t->kind == RPC_KIND_NFS || t->kind == RPC_KIND_MOUNT)
+		node = nfs_names_txn(s->names, t);
 	if (t->kind == RPC_KIND_NFS) {
-		c = client_get(s, t);
-		if (c) {
-			c->calls++;
-			c->read_bytes += rd;
-			c->write_bytes += wr;
-			if (t->replied) {
-				c->replies++;
-				c->errors += st != 0;
-				c->srt_sum += srt;
-				if (srt > c->srt_max)
-					c->srt_max = srt;
-			}
-		}
-		f = fh_get(s, t->call.fh, t->call.fh_len);
-		if (f) {
-			f->ops++;
-			f->read_bytes += rd;
-			f->write_bytes += wr;
-			f->bytes += rd + wr;
-			if (t->rep.has_size)
-				f->size = t->rep.size;
-		}
-		timeline(s, t, rd, wr, st != 0);
+		nfs_clients_txn(s, t, row, srt, st, rd, wr);
+		nfs_files_txn(s, t, node, row, srt, st, rd, wr);
+		timeline(s, t, row, rd, wr, srt, st != 0);
+		if (t->replied)
+			nfs_slow_txn(s, t, row, node, srt, st);
 	}
-	if (is_v4(t)) {
-		unsigned i, n = t->call.nops < NFS_OPS_MAX ? t->call.nops : NFS_OPS_MAX;
-		unsigned m = t->call.minor < 3 ? t->call.minor : 3;
-
-		for (i = 0; i < n; i++) {
-			if (t->call.ops[i] < NFS4_OPS_COUNTED)
-				s->v4_ops[m][t->call.ops[i]]++;
-			else
-				s->v4_ops_other++;
-		}
-	}
-	copy_track(s, t, srt);
+	if (is_v4(t))
+		v4_ops(s, t);
+	copy_track(s, t, srt, st);
 }
 
 static int row_rank(const struct nfs_proc_stats *r)
@@ -548,7 +572,7 @@ static int row_cmp(const void *a, const void *b)
 	if (x->minor != y->minor)
 		return x->minor < y->minor ? -1 : 1;
 	if (x->is_proc != y->is_proc)
-		return x->is_proc ? -1 : 1;
+		return x->is_proc == 1 ? -1 : y->is_proc == 1 ? 1 : x->is_proc - y->is_proc;
 	return x->op < y->op ? -1 : x->op > y->op;
 }
 
@@ -556,34 +580,5 @@ void nfs_stats_sort(struct nfs_stats *s)
 {
 	if (s->nprocs)
 		qsort(s->procs, s->nprocs, sizeof(*s->procs), row_cmp);
-}
-
-unsigned nfs_stats_top_fh(const struct nfs_stats *s, int by_bytes, unsigned *idx, unsigned n)
-{
-	unsigned i, k, got = 0;
-
-	if (!s->fhs)
-		return 0;
-	/* insertion into a small sorted list: n is the --top count */
-	for (i = 0; i < s->fh_cap; i++) {
-		const struct nfs_fh_stats *f = &s->fhs[i];
-		uint64_t v = by_bytes ? f->bytes : f->ops;
-
-		if (!f->len || (by_bytes && !v))
-			continue;
-		for (k = got; k > 0; k--) {
-			const struct nfs_fh_stats *g = &s->fhs[idx[k - 1]];
-
-			if ((by_bytes ? g->bytes : g->ops) >= v)
-				break;
-			if (k < n)
-				idx[k] = idx[k - 1];
-		}
-		if (k < n) {
-			idx[k] = i;
-			if (got < n)
-				got++;
-		}
-	}
-	return got;
+	nfs_files_merge(s);
 }

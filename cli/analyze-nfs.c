@@ -12,55 +12,85 @@
 #include "formats/instream.h"
 #include "formats/nfs_pipe.h"
 
+/* A duration, or "-" when there is none (no reply: no response time). */
+static const char *dur_or_dash(uint64_t count, double ns, char *buf, size_t len)
+{
+	if (!count) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	return fmt_duration(ns, buf, len);
+}
+
+static const char *prog_name(const struct nfs_proc_stats *r, char *buf, size_t len)
+{
+	const char *pn = r->kind == RPC_KIND_NFS_CB ? "NFS_CB" : rpc_prog_name(r->prog);
+
+	if (pn)
+		return pn;
+	snprintf(buf, len, "%u", r->prog);
+	return buf;
+}
+
 static void text_procs(FILE *f, const struct nfs_stats *s)
 {
 	unsigned i;
-	char b[7][24];
+	char b[8][24];
 
-	fprintf(f, "%-8s %-7s %-20s %9s %7s %10s %9s %9s %9s %9s %9s %9s\n", "program", "version",
-		"procedure", "calls", "errors", "MB", "min", "mean", "p50", "p90", "p99", "max");
+	fprintf(f, "%-8s %-7s %-20s %9s %7s %10s %9s %9s %9s %9s %9s %9s %9s\n", "program",
+		"version", "procedure", "calls", "errors", "MB", "min", "mean", "p50", "p90", "p99",
+		"p99.9", "max");
 	for (i = 0; i < s->nprocs; i++) {
 		const struct nfs_proc_stats *r = &s->procs[i];
 		const struct hist *h = r->srt;
-		const char *pn = r->kind == RPC_KIND_NFS_CB ? "NFS_CB" : rpc_prog_name(r->prog);
-		char pbuf[16];
+		uint64_t n = h->count;
 
-		if (!pn) {
-			snprintf(pbuf, sizeof(pbuf), "%u", r->prog);
-			pn = pbuf;
-		}
-		fprintf(f, "%-8s %-7s %-20s %9llu %7llu %10.1f %9s %9s %9s %9s %9s %9s\n", pn,
-			r->version, r->name, (unsigned long long)r->calls,
-			(unsigned long long)r->errors, (double)r->bytes / 1e6,
-			fmt_duration(h->count ? (double)h->min : 0, b[0], 24),
-			fmt_duration(hist_mean(h), b[1], 24), fmt_duration((double)hist_quantile(h, .5), b[2], 24),
-			fmt_duration((double)hist_quantile(h, .9), b[3], 24),
-			fmt_duration((double)hist_quantile(h, .99), b[4], 24),
-			fmt_duration((double)h->max, b[5], 24));
+		fprintf(f, "%-8s %-7s %-20s %9llu %7llu %10.1f %9s %9s %9s %9s %9s %9s %9s\n",
+			prog_name(r, b[7], 24), r->version, r->name, (unsigned long long)r->calls,
+			(unsigned long long)r->e.errors, (double)r->bytes / 1e6,
+			dur_or_dash(n, (double)h->min, b[0], 24),
+			dur_or_dash(n, hist_mean(h), b[1], 24),
+			dur_or_dash(n, (double)hist_quantile(h, .5), b[2], 24),
+			dur_or_dash(n, (double)hist_quantile(h, .9), b[3], 24),
+			dur_or_dash(n, (double)hist_quantile(h, .99), b[4], 24),
+			dur_or_dash(n, (double)hist_quantile(h, .999), b[5], 24),
+			dur_or_dash(n, (double)h->max, b[6], 24));
 	}
 }
 
 static void text_errors(FILE *f, const struct nfs_stats *s)
 {
-	unsigned i, k, any = 0;
-	char st[48];
+	unsigned i, k, any = 0, m, op;
+	char st[48], pb[16];
 
 	for (i = 0; i < s->nprocs; i++) {
 		const struct nfs_proc_stats *r = &s->procs[i];
 
-		for (k = 0; k < r->nerr; k++) {
+		for (k = 0; k < r->e.nerr; k++) {
 			if (!any++)
 				fprintf(f, "\nerrors by status:\n");
-			nfs_status_str(r->err[k].status, r->vers != 3, st, sizeof(st));
-			fprintf(f, "  %-8s %-7s %-20s %-28s %9llu\n",
-				r->kind == RPC_KIND_NFS_CB ? "NFS_CB"
-				: rpc_prog_name(r->prog) ? rpc_prog_name(r->prog)
-							 : "?",
-				r->version, r->name, st, (unsigned long long)r->err[k].n);
+			nfs_status_str(r->e.err[k].status, r->vers != 3, st, sizeof(st));
+			fprintf(f, "  %-8s %-7s %-20s %-28s %9llu\n", prog_name(r, pb, sizeof(pb)),
+				r->version, r->name, st, (unsigned long long)r->e.err[k].n);
 		}
-		if (r->err_other)
+		if (r->e.err_other)
 			fprintf(f, "  %-8s %-7s %-20s %-28s %9llu\n", "", r->version, r->name,
-				"(other statuses)", (unsigned long long)r->err_other);
+				"(other statuses)", (unsigned long long)r->e.err_other);
+	}
+	any = 0;
+	for (m = 0; m < 4; m++) {
+		for (op = 0; op < NFS4_OPS_COUNTED; op++) {
+			const struct nfs_errs *e = &s->v4_op_errs[m][op];
+			const char *n = nfs4_op_name(op);
+
+			for (k = 0; k < e->nerr; k++) {
+				if (!any++)
+					fprintf(f, "\nNFSv4 errors by the op that failed:\n");
+				nfs_status_str(e->err[k].status, 1, st, sizeof(st));
+				fprintf(f, "  4.%u%-4s %-20s %-28s %9llu\n", m, m == 3 ? "+" : "",
+					n ? n : "?", st, (unsigned long long)e->err[k].n);
+			}
+		}
 	}
 }
 
@@ -86,34 +116,116 @@ static void text_timeline(FILE *f, const struct nfs_stats *s)
 	}
 }
 
-static void text_fh(FILE *f, const struct nfs_stats *s, int by_bytes)
+/* Long paths and handles share long prefixes: keep the head and the tail. */
+static const char *elide(const char *p, char *buf, size_t len, size_t width)
 {
-	unsigned idx[64], n, i, k, top = s->cfg.top < 64 ? s->cfg.top : 64;
+	size_t n = strlen(p);
 
-	n = nfs_stats_top_fh(s, by_bytes, idx, top);
+	if (n <= width || width < 12)
+		return p;
+	snprintf(buf, len, "%.*s...%s", (int)(width / 3), p, p + n - (width - width / 3 - 3));
+	return buf;
+}
+
+#define TEXT_TOP 5 /* entries of each ranking the text shows (--json has --top) */
+
+static unsigned text_top(const struct nfs_stats *s)
+{
+	return s->cfg.top < TEXT_TOP ? s->cfg.top : TEXT_TOP;
+}
+
+static void text_clients(FILE *f, const struct nfs_stats *s)
+{
+	static const char *const title[NFS_CLIENT_KINDS] = {
+		[NFS_BY_CONNECTION] = "connections",
+		[NFS_BY_UID] = "users (AUTH_SYS uid/gid)",
+		[NFS_BY_MACHINE] = "machines (AUTH_SYS name)",
+	};
+	static const enum nfs_client_kind order[] = {NFS_BY_CONNECTION, NFS_BY_UID, NFS_BY_MACHINE};
+	unsigned idx[TEXT_TOP];
+	char b[3][24], who[300];
+
+	for (unsigned o = 0; o < 3; o++) {
+		enum nfs_client_kind k = order[o];
+		const struct nfs_client_table *tb = &s->clients[k];
+		unsigned n = nfs_stats_top_clients(s, k, NFS_RANK_WAIT, idx, text_top(s));
+
+		if (!n)
+			continue;
+		fprintf(f, "\nclients by time waited, %s (%u of %u):\n", title[k], n, tb->n);
+		for (unsigned i = 0; i < n; i++) {
+			const struct nfs_client *c = &tb->c[idx[i]];
+			char a[64];
+
+			if (k == NFS_BY_CONNECTION) {
+				nfs_addr_str(c->family, c->addr, a, sizeof(a));
+				snprintf(who, sizeof(who), c->family == 6 ? "[%s]:%u" : "%s:%u", a,
+					 c->port);
+			} else if (k == NFS_BY_UID) {
+				snprintf(who, sizeof(who), "uid %u gid %u", c->uid, c->gid);
+			} else {
+				snprintf(who, sizeof(who), "%s", c->machine);
+			}
+			fprintf(f, "  %-40s %9llu calls %7llu errors %10.1f MB  waited %s  mean %s "
+				   "p99 %s\n",
+				who, (unsigned long long)c->calls, (unsigned long long)c->errors,
+				(double)(c->read_bytes + c->write_bytes) / 1e6,
+				fmt_duration((double)c->wait_ns, b[0], 24),
+				dur_or_dash(c->srt.count, nfs_sketch_mean(&c->srt), b[1], 24),
+				dur_or_dash(c->srt.count, (double)nfs_sketch_quantile(&c->srt, .99),
+					    b[2], 24));
+		}
+		if (tb->folded)
+			fprintf(f, "  (%llu calls of clients past the first %u in 'other')\n",
+				(unsigned long long)tb->folded, tb->max);
+	}
+}
+
+static void text_files(FILE *f, const struct nfs_stats *s, enum nfs_rank by)
+{
+	unsigned idx[TEXT_TOP], n = nfs_stats_top_files(s, by, idx, text_top(s));
+	char path[1024], e[64], b[2][24];
+
 	if (!n)
 		return;
-	fprintf(f, "\ntop file handles by %s:\n", by_bytes ? "bytes" : "ops");
-	for (i = 0; i < n; i++) {
-		const struct nfs_fh_stats *h = &s->fhs[idx[i]];
-		char hex[2 * NFS_FH_MAX + 8];
-		size_t o = 0;
+	fprintf(f, "\nfiles by %s:\n", by == NFS_RANK_WAIT ? "time waited" : "bytes");
+	for (unsigned i = 0; i < n; i++) {
+		const struct nfs_file *x = &s->files.f[idx[i]];
 
-		/* long handles share long prefixes (export, fsid): keep the head and the tail */
-		for (k = 0; k < h->len; k++) {
-			if (h->len > 32 && k == 12) {
-				o += (size_t)snprintf(hex + o, sizeof(hex) - o, "…");
-				k = h->len - 12u;
-			}
-			o += (size_t)snprintf(hex + o, sizeof(hex) - o, "%02x", h->fh[k]);
-		}
-		hex[o] = 0;
-		fprintf(f, "  %-64s %9llu ops %10.1f MB read %10.1f MB written", hex,
-			(unsigned long long)h->ops, (double)h->read_bytes / 1e6,
-			(double)h->write_bytes / 1e6);
-		if (h->size != UINT64_MAX)
-			fprintf(f, "  size %llu", (unsigned long long)h->size);
-		fputc('\n', f);
+		nfs_names_path(s->names, x->node, path, sizeof(path));
+		fprintf(f, "  %-48s %8llu ops %9.1f MB read %9.1f MB written  waited %s  p99 %s\n",
+			elide(path, e, sizeof(e), 48), (unsigned long long)x->ops,
+			(double)x->rd.bytes / 1e6, (double)x->wr.bytes / 1e6,
+			fmt_duration((double)x->wait_ns, b[0], 24),
+			dur_or_dash(x->srt.count, (double)nfs_sketch_quantile(&x->srt, .99), b[1], 24));
+	}
+}
+
+static void text_slowest(FILE *f, const struct nfs_stats *s)
+{
+	struct nfs_slow v[TEXT_TOP];
+	unsigned n = nfs_stats_slowest(s, v, text_top(s));
+	char b[24], a[64], path[1024], e[48], st[48];
+
+	if (!n)
+		return;
+	fprintf(f, "\nslowest calls:\n");
+	for (unsigned i = 0; i < n; i++) {
+		const struct nfs_slow *x = &v[i];
+		const struct nfs_proc_stats *r = nfs_stats_row(s, x->row);
+
+		nfs_addr_str(x->family, x->client, a, sizeof(a));
+		nfs_stats_file_path(s, x->node, x->fh, x->fh_len, path, sizeof(path));
+		nfs_status_str(x->status, r && r->vers != 3, st, sizeof(st));
+		fprintf(f, "  %10.6f s %9s  %s:%u xid 0x%08x  %s %s %s", 
+			(double)(x->call_ns - s->first_call_ns) / 1e9,
+			fmt_duration((double)x->srt, b, sizeof(b)), a, x->cport, x->xid,
+			r ? r->version : "?", r ? r->name : "?",
+			x->node != NFS_NAME_NONE || x->fh_len ? elide(path, e, sizeof(e), 40) : "");
+		if (x->has_io)
+			fprintf(f, " @%llu+%llu", (unsigned long long)x->offset,
+				(unsigned long long)x->count);
+		fprintf(f, "%s%s\n", x->status ? " " : "", x->status ? st : "");
 	}
 }
 
@@ -122,7 +234,6 @@ static void text_render(FILE *f, const char *path, const struct nfs_stats *s,
 {
 	const struct tcp_counters *t = tcp_table_counters(p->tcp);
 	const struct rpc_counters *r = rpc_dec_counters(p->rpc);
-	unsigned i;
 	char b[2][24];
 
 	if (stop)
@@ -140,24 +251,11 @@ static void text_render(FILE *f, const char *path, const struct nfs_stats *s,
 	} else {
 		text_procs(f, s);
 	}
-	if (s->nclients) {
-		fprintf(f, "\nclients:\n");
-		for (i = 0; i < s->nclients; i++) {
-			const struct nfs_client_stats *c = &s->clients[i];
-			char a[64];
-
-			nfs_addr_str(c->family, c->addr, a, sizeof(a));
-			fprintf(f, "  %-39s %9llu calls %7llu errors %10.1f MB read %10.1f MB written"
-				   "  mean %s max %s\n",
-				a, (unsigned long long)c->calls, (unsigned long long)c->errors,
-				(double)c->read_bytes / 1e6, (double)c->write_bytes / 1e6,
-				fmt_duration(c->replies ? (double)(c->srt_sum / c->replies) : 0, b[0], 24),
-				fmt_duration((double)c->srt_max, b[1], 24));
-		}
-	}
+	text_clients(f, s);
+	text_files(f, s, NFS_RANK_WAIT);
+	text_files(f, s, NFS_RANK_BYTES);
+	text_slowest(f, s);
 	text_errors(f, s);
-	text_fh(f, s, 0);
-	text_fh(f, s, 1);
 	text_timeline(f, s);
 	if (s->copy.calls || s->copy.callbacks) {
 		fprintf(f, "\nserver-side copy: %llu COPY calls (%llu synchronous, %llu asynchronous, "
@@ -182,6 +280,17 @@ static void text_render(FILE *f, const char *path, const struct nfs_stats *s,
 		fprintf(f, ", %llu bad records, %llu resyncs", (unsigned long long)t->bad_records,
 			(unsigned long long)t->resyncs);
 	fputc('\n', f);
+	if (s->event_counts[NET_EV_GAP] || s->event_counts[NET_EV_RETRANSMIT])
+		fprintf(f, "events: %llu capture gaps, %llu retransmitted calls (when, where and "
+			   "which XID: --json)\n",
+			(unsigned long long)s->event_counts[NET_EV_GAP],
+			(unsigned long long)s->event_counts[NET_EV_RETRANSMIT]);
+	if (r->cut_calls || r->cut_replies)
+		fprintf(f, "cut by the snaplen: %llu calls, %llu replies (statuses counted from the "
+			   "captured part; %llu NFSv4 COMPOUNDs cut before their main op are "
+			   "COMPOUND_CUT)\n",
+			(unsigned long long)r->cut_calls, (unsigned long long)r->cut_replies,
+			(unsigned long long)r->cut_compounds);
 }
 
 int analyze_capture(struct in_stream *in, const struct analyze_opts *o, json_t *root, FILE *text,
@@ -206,10 +315,18 @@ int analyze_capture(struct in_stream *in, const struct analyze_opts *o, json_t *
 		free(file);
 		return error("%s", e.msg), exit_code_for(ret);
 	}
-	nfs_stats_init(&s, &scfg);
-	ret = nfs_pipe_init(&p, NULL, NULL, nfs_stats_txn, &s);
+	struct tcp_cfg tcfg = {.event = nfs_stats_event, .event_arg = &s};
+	struct rpc_dec_cfg rcfg = {.event = nfs_stats_event, .event_arg = &s};
+
+	if (nfs_stats_init(&s, &scfg)) {
+		pcap_src_free(src);
+		free(file);
+		return error("out of memory"), EXIT_SYSTEM;
+	}
+	ret = nfs_pipe_init(&p, &tcfg, &rcfg, nfs_stats_txn, &s);
 	if (ret) {
 		pcap_src_free(src);
+		nfs_stats_release(&s);
 		free(file);
 		return error("out of memory"), EXIT_SYSTEM;
 	}

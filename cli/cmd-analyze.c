@@ -28,7 +28,11 @@ static const struct cli_opt analyze_opts[] = {
      .arg = "DUR",
      .help = "shortest idle gap that counts (default " BLK_DEFAULT_IDLE_TEXT ")"},
     {.name = "idle", .key = 't', .arg = "DUR", .help = "the same as --idle-threshold"},
-    {.name = "top", .key = 'n', .arg = "N", .help = "keep the N longest idle gaps (default 10)"},
+    {.name = "top",
+     .key = 'n',
+     .arg = "N",
+     .help = "keep the N longest idle gaps; for packet captures, list the N slowest calls and "
+             "the top N files (default 10; at most 1000 for captures)"},
     {.name = "output",
      .short_name = 'o',
      .arg = "FILE",
@@ -45,6 +49,10 @@ const struct cli_doc doc_analyze = {
         "bytes per action, Q2D/D2C/Q2C latency (matched through merges as btt does), queue "
         "depth, idle gaps, seeks and a timeline. Prints a summary, or a JSON document with "
         "--json (schema: docs/json.md; definitions: docs/analyze.md).\n"
+        "\n"
+        "For NFS captures: response times per procedure (p50 to p99.9, histograms in JSON), "
+        "clients per connection, AUTH_SYS uid and machine, files by name, the slowest calls, "
+        "per-procedure series, retransmissions and capture gaps (docs/nfs.md).\n"
         "\n"
         "INPUT is a run directory, a per-CPU set NAME (NAME.blktrace.0, .1, ...), a single "
         "blktrace file (e.g. blkparse -d output), a fio iolog (its IOs as issue events), '-' "

@@ -297,6 +297,15 @@ static void on_call(struct rpc_dec *d, const struct rpc_record *r, struct cur *c
 	if (*pp) {
 		d->n.retransmits++;
 		(*pp)->t.retransmits++;
+		if (d->cfg.event) {
+			struct net_event ev = {
+				.type = NET_EV_RETRANSMIT, .ts_ns = r->ts_ns, .conn_id = r->conn_id,
+				.family = r->family, .proto = r->proto, .src = r->src, .dst = r->dst,
+				.sport = r->sport, .dport = r->dport, .xid = xid,
+			};
+
+			d->cfg.event(d->cfg.event_arg, &ev);
+		}
 		return;
 	}
 	if (d->npend >= d->cfg.max_pending)
@@ -487,6 +496,10 @@ int rpc_dec_new(struct rpc_dec **out, const struct rpc_dec_cfg *cfg, rpc_txn_fn 
 	if (!d)
 		return -ENOMEM;
 	d->cfg.max_pending = cfg && cfg->max_pending ? cfg->max_pending : 16384;
+	if (cfg) {
+		d->cfg.event = cfg->event;
+		d->cfg.event_arg = cfg->event_arg;
+	}
 	d->fn = fn;
 	d->arg = arg;
 	*out = d;

@@ -75,6 +75,8 @@ struct rpc_counters {
 
 struct rpc_dec_cfg {
 	uint32_t max_pending; /* outstanding calls kept (default 16384); the oldest is evicted */
+	net_event_fn event;   /* told of retransmitted calls (optional) */
+	void *event_arg;
 };
 
 typedef void (*rpc_txn_fn)(void *arg, const struct rpc_txn *t);

@@ -266,11 +266,21 @@ static void stream_data(struct tcp_table *t, struct conn *c, int dir, const uint
 }
 
 /* n stream bytes that will never be seen (a gap given up on, or cut by the snaplen). */
-static void stream_missing(struct tcp_table *t, struct conn *c, int dir, uint64_t n, uint64_t ts)
+static void stream_missing(struct tcp_table *t, struct conn *c, int dir, uint64_t n, uint64_t ts,
+			   bool gap)
 {
 	struct dir *d = &c->d[dir];
 
 	t->n.lost_bytes += n;
+	if (gap && n && t->cfg.event) {
+		struct net_event ev = {
+			.type = NET_EV_GAP, .ts_ns = ts, .conn_id = c->id, .family = c->family,
+			.proto = c->proto, .src = c->addr[dir], .dst = c->addr[!dir],
+			.sport = c->port[dir], .dport = c->port[!dir], .bytes = n,
+		};
+
+		t->cfg.event(t->cfg.event_arg, &ev);
+	}
 	while (n > 0) {
 		if (d->mode == M_FRAG) {
 			uint64_t take = d->frag_left < n ? d->frag_left : n;
@@ -327,7 +337,7 @@ static void apply(struct tcp_table *t, struct conn *c, int dir, uint32_t seq, co
 	if (skip < caplen)
 		stream_data(t, c, dir, data + skip, caplen - skip, ts);
 	if (caplen < len)
-		stream_missing(t, c, dir, len - (skip > caplen ? skip : caplen), ts);
+		stream_missing(t, c, dir, len - (skip > caplen ? skip : caplen), ts, false);
 	d->next_seq = seq + len;
 }
 
@@ -342,7 +352,7 @@ static void drain(struct tcp_table *t, struct conn *c, int dir, uint64_t ts, boo
 		if (diff > 0) {
 			if (!force)
 				return;
-			stream_missing(t, c, dir, (uint32_t)diff, ts);
+			stream_missing(t, c, dir, (uint32_t)diff, ts, true);
 			d->next_seq = s->seq;
 		}
 		d->ooo = s->next;
@@ -371,7 +381,7 @@ static void enqueue(struct tcp_table *t, struct conn *c, int dir, const struct p
 		int32_t diff = (int32_t)(seq - d->next_seq);
 
 		if (diff > 0) {
-			stream_missing(t, c, dir, (uint32_t)diff, p->ts_ns);
+			stream_missing(t, c, dir, (uint32_t)diff, p->ts_ns, true);
 			d->next_seq = seq;
 		}
 		if ((int32_t)(seq - d->next_seq) <= 0)
@@ -658,6 +668,8 @@ int tcp_table_new(struct tcp_table **out, const struct tcp_cfg *cfg, rpc_record_
 			t->cfg.ooo_total = cfg->ooo_total;
 		if (cfg->max_conns)
 			t->cfg.max_conns = cfg->max_conns;
+		t->cfg.event = cfg->event;
+		t->cfg.event_arg = cfg->event_arg;
 	}
 	t->fn = fn;
 	t->arg = arg;

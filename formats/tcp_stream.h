@@ -24,12 +24,34 @@ struct rpc_record {
 	uint16_t sport, dport;
 };
 
+/* Things that happened on a stream, with when and where, for the timestamped event lists. */
+enum net_event_type {
+	NET_EV_GAP,        /* stream bytes never seen: a hole given up on (bytes) */
+	NET_EV_RETRANSMIT, /* an RPC call repeated while outstanding (xid) */
+	NET_EV_TYPES
+};
+
+struct net_event {
+	enum net_event_type type;
+	uint64_t ts_ns;
+	uint64_t conn_id;
+	uint8_t family, proto;
+	const uint8_t *src, *dst; /* 16-byte addresses: the sender of the bytes, the receiver */
+	uint16_t sport, dport;
+	uint32_t xid;   /* NET_EV_RETRANSMIT */
+	uint64_t bytes; /* NET_EV_GAP */
+};
+
+typedef void (*net_event_fn)(void *arg, const struct net_event *ev);
+
 struct tcp_cfg {
 	uint32_t head_cap;     /* bytes of each record kept for the decoders (default 2048) */
 	uint32_t max_record;   /* larger records are implausible: resynchronise (16 MiB) */
 	uint32_t ooo_cap;      /* out-of-order bytes buffered per direction (256 KiB) */
 	uint64_t ooo_total;    /* out-of-order bytes buffered over all connections (8 MiB) */
 	uint32_t max_conns;    /* connections tracked at once; least recently used evicted (2048) */
+	net_event_fn event;    /* told of gaps (optional) */
+	void *event_arg;
 };
 
 struct tcp_counters {

@@ -33,7 +33,7 @@ for v in 3 4; do
 done
 expect_eq "lost bytes" "$(json '["nfs"]["stream"]["lost_bytes"]' "$TMP/nfs.json")" 0
 expect_eq "unmatched replies" "$(json '["nfs"]["stream"]["unmatched_replies"]' "$TMP/nfs.json")" 0
-expect_eq "clients" "$(json '["nfs"]["clients"][0]["address"]' "$TMP/nfs.json")" 127.0.0.1
+expect_eq "clients" "$(json '["nfs"]["clients"]["by_address"][0]["address"]' "$TMP/nfs.json")" 127.0.0.1
 
 # gzip: the same document
 gzip -c "$TMP/nfs.pcap" >"$TMP/nfs.pcap.gz"

@@ -32,7 +32,13 @@ assert c["callback_bytes"] == 1 << 20
 assert c["copy_to_callback_ns"]["mean"] == 295000, c
 s = n["stream"]
 assert s["tcp_retransmits"] == 1 and s["lost_bytes"] == 0 and s["unmatched_calls"] == 0, s
-fh = n["file_handles"]["by_ops"][0]
+fh = n["files"]["by_ops"][0]
 assert fh["fh"] == b"file-handle-0001".hex() and fh["size"] == 4096, fh
+# opened by name under a handle never named (the session starts with PUTFH)
+assert fh["path"] == "<fh:%s>/f" % b"root-handle-0001".hex(), fh["path"]
+assert fh["read"]["bytes"] == 4096 and fh["write"]["bytes"] == 4096, fh
+assert n["v4_op_errors"] == [{"version": "4.2", "name": "LOOKUP", "errors": 1,
+                              "errors_by_status": {"NFS4ERR_NOENT": 1}}], n["v4_op_errors"]
+assert n["slowest"][0]["name"] == "WRITE" and n["slowest"][0]["srt_ns"] == 412000
 PY
 echo ok

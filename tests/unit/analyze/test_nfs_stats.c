@@ -29,7 +29,7 @@ static struct rpc_txn txn(uint32_t vers, uint32_t proc, uint64_t call, uint64_t 
 	t.call.op = proc;
 	t.call.fh_len = 4;
 	memcpy(t.call.fh, "\xde\xad\xbe\xef", 4);
-	t.call.decoded = t.rep.decoded = true;
+	t.call.decoded = t.rep.decoded = t.rep.has_status = true;
 	return t;
 }
 
@@ -57,12 +57,12 @@ static void test_rows_and_errors(void **state)
 	nfs_stats_sort(&s);
 	assert_int_equal(s.nprocs, 3);
 	assert_string_equal(s.procs[0].name, "GETATTR");
-	assert_int_equal(s.procs[0].errors, 1);
-	assert_int_equal(s.procs[0].err[0].status, NFS_ERR_RPC_ACCEPT + 3);
+	assert_int_equal(s.procs[0].e.errors, 1);
+	assert_int_equal(s.procs[0].e.err[0].status, NFS_ERR_RPC_ACCEPT + 3);
 	assert_string_equal(s.procs[1].name, "LOOKUP");
 	assert_int_equal(s.procs[1].calls, 2);
 	assert_int_equal(s.procs[1].replies, 1);
-	assert_int_equal(s.procs[1].err[0].status, 2);
+	assert_int_equal(s.procs[1].e.err[0].status, 2);
 	assert_string_equal(s.procs[2].name, "READ");
 	assert_string_equal(s.procs[2].version, "3");
 	assert_int_equal(s.procs[2].read_bytes, 40960);
@@ -70,10 +70,12 @@ static void test_rows_and_errors(void **state)
 	assert_int_equal(s.procs[2].srt->min, 100);
 	assert_int_equal(s.procs[2].srt->max, 109);
 	assert_true(hist_mean(s.procs[2].srt) == 104.5);
-	assert_int_equal(s.nclients, 1);
-	assert_int_equal(s.clients[0].calls, 13);
-	assert_int_equal(s.clients[0].errors, 2);
-	assert_int_equal(s.nfh, 1);
+	assert_int_equal(s.clients[NFS_BY_ADDRESS].n, 1);
+	assert_int_equal(s.clients[NFS_BY_ADDRESS].c[0].calls, 13);
+	assert_int_equal(s.clients[NFS_BY_ADDRESS].c[0].errors, 2);
+	assert_int_equal(s.clients[NFS_BY_CONNECTION].n, 1);
+	assert_int_equal(s.clients[NFS_BY_UID].n, 0); /* no AUTH_SYS credentials */
+	assert_int_equal(s.files.n, 1);
 	nfs_stats_release(&s);
 }
 
@@ -186,7 +188,7 @@ static void test_copy_and_json(void **state)
 	assert_non_null(json_object_get(json_object_get(j, "stream"), "lost_bytes"));
 	assert_non_null(json_object_get(json_object_get(j, "stream"), "unmatched_replies"));
 	assert_true(json_is_array(json_object_get(j, "timeline")));
-	assert_true(json_is_array(json_object_get(j, "clients")));
+	assert_true(json_is_array(json_object_get(json_object_get(j, "clients"), "by_connection")));
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "copy"),
 							    "asynchronous")),
 			 1);
@@ -230,7 +232,7 @@ static void test_copy_reply_before_call(void **state)
 	nfs_stats_release(&s);
 }
 
-static void test_fh_cap(void **state)
+static void test_file_cap(void **state)
 {
 	struct nfs_stats s;
 	struct rpc_txn t = txn(3, 1, 1, 2);
@@ -244,10 +246,12 @@ static void test_fh_cap(void **state)
 		if (i % 7 == 0)
 			nfs_stats_txn(&s, &t);
 	}
-	assert_true(s.nfh <= 65536);
-	assert_true(s.fh_untracked > 0);
-	assert_int_equal(nfs_stats_top_fh(&s, 0, idx, 3), 3);
-	assert_int_equal(s.fhs[idx[0]].ops, 2);
+	assert_int_equal(s.files.n, 8192);
+	assert_int_equal(s.files.other.ops, 100000 + 100000 / 7 + 1 - 8192 - 8192 / 7 - 1);
+	assert_true(nfs_names_counters(s.names)->untracked > 0);
+	assert_int_equal(nfs_stats_top_files(&s, NFS_RANK_OPS, idx, 3), 3);
+	assert_int_equal(s.files.f[idx[0]].ops, 2);
+	assert_true(nfs_stats_mem(&s) < 64u << 20);
 	nfs_stats_release(&s);
 }
 
@@ -259,7 +263,7 @@ int main(void)
 		cmocka_unit_test(test_timeline),
 		cmocka_unit_test(test_copy_and_json),
 		cmocka_unit_test(test_copy_reply_before_call),
-		cmocka_unit_test(test_fh_cap),
+		cmocka_unit_test(test_file_cap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,386 @@
+/* SPDX-License-Identifier: MIT */
+/* NFS files by name (nodes of the handle -> path map) and the slowest calls. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/nfs_stats.h"
+
+#define MAX_FILES 8192u /* files with their own entry; the rest in "other" */
+
+static void file_init(struct nfs_file *f, uint32_t node)
+{
+	memset(f, 0, sizeof(*f));
+	f->node = node;
+	f->size = UINT64_MAX;
+	f->rd.min = f->wr.min = UINT64_MAX;
+	nfs_sketch_init(&f->srt);
+}
+
+void nfs_files_release(struct nfs_stats *s)
+{
+	free(s->files.f);
+	free(s->files.idx);
+}
+
+static unsigned node_slot(uint32_t node, unsigned mask)
+{
+	uint64_t h = (uint64_t)node * 0x9e3779b97f4a7c15ull;
+
+	return (unsigned)(h >> 32) & mask;
+}
+
+static void idx_rebuild(struct nfs_file_table *tb)
+{
+	memset(tb->idx, 0, ((size_t)tb->mask + 1) * sizeof(*tb->idx));
+	for (unsigned j = 0; j < tb->n; j++) {
+		unsigned i = node_slot(tb->f[j].node, tb->mask);
+
+		while (tb->idx[i])
+			i = (i + 1) & tb->mask;
+		tb->idx[i] = j + 1;
+	}
+}
+
+static struct nfs_file *file_find(struct nfs_file_table *tb, uint32_t node)
+{
+	unsigned i;
+
+	if (!tb->idx)
+		return NULL;
+	for (i = node_slot(node, tb->mask); tb->idx[i]; i = (i + 1) & tb->mask)
+		if (tb->f[tb->idx[i] - 1].node == node)
+			return &tb->f[tb->idx[i] - 1];
+	return NULL;
+}
+
+static struct nfs_file *file_get(struct nfs_file_table *tb, uint32_t node)
+{
+	struct nfs_file *f = file_find(tb, node);
+
+	if (f)
+		return f;
+	if (tb->n >= MAX_FILES)
+		return NULL;
+	if (tb->n == tb->cap) {
+		unsigned nc = tb->cap ? tb->cap * 2 : 64, size = 128;
+		struct nfs_file *p = realloc(tb->f, (size_t)nc * sizeof(*p));
+		uint32_t *idx;
+
+		if (!p)
+			return NULL;
+		tb->f = p;
+		tb->cap = nc;
+		while (size < 2 * nc)
+			size *= 2;
+		idx = calloc(size, sizeof(*idx));
+		if (!idx)
+			return NULL;
+		free(tb->idx);
+		tb->idx = idx;
+		tb->mask = size - 1;
+		idx_rebuild(tb);
+	}
+	f = &tb->f[tb->n];
+	file_init(f, node);
+	{
+		unsigned i = node_slot(node, tb->mask);
+
+		while (tb->idx[i])
+			i = (i + 1) & tb->mask;
+		tb->idx[i] = ++tb->n;
+	}
+	return f;
+}
+
+/* READ/WRITE of t, as (is_write, offset, count); false for other procedures. */
+static bool txn_io(const struct rpc_txn *t, bool *is_write)
+{
+	uint32_t op = t->vers == 3 ? t->proc : t->call.op;
+
+	if (!t->call.has_io || t->kind != RPC_KIND_NFS)
+		return false;
+	if (t->vers == 3 && (op == 6 || op == 7)) {
+		*is_write = op == 7;
+		return true;
+	}
+	if (t->vers == 4 && t->proc == 1 && !t->call.cut &&
+	    (op == OP4_READ || op == OP4_READ_PLUS || op == OP4_WRITE)) {
+		*is_write = op == OP4_WRITE;
+		return true;
+	}
+	return false;
+}
+
+/* Sequential: the IO starts where the previous one in the same direction ended. */
+static void io_add(struct nfs_io *io, uint64_t off, uint64_t count, uint64_t bytes)
+{
+	if (io->ops ? off == io->next : off == 0)
+		io->seq++;
+	io->ops++;
+	io->bytes += bytes;
+	if (count < io->min)
+		io->min = count;
+	if (count > io->max)
+		io->max = count;
+	io->next = off + count;
+}
+
+void nfs_files_txn(struct nfs_stats *s, const struct rpc_txn *t, uint32_t node, unsigned row,
+                   uint64_t srt, uint32_t st, uint64_t rd, uint64_t wr)
+{
+	struct nfs_file_table *tb = &s->files;
+	struct nfs_file *f;
+	bool w;
+	unsigned i;
+
+	if (node == NFS_NAME_NONE && !t->call.fh_len)
+		return;
+	f = node != NFS_NAME_NONE ? file_get(tb, node) : NULL;
+	if (!f) {
+		f = &tb->other;
+		tb->folded++;
+	}
+	f->ops++;
+	if (t->replied) {
+		f->errors += st != 0;
+		f->wait_ns += srt;
+		nfs_sketch_add(&f->srt, srt);
+		if (t->rep.has_size)
+			f->size = t->rep.size;
+	}
+	for (i = 0; i < f->nrows && f->calls[i].row != row; i++)
+		;
+	if (i < f->nrows) {
+		f->calls[i].n++;
+	} else if (f->nrows < 4 && row != UINT32_MAX) {
+		f->calls[f->nrows].row = row;
+		f->calls[f->nrows++].n = 1;
+	} else {
+		f->calls_other++;
+	}
+	if (txn_io(t, &w)) {
+		if (w)
+			io_add(&f->wr, t->call.offset, t->call.count, wr);
+		else if (t->replied)
+			io_add(&f->rd, t->call.offset, t->call.count, rd);
+	}
+}
+
+static void io_merge(struct nfs_io *a, const struct nfs_io *b)
+{
+	a->ops += b->ops;
+	a->bytes += b->bytes;
+	a->seq += b->seq;
+	if (b->min < a->min)
+		a->min = b->min;
+	if (b->max > a->max)
+		a->max = b->max;
+}
+
+static void file_merge(struct nfs_file *a, const struct nfs_file *b)
+{
+	unsigned i, k;
+
+	a->ops += b->ops;
+	a->errors += b->errors;
+	a->wait_ns += b->wait_ns;
+	a->calls_other += b->calls_other;
+	for (k = 0; k < b->nrows; k++) {
+		for (i = 0; i < a->nrows && a->calls[i].row != b->calls[k].row; i++)
+			;
+		if (i < a->nrows) {
+			a->calls[i].n += b->calls[k].n;
+		} else if (a->nrows < 4) {
+			a->calls[a->nrows++] = b->calls[k];
+		} else {
+			a->calls_other += b->calls[k].n;
+		}
+	}
+	io_merge(&a->rd, &b->rd);
+	io_merge(&a->wr, &b->wr);
+	if (b->size != UINT64_MAX && (a->size == UINT64_MAX || b->size > a->size))
+		a->size = b->size;
+	nfs_sketch_merge(&a->srt, &b->srt);
+}
+
+/* Nodes the map merged since (a name learnt for a handle seen under another node): one entry. */
+void nfs_files_merge(struct nfs_stats *s)
+{
+	struct nfs_file_table *tb = &s->files;
+	struct nfs_name_info in;
+	unsigned j, o = 0;
+	bool moved = false;
+
+	for (j = 0; j < tb->n; j++) {
+		if (nfs_names_info(s->names, tb->f[j].node, &in) == 0 && in.id != tb->f[j].node) {
+			tb->f[j].node = in.id;
+			moved = true;
+		}
+	}
+	if (!moved)
+		return;
+	idx_rebuild(tb);
+	for (j = 0; j < tb->n; j++) {
+		struct nfs_file *first = file_find(tb, tb->f[j].node);
+
+		if (first != &tb->f[j]) {
+			file_merge(first, &tb->f[j]);
+			tb->f[j].node = NFS_NAME_NONE;
+		}
+	}
+	for (j = 0; j < tb->n; j++)
+		if (tb->f[j].node != NFS_NAME_NONE)
+			tb->f[o++] = tb->f[j];
+	tb->n = o;
+	idx_rebuild(tb);
+}
+
+static uint64_t file_key(const struct nfs_file *f, enum nfs_rank by)
+{
+	return by == NFS_RANK_WAIT    ? f->wait_ns
+	       : by == NFS_RANK_BYTES ? f->rd.bytes + f->wr.bytes
+	                              : f->ops;
+}
+
+unsigned nfs_stats_top_files(const struct nfs_stats *s, enum nfs_rank by, unsigned *idx, unsigned n)
+{
+	const struct nfs_file_table *tb = &s->files;
+	unsigned i, j, got = 0;
+
+	for (i = 0; i < tb->n; i++) {
+		uint64_t v = file_key(&tb->f[i], by);
+
+		if (!v)
+			continue;
+		for (j = got; j > 0 && file_key(&tb->f[idx[j - 1]], by) < v; j--)
+			if (j < n)
+				idx[j] = idx[j - 1];
+		if (j < n) {
+			idx[j] = i;
+			if (got < n)
+				got++;
+		}
+	}
+	return got;
+}
+
+unsigned nfs_stats_file_path(const struct nfs_stats *s, uint32_t node, const uint8_t *fh,
+                             unsigned fh_len, char *buf, size_t len)
+{
+	size_t o;
+	unsigned k;
+
+	if (node != NFS_NAME_NONE)
+		return nfs_names_path(s->names, node, buf, len);
+	o = (size_t)snprintf(buf, len, "<fh:");
+	for (k = 0; k < fh_len && o + 4 < len; k++)
+		o += (size_t)snprintf(buf + o, len - o, "%02x", fh[k]);
+	snprintf(buf + o, len - o, ">");
+	return NFS_PATH_PLACEHOLDER;
+}
+
+/* --- the slowest calls: a min-heap of cfg.top entries on the response time --- */
+
+static bool slower(const struct nfs_slow *a, const struct nfs_slow *b)
+{
+	return a->srt > b->srt || (a->srt == b->srt && a->call_ns < b->call_ns);
+}
+
+static void sift_down(struct nfs_slow *h, unsigned n, unsigned i)
+{
+	for (;;) {
+		unsigned l = 2 * i + 1, r = l + 1, m = i;
+		struct nfs_slow tmp;
+
+		if (l < n && slower(&h[m], &h[l]))
+			m = l;
+		if (r < n && slower(&h[m], &h[r]))
+			m = r;
+		if (m == i)
+			return;
+		tmp = h[i];
+		h[i] = h[m];
+		h[m] = tmp;
+		i = m;
+	}
+}
+
+void nfs_slow_txn(struct nfs_stats *s, const struct rpc_txn *t, unsigned row, uint32_t node,
+                  uint64_t srt, uint32_t st)
+{
+	struct nfs_slow e, *h = s->slow;
+	unsigned n = s->cfg.top;
+
+	if (!h || !n)
+		return;
+	e.srt = srt;
+	e.call_ns = t->call_ns;
+	if (s->nslow == n && !slower(&e, &h[0]))
+		return;
+	memset(&e, 0, sizeof(e));
+	e.srt = srt;
+	e.call_ns = t->call_ns;
+	e.xid = t->xid;
+	e.family = t->family;
+	memcpy(e.client, t->client, 16);
+	memcpy(e.server, t->server, 16);
+	e.cport = t->cport;
+	e.sport = t->sport;
+	e.has_unix = t->has_unix;
+	e.uid = t->uid;
+	e.gid = t->gid;
+	if (t->machine)
+		snprintf(e.machine, sizeof(e.machine), "%s", t->machine);
+	e.row = row;
+	if (t->vers == 4 && t->proc == 1) {
+		e.nops = t->call.nops < NFS_OPS_MAX ? t->call.nops : NFS_OPS_MAX;
+		memcpy(e.ops, t->call.ops, e.nops * sizeof(e.ops[0]));
+	}
+	e.node = node;
+	e.fh_len = t->call.fh_len;
+	memcpy(e.fh, t->call.fh, t->call.fh_len);
+	e.has_io = t->call.has_io;
+	e.offset = t->call.offset;
+	e.count = t->call.count;
+	e.status = st;
+	if (s->nslow < n) {
+		unsigned i = s->nslow++;
+
+		h[i] = e;
+		/* sift up: the heap's top is the least slow */
+		while (i > 0 && slower(&h[(i - 1) / 2], &h[i])) {
+			struct nfs_slow tmp = h[i];
+
+			h[i] = h[(i - 1) / 2];
+			h[(i - 1) / 2] = tmp;
+			i = (i - 1) / 2;
+		}
+		return;
+	}
+	h[0] = e;
+	sift_down(h, n, 0);
+}
+
+static int slow_cmp(const void *a, const void *b)
+{
+	return slower(a, b) ? -1 : slower(b, a) ? 1 : 0;
+}
+
+unsigned nfs_stats_slowest(const struct nfs_stats *s, struct nfs_slow *out, unsigned n)
+{
+	struct nfs_slow *all;
+
+	if (!s->nslow)
+		return 0;
+	all = malloc((size_t)s->nslow * sizeof(*all));
+	if (!all)
+		return 0;
+	memcpy(all, s->slow, (size_t)s->nslow * sizeof(*all));
+	qsort(all, s->nslow, sizeof(*all), slow_cmp);
+	if (n > s->nslow)
+		n = s->nslow;
+	memcpy(out, all, (size_t)n * sizeof(*out));
+	free(all);
+	return n;
+}
