@@ -192,7 +192,10 @@ static void text_files(FILE *f, const struct nfs_stats *s, enum nfs_rank by)
 	for (unsigned i = 0; i < n; i++) {
 		const struct nfs_file *x = &s->files.f[idx[i]];
 
-		nfs_names_path(s->names, x->node, path, sizeof(path));
+		unsigned fl = nfs_names_path(s->names, x->node, path, sizeof(path));
+
+		if (fl & NFS_PATH_REMOVED)
+			strncat(path, " (removed)", sizeof(path) - strlen(path) - 1);
 		fprintf(f, "  %-48s %8llu ops %9.1f MB read %9.1f MB written  waited %s  p99 %s\n",
 			elide(path, e, sizeof(e), 48), (unsigned long long)x->ops,
 			(double)x->rd.bytes / 1e6, (double)x->wr.bytes / 1e6,

@@ -17,7 +17,7 @@ PKGS=(
 	libxml2-utils chromium
 	libcairo2-dev fonts-dejavu-core libavcodec-dev libavformat-dev libswscale-dev libavutil-dev ffmpeg
 	man-db groff-base bash-completion
-	python3 time locales
+	python3 time locales zstd
 )
 missing=()
 for p in "${PKGS[@]}"; do

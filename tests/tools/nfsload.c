@@ -9,12 +9,14 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <nfsc/libnfs-zdr.h>
 #include <nfsc/libnfs.h>
 
 static void usage(void)
 {
 	fprintf(stderr, "usage: nfsload [-v 3|4] [-n FILES] [-s FILE_BYTES] [-b IO_BYTES] "
-			"[-m META_OPS_PER_FILE] SERVER EXPORT DIR\n");
+			"[-m META_OPS_PER_FILE] [-u UID -g GID -H MACHINE] SERVER EXPORT DIR\n"
+			"  -u, -g, -H: the AUTH_SYS credentials the calls carry\n");
 	exit(2);
 }
 
@@ -29,14 +31,15 @@ static int must(int ret, struct nfs_context *nfs, const char *what)
 
 int main(int argc, char **argv)
 {
-	int vers = 3, opt;
+	int vers = 3, opt, uid = -1, gid = 0;
+	const char *machine = "nfsload";
 	unsigned files = 4, meta = 2, i, k;
 	uint64_t fsize = 256 * 1024, iosize = 64 * 1024, off;
 	struct nfs_context *nfs;
 	char path[512], path2[512], *buf;
 	const char *dir;
 
-	while ((opt = getopt(argc, argv, "v:n:s:b:m:")) != -1) {
+	while ((opt = getopt(argc, argv, "v:n:s:b:m:u:g:H:")) != -1) {
 		switch (opt) {
 		case 'v':
 			vers = atoi(optarg);
@@ -52,6 +55,15 @@ int main(int argc, char **argv)
 			break;
 		case 'm':
 			meta = (unsigned)strtoul(optarg, NULL, 0);
+			break;
+		case 'u':
+			uid = atoi(optarg);
+			break;
+		case 'g':
+			gid = atoi(optarg);
+			break;
+		case 'H':
+			machine = optarg;
 			break;
 		default:
 			usage();
@@ -70,6 +82,13 @@ int main(int argc, char **argv)
 		return 1;
 	if (vers == 4)
 		nfs_set_version(nfs, 4); /* NFS_V4 */
+	if (uid >= 0) {
+		/* every call, MOUNT's too, carries these credentials */
+		nfs_set_uid(nfs, uid);
+		nfs_set_gid(nfs, gid);
+		nfs_set_auth(nfs, libnfs_authunix_create(machine, (uint32_t)uid, (uint32_t)gid, 0,
+							  NULL));
+	}
 	must(nfs_mount(nfs, argv[optind], argv[optind + 1]), nfs, "mount");
 	nfs_mkdir(nfs, dir); /* may exist */
 	for (i = 0; i < files; i++) {
