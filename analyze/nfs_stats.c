@@ -208,7 +208,8 @@ uint32_t nfs_txn_status(const struct rpc_txn *t)
 		return NFS_ERR_RPC_DENIED;
 	if (t->accept_stat != 0)
 		return NFS_ERR_RPC_ACCEPT + (t->accept_stat & 0xff);
-	if (t->kind == RPC_KIND_NFS && t->rep.decoded)
+	/* the status word, even when what follows it was cut by the snaplen */
+	if (t->kind == RPC_KIND_NFS && t->rep.has_status)
 		return t->rep.status;
 	return 0;
 }

@@ -348,6 +348,8 @@ static void on_call(struct rpc_dec *d, const struct rpc_record *r, struct cur *c
 		t->call.op = proc; /* context creation: the body is a GSS token */
 	} else if (c->err || !gss_body(c, service, &body)) {
 		d->n.undecoded++;
+		/* a COMPOUND cut before its ops: the reply may still list them */
+		t->call.cut = c->err && t->kind == RPC_KIND_NFS && vers == 4 && proc == 1;
 	} else if (t->kind == RPC_KIND_NFS) {
 		if (vers == 3)
 			nfs3_call(&body, proc, &t->call);
