@@ -625,12 +625,14 @@ void tcp_table_packet(struct tcp_table *t, const struct pkt *p)
 		if (!c)
 			return;
 	}
-	tcp_segment(t, c, dir, p);
 	/* The peer acknowledges bytes we never saw: they were sent and received, so the capture
-	 * missed them and waiting is pointless (tshark's "ACKed unseen segment"). */
+	 * missed them and waiting is pointless (tshark's "ACKed unseen segment"). The ACK is
+	 * taken before this segment's data: a reply carried here was sent after the call it
+	 * answers arrived, so the call, waiting behind the hole, must be delivered first. */
 	if ((p->tcp_flags & TCPF_ACK) && c->d[!dir].ooo &&
 	    (int32_t)(p->ack - c->d[!dir].next_seq) > 0)
 		drain(t, c, !dir, p->ts_ns, true);
+	tcp_segment(t, c, dir, p);
 	if ((p->tcp_flags & TCPF_RST) || (c->d[0].fin && c->d[1].fin)) {
 		conn_flush(t, c);
 		conn_free(t, c);
