@@ -76,7 +76,7 @@ static int rec_is_notify(const uint8_t *rec)
 {
 	uint32_t action;
 
-	memcpy(&action, rec + 28, 4);
+	memcpy(&action, rec + BT7_ACTION, 4);
 	return (action >> 16) & BLK_F_NOTIFY;
 }
 

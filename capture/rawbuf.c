@@ -25,8 +25,8 @@ size_t cap_raw_to_record(const uint8_t *data, size_t size, uint64_t ts, uint8_t 
 	if (size < BT_REC7_SIZE)
 		return 0;
 	memcpy(&type, data, 2);
-	memcpy(&action, data + 28, 4);
-	memcpy(&pdu_len, data + 46, 2);
+	memcpy(&action, data + BT7_ACTION, 4);
+	memcpy(&pdu_len, data + BT7_PDU_LEN, 2);
 	total = (size_t)BT_REC7_SIZE + pdu_len;
 	/*
 	 * Other writers share the top-level buffer (trace_marker text, events enabled there):

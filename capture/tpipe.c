@@ -100,7 +100,7 @@ long tpipe_parse(struct tpipe *t, uint8_t *buf, size_t len, unsigned cpu, int fi
 			pos++;
 			continue;
 		}
-		memcpy(&pdu_len, p + t->hdr + 46, 2);
+		memcpy(&pdu_len, p + t->hdr + BT7_PDU_LEN, 2);
 		total = t->hdr + BT_REC7_SIZE + pdu_len;
 		if (left < total) {
 			if (!final)

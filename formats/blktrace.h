@@ -3,6 +3,7 @@
 #ifndef IOTAPE_FORMATS_BLKTRACE_H
 #define IOTAPE_FORMATS_BLKTRACE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -15,6 +16,88 @@
 #define BT_VERSION8 0x08
 #define BT_REC7_SIZE 48
 #define BT_REC8_SIZE 64
+
+/*
+ * Where each field of a record lies, from include/uapi/linux/blktrace_api.h (Linux 6.19):
+ * version 7 is struct blk_io_trace, version 8 struct blk_io_trace2 (the pid moved before a
+ * 64-bit action, 12 bytes of padding at the end). A PDU of pdu_len bytes follows the record.
+ * Every reader and writer of records names its fields by these, never by number; the
+ * asserts below hold them to the kernel's structs.
+ */
+enum bt_rec7_field {
+	BT7_MAGIC = 0,     /* u32: BT_MAGIC | version */
+	BT7_SEQUENCE = 4,  /* u32: per (device, CPU) */
+	BT7_TIME = 8,      /* u64: ns */
+	BT7_SECTOR = 16,   /* u64 */
+	BT7_BYTES = 24,    /* u32 */
+	BT7_ACTION = 28,   /* u32: code in the low 16 bits, categories from bit 16 */
+	BT7_PID = 32,      /* u32 */
+	BT7_DEVICE = 36,   /* u32: the kernel's dev_t, major << 20 | minor */
+	BT7_CPU = 40,      /* u32 */
+	BT7_ERROR = 44,    /* u16 */
+	BT7_PDU_LEN = 46,  /* u16 */
+};
+
+enum bt_rec8_field {
+	BT8_MAGIC = 0,
+	BT8_SEQUENCE = 4,
+	BT8_TIME = 8,
+	BT8_SECTOR = 16,
+	BT8_BYTES = 24,
+	BT8_PID = 28,      /* u32 */
+	BT8_ACTION = 32,   /* u64 */
+	BT8_DEVICE = 40,
+	BT8_CPU = 44,
+	BT8_ERROR = 48,
+	BT8_PDU_LEN = 50,  /* then 12 bytes of padding */
+};
+
+/* The kernel's structs, field for field, for the asserts only (records are read by offset:
+ * they are packed in files at any alignment, in either byte order). */
+struct bt_rec7_layout {
+	uint32_t magic, sequence;
+	uint64_t time, sector;
+	uint32_t bytes, action, pid, device, cpu;
+	uint16_t error, pdu_len;
+};
+struct bt_rec8_layout {
+	uint32_t magic, sequence;
+	uint64_t time, sector;
+	uint32_t bytes, pid;
+	uint64_t action;
+	uint32_t device, cpu;
+	uint16_t error, pdu_len;
+	uint8_t pad[12];
+};
+#define BT_FIELD_AT(v, s, f, off) _Static_assert(offsetof(s, f) == (off), "v" #v " " #f)
+BT_FIELD_AT(7, struct bt_rec7_layout, magic, BT7_MAGIC);
+BT_FIELD_AT(7, struct bt_rec7_layout, sequence, BT7_SEQUENCE);
+BT_FIELD_AT(7, struct bt_rec7_layout, time, BT7_TIME);
+BT_FIELD_AT(7, struct bt_rec7_layout, sector, BT7_SECTOR);
+BT_FIELD_AT(7, struct bt_rec7_layout, bytes, BT7_BYTES);
+BT_FIELD_AT(7, struct bt_rec7_layout, action, BT7_ACTION);
+BT_FIELD_AT(7, struct bt_rec7_layout, pid, BT7_PID);
+BT_FIELD_AT(7, struct bt_rec7_layout, device, BT7_DEVICE);
+BT_FIELD_AT(7, struct bt_rec7_layout, cpu, BT7_CPU);
+BT_FIELD_AT(7, struct bt_rec7_layout, error, BT7_ERROR);
+BT_FIELD_AT(7, struct bt_rec7_layout, pdu_len, BT7_PDU_LEN);
+BT_FIELD_AT(8, struct bt_rec8_layout, magic, BT8_MAGIC);
+BT_FIELD_AT(8, struct bt_rec8_layout, sequence, BT8_SEQUENCE);
+BT_FIELD_AT(8, struct bt_rec8_layout, time, BT8_TIME);
+BT_FIELD_AT(8, struct bt_rec8_layout, sector, BT8_SECTOR);
+BT_FIELD_AT(8, struct bt_rec8_layout, bytes, BT8_BYTES);
+BT_FIELD_AT(8, struct bt_rec8_layout, pid, BT8_PID);
+BT_FIELD_AT(8, struct bt_rec8_layout, action, BT8_ACTION);
+BT_FIELD_AT(8, struct bt_rec8_layout, device, BT8_DEVICE);
+BT_FIELD_AT(8, struct bt_rec8_layout, cpu, BT8_CPU);
+BT_FIELD_AT(8, struct bt_rec8_layout, error, BT8_ERROR);
+BT_FIELD_AT(8, struct bt_rec8_layout, pdu_len, BT8_PDU_LEN);
+#undef BT_FIELD_AT
+_Static_assert((int)BT7_SEQUENCE == (int)BT8_SEQUENCE && (int)BT7_TIME == (int)BT8_TIME &&
+                   (int)BT7_SECTOR == (int)BT8_SECTOR && (int)BT7_BYTES == (int)BT8_BYTES,
+               "v7 and v8 share their first fields (readers use the v7 names for both)");
+_Static_assert(sizeof(struct bt_rec7_layout) == BT_REC7_SIZE, "v7 record size");
+_Static_assert(sizeof(struct bt_rec8_layout) == BT_REC8_SIZE, "v8 record size");
 /* The largest PDU a record may declare: more than the kernel writes (a message is at most
  * 128 bytes, BLK_TN_MAX_MSG; a SCSI CDB at most 260; a cgroup id 8), so a larger pdu_len is
  * bad bytes, not a record cut short. */

@@ -29,19 +29,19 @@ size_t bt_encode7(const struct blk_event *ev, uint8_t *buf, size_t cap)
 	if (total > cap || cg + ev->pdu_len > 0xffff)
 		return 0;
 	pdu_len = (uint16_t)(cg + ev->pdu_len);
-	memcpy(buf, &magic, 4);
-	memcpy(buf + 4, &ev->seq, 4);
-	memcpy(buf + 8, &ev->time, 8);
-	memcpy(buf + 16, &ev->sector, 8);
-	memcpy(buf + 24, &ev->bytes, 4);
+	memcpy(buf + BT7_MAGIC, &magic, 4);
+	memcpy(buf + BT7_SEQUENCE, &ev->seq, 4);
+	memcpy(buf + BT7_TIME, &ev->time, 8);
+	memcpy(buf + BT7_SECTOR, &ev->sector, 8);
+	memcpy(buf + BT7_BYTES, &ev->bytes, 4);
 	u32 = (uint32_t)action;
-	memcpy(buf + 28, &u32, 4);
-	memcpy(buf + 32, &ev->pid, 4);
-	memcpy(buf + 36, &ev->dev, 4);
-	memcpy(buf + 40, &ev->cpu, 4);
+	memcpy(buf + BT7_ACTION, &u32, 4);
+	memcpy(buf + BT7_PID, &ev->pid, 4);
+	memcpy(buf + BT7_DEVICE, &ev->dev, 4);
+	memcpy(buf + BT7_CPU, &ev->cpu, 4);
 	u16 = ev->error;
-	memcpy(buf + 44, &u16, 2);
-	memcpy(buf + 46, &pdu_len, 2);
+	memcpy(buf + BT7_ERROR, &u16, 2);
+	memcpy(buf + BT7_PDU_LEN, &pdu_len, 2);
 	if (cg)
 		memcpy(buf + BT_REC7_SIZE, &ev->cgroup, 8);
 	if (ev->pdu_len)

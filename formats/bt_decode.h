@@ -10,24 +10,10 @@
 #include "formats/blktrace.h"
 
 /*
- * Layouts, from include/uapi/linux/blktrace_api.h (Linux 6.19):
- *
- *   v7 struct blk_io_trace (48 bytes)        v8 struct blk_io_trace2 (64 bytes)
- *    0 u32 magic                               0 u32 magic
- *    4 u32 sequence                            4 u32 sequence
- *    8 u64 time                                8 u64 time
- *   16 u64 sector                             16 u64 sector
- *   24 u32 bytes                              24 u32 bytes
- *   28 u32 action                             28 u32 pid
- *   32 u32 pid                                32 u64 action
- *   36 u32 device                             40 u32 device
- *   40 u32 cpu                                44 u32 cpu
- *   44 u16 error                              48 u16 error
- *   46 u16 pdu_len                            50 u16 pdu_len, 52 u8 pad[12]
- *
- * The action's low 16 bits are the code (bit 8: a cgroup id, 8 bytes, starts the PDU); the
- * categories (enum blktrace_cat) sit from bit 16 (BLK_TC_SHIFT). The remap PDU, struct
- * blk_io_trace_remap, is big-endian whatever the record's byte order.
+ * Records by their fields (formats/blktrace.h: BT7_*, BT8_*). The action's low 16 bits are the
+ * code (bit 8: a cgroup id, 8 bytes, starts the PDU); the categories (enum blktrace_cat) sit
+ * from bit 16 (BLK_TC_SHIFT). The remap PDU, struct blk_io_trace_remap, is big-endian
+ * whatever the record's byte order.
  */
 #define BT_TA_CGROUP 0x100u
 #define BT_TC_SHIFT 16
@@ -81,24 +67,24 @@ static inline long bt_decode_inline(const uint8_t *buf, size_t len, struct blk_e
 	if (len < hdr)
 		return 0;
 
-	ev->seq = rd32(buf + 4, sw);
-	ev->time = rd64(buf + 8, sw);
-	ev->sector = rd64(buf + 16, sw);
-	ev->bytes = rd32(buf + 24, sw);
+	ev->seq = rd32(buf + BT7_SEQUENCE, sw);
+	ev->time = rd64(buf + BT7_TIME, sw);
+	ev->sector = rd64(buf + BT7_SECTOR, sw);
+	ev->bytes = rd32(buf + BT7_BYTES, sw);
 	if (version == BT_VERSION7) {
-		action = rd32(buf + 28, sw);
-		ev->pid = rd32(buf + 32, sw);
-		ev->dev = rd32(buf + 36, sw);
-		ev->cpu = rd32(buf + 40, sw);
-		ev->error = rd16(buf + 44, sw);
-		pdu_len = rd16(buf + 46, sw);
+		action = rd32(buf + BT7_ACTION, sw);
+		ev->pid = rd32(buf + BT7_PID, sw);
+		ev->dev = rd32(buf + BT7_DEVICE, sw);
+		ev->cpu = rd32(buf + BT7_CPU, sw);
+		ev->error = rd16(buf + BT7_ERROR, sw);
+		pdu_len = rd16(buf + BT7_PDU_LEN, sw);
 	} else {
-		ev->pid = rd32(buf + 28, sw);
-		action = rd64(buf + 32, sw);
-		ev->dev = rd32(buf + 40, sw);
-		ev->cpu = rd32(buf + 44, sw);
-		ev->error = rd16(buf + 48, sw);
-		pdu_len = rd16(buf + 50, sw);
+		ev->pid = rd32(buf + BT8_PID, sw);
+		action = rd64(buf + BT8_ACTION, sw);
+		ev->dev = rd32(buf + BT8_DEVICE, sw);
+		ev->cpu = rd32(buf + BT8_CPU, sw);
+		ev->error = rd16(buf + BT8_ERROR, sw);
+		pdu_len = rd16(buf + BT8_PDU_LEN, sw);
 	}
 	if (pdu_len > BT_PDU_MAX)
 		return iot_err_set(e, -EINVAL, "impossible pdu_len %u (at most %u)", pdu_len,

@@ -436,7 +436,7 @@ static int run_pdu_ok(const struct run *rs, uint32_t action)
 	size_t left = (size_t)(rs->end - rs->p) - BT_REC7_SIZE;
 
 	return !((action >> BT_TC_SHIFT) & BLK_F_NOTIFY) && !(action & BT_TA_CGROUP) &&
-	       (left < BT_PDU_MAX ? left : BT_PDU_MAX) >= load_u16(rs->p + 46);
+	       (left < BT_PDU_MAX ? left : BT_PDU_MAX) >= load_u16(rs->p + BT7_PDU_LEN);
 }
 
 /* The sequence slot of a (device, CPU) the file has met before, or NULL. */
@@ -456,7 +456,7 @@ static uint32_t *seq_find(const struct bt_src *s, uint64_t key)
  */
 static inline int run_rekey(struct bt_src *s, struct run *rs)
 {
-	uint64_t key = ((uint64_t)load_u32(rs->p + 36) << 32 | load_u32(rs->p + 40)) + 1;
+	uint64_t key = ((uint64_t)load_u32(rs->p + BT7_DEVICE) << 32 | load_u32(rs->p + BT7_CPU)) + 1;
 	uint32_t *slot = seq_find(s, key);
 
 	if (!slot)
@@ -464,7 +464,7 @@ static inline int run_rekey(struct bt_src *s, struct run *rs)
 	*s->seq_last = (uint32_t)(rs->next - 1);
 	s->seq_key = key;
 	s->seq_last = slot;
-	rs->key = load_u64(rs->p + 36);
+	rs->key = load_u64(rs->p + BT7_DEVICE);
 	rs->next = (uint64_t)*slot + 1;
 	return 1;
 }
@@ -477,13 +477,13 @@ static inline int run_peek(struct bt_src *s, struct run *rs)
 
 	if (p >= rs->stop || load_u32(p) != (BT_MAGIC | BT_VERSION7))
 		return 0;
-	action = load_u32(p + 28);
-	if (__builtin_expect(load_u16(p + 46) || ((action >> BT_TC_SHIFT) & BLK_F_NOTIFY), 0) &&
+	action = load_u32(p + BT7_ACTION);
+	if (__builtin_expect(load_u16(p + BT7_PDU_LEN) || ((action >> BT_TC_SHIFT) & BLK_F_NOTIFY), 0) &&
 	    !run_pdu_ok(rs, action))
 		return 0;
-	if (__builtin_expect(load_u64(p + 36) != rs->key, 0) && !run_rekey(s, rs))
+	if (__builtin_expect(load_u64(p + BT7_DEVICE) != rs->key, 0) && !run_rekey(s, rs))
 		return 0;
-	rs->t = load_u64(p + 8);
+	rs->t = load_u64(p + BT7_TIME);
 	return 1;
 }
 
@@ -508,8 +508,8 @@ static inline int run_take(struct bt_src *s, struct run *rs, struct blk_event *e
 			   uint8_t *arena, size_t *used)
 {
 	const uint8_t *p = rs->p;
-	uint32_t action = load_u32(p + 28), seq = load_u32(p + 4);
-	unsigned pdu_len = load_u16(p + 46);
+	uint32_t action = load_u32(p + BT7_ACTION), seq = load_u32(p + BT7_SEQUENCE);
+	unsigned pdu_len = load_u16(p + BT7_PDU_LEN);
 	const uint8_t *pdu = NULL;
 	uint64_t dp;
 
@@ -529,23 +529,23 @@ static inline int run_take(struct bt_src *s, struct run *rs, struct blk_event *e
 	else
 		rs->next = (uint64_t)seq + 1;
 	ev->time = rs->t;
-	ev->sector = load_u64(p + 16);
+	ev->sector = load_u64(p + BT7_SECTOR);
 	ev->cgroup = 0;
 	ev->flags = action >> BT_TC_SHIFT;
-	ev->bytes = load_u32(p + 24);
+	ev->bytes = load_u32(p + BT7_BYTES);
 	/* (dev, pid) is the record's (pid, dev), halves swapped (in either byte order) */
-	dp = load_u64(p + 32);
+	dp = load_u64(p + BT7_PID);
 	dp = dp >> 32 | dp << 32;
 	memcpy(&ev->dev, &dp, sizeof(dp));
-	ev->cpu = load_u32(p + 40);
+	ev->cpu = load_u32(p + BT7_CPU);
 	ev->seq = seq;
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	/* error and pdu_len follow each other as in the record, 16 bits above the action */
-	dp = (action & 0xff) | (uint64_t)load_u32(p + 44) << 16;
+	dp = (action & 0xff) | (uint64_t)load_u32(p + BT7_ERROR) << 16;
 	memcpy(&ev->action, &dp, sizeof(dp));
 #else
 	ev->action = (uint16_t)(action & 0xff);
-	ev->error = load_u16(p + 44);
+	ev->error = load_u16(p + BT7_ERROR);
 	ev->pdu_len = (uint16_t)pdu_len;
 #endif
 	ev->pdu = pdu;
@@ -557,6 +557,10 @@ static inline int run_take(struct bt_src *s, struct run *rs, struct blk_event *e
 _Static_assert(offsetof(struct blk_event, pid) == offsetof(struct blk_event, dev) + 4 &&
 		       offsetof(struct blk_event, dev) % 8 == 0,
 	       "dev and pid form one word");
+/* ... read from the record as whole words: (pid, device), (device, cpu), (error, pdu_len) */
+_Static_assert(BT7_DEVICE == BT7_PID + 4 && BT7_CPU == BT7_DEVICE + 4 &&
+		       BT7_PDU_LEN == BT7_ERROR + 2,
+	       "the record's pid, device and cpu, and its error and pdu_len, follow each other");
 _Static_assert(offsetof(struct blk_event, error) == offsetof(struct blk_event, action) + 2 &&
 		       offsetof(struct blk_event, pdu_len) == offsetof(struct blk_event, action) + 4 &&
 		       offsetof(struct blk_event, pdu) >= offsetof(struct blk_event, action) + 8,

@@ -111,25 +111,25 @@ static void emit_record(const struct blk_event *ev)
 	size_t hdr = o.v8 ? BT_REC8_SIZE : BT_REC7_SIZE;
 
 	memset(rec, 0, sizeof(rec));
-	w32(rec, BT_MAGIC | (o.v8 ? BT_VERSION8 : BT_VERSION7));
-	w32(rec + 4, ev->seq);
-	w64(rec + 8, ev->time);
-	w64(rec + 16, ev->sector);
-	w32(rec + 24, ev->bytes);
+	w32(rec + BT7_MAGIC, BT_MAGIC | (o.v8 ? BT_VERSION8 : BT_VERSION7));
+	w32(rec + BT7_SEQUENCE, ev->seq);
+	w64(rec + BT7_TIME, ev->time);
+	w64(rec + BT7_SECTOR, ev->sector);
+	w32(rec + BT7_BYTES, ev->bytes);
 	if (o.v8) {
-		w32(rec + 28, ev->pid);
-		w64(rec + 32, action);
-		w32(rec + 40, ev->dev);
-		w32(rec + 44, ev->cpu);
-		w16(rec + 48, ev->error);
-		w16(rec + 50, (uint16_t)ev->pdu_len);
+		w32(rec + BT8_PID, ev->pid);
+		w64(rec + BT8_ACTION, action);
+		w32(rec + BT8_DEVICE, ev->dev);
+		w32(rec + BT8_CPU, ev->cpu);
+		w16(rec + BT8_ERROR, ev->error);
+		w16(rec + BT8_PDU_LEN, (uint16_t)ev->pdu_len);
 	} else {
-		w32(rec + 28, (uint32_t)action);
-		w32(rec + 32, ev->pid);
-		w32(rec + 36, ev->dev);
-		w32(rec + 40, ev->cpu);
-		w16(rec + 44, ev->error);
-		w16(rec + 46, (uint16_t)ev->pdu_len);
+		w32(rec + BT7_ACTION, (uint32_t)action);
+		w32(rec + BT7_PID, ev->pid);
+		w32(rec + BT7_DEVICE, ev->dev);
+		w32(rec + BT7_CPU, ev->cpu);
+		w16(rec + BT7_ERROR, ev->error);
+		w16(rec + BT7_PDU_LEN, (uint16_t)ev->pdu_len);
 	}
 	if (ev->pdu_len)
 		memcpy(rec + hdr, ev->pdu, ev->pdu_len);
