@@ -57,6 +57,19 @@ const char usage_replay[] =
     "      --record RUNDIR      write the replay's D and C events as blktrace sets + manifest\n"
     "      --capture RUNDIR     trace the target devices with iotape capture while replaying\n"
     "      --no-progress        no progress line (shown on a terminal otherwise)\n"
+    "across hosts, through fio's client/server mode (docs/replay.md, 'Many hosts'):\n"
+    "      --fio-client HOST[:PORT]=TARGET  a 'fio --server' on HOST (port 8765) replays one\n"
+    "                           device of the trace onto TARGET there; repeatable\n"
+    "      --fio-hosts FILE     the same from a file: 'HOST[:PORT]=TARGET [SRCDEV...]' lines\n"
+    "  -m, --map SRCDEV=HOST[:PORT]  which device goes to which --fio-client (or =N, its\n"
+    "                           number); without, the devices in order of MAJ,MIN\n"
+    "      --fio-dir DIR        the iologs, job files and fio's output (default: a new\n"
+    "                           /tmp/iotape-fio.XXXXXX)\n"
+    "      --fio-remote-dir DIR where the servers see --fio-dir (default: the same path)\n"
+    "      --fio-bin PATH       the fio to run (default: fio on PATH)\n"
+    "    with them: --from, --timing, --speed, --depth, --engine (fio's ioengine: libaio\n"
+    "    default, io_uring, psync, null), --buffered, --offset, --allow-writes,\n"
+    "    --writes-as-reads, --force (targets on this machine), --json\n"
     "\n"
     "exit: 0 done, 2 usage or input error, 3 system error or IOs that failed\n";
 
@@ -192,8 +205,9 @@ static void notice(void *arg, const char *msg)
 	warning("%s", msg);
 }
 
-/* The trace's files by device and inode: the replay refuses them as targets. */
-static int input_ids(struct bt_reader *rd, struct replay_opts *o)
+/* The trace's files by device and inode: the replay refuses them as targets (also
+ * replay-fio.c's, for targets on this machine). */
+int replay_input_ids(struct bt_reader *rd, struct replay_opts *o)
 {
 	const struct bt_stats *bs = bt_reader_stats(rd);
 	struct rp_file_id *ids = calloc(bs->nfiles + 1, sizeof(*ids));
@@ -406,6 +420,8 @@ static const struct option longopts[] = {
     {NULL, 0, NULL, 0},
 };
 
+int replay_fio(int argc, char **argv); /* replay-fio.c */
+
 int cmd_replay(int argc, char **argv)
 {
 	struct replay_opts o = {.speed = 1.0};
@@ -422,6 +438,9 @@ int cmd_replay(int argc, char **argv)
 	unsigned long long u;
 	int c, ret, rc;
 
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strncmp(argv[i], "--fio-client", 12) || !strncmp(argv[i], "--fio-hosts", 11))
+			return replay_fio(argc, argv); /* across hosts, through fio */
 	o.argc = argc;
 	o.argv = (const char *const *)argv;
 	optind = 1;
@@ -568,7 +587,7 @@ int cmd_replay(int argc, char **argv)
 	ret = bt_reader_open(&rd, argv[optind], &e);
 	if (ret)
 		return free(maps), error("%s", e.msg), exit_code_for(ret);
-	if (input_ids(rd, &o)) {
+	if (replay_input_ids(rd, &o)) {
 		rc = (error("out of memory"), EXIT_SYSTEM);
 		goto out;
 	}

@@ -43,6 +43,12 @@ int export_blkparse(char *const *sets, unsigned nsets, int fd, struct export_sta
 
 /* ---- fio iologs (docs/export.md) ----------------------------------------------------- */
 
+enum export_writes {
+	EXPORT_WRITES,          /* as the trace has them */
+	EXPORT_WRITES_SKIP,     /* writes and trims left out (counted) */
+	EXPORT_WRITES_AS_READS, /* writes read instead, trims left out */
+};
+
 /* Where a device of the trace goes: its job file, and the path fio replays it onto. */
 struct export_target {
 	uint32_t dev;       /* the trace's device (kernel dev_t) */
@@ -62,6 +68,13 @@ struct export_iolog_opts {
 	const char *job_dir;  /* read_iolog= paths start with this; NULL: dir, made absolute */
 	const char *ioengine; /* NULL: libaio */
 	const char *run;      /* named in the job files' comment */
+	/* for a replay through fio (fioclient/): what the local replay's options say */
+	enum export_writes writes; /* writes, discards (trims): kept, left out, read instead */
+	uint64_t offset;           /* bytes added to every IO's position */
+	unsigned max_iodepth;      /* the jobs' iodepth at most this (0: 256) */
+	unsigned time_scale;       /* replay_time_scale= (percent; 0: left out, fio's 100) */
+	bool no_stall;             /* replay_no_stall=1: as fast as iodepth allows */
+	bool buffered;             /* direct=0 */
 };
 
 /* One device of the trace, and what its iolog holds. */
@@ -74,9 +87,12 @@ struct export_iolog_dev {
 	uint64_t ios, bytes; /* IO lines and their bytes */
 	uint64_t ops[IOLOG_OP_N];
 	uint64_t skipped;           /* events fio cannot replay: passthrough, write-zeroes, empty */
+	uint64_t skipped_writes;    /* writes and trims left out (EXPORT_WRITES_SKIP, AS_READS) */
+	uint64_t writes_as_reads;   /* writes read instead (EXPORT_WRITES_AS_READS) */
+	uint64_t left_out;          /* IOs of a device no target names (only_targets) */
 	uint64_t first_ns, last_ns; /* trace times of the first and last IO written */
 	unsigned max_depth;         /* the trace's (issued, not completed), from the depth sink */
-	unsigned iodepth;           /* the job's: max_depth in [1, 256] */
+	unsigned iodepth;           /* the job's: max_depth in [1, max_iodepth] */
 };
 
 struct export_iolog_result {

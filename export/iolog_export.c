@@ -132,6 +132,15 @@ static int io_line(struct xp *x, struct xdev *d, const struct blk_event *ev, str
 		d->d.skipped++;
 		return 0;
 	}
+	if ((op == IOLOG_WRITE || op == IOLOG_TRIM) && x->o->writes != EXPORT_WRITES) {
+		if (op == IOLOG_WRITE && x->o->writes == EXPORT_WRITES_AS_READS) {
+			op = IOLOG_READ;
+			d->d.writes_as_reads++;
+		} else {
+			d->d.skipped_writes++;
+			return 0;
+		}
+	}
 	if (!x->have_t0) {
 		x->t0 = ev->time;
 		x->have_t0 = true;
@@ -153,7 +162,8 @@ static int io_line(struct xp *x, struct xdev *d, const struct blk_event *ev, str
 		x->res->st.lines += 2;
 		d->d.first_ns = ev->time;
 	}
-	ret = iolog_writer_line(d->w, log_us(x, ev->time), d->path, (unsigned)op, ev->sector * 512,
+	ret = iolog_writer_line(d->w, log_us(x, ev->time), d->path, (unsigned)op,
+	                        ev->sector * 512 + (op == IOLOG_DATASYNC ? 0 : x->o->offset),
 	                        op == IOLOG_DATASYNC ? 0 : ev->bytes, e);
 	if (ret)
 		return ret;
@@ -191,10 +201,14 @@ static int job_file(struct xp *x, unsigned job, struct iot_err *e)
 	        "; fio writes where the trace wrote: use a scratch target.\n"
 	        "[global]\n"
 	        "ioengine=%s\n"
-	        "direct=1\n"
+	        "direct=%d\n"
 	        "thread\n",
 	        o->run ? o->run : "a trace", o->from_queue ? "Q" : "D",
-	        o->ioengine ? o->ioengine : "libaio");
+	        o->ioengine ? o->ioengine : "libaio", !o->buffered);
+	if (o->time_scale)
+		fprintf(f, "replay_time_scale=%u\n", o->time_scale);
+	if (o->no_stall)
+		fprintf(f, "replay_no_stall=1\n");
 	for (unsigned i = 0; i < x->ndevs; i++) {
 		struct xdev *d = &x->devs[i];
 
@@ -245,6 +259,8 @@ static int pass(struct xp *x, const char *run, struct iot_err *e)
 			blk_depth_feed(x->depth, (unsigned)(d - x->devs), ev);
 			if (ev->action == act && !d->out)
 				ret = io_line(x, d, ev, e);
+			else if (ev->action == act)
+				d->d.left_out++;
 		}
 		if (ret)
 			goto out;
@@ -289,9 +305,9 @@ int export_fio_iolog(const char *run, const struct export_iolog_opts *o,
 		int r = 0;
 
 		d->d.max_depth = dd ? dd->max : 0;
-		d->d.iodepth = d->d.max_depth < 1             ? 1
-		               : d->d.max_depth > MAX_IODEPTH ? MAX_IODEPTH
-		                                              : d->d.max_depth;
+		d->d.iodepth = d->d.max_depth < 1 ? 1 : d->d.max_depth;
+		if (d->d.iodepth > (o->max_iodepth ? o->max_iodepth : MAX_IODEPTH))
+			d->d.iodepth = o->max_iodepth ? o->max_iodepth : MAX_IODEPTH;
 		if (d->w && !ret)
 			r = iolog_writer_line(d->w, log_us(&x, d->d.last_ns), d->path, IOLOG_CLOSE,
 			                      0, 0, e);

@@ -1,0 +1,459 @@
+/* SPDX-License-Identifier: MIT */
+/* iotape replay --fio-client: a trace replayed across hosts through fio's client/server mode. */
+#include "cli/cli.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fioclient/fioclient.h"
+#include "formats/blktrace.h"
+#include "replay/replay.h"
+
+int replay_fio(int argc, char **argv);
+int replay_input_ids(struct bt_reader *rd, struct replay_opts *o); /* cmd-replay.c */
+
+static volatile sig_atomic_t fio_stop;
+
+static void on_signal(int sig)
+{
+	fio_stop = sig;
+}
+
+enum {
+	F_FROM = 256,
+	F_TIMING,
+	F_SPEED,
+	F_BUFFERED,
+	F_ALLOW_WRITES,
+	F_WRITES_AS_READS,
+	F_FORCE,
+	F_OFFSET,
+	F_JSON,
+	F_NO_PROGRESS,
+	F_CLIENT,
+	F_HOSTS,
+	F_DIR,
+	F_REMOTE_DIR,
+	F_BIN,
+};
+
+static const struct option fio_opts[] = {
+    {"map", required_argument, NULL, 'm'},
+    {"depth", required_argument, NULL, 'd'},
+    {"engine", required_argument, NULL, 'e'},
+    {"from", required_argument, NULL, F_FROM},
+    {"timing", required_argument, NULL, F_TIMING},
+    {"speed", required_argument, NULL, F_SPEED},
+    {"buffered", no_argument, NULL, F_BUFFERED},
+    {"allow-writes", no_argument, NULL, F_ALLOW_WRITES},
+    {"writes-as-reads", no_argument, NULL, F_WRITES_AS_READS},
+    {"force", no_argument, NULL, F_FORCE},
+    {"offset", required_argument, NULL, F_OFFSET},
+    {"json", no_argument, NULL, F_JSON},
+    {"no-progress", no_argument, NULL, F_NO_PROGRESS},
+    {"fio-client", required_argument, NULL, F_CLIENT},
+    {"fio-hosts", required_argument, NULL, F_HOSTS},
+    {"fio-dir", required_argument, NULL, F_DIR},
+    {"fio-remote-dir", required_argument, NULL, F_REMOTE_DIR},
+    {"fio-bin", required_argument, NULL, F_BIN},
+    {NULL, 0, NULL, 0},
+};
+
+struct fopts {
+	struct fc_opts o;
+	struct fc_slot *slots;
+	unsigned nslots;
+	struct fc_map *maps;
+	unsigned nmaps;
+	char **map_args; /* --map SRCDEV=SLOT, resolved once every slot is known */
+	unsigned nmap_args;
+	bool json, allow_writes, writes_as_reads, force;
+	char *tmpdir;
+};
+
+static void fopts_release(struct fopts *f)
+{
+	for (unsigned i = 0; i < f->nslots; i++)
+		fc_slot_release(&f->slots[i]);
+	free(f->slots);
+	free(f->maps);
+	free(f->map_args);
+	free(f->tmpdir);
+}
+
+/* --map SRCDEV=SLOT: SLOT a --fio-client's number (from 1) or its HOST[:PORT] if unique. */
+static int resolve_map(struct fopts *f, char *arg)
+{
+	char *eq = strchr(arg, '=');
+	struct fc_map *m;
+	struct iot_err e;
+	unsigned slot = UINT_MAX, found = 0;
+	uint32_t dev;
+	char *end;
+	unsigned long n;
+	int ret;
+
+	if (!eq || eq == arg || !eq[1])
+		return usage_error("--map: '%s' is not SRCDEV=HOST[:PORT] (or =N)", arg);
+	*eq = 0;
+	ret = rp_parse_dev(arg, &dev, &e);
+	*eq = '=';
+	if (ret)
+		return usage_error("--map: %s", e.msg);
+	m = realloc(f->maps, (f->nmaps + 1) * sizeof(*m));
+	if (!m)
+		return error("out of memory"), EXIT_SYSTEM;
+	f->maps = m;
+	m[f->nmaps].dev = dev;
+	n = strtoul(eq + 1, &end, 10);
+	if (!*end && n >= 1 && n <= f->nslots) {
+		slot = (unsigned)n - 1;
+		found = 1;
+	}
+	for (unsigned i = 0; !found && i < f->nslots; i++) {
+		char name[300];
+
+		fc_slot_name(&f->slots[i], name, sizeof(name));
+		if (!strcmp(eq + 1, name) || !strcmp(eq + 1, f->slots[i].host)) {
+			slot = i;
+			found++;
+		}
+	}
+	if (!found)
+		return usage_error("--map: '%s' is no --fio-client (HOST[:PORT] or its number)",
+		                   eq + 1);
+	if (found > 1)
+		return usage_error(
+		    "--map: several --fio-client entries are '%s': give HOST:PORT or "
+		    "the entry's number",
+		    eq + 1);
+	m[f->nmaps++].slot = slot;
+	return 0;
+}
+
+static int parse(struct fopts *f, int argc, char **argv)
+{
+	struct fc_opts *o = &f->o;
+	unsigned long long u;
+	double speed = 1.0;
+	struct iot_err e;
+	int c, ret;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "m:d:e:", fio_opts, NULL)) != -1) {
+		switch (c) {
+		case 'm': {
+			char **v = realloc(f->map_args, (f->nmap_args + 1) * sizeof(*v));
+
+			if (!v)
+				return error("out of memory"), EXIT_SYSTEM;
+			f->map_args = v;
+			v[f->nmap_args++] = optarg;
+			break;
+		}
+		case 'd':
+			if (parse_u64("--depth", optarg, &u))
+				return EXIT_USAGE;
+			if (!u || u > 4096)
+				return usage_error("--depth: '%s' is not in 1..4096", optarg);
+			o->xo.max_iodepth = (unsigned)u;
+			break;
+		case 'e':
+			/* the replay's engine names, as fio's ioengines */
+			if (!strcmp(optarg, "io_uring") || !strcmp(optarg, "psync") ||
+			    !strcmp(optarg, "null") || !strcmp(optarg, "libaio"))
+				o->xo.ioengine = optarg;
+			else if (!strcmp(optarg, "sync") || !strcmp(optarg, "fallback"))
+				o->xo.ioengine = "psync";
+			else
+				return usage_error(
+				    "--engine: '%s' is not libaio, io_uring, psync or "
+				    "null (fio's ioengines)",
+				    optarg);
+			break;
+		case F_FROM:
+			if (strcmp(optarg, "issue") && strcmp(optarg, "queue") &&
+			    strcmp(optarg, "D") && strcmp(optarg, "Q"))
+				return usage_error("--from: '%s' is not issue or queue", optarg);
+			o->xo.from_queue = !strcmp(optarg, "queue") || !strcmp(optarg, "Q");
+			break;
+		case F_TIMING:
+			if (strcmp(optarg, "original") && strcmp(optarg, "afap"))
+				return usage_error("--timing: '%s' is not original or afap",
+				                   optarg);
+			o->xo.no_stall = !strcmp(optarg, "afap");
+			break;
+		case F_SPEED:
+			if (parse_double("--speed", optarg, &speed))
+				return EXIT_USAGE;
+			/* fio's replay_time_scale: a percentage of the log's delays' inverse */
+			if (!(speed >= 0.01) || speed > 1e6)
+				return usage_error("--speed: '%s' is not a factor in 0.01..1000000",
+				                   optarg);
+			o->xo.time_scale = (unsigned)(speed * 100 + 0.5);
+			break;
+		case F_BUFFERED:
+			o->xo.buffered = true;
+			break;
+		case F_ALLOW_WRITES:
+			f->allow_writes = true;
+			break;
+		case F_WRITES_AS_READS:
+			f->writes_as_reads = true;
+			break;
+		case F_FORCE:
+			f->force = true;
+			break;
+		case F_OFFSET:
+			if (parse_u64("--offset", optarg, &u))
+				return EXIT_USAGE;
+			o->xo.offset = u;
+			break;
+		case F_JSON:
+			f->json = true;
+			break;
+		case F_NO_PROGRESS:
+			break;
+		case F_CLIENT: {
+			struct fc_slot s, *v;
+
+			if (fc_slot_parse(&s, optarg, &e))
+				return usage_error("--fio-client: %s", e.msg);
+			v = realloc(f->slots, (f->nslots + 1) * sizeof(*v));
+			if (!v) {
+				fc_slot_release(&s);
+				return error("out of memory"), EXIT_SYSTEM;
+			}
+			f->slots = v;
+			v[f->nslots++] = s;
+			break;
+		}
+		case F_HOSTS:
+			if ((ret = fc_hosts_file(optarg, &f->slots, &f->nslots, &f->maps, &f->nmaps,
+			                         rp_parse_dev, &e)))
+				return error("--fio-hosts: %s", e.msg), exit_code_for(ret);
+			break;
+		case F_DIR:
+			o->dir = optarg;
+			break;
+		case F_REMOTE_DIR:
+			o->remote_dir = optarg;
+			break;
+		case F_BIN:
+			o->fio = optarg;
+			break;
+		default: {
+			const char *arg = optind > 0 ? argv[optind - 1] : "";
+
+			for (const struct option *lo = fio_opts; lo->name; lo++)
+				if (!strncmp(arg, "--", 2) && !strcmp(arg + 2, lo->name))
+					return bad_option(argv);
+			return usage_error("'%s' is not an option of a replay through fio "
+			                   "(--fio-client, --fio-hosts)",
+			                   arg);
+		}
+		}
+	}
+	if (optind + 1 != argc)
+		return usage_error(optind == argc ? "missing TRACE" : "one TRACE at a time");
+	o->run = argv[optind];
+	if (f->writes_as_reads && f->allow_writes)
+		return usage_error("--writes-as-reads and --allow-writes exclude each other");
+	o->xo.writes = f->allow_writes      ? EXPORT_WRITES
+	               : f->writes_as_reads ? EXPORT_WRITES_AS_READS
+	                                    : EXPORT_WRITES_SKIP;
+	for (unsigned i = 0; i < f->nmap_args; i++)
+		if ((ret = resolve_map(f, f->map_args[i])))
+			return ret;
+	o->slots = f->slots;
+	o->nslots = f->nslots;
+	o->maps = f->maps;
+	o->nmaps = f->nmaps;
+	o->xo.version = 3;
+	return 0;
+}
+
+/* Targets on this machine get the local replay's safety checks (docs/replay.md, Safety). */
+static int check_local_targets(const struct fopts *f)
+{
+	struct replay_opts ro;
+	struct bt_reader *rd;
+	struct iot_err e;
+	int ret, rc = 0;
+
+	memset(&ro, 0, sizeof(ro));
+	ro.force = f->force;
+	ro.allow_writes = f->allow_writes;
+	/* the trace's own files are never a target */
+	if ((ret = bt_reader_open(&rd, f->o.run, &e)))
+		return error("%s", e.msg), exit_code_for(ret);
+	ret = replay_input_ids(rd, &ro);
+	bt_reader_free(rd);
+	if (ret)
+		return error("out of memory"), EXIT_SYSTEM;
+	for (unsigned i = 0; i < f->nslots && !rc; i++) {
+		const struct fc_slot *s = &f->slots[i];
+
+		if (!fc_host_is_local(s->host) || access(s->target, F_OK))
+			continue;
+		if ((ret = rp_target_check(s->target, &ro, &e)))
+			rc = (error("%s", e.msg), exit_code_for(ret));
+	}
+	free((void *)ro.inputs);
+	return rc;
+}
+
+static void lat_text(const struct fc_fio *fio)
+{
+	for (unsigned d = 0; d < FC_TRIM + 1; d++) {
+		const struct fc_lat *l = &fio->lat[d];
+
+		if (!l->n)
+			continue;
+		if (l->p[0] < 0)
+			printf("    %-5s latency mean %.1f us  max %.1f us\n", fc_dir_name[d],
+			       l->mean / 1e3, (double)l->max / 1e3);
+		else
+			printf(
+			    "    %-5s latency p50 %.1f us  p90 %.1f us  p99 %.1f us  max %.1f us\n",
+			    fc_dir_name[d], l->p[0] / 1e3, l->p[1] / 1e3, l->p[2] / 1e3,
+			    (double)l->max / 1e3);
+	}
+}
+
+/* "R reads, W writes, T trims, S syncs" of the kinds there are */
+static void ops_text(const uint64_t ops[FC_NDIR])
+{
+	const char *sep = "";
+
+	for (unsigned d = 0; d < FC_NDIR; d++) {
+		if (!ops[d])
+			continue;
+		printf("%s%" PRIu64 " %ss", sep, ops[d], fc_dir_name[d]);
+		sep = ", ";
+	}
+	if (!*sep)
+		printf("no IOs");
+}
+
+static void print_text(const struct fopts *f, const struct fc_result *res)
+{
+	uint64_t t_end = 0, t_ops[FC_NDIR] = {0};
+
+	printf("replay of %s through fio on %u host slot(s), started together (fio --client)\n",
+	       f->o.run, f->nslots);
+	for (unsigned d = 0; d < res->ndevs; d++) {
+		const struct fc_dev *dv = &res->devs[d];
+		const struct fc_slot *s = &f->slots[dv->slot];
+		uint64_t span = dv->x.last_ns - res->t0;
+		uint64_t ops[FC_NDIR] = {dv->x.ops[IOLOG_READ], dv->x.ops[IOLOG_WRITE],
+		                         dv->x.ops[IOLOG_TRIM],
+		                         dv->x.ops[IOLOG_SYNC] + dv->x.ops[IOLOG_DATASYNC]};
+		char name[300];
+
+		for (unsigned k = 0; k < FC_NDIR; k++)
+			t_ops[k] += ops[k];
+		if (span > t_end)
+			t_end = span;
+		printf("  %s %s -> %s%s\n", fc_slot_name(s, name, sizeof(name)), dv->x.name,
+		       s->target, dv->fio.have ? "" : ": no report from fio");
+		printf("    trace: ");
+		ops_text(ops);
+		printf(", %.1f MB, until %.3f s\n", (double)dv->x.bytes / 1e6, (double)span / 1e9);
+		if (dv->x.skipped_writes)
+			printf("    skipped %" PRIu64 " writes and trims (no --allow-writes)\n",
+			       dv->x.skipped_writes);
+		if (!dv->fio.have)
+			continue;
+		printf("    fio:   ");
+		ops_text(dv->fio.ios);
+		printf(", %.1f MB in %.3f s (ratio %.2f)",
+		       (double)(dv->fio.bytes[0] + dv->fio.bytes[1] + dv->fio.bytes[2]) / 1e6,
+		       (double)dv->fio.runtime_ns / 1e9,
+		       span ? (double)dv->fio.runtime_ns / (double)span : 0.0);
+		if (dv->fio.error)
+			printf(", error %d (%s)", dv->fio.error, strerror(dv->fio.error));
+		printf("\n");
+		lat_text(&dv->fio);
+	}
+	printf("  all: trace ");
+	ops_text(t_ops);
+	printf(" until %.3f s; fio ", (double)t_end / 1e9);
+	ops_text(res->all.ios);
+	printf(" in %.3f s\n", (double)res->all.runtime_ns / 1e9);
+	lat_text(&res->all);
+	if (t_ops[FC_SYNC] && !res->all.ios[FC_SYNC])
+		printf("  (fio does an iolog's syncs without counting them)\n");
+	if (res->unmapped)
+		printf("  skipped %" PRIu64 " IOs of devices no --map sends anywhere\n",
+		       res->unmapped);
+	printf("  fio's output: %s, %s\n", res->fio_json, res->fio_log);
+}
+
+int replay_fio(int argc, char **argv)
+{
+	struct fopts f;
+	struct fc_result res;
+	struct iot_err e;
+	struct sigaction sa;
+	int rc, ret;
+
+	memset(&f, 0, sizeof(f));
+	if ((rc = parse(&f, argc, argv)) || (rc = check_local_targets(&f)))
+		goto out;
+	if (!f.o.dir) {
+		f.tmpdir = strdup("/tmp/iotape-fio.XXXXXX");
+		if (!f.tmpdir || !mkdtemp(f.tmpdir)) {
+			rc = (error("cannot make a directory for the iologs: %s", strerror(errno)),
+			      EXIT_SYSTEM);
+			goto out;
+		}
+		f.o.dir = f.tmpdir;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	f.o.stop = &fio_stop;
+	ret = fc_run(&f.o, &res, &e);
+	if (ret) {
+		rc = (error("%s", e.msg), exit_code_for(ret));
+		fc_result_release(&res);
+		goto out;
+	}
+	if (f.json) {
+		json_t *j = fc_result_json(&f.o, &res);
+		char *s = j ? json_dumps(j, JSON_INDENT(1)) : NULL;
+
+		if (!s)
+			rc = (error("out of memory"), EXIT_SYSTEM);
+		else
+			printf("%s\n", s);
+		free(s);
+		json_decref(j);
+	} else {
+		print_text(&f, &res);
+	}
+	rc = EXIT_OK;
+	for (unsigned d = 0; d < res.ndevs; d++)
+		if (!res.devs[d].fio.have || res.devs[d].fio.error)
+			rc = EXIT_SYSTEM;
+	if (rc == EXIT_SYSTEM)
+		error("fio did not replay every device without error%s%s (see %s)",
+		      *res.fio_msg ? ": " : "", res.fio_msg, res.fio_log);
+	if (res.fio_status && !res.stopped) {
+		error("fio exited with status %d (see %s)", res.fio_status, res.fio_log);
+		rc = EXIT_SYSTEM;
+	}
+	if (res.stopped)
+		rc = 128 + (int)fio_stop;
+	fc_result_release(&res);
+out:
+	fopts_release(&f);
+	return rc;
+}
