@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "replay/engine.h"
-#include "replay/internal.h"
+#include "replay/sched.h"
 
 /* The last stretch before a deadline is spun, not slept: timer wakeups on virtual machines
  * come 40 us late typically and 150 us late at p99 (measured with TIMER_ABSTIME and a 1 ns
@@ -37,59 +37,6 @@ static inline void cpu_relax(void)
 #endif
 }
 
-/* An IO's own cache lines: an engine's thread writes the first while the scheduler fills the
- * IO of the next slot, which must not be the same line. */
-struct rp_slot {
-	_Alignas(64) struct rp_io io;
-};
-
-/* A trace IO issued (D, or queued Q) whose C has not been seen yet. */
-struct pend {
-	uint64_t sector;
-	uint32_t dev;
-	uint32_t bytes;
-	long slot;     /* the replay IO while it is in flight, else -1 */
-	uint32_t next; /* issue mode: the next younger live IO of its bucket, or PEND_NIL */
-	bool live;
-};
-
-/* Issue mode finds a C's IO by device and sector in a hash of the live window entries, one
- * chain per bucket in trace order, instead of scanning the window (which cost 1.5 % of an
- * afap replay's CPU at a depth of 40) */
-#define PEND_BUCKETS 16384u
-#define PEND_NIL UINT32_MAX
-
-struct rp {
-	const struct replay_opts *o;
-	struct replay_stats *st;
-	struct iot_err *e;
-	const struct rp_engine_ops *ops;
-	struct rp_engine *eng;
-	struct rp_target *tgts;
-	unsigned ntgts;
-	long *map_tgt; /* per o->maps entry: target index */
-	long default_tgt;
-	/* slots: one rp_io and one registered buffer each */
-	struct rp_slot *slots;
-	unsigned *free_slots, nfree, depth;
-	uint8_t *mem; /* depth read buffers, then the write pattern */
-	size_t mem_len;
-	struct iovec *iov;
-	/* trace-pending window: a ring indexed by absolute counters */
-	struct pend *pend;
-	uint64_t pend_head, pend_tail, pend_live;
-	uint32_t *bucket_head, *bucket_tail; /* issue mode: chains of live entries, or NULL */
-	/* the dependency rule: IOs the trace had completed that the replay has not */
-	uint64_t outstanding;
-	unsigned inflight, batch;
-	uint64_t t0, trace_t0, trace_last, last_done, seq;
-	uint64_t last_due; /* trace time (since trace_t0) of the last IO waited for */
-	bool started;
-	uint64_t next_progress;
-	int timerslack;
-	uint64_t spin_ns;
-};
-
 static void *pattern(struct rp *r)
 {
 	return r->mem + (size_t)r->depth * RP_SLOT_BYTES;
@@ -101,153 +48,6 @@ static long find_target(struct rp *r, uint32_t dev)
 		if (r->o->maps[i].srcdev == dev)
 			return r->map_tgt[i];
 	return r->default_tgt;
-}
-
-/* ---- the trace-pending window ------------------------------------------------------ */
-
-static struct pend *pend_at(struct rp *r, uint64_t i)
-{
-	return &r->pend[i % RP_PEND_MAX];
-}
-
-static uint32_t pend_bucket(uint32_t dev, uint64_t sector)
-{
-	return (uint32_t)(((sector ^ ((uint64_t)dev << 40)) * 0x9e3779b97f4a7c15ull) >> 50);
-}
-
-static void chain_add(struct rp *r, uint32_t idx)
-{
-	struct pend *p = &r->pend[idx];
-	uint32_t b = pend_bucket(p->dev, p->sector);
-
-	p->next = PEND_NIL;
-	if (r->bucket_tail[b] == PEND_NIL)
-		r->bucket_head[b] = idx;
-	else
-		r->pend[r->bucket_tail[b]].next = idx;
-	r->bucket_tail[b] = idx;
-}
-
-static void chain_remove(struct rp *r, uint32_t idx)
-{
-	struct pend *p = &r->pend[idx];
-	uint32_t b = pend_bucket(p->dev, p->sector), prev = PEND_NIL;
-
-	for (uint32_t i = r->bucket_head[b]; i != idx; i = r->pend[i].next)
-		prev = i;
-	if (prev == PEND_NIL)
-		r->bucket_head[b] = p->next;
-	else
-		r->pend[prev].next = p->next;
-	if (r->bucket_tail[b] == idx)
-		r->bucket_tail[b] = prev;
-}
-
-/* the oldest live IO of the device at the sector, or NULL */
-static struct pend *chain_find(struct rp *r, uint32_t dev, uint64_t sector)
-{
-	for (uint32_t i = r->bucket_head[pend_bucket(dev, sector)]; i != PEND_NIL;
-	     i = r->pend[i].next)
-		if (r->pend[i].sector == sector && r->pend[i].dev == dev)
-			return &r->pend[i];
-	return NULL;
-}
-
-static void pend_trim(struct rp *r)
-{
-	while (r->pend_head < r->pend_tail && !pend_at(r, r->pend_head)->live)
-		r->pend_head++;
-}
-
-static long pend_add(struct rp *r, const struct blk_event *ev, long slot)
-{
-	struct pend *p;
-
-	if (r->o->no_completions)
-		return -1; /* nothing completes in the trace: nothing to wait for or count */
-
-	if (r->pend_tail - r->pend_head == RP_PEND_MAX) {
-		/* its C never came (lost events): it no longer holds anything back */
-		p = pend_at(r, r->pend_head);
-		if (p->live) {
-			if (r->bucket_head)
-				chain_remove(r, (uint32_t)(p - r->pend));
-			p->live = false;
-			r->pend_live--;
-			r->st->pend_evicted++;
-			if (p->slot >= 0)
-				r->slots[p->slot].io.pend = -1;
-		}
-		r->pend_head++;
-		pend_trim(r);
-	}
-	p = pend_at(r, r->pend_tail);
-	p->sector = ev->sector;
-	p->dev = ev->dev;
-	p->bytes = ev->bytes;
-	p->slot = slot;
-	p->live = true;
-	if (r->bucket_head)
-		chain_add(r, (uint32_t)(p - r->pend));
-	r->pend_live++;
-	if (r->pend_live > r->st->trace_max_depth)
-		r->st->trace_max_depth = (unsigned)r->pend_live;
-	return (long)(r->pend_tail++ % RP_PEND_MAX);
-}
-
-static void pend_complete(struct rp *r, struct pend *p)
-{
-	if (r->bucket_head)
-		chain_remove(r, (uint32_t)(p - r->pend));
-	p->live = false;
-	r->pend_live--;
-	if (p->slot >= 0) {
-		struct rp_io *io = &r->slots[p->slot].io;
-
-		io->trace_done = true;
-		io->pend = -1;
-		r->outstanding++;
-	}
-}
-
-/* A C event: which trace IOs it completes. Issue mode matches the request exactly (device
- * and sector, as blkparse does); queue mode completes every queued IO inside the request's
- * range, since the block layer may have merged several into it. */
-static void on_trace_complete(struct rp *r, const struct blk_event *ev)
-{
-	uint64_t end = ev->sector + ev->bytes / 512;
-	bool any = false;
-
-	if (r->bucket_head) {
-		struct pend *p = chain_find(r, ev->dev, ev->sector);
-
-		if (p) {
-			pend_complete(r, p);
-			any = true;
-		}
-	}
-	for (uint64_t i = r->pend_head; !r->bucket_head && i < r->pend_tail; i++) {
-		struct pend *p = pend_at(r, i);
-
-		if (!p->live || p->dev != ev->dev)
-			continue;
-		if (r->o->from == RP_FROM_ISSUE || ev->bytes == 0) {
-			if (p->sector != ev->sector)
-				continue;
-			pend_complete(r, p);
-			any = true;
-			break;
-		}
-		if (p->sector >= ev->sector && p->sector < end) {
-			pend_complete(r, p);
-			any = true;
-		}
-	}
-	if (any) {
-		if (ev->time > r->trace_last)
-			r->trace_last = ev->time;
-		pend_trim(r);
-	}
 }
 
 /* ---- completions ------------------------------------------------------------------- */
@@ -476,6 +276,17 @@ static int due_time(struct rp *r, const struct blk_event *ev, uint64_t *deadline
 	return 0;
 }
 
+/* Give back an IO prepared but not issued (no window entry when the trace has no
+ * completions: io->pend is -1 then). */
+static void unissue(struct rp *r, struct rp_io *io, unsigned slot)
+{
+	if (io->own_buf)
+		free(io->buf);
+	if (io->pend >= 0)
+		r->pend[io->pend].slot = -1;
+	r->free_slots[r->nfree++] = slot;
+}
+
 static int replay_one(struct rp *r, const struct blk_event *ev)
 {
 	const struct replay_opts *o = r->o;
@@ -512,7 +323,7 @@ static int replay_one(struct rp *r, const struct blk_event *ev)
 	ti = find_target(r, ev->dev);
 	if (ti < 0) {
 		st->skipped_unmapped++;
-		pend_add(r, ev, -1);
+		rp_pend_add(r, ev, -1);
 		return 0;
 	}
 	t = &r->tgts[ti];
@@ -527,7 +338,7 @@ static int replay_one(struct rp *r, const struct blk_event *ev)
 		}
 	}
 	if (op < 0) {
-		pend_add(r, ev, -1);
+		rp_pend_add(r, ev, -1);
 		return 0;
 	}
 	if (o->timing == RP_TIMING_ORIGINAL && (ret = due_time(r, ev, &deadline)))
@@ -580,23 +391,17 @@ static int replay_one(struct rp *r, const struct blk_event *ev)
 				rp_pattern_fill(io->buf, len, 0x10ae);
 		}
 	}
-	io->pend = pend_add(r, ev, (long)slot);
+	io->pend = rp_pend_add(r, ev, (long)slot);
 	if (deadline && (ret = wait_deadline(r, deadline))) {
 		/* stopped (or failed) before this IO was due: it is not issued */
-		if (io->own_buf)
-			free(io->buf);
-		r->pend[io->pend].slot = -1;
-		r->free_slots[r->nfree++] = slot;
+		unissue(r, io, slot);
 		return ret == STOPPED ? 0 : ret;
 	}
 	io->intended = deadline;
 	io->t_issue = rp_now();
 	ret = r->ops->queue(r->eng, io);
 	if (ret) {
-		if (io->own_buf)
-			free(io->buf);
-		r->pend[io->pend].slot = -1;
-		r->free_slots[r->nfree++] = slot;
+		unissue(r, io, slot);
 		return iot_err_set(r->e, ret, "%s: queue: %s", r->ops->name, strerror(-ret));
 	}
 	r->inflight++;
@@ -816,7 +621,7 @@ int replay_run(const struct replay_opts *o, const struct rp_source *src, struct 
 			continue;
 		if (ev.action == BLK_A_COMPLETE) {
 			if (r.started)
-				on_trace_complete(&r, &ev);
+				rp_pend_on_complete(&r, &ev);
 			continue;
 		}
 		if (ev.action != want)

@@ -244,6 +244,20 @@ static void test_stop_while_idle(void **state)
 	assert_true(st.stopped);
 	assert_int_equal(st.ios, 1);
 	assert_true(took < 200 * MS); /* the drain waits for IO 0 (100 ms), not for more */
+	/* a trace without completions (a fio iolog): the IO waiting for its time has no window
+	 * entry to give back */
+	nev = 0;
+	D(0, 0, 4096, RD);
+	D(60000 * MS, 8, 4096, RD);
+	o.timing = RP_TIMING_ORIGINAL;
+	o.null_lat_ns = 0;
+	o.no_completions = true;
+	stop_flag = 0;
+	assert_int_equal(pthread_create(&th, NULL, stop_later, (void *)(uintptr_t)(20 * MS)), 0);
+	run(&o, &st);
+	pthread_join(th, NULL);
+	assert_true(st.stopped);
+	assert_int_equal(st.ios, 1);
 }
 
 /* Time that leaps ahead (a corrupt timestamp, or one near 2^64) is refused, not waited for */

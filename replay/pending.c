@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/* The trace-pending window: trace IOs issued whose completion (C) the trace has not shown yet,
+ * and which replay IO is doing each, for the dependency rule (docs/replay.md). */
+#include "replay/sched.h"
+
+static struct pend *pend_at(struct rp *r, uint64_t i)
+{
+	return &r->pend[i % RP_PEND_MAX];
+}
+
+static uint32_t pend_bucket(uint32_t dev, uint64_t sector)
+{
+	return (uint32_t)(((sector ^ ((uint64_t)dev << 40)) * 0x9e3779b97f4a7c15ull) >> 50);
+}
+
+static void chain_add(struct rp *r, uint32_t idx)
+{
+	struct pend *p = &r->pend[idx];
+	uint32_t b = pend_bucket(p->dev, p->sector);
+
+	p->next = PEND_NIL;
+	if (r->bucket_tail[b] == PEND_NIL)
+		r->bucket_head[b] = idx;
+	else
+		r->pend[r->bucket_tail[b]].next = idx;
+	r->bucket_tail[b] = idx;
+}
+
+static void chain_remove(struct rp *r, uint32_t idx)
+{
+	struct pend *p = &r->pend[idx];
+	uint32_t b = pend_bucket(p->dev, p->sector), prev = PEND_NIL;
+
+	for (uint32_t i = r->bucket_head[b]; i != idx; i = r->pend[i].next)
+		prev = i;
+	if (prev == PEND_NIL)
+		r->bucket_head[b] = p->next;
+	else
+		r->pend[prev].next = p->next;
+	if (r->bucket_tail[b] == idx)
+		r->bucket_tail[b] = prev;
+}
+
+/* the oldest live IO of the device at the sector, or NULL */
+static struct pend *chain_find(struct rp *r, uint32_t dev, uint64_t sector)
+{
+	for (uint32_t i = r->bucket_head[pend_bucket(dev, sector)]; i != PEND_NIL;
+	     i = r->pend[i].next)
+		if (r->pend[i].sector == sector && r->pend[i].dev == dev)
+			return &r->pend[i];
+	return NULL;
+}
+
+static void pend_trim(struct rp *r)
+{
+	while (r->pend_head < r->pend_tail && !pend_at(r, r->pend_head)->live)
+		r->pend_head++;
+}
+
+long rp_pend_add(struct rp *r, const struct blk_event *ev, long slot)
+{
+	struct pend *p;
+
+	if (r->o->no_completions)
+		return -1; /* nothing completes in the trace: nothing to wait for or count */
+
+	if (r->pend_tail - r->pend_head == RP_PEND_MAX) {
+		/* its C never came (lost events): it no longer holds anything back */
+		p = pend_at(r, r->pend_head);
+		if (p->live) {
+			if (r->bucket_head)
+				chain_remove(r, (uint32_t)(p - r->pend));
+			p->live = false;
+			r->pend_live--;
+			r->st->pend_evicted++;
+			if (p->slot >= 0)
+				r->slots[p->slot].io.pend = -1;
+		}
+		r->pend_head++;
+		pend_trim(r);
+	}
+	p = pend_at(r, r->pend_tail);
+	p->sector = ev->sector;
+	p->dev = ev->dev;
+	p->bytes = ev->bytes;
+	p->slot = slot;
+	p->live = true;
+	if (r->bucket_head)
+		chain_add(r, (uint32_t)(p - r->pend));
+	r->pend_live++;
+	if (r->pend_live > r->st->trace_max_depth)
+		r->st->trace_max_depth = (unsigned)r->pend_live;
+	return (long)(r->pend_tail++ % RP_PEND_MAX);
+}
+
+static void pend_complete(struct rp *r, struct pend *p)
+{
+	if (r->bucket_head)
+		chain_remove(r, (uint32_t)(p - r->pend));
+	p->live = false;
+	r->pend_live--;
+	if (p->slot >= 0) {
+		struct rp_io *io = &r->slots[p->slot].io;
+
+		io->trace_done = true;
+		io->pend = -1;
+		r->outstanding++;
+	}
+}
+
+/* A C event: which trace IOs it completes. Issue mode matches the request exactly (device
+ * and sector, as blkparse does); queue mode completes every queued IO inside the request's
+ * range, since the block layer may have merged several into it. */
+void rp_pend_on_complete(struct rp *r, const struct blk_event *ev)
+{
+	uint64_t end = ev->sector + ev->bytes / 512;
+	bool any = false;
+
+	if (r->bucket_head) {
+		struct pend *p = chain_find(r, ev->dev, ev->sector);
+
+		if (p) {
+			pend_complete(r, p);
+			any = true;
+		}
+	}
+	for (uint64_t i = r->pend_head; !r->bucket_head && i < r->pend_tail; i++) {
+		struct pend *p = pend_at(r, i);
+
+		if (!p->live || p->dev != ev->dev)
+			continue;
+		if (r->o->from == RP_FROM_ISSUE || ev->bytes == 0) {
+			if (p->sector != ev->sector)
+				continue;
+			pend_complete(r, p);
+			any = true;
+			break;
+		}
+		if (p->sector >= ev->sector && p->sector < end) {
+			pend_complete(r, p);
+			any = true;
+		}
+	}
+	if (any) {
+		if (ev->time > r->trace_last)
+			r->trace_last = ev->time;
+		pend_trim(r);
+	}
+}

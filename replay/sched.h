@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/* The scheduler's state, shared by replay.c and the trace-pending window (pending.c) only. */
+#ifndef IOTAPE_REPLAY_SCHED_H
+#define IOTAPE_REPLAY_SCHED_H
+
+#include <sys/uio.h>
+
+#include "replay/internal.h"
+
+/* An IO's own cache lines: an engine's thread writes the first while the scheduler fills the
+ * IO of the next slot, which must not be the same line. */
+struct rp_slot {
+	_Alignas(64) struct rp_io io;
+};
+
+/* A trace IO issued (D, or queued Q) whose C has not been seen yet. */
+struct pend {
+	uint64_t sector;
+	uint32_t dev;
+	uint32_t bytes;
+	long slot;     /* the replay IO while it is in flight, else -1 */
+	uint32_t next; /* issue mode: the next younger live IO of its bucket, or PEND_NIL */
+	bool live;
+};
+
+/* Issue mode finds a C's IO by device and sector in a hash of the live window entries, one
+ * chain per bucket in trace order, instead of scanning the window (which cost 1.5 % of an
+ * afap replay's CPU at a depth of 40) */
+#define PEND_BUCKETS 16384u
+#define PEND_NIL UINT32_MAX
+
+struct rp {
+	const struct replay_opts *o;
+	struct replay_stats *st;
+	struct iot_err *e;
+	const struct rp_engine_ops *ops;
+	struct rp_engine *eng;
+	struct rp_target *tgts;
+	unsigned ntgts;
+	long *map_tgt; /* per o->maps entry: target index */
+	long default_tgt;
+	/* slots: one rp_io and one registered buffer each */
+	struct rp_slot *slots;
+	unsigned *free_slots, nfree, depth;
+	uint8_t *mem; /* depth read buffers, then the write pattern */
+	size_t mem_len;
+	struct iovec *iov;
+	/* trace-pending window: a ring indexed by absolute counters */
+	struct pend *pend;
+	uint64_t pend_head, pend_tail, pend_live;
+	uint32_t *bucket_head, *bucket_tail; /* issue mode: chains of live entries, or NULL */
+	/* the dependency rule: IOs the trace had completed that the replay has not */
+	uint64_t outstanding;
+	unsigned inflight, batch;
+	uint64_t t0, trace_t0, trace_last, last_done, seq;
+	uint64_t last_due; /* trace time (since trace_t0) of the last IO waited for */
+	bool started;
+	uint64_t next_progress;
+	int timerslack;
+	uint64_t spin_ns;
+};
+
+/* ---- the trace-pending window (pending.c) ---- */
+
+/* The trace IO ev (a D, or a Q in queue mode) enters the window; slot is the replay IO doing
+ * it, or -1 when it is not replayed. Returns its window index. */
+long rp_pend_add(struct rp *r, const struct blk_event *ev, long slot);
+/* A C event of the trace: the IOs it completes may no longer hold the replay back. */
+void rp_pend_on_complete(struct rp *r, const struct blk_event *ev);
+
+#endif
