@@ -96,6 +96,32 @@ wait_tracing_on() {
 	fail "the background capture did not start tracing within 30 s"
 }
 
+# capture_bg RUN COMMAND...: `iotape capture -o RUN -d $LOOP -- COMMAND` in the background,
+# once it traces; CAP_PID is iotape's pid, CAP_CHILD COMMAND's
+capture_bg() {
+	local run=$1
+	shift
+	wait_tracer_free
+	"$IOTAPE" capture -o "$run" -d "$LOOP" -- "$@" &
+	CAP_PID=$!
+	wait_tracing_on "$CAP_PID"
+	CAP_CHILD=$(cat /proc/"$CAP_PID"/task/*/children 2>/dev/null || true)
+	[ -n "$CAP_CHILD" ] || fail "no command running under the capture"
+}
+
+# kill_capture: SIGKILL the capture_bg capture; its command must die with it
+# (PR_SET_PDEATHSIG), not go on running untraced
+kill_capture() {
+	local i
+	kill -KILL "$CAP_PID"
+	wait "$CAP_PID" || true
+	for i in $(seq 20); do
+		kill -0 $CAP_CHILD 2>/dev/null || return 0
+		sleep 0.1
+	done
+	fail "the command ($CAP_CHILD) outlived the SIGKILLed capture"
+}
+
 LOOP=""
 MNT="$TMP/mnt"
 cap_cleanup() {

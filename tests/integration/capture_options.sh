@@ -32,14 +32,8 @@ kib=$(blkparse_kib "$RUN" "Writes Completed")
 expect_eq "KiB written as blkparse sees it" "$kib" "1024"
 
 # SIGKILL: the next capture restores them from the state file (written before each change)
-wait_tracer_free
-"$IOTAPE" capture -o "$TMP/run-kill" -d "$LOOP" -- sleep 60 &
-pid=$!
-wait_tracing_on "$pid"
-child=$(cat /proc/"$pid"/task/*/children 2>/dev/null || true)
-kill -KILL "$pid"
-wait "$pid" || true
-for c in $child; do kill "$c" 2>/dev/null || true; done
+capture_bg "$TMP/run-kill" sleep 60
+kill_capture
 # the recovery itself (and its notice) is capture_signal.sh's; here: it puts these back too.
 # On a shared machine another waiting capture (replay --capture) may do it first.
 capture -o "$TMP/run-after-kill" -d "$LOOP" -- true || fail "capture after SIGKILL exited $?"

@@ -12,21 +12,18 @@ make_fs ext4
 for sig in INT TERM; do
 	RUN="$TMP/run-$sig"
 	# a writer that runs until it is told to stop: 256 KiB O_DIRECT writes over one region
-	wait_tracer_free
-	"$IOTAPE" capture -o "$RUN" -d "$LOOP" -- python3 -c "
+	capture_bg "$RUN" python3 -c "
 import os, mmap, time
 fd = os.open('$MNT/f', os.O_WRONLY | os.O_CREAT | os.O_DIRECT)
 buf = mmap.mmap(-1, 256 << 10)
 while True:
     for off in range(0, 16 << 20, 256 << 10):
         os.pwrite(fd, buf, off)
-    time.sleep(0.01)" &
-	pid=$!
-	wait_tracing_on "$pid"
+    time.sleep(0.01)"
 	sleep 2
-	kill -"$sig" "$pid"
+	kill -"$sig" "$CAP_PID"
 	rc=0
-	wait "$pid" || rc=$?
+	wait "$CAP_PID" || rc=$?
 	# the command's status becomes iotape's: dd killed by the forwarded signal
 	want=$((128 + $(kill -l "$sig")))
 	expect_eq "SIG$sig exit status" "$rc" "$want"
@@ -44,27 +41,9 @@ done
 
 # SIGKILL cannot be handled: the tracer stays on, but the next capture finds the settings the
 # killed one saved, restores them, says so, and runs
-RUN="$TMP/run-kill"
-wait_tracer_free
-"$IOTAPE" capture -o "$RUN" -d "$LOOP" -- sleep 60 &
-pid=$!
-wait_tracing_on "$pid"
+capture_bg "$TMP/run-kill" sleep 60
 sleep 0.5
-child=$(cat /proc/"$pid"/task/*/children 2>/dev/null || true)
-[ -n "$child" ] || fail "no command running under the capture"
-kill -KILL "$pid"
-wait "$pid" || true
-# the command dies with iotape (PR_SET_PDEATHSIG), it is not left running untraced
-gone_within() { # SECONDS PID...
-	local t=$1 i
-	shift
-	for i in $(seq $((t * 10))); do
-		kill -0 "$@" 2>/dev/null || return 0
-		sleep 0.1
-	done
-	return 1
-}
-gone_within 2 $child || fail "the command ($child) outlived the SIGKILLed capture"
+kill_capture
 expect_eq "trace/enable after SIGKILL" "$(cat /sys/block/"$LOOPNAME"/trace/enable)" "1"
 capture -o "$TMP/run-after-kill" -d "$LOOP" -- true 2>"$TMP/err" ||
 	fail "capture after SIGKILL: $(cat "$TMP/err")"
@@ -74,20 +53,15 @@ tracing_is_off
 expect_eq "trace_clock after recovery" "$(tracefs_get trace_clock | sed 's/.*\[\(.*\)\].*/\1/')" "local"
 
 # the same without a capture after it: `iotape capture --release` puts the tracer back
-wait_tracer_free
-"$IOTAPE" capture -o "$TMP/run-kill2" -d "$LOOP" -- sleep 60 &
-pid=$!
-wait_tracing_on "$pid"
-child=$(cat /proc/"$pid"/task/*/children 2>/dev/null || true)
+capture_bg "$TMP/run-kill2" sleep 60
 rc=0
 "$IOTAPE" capture --release 2>"$TMP/err" || rc=$?
 expect_eq "--release while a capture runs: exit status" "$rc" 3
-grep -q "a capture is running (pid $pid)" "$TMP/err" || fail "--release busy: $(cat "$TMP/err")"
-kill -KILL "$pid"
-wait "$pid" || true
-gone_within 2 $child || fail "the command ($child) outlived the SIGKILLed capture"
+grep -q "a capture is running (pid $CAP_PID)" "$TMP/err" ||
+	fail "--release busy: $(cat "$TMP/err")"
+kill_capture
 "$IOTAPE" capture --release 2>"$TMP/err" || fail "--release: exit $?: $(cat "$TMP/err")"
-grep -q "restored the tracing settings a killed capture (pid $pid)" "$TMP/err" ||
+grep -q "restored the tracing settings a killed capture (pid $CAP_PID)" "$TMP/err" ||
 	fail "--release: $(cat "$TMP/err")"
 tracing_is_off
 "$IOTAPE" capture --release 2>"$TMP/err" || fail "--release again: exit $?: $(cat "$TMP/err")"
