@@ -367,12 +367,11 @@ int blk_analysis_read(struct blk_analysis *a, struct bt_reader *rd, struct iot_e
 		blk_analysis_feed_batch(a, ev, n);
 		ret = 0;
 	}
-	if (ret < 0)
-		return ret;
-	/* names are complete once the reader is done */
+	/* names are complete once the reader is done; after an error, the sinks hold what came
+	 * before it (partial results, for a caller that reports them) */
 	blk_analysis_set_comms(a, bt_reader_comms(rd));
 	blk_analysis_finish(a);
-	return 0;
+	return ret < 0 ? ret : 0;
 }
 
 void blk_analysis_finish(struct blk_analysis *a)

@@ -30,13 +30,16 @@ void run_summary_release(struct run_summary *r);
 /*
  * Every event of rd through a pass with options o (blk_analysis_read()); setup(ctx, pass),
  * when given, runs before the first event (to add sinks). Adds devices[], span_ns and the
- * timeline's keys to doc, the devices' timelines left out (null). 0 or -errno (e filled).
+ * timeline's keys to doc, the devices' timelines left out (null). 0 or -errno (e filled);
+ * 1 when bad bytes stopped the trace after good records: the summary holds what came before
+ * them, doc's "input" says {"partial": true, "error": e's message}, e says what stopped it.
  */
 int run_summary_block(struct run_summary *r, struct bt_reader *rd, const struct blk_opts *o,
                       int (*setup)(void *ctx, struct blk_analysis *a), void *ctx,
                       struct iot_err *e);
 /* Every packet of src through the RPC decoder into the NFS statistics ("nfs" in doc); also,
- * when given, sees every transaction too. 0 or -errno (e filled). */
+ * when given, sees every transaction too. 0 or -errno (e filled); 1 for partial results, as
+ * above ("nfs"'s "input" marked). */
 int run_summary_packets(struct run_summary *r, struct pcap_src *src, rpc_txn_fn also, void *ctx,
                         struct iot_err *e);
 

@@ -172,12 +172,6 @@ static inline void consume(struct run *r, const struct blk_event *ev)
 }
 
 
-/* The reader thread's share of a one-input pass (blk_analysis_split). */
-static void side_tap(void *arg, const struct blk_event *ev, unsigned n)
-{
-	blk_analysis_feed_side(arg, ev, n);
-}
-
 /* Merge the inputs by time (few inputs: a linear scan beats a heap) and feed every sink. */
 static int run_pass(struct run *r)
 {
@@ -188,18 +182,12 @@ static int run_pass(struct run *r)
 		/*
 		 * The common case, without the merge: a reader thread decodes and merges the
 		 * per-CPU files into batches and runs part of the sinks on each batch while it is
-		 * in its cache (blk_analysis_split); this thread runs the others.
+		 * in its cache; this thread runs the others (blk_analysis_read()).
 		 */
 		struct bt_reader *rd = r->in[0].r;
 		const struct bt_stats *st;
-		const struct blk_event *ev;
-		unsigned n;
 
-		blk_analysis_split(r->a);
-		if ((ret = bt_reader_prefetch_tap(rd, side_tap, r->a, &e)))
-			return input_error(&e, ret);
-		while ((ret = bt_reader_next_batch(rd, &ev, &n, &e)) > 0)
-			blk_analysis_feed_batch(r->a, ev, n);
+		ret = blk_analysis_read(r->a, rd, &e);
 		if (ret < 0 && (ret = pass_error(r, &e, ret)))
 			return ret;
 		/* the reader counted the notifies and kept the names: no second look at each event */
@@ -207,8 +195,6 @@ static int run_pass(struct run *r)
 		r->events = st->events;
 		r->notifies = st->notifies;
 		r->messages = st->messages;
-		blk_analysis_set_comms(r->a, bt_reader_comms(rd));
-		blk_analysis_finish(r->a);
 		return EXIT_OK;
 	}
 	/* decode each input in a thread of its own while the sinks run in this one */

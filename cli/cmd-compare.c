@@ -72,7 +72,8 @@ static int feed_packets(void *ctx, struct pcap_src *src, const struct manifest *
 }
 
 /* A saved summary (a JSON document), or anything else analyzed here as a run. */
-static int load_input(const char *path, uint64_t idle_ns, json_t **summary, json_t **manifest)
+static int load_input(const char *path, uint64_t idle_ns, json_t **summary, json_t **manifest,
+                      struct iot_err *stop)
 {
 	struct summary_feed run;
 	struct run_feed feed = {feed_block, feed_packets, &run};
@@ -90,6 +91,10 @@ static int load_input(const char *path, uint64_t idle_ns, json_t **summary, json
 		else if (!*summary)
 			ret = (error("'%s': not a JSON summary: %s (line %d)", path, je.text, je.line),
 			       EXIT_USAGE);
+		else if (json_is_true(json_object_get(json_object_get(*summary, "input"), "partial")) ||
+		         json_is_true(json_object_get(
+		             json_object_get(json_object_get(*summary, "nfs"), "input"), "partial")))
+			warning("'%s': partial results: the analysis it saves stopped at bad bytes", path);
 		cli_input_release(&ci);
 		return ret;
 	}
@@ -99,7 +104,7 @@ static int load_input(const char *path, uint64_t idle_ns, json_t **summary, json
 	}
 	blk_opts_init(&run.o);
 	run.o.idle_threshold_ns = idle_ns;
-	ret = load_run(&ci, &feed, manifest);
+	ret = load_run(&ci, &feed, manifest, stop);
 	if (!ret)
 		*summary = json_incref(run.s.doc);
 	run_summary_release(&run.s);
@@ -123,7 +128,7 @@ int cmd_compare(int argc, char **argv)
 	unsigned long long idle_ns = BLK_DEFAULT_IDLE_NS;
 	size_t nlabels = 0;
 	struct compare c;
-	struct iot_err e;
+	struct iot_err e, stop = {""};
 	FILE *out = stdout;
 	int opt, ret = EXIT_OK;
 
@@ -200,7 +205,7 @@ int cmd_compare(int argc, char **argv)
 	for (int i = optind; i < argc; i++) {
 		json_t *summary, *manifest;
 
-		ret = load_input(argv[i], idle_ns, &summary, &manifest);
+		ret = load_input(argv[i], idle_ns, &summary, &manifest, &stop);
 		if (ret)
 			goto out;
 		ret = compare_add(&c, argv[i], summary, manifest,
@@ -235,7 +240,11 @@ int cmd_compare(int argc, char **argv)
 		ret = EXIT_SYSTEM;
 		goto out;
 	}
-	ret = c.nfailed ? EXIT_THRESHOLD : EXIT_OK;
+	/* partial results were compared: the bad bytes that cut them short come last */
+	if (stop.msg[0])
+		ret = (error("%s", stop.msg), EXIT_USAGE);
+	else
+		ret = c.nfailed ? EXIT_THRESHOLD : EXIT_OK;
 out:
 	compare_release(&c);
 	free(labels);

@@ -88,14 +88,26 @@ static json_t *load_manifest(const char *mpath)
 }
 
 /* Shared with cmd-compare.c through cli/runs.h. */
-int load_run(struct cli_input *ci, const struct run_feed *f, json_t **manifest)
+void partial_results(const char *what, const struct iot_err *e, struct iot_err *stop)
+{
+	warning("partial results: the %s stops at bad bytes; what came before them is reported "
+	        "(the error follows)",
+	        what);
+	if (!stop->msg[0])
+		*stop = *e;
+}
+
+int load_run(struct cli_input *ci, const struct run_feed *f, json_t **manifest,
+             struct iot_err *stop)
 {
 	struct iot_err e;
 	int ret;
 
 	*manifest = NULL;
-	if (ci->block && (ret = f->block(f->ctx, ci->block, &e)))
+	if (ci->block && (ret = f->block(f->ctx, ci->block, &e)) < 0)
 		return input_error(&e, ret);
+	if (ci->block && ret > 0)
+		partial_results("block trace", &e, stop);
 	if (ci->capture) {
 		struct pcap_src *src;
 		struct manifest m;
@@ -116,8 +128,10 @@ int load_run(struct cli_input *ci, const struct run_feed *f, json_t **manifest)
 		if (have_m)
 			manifest_release(&m);
 		free(name);
-		if (ret)
+		if (ret < 0)
 			return input_error(&e, ret);
+		if (ret > 0)
+			partial_results("capture", &e, stop);
 	}
 	*manifest = load_manifest(ci->manifest);
 	return EXIT_OK;
@@ -152,7 +166,7 @@ int cmd_report(int argc, char **argv)
 	const char **labels = calloc((size_t)argc + 1, sizeof(*labels));
 	size_t nlabels = 0, n = 0;
 	struct compare cmp;
-	struct iot_err e;
+	struct iot_err e, stop = {""};
 	FILE *out = NULL;
 	int opt, ret = EXIT_OK;
 	char *tmp = NULL;
@@ -235,7 +249,7 @@ int cmd_report(int argc, char **argv)
 		}
 		ret = cli_input_open(&ci, path, 0);
 		if (!ret)
-			ret = load_run(&ci, &feed, &in[i].manifest);
+			ret = load_run(&ci, &feed, &in[i].manifest, &stop);
 		cli_input_release(&ci);
 		if (ret)
 			goto out;
@@ -281,7 +295,8 @@ int cmd_report(int argc, char **argv)
 		ret = exit_code_for(ret);
 		goto out;
 	}
-	ret = EXIT_OK;
+	/* partial results were written: the bad bytes that cut them short come last */
+	ret = stop.msg[0] ? (error("%s", stop.msg), EXIT_USAGE) : EXIT_OK;
 	goto out;
 usage:
 	ret = EXIT_USAGE;

@@ -19,6 +19,7 @@ struct pcap_src;
  * (report/report_run.h), compare the summary alone (analyze/run_summary.h).
  */
 struct run_feed {
+	/* 0, -errno, or 1: bad bytes stopped the input after good data (partial results) */
 	int (*block)(void *ctx, struct bt_reader *rd, struct iot_err *e);
 	int (*packets)(void *ctx, struct pcap_src *src, const struct manifest *clock,
 	               struct iot_err *e);
@@ -28,8 +29,15 @@ struct run_feed {
 /*
  * Read one RUN, opened (cli/inputs.h: a run directory, a trace set NAME, one trace file, or a
  * packet capture), into f: block events and packets both, when the directory has both; its
- * manifest, if any, into *manifest. Returns an exit code after printing any error.
+ * manifest, if any, into *manifest. Returns an exit code after printing any error. Bad bytes
+ * after good data give partial results: a warning is printed, the error goes into *stop
+ * (the first one kept) for the caller to print last and exit 2 with, and EXIT_OK returned.
  */
-int load_run(struct cli_input *ci, const struct run_feed *f, json_t **manifest);
+int load_run(struct cli_input *ci, const struct run_feed *f, json_t **manifest,
+             struct iot_err *stop);
+
+/* Print the partial-results warning for e (what stopped WHAT: "block trace", "capture") and
+ * keep e in *stop unless an earlier stop is there. */
+void partial_results(const char *what, const struct iot_err *e, struct iot_err *stop);
 
 #endif

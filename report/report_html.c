@@ -751,6 +751,20 @@ static uint64_t plot_width(const struct report_input *in, size_t n, const struct
 	return w;
 }
 
+/* A run's input stopped at bad bytes: its numbers are of what came before them. */
+static void partial_note(FILE *f, const json_t *input, const char *what)
+{
+	const char *err;
+
+	if (!json_is_true(json_object_get(input, "partial")))
+		return;
+	err = json_string_value(json_object_get(input, "error"));
+
+	fprintf(f, "<strong>partial results</strong>: the %s stops at bad bytes (", what);
+	xml_puts(f, err ? err : "");
+	fputs("); what came before them is shown. ", f);
+}
+
 /* One row of the Runs table: what the pass saw, from the summary and the pass. */
 static void run_row(FILE *f, const struct report_input *in, size_t i)
 {
@@ -781,6 +795,8 @@ static void run_row(FILE *f, const struct report_input *in, size_t i)
 	if (!isnan(dropped))
 		fprintf(f, "%.0f events on devices past the first %u were not analyzed.", dropped,
 		        BLK_MAX_DEVICES);
+	partial_note(f, json_object_get(in[i].summary, "input"), "block trace");
+	partial_note(f, json_object_get(json_object_get(in[i].summary, "nfs"), "input"), "capture");
 	fputs("</td></tr>\n", f);
 }
 
