@@ -4,7 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
+#include <getopt.h> /* optarg, optind */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,35 +13,74 @@
 #include "export/export.h"
 #include "replay/replay.h"
 
-const char usage_export[] =
-    "usage: iotape export RUN --format blkparse|fio-iolog|csv [-o OUT] [OPTIONS]\n"
-    "\n"
-    "Write a block trace in another tool's format (docs/export.md). RUN is a run directory\n"
-    "or a per-CPU set NAME (NAME.blktrace.0, .1, ...); files may be gzip-compressed.\n"
-    "\n"
-    "formats:\n"
-    "  blkparse     the text of 'blkparse -i NAME' (blktrace 1.2, default options), byte\n"
-    "               for byte, as it writes it to a file; a run directory DIR is read as\n"
-    "               'blkparse -D DIR -i NAME1 -i NAME2 ...' (sets sorted by name)\n"
-    "  fio-iolog    into directory OUT (required): NAME.iolog per device, replayable by fio's\n"
-    "               read_iolog, and replay.fio, a job file that replays them together\n"
-    "  csv          one row per event, or with --timeline one row per device and interval\n"
-    "\n"
-    "options:\n"
-    "  -f, --format FMT       the output format (required)\n"
-    "  -o, --output OUT       write to OUT instead of standard output (fio-iolog: a directory)\n"
-    "fio-iolog:\n"
-    "      --iolog-version N  3 (default: times in microseconds) or 2 (no times)\n"
-    "      --from issue|queue D events (default: what reached the device) or Q events\n"
-    "  -m, --map SRCDEV=PATH  replay device SRCDEV (MAJ,MIN or a name) onto PATH: the job's\n"
-    "                         replay_redirect= (else a ${IOTAPE_TARGET_NAME} placeholder)\n"
-    "      --ioengine NAME    the job file's ioengine (default libaio)\n"
-    "csv:\n"
-    "      --timeline         rows per device and interval instead of per event\n"
-    "      --interval DUR     the timeline's interval (default 1s)\n"
-    "      --idle-threshold DUR  shortest idle gap the timeline counts (default 10ms)\n"
-    "\n"
-    "exit status: 0 success, 2 usage or input error, 3 system error\n";
+enum { O_VERSION = 256, O_FROM, O_IOENGINE, O_TIMELINE, O_INTERVAL, O_IDLE };
+
+static const struct cli_opt export_opts[] = {
+    {.name = "format",
+     .short_name = 'f',
+     .arg = "FMT",
+     .values = "blkparse fio-iolog csv",
+     .help = "the output format (required)"},
+    {.name = "output",
+     .short_name = 'o',
+     .arg = "OUT",
+     .kind = CLI_FILE,
+     .help = "write to OUT instead of standard output (fio-iolog: a directory)"},
+    {.name = "iolog-version",
+     .key = O_VERSION,
+     .arg = "N",
+     .values = "2 3",
+     .help = "3 (default: times in microseconds) or 2 (no times)",
+     .group = "fio-iolog"},
+    {.name = "from",
+     .key = O_FROM,
+     .arg = "WHICH",
+     .values = "issue queue",
+     .help = "issue: D events (default: what reached the device), or queue: Q events"},
+    {.name = "map",
+     .short_name = 'm',
+     .arg = "SRCDEV=PATH",
+     .help = "replay device SRCDEV (MAJ,MIN or a name) onto PATH: the job's replay_redirect= "
+             "(else a ${IOTAPE_TARGET_NAME} placeholder)"},
+    {.name = "ioengine",
+     .key = O_IOENGINE,
+     .arg = "NAME",
+     .help = "the job file's ioengine (default libaio)"},
+    {.name = "timeline",
+     .key = O_TIMELINE,
+     .help = "rows per device and interval instead of per event",
+     .group = "csv"},
+    {.name = "interval",
+     .key = O_INTERVAL,
+     .arg = "DUR",
+     .help = "the timeline's interval (default 1s)"},
+    {.name = "idle-threshold",
+     .key = O_IDLE,
+     .arg = "DUR",
+     .help = "shortest idle gap the timeline counts (default 10ms)"},
+    {0},
+};
+
+const struct cli_doc doc_export = {
+    .summary = "write a trace as blkparse text, fio iologs or CSV",
+    .synopsis = "RUN --format blkparse|fio-iolog|csv [-o OUT] [OPTIONS]",
+    .description =
+        "Write a block trace in another tool's format (docs/export.md). RUN is a run directory "
+        "or a per-CPU set NAME (NAME.blktrace.0, .1, ...); files may be gzip-compressed. The "
+        "formats:\n"
+        "\n"
+        "  blkparse     the text of 'blkparse -i NAME' (blktrace 1.2, default options), byte\n"
+        "               for byte, as it writes it to a file; a run directory DIR is read as\n"
+        "               'blkparse -D DIR -i NAME1 -i NAME2 ...' (sets sorted by name)\n"
+        "  fio-iolog    into directory OUT (required): NAME.iolog per device, replayable by\n"
+        "               fio's read_iolog, and replay.fio, a job file that replays them together\n"
+        "  csv          one row per event, or with --timeline one row per device and interval",
+    .opts = export_opts,
+    .operands = CLI_INPUT,
+    .exit_status = "0 success, 2 usage or input error, 3 system error",
+    .docs = "export.md",
+    .see_also = "blkparse(1) fio(1)",
+};
 
 enum { FMT_NONE, FMT_BLKPARSE, FMT_IOLOG, FMT_CSV };
 
@@ -174,34 +213,16 @@ static int add_map(struct xopts *x, const char *arg)
 
 static int parse(struct xopts *x, int argc, char **argv)
 {
-	enum { O_VERSION = 256, O_FROM, O_IOENGINE, O_TIMELINE, O_INTERVAL, O_IDLE };
-	static const struct option lo[] = {
-	    {"format", required_argument, NULL, 'f'},
-	    {"output", required_argument, NULL, 'o'},
-	    {"map", required_argument, NULL, 'm'},
-	    {"iolog-version", required_argument, NULL, O_VERSION},
-	    {"from", required_argument, NULL, O_FROM},
-	    {"ioengine", required_argument, NULL, O_IOENGINE},
-	    {"timeline", no_argument, NULL, O_TIMELINE},
-	    {"interval", required_argument, NULL, O_INTERVAL},
-	    {"idle-threshold", required_argument, NULL, O_IDLE},
-	    {NULL, 0, NULL, 0},
-	};
+	static const int fmts[] = {FMT_BLKPARSE, FMT_IOLOG, FMT_CSV}; /* --format's values */
 	unsigned long long v;
-	int c, ret;
+	int c, i, ret;
 
-	while ((c = getopt_long(argc, argv, "f:o:m:", lo, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, &doc_export)) != -1) {
 		switch (c) {
 		case 'f':
-			if (!strcmp(optarg, "blkparse"))
-				x->fmt = FMT_BLKPARSE;
-			else if (!strcmp(optarg, "fio-iolog"))
-				x->fmt = FMT_IOLOG;
-			else if (!strcmp(optarg, "csv"))
-				x->fmt = FMT_CSV;
-			else
-				return usage_error(
-				    "--format: '%s' is not blkparse, fio-iolog or csv", optarg);
+			if ((i = parse_value('f', optarg)) < 0)
+				return EXIT_USAGE;
+			x->fmt = fmts[i];
 			break;
 		case 'o':
 			x->out = optarg;
@@ -212,17 +233,15 @@ static int parse(struct xopts *x, int argc, char **argv)
 			x->iolog_opts = true;
 			break;
 		case O_VERSION:
-			if (parse_u64("--iolog-version", optarg, &v))
+			if ((i = parse_value(O_VERSION, optarg)) < 0)
 				return EXIT_USAGE;
-			if (v != 2 && v != 3)
-				return usage_error("--iolog-version: %llu is not 2 or 3", v);
-			x->io.version = (unsigned)v;
+			x->io.version = 2 + (unsigned)i; /* "2 3" */
 			x->iolog_opts = true;
 			break;
 		case O_FROM:
-			if (strcmp(optarg, "issue") && strcmp(optarg, "queue"))
-				return usage_error("--from: '%s' is not issue or queue", optarg);
-			x->io.from_queue = !strcmp(optarg, "queue");
+			if ((i = parse_value(O_FROM, optarg)) < 0)
+				return EXIT_USAGE;
+			x->io.from_queue = i == 1; /* "issue queue" */
 			x->iolog_opts = true;
 			break;
 		case O_IOENGINE:

@@ -20,7 +20,7 @@ const struct cmd cli_commands[] = {
 	{"compare", cmd_compare, NULL, "compare runs: statistics, baseline, --fail-if gates",
 	 usage_compare},
 	CMD(capture),
-	{"export", cmd_export, NULL, "write a trace as blkparse text, fio iologs or CSV", usage_export},
+	CMD(export),
 	{"sweep", cmd_sweep, NULL, "run a command over a parameter matrix, each run captured",
 	 usage_sweep},
 	/* new subcommands go here */

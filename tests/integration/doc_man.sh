@@ -52,9 +52,10 @@ for page in iotape $(cut -f1 cmds); do
 	fi
 	m=$(opts man man.txt)
 	expect_eq "$page: options in help and man page" "$h" "$m"
-	# every option the synopsis names is one the command has
-	sed -n '1,/^$/p' help.txt | { grep -o -- '--\?[A-Za-z0-9][a-z0-9-]*' || true; } |
-		{ grep '^-' || true; } | sort -u | while read -r o; do
+	# every option the synopsis names (a word starting with '-', after a blank, '[', '(' or
+	# '|') is one the command has
+	sed -n '1,/^$/p' help.txt | { grep -oE -- '(^|[][ (|])--?[A-Za-z0-9][a-z0-9-]*' || true; } |
+		sed 's/^[][ (|]//' | sort -u | while read -r o; do
 			[[ " $h " == *" $o "* ]] || fail "$page: the synopsis names '$o', no such option"
 		done
 done

@@ -11,7 +11,7 @@ head = re.compile(r"^(?:(-[A-Za-z0-9])(?:, )?)?(--[a-z0-9][a-z0-9-]*)?")
 found, on = set(), False
 for line in open(path, encoding="utf-8").read().split("\n"):
     if kind == "help":
-        if re.match(r"^[a-z][a-z ]*:$", line) and line != "exit status:":
+        if re.match(r"^[a-z][a-z0-9 _-]*:$", line) and line != "exit status:":
             on = line != "commands:"
             continue
         if not line.strip():
