@@ -243,6 +243,8 @@ static json_t *stream_json(const struct nfs_stats *s, const struct nfs_pipe *p)
 	SET("unmatched_replies", r->unmatched_replies);
 	SET("tcp_retransmits", t->retransmits);
 	SET("out_of_order", t->out_of_order);
+	SET("out_of_order_peak_bytes", t->ooo_peak);
+	SET("out_of_order_given_up", t->ooo_given_up);
 	SET("resyncs", t->resyncs);
 	SET("bad_records", t->bad_records);
 	SET("records", t->records);

@@ -49,9 +49,8 @@ struct dir {
 	uint64_t rec_len;
 	uint8_t rs[RS_WIN];
 	unsigned rs_len;
-	struct seg *ooo;
-	uint32_t ooo_bytes;
-	uint32_t ooo_segs;
+	struct seg *ooo, *ooo_tail; /* segments ahead of a hole, by sequence number */
+	uint64_t ooo_bytes;         /* what they cost: payload and struct */
 };
 
 struct conn {
@@ -66,7 +65,6 @@ struct conn {
 };
 
 #define NBUCKETS 8192u
-#define OOO_SEGS 64 /* segments queued per direction: reordering is a few segments deep */
 
 struct tcp_table {
 	struct tcp_cfg cfg;
@@ -314,11 +312,11 @@ static void seg_free_all(struct tcp_table *t, struct dir *d)
 
 		d->ooo = s->next;
 		t->mem -= sizeof(*s) + s->caplen;
-		t->ooo_total -= s->caplen;
+		t->ooo_total -= sizeof(*s) + s->caplen;
 		free(s);
 	}
+	d->ooo_tail = NULL;
 	d->ooo_bytes = 0;
-	d->ooo_segs = 0;
 }
 
 /* Apply a segment that starts at or before next_seq. */
@@ -356,9 +354,10 @@ static void drain(struct tcp_table *t, struct conn *c, int dir, uint64_t ts, boo
 			d->next_seq = s->seq;
 		}
 		d->ooo = s->next;
-		d->ooo_bytes -= s->caplen;
-		d->ooo_segs--;
-		t->ooo_total -= s->caplen;
+		if (!d->ooo)
+			d->ooo_tail = NULL;
+		d->ooo_bytes -= sizeof(*s) + s->caplen;
+		t->ooo_total -= sizeof(*s) + s->caplen;
 		t->mem -= sizeof(*s) + s->caplen;
 		/* A hole filled now completes records at this packet's time (as tshark's
 		 * reassembly); past a hole given up, segments keep the time they were seen. */
@@ -368,15 +367,28 @@ static void drain(struct tcp_table *t, struct conn *c, int dir, uint64_t ts, boo
 	}
 }
 
+/*
+ * A segment ahead of a hole waits for it. The bytes held are bounded over all connections
+ * (ooo_total, 8 MiB) and, if asked, per direction (ooo_cap); by default one direction may use
+ * the whole budget, since a retransmission can arrive a whole receive window late (Linux
+ * grows windows to 6 MiB). When there is no room the hole is given up (counted: it may be a
+ * false loss) and what follows it is read at once.
+ */
 static void enqueue(struct tcp_table *t, struct conn *c, int dir, const struct pkt *p, uint32_t seq)
 {
 	struct dir *d = &c->d[dir];
 	struct seg *s, **pp;
+	uint64_t cost = sizeof(*s) + p->caplen;
 
-	if (d->ooo_bytes + (uint64_t)p->caplen > t->cfg.ooo_cap || d->ooo_segs >= OOO_SEGS ||
-	    t->ooo_total + p->caplen > t->cfg.ooo_total ||
-	    !(s = malloc(sizeof(*s) + p->caplen))) {
+	/* captured twice while waiting (a spurious retransmission): keep one copy */
+	if (d->ooo_tail && d->ooo_tail->seq == seq && d->ooo_tail->len >= p->len) {
+		t->n.retransmits++;
+		return;
+	}
+	if ((t->cfg.ooo_cap && d->ooo_bytes + cost > t->cfg.ooo_cap) ||
+	    t->ooo_total + cost > t->cfg.ooo_total || !(s = malloc(sizeof(*s) + p->caplen))) {
 		/* no room: the gap is lost */
+		t->n.ooo_given_up++;
 		drain(t, c, dir, p->ts_ns, true);
 		int32_t diff = (int32_t)(seq - d->next_seq);
 
@@ -393,13 +405,23 @@ static void enqueue(struct tcp_table *t, struct conn *c, int dir, const struct p
 	s->caplen = p->caplen;
 	s->ts = p->ts_ns;
 	memcpy(s->data, p->payload, p->caplen);
-	for (pp = &d->ooo; *pp && (int32_t)((*pp)->seq - seq) <= 0; pp = &(*pp)->next)
-		;
-	s->next = *pp;
-	*pp = s;
-	d->ooo_bytes += p->caplen;
-	d->ooo_segs++;
-	t->ooo_total += p->caplen;
+	if (d->ooo_tail && (int32_t)(seq - d->ooo_tail->seq) > 0) {
+		/* the usual case: later than everything waiting */
+		s->next = NULL;
+		d->ooo_tail->next = s;
+		d->ooo_tail = s;
+	} else {
+		for (pp = &d->ooo; *pp && (int32_t)((*pp)->seq - seq) <= 0; pp = &(*pp)->next)
+			;
+		s->next = *pp;
+		*pp = s;
+		if (!s->next)
+			d->ooo_tail = s;
+	}
+	d->ooo_bytes += cost;
+	t->ooo_total += cost;
+	if (t->ooo_total > t->n.ooo_peak)
+		t->n.ooo_peak = t->ooo_total;
 	t->mem += sizeof(*s) + p->caplen;
 	t->n.out_of_order++;
 }
@@ -656,7 +678,7 @@ int tcp_table_new(struct tcp_table **out, const struct tcp_cfg *cfg, rpc_record_
 		return -ENOMEM;
 	t->cfg.head_cap = 2048;
 	t->cfg.max_record = 16u << 20;
-	t->cfg.ooo_cap = 256u << 10;
+	t->cfg.ooo_cap = 0; /* the whole budget */
 	t->cfg.ooo_total = 8u << 20;
 	t->cfg.max_conns = 2048;
 	if (cfg) {

@@ -47,8 +47,8 @@ typedef void (*net_event_fn)(void *arg, const struct net_event *ev);
 struct tcp_cfg {
 	uint32_t head_cap;     /* bytes of each record kept for the decoders (default 2048) */
 	uint32_t max_record;   /* larger records are implausible: resynchronise (16 MiB) */
-	uint32_t ooo_cap;      /* out-of-order bytes buffered per direction (256 KiB) */
-	uint64_t ooo_total;    /* out-of-order bytes buffered over all connections (8 MiB) */
+	uint32_t ooo_cap;      /* out-of-order bytes held per direction (0: up to ooo_total) */
+	uint64_t ooo_total;    /* out-of-order bytes held over all connections (8 MiB) */
 	uint32_t max_conns;    /* connections tracked at once; least recently used evicted (2048) */
 	net_event_fn event;    /* told of gaps (optional) */
 	void *event_arg;
@@ -60,6 +60,8 @@ struct tcp_counters {
 	uint64_t lost_bytes;   /* stream bytes never seen: gaps, snaplen cuts, resync skips */
 	uint64_t retransmits;  /* segments carrying bytes already seen */
 	uint64_t out_of_order; /* segments that arrived ahead of a gap */
+	uint64_t ooo_peak;     /* the most bytes held for them at once (payload and bookkeeping) */
+	uint64_t ooo_given_up; /* holes given up because there was no room to wait */
 	uint64_t resyncs;      /* times record marking was lost and searched for again */
 	uint64_t bad_records;  /* implausible record markers */
 	uint64_t conns;        /* connections seen */

@@ -401,11 +401,12 @@ static void test_acked_unseen(void **state)
 	tcp_table_free(t);
 }
 
-/* Many small segments behind a hole: the queue holds a bounded number of them. */
+/* Many small segments behind a hole: what they cost (bookkeeping too) is bounded. */
 static void test_queue_segments_cap(void **state)
 {
 	struct got g;
-	struct tcp_table *t = mk(&g, NULL);
+	struct tcp_cfg cfg = {.ooo_total = 2048};
+	struct tcp_table *t = mk(&g, &cfg);
 	struct wb w = {.n = 0};
 	size_t a, i, start;
 
@@ -418,10 +419,12 @@ static void test_queue_segments_cap(void **state)
 	/* record 1 lost; the 100 small ones arrive one segment each */
 	for (i = 0, start = a; start < w.n; i++, start += 44)
 		seg(t, (uint32_t)(1 + start), w.b + start, 44, 10 + i);
-	/* once 64 segments wait, the hole is given up and all that follows flows */
+	/* once 2 KiB are held, the hole is given up and all that follows flows */
 	assert_int_equal(g.total, 100);
 	assert_int_equal(xid_of(&g, 0), 10);
 	assert_int_equal(tcp_table_counters(t)->lost_bytes, a);
+	assert_int_equal(tcp_table_counters(t)->ooo_given_up, 1);
+	assert_true(tcp_table_counters(t)->ooo_peak <= 2048);
 	tcp_table_free(t);
 }
 
