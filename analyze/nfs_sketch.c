@@ -43,42 +43,9 @@ double nfs_sketch_mean(const struct nfs_sketch *s)
 	return s->count ? s->sum / (double)s->count : 0;
 }
 
-/* Midpoint of bucket i; the end buckets have no width of their own (callers clamp). */
-static uint64_t mid(unsigned i, unsigned sub_bits, unsigned nb)
-{
-	unsigned g, k;
-	uint64_t lo, w;
-
-	if (i == 0)
-		return 0;
-	if (i == nb - 1)
-		return UINT64_MAX;
-	g = (i - 1) >> sub_bits;
-	k = (i - 1) & ((1u << sub_bits) - 1u);
-	w = 1ull << (SK_LO_BITS + g - sub_bits);
-	lo = (1ull << (SK_LO_BITS + g)) + k * w;
-	return lo + w / 2;
-}
-
-static unsigned rank_bucket(const uint32_t *b, unsigned nb, uint64_t n, double q)
-{
-	uint64_t rank = (uint64_t)(q * (double)n), seen = 0;
-	unsigned i;
-
-	if ((double)rank < q * (double)n)
-		rank++;
-	if (!rank)
-		rank = 1;
-	for (i = 0; i < nb; i++) {
-		seen += b[i];
-		if (seen >= rank)
-			return i;
-	}
-	return nb - 1;
-}
-
 uint64_t nfs_sketch_quantile(const struct nfs_sketch *s, double q)
 {
+	unsigned i, nb = SK_BUCKETS(SK_FINE);
 	uint64_t v;
 
 	if (!s->count)
@@ -87,20 +54,20 @@ uint64_t nfs_sketch_quantile(const struct nfs_sketch *s, double q)
 		return s->min;
 	if (q >= 1)
 		return s->max;
-	v = mid(rank_bucket(s->b, SK_BUCKETS(SK_FINE), s->count, q), SK_FINE, SK_BUCKETS(SK_FINE));
+	i = hist_rank_bucket32(s->b, nb, s->count, q);
+	/* the end buckets have no width of their own: the exact extremes stand for them */
+	if (i == 0)
+		return s->min;
+	if (i == nb - 1)
+		return s->max;
+	v = hist_range_mid(i, SK_FINE, SK_LO_BITS, SK_HI_BITS);
 	return v < s->min ? s->min : v > s->max ? s->max : v;
 }
 
 uint64_t nfs_coarse_quantile(const struct nfs_coarse *c, uint64_t n, double q)
 {
-	unsigned i, nb = SK_BUCKETS(SK_COARSE);
-
 	if (!n)
 		return 0;
-	i = rank_bucket(c->b, nb, n, q);
-	if (i == 0)
-		return 1ull << (SK_LO_BITS - 1);
-	if (i == nb - 1)
-		return 1ull << SK_HI_BITS;
-	return mid(i, SK_COARSE, nb);
+	return hist_range_mid(hist_rank_bucket32(c->b, SK_BUCKETS(SK_COARSE), n, q), SK_COARSE,
+	                      SK_LO_BITS, SK_HI_BITS);
 }

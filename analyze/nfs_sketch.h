@@ -5,17 +5,20 @@
 
 #include <stdint.h>
 
+#include "common/hist.h"
+
 /*
- * common/hist.h is exact to 1.6 % but takes 30 KiB; the NFS statistics keep response times
+ * struct hist is exact to 1.6 % but takes 30 KiB; the NFS statistics keep response times
  * for thousands of clients and files, and per procedure for every timeline bin, where that
- * would be hundreds of megabytes. These keep log-linear buckets over 1 us .. 2^40 ns (18 min),
- * values outside in two end buckets, and exact count, sum, min and max (so the mean is
- * exact): a sketch has 4 buckets per power of two (a percentile within 12.5 %, 488 bytes of
- * buckets), a coarse one 2 (within 25 %, 248 bytes) for the per-interval series.
+ * would be hundreds of megabytes. These keep common/hist.h's log-linear buckets over
+ * 1 us .. 2^40 ns (18 min) only (hist_bucket_range()), values outside in two end buckets, and
+ * exact count, sum, min and max (so the mean is exact): a sketch has 4 buckets per power of
+ * two (a percentile within 12.5 %, 488 bytes of buckets), a coarse one 2 (within 25 %, 248
+ * bytes) for the per-interval series.
  */
 #define SK_LO_BITS 10u /* 1024 ns */
 #define SK_HI_BITS 40u
-#define SK_BUCKETS(sub_bits) (((SK_HI_BITS - SK_LO_BITS) << (sub_bits)) + 2u)
+#define SK_BUCKETS(sub_bits) HIST_RANGE_BUCKETS(sub_bits, SK_LO_BITS, SK_HI_BITS)
 #define SK_FINE 2u
 #define SK_COARSE 1u
 
@@ -32,15 +35,7 @@ struct nfs_coarse {
 
 static inline unsigned sk_bucket(uint64_t v, unsigned sub_bits)
 {
-	unsigned e;
-
-	if (v < (1ull << SK_LO_BITS))
-		return 0;
-	e = 63u - (unsigned)__builtin_clzll(v);
-	if (e >= SK_HI_BITS)
-		return SK_BUCKETS(sub_bits) - 1u;
-	return 1u + ((e - SK_LO_BITS) << sub_bits) +
-	       (unsigned)((v >> (e - sub_bits)) & ((1u << sub_bits) - 1u));
+	return hist_bucket_range(v, sub_bits, SK_LO_BITS, SK_HI_BITS);
 }
 
 static inline void sk_inc(uint32_t *b)

@@ -109,6 +109,27 @@ void hist_settle(struct hist *h, uint64_t *pending)
 	*pending = 0;
 }
 
+uint64_t hist_range_mid(unsigned idx, unsigned sub, unsigned lo, unsigned hi)
+{
+	if (idx == 0)
+		return 1ull << lo >> 1;
+	if (idx >= HIST_RANGE_BUCKETS(sub, lo, hi) - 1)
+		return 1ull << hi;
+	return midpoint(idx - 1 + ((lo - sub + 1) << sub), sub);
+}
+
+unsigned hist_rank_bucket32(const uint32_t *b, unsigned nb, uint64_t n, double q)
+{
+	uint64_t rank = rank_of(q < 0 ? 0 : q > 1 ? 1 : q, n ? n : 1), seen = 0;
+
+	for (unsigned i = 0; i < nb; i++) {
+		seen += b[i];
+		if (seen >= rank)
+			return i;
+	}
+	return nb - 1;
+}
+
 void histc_merge(struct hist_coarse *dst, const struct hist_coarse *src)
 {
 	if (!src->count)
@@ -120,17 +141,9 @@ void histc_merge(struct hist_coarse *dst, const struct hist_coarse *src)
 
 uint64_t histc_quantile(const struct hist_coarse *h, double q)
 {
-	uint64_t rank, seen = 0;
-
 	if (!h->count)
 		return 0;
-	rank = rank_of(q < 0 ? 0 : q > 1 ? 1 : q, h->count);
-	for (unsigned i = 0; i < HISTC_BUCKETS; i++) {
-		seen += h->b[i];
-		if (seen >= rank)
-			return midpoint(i, HISTC_SUB_BITS);
-	}
-	return midpoint(HISTC_BUCKETS - 1, HISTC_SUB_BITS);
+	return midpoint(hist_rank_bucket32(h->b, HISTC_BUCKETS, h->count, q), HISTC_SUB_BITS);
 }
 
 double hist_mean(const struct hist *h)

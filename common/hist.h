@@ -73,6 +73,28 @@ static inline void hist_add_fast(struct hist *h, uint64_t *pending, uint64_t v)
 void hist_settle(struct hist *h, uint64_t *pending);
 
 /*
+ * The same buckets kept over [2^lo, 2^hi) only (lo >= sub), with one bucket for everything
+ * below and one for everything above: bucket 0 below, 1 .. inside, HIST_RANGE_BUCKETS - 1
+ * above. For tables of many small histograms (the NFS statistics' per client and per file).
+ */
+#define HIST_RANGE_BUCKETS(sub, lo, hi) ((((hi) - (lo)) << (sub)) + 2u)
+
+static inline unsigned hist_bucket_range(uint64_t v, unsigned sub, unsigned lo, unsigned hi)
+{
+	if (v < (1ull << lo))
+		return 0;
+	if (v >> hi)
+		return HIST_RANGE_BUCKETS(sub, lo, hi) - 1;
+	return hist_bucket_sub(v, sub) - ((lo - sub + 1) << sub) + 1;
+}
+/* Midpoint of range bucket idx: 2^lo / 2 below the range, 2^hi above it. */
+uint64_t hist_range_mid(unsigned idx, unsigned sub, unsigned lo, unsigned hi);
+
+/* The bucket holding the nearest-rank q-quantile of n values counted in b[0 .. nb) (32-bit
+ * counts; the last bucket when they count fewer than n). */
+unsigned hist_rank_bucket32(const uint32_t *b, unsigned nb, uint64_t n, double q);
+
+/*
  * The same buckets at 2^3 steps per power of two (a quantile within 1/16 of the true value),
  * 32-bit counts and nothing else: about 2 KiB, small enough for one per time interval (the
  * report's per-interval latency). Quantiles give the bucket's midpoint.
