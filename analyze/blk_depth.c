@@ -75,9 +75,10 @@ int blk_depth_to_json(const struct blk_depth *q, unsigned dev, json_t *obj)
 	const struct blk_depth_dev *d = blk_depth_dev(q, dev);
 
 	json_object_set_new(obj, "depth",
-	                    json_pack("{sfsIsI}", "mean", blk_depth_mean(q, dev), "max",
+	                    json_pack("{sfsIsIsI}", "mean", blk_depth_mean(q, dev), "max",
 	                              (json_int_t)(d ? d->max : 0), "unmatched_completions",
-	                              (json_int_t)(d ? d->unmatched_c : 0)));
+	                              (json_int_t)(d ? d->unmatched_c : 0), "flush_completions",
+	                              (json_int_t)(d ? d->flush_ends : 0)));
 	return 0;
 }
 

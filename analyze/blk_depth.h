@@ -12,6 +12,7 @@ struct blk_depth_dev {
 	 * long double took was a fifth of this sink's time) */
 	unsigned __int128 area;
 	uint64_t unmatched_c; /* completions or requeues seen at depth 0 */
+	uint64_t flush_ends;  /* completions that end a flush sequence (blk_ends_flush_seq()) */
 };
 
 struct blk_depth;
@@ -64,6 +65,8 @@ blk_depth_feed_inline(struct blk_depth *q, unsigned dev, const struct blk_event 
 	if (act == BLK_A_ISSUE) {
 		if (++d->cur > d->max)
 			d->max = d->cur;
+	} else if (act == BLK_A_COMPLETE && blk_ends_flush_seq(ev)) {
+		d->flush_ends++;
 	} else if (d->cur) {
 		d->cur--;
 	} else {

@@ -99,6 +99,8 @@ blk_idle_feed_inline(struct blk_idle *s, unsigned dev, const struct blk_event *e
 		break;
 	case BLK_A_COMPLETE:
 	case BLK_A_REQUEUE:
+		if (act == BLK_A_COMPLETE && blk_ends_flush_seq(ev))
+			break; /* nothing issued ends here */
 		/* a completion with nothing in flight proves the device was busy until now */
 		if (d->inflight)
 			d->inflight--;

@@ -85,6 +85,25 @@ void *blk_zalloc(size_t size);
 /* Grow a per-device pointer array so that idx fits; 0 or -ENOMEM. */
 int blk_grow(void ***arr, unsigned *n, unsigned idx);
 
+/*
+ * A completion that ends a flush sequence, not an issued request. The block layer's flush
+ * machinery (block/blk-flush.c) issues flush requests of its own (D and C with the flush
+ * category), then completes the request they served without ever issuing it: a write with a
+ * preflush and no data, or a FUA write whose data went out and whose postflush is done
+ * (btrfs writes both; the latter's is a second C for its sector). That completion carries no
+ * data and no flush category. Zone management and passthrough requests carry no data either,
+ * but are issued. The sinks that follow what is in flight (depth, idle, timeline) skip it;
+ * the depth sink counts it apart.
+ */
+#define BLK_F_ZONE_MGMT                                                                            \
+	(BLK_F_ZONE_RESET | BLK_F_ZONE_RESET_ALL | BLK_F_ZONE_FINISH | BLK_F_ZONE_OPEN |          \
+	 BLK_F_ZONE_CLOSE)
+
+static inline int blk_ends_flush_seq(const struct blk_event *ev)
+{
+	return !ev->bytes && !(ev->flags & (BLK_F_FLUSH | BLK_F_PC | BLK_F_ZONE_MGMT));
+}
+
 /* btt's interval rule: a zero or negative interval counts as 1 ns. */
 static inline uint64_t blk_tdelta(uint64_t from, uint64_t to)
 {

@@ -80,6 +80,8 @@ blk_timeline_account(struct tl_dev *d, struct blk_bin *bin, const struct blk_eve
 		}
 		return;
 	}
+	if (act == BLK_A_COMPLETE && blk_ends_flush_seq(ev))
+		return; /* nothing issued ends here */
 	if (d->inflight)
 		d->inflight--;
 	if (!d->inflight)

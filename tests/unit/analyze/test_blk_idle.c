@@ -151,9 +151,33 @@ static void test_json(void **s)
 	blk_idle_free(sk);
 }
 
+/*
+ * The end of a flush sequence (a completion with no data and no flush category, of a request
+ * the flush machinery never issued: btrfs) ends nothing in flight: the read issued at 0 keeps
+ * the device busy until 25 ms, so there is no gap before the write at 20 ms.
+ */
+static void test_flush_sequence(void **s)
+{
+	struct blk_event ev[] = {
+	    EV_D(0, 1000, 8, R), EV_D(1 * MS, 0, 0, R), EV_C(2 * MS, 0, 0, R),
+	    EV_C(3 * MS, 0, 0, W), EV_D(20 * MS, 8, 8, W), EV_C(25 * MS, 1000, 8, R),
+	    EV_C(26 * MS, 8, 8, W),
+	};
+	struct blk_idle *t;
+
+	(void)s;
+	ev[1].flags |= BLK_F_FLUSH; /* D FN */
+	ev[2].flags |= BLK_F_FLUSH; /* C FN */
+	ev[3].flags |= BLK_F_SYNC;  /* C WS, no data: the preflush write's end */
+	t = run(ev, sizeof(ev) / sizeof(ev[0]), 10 * MS, 10, 27 * MS);
+	assert_int_equal(blk_idle_dev(t, 0)->gaps, 0);
+	blk_idle_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_flush_sequence),
 	    cmocka_unit_test(test_start_between_end),
 	    cmocka_unit_test(test_busy_at_start),
 	    cmocka_unit_test(test_top_and_devices),
