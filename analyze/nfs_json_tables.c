@@ -300,15 +300,19 @@ json_t *nfs_series_json(const struct nfs_stats *s)
 		set_row(o, s, k < NFS_SERIES - 1 ? s->series_row[k] : UINT32_MAX);
 		for (unsigned b = 0; b < s->nbins; b++) {
 			const struct nfs_series_bin *x = &s->series[(size_t)b * NFS_SERIES + k];
+			uint64_t q[3] = {nfs_coarse_quantile(&x->srt, x->replies, .5),
+					 nfs_coarse_quantile(&x->srt, x->replies, .9),
+					 nfs_coarse_quantile(&x->srt, x->replies, .99)};
 
+			/* a bucket's midpoint may lie past the largest value: the max is exact */
+			for (unsigned i = 0; i < 3; i++)
+				if (q[i] > x->srt_max)
+					q[i] = x->srt_max;
 			json_array_append_new(calls, JI(x->calls));
 			json_array_append_new(errs, JI(x->errors));
-			json_array_append_new(p50,
-			                      JI(nfs_coarse_quantile(&x->srt, x->replies, .5)));
-			json_array_append_new(p90,
-			                      JI(nfs_coarse_quantile(&x->srt, x->replies, .9)));
-			json_array_append_new(p99,
-			                      JI(nfs_coarse_quantile(&x->srt, x->replies, .99)));
+			json_array_append_new(p50, JI(q[0]));
+			json_array_append_new(p90, JI(q[1]));
+			json_array_append_new(p99, JI(q[2]));
 			json_array_append_new(mx, JI(x->srt_max));
 		}
 		json_object_set_new(o, "calls", calls);

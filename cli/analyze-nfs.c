@@ -232,8 +232,8 @@ static void text_slowest(FILE *f, const struct nfs_stats *s)
 	}
 }
 
-static void text_render(FILE *f, const char *path, const struct nfs_stats *s,
-			const struct nfs_pipe *p, const char *stop)
+static void text_render(FILE *f, const struct nfs_pipe_file *files, unsigned n,
+			const struct nfs_stats *s, const struct nfs_pipe *p, const char *stop)
 {
 	const struct tcp_counters *t = tcp_table_counters(p->tcp);
 	const struct rpc_counters *r = rpc_dec_counters(p->rpc);
@@ -244,9 +244,13 @@ static void text_render(FILE *f, const char *path, const struct nfs_stats *s,
 			   "before them:\n",
 			stop);
 
-	fputs("capture '", f);
-	txt_puts(f, path);
-	fprintf(f, "': %llu frames over %.3f s, %llu RPC calls, %llu replies\n\n",
+	fputs("capture ", f);
+	for (unsigned i = 0; i < n; i++) {
+		fputs(i ? ", '" : "'", f);
+		txt_puts(f, files[i].name);
+		fputc('\'', f);
+	}
+	fprintf(f, ": %llu frames over %.3f s, %llu RPC calls, %llu replies\n\n",
 		(unsigned long long)p->n.frames, (double)(p->n.last_ns - p->n.first_ns) / 1e9,
 		(unsigned long long)r->calls, (unsigned long long)r->replies);
 	if (!s->nprocs) {
@@ -296,79 +300,102 @@ static void text_render(FILE *f, const char *path, const struct nfs_stats *s,
 			(unsigned long long)r->cut_compounds);
 }
 
-int analyze_capture(struct in_stream *in, const struct analyze_opts *o, json_t *root, FILE *text,
-		    struct iot_err *stop)
+int analyze_captures(struct in_stream **in, unsigned n, const struct analyze_opts *o,
+		     json_t *root, FILE *text, struct iot_err *stop)
 {
-	const char *path = in_stream_name(in);
 	struct nfs_stats_cfg scfg = {.interval_ns = o ? o->interval_ns : 0, .top = o ? o->top : 0};
+	struct tcp_cfg tcfg;
+	struct rpc_dec_cfg rcfg;
 	struct nfs_stats s;
 	struct nfs_pipe p;
-	struct pcap_src *src;
+	struct pcap_src **src = calloc(n, sizeof(*src));
+	struct nfs_pipe_file *files = calloc(n, sizeof(*files));
 	struct iot_err e;
-	char *file = strdup(path); /* for the messages: the stream goes with the source */
-	int ret;
+	unsigned i, bad = 0, opened = 0;
+	int ret = 0;
 
-	if (!file) {
-		in_stream_close(in);
+	if (!src || !files) {
+		for (i = 0; i < n; i++)
+			in_stream_close(in[i]);
+		free(src);
+		free(files);
 		return error("out of memory"), EXIT_SYSTEM;
 	}
-	path = file;
-	ret = pcap_src_open_stream(&src, in, &e);
+	/* names for the messages: each stream goes with its source */
+	for (i = 0; i < n; i++)
+		if (!(files[i].name = strdup(in_stream_name(in[i]))))
+			ret = -ENOMEM;
+	for (i = 0; i < n; i++) {
+		if (ret) {
+			in_stream_close(in[i]);
+			continue;
+		}
+		ret = pcap_src_open_stream(&src[i], in[i], &e); /* takes in[i], even on failure */
+		opened += !ret;
+	}
+	if (!ret && nfs_stats_init(&s, &scfg)) {
+		ret = -ENOMEM;
+	} else if (!ret) {
+		tcfg = (struct tcp_cfg){.event = nfs_stats_event, .event_arg = &s};
+		rcfg = (struct rpc_dec_cfg){.event = nfs_stats_event, .event_arg = &s};
+		if (nfs_pipe_init(&p, &tcfg, &rcfg, nfs_stats_txn, &s)) {
+			nfs_stats_release(&s);
+			ret = -ENOMEM;
+		}
+	}
 	if (ret) {
-		free(file);
-		return error("%s", e.msg), exit_code_for(ret);
+		if (ret == -ENOMEM)
+			error("out of memory");
+		else
+			error("%s", e.msg);
+		ret = exit_code_for(ret);
+		goto done;
 	}
-	struct tcp_cfg tcfg = {.event = nfs_stats_event, .event_arg = &s};
-	struct rpc_dec_cfg rcfg = {.event = nfs_stats_event, .event_arg = &s};
-
-	if (nfs_stats_init(&s, &scfg)) {
-		pcap_src_free(src);
-		free(file);
-		return error("out of memory"), EXIT_SYSTEM;
-	}
-	ret = nfs_pipe_init(&p, &tcfg, &rcfg, nfs_stats_txn, &s);
-	if (ret) {
-		pcap_src_free(src);
-		nfs_stats_release(&s);
-		free(file);
-		return error("out of memory"), EXIT_SYSTEM;
-	}
-	ret = nfs_pipe_run(&p, src, &e);
-	pcap_src_free(src);
+	ret = nfs_pipe_run_many(&p, src, files, n, &e, &bad);
 	if (ret && (exit_code_for(ret) != EXIT_USAGE || !p.n.frames)) {
-		error("'%s': %s", path, e.msg);
+		error("'%s': %s", files[bad].name, e.msg);
 		nfs_pipe_release(&p);
 		nfs_stats_release(&s);
-		free(file);
-		return exit_code_for(ret);
+		ret = exit_code_for(ret);
+		goto done;
 	}
 	if (ret) {
 		/* bad bytes after good frames: those are reported, marked partial */
-		iot_err_prefix(&e, "'%s'", path);
+		iot_err_prefix(&e, "'%s'", files[bad].name);
 		warning("partial results: the capture stops at bad bytes; the %llu frames before "
 			"them are analyzed (the error follows)",
 			(unsigned long long)p.n.frames);
 	}
 	nfs_pipe_finish(&p);
-	if (p.n.truncated)
-		warning("'%s': the capture ends inside a packet record (truncated file)", path);
+	for (i = 0; i < n; i++)
+		if (files[i].truncated)
+			warning("'%s': the capture ends inside a packet record (truncated file)",
+				files[i].name);
 	nfs_stats_sort(&s);
 	if (root) {
-		json_t *nfs = nfs_stats_json(&s, &p), *in = json_object_get(nfs, "input");
+		json_t *nfs = nfs_stats_json(&s, &p), *jin = json_object_get(nfs, "input");
 
-		json_object_set_new(in, "partial", json_boolean(ret != 0));
+		json_object_set_new(jin, "partial", json_boolean(ret != 0));
 		if (ret)
-			json_object_set_new(in, "error", json_string(e.msg));
+			json_object_set_new(jin, "error", json_string(e.msg));
 		json_object_set_new(root, "nfs", nfs);
 	}
 	if (text)
-		text_render(text, path, &s, &p, ret ? e.msg : NULL);
+		text_render(text, files, n, &s, &p, ret ? e.msg : NULL);
 	nfs_pipe_release(&p);
 	nfs_stats_release(&s);
-	free(file);
 	if (ret && stop)
 		*stop = e;
 	else if (ret)
-		return error("%s", e.msg), EXIT_USAGE;
-	return EXIT_OK;
+		error("%s", e.msg);
+	ret = ret && !stop ? EXIT_USAGE : EXIT_OK;
+done:
+	for (i = 0; i < n; i++)
+		if (src[i])
+			pcap_src_free(src[i]);
+	for (i = 0; i < n; i++)
+		free((char *)files[i].name);
+	free(src);
+	free(files);
+	return ret;
 }

@@ -19,14 +19,15 @@ struct analyze_opts {
 struct in_stream;
 
 /*
- * Analyze the packet capture in (a stream sniffed as pcap or pcapng; taken, closed here). Bad
- * bytes in the middle end the capture with partial results: they are rendered (marked
- * partial, with a warning), the error goes into *stop (when stop is not NULL; else it is
- * printed) and EXIT_OK is returned, so that the caller prints it last. Adds an "nfs" object to root (the JSON document the
- * command writes with --json) and, when text is non-NULL, prints the text summary there.
- * Returns an exit code (EXIT_OK, EXIT_USAGE, EXIT_SYSTEM) after printing any error.
+ * Analyze the packet captures in[0..n-1] (streams sniffed as pcap or pcapng; taken, closed
+ * here), merged by time into one NFS analysis. Bad bytes in the middle end the reading with
+ * partial results: they are rendered (marked partial, with a warning), the error goes into
+ * *stop (when stop is not NULL; else it is printed) and EXIT_OK is returned, so that the
+ * caller prints it last. Adds an "nfs" object to root (the JSON document the command writes
+ * with --json) and, when text is non-NULL, prints the text summary there. Returns an exit
+ * code (EXIT_OK, EXIT_USAGE, EXIT_SYSTEM) after printing any error.
  */
-int analyze_capture(struct in_stream *in, const struct analyze_opts *o, json_t *root, FILE *text,
-		    struct iot_err *stop);
+int analyze_captures(struct in_stream **in, unsigned n, const struct analyze_opts *o,
+		     json_t *root, FILE *text, struct iot_err *stop);
 
 #endif

@@ -682,11 +682,13 @@ int cmd_analyze(int argc, char **argv)
 	}
 	if (r.nin && !r.ao.json)
 		text_summary(out, root);
-	for (unsigned i = 0; i < r.ncap && ret == EXIT_OK; i++) {
-		ret = analyze_capture(r.captures[i], &r.ao, root, r.ao.json ? NULL : out,
-		                      r.stopped ? NULL : &r.stop);
+	if (r.ncap && ret == EXIT_OK) {
+		/* all packet captures together, merged by time, as the block traces are */
+		ret = analyze_captures(r.captures, r.ncap, &r.ao, root, r.ao.json ? NULL : out,
+		                       r.stopped ? NULL : &r.stop);
 		r.stopped |= r.stop.msg[0] != 0;
-		r.captures[i] = NULL; /* taken */
+		for (unsigned i = 0; i < r.ncap; i++)
+			r.captures[i] = NULL; /* taken */
 	}
 	if (ret == EXIT_OK && r.ao.json && write_document(out, root, r.a))
 		ret = (error("writing the JSON document failed"), EXIT_SYSTEM);

@@ -17,10 +17,19 @@ struct nfs_pipe_counters {
 	int dlt;
 };
 
+/* One capture of several read together. */
+struct nfs_pipe_file {
+	const char *name;
+	uint64_t frames;
+	int dlt, gzip, truncated;
+};
+
 struct nfs_pipe {
 	struct tcp_table *tcp;
 	struct rpc_dec *rpc;
 	struct nfs_pipe_counters n;
+	const struct nfs_pipe_file *files; /* the last nfs_pipe_run_many's (the caller's array) */
+	unsigned nfiles;
 };
 
 int nfs_pipe_init(struct nfs_pipe *p, const struct tcp_cfg *tcfg, const struct rpc_dec_cfg *rcfg,
@@ -30,6 +39,13 @@ void nfs_pipe_frame(struct nfs_pipe *p, int dlt, const uint8_t *frame, uint32_t 
 /* Read every frame of src; 0, or -errno on a read error (e filled). A truncated last record
  * is not an error: counters.truncated is set. */
 int nfs_pipe_run(struct nfs_pipe *p, struct pcap_src *src, struct iot_err *e);
+/*
+ * The same over n captures merged by time (equal times in the order given): files[i] (the
+ * caller's, name filled) gets each one's counts. A read error stops the whole (-errno, e
+ * filled, *bad the index of the capture at fault); a truncated last record ends its capture.
+ */
+int nfs_pipe_run_many(struct nfs_pipe *p, struct pcap_src **src, struct nfs_pipe_file *files,
+		      unsigned n, struct iot_err *e, unsigned *bad);
 /* End of input: flush streams, report outstanding calls. */
 void nfs_pipe_finish(struct nfs_pipe *p);
 size_t nfs_pipe_mem(const struct nfs_pipe *p);

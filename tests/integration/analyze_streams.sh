@@ -44,9 +44,9 @@ run zset zrun/loop0 && same dir zset
 
 # packet captures: stdin, process substitution, gzip'ed through a pipe; the report of the
 # stream names it as given, so compare the JSON documents' nfs objects
-# (without input.gzip, which says how the bytes came)
+# (without input.gzip, which says how the bytes came, and input.files, which names them)
 nfs() {
-	python3 -c 'import json,sys; n=json.load(open(sys.argv[1]))["nfs"]; n["input"].pop("gzip")
+	python3 -c 'import json,sys; n=json.load(open(sys.argv[1]))["nfs"]; n["input"].pop("gzip"); n["input"].pop("files")
 print(json.dumps(n, sort_keys=True))' "$1.out"
 }
 run pcap --json "$P"
