@@ -127,15 +127,14 @@ static json_t *procs_json(const struct nfs_stats *s)
 static json_t *timeline_json(const struct nfs_stats *s)
 {
 	json_t *a = json_array();
-	double secs = (double)s->cfg.interval_ns / 1e9;
-	unsigned i;
+	double secs = (double)s->clock.width / 1e9;
 
-	for (i = 0; i < s->nbins; i++) {
+	for (uint64_t i = 0; s->bins && i < s->clock.n; i++) {
 		const struct nfs_bin *b = &s->bins[i];
 		json_t *o = json_object();
 
 		json_object_set_new(o, "start_ns",
-		                    json_integer((json_int_t)((s->bin0 + i) * s->cfg.interval_ns)));
+		                    json_integer((json_int_t)bins_start_of(&s->clock, i)));
 		json_object_set_new(o, "ops", json_integer((json_int_t)b->ops));
 		json_object_set_new(o, "errors", json_integer((json_int_t)b->errors));
 		json_object_set_new(o, "ops_per_s", json_real((double)b->ops / secs));
@@ -146,7 +145,7 @@ static json_t *timeline_json(const struct nfs_stats *s)
 		json_object_set_new(o, "write_mb_per_s",
 		                    json_real((double)b->write_bytes / 1e6 / secs));
 		json_object_set_new(o, "outstanding",
-		                    json_real((double)b->busy_ns / (double)s->cfg.interval_ns));
+		                    json_real((double)b->busy_ns / (double)s->clock.width));
 		json_array_append_new(a, o);
 	}
 	return a;
@@ -321,7 +320,7 @@ json_t *nfs_stats_json(struct nfs_stats *s, const struct nfs_pipe *p)
 	json_object_set_new(o, "clients", nfs_clients_json(s));
 	json_object_set_new(o, "files", nfs_files_json(s));
 	json_object_set_new(o, "slowest", nfs_slowest_json(s));
-	json_object_set_new(o, "interval_ns", json_integer((json_int_t)s->cfg.interval_ns));
+	json_object_set_new(o, "interval_ns", json_integer((json_int_t)s->clock.width));
 	json_object_set_new(o, "timeline", timeline_json(s));
 	json_object_set_new(o, "timeline_by_procedure", nfs_series_json(s));
 	json_object_set_new(o, "events", nfs_events_json(s));

@@ -289,7 +289,7 @@ json_t *nfs_series_json(const struct nfs_stats *s)
 	unsigned slots = s->nseries;
 
 	/* the "other" slot only when something went there */
-	for (unsigned b = 0; b < s->nbins && slots == NFS_SERIES - 1; b++)
+	for (uint64_t b = 0; s->series && b < s->clock.n && slots == NFS_SERIES - 1; b++)
 		if (s->series[(size_t)b * NFS_SERIES + NFS_SERIES - 1].calls)
 			slots = NFS_SERIES;
 	for (unsigned k = 0; k < slots; k++) {
@@ -298,7 +298,7 @@ json_t *nfs_series_json(const struct nfs_stats *s)
 		json_t *mx = json_array();
 
 		set_row(o, s, k < NFS_SERIES - 1 ? s->series_row[k] : UINT32_MAX);
-		for (unsigned b = 0; b < s->nbins; b++) {
+		for (uint64_t b = 0; s->series && b < s->clock.n; b++) {
 			const struct nfs_series_bin *x = &s->series[(size_t)b * NFS_SERIES + k];
 			uint64_t q[3] = {nfs_coarse_quantile(&x->srt, x->replies, .5),
 					 nfs_coarse_quantile(&x->srt, x->replies, .9),

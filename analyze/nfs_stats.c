@@ -14,6 +14,7 @@ int nfs_stats_init(struct nfs_stats *s, const struct nfs_stats_cfg *cfg)
 
 	memset(s, 0, sizeof(*s));
 	s->cfg.interval_ns = cfg && cfg->interval_ns ? cfg->interval_ns : 1000000000ull;
+	bins_init(&s->clock, s->cfg.interval_ns, NFS_MAX_BINS, true);
 	s->cfg.top = cfg && cfg->top ? cfg->top : 10;
 	if (s->cfg.top > NFS_MAX_SLOWEST)
 		s->cfg.top = NFS_MAX_SLOWEST;
@@ -243,9 +244,10 @@ static void txn_bytes(const struct rpc_txn *t, uint64_t *rd, uint64_t *wr)
 /* --- timeline and per-procedure series --- */
 
 /*
- * The timeline keeps at most NFS_MAX_BINS bins: when the capture spans more intervals than
- * that, adjacent bins are merged and the interval doubles (fixed memory whatever the time
- * span, even for captures with bogus timestamps). interval_ns in the output is the final width.
+ * The timeline keeps at most NFS_MAX_BINS bins (common/bins.h, aligned: absolute intervals):
+ * when the capture spans more intervals than that, adjacent bins are merged and the interval
+ * doubles (fixed memory whatever the time span, even for captures with bogus timestamps).
+ * interval_ns in the output is the final width.
  */
 static void series_merge(struct nfs_series_bin *a, const struct nfs_series_bin *b)
 {
@@ -263,80 +265,43 @@ static void series_merge(struct nfs_series_bin *a, const struct nfs_series_bin *
 	}
 }
 
-static void coarsen(struct nfs_stats *s)
+static void bin_add(void *dst, const void *src)
 {
-	uint64_t nb0 = s->bin0 / 2;
-	unsigned i, j, k, last = UINT32_MAX, old = s->nbins;
+	struct nfs_bin *a = dst;
+	const struct nfs_bin *b = src;
 
-	/* bin i goes to j = (bin0 + i) / 2 - bin0 / 2 <= i: in place, in order */
-	for (i = 0; i < old; i++) {
-		struct nfs_bin b = s->bins[i];
-		struct nfs_series_bin tmp[NFS_SERIES];
-		struct nfs_series_bin *o;
+	a->ops += b->ops;
+	a->read_bytes += b->read_bytes;
+	a->write_bytes += b->write_bytes;
+	a->errors += b->errors;
+	a->busy_ns += b->busy_ns;
+}
 
-		j = (unsigned)((s->bin0 + i) / 2 - nb0);
-		memcpy(tmp, &s->series[(size_t)i * NFS_SERIES], sizeof(tmp));
-		o = &s->series[(size_t)j * NFS_SERIES];
-		if (j != last) {
-			s->bins[j] = b;
-			memcpy(o, tmp, sizeof(tmp));
-			last = j;
-			continue;
-		}
-		s->bins[j].ops += b.ops;
-		s->bins[j].read_bytes += b.read_bytes;
-		s->bins[j].write_bytes += b.write_bytes;
-		s->bins[j].errors += b.errors;
-		s->bins[j].busy_ns += b.busy_ns;
-		for (k = 0; k < NFS_SERIES; k++)
-			series_merge(&o[k], &tmp[k]);
-	}
-	s->nbins = old ? last + 1 : 0;
-	memset(s->bins + s->nbins, 0, (size_t)(old - s->nbins) * sizeof(*s->bins));
-	memset(s->series + (size_t)s->nbins * NFS_SERIES, 0,
-	       (size_t)(old - s->nbins) * NFS_SERIES * sizeof(*s->series));
-	s->bin0 = nb0;
-	s->cfg.interval_ns *= 2;
+/* A bin's series: NFS_SERIES of them side by side. */
+static void series_add(void *dst, const void *src)
+{
+	for (unsigned k = 0; k < NFS_SERIES; k++)
+		series_merge((struct nfs_series_bin *)dst + k, (const struct nfs_series_bin *)src + k);
+}
+
+static void moved(void *ctx, const struct bins_move *m)
+{
+	struct nfs_stats *s = ctx;
+
+	bins_move_array(m, s->bins, NFS_MAX_BINS, sizeof(*s->bins), bin_add);
+	bins_move_array(m, s->series, NFS_MAX_BINS, NFS_SERIES * sizeof(*s->series), series_add);
 }
 
 /* The index of the bin holding time ns (may coarsen or extend the timeline first), or -1. */
 static long bin_at(struct nfs_stats *s, uint64_t ns)
 {
-	uint64_t abs;
-
 	if (!s->bins) {
 		s->bins = calloc(NFS_MAX_BINS, sizeof(*s->bins));
 		s->series = calloc((size_t)NFS_MAX_BINS * NFS_SERIES, sizeof(*s->series));
 		if (!s->bins || !s->series)
 			return -1;
 	}
-	for (;;) {
-		abs = ns / s->cfg.interval_ns;
-		if (!s->nbins) {
-			s->bin0 = abs;
-			s->nbins = 1;
-		}
-		if (abs >= s->bin0 && abs - s->bin0 < NFS_MAX_BINS)
-			break;
-		if (abs < s->bin0 && s->bin0 + s->nbins - abs <= NFS_MAX_BINS) {
-			uint64_t shift = s->bin0 - abs;
-
-			memmove(s->bins + shift, s->bins, (size_t)s->nbins * sizeof(*s->bins));
-			memset(s->bins, 0, (size_t)shift * sizeof(*s->bins));
-			memmove(s->series + shift * NFS_SERIES, s->series,
-			        (size_t)s->nbins * NFS_SERIES * sizeof(*s->series));
-			memset(s->series, 0, (size_t)shift * NFS_SERIES * sizeof(*s->series));
-			s->nbins += (unsigned)shift;
-			s->bin0 = abs;
-			break;
-		}
-		if (s->cfg.interval_ns > UINT64_MAX / 4)
-			return -1;
-		coarsen(s);
-	}
-	if (abs - s->bin0 >= s->nbins)
-		s->nbins = (unsigned)(abs - s->bin0 + 1);
-	return (long)(abs - s->bin0);
+	return (long)bins_place(&s->clock, ns, moved, s);
 }
 
 static unsigned series_slot(struct nfs_stats *s, unsigned row)
@@ -356,7 +321,6 @@ static unsigned series_slot(struct nfs_stats *s, unsigned row)
 static void timeline(struct nfs_stats *s, const struct rpc_txn *t, unsigned row, uint64_t rd,
                      uint64_t wr, uint64_t srt, int err)
 {
-	uint64_t iv, k, end;
 	long bi;
 	struct nfs_bin *b;
 	struct nfs_series_bin *sb;
@@ -383,16 +347,9 @@ static void timeline(struct nfs_stats *s, const struct rpc_txn *t, unsigned row,
 	}
 	if (!t->replied || t->reply_ns < t->call_ns)
 		return;
-	iv = s->cfg.interval_ns;
-	end = t->reply_ns / iv;
-	for (k = t->call_ns / iv; k <= end; k++) {
-		uint64_t lo = k * iv, hi = lo + iv;
-		uint64_t a = t->call_ns > lo ? t->call_ns : lo;
-		uint64_t z = t->reply_ns < hi ? t->reply_ns : hi;
-
-		if (k < s->bin0 || k - s->bin0 >= s->nbins)
-			break;
-		s->bins[k - s->bin0].busy_ns += z - a;
+	for (uint64_t from = t->call_ns, k, len; from < t->reply_ns; from += len) {
+		len = bins_segment(&s->clock, from, t->reply_ns, &k);
+		s->bins[k].busy_ns += len;
 	}
 }
 

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "analyze/nfs_sketch.h"
+#include "common/bins.h"
 #include "common/hist.h"
 #include "formats/nfs_names.h"
 #include "formats/nfs_pipe.h"
@@ -182,10 +183,10 @@ struct nfs_stats {
 	/* the slowest calls: a min-heap on srt, cfg.top entries */
 	struct nfs_slow *slow;
 	unsigned nslow;
-	/* timeline: bins[i] covers [(bin0 + i) * interval_ns, +interval_ns) */
+	/* timeline: bins[i] covers [bins_start_of(&clock, i), + clock.width), absolute intervals
+	 * (aligned bins, common/bins.h); clock.n of them in use */
 	struct nfs_bin *bins;
-	uint64_t bin0;
-	unsigned nbins;
+	struct bins clock;
 	/* per-procedure series, aligned with bins: series[i * NFS_SERIES + slot] */
 	struct nfs_series_bin *series;
 	unsigned series_row[NFS_SERIES - 1]; /* row id of each named slot */

@@ -97,22 +97,22 @@ static void text_errors(FILE *f, const struct nfs_stats *s)
 /* The timeline when it is short enough to read (at most 60 bins). */
 static void text_timeline(FILE *f, const struct nfs_stats *s)
 {
-	double secs = (double)s->cfg.interval_ns / 1e9;
+	double secs = (double)s->clock.width / 1e9;
 	unsigned i;
 	char b[24];
 
-	if (!s->nbins || s->nbins > 60)
+	if (!s->clock.n || s->clock.n > 60)
 		return;
 	fprintf(f, "\ntimeline (%s bins):\n  %10s %10s %11s %11s %12s\n",
-		fmt_duration((double)s->cfg.interval_ns, b, sizeof(b)), "start (s)", "ops/s",
+		fmt_duration((double)s->clock.width, b, sizeof(b)), "start (s)", "ops/s",
 		"read MB/s", "write MB/s", "outstanding");
-	for (i = 0; i < s->nbins; i++) {
+	for (i = 0; i < s->clock.n; i++) {
 		const struct nfs_bin *n = &s->bins[i];
 
 		fprintf(f, "  %10.3f %10.1f %11.2f %11.2f %12.2f\n", (double)i * secs,
 			(double)n->ops / secs, (double)n->read_bytes / 1e6 / secs,
 			(double)n->write_bytes / 1e6 / secs,
-			(double)n->busy_ns / (double)s->cfg.interval_ns);
+			(double)n->busy_ns / (double)s->clock.width);
 	}
 }
 

@@ -121,8 +121,8 @@ static void test_timeline(void **state)
 	t = txn(3, 6, 2000, 2100); /* earlier: the timeline grows backwards */
 	t.rep.count = 10;
 	nfs_stats_txn(&s, &t);
-	assert_int_equal(s.bin0, 2);
-	assert_int_equal(s.nbins, 6);
+	assert_int_equal(s.clock.origin, 2000);
+	assert_int_equal(s.clock.n, 6);
 	assert_int_equal(s.bins[0].ops, 1);
 	assert_int_equal(s.bins[0].read_bytes, 10);
 	assert_int_equal(s.bins[3].ops, 1);
@@ -133,13 +133,13 @@ static void test_timeline(void **state)
 	/* a transaction far away: the timeline coarsens instead of growing */
 	t = txn(3, 6, 1000ull * 1000 * 1000, 1000ull * 1000 * 1000 + 10);
 	nfs_stats_txn(&s, &t);
-	assert_true(s.nbins <= 8192);
-	assert_true(s.cfg.interval_ns > 1000);
+	assert_true(s.clock.n <= NFS_MAX_BINS);
+	assert_true(s.clock.width > 1000);
 	{
 		uint64_t ops = 0;
 		unsigned i;
 
-		for (i = 0; i < s.nbins; i++)
+		for (i = 0; i < s.clock.n; i++)
 			ops += s.bins[i].ops;
 		assert_int_equal(ops, 3);
 	}
