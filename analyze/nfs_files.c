@@ -6,7 +6,7 @@
 
 #include "analyze/nfs_stats.h"
 
-#define MAX_FILES 8192u /* files with their own entry; the rest in "other" */
+#define EVICT_SAMPLE 8 /* entries looked at to choose the one folded out */
 
 static void file_init(struct nfs_file *f, uint32_t node)
 {
@@ -54,42 +54,89 @@ static struct nfs_file *file_find(struct nfs_file_table *tb, uint32_t node)
 	return NULL;
 }
 
+/* Remove node's slot from the index (linear probing: the entries after it shift back). */
+static void idx_remove(struct nfs_file_table *tb, uint32_t node)
+{
+	unsigned i, j, k;
+
+	for (i = node_slot(node, tb->mask); tb->idx[i]; i = (i + 1) & tb->mask)
+		if (tb->f[tb->idx[i] - 1].node == node)
+			break;
+	if (!tb->idx[i])
+		return;
+	for (j = i;;) {
+		tb->idx[i] = 0;
+		for (;;) {
+			j = (j + 1) & tb->mask;
+			if (!tb->idx[j])
+				return;
+			k = node_slot(tb->f[tb->idx[j] - 1].node, tb->mask);
+			/* move j back to i unless its home k lies cyclically in (i, j] */
+			if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+				continue;
+			break;
+		}
+		tb->idx[i] = tb->idx[j];
+		i = j;
+	}
+}
+
+/*
+ * The table is full: fold the least busy of a few entries (by time waited, then calls) into
+ * "other" and return its slot, so that busy files met late still get an entry.
+ */
+static struct nfs_file *evict(struct nfs_file_table *tb, uint32_t node)
+{
+	unsigned start = node_slot(node, UINT32_MAX) % tb->n, best = start;
+
+	for (unsigned i = 1; i < EVICT_SAMPLE; i++) {
+		unsigned k = (start + i * (tb->n / EVICT_SAMPLE + 1)) % tb->n;
+		const struct nfs_file *a = &tb->f[k], *b = &tb->f[best];
+
+		if (a->wait_ns < b->wait_ns || (a->wait_ns == b->wait_ns && a->ops < b->ops))
+			best = k;
+	}
+	nfs_file_merge(&tb->other, &tb->f[best]);
+	tb->evicted++;
+	idx_remove(tb, tb->f[best].node);
+	return &tb->f[best];
+}
+
 static struct nfs_file *file_get(struct nfs_file_table *tb, uint32_t node)
 {
 	struct nfs_file *f = file_find(tb, node);
+	unsigned i;
 
 	if (f)
 		return f;
-	if (tb->n >= MAX_FILES)
-		return NULL;
-	if (tb->n == tb->cap) {
-		unsigned nc = tb->cap ? tb->cap * 2 : 64, size = 128;
-		struct nfs_file *p = realloc(tb->f, (size_t)nc * sizeof(*p));
-		uint32_t *idx;
+	if (tb->n >= NFS_MAX_FILES) {
+		f = evict(tb, node);
+	} else {
+		if (tb->n == tb->cap) {
+			unsigned nc = tb->cap ? tb->cap * 2 : 64, size = 128;
+			struct nfs_file *p = realloc(tb->f, (size_t)nc * sizeof(*p));
+			uint32_t *idx;
 
-		if (!p)
-			return NULL;
-		tb->f = p;
-		tb->cap = nc;
-		while (size < 2 * nc)
-			size *= 2;
-		idx = calloc(size, sizeof(*idx));
-		if (!idx)
-			return NULL;
-		free(tb->idx);
-		tb->idx = idx;
-		tb->mask = size - 1;
-		idx_rebuild(tb);
+			if (!p)
+				return NULL;
+			tb->f = p;
+			tb->cap = nc;
+			while (size < 2 * nc)
+				size *= 2;
+			idx = calloc(size, sizeof(*idx));
+			if (!idx)
+				return NULL;
+			free(tb->idx);
+			tb->idx = idx;
+			tb->mask = size - 1;
+			idx_rebuild(tb);
+		}
+		f = &tb->f[tb->n++];
 	}
-	f = &tb->f[tb->n];
 	file_init(f, node);
-	{
-		unsigned i = node_slot(node, tb->mask);
-
-		while (tb->idx[i])
-			i = (i + 1) & tb->mask;
-		tb->idx[i] = ++tb->n;
-	}
+	for (i = node_slot(node, tb->mask); tb->idx[i]; i = (i + 1) & tb->mask)
+		;
+	tb->idx[i] = (uint32_t)(f - tb->f) + 1;
 	return f;
 }
 
@@ -138,7 +185,7 @@ void nfs_files_txn(struct nfs_stats *s, const struct rpc_txn *t, uint32_t node, 
 		return;
 	f = node != NFS_NAME_NONE ? file_get(tb, node) : NULL;
 	if (!f) {
-		f = &tb->other;
+		f = &tb->other; /* a handle the names map could not keep */
 		tb->folded++;
 	}
 	f->ops++;
@@ -178,7 +225,7 @@ static void io_merge(struct nfs_io *a, const struct nfs_io *b)
 		a->max = b->max;
 }
 
-static void file_merge(struct nfs_file *a, const struct nfs_file *b)
+void nfs_file_merge(struct nfs_file *a, const struct nfs_file *b)
 {
 	unsigned i, k;
 
@@ -225,7 +272,7 @@ void nfs_files_merge(struct nfs_stats *s)
 		struct nfs_file *first = file_find(tb, tb->f[j].node);
 
 		if (first != &tb->f[j]) {
-			file_merge(first, &tb->f[j]);
+			nfs_file_merge(first, &tb->f[j]);
 			tb->f[j].node = NFS_NAME_NONE;
 		}
 	}

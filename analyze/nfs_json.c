@@ -291,11 +291,11 @@ static json_t *input_json(const struct nfs_pipe *p)
 		json_t *a = json_array();
 
 		for (unsigned k = 0; k < p->nfiles; k++)
-			json_array_append_new(
-				a, json_pack("{sssIsisbsb}", "path", p->files[k].name, "frames",
-					     (json_int_t)p->files[k].frames, "link_type",
-					     p->files[k].dlt, "gzip", p->files[k].gzip, "truncated",
-					     p->files[k].truncated));
+			json_array_append_new(a, json_pack("{sssIsisbsb}", "path", p->files[k].name,
+			                                   "frames", (json_int_t)p->files[k].frames,
+			                                   "link_type", p->files[k].dlt, "gzip",
+			                                   p->files[k].gzip, "truncated",
+			                                   p->files[k].truncated));
 		json_object_set_new(o, "files", a);
 	}
 	return o;

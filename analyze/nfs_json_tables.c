@@ -97,16 +97,17 @@ static const char *const kind_key[NFS_CLIENT_KINDS] = {
     [NFS_BY_MACHINE] = "by_machine",
 };
 
-/* Every client of each table, by time spent waiting; what the caps folded, in "other". */
+/* The top clients of each table by time spent waiting; what the caps folded, in "other". */
 json_t *nfs_clients_json(const struct nfs_stats *s)
 {
 	json_t *o = json_object(), *other = json_object(), *caps = json_object();
+	json_t *tracked = json_object();
 
 	for (unsigned k = 0; k < NFS_CLIENT_KINDS; k++) {
 		const struct nfs_client_table *tb = &s->clients[k];
-		unsigned *idx = calloc(tb->n ? tb->n : 1, sizeof(*idx));
+		unsigned *idx = calloc(s->cfg.top, sizeof(*idx));
 		json_t *a = json_array(), *f = json_object();
-		unsigned n = idx ? nfs_stats_top_clients(s, k, NFS_RANK_WAIT, idx, tb->n) : 0;
+		unsigned n = idx ? nfs_stats_top_clients(s, k, NFS_RANK_WAIT, idx, s->cfg.top) : 0;
 
 		for (unsigned i = 0; i < n; i++)
 			json_array_append_new(a, client_json(s, k, &tb->c[idx[i]]));
@@ -115,7 +116,9 @@ json_t *nfs_clients_json(const struct nfs_stats *s)
 		client_figures(f, s, &tb->other);
 		json_object_set_new(other, kind_key[k], f);
 		json_object_set_new(caps, kind_key[k], JI(tb->max));
+		json_object_set_new(tracked, kind_key[k], JI(tb->n));
 	}
+	json_object_set_new(o, "tracked", tracked);
 	json_object_set_new(o, "other", other);
 	json_object_set_new(o, "caps", caps);
 	return o;
@@ -215,7 +218,8 @@ json_t *nfs_files_json(const struct nfs_stats *s)
 	json_object_set_new(o, "by_bytes", top_files(s, NFS_RANK_BYTES));
 	json_object_set_new(o, "by_ops", top_files(s, NFS_RANK_OPS));
 	json_object_set_new(o, "tracked", JI(s->files.n));
-	json_object_set_new(o, "cap", JI(8192));
+	json_object_set_new(o, "cap", JI(s->files.max));
+	json_object_set_new(o, "evicted", JI(s->files.evicted));
 	file_figures(other, s, &s->files.other);
 	json_object_set_new(o, "other", other);
 	json_object_set_new(o, "names",
@@ -301,8 +305,8 @@ json_t *nfs_series_json(const struct nfs_stats *s)
 		for (uint64_t b = 0; s->series && b < s->clock.n; b++) {
 			const struct nfs_series_bin *x = &s->series[(size_t)b * NFS_SERIES + k];
 			uint64_t q[3] = {nfs_coarse_quantile(&x->srt, x->replies, .5),
-					 nfs_coarse_quantile(&x->srt, x->replies, .9),
-					 nfs_coarse_quantile(&x->srt, x->replies, .99)};
+			                 nfs_coarse_quantile(&x->srt, x->replies, .9),
+			                 nfs_coarse_quantile(&x->srt, x->replies, .99)};
 
 			/* a bucket's midpoint may lie past the largest value: the max is exact */
 			for (unsigned i = 0; i < 3; i++)

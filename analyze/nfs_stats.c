@@ -28,6 +28,7 @@ int nfs_stats_init(struct nfs_stats *s, const struct nfs_stats_cfg *cfg)
 		nfs_stats_release(s);
 		return -ENOMEM;
 	}
+	s->files.max = NFS_MAX_FILES;
 	nfs_sketch_init(&s->files.other.srt);
 	s->files.other.size = UINT64_MAX;
 	s->files.other.rd.min = s->files.other.wr.min = UINT64_MAX;

@@ -15,10 +15,11 @@
 
 #define NFS_ERR_SLOTS 8
 #define NFS4_OPS_COUNTED 80 /* op numbers 0..79 (NFSv4.2 ends at 75) */
-#define NFS_MAX_ROWS 256    /* each row holds a ~30 KiB histogram */
+#define NFS_MAX_ROWS 128    /* each row holds a ~30 KiB histogram */
 #define NFS_MAX_BINS 2048u  /* timeline bins; beyond, the interval doubles */
 #define NFS_SERIES 8        /* per-procedure series: 7 rows in order of appearance, "other" */
 #define NFS_CLIENT_PROCS 6  /* procedures kept per client; the rest in its "other" */
+#define NFS_MAX_FILES 4096u /* files with an entry at once; the least busy are folded out */
 #define NFS_MAX_SLOWEST 1000
 #define NFS_MAX_EVENTS 1000 /* timestamped events listed; all are counted */
 
@@ -112,8 +113,10 @@ struct nfs_file_table {
 	unsigned n, cap, max;
 	uint32_t *idx; /* node -> file index + 1 */
 	unsigned mask;
-	struct nfs_file other; /* files past max, and handles the map could not track */
-	uint64_t folded;
+	struct nfs_file
+	    other;        /* files folded out of the table, and handles the map could not keep */
+	uint64_t folded;  /* calls on handles the map could not keep */
+	uint64_t evicted; /* entries folded into other to make room */
 };
 
 /* One slow call, as kept for the slowest list. */
@@ -257,6 +260,7 @@ void nfs_clients_release(struct nfs_stats *s);
 void nfs_files_txn(struct nfs_stats *s, const struct rpc_txn *t, uint32_t node, unsigned row,
                    uint64_t srt, uint32_t st, uint64_t rd, uint64_t wr);
 void nfs_files_merge(struct nfs_stats *s);
+void nfs_file_merge(struct nfs_file *a, const struct nfs_file *b);
 void nfs_files_release(struct nfs_stats *s);
 void nfs_slow_txn(struct nfs_stats *s, const struct rpc_txn *t, unsigned row, uint32_t node,
                   uint64_t srt, uint32_t st);

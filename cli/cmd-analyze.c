@@ -643,15 +643,21 @@ int cmd_analyze(int argc, char **argv)
 	r.bo.idle_threshold_ns = r.ao.idle_threshold_ns;
 	r.bo.top = r.ao.top;
 	r.comms = bt_comm_table_new();
-	if (!r.comms || blk_analysis_new(&r.a, &r.bo)) {
+	if (!r.comms) {
 		run_release(&r);
 		return error("out of memory"), EXIT_SYSTEM;
 	}
-	blk_analysis_set_comms(r.a, r.comms);
 	for (int i = first; i < argc && ret == EXIT_OK; i++)
 		ret = open_input(&r, argv[i]);
-	if (ret == EXIT_OK && r.nin)
+	/* the block sinks only for block traces: their pools are 10 MB a capture does not need */
+	if (ret == EXIT_OK && r.nin) {
+		if (blk_analysis_new(&r.a, &r.bo)) {
+			run_release(&r);
+			return error("out of memory"), EXIT_SYSTEM;
+		}
+		blk_analysis_set_comms(r.a, r.comms);
 		ret = run_pass(&r);
+	}
 	if (ret != EXIT_OK)
 		goto done;
 	warnings = json_array();

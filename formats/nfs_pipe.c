@@ -7,7 +7,7 @@
 #include <string.h>
 
 int nfs_pipe_init(struct nfs_pipe *p, const struct tcp_cfg *tcfg, const struct rpc_dec_cfg *rcfg,
-		  rpc_txn_fn fn, void *arg)
+                  rpc_txn_fn fn, void *arg)
 {
 	int ret;
 
@@ -24,7 +24,7 @@ int nfs_pipe_init(struct nfs_pipe *p, const struct tcp_cfg *tcfg, const struct r
 }
 
 void nfs_pipe_frame(struct nfs_pipe *p, int dlt, const uint8_t *frame, uint32_t caplen,
-		    uint64_t ts_ns)
+                    uint64_t ts_ns)
 {
 	struct pkt k;
 	enum pkt_skip s;
@@ -60,8 +60,7 @@ struct head {
 	bool have;
 };
 
-static int advance(struct pcap_src *src, struct head *h, struct nfs_pipe_file *f,
-		   struct iot_err *e)
+static int advance(struct pcap_src *src, struct head *h, struct nfs_pipe_file *f, struct iot_err *e)
 {
 	int ret = pcap_src_next(src, &h->f, &h->caplen, &h->ts, e);
 
@@ -74,7 +73,7 @@ static int advance(struct pcap_src *src, struct head *h, struct nfs_pipe_file *f
 }
 
 int nfs_pipe_run_many(struct nfs_pipe *p, struct pcap_src **src, struct nfs_pipe_file *files,
-		      unsigned n, struct iot_err *e, unsigned *bad)
+                      unsigned n, struct iot_err *e, unsigned *bad)
 {
 	struct head one, *h = n == 1 ? &one : calloc(n, sizeof(*h));
 	unsigned i;

@@ -33,9 +33,9 @@ struct nfs_pipe {
 };
 
 int nfs_pipe_init(struct nfs_pipe *p, const struct tcp_cfg *tcfg, const struct rpc_dec_cfg *rcfg,
-		  rpc_txn_fn fn, void *arg);
+                  rpc_txn_fn fn, void *arg);
 void nfs_pipe_frame(struct nfs_pipe *p, int dlt, const uint8_t *frame, uint32_t caplen,
-		    uint64_t ts_ns);
+                    uint64_t ts_ns);
 /* Read every frame of src; 0, or -errno on a read error (e filled). A truncated last record
  * is not an error: counters.truncated is set. */
 int nfs_pipe_run(struct nfs_pipe *p, struct pcap_src *src, struct iot_err *e);
@@ -45,7 +45,7 @@ int nfs_pipe_run(struct nfs_pipe *p, struct pcap_src *src, struct iot_err *e);
  * filled, *bad the index of the capture at fault); a truncated last record ends its capture.
  */
 int nfs_pipe_run_many(struct nfs_pipe *p, struct pcap_src **src, struct nfs_pipe_file *files,
-		      unsigned n, struct iot_err *e, unsigned *bad);
+                      unsigned n, struct iot_err *e, unsigned *bad);
 /* End of input: flush streams, report outstanding calls. */
 void nfs_pipe_finish(struct nfs_pipe *p);
 size_t nfs_pipe_mem(const struct nfs_pipe *p);

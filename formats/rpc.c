@@ -12,7 +12,7 @@
 #define MAX_AUTH 400 /* RFC 5531: opaque_auth body<400> */
 #define CB_PROGS 16
 #define MAX_MACHINES 1024          /* distinct AUTH_SYS machine names kept */
-#define NAMES_MEM (4u << 20)       /* bytes of names held by outstanding calls */
+#define NAMES_MEM (2u << 20)       /* bytes of names held by outstanding calls */
 
 struct pend {
 	struct pend *hnext;

@@ -81,8 +81,9 @@ command -v tshark >/dev/null || fail "tshark missing (scripts/deps.sh installs i
 	done
 }
 
-# a hostile capture (6000 connections stuck inside records, parked segments, an XID flood,
-# made-up programs): bounded memory, counted
+# a hostile capture (6000 connections stuck inside records, parked segments, an XID flood of
+# LOOKUPs with long names, made-up programs, then 70000 answered calls past every table's
+# cap): bounded memory, counted
 python3 "$SRCDIR/tests/integration/nfs_floodgen.py" "$TMP/flood.pcap"
 rss=$(python3 - "$IOTAPE" "$TMP/flood.pcap" "$TMP/flood.json" <<'PY'
 import resource, subprocess, sys
@@ -102,6 +103,14 @@ s = json.load(open(sys.argv[1]))["nfs"]["stream"]
 assert s["evicted_connections"] > 0 and s["evicted_calls"] > 0, s
 assert s["unmatched_calls"] == 40000 and s["lost_bytes"] > 0, s
 assert s["rows_untracked"] > 0, s
+n = json.load(open(sys.argv[1]))["nfs"]
+assert s["machines_untracked"] > 0, s
+f = n["files"]
+assert f["tracked"] == f["cap"] and f["evicted"] > 0 and f["names"]["untracked"] > 0, f
+c = n["clients"]
+for k in ("by_connection", "by_uid", "by_machine"):
+    assert c["tracked"][k] == c["caps"][k] and c["other"][k]["calls"] > 0, (k, c["tracked"])
+assert len(n["timeline"]) <= 2048 and n["interval_ns"] > 10**9, n["interval_ns"]
 PY
 
 # empty file named .pcap: an input error with the name in the message
