@@ -62,6 +62,8 @@ int bad_option(char **argv);
 int parse_value(int key, const char *s);
 /* That usage error alone, for a value a library parser refused; returns EXIT_USAGE. */
 int bad_value(int key, const char *s);
+/* "--name" (or "-x") of the running command's option key, for messages. */
+const char *opt_name(int key);
 int parse_u64(const char *opt, const char *s, unsigned long long *out);
 int parse_double(const char *opt, const char *s, double *out);
 /* "10ms", "1.5s", "250us", "2000000" (ns) into ns. */
@@ -72,7 +74,7 @@ CMD_DECL(analyze);
 extern const struct cli_doc doc_analyze;
 CMD_DECL(capture);
 extern const struct cli_doc doc_capture;
-CMD_DECL(replay); extern const char usage_replay[];
+CMD_DECL(replay); extern const struct cli_doc doc_replay;
 CMD_DECL(report); extern const char usage_report[];
 CMD_DECL(compare); extern const char usage_compare[];
 CMD_DECL(export); extern const struct cli_doc doc_export;

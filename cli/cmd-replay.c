@@ -2,7 +2,7 @@
 /* iotape replay: replay a block trace onto devices or files, and say how faithfully. */
 #include "cli/cli.h"
 
-#include <getopt.h>
+#include <getopt.h> /* optarg, optind */
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -13,65 +13,143 @@
 #include <unistd.h>
 
 #include "capture/capture.h"
-#include "formats/blktrace.h"
-#include "replay/replay.h"
+#include "cli/replay.h"
 
-const char usage_replay[] =
-    "usage: iotape replay [OPTIONS] TRACE (--target PATH | --map SRCDEV=PATH ...)\n"
-    "\n"
-    "Replay the IOs of a block trace (run directory, per-CPU set NAME, file, a fio iolog, or\n"
-    "-) onto a block device or a regular file, on the trace's clock, and report the fidelity.\n"
-    "\n"
-    "targets:\n"
-    "  -t, --target PATH        replay every device of the trace (not --map'ed) onto PATH\n"
-    "  -m, --map SRCDEV=PATH    replay device SRCDEV (MAJ,MIN or a name) onto PATH; repeatable\n"
-    "      --offset BYTES       add BYTES to every IO's position\n"
-    "      --wrap               wrap IOs past the end of a smaller target (counted)\n"
-    "input:\n"
-    "      --from issue|queue   replay D events (default: what reached the device) or Q events\n"
-    "timing:\n"
-    "      --timing original|afap  trace times after the start (default), or as fast as possible\n"
-    "      --speed X            original timing, X times faster\n"
-    "      --spin DUR           spin (not sleep) the last DUR before each IO (default 250us,\n"
-    "                           80us under a real-time policy; see docs/replay.md)\n"
-    "      --max-gap DUR        refuse a trace whose time leaps further than DUR between\n"
-    "                           two IOs (a corrupt timestamp; default 24h, 0: no limit)\n"
-    "  -d, --depth N            at most N IOs in flight (default 256; the trace's own depth\n"
-    "                           is kept by the dependency rule, see docs/replay.md)\n"
-    "engine:\n"
-    "  -e, --engine NAME        io_uring (default when available), psync (thread pool), null\n"
-    "      --buffered           no O_DIRECT\n"
-    "      --null-latency DUR   null engine: each IO completes DUR after issue (default 0)\n"
-    "safety:\n"
-    "      --allow-writes       replay writes, discards and write-zeroes (a generated pattern)\n"
-    "      --writes-as-reads    without --allow-writes, read where the trace wrote\n"
-    "      --force              replay onto a formatted target (a filesystem, RAID, LVM,\n"
-    "                           LUKS, swap or partition-table signature); read-only\n"
-    "                           replays also onto a mounted one\n"
-    "      --allow-mounted      replay writes onto a mounted or held target, which corrupts\n"
-    "                           the filesystem or volume on it (refused even with --force)\n"
-    "      --skip-discard       count discards as skipped instead of replaying them\n"
-    "      --skip-write-zeroes  same for write-zeroes\n"
-    "output:\n"
-    "      --json               the summary as JSON on stdout\n"
-    "      --record RUNDIR      write the replay's D and C events as blktrace sets + manifest\n"
-    "      --capture RUNDIR     trace the target devices with iotape capture while replaying\n"
-    "      --no-progress        no progress line (shown on a terminal otherwise)\n"
-    "across hosts, through fio's client/server mode (docs/replay.md, 'Many hosts'):\n"
-    "      --fio-client HOST[:PORT]=TARGET  a 'fio --server' on HOST (port 8765) replays one\n"
-    "                           device of the trace onto TARGET there; repeatable\n"
-    "      --fio-hosts FILE     the same from a file: 'HOST[:PORT]=TARGET [SRCDEV...]' lines\n"
-    "  -m, --map SRCDEV=HOST[:PORT]  which device goes to which --fio-client (or =N, its\n"
-    "                           number); without, the devices in order of MAJ,MIN\n"
-    "      --fio-dir DIR        the iologs, job files and fio's output (default: a new\n"
-    "                           /tmp/iotape-fio.XXXXXX)\n"
-    "      --fio-remote-dir DIR where the servers see --fio-dir (default: the same path)\n"
-    "      --fio-bin PATH       the fio to run (default: fio on PATH)\n"
-    "    with them: --from, --timing, --speed, --depth, --engine (fio's ioengine: libaio\n"
-    "    default, io_uring, psync, null), --buffered, --offset, --allow-writes,\n"
-    "    --writes-as-reads, --force (targets on this machine), --json\n"
-    "\n"
-    "exit: 0 done, 2 usage or input error, 3 system error or IOs that failed\n";
+static const struct cli_opt replay_opts[] = {
+    {.name = "target",
+     .short_name = 't',
+     .arg = "PATH",
+     .kind = CLI_FILE,
+     .help = "replay every device of the trace (not --map'ed) onto PATH",
+     .group = "targets"},
+    {.name = "map",
+     .short_name = 'm',
+     .arg = "SRCDEV=PATH",
+     .help = "replay device SRCDEV (MAJ,MIN or a name) onto PATH; repeatable. Across hosts: "
+             "SRCDEV=HOST[:PORT] (or =N, the number of a --fio-client) says which --fio-client "
+             "replays it; without, the devices go in order of MAJ,MIN"},
+    {.name = "offset", .key = O_OFFSET, .arg = "BYTES", .help = "add BYTES to every IO's position"},
+    {.name = "wrap", .key = O_WRAP, .help = "wrap IOs past the end of a smaller target (counted)"},
+    {.name = "from",
+     .key = O_FROM,
+     .arg = "WHICH",
+     .values = "issue queue",
+     .help = "issue: replay D events (default: what reached the device), or queue: Q events",
+     .group = "input"},
+    {.name = "timing",
+     .key = O_TIMING,
+     .arg = "MODE",
+     .values = "original afap",
+     .help = "original: trace times after the start (default), or afap: as fast as possible",
+     .group = "timing"},
+    {.name = "speed", .key = O_SPEED, .arg = "X", .help = "original timing, X times faster"},
+    {.name = "spin",
+     .key = O_SPIN,
+     .arg = "DUR",
+     .help = "spin (not sleep) the last DUR before each IO (default 250us, 80us under a "
+             "real-time policy; see docs/replay.md)"},
+    {.name = "max-gap",
+     .key = O_MAX_GAP,
+     .arg = "DUR",
+     .help = "refuse a trace whose time leaps further than DUR between two IOs (a corrupt "
+             "timestamp; default 24h, 0: no limit)"},
+    {.name = "depth",
+     .short_name = 'd',
+     .arg = "N",
+     .help = "at most N IOs in flight (default 256; the trace's own depth is kept by the "
+             "dependency rule, see docs/replay.md)"},
+    {.name = "engine",
+     .short_name = 'e',
+     .arg = "NAME",
+     .values = "io_uring psync null",
+     .help = "io_uring (default when available), psync (thread pool), null; across hosts, "
+             "fio's ioengine: libaio (default), io_uring, psync or null",
+     .group = "engine"},
+    {.name = "buffered", .key = O_BUFFERED, .help = "no O_DIRECT"},
+    {.name = "null-latency",
+     .key = O_NULL_LAT,
+     .arg = "DUR",
+     .help = "null engine: each IO completes DUR after issue (default 0)"},
+    {.name = "allow-writes",
+     .key = O_ALLOW_WRITES,
+     .help = "replay writes, discards and write-zeroes (a generated pattern)",
+     .group = "safety"},
+    {.name = "writes-as-reads",
+     .key = O_WRITES_AS_READS,
+     .help = "without --allow-writes, read where the trace wrote"},
+    {.name = "force",
+     .key = O_FORCE,
+     .help = "replay onto a formatted target (a filesystem, RAID, LVM, LUKS, swap or "
+             "partition-table signature); read-only replays also onto a mounted one"},
+    {.name = "allow-mounted",
+     .key = O_ALLOW_MOUNTED,
+     .help = "replay writes onto a mounted or held target, which corrupts the filesystem or "
+             "volume on it (refused even with --force)"},
+    {.name = "skip-discard",
+     .key = O_SKIP_DISCARD,
+     .help = "count discards as skipped instead of replaying them"},
+    {.name = "skip-write-zeroes", .key = O_SKIP_WZERO, .help = "same for write-zeroes"},
+    {.name = "json", .key = O_JSON, .help = "the summary as JSON on stdout", .group = "output"},
+    {.name = "record",
+     .key = O_RECORD,
+     .arg = "RUNDIR",
+     .kind = CLI_DIR,
+     .help = "write the replay's D and C events as blktrace sets + manifest"},
+    {.name = "capture",
+     .key = O_CAPTURE,
+     .arg = "RUNDIR",
+     .kind = CLI_DIR,
+     .help = "trace the target devices with iotape capture while replaying"},
+    {.name = "no-progress",
+     .key = O_NO_PROGRESS,
+     .help = "no progress line (shown on a terminal otherwise)"},
+    {.name = "fio-client",
+     .key = O_FIO_CLIENT,
+     .arg = "HOST[:PORT]=TARGET",
+     .help = "a 'fio --server' on HOST (port 8765) replays one device of the trace onto "
+             "TARGET there; repeatable",
+     .group = "across hosts, through fio's client/server mode"},
+    {.name = "fio-hosts",
+     .key = O_FIO_HOSTS,
+     .arg = "FILE",
+     .kind = CLI_FILE,
+     .help = "the same from a file: 'HOST[:PORT]=TARGET [SRCDEV...]' lines"},
+    {.name = "fio-dir",
+     .key = O_FIO_DIR,
+     .arg = "DIR",
+     .kind = CLI_DIR,
+     .help = "the iologs, job files and fio's output (default: a new /tmp/iotape-fio.XXXXXX)"},
+    {.name = "fio-remote-dir",
+     .key = O_FIO_REMOTE_DIR,
+     .arg = "DIR",
+     .help = "where the servers see --fio-dir (default: the same path)"},
+    {.name = "fio-bin",
+     .key = O_FIO_BIN,
+     .arg = "PATH",
+     .kind = CLI_FILE,
+     .help = "the fio to run (default: fio on PATH)"},
+    {0},
+};
+
+const struct cli_doc doc_replay = {
+    .summary = "replay a block trace onto devices or files",
+    .synopsis = "[OPTIONS] TRACE (--target PATH | --map SRCDEV=PATH ...)\n"
+                "[OPTIONS] TRACE (--fio-client HOST[:PORT]=TARGET ... | --fio-hosts FILE)",
+    .description =
+        "Replay the IOs of a block trace (run directory, per-CPU set NAME, file, a fio iolog, "
+        "or -) onto a block device or a regular file, on the trace's clock, and report the "
+        "fidelity.\n"
+        "\n"
+        "Across hosts (--fio-client, --fio-hosts), fio's client/server mode replays the trace "
+        "(docs/replay.md, 'Many hosts'); with it --from, --timing, --speed, --depth, --engine, "
+        "--buffered, --offset, --allow-writes, --writes-as-reads, --force (targets on this "
+        "machine) and --json apply.",
+    .opts = replay_opts,
+    .operands = CLI_INPUT,
+    .exit_status = "0 done, 2 usage or input error, 3 system error or IOs that failed",
+    .docs = "replay.md",
+    .see_also = "btreplay(8) fio(1)",
+};
 
 static volatile sig_atomic_t stop_flag;
 
@@ -371,56 +449,6 @@ static void print_summary(const struct replay_stats *st)
 	printf("\n");
 }
 
-enum {
-	O_FROM = 256,
-	O_TIMING,
-	O_SPEED,
-	O_BUFFERED,
-	O_ALLOW_WRITES,
-	O_WRITES_AS_READS,
-	O_FORCE,
-	O_ALLOW_MOUNTED,
-	O_OFFSET,
-	O_WRAP,
-	O_SKIP_DISCARD,
-	O_SKIP_WZERO,
-	O_JSON,
-	O_RECORD,
-	O_NO_PROGRESS,
-	O_NULL_LAT,
-	O_SPIN,
-	O_MAX_GAP,
-	O_CAPTURE,
-};
-
-static const struct option longopts[] = {
-    {"target", required_argument, NULL, 't'},
-    {"map", required_argument, NULL, 'm'},
-    {"depth", required_argument, NULL, 'd'},
-    {"engine", required_argument, NULL, 'e'},
-    {"from", required_argument, NULL, O_FROM},
-    {"timing", required_argument, NULL, O_TIMING},
-    {"speed", required_argument, NULL, O_SPEED},
-    {"buffered", no_argument, NULL, O_BUFFERED},
-    {"allow-writes", no_argument, NULL, O_ALLOW_WRITES},
-    {"writes-as-reads", no_argument, NULL, O_WRITES_AS_READS},
-    {"force", no_argument, NULL, O_FORCE},
-    {"allow-mounted", no_argument, NULL, O_ALLOW_MOUNTED},
-    {"offset", required_argument, NULL, O_OFFSET},
-    {"wrap", no_argument, NULL, O_WRAP},
-    {"skip-discard", no_argument, NULL, O_SKIP_DISCARD},
-    {"skip-write-zeroes", no_argument, NULL, O_SKIP_WZERO},
-    {"json", no_argument, NULL, O_JSON},
-    {"record", required_argument, NULL, O_RECORD},
-    {"no-progress", no_argument, NULL, O_NO_PROGRESS},
-    {"null-latency", required_argument, NULL, O_NULL_LAT},
-    {"spin", required_argument, NULL, O_SPIN},
-    {"max-gap", required_argument, NULL, O_MAX_GAP},
-    {"capture", required_argument, NULL, O_CAPTURE},
-    {NULL, 0, NULL, 0},
-};
-
-int replay_fio(int argc, char **argv); /* replay-fio.c */
 
 int cmd_replay(int argc, char **argv)
 {
@@ -444,7 +472,7 @@ int cmd_replay(int argc, char **argv)
 	o.argc = argc;
 	o.argv = (const char *const *)argv;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "t:m:d:e:", longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, &doc_replay)) != -1) {
 		switch (c) {
 		case 't':
 			o.target = optarg;
@@ -476,6 +504,10 @@ int cmd_replay(int argc, char **argv)
 			o.depth = (unsigned)u;
 			break;
 		case 'e':
+			/* sync and fallback: psync's former names */
+			if (cli_word_index(cli_opt_find(&doc_replay, 'e')->values, optarg) < 0 &&
+			    strcmp(optarg, "sync") && strcmp(optarg, "fallback"))
+				return free(maps), bad_value('e', optarg);
 			o.engine = optarg;
 			break;
 		case O_FROM:
@@ -484,8 +516,7 @@ int cmd_replay(int argc, char **argv)
 			else if (!strcmp(optarg, "queue") || !strcmp(optarg, "Q"))
 				o.from = RP_FROM_QUEUE;
 			else
-				return free(maps),
-				       usage_error("--from: '%s' is not issue or queue", optarg);
+				return free(maps), bad_value(O_FROM, optarg);
 			break;
 		case O_TIMING:
 			if (!strcmp(optarg, "original"))
@@ -493,9 +524,7 @@ int cmd_replay(int argc, char **argv)
 			else if (!strcmp(optarg, "afap"))
 				o.timing = RP_TIMING_AFAP;
 			else
-				return free(maps),
-				       usage_error("--timing: '%s' is not original or afap",
-				                   optarg);
+				return free(maps), bad_value(O_TIMING, optarg);
 			break;
 		case O_SPEED:
 			if (parse_double("--speed", optarg, &o.speed))
@@ -564,6 +593,15 @@ int cmd_replay(int argc, char **argv)
 				       usage_error("--spin: '%s' is more than a second", optarg);
 			o.spin_ns = u ? u : 1;
 			break;
+		case O_FIO_CLIENT: /* abbreviated: "--fio-client" itself went to replay_fio() */
+		case O_FIO_HOSTS:
+		case O_FIO_DIR:
+		case O_FIO_REMOTE_DIR:
+		case O_FIO_BIN:
+			free(maps);
+			return usage_error("%s is for a replay across hosts (--fio-client, "
+			                   "--fio-hosts)",
+			                   opt_name(c));
 		default:
 			free(maps);
 			return bad_option(argv);
@@ -578,10 +616,6 @@ int cmd_replay(int argc, char **argv)
 	if (o.writes_as_reads && o.allow_writes)
 		return free(maps), usage_error("--writes-as-reads and --allow-writes exclude each "
 		                               "other");
-	if (o.engine && strcmp(o.engine, "io_uring") && strcmp(o.engine, "psync") &&
-	    strcmp(o.engine, "null") && strcmp(o.engine, "sync") && strcmp(o.engine, "fallback"))
-		return free(maps),
-		       usage_error("--engine: '%s' is not io_uring, psync or null", o.engine);
 	if (capture_dir && o.record_dir && !strcmp(capture_dir, o.record_dir))
 		return free(maps), usage_error("--capture and --record need different directories");
 	ret = bt_reader_open(&rd, argv[optind], &e);

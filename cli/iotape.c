@@ -15,7 +15,7 @@
 #define CMD(x) {.name = #x, .fn = cmd_##x, .doc = &doc_##x}
 const struct cmd cli_commands[] = {
 	CMD(analyze),
-	{"replay", cmd_replay, NULL, "replay a block trace onto devices or files", usage_replay},
+	CMD(replay),
 	{"report", cmd_report, NULL, "HTML report with graphs of one or more runs", usage_report},
 	{"compare", cmd_compare, NULL, "compare runs: statistics, baseline, --fail-if gates",
 	 usage_compare},
@@ -124,21 +124,29 @@ int parse_u64(const char *opt, const char *s, unsigned long long *out)
 	return 0;
 }
 
-int bad_value(int key, const char *s)
+const char *opt_name(int key)
 {
 	const struct cli_opt *o = cli_cmd && cli_cmd->doc ? cli_opt_find(cli_cmd->doc, key) : NULL;
-	char name[64], words[512];
-	size_t n = 0;
+	static char name[80];
 
 	if (!o)
-		return usage_error("'%s' is not a known value", s ? s : "");
-	if (o->name)
+		snprintf(name, sizeof(name), "?");
+	else if (o->name)
 		snprintf(name, sizeof(name), "--%s", o->name);
 	else
 		snprintf(name, sizeof(name), "-%c", o->short_name);
+	return name;
+}
+
+int bad_value(int key, const char *s)
+{
+	const struct cli_opt *o = cli_cmd && cli_cmd->doc ? cli_opt_find(cli_cmd->doc, key) : NULL;
+	char words[512];
+	size_t n = 0;
+
 	/* "a, b or c" */
 	words[0] = 0;
-	for (const char *p = o->values; p && *p && n < sizeof(words);) {
+	for (const char *p = o ? o->values : NULL; p && *p && n < sizeof(words);) {
 		size_t k = strcspn(p, " ");
 		const char *rest = p + k + (p[k] == ' ');
 
@@ -146,7 +154,8 @@ int bad_value(int key, const char *s)
 		                      p == o->values ? "" : *rest ? ", " : " or ", (int)k, p);
 		p = rest;
 	}
-	return usage_error("%s: '%s' is not %s", name, s ? s : "", words);
+	return usage_error("%s: '%s' is not %s", opt_name(key), s ? s : "",
+	                   *words ? words : "a known value");
 }
 
 int parse_value(int key, const char *s)

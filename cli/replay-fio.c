@@ -2,7 +2,7 @@
 /* iotape replay --fio-client: a trace replayed across hosts through fio's client/server mode. */
 #include "cli/cli.h"
 
-#include <getopt.h>
+#include <getopt.h> /* optarg, optind */
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
@@ -10,12 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/replay.h"
 #include "fioclient/fioclient.h"
-#include "formats/blktrace.h"
-#include "replay/replay.h"
 
-int replay_fio(int argc, char **argv);
-int replay_input_ids(struct bt_reader *rd, struct replay_opts *o); /* cmd-replay.c */
 
 static volatile sig_atomic_t fio_stop;
 
@@ -23,46 +20,6 @@ static void on_signal(int sig)
 {
 	fio_stop = sig;
 }
-
-enum {
-	F_FROM = 256,
-	F_TIMING,
-	F_SPEED,
-	F_BUFFERED,
-	F_ALLOW_WRITES,
-	F_WRITES_AS_READS,
-	F_FORCE,
-	F_OFFSET,
-	F_JSON,
-	F_NO_PROGRESS,
-	F_CLIENT,
-	F_HOSTS,
-	F_DIR,
-	F_REMOTE_DIR,
-	F_BIN,
-};
-
-static const struct option fio_opts[] = {
-    {"map", required_argument, NULL, 'm'},
-    {"depth", required_argument, NULL, 'd'},
-    {"engine", required_argument, NULL, 'e'},
-    {"from", required_argument, NULL, F_FROM},
-    {"timing", required_argument, NULL, F_TIMING},
-    {"speed", required_argument, NULL, F_SPEED},
-    {"buffered", no_argument, NULL, F_BUFFERED},
-    {"allow-writes", no_argument, NULL, F_ALLOW_WRITES},
-    {"writes-as-reads", no_argument, NULL, F_WRITES_AS_READS},
-    {"force", no_argument, NULL, F_FORCE},
-    {"offset", required_argument, NULL, F_OFFSET},
-    {"json", no_argument, NULL, F_JSON},
-    {"no-progress", no_argument, NULL, F_NO_PROGRESS},
-    {"fio-client", required_argument, NULL, F_CLIENT},
-    {"fio-hosts", required_argument, NULL, F_HOSTS},
-    {"fio-dir", required_argument, NULL, F_DIR},
-    {"fio-remote-dir", required_argument, NULL, F_REMOTE_DIR},
-    {"fio-bin", required_argument, NULL, F_BIN},
-    {NULL, 0, NULL, 0},
-};
 
 struct fopts {
 	struct fc_opts o;
@@ -145,7 +102,7 @@ static int parse(struct fopts *f, int argc, char **argv)
 	int c, ret;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "m:d:e:", fio_opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, &doc_replay)) != -1) {
 		switch (c) {
 		case 'm': {
 			char **v = realloc(f->map_args, (f->nmap_args + 1) * sizeof(*v));
@@ -176,19 +133,18 @@ static int parse(struct fopts *f, int argc, char **argv)
 				    "null (fio's ioengines)",
 				    optarg);
 			break;
-		case F_FROM:
+		case O_FROM:
 			if (strcmp(optarg, "issue") && strcmp(optarg, "queue") &&
 			    strcmp(optarg, "D") && strcmp(optarg, "Q"))
-				return usage_error("--from: '%s' is not issue or queue", optarg);
+				return bad_value(O_FROM, optarg);
 			o->xo.from_queue = !strcmp(optarg, "queue") || !strcmp(optarg, "Q");
 			break;
-		case F_TIMING:
+		case O_TIMING:
 			if (strcmp(optarg, "original") && strcmp(optarg, "afap"))
-				return usage_error("--timing: '%s' is not original or afap",
-				                   optarg);
+				return bad_value(O_TIMING, optarg);
 			o->xo.no_stall = !strcmp(optarg, "afap");
 			break;
-		case F_SPEED:
+		case O_SPEED:
 			if (parse_double("--speed", optarg, &speed))
 				return EXIT_USAGE;
 			/* fio's replay_time_scale: a percentage of the log's delays' inverse */
@@ -197,29 +153,29 @@ static int parse(struct fopts *f, int argc, char **argv)
 				                   optarg);
 			o->xo.time_scale = (unsigned)(speed * 100 + 0.5);
 			break;
-		case F_BUFFERED:
+		case O_BUFFERED:
 			o->xo.buffered = true;
 			break;
-		case F_ALLOW_WRITES:
+		case O_ALLOW_WRITES:
 			f->allow_writes = true;
 			break;
-		case F_WRITES_AS_READS:
+		case O_WRITES_AS_READS:
 			f->writes_as_reads = true;
 			break;
-		case F_FORCE:
+		case O_FORCE:
 			f->force = true;
 			break;
-		case F_OFFSET:
+		case O_OFFSET:
 			if (parse_u64("--offset", optarg, &u))
 				return EXIT_USAGE;
 			o->xo.offset = u;
 			break;
-		case F_JSON:
+		case O_JSON:
 			f->json = true;
 			break;
-		case F_NO_PROGRESS:
+		case O_NO_PROGRESS:
 			break;
-		case F_CLIENT: {
+		case O_FIO_CLIENT: {
 			struct fc_slot s, *v;
 
 			if (fc_slot_parse(&s, optarg, &e))
@@ -233,30 +189,26 @@ static int parse(struct fopts *f, int argc, char **argv)
 			v[f->nslots++] = s;
 			break;
 		}
-		case F_HOSTS:
+		case O_FIO_HOSTS:
 			if ((ret = fc_hosts_file(optarg, &f->slots, &f->nslots, &f->maps, &f->nmaps,
 			                         rp_parse_dev, &e)))
 				return error("--fio-hosts: %s", e.msg), exit_code_for(ret);
 			break;
-		case F_DIR:
+		case O_FIO_DIR:
 			o->dir = optarg;
 			break;
-		case F_REMOTE_DIR:
+		case O_FIO_REMOTE_DIR:
 			o->remote_dir = optarg;
 			break;
-		case F_BIN:
+		case O_FIO_BIN:
 			o->fio = optarg;
 			break;
-		default: {
-			const char *arg = optind > 0 ? argv[optind - 1] : "";
-
-			for (const struct option *lo = fio_opts; lo->name; lo++)
-				if (!strncmp(arg, "--", 2) && !strcmp(arg + 2, lo->name))
-					return bad_option(argv);
+		case '?':
+			return bad_option(argv);
+		default: /* one of replay's options on this machine (doc_replay) */
 			return usage_error("'%s' is not an option of a replay through fio "
 			                   "(--fio-client, --fio-hosts)",
-			                   arg);
-		}
+			                   opt_name(c));
 		}
 	}
 	if (optind + 1 != argc)

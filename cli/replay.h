@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/* The replay command's parts: here on this machine (cmd-replay.c), across hosts (replay-fio.c). */
+#ifndef IOTAPE_CLI_REPLAY_H
+#define IOTAPE_CLI_REPLAY_H
+
+#include "formats/blktrace.h"
+#include "replay/replay.h"
+
+/* The keys cli_getopt() returns for replay's long options (doc_replay, both parts): one table
+ * for both, so the help and man page list every option once. */
+enum {
+	O_FROM = 256,
+	O_TIMING,
+	O_SPEED,
+	O_BUFFERED,
+	O_ALLOW_WRITES,
+	O_WRITES_AS_READS,
+	O_FORCE,
+	O_ALLOW_MOUNTED,
+	O_OFFSET,
+	O_WRAP,
+	O_SKIP_DISCARD,
+	O_SKIP_WZERO,
+	O_JSON,
+	O_RECORD,
+	O_NO_PROGRESS,
+	O_NULL_LAT,
+	O_SPIN,
+	O_MAX_GAP,
+	O_CAPTURE,
+	O_FIO_CLIENT,
+	O_FIO_HOSTS,
+	O_FIO_DIR,
+	O_FIO_REMOTE_DIR,
+	O_FIO_BIN,
+};
+
+/* iotape replay --fio-client/--fio-hosts: the whole command line (replay-fio.c). */
+int replay_fio(int argc, char **argv);
+/* The trace's device numbers into o (cmd-replay.c). */
+int replay_input_ids(struct bt_reader *rd, struct replay_opts *o);
+
+#endif
