@@ -37,13 +37,9 @@ static const struct blk_sink_ops *const fed_sinks[] = {
 #define ALL_SINKS ((1u << NSINKS) - 1)
 /*
  * A split pass (blk_analysis_split) feeds these sinks from the reader's thread, on each batch
- * right after it is decoded (still in that CPU's cache), and the others from the caller's.
- * Measured on 4.8 M events: 0.22 s with every sink in the caller's thread, 0.16 s with
- * counts, depth, seeks and timeline beside the reader. Once the reader and the latency sink
- * had lost 40 % of their instructions, the reader's thread (with the kernel's page-table
- * work for the mapped file) was the longer one, and depth and seeks moved to the caller's:
- * medians of 21 interleaved runs 0.148 s against 0.173 s (idle gaps beside the reader too:
- * slower again).
+ * right after it is decoded (still in that CPU's cache), and the others from the caller's:
+ * the reader's thread also bears the decoding and the kernel's page-table work for the mapped
+ * file, and this split is the one that balances the two (docs/design.md, the measurements).
  */
 #define SIDE_SINKS (1u << S_COUNTS | 1u << S_TIMELINE)
 #define MAIN_SINKS (ALL_SINKS & ~SIDE_SINKS)
@@ -223,11 +219,11 @@ static void feed_first(struct blk_analysis *a, unsigned mask, int main, unsigned
 
 /*
  * The hot loop: direct calls, and only to the sinks in mask that look at this action (each
- * one ignores the others anyway; the span's end reaches them through finish()). A third of
- * the time per event went to calls that returned at once. mask and main are constants at
- * every call site, so each use compiles to its own loop without the tests. The side sinks'
- * hot paths are inline, and each case calls them with the action known, so that their own
- * tests of it fold away.
+ * one ignores the others anyway; the span's end reaches them through finish()): a call that
+ * returns at once costs as much as a sink's work. mask, main and extra are constants at every
+ * call site, so each use compiles to its own loop without the tests. The sinks' hot paths are
+ * inline, and each case calls them with the action known, so that their own tests of it fold
+ * away.
  */
 static inline __attribute__((always_inline)) void
 feed_run(struct blk_analysis *a, struct devtab *t, const unsigned mask, const int main,

@@ -27,7 +27,7 @@ void blk_analysis_feed(struct blk_analysis *a, const struct blk_event *ev);
 void blk_analysis_feed_batch(struct blk_analysis *a, const struct blk_event *ev, unsigned n);
 /*
  * A pass over two threads: after blk_analysis_split(), blk_analysis_feed_batch() runs only
- * part of the sinks and blk_analysis_feed_side() the others (counts, depth, seeks, timeline).
+ * part of the sinks and blk_analysis_feed_side() the others (counts and the timeline).
  * Each must be given every event, in the same order, from one thread (the side typically
  * from the reader's tap, bt_reader_prefetch_tap()); call blk_analysis_finish() once both are
  * done. The results are those of the single pass.

@@ -8,8 +8,8 @@
 struct blk_depth_dev {
 	unsigned cur, max;
 	uint64_t last;        /* time of the last change */
-	/* integral of depth over time, depth x ns: exact in 128 bits (the x87 multiply-add a
-	 * long double took was a fifth of this sink's time) */
+	/* integral of depth over time, depth x ns: exact in 128 bits, where a long double's x87
+	 * multiply-add would cost more than the rest of the sink */
 	unsigned __int128 area;
 	uint64_t unmatched_c; /* completions or requeues seen at depth 0 */
 	uint64_t flush_ends;  /* completions that end a flush sequence (blk_ends_flush_seq()) */

@@ -363,8 +363,8 @@ static void tree_erase_color(struct lat_bio **root, struct lat_bio *x, struct la
 }
 
 /* Unlink z; a node with two children is replaced by its successor (the leftmost node of its
- * right subtree), which takes z's place and colour. Inline: once per completed bio, and the
- * call cost more than the unlinking of a leaf. */
+ * right subtree), which takes z's place and colour. Inline: once per completed bio, where the
+ * call costs more than the unlinking of a leaf. */
 static inline __attribute__((always_inline)) void tree_erase(struct lat_bio **root,
                                                              struct lat_bio *z)
 {

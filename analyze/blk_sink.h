@@ -79,7 +79,8 @@ json_t *blk_hist_json(const struct hist *h, int buckets);
 const char *blk_dev_name(uint32_t dev, char *buf);
 /*
  * Zeroed memory on cache lines of its own (free() releases it): sink state, so that two sinks
- * fed from two threads never share a line (a split pass lost a fifth of its speed to that).
+ * fed from two threads never share a line (false sharing would cost a split pass much of its
+ * gain).
  */
 void *blk_zalloc(size_t size);
 /* Grow a per-device pointer array so that idx fits; 0 or -ENOMEM. */

@@ -54,8 +54,8 @@ void hist_bucket_bounds(unsigned idx, uint64_t *lo, uint64_t *hi);
 
 /*
  * hist_add() for hot loops: the sum goes to *pending, a u64 beside the histogram, and the count
- * is left to hist_settle(), which adds both in (an x87 long double add per value was two
- * thirds of hist_add()'s time). min, max and the buckets are current; count, sum, mean and
+ * is left to hist_settle(), which adds both in (an x87 long double add per value costs twice
+ * the rest of hist_add()). min, max and the buckets are current; count, sum, mean and
  * quantiles are right only after hist_settle(). Do not mix with hist_add() on one histogram.
  */
 static inline void hist_add_fast(struct hist *h, uint64_t *pending, uint64_t v)

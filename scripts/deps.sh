@@ -7,7 +7,7 @@ SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 PKGS=(
 	build-essential cmake pkg-config git
-	clang libclang-rt-14-dev llvm
+	clang libclang-rt-14-dev llvm clang-format
 	libcmocka-dev zlib1g-dev libzstd-dev libjansson-dev libpcap-dev liburing-dev
 	libnfs-dev libnfs-utils libtracefs-dev libtraceevent-dev libblkid-dev
 	blktrace fio tshark tcpdump
@@ -17,7 +17,7 @@ PKGS=(
 	libxml2-utils chromium
 	libcairo2-dev fonts-dejavu-core libavcodec-dev libavformat-dev libswscale-dev libavutil-dev ffmpeg
 	man-db groff-base bash-completion
-	python3 time locales zstd
+	python3 time locales zstd binutils
 )
 missing=()
 for p in "${PKGS[@]}"; do
