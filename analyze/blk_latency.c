@@ -532,22 +532,9 @@ static __attribute__((noinline)) void lat_bin_add(struct blk_latency *l, unsigne
 {
 	uint64_t k = bins_place(&l->clock, t, bins_moved, l);
 
-	if (k >= l->nbins[dev]) {
-		uint64_t n = l->nbins[dev] ? l->nbins[dev] : 16;
-		struct hist_coarse *p;
-
-		while (n <= k)
-			n *= 2;
-		if (n > l->clock.max)
-			n = l->clock.max;
-		p = realloc(l->bins[dev], n * sizeof(*p));
-		if (!p)
-			return;
-		memset(p + l->nbins[dev], 0, (n - l->nbins[dev]) * sizeof(*p));
-		l->bins[dev] = p;
-		l->nbins[dev] = n;
-	}
-	histc_add(&l->bins[dev][k], v);
+	if (!bins_reserve((void **)&l->bins[dev], &l->nbins[dev], k, sizeof(**l->bins),
+	                  l->clock.max))
+		histc_add(&l->bins[dev][k], v);
 }
 
 const struct bins *blk_latency_clock(const struct blk_latency *l)

@@ -95,21 +95,8 @@ static uint64_t bin_of(struct blk_timeline *t, uint64_t ts)
 /* The bin idx of d, allocated (zeroed) on first use; NULL without memory. */
 static struct blk_bin *bin_at(struct tl_dev *d, uint64_t idx, uint64_t max)
 {
-	if (idx >= d->nbins) {
-		uint64_t n = d->nbins ? d->nbins : 64;
-		struct blk_bin *p;
-
-		while (n <= idx)
-			n *= 2;
-		if (n > max)
-			n = max;
-		p = realloc(d->bins, n * sizeof(*p));
-		if (!p)
-			return NULL;
-		memset(p + d->nbins, 0, (n - d->nbins) * sizeof(*p));
-		d->bins = p;
-		d->nbins = n;
-	}
+	if (bins_reserve((void **)&d->bins, &d->nbins, idx, sizeof(*d->bins), max))
+		return NULL;
 	return &d->bins[idx];
 }
 

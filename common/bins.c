@@ -2,6 +2,8 @@
 /* Interval bins whose width doubles (see bins.h). */
 #include "common/bins.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 void bins_init(struct bins *b, uint64_t width, uint64_t max, bool aligned)
@@ -87,6 +89,26 @@ uint64_t bins_start_of(const struct bins *b, uint64_t k)
 uint64_t bins_end_of(const struct bins *b, uint64_t k)
 {
 	return k == UINT64_MAX ? UINT64_MAX : bins_start_of(b, k + 1);
+}
+
+int bins_reserve(void **arr, uint64_t *cap, uint64_t k, size_t size, uint64_t max)
+{
+	uint64_t n = *cap ? *cap : 16;
+	char *p;
+
+	if (k < *cap)
+		return 0;
+	while (n <= k)
+		n *= 2;
+	if (n > max)
+		n = max > k ? max : k + 1;
+	p = realloc(*arr, n * size);
+	if (!p)
+		return -ENOMEM;
+	memset(p + *cap * size, 0, (n - *cap) * size);
+	*arr = p;
+	*cap = n;
+	return 0;
 }
 
 void bins_move_array(const struct bins_move *m, void *arr, uint64_t cap, size_t size,

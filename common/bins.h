@@ -79,6 +79,12 @@ static inline uint64_t bins_segment(const struct bins *b, uint64_t from, uint64_
 	return (end < to ? end : to) - from;
 }
 
+/*
+ * Room for bin k in an array grown as a series reaches it (*cap elements, zeroed as they are
+ * added; at most max): doubles *cap past k. 0, or -ENOMEM with the array as it was.
+ */
+int bins_reserve(void **arr, uint64_t *cap, uint64_t k, size_t size, uint64_t max);
+
 /* Apply one move to an array of cap elements of size bytes (cap: what it holds; a move right
  * needs max). add(dst, src) sums one bin into another; the bins left behind are zeroed. */
 void bins_move_array(const struct bins_move *m, void *arr, uint64_t cap, size_t size,

@@ -83,21 +83,8 @@ static void grid_feed(void *s, unsigned dev, const struct blk_event *ev)
 		return;
 	d = &g->dev[dev];
 	k = bins_place(&g->clock, ev->time, grid_moved, g);
-	if (k >= d->ncell) {
-		uint64_t n = d->ncell ? d->ncell : 16;
-		void *p;
-
-		while (n <= k)
-			n *= 2;
-		if (n > g->clock.max)
-			n = g->clock.max;
-		p = realloc(d->cell, n * sizeof(*d->cell));
-		if (!p)
-			return;
-		d->cell = p;
-		memset(d->cell + d->ncell, 0, (n - d->ncell) * sizeof(*d->cell));
-		d->ncell = n;
-	}
+	if (bins_reserve((void **)&d->cell, &d->ncell, k, sizeof(*d->cell), g->clock.max))
+		return;
 	if (!d->any) {
 		d->any = true;
 		d->row_lo = ev->sector >> RPT_ROWS_SHIFT << RPT_ROWS_SHIFT;
