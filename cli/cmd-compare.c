@@ -9,38 +9,46 @@
 #include <string.h>
 
 #include "cli/inputs.h"
+#include "cli/sweep-runs.h"
 #include "analyze/blk_sink.h"
 #include "compare/compare.h"
 #include "analyze/run_summary.h"
 #include "formats/blktrace.h"
 
 const char usage_compare[] =
-    "usage: iotape compare RUN|SUMMARY.json... [--label L]... [--baseline LABEL]\n"
+    "usage: iotape compare RUN|SUMMARY.json|SWEEPDIR... [--label L]... [--baseline LABEL]\n"
     "                      [--fail-if 'METRIC<-10%']... [--alpha P] [--by KEY,...]\n"
     "                      [--rows KEY --cols KEY [--tables KEY]]\n"
     "                      [--format text|markdown|csv|json] [-o FILE]\n"
-    "                      [--idle-threshold DUR]\n"
+    "                      [--metrics LIST] [--idle-threshold DUR]\n"
     "\n"
     "Compare runs: run directories (analyzed here) or saved 'iotape analyze --json' output.\n"
     "Runs with the same label form a group: mean, sd, median, 95% CI (Student t), and\n"
-    "Welch's t-test against the baseline group.\n"
+    "Welch's t-test against the baseline group. A SWEEPDIR ('iotape sweep') gives its\n"
+    "finished runs, grouped by their cells; its parameters are keys for --by, --rows, --cols\n"
+    "and --tables (two parameters: rows and columns by default; three: a table per value of\n"
+    "the first), and its metrics (--metric, wall_s) are columns of their own.\n"
     "\n"
     "  --label L        label of the next run, in order (default: from the manifest)\n"
     "  --by KEYS        manifest keys that make automatic labels\n"
     "                   (default kernel,distro,filesystem,device: those that differ)\n"
-    "  --baseline L     the group others are compared with (default: the first)\n"
+    "  --baseline L     the group others are compared with (default: the first);\n"
+    "                   NAME=V: each group against the one with NAME=V and the same\n"
+    "                   other values (e.g. --baseline method=cp)\n"
     "  --fail-if RULE   METRIC<VALUE, METRIC>=VALUE or a change like 'mbps<-10%';\n"
     "                   exit status 1 when a group crosses it (repeatable)\n"
     "  --alpha P        a relative rule fails only when also significant (p < P)\n"
     "  --rows KEY, --cols KEY   matrix layout (e.g. --rows distro --cols filesystem)\n"
     "  --tables KEY     one matrix per value of KEY (e.g. a manifest label 'bs')\n"
+    "  --metrics LIST   show only these metrics (e.g. mbps,wall_s)\n"
     "  --format F       text (default), markdown, csv, json\n"
     "  -o FILE          write to FILE instead of standard output\n"
     "  --idle-threshold DUR  shortest idle gap when analyzing runs (default " BLK_DEFAULT_IDLE_TEXT "; --idle is\n"
     "                   the same)\n"
     "\n"
     "Metrics: mbps, iops, lat_p50, lat_p99 (D2C, us), idle_pct, longest_gap (ms), seeks,\n"
-    "seq_pct, nfsV.OP (mean NFS response time, ms; nfs.OP for any version).\n";
+    "seq_pct, nfsV.OP (mean NFS response time, ms; nfs.OP for any version); a sweep's own\n"
+    "metrics by name, and wall_s (the command's wall time).\n";
 
 static size_t read_json(void *buf, size_t len, void *arg)
 {
@@ -71,9 +79,10 @@ static int feed_packets(void *ctx, struct pcap_src *src, const struct manifest *
 	return run_summary_packets(&f->s, src, NULL, NULL, e);
 }
 
-/* A saved summary (a JSON document), or anything else analyzed here as a run. */
-static int load_input(const char *path, uint64_t idle_ns, json_t **summary, json_t **manifest,
-                      struct iot_err *stop)
+/* A saved summary (a JSON document), or anything else analyzed here as a run (also for the
+ * runs of a sweep: cli/sweep-runs.c). */
+int load_summary(const char *path, uint64_t idle_ns, json_t **summary, json_t **manifest,
+                 struct iot_err *stop)
 {
 	struct summary_feed run;
 	struct run_feed feed = {feed_block, feed_packets, &run};
@@ -119,7 +128,7 @@ int cmd_compare(int argc, char **argv)
 	    {"alpha", 1, 0, 'a'}, {"rows", 1, 0, 'r'},     {"cols", 1, 0, 'c'},
 	    {"by", 1, 0, 'B'},    {"format", 1, 0, 'F'},   {"output", 1, 0, 'o'},
 	    {"idle", 1, 0, 'i'},  {"idle-threshold", 1, 0, 'i'}, {"tables", 1, 0, 'T'},
-	    {0, 0, 0, 0},
+	    {"metrics", 1, 0, 'M'}, {0, 0, 0, 0},
 	};
 	struct compare_opts o = {0};
 	enum cmp_format fmt = CMP_FMT_TEXT;
@@ -127,6 +136,7 @@ int cmd_compare(int argc, char **argv)
 	const char *outpath = NULL;
 	unsigned long long idle_ns = BLK_DEFAULT_IDLE_NS;
 	size_t nlabels = 0;
+	char layout[3][SWEEP_NAME_MAX];
 	struct compare c;
 	struct iot_err e, stop = {""};
 	FILE *out = stdout;
@@ -172,6 +182,9 @@ int cmd_compare(int argc, char **argv)
 		case 'T':
 			o.tables = optarg;
 			break;
+		case 'M':
+			o.metrics = optarg;
+			break;
 		case 'F':
 			if (compare_format_parse(optarg, &fmt) || fmt == CMP_FMT_HTML) {
 				ret = usage_error(
@@ -205,7 +218,26 @@ int cmd_compare(int argc, char **argv)
 	for (int i = optind; i < argc; i++) {
 		json_t *summary, *manifest;
 
-		ret = load_input(argv[i], idle_ns, &summary, &manifest, &stop);
+		if (sweep_is_dir(argv[i])) {
+			struct sweep_runs s;
+
+			if (nlabels) {
+				ret = usage_error("--label does not apply to a sweep ('%s'): its "
+				                  "parameters name its groups",
+				                  argv[i]);
+				goto out;
+			}
+			ret = sweep_runs_load(&s, argv[i], idle_ns, &stop);
+			if (!ret)
+				ret = sweep_runs_add(&s, &c);
+			if (!ret && argc - optind == 1)
+				sweep_default_layout(&s.def, &o, layout);
+			sweep_runs_release(&s);
+			if (ret)
+				goto out;
+			continue;
+		}
+		ret = load_summary(argv[i], idle_ns, &summary, &manifest, &stop);
 		if (ret)
 			goto out;
 		ret = compare_add(&c, argv[i], summary, manifest,

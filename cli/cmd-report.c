@@ -16,6 +16,7 @@
 #include "report/report_html.h"
 #include "report/report_run.h"
 #include "cli/inputs.h"
+#include "cli/sweep-runs.h"
 #include "formats/blktrace.h"
 #include "formats/manifest.h"
 #include "formats/instream.h"
@@ -26,6 +27,9 @@ const char usage_report[] =
     "usage: iotape report RUN... -o REPORT.html [--svg DIR] [--interval DUR]\n"
     "                     [--idle-threshold DUR]\n"
     "                     [--label L]... [--baseline LABEL] [--title TEXT]\n"
+    "       iotape report SWEEPDIR -o REPORT.html [--svg DIR] [--rows KEY --cols KEY\n"
+    "                     [--tables KEY]] [--baseline NAME=V] [--fail-if RULE]...\n"
+    "                     [--metrics LIST] [--title TEXT]\n"
     "\n"
     "One self-contained HTML file (inline SVG, no network, no scripts): the runs' manifests,\n"
     "summary tables and, per device, sector offset over time, MB/s, IOPS, seeks/s, queue\n"
@@ -33,13 +37,20 @@ const char usage_report[] =
     "axes (one colour per run) and get a comparison table as 'iotape compare' makes it.\n"
     "RUN is a run directory, a per-CPU set NAME or one trace file.\n"
     "\n"
+    "For a sweep ('iotape sweep'): its definition, failed runs, the tables 'iotape compare\n"
+    "SWEEPDIR' makes with the same options, and a graph per metric against each parameter\n"
+    "whose values are numbers (log axis for sizes), one line per value of the others, with\n"
+    "the 95% confidence interval of each cell's mean as error bars.\n"
+    "\n"
     "  -o FILE          the HTML file to write (required)\n"
     "  --svg DIR        also write every graph as DIR/NAME.svg\n"
     "  --interval DUR   plotted interval (default: about 600 points over the longest run)\n"
     "  --idle-threshold DUR  shortest idle gap that is shaded and counted (default " BLK_DEFAULT_IDLE_TEXT ";\n"
     "                   --idle is the same)\n"
     "  --label L        legend name of the next run, in order (default: the manifest or name)\n"
-    "  --baseline L     baseline group of the comparison table\n"
+    "  --baseline L     baseline group of the comparison table (a sweep: NAME=V too)\n"
+    "  --rows KEY, --cols KEY, --tables KEY, --metrics LIST, --fail-if RULE\n"
+    "                   the tables' layout, metrics and gates, as for 'iotape compare'\n"
     "  --title TEXT     page title\n";
 
 struct svg_dir {
@@ -154,7 +165,10 @@ int cmd_report(int argc, char **argv)
 	    {"output", 1, 0, 'o'}, {"svg", 1, 0, 's'},   {"interval", 1, 0, 'i'},
 	    {"idle", 1, 0, 'I'},   {"idle-threshold", 1, 0, 'I'},
 	    {"label", 1, 0, 'l'},  {"baseline", 1, 0, 'b'},
-	    {"title", 1, 0, 't'},  {0, 0, 0, 0},
+	    {"title", 1, 0, 't'},  {"rows", 1, 0, 'r'},
+	    {"cols", 1, 0, 'c'},   {"tables", 1, 0, 'T'},
+	    {"metrics", 1, 0, 'M'}, {"fail-if", 1, 0, 'f'},
+	    {0, 0, 0, 0},
 	};
 	const char *outpath = NULL, *title = NULL;
 	struct svg_dir svg = {0};
@@ -164,15 +178,19 @@ int cmd_report(int argc, char **argv)
 	struct report_input *in = NULL;
 	struct report_run *runs = NULL;
 	const char **labels = calloc((size_t)argc + 1, sizeof(*labels));
-	size_t nlabels = 0, n = 0;
+	char **rules = calloc((size_t)argc + 1, sizeof(*rules));
+	size_t nlabels = 0, n = 0, nrules = 0;
 	struct compare cmp;
 	struct iot_err e, stop = {""};
 	FILE *out = NULL;
 	int opt, ret = EXIT_OK;
 	char *tmp = NULL;
 
-	if (!labels)
+	if (!labels || !rules) {
+		free(labels);
+		free(rules);
 		return error("out of memory"), EXIT_SYSTEM;
+	}
 	compare_init(&cmp);
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
@@ -204,6 +222,25 @@ int cmd_report(int argc, char **argv)
 		case 't':
 			title = optarg;
 			break;
+		case 'r':
+			co.rows = optarg;
+			break;
+		case 'c':
+			co.cols = optarg;
+			break;
+		case 'T':
+			co.tables = optarg;
+			break;
+		case 'M':
+			co.metrics = optarg;
+			break;
+		case 'f':
+			if (compare_add_rule(&cmp, optarg, &e)) {
+				usage_error("--fail-if: %s", e.msg);
+				goto usage;
+			}
+			rules[nrules++] = optarg;
+			break;
 		default:
 			bad_option(argv);
 			goto usage;
@@ -218,14 +255,32 @@ int cmd_report(int argc, char **argv)
 		goto usage;
 	}
 	n = (size_t)(argc - optind);
-	if (nlabels && nlabels != n) {
-		usage_error("%zu --label for %zu runs: give one per run, in order", nlabels, n);
-		goto usage;
-	}
 	if (svg.dir && mkdir(svg.dir, 0777) && errno != EEXIST) {
 		ret = exit_code_for(-errno);
 		error("'%s': %s", svg.dir, strerror(errno));
 		goto out;
+	}
+	for (size_t i = 0; n > 1 && i < n; i++) {
+		if (sweep_is_dir(argv[optind + (int)i])) {
+			usage_error("'%s' is a sweep: report it on its own", argv[optind + (int)i]);
+			goto usage;
+		}
+	}
+	if (n == 1 && sweep_is_dir(argv[optind])) {
+		struct report_sweep_opts so = {.outpath = outpath, .title = title,
+		                               .svg_dir = svg.dir, .idle_ns = idle, .co = co,
+		                               .rules = rules, .nrules = nrules};
+
+		if (nlabels || interval) {
+			usage_error("--label and --interval do not apply to a sweep");
+			goto usage;
+		}
+		ret = report_sweep(argv[optind], &so);
+		goto out;
+	}
+	if (nlabels && nlabels != n) {
+		usage_error("%zu --label for %zu runs: give one per run, in order", nlabels, n);
+		goto usage;
 	}
 	in = calloc(n, sizeof(*in));
 	runs = calloc(n, sizeof(*runs));
@@ -296,7 +351,9 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	/* partial results were written: the bad bytes that cut them short come last */
-	ret = stop.msg[0] ? (error("%s", stop.msg), EXIT_USAGE) : EXIT_OK;
+	ret = stop.msg[0] ? (error("%s", stop.msg), EXIT_USAGE)
+	      : cmp.nfailed ? EXIT_THRESHOLD /* --fail-if, as compare says it */
+	                    : EXIT_OK;
 	goto out;
 usage:
 	ret = EXIT_USAGE;
@@ -309,6 +366,7 @@ out:
 	free(runs);
 	free(tmp);
 	free(labels);
+	free(rules);
 	compare_release(&cmp);
 	return ret;
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/fs.h"
+#include "compare/compare.h"
 #include "sweep/sweep.h"
 
 const char usage_sweep[] =
@@ -243,6 +244,28 @@ static int run_sweep(const char *dir, const struct sweep_def *d, bool retry)
 	return EXIT_OK;
 }
 
+/* A --metric named like one of compare's own (mbps, iops, p99, ...) or wall_s would be
+ * ambiguous in compare's --fail-if and --metrics: refused before anything runs. */
+static int metric_names_clash(const struct sweep_def *d)
+{
+	struct compare c;
+	int clash = 0;
+
+	compare_init(&c);
+	for (size_t i = 0; i < d->nmetrics && !clash; i++) {
+		int m = compare_metric_find(&c, d->metric[i].name);
+
+		if (m >= 0 || !strcmp(d->metric[i].name, "wall_s"))
+			clash = usage_error("--metric %s: iotape compare has a metric of that name "
+			                    "(%s); choose another, e.g. cmd_%s",
+			                    d->metric[i].name,
+			                    m >= 0 ? c.metric[m].title : "the command's wall time",
+			                    d->metric[i].name);
+	}
+	compare_release(&c);
+	return clash;
+}
+
 static uint64_t random_seed(void)
 {
 	uint32_t v = 0;
@@ -428,6 +451,8 @@ int cmd_sweep(int argc, char **argv)
 		usage_error("%s", e.msg);
 		goto out;
 	}
+	if (metric_names_clash(&d))
+		goto out;
 	d.argv = json_array();
 	json_array_append_new(d.argv, json_string("iotape"));
 	for (int i = 0; i < argc; i++)

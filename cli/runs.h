@@ -40,4 +40,9 @@ int load_run(struct cli_input *ci, const struct run_feed *f, json_t **manifest,
  * keep e in *stop unless an earlier stop is there. */
 void partial_results(const char *what, const struct iot_err *e, struct iot_err *stop);
 
+/* A saved `iotape analyze --json` document, or a RUN analyzed as analyze would (the summary
+ * alone): compare's inputs, and a sweep's runs (cmd-compare.c). An exit code. */
+int load_summary(const char *path, uint64_t idle_ns, json_t **summary, json_t **manifest,
+                 struct iot_err *stop);
+
 #endif

@@ -57,6 +57,7 @@ void compare_release(struct compare *c)
 		for (int a = 0; a < CMP_ATTR_NUM; a++)
 			free(s->attr[a]);
 		json_decref(s->manifest);
+		json_decref(s->params);
 	}
 	free(c->sample);
 	for (size_t i = 0; i < c->ngroups; i++) {
@@ -177,10 +178,13 @@ static bool rule_crossed(const struct cmp_rule *r, double v)
 
 /* Attribute value of a sample by name: the four built-ins, "label", "run", then a scalar key
  * of the manifest (top level or its "labels" object). Returns a new string or NULL. */
-static char *sample_attr(const struct cmp_sample *s, const char *name)
+char *compare_sample_attr(const struct cmp_sample *s, const char *name)
 {
-	const json_t *v;
+	const json_t *v = json_object_get(s->params, name);
 
+	/* a sweep's own dimensions first: they are what its user named */
+	if (json_is_string(v))
+		return strdup(json_string_value(v));
 	for (int a = 0; a < CMP_ATTR_NUM; a++)
 		if (!strcasecmp(name, attr_names[a]))
 			return s->attr[a] ? strdup(s->attr[a]) : NULL;
@@ -230,16 +234,53 @@ static int append(char *buf, size_t cap, const char *s)
 	return 0;
 }
 
+/* A label's part for attribute name: "NAME=VALUE" for a sweep's parameter, else the value. */
+static char *label_part(const struct cmp_sample *s, const char *name)
+{
+	char *v = compare_sample_attr(s, name), *r = NULL;
+
+	if (!v || !json_object_get(s->params, name))
+		return v;
+	if (asprintf(&r, "%s=%s", name, v) < 0)
+		r = NULL;
+	free(v);
+	return r;
+}
+
+/* A sweep's runs are grouped by its parameters unless --by says otherwise. */
+static const char *default_by(const struct compare *c, char *buf, size_t cap)
+{
+	for (size_t i = 0; i < c->nsamples; i++) {
+		const char *key;
+		json_t *v;
+		size_t len = 0;
+
+		if (!json_object_size(c->sample[i].params))
+			continue;
+		buf[0] = 0;
+		json_object_foreach(c->sample[i].params, key, v)
+		{
+			(void)v;
+			if (len + strlen(key) + 2 < cap)
+				len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? "," : "",
+				                        key);
+		}
+		return buf;
+	}
+	return "kernel,distro,filesystem,device";
+}
+
 /* Automatic labels: the --by attributes that differ between samples, joined by " / ". */
 static int derive_labels(struct compare *c, struct iot_err *e)
 {
-	const char *by = c->opts.by ? c->opts.by : "kernel,distro,filesystem,device";
-	char names[8][32];
+	char dflt[1024];
+	const char *by = c->opts.by ? c->opts.by : default_by(c, dflt, sizeof(dflt));
+	char names[16][64];
 	size_t nnames = 0;
-	bool varies[8] = {false}, any = false;
+	bool varies[16] = {false}, any = false;
 	const char *p = by;
 
-	while (*p && nnames < 8) {
+	while (*p && nnames < 16) {
 		size_t len = strcspn(p, ",");
 
 		if (len && len < sizeof(names[0])) {
@@ -252,11 +293,11 @@ static int derive_labels(struct compare *c, struct iot_err *e)
 	}
 	for (size_t k = 0; k < nnames; k++) {
 		for (size_t i = 0; i < c->nsamples; i++) {
-			char *a = sample_attr(&c->sample[i], names[k]);
-			char *b = sample_attr(&c->sample[0], names[k]);
+			char *a = compare_sample_attr(&c->sample[i], names[k]);
+			char *b = compare_sample_attr(&c->sample[0], names[k]);
 
 			/* without any manifest, equal device names say nothing about the runs */
-			if (a && c->sample[i].manifest)
+			if (a && (c->sample[i].manifest || c->sample[i].params))
 				any = true;
 			if (!str_eq(a, b))
 				varies[k] = true;
@@ -277,7 +318,7 @@ static int derive_labels(struct compare *c, struct iot_err *e)
 
 			if (!varies[k])
 				continue;
-			a = sample_attr(s, names[k]);
+			a = label_part(s, names[k]);
 			append(buf, sizeof(buf), a);
 			some |= a != NULL;
 			free(a);
@@ -292,7 +333,7 @@ static int derive_labels(struct compare *c, struct iot_err *e)
 		if (!some && any) {
 			/* every sample is alike: one group named by what they share */
 			for (size_t k = 0; k < nnames; k++) {
-				char *a = sample_attr(s, names[k]);
+				char *a = label_part(s, names[k]);
 
 				if (a)
 					append(buf, sizeof(buf), a);
@@ -313,7 +354,7 @@ static char *coord(const struct cmp_sample *s, const char *key)
 
 	if (!key)
 		return NULL;
-	v = sample_attr(s, key);
+	v = compare_sample_attr(s, key);
 	return v ? v : strdup("?");
 }
 
@@ -473,6 +514,32 @@ static void assign_bases(struct compare *c)
 	}
 }
 
+/* --metrics LIST: every other metric hidden; an unknown name is an error. */
+static int select_metrics(struct compare *c, struct iot_err *e)
+{
+	const char *p = c->opts.metrics;
+
+	if (!p)
+		return 0;
+	for (size_t m = 0; m < c->nmetrics; m++)
+		c->hidden[m] = true;
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		char name[64];
+		int m;
+
+		if (len && len < sizeof(name)) {
+			memcpy(name, p, len);
+			name[len] = 0;
+			if ((m = compare_metric_find(c, name)) < 0)
+				return iot_err_set(e, -EINVAL, "--metrics: unknown metric '%s'", name);
+			c->hidden[m] = false;
+		}
+		p += len + (p[len] == ',');
+	}
+	return 0;
+}
+
 int compare_finish(struct compare *c, const struct compare_opts *o, struct iot_err *e)
 {
 	int ret;
@@ -481,7 +548,9 @@ int compare_finish(struct compare *c, const struct compare_opts *o, struct iot_e
 		c->opts = *o;
 	if (!c->nsamples)
 		return iot_err_set(e, -EINVAL, "nothing to compare");
-	ret = derive_labels(c, e);
+	ret = select_metrics(c, e);
+	if (!ret)
+		ret = derive_labels(c, e);
 	if (!ret)
 		ret = make_groups(c, e);
 	if (ret)
@@ -502,6 +571,12 @@ int compare_finish(struct compare *c, const struct compare_opts *o, struct iot_e
 			    !strcmp(l + tl + 3, c->opts.baseline))
 				g = k;
 		}
+		/* NAME=V: every group has its own baseline, the same cell with NAME=V */
+		if (g == c->ngroups && (ret = compare_param_bases(c, e)) <= 0) {
+			if (ret)
+				return ret;
+			goto bases_done;
+		}
 		if (g == c->ngroups) {
 			char list[256] = "";
 
@@ -518,6 +593,7 @@ int compare_finish(struct compare *c, const struct compare_opts *o, struct iot_e
 		c->baseline = g;
 	}
 	assign_bases(c);
+bases_done:
 	ret = summarize(c, e);
 	if (!ret)
 		ret = apply_rules(c, e);

@@ -42,6 +42,7 @@ struct cmp_sample {
 	char *label; /* --label, or NULL until compare_finish() derives it */
 	char *attr[CMP_ATTR_NUM];
 	json_t *manifest; /* borrowed reference kept for --rows/--cols on other keys */
+	json_t *params;   /* a sweep run's parameters {NAME: VALUE}, or NULL */
 	double v[CMP_MAX_METRICS];
 	size_t group;
 };
@@ -83,6 +84,7 @@ struct compare_opts {
 	const char *tables; /* one matrix per value of this attribute (e.g. a request size) */
 	const char *by;     /* comma-separated attributes for automatic labels; NULL: all four */
 	double alpha;       /* >0: a relative rule fails only when also p < alpha */
+	const char *metrics; /* comma-separated metrics to show (NULL: every one with values) */
 };
 
 struct compare {
@@ -98,6 +100,8 @@ struct compare {
 	size_t nrules;
 	struct compare_opts opts;
 	size_t nfailed; /* group x metric cells that failed a rule */
+	bool param_base; /* --baseline NAME=V: each group has a baseline of its own */
+	bool hidden[CMP_MAX_METRICS]; /* left out by opts.metrics */
 };
 
 /* Attribute names as accepted by --rows, --cols and --by. */
@@ -114,6 +118,16 @@ void compare_release(struct compare *c);
  */
 int compare_add(struct compare *c, const char *path, json_t *summary, json_t *manifest,
                 const char *label, struct iot_err *e);
+
+/*
+ * Add one run of a sweep (compare_sweep.c): its analysis summary as for compare_add (NULL for
+ * a run without a trace), its manifest or NULL, its parameters {NAME: VALUE}, which become
+ * attributes (--by, --rows, --cols, --tables, --baseline NAME=V; by default the groups are the
+ * sweep's cells), and its own numbers {NAME: number} (`--metric`s and wall_s), metrics of
+ * their own counted once per run. References are taken.
+ */
+int compare_add_run(struct compare *c, const char *path, json_t *summary, json_t *manifest,
+                    json_t *params, json_t *metrics, struct iot_err *e);
 
 /* Parse "METRIC<-10%", "lat_p99>=2.5", "mbps < 100" into r. */
 int compare_parse_rule(const char *s, struct cmp_rule *r, struct iot_err *e);

@@ -134,8 +134,8 @@ static int grow_samples(struct compare *c)
 	return 0;
 }
 
-static int metric_add(struct compare *c, const char *key, const char *title, const char *unit,
-                      int decimals)
+int compare_metric_add(struct compare *c, const char *key, const char *title, const char *unit,
+                       int decimals)
 {
 	for (size_t i = 0; i < c->nmetrics; i++)
 		if (!strcmp(c->metric[i].key, key))
@@ -214,7 +214,7 @@ static int nfs_values(struct compare *c, struct cmp_sample *s, const json_t *sum
 		snprintf(key, sizeof(key), "nfs%s.%s", ver ? ver : "", name);
 		snprintf(title, sizeof(title), "NFSv%s %s", ver ? ver : "?", name);
 		free(ver);
-		m = metric_add(c, key, title, "ms", 3);
+		m = compare_metric_add(c, key, title, "ms", 3);
 		if (m < 0)
 			continue; /* more operations than columns: the main ones came first */
 		s->v[m] = jpath(p, "srt_ns", "mean", NULL) / 1e6;
@@ -234,8 +234,8 @@ static char *distro_text(const json_t *v)
 	return compare_jtext(v);
 }
 
-static int sample_new(struct compare *c, const char *path, const char *label, json_t *m,
-                      struct cmp_sample **out)
+int compare_sample_new(struct compare *c, const char *path, const char *label, json_t *m,
+                       struct cmp_sample **out)
 {
 	struct cmp_sample *s;
 
@@ -286,7 +286,7 @@ int compare_add(struct compare *c, const char *path, json_t *summary, json_t *ma
 		manifest = NULL;
 	c->nruns++;
 	if (!ndev) {
-		ret = sample_new(c, path, label, manifest, &s);
+		ret = compare_sample_new(c, path, label, manifest, &s);
 		if (ret)
 			return iot_err_set(e, ret, "out of memory");
 		return nfs_values(c, s, summary);
@@ -300,7 +300,7 @@ int compare_add(struct compare *c, const char *path, json_t *summary, json_t *ma
 			dev = compare_jtext(json_object_get(d, "dev"));
 		if (dev)
 			norm_dev(dev);
-		ret = sample_new(c, path, label, manifest, &s);
+		ret = compare_sample_new(c, path, label, manifest, &s);
 		if (ret) {
 			free(dev);
 			return iot_err_set(e, ret, "out of memory");

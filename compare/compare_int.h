@@ -21,4 +21,20 @@ enum {
 /* A scalar or a descriptive object as text (new string), or NULL. */
 char *compare_jtext(const json_t *v);
 
+struct compare;
+struct cmp_sample;
+struct iot_err;
+/* The metric's index (added at the end when new; -ENOSPC when the table is full). */
+int compare_metric_add(struct compare *c, const char *key, const char *title, const char *unit,
+                       int decimals);
+/* A new sample with every metric unknown (NaN) and the manifest's attributes. */
+int compare_sample_new(struct compare *c, const char *path, const char *label, json_t *m,
+                       struct cmp_sample **out);
+/* A sample's attribute by name (new string or NULL): a sweep parameter, the built-ins,
+ * "label", "run", or a scalar of the manifest (top level or its "labels"). */
+char *compare_sample_attr(const struct cmp_sample *s, const char *name);
+/* --baseline NAME=V: every group against the group with NAME=V and the same other grouping
+ * values (compare_sweep.c). 0 when done, 1 when the baseline is not of that form. */
+int compare_param_bases(struct compare *c, struct iot_err *e);
+
 #endif

@@ -205,6 +205,8 @@ static void tbl_html(const struct tbl *t, FILE *f)
 
 static bool metric_used(const struct compare *c, size_t m)
 {
+	if (c->hidden[m])
+		return false;
 	for (size_t g = 0; g < c->ngroups; g++)
 		if (c->group[g].cell[m].s.n)
 			return true;
@@ -390,8 +392,12 @@ static int build_matrix(const struct compare *c, size_t m, const char *tab, stru
 					snprintf(ch, sizeof(ch), " (%+.1f%%)", cell->change_pct);
 				else if (c->ngroups > 1 && g == gr->base)
 					snprintf(ch, sizeof(ch), " (baseline)");
+				/* a cell a rule checked says how it came out; a baseline, compared
+				 * with itself, only that it is one */
 				tbl_set(t, j + 1, "%s%s%s%s", a, ci, ch,
-				        cell->result == CMP_FAIL ? " FAIL" : "");
+				        cell->result == CMP_FAIL                    ? " FAIL"
+				        : cell->result == CMP_PASS && g != gr->base ? " PASS"
+				                                                    : "");
 			}
 		}
 	}
@@ -478,7 +484,13 @@ static void footer(const struct compare *c, enum cmp_format fmt, FILE *f)
 {
 	const char *pre = fmt == CMP_FMT_MARKDOWN ? "\n" : "\n";
 
-	if (c->ngroups > 1) {
+	if (c->ngroups > 1 && c->param_base) {
+		fprintf(f, "%sbaseline: for each group, the group with ", pre);
+		txt_puts(f, c->opts.baseline);
+		fputs(" and the same other values; p: Welch's two-sided t-test against it; CI: "
+		      "Student t, 95%\n",
+		      f);
+	} else if (c->ngroups > 1) {
 		fprintf(f, "%sbaseline: ", pre);
 		txt_puts(f, c->group[c->baseline].label);
 		fputs("; p: Welch's two-sided t-test against the baseline; CI: Student t, 95%\n", f);
@@ -543,6 +555,31 @@ static json_t *jreal(double v)
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
+/* A sweep group's parameters: those every run of the group has with one value (new
+ * reference), or NULL when its runs are no sweep's. */
+static json_t *shared_params(const struct compare *c, size_t g)
+{
+	json_t *p = NULL;
+
+	for (size_t i = 0; i < c->nsamples; i++) {
+		const char *key;
+		json_t *v, *tmp;
+
+		if (c->sample[i].group != g || !c->sample[i].params)
+			continue;
+		if (!p) {
+			p = json_deep_copy(c->sample[i].params);
+			continue;
+		}
+		json_object_foreach_safe(p, tmp, key, v)
+		{
+			if (!json_equal(v, json_object_get(c->sample[i].params, key)))
+				json_object_del(p, key);
+		}
+	}
+	return p;
+}
+
 json_t *compare_to_json(const struct compare *c)
 {
 	json_t *root = json_object(), *groups = json_array(), *metrics = json_array();
@@ -560,7 +597,7 @@ json_t *compare_to_json(const struct compare *c)
 	json_object_set_new(root, "test", json_string("welch"));
 	json_object_set_new(root, "confidence", json_real(0.95));
 	for (size_t g = 0; g < c->ngroups; g++) {
-		json_t *o = json_object(), *runs = json_array();
+		json_t *o = json_object(), *runs = json_array(), *params;
 
 		json_object_set_new(o, "label", json_string(c->group[g].label));
 		if (c->group[g].rowv)
@@ -569,9 +606,12 @@ json_t *compare_to_json(const struct compare *c)
 			json_object_set_new(o, "col", json_string(c->group[g].colv));
 		if (c->group[g].tabv)
 			json_object_set_new(o, "table", json_string(c->group[g].tabv));
+		json_object_set_new(o, "baseline", json_string(c->group[c->group[g].base].label));
 		for (size_t i = 0; i < c->nsamples; i++)
 			if (c->sample[i].group == g)
 				json_array_append_new(runs, json_string(c->sample[i].path));
+		if ((params = shared_params(c, g)))
+			json_object_set_new(o, "params", params);
 		json_object_set_new(o, "runs", runs);
 		json_array_append_new(groups, o);
 	}
@@ -634,7 +674,13 @@ int compare_render(const struct compare *c, enum cmp_format fmt, FILE *f)
 		break;
 	case CMP_FMT_HTML:
 		ret = render_tables(c, fmt, f);
-		if (!ret && c->ngroups > 1) {
+		if (!ret && c->ngroups > 1 && c->param_base) {
+			fputs("<p class=\"note\">baseline: for each group, the group with ", f);
+			xml_puts(f, c->opts.baseline);
+			fputs(" and the same other values; p: Welch's two-sided t-test against it; "
+			      "CI: Student t, 95 %</p>\n",
+			      f);
+		} else if (!ret && c->ngroups > 1) {
 			fputs("<p class=\"note\">baseline: ", f);
 			xml_puts(f, c->group[c->baseline].label);
 			fputs("; p: Welch's two-sided t-test against the baseline; CI: Student t, "

@@ -100,3 +100,14 @@ void emit_chart(struct emit *em, const struct svg_chart *c)
 	}
 	free(buf);
 }
+
+/* The page style, shared by every page the report writes. */
+const char report_css[] =
+    "body{font-family:sans-serif;margin:16px 24px;color:#222;max-width:1200px}"
+    "h1{font-size:22px}h2{font-size:18px;border-bottom:1px solid #ccc;margin-top:28px}"
+    "h3{font-size:15px}table{border-collapse:collapse;font-size:12px;margin:6px 0}"
+    "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}td.n{text-align:right;"
+    "font-variant-numeric:tabular-nums}th{background:#f2f2f2}tr.fail td{background:#fdd}"
+    ".sw{display:inline-block;width:10px;height:10px;margin-right:4px}"
+    ".note{color:#555;font-size:12px}svg{display:block;margin:4px 0}"
+    "details{margin:4px 0}summary{cursor:pointer}";

@@ -15,16 +15,6 @@
 #include "report/report_svg.h"
 #include "common/xml.h"
 
-static const char css[] =
-    "body{font-family:sans-serif;margin:16px 24px;color:#222;max-width:1200px}"
-    "h1{font-size:22px}h2{font-size:18px;border-bottom:1px solid #ccc;margin-top:28px}"
-    "h3{font-size:15px}table{border-collapse:collapse;font-size:12px;margin:6px 0}"
-    "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}td.n{text-align:right;"
-    "font-variant-numeric:tabular-nums}th{background:#f2f2f2}tr.fail td{background:#fdd}"
-    ".sw{display:inline-block;width:10px;height:10px;margin-right:4px}"
-    ".note{color:#555;font-size:12px}svg{display:block;margin:4px 0}"
-    "details{margin:4px 0}summary{cursor:pointer}";
-
 /* ---- small helpers ---- */
 
 static double jd(const json_t *o, const char *a, const char *b, const char *c)
@@ -809,7 +799,7 @@ int report_write_html(FILE *f, const struct report_input *in, size_t n, const st
 
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>", f);
 	xml_puts(f, o->title ? o->title : "iotape report");
-	fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>", css);
+	fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>", report_css);
 	xml_puts(f, o->title ? o->title : "iotape report");
 	fputs("</h1>\n<p class=\"note\">made by iotape ", f);
 	xml_puts(f, o->version ? o->version : "");

@@ -14,6 +14,7 @@
 
 /* The colour of run i (a fixed palette: docs/report.md). */
 const char *run_color(size_t i);
+extern const char report_css[];
 
 struct emit {
 	FILE *f;

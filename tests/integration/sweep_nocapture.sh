@@ -50,6 +50,10 @@ grep -q "rate: 12" "$R/stderr" || fail "stderr not kept"
 expect_eq "failed run" "$(json '["state"]' "$S/size=1k/m=bad/rep-1/result.json")" failed
 expect_eq "its status" "$(json '["exit_status"]' "$S/size=1k/m=bad/rep-1/result.json")" 1
 expect_eq "sweep.json seed" "$(json '["seed"]' "$S/sweep.json")" 11
+# nothing was traced: no manifest, no trace, no capture log in any run
+[ -z "$(find "$S" -name manifest.json -o -name '*.blktrace.*' -o -name capture.log)" ] ||
+	fail "a --no-capture run has capture files"
+expect_eq "captured" "$(json '["captured"]' "$R/result.json")" False
 
 # a new sweep over an existing one is refused; --resume of a complete sweep runs nothing
 rc=0; "$IOTAPE" sweep -o "$S" --no-capture -- true 2>"$TMP/err2" || rc=$?

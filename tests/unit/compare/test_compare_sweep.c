@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: MIT */
+/* Tests for compare/compare_sweep.c: sweep runs with parameters and numbers of their own,
+ * groups by cell, --baseline NAME=V, --metrics, PASS/FAIL per matrix cell. */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "compare/compare.h"
+
+#define NEAR(a, b, tol) assert_true(fabs((a) - (b)) <= (tol))
+
+/* The copy-size x method sweep of the server-side-copy seed, two runs per cell: time in
+ * seconds; ssc is slower for small sizes and faster for large ones. */
+static const struct {
+	const char *size, *method;
+	double t[2];
+} runs[] = {
+    {"1k", "trad", {0.030, 0.034}}, {"1k", "ssc", {0.100, 0.108}},  {"16m", "trad", {0.500, 0.512}},
+    {"16m", "ssc", {0.450, 0.461}}, {"128m", "trad", {3.30, 3.39}}, {"128m", "ssc", {2.20, 2.25}},
+};
+
+static void load(struct compare *c)
+{
+	struct iot_err e;
+
+	compare_init(c);
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		for (int k = 0; k < 2; k++) {
+			json_t *p =
+			    json_pack("{s:s, s:s}", "size", runs[i].size, "method", runs[i].method);
+			json_t *m = json_pack("{s:f, s:f}", "copy_s", runs[i].t[k], "wall_s",
+			                      runs[i].t[k] + 0.01);
+			char path[64];
+
+			snprintf(path, sizeof(path), "sw/size=%s/method=%s/rep-%d", runs[i].size,
+			         runs[i].method, k + 1);
+			assert_int_equal(compare_add_run(c, path, NULL, NULL, p, m, &e), 0);
+			json_decref(p);
+			json_decref(m);
+		}
+	}
+}
+
+static const struct cmp_group *group(const struct compare *c, const char *label)
+{
+	for (size_t g = 0; g < c->ngroups; g++)
+		if (!strcmp(c->group[g].label, label))
+			return &c->group[g];
+	fail_msg("no group '%s'", label);
+	return NULL;
+}
+
+/* Without options: one group per cell, named by its parameters, both runs in it. */
+static void test_cells(void **state)
+{
+	struct compare c;
+	struct iot_err e;
+	int m;
+
+	(void)state;
+	load(&c);
+	assert_int_equal(compare_finish(&c, NULL, &e), 0);
+	assert_int_equal(c.ngroups, 6);
+	assert_int_equal(c.nruns, 12);
+	m = compare_metric_find(&c, "copy_s");
+	assert_true(m >= 0);
+	NEAR(group(&c, "size=16m / method=ssc")->cell[m].s.mean, 0.4555, 1e-9);
+	assert_int_equal(group(&c, "size=16m / method=ssc")->cell[m].s.n, 2);
+	/* wall_s has its title and unit; the command's own number is shown as it is */
+	m = compare_metric_find(&c, "wall_s");
+	assert_string_equal(c.metric[m].title, "wall time");
+	assert_string_equal(c.metric[m].unit, "s");
+	compare_release(&c);
+}
+
+/* --rows size --cols method --baseline method=trad --fail-if 'copy_s>0%': each size's ssc
+ * against that size's trad, PASS or FAIL in every ssc cell, as the seed's run printed it. */
+static void test_param_baseline(void **state)
+{
+	struct compare_opts o = {.rows = "size", .cols = "method", .baseline = "method=trad"};
+	struct compare c;
+	struct iot_err e;
+	char *out = NULL;
+	size_t len;
+	FILE *f;
+	int m;
+
+	(void)state;
+	load(&c);
+	assert_int_equal(compare_add_rule(&c, "copy_s>0%", &e), 0);
+	assert_int_equal(compare_finish(&c, &o, &e), 0);
+	assert_true(c.param_base);
+	m = compare_metric_find(&c, "copy_s");
+	NEAR(group(&c, "1k / ssc")->cell[m].change_pct, (0.104 - 0.032) / 0.032 * 100, 1e-6);
+	NEAR(group(&c, "128m / ssc")->cell[m].change_pct, (2.225 - 3.345) / 3.345 * 100, 1e-6);
+	assert_int_equal(group(&c, "1k / ssc")->cell[m].result, CMP_FAIL);
+	assert_int_equal(group(&c, "16m / ssc")->cell[m].result, CMP_PASS);
+	assert_int_equal(group(&c, "128m / ssc")->cell[m].result, CMP_PASS);
+	assert_int_equal(c.nfailed, 1);
+	/* every trad cell is a baseline of its own row */
+	assert_string_equal(c.group[group(&c, "16m / trad")->base].label, "16m / trad");
+	assert_string_equal(c.group[group(&c, "16m / ssc")->base].label, "16m / trad");
+	f = open_memstream(&out, &len);
+	assert_int_equal(compare_render(&c, CMP_FMT_TEXT, f), 0);
+	fclose(f);
+	assert_non_null(strstr(out, "(+225.0%) FAIL"));
+	assert_non_null(strstr(out, "(-33.5%) PASS"));
+	assert_non_null(strstr(out, "the group with method=trad and the same other values"));
+	free(out);
+	compare_release(&c);
+
+	/* a baseline value no cell has, and a NAME that does not group: errors */
+	load(&c);
+	o.baseline = "method=none";
+	assert_int_equal(compare_finish(&c, &o, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "no group has method 'none'"));
+	compare_release(&c);
+	load(&c);
+	o.baseline = "kernel=6.1";
+	assert_int_equal(compare_finish(&c, &o, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "no such group"));
+	compare_release(&c);
+}
+
+/* --metrics: only those; an unknown one is an error */
+static void test_metrics_filter(void **state)
+{
+	struct compare_opts o = {.rows = "size", .cols = "method", .metrics = "wall_s"};
+	struct compare c;
+	struct iot_err e;
+	char *out = NULL;
+	size_t len;
+	FILE *f;
+
+	(void)state;
+	load(&c);
+	assert_int_equal(compare_finish(&c, &o, &e), 0);
+	f = open_memstream(&out, &len);
+	assert_int_equal(compare_render(&c, CMP_FMT_TEXT, f), 0);
+	fclose(f);
+	assert_non_null(strstr(out, "wall time (s)"));
+	assert_null(strstr(out, "copy_s"));
+	free(out);
+	compare_release(&c);
+	load(&c);
+	o.metrics = "wall_s,nosuch";
+	assert_int_equal(compare_finish(&c, &o, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "nosuch"));
+	compare_release(&c);
+}
+
+/* A run with a trace: block metrics per device, the run's own numbers once per run. */
+static void test_with_summary(void **state)
+{
+	json_t *s =
+	    json_pack("{s:I, s:[{s:s, s:{s:f,s:f}}, {s:s, s:{s:f,s:f}}]}", "span_ns",
+	              (json_int_t)1000000000, "devices", "dev", "7,0", "throughput", "mbps", 4.0,
+	              "iops", 10.0, "dev", "7,1", "throughput", "mbps", 2.0, "iops", 10.0);
+	json_t *p = json_pack("{s:s}", "fs", "ext4"), *m = json_pack("{s:f}", "bw", 42.0);
+	struct compare c;
+	struct iot_err e;
+	int k;
+
+	(void)state;
+	compare_init(&c);
+	assert_int_equal(compare_add_run(&c, "r", s, NULL, p, m, &e), 0);
+	assert_int_equal(c.nsamples, 2);
+	assert_int_equal(compare_finish(&c, NULL, &e), 0);
+	k = compare_metric_find(&c, "bw");
+	assert_int_equal(c.group[0].cell[k].s.n, 1);
+	assert_int_equal(c.group[0].cell[compare_metric_find(&c, "mbps")].s.n, 2);
+	compare_release(&c);
+	/* a metric with the name of one of iotape's own is refused */
+	compare_init(&c);
+	json_object_set_new(m, "mbps", json_real(1));
+	assert_int_equal(compare_add_run(&c, "r", s, NULL, p, m, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "mbps"));
+	compare_release(&c);
+	json_decref(s);
+	json_decref(p);
+	json_decref(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_cells),
+	    cmocka_unit_test(test_param_baseline),
+	    cmocka_unit_test(test_metrics_filter),
+	    cmocka_unit_test(test_with_summary),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
