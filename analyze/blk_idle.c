@@ -58,6 +58,7 @@ struct blk_idle_dev *blk_idle_new_dev(struct blk_idle *s, unsigned dev)
 		return NULL;
 	}
 	hist_init(&d->h);
+	d->idx = dev;
 	d->idle_since = s->start;
 	d->first_q = NONE;
 	s->dev[dev] = d;
@@ -74,6 +75,8 @@ static void add_gap(struct blk_idle *s, struct blk_idle_dev *d, const struct blk
 	d->gaps++;
 	d->total_ns += len;
 	hist_add(&d->h, len);
+	if (s->on_gap)
+		s->on_gap(s->on_gap_ctx, d->idx, g);
 	if (!s->o.top)
 		return;
 	if (d->ntop == s->o.top && len <= d->top[d->ntop - 1].end - d->top[d->ntop - 1].start)
@@ -138,6 +141,28 @@ void blk_idle_finish(struct blk_idle *s, uint64_t start_ns, uint64_t end_ns)
 const struct blk_idle_dev *blk_idle_dev(const struct blk_idle *s, unsigned dev)
 {
 	return dev < s->ndev ? s->dev[dev] : NULL;
+}
+
+void blk_idle_on_gap(struct blk_idle *s, blk_gap_fn fn, void *ctx)
+{
+	s->on_gap = fn;
+	s->on_gap_ctx = ctx;
+}
+
+int blk_idle_current(const struct blk_idle *s, unsigned dev, uint64_t now, struct blk_gap *g)
+{
+	const struct blk_idle_dev *d = blk_idle_dev(s, dev);
+
+	if (!d || !d->known || d->inflight || s->finished || now <= d->idle_since ||
+	    now - d->idle_since < s->o.idle_threshold_ns)
+		return 0;
+	memset(g, 0, sizeof(*g));
+	g->start = d->idle_since;
+	g->end = now;
+	g->queued = d->first_q != NONE && d->first_q <= now;
+	if (g->queued)
+		g->queued_ns = now - (d->first_q > g->start ? d->first_q : g->start);
+	return 1;
 }
 
 int blk_idle_to_json(const struct blk_idle *s, unsigned dev, json_t *obj,

@@ -28,6 +28,7 @@ struct blk_idle_dev {
 	struct hist h;
 	struct blk_gap *top; /* longest first, at most opts.top */
 	unsigned ntop;
+	unsigned idx; /* the device's index */
 };
 
 struct blk_idle;
@@ -40,6 +41,19 @@ void blk_idle_finish(struct blk_idle *s, uint64_t start_ns, uint64_t end_ns);
 const struct blk_idle_dev *blk_idle_dev(const struct blk_idle *s, unsigned dev);
 int blk_idle_to_json(const struct blk_idle *s, unsigned dev, json_t *obj,
                      const struct blk_json_ctx *ctx);
+/*
+ * Gaps as they happen, for a drawing that follows the trace (iotape movie): fn is called with
+ * every gap the sink counts, when it ends (an issue, or blk_idle_finish()).
+ */
+typedef void (*blk_gap_fn)(void *ctx, unsigned dev, const struct blk_gap *g);
+void blk_idle_on_gap(struct blk_idle *s, blk_gap_fn fn, void *ctx);
+/*
+ * The gap dev is in at time now, while it lasts: 1 with g's start and end (now) filled when
+ * nothing is in flight and the stretch is already at least the threshold long, so the sink
+ * will count it however it ends. 0 when busy, shorter, or not known yet (no issue or
+ * completion seen: a first completion would show the device was busy all along).
+ */
+int blk_idle_current(const struct blk_idle *s, unsigned dev, uint64_t now, struct blk_gap *g);
 
 /* ------------------------------------------------------------------------------------- */
 /* Internal: the hot path, inline so that the pass compiles it into its loop             */
@@ -53,6 +67,8 @@ struct blk_idle {
 	uint64_t start;
 	int have_start;
 	int finished;
+	blk_gap_fn on_gap;
+	void *on_gap_ctx;
 };
 
 __attribute__((cold)) struct blk_idle_dev *blk_idle_new_dev(struct blk_idle *s, unsigned dev);

@@ -77,6 +77,8 @@ extern const struct cli_doc doc_capture;
 CMD_DECL(replay); extern const struct cli_doc doc_replay;
 CMD_DECL(report); extern const char usage_report[];
 CMD_DECL(compare); extern const char usage_compare[];
+CMD_DECL(movie);
+extern const struct cli_doc doc_movie;
 CMD_DECL(export); extern const struct cli_doc doc_export;
 CMD_DECL(sweep); extern const char usage_sweep[];
 CMD_DECL(help); extern const struct cli_doc doc_help;

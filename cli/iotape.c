@@ -23,6 +23,7 @@ const struct cmd cli_commands[] = {
 	CMD(export),
 	{"sweep", cmd_sweep, NULL, "run a command over a parameter matrix, each run captured",
 	 usage_sweep},
+	CMD(movie),
 	/* new subcommands go here */
 	CMD(help),
 	CMD(version),

@@ -15,7 +15,9 @@ PKGS=(
 	xfsprogs btrfs-progs e2fsprogs util-linux kmod iproute2
 	dosfstools ntfs-3g fdisk
 	libxml2-utils chromium
-	libcairo2-dev fonts-dejavu-core libavcodec-dev libavformat-dev libswscale-dev libavutil-dev ffmpeg
+	libcairo2-dev libfontconfig-dev fonts-dejavu-core
+	libavcodec-dev libavformat-dev libswscale-dev libavutil-dev ffmpeg
+	librsvg2-bin
 	man-db groff-base bash-completion
 	python3 time locales zstd binutils
 )

@@ -174,6 +174,83 @@ static void test_flush_sequence(void **s)
 	blk_idle_free(t);
 }
 
+struct seen {
+	struct blk_gap g[8];
+	unsigned dev[8], n;
+};
+
+static void on_gap(void *ctx, unsigned dev, const struct blk_gap *g)
+{
+	struct seen *seen = ctx;
+
+	assert_true(seen->n < 8);
+	seen->dev[seen->n] = dev;
+	seen->g[seen->n++] = *g;
+}
+
+/* Gaps are handed out as they end, each once, exactly those counted; the gap in progress is
+ * seen once it reaches the threshold, and not before a D or C says whether the device is
+ * idle at all. */
+static void test_as_they_happen(void **s)
+{
+	const struct blk_event ev[] = {
+	    EV_Q(0, 0, 8, R),        EV_D(20 * MS, 0, 8, R),
+	    EV_C(21 * MS, 0, 8, R),  EV_D(25 * MS, 8, 8, R), /* 4 ms: below the threshold */
+	    EV_C(26 * MS, 8, 8, R),  EV_Q(40 * MS, 16, 8, R),
+	    EV_D(50 * MS, 16, 8, R), EV_C(51 * MS, 16, 8, R),
+	};
+	struct blk_opts o;
+	struct blk_idle *sk;
+	struct seen seen = {0};
+	struct blk_gap g;
+
+	(void)s;
+	blk_opts_init(&o);
+	o.idle_threshold_ns = 10 * MS;
+	sk = blk_idle_new(&o);
+	assert_non_null(sk);
+	blk_idle_on_gap(sk, on_gap, &seen);
+	blk_idle_feed(sk, 1, &ev[0]);
+	/* only a Q so far: whether the device was busy is not known */
+	assert_int_equal(blk_idle_current(sk, 1, 15 * MS, &g), 0);
+	blk_idle_feed(sk, 1, &ev[1]);
+	assert_int_equal(seen.n, 1);
+	assert_int_equal(seen.dev[0], 1);
+	assert_int_equal(seen.g[0].start, 0);
+	assert_int_equal(seen.g[0].end, 20 * MS);
+	assert_true(seen.g[0].at_start);
+	/* busy */
+	assert_int_equal(blk_idle_current(sk, 1, 20 * MS + 500, &g), 0);
+	blk_idle_feed(sk, 1, &ev[2]);
+	assert_int_equal(blk_idle_current(sk, 1, 30 * MS, &g), 0); /* 9 ms: not yet */
+	blk_idle_feed(sk, 1, &ev[3]);
+	blk_idle_feed(sk, 1, &ev[4]);
+	assert_int_equal(seen.n, 1); /* the 4 ms stretch is no gap */
+	assert_int_equal(blk_idle_current(sk, 1, 36 * MS - 1, &g), 0);
+	assert_int_equal(blk_idle_current(sk, 1, 36 * MS, &g), 1);
+	assert_int_equal(g.start, 26 * MS);
+	assert_int_equal(g.end, 36 * MS);
+	assert_false(g.queued);
+	blk_idle_feed(sk, 1, &ev[5]);
+	assert_int_equal(blk_idle_current(sk, 1, 45 * MS, &g), 1);
+	assert_true(g.queued);
+	assert_int_equal(g.queued_ns, 5 * MS);
+	assert_int_equal(blk_idle_current(sk, 0, 45 * MS, &g), 0); /* no such device */
+	blk_idle_feed(sk, 1, &ev[6]);
+	assert_int_equal(seen.n, 2);
+	assert_int_equal(seen.g[1].start, 26 * MS);
+	assert_int_equal(seen.g[1].end, 50 * MS);
+	blk_idle_feed(sk, 1, &ev[7]);
+	blk_idle_finish(sk, 0, 70 * MS);
+	assert_int_equal(seen.n, 3);
+	assert_int_equal(seen.g[2].start, 51 * MS);
+	assert_int_equal(seen.g[2].end, 70 * MS);
+	assert_int_equal(seen.g[2].ended_by, BLK_GAP_END);
+	assert_int_equal(blk_idle_dev(sk, 1)->gaps, 3);
+	assert_int_equal(blk_idle_current(sk, 1, 80 * MS, &g), 0); /* finished */
+	blk_idle_free(sk);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -182,6 +259,7 @@ int main(void)
 	    cmocka_unit_test(test_busy_at_start),
 	    cmocka_unit_test(test_top_and_devices),
 	    cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_as_they_happen),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

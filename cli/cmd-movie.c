@@ -1,0 +1,522 @@
+/* SPDX-License-Identifier: MIT */
+/* iotape movie: a seekwatcher-style movie of one or more runs, side by side. */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h> /* optarg, optind */
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cairo.h>
+#include <fontconfig/fontconfig.h>
+#include <libavutil/log.h>
+
+#include "cli/inputs.h"
+#include "compare/compare.h"
+#include "formats/manifest.h"
+#include "analyze/blk_sink.h"
+#include "movie/movie.h"
+
+static const struct cli_opt movie_opts[] = {
+    {.name = "output",
+     .short_name = 'o',
+     .arg = "FILE",
+     .kind = CLI_FILE,
+     .help = "the movie: FILE.mp4 (H.264) or FILE.webm (VP9)"},
+    {.name = "fps", .key = 'f', .arg = "N", .help = "frames a second (default 30)"},
+    {.name = "length",
+     .key = 'L',
+     .arg = "DUR",
+     .help = "the movie's length, the longest run filling it (default 20s)"},
+    {.name = "speed",
+     .key = 'S',
+     .arg = "X",
+     .help = "trace seconds per movie second instead of --length (1: real time)"},
+    {.name = "size",
+     .key = 's',
+     .arg = "WxH",
+     .help = "frame size in pixels, even numbers (default 1280x720)"},
+    {.name = "window",
+     .key = 'w',
+     .arg = "DUR",
+     .help = "trace time an offset plot shows (default: what 2 s of the movie cover)"},
+    {.name = "idle-threshold",
+     .key = 'I',
+     .arg = "DUR",
+     .help = "shortest idle gap shaded (default " BLK_DEFAULT_IDLE_TEXT ", as in analyze)"},
+    {.name = "idle", .key = 'I', .arg = "DUR", .help = "the same as --idle-threshold"},
+    {.name = "label",
+     .key = 'l',
+     .arg = "L",
+     .help = "name of the next run, in order (default: from the manifests, as compare names "
+             "them)"},
+    {.name = "quiet", .short_name = 'q', .help = "no progress line"},
+    {0},
+};
+
+const struct cli_doc doc_movie = {
+    .summary = "seekwatcher-style movie of one or more runs (MP4, WebM)",
+    .synopsis = "RUN... -o FILE.mp4|FILE.webm [--fps N] [--length DUR | --speed X] [--size WxH] "
+                "[--window DUR] [--idle-threshold DUR] [--label L]... [-q]",
+    .description =
+        "A movie of block IO in the manner of seekwatcher: per run a panel (side by side, up "
+        "to 16), per device the sector offset of every issued IO against time in a trailing "
+        "window (the newest bright, older fading; reads blue, writes red), idle gaps shaded "
+        "while they last, and below it MB/s, IOPS and seeks/s over the whole run. Every run "
+        "plays on one clock from its own first event. The figures are those of "
+        "'iotape analyze' (its idle and timeline sinks).\n"
+        "\n"
+        "RUN is a run directory, a per-CPU set NAME or one trace file. Each is read twice "
+        "(first for the axes), so it cannot be a pipe.",
+    .opts = movie_opts,
+    .operands = CLI_INPUT,
+    .exit_status = "0 success, 2 usage or input error, 3 system error or interrupted (no file "
+                   "is left behind)",
+    .docs = "movie.md",
+    .see_also = "iowatcher(1) ffprobe(1)",
+};
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+struct progress {
+	bool quiet, tty;
+	struct timespec t0;
+	int last_pct;
+	double last_print;
+};
+
+static double since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* "frame 120/600 (20%), 4 s, 16 s left": a line rewritten on a terminal, every 10 % else. */
+static int show_progress(void *ctx, uint64_t done, uint64_t total)
+{
+	struct progress *p = ctx;
+	double el = since(&p->t0), eta = el / (double)done * (double)(total - done);
+	int pct = (int)(done * 100 / total);
+
+	if (interrupted)
+		return 1;
+	if (p->quiet)
+		return 0;
+	if (p->tty) {
+		if (done < total && el - p->last_print < 0.25)
+			return 0;
+		p->last_print = el;
+		fprintf(stderr, "\riotape: movie: frame %llu/%llu (%d%%), %.0f s, %.0f s left   ",
+		        (unsigned long long)done, (unsigned long long)total, pct, el, eta);
+		if (done == total)
+			fputc('\n', stderr);
+	} else if (pct / 10 != p->last_pct / 10 || done == total) {
+		fprintf(stderr, "iotape: movie: frame %llu/%llu (%d%%), %.0f s, %.0f s left\n",
+		        (unsigned long long)done, (unsigned long long)total, pct, el, eta);
+	}
+	p->last_pct = pct;
+	return 0;
+}
+
+/* FFmpeg's own messages: its errors through ours, the rest (encoder chatter) dropped. */
+static void av_log_cb(void *avcl, int level, const char *fmt, va_list ap)
+{
+	char buf[512];
+	size_t len;
+
+	(void)avcl;
+	if (level > AV_LOG_ERROR)
+		return;
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	len = strlen(buf);
+	while (len && buf[len - 1] == '\n')
+		buf[--len] = 0;
+	if (len)
+		error("FFmpeg: %s", buf);
+}
+
+static int parse_size(const char *s, struct movie_opts *o)
+{
+	unsigned w, h;
+	char x, end;
+
+	if (sscanf(s, "%u%c%u%c", &w, &x, &h, &end) != 3 || (x != 'x' && x != 'X'))
+		return usage_error("--size: '%s' is not WIDTHxHEIGHT (e.g. 1280x720)", s), -1;
+	o->width = w;
+	o->height = h;
+	return 0;
+}
+
+/* The container from the output's name. */
+static int output_format(const char *path, enum movie_format *f)
+{
+	const char *dot = strrchr(path, '.');
+
+	if (dot && !strcasecmp(dot, ".mp4"))
+		*f = MOVIE_MP4;
+	else if (dot && !strcasecmp(dot, ".webm"))
+		*f = MOVIE_WEBM;
+	else
+		return usage_error("-o '%s': name a .mp4 or .webm file", path), -1;
+	return 0;
+}
+
+/* A pipe can be read once; the movie reads each input twice. */
+static int check_rereadable(const char *arg)
+{
+	struct stat st;
+
+	if (!strcmp(arg, "-") || (!stat(arg, &st) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)))
+		return usage_error("'%s': not a file: the movie reads its input twice (the axes "
+		                   "first), so give a trace file, a set or a run directory",
+		                   arg),
+		       -1;
+	return 0;
+}
+
+struct run {
+	const char *arg;
+	struct movie_probe probe;
+	struct manifest mf;
+	bool have_mf;
+	char **devname;
+	struct cli_input ci;
+};
+
+/* The block trace of r, opened (again); prints the error. */
+static int open_block(struct run *r, bool first)
+{
+	int ret = cli_input_open(&r->ci, r->arg, 0);
+
+	if (ret)
+		return ret;
+	if (!r->ci.block) {
+		cli_input_release(&r->ci);
+		return error(
+		           "'%s': no block trace (a packet capture has no sector offsets to draw)",
+		           r->arg),
+		       EXIT_USAGE;
+	}
+	if (first && r->ci.manifest) {
+		struct iot_err e;
+
+		if (manifest_load(r->ci.manifest, &r->mf, &e))
+			warning("'%s': %s; the run is named by its path", r->ci.manifest, e.msg);
+		else
+			r->have_mf = true;
+	}
+	return EXIT_OK;
+}
+
+/* "loop0 (ext4)" from the manifest, else "MAJ,MIN". */
+static int name_devices(struct run *r)
+{
+	r->devname = calloc(r->probe.ndev ? r->probe.ndev : 1, sizeof(*r->devname));
+	if (!r->devname)
+		return -ENOMEM;
+	for (unsigned i = 0; i < r->probe.ndev; i++) {
+		uint32_t dev = r->probe.dev[i].dev;
+		const struct manifest_dev *md = NULL;
+		int n;
+
+		for (unsigned k = 0; r->have_mf && k < r->mf.ndevs; k++)
+			if (r->mf.devs[k].major == dev >> 20 &&
+			    r->mf.devs[k].minor == (dev & 0xfffff))
+				md = &r->mf.devs[k];
+		if (md && md->name && md->fstype)
+			n = asprintf(&r->devname[i], "%s (%s)", md->name, md->fstype);
+		else if (md && md->name)
+			n = asprintf(&r->devname[i], "%s", md->name);
+		else
+			n = asprintf(&r->devname[i], "%u,%u", dev >> 20, dev & 0xfffff);
+		if (n < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Labels as 'iotape compare' derives them from the manifests (what differs between runs). */
+static int derive_labels(struct run *runs, size_t n, const char **given, const char **label,
+                         struct compare *cmp)
+{
+	struct iot_err e;
+
+	for (size_t i = 0; i < n; i++) {
+		json_t *sum = json_object(), *devs = json_array(), *d = json_object();
+		char name[24];
+		int ret;
+
+		snprintf(name, sizeof(name), "%u,%u", runs[i].probe.dev[0].dev >> 20,
+		         runs[i].probe.dev[0].dev & 0xfffff);
+		json_object_set_new(d, "dev", json_string(name));
+		json_array_append_new(devs, d);
+		json_object_set_new(sum, "devices", devs);
+		json_object_set_new(
+		    sum, "span_ns",
+		    json_integer((json_int_t)(runs[i].probe.end - runs[i].probe.start)));
+		ret = compare_add(cmp, runs[i].arg, sum, runs[i].have_mf ? runs[i].mf.root : NULL,
+		                  given ? given[i] : NULL, &e);
+		json_decref(sum);
+		if (ret)
+			return error("%s", e.msg), exit_code_for(ret);
+	}
+	if (compare_finish(cmp, NULL, &e))
+		return error("%s", e.msg), EXIT_USAGE;
+	for (size_t i = 0; i < n; i++)
+		label[i] = cmp->sample[i].label;
+	return EXIT_OK;
+}
+
+static int parse_args(int argc, char **argv, struct movie_opts *o, const char **out,
+                      const char **labels, size_t *nlabels, bool *quiet)
+{
+	unsigned long long v;
+	bool length = false;
+	int opt;
+
+	optind = 1;
+	while ((opt = cli_getopt(argc, argv, &doc_movie)) != -1) {
+		switch (opt) {
+		case 'o':
+			*out = optarg;
+			break;
+		case 'f':
+			if (parse_u64("--fps", optarg, &v))
+				return -1;
+			if (v < 1 || v > 240)
+				return usage_error("--fps: '%s': give 1 to 240", optarg), -1;
+			o->fps = (unsigned)v;
+			break;
+		case 'L':
+			if (parse_duration_ns("--length", optarg, &v))
+				return -1;
+			if (!v)
+				return usage_error("--length: must be more than zero"), -1;
+			o->length_ns = v;
+			length = true;
+			break;
+		case 'S':
+			if (parse_double("--speed", optarg, &o->speed))
+				return -1;
+			if (!(o->speed > 0) || o->speed > 1e12)
+				return usage_error("--speed: '%s': give a number above zero",
+				                   optarg),
+				       -1;
+			break;
+		case 's':
+			if (parse_size(optarg, o))
+				return -1;
+			break;
+		case 'w':
+			if (parse_duration_ns("--window", optarg, &v))
+				return -1;
+			if (!v)
+				return usage_error("--window: must be more than zero"), -1;
+			o->window_ns = v;
+			break;
+		case 'I':
+			if (parse_duration_ns("--idle-threshold", optarg, &v))
+				return -1;
+			o->idle_threshold_ns = v;
+			break;
+		case 'l':
+			labels[(*nlabels)++] = optarg;
+			break;
+		case 'q':
+			*quiet = true;
+			break;
+		default:
+			return bad_option(argv), -1;
+		}
+	}
+	if (length && o->speed > 0)
+		return usage_error("--length and --speed: give one of them"), -1;
+	if (o->speed > 0)
+		o->length_ns = 0;
+	if (!*out)
+		return usage_error("-o FILE.mp4 or FILE.webm is required"), -1;
+	if (output_format(*out, &o->format))
+		return -1;
+	if (optind >= argc)
+		return usage_error("no runs"), -1;
+	if ((size_t)(argc - optind) > MOVIE_MAX_RUNS)
+		return usage_error("%d runs: a movie shows at most %u", argc - optind,
+		                   MOVIE_MAX_RUNS),
+		       -1;
+	if (*nlabels && *nlabels != (size_t)(argc - optind))
+		return usage_error("%zu --label for %d runs: give one per run, in order", *nlabels,
+		                   argc - optind),
+		       -1;
+	if (o->width < 320 || o->height < 180 || o->width > 7680 || o->height > 4320 ||
+	    o->width % 2 || o->height % 2)
+		return usage_error("--size %ux%u: give even numbers from 320x180 to 7680x4320",
+		                   o->width, o->height),
+		       -1;
+	return 0;
+}
+
+static int render(struct movie *m, const struct movie_opts *o, struct run *runs, size_t n,
+                  const char *outpath, bool quiet)
+{
+	struct bt_reader *rd[MOVIE_MAX_RUNS];
+	struct progress p = {.quiet = quiet, .tty = isatty(2), .last_pct = -1};
+	struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
+	struct iot_err e;
+	char *tmp = NULL;
+	int ret = EXIT_OK, fd;
+
+	for (size_t i = 0; i < n; i++) {
+		if ((ret = open_block(&runs[i], false)))
+			return ret;
+		rd[i] = runs[i].ci.block;
+	}
+	/* written beside the target and renamed, so that a failure never leaves half a movie */
+	if (asprintf(&tmp, "%s.tmp%d", outpath, (int)getpid()) < 0)
+		return error("out of memory"), EXIT_SYSTEM;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		ret = exit_code_for(-errno);
+		error("'%s': %s", outpath, strerror(errno));
+		free(tmp);
+		return ret;
+	}
+	close(fd);
+	if (!quiet) {
+		char win[32];
+
+		fprintf(stderr,
+		        "iotape: movie: %llu frames at %u fps (x%.3g, window %s), %ux%u -> %s\n",
+		        (unsigned long long)movie_frames(m), o->fps, movie_speed(m),
+		        fmt_duration((double)movie_window_ns(m), win, sizeof(win)), o->width,
+		        o->height, outpath);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &p.t0);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	ret = movie_render(m, rd, tmp, show_progress, &p, &e);
+	if (!ret && rename(tmp, outpath))
+		ret = iot_err_set(&e, -errno, "'%s': %s", outpath, strerror(errno));
+	if (ret)
+		unlink(tmp);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	free(tmp);
+	if (ret == -EINTR)
+		return error("interrupted; no movie written"), EXIT_SYSTEM;
+	if (ret)
+		return input_error(&e, ret);
+	return EXIT_OK;
+}
+
+int cmd_movie(int argc, char **argv)
+{
+	struct movie_opts o;
+	const char *outpath = NULL, **labels = calloc((size_t)argc + 1, sizeof(*labels));
+	const char **label = calloc((size_t)argc + 1, sizeof(*label));
+	struct movie_run_info *info = NULL;
+	struct run *runs = NULL;
+	struct movie *m = NULL;
+	struct compare cmp;
+	struct movie_probe *probes = NULL;
+	size_t nlabels = 0, n = 0;
+	bool quiet = false;
+	struct iot_err e;
+	int ret;
+
+	compare_init(&cmp);
+	if (!labels || !label) {
+		ret = (error("out of memory"), EXIT_SYSTEM);
+		goto out;
+	}
+	movie_opts_init(&o);
+	if (parse_args(argc, argv, &o, &outpath, labels, &nlabels, &quiet)) {
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	n = (size_t)(argc - optind);
+	runs = calloc(n, sizeof(*runs));
+	info = calloc(n, sizeof(*info));
+	probes = calloc(n, sizeof(*probes));
+	if (!runs || !info || !probes) {
+		ret = (error("out of memory"), EXIT_SYSTEM);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		runs[i].arg = argv[optind + (int)i];
+		if (check_rereadable(runs[i].arg)) {
+			ret = EXIT_USAGE;
+			goto out;
+		}
+	}
+	av_log_set_callback(av_log_cb);
+	for (size_t i = 0; i < n; i++) {
+		struct run *r = &runs[i];
+
+		if ((ret = open_block(r, true)))
+			goto out;
+		ret = movie_probe_read(&r->probe, r->ci.block, &e);
+		cli_input_release(&r->ci);
+		if (ret) {
+			ret = ret == -ENODATA ? (error("'%s': %s", r->arg, e.msg), EXIT_USAGE)
+			                      : input_error(&e, ret);
+			goto out;
+		}
+		if (name_devices(r)) {
+			ret = (error("out of memory"), EXIT_SYSTEM);
+			goto out;
+		}
+		if (r->probe.ndev > MOVIE_MAX_DEVS)
+			warning("'%s': %u devices; the movie shows the first %u (by major, minor)",
+			        r->arg, r->probe.ndev, MOVIE_MAX_DEVS);
+		probes[i] = r->probe;
+	}
+	if ((ret = derive_labels(runs, n, nlabels ? labels : NULL, label, &cmp)))
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		info[i].label = label[i];
+		info[i].devname = (const char *const *)runs[i].devname;
+	}
+	ret = movie_new(&m, &o, probes, info, (unsigned)n, &e);
+	if (ret) {
+		ret = ret == -EINVAL ? usage_error("%s", e.msg) : (error("%s", e.msg), EXIT_SYSTEM);
+		goto out;
+	}
+	ret = render(m, &o, runs, n, outpath, quiet);
+out:
+	movie_free(m);
+	/* cairo's font caches and fontconfig's, which hold the labels' font: freed, so that a leak
+	 * checker sees only what iotape leaks */
+	cairo_debug_reset_static_data();
+	FcFini();
+	for (size_t i = 0; runs && i < n; i++) {
+		cli_input_release(&runs[i].ci);
+		for (unsigned k = 0; runs[i].devname && k < runs[i].probe.ndev; k++)
+			free(runs[i].devname[k]);
+		free(runs[i].devname);
+		movie_probe_release(&runs[i].probe);
+		if (runs[i].have_mf)
+			manifest_release(&runs[i].mf);
+	}
+	compare_release(&cmp);
+	free(runs);
+	free(info);
+	free(probes);
+	free(labels);
+	free(label);
+	return ret;
+}

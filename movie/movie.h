@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/* iotape movie: seekwatcher-style movies of block IO, drawn with cairo, encoded with FFmpeg. */
+#ifndef IOTAPE_MOVIE_MOVIE_H
+#define IOTAPE_MOVIE_MOVIE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/err.h"
+
+struct bt_reader;
+
+#define MOVIE_MAX_RUNS 16u
+#define MOVIE_MAX_DEVS 8u        /* drawn per run; the others are left out */
+#define MOVIE_MAX_FRAMES 100000u /* 55 minutes at 30 frames a second */
+#define MOVIE_DEFAULT_FPS 30u
+#define MOVIE_DEFAULT_LENGTH_NS 20000000000ull
+#define MOVIE_DEFAULT_WINDOW_FRAMES_S 2u /* default window: what 2 s of the movie show */
+
+/*
+ * The first pass over a run: the time span and each device's sector range, so that the axes
+ * are fixed before the first frame (axes that jump while a movie plays cannot be read).
+ * Devices are sorted by major, minor (as in `iotape analyze`).
+ */
+struct movie_probe_dev {
+	uint32_t dev;
+	uint64_t lo, hi; /* sectors issued: [lo, hi), hi > lo */
+	uint64_t issues; /* issues with data */
+};
+
+struct movie_probe {
+	uint64_t start, end; /* first non-notify event, and the latest */
+	uint64_t events;
+	unsigned ndev;
+	struct movie_probe_dev *dev;
+};
+
+/* Read every event of rd. -ENODATA (e says so) for a trace without block events. */
+int movie_probe_read(struct movie_probe *p, struct bt_reader *rd, struct iot_err *e);
+void movie_probe_release(struct movie_probe *p);
+
+enum movie_format {
+	MOVIE_MP4,  /* H.264 (libx264), yuv420p */
+	MOVIE_WEBM, /* VP9 (libvpx-vp9), yuv420p */
+};
+
+struct movie_opts {
+	unsigned width, height; /* even, at least 320 x 180 */
+	unsigned fps;
+	uint64_t length_ns;         /* the movie's length; 0 with speed */
+	double speed;               /* trace seconds per movie second; 0 with length_ns */
+	uint64_t window_ns;         /* the trailing window, trace time; 0: 2 s of the movie */
+	uint64_t idle_threshold_ns; /* the idle sink's threshold */
+	enum movie_format format;
+};
+
+void movie_opts_init(struct movie_opts *o);
+
+/* What the movie shows of one run besides its events. */
+struct movie_run_info {
+	const char *label;
+	const char *const *devname; /* one per probe device (NULL: "MAJ,MIN") */
+};
+
+struct movie;
+
+/*
+ * Plan the movie of n runs (n <= MOVIE_MAX_RUNS) from their probes: the clock (trace ns per
+ * frame, same for every run, each run from its own first event), the frame count, the layout.
+ * The probes and infos must outlive the movie. 0, -EINVAL (e: why: too many frames, a frame
+ * too small for the panels, ...) or -ENOMEM.
+ */
+int movie_new(struct movie **out, const struct movie_opts *o, const struct movie_probe *probes,
+              const struct movie_run_info *info, unsigned n, struct iot_err *e);
+void movie_free(struct movie *m);
+
+uint64_t movie_frames(const struct movie *m);
+uint64_t movie_step_ns(const struct movie *m);   /* trace time per frame */
+uint64_t movie_window_ns(const struct movie *m); /* the trailing window as drawn */
+double movie_speed(const struct movie *m);       /* trace seconds per movie second */
+
+/* Called after each frame; a non-zero return stops the movie (movie_render() gives -EINTR). */
+typedef int (*movie_progress_fn)(void *ctx, uint64_t done, uint64_t total);
+
+/*
+ * The second pass: rd[i] reads run i again from its start. Frames are drawn as the events
+ * arrive and encoded into path (the container named by o->format, whatever path's name).
+ * Memory: the trailing window's pixels and the per-frame figures, not the trace.
+ */
+int movie_render(struct movie *m, struct bt_reader *const *rd, const char *path,
+                 movie_progress_fn progress, void *ctx, struct iot_err *e);
+
+#endif

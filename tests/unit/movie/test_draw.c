@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests: frames as drawn (before encoding): IO points where the axis puts them, idle gaps. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include <fontconfig/fontconfig.h>
+
+#include "movie/movie_int.h"
+
+#define MS 1000000ull
+#define DEV BLK_MKDEV(8, 16)
+
+static void io(struct movie_track *t, uint64_t at, uint64_t sector, int write)
+{
+	struct blk_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.time = at;
+	e.sector = sector;
+	e.bytes = 4096;
+	e.flags = write ? BLK_F_WRITE : BLK_F_READ;
+	e.dev = DEV;
+	e.action = BLK_A_ISSUE;
+	movie_track_feed(t, &e);
+	e.action = BLK_A_COMPLETE;
+	e.time += MS / 10;
+	movie_track_feed(t, &e);
+}
+
+struct count {
+	unsigned write[4], read[4], idle, all;
+};
+
+/* Pixels of the plot of run r by kind, in quarters of the offset axis (top first). */
+static struct count count(struct movie *m, unsigned r)
+{
+	const struct movie_box *b = &m->layout.panel[r].dev[0].plot;
+	const uint8_t *data = cairo_image_surface_get_data(m->surface);
+	int stride = cairo_image_surface_get_stride(m->surface);
+	struct count c;
+
+	memset(&c, 0, sizeof(c));
+	cairo_surface_flush(m->surface);
+	for (int y = b->y + 2; y < b->y + b->h - 16; y++) {
+		for (int x = b->x + 2; x < b->x + b->w - 2; x++) {
+			uint32_t px = ((const uint32_t *)(data + (size_t)y * (size_t)stride))[x];
+			unsigned red = px >> 16 & 255, g = px >> 8 & 255, bl = px & 255;
+			unsigned q = (unsigned)((y - b->y) * 4 / b->h);
+
+			c.all++;
+			if (red > 150 && g < 150 && bl < 150)
+				c.write[q]++;
+			else if (bl > 150 && red < 150)
+				c.read[q]++;
+			else if (red >= 52 && red <= 100 && g >= 45 && g <= 90 && red > g)
+				c.idle++;
+		}
+	}
+	return c;
+}
+
+/*
+ * One run: writes in the top quarter of sectors 0 .. 1000 for 0.8 s, nothing until 3 s, reads
+ * in the bottom quarter to 4 s; frames of 100 ms, a window of 500 ms.
+ */
+static void test_points_and_idle(void **s)
+{
+	struct movie_probe_dev pd = {DEV, 0, 1000, 800};
+	struct movie_probe p = {1000 * MS, 5000 * MS, 2400, 1, &pd};
+	struct movie_run_info info = {"one", NULL};
+	struct movie_opts o;
+	struct movie *m;
+	struct movie_track *t;
+	struct iot_err e;
+	cairo_t *cr;
+	struct count c;
+	uint64_t k = 0;
+
+	(void)s;
+	movie_opts_init(&o);
+	o.width = 640;
+	o.height = 360;
+	o.fps = 10;
+	o.speed = 1;
+	o.length_ns = 0;
+	o.window_ns = 500 * MS;
+	assert_int_equal(movie_new(&m, &o, &p, &info, 1, &e), 0);
+	assert_int_equal(movie_frames(m), 41);
+	assert_int_equal(movie_step_ns(m), 100 * MS);
+	t = &m->track[0];
+	cr = cairo_create(m->surface);
+	for (uint64_t at = 0; at < 800 * MS; at += 2 * MS)
+		io(t, p.start + at, 760 + at / MS % 230, 1);
+	for (; k <= 7; k++)
+		movie_track_frame_done(t, k);
+	movie_draw_frame(m, cr, 7);
+	c = count(m, 0);
+	assert_true(c.write[0] > 100);
+	assert_int_equal(c.write[2] + c.write[3], 0);
+	assert_int_equal(c.read[0] + c.read[1] + c.read[2] + c.read[3], 0);
+	assert_true(c.idle < c.all / 10);
+	/* frame 24 ends at 2.5 s: the window 2.0 .. 2.5 s lies inside the gap from 0.8 s */
+	for (; k <= 24; k++)
+		movie_track_frame_done(t, k);
+	movie_draw_frame(m, cr, 24);
+	c = count(m, 0);
+	assert_int_equal(c.write[0] + c.write[1] + c.write[2] + c.write[3], 0);
+	assert_true(c.idle > c.all * 8 / 10);
+	/* reads in the bottom quarter */
+	for (uint64_t at = 3000 * MS; at < 3000 * MS + 500 * MS; at += 2 * MS)
+		io(t, p.start + at, at / MS % 240, 0);
+	for (; k <= 34; k++)
+		movie_track_frame_done(t, k);
+	movie_draw_frame(m, cr, 34);
+	c = count(m, 0);
+	assert_true(c.read[3] > 100);
+	assert_int_equal(c.read[0] + c.read[1], 0);
+	assert_int_equal(c.write[0] + c.write[1] + c.write[2] + c.write[3], 0);
+	/* the scales grew from the timeline's figures, rounded up: 50 IOs of 4 KiB in a 100 ms
+	 * frame are 2.048 MB/s and 500 IOPS, the first frame's sequential writes 1 seek
+	 * (from the first) in 0.1 s */
+	assert_true(m->ymax[MOVIE_G_MBPS] == 5);
+	assert_true(m->ymax[MOVIE_G_IOPS] == 500);
+	assert_true(m->ymax[MOVIE_G_SEEKS] == 500);
+	assert_int_equal(cairo_status(cr), CAIRO_STATUS_SUCCESS);
+	cairo_destroy(cr);
+	movie_free(m);
+}
+
+/* The clock: --length fills the longest run, frames x step pass it; --speed sets the step. */
+static void test_clock(void **s)
+{
+	struct movie_probe_dev pd = {DEV, 0, 1000, 1};
+	struct movie_probe p[2] = {{0, 10000 * MS, 1, 1, &pd}, {5, 5 + 4000 * MS, 1, 1, &pd}};
+	struct movie_run_info info[2] = {{"a", NULL}, {"b", NULL}};
+	struct movie_opts o;
+	struct movie *m;
+	struct iot_err e;
+
+	(void)s;
+	movie_opts_init(&o);
+	assert_int_equal(movie_new(&m, &o, p, info, 2, &e), 0);
+	assert_int_equal(movie_frames(m), 600);
+	assert_true(movie_frames(m) * movie_step_ns(m) > 10000 * MS);
+	assert_true((movie_frames(m) - 1) * movie_step_ns(m) <= 10000 * MS);
+	/* two seconds of the movie */
+	assert_true(movie_window_ns(m) <= 60 * movie_step_ns(m));
+	assert_true(movie_window_ns(m) > 59 * movie_step_ns(m));
+	movie_free(m);
+	o.speed = 2;
+	o.length_ns = 0;
+	o.fps = 25;
+	assert_int_equal(movie_new(&m, &o, p, info, 2, &e), 0);
+	assert_int_equal(movie_step_ns(m), 80 * MS);
+	assert_int_equal(movie_frames(m), 126); /* 10 s / 80 ms + 1 */
+	movie_free(m);
+	o.speed = 1e-6;
+	assert_int_equal(movie_new(&m, &o, p, info, 2, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "frames"));
+	o.speed = 1;
+	o.width = 321;
+	assert_int_equal(movie_new(&m, &o, p, info, 2, &e), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_points_and_idle),
+	    cmocka_unit_test(test_clock),
+	};
+
+	int ret = cmocka_run_group_tests(tests, NULL, NULL);
+
+	cairo_debug_reset_static_data();
+	FcFini();
+	return ret;
+}

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests: the movie's first pass (span, devices sorted, sector ranges, no events). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "formats/blktrace.h"
+#include "movie/movie.h"
+
+static char path[64];
+
+static struct blk_event ev(unsigned act, uint64_t t, uint32_t dev, uint64_t sector, uint32_t bytes)
+{
+	struct blk_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.action = (uint16_t)act;
+	e.time = t;
+	e.dev = dev;
+	e.sector = sector;
+	e.bytes = bytes;
+	e.flags = BLK_F_WRITE;
+	return e;
+}
+
+static void write_trace(const struct blk_event *e, size_t n)
+{
+	struct bt_writer *w;
+	struct iot_err err;
+	int fd;
+
+	strcpy(path, "/tmp/iotape-ut-movie-XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(bt_writer_open(&w, path, &err), 0);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(bt_writer_write(w, &e[i], &err), 0);
+	assert_int_equal(bt_writer_close(w, &err), 0);
+}
+
+static int probe(struct movie_probe *p, struct iot_err *e)
+{
+	struct bt_reader *rd;
+	int ret;
+
+	assert_int_equal(bt_reader_open(&rd, path, e), 0);
+	ret = movie_probe_read(p, rd, e);
+	bt_reader_free(rd);
+	unlink(path);
+	return ret;
+}
+
+static void test_span_and_devices(void **s)
+{
+	uint8_t name[] = "fio";
+	struct blk_event e[] = {
+	    ev(BLK_A_QUEUE, 100, BLK_MKDEV(8, 16), 5000, 4096),
+	    ev(BLK_A_ISSUE, 110, BLK_MKDEV(8, 16), 5000, 4096),
+	    ev(BLK_A_ISSUE, 120, BLK_MKDEV(8, 0), 64, 512),
+	    ev(BLK_A_ISSUE, 130, BLK_MKDEV(8, 16), 100, 8192),
+	    ev(BLK_A_ISSUE, 140, BLK_MKDEV(8, 16), 200, 0), /* a flush: no position */
+	    ev(BLK_A_QUEUE, 150, BLK_MKDEV(9, 1), 7, 4096), /* queued only */
+	    ev(BLK_A_COMPLETE, 900, BLK_MKDEV(8, 16), 5000, 4096),
+	    ev(BLK_N_PROCESS, 5000, 0, 0, 0),
+	};
+	struct movie_probe p;
+	struct iot_err err;
+
+	(void)s;
+	e[7].flags = BLK_F_NOTIFY; /* notifies say nothing of the span */
+	e[7].pdu = name;
+	e[7].pdu_len = sizeof(name);
+	write_trace(e, sizeof(e) / sizeof(e[0]));
+	assert_int_equal(probe(&p, &err), 0);
+	assert_true(p.start == 100 && p.end == 900);
+	assert_true(p.events == 7);
+	assert_int_equal(p.ndev, 3);
+	assert_int_equal(p.dev[0].dev, BLK_MKDEV(8, 0));
+	assert_true(p.dev[0].lo == 64 && p.dev[0].hi == 65 && p.dev[0].issues == 1);
+	assert_int_equal(p.dev[1].dev, BLK_MKDEV(8, 16));
+	assert_true(p.dev[1].lo == 100 && p.dev[1].hi == 5008 && p.dev[1].issues == 2);
+	assert_int_equal(p.dev[2].dev, BLK_MKDEV(9, 1));
+	assert_true(p.dev[2].lo == 0 && p.dev[2].hi == 1 && p.dev[2].issues == 0);
+	movie_probe_release(&p);
+}
+
+static void test_ends_of_the_axis(void **s)
+{
+	struct blk_event e[] = {
+	    ev(BLK_A_ISSUE, UINT64_MAX - 10, BLK_MKDEV(8, 0), UINT64_MAX, 4096),
+	    ev(BLK_A_ISSUE, UINT64_MAX, BLK_MKDEV(8, 0), UINT64_MAX, 4096),
+	};
+	struct movie_probe p;
+	struct iot_err err;
+
+	(void)s;
+	write_trace(e, 2);
+	assert_int_equal(probe(&p, &err), 0);
+	assert_true(p.start == UINT64_MAX - 10 && p.end == UINT64_MAX);
+	assert_true(p.dev[0].lo < p.dev[0].hi && p.dev[0].hi == UINT64_MAX);
+	movie_probe_release(&p);
+}
+
+static void test_no_events(void **s)
+{
+	uint8_t name[] = "fio";
+	struct blk_event e = ev(BLK_N_PROCESS, 5, 0, 0, 0);
+	struct movie_probe p;
+	struct iot_err err;
+
+	(void)s;
+	e.flags = BLK_F_NOTIFY;
+	e.pdu = name;
+	e.pdu_len = sizeof(name);
+	write_trace(&e, 1);
+	assert_int_equal(probe(&p, &err), -ENODATA);
+	assert_non_null(strstr(err.msg, "no block events"));
+	assert_null(p.dev);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_span_and_devices),
+	    cmocka_unit_test(test_ends_of_the_axis),
+	    cmocka_unit_test(test_no_events),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
