@@ -289,45 +289,53 @@ json_t *nfs_slowest_json(const struct nfs_stats *s)
 
 json_t *nfs_series_json(const struct nfs_stats *s)
 {
-	json_t *a = json_array();
+	json_t *o = json_object(), *a = json_array();
 	unsigned slots = s->nseries;
+	uint64_t nb = s->series ? s->sclock.n : 0;
 
-	/* the "other" slot only when something went there */
-	for (uint64_t b = 0; s->series && b < s->clock.n && slots == NFS_SERIES - 1; b++)
+	json_object_set_new(o, "interval_ns", JI(s->sclock.width));
+	json_object_set_new(o, "start_ns", JI(nb ? bins_start_of(&s->sclock, 0) : 0));
+	json_object_set_new(o, "bins", JI(nb));
+	/* the "other" series only when something went there */
+	for (uint64_t b = 0; b < nb && slots < NFS_SERIES; b++)
 		if (s->series[(size_t)b * NFS_SERIES + NFS_SERIES - 1].calls)
 			slots = NFS_SERIES;
 	for (unsigned k = 0; k < slots; k++) {
-		json_t *o = json_object(), *calls = json_array(), *errs = json_array();
+		json_t *x = json_object(), *calls = json_array(), *errs = json_array();
 		json_t *p50 = json_array(), *p90 = json_array(), *p99 = json_array();
 		json_t *mx = json_array();
 
-		set_row(o, s, k < NFS_SERIES - 1 ? s->series_row[k] : UINT32_MAX);
-		for (uint64_t b = 0; s->series && b < s->clock.n; b++) {
-			const struct nfs_series_bin *x = &s->series[(size_t)b * NFS_SERIES + k];
-			uint64_t q[3] = {nfs_coarse_quantile(&x->srt, x->replies, .5),
-			                 nfs_coarse_quantile(&x->srt, x->replies, .9),
-			                 nfs_coarse_quantile(&x->srt, x->replies, .99)};
+		/* slots past the named ones are "other" */
+		set_row(x, s, k < s->nseries ? s->series_row[k] : UINT32_MAX);
+		if (k >= s->nseries)
+			k = NFS_SERIES - 1;
+		for (uint64_t b = 0; b < nb; b++) {
+			const struct nfs_series_bin *y = &s->series[(size_t)b * NFS_SERIES + k];
+			uint64_t q[3] = {nfs_coarse_quantile(&y->srt, y->replies, .5),
+			                 nfs_coarse_quantile(&y->srt, y->replies, .9),
+			                 nfs_coarse_quantile(&y->srt, y->replies, .99)};
 
 			/* a bucket's midpoint may lie past the largest value: the max is exact */
 			for (unsigned i = 0; i < 3; i++)
-				if (q[i] > x->srt_max)
-					q[i] = x->srt_max;
-			json_array_append_new(calls, JI(x->calls));
-			json_array_append_new(errs, JI(x->errors));
+				if (q[i] > y->srt_max)
+					q[i] = y->srt_max;
+			json_array_append_new(calls, JI(y->calls));
+			json_array_append_new(errs, JI(y->errors));
 			json_array_append_new(p50, JI(q[0]));
 			json_array_append_new(p90, JI(q[1]));
 			json_array_append_new(p99, JI(q[2]));
-			json_array_append_new(mx, JI(x->srt_max));
+			json_array_append_new(mx, JI(y->srt_max));
 		}
-		json_object_set_new(o, "calls", calls);
-		json_object_set_new(o, "errors", errs);
-		json_object_set_new(o, "srt_p50_ns", p50);
-		json_object_set_new(o, "srt_p90_ns", p90);
-		json_object_set_new(o, "srt_p99_ns", p99);
-		json_object_set_new(o, "srt_max_ns", mx);
-		json_array_append_new(a, o);
+		json_object_set_new(x, "calls", calls);
+		json_object_set_new(x, "errors", errs);
+		json_object_set_new(x, "srt_p50_ns", p50);
+		json_object_set_new(x, "srt_p90_ns", p90);
+		json_object_set_new(x, "srt_p99_ns", p99);
+		json_object_set_new(x, "srt_max_ns", mx);
+		json_array_append_new(a, x);
 	}
-	return a;
+	json_object_set_new(o, "procedures", a);
+	return o;
 }
 
 /* --- events --- */

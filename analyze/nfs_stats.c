@@ -15,6 +15,7 @@ int nfs_stats_init(struct nfs_stats *s, const struct nfs_stats_cfg *cfg)
 	memset(s, 0, sizeof(*s));
 	s->cfg.interval_ns = cfg && cfg->interval_ns ? cfg->interval_ns : 1000000000ull;
 	bins_init(&s->clock, s->cfg.interval_ns, NFS_MAX_BINS, true);
+	bins_init(&s->sclock, s->cfg.interval_ns, NFS_SERIES_BINS, true);
 	s->cfg.top = cfg && cfg->top ? cfg->top : 10;
 	if (s->cfg.top > NFS_MAX_SLOWEST)
 		s->cfg.top = NFS_MAX_SLOWEST;
@@ -68,7 +69,7 @@ size_t nfs_stats_mem(const struct nfs_stats *s)
 	if (s->bins)
 		m += NFS_MAX_BINS * sizeof(*s->bins);
 	if (s->series)
-		m += (size_t)NFS_MAX_BINS * NFS_SERIES * sizeof(*s->series);
+		m += (size_t)NFS_SERIES_BINS * NFS_SERIES * sizeof(*s->series);
 	return m + nfs_names_mem(s->names);
 }
 
@@ -282,7 +283,8 @@ static void bin_add(void *dst, const void *src)
 static void series_add(void *dst, const void *src)
 {
 	for (unsigned k = 0; k < NFS_SERIES; k++)
-		series_merge((struct nfs_series_bin *)dst + k, (const struct nfs_series_bin *)src + k);
+		series_merge((struct nfs_series_bin *)dst + k,
+		             (const struct nfs_series_bin *)src + k);
 }
 
 static void moved(void *ctx, const struct bins_move *m)
@@ -290,7 +292,13 @@ static void moved(void *ctx, const struct bins_move *m)
 	struct nfs_stats *s = ctx;
 
 	bins_move_array(m, s->bins, NFS_MAX_BINS, sizeof(*s->bins), bin_add);
-	bins_move_array(m, s->series, NFS_MAX_BINS, NFS_SERIES * sizeof(*s->series), series_add);
+}
+
+static void smoved(void *ctx, const struct bins_move *m)
+{
+	struct nfs_stats *s = ctx;
+
+	bins_move_array(m, s->series, NFS_SERIES_BINS, NFS_SERIES * sizeof(*s->series), series_add);
 }
 
 /* The index of the bin holding time ns (may coarsen or extend the timeline first), or -1. */
@@ -298,29 +306,59 @@ static long bin_at(struct nfs_stats *s, uint64_t ns)
 {
 	if (!s->bins) {
 		s->bins = calloc(NFS_MAX_BINS, sizeof(*s->bins));
-		s->series = calloc((size_t)NFS_MAX_BINS * NFS_SERIES, sizeof(*s->series));
+		s->series = calloc((size_t)NFS_SERIES_BINS * NFS_SERIES, sizeof(*s->series));
 		if (!s->bins || !s->series)
 			return -1;
 	}
 	return (long)bins_place(&s->clock, ns, moved, s);
 }
 
-static unsigned series_slot(struct nfs_stats *s, unsigned row)
+/*
+ * Procedures that set things up or hold nothing (NULL, FSINFO, SETCLIENTID, EXCHANGE_ID, ...)
+ * share the series "other": the named ones go to procedures whose time a reader follows.
+ */
+static bool series_worth(const struct nfs_proc_stats *r)
+{
+	if (r->is_proc == 2 || (r->is_proc && r->op == 0))
+		return false;
+	if (r->is_proc) /* NFSv3: FSSTAT, FSINFO, PATHCONF */
+		return !(r->vers == 3 && r->op >= 18 && r->op <= 20);
+	switch (r->op) {
+	case OP4_SETCLIENTID:
+	case OP4_SETCLIENTID_CONFIRM:
+	case OP4_EXCHANGE_ID:
+	case OP4_CREATE_SESSION:
+	case OP4_DESTROY_SESSION:
+	case OP4_DESTROY_CLIENTID:
+	case OP4_RECLAIM_COMPLETE:
+	case OP4_RENEW:
+	case OP4_BIND_CONN:
+	case OP4_FREE_STATEID:
+	case OP4_TEST_STATEID:
+		return false;
+	default:
+		return nfs4_op_class(r->op) > 0;
+	}
+}
+
+static unsigned series_slot(struct nfs_stats *s, const struct nfs_proc_stats *r)
 {
 	unsigned i;
 
+	if (!r || !series_worth(r))
+		return NFS_SERIES - 1;
 	for (i = 0; i < s->nseries; i++)
-		if (s->series_row[i] == row)
+		if (s->series_row[i] == r->id)
 			return i;
 	if (s->nseries < NFS_SERIES - 1) {
-		s->series_row[s->nseries] = row;
+		s->series_row[s->nseries] = r->id;
 		return s->nseries++;
 	}
 	return NFS_SERIES - 1;
 }
 
-static void timeline(struct nfs_stats *s, const struct rpc_txn *t, unsigned row, uint64_t rd,
-                     uint64_t wr, uint64_t srt, int err)
+static void timeline(struct nfs_stats *s, const struct rpc_txn *t, const struct nfs_proc_stats *r,
+                     uint64_t rd, uint64_t wr, uint64_t srt, int err)
 {
 	long bi;
 	struct nfs_bin *b;
@@ -337,7 +375,8 @@ static void timeline(struct nfs_stats *s, const struct rpc_txn *t, unsigned row,
 	b->read_bytes += rd;
 	b->write_bytes += wr;
 	b->errors += err != 0;
-	sb = &s->series[(size_t)bi * NFS_SERIES + series_slot(s, row)];
+	sb = &s->series[(size_t)bins_place(&s->sclock, t->call_ns, smoved, s) * NFS_SERIES +
+	                series_slot(s, r)];
 	sb->calls++;
 	sb->errors += err != 0;
 	if (t->replied) {
@@ -492,7 +531,7 @@ void nfs_stats_txn(void *arg, const struct rpc_txn *t)
 	if (t->kind == RPC_KIND_NFS) {
 		nfs_clients_txn(s, t, row, srt, st, rd, wr);
 		nfs_files_txn(s, t, node, row, srt, st, rd, wr);
-		timeline(s, t, row, rd, wr, srt, st != 0);
+		timeline(s, t, r, rd, wr, srt, st != 0);
 		if (t->replied)
 			nfs_slow_txn(s, t, row, node, srt, st);
 	}

@@ -14,12 +14,13 @@
 #include "formats/rpc.h"
 
 #define NFS_ERR_SLOTS 8
-#define NFS4_OPS_COUNTED 80 /* op numbers 0..79 (NFSv4.2 ends at 75) */
-#define NFS_MAX_ROWS 128    /* each row holds a ~30 KiB histogram */
-#define NFS_MAX_BINS 2048u  /* timeline bins; beyond, the interval doubles */
-#define NFS_SERIES 8        /* per-procedure series: 7 rows in order of appearance, "other" */
-#define NFS_CLIENT_PROCS 6  /* procedures kept per client; the rest in its "other" */
-#define NFS_MAX_FILES 4096u /* files with an entry at once; the least busy are folded out */
+#define NFS4_OPS_COUNTED 80  /* op numbers 0..79 (NFSv4.2 ends at 75) */
+#define NFS_MAX_ROWS 128     /* each row holds a ~30 KiB histogram */
+#define NFS_MAX_BINS 2048u   /* timeline bins; beyond, the interval doubles */
+#define NFS_SERIES 24        /* per-procedure series: 23 rows in order of appearance, "other" */
+#define NFS_SERIES_BINS 512u /* their own clock: enough points for a graph */
+#define NFS_CLIENT_PROCS 6   /* procedures kept per client; the rest in its "other" */
+#define NFS_MAX_FILES 4096u  /* files with an entry at once; the least busy are folded out */
 #define NFS_MAX_SLOWEST 1000
 #define NFS_MAX_EVENTS 1000 /* timestamped events listed; all are counted */
 
@@ -190,8 +191,9 @@ struct nfs_stats {
 	 * (aligned bins, common/bins.h); clock.n of them in use */
 	struct nfs_bin *bins;
 	struct bins clock;
-	/* per-procedure series, aligned with bins: series[i * NFS_SERIES + slot] */
+	/* per-procedure series on a clock of their own: series[i * NFS_SERIES + slot] */
 	struct nfs_series_bin *series;
+	struct bins sclock;
 	unsigned series_row[NFS_SERIES - 1]; /* row id of each named slot */
 	unsigned nseries;
 	/* events (retransmissions, gaps): the first NFS_MAX_EVENTS, and counts of all */

@@ -81,16 +81,18 @@ static void both_txn(void *arg, const struct rpc_txn *t)
 int run_summary_packets(struct run_summary *r, struct pcap_src *src, rpc_txn_fn also, void *ctx,
                         struct iot_err *e)
 {
-	struct nfs_stats_cfg cfg = {0};
+	struct nfs_stats_cfg cfg = {.interval_ns = r->nfs_interval_ns};
 	struct nfs_stats s;
 	struct nfs_pipe p;
 	struct both b = {&s, also, ctx};
+	struct tcp_cfg tcfg = {.event = nfs_stats_event, .event_arg = &s};
+	struct rpc_dec_cfg rcfg = {.event = nfs_stats_event, .event_arg = &s};
 	json_t *j;
 	int ret;
 
 	if (nfs_stats_init(&s, &cfg))
 		return iot_err_set(e, -ENOMEM, "out of memory");
-	if (nfs_pipe_init(&p, NULL, NULL, both_txn, &b)) {
+	if (nfs_pipe_init(&p, &tcfg, &rcfg, both_txn, &b)) {
 		nfs_stats_release(&s);
 		return iot_err_set(e, -ENOMEM, "out of memory");
 	}

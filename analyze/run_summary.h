@@ -22,6 +22,7 @@ struct run_summary {
 	json_t *doc;
 	struct blk_analysis *blk; /* after run_summary_block(), finished */
 	bool has_block, has_nfs;
+	uint64_t nfs_interval_ns; /* the NFS timeline's bin width (0: the default, 1 s) */
 };
 
 int run_summary_init(struct run_summary *r);

@@ -32,5 +32,9 @@ void swatch(FILE *f, const char *color);
 /* The NFS section: summary table from the JSON, graphs from the NFS bins; xmax_min > 0 when
  * the time axis is shared with the block graphs. */
 void report_nfs_section(struct emit *em, const struct report_input *in, size_t n, double xmax_min);
+/* The NFS clients, files and slowest calls tables from the runs' summaries. */
+void report_nfs_tables(FILE *f, const struct report_input *in, size_t n);
+/* One chart per procedure: response time p50/p99 per interval (the summaries' series). */
+void report_nfs_srt_charts(struct emit *em, const struct report_input *in, size_t n, double xmax);
 
 #endif

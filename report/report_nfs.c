@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/nfs_stats.h"
 #include "formats/manifest.h"
 
 int rpt_nfs_init(struct rpt_nfs *n, uint64_t interval_ns)
@@ -77,6 +78,11 @@ static unsigned slot_of(struct rpt_nfs *n, const struct rpc_txn *t)
 	return RPT_NFS_SLOTS - 1;
 }
 
+double rpt_nfs_x(const struct rpt_nfs *n, uint64_t t)
+{
+	return ((double)n->map0 - (double)n->clock.origin + ((double)t - (double)n->cap0)) / 1e9;
+}
+
 void rpt_nfs_txn(void *arg, const struct rpc_txn *t)
 {
 	struct rpt_nfs *n = arg;
@@ -95,6 +101,10 @@ void rpt_nfs_txn(void *arg, const struct rpc_txn *t)
 	}
 	if (!n->clock.started)
 		bins_start(&n->clock, call);
+	if (!n->txns) {
+		n->cap0 = t->call_ns;
+		n->map0 = call;
+	}
 	if (call < n->clock.origin) {
 		/* transactions arrive in reply order: a slow first call can predate the origin */
 		n->clamped++;
@@ -113,7 +123,7 @@ void rpt_nfs_txn(void *arg, const struct rpc_txn *t)
 	n->replied++;
 	b = bins_index(&n->clock, end);
 	n->bin[b].replies++;
-	if (t->reply_stat || t->accept_stat || (t->rep.decoded && t->rep.status))
+	if (nfs_txn_status(t)) /* the statistics' rule: one definition of an error */
 		n->bin[b].errors++;
 	histc_add(&n->bin[b].srt, end - call);
 	/* time outstanding, spread over the intervals it covers */

@@ -35,6 +35,9 @@ struct rpt_nfs {
 	const struct manifest *clock_map; /* packet times onto the block trace's clock, or NULL */
 	bool aligned;                     /* on the block run's time axis */
 	uint64_t tlast;
+	/* the first call seen: its capture time, and that time on the graphs' clock (they differ
+	 * when aligned), to put series made on the capture's clock on the same axis */
+	uint64_t cap0, map0;
 	char slot[RPT_NFS_SLOTS][40]; /* "v3 READ" */
 	unsigned nslots;
 	uint64_t txns, replied, ignored; /* ignored: not NFS (MOUNT, portmap, callbacks) */
@@ -49,5 +52,7 @@ void rpt_nfs_align(struct rpt_nfs *n, const struct manifest *m, uint64_t t0);
 /* rpc_txn_fn: arg is the struct rpt_nfs. */
 void rpt_nfs_txn(void *arg, const struct rpc_txn *t);
 uint64_t rpt_nfs_span(const struct rpt_nfs *n);
+/* Seconds on the graphs' axis of a capture time t. */
+double rpt_nfs_x(const struct rpt_nfs *n, uint64_t t);
 
 #endif

@@ -316,6 +316,8 @@ void report_nfs_section(struct emit *em, const struct report_input *in, size_t n
 		emit_chart(em, &c);
 	}
 	free(bands);
+	report_nfs_srt_charts(em, in, n, xmax);
+	report_nfs_tables(em->f, in, n);
 out:
 	for (size_t i = 0; pts && i < n; i++)
 		points_free(&pts[i]);

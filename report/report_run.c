@@ -53,6 +53,8 @@ int report_run_packets(struct report_run *r, struct pcap_src *src, const struct 
 
 	if (clock && clock->have_clock && r->s.has_block && blk_analysis_ndevices(r->s.blk))
 		rpt_nfs_align(&r->nfs, clock, blk_analysis_start(r->s.blk));
+	/* fine bins for the per-procedure graphs (they double as the capture needs) */
+	r->s.nfs_interval_ns = r->interval_ns ? r->interval_ns : 1000000;
 	ret = run_summary_packets(&r->s, src, rpt_nfs_txn, &r->nfs, e);
 	r->nfs.clock_map = NULL; /* the caller's manifest: no longer needed */
 	return ret;

@@ -20,6 +20,39 @@ for op in GETATTR READ WRITE; do
 	grep -q "<td>$op</td>" "$TMP/one.html" || fail "no $op row in the NFS table"
 done
 
+# the clients, files and slowest calls tables and the graph per procedure: the figures of
+# analyze --json (the same sink), in the page
+for t in "NFS clients by time waited" "NFS files by time waited" "The slowest NFS calls"; do
+	grep -q "<h3>$t</h3>" "$TMP/one.html" || fail "no table '$t'"
+done
+"$IOTAPE" analyze --json "$TMP/run1/net.pcap" >"$TMP/one.json"
+python3 - "$TMP/one.json" "$TMP/one.html" "$TMP/svg" <<'PY'
+import html, json, os, re, sys
+n = json.load(open(sys.argv[1]))["nfs"]
+page = html.unescape(open(sys.argv[2]).read())
+def rows(title):
+    t = page.split("<h3>%s</h3>" % title)[1].split("</table>")[0]
+    return [re.findall(r"<td[^>]*>(.*?)</td>", r) for r in t.split("<tr>")[2:]]
+slow = rows("The slowest NFS calls")
+assert len(slow) == len(n["slowest"]) > 0, (len(slow), len(n["slowest"]))
+for r, x in zip(slow, n["slowest"]):
+    assert float(r[2]) == round(x["srt_ns"] / 1e6, 3), (r, x["srt_ns"])
+    assert r[4] == "0x%08x" % x["xid"] and r[5] == "%s %s" % (x["version"], x["name"]), r
+files = rows("NFS files by time waited")
+for r, x in zip(files, n["files"]["by_time"]):
+    assert r[1].startswith(x["path"]) and int(r[2]) == x["ops"], (r, x["path"])
+    assert float(r[7]) == round(x["wait_ns"] / 1e6, 3), (r, x["wait_ns"])
+conns = [r for r in rows("NFS clients by time waited") if r[1] == "connection"]
+for r, x in zip(conns, n["clients"]["by_connection"]):
+    assert int(r[3]) == x["calls"] and float(r[6]) == round(x["wait_ns"] / 1e6, 3), (r, x)
+for p in n["timeline_by_procedure"]["procedures"]:
+    if "version" in p:
+        f = os.path.join(sys.argv[3], "nfs-srt-%s-%s.svg" % (p["version"], p["name"]))
+        assert os.path.getsize(f) > 0, f
+PY
+[ $? = 0 ] || fail "the NFS tables differ from analyze --json"
+for f in "$TMP"/svg/nfs-srt-*.svg; do xmllint --noout "$f" || fail "$f is not well-formed"; done
+
 # a run with packets only, beside one with both: shared axes, one colour per run
 "$IOTAPE" report "$TMP/run1" "$TMP/run2" -o "$TMP/two.html" --svg "$TMP/svg2"
 for f in "$TMP"/svg2/*.svg; do xmllint --noout "$f" || fail "$f is not well-formed"; done

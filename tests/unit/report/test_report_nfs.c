@@ -28,7 +28,7 @@ static void txn(struct rpt_nfs *n, uint32_t vers, uint32_t proc, uint64_t call, 
 	t.call_ns = call;
 	t.reply_ns = reply;
 	t.replied = reply != 0;
-	t.rep.decoded = true;
+	t.rep.decoded = t.rep.has_status = true; /* as the decoders set them */
 	t.rep.status = status;
 	rpt_nfs_txn(n, &t);
 }
