@@ -80,7 +80,7 @@ CMD_DECL(compare); extern const char usage_compare[];
 CMD_DECL(movie);
 extern const struct cli_doc doc_movie;
 CMD_DECL(export); extern const struct cli_doc doc_export;
-CMD_DECL(sweep); extern const char usage_sweep[];
+CMD_DECL(sweep); extern const struct cli_doc doc_sweep;
 CMD_DECL(help); extern const struct cli_doc doc_help;
 CMD_DECL(version); extern const struct cli_doc doc_version;
 /* one CMD_DECL and doc_X line per subcommand, beside its CMD(X) in the table in iotape.c */

@@ -4,7 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
+#include <getopt.h> /* optarg, optind */
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -17,52 +17,107 @@
 #include "compare/compare.h"
 #include "sweep/sweep.h"
 
-const char usage_sweep[] =
-    "usage: iotape sweep -o SWEEPDIR [--param NAME=VALUES]... [--reps N] [--setup CMD]\n"
-    "                    [--teardown CMD] [-d DEV]... [-i IFACE] [--capture-arg ARG]...\n"
-    "                    [--no-capture] [--metric NAME=REGEX | NAME=json:PATH]...\n"
-    "                    [--order shuffled|rounds|sequential] [--seed N] [--timeout DUR]\n"
-    "                    [--dry-run] -- COMMAND [ARGS...]\n"
-    "       iotape sweep --resume SWEEPDIR [--retry-failed]\n"
-    "\n"
-    "Run COMMAND once per cell of the parameter matrix and repetition, each run an\n"
-    "'iotape capture' (or, with --no-capture, a plain timed run) in\n"
-    "SWEEPDIR/NAME=VALUE/.../rep-K/ with the command's stdout, stderr, exit status, wall\n"
-    "time and metrics. 'iotape compare SWEEPDIR' and 'iotape report SWEEPDIR' read it.\n"
-    "\n"
-    "  -o, --output DIR      the sweep directory (created)\n"
-    "  -p, --param NAME=VALUES  a parameter: V1,V2,... or a range A..B[:xF|:+D] (size\n"
-    "                        suffixes k m g t, binary: size=1k..4g:x2) or @FILE (one\n"
-    "                        value a line); repeatable: the matrix is their product\n"
-    "  -r, --reps N          repetitions of every cell (default 1)\n"
-    "      --setup CMD       shell command run before each run, untraced (mkfs, mount)\n"
-    "      --teardown CMD    shell command run after each run, untraced (umount)\n"
-    "  -d, --device DEV      block device to trace (repeatable; as capture -d)\n"
-    "  -i, --interface IFACE also capture packets on IFACE (as capture -i)\n"
-    "      --capture-arg ARG one more option for 'iotape capture' (repeatable), e.g.\n"
-    "                        --capture-arg=--backend=tracefs\n"
-    "      --no-capture      run the command without tracing (time and metrics only)\n"
-    "  -m, --metric NAME=REGEX      a number from the command's output: the first\n"
-    "                        capture group of the first match (stdout, then stderr)\n"
-    "  -m, --metric NAME=json:PATH  a number from JSON on stdout: jobs[0].read.bw,\n"
-    "                        [\"key.with.dots\"], jobs[*].write.iops (sum)\n"
-    "      --order O         shuffled (default: each round in a new random order, so a\n"
-    "                        drift of the machine spreads over all cells), rounds, or\n"
-    "                        sequential (all repetitions of a cell, then the next)\n"
-    "      --seed N          the shuffle's seed (printed at the start; repeats an order)\n"
-    "      --timeout DUR     stop a run's command after DUR (10s, 5m); the run fails\n"
-    "      --dry-run         print the runs in order, with their commands; run nothing\n"
-    "      --resume DIR      continue an interrupted sweep: finished runs are not run again\n"
-    "      --retry-failed    with --resume: run the failed runs again too\n"
-    "\n"
-    "In COMMAND, -d DEV, --setup and --teardown, {NAME} is the cell's value of parameter\n"
-    "NAME, {rep} the repetition and {run} the run directory; the commands also get NAME=VALUE\n"
-    "and IOTAPE_SWEEP_DIR, IOTAPE_SWEEP_RUN, IOTAPE_SWEEP_CELL, IOTAPE_SWEEP_REP in their\n"
-    "environment.\n"
-    "\n"
-    "exit status: 0 every run done, 1 some runs failed (the sweep went on), 2 usage or\n"
-    "input error, 3 system error (a capture that cannot start), 128+N when signal N\n"
-    "stopped it (resume with --resume).\n";
+static const struct cli_opt sweep_opts[] = {
+    {.name = "output",
+     .short_name = 'o',
+     .arg = "SWEEPDIR",
+     .kind = CLI_DIR,
+     .help = "the sweep directory (created; must not hold a sweep already)"},
+    {.name = "param",
+     .short_name = 'p',
+     .arg = "NAME=VALUES",
+     .help = "a parameter: V1,V2,..., a range A..B[:xF|:+D] (size suffixes k m g t, binary: "
+             "size=1k..4g:x2) or @FILE (one value a line); repeatable: the matrix is their "
+             "product"},
+    {.name = "reps",
+     .short_name = 'r',
+     .arg = "N",
+     .help = "repetitions of every cell (default 1)"},
+    {.name = "setup",
+     .key = 'S',
+     .arg = "CMD",
+     .help = "shell command run before each run, untraced (mkfs, mount)"},
+    {.name = "teardown",
+     .key = 'T',
+     .arg = "CMD",
+     .help = "shell command run after each run, untraced (umount)"},
+    {.name = "device",
+     .short_name = 'd',
+     .arg = "DEV",
+     .kind = CLI_BLOCKDEV,
+     .help = "block device to trace (repeatable; as capture -d)"},
+    {.name = "interface",
+     .short_name = 'i',
+     .arg = "IFACE",
+     .kind = CLI_IFACE,
+     .help = "also capture packets on IFACE (as capture -i)"},
+    {.name = "capture-arg",
+     .key = 'C',
+     .arg = "ARG",
+     .help = "one more option for 'iotape capture' (repeatable), e.g. "
+             "--capture-arg=--backend=tracefs"},
+    {.name = "no-capture",
+     .key = 'N',
+     .help = "run the command without tracing (time and metrics only)"},
+    {.name = "metric",
+     .short_name = 'm',
+     .arg = "NAME=REGEX|NAME=json:PATH",
+     .help = "a number from the command's output: the first capture group of the first match "
+             "(stdout, then stderr), or a number in JSON on stdout (jobs[0].read.bw, "
+             "[\"key.with.dots\"], jobs[*].write.iops sums)"},
+    {.name = "order",
+     .key = 'O',
+     .arg = "ORDER",
+     .values = "shuffled rounds sequential",
+     .help = "shuffled (default: each round in a new random order, so a drift of the machine "
+             "spreads over all cells), rounds, or sequential (all repetitions of a cell, then "
+             "the next)"},
+    {.name = "seed",
+     .key = 's',
+     .arg = "N",
+     .help = "the shuffle's seed (printed at the start; repeats an order)"},
+    {.name = "timeout",
+     .key = 't',
+     .arg = "DUR",
+     .help = "stop a run's command after DUR (10s, 5m); the run fails"},
+    {.name = "dry-run",
+     .key = 'D',
+     .help = "print the runs in order, with their commands; run nothing"},
+    {.name = "resume",
+     .key = 'R',
+     .arg = "SWEEPDIR",
+     .kind = CLI_DIR,
+     .help = "continue an interrupted sweep: finished runs are not run again"},
+    {.name = "retry-failed", .key = 'F', .help = "with --resume: run the failed runs again too"},
+    {0},
+};
+
+const struct cli_doc doc_sweep = {
+    .summary = "run a command over a parameter matrix, each run captured",
+    .synopsis = "-o SWEEPDIR [--param NAME=VALUES]... [--reps N] [--setup CMD] [--teardown CMD] "
+                "[-d DEV]... [-i IFACE] [--capture-arg ARG]... [--no-capture] "
+                "[--metric NAME=REGEX|NAME=json:PATH]... [--order shuffled|rounds|sequential] "
+                "[--seed N] [--timeout DUR] [--dry-run] -- COMMAND [ARGS...]\n"
+                "--resume SWEEPDIR [--retry-failed]",
+    .description =
+        "Run COMMAND once per cell of the parameter matrix and repetition, each run an "
+        "'iotape capture' (or, with --no-capture, a plain timed run) in "
+        "SWEEPDIR/NAME=VALUE/.../rep-K/ with the command's stdout, stderr, exit status, wall "
+        "time and metrics. 'iotape compare SWEEPDIR' and 'iotape report SWEEPDIR' read it.\n"
+        "\n"
+        "In COMMAND, -d DEV, --setup and --teardown, {NAME} is the cell's value of parameter "
+        "NAME, {rep} the repetition and {run} the run directory; the commands also get "
+        "NAME=VALUE and IOTAPE_SWEEP_DIR, IOTAPE_SWEEP_RUN, IOTAPE_SWEEP_CELL, "
+        "IOTAPE_SWEEP_REP in their environment.",
+    .opts = sweep_opts,
+    .operands = CLI_COMMAND,
+    .in_order = 1, /* options end at COMMAND, whose own options stay its own */
+    .exit_status = "0 every run done, 1 some runs failed (the sweep went on), 2 usage or input "
+                   "error, 3 system error (a capture that cannot start), 128+N when signal N "
+                   "stopped it (resume with --resume).",
+    .docs = "sweep.md",
+    .see_also = "fio(1)",
+};
 
 static volatile sig_atomic_t stop_sig;
 
@@ -277,25 +332,6 @@ static uint64_t random_seed(void)
 
 int cmd_sweep(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-	    {"output", 1, 0, 'o'},
-	    {"param", 1, 0, 'p'},
-	    {"reps", 1, 0, 'r'},
-	    {"setup", 1, 0, 'S'},
-	    {"teardown", 1, 0, 'T'},
-	    {"device", 1, 0, 'd'},
-	    {"interface", 1, 0, 'i'},
-	    {"capture-arg", 1, 0, 'C'},
-	    {"no-capture", 0, 0, 'N'},
-	    {"metric", 1, 0, 'm'},
-	    {"order", 1, 0, 'O'},
-	    {"seed", 1, 0, 's'},
-	    {"timeout", 1, 0, 't'},
-	    {"dry-run", 0, 0, 'D'},
-	    {"resume", 1, 0, 'R'},
-	    {"retry-failed", 0, 0, 'F'},
-	    {0, 0, 0, 0},
-	};
 	struct sweep_def d;
 	struct iot_err e = {""};
 	const char *dir = NULL, *resume = NULL;
@@ -306,8 +342,7 @@ int cmd_sweep(int argc, char **argv)
 
 	sweep_def_init(&d);
 	optind = 1;
-	/* '+': COMMAND's own options stay its own */
-	while ((opt = getopt_long(argc, argv, "+o:p:r:d:i:m:", longopts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, &doc_sweep)) != -1) {
 		defined |= !strchr("oRF", opt);
 		switch (opt) {
 		case 'o':

@@ -21,8 +21,7 @@ const struct cmd cli_commands[] = {
 	 usage_compare},
 	CMD(capture),
 	CMD(export),
-	{"sweep", cmd_sweep, NULL, "run a command over a parameter matrix, each run captured",
-	 usage_sweep},
+	CMD(sweep),
 	CMD(movie),
 	/* new subcommands go here */
 	CMD(help),
