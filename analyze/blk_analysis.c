@@ -51,7 +51,7 @@ struct devtab {
 	uint32_t devs[BLK_MAX_DEVICES];
 	unsigned ndev;
 	uint32_t last_key; /* one-entry cache (dev + 1, 0: none): consecutive events are mostly
-			    * one device */
+	                    * one device */
 	unsigned last_idx;
 	int have_time; /* this side's sinks have seen the first event */
 };
@@ -189,7 +189,7 @@ static void feed_extra(struct blk_analysis *a, unsigned idx, const struct blk_ev
 
 /* The first event starts every sink's clock (idle gaps, timeline bins): it goes to all. */
 static void feed_first(struct blk_analysis *a, unsigned mask, int main, unsigned idx,
-		       const struct blk_event *ev)
+                       const struct blk_event *ev)
 {
 	void *const *k = a->sink;
 
@@ -225,9 +225,10 @@ static void feed_first(struct blk_analysis *a, unsigned mask, int main, unsigned
  * inline, and each case calls them with the action known, so that their own tests of it fold
  * away.
  */
-static inline __attribute__((always_inline)) void
-feed_run(struct blk_analysis *a, struct devtab *t, const unsigned mask, const int main,
-	 const int extra, const struct blk_event *ev, unsigned n)
+static inline __attribute__((always_inline)) void feed_run(struct blk_analysis *a, struct devtab *t,
+                                                           const unsigned mask, const int main,
+                                                           const int extra,
+                                                           const struct blk_event *ev, unsigned n)
 {
 	void *const *k = a->sink;
 	uint64_t end = a->end; /* written back once: the other thread reads nearby lines */
@@ -254,32 +255,32 @@ feed_run(struct blk_analysis *a, struct devtab *t, const unsigned mask, const in
 		}
 		if (main && ev->time > end)
 			end = ev->time;
-#define COUNTS(act)                                                                              \
-	do {                                                                                     \
-		if (ON(S_COUNTS))                                                                \
-			blk_counts_feed_inline(k[S_COUNTS], idx, ev, act);                       \
+#define COUNTS(act)                                                                                \
+	do {                                                                                       \
+		if (ON(S_COUNTS))                                                                  \
+			blk_counts_feed_inline(k[S_COUNTS], idx, ev, act);                         \
 	} while (0)
-#define QUEUED(act)                                                                              \
-	do {                                                                                     \
-		COUNTS(act);                                                                     \
-		if (ON(S_LATENCY))                                                               \
-			blk_latency_feed(k[S_LATENCY], idx, ev);                                 \
-		if (ON(S_IDLE))                                                                  \
-			blk_idle_feed_inline(k[S_IDLE], idx, ev, act);                           \
+#define QUEUED(act)                                                                                \
+	do {                                                                                       \
+		COUNTS(act);                                                                       \
+		if (ON(S_LATENCY))                                                                 \
+			blk_latency_feed(k[S_LATENCY], idx, ev);                                   \
+		if (ON(S_IDLE))                                                                    \
+			blk_idle_feed_inline(k[S_IDLE], idx, ev, act);                             \
 	} while (0)
-#define REQUEST(act)                                                                             \
-	do {                                                                                     \
-		COUNTS(act);                                                                     \
-		if (act != BLK_A_REQUEUE && ON(S_LATENCY))                                       \
-			blk_latency_feed(k[S_LATENCY], idx, ev);                                 \
-		if (ON(S_SEEK))                                                                  \
-			blk_seek_feed_inline(k[S_SEEK], idx, ev, act);                           \
-		if (ON(S_DEPTH))                                                                 \
-			blk_depth_feed_inline(k[S_DEPTH], idx, ev, act);                         \
-		if (ON(S_IDLE))                                                                  \
-			blk_idle_feed_inline(k[S_IDLE], idx, ev, act);                           \
-		if (ON(S_TIMELINE))                                                              \
-			blk_timeline_feed_inline(k[S_TIMELINE], idx, ev, act);                   \
+#define REQUEST(act)                                                                               \
+	do {                                                                                       \
+		COUNTS(act);                                                                       \
+		if (act != BLK_A_REQUEUE && ON(S_LATENCY))                                         \
+			blk_latency_feed(k[S_LATENCY], idx, ev);                                   \
+		if (ON(S_SEEK))                                                                    \
+			blk_seek_feed_inline(k[S_SEEK], idx, ev, act);                             \
+		if (ON(S_DEPTH))                                                                   \
+			blk_depth_feed_inline(k[S_DEPTH], idx, ev, act);                           \
+		if (ON(S_IDLE))                                                                    \
+			blk_idle_feed_inline(k[S_IDLE], idx, ev, act);                             \
+		if (ON(S_TIMELINE))                                                                \
+			blk_timeline_feed_inline(k[S_TIMELINE], idx, ev, act);                     \
 	} while (0)
 		switch (ev->action) {
 		case BLK_A_QUEUE:
@@ -479,5 +480,6 @@ uint64_t blk_analysis_timeline_bins(const struct blk_analysis *a)
 
 json_t *blk_analysis_timeline_bin(const struct blk_analysis *a, unsigned pos, uint64_t k)
 {
-	return blk_timeline_bin_json(a->sink[S_TIMELINE], pos < a->main.ndev ? a->sorted[pos] : UINT32_MAX, k);
+	return blk_timeline_bin_json(a->sink[S_TIMELINE],
+	                             pos < a->main.ndev ? a->sorted[pos] : UINT32_MAX, k);
 }

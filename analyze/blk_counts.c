@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 struct blk_counts *blk_counts_new(void)
 {
 	return blk_zalloc(sizeof(struct blk_counts));
@@ -207,10 +206,10 @@ static void ops_destroy(void *s)
 }
 
 const struct blk_sink_ops blk_counts_ops = {
-	.name = "counts",
-	.create = ops_create,
-	.feed = ops_feed,
-	.finish = ops_finish,
-	.to_json = ops_to_json,
-	.destroy = ops_destroy,
+    .name = "counts",
+    .create = ops_create,
+    .feed = ops_feed,
+    .finish = ops_finish,
+    .to_json = ops_to_json,
+    .destroy = ops_destroy,
 };

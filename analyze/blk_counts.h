@@ -49,8 +49,7 @@ struct blk_counts {
 };
 
 /* Off the hot path: a device's state on its first event, room for a new CPU. */
-__attribute__((cold)) struct blk_counts_dev *blk_counts_new_dev(struct blk_counts *c,
-                                                                unsigned dev);
+__attribute__((cold)) struct blk_counts_dev *blk_counts_new_dev(struct blk_counts *c, unsigned dev);
 __attribute__((cold)) int blk_counts_grow_seq(struct blk_counts_dev *d, unsigned cpu);
 
 /*
@@ -81,9 +80,10 @@ static inline void blk_counts_track_seq(struct blk_counts_dev *d, const struct b
 	d->last_seq[ev->cpu] = ev->seq;
 }
 
-static inline __attribute__((always_inline)) void
-blk_counts_feed_inline(struct blk_counts *c, unsigned dev, const struct blk_event *ev,
-                       const unsigned action)
+static inline __attribute__((always_inline)) void blk_counts_feed_inline(struct blk_counts *c,
+                                                                         unsigned dev,
+                                                                         const struct blk_event *ev,
+                                                                         const unsigned action)
 {
 	struct blk_counts_dev *d;
 	struct blk_action_counts *ac;

@@ -112,10 +112,10 @@ static void ops_destroy(void *s)
 }
 
 const struct blk_sink_ops blk_depth_ops = {
-	.name = "depth",
-	.create = ops_create,
-	.feed = ops_feed,
-	.finish = ops_finish,
-	.to_json = ops_to_json,
-	.destroy = ops_destroy,
+    .name = "depth",
+    .create = ops_create,
+    .feed = ops_feed,
+    .finish = ops_finish,
+    .to_json = ops_to_json,
+    .destroy = ops_destroy,
 };

@@ -7,7 +7,7 @@
 
 struct blk_depth_dev {
 	unsigned cur, max;
-	uint64_t last;        /* time of the last change */
+	uint64_t last; /* time of the last change */
 	/* integral of depth over time, depth x ns: exact in 128 bits, where a long double's x87
 	 * multiply-add would cost more than the rest of the sink */
 	unsigned __int128 area;
@@ -40,9 +40,10 @@ struct blk_depth {
 
 __attribute__((cold)) struct blk_depth_dev *blk_depth_new_dev(struct blk_depth *q, unsigned dev);
 
-static inline __attribute__((always_inline)) void
-blk_depth_feed_inline(struct blk_depth *q, unsigned dev, const struct blk_event *ev,
-                      const unsigned act)
+static inline __attribute__((always_inline)) void blk_depth_feed_inline(struct blk_depth *q,
+                                                                        unsigned dev,
+                                                                        const struct blk_event *ev,
+                                                                        const unsigned act)
 {
 	struct blk_depth_dev *d;
 
@@ -52,8 +53,7 @@ blk_depth_feed_inline(struct blk_depth *q, unsigned dev, const struct blk_event 
 		q->start = ev->time;
 		q->have_start = 1;
 	}
-	if (act != BLK_A_ISSUE && act != BLK_A_COMPLETE &&
-	    act != BLK_A_REQUEUE)
+	if (act != BLK_A_ISSUE && act != BLK_A_COMPLETE && act != BLK_A_REQUEUE)
 		return;
 	d = dev < q->ndev && q->dev[dev] ? q->dev[dev] : blk_depth_new_dev(q, dev);
 	if (!d)

@@ -74,9 +74,10 @@ struct blk_idle {
 __attribute__((cold)) struct blk_idle_dev *blk_idle_new_dev(struct blk_idle *s, unsigned dev);
 void blk_idle_end_gap(struct blk_idle *s, struct blk_idle_dev *d, const struct blk_event *ev);
 
-static inline __attribute__((always_inline)) void
-blk_idle_feed_inline(struct blk_idle *s, unsigned dev, const struct blk_event *ev,
-                     const unsigned act)
+static inline __attribute__((always_inline)) void blk_idle_feed_inline(struct blk_idle *s,
+                                                                       unsigned dev,
+                                                                       const struct blk_event *ev,
+                                                                       const unsigned act)
 {
 	struct blk_idle_dev *d;
 
@@ -106,7 +107,8 @@ blk_idle_feed_inline(struct blk_idle *s, unsigned dev, const struct blk_event *e
 			d->first_q = ev->time;
 		break;
 	case BLK_A_ISSUE:
-		/* most issues follow a short stretch, or none: the gap is built only when it counts */
+		/* most issues follow a short stretch, or none: the gap is built only when it counts
+		 */
 		if (!d->inflight && ev->time > d->idle_since &&
 		    ev->time - d->idle_since >= s->o.idle_threshold_ns)
 			blk_idle_end_gap(s, d, ev);

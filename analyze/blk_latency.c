@@ -523,7 +523,8 @@ static void bins_moved(void *ctx, const struct bins_move *m)
 
 	for (unsigned i = 0; i < l->nbinned; i++)
 		if (l->bins[i])
-			bins_move_array(m, l->bins[i], l->nbins[i], sizeof(**l->bins), histc_add_to);
+			bins_move_array(m, l->bins[i], l->nbins[i], sizeof(**l->bins),
+			                histc_add_to);
 }
 
 /* The D2C v of a bio of dev completed at t, into its interval (memory allowing). */
@@ -855,11 +856,11 @@ static void ops_destroy(void *s)
 }
 
 const struct blk_sink_ops blk_latency_ops = {
-	.name = "latency",
-	.create = ops_create,
-	.feed = ops_feed,
-	.finish = ops_finish,
-	.to_json = ops_to_json,
-	.destroy = ops_destroy,
-	.start = ops_start,
+    .name = "latency",
+    .create = ops_create,
+    .feed = ops_feed,
+    .finish = ops_finish,
+    .to_json = ops_to_json,
+    .destroy = ops_destroy,
+    .start = ops_start,
 };

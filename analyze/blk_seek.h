@@ -38,9 +38,10 @@ struct blk_seek {
 
 __attribute__((cold)) struct blk_seek_dev *blk_seek_new_dev(struct blk_seek *s, unsigned dev);
 
-static inline __attribute__((always_inline)) void
-blk_seek_feed_inline(struct blk_seek *s, unsigned dev, const struct blk_event *ev,
-                     const unsigned act)
+static inline __attribute__((always_inline)) void blk_seek_feed_inline(struct blk_seek *s,
+                                                                       unsigned dev,
+                                                                       const struct blk_event *ev,
+                                                                       const unsigned act)
 {
 	struct blk_seek_dev *d;
 	uint64_t end;

@@ -17,12 +17,12 @@ struct blk_opts {
 	unsigned max_inflight;      /* cap on tracked outstanding bios (0: default) */
 	unsigned max_bins;          /* timeline bins before the interval doubles (0: default) */
 	unsigned lat_bins_devices;  /* per-interval D2C histograms on the timeline's clock for
-				     * the first this many devices (0: none; the report's graphs) */
+	                             * the first this many devices (0: none; the report's graphs) */
 };
 
 #define BLK_DEFAULT_INTERVAL_NS 1000000000ull
 #define BLK_DEFAULT_IDLE_NS 10000000ull /* --idle-threshold of analyze, report and compare */
-#define BLK_DEFAULT_IDLE_TEXT "10ms"   /* the same, for their usage texts */
+#define BLK_DEFAULT_IDLE_TEXT "10ms"    /* the same, for their usage texts */
 #define BLK_DEFAULT_TOP 10u
 #define BLK_MAX_TOP 10000u
 #define BLK_DEFAULT_MAX_INFLIGHT (1u << 16)
@@ -97,7 +97,7 @@ int blk_grow(void ***arr, unsigned *n, unsigned idx);
  * the depth sink counts it apart.
  */
 #define BLK_F_ZONE_MGMT                                                                            \
-	(BLK_F_ZONE_RESET | BLK_F_ZONE_RESET_ALL | BLK_F_ZONE_FINISH | BLK_F_ZONE_OPEN |          \
+	(BLK_F_ZONE_RESET | BLK_F_ZONE_RESET_ALL | BLK_F_ZONE_FINISH | BLK_F_ZONE_OPEN |           \
 	 BLK_F_ZONE_CLOSE)
 
 static inline int blk_ends_flush_seq(const struct blk_event *ev)

@@ -133,8 +133,7 @@ static void close_gap(struct blk_timeline *t, struct tl_dev *d, uint64_t end)
 }
 
 /* A device's state on its first event: off the hot path. */
-static __attribute__((noinline, cold)) struct tl_dev *new_dev(struct blk_timeline *t,
-                                                              unsigned dev)
+static __attribute__((noinline, cold)) struct tl_dev *new_dev(struct blk_timeline *t, unsigned dev)
 {
 	struct tl_dev *d;
 
@@ -332,11 +331,11 @@ static int ops_root_json(void *s, json_t *root)
 }
 
 const struct blk_sink_ops blk_timeline_ops = {
-	.name = "timeline",
-	.create = ops_create,
-	.feed = ops_feed,
-	.finish = ops_finish,
-	.to_json = ops_to_json,
-	.destroy = ops_destroy,
-	.root_json = ops_root_json,
+    .name = "timeline",
+    .create = ops_create,
+    .feed = ops_feed,
+    .finish = ops_finish,
+    .to_json = ops_to_json,
+    .destroy = ops_destroy,
+    .root_json = ops_root_json,
 };

@@ -65,9 +65,10 @@ __attribute__((cold)) void blk_timeline_feed_slow(struct blk_timeline *t, unsign
                                                   const struct blk_event *ev);
 
 /* After the spreads, both paths: the event's own counts in its bin, the device's state. */
-static inline __attribute__((always_inline)) void
-blk_timeline_account(struct tl_dev *d, struct blk_bin *bin, const struct blk_event *ev,
-                     const unsigned act)
+static inline __attribute__((always_inline)) void blk_timeline_account(struct tl_dev *d,
+                                                                       struct blk_bin *bin,
+                                                                       const struct blk_event *ev,
+                                                                       const unsigned act)
 {
 	d->known = 1;
 	if (act == BLK_A_ISSUE) {
@@ -111,8 +112,7 @@ blk_timeline_feed_inline(struct blk_timeline *t, unsigned dev, const struct blk_
 	struct tl_dev *d;
 	struct blk_bin *bin;
 
-	if ((act != BLK_A_ISSUE && act != BLK_A_COMPLETE &&
-	     act != BLK_A_REQUEUE) ||
+	if ((act != BLK_A_ISSUE && act != BLK_A_COMPLETE && act != BLK_A_REQUEUE) ||
 	    blk_is_notify(ev) || !t->have_start || dev >= t->ndev || !(d = t->dev[dev]) ||
 	    ts < t->cur_lo || ts >= t->cur_hi || t->cur_idx >= d->nbins ||
 	    (ts > d->last_change && d->last_change < t->cur_lo)) {

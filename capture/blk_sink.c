@@ -27,13 +27,13 @@ struct cap_sink {
 	struct sink_dev *dev;
 	unsigned ndev;
 	char *dir;
-	int keep_seq; /* relay: the kernel numbered the records; gaps are its drops */
+	int keep_seq;   /* relay: the kernel numbered the records; gaps are its drops */
 	char *cmdlines; /* tracefs saved_cmdlines path */
 	uint64_t events, bytes, foreign, bad; /* written with __atomic, read from any thread */
 };
 
 int cap_sink_new(struct cap_sink **out, const char *dir, const struct cap_dev *devs, unsigned n,
-		 const char *sysroot, struct iot_err *e)
+                 const char *sysroot, struct iot_err *e)
 {
 	struct cap_sink *s = calloc(1, sizeof(*s));
 	int ret;
@@ -109,8 +109,8 @@ void cap_sink_lost(struct cap_sink *s, unsigned cpu, uint64_t n)
 		s->dev[0].seq[cpu] += (uint32_t)n;
 }
 
-static int write_rec(struct cap_sink *s, struct sink_dev *d, unsigned cpu, uint8_t *rec,
-		     size_t len, struct iot_err *e)
+static int write_rec(struct cap_sink *s, struct sink_dev *d, unsigned cpu, uint8_t *rec, size_t len,
+                     struct iot_err *e)
 {
 	uint32_t seq;
 	int ret = seq_room(d, cpu);
@@ -171,7 +171,7 @@ static int comm_of(const struct cap_sink *s, uint32_t pid, char out[COMM_LEN])
 }
 
 static int process_note(struct cap_sink *s, struct sink_dev *d, unsigned cpu,
-			const struct blk_event *ev, struct iot_err *e)
+                        const struct blk_event *ev, struct iot_err *e)
 {
 	char comm[COMM_LEN];
 	uint8_t rec[BT_REC7_SIZE + COMM_LEN];
@@ -197,8 +197,7 @@ static int process_note(struct cap_sink *s, struct sink_dev *d, unsigned cpu,
 	return write_rec(s, d, cpu, rec, sizeof(rec), e);
 }
 
-int cap_sink_record(struct cap_sink *s, unsigned cpu, uint8_t *rec, size_t len,
-		    struct iot_err *e)
+int cap_sink_record(struct cap_sink *s, unsigned cpu, uint8_t *rec, size_t len, struct iot_err *e)
 {
 	struct blk_event ev;
 	struct sink_dev *d = NULL;
@@ -229,7 +228,7 @@ int cap_sink_timestamp(struct cap_sink *s, const struct cap_clock_pair *p, struc
 {
 	/* what trace_note_time() writes at BLKTRACESTART: u32 seconds, u32 nanoseconds */
 	uint32_t words[2] = {(uint32_t)(p->real_ns / 1000000000),
-			     (uint32_t)(p->real_ns % 1000000000)};
+	                     (uint32_t)(p->real_ns % 1000000000)};
 	uint8_t rec[BT_REC7_SIZE + sizeof(words)];
 	int ret;
 
@@ -290,7 +289,7 @@ int cap_sink_close(struct cap_sink *s, struct iot_err *e)
 			int fd;
 
 			if (rundir_trace_path(path, sizeof(path), s->dir, s->dev[i].name,
-					      (unsigned)c))
+			                      (unsigned)c))
 				break;
 			fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 			if (fd >= 0)

@@ -17,14 +17,14 @@ struct cap_dev {
 	char name[64]; /* kernel name: loop0, vda1 */
 	char path[256];
 	unsigned major, minor;
-	uint32_t kdev;     /* the kernel's dev_t as blktrace records carry it */
-	char sysdir[512];  /* SYSROOT/sys/devices/.../NAME: holds trace/, size, (queue/) */
+	uint32_t kdev;      /* the kernel's dev_t as blktrace records carry it */
+	char sysdir[512];   /* SYSROOT/sys/devices/.../NAME: holds trace/, size, (queue/) */
 	char queuedir[512]; /* the whole disk's queue/ directory */
 	int partition;
 	char parent[64];
 	uint64_t size_bytes;
-	unsigned lbs;     /* logical block size */
-	int rotational;   /* -1 unknown */
+	unsigned lbs;   /* logical block size */
+	int rotational; /* -1 unknown */
 	char scheduler[32];
 	char model[128];
 	char backing_file[512]; /* loop devices */
@@ -35,7 +35,7 @@ struct cap_dev {
 int cap_dev_resolve(const char *arg, unsigned *major, unsigned *minor, struct iot_err *e);
 /* Fill d from sysfs under sysroot ("" for the real one). */
 int cap_dev_probe(const char *sysroot, unsigned major, unsigned minor, struct cap_dev *d,
-		  struct iot_err *e);
+                  struct iot_err *e);
 /* Append {"mountpoint","fstype","source","options","super_options"} for each mount of d. */
 int cap_mounts_json(FILE *mountinfo, const struct cap_dev *d, json_t *arr);
 json_t *cap_dev_json(const struct cap_dev *d);
@@ -60,15 +60,14 @@ json_t *cap_os_release_json(FILE *f);
 
 struct cap_sink;
 int cap_sink_new(struct cap_sink **out, const char *dir, const struct cap_dev *devs, unsigned n,
-		 const char *sysroot, struct iot_err *e);
+                 const char *sysroot, struct iot_err *e);
 /*
  * One finished record (v7 header + PDU) seen on cpu. The sink renumbers the sequence per
  * device and CPU (the tracefs path leaves it 0), adds a PROCESS notify for each new pid, and
  * routes it by device. Records for devices that are not ours are counted and dropped.
  * Returns 0 or -errno (write error, e filled).
  */
-int cap_sink_record(struct cap_sink *s, unsigned cpu, uint8_t *rec, size_t len,
-		    struct iot_err *e);
+int cap_sink_record(struct cap_sink *s, unsigned cpu, uint8_t *rec, size_t len, struct iot_err *e);
 /* Keep the records' own sequence numbers (relay: the kernel numbers them, and the gaps are
  * its drops); must be called before the first record. */
 void cap_sink_keep_sequences(struct cap_sink *s, int keep);
@@ -93,19 +92,18 @@ int cap_sink_close(struct cap_sink *s, struct iot_err *e);
  * lines when the ring buffer overran. Relay files carry bare records (hdr = 0).
  */
 struct tpipe {
-	unsigned hdr;      /* 16 or 0 */
-	uint64_t lost;     /* events reported lost by LOST lines */
+	unsigned hdr;        /* 16 or 0 */
+	uint64_t lost;       /* events reported lost by LOST lines */
 	uint64_t lost_marks; /* "[LOST EVENTS]" lines without a count */
-	uint64_t garbage;  /* bytes skipped to resynchronise */
+	uint64_t garbage;    /* bytes skipped to resynchronise */
 };
 /* emit gets each record, and (rec NULL, len = count) where a LOST line reported events lost */
-typedef int (*tpipe_emit_fn)(void *arg, unsigned cpu, uint8_t *rec, size_t len,
-			     struct iot_err *e);
+typedef int (*tpipe_emit_fn)(void *arg, unsigned cpu, uint8_t *rec, size_t len, struct iot_err *e);
 /* Consume complete units from buf[0, len); returns the bytes consumed (the rest must be
  * presented again with more data), or a negative errno from emit. At the end of the stream
  * (final) a partial record is counted as garbage and consumed. */
 long tpipe_parse(struct tpipe *t, uint8_t *buf, size_t len, unsigned cpu, int final,
-		 tpipe_emit_fn emit, void *arg, struct iot_err *e);
+                 tpipe_emit_fn emit, void *arg, struct iot_err *e);
 
 /* ---- raw ring-buffer pages (rawbuf.c) ------------------------------------------------ */
 
@@ -117,8 +115,8 @@ long tpipe_parse(struct tpipe *t, uint8_t *buf, size_t len, unsigned cpu, int fi
  * *blk_type is the ring buffer's entry type of blk records: 0 until the first one is seen
  * (it is learnt then), afterwards entries of any other type are skipped.
  */
-size_t cap_raw_to_record(const uint8_t *data, size_t size, uint64_t ts, uint8_t *out,
-			 size_t cap, uint16_t *blk_type);
+size_t cap_raw_to_record(const uint8_t *data, size_t size, uint64_t ts, uint8_t *out, size_t cap,
+                         uint16_t *blk_type);
 
 /* ---- reading streams: one thread polling every per-CPU file (reader.c) -------------- */
 
@@ -127,7 +125,7 @@ struct cap_reader;
 int cap_reader_new(struct cap_reader **out, struct cap_sink *sink, struct iot_err *e);
 /* Takes ownership of fd. */
 int cap_reader_add(struct cap_reader *r, int fd, unsigned cpu, enum cap_stream_kind kind,
-		   struct iot_err *e);
+                   struct iot_err *e);
 int cap_reader_start(struct cap_reader *r, struct iot_err *e);
 /* Tell the thread that no new events will come: drain everything and exit; join it. Returns
  * the first error the thread met. */
@@ -135,7 +133,7 @@ int cap_reader_finish(struct cap_reader *r, struct iot_err *e);
 /* The thread met an error (e.g. ENOSPC): the capture should stop. */
 int cap_reader_failed(struct cap_reader *r);
 void cap_reader_lost(const struct cap_reader *r, uint64_t *lost, uint64_t *marks,
-		     uint64_t *garbage);
+                     uint64_t *garbage);
 void cap_reader_free(struct cap_reader *r);
 
 /* ---- block backends ------------------------------------------------------------------ */
@@ -145,12 +143,12 @@ struct cap_blk_ops {
 	const char *name;
 	/* enable tracing of every device and add the per-CPU streams to the reader */
 	int (*start)(struct cap_backend_state **out, const struct cap_dev *devs, unsigned n,
-		     const struct cap_opts *o, struct cap_reader *rd, struct iot_err *e);
+	             const struct cap_opts *o, struct cap_reader *rd, struct iot_err *e);
 	/* stop producing events (the reader then drains) */
 	void (*stop)(struct cap_backend_state *s);
 	/* after draining: undo every setting, free; counts lost events */
 	int (*teardown)(struct cap_backend_state *s, struct cap_result *res, json_t *info,
-			struct iot_err *e);
+	                struct iot_err *e);
 };
 extern const struct cap_blk_ops cap_relay_ops;
 extern const struct cap_blk_ops cap_tracefs_ops;
@@ -165,13 +163,13 @@ void cap_unmount_own(const char *dir);
 /* ---- packets (pcap_live.c) ----------------------------------------------------------- */
 
 struct cap_pcap;
-int cap_pcap_start(struct cap_pcap **out, const char *iface, const char *filter,
-		   unsigned snaplen, const char *path, struct iot_err *e);
+int cap_pcap_start(struct cap_pcap **out, const char *iface, const char *filter, unsigned snaplen,
+                   const char *path, struct iot_err *e);
 uint64_t cap_pcap_packets(const struct cap_pcap *p);
 int cap_pcap_failed(const struct cap_pcap *p);
 /* Stop, flush, close; fills {"packets","drops":{...}} into info. */
 int cap_pcap_stop(struct cap_pcap *p, json_t *info, uint64_t *packets, uint64_t *drops,
-		  uint64_t *ifdrops, struct iot_err *e);
+                  uint64_t *ifdrops, struct iot_err *e);
 
 /* ---- the command (command.c) --------------------------------------------------------- */
 

@@ -46,7 +46,7 @@ struct cap_opts {
 	const char *cmd_stdout, *cmd_stderr; /* files for COMMAND's output (NULL: iotape's) */
 	char *const *labels; /* "KEY=VALUE": the manifest's "labels" object (compare's keys) */
 	unsigned nlabels;
-	int argc;             /* iotape's own command line, for the manifest */
+	int argc; /* iotape's own command line, for the manifest */
 	char *const *argv;
 	/* Set asynchronously (signal handler) to stop the capture; the signal number. */
 	volatile sig_atomic_t *stop;
@@ -57,14 +57,13 @@ struct cap_opts {
 	void *arg;
 };
 
-
 struct cap_result {
 	int backend; /* enum cap_backend actually used */
 	int cmd_ran;
-	int cmd_status;     /* exit status (0-255), or 128 + signal, 127 not found, 126 not exec */
+	int cmd_status; /* exit status (0-255), or 128 + signal, 127 not found, 126 not exec */
 	uint64_t cmd_wall_ns; /* from starting COMMAND to its end */
-	char cmd_error[256]; /* why COMMAND could not run, when cmd_status is 126 or 127 */
-	int stop_signal;     /* the signal that stopped the capture, or 0 */
+	char cmd_error[256];  /* why COMMAND could not run, when cmd_status is 126 or 127 */
+	int stop_signal;      /* the signal that stopped the capture, or 0 */
 	struct cap_progress totals;
 	/* lost block events: the ring buffer's own counters (per_cpu/cpuN/stats), what the reader
 	 * saw reported in the stream (LOST lines, missed-events flags on raw pages), relay's

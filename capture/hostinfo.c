@@ -47,10 +47,10 @@ json_t *cap_clock_pair_json(const struct cap_clock_pair *p)
 
 	gmtime_r(&sec, &tm);
 	snprintf(iso + strftime(iso, 32, "%Y-%m-%dT%H:%M:%S", &tm), 32, ".%09lldZ",
-		 (long long)(p->real_ns % 1000000000));
+	         (long long)(p->real_ns % 1000000000));
 	return json_pack("{s:s, s:I, s:I, s:I}", "wall", iso, "realtime_ns", (json_int_t)p->real_ns,
-			 "trace_ns", (json_int_t)p->mono_ns, "uncertainty_ns",
-			 (json_int_t)p->uncertainty_ns);
+	                 "trace_ns", (json_int_t)p->mono_ns, "uncertainty_ns",
+	                 (json_int_t)p->uncertainty_ns);
 }
 
 json_t *cap_os_release_json(FILE *f)
@@ -58,9 +58,9 @@ json_t *cap_os_release_json(FILE *f)
 	static const struct {
 		const char *key, *json;
 	} keys[] = {{"ID", "id"},
-		    {"VERSION_ID", "version_id"},
-		    {"VERSION_CODENAME", "codename"},
-		    {"PRETTY_NAME", "pretty_name"}};
+	            {"VERSION_ID", "version_id"},
+	            {"VERSION_CODENAME", "codename"},
+	            {"PRETTY_NAME", "pretty_name"}};
 	json_t *j = json_object();
 	char *line = NULL;
 	size_t cap = 0;
@@ -98,9 +98,9 @@ json_t *cap_host_json(const char *os_release_path)
 	json_object_set_new(j, "hostname", json_string(host));
 	if (!uname(&u))
 		json_object_set_new(j, "kernel",
-				    json_pack("{s:s, s:s, s:s, s:s}", "sysname", u.sysname,
-					      "release", u.release, "version", u.version,
-					      "machine", u.machine));
+		                    json_pack("{s:s, s:s, s:s, s:s}", "sysname", u.sysname,
+		                              "release", u.release, "version", u.version, "machine",
+		                              u.machine));
 	f = fopen(os_release_path, "re");
 	if (!f && !strcmp(os_release_path, "/etc/os-release"))
 		f = fopen("/usr/lib/os-release", "re");

@@ -54,7 +54,7 @@ static void *pcap_main(void *arg)
 		}
 		if (pcap_dump_flush(c->d)) {
 			snprintf(c->errmsg, sizeof(c->errmsg), "pcap: writing the capture: %s",
-				 strerror(errno));
+			         strerror(errno));
 			__atomic_store_n(&c->err, errno ? -errno : -EIO, __ATOMIC_RELEASE);
 			break;
 		}
@@ -71,7 +71,7 @@ static int activate_error(pcap_t *p, int st, const char *iface, struct iot_err *
 		return iot_err_set(e, -ENODEV, "interface '%s' not found", iface);
 	case PCAP_ERROR_PERM_DENIED:
 		return iot_err_set(e, -EPERM, "interface '%s': permission denied (%s)", iface,
-				   pcap_geterr(p));
+		                   pcap_geterr(p));
 	case PCAP_ERROR_IFACE_NOT_UP:
 		return iot_err_set(e, -ENETDOWN, "interface '%s' is down", iface);
 	default:
@@ -79,8 +79,8 @@ static int activate_error(pcap_t *p, int st, const char *iface, struct iot_err *
 	}
 }
 
-int cap_pcap_start(struct cap_pcap **out, const char *iface, const char *filter,
-		   unsigned snaplen, const char *path, struct iot_err *e)
+int cap_pcap_start(struct cap_pcap **out, const char *iface, const char *filter, unsigned snaplen,
+                   const char *path, struct iot_err *e)
 {
 	struct cap_pcap *c = calloc(1, sizeof(*c));
 	char eb[PCAP_ERRBUF_SIZE] = "";
@@ -149,7 +149,7 @@ int cap_pcap_failed(const struct cap_pcap *c)
 }
 
 int cap_pcap_stop(struct cap_pcap *c, json_t *info, uint64_t *packets, uint64_t *drops,
-		  uint64_t *ifdrops, struct iot_err *e)
+                  uint64_t *ifdrops, struct iot_err *e)
 {
 	struct pcap_stat ps = {0};
 	int ret;
@@ -168,12 +168,12 @@ int cap_pcap_stop(struct cap_pcap *c, json_t *info, uint64_t *packets, uint64_t 
 		json_object_set_new(info, "packets", json_integer((json_int_t)c->packets));
 		json_object_set_new(info, "received", json_integer(ps.ps_recv));
 		json_object_set_new(info, "drops",
-				    json_pack("{s:I, s:I}", "kernel", (json_int_t)ps.ps_drop,
-					      "interface", (json_int_t)ps.ps_ifdrop));
+		                    json_pack("{s:I, s:I}", "kernel", (json_int_t)ps.ps_drop,
+		                              "interface", (json_int_t)ps.ps_ifdrop));
 	}
 	if (pcap_dump_flush(c->d) && !ret)
 		ret = iot_err_set(e, errno ? -errno : -EIO, "writing the capture: %s",
-				  strerror(errno));
+		                  strerror(errno));
 	pcap_dump_close(c->d);
 	pcap_close(c->p);
 	free(c);

@@ -14,8 +14,8 @@
  * record for the bin output with magic|version and time = the ring-buffer timestamp, and
  * sequence 0; we do the same (the sink then numbers sequences).
  */
-size_t cap_raw_to_record(const uint8_t *data, size_t size, uint64_t ts, uint8_t *out,
-			 size_t cap, uint16_t *blk_type)
+size_t cap_raw_to_record(const uint8_t *data, size_t size, uint64_t ts, uint8_t *out, size_t cap,
+                         uint16_t *blk_type)
 {
 	uint32_t magic = BT_MAGIC | BT_VERSION7, seq = 0, action;
 	uint16_t pdu_len, type;

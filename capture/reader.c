@@ -70,7 +70,7 @@ int cap_reader_new(struct cap_reader **out, struct cap_sink *sink, struct iot_er
 }
 
 int cap_reader_add(struct cap_reader *r, int fd, unsigned cpu, enum cap_stream_kind kind,
-		   struct iot_err *e)
+                   struct iot_err *e)
 {
 	struct cap_stream *ns = realloc(r->s, (r->n + 1) * sizeof(*ns)), *s;
 
@@ -96,7 +96,7 @@ int cap_reader_add(struct cap_reader *r, int fd, unsigned cpu, enum cap_stream_k
 			s->subbuf = (int)(kb * 1024);
 		s->tcpu = tracefs_cpu_alloc_fd(fd, s->subbuf, true);
 		s->kb = kbuffer_alloc(sizeof(long) == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
-				      KBUFFER_ENDIAN_LITTLE);
+		                      KBUFFER_ENDIAN_LITTLE);
 		if (s->tcpu && tracefs_cpu_read_size(s->tcpu) > s->subbuf)
 			s->subbuf = tracefs_cpu_read_size(s->tcpu);
 		s->buf = malloc((size_t)s->subbuf);
@@ -150,8 +150,8 @@ static int read_stream(struct cap_reader *r, struct cap_stream *s)
 		     data = kbuffer_next_event(s->kb, &ts)) {
 			int size = kbuffer_event_size(s->kb);
 			size_t len = size > 0 ? cap_raw_to_record(data, (size_t)size, ts, r->rec,
-								  sizeof(r->rec), &r->blk_type)
-					      : 0;
+			                                          sizeof(r->rec), &r->blk_type)
+			                      : 0;
 			int ret;
 
 			if (!len)
@@ -263,8 +263,7 @@ int cap_reader_finish(struct cap_reader *r, struct iot_err *e)
 	return err;
 }
 
-void cap_reader_lost(const struct cap_reader *r, uint64_t *lost, uint64_t *marks,
-		     uint64_t *garbage)
+void cap_reader_lost(const struct cap_reader *r, uint64_t *lost, uint64_t *marks, uint64_t *garbage)
 {
 	*lost = r->raw_lost;
 	*marks = r->raw_marks;

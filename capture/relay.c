@@ -32,7 +32,8 @@ static const char *lockdown_hint(char *buf, size_t cap)
 	/* "none [integrity] confidentiality": relay files are refused in the two last modes;
 	 * securityfs is often not mounted, so without the file say where to look */
 	if (cap_read_str("/sys/kernel/security/lockdown", text, sizeof(text))) {
-		snprintf(buf, cap, " (debugfs refused it: is the kernel in lockdown mode? see dmesg)");
+		snprintf(buf, cap,
+		         " (debugfs refused it: is the kernel in lockdown mode? see dmesg)");
 		return buf;
 	}
 	cap_pick_bracketed(text, mode, sizeof(mode));
@@ -40,12 +41,12 @@ static const char *lockdown_hint(char *buf, size_t cap)
 		buf[0] = '\0';
 	else
 		snprintf(buf, cap, " (kernel lockdown is '%s': debugfs relay files are refused)",
-			 mode);
+		         mode);
 	return buf;
 }
 
 static int relay_teardown(struct cap_backend_state *s, struct cap_result *res, json_t *info,
-			  struct iot_err *e)
+                          struct iot_err *e)
 {
 	uint64_t dropped = 0;
 	json_t *devs = json_array();
@@ -65,7 +66,7 @@ static int relay_teardown(struct cap_backend_state *s, struct cap_result *res, j
 			if (!cap_read_u64(p, &v))
 				dropped += v;
 			json_array_append_new(devs, json_pack("{s:s, s:I}", "name", d->name,
-							      "dropped", (json_int_t)v));
+			                                      "dropped", (json_int_t)v));
 			if (d->started)
 				ioctl(d->fd, BLKTRACESTOP);
 			ioctl(d->fd, BLKTRACETEARDOWN);
@@ -87,7 +88,7 @@ static int relay_teardown(struct cap_backend_state *s, struct cap_result *res, j
 }
 
 static int relay_start(struct cap_backend_state **out, const struct cap_dev *devs, unsigned n,
-		       const struct cap_opts *o, struct cap_reader *rd, struct iot_err *e)
+                       const struct cap_opts *o, struct cap_reader *rd, struct iot_err *e)
 {
 	struct cap_backend_state *s = calloc(1, sizeof(*s));
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
@@ -107,9 +108,9 @@ static int relay_start(struct cap_backend_state **out, const struct cap_dev *dev
 	for (unsigned i = 0; i < n; i++) {
 		struct relay_dev *d = &s->d[i];
 		struct blk_user_trace_setup bus = {
-			.act_mask = o->act_mask ? o->act_mask : 0xffff,
-			.buf_size = 512 * 1024,
-			.buf_nr = 8,
+		    .act_mask = o->act_mask ? o->act_mask : 0xffff,
+		    .buf_size = 512 * 1024,
+		    .buf_nr = 8,
 		};
 
 		d->fd = open(devs[i].path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -120,10 +121,10 @@ static int relay_start(struct cap_backend_state **out, const struct cap_dev *dev
 
 			if (err == EBUSY)
 				return iot_err_set(e, -EBUSY, "'%s' is already being traced",
-						   devs[i].name);
+				                   devs[i].name);
 			return iot_err_set(e, -err, "relay: BLKTRACESETUP on '%s': %s%s",
-					   devs[i].name, strerror(err),
-					   err == EPERM ? lockdown_hint(hint, sizeof(hint)) : "");
+			                   devs[i].name, strerror(err),
+			                   err == EPERM ? lockdown_hint(hint, sizeof(hint)) : "");
 		}
 		d->setup = 1;
 		memcpy(d->name, bus.name, sizeof(d->name));
@@ -140,9 +141,9 @@ static int relay_start(struct cap_backend_state **out, const struct cap_dev *dev
 				if (err == ENOENT && c > 0)
 					continue; /* CPU not present */
 				return iot_err_set(e, -err, "relay: '%s': %s%s", p, strerror(err),
-						   err == EPERM || err == ENOENT
-							   ? lockdown_hint(hint, sizeof(hint))
-							   : "");
+				                   err == EPERM || err == ENOENT
+				                       ? lockdown_hint(hint, sizeof(hint))
+				                       : "");
 			}
 			ret = cap_reader_add(rd, fd, (unsigned)c, CAP_STREAM_RELAY, e);
 			if (ret)
@@ -152,7 +153,7 @@ static int relay_start(struct cap_backend_state **out, const struct cap_dev *dev
 	for (unsigned i = 0; i < n; i++) {
 		if (ioctl(s->d[i].fd, BLKTRACESTART) < 0)
 			return iot_err_set(e, -errno, "relay: BLKTRACESTART on '%s': %s",
-					   devs[i].name, strerror(errno));
+			                   devs[i].name, strerror(errno));
 		s->d[i].started = 1;
 	}
 	return 0;
@@ -168,8 +169,8 @@ static void relay_stop(struct cap_backend_state *s)
 }
 
 const struct cap_blk_ops cap_relay_ops = {
-	.name = "relay",
-	.start = relay_start,
-	.stop = relay_stop,
-	.teardown = relay_teardown,
+    .name = "relay",
+    .start = relay_start,
+    .stop = relay_stop,
+    .teardown = relay_teardown,
 };

@@ -60,9 +60,9 @@ static int prepare_rundir(const char *dir, struct iot_err *e)
 	while ((de = readdir(d))) {
 		if (rundir_is_run_file(de->d_name)) {
 			ret = iot_err_set(e, -EEXIST,
-					  "run directory '%s' already holds a capture ('%s'); use "
-					  "a new one",
-					  dir, de->d_name);
+			                  "run directory '%s' already holds a capture ('%s'); use "
+			                  "a new one",
+			                  dir, de->d_name);
 			break;
 		}
 	}
@@ -110,7 +110,7 @@ struct run {
 };
 
 static void notice(const struct cap_opts *o, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 static void notice(const struct cap_opts *o, const char *fmt, ...)
 {
 	char buf[768];
@@ -245,7 +245,7 @@ static void build_header(struct run *r)
 		char m[200];
 
 		json_object_set_new(r->root, "act_mask",
-				    json_string(cap_mask_str(o->act_mask, m, sizeof(m))));
+		                    json_string(cap_mask_str(o->act_mask, m, sizeof(m))));
 	}
 	json_array_insert_new(json_object_get(r->root, "iotape_argv"), 0, json_string("iotape"));
 	if (o->nlabels) {
@@ -284,14 +284,14 @@ static void build_header(struct run *r)
 	json_object_set_new(r->root, "backend", json_incref(r->backend));
 	if (o->iface) {
 		r->network = json_pack("{s:s, s:s, s:i, s:s, s:s}", "interface", o->iface, "filter",
-				       o->filter ? o->filter : CAP_DEFAULT_FILTER, "snaplen",
-				       o->snaplen ? o->snaplen : CAP_DEFAULT_SNAPLEN, "file",
-				       RUNDIR_PCAP, "format", "pcap-ns");
+		                       o->filter ? o->filter : CAP_DEFAULT_FILTER, "snaplen",
+		                       o->snaplen ? o->snaplen : CAP_DEFAULT_SNAPLEN, "file",
+		                       RUNDIR_PCAP, "format", "pcap-ns");
 		json_object_set_new(r->root, "network", json_incref(r->network));
 	}
 	if (o->cmd)
 		json_object_set_new(r->root, "command",
-				    json_pack("{s:o}", "argv", argv_json(o->cmd, -1)));
+		                    json_pack("{s:o}", "argv", argv_json(o->cmd, -1)));
 }
 
 static void stop_command(struct run *r, int sig)
@@ -382,20 +382,20 @@ static void finish_manifest(struct run *r, const char *state)
 	json_t *clock;
 
 	json_object_set_new(r->root, "state", json_string(state));
-	clock = json_pack("{s:s, s:s, s:o, s:o}", "trace_clock", "mono", "method",
-			  "CLOCK_REALTIME read on both sides of CLOCK_MONOTONIC, tightest of 8",
-			  "start", cap_clock_pair_json(&r->start), "end",
-			  cap_clock_pair_json(&r->end));
+	clock =
+	    json_pack("{s:s, s:s, s:o, s:o}", "trace_clock", "mono", "method",
+	              "CLOCK_REALTIME read on both sides of CLOCK_MONOTONIC, tightest of 8",
+	              "start", cap_clock_pair_json(&r->start), "end", cap_clock_pair_json(&r->end));
 	json_object_set_new(r->root, "clock", clock);
 	json_object_set_new(r->root, "duration_ns",
-			    json_integer((json_int_t)(r->end.mono_ns - r->start.mono_ns)));
+	                    json_integer((json_int_t)(r->end.mono_ns - r->start.mono_ns)));
 	json_object_set_new(r->backend, "name",
-			    json_string(r->o->ndevs ? cap_backend_name(res->backend) : "none"));
+	                    json_string(r->o->ndevs ? cap_backend_name(res->backend) : "none"));
 	json_object_set_new(r->backend, "trace_clock",
-			    json_string(res->backend == CAP_BACKEND_RELAY ? "ktime_get" : "mono"));
+	                    json_string(res->backend == CAP_BACKEND_RELAY ? "ktime_get" : "mono"));
 	for (unsigned i = 0; i < r->o->ndevs && r->sink; i++)
 		json_object_set_new(json_array_get(r->jdevs, i), "events",
-				    json_integer((json_int_t)cap_sink_dev_events(r->sink, i)));
+		                    json_integer((json_int_t)cap_sink_dev_events(r->sink, i)));
 	if (r->o->cmd) {
 		json_t *c = json_object_get(r->root, "command");
 
@@ -403,34 +403,34 @@ static void finish_manifest(struct run *r, const char *state)
 		if (res->cmd_ran)
 			json_object_set_new(c, "wall_ns",
 			                    json_integer((json_int_t)res->cmd_wall_ns));
-		json_object_set_new(c, "exit_status", res->cmd_ran || res->cmd_error[0]
-							      ? json_integer(res->cmd_status)
-							      : json_null());
+		json_object_set_new(c, "exit_status",
+		                    res->cmd_ran || res->cmd_error[0]
+		                        ? json_integer(res->cmd_status)
+		                        : json_null());
 		if (res->cmd_error[0])
 			json_object_set_new(c, "error", json_string(res->cmd_error));
 	}
 	json_object_set_new(
-		r->root, "counts",
-		json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "events",
-			  (json_int_t)res->totals.events, "trace_bytes", (json_int_t)res->totals.bytes,
-			  "lost", (json_int_t)res->lost, "overrun", (json_int_t)res->overrun,
-			  "dropped", (json_int_t)res->dropped, "reader_lost",
-			  (json_int_t)res->reader_lost, "relay_dropped",
-			  (json_int_t)res->relay_dropped, "foreign_events",
-			  (json_int_t)(r->sink ? cap_sink_foreign(r->sink) : 0), "packets",
-			  (json_int_t)res->totals.packets, "packet_drops",
-			  (json_int_t)res->totals.pkt_drops));
+	    r->root, "counts",
+	    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "events",
+	              (json_int_t)res->totals.events, "trace_bytes", (json_int_t)res->totals.bytes,
+	              "lost", (json_int_t)res->lost, "overrun", (json_int_t)res->overrun, "dropped",
+	              (json_int_t)res->dropped, "reader_lost", (json_int_t)res->reader_lost,
+	              "relay_dropped", (json_int_t)res->relay_dropped, "foreign_events",
+	              (json_int_t)(r->sink ? cap_sink_foreign(r->sink) : 0), "packets",
+	              (json_int_t)res->totals.packets, "packet_drops",
+	              (json_int_t)res->totals.pkt_drops));
 	{
 		/* what capturing cost: all of iotape's threads, not the command */
 		struct rusage ru;
 
 		if (!getrusage(RUSAGE_SELF, &ru))
 			json_object_set_new(
-				r->root, "iotape_cpu",
-				json_pack("{s:f, s:f, s:I}", "user_s",
-					  ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6, "sys_s",
-					  ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6, "max_rss_kb",
-					  (json_int_t)ru.ru_maxrss));
+			    r->root, "iotape_cpu",
+			    json_pack("{s:f, s:f, s:I}", "user_s",
+			              ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6, "sys_s",
+			              ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6, "max_rss_kb",
+			              (json_int_t)ru.ru_maxrss));
 	}
 	if (res->stop_signal)
 		json_object_set_new(r->root, "stopped_by_signal", json_integer(res->stop_signal));
@@ -447,7 +447,8 @@ int cap_run(const struct cap_opts *o, struct cap_result *res, struct iot_err *e)
 
 	memset(res, 0, sizeof(*res));
 	if (geteuid() != 0)
-		return iot_err_set(e, -EPERM, "block tracing needs root (CAP_SYS_ADMIN); run as root");
+		return iot_err_set(e, -EPERM,
+		                   "block tracing needs root (CAP_SYS_ADMIN); run as root");
 	if (!o->ndevs && !o->iface)
 		return iot_err_set(e, -EINVAL, "nothing to capture: no device and no interface");
 	r.devs = calloc(o->ndevs ? o->ndevs : 1, sizeof(*r.devs));
@@ -461,7 +462,8 @@ int cap_run(const struct cap_opts *o, struct cap_result *res, struct iot_err *e)
 			goto out;
 		for (unsigned j = 0; j < i; j++) {
 			if (r.devs[j].kdev == r.devs[i].kdev) {
-				ret = iot_err_set(e, -EINVAL, "device '%s' given twice", o->devs[i]);
+				ret =
+				    iot_err_set(e, -EINVAL, "device '%s' given twice", o->devs[i]);
 				goto out;
 			}
 		}
@@ -475,9 +477,11 @@ int cap_run(const struct cap_opts *o, struct cap_result *res, struct iot_err *e)
 		struct stat st;
 
 		for (unsigned i = 0; i < o->ndevs && !stat(o->rundir, &st); i++)
-			if (major(st.st_dev) == r.devs[i].major && minor(st.st_dev) == r.devs[i].minor)
-				notice(o, "warning: '%s' is on traced device '%s': the trace will "
-					  "include its own writes",
+			if (major(st.st_dev) == r.devs[i].major &&
+			    minor(st.st_dev) == r.devs[i].minor)
+				notice(o,
+				       "warning: '%s' is on traced device '%s': the trace will "
+				       "include its own writes",
 				       o->rundir, r.devs[i].name);
 	}
 	build_header(&r);
@@ -499,7 +503,7 @@ int cap_run(const struct cap_opts *o, struct cap_result *res, struct iot_err *e)
 	if (o->iface) {
 		snprintf(r.pcap_path, sizeof(r.pcap_path), "%s/" RUNDIR_PCAP, o->rundir);
 		ret = cap_pcap_start(&r.pcap, o->iface, o->filter ? o->filter : CAP_DEFAULT_FILTER,
-				     o->snaplen ? o->snaplen : CAP_DEFAULT_SNAPLEN, r.pcap_path, e);
+		                     o->snaplen ? o->snaplen : CAP_DEFAULT_SNAPLEN, r.pcap_path, e);
 		if (ret) {
 			unlink(r.pcap_path);
 			goto out;
@@ -526,7 +530,7 @@ int cap_run(const struct cap_opts *o, struct cap_result *res, struct iot_err *e)
 				;
 			res->cmd_status = r.cmd.exec_errno == ENOENT ? 127 : 126;
 			snprintf(res->cmd_error, sizeof(res->cmd_error), "'%s': %s", o->cmd[0],
-				 strerror(r.cmd.exec_errno));
+			         strerror(r.cmd.exec_errno));
 		} else {
 			r.cmd_running = 1;
 			res->cmd_ran = 1;
@@ -556,15 +560,15 @@ out_stop:
 		json_object_set_new(r.backend, "unparsed_bytes", json_integer((json_int_t)garbage));
 	if (cap_sink_bad(r.sink))
 		json_object_set_new(r.backend, "bad_records",
-				    json_integer((json_int_t)cap_sink_bad(r.sink)));
+		                    json_integer((json_int_t)cap_sink_bad(r.sink)));
 	cap_reader_free(r.rd);
 	r.rd = NULL;
 	if (r.ops)
 		r.ops->teardown(r.bs, res, r.backend, NULL);
 	r.bs = NULL;
 	res->lost = (res->overrun + res->dropped > res->reader_lost ? res->overrun + res->dropped
-								    : res->reader_lost) +
-		    res->relay_dropped;
+	                                                            : res->reader_lost) +
+	            res->relay_dropped;
 out:
 	if (r.pcap) {
 		le.msg[0] = '\0';
@@ -588,9 +592,9 @@ out:
 	}
 	if (r.root && !ret) {
 		cap_clock_pair_read(&r.end);
-		finish_manifest(&r, res->late_err ? "failed"
-				    : res->stop_signal ? "interrupted"
-						       : "complete");
+		finish_manifest(&r, res->late_err      ? "failed"
+		                    : res->stop_signal ? "interrupted"
+		                                       : "complete");
 	}
 	if (r.sink) {
 		le.msg[0] = '\0';

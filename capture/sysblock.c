@@ -123,7 +123,7 @@ static void join(char *out, size_t cap, const char *a, const char *b)
 }
 
 int cap_dev_probe(const char *sysroot, unsigned major, unsigned minor, struct cap_dev *d,
-		  struct iot_err *e)
+                  struct iot_err *e)
 {
 	char link[PATH_MAX], real[PATH_MAX], p[PATH_MAX + 64], buf[512];
 	const char *base;
@@ -137,7 +137,7 @@ int cap_dev_probe(const char *sysroot, unsigned major, unsigned minor, struct ca
 	snprintf(link, sizeof(link), "%s/sys/dev/block/%u:%u", sysroot, major, minor);
 	if (!realpath(link, real))
 		return iot_err_set(e, -errno, "device %u:%u: '%s': %s", major, minor, link,
-				   strerror(errno));
+		                   strerror(errno));
 	scopy(d->sysdir, sizeof(d->sysdir), real);
 	base = strrchr(real, '/');
 	scopy(d->name, sizeof(d->name), base ? base + 1 : real);
@@ -214,7 +214,8 @@ int cap_mounts_json(FILE *f, const struct cap_dev *d, json_t *arr)
 		int match = 0;
 
 		line[strcspn(line, "\n")] = '\0';
-		for (tok = strtok_r(line, " ", &save); tok && n < 64; tok = strtok_r(NULL, " ", &save))
+		for (tok = strtok_r(line, " ", &save); tok && n < 64;
+		     tok = strtok_r(NULL, " ", &save))
 			fld[n++] = tok;
 		for (unsigned i = 6; i < n; i++) {
 			if (!strcmp(fld[i], "-")) {
@@ -238,9 +239,9 @@ int cap_mounts_json(FILE *f, const struct cap_dev *d, json_t *arr)
 			continue;
 		unescape(fld[4]);
 		json_array_append_new(
-			arr, json_pack("{s:s, s:s, s:s, s:s, s:s}", "mountpoint", fld[4], "fstype",
-				       fld[dash + 1], "source", fld[dash + 2], "options", fld[5],
-				       "super_options", dash + 3 < n ? fld[dash + 3] : ""));
+		    arr, json_pack("{s:s, s:s, s:s, s:s, s:s}", "mountpoint", fld[4], "fstype",
+		                   fld[dash + 1], "source", fld[dash + 2], "options", fld[5],
+		                   "super_options", dash + 3 < n ? fld[dash + 3] : ""));
 		found++;
 	}
 	free(line);
@@ -261,9 +262,9 @@ json_t *cap_dev_json(const struct cap_dev *d)
 	json_object_set_new(j, "size_bytes", json_integer((json_int_t)d->size_bytes));
 	json_object_set_new(j, "logical_block_size", json_integer(d->lbs));
 	json_object_set_new(j, "rotational",
-			    d->rotational < 0 ? json_null() : json_boolean(d->rotational));
-	json_object_set_new(j, "scheduler", d->scheduler[0] ? json_string(d->scheduler)
-							    : json_null());
+	                    d->rotational < 0 ? json_null() : json_boolean(d->rotational));
+	json_object_set_new(j, "scheduler",
+	                    d->scheduler[0] ? json_string(d->scheduler) : json_null());
 	json_object_set_new(j, "model", d->model[0] ? json_string(d->model) : json_null());
 	json_object_set_new(j, "partition", json_boolean(d->partition));
 	json_object_set_new(j, "parent", d->partition ? json_string(d->parent) : json_null());

@@ -32,8 +32,7 @@ static int is_magic_at(const uint8_t *p)
 
 /* A text line at p? 1 consumed (*used set, *lost the count it reports), 0 need more bytes,
  * -1 not a line. */
-static int text_line(struct tpipe *t, const uint8_t *p, size_t len, size_t *used,
-		     uint64_t *lost)
+static int text_line(struct tpipe *t, const uint8_t *p, size_t len, size_t *used, uint64_t *lost)
 {
 	const uint8_t *nl;
 	char line[LINE_MAX_LEN + 1];
@@ -64,7 +63,7 @@ static int text_line(struct tpipe *t, const uint8_t *p, size_t len, size_t *used
 }
 
 long tpipe_parse(struct tpipe *t, uint8_t *buf, size_t len, unsigned cpu, int final,
-		 tpipe_emit_fn emit, void *arg, struct iot_err *e)
+                 tpipe_emit_fn emit, void *arg, struct iot_err *e)
 {
 	size_t pos = 0;
 

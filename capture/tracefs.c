@@ -89,7 +89,7 @@ static void read_cpu_stats(unsigned cpu, uint64_t *overrun, uint64_t *dropped)
 static void state_save(struct cap_backend_state *s);
 
 static int set_opt(struct cap_backend_state *s, const char *file, const char *want,
-		   struct iot_err *e)
+                   struct iot_err *e)
 {
 	struct saved_opt *o = &s->opt[s->nopt];
 	char buf[256];
@@ -102,14 +102,14 @@ static int set_opt(struct cap_backend_state *s, const char *file, const char *wa
 	ret = tf_read(file, buf, sizeof(buf));
 	if (ret)
 		return iot_err_set(e, ret, "tracefs: cannot read %s/%s: %s", TRACEFS, file,
-				   strerror(-ret));
+		                   strerror(-ret));
 	if (!strcmp(file, "trace_clock"))
 		cap_pick_bracketed(buf, o->old, sizeof(o->old));
 	else if (!strcmp(file, "buffer_size_kb"))
 		/* "7 (expanded: 1408)" before first use: restore the expanded size */
 		snprintf(o->old, sizeof(o->old), "%llu",
-			 strstr(buf, "expanded:") ? strtoull(strstr(buf, "expanded:") + 9, NULL, 10)
-						  : strtoull(buf, NULL, 10));
+		         strstr(buf, "expanded:") ? strtoull(strstr(buf, "expanded:") + 9, NULL, 10)
+		                                  : strtoull(buf, NULL, 10));
 	else if (strlen(buf) < sizeof(o->old))
 		memcpy(o->old, buf, strlen(buf) + 1);
 	else
@@ -125,7 +125,7 @@ static int set_opt(struct cap_backend_state *s, const char *file, const char *wa
 	if (ret) {
 		o->changed = 0;
 		return iot_err_set(e, ret, "tracefs: cannot set %s to '%s': %s", file, want,
-				   strerror(-ret));
+		                   strerror(-ret));
 	}
 	return 0;
 }
@@ -133,7 +133,7 @@ static int set_opt(struct cap_backend_state *s, const char *file, const char *wa
 /* The same, for a core option this kernel may lack (stacktrace needs CONFIG_STACKTRACE):
  * a missing file is nothing to switch off. */
 static int set_opt_if_present(struct cap_backend_state *s, const char *file, const char *want,
-			      struct iot_err *e)
+                              struct iot_err *e)
 {
 	char p[512];
 
@@ -356,7 +356,7 @@ out:
 }
 
 static int tracefs_start(struct cap_backend_state **out, const struct cap_dev *devs, unsigned n,
-			 const struct cap_opts *o, struct cap_reader *rd, struct iot_err *e)
+                         const struct cap_opts *o, struct cap_reader *rd, struct iot_err *e)
 {
 	struct cap_backend_state *s = calloc(1, sizeof(*s));
 	char buf[256], kb[32], rel[64];
@@ -371,9 +371,10 @@ static int tracefs_start(struct cap_backend_state **out, const struct cap_dev *d
 	 * among iotape processes (and the kernel drops it when a capture dies) */
 	s->lockfd = open(LOCK_FILE, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (s->lockfd >= 0 && flock(s->lockfd, LOCK_EX | LOCK_NB)) {
-		ret = iot_err_set(e, -EBUSY,
-				  "tracefs: the tracer is in use by another iotape capture; the blk "
-				  "tracer is global, so one capture at a time");
+		ret =
+		    iot_err_set(e, -EBUSY,
+		                "tracefs: the tracer is in use by another iotape capture; the blk "
+		                "tracer is global, so one capture at a time");
 		goto fail;
 	}
 	ret = cap_ensure_mounted(TRACEFS, "tracefs", e);
@@ -382,8 +383,9 @@ static int tracefs_start(struct cap_backend_state **out, const struct cap_dev *d
 	s->mounted = ret;
 	ret = tf_read("available_tracers", buf, sizeof(buf));
 	if (ret || !strstr(buf, "blk")) {
-		ret = iot_err_set(e, -ENOTSUP, "tracefs: this kernel has no blk tracer "
-				  "(CONFIG_BLK_DEV_IO_TRACE)");
+		ret = iot_err_set(e, -ENOTSUP,
+		                  "tracefs: this kernel has no blk tracer "
+		                  "(CONFIG_BLK_DEV_IO_TRACE)");
 		goto fail;
 	}
 	ret = tf_read("current_tracer", s->old_tracer, sizeof(s->old_tracer));
@@ -393,10 +395,10 @@ static int tracefs_start(struct cap_backend_state **out, const struct cap_dev *d
 	}
 	if (strcmp(s->old_tracer, "nop")) {
 		ret = iot_err_set(e, -EBUSY,
-				  "tracefs: the tracer is in use (current_tracer is '%s'); the blk "
-				  "tracer is global, so one capture at a time (if a killed iotape "
-				  "left it: echo nop > %s/current_tracer)",
-				  s->old_tracer, TRACEFS);
+		                  "tracefs: the tracer is in use (current_tracer is '%s'); the blk "
+		                  "tracer is global, so one capture at a time (if a killed iotape "
+		                  "left it: echo nop > %s/current_tracer)",
+		                  s->old_tracer, TRACEFS);
 		goto fail;
 	}
 	/* a device somebody else traces (blktrace, another capture) is refused, not shared */
@@ -407,14 +409,14 @@ static int tracefs_start(struct cap_backend_state **out, const struct cap_dev *d
 		ret = cap_read_str(p, buf, sizeof(buf));
 		if (ret) {
 			iot_err_set(e, ret, "'%s': cannot read %s: %s", devs[i].name, p,
-				    strerror(-ret));
+			            strerror(-ret));
 			goto fail;
 		}
 		if (strcmp(buf, "0")) {
 			ret = iot_err_set(e, -EBUSY,
-					  "'%s' is already being traced (%s is %s; if a killed "
-					  "iotape left it: echo 0 > %s)",
-					  devs[i].name, p, buf, p);
+			                  "'%s' is already being traced (%s is %s; if a killed "
+			                  "iotape left it: echo 0 > %s)",
+			                  devs[i].name, p, buf, p);
 			goto fail;
 		}
 	}
@@ -424,8 +426,7 @@ static int tracefs_start(struct cap_backend_state **out, const struct cap_dev *d
 	/* mono = CLOCK_MONOTONIC: the clock the relay path stamps with (ktime_get), and one we
 	 * can read beside CLOCK_REALTIME to place packets on the same timeline */
 	if ((ret = set_opt(s, "trace_clock", "mono", e)) ||
-	    (ret = set_opt(s, "buffer_size_kb", kb, e)) ||
-	    (ret = set_opt(s, "tracing_on", "1", e)))
+	    (ret = set_opt(s, "buffer_size_kb", kb, e)) || (ret = set_opt(s, "tracing_on", "1", e)))
 		goto fail;
 	/* Core options that add work to every event the blk tracer writes, in the workload's
 	 * context: stacktrace records a kernel stack after each one (ftrace_trace_stack() in
@@ -462,17 +463,16 @@ static int tracefs_start(struct cap_backend_state **out, const struct cap_dev *d
 			continue;
 		read_cpu_stats(c, &s->base_overrun[c], &s->base_dropped[c]);
 		snprintf(rel, sizeof(rel), "per_cpu/cpu%u/%s", c,
-			 s->reader == CAP_READER_RAW ? "trace_pipe_raw" : "trace_pipe");
+		         s->reader == CAP_READER_RAW ? "trace_pipe_raw" : "trace_pipe");
 		tf_path(p, sizeof(p), rel);
 		fd = open(p, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 		if (fd < 0) {
 			ret = iot_err_set(e, -errno, "tracefs: cannot open %s: %s", p,
-					  strerror(errno));
+			                  strerror(errno));
 			goto fail;
 		}
-		ret = cap_reader_add(rd, fd, c,
-				     s->reader == CAP_READER_RAW ? CAP_STREAM_RAW : CAP_STREAM_PIPE,
-				     e);
+		ret = cap_reader_add(
+		    rd, fd, c, s->reader == CAP_READER_RAW ? CAP_STREAM_RAW : CAP_STREAM_PIPE, e);
 		if (ret)
 			goto fail;
 	}
@@ -485,8 +485,9 @@ static int tracefs_start(struct cap_backend_state **out, const struct cap_dev *d
 		s->nenable = i + 1;
 		ret = cap_write_str(s->enable[i], "1");
 		if (ret) {
-			iot_err_set(e, ret == -EBUSY ? -EBUSY : ret, "'%s': cannot enable tracing: %s",
-				    devs[i].name, strerror(-ret));
+			iot_err_set(e, ret == -EBUSY ? -EBUSY : ret,
+			            "'%s': cannot enable tracing: %s", devs[i].name,
+			            strerror(-ret));
 			goto fail;
 		}
 		if (o->act_mask) {
@@ -498,7 +499,7 @@ static int tracefs_start(struct cap_backend_state **out, const struct cap_dev *d
 			ret = cap_write_str(p, m);
 			if (ret) {
 				iot_err_set(e, ret, "'%s': cannot set %s: %s", devs[i].name, p,
-					    strerror(-ret));
+				            strerror(-ret));
 				goto fail;
 			}
 		}
@@ -520,7 +521,7 @@ static void tracefs_stop(struct cap_backend_state *s)
 }
 
 static int tracefs_teardown(struct cap_backend_state *s, struct cap_result *res, json_t *info,
-			    struct iot_err *e)
+                            struct iot_err *e)
 {
 	uint64_t overrun = 0, dropped = 0;
 	json_t *cpus = json_array();
@@ -538,7 +539,7 @@ static int tracefs_teardown(struct cap_backend_state *s, struct cap_result *res,
 		overrun += o;
 		dropped += d;
 		json_array_append_new(cpus, json_pack("{s:i, s:I, s:I}", "cpu", c, "overrun",
-						      (json_int_t)o, "dropped", (json_int_t)d));
+		                                      (json_int_t)o, "dropped", (json_int_t)d));
 	}
 	restore(s);
 	s->tracer_set = 0;
@@ -560,8 +561,8 @@ static int tracefs_teardown(struct cap_backend_state *s, struct cap_result *res,
 }
 
 const struct cap_blk_ops cap_tracefs_ops = {
-	.name = "tracefs",
-	.start = tracefs_start,
-	.stop = tracefs_stop,
-	.teardown = tracefs_teardown,
+    .name = "tracefs",
+    .start = tracefs_start,
+    .stop = tracefs_stop,
+    .teardown = tracefs_teardown,
 };

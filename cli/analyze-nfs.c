@@ -38,23 +38,23 @@ static void text_procs(FILE *f, const struct nfs_stats *s)
 	char b[8][24];
 
 	fprintf(f, "%-8s %-7s %-20s %9s %7s %10s %9s %9s %9s %9s %9s %9s %9s\n", "program",
-		"version", "procedure", "calls", "errors", "MB", "min", "mean", "p50", "p90", "p99",
-		"p99.9", "max");
+	        "version", "procedure", "calls", "errors", "MB", "min", "mean", "p50", "p90", "p99",
+	        "p99.9", "max");
 	for (i = 0; i < s->nprocs; i++) {
 		const struct nfs_proc_stats *r = &s->procs[i];
 		const struct hist *h = r->srt;
 		uint64_t n = h->count;
 
 		fprintf(f, "%-8s %-7s %-20s %9llu %7llu %10.1f %9s %9s %9s %9s %9s %9s %9s\n",
-			prog_name(r, b[7], 24), r->version, r->name, (unsigned long long)r->calls,
-			(unsigned long long)r->e.errors, (double)r->bytes / 1e6,
-			dur_or_dash(n, (double)h->min, b[0], 24),
-			dur_or_dash(n, hist_mean(h), b[1], 24),
-			dur_or_dash(n, (double)hist_quantile(h, .5), b[2], 24),
-			dur_or_dash(n, (double)hist_quantile(h, .9), b[3], 24),
-			dur_or_dash(n, (double)hist_quantile(h, .99), b[4], 24),
-			dur_or_dash(n, (double)hist_quantile(h, .999), b[5], 24),
-			dur_or_dash(n, (double)h->max, b[6], 24));
+		        prog_name(r, b[7], 24), r->version, r->name, (unsigned long long)r->calls,
+		        (unsigned long long)r->e.errors, (double)r->bytes / 1e6,
+		        dur_or_dash(n, (double)h->min, b[0], 24),
+		        dur_or_dash(n, hist_mean(h), b[1], 24),
+		        dur_or_dash(n, (double)hist_quantile(h, .5), b[2], 24),
+		        dur_or_dash(n, (double)hist_quantile(h, .9), b[3], 24),
+		        dur_or_dash(n, (double)hist_quantile(h, .99), b[4], 24),
+		        dur_or_dash(n, (double)hist_quantile(h, .999), b[5], 24),
+		        dur_or_dash(n, (double)h->max, b[6], 24));
 	}
 }
 
@@ -71,11 +71,11 @@ static void text_errors(FILE *f, const struct nfs_stats *s)
 				fprintf(f, "\nerrors by status:\n");
 			nfs_status_str(r->e.err[k].status, r->vers != 3, st, sizeof(st));
 			fprintf(f, "  %-8s %-7s %-20s %-28s %9llu\n", prog_name(r, pb, sizeof(pb)),
-				r->version, r->name, st, (unsigned long long)r->e.err[k].n);
+			        r->version, r->name, st, (unsigned long long)r->e.err[k].n);
 		}
 		if (r->e.err_other)
 			fprintf(f, "  %-8s %-7s %-20s %-28s %9llu\n", "", r->version, r->name,
-				"(other statuses)", (unsigned long long)r->e.err_other);
+			        "(other statuses)", (unsigned long long)r->e.err_other);
 	}
 	any = 0;
 	for (m = 0; m < 4; m++) {
@@ -88,7 +88,7 @@ static void text_errors(FILE *f, const struct nfs_stats *s)
 					fprintf(f, "\nNFSv4 errors by the op that failed:\n");
 				nfs_status_str(e->err[k].status, 1, st, sizeof(st));
 				fprintf(f, "  4.%u%-4s %-20s %-28s %9llu\n", m, m == 3 ? "+" : "",
-					n ? n : "?", st, (unsigned long long)e->err[k].n);
+				        n ? n : "?", st, (unsigned long long)e->err[k].n);
 			}
 		}
 	}
@@ -104,15 +104,15 @@ static void text_timeline(FILE *f, const struct nfs_stats *s)
 	if (!s->clock.n || s->clock.n > 60)
 		return;
 	fprintf(f, "\ntimeline (%s bins):\n  %10s %10s %11s %11s %12s\n",
-		fmt_duration((double)s->clock.width, b, sizeof(b)), "start (s)", "ops/s",
-		"read MB/s", "write MB/s", "outstanding");
+	        fmt_duration((double)s->clock.width, b, sizeof(b)), "start (s)", "ops/s",
+	        "read MB/s", "write MB/s", "outstanding");
 	for (i = 0; i < s->clock.n; i++) {
 		const struct nfs_bin *n = &s->bins[i];
 
 		fprintf(f, "  %10.3f %10.1f %11.2f %11.2f %12.2f\n", (double)i * secs,
-			(double)n->ops / secs, (double)n->read_bytes / 1e6 / secs,
-			(double)n->write_bytes / 1e6 / secs,
-			(double)n->busy_ns / (double)s->clock.width);
+		        (double)n->ops / secs, (double)n->read_bytes / 1e6 / secs,
+		        (double)n->write_bytes / 1e6 / secs,
+		        (double)n->busy_ns / (double)s->clock.width);
 	}
 }
 
@@ -137,9 +137,9 @@ static unsigned text_top(const struct nfs_stats *s)
 static void text_clients(FILE *f, const struct nfs_stats *s)
 {
 	static const char *const title[NFS_CLIENT_KINDS] = {
-		[NFS_BY_CONNECTION] = "connections",
-		[NFS_BY_UID] = "users (AUTH_SYS uid/gid)",
-		[NFS_BY_MACHINE] = "machines (AUTH_SYS name)",
+	    [NFS_BY_CONNECTION] = "connections",
+	    [NFS_BY_UID] = "users (AUTH_SYS uid/gid)",
+	    [NFS_BY_MACHINE] = "machines (AUTH_SYS name)",
 	};
 	static const enum nfs_client_kind order[] = {NFS_BY_CONNECTION, NFS_BY_UID, NFS_BY_MACHINE};
 	unsigned idx[TEXT_TOP];
@@ -160,24 +160,25 @@ static void text_clients(FILE *f, const struct nfs_stats *s)
 			if (k == NFS_BY_CONNECTION) {
 				nfs_addr_str(c->family, c->addr, a, sizeof(a));
 				snprintf(who, sizeof(who), c->family == 6 ? "[%s]:%u" : "%s:%u", a,
-					 c->port);
+				         c->port);
 			} else if (k == NFS_BY_UID) {
 				snprintf(who, sizeof(who), "uid %u gid %u", c->uid, c->gid);
 			} else {
 				snprintf(who, sizeof(who), "%s", c->machine);
 			}
-			fprintf(f, "  %-40s %9llu calls %7llu errors %10.1f MB  waited %s  mean %s "
-				   "p99 %s\n",
-				who, (unsigned long long)c->calls, (unsigned long long)c->errors,
-				(double)(c->read_bytes + c->write_bytes) / 1e6,
-				fmt_duration((double)c->wait_ns, b[0], 24),
-				dur_or_dash(c->srt.count, nfs_sketch_mean(&c->srt), b[1], 24),
-				dur_or_dash(c->srt.count, (double)nfs_sketch_quantile(&c->srt, .99),
-					    b[2], 24));
+			fprintf(f,
+			        "  %-40s %9llu calls %7llu errors %10.1f MB  waited %s  mean %s "
+			        "p99 %s\n",
+			        who, (unsigned long long)c->calls, (unsigned long long)c->errors,
+			        (double)(c->read_bytes + c->write_bytes) / 1e6,
+			        fmt_duration((double)c->wait_ns, b[0], 24),
+			        dur_or_dash(c->srt.count, nfs_sketch_mean(&c->srt), b[1], 24),
+			        dur_or_dash(c->srt.count, (double)nfs_sketch_quantile(&c->srt, .99),
+			                    b[2], 24));
 		}
 		if (tb->folded)
 			fprintf(f, "  (%llu calls of clients past the first %u in 'other')\n",
-				(unsigned long long)tb->folded, tb->max);
+			        (unsigned long long)tb->folded, tb->max);
 	}
 }
 
@@ -196,11 +197,12 @@ static void text_files(FILE *f, const struct nfs_stats *s, enum nfs_rank by)
 
 		if (fl & NFS_PATH_REMOVED)
 			strncat(path, " (removed)", sizeof(path) - strlen(path) - 1);
-		fprintf(f, "  %-48s %8llu ops %9.1f MB read %9.1f MB written  waited %s  p99 %s\n",
-			elide(path, e, sizeof(e), 48), (unsigned long long)x->ops,
-			(double)x->rd.bytes / 1e6, (double)x->wr.bytes / 1e6,
-			fmt_duration((double)x->wait_ns, b[0], 24),
-			dur_or_dash(x->srt.count, (double)nfs_sketch_quantile(&x->srt, .99), b[1], 24));
+		fprintf(
+		    f, "  %-48s %8llu ops %9.1f MB read %9.1f MB written  waited %s  p99 %s\n",
+		    elide(path, e, sizeof(e), 48), (unsigned long long)x->ops,
+		    (double)x->rd.bytes / 1e6, (double)x->wr.bytes / 1e6,
+		    fmt_duration((double)x->wait_ns, b[0], 24),
+		    dur_or_dash(x->srt.count, (double)nfs_sketch_quantile(&x->srt, .99), b[1], 24));
 	}
 }
 
@@ -220,29 +222,30 @@ static void text_slowest(FILE *f, const struct nfs_stats *s)
 		nfs_addr_str(x->family, x->client, a, sizeof(a));
 		nfs_stats_file_path(s, x->node, x->fh, x->fh_len, path, sizeof(path));
 		nfs_status_str(x->status, r && r->vers != 3, st, sizeof(st));
-		fprintf(f, "  %10.6f s %9s  %s:%u xid 0x%08x  %s %s %s", 
-			(double)(x->call_ns - s->first_call_ns) / 1e9,
-			fmt_duration((double)x->srt, b, sizeof(b)), a, x->cport, x->xid,
-			r ? r->version : "?", r ? r->name : "?",
-			x->node != NFS_NAME_NONE || x->fh_len ? elide(path, e, sizeof(e), 40) : "");
+		fprintf(f, "  %10.6f s %9s  %s:%u xid 0x%08x  %s %s %s",
+		        (double)(x->call_ns - s->first_call_ns) / 1e9,
+		        fmt_duration((double)x->srt, b, sizeof(b)), a, x->cport, x->xid,
+		        r ? r->version : "?", r ? r->name : "?",
+		        x->node != NFS_NAME_NONE || x->fh_len ? elide(path, e, sizeof(e), 40) : "");
 		if (x->has_io)
 			fprintf(f, " @%llu+%llu", (unsigned long long)x->offset,
-				(unsigned long long)x->count);
+			        (unsigned long long)x->count);
 		fprintf(f, "%s%s\n", x->status ? " " : "", x->status ? st : "");
 	}
 }
 
 static void text_render(FILE *f, const struct nfs_pipe_file *files, unsigned n,
-			const struct nfs_stats *s, const struct nfs_pipe *p, const char *stop)
+                        const struct nfs_stats *s, const struct nfs_pipe *p, const char *stop)
 {
 	const struct tcp_counters *t = tcp_table_counters(p->tcp);
 	const struct rpc_counters *r = rpc_dec_counters(p->rpc);
 	char b[2][24];
 
 	if (stop)
-		fprintf(f, "partial results: the capture stops at bad bytes (%s); what came "
-			   "before them:\n",
-			stop);
+		fprintf(f,
+		        "partial results: the capture stops at bad bytes (%s); what came "
+		        "before them:\n",
+		        stop);
 
 	fputs("capture ", f);
 	for (unsigned i = 0; i < n; i++) {
@@ -251,8 +254,8 @@ static void text_render(FILE *f, const struct nfs_pipe_file *files, unsigned n,
 		fputc('\'', f);
 	}
 	fprintf(f, ": %llu frames over %.3f s, %llu RPC calls, %llu replies\n\n",
-		(unsigned long long)p->n.frames, (double)(p->n.last_ns - p->n.first_ns) / 1e9,
-		(unsigned long long)r->calls, (unsigned long long)r->replies);
+	        (unsigned long long)p->n.frames, (double)(p->n.last_ns - p->n.first_ns) / 1e9,
+	        (unsigned long long)r->calls, (unsigned long long)r->replies);
 	if (!s->nprocs) {
 		fprintf(f, "no RPC traffic found\n");
 	} else {
@@ -265,43 +268,47 @@ static void text_render(FILE *f, const struct nfs_pipe_file *files, unsigned n,
 	text_errors(f, s);
 	text_timeline(f, s);
 	if (s->copy.calls || s->copy.callbacks) {
-		fprintf(f, "\nserver-side copy: %llu COPY calls (%llu synchronous, %llu asynchronous, "
-			   "%llu errors), %.1f MB copied, %llu CB_OFFLOAD",
-			(unsigned long long)s->copy.calls,
-			(unsigned long long)(s->copy.calls - s->copy.async),
-			(unsigned long long)s->copy.async, (unsigned long long)s->copy.errors,
-			(double)(s->copy.bytes + s->copy.cb_bytes) / 1e6,
-			(unsigned long long)s->copy.callbacks);
+		fprintf(f,
+		        "\nserver-side copy: %llu COPY calls (%llu synchronous, %llu asynchronous, "
+		        "%llu errors), %.1f MB copied, %llu CB_OFFLOAD",
+		        (unsigned long long)s->copy.calls,
+		        (unsigned long long)(s->copy.calls - s->copy.async),
+		        (unsigned long long)s->copy.async, (unsigned long long)s->copy.errors,
+		        (double)(s->copy.bytes + s->copy.cb_bytes) / 1e6,
+		        (unsigned long long)s->copy.callbacks);
 		if (s->copy.cb_latency.count)
 			fprintf(f, ", COPY to CB_OFFLOAD mean %s max %s",
-				fmt_duration(hist_mean(&s->copy.cb_latency), b[0], 24),
-				fmt_duration((double)s->copy.cb_latency.max, b[1], 24));
+			        fmt_duration(hist_mean(&s->copy.cb_latency), b[0], 24),
+			        fmt_duration((double)s->copy.cb_latency.max, b[1], 24));
 		fputc('\n', f);
 	}
-	fprintf(f, "\nstream: %llu connections, %llu bytes lost, %llu RPC retransmits, "
-		   "%llu TCP retransmits, %llu unmatched calls, %llu unmatched replies",
-		(unsigned long long)t->conns, (unsigned long long)t->lost_bytes,
-		(unsigned long long)r->retransmits, (unsigned long long)t->retransmits,
-		(unsigned long long)r->unmatched_calls, (unsigned long long)r->unmatched_replies);
+	fprintf(f,
+	        "\nstream: %llu connections, %llu bytes lost, %llu RPC retransmits, "
+	        "%llu TCP retransmits, %llu unmatched calls, %llu unmatched replies",
+	        (unsigned long long)t->conns, (unsigned long long)t->lost_bytes,
+	        (unsigned long long)r->retransmits, (unsigned long long)t->retransmits,
+	        (unsigned long long)r->unmatched_calls, (unsigned long long)r->unmatched_replies);
 	if (t->bad_records || t->resyncs)
 		fprintf(f, ", %llu bad records, %llu resyncs", (unsigned long long)t->bad_records,
-			(unsigned long long)t->resyncs);
+		        (unsigned long long)t->resyncs);
 	fputc('\n', f);
 	if (s->event_counts[NET_EV_GAP] || s->event_counts[NET_EV_RETRANSMIT])
-		fprintf(f, "events: %llu capture gaps, %llu retransmitted calls (when, where and "
-			   "which XID: --json)\n",
-			(unsigned long long)s->event_counts[NET_EV_GAP],
-			(unsigned long long)s->event_counts[NET_EV_RETRANSMIT]);
+		fprintf(f,
+		        "events: %llu capture gaps, %llu retransmitted calls (when, where and "
+		        "which XID: --json)\n",
+		        (unsigned long long)s->event_counts[NET_EV_GAP],
+		        (unsigned long long)s->event_counts[NET_EV_RETRANSMIT]);
 	if (r->cut_calls || r->cut_replies)
-		fprintf(f, "cut by the snaplen: %llu calls, %llu replies (statuses counted from the "
-			   "captured part; %llu NFSv4 COMPOUNDs cut before their main op are "
-			   "COMPOUND_CUT)\n",
-			(unsigned long long)r->cut_calls, (unsigned long long)r->cut_replies,
-			(unsigned long long)r->cut_compounds);
+		fprintf(f,
+		        "cut by the snaplen: %llu calls, %llu replies (statuses counted from the "
+		        "captured part; %llu NFSv4 COMPOUNDs cut before their main op are "
+		        "COMPOUND_CUT)\n",
+		        (unsigned long long)r->cut_calls, (unsigned long long)r->cut_replies,
+		        (unsigned long long)r->cut_compounds);
 }
 
-int analyze_captures(struct in_stream **in, unsigned n, const struct analyze_opts *o,
-		     json_t *root, FILE *text, struct iot_err *stop)
+int analyze_captures(struct in_stream **in, unsigned n, const struct analyze_opts *o, json_t *root,
+                     FILE *text, struct iot_err *stop)
 {
 	struct nfs_stats_cfg scfg = {.interval_ns = o ? o->interval_ns : 0, .top = o ? o->top : 0};
 	struct tcp_cfg tcfg;
@@ -363,14 +370,14 @@ int analyze_captures(struct in_stream **in, unsigned n, const struct analyze_opt
 		/* bad bytes after good frames: those are reported, marked partial */
 		iot_err_prefix(&e, "'%s'", files[bad].name);
 		warning("partial results: the capture stops at bad bytes; the %llu frames before "
-			"them are analyzed (the error follows)",
-			(unsigned long long)p.n.frames);
+		        "them are analyzed (the error follows)",
+		        (unsigned long long)p.n.frames);
 	}
 	nfs_pipe_finish(&p);
 	for (i = 0; i < n; i++)
 		if (files[i].truncated)
 			warning("'%s': the capture ends inside a packet record (truncated file)",
-				files[i].name);
+			        files[i].name);
 	nfs_stats_sort(&s);
 	if (root) {
 		json_t *nfs = nfs_stats_json(&s, &p), *jin = json_object_get(nfs, "input");

@@ -27,7 +27,7 @@ struct in_stream;
  * with --json) and, when text is non-NULL, prints the text summary there. Returns an exit
  * code (EXIT_OK, EXIT_USAGE, EXIT_SYSTEM) after printing any error.
  */
-int analyze_captures(struct in_stream **in, unsigned n, const struct analyze_opts *o,
-		     json_t *root, FILE *text, struct iot_err *stop);
+int analyze_captures(struct in_stream **in, unsigned n, const struct analyze_opts *o, json_t *root,
+                     FILE *text, struct iot_err *stop);
 
 #endif

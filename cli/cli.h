@@ -74,15 +74,22 @@ CMD_DECL(analyze);
 extern const struct cli_doc doc_analyze;
 CMD_DECL(capture);
 extern const struct cli_doc doc_capture;
-CMD_DECL(replay); extern const struct cli_doc doc_replay;
-CMD_DECL(report); extern const char usage_report[];
-CMD_DECL(compare); extern const char usage_compare[];
+CMD_DECL(replay);
+extern const struct cli_doc doc_replay;
+CMD_DECL(report);
+extern const char usage_report[];
+CMD_DECL(compare);
+extern const char usage_compare[];
 CMD_DECL(movie);
 extern const struct cli_doc doc_movie;
-CMD_DECL(export); extern const struct cli_doc doc_export;
-CMD_DECL(sweep); extern const struct cli_doc doc_sweep;
-CMD_DECL(help); extern const struct cli_doc doc_help;
-CMD_DECL(version); extern const struct cli_doc doc_version;
+CMD_DECL(export);
+extern const struct cli_doc doc_export;
+CMD_DECL(sweep);
+extern const struct cli_doc doc_sweep;
+CMD_DECL(help);
+extern const struct cli_doc doc_help;
+CMD_DECL(version);
+extern const struct cli_doc doc_version;
 /* one CMD_DECL and doc_X line per subcommand, beside its CMD(X) in the table in iotape.c */
 
 #endif

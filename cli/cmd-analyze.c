@@ -171,7 +171,6 @@ static inline void consume(struct run *r, const struct blk_event *ev)
 		notify(r, ev);
 }
 
-
 /* Merge the inputs by time (few inputs: a linear scan beats a heap) and feed every sink. */
 static int run_pass(struct run *r)
 {
@@ -190,7 +189,8 @@ static int run_pass(struct run *r)
 		ret = blk_analysis_read(r->a, rd, &e);
 		if (ret < 0 && (ret = pass_error(r, &e, ret)))
 			return ret;
-		/* the reader counted the notifies and kept the names: no second look at each event */
+		/* the reader counted the notifies and kept the names: no second look at each event
+		 */
 		st = bt_reader_stats(rd);
 		r->events = st->events;
 		r->notifies = st->notifies;
@@ -283,10 +283,12 @@ static json_t *input_json(const struct run *r, json_t *warnings)
 			if (fs->version < 32)
 				seen |= 1u << fs->version;
 			json_object_set_new(j, "path", json_string(fs->path));
-			json_object_set_new(j, "format", json_string(fs->format ? fs->format : "blktrace"));
+			json_object_set_new(j, "format",
+			                    json_string(fs->format ? fs->format : "blktrace"));
 			json_object_set_new(j, "version", json_integer(fs->version));
 			if (fs->iolog_version)
-				json_object_set_new(j, "iolog_version", json_integer(fs->iolog_version));
+				json_object_set_new(j, "iolog_version",
+				                    json_integer(fs->iolog_version));
 			json_object_set_new(j, "byte_order",
 			                    json_string(fs->swapped ? "swapped" : "native"));
 			json_object_set_new(j, "gzip", json_boolean(fs->gzip));
@@ -469,8 +471,8 @@ static const char *fmt_bytes(uint64_t b, char *buf, size_t len)
 
 static void text_device(FILE *f, const json_t *d, uint64_t start)
 {
-	static const char *const lat[] = {"q2d", "d2c", "q2c", "q2g", "g2i",
-					  "q2m", "i2d", "m2d", "d2c_request"};
+	static const char *const lat[] = {"q2d", "d2c", "q2c", "q2g",        "g2i",
+	                                  "q2m", "i2d", "m2d", "d2c_request"};
 	char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
 	const json_t *idle = json_object_get(d, "idle"), *longest;
 	size_t i;
@@ -511,8 +513,10 @@ static void text_device(FILE *f, const json_t *d, uint64_t start)
 	fprintf(f, "  %-10s mean %.2f, max %" PRIu64 "\n", "depth", jget_f(d, "depth.mean"),
 	        jget_u(d, "depth.max"));
 	fprintf(f, "  %-10s %" PRIu64 " gaps >= %s, %s in total (%.1f%% of the span)\n", "idle",
-	        jget_u(idle, "gaps"), fmt_duration((double)jget_u(idle, "threshold_ns"), b1, sizeof(b1)),
-	        fmt_duration((double)jget_u(idle, "total_ns"), b2, sizeof(b2)), jget_f(idle, "pct"));
+	        jget_u(idle, "gaps"),
+	        fmt_duration((double)jget_u(idle, "threshold_ns"), b1, sizeof(b1)),
+	        fmt_duration((double)jget_u(idle, "total_ns"), b2, sizeof(b2)),
+	        jget_f(idle, "pct"));
 	longest = json_object_get(idle, "longest");
 	if (json_array_size(longest))
 		fprintf(f, "    %14s %14s %12s %12s  %s\n", "start (s)", "end (s)", "length",
@@ -520,7 +524,8 @@ static void text_device(FILE *f, const json_t *d, uint64_t start)
 	json_array_foreach(longest, i, g)
 	{
 		const json_t *comm = json_object_get(g, "comm");
-		char who[128], name[96]; /* the process name is the trace's: shown, never sent raw */
+		char who[128],
+		    name[96]; /* the process name is the trace's: shown, never sent raw */
 
 		if (!strcmp(json_string_value(json_object_get(g, "ended_by")), "end"))
 			snprintf(who, sizeof(who), "end of trace");
@@ -556,12 +561,14 @@ static void text_summary(FILE *f, const json_t *root)
 	json_t *d;
 
 	if (json_is_true(json_object_get(in, "partial")))
-		fprintf(f, "partial results: the input stops at bad bytes (%s); what came before "
-		           "them:\n",
+		fprintf(f,
+		        "partial results: the input stops at bad bytes (%s); what came before "
+		        "them:\n",
 		        json_string_value(json_object_get(in, "error")));
 	fprintf(f, "%zu file(s), %" PRIu64 " events, %zu device(s), span %s",
 	        json_array_size(json_object_get(in, "files")), jget_u(in, "events"),
-	        json_array_size(devs), fmt_duration((double)jget_u(root, "span_ns"), b1, sizeof(b1)));
+	        json_array_size(devs),
+	        fmt_duration((double)jget_u(root, "span_ns"), b1, sizeof(b1)));
 	fprintf(f, ", timeline %" PRIu64 " bins of %s (--json)\n", jget_u(root, "timeline.bins"),
 	        fmt_duration((double)jget_u(root, "timeline.interval_ns"), b2, sizeof(b2)));
 	json_array_foreach(devs, i, d) text_device(f, d, start);

@@ -127,8 +127,8 @@ static void show_progress(void *arg, const struct cap_progress *p)
 	(void)arg;
 	human(b, sizeof(b), (double)p->bytes);
 	fprintf(stderr, "\r\033[Kiotape: capture: %.1fs  %llu events  %s  %llu lost",
-		(double)p->elapsed_ns / 1e9, (unsigned long long)p->events, b,
-		(unsigned long long)p->lost);
+	        (double)p->elapsed_ns / 1e9, (unsigned long long)p->events, b,
+	        (unsigned long long)p->lost);
 	if (p->packets)
 		fprintf(stderr, "  %llu packets", (unsigned long long)p->packets);
 	fflush(stderr);
@@ -252,9 +252,9 @@ int cmd_capture(int argc, char **argv)
 		case 'a':
 			if (cap_mask_parse(optarg, &o.act_mask, &e)) {
 				usage_error("-a: %s (names: read write flush sync queue requeue "
-					    "issue complete fs pc notify ahead meta discard "
-					    "drv_data fua)",
-					    e.msg);
+				            "issue complete fs pc notify ahead meta discard "
+				            "drv_data fua)",
+				            e.msg);
 				goto usage;
 			}
 			break;
@@ -345,13 +345,13 @@ int cmd_capture(int argc, char **argv)
 	lost = res.lost;
 	if (lost)
 		warning("%llu block events lost (ring-buffer overrun %llu, dropped %llu, seen by "
-			"the reader %llu, relay %llu); try a larger --buffer-kb",
-			(unsigned long long)lost, (unsigned long long)res.overrun,
-			(unsigned long long)res.dropped, (unsigned long long)res.reader_lost,
-			(unsigned long long)res.relay_dropped);
+		        "the reader %llu, relay %llu); try a larger --buffer-kb",
+		        (unsigned long long)lost, (unsigned long long)res.overrun,
+		        (unsigned long long)res.dropped, (unsigned long long)res.reader_lost,
+		        (unsigned long long)res.relay_dropped);
 	if (res.totals.pkt_drops || res.ifdrop)
 		warning("%llu packets dropped by the kernel, %llu by the interface",
-			(unsigned long long)res.totals.pkt_drops, (unsigned long long)res.ifdrop);
+		        (unsigned long long)res.totals.pkt_drops, (unsigned long long)res.ifdrop);
 	if (res.cmd_error[0])
 		error("cannot run %s", res.cmd_error);
 	if (res.late_err) {
@@ -360,8 +360,8 @@ int cmd_capture(int argc, char **argv)
 		return EXIT_SYSTEM;
 	}
 	fprintf(stderr, "iotape: capture: %llu events, %llu packets, %llu lost -> %s\n",
-		(unsigned long long)res.totals.events, (unsigned long long)res.totals.packets,
-		(unsigned long long)lost, o.rundir);
+	        (unsigned long long)res.totals.events, (unsigned long long)res.totals.packets,
+	        (unsigned long long)lost, o.rundir);
 	if (o.cmd && !res.cmd_ran && res.stop_signal)
 		return 128 + res.stop_signal; /* interrupted before COMMAND started */
 	if (o.cmd)

@@ -43,7 +43,8 @@ const char usage_compare[] =
     "  --metrics LIST   show only these metrics (e.g. mbps,wall_s)\n"
     "  --format F       text (default), markdown, csv, json\n"
     "  -o FILE          write to FILE instead of standard output\n"
-    "  --idle-threshold DUR  shortest idle gap when analyzing runs (default " BLK_DEFAULT_IDLE_TEXT "; --idle is\n"
+    "  --idle-threshold DUR  shortest idle gap when analyzing runs (default " BLK_DEFAULT_IDLE_TEXT
+    "; --idle is\n"
     "                   the same)\n"
     "\n"
     "Metrics: mbps, iops, lat_p50, lat_p99 (D2C, us), idle_pct, longest_gap (ms), seeks,\n"
@@ -98,12 +99,16 @@ int load_summary(const char *path, uint64_t idle_ns, json_t **summary, json_t **
 		if (!*summary && in_stream_status(ci.json))
 			ret = (error("'%s': %s", path, in_stream_error(ci.json)), EXIT_USAGE);
 		else if (!*summary)
-			ret = (error("'%s': not a JSON summary: %s (line %d)", path, je.text, je.line),
+			ret = (error("'%s': not a JSON summary: %s (line %d)", path, je.text,
+			             je.line),
 			       EXIT_USAGE);
-		else if (json_is_true(json_object_get(json_object_get(*summary, "input"), "partial")) ||
+		else if (json_is_true(
+		             json_object_get(json_object_get(*summary, "input"), "partial")) ||
 		         json_is_true(json_object_get(
-		             json_object_get(json_object_get(*summary, "nfs"), "input"), "partial")))
-			warning("'%s': partial results: the analysis it saves stopped at bad bytes", path);
+		             json_object_get(json_object_get(*summary, "nfs"), "input"),
+		             "partial")))
+			warning("'%s': partial results: the analysis it saves stopped at bad bytes",
+			        path);
 		cli_input_release(&ci);
 		return ret;
 	}
@@ -124,11 +129,20 @@ int load_summary(const char *path, uint64_t idle_ns, json_t **summary, json_t **
 int cmd_compare(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"label", 1, 0, 'l'}, {"baseline", 1, 0, 'b'}, {"fail-if", 1, 0, 'f'},
-	    {"alpha", 1, 0, 'a'}, {"rows", 1, 0, 'r'},     {"cols", 1, 0, 'c'},
-	    {"by", 1, 0, 'B'},    {"format", 1, 0, 'F'},   {"output", 1, 0, 'o'},
-	    {"idle", 1, 0, 'i'},  {"idle-threshold", 1, 0, 'i'}, {"tables", 1, 0, 'T'},
-	    {"metrics", 1, 0, 'M'}, {0, 0, 0, 0},
+	    {"label", 1, 0, 'l'},
+	    {"baseline", 1, 0, 'b'},
+	    {"fail-if", 1, 0, 'f'},
+	    {"alpha", 1, 0, 'a'},
+	    {"rows", 1, 0, 'r'},
+	    {"cols", 1, 0, 'c'},
+	    {"by", 1, 0, 'B'},
+	    {"format", 1, 0, 'F'},
+	    {"output", 1, 0, 'o'},
+	    {"idle", 1, 0, 'i'},
+	    {"idle-threshold", 1, 0, 'i'},
+	    {"tables", 1, 0, 'T'},
+	    {"metrics", 1, 0, 'M'},
+	    {0, 0, 0, 0},
 	};
 	struct compare_opts o = {0};
 	enum cmp_format fmt = CMP_FMT_TEXT;

@@ -449,7 +449,6 @@ static void print_summary(const struct replay_stats *st)
 	printf("\n");
 }
 
-
 int cmd_replay(int argc, char **argv)
 {
 	struct replay_opts o = {.speed = 1.0};
@@ -629,9 +628,10 @@ int cmd_replay(int argc, char **argv)
 		/* a fio iolog: what was submitted, without completions (docs/replay.md) */
 		o.no_completions = true;
 		if (o.from == RP_FROM_QUEUE) {
-			rc = usage_error("'%s' is a fio iolog: its IOs are issue events, --from queue "
-			                 "has nothing to replay",
-			                 argv[optind]);
+			rc = usage_error(
+			    "'%s' is a fio iolog: its IOs are issue events, --from queue "
+			    "has nothing to replay",
+			    argv[optind]);
 			goto out;
 		}
 	}

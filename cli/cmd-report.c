@@ -45,7 +45,8 @@ const char usage_report[] =
     "  -o FILE          the HTML file to write (required)\n"
     "  --svg DIR        also write every graph as DIR/NAME.svg\n"
     "  --interval DUR   plotted interval (default: about 600 points over the longest run)\n"
-    "  --idle-threshold DUR  shortest idle gap that is shaded and counted (default " BLK_DEFAULT_IDLE_TEXT ";\n"
+    "  --idle-threshold DUR  shortest idle gap that is shaded and counted "
+    "(default " BLK_DEFAULT_IDLE_TEXT ";\n"
     "                   --idle is the same)\n"
     "  --label L        legend name of the next run, in order (default: the manifest or name)\n"
     "  --baseline L     baseline group of the comparison table (a sweep: NAME=V too)\n"
@@ -162,13 +163,13 @@ static int feed_packets(void *ctx, struct pcap_src *src, const struct manifest *
 int cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"output", 1, 0, 'o'}, {"svg", 1, 0, 's'},   {"interval", 1, 0, 'i'},
-	    {"idle", 1, 0, 'I'},   {"idle-threshold", 1, 0, 'I'},
-	    {"label", 1, 0, 'l'},  {"baseline", 1, 0, 'b'},
-	    {"title", 1, 0, 't'},  {"rows", 1, 0, 'r'},
-	    {"cols", 1, 0, 'c'},   {"tables", 1, 0, 'T'},
-	    {"metrics", 1, 0, 'M'}, {"fail-if", 1, 0, 'f'},
-	    {0, 0, 0, 0},
+	    {"output", 1, 0, 'o'},         {"svg", 1, 0, 's'},
+	    {"interval", 1, 0, 'i'},       {"idle", 1, 0, 'I'},
+	    {"idle-threshold", 1, 0, 'I'}, {"label", 1, 0, 'l'},
+	    {"baseline", 1, 0, 'b'},       {"title", 1, 0, 't'},
+	    {"rows", 1, 0, 'r'},           {"cols", 1, 0, 'c'},
+	    {"tables", 1, 0, 'T'},         {"metrics", 1, 0, 'M'},
+	    {"fail-if", 1, 0, 'f'},        {0, 0, 0, 0},
 	};
 	const char *outpath = NULL, *title = NULL;
 	struct svg_dir svg = {0};
@@ -267,9 +268,13 @@ int cmd_report(int argc, char **argv)
 		}
 	}
 	if (n == 1 && sweep_is_dir(argv[optind])) {
-		struct report_sweep_opts so = {.outpath = outpath, .title = title,
-		                               .svg_dir = svg.dir, .idle_ns = idle, .co = co,
-		                               .rules = rules, .nrules = nrules};
+		struct report_sweep_opts so = {.outpath = outpath,
+		                               .title = title,
+		                               .svg_dir = svg.dir,
+		                               .idle_ns = idle,
+		                               .co = co,
+		                               .rules = rules,
+		                               .nrules = nrules};
 
 		if (nlabels || interval) {
 			usage_error("--label and --interval do not apply to a sweep");
@@ -351,7 +356,7 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	/* partial results were written: the bad bytes that cut them short come last */
-	ret = stop.msg[0] ? (error("%s", stop.msg), EXIT_USAGE)
+	ret = stop.msg[0]   ? (error("%s", stop.msg), EXIT_USAGE)
 	      : cmp.nfailed ? EXIT_THRESHOLD /* --fail-if, as compare says it */
 	                    : EXIT_OK;
 	goto out;

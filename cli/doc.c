@@ -548,7 +548,8 @@ int cli_doc_check(const char *name, const struct cli_doc *d, char *err, size_t l
 				BAD("%s: option '-%c' twice", name, o[i].short_name);
 			/* one key for two names is an alias (--idle for --idle-threshold) */
 			if (opt_key(&o[i]) == opt_key(&o[j]) && !o[i].arg != !o[j].arg)
-				BAD("%s: options '%s' and '%s' have the same key, not the same value",
+				BAD("%s: options '%s' and '%s' have the same key, not the same "
+				    "value",
 				    name, on, o[j].name ? o[j].name : "");
 		}
 	}

@@ -12,21 +12,24 @@
 
 /* The single command table: one line per subcommand (git style). Each command's text, options
  * and completion are its doc (cli/doc.h), in its own file. */
-#define CMD(x) {.name = #x, .fn = cmd_##x, .doc = &doc_##x}
+#define CMD(x)                                                                                     \
+	{                                                                                          \
+		.name = #x, .fn = cmd_##x, .doc = &doc_##x                                         \
+	}
 const struct cmd cli_commands[] = {
-	CMD(analyze),
-	CMD(replay),
-	{"report", cmd_report, NULL, "HTML report with graphs of one or more runs", usage_report},
-	{"compare", cmd_compare, NULL, "compare runs: statistics, baseline, --fail-if gates",
-	 usage_compare},
-	CMD(capture),
-	CMD(export),
-	CMD(sweep),
-	CMD(movie),
-	/* new subcommands go here */
-	CMD(help),
-	CMD(version),
-	{0},
+    CMD(analyze),
+    CMD(replay),
+    {"report", cmd_report, NULL, "HTML report with graphs of one or more runs", usage_report},
+    {"compare", cmd_compare, NULL, "compare runs: statistics, baseline, --fail-if gates",
+     usage_compare},
+    CMD(capture),
+    CMD(export),
+    CMD(sweep),
+    CMD(movie),
+    /* new subcommands go here */
+    CMD(help),
+    CMD(version),
+    {0},
 };
 
 const struct cmd *cli_cmd;
@@ -151,7 +154,10 @@ int bad_value(int key, const char *s)
 		const char *rest = p + k + (p[k] == ' ');
 
 		n += (size_t)snprintf(words + n, sizeof(words) - n, "%s%.*s",
-		                      p == o->values ? "" : *rest ? ", " : " or ", (int)k, p);
+		                      p == o->values ? ""
+		                      : *rest        ? ", "
+		                                     : " or ",
+		                      (int)k, p);
 		p = rest;
 	}
 	return usage_error("%s: '%s' is not %s", opt_name(key), s ? s : "",

@@ -13,7 +13,6 @@
 #include "cli/replay.h"
 #include "fioclient/fioclient.h"
 
-
 static volatile sig_atomic_t fio_stop;
 
 static void on_signal(int sig)

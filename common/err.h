@@ -18,7 +18,7 @@ struct iot_err {
 /* Format into e (if non-NULL) and return code, so that `return iot_err_set(e, -EINVAL, ...)`
  * reads well. code should be a negative errno. */
 int iot_err_set(struct iot_err *e, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /* Prepend "prefix: " to an existing message (adds context as the error travels up). */
 void iot_err_prefix(struct iot_err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

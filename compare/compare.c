@@ -262,8 +262,8 @@ static const char *default_by(const struct compare *c, char *buf, size_t cap)
 		{
 			(void)v;
 			if (len + strlen(key) + 2 < cap)
-				len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? "," : "",
-				                        key);
+				len += (size_t)snprintf(buf + len, cap - len, "%s%s",
+				                        len ? "," : "", key);
 		}
 		return buf;
 	}
@@ -532,7 +532,8 @@ static int select_metrics(struct compare *c, struct iot_err *e)
 			memcpy(name, p, len);
 			name[len] = 0;
 			if ((m = compare_metric_find(c, name)) < 0)
-				return iot_err_set(e, -EINVAL, "--metrics: unknown metric '%s'", name);
+				return iot_err_set(e, -EINVAL, "--metrics: unknown metric '%s'",
+				                   name);
 			c->hidden[m] = false;
 		}
 		p += len + (p[len] == ',');

@@ -81,9 +81,9 @@ struct compare_opts {
 	const char *baseline; /* label; NULL: the first group */
 	const char *rows;     /* attribute names for the matrix layout, or NULL */
 	const char *cols;
-	const char *tables; /* one matrix per value of this attribute (e.g. a request size) */
-	const char *by;     /* comma-separated attributes for automatic labels; NULL: all four */
-	double alpha;       /* >0: a relative rule fails only when also p < alpha */
+	const char *tables;  /* one matrix per value of this attribute (e.g. a request size) */
+	const char *by;      /* comma-separated attributes for automatic labels; NULL: all four */
+	double alpha;        /* >0: a relative rule fails only when also p < alpha */
 	const char *metrics; /* comma-separated metrics to show (NULL: every one with values) */
 };
 
@@ -99,8 +99,8 @@ struct compare {
 	struct cmp_rule rule[CMP_MAX_RULES];
 	size_t nrules;
 	struct compare_opts opts;
-	size_t nfailed; /* group x metric cells that failed a rule */
-	bool param_base; /* --baseline NAME=V: each group has a baseline of its own */
+	size_t nfailed;               /* group x metric cells that failed a rule */
+	bool param_base;              /* --baseline NAME=V: each group has a baseline of its own */
 	bool hidden[CMP_MAX_METRICS]; /* left out by opts.metrics */
 };
 

@@ -493,7 +493,8 @@ static void footer(const struct compare *c, enum cmp_format fmt, FILE *f)
 	} else if (c->ngroups > 1) {
 		fprintf(f, "%sbaseline: ", pre);
 		txt_puts(f, c->group[c->baseline].label);
-		fputs("; p: Welch's two-sided t-test against the baseline; CI: Student t, 95%\n", f);
+		fputs("; p: Welch's two-sided t-test against the baseline; CI: Student t, 95%\n",
+		      f);
 	}
 	for (size_t r = 0; r < c->nrules; r++) {
 		size_t fails = 0;

@@ -118,8 +118,8 @@ static void ev_row(struct cw *w, const struct blk_event *ev, uint64_t t0, const 
 
 /* The timeline's columns: the keys of a timeline bin in the analyze JSON, in this order. */
 static const char *const tl_keys[] = {
-    "start_ns", "width_ns", "read_bytes", "write_bytes", "read_mbps", "write_mbps", "ios",
-    "write_ios", "iops", "seeks", "depth", "depth_max", "idle_ns", "idle_frac"};
+    "start_ns",  "width_ns", "read_bytes", "write_bytes", "read_mbps", "write_mbps", "ios",
+    "write_ios", "iops",     "seeks",      "depth",       "depth_max", "idle_ns",    "idle_frac"};
 #define NTL (sizeof(tl_keys) / sizeof(tl_keys[0]))
 
 static void tl_rows(struct cw *w, const struct blk_timeline *t, const uint32_t *devs,

@@ -68,8 +68,8 @@ enum blk_flag {
 };
 
 #define BLK_DEV_MAJOR(d) ((unsigned)((d) >> 20))
-#define BLK_DEV_MINOR(d) ((unsigned)((d) & 0xfffff))
-#define BLK_MKDEV(ma, mi) ((uint32_t)(((uint32_t)(ma) << 20) | ((uint32_t)(mi) & 0xfffff)))
+#define BLK_DEV_MINOR(d) ((unsigned)((d)&0xfffff))
+#define BLK_MKDEV(ma, mi) ((uint32_t)(((uint32_t)(ma) << 20) | ((uint32_t)(mi)&0xfffff)))
 
 /*
  * 64 bytes, one cache line: a pass moves millions of these between threads. The remap source

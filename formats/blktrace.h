@@ -25,17 +25,17 @@
  * asserts below hold them to the kernel's structs.
  */
 enum bt_rec7_field {
-	BT7_MAGIC = 0,     /* u32: BT_MAGIC | version */
-	BT7_SEQUENCE = 4,  /* u32: per (device, CPU) */
-	BT7_TIME = 8,      /* u64: ns */
-	BT7_SECTOR = 16,   /* u64 */
-	BT7_BYTES = 24,    /* u32 */
-	BT7_ACTION = 28,   /* u32: code in the low 16 bits, categories from bit 16 */
-	BT7_PID = 32,      /* u32 */
-	BT7_DEVICE = 36,   /* u32: the kernel's dev_t, major << 20 | minor */
-	BT7_CPU = 40,      /* u32 */
-	BT7_ERROR = 44,    /* u16 */
-	BT7_PDU_LEN = 46,  /* u16 */
+	BT7_MAGIC = 0,    /* u32: BT_MAGIC | version */
+	BT7_SEQUENCE = 4, /* u32: per (device, CPU) */
+	BT7_TIME = 8,     /* u64: ns */
+	BT7_SECTOR = 16,  /* u64 */
+	BT7_BYTES = 24,   /* u32 */
+	BT7_ACTION = 28,  /* u32: code in the low 16 bits, categories from bit 16 */
+	BT7_PID = 32,     /* u32 */
+	BT7_DEVICE = 36,  /* u32: the kernel's dev_t, major << 20 | minor */
+	BT7_CPU = 40,     /* u32 */
+	BT7_ERROR = 44,   /* u16 */
+	BT7_PDU_LEN = 46, /* u16 */
 };
 
 enum bt_rec8_field {
@@ -44,12 +44,12 @@ enum bt_rec8_field {
 	BT8_TIME = 8,
 	BT8_SECTOR = 16,
 	BT8_BYTES = 24,
-	BT8_PID = 28,      /* u32 */
-	BT8_ACTION = 32,   /* u64 */
+	BT8_PID = 28,    /* u32 */
+	BT8_ACTION = 32, /* u64 */
 	BT8_DEVICE = 40,
 	BT8_CPU = 44,
 	BT8_ERROR = 48,
-	BT8_PDU_LEN = 50,  /* then 12 bytes of padding */
+	BT8_PDU_LEN = 50, /* then 12 bytes of padding */
 };
 
 /* The kernel's structs, field for field, for the asserts only (records are read by offset:
@@ -108,28 +108,28 @@ struct bt_reader;
 /* Per input file counters, for messages and the JSON "input" section. */
 struct bt_file_stats {
 	const char *path;
-	const char *format;  /* "blktrace", or "fio iolog" (formats/iolog.h: issue events) */
-	unsigned version;    /* 7 or 8; 0 before the first record */
-	int swapped;         /* records are in the other byte order */
-	int gzip;            /* file was gzip-compressed */
+	const char *format;      /* "blktrace", or "fio iolog" (formats/iolog.h: issue events) */
+	unsigned version;        /* 7 or 8; 0 before the first record */
+	int swapped;             /* records are in the other byte order */
+	int gzip;                /* file was gzip-compressed */
 	const char *compression; /* "none", "gzip" or "zstd" */
-	uint64_t records;    /* records read, notify records included */
-	uint64_t bytes;      /* uncompressed bytes consumed */
-	uint64_t skips;      /* sequence numbers missing (blkparse "skips") */
-	int truncated;       /* the file ended inside a record (warning, not error) */
-	uint64_t trunc_at;   /* byte offset of that partial record */
-	unsigned iolog_version; /* a fio iolog: 2 or 3 (version is 0); else 0 */
+	uint64_t records;        /* records read, notify records included */
+	uint64_t bytes;          /* uncompressed bytes consumed */
+	uint64_t skips;          /* sequence numbers missing (blkparse "skips") */
+	int truncated;           /* the file ended inside a record (warning, not error) */
+	uint64_t trunc_at;       /* byte offset of that partial record */
+	unsigned iolog_version;  /* a fio iolog: 2 or 3 (version is 0); else 0 */
 };
 
 struct bt_stats {
 	unsigned nfiles;
 	const struct bt_file_stats *files;
-	uint64_t events;     /* events returned, notify included */
+	uint64_t events; /* events returned, notify included */
 	uint64_t notifies;
 	uint64_t messages;
-	uint64_t skips;      /* sum over files */
-	int have_wallclock;  /* a TIMESTAMP notify was seen */
-	int64_t wall_sec;    /* wall clock at trace time 0 (from TIMESTAMP) */
+	uint64_t skips;     /* sum over files */
+	int have_wallclock; /* a TIMESTAMP notify was seen */
+	int64_t wall_sec;   /* wall clock at trace time 0 (from TIMESTAMP) */
 	int64_t wall_nsec;
 };
 
@@ -139,12 +139,12 @@ struct bt_stats {
  *   a regular file       one file (a blkparse -d dump, or one per-CPU file)
  *   a directory          every NAME.blktrace.N[.gz] in it, all devices, merged by time
  *   NAME                 the set NAME.blktrace.0, NAME.blktrace.1, ... merged by time
- * Files may be gzip- or zstd-compressed (sniffed, whatever the name). Returns 0 or -errno with e describing the problem.
+ * Files may be gzip- or zstd-compressed (sniffed, whatever the name). Returns 0 or -errno with e
+ * describing the problem.
  */
 int bt_reader_open(struct bt_reader **out, const char *path, struct iot_err *e);
 /* Open an explicit list of files (merged by time). */
-int bt_reader_open_files(struct bt_reader **out, char *const *paths, unsigned n,
-			 struct iot_err *e);
+int bt_reader_open_files(struct bt_reader **out, char *const *paths, unsigned n, struct iot_err *e);
 /* Read one stream already opened and sniffed (a pipe, standard input); the reader owns it,
  * also when this fails. A fio iolog (version 2 or 3) is read too: its IOs as issue events
  * (formats/iolog.h says how), its version in the file's stats as iolog_version. */
@@ -163,7 +163,7 @@ int bt_reader_next_ref(struct bt_reader *r, const struct blk_event **ev, struct 
  * call; batches of up to 4096, from the reader thread with prefetch on. Once called, later
  * bt_reader_next() calls take their events from the batches too. */
 int bt_reader_next_batch(struct bt_reader *r, const struct blk_event **ev, unsigned *n,
-			 struct iot_err *e);
+                         struct iot_err *e);
 
 /*
  * Read ahead in a second thread: reading, decoding and merging then overlap with the
@@ -220,10 +220,10 @@ int bt_writer_close(struct bt_writer *w, struct iot_err *e);
 /* A per-CPU set DIR/NAME.blktrace.CPU, files opened on first use of each CPU. */
 struct bt_set_writer;
 int bt_set_writer_open(struct bt_set_writer **out, const char *dir, const char *name,
-		       struct iot_err *e);
+                       struct iot_err *e);
 int bt_set_writer_write(struct bt_set_writer *w, const struct blk_event *ev, struct iot_err *e);
 int bt_set_writer_write_raw(struct bt_set_writer *w, unsigned cpu, const void *rec, size_t len,
-			    struct iot_err *e);
+                            struct iot_err *e);
 int bt_set_writer_close(struct bt_set_writer *w, struct iot_err *e);
 
 /* Encode ev as a v7 record into buf (at least BT_REC7_SIZE + pdu bytes); returns its size. */

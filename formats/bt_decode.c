@@ -16,7 +16,8 @@ long bt_decode(const uint8_t *buf, size_t len, struct blk_event *ev, struct iot_
 size_t bt_encode7(const struct blk_event *ev, uint8_t *buf, size_t cap)
 {
 	uint32_t magic = BT_MAGIC | BT_VERSION7, u32;
-	uint64_t action = (uint64_t)(ev->flags & ~(uint32_t)BLK_F_CGROUP) << BT_TC_SHIFT | ev->action;
+	uint64_t action =
+	    (uint64_t)(ev->flags & ~(uint32_t)BLK_F_CGROUP) << BT_TC_SHIFT | ev->action;
 	uint16_t pdu_len, u16;
 	size_t cg = (ev->flags & BLK_F_CGROUP) ? 8 : 0;
 	size_t total = BT_REC7_SIZE + cg + ev->pdu_len;

@@ -88,7 +88,7 @@ static inline long bt_decode_inline(const uint8_t *buf, size_t len, struct blk_e
 	}
 	if (pdu_len > BT_PDU_MAX)
 		return iot_err_set(e, -EINVAL, "impossible pdu_len %u (at most %u)", pdu_len,
-				   BT_PDU_MAX);
+		                   BT_PDU_MAX);
 	if (len - hdr < pdu_len)
 		return 0;
 	total_pdu = pdu_len;

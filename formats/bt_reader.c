@@ -41,8 +41,8 @@ struct bt_src {
 	struct blk_event head;
 	struct seq_slot *seq;
 	size_t seq_cap, seq_used;
-	uint64_t seq_key;   /* the last key looked up (a per-CPU file has one or two) */
-	uint32_t *seq_last; /* its slot; NULL after the table grows */
+	uint64_t seq_key;           /* the last key looked up (a per-CPU file has one or two) */
+	uint32_t *seq_last;         /* its slot; NULL after the table grows */
 	struct iolog_reader *iolog; /* a fio iolog: events from it, not from buf */
 };
 
@@ -63,7 +63,7 @@ struct pf_batch {
 	_Alignas(64) struct blk_event ev[PF_BATCH];
 	unsigned n;
 	unsigned notifies; /* how many of ev are notify events */
-	int end; /* 0: more batches follow; 1: end of trace; <0: error (err holds it) */
+	int end;           /* 0: more batches follow; 1: end of trace; <0: error (err holds it) */
 	struct iot_err err;
 	size_t used;
 	uint8_t arena[PF_ARENA];
@@ -75,16 +75,16 @@ struct prefetch {
 	pthread_t thread;
 	int joined;
 	pthread_mutex_t mu;
-	pthread_cond_t cond[2];  /* one per side: PF_PROD, PF_CONS */
-	atomic_int waiting[2];   /* that side sleeps (or is about to) on its cond */
-	struct pf_batch *b;      /* ring of PF_NBATCH */
+	pthread_cond_t cond[2]; /* one per side: PF_PROD, PF_CONS */
+	atomic_int waiting[2];  /* that side sleeps (or is about to) on its cond */
+	struct pf_batch *b;     /* ring of PF_NBATCH */
 	/* batches filled, released: monotonic, batch k lives in b[k % PF_NBATCH] */
 	atomic_uint produced, consumed;
 	atomic_int stop;
-	unsigned spins;          /* spin this long before sleeping: 0 on one CPU */
-	unsigned pos;            /* consumer: next event in its batch */
-	int have;                /* consumer: its batch is ready */
-	bt_tap_fn tap;           /* run by the reader thread on each batch it fills */
+	unsigned spins; /* spin this long before sleeping: 0 on one CPU */
+	unsigned pos;   /* consumer: next event in its batch */
+	int have;       /* consumer: its batch is ready */
+	bt_tap_fn tap;  /* run by the reader thread on each batch it fills */
 	void *tap_arg;
 };
 
@@ -136,7 +136,7 @@ static int src_attach(struct bt_src *s, struct in_stream *in, struct iot_err *e)
 	case IN_FMT_PCAPNG:
 	case IN_FMT_JSON:
 		return iot_err_set(e, -EINVAL, "'%s': %s, not a blktrace trace", s->path,
-				   in_format_what(sn->format));
+		                   in_format_what(sn->format));
 	default:
 		break; /* a trace, or bytes the decoder will name (bad magic at offset 0) */
 	}
@@ -334,9 +334,9 @@ static int src_next(struct bt_src *s, struct iot_err *e)
 
 			/* DESIGN.md: "'FILE': WHAT at offset N"; the record count helps find it */
 			snprintf(what, sizeof(what), "%s", e->msg);
-			return iot_err_set(e, (int)n, "'%s': %s at offset %llu (record %llu)", s->path,
-					   what, (unsigned long long)(s->off + s->pos),
-					   (unsigned long long)s->st.records + 1);
+			return iot_err_set(e, (int)n, "'%s': %s at offset %llu (record %llu)",
+			                   s->path, what, (unsigned long long)(s->off + s->pos),
+			                   (unsigned long long)s->st.records + 1);
 		}
 		r = src_fill(s, e);
 		if (r < 0)
@@ -346,12 +346,14 @@ static int src_next(struct bt_src *s, struct iot_err *e)
 
 			if (!left)
 				return 0;
-			/* a partial record: a warning after good records, an error when it is all */
+			/* a partial record: a warning after good records, an error when it is all
+			 */
 			if (!s->st.records)
-				return iot_err_set(e, -EINVAL,
-						   "'%s': truncated record at offset %llu (%zu bytes, "
-						   "record or its pdu_len runs past the end)",
-						   s->path, (unsigned long long)(s->off + s->pos), left);
+				return iot_err_set(
+				    e, -EINVAL,
+				    "'%s': truncated record at offset %llu (%zu bytes, "
+				    "record or its pdu_len runs past the end)",
+				    s->path, (unsigned long long)(s->off + s->pos), left);
 			s->st.truncated = 1;
 			s->st.trunc_at = s->off + s->pos;
 			s->pos = s->len;
@@ -456,7 +458,8 @@ static uint32_t *seq_find(const struct bt_src *s, uint64_t key)
  */
 static inline int run_rekey(struct bt_src *s, struct run *rs)
 {
-	uint64_t key = ((uint64_t)load_u32(rs->p + BT7_DEVICE) << 32 | load_u32(rs->p + BT7_CPU)) + 1;
+	uint64_t key =
+	    ((uint64_t)load_u32(rs->p + BT7_DEVICE) << 32 | load_u32(rs->p + BT7_CPU)) + 1;
 	uint32_t *slot = seq_find(s, key);
 
 	if (!slot)
@@ -478,7 +481,8 @@ static inline int run_peek(struct bt_src *s, struct run *rs)
 	if (p >= rs->stop || load_u32(p) != (BT_MAGIC | BT_VERSION7))
 		return 0;
 	action = load_u32(p + BT7_ACTION);
-	if (__builtin_expect(load_u16(p + BT7_PDU_LEN) || ((action >> BT_TC_SHIFT) & BLK_F_NOTIFY), 0) &&
+	if (__builtin_expect(load_u16(p + BT7_PDU_LEN) || ((action >> BT_TC_SHIFT) & BLK_F_NOTIFY),
+	                     0) &&
 	    !run_pdu_ok(rs, action))
 		return 0;
 	if (__builtin_expect(load_u64(p + BT7_DEVICE) != rs->key, 0) && !run_rekey(s, rs))
@@ -504,8 +508,8 @@ static void run_seq_jump(struct bt_src *s, struct run *rs, uint32_t seq)
  * arena + *used when arena is given (0 when there is no room for it: nothing taken), else ev
  * points into the buffer (a head).
  */
-static inline int run_take(struct bt_src *s, struct run *rs, struct blk_event *ev,
-			   uint8_t *arena, size_t *used)
+static inline int run_take(struct bt_src *s, struct run *rs, struct blk_event *ev, uint8_t *arena,
+                           size_t *used)
 {
 	const uint8_t *p = rs->p;
 	uint32_t action = load_u32(p + BT7_ACTION), seq = load_u32(p + BT7_SEQUENCE);
@@ -555,16 +559,16 @@ static inline int run_take(struct bt_src *s, struct run *rs, struct blk_event *e
 
 /* run_take() writes (dev, pid) and (action, error, pdu_len, padding) as whole words */
 _Static_assert(offsetof(struct blk_event, pid) == offsetof(struct blk_event, dev) + 4 &&
-		       offsetof(struct blk_event, dev) % 8 == 0,
-	       "dev and pid form one word");
+                   offsetof(struct blk_event, dev) % 8 == 0,
+               "dev and pid form one word");
 /* ... read from the record as whole words: (pid, device), (device, cpu), (error, pdu_len) */
 _Static_assert(BT7_DEVICE == BT7_PID + 4 && BT7_CPU == BT7_DEVICE + 4 &&
-		       BT7_PDU_LEN == BT7_ERROR + 2,
-	       "the record's pid, device and cpu, and its error and pdu_len, follow each other");
+                   BT7_PDU_LEN == BT7_ERROR + 2,
+               "the record's pid, device and cpu, and its error and pdu_len, follow each other");
 _Static_assert(offsetof(struct blk_event, error) == offsetof(struct blk_event, action) + 2 &&
-		       offsetof(struct blk_event, pdu_len) == offsetof(struct blk_event, action) + 4 &&
-		       offsetof(struct blk_event, pdu) >= offsetof(struct blk_event, action) + 8,
-	       "action, error and pdu_len form one word");
+                   offsetof(struct blk_event, pdu_len) == offsetof(struct blk_event, action) + 4 &&
+                   offsetof(struct blk_event, pdu) >= offsetof(struct blk_event, action) + 8,
+               "action, error and pdu_len form one word");
 
 /* A source's decoded head into the batch at ev, its PDU copied into the arena; false, and
  * nothing written, when it must take the general path: a notify, or no room for its PDU. */
@@ -606,7 +610,7 @@ static int src_fast_head(struct bt_src *s)
 
 /* Fast records of s earlier than limit (or equal, with tie) into out, at most max; how many. */
 static unsigned src_run(struct bt_src *s, struct blk_event *out, unsigned max, uint64_t limit,
-			int tie, uint8_t *arena, size_t *used)
+                        int tie, uint8_t *arena, size_t *used)
 {
 	struct run rs;
 	unsigned n = 0;
@@ -658,8 +662,8 @@ static void stats_sync(struct bt_reader *r)
 }
 
 /* A reader over n files by path, or over one opened stream (paths NULL). */
-static int reader_open(struct bt_reader **out, char *const *paths, struct in_stream *in,
-		       unsigned n, struct iot_err *e)
+static int reader_open(struct bt_reader **out, char *const *paths, struct in_stream *in, unsigned n,
+                       struct iot_err *e)
 {
 	struct bt_reader *r;
 	int ret, any = 0;
@@ -696,9 +700,10 @@ static int reader_open(struct bt_reader **out, char *const *paths, struct in_str
 	}
 	if (!any) {
 		ret = n == 1 ? iot_err_set(e, -EINVAL, "'%s': empty trace file", r->src[0].path)
-			     : iot_err_set(e, -EINVAL, "empty trace set: all %u files of '%s'... "
-						       "hold no records",
-					   n, r->src[0].path);
+		             : iot_err_set(e, -EINVAL,
+		                           "empty trace set: all %u files of '%s'... "
+		                           "hold no records",
+		                           n, r->src[0].path);
 		goto fail;
 	}
 	for (unsigned i = r->nheap / 2 + 1; i-- > 0;)
@@ -713,8 +718,7 @@ fail:
 	return ret;
 }
 
-int bt_reader_open_files(struct bt_reader **out, char *const *paths, unsigned n,
-			 struct iot_err *e)
+int bt_reader_open_files(struct bt_reader **out, char *const *paths, unsigned n, struct iot_err *e)
 {
 	return reader_open(out, paths, NULL, n, e);
 }
@@ -739,10 +743,10 @@ int bt_reader_open(struct bt_reader **out, const char *path, struct iot_err *e)
 		break;
 	case RUN_INPUT_DIR:
 		ret = ri.rd.ntraces ? bt_reader_open_files(out, ri.rd.traces, ri.rd.ntraces, e)
-				    : iot_err_set(e, -ENOENT,
-						  "'%s': no blktrace files (NAME.blktrace.N) in "
-						  "directory",
-						  path);
+		                    : iot_err_set(e, -ENOENT,
+		                                  "'%s': no blktrace files (NAME.blktrace.N) in "
+		                                  "directory",
+		                                  path);
 		break;
 	case RUN_INPUT_SET:
 		ret = bt_reader_open_files(out, ri.set, ri.nset, e);
@@ -792,7 +796,7 @@ static void handle_notify(struct bt_reader *r, const struct blk_event *ev, int s
 /* The merge step: the next event in time order, in its source (its PDU in the source's
  * buffer), valid until the next call. */
 static int merge_next(struct bt_reader *r, const struct blk_event **ev, int *swapped,
-		      struct iot_err *e)
+                      struct iot_err *e)
 {
 	struct bt_src *s;
 	int ret;
@@ -927,13 +931,13 @@ done:
 
 /*
  * After merge_next() handed out the head of r->last (its next record passed
- * src_fast_next()): more events, by the fast path, into b from b->n, until a record needs the general path, the arena has no room for a PDU or max
- * are written. With two files in the heap (the usual per-CPU pair) this is a merge of its
- * own. The source handed out last ("l") has no head, the other ("o") has its head decoded
- * and waiting: l's records go straight out while they come first (ties: the file opened
- * first); then o's head goes out, and from there the two files are merged record by record
- * from their buffers, without heads. On leaving, the source that gave the last event has no
- * head and the other has its next record decoded as its head (it was known to take the
+ * src_fast_next()): more events, by the fast path, into b from b->n, until a record needs the
+ * general path, the arena has no room for a PDU or max are written. With two files in the heap (the
+ * usual per-CPU pair) this is a merge of its own. The source handed out last ("l") has no head, the
+ * other ("o") has its head decoded and waiting: l's records go straight out while they come first
+ * (ties: the file opened first); then o's head goes out, and from there the two files are merged
+ * record by record from their buffers, without heads. On leaving, the source that gave the last
+ * event has no head and the other has its next record decoded as its head (it was known to take the
  * fast path), so the heap and r->last say the same as merge_next() would have, and errors
  * come at the same point of the stream. With three to MK_MAX files, merge_k(); with more,
  * one file's run up to the earliest other head.
@@ -1217,8 +1221,7 @@ int bt_reader_prefetch_tap(struct bt_reader *r, bt_tap_fn tap, void *arg, struct
 
 /* The caller's current batch: the prefetched one, or (without prefetch) the one filled here,
  * refilled once used up. NULL with *ret set at the end of the trace or on error. */
-static struct pf_batch *cur_batch(struct bt_reader *r, unsigned **pos, int *ret,
-				  struct iot_err *e)
+static struct pf_batch *cur_batch(struct bt_reader *r, unsigned **pos, int *ret, struct iot_err *e)
 {
 	struct prefetch *pf = r->pf;
 	struct pf_batch *b;
@@ -1285,7 +1288,7 @@ int bt_reader_next_ref(struct bt_reader *r, const struct blk_event **ev, struct 
 }
 
 int bt_reader_next_batch(struct bt_reader *r, const struct blk_event **ev, unsigned *n,
-			 struct iot_err *e)
+                         struct iot_err *e)
 {
 	struct pf_batch *b;
 	unsigned *pos;
@@ -1317,7 +1320,8 @@ int bt_reader_next_batch(struct bt_reader *r, const struct blk_event **ev, unsig
 
 int bt_reader_next(struct bt_reader *r, struct blk_event *ev, struct iot_err *e)
 {
-	const struct blk_event *p = NULL; /* set whenever ret > 0 (gcc -O3 in a Release build cannot tell) */
+	const struct blk_event *p =
+	    NULL; /* set whenever ret > 0 (gcc -O3 in a Release build cannot tell) */
 	int ret = bt_reader_next_ref(r, &p, e);
 
 	if (ret > 0)

@@ -84,7 +84,7 @@ int bt_writer_write(struct bt_writer *w, const struct blk_event *ev, struct iot_
 
 	if (!n)
 		return iot_err_set(e, -EINVAL, "'%s': event PDU of %u bytes does not fit", w->path,
-				   ev->pdu_len);
+		                   ev->pdu_len);
 	return bt_writer_write_raw(w, rec, n, e);
 }
 
@@ -111,7 +111,7 @@ struct bt_set_writer {
 };
 
 int bt_set_writer_open(struct bt_set_writer **out, const char *dir, const char *name,
-		       struct iot_err *e)
+                       struct iot_err *e)
 {
 	struct bt_set_writer *w = calloc(1, sizeof(*w));
 
@@ -127,7 +127,7 @@ int bt_set_writer_open(struct bt_set_writer **out, const char *dir, const char *
 }
 
 static struct bt_writer *cpu_writer(struct bt_set_writer *w, unsigned cpu, struct iot_err *e,
-				    int *ret)
+                                    int *ret)
 {
 	char *path;
 
@@ -170,7 +170,7 @@ int bt_set_writer_write(struct bt_set_writer *w, const struct blk_event *ev, str
 }
 
 int bt_set_writer_write_raw(struct bt_set_writer *w, unsigned cpu, const void *rec, size_t len,
-			    struct iot_err *e)
+                            struct iot_err *e)
 {
 	int ret = 0;
 	struct bt_writer *cw = cpu_writer(w, cpu, e, &ret);

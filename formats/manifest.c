@@ -15,8 +15,7 @@
 #define MAX_DEVS 4096
 
 /* Typed getters: absent is fine (returns 0), present with the wrong type is an error. */
-static int get_str(json_t *o, const char *key, const char **out, const char *ctx,
-		   struct iot_err *e)
+static int get_str(json_t *o, const char *key, const char **out, const char *ctx, struct iot_err *e)
 {
 	json_t *v = json_object_get(o, key);
 
@@ -30,7 +29,7 @@ static int get_str(json_t *o, const char *key, const char **out, const char *ctx
 }
 
 static int get_int(json_t *o, const char *key, int64_t *out, int *have, const char *ctx,
-		   struct iot_err *e)
+                   struct iot_err *e)
 {
 	json_t *v = json_object_get(o, key);
 
@@ -46,8 +45,7 @@ static int get_int(json_t *o, const char *key, int64_t *out, int *have, const ch
 	return 0;
 }
 
-static int get_u64(json_t *o, const char *key, uint64_t *out, const char *ctx,
-		   struct iot_err *e)
+static int get_u64(json_t *o, const char *key, uint64_t *out, const char *ctx, struct iot_err *e)
 {
 	int64_t v = 0;
 	int ret = get_int(o, key, &v, NULL, ctx, e);
@@ -60,8 +58,7 @@ static int get_u64(json_t *o, const char *key, uint64_t *out, const char *ctx,
 	return 0;
 }
 
-static int get_obj(json_t *o, const char *key, json_t **out, const char *ctx,
-		   struct iot_err *e)
+static int get_obj(json_t *o, const char *key, json_t **out, const char *ctx, struct iot_err *e)
 {
 	json_t *v = json_object_get(o, key);
 
@@ -74,8 +71,8 @@ static int get_obj(json_t *o, const char *key, json_t **out, const char *ctx,
 	return 0;
 }
 
-static int parse_pair(json_t *clock, const char *which, int64_t *real, int64_t *trace,
-		      int *have, struct iot_err *e)
+static int parse_pair(json_t *clock, const char *which, int64_t *real, int64_t *trace, int *have,
+                      struct iot_err *e)
 {
 	json_t *p;
 	int hr = 0, ht = 0, ret;
@@ -116,7 +113,7 @@ static int parse_devs(json_t *arr, struct manifest *m, struct iot_err *e)
 		snprintf(ctx, sizeof(ctx), "devices[%zu].", i);
 		if (!json_is_object(d))
 			return iot_err_set(e, -EINVAL, "manifest: devices[%zu]: expected an object",
-					   i);
+			                   i);
 		if ((ret = get_str(d, "name", &md->name, ctx, e)) ||
 		    (ret = get_int(d, "major", &ma, NULL, ctx, e)) ||
 		    (ret = get_int(d, "minor", &mi, NULL, ctx, e)) ||
@@ -127,8 +124,9 @@ static int parse_devs(json_t *arr, struct manifest *m, struct iot_err *e)
 			return iot_err_set(e, -EINVAL, "manifest: %sname: missing", ctx);
 		/* the kernel's dev_t in blktrace records has 12 major and 20 minor bits */
 		if (ma < 0 || ma > 0xfff || mi < 0 || mi > 0xfffff)
-			return iot_err_set(e, -EINVAL, "manifest: %smajor:minor %lld:%lld out of range",
-					   ctx, (long long)ma, (long long)mi);
+			return iot_err_set(e, -EINVAL,
+			                   "manifest: %smajor:minor %lld:%lld out of range", ctx,
+			                   (long long)ma, (long long)mi);
 		md->major = (unsigned)ma;
 		md->minor = (unsigned)mi;
 		mounts = json_object_get(d, "mounts");
@@ -136,15 +134,15 @@ static int parse_devs(json_t *arr, struct manifest *m, struct iot_err *e)
 			json_t *m0;
 
 			if (!json_is_array(mounts))
-				return iot_err_set(e, -EINVAL, "manifest: %smounts: expected an array",
-						   ctx);
+				return iot_err_set(e, -EINVAL,
+				                   "manifest: %smounts: expected an array", ctx);
 			md->nmounts = (unsigned)json_array_size(mounts);
 			m0 = json_array_get(mounts, 0);
 			if (m0) {
 				if (!json_is_object(m0))
-					return iot_err_set(e, -EINVAL,
-							   "manifest: %smounts[0]: expected an object",
-							   ctx);
+					return iot_err_set(
+					    e, -EINVAL, "manifest: %smounts[0]: expected an object",
+					    ctx);
 				if ((ret = get_str(m0, "fstype", &md->fstype, ctx, e)))
 					return ret;
 			}
@@ -166,7 +164,7 @@ int manifest_parse(const char *buf, size_t len, struct manifest *m, struct iot_e
 	m->root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
 	if (!m->root)
 		return iot_err_set(e, -EINVAL, "manifest: line %d column %d: %s", je.line,
-				   je.column, je.text);
+		                   je.column, je.text);
 	o = m->root;
 	if (!json_is_object(o)) {
 		ret = iot_err_set(e, -EINVAL, "manifest: expected a JSON object");
@@ -176,14 +174,14 @@ int manifest_parse(const char *buf, size_t len, struct manifest *m, struct iot_e
 		goto fail;
 	if (!fmt || strcmp(fmt, MANIFEST_FORMAT)) {
 		ret = iot_err_set(e, -EINVAL, "manifest: format is '%s', not '" MANIFEST_FORMAT "'",
-				  fmt ? fmt : "(missing)");
+		                  fmt ? fmt : "(missing)");
 		goto fail;
 	}
 	if ((ret = get_int(o, "format_version", &ver, &have, "", e)))
 		goto fail;
 	if (!have || ver < 1 || ver > MANIFEST_VERSION) {
 		ret = iot_err_set(e, -EPROTO, "manifest: unsupported format_version %lld",
-				  (long long)ver);
+		                  (long long)ver);
 		goto fail;
 	}
 	m->format_version = (unsigned)ver;
@@ -202,9 +200,9 @@ int manifest_parse(const char *buf, size_t len, struct manifest *m, struct iot_e
 	}
 	if ((ret = get_obj(o, "clock", &clock, "", e)))
 		goto fail;
-	if (clock && ((ret = parse_pair(clock, "start", &m->start_real_ns, &m->start_trace_ns,
-					&h1, e)) ||
-		      (ret = parse_pair(clock, "end", &m->end_real_ns, &m->end_trace_ns, &h2, e))))
+	if (clock &&
+	    ((ret = parse_pair(clock, "start", &m->start_real_ns, &m->start_trace_ns, &h1, e)) ||
+	     (ret = parse_pair(clock, "end", &m->end_real_ns, &m->end_trace_ns, &h2, e))))
 		goto fail;
 	m->have_clock = h1;
 	if (h1 && !h2) {
@@ -225,9 +223,9 @@ int manifest_parse(const char *buf, size_t len, struct manifest *m, struct iot_e
 	if ((ret = get_obj(o, "counts", &counts, "", e)))
 		goto fail;
 	if (counts && ((ret = get_u64(counts, "events", &m->events, "counts.", e)) ||
-		       (ret = get_u64(counts, "lost", &m->lost, "counts.", e)) ||
-		       (ret = get_u64(counts, "packets", &m->packets, "counts.", e)) ||
-		       (ret = get_u64(counts, "packet_drops", &m->packet_drops, "counts.", e))))
+	               (ret = get_u64(counts, "lost", &m->lost, "counts.", e)) ||
+	               (ret = get_u64(counts, "packets", &m->packets, "counts.", e)) ||
+	               (ret = get_u64(counts, "packet_drops", &m->packet_drops, "counts.", e))))
 		goto fail;
 	return 0;
 fail:

@@ -33,7 +33,7 @@
 struct manifest_dev {
 	const char *name; /* points into root */
 	unsigned major, minor;
-	const char *files;  /* "loop0.blktrace" or NULL */
+	const char *files; /* "loop0.blktrace" or NULL */
 	uint64_t events;
 	unsigned nmounts;
 	const char *fstype; /* first mount's filesystem type, or NULL */

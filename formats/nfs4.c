@@ -7,35 +7,99 @@
 
 #include "formats/xdr.h"
 
-#define NAME_MAX4 4096   /* component4 / utf8str; bounded again by the bytes left */
-#define OPS_LIMIT 1024   /* ops walked per COMPOUND */
+#define NAME_MAX4 4096 /* component4 / utf8str; bounded again by the bytes left */
+#define OPS_LIMIT 1024 /* ops walked per COMPOUND */
 
 static const char *const op_names[] = {
-	[3] = "ACCESS", [4] = "CLOSE", [5] = "COMMIT", [6] = "CREATE", [7] = "DELEGPURGE",
-	[8] = "DELEGRETURN", [9] = "GETATTR", [10] = "GETFH", [11] = "LINK", [12] = "LOCK",
-	[13] = "LOCKT", [14] = "LOCKU", [15] = "LOOKUP", [16] = "LOOKUPP", [17] = "NVERIFY",
-	[18] = "OPEN", [19] = "OPENATTR", [20] = "OPEN_CONFIRM", [21] = "OPEN_DOWNGRADE",
-	[22] = "PUTFH", [23] = "PUTPUBFH", [24] = "PUTROOTFH", [25] = "READ", [26] = "READDIR",
-	[27] = "READLINK", [28] = "REMOVE", [29] = "RENAME", [30] = "RENEW", [31] = "RESTOREFH",
-	[32] = "SAVEFH", [33] = "SECINFO", [34] = "SETATTR", [35] = "SETCLIENTID",
-	[36] = "SETCLIENTID_CONFIRM", [37] = "VERIFY", [38] = "WRITE", [39] = "RELEASE_LOCKOWNER",
-	[40] = "BACKCHANNEL_CTL", [41] = "BIND_CONN_TO_SESSION", [42] = "EXCHANGE_ID",
-	[43] = "CREATE_SESSION", [44] = "DESTROY_SESSION", [45] = "FREE_STATEID",
-	[46] = "GET_DIR_DELEGATION", [47] = "GETDEVICEINFO", [48] = "GETDEVICELIST",
-	[49] = "LAYOUTCOMMIT", [50] = "LAYOUTGET", [51] = "LAYOUTRETURN", [52] = "SECINFO_NO_NAME",
-	[53] = "SEQUENCE", [54] = "SET_SSV", [55] = "TEST_STATEID", [56] = "WANT_DELEGATION",
-	[57] = "DESTROY_CLIENTID", [58] = "RECLAIM_COMPLETE", [59] = "ALLOCATE", [60] = "COPY",
-	[61] = "COPY_NOTIFY", [62] = "DEALLOCATE", [63] = "IO_ADVISE", [64] = "LAYOUTERROR",
-	[65] = "LAYOUTSTATS", [66] = "OFFLOAD_CANCEL", [67] = "OFFLOAD_STATUS", [68] = "READ_PLUS",
-	[69] = "SEEK", [70] = "WRITE_SAME", [71] = "CLONE", [72] = "GETXATTR", [73] = "SETXATTR",
-	[74] = "LISTXATTRS", [75] = "REMOVEXATTR",
+    [3] = "ACCESS",
+    [4] = "CLOSE",
+    [5] = "COMMIT",
+    [6] = "CREATE",
+    [7] = "DELEGPURGE",
+    [8] = "DELEGRETURN",
+    [9] = "GETATTR",
+    [10] = "GETFH",
+    [11] = "LINK",
+    [12] = "LOCK",
+    [13] = "LOCKT",
+    [14] = "LOCKU",
+    [15] = "LOOKUP",
+    [16] = "LOOKUPP",
+    [17] = "NVERIFY",
+    [18] = "OPEN",
+    [19] = "OPENATTR",
+    [20] = "OPEN_CONFIRM",
+    [21] = "OPEN_DOWNGRADE",
+    [22] = "PUTFH",
+    [23] = "PUTPUBFH",
+    [24] = "PUTROOTFH",
+    [25] = "READ",
+    [26] = "READDIR",
+    [27] = "READLINK",
+    [28] = "REMOVE",
+    [29] = "RENAME",
+    [30] = "RENEW",
+    [31] = "RESTOREFH",
+    [32] = "SAVEFH",
+    [33] = "SECINFO",
+    [34] = "SETATTR",
+    [35] = "SETCLIENTID",
+    [36] = "SETCLIENTID_CONFIRM",
+    [37] = "VERIFY",
+    [38] = "WRITE",
+    [39] = "RELEASE_LOCKOWNER",
+    [40] = "BACKCHANNEL_CTL",
+    [41] = "BIND_CONN_TO_SESSION",
+    [42] = "EXCHANGE_ID",
+    [43] = "CREATE_SESSION",
+    [44] = "DESTROY_SESSION",
+    [45] = "FREE_STATEID",
+    [46] = "GET_DIR_DELEGATION",
+    [47] = "GETDEVICEINFO",
+    [48] = "GETDEVICELIST",
+    [49] = "LAYOUTCOMMIT",
+    [50] = "LAYOUTGET",
+    [51] = "LAYOUTRETURN",
+    [52] = "SECINFO_NO_NAME",
+    [53] = "SEQUENCE",
+    [54] = "SET_SSV",
+    [55] = "TEST_STATEID",
+    [56] = "WANT_DELEGATION",
+    [57] = "DESTROY_CLIENTID",
+    [58] = "RECLAIM_COMPLETE",
+    [59] = "ALLOCATE",
+    [60] = "COPY",
+    [61] = "COPY_NOTIFY",
+    [62] = "DEALLOCATE",
+    [63] = "IO_ADVISE",
+    [64] = "LAYOUTERROR",
+    [65] = "LAYOUTSTATS",
+    [66] = "OFFLOAD_CANCEL",
+    [67] = "OFFLOAD_STATUS",
+    [68] = "READ_PLUS",
+    [69] = "SEEK",
+    [70] = "WRITE_SAME",
+    [71] = "CLONE",
+    [72] = "GETXATTR",
+    [73] = "SETXATTR",
+    [74] = "LISTXATTRS",
+    [75] = "REMOVEXATTR",
 };
 
 static const char *const cb_op_names[] = {
-	[3] = "CB_GETATTR", [4] = "CB_RECALL", [5] = "CB_LAYOUTRECALL", [6] = "CB_NOTIFY",
-	[7] = "CB_PUSH_DELEG", [8] = "CB_RECALL_ANY", [9] = "CB_RECALLABLE_OBJ_AVAIL",
-	[10] = "CB_RECALL_SLOT", [11] = "CB_SEQUENCE", [12] = "CB_WANTS_CANCELLED",
-	[13] = "CB_NOTIFY_LOCK", [14] = "CB_NOTIFY_DEVICEID", [15] = "CB_OFFLOAD",
+    [3] = "CB_GETATTR",
+    [4] = "CB_RECALL",
+    [5] = "CB_LAYOUTRECALL",
+    [6] = "CB_NOTIFY",
+    [7] = "CB_PUSH_DELEG",
+    [8] = "CB_RECALL_ANY",
+    [9] = "CB_RECALLABLE_OBJ_AVAIL",
+    [10] = "CB_RECALL_SLOT",
+    [11] = "CB_SEQUENCE",
+    [12] = "CB_WANTS_CANCELLED",
+    [13] = "CB_NOTIFY_LOCK",
+    [14] = "CB_NOTIFY_DEVICEID",
+    [15] = "CB_OFFLOAD",
 };
 
 const char *nfs4_op_name(uint32_t op)
@@ -260,7 +324,7 @@ struct op_names {
 
 /* Read one op's arguments; false when the op cannot be skipped (unknown, or bad bytes). */
 static bool op_args(struct cur *c, uint32_t op, struct nfs_call *o, uint8_t *fh, uint8_t *fh_len,
-		    bool is_main, struct op_names *nm)
+                    bool is_main, struct op_names *nm)
 {
 	uint32_t t;
 	uint64_t off, cnt;
@@ -520,7 +584,7 @@ static bool name_ok(const uint8_t *p, uint32_t n)
 
 /* The name record an op amounts to, once its arguments were read (enum nfs_nameop). */
 static void op_name_record(struct nfs_call *o, unsigned i, uint32_t op, const uint8_t *fh,
-			   unsigned fh_len, const struct op_names *nm)
+                           unsigned fh_len, const struct op_names *nm)
 {
 	enum nfs_nameop k;
 
@@ -548,8 +612,10 @@ static void op_name_record(struct nfs_call *o, unsigned i, uint32_t op, const ui
 	case OP4_CREATE:
 	case OP4_REMOVE:
 	case OP4_LINK:
-		k = op == OP4_LOOKUP ? NN_LOOKUP : op == OP4_CREATE ? NN_CREATE
-			: op == OP4_REMOVE ? NN_REMOVE : NN_LINK;
+		k = op == OP4_LOOKUP   ? NN_LOOKUP
+		    : op == OP4_CREATE ? NN_CREATE
+		    : op == OP4_REMOVE ? NN_REMOVE
+		                       : NN_LINK;
 		if (!name_ok(nm->a, nm->alen))
 			k = NN_LOST;
 		nfs_names_put(o, k, i, nm->a, k == NN_LOST ? 0 : nm->alen, NULL, 0);
@@ -630,7 +696,8 @@ int nfs4_call(struct cur *c, struct nfs_call *o)
 		}
 		if (!op_args(c, op, o, fh, &fh_len, is_main, &nm)) {
 			walked = false;
-			short_list |= c->err; /* ran out of bytes, rather than an op we do not know */
+			short_list |=
+			    c->err; /* ran out of bytes, rather than an op we do not know */
 			if (is_main)
 				main_ok = false;
 			break;
@@ -692,7 +759,7 @@ static void skip_delegation(struct cur *c)
 /* The result of one op whose status was NFS4_OK; false when it cannot be skipped. GETFH's
  * handle goes to *fh. */
 static bool op_res(struct cur *c, uint32_t op, struct nfs_reply *r, bool is_main,
-		   const uint8_t **fh, uint32_t *fh_len)
+                   const uint8_t **fh, uint32_t *fh_len)
 {
 	uint32_t n;
 
@@ -845,7 +912,7 @@ static bool op_res(struct cur *c, uint32_t op, struct nfs_reply *r, bool is_main
 			uint32_t t = xdr_u32(c), len;
 
 			cur_skip(c, 8); /* offset */
-			if (t == 0) { /* NFS4_CONTENT_DATA */
+			if (t == 0) {   /* NFS4_CONTENT_DATA */
 				len = xdr_u32(c);
 				total += len;
 				if (!c->err && !xdr_skip(c, len))
@@ -872,8 +939,8 @@ static bool op_res(struct cur *c, uint32_t op, struct nfs_reply *r, bool is_main
  * Fills r (call may be NULL: no main op) and hands GETFH handles to fn. Returns the number of
  * leading ops that succeeded and whose results were read, or -EPROTO.
  */
-static int walk_res(struct cur *c, const struct nfs_call *call, struct nfs_reply *r,
-		    nfs_fh_fn fn, void *arg)
+static int walk_res(struct cur *c, const struct nfs_call *call, struct nfs_reply *r, nfs_fh_fn fn,
+                    void *arg)
 {
 	uint32_t n, i;
 

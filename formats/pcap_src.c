@@ -12,8 +12,8 @@
 
 struct pcap_src {
 	pcap_t *p;
-	uint64_t records; /* records read */
-	uint64_t off;     /* pcap (not pcapng): the file offset of the next record */
+	uint64_t records;           /* records read */
+	uint64_t off;               /* pcap (not pcapng): the file offset of the next record */
 	const struct in_stream *in; /* owned by p's FILE: for the stream's own errors */
 	int dlt;
 	int gzip;
@@ -60,7 +60,7 @@ int pcap_src_open(struct pcap_src **out, const char *path, struct iot_err *e)
 }
 
 int pcap_src_next(struct pcap_src *s, const uint8_t **frame, uint32_t *caplen, uint64_t *ts_ns,
-		  struct iot_err *e)
+                  struct iot_err *e)
 {
 	struct pcap_pkthdr *h;
 	const u_char *d;
@@ -88,9 +88,9 @@ int pcap_src_next(struct pcap_src *s, const uint8_t **frame, uint32_t *caplen, u
 	 * an input error, with the place (pcapng block sizes are libpcap's: no offset there) */
 	if (s->off)
 		return iot_err_set(e, -EINVAL, "%s at offset %llu (record %llu)", pcap_geterr(s->p),
-				   (unsigned long long)s->off, (unsigned long long)s->records + 1);
+		                   (unsigned long long)s->off, (unsigned long long)s->records + 1);
 	return iot_err_set(e, -EINVAL, "%s (record %llu)", pcap_geterr(s->p),
-			   (unsigned long long)s->records + 1);
+	                   (unsigned long long)s->records + 1);
 }
 
 int pcap_src_dlt(const struct pcap_src *s)
@@ -271,7 +271,7 @@ static enum pkt_skip decode_ip_version(struct cur *c, struct pkt *p)
 }
 
 enum pkt_skip pkt_decode(int dlt, const uint8_t *frame, uint32_t caplen, uint64_t ts_ns,
-			 struct pkt *p)
+                         struct pkt *p)
 {
 	struct cur c = cur_make(frame, caplen);
 	uint32_t af;
@@ -300,7 +300,8 @@ enum pkt_skip pkt_decode(int dlt, const uint8_t *frame, uint32_t caplen, uint64_
 		return decode_ip_version(&c, p);
 	case DLT_NULL_:
 	case DLT_LOOP_:
-		/* 4-byte address family: host order for NULL, network order for LOOP; accept both */
+		/* 4-byte address family: host order for NULL, network order for LOOP; accept both
+		 */
 		af = cur_be32(&c);
 		if (c.err)
 			return PKT_SHORT;

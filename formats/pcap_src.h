@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Packet captures: pcap/pcapng (optionally compressed) through libpcap; link/IP/TCP/UDP decoding. */
+/* Packet captures: pcap/pcapng (optionally compressed) through libpcap; link/IP/TCP/UDP decoding.
+ */
 #ifndef IOTAPE_FORMATS_PCAP_SRC_H
 #define IOTAPE_FORMATS_PCAP_SRC_H
 
@@ -44,7 +45,7 @@ enum pkt_skip {
  * tags; IPv4/IPv6 with extension headers). Returns PKT_OK with *p filled, or the reason.
  */
 enum pkt_skip pkt_decode(int dlt, const uint8_t *frame, uint32_t caplen, uint64_t ts_ns,
-			 struct pkt *p);
+                         struct pkt *p);
 
 struct pcap_src;
 
@@ -57,7 +58,7 @@ int pcap_src_open_stream(struct pcap_src **out, struct in_stream *in, struct iot
 /* Next frame: 1 with frame/caplen/ts filled, 0 at the end, -errno on a read error (a
  * truncated last record is reported as the end, with pcap_src_truncated() set). */
 int pcap_src_next(struct pcap_src *s, const uint8_t **frame, uint32_t *caplen, uint64_t *ts_ns,
-		  struct iot_err *e);
+                  struct iot_err *e);
 int pcap_src_dlt(const struct pcap_src *s);
 int pcap_src_gzip(const struct pcap_src *s);
 void pcap_src_free(struct pcap_src *s);

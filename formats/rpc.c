@@ -11,8 +11,8 @@
 #define NBUCKETS (1u << 15)
 #define MAX_AUTH 400 /* RFC 5531: opaque_auth body<400> */
 #define CB_PROGS 16
-#define MAX_MACHINES 1024          /* distinct AUTH_SYS machine names kept */
-#define NAMES_MEM (2u << 20)       /* bytes of names held by outstanding calls */
+#define MAX_MACHINES 1024    /* distinct AUTH_SYS machine names kept */
+#define NAMES_MEM (2u << 20) /* bytes of names held by outstanding calls */
 
 struct pend {
 	struct pend *hnext;
@@ -41,7 +41,7 @@ struct rpc_dec {
 static unsigned hash_key(uint64_t conn, int dir, uint32_t xid)
 {
 	uint64_t h = (conn * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)xid * 0xff51afd7ed558ccdull) ^
-		     (uint64_t)dir;
+	             (uint64_t)dir;
 
 	return (unsigned)(h ^ h >> 32) & (NBUCKETS - 1);
 }
@@ -113,9 +113,8 @@ const char *rpc_prog_name(uint32_t prog)
 static const char *const mount_names[] = {"NULL", "MNT", "DUMP", "UMNT", "UMNTALL", "EXPORT"};
 static const char *const pmap2_names[] = {"NULL", "SET", "UNSET", "GETPORT", "DUMP", "CALLIT"};
 static const char *const rpcb_names[] = {
-	"NULL",    "SET",         "UNSET",       "GETADDR",     "DUMP",
-	"CALLIT",  "GETTIME",     "UADDR2TADDR", "TADDR2UADDR", "GETVERSADDR",
-	"INDIRECT", "GETADDRLIST", "GETSTAT",
+    "NULL",        "SET",         "UNSET",       "GETADDR",  "DUMP",        "CALLIT",  "GETTIME",
+    "UADDR2TADDR", "TADDR2UADDR", "GETVERSADDR", "INDIRECT", "GETADDRLIST", "GETSTAT",
 };
 #define N_(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -299,9 +298,16 @@ static void on_call(struct rpc_dec *d, const struct rpc_record *r, struct cur *c
 		(*pp)->t.retransmits++;
 		if (d->cfg.event) {
 			struct net_event ev = {
-				.type = NET_EV_RETRANSMIT, .ts_ns = r->ts_ns, .conn_id = r->conn_id,
-				.family = r->family, .proto = r->proto, .src = r->src, .dst = r->dst,
-				.sport = r->sport, .dport = r->dport, .xid = xid,
+			    .type = NET_EV_RETRANSMIT,
+			    .ts_ns = r->ts_ns,
+			    .conn_id = r->conn_id,
+			    .family = r->family,
+			    .proto = r->proto,
+			    .src = r->src,
+			    .dst = r->dst,
+			    .sport = r->sport,
+			    .dport = r->dport,
+			    .xid = xid,
 			};
 
 			d->cfg.event(d->cfg.event_arg, &ev);
@@ -435,8 +441,8 @@ static void on_reply(struct rpc_dec *d, const struct rpc_record *r, struct cur *
 				d->n.undecoded++;
 			else
 				d->n.bad_replies++;
-		} else if (t->accept_stat == 0 && (t->kind == RPC_KIND_NFS ||
-						   t->kind == RPC_KIND_MOUNT)) {
+		} else if (t->accept_stat == 0 &&
+		           (t->kind == RPC_KIND_NFS || t->kind == RPC_KIND_MOUNT)) {
 			if (!gss_body(c, t->gss_service, &body)) {
 				d->n.undecoded++;
 			} else {
@@ -515,7 +521,8 @@ const struct rpc_counters *rpc_dec_counters(const struct rpc_dec *d)
 
 size_t rpc_dec_mem(const struct rpc_dec *d)
 {
-	return sizeof(*d) + (size_t)d->nalloc * sizeof(struct pend) + d->names_mem + d->machines_mem;
+	return sizeof(*d) + (size_t)d->nalloc * sizeof(struct pend) + d->names_mem +
+	       d->machines_mem;
 }
 
 void rpc_dec_free(struct rpc_dec *d)

@@ -15,8 +15,8 @@
 
 enum rpc_kind {
 	RPC_KIND_OTHER = 0,
-	RPC_KIND_NFS,     /* program 100003 */
-	RPC_KIND_NFS_CB,  /* an NFSv4 callback program (CB_COMPOUND) */
+	RPC_KIND_NFS,    /* program 100003 */
+	RPC_KIND_NFS_CB, /* an NFSv4 callback program (CB_COMPOUND) */
 	RPC_KIND_MOUNT,
 	RPC_KIND_PORTMAP,
 };
@@ -30,7 +30,7 @@ struct rpc_txn {
 	uint16_t cport, sport;
 	uint32_t xid, prog, vers, proc;
 	enum rpc_kind kind;
-	uint64_t call_ns, reply_ns;  /* reply_ns is 0 when no reply was seen */
+	uint64_t call_ns, reply_ns;   /* reply_ns is 0 when no reply was seen */
 	uint64_t call_len, reply_len; /* RPC message lengths */
 	bool replied;
 	int reply_stat;       /* 0 MSG_ACCEPTED, 1 MSG_DENIED */
@@ -42,10 +42,10 @@ struct rpc_txn {
 	/* AUTH_SYS credentials (RFC 5531 appendix A), when the call carried them */
 	bool has_unix;
 	uint32_t uid, gid;
-	const char *machine;  /* the machine name, printable (interned: valid until the decoder
-			       * is freed); NULL without AUTH_SYS or past the table's cap */
-	bool call_cut;        /* the call's bytes were not all captured (snaplen, lost bytes) */
-	bool reply_cut;       /* the same for the reply */
+	const char *machine; /* the machine name, printable (interned: valid until the decoder
+	                      * is freed); NULL without AUTH_SYS or past the table's cap */
+	bool call_cut;       /* the call's bytes were not all captured (snaplen, lost bytes) */
+	bool reply_cut;      /* the same for the reply */
 	/* During the callback only: the reply's results (NFS or MOUNT, after RPCSEC_GSS
 	 * integrity), as far as they were captured; NULL otherwise. */
 	const uint8_t *rbody;
@@ -65,11 +65,11 @@ struct rpc_counters {
 	uint64_t not_rpc;           /* records that are not RPC messages */
 	uint64_t bad_calls;         /* RPC calls whose header could not be read */
 	uint64_t bad_replies;
-	uint64_t undecoded;         /* NFS bodies not decoded (truncated, GSS privacy, ...) */
-	uint64_t cut_calls;         /* calls not captured whole (snaplen, lost bytes) */
-	uint64_t cut_replies;       /* replies not captured whole */
-	uint64_t cut_compounds;     /* NFSv4 COMPOUND calls cut before their main op was known */
-	uint64_t names_dropped;     /* calls whose names were not kept (names memory cap) */
+	uint64_t undecoded;          /* NFS bodies not decoded (truncated, GSS privacy, ...) */
+	uint64_t cut_calls;          /* calls not captured whole (snaplen, lost bytes) */
+	uint64_t cut_replies;        /* replies not captured whole */
+	uint64_t cut_compounds;      /* NFSv4 COMPOUND calls cut before their main op was known */
+	uint64_t names_dropped;      /* calls whose names were not kept (names memory cap) */
 	uint64_t machines_untracked; /* AUTH_SYS machine names past the table's cap */
 };
 

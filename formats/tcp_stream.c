@@ -110,19 +110,19 @@ static void deliver(struct tcp_table *t, struct conn *c, int dir, uint64_t ts)
 {
 	struct dir *d = &c->d[dir];
 	struct rpc_record r = {
-		.head = d->head,
-		.head_len = d->head_len,
-		.len = d->rec_len,
-		.incomplete = d->incomplete,
-		.ts_ns = ts,
-		.conn_id = c->id,
-		.dir = dir,
-		.family = c->family,
-		.proto = c->proto,
-		.src = c->addr[dir],
-		.dst = c->addr[!dir],
-		.sport = c->port[dir],
-		.dport = c->port[!dir],
+	    .head = d->head,
+	    .head_len = d->head_len,
+	    .len = d->rec_len,
+	    .incomplete = d->incomplete,
+	    .ts_ns = ts,
+	    .conn_id = c->id,
+	    .dir = dir,
+	    .family = c->family,
+	    .proto = c->proto,
+	    .src = c->addr[dir],
+	    .dst = c->addr[!dir],
+	    .sport = c->port[dir],
+	    .dport = c->port[!dir],
 	};
 
 	t->n.records++;
@@ -140,12 +140,12 @@ static void to_resync(struct tcp_table *t, struct dir *d)
 }
 
 static void stream_data(struct tcp_table *t, struct conn *c, int dir, const uint8_t *p, size_t n,
-			uint64_t ts);
+                        uint64_t ts);
 
 /* Resynchronisation: look for a plausible record start, carrying a small window across
  * segments; bytes skipped are lost. */
 static void resync_data(struct tcp_table *t, struct conn *c, int dir, const uint8_t *p, size_t n,
-			uint64_t ts)
+                        uint64_t ts)
 {
 	struct dir *d = &c->d[dir];
 
@@ -196,7 +196,7 @@ static int head_alloc(struct tcp_table *t, struct dir *d)
 }
 
 static void stream_data(struct tcp_table *t, struct conn *c, int dir, const uint8_t *p, size_t n,
-			uint64_t ts)
+                        uint64_t ts)
 {
 	struct dir *d = &c->d[dir];
 
@@ -265,16 +265,23 @@ static void stream_data(struct tcp_table *t, struct conn *c, int dir, const uint
 
 /* n stream bytes that will never be seen (a gap given up on, or cut by the snaplen). */
 static void stream_missing(struct tcp_table *t, struct conn *c, int dir, uint64_t n, uint64_t ts,
-			   bool gap)
+                           bool gap)
 {
 	struct dir *d = &c->d[dir];
 
 	t->n.lost_bytes += n;
 	if (gap && n && t->cfg.event) {
 		struct net_event ev = {
-			.type = NET_EV_GAP, .ts_ns = ts, .conn_id = c->id, .family = c->family,
-			.proto = c->proto, .src = c->addr[dir], .dst = c->addr[!dir],
-			.sport = c->port[dir], .dport = c->port[!dir], .bytes = n,
+		    .type = NET_EV_GAP,
+		    .ts_ns = ts,
+		    .conn_id = c->id,
+		    .family = c->family,
+		    .proto = c->proto,
+		    .src = c->addr[dir],
+		    .dst = c->addr[!dir],
+		    .sport = c->port[dir],
+		    .dport = c->port[!dir],
+		    .bytes = n,
 		};
 
 		t->cfg.event(t->cfg.event_arg, &ev);
@@ -321,7 +328,7 @@ static void seg_free_all(struct tcp_table *t, struct dir *d)
 
 /* Apply a segment that starts at or before next_seq. */
 static void apply(struct tcp_table *t, struct conn *c, int dir, uint32_t seq, const uint8_t *data,
-		  uint32_t caplen, uint32_t len, uint64_t ts)
+                  uint32_t caplen, uint32_t len, uint64_t ts)
 {
 	struct dir *d = &c->d[dir];
 	uint32_t skip = d->next_seq - seq; /* >= 0: checked by the caller */
@@ -613,19 +620,19 @@ void tcp_table_packet(struct tcp_table *t, const struct pkt *p)
 		if (!c)
 			return;
 		r = (struct rpc_record){
-			.head = p->payload,
-			.head_len = p->caplen < t->cfg.head_cap ? p->caplen : t->cfg.head_cap,
-			.len = p->len,
-			.incomplete = p->caplen < p->len && p->caplen < t->cfg.head_cap,
-			.ts_ns = p->ts_ns,
-			.conn_id = c->id,
-			.dir = dir,
-			.family = p->family,
-			.proto = 17,
-			.src = p->src,
-			.dst = p->dst,
-			.sport = p->sport,
-			.dport = p->dport,
+		    .head = p->payload,
+		    .head_len = p->caplen < t->cfg.head_cap ? p->caplen : t->cfg.head_cap,
+		    .len = p->len,
+		    .incomplete = p->caplen < p->len && p->caplen < t->cfg.head_cap,
+		    .ts_ns = p->ts_ns,
+		    .conn_id = c->id,
+		    .dir = dir,
+		    .family = p->family,
+		    .proto = 17,
+		    .src = p->src,
+		    .dst = p->dst,
+		    .sport = p->sport,
+		    .dport = p->dport,
 		};
 		if (p->caplen < p->len)
 			t->n.lost_bytes += p->len - p->caplen;
@@ -633,8 +640,8 @@ void tcp_table_packet(struct tcp_table *t, const struct pkt *p)
 		t->fn(t->arg, &r);
 		return;
 	}
-	c = conn_get(t, p, &dir, (p->len > 0 || (p->tcp_flags & TCPF_SYN)) &&
-					 !(p->tcp_flags & TCPF_RST));
+	c = conn_get(t, p, &dir,
+	             (p->len > 0 || (p->tcp_flags & TCPF_SYN)) && !(p->tcp_flags & TCPF_RST));
 	if (!c)
 		return;
 	if ((p->tcp_flags & TCPF_SYN) && c->d[dir].have_seq &&

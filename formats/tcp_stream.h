@@ -12,14 +12,14 @@
 /* One RPC message as found on a stream: the first head_len bytes of it, and its full length. */
 struct rpc_record {
 	const uint8_t *head;
-	uint32_t head_len;  /* bytes available at head (<= head cap) */
-	uint64_t len;       /* message length (all fragments, without markers) */
-	bool incomplete;    /* bytes inside the head range are missing (gap, snaplen) */
-	uint64_t ts_ns;     /* time of the packet holding the last byte (as tshark's SRT) */
-	uint64_t conn_id;   /* unique per connection in this capture */
-	int dir;            /* 0: from the endpoint that sent the first packet, 1: the other */
-	uint8_t family;        /* 4 or 6 */
-	uint8_t proto;         /* 6 TCP, 17 UDP */
+	uint32_t head_len; /* bytes available at head (<= head cap) */
+	uint64_t len;      /* message length (all fragments, without markers) */
+	bool incomplete;   /* bytes inside the head range are missing (gap, snaplen) */
+	uint64_t ts_ns;    /* time of the packet holding the last byte (as tshark's SRT) */
+	uint64_t conn_id;  /* unique per connection in this capture */
+	int dir;           /* 0: from the endpoint that sent the first packet, 1: the other */
+	uint8_t family;    /* 4 or 6 */
+	uint8_t proto;     /* 6 TCP, 17 UDP */
 	const uint8_t *src, *dst; /* 16-byte addresses of the sender and the receiver */
 	uint16_t sport, dport;
 };
@@ -45,12 +45,12 @@ struct net_event {
 typedef void (*net_event_fn)(void *arg, const struct net_event *ev);
 
 struct tcp_cfg {
-	uint32_t head_cap;     /* bytes of each record kept for the decoders (default 2048) */
-	uint32_t max_record;   /* larger records are implausible: resynchronise (16 MiB) */
-	uint32_t ooo_cap;      /* out-of-order bytes held per direction (0: up to ooo_total) */
-	uint64_t ooo_total;    /* out-of-order bytes held over all connections (8 MiB) */
-	uint32_t max_conns;    /* connections tracked at once; least recently used evicted (2048) */
-	net_event_fn event;    /* told of gaps (optional) */
+	uint32_t head_cap;   /* bytes of each record kept for the decoders (default 2048) */
+	uint32_t max_record; /* larger records are implausible: resynchronise (16 MiB) */
+	uint32_t ooo_cap;    /* out-of-order bytes held per direction (0: up to ooo_total) */
+	uint64_t ooo_total;  /* out-of-order bytes held over all connections (8 MiB) */
+	uint32_t max_conns;  /* connections tracked at once; least recently used evicted (2048) */
+	net_event_fn event;  /* told of gaps (optional) */
 	void *event_arg;
 };
 

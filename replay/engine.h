@@ -12,7 +12,7 @@
 struct rp_engine; /* each engine's private state */
 
 struct rp_engine_conf {
-	unsigned depth;           /* most IOs queued at once */
+	unsigned depth; /* most IOs queued at once */
 	/* buffers to register (io_uring); io->buf_index refers here. Nobody looks at what a read
 	 * put into one of them, so an engine may read into a buffer of its own instead. */
 	const struct iovec *bufs;

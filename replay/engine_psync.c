@@ -55,7 +55,7 @@ struct ring {
 
 /* A thread's own buffers for RAM-device IO (help mode): see exec() */
 struct tbufs {
-	uint8_t *rd, *wr; /* wr: a copy of the pattern */
+	uint8_t *rd, *wr;       /* wr: a copy of the pattern */
 	int fds[PSYNC_MAX_FDS]; /* the thread's own opening of each target, or -1 */
 };
 
@@ -348,8 +348,8 @@ static int psync_init(struct rp_engine **out, const struct rp_engine_conf *c, st
 	}
 	p->threads = calloc(want ? want : 1, sizeof(*p->threads));
 	p->wargs = calloc(want ? want : 1, sizeof(*p->wargs));
-	if (ring_init(&p->sq, c->depth, false) || ring_init(&p->cq, c->depth, true) || !p->threads ||
-	    !p->wargs) {
+	if (ring_init(&p->sq, c->depth, false) || ring_init(&p->cq, c->depth, true) ||
+	    !p->threads || !p->wargs) {
 		psync_cleanup(p);
 		return iot_err_set(e, -ENOMEM, "out of memory");
 	}

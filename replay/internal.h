@@ -15,13 +15,13 @@ struct rp_target {
 	bool bio_based; /* no blk-mq queue: io_uring cannot try it without blocking */
 	bool ram;       /* a RAM device (zram, brd, pmem): IO is CPU work in the caller */
 	bool direct;
-	uint64_t size;   /* bytes */
-	unsigned lbs;    /* O_DIRECT alignment */
-	uint32_t dev;    /* kernel dev_t written in recorded events */
+	uint64_t size;               /* bytes */
+	unsigned lbs;                /* O_DIRECT alignment */
+	uint32_t dev;                /* kernel dev_t written in recorded events */
 	uint32_t max_bytes[RP_OP_N]; /* the largest request per operation (block devices), or 0 */
 	uint64_t part_start;         /* a partition's first sector on its disk, else 0 */
 	uint32_t disk_dev;           /* the disk (the device itself when it is no partition) */
-	bool no_discard; /* EOPNOTSUPP seen: skip the rest */
+	bool no_discard;             /* EOPNOTSUPP seen: skip the rest */
 	bool no_wzero;
 	/* recording */
 	struct bt_set_writer *rec;

@@ -142,8 +142,8 @@ struct replay_stats {
 	uint64_t trace_span_ns; /* first replayed event to the last D/Q or C seen */
 	unsigned trace_max_depth;
 	/* the replay */
-	uint64_t ios, bytes;     /* IOs issued and bytes of data moved (reads and writes) */
-	uint64_t ops[RP_OP_N];   /* issued, by operation */
+	uint64_t ios, bytes;        /* IOs issued and bytes of data moved (reads and writes) */
+	uint64_t ops[RP_OP_N];      /* issued, by operation */
 	uint64_t op_bytes[RP_OP_N]; /* done, by operation (discards: the bytes covered) */
 	/* IOs longer than the target takes in one request (queue/max_sectors_kb and friends),
 	 * which the kernel splits, and the requests they became */
@@ -165,7 +165,7 @@ struct replay_stats {
 	uint64_t depth_waits;        /* IOs that waited for the --depth cap */
 	uint64_t pend_evicted;       /* trace IOs whose C never came within the window */
 	unsigned max_inflight;
-	bool stopped;          /* interrupted */
+	bool stopped; /* interrupted */
 	/* set by the caller after comparing with a capture (--capture), for the JSON; or NULL */
 	const struct rp_fid_result *fidelity;
 	int64_t start_real_ns; /* CLOCK_REALTIME at the first issue */

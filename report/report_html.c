@@ -281,8 +281,9 @@ static int make_bands(struct devrun *dr, const struct blk_analysis *a, const cha
 		if (x0 < 0)
 			x0 = 0;
 		*b = (struct svg_band){x0, x1, 0.08 + 0.3 * dr->p.idle_frac[j], color, 0, ""};
-		snprintf(b->attrs, sizeof(b->attrs), "class=\"idle\" data-run=\"%zu\" data-idle-ns=\"%llu\"",
-		         dr->run, (unsigned long long)dr->p.idle_ns[j]);
+		snprintf(b->attrs, sizeof(b->attrs),
+		         "class=\"idle\" data-run=\"%zu\" data-idle-ns=\"%llu\"", dr->run,
+		         (unsigned long long)dr->p.idle_ns[j]);
 		n++;
 	}
 	for (unsigned k = 0; k < ngaps; k++) {
@@ -291,7 +292,8 @@ static int make_bands(struct devrun *dr, const struct blk_analysis *a, const cha
 
 		*b = (struct svg_band){(double)s0 / 1e9, (double)s1 / 1e9, 0.25, color, 1.5, ""};
 		snprintf(b->attrs, sizeof(b->attrs),
-		         "class=\"idle-gap\" data-run=\"%zu\" data-start-ns=\"%llu\" data-end-ns=\"%llu\"",
+		         "class=\"idle-gap\" data-run=\"%zu\" data-start-ns=\"%llu\" "
+		         "data-end-ns=\"%llu\"",
 		         dr->run, (unsigned long long)s0, (unsigned long long)s1);
 	}
 	dr->nbands = n;
@@ -445,8 +447,8 @@ static void device_graphs(struct emit *em, const struct report_input *in, struct
 	for (size_t i = 0; i < n && smin <= smax; i++) {
 		struct svg_dot *dots = malloc(MAX_DOTS * sizeof(*dots));
 		size_t ndots = 0;
-		char *png = dots && dr[i].grid ? offset_png(dr[i].clock, dr[i].grid, xmax, smin, smax,
-		                                            1000, 200, dots, &ndots)
+		char *png = dots && dr[i].grid ? offset_png(dr[i].clock, dr[i].grid, xmax, smin,
+		                                            smax, 1000, 200, dots, &ndots)
 		                               : NULL;
 		struct svg_image img = {png, (double)smin * 512, (double)(smax + 1) * 512};
 		struct svg_chart c = {.id = id,
@@ -525,15 +527,13 @@ static void device_graphs(struct emit *em, const struct report_input *in, struct
 		});
 	}
 	CHART("seeks", "seeks per second", "seeks/s",
-	      for (size_t i = 0; i < n; i++)
-	          series_set(&ser[k++], multi ? names[i] : "seeks",
-	                     multi ? run_color(dr[i].run) : "#2ca02c", &dr[i].p,
-	                     dr[i].p.seeks, dr[i].p.seeks_lo, dr[i].p.seeks_hi, false));
+	      for (size_t i = 0; i < n; i++) series_set(
+	          &ser[k++], multi ? names[i] : "seeks", multi ? run_color(dr[i].run) : "#2ca02c",
+	          &dr[i].p, dr[i].p.seeks, dr[i].p.seeks_lo, dr[i].p.seeks_hi, false));
 	CHART("qdepth", "queue depth (issued, not completed; band: min mean .. max)", "requests",
-	      for (size_t i = 0; i < n; i++)
-	          series_set(&ser[k++], multi ? names[i] : "depth",
-	                     multi ? run_color(dr[i].run) : "#9467bd", &dr[i].p,
-	                     dr[i].p.qd, dr[i].p.qd_lo, dr[i].p.qd_hi, false));
+	      for (size_t i = 0; i < n; i++) series_set(
+	          &ser[k++], multi ? names[i] : "depth", multi ? run_color(dr[i].run) : "#9467bd",
+	          &dr[i].p, dr[i].p.qd, dr[i].p.qd_lo, dr[i].p.qd_hi, false));
 	/* latency in ms or us, whichever reads better */
 	lat_div = latmax >= 1e6 ? 1e6 : 1e3;
 	lat_unit = latmax >= 1e6 ? "ms" : "us";
@@ -666,7 +666,8 @@ static void section_devices(struct emit *em, const struct report_input *in, size
 		}
 		for (size_t i = 0; i < n && !em->err; i++) {
 			const struct blk_analysis *a = in[i].blk;
-			const struct rpt_grid *grid = a ? blk_analysis_sink(a, &rpt_grid_ops) : NULL;
+			const struct rpt_grid *grid =
+			    a ? blk_analysis_sink(a, &rpt_grid_ops) : NULL;
 
 			for (unsigned k = 0; k < graphed(a); k++) {
 				if (!(one_each && n > 1) && blk_analysis_device(a, k) != devs[j])
@@ -764,8 +765,7 @@ static void run_row(FILE *f, const struct report_input *in, size_t i)
 	unsigned ndev = a ? blk_analysis_ndevices(a) : 0;
 	size_t k;
 
-	json_array_foreach(devs, k, d)
-		events += jd(d, "events", 0, 0);
+	json_array_foreach(devs, k, d) events += jd(d, "events", 0, 0);
 	fputs("<tr><td>", f);
 	swatch(f, run_color(i));
 	xml_puts(f, run_label(&in[i]));

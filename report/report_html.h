@@ -16,11 +16,11 @@
 
 struct report_input {
 	const char *path;
-	const char *label;             /* legend name; NULL: the path's last component */
-	json_t *manifest;              /* may be NULL */
-	json_t *summary;               /* `iotape analyze --json` document (devices[], span_ns, nfs) */
+	const char *label; /* legend name; NULL: the path's last component */
+	json_t *manifest;  /* may be NULL */
+	json_t *summary;   /* `iotape analyze --json` document (devices[], span_ns, nfs) */
 	const struct blk_analysis *blk; /* the block pass (report_run.h), or NULL: no block trace */
-	const struct rpt_nfs *nfs;     /* NFS series, or NULL when the run has no packets */
+	const struct rpt_nfs *nfs;      /* NFS series, or NULL when the run has no packets */
 };
 
 struct report_opts {

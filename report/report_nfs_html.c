@@ -204,8 +204,7 @@ void report_nfs_section(struct emit *em, const struct report_input *in, size_t n
 	for (size_t i = 0; i < n; i++) {
 		if (!in[i].nfs || !in[i].nfs->txns)
 			continue;
-		if (points_make(in[i].nfs, width, multi ? run_color(i) : IDLE_COLOR,
-		                &pts[i])) {
+		if (points_make(in[i].nfs, width, multi ? run_color(i) : IDLE_COLOR, &pts[i])) {
 			em->err = -ENOMEM;
 			goto out;
 		}
@@ -237,14 +236,9 @@ void report_nfs_section(struct emit *em, const struct report_input *in, size_t n
 			if (!nf || !nf->txns)
 				continue;
 			if (multi) {
-				ser[k++] = (struct svg_series){run_label(&in[i]),
-				                               run_color(i),
-				                               pts[i].n,
-				                               pts[i].x,
-				                               pts[i].total,
-				                               NULL,
-				                               NULL,
-				                               false};
+				ser[k++] = (struct svg_series){
+				    run_label(&in[i]), run_color(i), pts[i].n, pts[i].x,
+				    pts[i].total,      NULL,         NULL,     false};
 				continue;
 			}
 			for (unsigned s = 0; s < nf->nslots; s++)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Install dependencies, build, and run the whole test suite: ctest on a normal build; the Debian
+# Install dependencies, check the formatting (.clang-format), build, and run the whole test
+# suite: ctest on a normal build and a check for files that call each other; the Debian
 # package built, installed and tried (tests/package/deb_install.sh), then removed; ctest on an
 # ASan+UBSan build; CMake's Release and Debug builds and a clang build with their unit and
 # regression tests (every build type must compile warning-free); then every libFuzzer target
@@ -30,9 +31,18 @@ run_ctest() {
 	rm -f "$log"
 }
 
+echo "== clang-format"
+scripts/format.sh --check || status=1
+
 echo "== release build"
 scripts/build.sh release >/dev/null
 run_ctest build
+
+echo "== file cycles"
+# files of one library that call each other (scripts/file-cycles.py); formats, analyze and
+# replay still have some (the script lists them), the libraries named here none
+scripts/file-cycles.py build iotape_common iotape_compare iotape_report iotape_capture \
+	iotape_export iotape_sweep || status=1
 
 echo "== Debian package"
 # built from a git archive of HEAD, installed with apt-get, the installed iotape tried, removed

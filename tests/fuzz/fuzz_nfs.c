@@ -95,9 +95,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		nfs_names_free(k.m);
 		return 0;
 	}
-	if (size >= 4 && (!memcmp(data, "\xd4\xc3\xb2\xa1", 4) || !memcmp(data, "\x4d\x3c\xb2\xa1", 4) ||
-			  !memcmp(data, "\xa1\xb2\xc3\xd4", 4) || !memcmp(data, "\xa1\xb2\x3c\x4d", 4) ||
-			  !memcmp(data, "\x0a\x0d\x0d\x0a", 4))) {
+	if (size >= 4 &&
+	    (!memcmp(data, "\xd4\xc3\xb2\xa1", 4) || !memcmp(data, "\x4d\x3c\xb2\xa1", 4) ||
+	     !memcmp(data, "\xa1\xb2\xc3\xd4", 4) || !memcmp(data, "\xa1\xb2\x3c\x4d", 4) ||
+	     !memcmp(data, "\x0a\x0d\x0d\x0a", 4))) {
 		struct in_stream *in;
 		struct pcap_src *src;
 		struct iot_err e;

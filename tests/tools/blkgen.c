@@ -26,7 +26,7 @@ struct opts {
 	double gap_ms;
 	int v8, swap, gzip;
 	unsigned drop_pct; /* lose this percentage of records, as a full relay buffer would */
-	int extras; /* the actions and records the model does not need (see gen_extras) */
+	int extras;        /* the actions and records the model does not need (see gen_extras) */
 	uint64_t threshold_ns;
 	uint64_t start_ns;   /* time of the first record (tests near the clock's end) */
 	uint64_t sector_max; /* highest start sector of a random jump */
@@ -140,7 +140,7 @@ static void emit_record(const struct blk_event *ev)
 /* the pending event heap (bounded by depth x events per request) */
 struct pev {
 	struct blk_event ev;
-	uint64_t order; /* tie-break: creation order */
+	uint64_t order;  /* tie-break: creation order */
 	uint8_t pdu[32]; /* the event's PDU (ev.pdu is set when it leaves the heap) */
 };
 static struct pev *heap;
@@ -247,7 +247,7 @@ struct dev {
 };
 
 static void ev_set(struct blk_event *ev, const struct dev *d, uint64_t t, unsigned act,
-		   uint64_t flags, uint64_t sector, uint32_t bytes, uint32_t pid, unsigned cpu)
+                   uint64_t flags, uint64_t sector, uint32_t bytes, uint32_t pid, unsigned cpu)
 {
 	memset(ev, 0, sizeof(*ev));
 	ev->time = t;
@@ -378,7 +378,6 @@ static void gen_extras(struct dev *d, uint64_t t, unsigned cpu)
 	}
 }
 
-
 static void gen_request(struct dev *d)
 {
 	struct blk_event ev;
@@ -409,8 +408,8 @@ static void gen_request(struct dev *d)
 		nbios++;
 	/* mostly sequential, sometimes a jump */
 	if (rnd() % 5 == 0)
-		d->next_sector = (o.sector_max == UINT64_MAX ? rnd() : rnd_range(0, o.sector_max)) &
-				 ~7ull;
+		d->next_sector =
+		    (o.sector_max == UINT64_MAX ? rnd() : rnd_range(0, o.sector_max)) & ~7ull;
 	if (d->next_sector > o.sector_max)
 		d->next_sector = 0; /* a long sequential run wraps to the start of the device */
 	sector = d->next_sector;
@@ -427,11 +426,12 @@ static void gen_request(struct dev *d)
 		qtimes[i] = t;
 		if (xchance(8))
 			extra_remap(d, t, dirf, sector + sectors, s * 512, pid, cpu);
-		ev_set(&ev, d, t, BLK_A_QUEUE, dirf | BLK_F_QUEUE, sector + sectors, s * 512, pid, cpu);
+		ev_set(&ev, d, t, BLK_A_QUEUE, dirf | BLK_F_QUEUE, sector + sectors, s * 512, pid,
+		       cpu);
 		hpush(&ev);
 		if (xchance(10))
 			extra_pdu64(d, t + 100, BLK_A_SPLIT, dirf | BLK_F_QUEUE, sector + sectors,
-				    s * 512, pid, cpu, sector + sectors + s / 2);
+			            s * 512, pid, cpu, sector + sectors + s / 2);
 		if (xchance(20)) {
 			ev_set(&ev, d, t + 150, BLK_A_BOUNCE, dirf | BLK_F_QUEUE, sector + sectors,
 			       s * 512, pid, cpu);
@@ -444,7 +444,8 @@ static void gen_request(struct dev *d)
 		}
 		t += 300;
 		if (i == 0) {
-			ev_set(&ev, d, t, BLK_A_GETRQ, dirf | BLK_F_QUEUE, sector, s * 512, pid, cpu);
+			ev_set(&ev, d, t, BLK_A_GETRQ, dirf | BLK_F_QUEUE, sector, s * 512, pid,
+			       cpu);
 			hpush(&ev);
 		} else {
 			ev_set(&ev, d, t, xchance(3) ? BLK_A_FRONTMERGE : BLK_A_BACKMERGE,
@@ -487,13 +488,13 @@ static void gen_request(struct dev *d)
 		ev_set(&ev, d, td + 300, BLK_A_REQUEUE, dirf | BLK_F_REQUEUE, sector, sectors * 512,
 		       pid, cpu);
 		hpush(&ev);
-		ev_set(&ev, d, td + 600, BLK_A_ISSUE, dirf | BLK_F_ISSUE, sector, sectors * 512, pid,
-		       cpu);
+		ev_set(&ev, d, td + 600, BLK_A_ISSUE, dirf | BLK_F_ISSUE, sector, sectors * 512,
+		       pid, cpu);
 		hpush(&ev);
 	}
 	if (xchance(40))
-		extra_pdu64(d, td + 10, BLK_A_DRV_DATA, dirf | BLK_F_DRV_DATA, sector, sectors * 512,
-			    pid, cpu, 0x1234);
+		extra_pdu64(d, td + 10, BLK_A_DRV_DATA, dirf | BLK_F_DRV_DATA, sector,
+		            sectors * 512, pid, cpu, 0x1234);
 	ev_set(&ev, d, tc, BLK_A_COMPLETE, dirf | BLK_F_COMPLETE, sector, sectors * 512, 0, ccpu);
 	if (xchance(50))
 		ev.error = 5; /* EIO */
@@ -530,7 +531,7 @@ static void gen_request(struct dev *d)
 		if (sector != d->last_end_sector) {
 			d->seeks++;
 			uint64_t dist = sector > d->last_end_sector ? sector - d->last_end_sector
-								    : d->last_end_sector - sector;
+			                                            : d->last_end_sector - sector;
 			if (dist > 128)
 				d->seeks_128++;
 		} else {
@@ -575,33 +576,44 @@ static int release(struct dev *devs, int status)
 
 static void usage(void)
 {
-	fprintf(stderr,
-		"usage: blkgen -o DIR [-n NAME] [--ios N] [--seed S] [--cpus C] [--depth D]\n"
-		"              [--gaps K] [--gap-ms MS] [--merge-pct P] [--read-pct P]\n"
-		"              [--devices N] [--v8] [--swap] [--gzip] [--threshold-ms MS]\n"
-		"              [--drop-pct P] [--start-ns NS] [--sector-max S] [--truth FILE.json]\n"
-		"              [--extras]\n"
-		"With --drop-pct the model's truth is for the events before the loss; \"dropped\"\n"
-		"counts the records removed. --start-ns puts the first record at NS (default 0);\n"
-		"random jumps land on sectors up to --sector-max (default 2^24). --extras adds what\n"
-		"the model does not need: remaps, splits, bounces, front merges, requeues, timer\n"
-		"unplugs, passthrough requests with PDUs, flushes, discards, errors, driver data,\n"
-		"messages, a timestamp note, pids named late or never (its own random stream: the\n"
-		"model's events stay the same).\n");
+	fprintf(
+	    stderr,
+	    "usage: blkgen -o DIR [-n NAME] [--ios N] [--seed S] [--cpus C] [--depth D]\n"
+	    "              [--gaps K] [--gap-ms MS] [--merge-pct P] [--read-pct P]\n"
+	    "              [--devices N] [--v8] [--swap] [--gzip] [--threshold-ms MS]\n"
+	    "              [--drop-pct P] [--start-ns NS] [--sector-max S] [--truth FILE.json]\n"
+	    "              [--extras]\n"
+	    "With --drop-pct the model's truth is for the events before the loss; \"dropped\"\n"
+	    "counts the records removed. --start-ns puts the first record at NS (default 0);\n"
+	    "random jumps land on sectors up to --sector-max (default 2^24). --extras adds what\n"
+	    "the model does not need: remaps, splits, bounces, front merges, requeues, timer\n"
+	    "unplugs, passthrough requests with PDUs, flushes, discards, errors, driver data,\n"
+	    "messages, a timestamp note, pids named late or never (its own random stream: the\n"
+	    "model's events stay the same).\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{"ios", 1, 0, 'i'},	  {"seed", 1, 0, 's'},	{"cpus", 1, 0, 'c'},
-		{"depth", 1, 0, 'd'},	  {"gaps", 1, 0, 'g'},	{"gap-ms", 1, 0, 'G'},
-		{"merge-pct", 1, 0, 'm'}, {"read-pct", 1, 0, 'r'}, {"devices", 1, 0, 'D'},
-		{"v8", 0, 0, '8'},	  {"swap", 0, 0, 'S'},	{"gzip", 0, 0, 'z'},
-		{"truth", 1, 0, 't'},	  {"threshold-ms", 1, 0, 'T'}, {"drop-pct", 1, 0, 'p'},
-		{"start-ns", 1, 0, 'N'},  {"sector-max", 1, 0, 'M'},
-		{"extras", 0, 0, 'x'},
-		{0, 0, 0, 0}};
+	static const struct option lo[] = {{"ios", 1, 0, 'i'},
+	                                   {"seed", 1, 0, 's'},
+	                                   {"cpus", 1, 0, 'c'},
+	                                   {"depth", 1, 0, 'd'},
+	                                   {"gaps", 1, 0, 'g'},
+	                                   {"gap-ms", 1, 0, 'G'},
+	                                   {"merge-pct", 1, 0, 'm'},
+	                                   {"read-pct", 1, 0, 'r'},
+	                                   {"devices", 1, 0, 'D'},
+	                                   {"v8", 0, 0, '8'},
+	                                   {"swap", 0, 0, 'S'},
+	                                   {"gzip", 0, 0, 'z'},
+	                                   {"truth", 1, 0, 't'},
+	                                   {"threshold-ms", 1, 0, 'T'},
+	                                   {"drop-pct", 1, 0, 'p'},
+	                                   {"start-ns", 1, 0, 'N'},
+	                                   {"sector-max", 1, 0, 'M'},
+	                                   {"extras", 0, 0, 'x'},
+	                                   {0, 0, 0, 0}};
 	struct dev *devs;
 	int c;
 	char path[4096];
@@ -620,27 +632,68 @@ int main(int argc, char **argv)
 	o.sector_max = 1u << 24;
 	while ((c = getopt_long(argc, argv, "o:n:", lo, NULL)) != -1) {
 		switch (c) {
-		case 'o': o.dir = optarg; break;
-		case 'n': o.name = optarg; break;
-		case 'i': o.ios = strtoull(optarg, NULL, 0); break;
-		case 's': o.seed = strtoull(optarg, NULL, 0); break;
-		case 'c': o.cpus = (unsigned)atoi(optarg); break;
-		case 'd': o.depth = (unsigned)atoi(optarg); break;
-		case 'g': o.gaps = (unsigned)atoi(optarg); break;
-		case 'G': o.gap_ms = atof(optarg); break;
-		case 'm': o.merge_pct = (unsigned)atoi(optarg); break;
-		case 'r': o.read_pct = (unsigned)atoi(optarg); break;
-		case 'D': o.devices = (unsigned)atoi(optarg); break;
-		case '8': o.v8 = 1; break;
-		case 'S': o.swap = 1; break;
-		case 'z': o.gzip = 1; break;
-		case 't': o.truth = optarg; break;
-		case 'p': o.drop_pct = (unsigned)atoi(optarg); break;
-		case 'x': o.extras = 1; break;
-		case 'T': o.threshold_ns = (uint64_t)(atof(optarg) * 1e6); break;
-		case 'N': o.start_ns = strtoull(optarg, NULL, 0); break;
-		case 'M': o.sector_max = strtoull(optarg, NULL, 0); break;
-		default: usage();
+		case 'o':
+			o.dir = optarg;
+			break;
+		case 'n':
+			o.name = optarg;
+			break;
+		case 'i':
+			o.ios = strtoull(optarg, NULL, 0);
+			break;
+		case 's':
+			o.seed = strtoull(optarg, NULL, 0);
+			break;
+		case 'c':
+			o.cpus = (unsigned)atoi(optarg);
+			break;
+		case 'd':
+			o.depth = (unsigned)atoi(optarg);
+			break;
+		case 'g':
+			o.gaps = (unsigned)atoi(optarg);
+			break;
+		case 'G':
+			o.gap_ms = atof(optarg);
+			break;
+		case 'm':
+			o.merge_pct = (unsigned)atoi(optarg);
+			break;
+		case 'r':
+			o.read_pct = (unsigned)atoi(optarg);
+			break;
+		case 'D':
+			o.devices = (unsigned)atoi(optarg);
+			break;
+		case '8':
+			o.v8 = 1;
+			break;
+		case 'S':
+			o.swap = 1;
+			break;
+		case 'z':
+			o.gzip = 1;
+			break;
+		case 't':
+			o.truth = optarg;
+			break;
+		case 'p':
+			o.drop_pct = (unsigned)atoi(optarg);
+			break;
+		case 'x':
+			o.extras = 1;
+			break;
+		case 'T':
+			o.threshold_ns = (uint64_t)(atof(optarg) * 1e6);
+			break;
+		case 'N':
+			o.start_ns = strtoull(optarg, NULL, 0);
+			break;
+		case 'M':
+			o.sector_max = strtoull(optarg, NULL, 0);
+			break;
+		default:
+			usage();
 		}
 	}
 	if (!o.dir || !o.cpus || o.cpus > 256 || !o.depth || o.depth > 1024 || !o.devices ||
@@ -653,7 +706,7 @@ int main(int argc, char **argv)
 	devs = calloc(o.devices, sizeof(*devs));
 	for (unsigned i = 0; i < o.cpus; i++) {
 		snprintf(path, sizeof(path), "%s/%s.blktrace.%u%s", o.dir, o.name, i,
-			 o.gzip ? ".gz" : "");
+		         o.gzip ? ".gz" : "");
 		if (o.gzip)
 			outs[i].gz = gzopen(path, "wb1");
 		else
@@ -678,8 +731,8 @@ int main(int argc, char **argv)
 	for (unsigned i = 0; i < o.devices; i++)
 		for (unsigned p = 0; p < 4; p++) {
 			struct blk_event ev;
-			ev_set(&ev, &devs[i], o.start_ns + 1000 + p, 0, BLK_F_NOTIFY, 0, 0, 1000 + p,
-			       p % o.cpus);
+			ev_set(&ev, &devs[i], o.start_ns + 1000 + p, 0, BLK_F_NOTIFY, 0, 0,
+			       1000 + p, p % o.cpus);
 			ev.action = BLK_N_PROCESS;
 			ev.pdu = (const uint8_t *)comms[p];
 			ev.pdu_len = (uint32_t)strlen(comms[p]) + 1;
@@ -703,7 +756,8 @@ int main(int argc, char **argv)
 	for (;;) {
 		struct dev *next = NULL;
 		for (unsigned i = 0; i < o.devices; i++)
-			if (devs[i].done < o.ios && (!next || devs[i].next_arrival < next->next_arrival))
+			if (devs[i].done < o.ios &&
+			    (!next || devs[i].next_arrival < next->next_arrival))
 				next = &devs[i];
 		if (!next)
 			break;
@@ -730,28 +784,31 @@ int main(int argc, char **argv)
 		perror(o.truth);
 		return release(devs, 1);
 	}
-	fprintf(tf, "{\n  \"generator\": \"blkgen (synthetic)\",\n  \"seed\": %" PRIu64 ",\n"
-		    "  \"threshold_ns\": %" PRIu64 ",\n  \"dropped\": %" PRIu64 ",\n  \"devices\": [\n",
-		o.seed, o.threshold_ns, dropped);
+	fprintf(tf,
+	        "{\n  \"generator\": \"blkgen (synthetic)\",\n  \"seed\": %" PRIu64 ",\n"
+	        "  \"threshold_ns\": %" PRIu64 ",\n  \"dropped\": %" PRIu64 ",\n  \"devices\": [\n",
+	        o.seed, o.threshold_ns, dropped);
 	for (unsigned i = 0; i < o.devices; i++) {
 		struct dev *d = &devs[i];
 		uint64_t a, b;
 		int first = 1;
 
 		fprintf(tf,
-			"    {\"dev\": \"%u,%u\", \"requests\": %" PRIu64 ", \"queued\": %" PRIu64
-			", \"merges\": %" PRIu64 ",\n     \"reads\": {\"ios\": %" PRIu64
-			", \"bytes\": %" PRIu64 "}, \"writes\": {\"ios\": %" PRIu64
-			", \"bytes\": %" PRIu64 "},\n     \"d2c_mean_ns\": %.3Lf, \"q2c_mean_ns\": %.3Lf, "
-			"\"q2d_mean_ns\": %.3Lf,\n     \"seeks\": %" PRIu64 ", \"seeks_128\": %" PRIu64
-			", \"sequential\": %" PRIu64 ",\n     \"first_ns\": %" PRIu64
-			", \"last_ns\": %" PRIu64 ",\n     \"idle\": {\"gaps\": %" PRIu64
-			", \"total_ns\": %" PRIu64 ", \"list\": [",
-			BLK_DEV_MAJOR(d->dev), BLK_DEV_MINOR(d->dev), d->requests, d->queued,
-			d->merges, d->reads.ios, d->reads.bytes, d->writes.ios, d->writes.bytes,
-			d->d2c_sum / d->requests, d->q2c_sum / d->q2c_n, d->q2d_sum / d->q2c_n,
-			d->seeks, d->seeks_128, d->seq, d->first_time, d->last_time, d->gaps,
-			d->gap_total);
+		        "    {\"dev\": \"%u,%u\", \"requests\": %" PRIu64 ", \"queued\": %" PRIu64
+		        ", \"merges\": %" PRIu64 ",\n     \"reads\": {\"ios\": %" PRIu64
+		        ", \"bytes\": %" PRIu64 "}, \"writes\": {\"ios\": %" PRIu64
+		        ", \"bytes\": %" PRIu64
+		        "},\n     \"d2c_mean_ns\": %.3Lf, \"q2c_mean_ns\": %.3Lf, "
+		        "\"q2d_mean_ns\": %.3Lf,\n     \"seeks\": %" PRIu64
+		        ", \"seeks_128\": %" PRIu64 ", \"sequential\": %" PRIu64
+		        ",\n     \"first_ns\": %" PRIu64 ", \"last_ns\": %" PRIu64
+		        ",\n     \"idle\": {\"gaps\": %" PRIu64 ", \"total_ns\": %" PRIu64
+		        ", \"list\": [",
+		        BLK_DEV_MAJOR(d->dev), BLK_DEV_MINOR(d->dev), d->requests, d->queued,
+		        d->merges, d->reads.ios, d->reads.bytes, d->writes.ios, d->writes.bytes,
+		        d->d2c_sum / d->requests, d->q2c_sum / d->q2c_n, d->q2d_sum / d->q2c_n,
+		        d->seeks, d->seeks_128, d->seq, d->first_time, d->last_time, d->gaps,
+		        d->gap_total);
 		rewind(d->gapf);
 		while (fscanf(d->gapf, "%" SCNu64 " %" SCNu64, &a, &b) == 2) {
 			fprintf(tf, "%s[%" PRIu64 ", %" PRIu64 "]", first ? "" : ", ", a, b);

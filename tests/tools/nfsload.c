@@ -15,8 +15,8 @@
 static void usage(void)
 {
 	fprintf(stderr, "usage: nfsload [-v 3|4] [-n FILES] [-s FILE_BYTES] [-b IO_BYTES] "
-			"[-m META_OPS_PER_FILE] [-u UID -g GID -H MACHINE] SERVER EXPORT DIR\n"
-			"  -u, -g, -H: the AUTH_SYS credentials the calls carry\n");
+	                "[-m META_OPS_PER_FILE] [-u UID -g GID -H MACHINE] SERVER EXPORT DIR\n"
+	                "  -u, -g, -H: the AUTH_SYS credentials the calls carry\n");
 	exit(2);
 }
 
@@ -86,8 +86,8 @@ int main(int argc, char **argv)
 		/* every call, MOUNT's too, carries these credentials */
 		nfs_set_uid(nfs, uid);
 		nfs_set_gid(nfs, gid);
-		nfs_set_auth(nfs, libnfs_authunix_create(machine, (uint32_t)uid, (uint32_t)gid, 0,
-							  NULL));
+		nfs_set_auth(
+		    nfs, libnfs_authunix_create(machine, (uint32_t)uid, (uint32_t)gid, 0, NULL));
 	}
 	must(nfs_mount(nfs, argv[optind], argv[optind + 1]), nfs, "mount");
 	nfs_mkdir(nfs, dir); /* may exist */

@@ -131,9 +131,9 @@ static void random_events(struct blk_event *ev, unsigned n)
 
 	for (unsigned i = 0; i < n; i++) {
 		struct blk_event *e = &ev[i];
-		static const uint16_t acts[] = {BLK_A_QUEUE,     BLK_A_GETRQ,  BLK_A_INSERT,
-		                                BLK_A_ISSUE,     BLK_A_COMPLETE, BLK_A_BACKMERGE,
-		                                BLK_A_FRONTMERGE, BLK_A_REQUEUE, BLK_A_PLUG};
+		static const uint16_t acts[] = {BLK_A_QUEUE,      BLK_A_GETRQ,    BLK_A_INSERT,
+		                                BLK_A_ISSUE,      BLK_A_COMPLETE, BLK_A_BACKMERGE,
+		                                BLK_A_FRONTMERGE, BLK_A_REQUEUE,  BLK_A_PLUG};
 		uint64_t r;
 
 		x ^= x << 13;

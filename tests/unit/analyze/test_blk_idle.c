@@ -159,8 +159,8 @@ static void test_json(void **s)
 static void test_flush_sequence(void **s)
 {
 	struct blk_event ev[] = {
-	    EV_D(0, 1000, 8, R), EV_D(1 * MS, 0, 0, R), EV_C(2 * MS, 0, 0, R),
-	    EV_C(3 * MS, 0, 0, W), EV_D(20 * MS, 8, 8, W), EV_C(25 * MS, 1000, 8, R),
+	    EV_D(0, 1000, 8, R),    EV_D(1 * MS, 0, 0, R),  EV_C(2 * MS, 0, 0, R),
+	    EV_C(3 * MS, 0, 0, W),  EV_D(20 * MS, 8, 8, W), EV_C(25 * MS, 1000, 8, R),
 	    EV_C(26 * MS, 8, 8, W),
 	};
 	struct blk_idle *t;
@@ -254,12 +254,9 @@ static void test_as_they_happen(void **s)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_flush_sequence),
-	    cmocka_unit_test(test_start_between_end),
-	    cmocka_unit_test(test_busy_at_start),
-	    cmocka_unit_test(test_top_and_devices),
-	    cmocka_unit_test(test_json),
-	    cmocka_unit_test(test_as_they_happen),
+	    cmocka_unit_test(test_flush_sequence), cmocka_unit_test(test_start_between_end),
+	    cmocka_unit_test(test_busy_at_start),  cmocka_unit_test(test_top_and_devices),
+	    cmocka_unit_test(test_json),           cmocka_unit_test(test_as_they_happen),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

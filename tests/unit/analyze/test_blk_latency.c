@@ -348,12 +348,12 @@ static void test_buckets_as_hist(void **s)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_merges_as_btt),  cmocka_unit_test(test_requeue),
-	    cmocka_unit_test(test_partial_trace),  cmocka_unit_test(test_duplicate_sector),
-	    cmocka_unit_test(test_containment),    cmocka_unit_test(test_two_devices),
-	    cmocka_unit_test(test_bounded),        cmocka_unit_test(test_huge_range),
-	    cmocka_unit_test(test_ignored),        cmocka_unit_test(test_holding_sector),
-	    cmocka_unit_test(test_overlap_as_btt), cmocka_unit_test(test_tree_churn),
+	    cmocka_unit_test(test_merges_as_btt),   cmocka_unit_test(test_requeue),
+	    cmocka_unit_test(test_partial_trace),   cmocka_unit_test(test_duplicate_sector),
+	    cmocka_unit_test(test_containment),     cmocka_unit_test(test_two_devices),
+	    cmocka_unit_test(test_bounded),         cmocka_unit_test(test_huge_range),
+	    cmocka_unit_test(test_ignored),         cmocka_unit_test(test_holding_sector),
+	    cmocka_unit_test(test_overlap_as_btt),  cmocka_unit_test(test_tree_churn),
 	    cmocka_unit_test(test_buckets_as_hist),
 	};
 

@@ -120,8 +120,9 @@ static void feed_random(struct blk_timeline *t, int slow_only, uint64_t *end)
 		dev = (unsigned)(x % 3);
 		/* mostly small steps, sometimes a long pause (idle gaps, many bins at once) */
 		ts += (x >> 8) % 16 == 0 ? (x >> 12) % 5000 : (x >> 12) % 7;
-		act = inflight[dev] && (x >> 20) % 2 ? ((x >> 21) % 9 ? BLK_A_COMPLETE : BLK_A_REQUEUE)
-		                                     : BLK_A_ISSUE;
+		act = inflight[dev] && (x >> 20) % 2
+		          ? ((x >> 21) % 9 ? BLK_A_COMPLETE : BLK_A_REQUEUE)
+		          : BLK_A_ISSUE;
 		if (act == BLK_A_ISSUE)
 			inflight[dev]++;
 		else
@@ -163,7 +164,8 @@ static void test_fast_path(void **s)
 		assert_int_equal(blk_timeline_nbins(a), blk_timeline_nbins(b));
 		for (unsigned dev = 0; dev < 3; dev++)
 			for (uint64_t k = 0; k < blk_timeline_nbins(a); k++) {
-				struct blk_bin x = blk_timeline_bin(a, dev, k), y = blk_timeline_bin(b, dev, k);
+				struct blk_bin x = blk_timeline_bin(a, dev, k),
+				               y = blk_timeline_bin(b, dev, k);
 
 				assert_memory_equal(&x, &y, sizeof(x));
 			}

@@ -77,8 +77,8 @@ static void test_hostile(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_replay),
-		cmocka_unit_test(test_hostile),
+	    cmocka_unit_test(test_replay),
+	    cmocka_unit_test(test_hostile),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -180,18 +180,17 @@ static void test_copy_and_json(void **state)
 	procs = json_object_get(j, "procedures");
 	assert_int_equal(json_array_size(procs), 2);
 	assert_string_equal(json_string_value(json_object_get(json_array_get(procs, 0), "name")),
-			    "COPY");
-	assert_string_equal(
-		json_string_value(json_object_get(json_array_get(procs, 1), "program")), "NFS_CB");
+	                    "COPY");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(procs, 1), "program")),
+	                    "NFS_CB");
 	assert_true(json_real_value(json_object_get(
-			    json_object_get(json_array_get(procs, 0), "srt_ns"), "mean")) == 1000.0);
+	                json_object_get(json_array_get(procs, 0), "srt_ns"), "mean")) == 1000.0);
 	assert_non_null(json_object_get(json_object_get(j, "stream"), "lost_bytes"));
 	assert_non_null(json_object_get(json_object_get(j, "stream"), "unmatched_replies"));
 	assert_true(json_is_array(json_object_get(j, "timeline")));
 	assert_true(json_is_array(json_object_get(json_object_get(j, "clients"), "by_connection")));
-	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "copy"),
-							    "asynchronous")),
-			 1);
+	assert_int_equal(
+	    json_integer_value(json_object_get(json_object_get(j, "copy"), "asynchronous")), 1);
 	json_decref(j);
 	nfs_pipe_release(&p);
 	nfs_stats_release(&s);
@@ -269,12 +268,12 @@ static void test_file_cap(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_rows_and_errors),
-		cmocka_unit_test(test_v4_rows),
-		cmocka_unit_test(test_timeline),
-		cmocka_unit_test(test_copy_and_json),
-		cmocka_unit_test(test_copy_reply_before_call),
-		cmocka_unit_test(test_file_cap),
+	    cmocka_unit_test(test_rows_and_errors),
+	    cmocka_unit_test(test_v4_rows),
+	    cmocka_unit_test(test_timeline),
+	    cmocka_unit_test(test_copy_and_json),
+	    cmocka_unit_test(test_copy_reply_before_call),
+	    cmocka_unit_test(test_file_cap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -51,7 +51,7 @@ static size_t rec(uint8_t *b, uint32_t dev, uint32_t pid, uint32_t cpu, uint64_t
 static void test_sink(void **state)
 {
 	struct cap_dev devs[2] = {{.name = "loop7", .kdev = BLK_MKDEV(7, 7)},
-				  {.name = "loop8", .kdev = BLK_MKDEV(7, 8)}};
+	                          {.name = "loop8", .kdev = BLK_MKDEV(7, 8)}};
 	struct cap_clock_pair cp = {.real_ns = 1700000000123456789ll, .mono_ns = 500};
 	struct cap_sink *s;
 	struct bt_reader *r;
@@ -170,9 +170,9 @@ static void test_sink_write_error(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sink),
-		cmocka_unit_test(test_sink_lost_gap),
-		cmocka_unit_test(test_sink_write_error),
+	    cmocka_unit_test(test_sink),
+	    cmocka_unit_test(test_sink_lost_gap),
+	    cmocka_unit_test(test_sink_write_error),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -81,8 +81,8 @@ static void test_mask(void **state)
 	assert_int_equal(cap_mask_parse("0x10000", &m, &e), -EINVAL);
 	/* every name round-trips; a short buffer truncates without overflowing */
 	assert_string_equal(cap_mask_str(0xffff, buf, sizeof(buf)),
-			    "read,write,flush,sync,queue,requeue,issue,complete,fs,pc,notify,ahead,"
-			    "meta,discard,drv_data,fua");
+	                    "read,write,flush,sync,queue,requeue,issue,complete,fs,pc,notify,ahead,"
+	                    "meta,discard,drv_data,fua");
 	assert_int_equal(strlen(cap_mask_str(0xffff, buf, 10)), 9);
 }
 
@@ -106,10 +106,10 @@ static void test_run_refuses(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_statuses),
-		cmocka_unit_test(test_names),
-		cmocka_unit_test(test_mask),
-		cmocka_unit_test(test_run_refuses),
+	    cmocka_unit_test(test_statuses),
+	    cmocka_unit_test(test_names),
+	    cmocka_unit_test(test_mask),
+	    cmocka_unit_test(test_run_refuses),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

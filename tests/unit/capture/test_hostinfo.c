@@ -14,12 +14,12 @@
 static void test_os_release(void **state)
 {
 	static const char text[] = "PRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\n"
-				   "NAME=\"Debian GNU/Linux\"\n"
-				   "VERSION_ID='12'\n"
-				   "VERSION_CODENAME=bookworm\n"
-				   "ID=debian\n"
-				   "no equals sign here\n"
-				   "HOME_URL=\"https://www.debian.org/\"\n";
+	                           "NAME=\"Debian GNU/Linux\"\n"
+	                           "VERSION_ID='12'\n"
+	                           "VERSION_CODENAME=bookworm\n"
+	                           "ID=debian\n"
+	                           "no equals sign here\n"
+	                           "HOME_URL=\"https://www.debian.org/\"\n";
 	FILE *f = fmemopen((void *)text, sizeof(text) - 1, "r");
 	json_t *j = cap_os_release_json(f);
 
@@ -29,7 +29,7 @@ static void test_os_release(void **state)
 	assert_string_equal(json_string_value(json_object_get(j, "version_id")), "12");
 	assert_string_equal(json_string_value(json_object_get(j, "codename")), "bookworm");
 	assert_string_equal(json_string_value(json_object_get(j, "pretty_name")),
-			    "Debian GNU/Linux 12 (bookworm)");
+	                    "Debian GNU/Linux 12 (bookworm)");
 	assert_null(json_object_get(j, "home_url"));
 	json_decref(j);
 }
@@ -40,9 +40,8 @@ static void test_host(void **state)
 
 	(void)state;
 	assert_non_null(json_object_get(j, "hostname"));
-	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "kernel"),
-								"sysname")),
-			    "Linux");
+	assert_string_equal(
+	    json_string_value(json_object_get(json_object_get(j, "kernel"), "sysname")), "Linux");
 	assert_null(json_object_get(j, "distro"));
 	assert_true(json_integer_value(json_object_get(j, "ncpu")) >= 1);
 	json_decref(j);
@@ -67,16 +66,16 @@ static void test_clock_pair(void **state)
 	j = cap_clock_pair_json(&a);
 	assert_int_equal(json_integer_value(json_object_get(j, "trace_ns")), a.mono_ns);
 	assert_int_equal(strlen(json_string_value(json_object_get(j, "wall"))),
-			 strlen("2026-11-30T01:02:03.123456789Z"));
+	                 strlen("2026-11-30T01:02:03.123456789Z"));
 	json_decref(j);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_os_release),
-		cmocka_unit_test(test_host),
-		cmocka_unit_test(test_clock_pair),
+	    cmocka_unit_test(test_os_release),
+	    cmocka_unit_test(test_host),
+	    cmocka_unit_test(test_clock_pair),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

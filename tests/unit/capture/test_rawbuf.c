@@ -17,7 +17,7 @@ static void test_raw_to_record(void **state)
 	uint16_t type = 14, pdu_len = 8, learnt = 0;
 	uint64_t sector = 2048, stale = 0xdeadbeefdeadbeefull;
 	uint32_t bytes = 4096, action = (1u << 1 | 1u << 4) << 16 | 1, pid = 77, dev = 0x700000,
-		 cpu = 1;
+	         cpu = 1;
 
 	(void)state;
 	memset(data, 0xab, sizeof(data));
@@ -92,7 +92,7 @@ static void test_raw_other_writers(void **state)
 	assert_int_equal(cap_raw_to_record(print, sizeof(print), 1, out, sizeof(out), &learnt), 0);
 	/* ...and once a blk record was seen, the entry type does */
 	assert_int_equal(cap_raw_to_record(blk, sizeof(blk), 1, out, sizeof(out), &learnt),
-			 BT_REC7_SIZE);
+	                 BT_REC7_SIZE);
 	assert_int_equal(learnt, 17);
 	assert_int_equal(cap_raw_to_record(print, BT_REC7_SIZE, 1, out, sizeof(out), &learnt), 0);
 	/* an unknown action code, or stray bits, is not a record either */
@@ -107,15 +107,15 @@ static void test_raw_other_writers(void **state)
 	action = (uint32_t)BLK_F_NOTIFY << 16 | BLK_N_PROCESS;
 	memcpy(blk + 28, &action, 4);
 	assert_int_equal(cap_raw_to_record(blk, sizeof(blk), 1, out, sizeof(out), &learnt),
-			 BT_REC7_SIZE);
+	                 BT_REC7_SIZE);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_raw_to_record),
-		cmocka_unit_test(test_raw_rejects),
-		cmocka_unit_test(test_raw_other_writers),
+	    cmocka_unit_test(test_raw_to_record),
+	    cmocka_unit_test(test_raw_rejects),
+	    cmocka_unit_test(test_raw_other_writers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -143,12 +143,12 @@ static void test_resolve(void **state)
 static void test_mountinfo(void **state)
 {
 	static const char mi[] =
-		"36 25 7:3 / /mnt/with\\040space rw,relatime shared:1 - ext4 /dev/loop3 "
-		"rw,errors=remount-ro\n"
-		"37 25 0:45 / /mnt/btr rw,relatime - btrfs /dev/no-such-dev-xyz rw,space_cache=v2\n"
-		"38 25 7:1 / /other rw - ext4 /dev/loop1 rw\n"
-		"garbage line\n"
-		"39 25 7:3 /sub /bind rw master:2 - ext4 /dev/loop3 rw\n";
+	    "36 25 7:3 / /mnt/with\\040space rw,relatime shared:1 - ext4 /dev/loop3 "
+	    "rw,errors=remount-ro\n"
+	    "37 25 0:45 / /mnt/btr rw,relatime - btrfs /dev/no-such-dev-xyz rw,space_cache=v2\n"
+	    "38 25 7:1 / /other rw - ext4 /dev/loop1 rw\n"
+	    "garbage line\n"
+	    "39 25 7:3 /sub /bind rw master:2 - ext4 /dev/loop3 rw\n";
 	FILE *f = fmemopen((void *)mi, sizeof(mi) - 1, "r");
 	struct cap_dev d = {.major = 7, .minor = 3};
 	json_t *arr = json_array(), *m;
@@ -162,7 +162,7 @@ static void test_mountinfo(void **state)
 	assert_string_equal(json_string_value(json_object_get(m, "source")), "/dev/loop3");
 	assert_string_equal(json_string_value(json_object_get(m, "options")), "rw,relatime");
 	assert_string_equal(json_string_value(json_object_get(m, "super_options")),
-			    "rw,errors=remount-ro");
+	                    "rw,errors=remount-ro");
 	m = json_array_get(arr, 1);
 	assert_string_equal(json_string_value(json_object_get(m, "mountpoint")), "/bind");
 	json_decref(arr);
@@ -193,9 +193,9 @@ static void test_helpers(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_probe_disk),    cmocka_unit_test(test_probe_partition),
-		cmocka_unit_test(test_probe_missing), cmocka_unit_test(test_resolve),
-		cmocka_unit_test(test_mountinfo),     cmocka_unit_test(test_helpers),
+	    cmocka_unit_test(test_probe_disk),    cmocka_unit_test(test_probe_partition),
+	    cmocka_unit_test(test_probe_missing), cmocka_unit_test(test_resolve),
+	    cmocka_unit_test(test_mountinfo),     cmocka_unit_test(test_helpers),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

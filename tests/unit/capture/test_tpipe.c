@@ -13,7 +13,7 @@
 
 struct got {
 	unsigned n;
-	uint64_t lost; /* counts announced in-stream */
+	uint64_t lost;    /* counts announced in-stream */
 	unsigned lost_at; /* records emitted before the first announcement */
 	unsigned cpu[16];
 	size_t len[16];
@@ -188,11 +188,9 @@ static void test_emit_error(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_records_with_header),
-		cmocka_unit_test(test_split_across_reads),
-		cmocka_unit_test(test_lost_lines),
-		cmocka_unit_test(test_resync_and_final),
-		cmocka_unit_test(test_emit_error),
+	    cmocka_unit_test(test_records_with_header), cmocka_unit_test(test_split_across_reads),
+	    cmocka_unit_test(test_lost_lines),          cmocka_unit_test(test_resync_and_final),
+	    cmocka_unit_test(test_emit_error),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

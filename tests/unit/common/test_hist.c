@@ -115,11 +115,11 @@ static void test_err(void **s)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_hist_exact_small),
-		cmocka_unit_test(test_hist_relative_error),
-		cmocka_unit_test(test_hist_merge_empty),
-		cmocka_unit_test(test_cursor),
-		cmocka_unit_test(test_err),
+	    cmocka_unit_test(test_hist_exact_small),
+	    cmocka_unit_test(test_hist_relative_error),
+	    cmocka_unit_test(test_hist_merge_empty),
+	    cmocka_unit_test(test_cursor),
+	    cmocka_unit_test(test_err),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

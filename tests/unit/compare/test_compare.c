@@ -18,15 +18,14 @@
 /* A summary with one device: mbps MB/s over 1 s, p99 in us, and a manifest. */
 static json_t *summary(double mbps, double p99_us, const char *kernel, const char *fs)
 {
-	json_t *s = json_pack("{s:I,s:[{s:s,s:{s:I,s:I},s:{s:I,s:I},s:{s:f,s:f},s:{s:{s:I,s:I}},"
-	                      "s:{s:f,s:[I]},s:{s:f,s:f}}]}",
-	                      "span_ns", (json_int_t)1000000000, "devices", "dev", "8,0", "reads",
-	                      "ios", (json_int_t)100, "bytes", (json_int_t)(mbps * 1e6), "writes",
-	                      "ios", (json_int_t)0, "bytes", (json_int_t)0, "throughput", "mbps",
-	                      mbps, "iops", 100.0, "latency_ns", "d2c",
-	                      "p50", (json_int_t)100000, "p99", (json_int_t)(p99_us * 1000), "idle",
-	                      "pct", 1.5, "longest", (json_int_t)20000000, "seeks", "per_sec", 10.0,
-	                      "sequential_pct", 90.0);
+	json_t *s = json_pack(
+	    "{s:I,s:[{s:s,s:{s:I,s:I},s:{s:I,s:I},s:{s:f,s:f},s:{s:{s:I,s:I}},"
+	    "s:{s:f,s:[I]},s:{s:f,s:f}}]}",
+	    "span_ns", (json_int_t)1000000000, "devices", "dev", "8,0", "reads", "ios",
+	    (json_int_t)100, "bytes", (json_int_t)(mbps * 1e6), "writes", "ios", (json_int_t)0,
+	    "bytes", (json_int_t)0, "throughput", "mbps", mbps, "iops", 100.0, "latency_ns", "d2c",
+	    "p50", (json_int_t)100000, "p99", (json_int_t)(p99_us * 1000), "idle", "pct", 1.5,
+	    "longest", (json_int_t)20000000, "seeks", "per_sec", 10.0, "sequential_pct", 90.0);
 
 	assert_non_null(s);
 	if (kernel)

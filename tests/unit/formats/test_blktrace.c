@@ -35,29 +35,29 @@ static int teardown(void **state)
 
 /* Build a record by hand in the given version and byte order. */
 static size_t mkrec(uint8_t *b, int v8, int sw, uint32_t seq, uint64_t time, uint64_t sector,
-		    uint32_t bytes, uint64_t action, uint32_t pid, uint32_t dev, uint32_t cpu,
-		    uint16_t error, const void *pdu, uint16_t pdu_len)
+                    uint32_t bytes, uint64_t action, uint32_t pid, uint32_t dev, uint32_t cpu,
+                    uint16_t error, const void *pdu, uint16_t pdu_len)
 {
-#define W32(off, v)                                                                            \
-	do {                                                                                   \
-		uint32_t x = (v);                                                              \
-		if (sw)                                                                        \
-			x = bswap_32(x);                                                       \
-		memcpy(b + (off), &x, 4);                                                      \
+#define W32(off, v)                                                                                \
+	do {                                                                                       \
+		uint32_t x = (v);                                                                  \
+		if (sw)                                                                            \
+			x = bswap_32(x);                                                           \
+		memcpy(b + (off), &x, 4);                                                          \
 	} while (0)
-#define W64(off, v)                                                                            \
-	do {                                                                                   \
-		uint64_t x = (v);                                                              \
-		if (sw)                                                                        \
-			x = bswap_64(x);                                                       \
-		memcpy(b + (off), &x, 8);                                                      \
+#define W64(off, v)                                                                                \
+	do {                                                                                       \
+		uint64_t x = (v);                                                                  \
+		if (sw)                                                                            \
+			x = bswap_64(x);                                                           \
+		memcpy(b + (off), &x, 8);                                                          \
 	} while (0)
-#define W16(off, v)                                                                            \
-	do {                                                                                   \
-		uint16_t x = (v);                                                              \
-		if (sw)                                                                        \
-			x = bswap_16(x);                                                       \
-		memcpy(b + (off), &x, 2);                                                      \
+#define W16(off, v)                                                                                \
+	do {                                                                                       \
+		uint16_t x = (v);                                                                  \
+		if (sw)                                                                            \
+			x = bswap_16(x);                                                           \
+		memcpy(b + (off), &x, 2);                                                          \
 	} while (0)
 	size_t hdr = v8 ? 64 : 48;
 
@@ -95,8 +95,8 @@ static void check_decoded(int v8, int sw)
 	struct blk_event ev;
 	struct iot_err e;
 	size_t n = mkrec(b, v8, sw, 42, 123456789012ull, 1ull << 40, 4096,
-			 ACT(BLK_A_COMPLETE, BLK_F_WRITE | BLK_F_SYNC | BLK_F_COMPLETE), 777,
-			 BLK_MKDEV(8, 16), 3, 5, NULL, 0);
+	                 ACT(BLK_A_COMPLETE, BLK_F_WRITE | BLK_F_SYNC | BLK_F_COMPLETE), 777,
+	                 BLK_MKDEV(8, 16), 3, 5, NULL, 0);
 
 	assert_int_equal(bt_decode(b, n, &ev, &e), (long)n);
 	assert_int_equal(ev.seq, 42);
@@ -143,9 +143,9 @@ static void test_decode_v8_wide_categories(void **s)
 {
 	uint8_t b[128];
 	struct blk_event ev;
-	size_t n = mkrec(b, 1, 0, 1, 1, 0, 0,
-			 ACT(BLK_A_COMPLETE, BLK_F_WRITE_ZEROES | BLK_F_COMPLETE), 1, 1, 0, 0,
-			 NULL, 0);
+	size_t n =
+	    mkrec(b, 1, 0, 1, 1, 0, 0, ACT(BLK_A_COMPLETE, BLK_F_WRITE_ZEROES | BLK_F_COMPLETE), 1,
+	          1, 0, 0, NULL, 0);
 
 	(void)s;
 	assert_int_equal(bt_decode(b, n, &ev, NULL), (long)n);
@@ -164,7 +164,7 @@ static void test_decode_cgroup_and_pdu(void **s)
 	memcpy(pdu, &cg, 8);
 	memcpy(pdu + 8, "abcd", 4);
 	n = mkrec(b, 0, 0, 1, 1, 0, 0, ACT(BLK_A_DRV_DATA | 0x100, BLK_F_DRV_DATA), 1, 1, 0, 0, pdu,
-		  12);
+	          12);
 	assert_int_equal(bt_decode(b, n, &ev, NULL), (long)n);
 	assert_true(ev.flags & BLK_F_CGROUP);
 	assert_true(ev.cgroup == cg);
@@ -180,7 +180,7 @@ static void test_decode_remap(void **s)
 	uint8_t pdu[16] = {0, 0x80, 0, 1, 0, 0x10, 0, 2, 0, 0, 0, 0, 0, 0, 0x12, 0x34};
 	struct blk_event ev;
 	size_t n = mkrec(b, 0, 1, 1, 1, 99, 512, ACT(BLK_A_REMAP, BLK_F_QUEUE | BLK_F_READ), 1,
-			 BLK_MKDEV(1, 2), 0, 0, pdu, 16);
+	                 BLK_MKDEV(1, 2), 0, 0, pdu, 16);
 	uint32_t dev = 0;
 	uint64_t sector = 0;
 
@@ -251,9 +251,9 @@ static void test_reader_merge(void **s)
 	(void)s;
 	for (int i = 0; i < 4; i++) {
 		n0 += mkrec(b0 + n0, 0, 0, (uint32_t)i + 1, times0[i], 0, 0,
-			    ACT(BLK_A_QUEUE, BLK_F_QUEUE), 1, 1, 0, 0, NULL, 0);
+		            ACT(BLK_A_QUEUE, BLK_F_QUEUE), 1, 1, 0, 0, NULL, 0);
 		n1 += mkrec(b1 + n1, 0, 0, (uint32_t)i + 1, times1[i], 0, 0,
-			    ACT(BLK_A_QUEUE, BLK_F_QUEUE), 1, 1, 1, 0, NULL, 0);
+		            ACT(BLK_A_QUEUE, BLK_F_QUEUE), 1, 1, 1, 0, NULL, 0);
 	}
 	write_file("m.blktrace.0", b0, n0);
 	write_file("m.blktrace.1", b1, n1);
@@ -286,7 +286,7 @@ static void test_reader_skips_and_notify(void **s)
 
 	(void)s;
 	n += mkrec(b + n, 0, 0, 0, 1, 0, 0, ACT(BLK_N_PROCESS, BLK_F_NOTIFY), 4242, 1, 0, 0,
-		   "fio\0\0\0\0", 8);
+	           "fio\0\0\0\0", 8);
 	n += mkrec(b + n, 0, 0, 0, 1, 0, 0, ACT(BLK_N_TIMESTAMP, BLK_F_NOTIFY), 0, 1, 0, 0, ts, 8);
 	n += mkrec(b + n, 0, 0, 1, 2, 0, 0, ACT(BLK_A_QUEUE, BLK_F_QUEUE), 4242, 1, 0, 0, NULL, 0);
 	n += mkrec(b + n, 0, 0, 2, 3, 0, 0, ACT(BLK_A_QUEUE, BLK_F_QUEUE), 4242, 1, 0, 0, NULL, 0);
@@ -408,7 +408,7 @@ static void test_reader_gzip(void **s)
 	(void)s;
 	for (int i = 0; i < 3; i++)
 		n += mkrec(b + n, 1, 1, (uint32_t)i + 1, (uint64_t)i, 0, 512,
-			   ACT(BLK_A_ISSUE, BLK_F_READ | BLK_F_ISSUE), 1, 1, 0, 0, NULL, 0);
+		           ACT(BLK_A_ISSUE, BLK_F_READ | BLK_F_ISSUE), 1, 1, 0, 0, NULL, 0);
 	gz = gzopen(tpath("z.blktrace.0.gz"), "wb");
 	assert_non_null(gz);
 	assert_int_equal(gzwrite(gz, b, (unsigned)n), (int)n);
@@ -489,9 +489,9 @@ static void test_reader_prefetch(void **s)
 	n += mkrec(b + n, 1, 1, 0, 0, 0, 0, ACT(BLK_N_TIMESTAMP, BLK_F_NOTIFY), 0, 1, 0, 0, ts, 8);
 	for (uint32_t i = 1; i <= 9000; i++)
 		n += mkrec(b + n, 1, 1, i + (i > 5000), i, i, 512, ACT(BLK_A_QUEUE, BLK_F_QUEUE), 1,
-			   1, 0, 0, NULL, 0);
+		           1, 0, 0, NULL, 0);
 	n += mkrec(b + n, 1, 1, 0, 9001, 0, 0, ACT(BLK_N_PROCESS, BLK_F_NOTIFY), 5, 1, 0, 0,
-		   "sh\0\0", 4);
+	           "sh\0\0", 4);
 	write_file("pf.bin", b, n);
 	assert_int_equal(bt_reader_open(&r, tpath("pf.bin"), &e), 0);
 	assert_int_equal(bt_reader_prefetch(r, &e), 0);
@@ -596,17 +596,19 @@ static void test_reader_fast_paths(void **s)
 
 		if (i % 9000 == 5) {
 			/* a notify with a name: the general path, outside the sequence */
-			n0 += mkrec(b0 + n0, 0, 0, 0, ta, 0, 0, ACT(BLK_N_PROCESS, BLK_F_NOTIFY), 9, 1,
-				    0, 0, "dd\0\0", 4);
+			n0 += mkrec(b0 + n0, 0, 0, 0, ta, 0, 0, ACT(BLK_N_PROCESS, BLK_F_NOTIFY), 9,
+			            1, 0, 0, "dd\0\0", 4);
 			sq = 0;
 		} else {
 			seq0 += (i % 1000 == 999) ? 2 : 1; /* one record lost in every 1000 */
 			skips += (i % 1000 == 999);
 			sq = seq0;
 			if (i % 5000 == 17) /* a cgroup id first in the PDU: the general path */
-				n0 += mkrec(b0 + n0, 0, 0, sq, ta, i, 4096, act | 0x100, 9, 1, 0, 0, &cg, 8);
+				n0 += mkrec(b0 + n0, 0, 0, sq, ta, i, 4096, act | 0x100, 9, 1, 0, 0,
+				            &cg, 8);
 			else
-				n0 += mkrec(b0 + n0, 0, 0, sq, ta, i, 4096, act, 9, 1, 0, 0, NULL, 0);
+				n0 +=
+				    mkrec(b0 + n0, 0, 0, sq, ta, i, 4096, act, 9, 1, 0, 0, NULL, 0);
 		}
 		want[nw++] = (struct fp_want){ta, 0, i, sq};
 		n1 += mkrec(b1 + n1, 0, 0, i + 1, tb, i, 512, act, 9, 1, 1, 0, NULL, 0);
@@ -630,9 +632,16 @@ static void test_reader_fast_paths(void **s)
 		snprintf(name, sizeof(name), "fz.blktrace.%d.gz", f);
 		gz = gzopen(tpath(name), "wb1");
 		assert_non_null(gz);
-		assert_int_equal(gzwrite(gz, f == 0 ? b0 : f == 1 ? b1 : b2,
-					 (unsigned)(f == 0 ? n0 : f == 1 ? n1 : n2)),
-				 (int)(f == 0 ? n0 : f == 1 ? n1 : n2));
+		assert_int_equal(gzwrite(gz,
+		                         f == 0   ? b0
+		                         : f == 1 ? b1
+		                                  : b2,
+		                         (unsigned)(f == 0   ? n0
+		                                    : f == 1 ? n1
+		                                             : n2)),
+		                 (int)(f == 0   ? n0
+		                       : f == 1 ? n1
+		                                : n2));
 		assert_int_equal(gzclose(gz), Z_OK);
 	}
 
@@ -646,8 +655,10 @@ static void test_reader_fast_paths(void **s)
 		unsigned n;
 		int ret;
 
-		/* modes: plain, prefetch, plain one by one first; gzip plain, gzip prefetch; a tap */
-		assert_int_equal(bt_reader_open(&r, tpath(mode < 3 || mode == 5 ? "fp" : "fz"), &e), 0);
+		/* modes: plain, prefetch, plain one by one first; gzip plain, gzip prefetch; a tap
+		 */
+		assert_int_equal(bt_reader_open(&r, tpath(mode < 3 || mode == 5 ? "fp" : "fz"), &e),
+		                 0);
 		if (mode == 1 || mode == 4)
 			assert_int_equal(bt_reader_prefetch(r, &e), 0);
 		if (mode == 5)
@@ -717,7 +728,7 @@ static void test_reader_fast_merge_notify(void **s)
 		n0 += mkrec(b0 + n0, 0, 0, i + 1, 2ull * i, i, 512, act, 1, 1, 0, 0, NULL, 0);
 	n1 += mkrec(b1 + n1, 0, 1, 1, 1, 0, 512, act, 1, 1, 1, 0, NULL, 0);
 	n1 += mkrec(b1 + n1, 0, 1, 0, 11, 0, 0, ACT(BLK_N_TIMESTAMP, BLK_F_NOTIFY), 0, 1, 1, 0, ts,
-		    8);
+	            8);
 	for (uint32_t i = 0; i < 3; i++)
 		n1 += mkrec(b1 + n1, 0, 1, i + 2, 51 + 2ull * i, 0, 512, act, 1, 1, 1, 0, NULL, 0);
 	write_file("fn.blktrace.0", b0, n0);
@@ -786,7 +797,8 @@ static void fq_run(uint32_t nf)
 		b[f] = malloc(cap);
 		assert_non_null(b[f]);
 		for (uint32_t i = 0; i < FQ_N; i++) {
-			/* runs of a few records from each file, and ties; in time order in a file */
+			/* runs of a few records from each file, and ties; in time order in a file
+			 */
 			uint64_t t = 10ull * i + (i % (3 + f)) * (1 + f % 2);
 			uint16_t pl = fq_pdu_len(f, i);
 			uint32_t code = pl == 16 ? BLK_A_REMAP : pl ? BLK_A_UNPLUG_IO : BLK_A_QUEUE;
@@ -795,7 +807,7 @@ static void fq_run(uint32_t nf)
 			skips += (i % 700 == 699) * 2;
 			fq_fill(pdu, pl, f, i);
 			len[f] += mkrec(b[f] + len[f], 0, 0, seq[f], t, i, 4096,
-					ACT(code, BLK_F_QUEUE | BLK_F_WRITE), 7, 1, f, 0, pdu, pl);
+			                ACT(code, BLK_F_QUEUE | BLK_F_WRITE), 7, 1, f, 0, pdu, pl);
 			want[nw++] = (struct fp_want){t, f, i, seq[f]};
 		}
 		bytes[f] = len[f];
@@ -835,9 +847,9 @@ static void fq_run(uint32_t nf)
 				assert_true(ev[j].flags == (BLK_F_QUEUE | BLK_F_WRITE));
 				pl = fq_pdu_len(want[k].file, want[k].pos);
 				assert_int_equal(ev[j].pdu_len, pl);
-				assert_int_equal(ev[j].action, pl == 16  ? BLK_A_REMAP
-								: pl ? BLK_A_UNPLUG_IO
-								     : BLK_A_QUEUE);
+				assert_int_equal(ev[j].action, pl == 16 ? BLK_A_REMAP
+				                               : pl     ? BLK_A_UNPLUG_IO
+				                                        : BLK_A_QUEUE);
 				if (pl) {
 					fq_fill(pdu, pl, want[k].file, want[k].pos);
 					assert_memory_equal(ev[j].pdu, pdu, pl);
@@ -899,8 +911,8 @@ static void test_reader_fast_devices(void **s)
 			seq[f][d] += (i % 1000 == 333) ? 4 : 1;
 			skips += (i % 1000 == 333) * 3;
 			len[f] += mkrec(b[f] + len[f], 0, 0, seq[f][d], t, i, 4096,
-					ACT(BLK_A_QUEUE, BLK_F_QUEUE), 1, BLK_MKDEV(8, 16 * d), f, 0,
-					NULL, 0);
+			                ACT(BLK_A_QUEUE, BLK_F_QUEUE), 1, BLK_MKDEV(8, 16 * d), f,
+			                0, NULL, 0);
 			want[nw++] = (struct fp_want){t, f, i, seq[f][d]};
 		}
 	}
@@ -941,25 +953,25 @@ static void test_reader_fast_devices(void **s)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_reader_fast_paths),
-		cmocka_unit_test(test_reader_fast_merge_notify),
-		cmocka_unit_test(test_reader_fast_pdus),
-		cmocka_unit_test(test_reader_fast_devices),
-		cmocka_unit_test(test_decode_v7_native),
-		cmocka_unit_test(test_decode_v7_swapped),
-		cmocka_unit_test(test_decode_v8_native),
-		cmocka_unit_test(test_decode_v8_swapped),
-		cmocka_unit_test(test_decode_v8_wide_categories),
-		cmocka_unit_test(test_decode_cgroup_and_pdu),
-		cmocka_unit_test(test_decode_remap),
-		cmocka_unit_test(test_decode_bad),
-		cmocka_unit_test(test_reader_merge),
-		cmocka_unit_test(test_reader_skips_and_notify),
-		cmocka_unit_test(test_reader_truncated_final),
-		cmocka_unit_test(test_reader_bad_inputs),
-		cmocka_unit_test(test_reader_gzip),
-		cmocka_unit_test(test_writer_roundtrip),
-		cmocka_unit_test(test_reader_prefetch),
+	    cmocka_unit_test(test_reader_fast_paths),
+	    cmocka_unit_test(test_reader_fast_merge_notify),
+	    cmocka_unit_test(test_reader_fast_pdus),
+	    cmocka_unit_test(test_reader_fast_devices),
+	    cmocka_unit_test(test_decode_v7_native),
+	    cmocka_unit_test(test_decode_v7_swapped),
+	    cmocka_unit_test(test_decode_v8_native),
+	    cmocka_unit_test(test_decode_v8_swapped),
+	    cmocka_unit_test(test_decode_v8_wide_categories),
+	    cmocka_unit_test(test_decode_cgroup_and_pdu),
+	    cmocka_unit_test(test_decode_remap),
+	    cmocka_unit_test(test_decode_bad),
+	    cmocka_unit_test(test_reader_merge),
+	    cmocka_unit_test(test_reader_skips_and_notify),
+	    cmocka_unit_test(test_reader_truncated_final),
+	    cmocka_unit_test(test_reader_bad_inputs),
+	    cmocka_unit_test(test_reader_gzip),
+	    cmocka_unit_test(test_writer_roundtrip),
+	    cmocka_unit_test(test_reader_prefetch),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -14,18 +14,19 @@
 #include "formats/manifest.h"
 
 static const char good[] =
-	"{\"format\": \"iotape-run\", \"format_version\": 1, \"iotape_version\": \"0.1.0\","
-	" \"future_field\": [1, 2, 3],"
-	" \"backend\": {\"name\": \"tracefs\", \"reader\": \"pipe\"},"
-	" \"clock\": {\"trace_clock\": \"mono\","
-	"   \"start\": {\"realtime_ns\": 1000000000000, \"trace_ns\": 5000},"
-	"   \"end\": {\"realtime_ns\": 1000000010100, \"trace_ns\": 10005000}},"
-	" \"command\": {\"argv\": [\"dd\"], \"exit_status\": 3},"
-	" \"devices\": [{\"name\": \"loop0\", \"major\": 7, \"minor\": 0, \"files\": \"loop0.blktrace\","
-	"   \"events\": 126, \"mounts\": [{\"fstype\": \"xfs\", \"mountpoint\": \"/mnt\"}]},"
-	"   {\"name\": \"vda1\", \"major\": 253, \"minor\": 1, \"mounts\": []}],"
-	" \"network\": {\"interface\": \"lo\", \"file\": \"net.pcap\"},"
-	" \"counts\": {\"events\": 130, \"lost\": 2, \"packets\": 40, \"packet_drops\": 1}}";
+    "{\"format\": \"iotape-run\", \"format_version\": 1, \"iotape_version\": \"0.1.0\","
+    " \"future_field\": [1, 2, 3],"
+    " \"backend\": {\"name\": \"tracefs\", \"reader\": \"pipe\"},"
+    " \"clock\": {\"trace_clock\": \"mono\","
+    "   \"start\": {\"realtime_ns\": 1000000000000, \"trace_ns\": 5000},"
+    "   \"end\": {\"realtime_ns\": 1000000010100, \"trace_ns\": 10005000}},"
+    " \"command\": {\"argv\": [\"dd\"], \"exit_status\": 3},"
+    " \"devices\": [{\"name\": \"loop0\", \"major\": 7, \"minor\": 0, \"files\": "
+    "\"loop0.blktrace\","
+    "   \"events\": 126, \"mounts\": [{\"fstype\": \"xfs\", \"mountpoint\": \"/mnt\"}]},"
+    "   {\"name\": \"vda1\", \"major\": 253, \"minor\": 1, \"mounts\": []}],"
+    " \"network\": {\"interface\": \"lo\", \"file\": \"net.pcap\"},"
+    " \"counts\": {\"events\": 130, \"lost\": 2, \"packets\": 40, \"packet_drops\": 1}}";
 
 static void test_parse_good(void **state)
 {
@@ -98,35 +99,35 @@ static void test_parse_bad(void **state)
 	expect_bad("{\"format\": \"iotape-run\", \"format_version\": 99}", -EPROTO, "99");
 	expect_bad("{\"format\": \"iotape-run\"}", -EPROTO, "format_version");
 	expect_bad("{\"format\": \"iotape-run\", \"format_version\": 1, \"format\": \"x\"}",
-		   -EINVAL, "duplicate");
+	           -EINVAL, "duplicate");
 	expect_bad("{\"format\": \"iotape-run\", \"format_version\": 1, \"devices\": {}}", -EINVAL,
-		   "devices");
+	           "devices");
 	expect_bad("{\"format\": \"iotape-run\", \"format_version\": 1, \"devices\": [{}]}",
-		   -EINVAL, "devices[0].name");
+	           -EINVAL, "devices[0].name");
 	expect_bad("{\"format\": \"iotape-run\", \"format_version\": 1, \"devices\": "
-		   "[{\"name\": \"x\", \"major\": 4096}]}",
-		   -EINVAL, "out of range");
+	           "[{\"name\": \"x\", \"major\": 4096}]}",
+	           -EINVAL, "out of range");
 	expect_bad("{\"format\": \"iotape-run\", \"format_version\": 1, \"devices\": "
-		   "[{\"name\": 7}]}",
-		   -EINVAL, "devices[0].name: expected a string");
+	           "[{\"name\": 7}]}",
+	           -EINVAL, "devices[0].name: expected a string");
 	expect_bad("{\"format\": \"iotape-run\", \"format_version\": 1, \"clock\": "
-		   "{\"start\": {\"realtime_ns\": \"soon\"}}}",
-		   -EINVAL, "clock.start.realtime_ns");
+	           "{\"start\": {\"realtime_ns\": \"soon\"}}}",
+	           -EINVAL, "clock.start.realtime_ns");
 	expect_bad("{\"format\": \"iotape-run\", \"format_version\": 1, \"counts\": "
-		   "{\"events\": -1}}",
-		   -EINVAL, "counts.events");
+	           "{\"events\": -1}}",
+	           -EINVAL, "counts.events");
 	expect_bad("{\"format\": \"iotape-run\", \"format_version\": 1, \"backend\": 3}", -EINVAL,
-		   "backend");
+	           "backend");
 }
 
 static void test_extreme_clock(void **state)
 {
 	static const char text[] =
-		"{\"format\": \"iotape-run\", \"format_version\": 1, \"clock\": {"
-		"\"start\": {\"realtime_ns\": 9223372036854775807, \"trace_ns\": "
-		"-9223372036854775808},"
-		"\"end\": {\"realtime_ns\": -9223372036854775808, \"trace_ns\": "
-		"9223372036854775807}}}";
+	    "{\"format\": \"iotape-run\", \"format_version\": 1, \"clock\": {"
+	    "\"start\": {\"realtime_ns\": 9223372036854775807, \"trace_ns\": "
+	    "-9223372036854775808},"
+	    "\"end\": {\"realtime_ns\": -9223372036854775808, \"trace_ns\": "
+	    "9223372036854775807}}}";
 	struct manifest m;
 
 	(void)state;
@@ -173,9 +174,9 @@ static void test_save_load(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_good),    cmocka_unit_test(test_clock_mapping),
-		cmocka_unit_test(test_parse_bad),     cmocka_unit_test(test_extreme_clock),
-		cmocka_unit_test(test_save_load),
+	    cmocka_unit_test(test_parse_good), cmocka_unit_test(test_clock_mapping),
+	    cmocka_unit_test(test_parse_bad),  cmocka_unit_test(test_extreme_clock),
+	    cmocka_unit_test(test_save_load),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

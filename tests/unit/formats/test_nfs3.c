@@ -15,17 +15,17 @@ static const uint8_t FH[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
 
 static void fattr3(struct wb *w, uint64_t size)
 {
-	put32(w, 1);      /* NF3REG */
+	put32(w, 1); /* NF3REG */
 	put32(w, 0644);
 	put32(w, 1);
 	put32(w, 0);
 	put32(w, 0);
 	put64(w, size);
-	put64(w, size);   /* used */
-	putzero(w, 8);    /* rdev */
-	put64(w, 1);      /* fsid */
-	put64(w, 99);     /* fileid */
-	putzero(w, 24);   /* times */
+	put64(w, size); /* used */
+	putzero(w, 8);  /* rdev */
+	put64(w, 1);    /* fsid */
+	put64(w, 99);   /* fileid */
+	putzero(w, 24); /* times */
 }
 
 static void post_op(struct wb *w, uint64_t size)
@@ -74,7 +74,8 @@ static void test_every_call(void **state)
 				put32(&w, 2); /* FILE_SYNC */
 				putopaque(&w, "data", 4);
 			} else {
-				putopaque(&w, "name", 4); /* enough for any other procedure's head */
+				putopaque(&w, "name",
+				          4); /* enough for any other procedure's head */
 			}
 		}
 		cu = cur_make(w.b, w.n);
@@ -115,7 +116,9 @@ static void test_every_reply(void **state)
 		case 1:
 			fattr3(&w, 777);
 			break;
-		case 2: case 12: case 13:
+		case 2:
+		case 12:
+		case 13:
 			wcc(&w, 777);
 			break;
 		case 21:
@@ -139,7 +142,10 @@ static void test_every_reply(void **state)
 			put32(&w, 1);
 			putopaque(&w, "x", 1);
 			break;
-		case 8: case 9: case 10: case 11:
+		case 8:
+		case 9:
+		case 10:
+		case 11:
 			put32(&w, 1);
 			putopaque(&w, FH, sizeof(FH));
 			post_op(&w, 777);
@@ -224,11 +230,9 @@ static void test_bad_input(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_names),
-		cmocka_unit_test(test_every_call),
-		cmocka_unit_test(test_every_reply),
-		cmocka_unit_test(test_error_reply),
-		cmocka_unit_test(test_bad_input),
+	    cmocka_unit_test(test_names),       cmocka_unit_test(test_every_call),
+	    cmocka_unit_test(test_every_reply), cmocka_unit_test(test_error_reply),
+	    cmocka_unit_test(test_bad_input),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

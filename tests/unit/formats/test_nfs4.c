@@ -125,8 +125,8 @@ static void test_write_compound(void **state)
 
 static void test_main_op_rule(void **state)
 {
-	const uint16_t open[] = {OP4_PUTFH, OP4_LOOKUP, OP4_GETATTR, OP4_ACCESS, OP4_OPEN,
-				 OP4_GETFH};
+	const uint16_t open[] = {OP4_PUTFH,  OP4_LOOKUP, OP4_GETATTR,
+	                         OP4_ACCESS, OP4_OPEN,   OP4_GETFH};
 	const uint16_t access[] = {OP4_PUTFH, OP4_ACCESS, OP4_GETATTR};
 	const uint16_t getattr[] = {OP4_SEQUENCE, OP4_PUTFH, OP4_GETATTR};
 	const uint16_t root[] = {OP4_PUTROOTFH, OP4_GETFH};
@@ -167,17 +167,17 @@ static void test_open_compound(void **state)
 	put32(&w, OP4_ACCESS);
 	put32(&w, 0x3f);
 	put32(&w, OP4_OPEN);
-	put32(&w, 0);          /* seqid */
-	put32(&w, 3);          /* share access */
-	put32(&w, 0);          /* deny */
-	put64(&w, 77);         /* clientid */
+	put32(&w, 0);  /* seqid */
+	put32(&w, 3);  /* share access */
+	put32(&w, 0);  /* deny */
+	put64(&w, 77); /* clientid */
 	putopaque(&w, "owner", 5);
-	put32(&w, 1);          /* OPEN4_CREATE */
-	put32(&w, 0);          /* UNCHECKED4 */
-	put32(&w, 1);          /* fattr4: bitmap<1> */
+	put32(&w, 1); /* OPEN4_CREATE */
+	put32(&w, 0); /* UNCHECKED4 */
+	put32(&w, 1); /* fattr4: bitmap<1> */
 	put32(&w, 0x10);
 	putopaque(&w, "\0\0\0\0\0\0\0\0", 8);
-	put32(&w, 0);          /* CLAIM_NULL */
+	put32(&w, 0); /* CLAIM_NULL */
 	putopaque(&w, "newfile", 7);
 	put32(&w, OP4_GETFH);
 	cu = cur_make(w.b, w.n);
@@ -404,13 +404,10 @@ static void test_bad_input(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_write_compound),
-		cmocka_unit_test(test_main_op_rule),
-		cmocka_unit_test(test_open_compound),
-		cmocka_unit_test(test_copy_and_cb_offload),
-		cmocka_unit_test(test_42_ops),
-		cmocka_unit_test(test_read_plus_reply),
-		cmocka_unit_test(test_bad_input),
+	    cmocka_unit_test(test_write_compound), cmocka_unit_test(test_main_op_rule),
+	    cmocka_unit_test(test_open_compound),  cmocka_unit_test(test_copy_and_cb_offload),
+	    cmocka_unit_test(test_42_ops),         cmocka_unit_test(test_read_plus_reply),
+	    cmocka_unit_test(test_bad_input),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -52,7 +52,7 @@ enum { AUTHB_NONE, AUTHB_SYS, AUTHB_GSS_INTEG, AUTHB_GSS_PRIV };
 
 /* RPC call header (RFC 5531 9): xid, CALL, 2, prog, vers, proc, cred, verf. */
 static inline void rpc_call_hdr(struct wb *w, uint32_t xid, uint32_t prog, uint32_t vers,
-				uint32_t proc, int auth)
+                                uint32_t proc, int auth)
 {
 	put32(w, xid);
 	put32(w, 0);
@@ -63,11 +63,11 @@ static inline void rpc_call_hdr(struct wb *w, uint32_t xid, uint32_t prog, uint3
 	if (auth == AUTHB_SYS) {
 		struct wb c = {.n = 0};
 
-		put32(&c, 12345);                /* stamp */
-		putopaque(&c, "client", 6);      /* machinename */
-		put32(&c, 0);                    /* uid */
-		put32(&c, 0);                    /* gid */
-		put32(&c, 2);                    /* gids */
+		put32(&c, 12345);           /* stamp */
+		putopaque(&c, "client", 6); /* machinename */
+		put32(&c, 0);               /* uid */
+		put32(&c, 0);               /* gid */
+		put32(&c, 2);               /* gids */
 		put32(&c, 1);
 		put32(&c, 2);
 		put32(w, 1);
@@ -77,9 +77,9 @@ static inline void rpc_call_hdr(struct wb *w, uint32_t xid, uint32_t prog, uint3
 	} else if (auth == AUTHB_GSS_INTEG || auth == AUTHB_GSS_PRIV) {
 		struct wb c = {.n = 0};
 
-		put32(&c, 1);  /* version */
-		put32(&c, 0);  /* RPCSEC_GSS_DATA */
-		put32(&c, 7);  /* seq */
+		put32(&c, 1); /* version */
+		put32(&c, 0); /* RPCSEC_GSS_DATA */
+		put32(&c, 7); /* seq */
 		put32(&c, auth == AUTHB_GSS_INTEG ? 2 : 3);
 		putopaque(&c, "handle", 6);
 		put32(w, 6);
@@ -114,7 +114,7 @@ static inline void rm_frame(struct wb *out, const struct wb *msg)
 
 /* A TCP packet between 10.0.0.1:port_c (client) and 10.0.0.2:2049. */
 static inline struct pkt tcp_pkt(int from_server, uint16_t cport, uint32_t seq, const void *data,
-				 uint32_t caplen, uint32_t len, uint64_t ts, uint8_t flags)
+                                 uint32_t caplen, uint32_t len, uint64_t ts, uint8_t flags)
 {
 	struct pkt p;
 

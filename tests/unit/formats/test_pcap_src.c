@@ -19,7 +19,7 @@
 
 /* IPv4 + TCP header + payload into w (RFC 791, RFC 9293) */
 static void ipv4_tcp(struct wb *w, const void *pl, uint16_t n, uint16_t sport, uint32_t seq,
-		     uint8_t flags, uint16_t frag)
+                     uint8_t flags, uint16_t frag)
 {
 	uint16_t tot = (uint16_t)(20 + 20 + n);
 
@@ -394,11 +394,9 @@ static void test_bad_files(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_link_types),
-		cmocka_unit_test(test_skips),
-		cmocka_unit_test(test_files),
-		cmocka_unit_test(test_pcapng),
-		cmocka_unit_test(test_bad_files),
+	    cmocka_unit_test(test_link_types), cmocka_unit_test(test_skips),
+	    cmocka_unit_test(test_files),      cmocka_unit_test(test_pcapng),
+	    cmocka_unit_test(test_bad_files),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

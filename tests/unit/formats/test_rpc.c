@@ -31,18 +31,18 @@ static const uint8_t A[16] = {10, 0, 0, 1}, B[16] = {10, 0, 0, 2};
 static void feed(struct rpc_dec *d, const struct wb *m, uint64_t conn, int dir, uint64_t ts)
 {
 	struct rpc_record r = {
-		.head = m->b,
-		.head_len = (uint32_t)m->n,
-		.len = m->n,
-		.ts_ns = ts,
-		.conn_id = conn,
-		.dir = dir,
-		.family = 4,
-		.proto = 6,
-		.src = dir ? B : A,
-		.dst = dir ? A : B,
-		.sport = dir ? 2049 : 800,
-		.dport = dir ? 800 : 2049,
+	    .head = m->b,
+	    .head_len = (uint32_t)m->n,
+	    .len = m->n,
+	    .ts_ns = ts,
+	    .conn_id = conn,
+	    .dir = dir,
+	    .family = 4,
+	    .proto = 6,
+	    .src = dir ? B : A,
+	    .dst = dir ? A : B,
+	    .sport = dir ? 2049 : 800,
+	    .dport = dir ? 800 : 2049,
 	};
 
 	rpc_dec_record(d, &r);
@@ -132,7 +132,7 @@ static void test_unmatched_and_retransmit(void **state)
 	feed(d, &c, 1, 0, 100);
 	feed(d, &c, 1, 0, 200); /* retransmitted call: SRT from the first */
 	feed(d, &r, 1, 1, 300);
-	feed(d, &r, 1, 1, 301); /* duplicate reply */
+	feed(d, &r, 1, 1, 301);  /* duplicate reply */
 	feed(d, &r2, 1, 1, 400); /* reply without a call */
 	c.n = 0;
 	v3_read_call(&c, 5, AUTHB_NONE);
@@ -242,8 +242,15 @@ static void test_cut_call(void **state)
 	(void)state;
 	v3_read_call(&c, 21, AUTHB_SYS);
 	v3_read_reply(&r, 21);
-	rec = (struct rpc_record){.head = c.b, .head_len = 34, .len = c.n, .conn_id = 1,
-				  .family = 4, .proto = 6, .src = A, .dst = B, .ts_ns = 10};
+	rec = (struct rpc_record){.head = c.b,
+	                          .head_len = 34,
+	                          .len = c.n,
+	                          .conn_id = 1,
+	                          .family = 4,
+	                          .proto = 6,
+	                          .src = A,
+	                          .dst = B,
+	                          .ts_ns = 10};
 	rpc_dec_record(d, &rec);
 	rec.len = 34; /* the same bytes as a whole record: malformed */
 	rec.head = c.b;
@@ -308,13 +315,13 @@ static void test_mount_portmap(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_match_by_connection),
-		cmocka_unit_test(test_unmatched_and_retransmit),
-		cmocka_unit_test(test_gss),
-		cmocka_unit_test(test_denied_and_errors),
-		cmocka_unit_test(test_cut_call),
-		cmocka_unit_test(test_xid_flood),
-		cmocka_unit_test(test_mount_portmap),
+	    cmocka_unit_test(test_match_by_connection),
+	    cmocka_unit_test(test_unmatched_and_retransmit),
+	    cmocka_unit_test(test_gss),
+	    cmocka_unit_test(test_denied_and_errors),
+	    cmocka_unit_test(test_cut_call),
+	    cmocka_unit_test(test_xid_flood),
+	    cmocka_unit_test(test_mount_portmap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -162,9 +162,9 @@ static void test_retransmit_and_overlap(void **state)
 	call_msg(&w, 2, 100);
 	syn(t, 0);
 	seg(t, 1, w.b, 60, 1);
-	seg(t, 1, w.b, 60, 2);            /* exact retransmission */
-	seg(t, 31, w.b + 30, 80, 3);      /* overlaps 30 old bytes, 50 new */
-	seg(t, 61, w.b + 60, 50, 4);      /* all old */
+	seg(t, 1, w.b, 60, 2);       /* exact retransmission */
+	seg(t, 31, w.b + 30, 80, 3); /* overlaps 30 old bytes, 50 new */
+	seg(t, 61, w.b + 60, 50, 4); /* all old */
 	seg(t, 111, w.b + 110, (uint32_t)w.n - 110, 5);
 	assert_int_equal(g.n, 2);
 	assert_int_equal(xid_of(&g, 0), 1);
@@ -466,22 +466,22 @@ static void test_plausible(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_several_in_one_segment),
-		cmocka_unit_test(test_one_over_many_segments),
-		cmocka_unit_test(test_multi_fragment),
-		cmocka_unit_test(test_retransmit_and_overlap),
-		cmocka_unit_test(test_out_of_order),
-		cmocka_unit_test(test_gap_in_body),
-		cmocka_unit_test(test_gap_resync),
-		cmocka_unit_test(test_mid_stream),
-		cmocka_unit_test(test_snaplen),
-		cmocka_unit_test(test_absurd_length),
-		cmocka_unit_test(test_bounded_memory),
-		cmocka_unit_test(test_two_directions_and_udp),
-		cmocka_unit_test(test_acked_unseen),
-		cmocka_unit_test(test_queue_segments_cap),
-		cmocka_unit_test(test_syn_again),
-		cmocka_unit_test(test_plausible),
+	    cmocka_unit_test(test_several_in_one_segment),
+	    cmocka_unit_test(test_one_over_many_segments),
+	    cmocka_unit_test(test_multi_fragment),
+	    cmocka_unit_test(test_retransmit_and_overlap),
+	    cmocka_unit_test(test_out_of_order),
+	    cmocka_unit_test(test_gap_in_body),
+	    cmocka_unit_test(test_gap_resync),
+	    cmocka_unit_test(test_mid_stream),
+	    cmocka_unit_test(test_snaplen),
+	    cmocka_unit_test(test_absurd_length),
+	    cmocka_unit_test(test_bounded_memory),
+	    cmocka_unit_test(test_two_directions_and_udp),
+	    cmocka_unit_test(test_acked_unseen),
+	    cmocka_unit_test(test_queue_segments_cap),
+	    cmocka_unit_test(test_syn_again),
+	    cmocka_unit_test(test_plausible),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -70,9 +70,9 @@ static void test_array_and_empty(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_opaque),
-		cmocka_unit_test(test_huge_lengths),
-		cmocka_unit_test(test_array_and_empty),
+	    cmocka_unit_test(test_opaque),
+	    cmocka_unit_test(test_huge_lengths),
+	    cmocka_unit_test(test_array_and_empty),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -175,7 +175,8 @@ static unsigned count_fds(void)
 static void stress(bool inline_ok, unsigned depth)
 {
 	const struct rp_engine_ops *ops = rp_engine_find("psync");
-	struct rp_engine_conf conf = {.depth = depth, .inline_ok = inline_ok, .fds = &fd, .nfds = 1};
+	struct rp_engine_conf conf = {
+	    .depth = depth, .inline_ok = inline_ok, .fds = &fd, .nfds = 1};
 	unsigned fds_before = count_fds();
 	uint8_t *pat = aligned_alloc(4096, RP_SLOT_BYTES), chk[512];
 	struct rp_engine *eng;
@@ -303,12 +304,9 @@ static void test_null_latency(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_uring),
-	    cmocka_unit_test(test_psync),
-	    cmocka_unit_test(test_psync_inline),
-	    cmocka_unit_test(test_psync_stress),
-	    cmocka_unit_test(test_psync_deadline),
-	    cmocka_unit_test(test_null_latency),
+	    cmocka_unit_test(test_uring),          cmocka_unit_test(test_psync),
+	    cmocka_unit_test(test_psync_inline),   cmocka_unit_test(test_psync_stress),
+	    cmocka_unit_test(test_psync_deadline), cmocka_unit_test(test_null_latency),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -441,15 +441,15 @@ static void test_match_oldest(void **state)
 
 	(void)state;
 	nev = 0;
-	D(0, 0, 4096, WR);        /* skipped: no --allow-writes */
-	D(100, 0, 4096, RD);      /* A, same sector */
-	C(200, 0, 4096, RD);      /* completes the write, the oldest */
+	D(0, 0, 4096, WR);   /* skipped: no --allow-writes */
+	D(100, 0, 4096, RD); /* A, same sector */
+	C(200, 0, 4096, RD); /* completes the write, the oldest */
 	evs[nev - 1].dev = BLK_MKDEV(8, 16);
-	C(250, 0, 4096, RD);      /* another device: completes nothing */
+	C(250, 0, 4096, RD); /* another device: completes nothing */
 	evs[nev - 1].dev = BLK_MKDEV(8, 32);
-	D(300, 8, 4096, RD);      /* B: nothing to wait for */
-	C(400, 0, 4096, RD);      /* completes A */
-	D(500, 16, 4096, RD);     /* waits for A */
+	D(300, 8, 4096, RD);  /* B: nothing to wait for */
+	C(400, 0, 4096, RD);  /* completes A */
+	D(500, 16, 4096, RD); /* waits for A */
 	C(600, 8, 4096, RD);
 	C(700, 16, 4096, RD);
 	o.timing = RP_TIMING_AFAP;
