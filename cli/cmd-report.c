@@ -54,12 +54,7 @@ const char usage_report[] =
     "                   the tables' layout, metrics and gates, as for 'iotape compare'\n"
     "  --title TEXT     page title\n";
 
-struct svg_dir {
-	const char *dir;
-	unsigned files;
-};
-
-static int write_svg(void *ctx, const char *name, const char *svg, size_t len)
+int write_svg(void *ctx, const char *name, const char *svg, size_t len)
 {
 	struct svg_dir *s = ctx;
 	char *path;

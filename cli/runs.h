@@ -40,6 +40,14 @@ int load_run(struct cli_input *ci, const struct run_feed *f, json_t **manifest,
  * keep e in *stop unless an earlier stop is there. */
 void partial_results(const char *what, const struct iot_err *e, struct iot_err *stop);
 
+/* --svg DIR: each graph into DIR/NAME (cmd-report.c); ctx is a struct svg_dir. -errno after
+ * printing the error. */
+struct svg_dir {
+	const char *dir;
+	unsigned files;
+};
+int write_svg(void *ctx, const char *name, const char *svg, size_t len);
+
 /* A saved `iotape analyze --json` document, or a RUN analyzed as analyze would (the summary
  * alone): compare's inputs, and a sweep's runs (cmd-compare.c). An exit code. */
 int load_summary(const char *path, uint64_t idle_ns, json_t **summary, json_t **manifest,

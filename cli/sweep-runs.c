@@ -142,25 +142,6 @@ void sweep_default_layout(const struct sweep_def *d, struct compare_opts *o,
 	}
 }
 
-static int write_svg(void *ctx, const char *name, const char *svg, size_t len)
-{
-	const char *dir = ctx;
-	char path[PATH_MAX];
-	FILE *f;
-	int ret = 0;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if (!(f = fopen(path, "w")))
-		return error("'%s': %s", path, strerror(errno)), -errno;
-	if (fwrite(svg, 1, len, f) != len)
-		ret = -EIO;
-	if (fclose(f) && !ret)
-		ret = -EIO;
-	if (ret)
-		error("'%s': write failed", path);
-	return ret;
-}
-
 int report_sweep(const char *dir, const struct report_sweep_opts *o)
 {
 	struct sweep_report_param params[SWEEP_MAX_PARAMS];
@@ -172,6 +153,7 @@ int report_sweep(const char *dir, const struct report_sweep_opts *o)
 	const char **text[SWEEP_MAX_PARAMS] = {0};
 	double *num[SWEEP_MAX_PARAMS] = {0};
 	struct iot_err e = {""}, stop = {""};
+	struct svg_dir svg = {.dir = o->svg_dir};
 	FILE *out = NULL;
 	int ret;
 
@@ -223,7 +205,7 @@ int report_sweep(const char *dir, const struct report_sweep_opts *o)
 	r.cells = &cells;
 	if (o->svg_dir) {
 		r.svg_out = write_svg;
-		r.svg_ctx = (void *)o->svg_dir;
+		r.svg_ctx = &svg;
 	}
 	/* written beside the target and renamed: a failure never leaves half a page */
 	if (asprintf(&tmp, "%s.tmp%d", o->outpath, (int)getpid()) < 0 || !(out = fopen(tmp, "w"))) {

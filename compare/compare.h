@@ -137,6 +137,9 @@ int compare_add_rule(struct compare *c, const char *s, struct iot_err *e);
  * or attribute are -EINVAL with e filled. */
 int compare_finish(struct compare *c, const struct compare_opts *o, struct iot_err *e);
 
+/* Is metric m in the tables: some group has a value, and --metrics does not leave it out. */
+bool compare_metric_shown(const struct compare *c, size_t m);
+
 /* Metric index by key or alias ("MB/s", "p99", "nfs.READ"), or -1. */
 int compare_metric_find(const struct compare *c, const char *name);
 

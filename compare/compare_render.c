@@ -203,7 +203,7 @@ static void tbl_html(const struct tbl *t, FILE *f)
 
 /* ---- numbers ---- */
 
-static bool metric_used(const struct compare *c, size_t m)
+bool compare_metric_shown(const struct compare *c, size_t m)
 {
 	if (c->hidden[m])
 		return false;
@@ -281,7 +281,7 @@ static int build_long(const struct compare *c, struct tbl *t)
 	for (size_t m = 0; m < c->nmetrics; m++) {
 		char name[96];
 
-		if (!metric_used(c, m))
+		if (!compare_metric_shown(c, m))
 			continue;
 		metric_name(c, m, name, sizeof(name));
 		for (size_t g = 0; g < c->ngroups; g++) {
@@ -451,7 +451,7 @@ static int render_tables(const struct compare *c, enum cmp_format fmt, FILE *f)
 			struct tbl t = {0};
 			char name[96];
 
-			if (!metric_used(c, m))
+			if (!compare_metric_shown(c, m))
 				continue;
 			metric_name(c, m, name, sizeof(name));
 			ret = build_matrix(c, m, tabs[k], &t);
@@ -526,7 +526,7 @@ static void render_csv(const struct compare *c, FILE *f)
 	      "p_value,result\n",
 	      f);
 	for (size_t m = 0; m < c->nmetrics; m++) {
-		if (!metric_used(c, m))
+		if (!compare_metric_shown(c, m))
 			continue;
 		for (size_t g = 0; g < c->ngroups; g++) {
 			const struct cmp_cell *cell = &c->group[g].cell[m];
@@ -619,7 +619,7 @@ json_t *compare_to_json(const struct compare *c)
 	for (size_t m = 0; m < c->nmetrics; m++) {
 		json_t *o, *rows;
 
-		if (!metric_used(c, m))
+		if (!compare_metric_shown(c, m))
 			continue;
 		o = json_object();
 		rows = json_array();

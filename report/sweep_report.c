@@ -288,16 +288,6 @@ static int graph_emit(FILE *f, const struct sweep_report *r, const struct graph 
 	return ret;
 }
 
-static bool metric_shown(const struct compare *c, size_t m)
-{
-	if (c->hidden[m])
-		return false;
-	for (size_t g = 0; g < c->ngroups; g++)
-		if (c->group[g].cell[m].s.n)
-			return true;
-	return false;
-}
-
 static void summary_section(FILE *f, const struct sweep_report *r)
 {
 	const json_t *cmd = json_object_get(r->definition, "command"), *v;
@@ -382,7 +372,7 @@ int sweep_report_write_html(FILE *f, const struct sweep_report *r, struct iot_er
 	      "more.</p>\n",
 	      f);
 	for (size_t m = 0; m < c->nmetrics; m++) {
-		if (!metric_shown(c, m))
+		if (!compare_metric_shown(c, m))
 			continue;
 		for (size_t xi = 0; xi < r->nparams; xi++) {
 			struct graph gr;

@@ -73,4 +73,11 @@ expect_eq "interrupted capture" "$(json '["state"]' "$I/n=$first/rep-1/manifest.
 "$IOTAPE" sweep --resume "$I" 2>/dev/null || fail "resume after SIGINT"
 tracing_is_off
 expect_eq "runs after resume" "$(sort -u "$I/ran" | tr '\n' ' ')" "1 2 "
+# -i: the packets too, and --capture-arg reaches the capture
+N="$TMP/net"
+"$IOTAPE" sweep -o "$N" -i lo -p n=1 --capture-arg=--filter=port\ 9 --capture-arg=--snaplen=128 \
+	-- true 2>/dev/null || fail "sweep with -i lo"
+expect_eq "interface" "$(json '["network"]["interface"]' "$N/n=1/rep-1/manifest.json")" lo
+expect_eq "filter" "$(json '["network"]["filter"]' "$N/n=1/rep-1/manifest.json")" "port 9"
+[ -e "$N/n=1/rep-1/net.pcap" ] || fail "no net.pcap"
 echo "sweep with capture: ok"
