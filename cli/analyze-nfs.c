@@ -318,7 +318,7 @@ int analyze_captures(struct in_stream **in, unsigned n, const struct analyze_opt
 	struct pcap_src **src = calloc(n, sizeof(*src));
 	struct nfs_pipe_file *files = calloc(n, sizeof(*files));
 	struct iot_err e;
-	unsigned i, bad = 0, opened = 0;
+	unsigned i, bad = 0;
 	int ret = 0;
 
 	if (!src || !files) {
@@ -338,7 +338,6 @@ int analyze_captures(struct in_stream **in, unsigned n, const struct analyze_opt
 			continue;
 		}
 		ret = pcap_src_open_stream(&src[i], in[i], &e); /* takes in[i], even on failure */
-		opened += !ret;
 	}
 	if (!ret && nfs_stats_init(&s, &scfg)) {
 		ret = -ENOMEM;
