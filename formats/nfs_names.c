@@ -171,8 +171,10 @@ static int set_data(struct nfs_names *m, struct node *x, const uint8_t *fh, unsi
 
 	if (!d)
 		return -ENOMEM;
-	memcpy(d, fh, fl);
-	memcpy(d + fl, name, nl);
+	if (fl) /* fh and name may be NULL when empty: memcpy() wants a pointer all the same */
+		memcpy(d, fh, fl);
+	if (nl)
+		memcpy(d + fl, name, nl);
 	m->mem += (size_t)fl + nl;
 	m->mem -= (size_t)x->fh_len + x->name_len;
 	free(x->data);
