@@ -217,7 +217,7 @@ static void draw_plot(struct movie *m, cairo_t *cr, const struct movie_track *t,
 	for (unsigned k = 0; k < gs->n; k++) {
 		const struct blk_gap *g = &gs->g[(gs->head + k) % gs->cap];
 
-		if (g->end + win > now)
+		if (g->end >= now || now - g->end < win)
 			idle_band(cr, b, &d->grid, now, g->start, g->end);
 	}
 	*idle_now = !t->ended && blk_idle_current(t->idle, i, now, &cur);

@@ -37,13 +37,11 @@ unsigned movie_grid_row(const struct movie_grid *g, const struct movie_probe_dev
 static unsigned dot_size(const struct movie_box *plot, const struct movie_probe *p,
                          const struct movie_probe_dev *pd, uint64_t window_ns)
 {
-	unsigned dot = (unsigned)lround(plot->h / 190.0);
+	unsigned dot = plot->h >= 380 ? (unsigned)lround(plot->h / 190.0) : 2;
 	double span = (double)(p->end - p->start) + 1;
 	double per_window = (double)pd->issues * fmin(1, (double)window_ns / span);
 	double cells = (double)plot->w * plot->h / ((double)dot * dot);
 
-	if (dot < 2)
-		dot = 2;
 	if (per_window < cells / 200)
 		dot *= 3;
 	else if (per_window < cells / 40)

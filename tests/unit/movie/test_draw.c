@@ -131,6 +131,45 @@ static void test_points_and_idle(void **s)
 	movie_free(m);
 }
 
+/* A gap that ended inside the window is shaded, at the end of the u64 clock too. */
+static void test_gap_near_2_64(void **s)
+{
+	struct movie_probe_dev pd = {DEV, 0, 1000, 500};
+	struct movie_probe p = {UINT64_MAX - 2000 * MS, UINT64_MAX - 1, 1000, 1, &pd};
+	struct movie_run_info info = {"late", NULL};
+	struct movie_opts o;
+	struct movie *m;
+	struct movie_track *t;
+	struct iot_err e;
+	cairo_t *cr;
+	struct count c;
+
+	(void)s;
+	movie_opts_init(&o);
+	o.width = 640;
+	o.height = 360;
+	o.fps = 10;
+	o.speed = 1;
+	o.length_ns = 0;
+	o.window_ns = 1000 * MS;
+	assert_int_equal(movie_new(&m, &o, &p, &info, 1, &e), 0);
+	t = &m->track[0];
+	cr = cairo_create(m->surface);
+	/* IO to 0.2 s, a gap to 1.5 s, IO to 1.8 s: frame 17 (to 1.8 s) shows the gap's end */
+	for (uint64_t at = 0; at < 200 * MS; at += 2 * MS)
+		io(t, p.start + at, 500, 1);
+	for (uint64_t at = 1500 * MS; at < 1800 * MS; at += 2 * MS)
+		io(t, p.start + at, 500, 1);
+	assert_int_equal(t->dev[0].gaps.n, 1);
+	for (uint64_t k = 0; k <= 17; k++)
+		movie_track_frame_done(t, k);
+	movie_draw_frame(m, cr, 17);
+	c = count(m, 0);
+	assert_true(c.idle > c.all / 3);
+	cairo_destroy(cr);
+	movie_free(m);
+}
+
 /* The clock: --length fills the longest run, frames x step pass it; --speed sets the step. */
 static void test_clock(void **s)
 {
@@ -171,6 +210,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_points_and_idle),
 	    cmocka_unit_test(test_clock),
+	    cmocka_unit_test(test_gap_near_2_64),
 	};
 
 	int ret = cmocka_run_group_tests(tests, NULL, NULL);

@@ -168,6 +168,31 @@ static void test_dev_index(void **s)
 	movie_track_release(&f.t);
 }
 
+/* Cells: 2 pixels for a dense trace whatever the plot's size, larger for a sparse one. */
+static void test_dot_size(void **s)
+{
+	struct movie_probe_dev pd = {DEV, 0, 1000000, 10000000};
+	struct movie_probe p = {0, 1000 * MS, 30000000, 1, &pd};
+	struct movie_run_info info = {"run", NULL};
+	unsigned nd = 1;
+	struct movie_layout l;
+	struct movie_track t;
+	struct iot_err e;
+
+	(void)s;
+	assert_int_equal(movie_layout_make(&l, 320, 180, 1, &nd, &e), 0);
+	assert_true(l.panel[0].dev[0].plot.h < 95);
+	assert_int_equal(movie_track_init(&t, &p, &info, &l.panel[0], 10 * MS, 100, 200 * MS, MS),
+	                 0);
+	assert_int_equal(t.dev[0].grid.dot, 2);
+	movie_track_release(&t);
+	pd.issues = 10; /* a handful of IOs in the window: three times larger */
+	assert_int_equal(movie_track_init(&t, &p, &info, &l.panel[0], 10 * MS, 100, 200 * MS, MS),
+	                 0);
+	assert_int_equal(t.dev[0].grid.dot, 6);
+	movie_track_release(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -175,6 +200,7 @@ int main(void)
 	    cmocka_unit_test(test_grid),
 	    cmocka_unit_test(test_gaps_and_series),
 	    cmocka_unit_test(test_dev_index),
+	    cmocka_unit_test(test_dot_size),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
