@@ -103,7 +103,7 @@ int nfs_pipe_run_many(struct nfs_pipe *p, struct pcap_src **src, struct nfs_pipe
 		if (k == n)
 			break;
 		files[k].frames++;
-		nfs_pipe_frame(p, files[k].dlt, h[k].f, h[k].caplen, h[k].ts);
+		nfs_pipe_frame(p, pcap_src_frame_dlt(src[k]), h[k].f, h[k].caplen, h[k].ts);
 		if ((ret = advance(src[k], &h[k], &files[k], e)))
 			*bad = k;
 	}

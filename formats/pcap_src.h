@@ -55,11 +55,15 @@ int pcap_src_open(struct pcap_src **out, const char *path, struct iot_err *e);
  * this fails. */
 struct in_stream;
 int pcap_src_open_stream(struct pcap_src **out, struct in_stream *in, struct iot_err *e);
-/* Next frame: 1 with frame/caplen/ts filled, 0 at the end, -errno on a read error (a
- * truncated last record is reported as the end, with pcap_src_truncated() set). */
+/* Next frame: 1 with frame/caplen/ts filled (frame valid until the next call), 0 at the end,
+ * -ENODATA when the file ends inside a record (the frames before it are good), -EINVAL for
+ * bad bytes (e says what, at which offset and record), another -errno on a read error. */
 int pcap_src_next(struct pcap_src *s, const uint8_t **frame, uint32_t *caplen, uint64_t *ts_ns,
                   struct iot_err *e);
+/* The link type (libpcap DLT) of the file's first interface, and of the last frame read (a
+ * pcapng capture may have interfaces of several types). */
 int pcap_src_dlt(const struct pcap_src *s);
+int pcap_src_frame_dlt(const struct pcap_src *s);
 int pcap_src_gzip(const struct pcap_src *s);
 void pcap_src_free(struct pcap_src *s);
 

@@ -365,6 +365,198 @@ static void test_pcapng(void **state)
 	free(path);
 }
 
+/* pcapng block writers, big- or little-endian */
+static bool big;
+
+static void w32(struct wb *w, uint32_t v)
+{
+	if (big)
+		put32(w, v);
+	else
+		le32(w, v);
+}
+
+static void w16(struct wb *w, uint16_t v)
+{
+	uint8_t b[2] = {big ? (uint8_t)(v >> 8) : (uint8_t)v, big ? (uint8_t)v : (uint8_t)(v >> 8)};
+
+	putbytes(w, b, 2);
+}
+
+static void ng_shb(struct wb *f)
+{
+	w32(f, 0x0a0d0d0a);
+	w32(f, 28);
+	w32(f, 0x1a2b3c4d);
+	w16(f, 1);
+	w16(f, 0);
+	putbytes(f, "\xff\xff\xff\xff\xff\xff\xff\xff", 8);
+	w32(f, 28);
+}
+
+/* an interface: link type, if_tsresol (0: none), if_tsoffset seconds */
+static void ng_idb(struct wb *f, uint16_t linktype, uint8_t tsresol, uint64_t tsoffset)
+{
+	size_t start = f->n, lenpos;
+
+	w32(f, 1);
+	lenpos = f->n;
+	w32(f, 0);
+	w16(f, linktype);
+	w16(f, 0);
+	w32(f, 65535);
+	if (tsresol) {
+		w16(f, 9);
+		w16(f, 1);
+		f->b[f->n++] = tsresol;
+		putzero(f, 3);
+	}
+	if (tsoffset) {
+		w16(f, 14);
+		w16(f, 8);
+		if (big) {
+			put64(f, tsoffset);
+		} else {
+			le32(f, (uint32_t)tsoffset);
+			le32(f, (uint32_t)(tsoffset >> 32));
+		}
+	}
+	w32(f, 0); /* opt_endofopt */
+	{
+		struct wb l = {.n = 0};
+		uint32_t total = (uint32_t)(f->n - start + 4);
+
+		w32(f, total);
+		w32(&l, total);
+		memcpy(f->b + lenpos, l.b, 4);
+	}
+}
+
+static void ng_epb(struct wb *f, uint32_t iface, uint64_t ts, const struct wb *fr)
+{
+	uint32_t len = (uint32_t)(32 + ((fr->n + 3) & ~(size_t)3));
+
+	w32(f, 6);
+	w32(f, len);
+	w32(f, iface);
+	w32(f, (uint32_t)(ts >> 32));
+	w32(f, (uint32_t)ts);
+	w32(f, (uint32_t)fr->n);
+	w32(f, (uint32_t)fr->n);
+	putbytes(f, fr->b, fr->n);
+	while (f->n % 4)
+		f->b[f->n++] = 0;
+	w32(f, len);
+}
+
+struct seen {
+	uint64_t ts[8];
+	int dlt[8];
+	unsigned n;
+};
+
+/* Every frame of a file through the source: 0 at its end, else the error. */
+static int read_all(const void *data, size_t len, struct seen *v, struct iot_err *e)
+{
+	struct pcap_src *s;
+	const uint8_t *f;
+	uint32_t cl;
+	uint64_t ts;
+	int r;
+	char *path = write_tmp(data, len, 0);
+
+	memset(v, 0, sizeof(*v));
+	r = pcap_src_open(&s, path, e);
+	unlink(path);
+	free(path);
+	if (r)
+		return r;
+	while ((r = pcap_src_next(s, &f, &cl, &ts, e)) == 1 && v->n < 8) {
+		v->ts[v->n] = ts;
+		v->dlt[v->n++] = pcap_src_frame_dlt(s);
+	}
+	pcap_src_free(s);
+	return r;
+}
+
+/* Interfaces of two link types in one file, each with its timestamp units; both byte
+ * orders; a second section restarts the interfaces. */
+static void test_pcapng_interfaces(void **state)
+{
+	static struct wb f, fr;
+	struct seen v;
+	struct iot_err e;
+
+	(void)state;
+	for (int b = 0; b < 2; b++) {
+		big = b;
+		f.n = fr.n = 0;
+		ipv4_tcp(&fr, "hello", 5, 800, 1, 0x18, 0);
+		ng_shb(&f);
+		ng_idb(&f, 101, 0, 0);          /* raw IP, microseconds (the default) */
+		ng_idb(&f, 228, 0x80 | 20, 10); /* IPv4, 2^-20 s, 10 s later */
+		ng_epb(&f, 0, 7, &fr);
+		ng_epb(&f, 1, 3ull << 20 | 1 << 19, &fr); /* 3.5 s */
+		ng_shb(&f);
+		ng_idb(&f, 228, 9, 0); /* a new section: interface 0 again, in ns */
+		ng_epb(&f, 0, 42, &fr);
+		assert_int_equal(read_all(f.b, f.n, &v, &e), 0);
+		assert_int_equal(v.n, 3);
+		assert_int_equal(v.ts[0], 7000);
+		assert_int_equal(v.dlt[0], 12);
+		assert_int_equal(v.ts[1], 13500000000ull);
+		assert_int_equal(v.dlt[1], 228);
+		assert_int_equal(v.ts[2], 42);
+		/* cut inside the last block: the frames before it, then the end of the data */
+		assert_int_equal(read_all(f.b, f.n - 6, &v, &e), -ENODATA);
+		assert_int_equal(v.n, 2);
+		/* a block length that is not a multiple of 4: bad bytes, with the offset */
+		f.b[28 + 4] ^= 1;
+		assert_int_equal(read_all(f.b, f.n, &v, &e), -EINVAL);
+		assert_non_null(strstr(e.msg, "offset 28"));
+	}
+	big = 0;
+}
+
+/* A pcap record of 4 GiB is bad bytes, named with its offset and record; a big-endian file
+ * reads as well as a little-endian one. */
+static void test_pcap_records(void **state)
+{
+	static struct wb f, fr;
+	struct seen v;
+	struct iot_err e;
+
+	(void)state;
+	fr.n = 0;
+	ipv4_tcp(&fr, "hello", 5, 800, 1, 0x18, 0);
+	for (int b = 0; b < 2; b++) {
+		big = b;
+		f.n = 0;
+		w32(&f, 0xa1b2c3d4); /* microseconds */
+		w16(&f, 2);
+		w16(&f, 4);
+		w32(&f, 0);
+		w32(&f, 0);
+		w32(&f, 65535);
+		w32(&f, 101);
+		for (unsigned i = 0; i < 2; i++) {
+			w32(&f, 5 + i);
+			w32(&f, 250);
+			w32(&f, (uint32_t)fr.n);
+			w32(&f, (uint32_t)fr.n);
+			putbytes(&f, fr.b, fr.n);
+		}
+		assert_int_equal(read_all(f.b, f.n, &v, &e), 0);
+		assert_int_equal(v.n, 2);
+		assert_int_equal(v.ts[1], 6000250000ull);
+		memset(f.b + 24 + 16 + fr.n + 8, 0xff, 4); /* the second record's length */
+		assert_int_equal(read_all(f.b, f.n, &v, &e), -EINVAL);
+		assert_int_equal(v.n, 1);
+		assert_non_null(strstr(e.msg, "record 2"));
+	}
+	big = 0;
+}
+
 static void test_bad_files(void **state)
 {
 	struct pcap_src *s;
@@ -394,8 +586,12 @@ static void test_bad_files(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_link_types), cmocka_unit_test(test_skips),
-	    cmocka_unit_test(test_files),      cmocka_unit_test(test_pcapng),
+	    cmocka_unit_test(test_link_types),
+	    cmocka_unit_test(test_skips),
+	    cmocka_unit_test(test_files),
+	    cmocka_unit_test(test_pcapng),
+	    cmocka_unit_test(test_pcapng_interfaces),
+	    cmocka_unit_test(test_pcap_records),
 	    cmocka_unit_test(test_bad_files),
 	};
 
