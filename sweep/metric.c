@@ -3,6 +3,7 @@
 #include "sweep/sweep.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <math.h>
 #include <regex.h>
 #include <stdio.h>
@@ -173,26 +174,35 @@ static int eval_regex(const struct sweep_metric *m, const char *text, size_t len
 {
 	regmatch_t mt[2] = {{0}};
 	regex_t re;
+	char *buf;
 	int ret;
 
-	if ((ret = compile(m->expr, &re, e)))
+	if (len > INT_MAX - 1)
+		len = INT_MAX - 1;
+	/* regexec wants a string: a copy that ends in NUL (REG_STARTEND still reads past NULs
+	 * inside, which a command's output may have) */
+	buf = malloc(len + 1);
+	if (!buf)
+		return iot_err_set(e, -ENOMEM, "out of memory");
+	memcpy(buf, text, len);
+	buf[len] = 0;
+	if ((ret = compile(m->expr, &re, e))) {
+		free(buf);
 		return ret;
+	}
 	mt[0].rm_so = 0;
 	mt[0].rm_eo = (regoff_t)len;
-	ret = regexec(&re, text, 2, mt, REG_STARTEND);
-	if (ret) {
-		regfree(&re);
-		return -ENOENT;
-	}
-	if (re.re_nsub < 1 || mt[1].rm_so < 0)
+	ret = regexec(&re, buf, 2, mt, REG_STARTEND) ? -ENOENT : 0;
+	if (!ret && (re.re_nsub < 1 || mt[1].rm_so < 0))
 		mt[1] = mt[0];
 	regfree(&re);
-	if (to_number(text + mt[1].rm_so, (size_t)(mt[1].rm_eo - mt[1].rm_so), v))
-		return iot_err_set(
+	if (!ret && to_number(buf + mt[1].rm_so, (size_t)(mt[1].rm_eo - mt[1].rm_so), v))
+		ret = iot_err_set(
 		    e, -EINVAL, "metric %s: '%.*s' is not a number", m->name,
 		    (int)(mt[1].rm_eo - mt[1].rm_so > 40 ? 40 : mt[1].rm_eo - mt[1].rm_so),
-		    text + mt[1].rm_so);
-	return 0;
+		    buf + mt[1].rm_so);
+	free(buf);
+	return ret;
 }
 
 /* The path from step i on, below j: its number, or the sum over [*]. */

@@ -251,6 +251,10 @@ static int add_range(struct sweep_param *p, const char *item, struct iot_err *e)
 		                   "--param %s: range '%s': a multiplying range "
 		                   "must start above 0",
 		                   p->name, item);
+	/* how many values, before making any: 1..4g (step 1) is four billion */
+	if ((mul ? log(hi / lo) / log(step) : (hi - lo) / step) >= SWEEP_MAX_VALUES)
+		return iot_err_set(e, -E2BIG, "--param %s: range '%s' has more than %d values",
+		                   p->name, item, SWEEP_MAX_VALUES);
 	style_of(a, &st);
 	if (!st.size)
 		style_of(b, &st);
