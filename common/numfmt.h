@@ -6,128 +6,137 @@
 #include <stdint.h>
 #include <string.h>
 
-/* Two digits at a time: half the divisions of the digit-by-digit loop. */
-static const char numfmt_pairs[201] = "00010203040506070809101112131415161718192021222324"
-                                      "25262728293031323334353637383940414243444546474849"
-                                      "50515253545556575859606162636465666768697071727374"
-                                      "75767778798081828384858687888990919293949596979899";
-
-/* The digits of v < 2^32, ending at end (exclusive); returns where they start. 32-bit
- * arithmetic, one division by a constant (a multiplication) per two digits. */
-static inline char *numfmt_back32(char *end, uint32_t v)
+/*
+ * Eight digits at once, in one 64-bit word (SWAR): v < 10^8 is split into two halves of four
+ * digits (one division by a constant), each half into two pairs (x / 100 as x * 10486 >> 20,
+ * exact below 10^4), each pair into two digits (x / 10 as x * 103 >> 10, exact below 100),
+ * every lane at once. The result is the eight ASCII digits, zero-padded, the most significant
+ * in the lowest byte (the first in memory on a little-endian machine).
+ */
+static inline uint64_t numfmt_swar8(uint32_t v)
 {
-	while (v >= 100) {
-		uint32_t q = v / 100;
+	uint64_t hi = v / 10000, lo = v - (uint32_t)hi * 10000;
+	uint64_t x = hi | lo << 32;                               /* 32-bit lanes, < 10^4 */
+	uint64_t y = ((x * 10486) >> 20) & 0x0000007f0000007full; /* x / 100 */
+	uint64_t w = y | (x - y * 100) << 16;                     /* 16-bit lanes, < 100 */
+	uint64_t t = ((w * 103) >> 10) & 0x000f000f000f000full;   /* w / 10 */
+	uint64_t d = t | (w - t * 10) << 8;                       /* bytes, < 10 */
 
-		end -= 2;
-		memcpy(end, numfmt_pairs + 2 * (v - q * 100), 2);
-		v = q;
-	}
-	if (v >= 10) {
-		end -= 2;
-		memcpy(end, numfmt_pairs + 2 * v, 2);
-	} else {
-		*--end = (char)('0' + v);
-	}
-	return end;
+	return d | 0x3030303030303030ull;
 }
 
-/* v < 10^8 in exactly 8 digits ending at end. */
-static inline void numfmt_back8(char *end, uint32_t v)
+/* How many leading zeros the eight digits of numfmt_swar8(v) have (v < 10^8, v > 0). */
+static inline unsigned numfmt_swar8_zeros(uint64_t digits)
 {
-	for (int i = 0; i < 4; i++) {
-		uint32_t q = v / 100;
-
-		end -= 2;
-		memcpy(end, numfmt_pairs + 2 * (v - q * 100), 2);
-		v = q;
-	}
+	return (unsigned)__builtin_ctzll(digits & 0x0f0f0f0f0f0f0f0full) >> 3;
 }
 
-/* The digits of v, ending at end (exclusive); returns where they start (at most 20 back). */
-static inline char *numfmt_back(char *end, uint64_t v)
-{
-	while (v > UINT32_MAX) {
-		uint64_t q = v / 100000000;
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "numfmt.h writes the digits of a word in little-endian order"
+#endif
 
-		numfmt_back8(end, (uint32_t)(v - q * 100000000));
-		end -= 8;
-		v = q;
+/* v < 10^8 in exactly 8 digits at p. */
+static inline char *numfmt_8(char *p, uint32_t v)
+{
+	uint64_t d = numfmt_swar8(v);
+
+	memcpy(p, &d, 8);
+	return p + 8;
+}
+
+/* v < 10^8 without leading zeros; writes 8 bytes at p, returns the end of the digits. */
+static inline char *numfmt_small(char *p, uint32_t v)
+{
+	uint64_t d;
+	unsigned z;
+
+	if (v < 10) {
+		*p = (char)('0' + v);
+		return p + 1;
 	}
-	return numfmt_back32(end, (uint32_t)v);
+	d = numfmt_swar8(v);
+	z = numfmt_swar8_zeros(d);
+	d >>= 8 * z;
+	memcpy(p, &d, 8);
+	return p + 8 - z;
+}
+
+/* v in decimal at p; writes up to 24 bytes (digits and slack) at p, returns the end. */
+static inline char *numfmt_u64(char *p, uint64_t v)
+{
+	if (v < 100000000)
+		return numfmt_small(p, (uint32_t)v);
+	if (v < 10000000000000000ull) {
+		uint64_t hi = v / 100000000;
+
+		p = numfmt_small(p, (uint32_t)hi);
+		return numfmt_8(p, (uint32_t)(v - hi * 100000000));
+	}
+	{
+		uint64_t hi = v / 10000000000000000ull, mid = v % 10000000000000000ull / 100000000;
+
+		p = numfmt_small(p, (uint32_t)hi);
+		p = numfmt_8(p, (uint32_t)mid);
+		return numfmt_8(p, (uint32_t)(v % 100000000));
+	}
 }
 
 /* How many decimal digits v has (1 to 20). */
 static inline unsigned numfmt_len(uint64_t v)
 {
-	static const uint64_t p10[20] = {1ull,
-	                                 10ull,
-	                                 100ull,
-	                                 1000ull,
-	                                 10000ull,
-	                                 100000ull,
-	                                 1000000ull,
-	                                 10000000ull,
-	                                 100000000ull,
-	                                 1000000000ull,
-	                                 10000000000ull,
-	                                 100000000000ull,
-	                                 1000000000000ull,
-	                                 10000000000000ull,
-	                                 100000000000000ull,
-	                                 1000000000000000ull,
-	                                 10000000000000000ull,
-	                                 100000000000000000ull,
-	                                 1000000000000000000ull,
-	                                 10000000000000000000ull};
-	unsigned t;
+	unsigned n = 1;
 
-	if (v < 10)
-		return 1;
-	/* log10 from log2: bits * log10(2) is at most one too many */
-	t = ((64u - (unsigned)__builtin_clzll(v)) * 1233u) >> 12;
-	return t + (v >= p10[t]);
-}
-
-/* v in decimal at p (at most 20 bytes); returns the end. */
-static inline char *numfmt_u64(char *p, uint64_t v)
-{
-	p += numfmt_len(v);
-	numfmt_back(p, v);
-	return p;
-}
-
-/* "%*u" for a width w of at most 8: v right-aligned; p must have room for 8 bytes. */
-static inline char *numfmt_uw8(char *p, uint64_t v, unsigned w)
-{
-	unsigned n = numfmt_len(v);
-
-	if (n < w) {
-		memset(p, ' ', 8);
-		p += w - n;
+	while (v >= 10) {
+		v /= 10;
+		n++;
 	}
-	p += n;
-	numfmt_back(p, v);
-	return p;
+	return n;
 }
 
-/* printf's "%*d" family: v right-aligned in width w (spaces), or left-aligned with left. */
+/* printf's "%*d" family: v right-aligned in width w (spaces), or left-aligned with left.
+ * Writes up to max(w, 21) + 24 bytes at p. */
 static inline char *numfmt_i64w(char *p, int64_t v, unsigned w, int left)
 {
 	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-	unsigned n = numfmt_len(u) + (v < 0);
+	char tmp[48], *e = tmp;
+	unsigned n;
 
+	if (v < 0)
+		*e++ = '-';
+	e = numfmt_u64(e, u);
+	n = (unsigned)(e - tmp);
 	if (!left)
 		for (; w > n; w--)
 			*p++ = ' ';
-	if (v < 0)
-		*p = '-';
+	memcpy(p, tmp, n);
 	p += n;
-	numfmt_back(p, u);
 	if (left)
 		for (; w > n; w--)
 			*p++ = ' ';
 	return p;
+}
+
+/* "%*u" for v < 10^8 and a width w of at most 8: right-aligned, one 8-byte store when the
+ * digits fill the width; writes up to 16 bytes at p. */
+static inline char *numfmt_uw8(char *p, uint32_t v, unsigned w)
+{
+	uint64_t d, spaces = 0x2020202020202020ull;
+	unsigned n;
+
+	if (v >= 100000000)
+		return numfmt_i64w(p, v, w, 0);
+	d = numfmt_swar8(v);
+	n = v ? 8 - numfmt_swar8_zeros(d) : 1;
+	if (n >= w) {
+		d >>= 8 * (8 - n);
+		memcpy(p, &d, 8);
+		return p + n;
+	}
+	/* the digits at the end of w bytes, spaces before them */
+	memcpy(p, &spaces, 8);
+	d >>= 8 * (8 - n);
+	memcpy(p + w - n, &d, 8);
+	return p + w;
 }
 
 /* v < 10^9 in exactly 9 digits, zero-padded ("%09u" of the nanoseconds of a second). */
@@ -136,8 +145,7 @@ static inline char *numfmt_9(char *p, uint32_t v)
 	uint32_t hi = v / 100000000;
 
 	p[0] = (char)('0' + hi % 10);
-	numfmt_back8(p + 9, v - hi * 100000000);
-	return p + 9;
+	return numfmt_8(p + 1, v - hi * 100000000);
 }
 
 /* printf's "%*s": s (n bytes) right-aligned in width w. */

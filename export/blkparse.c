@@ -40,7 +40,8 @@
 #include "formats/blktrace.h"
 
 #define BP_BATCH 512 /* blkparse's rb_batch: records read from a file at a time */
-#define NRING 4      /* chunks between the pass and the printer thread */
+#define NRING                                                                                      \
+	16 /* chunks between the pass and the printer thread: room for either to be descheduled */
 
 /* v7's action word: categories above bit 16, the action below (and __BLK_TA_CGROUP). */
 #define TC_NOTIFY (1u << 10)

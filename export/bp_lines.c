@@ -59,10 +59,30 @@ struct actrw {
 #define NSLOT 64
 struct slot {
 	uint32_t dev, cpu, pid;
-	bool have_dev, have_pid;
+	bool have_dev, have_pid, have_seq;
 	uint8_t ndev, npid;
 	char devs[24], pids[16];
+	uint32_t seq; /* the last "%8d" of a sequence number printed, for the next one up */
+	char seqs[16];
 };
+
+/* "%8d" of the sequence number after the one in s (a per-CPU file's records count up by
+ * one): the decimal string incremented in place; false when it does not fit the width. */
+static inline bool seq_next(struct slot *s)
+{
+	for (int i = 7; i >= 0; i--) {
+		if (s->seqs[i] == ' ') {
+			s->seqs[i] = '1';
+			return true;
+		}
+		if (s->seqs[i] != '9') {
+			s->seqs[i]++;
+			return true;
+		}
+		s->seqs[i] = '0';
+	}
+	return false;
+}
 
 /* "[NAME]" of the last name printed. */
 struct brname {
@@ -135,12 +155,23 @@ static inline char *put_header(struct bp_lines *l, char *p, const struct bp_job 
 	}
 	memcpy(p, s->devs, sizeof(s->devs));
 	p += s->ndev;
-	if (msg)
+	if (msg) {
 		p = numfmt_strw(p, "0", 1, 8);
-	else if (ev->seq < 1u << 31)
-		p = numfmt_uw8(p, ev->seq, 8);
-	else
+	} else if (s->have_seq && ev->seq == s->seq + 1 && ev->seq < 10000000 && seq_next(s)) {
+		/* the usual case: the record after the last one printed of this file */
+		memcpy(p, s->seqs, 8);
+		p += 8;
+		s->seq = ev->seq;
+	} else if (ev->seq < 10000000) {
+		numfmt_uw8(s->seqs, ev->seq, 8);
+		memcpy(p, s->seqs, 8);
+		p += 8;
+		s->seq = ev->seq;
+		s->have_seq = true;
+	} else {
 		p = numfmt_i64w(p, (int32_t)ev->seq, 8, 0);
+		s->have_seq = false;
+	}
 	*p++ = ' ';
 	if (!l->have_sec || l->sec != sec) {
 		char *q = numfmt_i64w(l->secs, (int32_t)(uint32_t)sec, 5, 0);

@@ -516,7 +516,7 @@ int iolog_writer_line(struct iolog_writer *w, uint64_t time_us, const char *file
 	    strpbrk(file, " \t\r\n\v\f"))
 		return iot_err_set(e, -EINVAL, "'%s': cannot write op %u for file '%s'", w->path,
 		                   op, file);
-	if (w->len + flen + 80 > WR_BUF)
+	if (w->len + flen + 128 > WR_BUF)
 		wr_flush(w);
 	if (w->err)
 		return iot_err_set(e, w->err, "'%s': %s", w->path, strerror(-w->err));
