@@ -42,6 +42,28 @@ int iot_mkdir_p(const char *dir, struct iot_err *e)
 	return ret ? ret : make_one(dir, e);
 }
 
+int iot_write_all(int fd, const void *buf, size_t len, size_t *done)
+{
+	const char *p = buf;
+	size_t off = 0;
+	int ret = 0;
+
+	while (off < len) {
+		ssize_t n = write(fd, p + off, len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			ret = n < 0 ? -errno : -EIO;
+			break;
+		}
+		off += (size_t)n;
+	}
+	if (done)
+		*done = off;
+	return ret;
+}
+
 int iot_write_atomic(const char *dir, const char *name, const void *data, size_t len,
                      struct iot_err *e)
 {
@@ -56,17 +78,8 @@ int iot_write_atomic(const char *dir, const char *name, const void *data, size_t
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return iot_err_set(e, -errno, "'%s': %s", tmp, strerror(errno));
-	while (done < len && !ret) {
-		ssize_t n = write(fd, p + done, len - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			ret = iot_err_set(e, n < 0 ? -errno : -EIO, "'%s': write: %s", tmp,
-			                  strerror(n < 0 ? errno : EIO));
-		else
-			done += (size_t)n;
-	}
+	if ((ret = iot_write_all(fd, p, len, &done)))
+		ret = iot_err_set(e, ret, "'%s': write: %s", tmp, strerror(-ret));
 	if (!ret && fsync(fd))
 		ret = iot_err_set(e, -errno, "'%s': fsync: %s", tmp, strerror(errno));
 	if (close(fd) && !ret)

@@ -7,6 +7,10 @@
 
 #include "common/err.h"
 
+/* Write all len bytes of buf to fd (again after a short write or EINTR). 0, or -errno
+ * (-EIO when write() wrote nothing); *done (if not NULL) says how many were written. */
+int iot_write_all(int fd, const void *buf, size_t len, size_t *done);
+
 /* mkdir -p: dir and every missing parent, mode 0755. 0 when dir exists as a directory (made
  * now or before), else -errno naming the component that failed in e. */
 int iot_mkdir_p(const char *dir, struct iot_err *e);

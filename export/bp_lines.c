@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/fs.h"
 #include "common/numfmt.h"
 
 const char *const bp_act_str[BP_ACT_N] = {
@@ -17,19 +18,11 @@ const char *const bp_act_str[BP_ACT_N] = {
 
 void bp_out_flush(struct bp_out *o)
 {
-	size_t off = 0;
+	size_t done = 0;
 
-	while (off < o->len && !o->err) {
-		ssize_t n = write(o->fd, o->buf + off, o->len - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			o->err = n < 0 ? -errno : -EIO;
-		else
-			off += (size_t)n;
-	}
-	o->bytes += off;
+	if (!o->err)
+		o->err = iot_write_all(o->fd, o->buf, o->len, &done);
+	o->bytes += done;
 	o->len = 0;
 }
 

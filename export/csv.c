@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "analyze/blk_timeline.h"
+#include "common/fs.h"
 #include "common/numfmt.h"
 #include "formats/blktrace.h"
 
@@ -25,19 +26,11 @@ struct cw {
 
 static void cw_flush(struct cw *w)
 {
-	size_t off = 0;
+	size_t done = 0;
 
-	while (off < w->len && !w->err) {
-		ssize_t n = write(w->fd, w->buf + off, w->len - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			w->err = n < 0 ? -errno : -EIO;
-		else
-			off += (size_t)n;
-	}
-	w->st->bytes += off;
+	if (!w->err)
+		w->err = iot_write_all(w->fd, w->buf, w->len, &done);
+	w->st->bytes += done;
 	w->len = 0;
 }
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "common/cursor.h"
+#include "common/fs.h"
 #include "common/numfmt.h"
 #include "formats/instream.h"
 
@@ -462,18 +463,8 @@ struct iolog_writer {
 
 static void wr_flush(struct iolog_writer *w)
 {
-	size_t off = 0;
-
-	while (off < w->len && !w->err) {
-		ssize_t n = write(w->fd, w->buf + off, w->len - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			w->err = n < 0 ? -errno : -EIO;
-		else
-			off += (size_t)n;
-	}
+	if (!w->err)
+		w->err = iot_write_all(w->fd, w->buf, w->len, NULL);
 	w->len = 0;
 }
 

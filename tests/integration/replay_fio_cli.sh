@@ -3,27 +3,14 @@
 # number and by HOST:PORT, writes left out without --allow-writes, the text summary, and the
 # errors: a server nobody runs, more devices than hosts, bad arguments.
 source "$SRCDIR/tests/integration/lib.bash"
-need_cmd fio
+source "$SRCDIR/tests/integration/fio_servers.bash"
 [ -x "$TOOLS/replaygen" ] || skip "replaygen not built"
 replaygen() { ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" "$TOOLS/replaygen" "$@"; }
 cd "$TMP"
 
-pids=()
-servers_cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
-cleanup_hooks+=(servers_cleanup)
-listening() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-ports=()
-port=$((24000 + ($$ % 4000) * 3))
-while [ ${#ports[@]} -lt 3 ]; do
-	port=$((port + 1))
-	listening "$port" && continue
-	[ ${#ports[@]} -lt 2 ] && { fio --server="ip:127.0.0.1,$port" >"server$port.log" 2>&1 & pids+=($!); }
-	ports+=("$port") # the third is a port nobody serves
-done
-for p in "${ports[0]}" "${ports[1]}"; do
-	for _ in $(seq 100); do listening "$p" && break; sleep 0.1; done
-	listening "$p" || fail "fio --server on port $p did not listen"
-done
+# two servers, and a third port nobody serves
+fio_servers 2 1
+ports=("${FIO_PORTS[@]}")
 replaygen -o tr -n sdx --devs 2 --ios 400 --seed 3 --gap-us 200 --read-pct 60 --span-mb 30 \
 	>/dev/null
 truncate -s 32M a.img b.img

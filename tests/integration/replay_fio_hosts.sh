@@ -5,7 +5,7 @@
 # has one entry per host with fio's counts, and the combined summary.
 source "$SRCDIR/tests/integration/lib.bash"
 source "$SRCDIR/tests/integration/capture_lib.bash"
-need_cmd fio
+source "$SRCDIR/tests/integration/fio_servers.bash"
 [ -x "$TOOLS/replaygen" ] || skip "replaygen not built"
 replaygen() { ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" "$TOOLS/replaygen" "$@"; }
 cd "$TMP"
@@ -20,24 +20,9 @@ for i in 0 1 2; do
 	loops+=("$l")
 done
 
-# three fio servers on loopback, on ports nobody listens on (stopped on exit)
-pids=()
-servers_cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
-cleanup_hooks+=(servers_cleanup)
-listening() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-ports=()
-port=$((20000 + ($$ % 4000) * 3))
-while [ ${#ports[@]} -lt 3 ]; do
-	port=$((port + 1))
-	listening "$port" && continue
-	fio --server="ip:127.0.0.1,$port" >"server$port.log" 2>&1 &
-	pids+=($!)
-	ports+=("$port")
-done
-for p in "${ports[@]}"; do
-	for _ in $(seq 100); do listening "$p" && break; sleep 0.1; done
-	listening "$p" || fail "fio --server on port $p did not listen: $(cat "server$p.log")"
-done
+# three fio servers on loopback (stopped on exit)
+fio_servers 3
+ports=("${FIO_PORTS[@]}")
 
 # a trace of three devices (8,16 8,17 8,18), reads, writes and flushes
 replaygen -o tr -n sdx --devs 3 --ios 900 --seed 12 --gap-us 300 --lat-us 400 --read-pct 50 \
