@@ -90,7 +90,9 @@ if command -v localedef >/dev/null && [ -f /usr/share/i18n/locales/en_US ]; then
 	mkdir loc
 	localedef -i en_US -f ISO-8859-1 loc/en_US 2>/dev/null || true
 	[ -f loc/en_US/LC_NUMERIC ] || fail "localedef made no en_US locale"
-	LOCPATH=$TMP/loc same "en_US" -i big/trace -- big/trace
+	# glibc keeps what it allocates to load a locale from LOCPATH (LeakSanitizer sees it)
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" LOCPATH=$TMP/loc \
+		same "en_US" -i big/trace -- big/trace
 	grep -Eq "[0-9],[0-9]{3}" io.txt || fail "no grouped number with en_US"
 else
 	skip "no localedef or en_US locale source (Debian package locales)"

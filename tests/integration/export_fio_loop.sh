@@ -24,9 +24,11 @@ replaygen dump --action D tr/sdb |
 	awk '{ if ($3 ~ /^F/ && $2 == 0) print "F"; else print $1, $2, ($3 ~ /W/ ? "W" : "R") }' \
 	>want.txt
 "$IOTAPE" export cap -f csv -o cap.csv || fail "csv of the capture"
-awk -F, '$6 == "queue" && $11 ~ /^fio/ {
+# (fio's pids from their PROCESS notes, which may come after a pid's first events)
+awk -F, 'NR == FNR { if ($11 ~ /^fio/) fio[$5] = 1; next }
+	$6 == "queue" && ($5 in fio) {
 	if ($9 == 0) { if ($7 ~ /^F/) print "F" } else print $8, $9, ($7 ~ /W/ ? "W" : "R") }' \
-	cap.csv >got.txt
+	cap.csv cap.csv >got.txt
 [ -s got.txt ] || fail "no queue events of fio in the capture: $(head -5 cap.csv)"
 # the data IOs exactly, in order
 grep -v '^F$' want.txt >want_io.txt

@@ -73,8 +73,11 @@ for i in 0 1 2; do
 	ld="$((16#${ld% *})):$((16#${ld#* }))"
 	awk -F, -v d="$dev" '$2 == d && $6 == "issue" && $9 > 0 {
 		print $8, $9, ($7 ~ /W/ ? "W" : "R") }' trace.csv >want$i.txt
-	awk -F, -v d="$ld" '$2 == d && $6 == "queue" && $11 ~ /^fio/ && $9 > 0 {
-		print $8, $9, ($7 ~ /W/ ? "W" : "R") }' cap.csv >got$i.txt
+	# fio's pids: a pid's name comes with its PROCESS note, which may follow its first
+	# events, so the rows are picked by pid, not by the name on each row
+	awk -F, -v d="$ld" 'NR == FNR { if ($11 ~ /^fio/) fio[$5] = 1; next }
+		$2 == d && $6 == "queue" && ($5 in fio) && $9 > 0 {
+		print $8, $9, ($7 ~ /W/ ? "W" : "R") }' cap.csv cap.csv >got$i.txt
 	[ -s want$i.txt ] || fail "no IOs of $dev in the trace"
 	cmp -s want$i.txt got$i.txt || {
 		diff want$i.txt got$i.txt | head >&2
