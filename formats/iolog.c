@@ -121,6 +121,9 @@ int iolog_parse_line(unsigned version, const char *line, size_t len, struct iolo
 	memset(rec, 0, sizeof(*rec));
 	if (version != 2 && version != 3)
 		return iot_err_set(e, -EINVAL, "iolog version %u is not supported", version);
+	/* fio's sscanf would end a field there; a name with one would not be this name */
+	if (memchr(line, 0, len))
+		return iot_err_set(e, -EINVAL, "a NUL byte in the line");
 	if (!n)
 		return 0;
 	/* version 3: TIME FILE ACTION | TIME FILE OP OFFSET LENGTH; version 2 drops TIME */

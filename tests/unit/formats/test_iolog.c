@@ -88,6 +88,13 @@ static void test_parse_v2(void **state)
 	longname[sizeof(longname) - 1] = 0;
 	memcpy(longname + 300, " add", 4);
 	assert_int_equal(parse(2, longname, &r), -EINVAL);
+	/* a NUL byte in a line (fio's %s would end the name there): refused */
+	{
+		struct iot_err e;
+
+		assert_int_equal(iolog_parse_line(2, "/t\0x read 0 4096", 17, &r, &e), -EINVAL);
+		assert_non_null(strstr(e.msg, "NUL"));
+	}
 }
 
 static char *write_tmp(const char *text, int gz)
