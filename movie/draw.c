@@ -114,13 +114,6 @@ static double nice_ceil(double v)
 	return v <= p ? p : v <= 2 * p ? 2 * p : v <= 5 * p ? 5 * p : 10 * p;
 }
 
-uint64_t movie_frame_end(const struct movie *m, const struct movie_track *t, uint64_t k)
-{
-	uint64_t off = (k + 1) * m->step;
-
-	return t->p->start > UINT64_MAX - off ? UINT64_MAX : t->p->start + off;
-}
-
 /* x of trace time ts in a plot whose right edge is now. */
 static double plot_x(const struct movie_box *b, const struct movie_grid *g, uint64_t now,
                      uint64_t ts)
@@ -405,7 +398,7 @@ void movie_draw_frame(struct movie *m, cairo_t *cr, uint64_t k)
 	     fmt_time(buf[1], sizeof(buf[1]), (double)m->span));
 	legend(cr, l->w - f, l->header.h * 0.68, f * 0.9);
 	text(cr, l->w * 0.75, l->header.h * 0.68, f * 0.9, false, C_DIM, CENTER,
-	     "x%.3g   window %s", movie_speed(m),
+	     "x%.3g   window %s", movie_speed_of(m),
 	     fmt_time(buf[0], sizeof(buf[0]), (double)m->window));
 	for (unsigned r = 0; r < m->n; r++) {
 		const struct movie_track *t = &m->track[r];

@@ -162,7 +162,7 @@ uint64_t movie_window_ns(const struct movie *m)
 
 double movie_speed(const struct movie *m)
 {
-	return (double)m->step * m->o.fps / 1e9;
+	return movie_speed_of(m);
 }
 
 /* Feed run t every event before now; the end of its trace ends it. */

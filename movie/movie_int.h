@@ -136,8 +136,21 @@ struct movie {
 
 /* Draw frame k (every run's events before the frame's end fed). */
 void movie_draw_frame(struct movie *m, cairo_t *cr, uint64_t k);
-/* A frame's end on run t's clock, saturating. */
-uint64_t movie_frame_end(const struct movie *m, const struct movie_track *t, uint64_t k);
+
+/* Frame k's end on run t's clock, saturating. */
+static inline uint64_t movie_frame_end(const struct movie *m, const struct movie_track *t,
+                                       uint64_t k)
+{
+	uint64_t off = (k + 1) * m->step;
+
+	return t->p->start > UINT64_MAX - off ? UINT64_MAX : t->p->start + off;
+}
+
+/* Trace seconds per movie second. */
+static inline double movie_speed_of(const struct movie *m)
+{
+	return (double)m->step * m->o.fps / 1e9;
+}
 
 /* ---- encoding (encode.c): FFmpeg's libavcodec and libavformat ---- */
 
