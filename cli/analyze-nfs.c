@@ -8,6 +8,7 @@
 
 #include "analyze/nfs_stats.h"
 #include "cli/cli.h"
+#include "cli/inputs.h"
 #include "common/textesc.h"
 #include "formats/instream.h"
 #include "formats/nfs_pipe.h"
@@ -256,6 +257,12 @@ static void text_render(FILE *f, const struct nfs_pipe_file *files, unsigned n,
 	fprintf(f, ": %llu frames over %.3f s, %llu RPC calls, %llu replies\n\n",
 	        (unsigned long long)p->n.frames, (double)(p->n.last_ns - p->n.first_ns) / 1e9,
 	        (unsigned long long)r->calls, (unsigned long long)r->replies);
+	if (p->n.skipped[PKT_LINKTYPE])
+		fprintf(f,
+		        "link type %d (%s) is not decoded: %llu frames skipped (iotape reads "
+		        "Ethernet, Linux cooked, raw IP and loopback captures)\n\n",
+		        p->n.dlt, pcap_src_dlt_name(p->n.dlt),
+		        (unsigned long long)p->n.skipped[PKT_LINKTYPE]);
 	if (!s->nprocs) {
 		fprintf(f, "no RPC traffic found\n");
 	} else {
@@ -367,16 +374,20 @@ int analyze_captures(struct in_stream **in, unsigned n, const struct analyze_opt
 	}
 	if (ret) {
 		/* bad bytes after good frames: those are reported, marked partial */
+		struct iot_err kept = {""};
+
 		iot_err_prefix(&e, "'%s'", files[bad].name);
-		warning("partial results: the capture stops at bad bytes; the %llu frames before "
-		        "them are analyzed (the error follows)",
-		        (unsigned long long)p.n.frames);
+		partial_results("capture", &e, stop ? stop : &kept, NULL);
 	}
 	nfs_pipe_finish(&p);
 	for (i = 0; i < n; i++)
 		if (files[i].truncated)
 			warning("'%s': the capture ends inside a packet record (truncated file)",
 			        files[i].name);
+	if (p.n.skipped[PKT_LINKTYPE])
+		warning("'%s'%s: link type %d (%s) is not decoded: %llu frames skipped",
+		        files[0].name, n > 1 ? " and the others" : "", p.n.dlt,
+		        pcap_src_dlt_name(p.n.dlt), (unsigned long long)p.n.skipped[PKT_LINKTYPE]);
 	nfs_stats_sort(&s);
 	if (root) {
 		json_t *nfs = nfs_stats_json(&s, &p), *jin = json_object_get(nfs, "input");
@@ -390,9 +401,7 @@ int analyze_captures(struct in_stream **in, unsigned n, const struct analyze_opt
 		text_render(text, files, n, &s, &p, ret ? e.msg : NULL);
 	nfs_pipe_release(&p);
 	nfs_stats_release(&s);
-	if (ret && stop)
-		*stop = e;
-	else if (ret)
+	if (ret && !stop)
 		error("%s", e.msg);
 	ret = ret && !stop ? EXIT_USAGE : EXIT_OK;
 done:

@@ -223,40 +223,12 @@ static int run_pass(struct run *r)
 /* Warnings about the input, on stderr and (for the JSON document) in list. */
 static void warn_inputs(const struct run *r, json_t *list)
 {
-	char msg[1024];
+	struct iot_err kept = {""}; /* r->stop is printed last by the caller */
 
-	if (r->stopped) {
-		snprintf(msg, sizeof(msg),
-		         "partial results: the block trace stops at bad bytes; the %" PRIu64
-		         " events before them are analyzed (the error follows)",
-		         r->events);
-		warning("%s", msg);
-		json_array_append_new(list, json_string(msg));
-	}
-
-	for (unsigned i = 0; i < r->nin; i++) {
-		const struct bt_stats *st = bt_reader_stats(r->in[i].r);
-
-		for (unsigned f = 0; f < st->nfiles; f++) {
-			const struct bt_file_stats *fs = &st->files[f];
-
-			if (fs->truncated) {
-				snprintf(msg, sizeof(msg),
-				         "'%s': truncated record at offset %" PRIu64
-				         " ignored; the %" PRIu64 " records before it were counted",
-				         fs->path, fs->trunc_at, fs->records);
-				warning("%s", msg);
-				json_array_append_new(list, json_string(msg));
-			}
-			if (fs->skips) {
-				snprintf(msg, sizeof(msg),
-				         "'%s': %" PRIu64 " records missing (sequence gaps)",
-				         fs->path, fs->skips);
-				warning("%s", msg);
-				json_array_append_new(list, json_string(msg));
-			}
-		}
-	}
+	if (r->stopped)
+		partial_results("block trace", &r->stop, &kept, list);
+	for (unsigned i = 0; i < r->nin; i++)
+		warn_block_input(r->in[i].r, list);
 }
 
 static json_t *input_json(const struct run *r, json_t *warnings)
@@ -698,7 +670,7 @@ int cmd_analyze(int argc, char **argv)
 	if (r.ncap && ret == EXIT_OK) {
 		/* all packet captures together, merged by time, as the block traces are */
 		ret = analyze_captures(r.captures, r.ncap, &r.ao, root, r.ao.json ? NULL : out,
-		                       r.stopped ? NULL : &r.stop);
+		                       &r.stop);
 		r.stopped |= r.stop.msg[0] != 0;
 		for (unsigned i = 0; i < r.ncap; i++)
 			r.captures[i] = NULL; /* taken */

@@ -12,6 +12,7 @@
 #include "cli/sweep-runs.h"
 #include "analyze/blk_sink.h"
 #include "compare/compare.h"
+#include "formats/manifest.h"
 #include "analyze/run_summary.h"
 #include "formats/blktrace.h"
 
@@ -80,6 +81,24 @@ static int feed_packets(void *ctx, struct pcap_src *src, const struct manifest *
 	return run_summary_packets(&f->s, src, NULL, NULL, e);
 }
 
+/* A JSON document given to compare must be a summary: a manifest or anything else is named. */
+static int check_summary(const char *path, const json_t *doc)
+{
+	const char *format = json_string_value(json_object_get(doc, "format"));
+
+	if (format && !strcmp(format, MANIFEST_FORMAT))
+		return error("'%s': a run's manifest.json, not an 'iotape analyze --json' summary: "
+		             "give its run directory",
+		             path),
+		       EXIT_USAGE;
+	if (!json_is_object(doc) ||
+	    (!json_object_get(doc, "devices") && !json_object_get(doc, "nfs")))
+		return error("'%s': not an 'iotape analyze --json' summary (no devices, no nfs)",
+		             path),
+		       EXIT_USAGE;
+	return EXIT_OK;
+}
+
 /* A saved summary (a JSON document), or anything else analyzed here as a run (also for the
  * runs of a sweep: cli/sweep-runs.c). */
 int load_summary(const char *path, uint64_t idle_ns, json_t **summary, json_t **manifest,
@@ -95,22 +114,28 @@ int load_summary(const char *path, uint64_t idle_ns, json_t **summary, json_t **
 	if ((ret = cli_input_open(&ci, path, CLI_INPUT_JSON)))
 		return ret;
 	if (ci.json) {
-		*summary = json_load_callback(read_json, ci.json, 0, &je);
-		if (!*summary && in_stream_status(ci.json))
+		json_t *doc = json_load_callback(read_json, ci.json, 0, &je);
+
+		if (!doc && in_stream_status(ci.json))
 			ret = (error("'%s': %s", path, in_stream_error(ci.json)), EXIT_USAGE);
-		else if (!*summary)
+		else if (!doc)
 			ret = (error("'%s': not a JSON summary: %s (line %d)", path, je.text,
 			             je.line),
 			       EXIT_USAGE);
-		else if (json_is_true(
-		             json_object_get(json_object_get(*summary, "input"), "partial")) ||
-		         json_is_true(json_object_get(
-		             json_object_get(json_object_get(*summary, "nfs"), "input"),
-		             "partial")))
+		else
+			ret = check_summary(path, doc);
+		cli_input_release(&ci);
+		if (ret) {
+			json_decref(doc);
+			return ret;
+		}
+		if (json_is_true(json_object_get(json_object_get(doc, "input"), "partial")) ||
+		    json_is_true(json_object_get(
+		        json_object_get(json_object_get(doc, "nfs"), "input"), "partial")))
 			warning("'%s': partial results: the analysis it saves stopped at bad bytes",
 			        path);
-		cli_input_release(&ci);
-		return ret;
+		*summary = doc;
+		return EXIT_OK;
 	}
 	if (run_summary_init(&run.s)) {
 		cli_input_release(&ci);

@@ -95,15 +95,6 @@ static json_t *load_manifest(const char *mpath)
 }
 
 /* Shared with cmd-compare.c through cli/runs.h. */
-void partial_results(const char *what, const struct iot_err *e, struct iot_err *stop)
-{
-	warning("partial results: the %s stops at bad bytes; what came before them is reported "
-	        "(the error follows)",
-	        what);
-	if (!stop->msg[0])
-		*stop = *e;
-}
-
 int load_run(struct cli_input *ci, const struct run_feed *f, json_t **manifest,
              struct iot_err *stop)
 {
@@ -114,7 +105,9 @@ int load_run(struct cli_input *ci, const struct run_feed *f, json_t **manifest,
 	if (ci->block && (ret = f->block(f->ctx, ci->block, &e)) < 0)
 		return input_error(&e, ret);
 	if (ci->block && ret > 0)
-		partial_results("block trace", &e, stop);
+		partial_results("block trace", &e, stop, NULL);
+	if (ci->block)
+		warn_block_input(ci->block, NULL);
 	if (ci->capture) {
 		struct pcap_src *src;
 		struct manifest m;
@@ -128,6 +121,10 @@ int load_run(struct cli_input *ci, const struct run_feed *f, json_t **manifest,
 		if (!ret) {
 			/* block and packets of one capture: one time axis via the clock pairs */
 			ret = f->packets(f->ctx, src, have_m ? &m : NULL, &e);
+			if (pcap_src_truncated(src))
+				warning("'%s': the capture ends inside a packet record (truncated "
+				        "file)",
+				        name);
 			pcap_src_free(src);
 			if (ret)
 				iot_err_prefix(&e, "'%s'", name);
@@ -138,7 +135,7 @@ int load_run(struct cli_input *ci, const struct run_feed *f, json_t **manifest,
 		if (ret < 0)
 			return input_error(&e, ret);
 		if (ret > 0)
-			partial_results("capture", &e, stop);
+			partial_results("capture", &e, stop, NULL);
 	}
 	*manifest = load_manifest(ci->manifest);
 	return EXIT_OK;

@@ -2,11 +2,60 @@
 /* Opening a command's INPUT once: block trace, packet capture, manifest or saved JSON. */
 #include "cli/inputs.h"
 
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "formats/rundir.h"
+
+static void warn(json_t *list, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void warn(json_t *list, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	warning("%s", msg);
+	if (list)
+		json_array_append_new(list, json_string(msg));
+}
+
+void warn_block_input(const struct bt_reader *rd, json_t *list)
+{
+	const struct bt_stats *st = bt_reader_stats(rd);
+
+	for (unsigned f = 0; f < st->nfiles; f++) {
+		const struct bt_file_stats *fs = &st->files[f];
+
+		if (fs->truncated)
+			warn(list,
+			     "'%s': truncated record at offset %" PRIu64 " ignored; the %" PRIu64
+			     " records before it were counted",
+			     fs->path, fs->trunc_at, fs->records);
+		if (fs->skips)
+			warn(list, "'%s': %" PRIu64 " records missing (sequence gaps)", fs->path,
+			     fs->skips);
+	}
+}
+
+void partial_results(const char *what, const struct iot_err *e, struct iot_err *stop,
+                     json_t *list)
+{
+	warn(list,
+	     "partial results: the %s stops at bad bytes; what came before them is reported "
+	     "(the error follows)",
+	     what);
+	if (!stop->msg[0])
+		*stop = *e;
+	else
+		error("%s", e->msg); /* a second one: now, the first comes last */
+}
 
 int input_error(const struct iot_err *e, int ret)
 {

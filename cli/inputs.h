@@ -3,6 +3,7 @@
 #ifndef IOTAPE_CLI_INPUTS_H
 #define IOTAPE_CLI_INPUTS_H
 
+#include <jansson.h>
 #include <stdbool.h>
 
 #include "formats/blktrace.h"
@@ -30,6 +31,15 @@ enum {
 /* Open arg; prints the error and returns an exit code (EXIT_OK on success). */
 int cli_input_open(struct cli_input *ci, const char *arg, unsigned flags);
 void cli_input_release(struct cli_input *ci);
+
+/* Warnings about what a block reader read (files cut short, records missing): printed, and
+ * appended to list (the JSON document's warnings) unless it is NULL. */
+void warn_block_input(const struct bt_reader *rd, json_t *list);
+/* Bad bytes stopped WHAT ("block trace", "capture") after good data: the partial-results
+ * warning (printed, appended to list unless NULL); e kept in *stop for the command to print
+ * last before it exits 2 (or printed now when *stop holds an earlier one). */
+void partial_results(const char *what, const struct iot_err *e, struct iot_err *stop,
+                     json_t *list);
 
 /* Print a reader's error ("'FILE': WHAT at offset N (record K)"); returns the exit code for
  * ret. */

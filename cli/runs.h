@@ -36,9 +36,6 @@ struct run_feed {
 int load_run(struct cli_input *ci, const struct run_feed *f, json_t **manifest,
              struct iot_err *stop);
 
-/* Print the partial-results warning for e (what stopped WHAT: "block trace", "capture") and
- * keep e in *stop unless an earlier stop is there. */
-void partial_results(const char *what, const struct iot_err *e, struct iot_err *stop);
 
 /* --svg DIR: each graph into DIR/NAME (cmd-report.c); ctx is a struct svg_dir. -errno after
  * printing the error. */

@@ -344,8 +344,14 @@ static int src_next(struct bt_src *s, struct iot_err *e)
 		if (r == 0 && s->eof) {
 			size_t left = s->len - s->pos;
 
-			if (!left)
+			if (!left) {
+				/* a compressed file cut at a record's end: still a cut */
+				if (in_stream_truncated(s->in) && s->st.records) {
+					s->st.truncated = 1;
+					s->st.trunc_at = s->off + s->pos;
+				}
 				return 0;
+			}
 			/* a partial record: a warning after good records, an error when it is all
 			 */
 			if (!s->st.records)
@@ -697,6 +703,12 @@ static int reader_open(struct bt_reader **out, char *const *paths, struct in_str
 			r->heap[r->nheap++] = i;
 			any = 1;
 		}
+	}
+	if (!any && n == 1 && in_stream_truncated(r->src[0].in)) {
+		ret = iot_err_set(e, -EINVAL,
+		                  "'%s': the compressed file is cut short before its first record",
+		                  r->src[0].path);
+		goto fail;
 	}
 	if (!any) {
 		ret = n == 1 ? iot_err_set(e, -EINVAL, "'%s': empty trace file", r->src[0].path)

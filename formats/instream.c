@@ -38,6 +38,7 @@ struct in_stream {
 	size_t head_pos, head_len;
 	uint64_t out_off;
 	int eof;
+	int truncated; /* the compressed stream ended inside a member or frame */
 	int err; /* sticky: returned once the bytes before it are handed out */
 	struct iot_err last;
 };
@@ -209,6 +210,18 @@ static ssize_t fill_raw(struct in_stream *s, struct iot_err *e)
 
 /* ---- decoders: up to len bytes into buf, >= 0 bytes or -errno ---------------------------- */
 
+/*
+ * An error after done bytes were produced: those bytes are handed out first, the error (in
+ * s->last, where every decoder call writes) on the next read.
+ */
+static ssize_t stop(struct in_stream *s, size_t done, ssize_t err)
+{
+	if (!done)
+		return err;
+	s->err = (int)err;
+	return (ssize_t)done;
+}
+
 static ssize_t plain_read(struct in_stream *s, uint8_t *buf, size_t len, struct iot_err *e)
 {
 	size_t n = s->raw_len - s->raw_pos;
@@ -246,7 +259,7 @@ static ssize_t gz_read(struct in_stream *s, uint8_t *buf, size_t len, struct iot
 
 		if ((s->member_end ? left < 2 : !left) && !s->raw_eof) {
 			if ((r = fill_raw(s, e)) < 0)
-				return done ? (ssize_t)done : r;
+				return stop(s, done, r);
 			continue;
 		}
 		if (s->member_end) {
@@ -261,8 +274,11 @@ static ssize_t gz_read(struct in_stream *s, uint8_t *buf, size_t len, struct iot
 			s->eof = 1;
 			break;
 		}
-		if (!left) /* raw_eof inside a member */
-			return fail(s, e, -EINVAL, "gzip: the compressed stream ends early");
+		if (!left) { /* the end inside a member: the file was cut short */
+			s->truncated = 1;
+			s->eof = 1;
+			break;
+		}
 		s->z.next_in = s->raw + s->raw_pos;
 		s->z.avail_in = (uInt)(left < UINT32_MAX ? left : UINT32_MAX);
 		s->z.next_out = buf + done;
@@ -279,11 +295,12 @@ static ssize_t gz_read(struct in_stream *s, uint8_t *buf, size_t len, struct iot
 			char what[160];
 
 			if (rc == Z_MEM_ERROR)
-				return iot_err_set(e, -ENOMEM, "'%s': gzip: out of memory",
-				                   s->name);
+				return stop(s, done,
+				            iot_err_set(e, -ENOMEM, "'%s': gzip: out of memory",
+				                        s->name));
 			snprintf(what, sizeof(what), "gzip: %s",
 			         s->z.msg ? s->z.msg : "bad compressed data");
-			return fail(s, e, -EINVAL, what);
+			return stop(s, done, fail(s, e, -EINVAL, what));
 		}
 	}
 	return (ssize_t)done;
@@ -302,12 +319,10 @@ static ssize_t zstd_read(struct in_stream *s, uint8_t *buf, size_t len, struct i
 		if (!in.size) {
 			if (!s->raw_eof) {
 				if ((r = fill_raw(s, e)) < 0)
-					return done ? (ssize_t)done : r;
+					return stop(s, done, r);
 				continue;
 			}
-			if (s->frame_open)
-				return fail(s, e, -EINVAL,
-				            "zstd: the compressed stream ends early");
+			s->truncated = s->frame_open; /* the end inside a frame: cut short */
 			s->eof = 1;
 			break;
 		}
@@ -318,7 +333,7 @@ static ssize_t zstd_read(struct in_stream *s, uint8_t *buf, size_t len, struct i
 			char what[160];
 
 			snprintf(what, sizeof(what), "zstd: %s", ZSTD_getErrorName(rc));
-			return fail(s, e, -EINVAL, what);
+			return stop(s, done, fail(s, e, -EINVAL, what));
 		}
 		s->frame_open = rc != 0; /* 0: a frame ended and everything is flushed */
 	}
@@ -327,6 +342,8 @@ static ssize_t zstd_read(struct in_stream *s, uint8_t *buf, size_t len, struct i
 
 static ssize_t produce(struct in_stream *s, uint8_t *buf, size_t len, struct iot_err *e)
 {
+	if (s->err)
+		return s->err; /* e is s->last: it still says what */
 	switch (s->sn.codec) {
 	case IN_GZIP:
 		return gz_read(s, buf, len, e);
@@ -385,7 +402,7 @@ static int sniff(struct in_stream *s, struct iot_err *e)
 	s->sn.codec = in_sniff_codec(s->raw, s->raw_len);
 	if ((ret = start_codec(s, e)))
 		return ret;
-	while (!s->eof && (s->head_len < SNIFF_MIN ||
+	while (!s->eof && !s->err && (s->head_len < SNIFF_MIN ||
 	                   (s->head_len < HEAD_CAP && all_blank(s->head, s->head_len)))) {
 		n = produce(s, s->head + s->head_len, HEAD_CAP - s->head_len, &s->last);
 		if (n < 0) {
@@ -598,6 +615,11 @@ const char *in_stream_error(const struct in_stream *s)
 	if (m[0] == '\'' && !strncmp(m + 1, s->name, n) && !strncmp(m + 1 + n, "': ", 3))
 		return m + n + 4;
 	return m;
+}
+
+int in_stream_truncated(const struct in_stream *s)
+{
+	return s && s->truncated;
 }
 
 int in_stream_status(const struct in_stream *s)

@@ -71,9 +71,12 @@ const char *in_stream_name(const struct in_stream *s);
 /*
  * Up to len decompressed bytes, from the start of the stream: the number read (less than
  * len only at the end, or from a pipe), 0 at the end, or -errno with e naming the path and
- * the offset (bad or truncated compressed data: -EINVAL).
+ * the offset (bad compressed data: -EINVAL). Bytes read before an error come first.
  */
 ssize_t in_stream_read(struct in_stream *s, void *buf, size_t len, struct iot_err *e);
+/* 1 once the end was read inside a gzip member or zstd frame: the file was cut short (a
+ * reader's warning, as for a record cut short), not bad bytes. 0 for s NULL. */
+int in_stream_truncated(const struct in_stream *s);
 /* Decompressed bytes handed out so far (the offset of the next byte read). */
 uint64_t in_stream_offset(const struct in_stream *s);
 

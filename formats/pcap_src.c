@@ -3,6 +3,7 @@
 #include "formats/pcap_src.h"
 
 #include <errno.h>
+#include <pcap/pcap.h> /* pcap_datalink_val_to_name(): libpcap names the link types */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -59,6 +60,7 @@ struct pcap_src {
 	struct iface *ifs;
 	unsigned nifs;
 	uint64_t records;
+	int truncated; /* the file ends inside a record (or its compressed stream is cut) */
 	int gzip;
 };
 
@@ -493,10 +495,18 @@ int pcap_src_open(struct pcap_src **out, const char *path, struct iot_err *e)
 int pcap_src_next(struct pcap_src *s, const uint8_t **frame, uint32_t *caplen, uint64_t *ts_ns,
                   struct iot_err *e)
 {
+	int ret;
+
 	if (s->map_len && s->pos >= s->mark)
 		map_window(s);
-	return s->format == F_PCAP ? pcap_next_rec(s, frame, caplen, ts_ns, e)
-	                           : pcapng_next_rec(s, frame, caplen, ts_ns, e);
+	ret = s->format == F_PCAP ? pcap_next_rec(s, frame, caplen, ts_ns, e)
+	                          : pcapng_next_rec(s, frame, caplen, ts_ns, e);
+	/* a compressed capture cut at a record's end is cut short all the same */
+	if (!ret && in_stream_truncated(s->in))
+		ret = iot_err_set(e, -ENODATA, "the compressed stream ends early");
+	if (ret == -ENODATA)
+		s->truncated = 1;
+	return ret;
 }
 
 int pcap_src_dlt(const struct pcap_src *s)
@@ -507,6 +517,18 @@ int pcap_src_dlt(const struct pcap_src *s)
 int pcap_src_frame_dlt(const struct pcap_src *s)
 {
 	return s->frame_dlt;
+}
+
+const char *pcap_src_dlt_name(int dlt)
+{
+	const char *n = pcap_datalink_val_to_name(dlt);
+
+	return n ? n : "unknown";
+}
+
+int pcap_src_truncated(const struct pcap_src *s)
+{
+	return s->truncated;
 }
 
 int pcap_src_gzip(const struct pcap_src *s)

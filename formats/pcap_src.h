@@ -64,7 +64,11 @@ int pcap_src_next(struct pcap_src *s, const uint8_t **frame, uint32_t *caplen, u
  * pcapng capture may have interfaces of several types). */
 int pcap_src_dlt(const struct pcap_src *s);
 int pcap_src_frame_dlt(const struct pcap_src *s);
+/* libpcap's name of a link type ("EN10MB", "USER0"), or "unknown". */
+const char *pcap_src_dlt_name(int dlt);
 int pcap_src_gzip(const struct pcap_src *s);
+/* 1 once pcap_src_next() said the file ends inside a record (-ENODATA). */
+int pcap_src_truncated(const struct pcap_src *s);
 void pcap_src_free(struct pcap_src *s);
 
 #endif
