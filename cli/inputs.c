@@ -44,8 +44,7 @@ void warn_block_input(const struct bt_reader *rd, json_t *list)
 	}
 }
 
-void partial_results(const char *what, const struct iot_err *e, struct iot_err *stop,
-                     json_t *list)
+void partial_results(const char *what, const struct iot_err *e, struct iot_err *stop, json_t *list)
 {
 	warn(list,
 	     "partial results: the %s stops at bad bytes; what came before them is reported "

@@ -38,8 +38,7 @@ void warn_block_input(const struct bt_reader *rd, json_t *list);
 /* Bad bytes stopped WHAT ("block trace", "capture") after good data: the partial-results
  * warning (printed, appended to list unless NULL); e kept in *stop for the command to print
  * last before it exits 2 (or printed now when *stop holds an earlier one). */
-void partial_results(const char *what, const struct iot_err *e, struct iot_err *stop,
-                     json_t *list);
+void partial_results(const char *what, const struct iot_err *e, struct iot_err *stop, json_t *list);
 
 /* Print a reader's error ("'FILE': WHAT at offset N (record K)"); returns the exit code for
  * ret. */

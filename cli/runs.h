@@ -36,7 +36,6 @@ struct run_feed {
 int load_run(struct cli_input *ci, const struct run_feed *f, json_t **manifest,
              struct iot_err *stop);
 
-
 /* --svg DIR: each graph into DIR/NAME (cmd-report.c); ctx is a struct svg_dir. -errno after
  * printing the error. */
 struct svg_dir {

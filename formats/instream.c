@@ -39,7 +39,7 @@ struct in_stream {
 	uint64_t out_off;
 	int eof;
 	int truncated; /* the compressed stream ended inside a member or frame */
-	int err; /* sticky: returned once the bytes before it are handed out */
+	int err;       /* sticky: returned once the bytes before it are handed out */
 	struct iot_err last;
 };
 
@@ -295,9 +295,9 @@ static ssize_t gz_read(struct in_stream *s, uint8_t *buf, size_t len, struct iot
 			char what[160];
 
 			if (rc == Z_MEM_ERROR)
-				return stop(s, done,
-				            iot_err_set(e, -ENOMEM, "'%s': gzip: out of memory",
-				                        s->name));
+				return stop(
+				    s, done,
+				    iot_err_set(e, -ENOMEM, "'%s': gzip: out of memory", s->name));
 			snprintf(what, sizeof(what), "gzip: %s",
 			         s->z.msg ? s->z.msg : "bad compressed data");
 			return stop(s, done, fail(s, e, -EINVAL, what));
@@ -402,8 +402,9 @@ static int sniff(struct in_stream *s, struct iot_err *e)
 	s->sn.codec = in_sniff_codec(s->raw, s->raw_len);
 	if ((ret = start_codec(s, e)))
 		return ret;
-	while (!s->eof && !s->err && (s->head_len < SNIFF_MIN ||
-	                   (s->head_len < HEAD_CAP && all_blank(s->head, s->head_len)))) {
+	while (!s->eof && !s->err &&
+	       (s->head_len < SNIFF_MIN ||
+	        (s->head_len < HEAD_CAP && all_blank(s->head, s->head_len)))) {
 		n = produce(s, s->head + s->head_len, HEAD_CAP - s->head_len, &s->last);
 		if (n < 0) {
 			/* bad bytes early on: hand out what came before them, then the error */
