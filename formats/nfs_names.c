@@ -107,7 +107,7 @@ static const uint8_t *fh_of(const struct node *x)
 
 static const uint8_t *name_of(const struct node *x)
 {
-	return x->data + x->fh_len;
+	return x->data ? x->data + x->fh_len : (const uint8_t *)""; /* a v4 root has no data */
 }
 
 static uint32_t resolve(const struct nfs_names *m, uint32_t id)
