@@ -4,7 +4,7 @@
 #include "cli/runs.h"
 
 #include <errno.h>
-#include <getopt.h>
+#include <getopt.h> /* optarg, optind */
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,41 +16,85 @@
 #include "analyze/run_summary.h"
 #include "formats/blktrace.h"
 
-const char usage_compare[] =
-    "usage: iotape compare RUN|SUMMARY.json|SWEEPDIR... [--label L]... [--baseline LABEL]\n"
-    "                      [--fail-if 'METRIC<-10%']... [--alpha P] [--by KEY,...]\n"
-    "                      [--rows KEY --cols KEY [--tables KEY]]\n"
-    "                      [--format text|markdown|csv|json] [-o FILE]\n"
-    "                      [--metrics LIST] [--idle-threshold DUR]\n"
-    "\n"
-    "Compare runs: run directories (analyzed here) or saved 'iotape analyze --json' output.\n"
-    "Runs with the same label form a group: mean, sd, median, 95% CI (Student t), and\n"
-    "Welch's t-test against the baseline group. A SWEEPDIR ('iotape sweep') gives its\n"
-    "finished runs, grouped by their cells; its parameters are keys for --by, --rows, --cols\n"
-    "and --tables (two parameters: rows and columns by default; three: a table per value of\n"
-    "the first), and its metrics (--metric, wall_s) are columns of their own.\n"
-    "\n"
-    "  --label L        label of the next run, in order (default: from the manifest)\n"
-    "  --by KEYS        manifest keys that make automatic labels\n"
-    "                   (default kernel,distro,filesystem,device: those that differ)\n"
-    "  --baseline L     the group others are compared with (default: the first);\n"
-    "                   NAME=V: each group against the one with NAME=V and the same\n"
-    "                   other values (e.g. --baseline method=cp)\n"
-    "  --fail-if RULE   METRIC<VALUE, METRIC>=VALUE or a change like 'mbps<-10%';\n"
-    "                   exit status 1 when a group crosses it (repeatable)\n"
-    "  --alpha P        a relative rule fails only when also significant (p < P)\n"
-    "  --rows KEY, --cols KEY   matrix layout (e.g. --rows distro --cols filesystem)\n"
-    "  --tables KEY     one matrix per value of KEY (e.g. a manifest label 'bs')\n"
-    "  --metrics LIST   show only these metrics (e.g. mbps,wall_s)\n"
-    "  --format F       text (default), markdown, csv, json\n"
-    "  -o FILE          write to FILE instead of standard output\n"
-    "  --idle-threshold DUR  shortest idle gap when analyzing runs (default " BLK_DEFAULT_IDLE_TEXT
-    "; --idle is\n"
-    "                   the same)\n"
-    "\n"
-    "Metrics: mbps, iops, lat_p50, lat_p99 (D2C, us), idle_pct, longest_gap (ms), seeks,\n"
-    "seq_pct, nfsV.OP (mean NFS response time, ms; nfs.OP for any version); a sweep's own\n"
-    "metrics by name, and wall_s (the command's wall time).\n";
+static const struct cli_opt compare_opts[] = {
+    {.name = "label",
+     .key = 'l',
+     .arg = "L",
+     .help = "label of the next run, in order (default: from the manifest)"},
+    {.name = "by",
+     .key = 'B',
+     .arg = "KEYS",
+     .help = "manifest keys that make automatic labels (default "
+             "kernel,distro,filesystem,device: those that differ)"},
+    {.name = "baseline",
+     .key = 'b',
+     .arg = "L",
+     .help = "the group others are compared with (default: the first); NAME=V: each group "
+             "against the one with NAME=V and the same other values (e.g. --baseline "
+             "method=cp)"},
+    {.name = "fail-if",
+     .key = 'f',
+     .arg = "RULE",
+     .help = "METRIC<VALUE, METRIC>=VALUE or a change like 'mbps<-10%'; exit status 1 when a "
+             "group crosses it (repeatable)"},
+    {.name = "alpha",
+     .key = 'a',
+     .arg = "P",
+     .help = "a relative rule fails only when also significant (p < P)"},
+    {.name = "rows",
+     .key = 'r',
+     .arg = "KEY",
+     .help = "matrix layout: the key of the rows (e.g. --rows distro --cols filesystem)"},
+    {.name = "cols", .key = 'c', .arg = "KEY", .help = "matrix layout: the key of the columns"},
+    {.name = "tables",
+     .key = 'T',
+     .arg = "KEY",
+     .help = "one matrix per value of KEY (e.g. a manifest label 'bs')"},
+    {.name = "metrics",
+     .key = 'M',
+     .arg = "LIST",
+     .help = "show only these metrics (e.g. mbps,wall_s)"},
+    {.name = "format",
+     .key = 'F',
+     .arg = "F",
+     .values = "text markdown csv json",
+     .help = "text (default), markdown, csv, json"},
+    {.name = "output",
+     .short_name = 'o',
+     .arg = "FILE",
+     .kind = CLI_FILE,
+     .help = "write to FILE instead of standard output"},
+    {.name = "idle-threshold",
+     .key = 'i',
+     .arg = "DUR",
+     .help = "shortest idle gap when analyzing runs (default " BLK_DEFAULT_IDLE_TEXT ")"},
+    {.name = "idle", .key = 'i', .arg = "DUR", .help = "the same as --idle-threshold"},
+    {0},
+};
+
+const struct cli_doc doc_compare = {
+    .summary = "compare runs: statistics, baseline, --fail-if gates",
+    .synopsis = "RUN|SUMMARY.json|SWEEPDIR... [--label L]... [--baseline LABEL] "
+                "[--fail-if 'METRIC<-10%']... [--alpha P] [--by KEY,...] "
+                "[--rows KEY --cols KEY [--tables KEY]] [--format text|markdown|csv|json] "
+                "[-o FILE] [--metrics LIST] [--idle-threshold DUR]",
+    .description =
+        "Compare runs: run directories (analyzed here) or saved 'iotape analyze --json' output. "
+        "Runs with the same label form a group: mean, sd, median, 95% CI (Student t), and "
+        "Welch's t-test against the baseline group. A SWEEPDIR ('iotape sweep') gives its "
+        "finished runs, grouped by their cells; its parameters are keys for --by, --rows, "
+        "--cols and --tables (two parameters: rows and columns by default; three: a table per "
+        "value of the first), and its metrics (--metric, wall_s) are columns of their own.\n"
+        "\n"
+        "Metrics: mbps, iops, lat_p50, lat_p99 (D2C, us), idle_pct, longest_gap (ms), seeks, "
+        "seq_pct, nfsV.OP (mean NFS response time, ms; nfs.OP for any version); a sweep's own "
+        "metrics by name, and wall_s (the command's wall time).",
+    .opts = compare_opts,
+    .operands = CLI_INPUT,
+    .exit_status = "0 success, 1 a group crossed a --fail-if rule, 2 usage or input error, "
+                   "3 system error",
+    .docs = "compare.md",
+};
 
 static size_t read_json(void *buf, size_t len, void *arg)
 {
@@ -153,22 +197,6 @@ int load_summary(const char *path, uint64_t idle_ns, json_t **summary, json_t **
 
 int cmd_compare(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-	    {"label", 1, 0, 'l'},
-	    {"baseline", 1, 0, 'b'},
-	    {"fail-if", 1, 0, 'f'},
-	    {"alpha", 1, 0, 'a'},
-	    {"rows", 1, 0, 'r'},
-	    {"cols", 1, 0, 'c'},
-	    {"by", 1, 0, 'B'},
-	    {"format", 1, 0, 'F'},
-	    {"output", 1, 0, 'o'},
-	    {"idle", 1, 0, 'i'},
-	    {"idle-threshold", 1, 0, 'i'},
-	    {"tables", 1, 0, 'T'},
-	    {"metrics", 1, 0, 'M'},
-	    {0, 0, 0, 0},
-	};
 	struct compare_opts o = {0};
 	enum cmp_format fmt = CMP_FMT_TEXT;
 	const char **labels = calloc((size_t)argc + 1, sizeof(*labels));
@@ -185,7 +213,7 @@ int cmd_compare(int argc, char **argv)
 		return error("out of memory"), EXIT_SYSTEM;
 	compare_init(&c);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, &doc_compare)) != -1) {
 		switch (opt) {
 		case 'l':
 			labels[nlabels++] = optarg;
@@ -226,8 +254,7 @@ int cmd_compare(int argc, char **argv)
 			break;
 		case 'F':
 			if (compare_format_parse(optarg, &fmt) || fmt == CMP_FMT_HTML) {
-				ret = usage_error(
-				    "--format: '%s' is not text, markdown, csv or json", optarg);
+				ret = bad_value('F', optarg);
 				goto out;
 			}
 			break;

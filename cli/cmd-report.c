@@ -4,7 +4,7 @@
 #include "cli/runs.h"
 
 #include <errno.h>
-#include <getopt.h>
+#include <getopt.h> /* optarg, optind */
 #include <stdlib.h>
 #include <string.h>
 #include <stdbool.h>
@@ -23,36 +23,82 @@
 #include "formats/pcap_src.h"
 #include "iotape_version.h"
 
-const char usage_report[] =
-    "usage: iotape report RUN... -o REPORT.html [--svg DIR] [--interval DUR]\n"
-    "                     [--idle-threshold DUR]\n"
-    "                     [--label L]... [--baseline LABEL] [--title TEXT]\n"
-    "       iotape report SWEEPDIR -o REPORT.html [--svg DIR] [--rows KEY --cols KEY\n"
-    "                     [--tables KEY]] [--baseline NAME=V] [--fail-if RULE]...\n"
-    "                     [--metrics LIST] [--title TEXT]\n"
-    "\n"
-    "One self-contained HTML file (inline SVG, no network, no scripts): the runs' manifests,\n"
-    "summary tables and, per device, sector offset over time, MB/s, IOPS, seeks/s, queue\n"
-    "depth and D2C latency p50/p99 per interval, idle gaps shaded. Several runs share the\n"
-    "axes (one colour per run) and get a comparison table as 'iotape compare' makes it.\n"
-    "RUN is a run directory, a per-CPU set NAME or one trace file.\n"
-    "\n"
-    "For a sweep ('iotape sweep'): its definition, failed runs, the tables 'iotape compare\n"
-    "SWEEPDIR' makes with the same options, and a graph per metric against each parameter\n"
-    "whose values are numbers (log axis for sizes), one line per value of the others, with\n"
-    "the 95% confidence interval of each cell's mean as error bars.\n"
-    "\n"
-    "  -o FILE          the HTML file to write (required)\n"
-    "  --svg DIR        also write every graph as DIR/NAME.svg\n"
-    "  --interval DUR   plotted interval (default: about 600 points over the longest run)\n"
-    "  --idle-threshold DUR  shortest idle gap that is shaded and counted "
-    "(default " BLK_DEFAULT_IDLE_TEXT ";\n"
-    "                   --idle is the same)\n"
-    "  --label L        legend name of the next run, in order (default: the manifest or name)\n"
-    "  --baseline L     baseline group of the comparison table (a sweep: NAME=V too)\n"
-    "  --rows KEY, --cols KEY, --tables KEY, --metrics LIST, --fail-if RULE\n"
-    "                   the tables' layout, metrics and gates, as for 'iotape compare'\n"
-    "  --title TEXT     page title\n";
+static const struct cli_opt report_opts[] = {
+    {.name = "output",
+     .short_name = 'o',
+     .arg = "FILE",
+     .kind = CLI_FILE,
+     .help = "the HTML file to write (required)"},
+    {.name = "svg",
+     .key = 's',
+     .arg = "DIR",
+     .kind = CLI_DIR,
+     .help = "also write every graph as DIR/NAME.svg"},
+    {.name = "interval",
+     .key = 'i',
+     .arg = "DUR",
+     .help = "plotted interval (default: about 600 points over the longest run)"},
+    {.name = "idle-threshold",
+     .key = 'I',
+     .arg = "DUR",
+     .help = "shortest idle gap that is shaded and counted (default " BLK_DEFAULT_IDLE_TEXT ")"},
+    {.name = "idle", .key = 'I', .arg = "DUR", .help = "the same as --idle-threshold"},
+    {.name = "label",
+     .key = 'l',
+     .arg = "L",
+     .help = "legend name of the next run, in order (default: the manifest or name)"},
+    {.name = "baseline",
+     .key = 'b',
+     .arg = "L",
+     .help = "baseline group of the comparison table (a sweep: NAME=V too)"},
+    {.name = "title", .key = 't', .arg = "TEXT", .help = "page title"},
+    {.name = "rows",
+     .key = 'r',
+     .arg = "KEY",
+     .help = "the key of the rows (e.g. --rows distro --cols filesystem)",
+     .group = "the comparison's layout, metrics and gates, as for 'iotape compare'"},
+    {.name = "cols", .key = 'c', .arg = "KEY", .help = "the key of the columns"},
+    {.name = "tables",
+     .key = 'T',
+     .arg = "KEY",
+     .help = "one table per value of KEY (e.g. a manifest label 'bs')"},
+    {.name = "metrics",
+     .key = 'M',
+     .arg = "LIST",
+     .help = "show only these metrics (e.g. mbps,wall_s)"},
+    {.name = "fail-if",
+     .key = 'f',
+     .arg = "RULE",
+     .help = "METRIC<VALUE, METRIC>=VALUE or a change like 'mbps<-10%': a group that crosses "
+             "it fails its cell and makes the exit status 1 (repeatable)"},
+    {0},
+};
+
+const struct cli_doc doc_report = {
+    .summary = "HTML report with graphs of one or more runs",
+    .synopsis = "RUN... -o REPORT.html [--svg DIR] [--interval DUR] [--idle-threshold DUR] "
+                "[--label L]... [--baseline LABEL] [--title TEXT] "
+                "[--rows KEY --cols KEY [--tables KEY]] [--metrics LIST] [--fail-if RULE]...\n"
+                "SWEEPDIR -o REPORT.html [--svg DIR] [--rows KEY --cols KEY [--tables KEY]] "
+                "[--baseline NAME=V] [--fail-if RULE]... [--metrics LIST] [--title TEXT]",
+    .description =
+        "One self-contained HTML file (inline SVG, no network, no scripts): the runs' "
+        "manifests, summary tables and, per device, sector offset over time, MB/s, IOPS, "
+        "seeks/s, queue depth and D2C latency p50/p99 per interval, idle gaps shaded. Several "
+        "runs share the axes (one colour per run) and get a comparison table as 'iotape "
+        "compare' makes it, laid out by --rows, --cols, --tables, --metrics and --fail-if. RUN "
+        "is a run directory, a per-CPU set NAME, a trace file or a packet capture.\n"
+        "\n"
+        "For a sweep ('iotape sweep'): its definition, failed runs, the tables 'iotape compare "
+        "SWEEPDIR' makes with the same options, and a graph per metric against each parameter "
+        "whose values are numbers (log axis for sizes), one line per value of the others, with "
+        "the 95% confidence interval of each cell's mean as error bars.",
+    .opts = report_opts,
+    .operands = CLI_INPUT,
+    .exit_status = "0 success, 1 a group crossed a --fail-if rule, 2 usage or input error, "
+                   "3 system error",
+    .docs = "report.md sweep.md",
+};
 
 int write_svg(void *ctx, const char *name, const char *svg, size_t len)
 {
@@ -154,15 +200,6 @@ static int feed_packets(void *ctx, struct pcap_src *src, const struct manifest *
 
 int cmd_report(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-	    {"output", 1, 0, 'o'},         {"svg", 1, 0, 's'},
-	    {"interval", 1, 0, 'i'},       {"idle", 1, 0, 'I'},
-	    {"idle-threshold", 1, 0, 'I'}, {"label", 1, 0, 'l'},
-	    {"baseline", 1, 0, 'b'},       {"title", 1, 0, 't'},
-	    {"rows", 1, 0, 'r'},           {"cols", 1, 0, 'c'},
-	    {"tables", 1, 0, 'T'},         {"metrics", 1, 0, 'M'},
-	    {"fail-if", 1, 0, 'f'},        {0, 0, 0, 0},
-	};
 	const char *outpath = NULL, *title = NULL;
 	struct svg_dir svg = {0};
 	struct report_opts ro = {0};
@@ -186,7 +223,7 @@ int cmd_report(int argc, char **argv)
 	}
 	compare_init(&cmp);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, &doc_report)) != -1) {
 		switch (opt) {
 		case 'o':
 			outpath = optarg;

@@ -19,9 +19,8 @@
 const struct cmd cli_commands[] = {
     CMD(analyze),
     CMD(replay),
-    {"report", cmd_report, NULL, "HTML report with graphs of one or more runs", usage_report},
-    {"compare", cmd_compare, NULL, "compare runs: statistics, baseline, --fail-if gates",
-     usage_compare},
+    CMD(report),
+    CMD(compare),
     CMD(capture),
     CMD(export),
     CMD(sweep),
