@@ -19,9 +19,6 @@ struct cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 	const struct cli_doc *doc; /* help, man page, completion and options (cli/doc.h) */
-	/* until every command has its doc: */
-	const char *summary; /* one line for `iotape --help` */
-	const char *usage;   /* full text for `iotape help NAME` and `iotape NAME --help` */
 };
 
 /* The command table (iotape.c), ending with a NULL name. */
@@ -44,8 +41,6 @@ int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print the usage error and the command's usage line; returns EXIT_USAGE. */
 int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Print the running command's usage to f. */
-void cmd_usage(FILE *f);
 /* Map a negative errno from the library to an exit code (input error vs system error). */
 int exit_code_for(int err);
 
@@ -69,27 +64,20 @@ int parse_double(const char *opt, const char *s, double *out);
 /* "10ms", "1.5s", "250us", "2000000" (ns) into ns. */
 int parse_duration_ns(const char *opt, const char *s, unsigned long long *out);
 
-#define CMD_DECL(x) int cmd_##x(int argc, char **argv)
+/* A command: its function, and its text and options (the doc_X its CMD(X) in the table of
+ * iotape.c names). One CMD_DECL per subcommand. */
+#define CMD_DECL(x)                                                                                \
+	int cmd_##x(int argc, char **argv);                                                        \
+	extern const struct cli_doc doc_##x
 CMD_DECL(analyze);
-extern const struct cli_doc doc_analyze;
 CMD_DECL(capture);
-extern const struct cli_doc doc_capture;
 CMD_DECL(replay);
-extern const struct cli_doc doc_replay;
 CMD_DECL(report);
-extern const struct cli_doc doc_report;
 CMD_DECL(compare);
-extern const struct cli_doc doc_compare;
 CMD_DECL(movie);
-extern const struct cli_doc doc_movie;
 CMD_DECL(export);
-extern const struct cli_doc doc_export;
 CMD_DECL(sweep);
-extern const struct cli_doc doc_sweep;
 CMD_DECL(help);
-extern const struct cli_doc doc_help;
 CMD_DECL(version);
-extern const struct cli_doc doc_version;
-/* one CMD_DECL and doc_X line per subcommand, beside its CMD(X) in the table in iotape.c */
 
 #endif

@@ -86,63 +86,9 @@ const struct cli_doc doc_version = {
     .exit_status = "0 success, 2 a bad option or operand.",
 };
 
-/*
- * A command not yet described by a struct cli_doc has a usage text: its first paragraph
- * becomes the synopsis, the rest is kept as it is (verbatim blocks).
- */
-struct legacy_doc {
-	struct cli_doc doc;
-	char *synopsis, *description;
-};
-
-static int legacy_doc(const struct cmd *c, struct legacy_doc *l)
-{
-	const char *u = c->usage, *par = strstr(u, "\n\n"), *p;
-	size_t ulen = par ? (size_t)(par - u) : strlen(u),
-	       skip = strlen("usage: iotape ") + strlen(c->name);
-	FILE *f;
-	size_t n;
-
-	memset(l, 0, sizeof(*l));
-	if (!(f = open_memstream(&l->synopsis, &n)))
-		return -ENOMEM;
-	/* the first paragraph, lines joined, after "usage: iotape NAME" */
-	for (p = u + (ulen > skip ? skip : ulen); p < u + ulen; p++) {
-		fputc(*p == '\n' ? ' ' : *p, f);
-		while (*p == '\n' && p + 1 < u + ulen && p[1] == ' ')
-			p++;
-	}
-	if (fclose(f))
-		return -ENOMEM;
-	for (p = l->synopsis; *p == ' '; p++)
-		;
-	memmove(l->synopsis, p, strlen(p) + 1);
-	if (!(f = open_memstream(&l->description, &n)))
-		return -ENOMEM;
-	for (p = par ? par + 2 : u + ulen; *p; p++) {
-		if (p[-1] == '\n' && *p != '\n')
-			fputs("  ", f);
-		fputc(*p, f);
-	}
-	if (fclose(f))
-		return -ENOMEM;
-	l->doc = (struct cli_doc){.summary = c->summary ? c->summary : "",
-	                          .synopsis = l->synopsis,
-	                          .description = l->description,
-	                          .operands = CLI_INPUT};
-	return 0;
-}
-
-static void legacy_doc_release(struct legacy_doc *l)
-{
-	free(l->synopsis);
-	free(l->description);
-}
-
-/* The manual: every command with its text. legacy holds what legacy_doc() made. */
+/* The manual: every command of the table with its text, as the renderers take it. */
 struct manual {
 	struct cli_page pages[64];
-	struct legacy_doc legacy[64];
 	size_t n;
 };
 
@@ -151,23 +97,10 @@ static int manual_init(struct manual *m)
 	memset(m, 0, sizeof(*m));
 	for (const struct cmd *c = cli_commands; c->name; c++) {
 		if (m->n + 1 >= sizeof(m->pages) / sizeof(m->pages[0]))
-			return -E2BIG;
-		m->pages[m->n].name = c->name;
-		m->pages[m->n].doc = c->doc;
-		if (!c->doc) {
-			if (legacy_doc(c, &m->legacy[m->n]))
-				return -ENOMEM;
-			m->pages[m->n].doc = &m->legacy[m->n].doc;
-		}
-		m->n++;
+			return error("more than %zu commands", m->n), -E2BIG;
+		m->pages[m->n++] = (struct cli_page){c->name, c->doc};
 	}
 	return 0;
-}
-
-static void manual_release(struct manual *m)
-{
-	for (size_t i = 0; i < m->n; i++)
-		legacy_doc_release(&m->legacy[i]);
 }
 
 /* Every text checked, so that a table getopt cannot use fails the build (which writes the
@@ -188,17 +121,10 @@ void cmd_help_print(FILE *f, const struct cmd *c)
 {
 	struct manual m;
 
-	if (c && c->doc) {
+	if (c)
 		cli_doc_help(f, c->name, c->doc, NULL);
-		return;
-	}
-	if (c) { /* not yet a doc */
-		fputs(c->usage, f);
-		return;
-	}
-	if (manual_init(&m) == 0)
+	else if (manual_init(&m) == 0)
 		cli_doc_help(f, NULL, &doc_iotape, m.pages);
-	manual_release(&m);
 }
 
 static const struct cli_man_info man_info = {
@@ -266,25 +192,18 @@ int cmd_help(int argc, char **argv)
 		cmd_help_print(stdout, c);
 		return EXIT_OK;
 	}
-	if (manual_init(&m) || manual_check(&m)) {
-		manual_release(&m);
+	if (manual_init(&m) || manual_check(&m))
 		return EXIT_SYSTEM;
-	}
 	if (completion)
 		cli_doc_bash(stdout, m.pages, iotape_opts);
 	else if (man) {
-		const struct cli_doc *d = &doc_iotape;
-
-		for (size_t i = 0; c && i < m.n; i++)
-			if (!strcmp(m.pages[i].name, c->name))
-				d = m.pages[i].doc;
-		cli_doc_man(stdout, c ? c->name : NULL, d, m.pages, &man_info);
+		cli_doc_man(stdout, c ? c->name : NULL, c ? c->doc : &doc_iotape, m.pages,
+		            &man_info);
 	} else {
 		ret = write_page(&m, man_dir, NULL, &doc_iotape);
 		for (size_t i = 0; i < m.n && ret == EXIT_OK; i++)
 			ret = write_page(&m, man_dir, m.pages[i].name, m.pages[i].doc);
 	}
-	manual_release(&m);
 	if (ret == EXIT_OK && fflush(stdout) == EOF)
 		ret = (error("write error: %s", strerror(errno)), EXIT_SYSTEM);
 	return ret;

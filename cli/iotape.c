@@ -69,12 +69,6 @@ void warning(const char *fmt, ...)
 	va_end(ap);
 }
 
-void cmd_usage(FILE *f)
-{
-	if (cli_cmd)
-		cmd_help_print(f, cli_cmd);
-}
-
 int usage_error(const char *fmt, ...)
 {
 	va_list ap;
@@ -85,12 +79,7 @@ int usage_error(const char *fmt, ...)
 	if (!cli_cmd)
 		return EXIT_USAGE;
 	/* the usage alone: the full text is one `iotape help CMD` away */
-	if (cli_cmd->doc)
-		cli_doc_usage(stderr, cli_cmd->name, cli_cmd->doc);
-	else if (cli_cmd->usage) {
-		const char *u = cli_cmd->usage, *nl = strchr(u, '\n');
-		fprintf(stderr, "%.*s\n", nl ? (int)(nl - u) : (int)strlen(u), u);
-	}
+	cli_doc_usage(stderr, cli_cmd->name, cli_cmd->doc);
 	fprintf(stderr, "try 'iotape help %s' for more\n", cli_cmd->name);
 	return EXIT_USAGE;
 }
@@ -128,7 +117,7 @@ int parse_u64(const char *opt, const char *s, unsigned long long *out)
 
 const char *opt_name(int key)
 {
-	const struct cli_opt *o = cli_cmd && cli_cmd->doc ? cli_opt_find(cli_cmd->doc, key) : NULL;
+	const struct cli_opt *o = cli_cmd ? cli_opt_find(cli_cmd->doc, key) : NULL;
 	static char name[80];
 
 	if (!o)
@@ -142,7 +131,7 @@ const char *opt_name(int key)
 
 int bad_value(int key, const char *s)
 {
-	const struct cli_opt *o = cli_cmd && cli_cmd->doc ? cli_opt_find(cli_cmd->doc, key) : NULL;
+	const struct cli_opt *o = cli_cmd ? cli_opt_find(cli_cmd->doc, key) : NULL;
 	char words[512];
 	size_t n = 0;
 
@@ -165,7 +154,7 @@ int bad_value(int key, const char *s)
 
 int parse_value(int key, const char *s)
 {
-	const struct cli_opt *o = cli_cmd && cli_cmd->doc ? cli_opt_find(cli_cmd->doc, key) : NULL;
+	const struct cli_opt *o = cli_cmd ? cli_opt_find(cli_cmd->doc, key) : NULL;
 	int i = o && o->values ? cli_word_index(o->values, s ? s : "") : -1;
 
 	if (i < 0)

@@ -13,7 +13,7 @@ DESTDIR=$TMP/root cmake --install "$BUILDDIR" --prefix /usr >install.log ||
 	fail "cmake --install: $(cat install.log)"
 usr=$TMP/root/usr
 [ -x "$usr/bin/iotape" ] || fail "no bin/iotape"
-cmds=$("$IOTAPE" --help | sed -n '/^commands:$/,/^$/p' | sed -n 's/^   \([a-z][a-z0-9-]*\) .*/\1/p')
+cmds=$(iotape_commands | cut -f1)
 for c in iotape $(printf 'iotape-%s\n' $cmds); do
 	[ -s "$usr/share/man/man1/$c.1.gz" ] || fail "no share/man/man1/$c.1.gz"
 done

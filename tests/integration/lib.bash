@@ -40,3 +40,8 @@ expect_eq() { [ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"; }
 
 # json PATH-EXPR FILE: read a value with python3's json module
 json() { python3 -c 'import json,sys; d=json.load(open(sys.argv[2])); print(eval("d"+sys.argv[1]))' "$1" "$2"; }
+
+# iotape_commands: the command table as `iotape --help` lists it, "NAME<TAB>summary" a line
+iotape_commands() {
+	"$IOTAPE" --help | sed -n '/^commands:$/,/^$/p' | sed -n 's/^   \([a-z][a-z0-9-]*\) \+\(.*\)$/\1\t\2/p'
+}

@@ -104,6 +104,8 @@ ask() {
 [[ $(ask analyze --js) == --json ]] || { echo "analyze --js: $(ask analyze --js)" >&2; exit 1; }
 [[ " $(ask help c) " == *" capture "* ]] || { echo "help c: $(ask help c)" >&2; exit 1; }
 [[ $(ask help --co) == --completion ]] || { echo "help --co: $(ask help --co)" >&2; exit 1; }
+[[ $(ask compare --format m) == markdown ]] ||
+	{ echo "compare --format m: $(ask compare --format m)" >&2; exit 1; }
 [[ $(ask replay --engine "") == "io_uring psync null" ]] ||
 	{ echo "replay --engine: $(ask replay --engine "")" >&2; exit 1; }
 EOF
