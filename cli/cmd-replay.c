@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "capture/capture.h"
+#include "cli/inputs.h"
 #include "cli/replay.h"
 
 static const struct cli_opt replay_opts[] = {
@@ -20,8 +21,14 @@ static const struct cli_opt replay_opts[] = {
      .short_name = 't',
      .arg = "PATH",
      .kind = CLI_FILE,
-     .help = "replay every device of the trace (not --map'ed) onto PATH",
+     .help = "replay every device of the trace (not --map'ed) onto PATH; for an NFS capture, "
+             "a directory (any filesystem) that the calls are replayed in",
      .group = "targets"},
+    {.name = "nfs",
+     .key = O_NFS,
+     .arg = "URL",
+     .help = "NFS capture: replay onto an NFS server through libnfs, "
+             "nfs://HOST[:PORT]/EXPORT[?version=3|4]"},
     {.name = "map",
      .short_name = 'm',
      .arg = "SRCDEV=PATH",
@@ -103,6 +110,17 @@ static const struct cli_opt replay_opts[] = {
     {.name = "no-progress",
      .key = O_NO_PROGRESS,
      .help = "no progress line (shown on a terminal otherwise)"},
+    {.name = "prepare",
+     .key = O_PREPARE,
+     .help = "NFS capture: first create the files and directories the workload uses before "
+             "it creates them, with the capture's sizes (default)",
+     .group = "packet captures (NFS)"},
+    {.name = "no-prepare", .key = O_NO_PREPARE, .help = "NFS capture: the target as it is"},
+    {.name = "root-fh",
+     .key = O_ROOT_FH,
+     .arg = "HEX",
+     .help = "NFS capture: the export's root handle, when the capture has no MOUNT reply or "
+             "PUTROOTFH (default: the first unnamed directory handle, docs/replay-nfs.md)"},
     {.name = "fio-client",
      .key = O_FIO_CLIENT,
      .arg = "HOST[:PORT]=TARGET",
@@ -132,9 +150,10 @@ static const struct cli_opt replay_opts[] = {
 };
 
 const struct cli_doc doc_replay = {
-    .summary = "replay a block trace onto devices or files",
+    .summary = "replay a block trace or an NFS capture",
     .synopsis = "[OPTIONS] TRACE (--target PATH | --map SRCDEV=PATH ...)\n"
-                "[OPTIONS] TRACE (--fio-client HOST[:PORT]=TARGET ... | --fio-hosts FILE)",
+                "[OPTIONS] TRACE (--fio-client HOST[:PORT]=TARGET ... | --fio-hosts FILE)\n"
+                "[OPTIONS] CAPTURE (--target DIR | --nfs URL)",
     .description =
         "Replay the IOs of a block trace (run directory, per-CPU set NAME, file, a fio iolog, "
         "or -) onto a block device or a regular file, on the trace's clock, and report the "
@@ -147,7 +166,7 @@ const struct cli_doc doc_replay = {
     .opts = replay_opts,
     .operands = CLI_INPUT,
     .exit_status = "0 done, 2 usage or input error, 3 system error or IOs that failed",
-    .docs = "replay.md",
+    .docs = "replay.md replay-nfs.md",
     .see_also = "btreplay(8) fio(1)",
 };
 
@@ -462,6 +481,9 @@ int cmd_replay(int argc, char **argv)
 	const char *capture_dir = NULL;
 	struct capture cap;
 	struct rp_fid_result fid_res;
+	struct replay_nfs_args na = {.prepare = true};
+	struct cli_input ci = {0};
+	bool blk_only = false; /* an option only a block replay takes */
 	unsigned long long u;
 	int c, ret, rc;
 
@@ -503,6 +525,7 @@ int cmd_replay(int argc, char **argv)
 			o.depth = (unsigned)u;
 			break;
 		case 'e':
+			blk_only = true;
 			/* sync and fallback: psync's former names */
 			if (cli_word_index(cli_opt_find(&doc_replay, 'e')->values, optarg) < 0 &&
 			    strcmp(optarg, "sync") && strcmp(optarg, "fallback"))
@@ -510,6 +533,7 @@ int cmd_replay(int argc, char **argv)
 			o.engine = optarg;
 			break;
 		case O_FROM:
+			blk_only = true;
 			if (!strcmp(optarg, "issue") || !strcmp(optarg, "D"))
 				o.from = RP_FROM_ISSUE;
 			else if (!strcmp(optarg, "queue") || !strcmp(optarg, "Q"))
@@ -534,32 +558,40 @@ int cmd_replay(int argc, char **argv)
 				                   optarg);
 			break;
 		case O_BUFFERED:
+			blk_only = true;
 			o.buffered = true;
 			break;
 		case O_ALLOW_WRITES:
+			blk_only = true;
 			o.allow_writes = true;
 			break;
 		case O_WRITES_AS_READS:
+			blk_only = true;
 			o.writes_as_reads = true;
 			break;
 		case O_FORCE:
 			o.force = true;
 			break;
 		case O_ALLOW_MOUNTED:
+			blk_only = true;
 			o.allow_mounted = true;
 			break;
 		case O_OFFSET:
+			blk_only = true;
 			if (parse_u64("--offset", optarg, &u))
 				return free(maps), EXIT_USAGE;
 			o.offset = u;
 			break;
 		case O_WRAP:
+			blk_only = true;
 			o.wrap = true;
 			break;
 		case O_SKIP_DISCARD:
+			blk_only = true;
 			o.skip_discard = true;
 			break;
 		case O_SKIP_WZERO:
+			blk_only = true;
 			o.skip_write_zeroes = true;
 			break;
 		case O_JSON:
@@ -575,6 +607,7 @@ int cmd_replay(int argc, char **argv)
 			show_progress = false;
 			break;
 		case O_NULL_LAT:
+			blk_only = true;
 			if (parse_duration_ns("--null-latency", optarg, &u))
 				return free(maps), EXIT_USAGE;
 			o.null_lat_ns = u;
@@ -591,6 +624,18 @@ int cmd_replay(int argc, char **argv)
 				return free(maps),
 				       usage_error("--spin: '%s' is more than a second", optarg);
 			o.spin_ns = u ? u : 1;
+			break;
+		case O_NFS:
+			na.nfs_url = optarg;
+			break;
+		case O_PREPARE:
+			na.prepare = true;
+			break;
+		case O_NO_PREPARE:
+			na.prepare = false;
+			break;
+		case O_ROOT_FH:
+			na.root_fh = optarg;
 			break;
 		case O_FIO_CLIENT: /* abbreviated: "--fio-client" itself went to replay_fio() */
 		case O_FIO_HOSTS:
@@ -609,6 +654,47 @@ int cmd_replay(int argc, char **argv)
 	o.maps = maps;
 	if (optind != argc - 1)
 		return free(maps), usage_error("expected one trace");
+	if ((rc = cli_input_open(&ci, argv[optind], 0)) != EXIT_OK)
+		return free(maps), rc;
+	if (ci.capture && (!ci.block || na.nfs_url)) {
+		/* a packet capture: its NFS calls (replay-nfs.c) */
+		if (blk_only || o.nmaps) {
+			cli_input_release(&ci);
+			return free(maps),
+			       usage_error("'%s' is a packet capture: --map and the block "
+			                   "replay's IO options do not apply",
+			                   argv[optind]);
+		}
+		na.target = o.target;
+		na.timing = o.timing;
+		na.speed = o.speed;
+		na.spin_ns = o.spin_ns;
+		na.max_gap_ns = o.max_gap_ns;
+		na.depth = o.depth;
+		na.force = o.force;
+		na.json = json;
+		na.record_dir = o.record_dir;
+		na.capture_dir = capture_dir;
+		na.argc = argc;
+		na.argv = argv;
+		rc = replay_nfs(&na, &ci);
+		cli_input_release(&ci);
+		return free(maps), rc;
+	}
+	if (na.nfs_url || na.root_fh) {
+		cli_input_release(&ci);
+		return free(maps),
+		       usage_error("--nfs and --root-fh are for NFS captures; '%s' is a "
+		                   "block trace",
+		                   argv[optind]);
+	}
+	if (!ci.block) {
+		cli_input_release(&ci);
+		return free(maps), usage_error("'%s': nothing to replay", argv[optind]);
+	}
+	rd = ci.block;
+	ci.block = NULL;
+	cli_input_release(&ci);
 	if (!o.target && !o.nmaps)
 		return free(maps),
 		       usage_error("no target: give --target PATH or --map SRCDEV=PATH");
@@ -617,9 +703,6 @@ int cmd_replay(int argc, char **argv)
 		                               "other");
 	if (capture_dir && o.record_dir && !strcmp(capture_dir, o.record_dir))
 		return free(maps), usage_error("--capture and --record need different directories");
-	ret = bt_reader_open(&rd, argv[optind], &e);
-	if (ret)
-		return free(maps), error("%s", e.msg), exit_code_for(ret);
 	if (replay_input_ids(rd, &o)) {
 		rc = (error("out of memory"), EXIT_SYSTEM);
 		goto out;

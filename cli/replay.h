@@ -33,7 +33,26 @@ enum {
 	O_FIO_DIR,
 	O_FIO_REMOTE_DIR,
 	O_FIO_BIN,
+	O_NFS,
+	O_PREPARE,
+	O_NO_PREPARE,
+	O_ROOT_FH,
 };
+
+/* What cmd-replay.c parsed for a replay of a packet capture (replay-nfs.c). */
+struct replay_nfs_args {
+	const char *target, *nfs_url, *root_fh, *record_dir, *capture_dir;
+	enum rp_timing timing;
+	double speed;
+	uint64_t spin_ns, max_gap_ns;
+	unsigned depth;
+	bool prepare, force, json;
+	int argc;
+	char **argv;
+};
+struct cli_input;
+/* iotape replay CAPTURE (--target DIR | --nfs URL): the NFS calls (replay-nfs.c). */
+int replay_nfs(struct replay_nfs_args *a, struct cli_input *ci);
 
 /* iotape replay --fio-client/--fio-hosts: the whole command line (replay-fio.c). */
 int replay_fio(int argc, char **argv);

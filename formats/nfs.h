@@ -97,6 +97,7 @@ enum nfs_nameop {
 	NN_LIST,    /* current is a directory whose reply lists names with handles (READDIRPLUS) */
 	NN_MOUNT,   /* bytes: a path (MOUNT MNT); the reply's handle is the root of that export */
 	NN_LOST,    /* current can no longer be followed (an op the decoder does not know) */
+	NN_DATA,    /* bytes: a symbolic link's target (v3 SYMLINK, v4 CREATE NF4LNK); no move */
 };
 #define NFS_NAME_MAX 255 /* longer names are not learnt (the current handle becomes unknown) */
 #define NFS_NAMES_BUF 1024
@@ -130,6 +131,26 @@ struct nfs_call {
 	uint16_t names_len, names_cap;
 	bool names_cut;
 	bool cut; /* the arguments end before the COMPOUND's last op (snaplen, lost bytes) */
+	/* attributes a call sets (v3 sattr3 of SETATTR, CREATE, MKDIR, SYMLINK; v4 fattr4 of
+	 * SETATTR, OPEN's createattrs and CREATE), for the replay */
+	uint8_t set;       /* NFS_SET_* */
+	uint8_t ftype;     /* what a CREATE makes: NFS_FT_* (v3 CREATE/MKDIR/SYMLINK/MKNOD) */
+	bool creates;      /* v4 OPEN with OPEN4_CREATE; v3 CREATE */
+	bool exclusive;    /* the create fails if the name exists (GUARDED, EXCLUSIVE) */
+	uint32_t set_mode; /* with NFS_SET_MODE: the permission bits */
+	uint64_t set_size; /* with NFS_SET_SIZE */
+};
+
+enum { NFS_SET_MODE = 1, NFS_SET_SIZE = 2 };
+/* File types, as nftype4 numbers them (ftype3 is the same for 1..7). */
+enum {
+	NFS_FT_REG = 1,
+	NFS_FT_DIR = 2,
+	NFS_FT_BLK = 3,
+	NFS_FT_CHR = 4,
+	NFS_FT_LNK = 5,
+	NFS_FT_SOCK = 6,
+	NFS_FT_FIFO = 7
 };
 
 /* What the reply says (nfs3_reply, nfs4_reply). */

@@ -91,6 +91,73 @@ static void rename_names(struct cur *c, struct nfs_call *out)
 	nfs_names_put(out, NN_RENAME, 0, a, n1, b, n2);
 }
 
+/* sattr3 (RFC 1813 2.6): the mode and size a call sets; uid, gid and times are skipped */
+static void sattr3(struct cur *c, struct nfs_call *out)
+{
+	uint32_t mode = 0;
+	uint64_t size = 0;
+	bool has_mode, has_size;
+
+	if ((has_mode = xdr_bool(c)))
+		mode = xdr_u32(c);
+	if (xdr_bool(c))
+		cur_skip(c, 4); /* uid */
+	if (xdr_bool(c))
+		cur_skip(c, 4); /* gid */
+	if ((has_size = xdr_bool(c)))
+		size = xdr_u64(c);
+	for (int i = 0; i < 2; i++) /* atime, mtime: SET_TO_CLIENT_TIME carries a time */
+		if (xdr_u32(c) == 2)
+			cur_skip(c, 8);
+	if (c->err)
+		return;
+	if (has_mode) {
+		out->set |= NFS_SET_MODE;
+		out->set_mode = mode & 07777;
+	}
+	if (has_size) {
+		out->set |= NFS_SET_SIZE;
+		out->set_size = size;
+	}
+}
+
+/* What a CREATE, MKDIR, SYMLINK or MKNOD makes and with which attributes (after the name). */
+static void create_args(struct cur *c, uint32_t proc, struct nfs_call *out)
+{
+	uint32_t how, n;
+	const uint8_t *p;
+
+	switch (proc) {
+	case P3_CREATE:
+		out->ftype = NFS_FT_REG;
+		out->creates = true;
+		how = xdr_u32(c); /* UNCHECKED, GUARDED: sattr3; EXCLUSIVE: a verifier */
+		out->exclusive = how != 0;
+		if (how == 2)
+			cur_skip(c, 8);
+		else
+			sattr3(c, out);
+		break;
+	case P3_MKDIR:
+		out->ftype = NFS_FT_DIR;
+		sattr3(c, out);
+		break;
+	case P3_SYMLINK:
+		out->ftype = NFS_FT_LNK;
+		sattr3(c, out);
+		p = xdr_opaque(c, 4096, &n);
+		if (p)
+			nfs_names_put(out, NN_DATA, 0, p, n, NULL, 0);
+		break;
+	case P3_MKNOD:
+		n = xdr_u32(c); /* ftype3 */
+		out->ftype = n >= 1 && n <= 7 ? (uint8_t)n : 0;
+		break;
+	default:
+		break;
+	}
+}
+
 int nfs3_call(struct cur *c, uint32_t proc, struct nfs_call *out)
 {
 	out->op = proc;
@@ -130,6 +197,11 @@ int nfs3_call(struct cur *c, uint32_t proc, struct nfs_call *out)
 		put_fh(out, out->fh, out->fh_len);
 		put_name(c, out, proc == P3_LOOKUP ? NN_LOOKUP : NN_CREATE);
 		nfs_names_put(out, NN_GETFH, 0, NULL, 0, NULL, 0);
+		if (proc != P3_LOOKUP)
+			create_args(c, proc, out);
+		break;
+	case P3_SETATTR:
+		sattr3(c, out);
 		break;
 	case P3_REMOVE:
 	case P3_RMDIR:

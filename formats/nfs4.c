@@ -204,6 +204,50 @@ static void skip_fattr4(struct cur *c)
 	xdr_skip_opaque(c, UINT32_MAX);
 }
 
+/*
+ * fattr4 in a call (SETATTR, OPEN's createattrs, CREATE): the size (attribute 4) and mode (33)
+ * it sets. Values come in bit order; of the settable attributes only acl (12, variable) may
+ * stand between them, and then the mode is not looked for.
+ */
+static void fattr4_set(struct cur *c, struct nfs_call *o)
+{
+	uint32_t nw = xdr_u32(c), w[2] = {0, 0}, len;
+	const uint8_t *v;
+	struct cur a;
+
+	if (c->err || nw > 64 || (uint64_t)nw * 4 > cur_left(c)) {
+		c->err = true;
+		return;
+	}
+	for (uint32_t i = 0; i < nw; i++) {
+		uint32_t x = xdr_u32(c);
+
+		if (i < 2)
+			w[i] = x;
+	}
+	v = xdr_opaque(c, UINT32_MAX, &len);
+	if (!v)
+		return;
+	a = cur_make(v, len);
+	if (w[0] & (1u << 4)) {
+		uint64_t size = xdr_u64(&a);
+
+		if (!a.err) {
+			o->set |= NFS_SET_SIZE;
+			o->set_size = size;
+		}
+	}
+	if ((w[1] & (1u << 1)) && !(w[0] & (1u << 12))) {
+		cur_skip(&a, 4 * (!!(w[0] & (1u << 14)) + !!(w[0] & (1u << 25))));
+		uint32_t mode = xdr_u32(&a);
+
+		if (!a.err) {
+			o->set |= NFS_SET_MODE;
+			o->set_mode = mode & 07777;
+		}
+	}
+}
+
 /* fattr4 in a GETATTR reply: find FATTR4_SIZE (attribute 4). Attributes 0..4 come first in
  * bit order: supported_attrs (bitmap4), type, fh_expire_type, change (u64), size (u64). */
 static void fattr4_size(struct cur *c, struct nfs_reply *r)
@@ -351,12 +395,13 @@ static bool op_args(struct cur *c, uint32_t op, struct nfs_call *o, uint8_t *fh,
 		break;
 	case OP4_CREATE:
 		t = xdr_u32(c);
+		o->ftype = t >= 1 && t <= 7 ? (uint8_t)t : 0;
 		if (t == 5) /* NF4LNK */
-			xdr_skip_opaque(c, NAME_MAX4);
+			nm->b = xdr_opaque(c, 4096, &nm->blen);
 		else if (t == 3 || t == 4) /* NF4BLK, NF4CHR */
 			cur_skip(c, 8);
 		nm->a = xdr_opaque(c, NAME_MAX4, &nm->alen);
-		skip_fattr4(c);
+		fattr4_set(c, o);
 		break;
 	case 7: /* DELEGPURGE */
 	case OP4_RENEW:
@@ -413,13 +458,16 @@ static bool op_args(struct cur *c, uint32_t op, struct nfs_call *o, uint8_t *fh,
 		skip_owner(c);
 		if (xdr_u32(c) == 1) { /* OPEN4_CREATE: createhow4 */
 			t = xdr_u32(c);
+			o->creates = true;
+			o->ftype = NFS_FT_REG;
+			o->exclusive = t != 0;
 			if (t == 0 || t == 1) { /* UNCHECKED4, GUARDED4 */
-				skip_fattr4(c);
+				fattr4_set(c, o);
 			} else if (t == 2) { /* EXCLUSIVE4 */
 				cur_skip(c, 8);
 			} else if (t == 3) { /* EXCLUSIVE4_1 */
 				cur_skip(c, 8);
-				skip_fattr4(c);
+				fattr4_set(c, o);
 			} else {
 				c->err = true;
 			}
@@ -460,7 +508,7 @@ static bool op_args(struct cur *c, uint32_t op, struct nfs_call *o, uint8_t *fh,
 		break;
 	case OP4_SETATTR:
 		cur_skip(c, STATEID);
-		skip_fattr4(c);
+		fattr4_set(c, o);
 		break;
 	case OP4_SETCLIENTID:
 		cur_skip(c, 8);
@@ -618,6 +666,8 @@ static void op_name_record(struct nfs_call *o, unsigned i, uint32_t op, const ui
 		                       : NN_LINK;
 		if (!name_ok(nm->a, nm->alen))
 			k = NN_LOST;
+		if (op == OP4_CREATE && nm->b)
+			nfs_names_put(o, NN_DATA, i, nm->b, nm->blen, NULL, 0);
 		nfs_names_put(o, k, i, nm->a, k == NN_LOST ? 0 : nm->alen, NULL, 0);
 		return;
 	case OP4_OPEN:

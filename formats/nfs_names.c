@@ -660,6 +660,8 @@ uint32_t nfs_names_txn(struct nfs_names *m, const struct rpc_txn *t)
 			if (r.n && len)
 				mount_root(m, srv, a, len, r.h[0].fh, r.h[0].len);
 			break;
+		case NN_DATA:
+			break; /* a symbolic link's target: no handle moves */
 		case NN_LOST:
 		default:
 			cur = NONE;

@@ -41,4 +41,8 @@ int rp_record_io(struct rp_target *t, const struct rp_io *io, bool done, uint64_
 int rp_record_close(const char *dir, struct rp_target *t, unsigned n, const struct replay_opts *o,
                     const struct replay_stats *st, struct iot_err *e);
 
+/* A histogram as {"count", "min_ns", "mean_ns", "p50_ns" ... "max_ns"} (json.c) */
+struct json_t;
+struct json_t *rp_hist_json(const struct hist *h);
+
 #endif

@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "replay/replay.h"
+#include "replay/internal.h"
 
 static const char *const op_names[RP_OP_N] = {"read", "write", "flush", "discard", "write_zeroes"};
 
-static json_t *hist_json(const struct hist *h)
+json_t *rp_hist_json(const struct hist *h)
 {
 	json_t *o = json_object();
 
@@ -97,8 +97,8 @@ char *replay_stats_json(const struct replay_opts *o, const struct replay_stats *
 	                    json_integer((json_int_t)st->unaligned_buffered));
 	json_object_set_new(rp, "pending_evicted", json_integer((json_int_t)st->pend_evicted));
 	json_object_set_new(rp, "stopped", json_boolean(st->stopped));
-	json_object_set_new(rp, "issue_lag", hist_json(&st->lag));
-	json_object_set_new(rp, "latency", hist_json(&st->lat));
+	json_object_set_new(rp, "issue_lag", rp_hist_json(&st->lag));
+	json_object_set_new(rp, "latency", rp_hist_json(&st->lat));
 	json_object_set_new(root, "replay", rp);
 
 	if (st->fidelity) {

@@ -11,31 +11,16 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "replay/clock.h"
 #include "replay/engine.h"
 #include "replay/sched.h"
 
-/* The last stretch before a deadline is spun, not slept: timer wakeups on virtual machines
- * come 40 us late typically and 150 us late at p99 (measured with TIMER_ABSTIME and a 1 ns
- * timer slack), which would be the replay's issue lag at high rates. A real-time thread wakes
- * sooner (p99 70-100 us) and must sleep now and then, or the kernel's RT throttling stops it
- * for 50 ms each second: a shorter spin there. */
-#define SPIN_NS 250000ull
-#define SPIN_RT_NS 80000ull
 #define AFAP_BATCH 16u /* IOs per submission when nothing waits on time */
-/* A stop request (SIGINT, SIGTERM) is looked at this often while waiting, so a long idle
- * stretch of the trace does not hold the replay for its whole length */
-#define STOP_POLL_NS 20000000ull
+#define STOP_POLL_NS RP_STOP_POLL_NS
 #define STOPPED 1 /* from the waits: the replay was asked to stop */
 #define REAP_MAX 64u
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ __volatile__("yield");
-#endif
-}
+#define cpu_relax rp_cpu_relax
 
 static void *pattern(struct rp *r)
 {
@@ -239,41 +224,10 @@ static int classify(struct rp *r, const struct blk_event *ev, struct rp_target *
 	return op;
 }
 
-/*
- * When IO ev is due on the replay's clock (original timing). A trace whose time leaps ahead
- * by more than the allowed gap (a corrupt timestamp, or one near 2^64) would have the replay
- * wait for it: that is refused, with where and how far. An IO stamped before the first is
- * due at once.
- */
+/* When IO ev is due on the replay's clock (original timing; replay/clock.h). */
 static int due_time(struct rp *r, const struct blk_event *ev, uint64_t *deadline)
 {
-	const struct replay_opts *o = r->o;
-	double speed = o->speed > 0 ? o->speed : 1.0, wait;
-	uint64_t rel = ev->time > r->trace_t0 ? ev->time - r->trace_t0 : 0;
-	uint64_t max_gap = o->max_gap_ns ? o->max_gap_ns : RP_DEFAULT_MAX_GAP_NS;
-
-	if (rel > r->last_due && rel - r->last_due > max_gap)
-		return iot_err_set(
-		    r->e, -ERANGE,
-		    "the trace's time leaps %.0f s ahead at IO #%llu (from %.6f s to "
-		    "%.6f s after the first IO): a replay on the trace's clock would "
-		    "wait that long; refused (a corrupt timestamp? --max-gap sets the "
-		    "limit, %.0f s; --timing afap ignores the trace's time)",
-		    (double)(rel - r->last_due) / 1e9, (unsigned long long)r->seq,
-		    (double)r->last_due / 1e9, (double)rel / 1e9, (double)max_gap / 1e9);
-	wait = (double)rel / speed;
-	if (wait >= (double)(UINT64_MAX - r->t0))
-		return iot_err_set(
-		    r->e, -ERANGE,
-		    "the trace's time at IO #%llu (%.0f s after the first IO) is past "
-		    "what the clock can wait for; refused (--timing afap ignores it)",
-		    (unsigned long long)r->seq, (double)rel / 1e9);
-	if (rel > r->last_due)
-		r->last_due = rel;
-	*deadline = r->t0 + (uint64_t)wait;
-	if (!*deadline)
-		*deadline = 1; /* 0 means "no deadline" */
-	return 0;
+	return rp_clock_due(&r->clk, ev->time, r->seq, deadline, r->e);
 }
 
 /* Give back an IO prepared but not issued (no window entry when the trace has no
@@ -302,6 +256,11 @@ static int replay_one(struct rp *r, const struct blk_event *ev)
 		r->started = true;
 		r->trace_t0 = ev->time;
 		r->t0 = rp_now();
+		r->clk = (struct rp_clock){.speed = o->speed,
+		                           .max_gap = o->max_gap_ns,
+		                           .t0 = r->t0,
+		                           .trace_t0 = ev->time,
+		                           .what = "IO"};
 		{
 			struct timespec ts;
 
@@ -562,12 +521,7 @@ static int setup(struct rp *r)
 			return ret;
 	}
 	r->st->engine = r->ops->name;
-	if (o->spin_ns)
-		r->spin_ns = o->spin_ns;
-	else if (sched_getscheduler(0) == SCHED_FIFO || sched_getscheduler(0) == SCHED_RR)
-		r->spin_ns = SPIN_RT_NS;
-	else
-		r->spin_ns = SPIN_NS;
+	r->spin_ns = rp_clock_spin(o->spin_ns);
 	/* the kernel's default 50 us timer slack would swallow the lag budget */
 	r->timerslack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
 	prctl(PR_SET_TIMERSLACK, 1, 0, 0, 0);

@@ -5,6 +5,7 @@
 
 #include <sys/uio.h>
 
+#include "replay/clock.h"
 #include "replay/internal.h"
 
 /* An IO's own cache lines: an engine's thread writes the first while the scheduler fills the
@@ -53,7 +54,7 @@ struct rp {
 	uint64_t outstanding;
 	unsigned inflight, batch;
 	uint64_t t0, trace_t0, trace_last, last_done, seq;
-	uint64_t last_due; /* trace time (since trace_t0) of the last IO waited for */
+	struct rp_clock clk; /* original timing: due times */
 	bool started;
 	uint64_t next_progress;
 	int timerslack;

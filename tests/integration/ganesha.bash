@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # Sourced by the NFS integration tests (after lib.bash): start rpcbind and nfs-ganesha on
 # 127.0.0.1 with a VFS export of a temporary directory; stop both on exit (cleanup hooks).
-# Sets GANESHA_EXPORT (the exported directory), NFS3_URL and NFS4_URL (libnfs URLs).
+# Sets GANESHA_EXPORT (the exported directory), NFS3_URL and NFS4_URL (libnfs URLs), and a
+# second export, GANESHA_EXPORT2 with NFS3_URL2 and NFS4_URL2 (a replay's other server).
 #
 # The sourcing script runs again, from its start, in a network namespace of its own (only lo,
 # brought up) with a private /run: ganesha gets the standard ports 2049 and 111 whatever the
@@ -32,8 +33,9 @@ fi
 
 GANESHA_DIR=$TMP/ganesha
 GANESHA_EXPORT=$TMP/export
-mkdir -p "$GANESHA_DIR" "$GANESHA_EXPORT"
-chmod 777 "$GANESHA_EXPORT"
+GANESHA_EXPORT2=$TMP/export2
+mkdir -p "$GANESHA_DIR" "$GANESHA_EXPORT" "$GANESHA_EXPORT2"
+chmod 777 "$GANESHA_EXPORT" "$GANESHA_EXPORT2"
 
 # Poll a TCP port on 127.0.0.1 until it accepts (up to $2 tenths of a second).
 wait_port() {
@@ -69,6 +71,9 @@ NFSV4 { Graceless = true; }
 EXPORT { Export_Id = 1; Path = $GANESHA_EXPORT; Pseudo = /export; Access_Type = RW;
          Squash = No_Root_Squash; SecType = sys; Protocols = 3, 4; Transports = TCP;
          FSAL { Name = VFS; } }
+EXPORT { Export_Id = 2; Path = $GANESHA_EXPORT2; Pseudo = /export2; Access_Type = RW;
+         Squash = No_Root_Squash; SecType = sys; Protocols = 3, 4; Transports = TCP;
+         FSAL { Name = VFS; } }
 LOG { Default_Log_Level = WARN; }
 CONF
 	ganesha.nfsd -F -f "$GANESHA_DIR/ganesha.conf" -L "$GANESHA_DIR/ganesha.log" \
@@ -78,6 +83,8 @@ CONF
 	wait_port 2049 100 || { cat "$GANESHA_DIR/ganesha.log" >&2; fail "ganesha did not start"; }
 	NFS3_URL="nfs://127.0.0.1$GANESHA_EXPORT"
 	NFS4_URL="nfs://127.0.0.1/export"
+	NFS3_URL2="nfs://127.0.0.1$GANESHA_EXPORT2"
+	NFS4_URL2="nfs://127.0.0.1/export2?version=4"
 }
 
 # capture_start FILE [FILTER]: tcpdump on lo until capture_stop.

@@ -14,9 +14,15 @@
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: nfsload [-v 3|4] [-n FILES] [-s FILE_BYTES] [-b IO_BYTES] "
-	                "[-m META_OPS_PER_FILE] [-u UID -g GID -H MACHINE] SERVER EXPORT DIR\n"
-	                "  -u, -g, -H: the AUTH_SYS credentials the calls carry\n");
+	fprintf(
+	    stderr,
+	    "usage: nfsload [-v 3|4] [-n FILES] [-s FILE_BYTES] [-b IO_BYTES] "
+	    "[-m META_OPS_PER_FILE] [-u UID -g GID -H MACHINE] [-x] [-W FIFO] SERVER EXPORT DIR\n"
+	    "  -u, -g, -H: the AUTH_SYS credentials the calls carry\n"
+	    "  -x: also a tree: subdirectories, a truncate, a hard and a symbolic link, "
+	    "a directory renamed, lookups and removals that fail\n"
+	    "  -W: once the first file is open, wait for a line on FIFO (a capture "
+	    "that starts mid-workload)\n");
 	exit(2);
 }
 
@@ -29,17 +35,60 @@ static int must(int ret, struct nfs_context *nfs, const char *what)
 	return ret;
 }
 
+/* -x: a small tree and the operations a replay must reproduce, errors included */
+static void tree_ops(struct nfs_context *nfs, const char *dir, char *buf, uint64_t iosize)
+{
+	char a[512], b[512];
+	struct nfsfh *fh;
+	struct nfs_stat_64 st;
+
+	snprintf(a, sizeof(a), "%s/sub", dir);
+	must(nfs_mkdir(nfs, a), nfs, "mkdir sub");
+	snprintf(a, sizeof(a), "%s/sub/deep", dir);
+	must(nfs_mkdir(nfs, a), nfs, "mkdir deep");
+	snprintf(a, sizeof(a), "%s/sub/deep/t", dir);
+	must(nfs_open(nfs, a, O_CREAT | O_RDWR | O_TRUNC, &fh), nfs, "create t");
+	for (int i = 0; i < 3; i++)
+		must(nfs_pwrite(nfs, fh, (uint64_t)i * iosize, iosize, buf), nfs, "write t");
+	must(nfs_close(nfs, fh), nfs, "close t");
+	must(nfs_truncate(nfs, a, iosize + iosize / 2), nfs, "truncate t");
+	snprintf(b, sizeof(b), "%s/sub/hard", dir);
+	must(nfs_link(nfs, a, b), nfs, "link");
+	snprintf(b, sizeof(b), "%s/sub/soft", dir);
+	must(nfs_symlink(nfs, "deep/t", b), nfs, "symlink");
+	snprintf(b, sizeof(b), "%s/sub/deeper", dir);
+	snprintf(a, sizeof(a), "%s/sub/deep", dir);
+	must(nfs_rename(nfs, a, b), nfs, "rename dir");
+	snprintf(a, sizeof(a), "%s/sub/deep/t", dir);
+	if (nfs_stat64(nfs, a, &st) == 0) /* gone with its directory's old name */
+		fprintf(stderr, "nfsload: %s still there\n", a);
+	snprintf(a, sizeof(a), "%s/sub/deeper/t", dir);
+	must(nfs_open(nfs, a, O_RDONLY, &fh), nfs, "open t");
+	must(nfs_pread(nfs, fh, 0, iosize, buf), nfs, "read t");
+	must(nfs_close(nfs, fh), nfs, "close t");
+	snprintf(a, sizeof(a), "%s/gone", dir);
+	must(nfs_open(nfs, a, O_CREAT | O_RDWR, &fh), nfs, "create gone");
+	must(nfs_pwrite(nfs, fh, 0, iosize, buf), nfs, "write gone");
+	must(nfs_close(nfs, fh), nfs, "close gone");
+	must(nfs_unlink(nfs, a), nfs, "unlink gone");
+	if (nfs_unlink(nfs, a) == 0) /* a second time: NOENT */
+		fprintf(stderr, "nfsload: %s removed twice\n", a);
+	snprintf(a, sizeof(a), "%s/sub", dir);
+	if (nfs_rmdir(nfs, a) == 0) /* not empty */
+		fprintf(stderr, "nfsload: %s removed while not empty\n", a);
+}
+
 int main(int argc, char **argv)
 {
-	int vers = 3, opt, uid = -1, gid = 0;
-	const char *machine = "nfsload";
+	int vers = 3, opt, uid = -1, gid = 0, tree = 0;
+	const char *machine = "nfsload", *wait_fifo = NULL;
 	unsigned files = 4, meta = 2, i, k;
 	uint64_t fsize = 256 * 1024, iosize = 64 * 1024, off;
 	struct nfs_context *nfs;
 	char path[512], path2[512], *buf;
 	const char *dir;
 
-	while ((opt = getopt(argc, argv, "v:n:s:b:m:u:g:H:")) != -1) {
+	while ((opt = getopt(argc, argv, "v:n:s:b:m:u:g:H:xW:")) != -1) {
 		switch (opt) {
 		case 'v':
 			vers = atoi(optarg);
@@ -64,6 +113,12 @@ int main(int argc, char **argv)
 			break;
 		case 'H':
 			machine = optarg;
+			break;
+		case 'x':
+			tree = 1;
+			break;
+		case 'W':
+			wait_fifo = optarg;
 			break;
 		default:
 			usage();
@@ -97,6 +152,17 @@ int main(int argc, char **argv)
 
 		snprintf(path, sizeof(path), "%s/f%u", dir, i);
 		must(nfs_open(nfs, path, O_CREAT | O_RDWR | O_TRUNC, &fh), nfs, "create");
+		if (wait_fifo && i == 0) {
+			FILE *f;
+
+			fprintf(stderr, "nfsload: waiting on %s\n", wait_fifo);
+			f = fopen(wait_fifo, "r");
+			char line[16];
+
+			if (!f || !fgets(line, sizeof(line), f))
+				return 1;
+			fclose(f);
+		}
 		for (off = 0; off < fsize; off += iosize) {
 			uint64_t n = fsize - off < iosize ? fsize - off : iosize;
 
@@ -120,6 +186,8 @@ int main(int argc, char **argv)
 		if (i % 2)
 			must(nfs_unlink(nfs, path2), nfs, "unlink");
 	}
+	if (tree)
+		tree_ops(nfs, dir, buf, iosize);
 	{
 		struct nfsdir *d;
 		struct nfsdirent *e;

@@ -99,6 +99,71 @@ static void test_every_call(void **state)
 	}
 }
 
+/* sattr3 of SETATTR and CREATE, MKDIR's, a SYMLINK's text: what the replay does */
+static void test_set_attrs(void **state)
+{
+	struct wb w = {.n = 0};
+	uint8_t names[NFS_NAMES_BUF];
+	struct nfs_call c;
+	struct cur cu;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	putopaque(&w, FH, sizeof(FH));
+	put32(&w, 1); /* mode */
+	put32(&w, 0600);
+	put32(&w, 0); /* uid */
+	put32(&w, 1); /* gid */
+	put32(&w, 5);
+	put32(&w, 1); /* size */
+	put64(&w, 1u << 20);
+	put32(&w, 2); /* atime: client's time */
+	put64(&w, 7);
+	put32(&w, 1); /* mtime: server's */
+	put32(&w, 0); /* guard */
+	cu = cur_make(w.b, w.n);
+	assert_int_equal(nfs3_call(&cu, 2, &c), 0);
+	assert_int_equal(c.set, NFS_SET_MODE | NFS_SET_SIZE);
+	assert_int_equal(c.set_mode, 0600);
+	assert_int_equal(c.set_size, 1u << 20);
+
+	/* CREATE GUARDED with a mode */
+	memset(&c, 0, sizeof(c));
+	w.n = 0;
+	putopaque(&w, FH, sizeof(FH));
+	putopaque(&w, "f", 1);
+	put32(&w, 1); /* GUARDED */
+	put32(&w, 1);
+	put32(&w, 0640);
+	putzero(&w, 4 * 5);
+	cu = cur_make(w.b, w.n);
+	assert_int_equal(nfs3_call(&cu, 8, &c), 0);
+	assert_true(c.creates);
+	assert_true(c.exclusive);
+	assert_int_equal(c.ftype, NFS_FT_REG);
+	assert_int_equal(c.set, NFS_SET_MODE);
+	assert_int_equal(c.set_mode, 0640);
+
+	/* SYMLINK: its text as a name record after FH, CREATE and GETFH */
+	memset(&c, 0, sizeof(c));
+	c.names = names;
+	c.names_cap = sizeof(names);
+	w.n = 0;
+	putopaque(&w, FH, sizeof(FH));
+	putopaque(&w, "ln", 2);
+	putzero(&w, 4 * 6); /* sattr3: nothing set */
+	putopaque(&w, "a/b", 3);
+	cu = cur_make(w.b, w.n);
+	assert_int_equal(nfs3_call(&cu, 10, &c), 0);
+	assert_int_equal(c.ftype, NFS_FT_LNK);
+	{
+		size_t off = (4 + sizeof(FH)) + (4 + 2) + 4;
+
+		assert_int_equal(names[off], NN_DATA);
+		assert_memory_equal(names + off + 4, "a/b", 3);
+	}
+}
+
 static void test_every_reply(void **state)
 {
 	uint32_t p;
@@ -232,7 +297,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_names),       cmocka_unit_test(test_every_call),
 	    cmocka_unit_test(test_every_reply), cmocka_unit_test(test_error_reply),
-	    cmocka_unit_test(test_bad_input),
+	    cmocka_unit_test(test_bad_input),   cmocka_unit_test(test_set_attrs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

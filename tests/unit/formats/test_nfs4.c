@@ -185,6 +185,12 @@ static void test_open_compound(void **state)
 	assert_true(c.decoded);
 	assert_int_equal(c.op, OP4_OPEN);
 	assert_int_equal(c.nops, 6);
+	/* what the replay needs: a create, unchecked, setting the size (attribute 4) to 0 */
+	assert_true(c.creates);
+	assert_false(c.exclusive);
+	assert_int_equal(c.ftype, NFS_FT_REG);
+	assert_int_equal(c.set, NFS_SET_SIZE);
+	assert_int_equal(c.set_size, 0);
 	/* reply: LOOKUP fails, the COMPOUND stops there */
 	res_hdr(&r, 2, 2);
 	put32(&r, OP4_PUTFH);
@@ -195,6 +201,67 @@ static void test_open_compound(void **state)
 	nfs4_reply(&cu, &c, &p);
 	assert_int_equal(p.status, 2);
 	assert_int_equal(p.op_status, 0);
+}
+
+/* SETATTR's size and mode, CREATE of a symbolic link with its text (for the replay) */
+static void test_setattr_create(void **state)
+{
+	struct wb w = {.n = 0}, a = {.n = 0};
+	uint8_t names[NFS_NAMES_BUF];
+	struct nfs_call c;
+	struct cur cu;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	compound_hdr(&w, 0, 2);
+	op_putfh(&w, FH);
+	put32(&w, OP4_SETATTR);
+	putzero(&w, 16); /* stateid */
+	put32(&w, 2);    /* bitmap<2>: size (4), archive (14), mode (33) */
+	put32(&w, 0x10 | 0x4000);
+	put32(&w, 0x2);
+	put64(&a, 12345); /* size */
+	put32(&a, 1);     /* archive */
+	put32(&a, 0100640);
+	putopaque(&w, a.b, (uint32_t)a.n);
+	cu = cur_make(w.b, w.n);
+	nfs4_call(&cu, &c);
+	assert_true(c.decoded);
+	assert_int_equal(c.op, OP4_SETATTR);
+	assert_int_equal(c.set, NFS_SET_SIZE | NFS_SET_MODE);
+	assert_int_equal(c.set_size, 12345);
+	assert_int_equal(c.set_mode, 0640);
+
+	memset(&c, 0, sizeof(c));
+	c.names = names;
+	c.names_cap = sizeof(names);
+	w.n = 0;
+	compound_hdr(&w, 0, 3);
+	op_putfh(&w, FH);
+	put32(&w, OP4_CREATE);
+	put32(&w, NFS_FT_LNK);
+	putopaque(&w, "../t", 4);
+	putopaque(&w, "ln", 2);
+	put32(&w, 0); /* fattr4: no bits */
+	putopaque(&w, "", 0);
+	put32(&w, OP4_GETFH);
+	cu = cur_make(w.b, w.n);
+	nfs4_call(&cu, &c);
+	assert_int_equal(c.op, OP4_CREATE);
+	assert_int_equal(c.ftype, NFS_FT_LNK);
+	assert_int_equal(c.set, 0);
+	/* FH, DATA "../t", CREATE "ln", GETFH */
+	assert_int_equal(names[0], NN_FH);
+	{
+		size_t off = 4 + sizeof(FH);
+
+		assert_int_equal(names[off], NN_DATA);
+		assert_int_equal(names[off + 1], 1);
+		assert_memory_equal(names + off + 4, "../t", 4);
+		off += 8;
+		assert_int_equal(names[off], NN_CREATE);
+		assert_memory_equal(names + off + 4, "ln", 2);
+	}
 }
 
 static void test_copy_and_cb_offload(void **state)
@@ -407,7 +474,7 @@ int main(void)
 	    cmocka_unit_test(test_write_compound), cmocka_unit_test(test_main_op_rule),
 	    cmocka_unit_test(test_open_compound),  cmocka_unit_test(test_copy_and_cb_offload),
 	    cmocka_unit_test(test_42_ops),         cmocka_unit_test(test_read_plus_reply),
-	    cmocka_unit_test(test_bad_input),
+	    cmocka_unit_test(test_bad_input),      cmocka_unit_test(test_setattr_create),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

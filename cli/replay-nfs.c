@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: MIT */
+/* iotape replay of a packet capture: its NFS calls onto a directory (--target) or a server
+ * (--nfs), with the fidelity summary. */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/inputs.h"
+#include "cli/replay.h"
+#include "common/textesc.h"
+#include "replay/nfs_replay.h"
+
+static volatile sig_atomic_t nfs_stop;
+
+static void on_signal(int sig)
+{
+	if (nfs_stop) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
+	nfs_stop = sig;
+}
+
+/* Each pass opens the capture: the first takes the stream cmd-replay.c opened. */
+struct reopen {
+	const char *arg;
+	struct in_stream *first;
+	bool used;
+};
+
+static int reopen(void *arg, struct in_stream **out, struct iot_err *e)
+{
+	struct reopen *r = arg;
+	struct cli_input ci = {0};
+	struct stat st;
+
+	if (r->first) {
+		*out = r->first;
+		r->first = NULL;
+		r->used = true;
+		return 0;
+	}
+	if (!strcmp(r->arg, "-") || (!stat(r->arg, &st) && S_ISFIFO(st.st_mode)))
+		return iot_err_set(e, -EINVAL,
+		                   "'%s': a pipe is read once, and --prepare reads the capture "
+		                   "twice (--no-prepare, or give the file)",
+		                   r->arg);
+	if (cli_input_open(&ci, r->arg, 0) != EXIT_OK || !ci.capture) {
+		cli_input_release(&ci);
+		return iot_err_set(e, -EIO, "'%s': cannot open the capture again", r->arg);
+	}
+	*out = ci.capture;
+	ci.capture = NULL;
+	cli_input_release(&ci);
+	return 0;
+}
+
+static void notice(void *arg, const char *msg)
+{
+	(void)arg;
+	warning("%s", msg);
+}
+
+static const char *proc_label(const struct nr_proc *p, char *buf, size_t len)
+{
+	snprintf(buf, len, "v%u %s", p->vers, p->name);
+	return buf;
+}
+
+static void print_summary(const struct nfs_replay_opts *o, const struct nfs_replay_stats *st)
+{
+	char b[3][24], l[48], cs[48], rs[48], pb[640];
+
+	printf("replayed %llu of %llu NFS calls onto %s '%s'%s\n", (unsigned long long)st->replayed,
+	       (unsigned long long)st->calls, st->target_kind,
+	       o->nfs_url ? o->nfs_url : o->target_dir, st->stopped ? " (interrupted)" : "");
+	printf("  capture:  %.3f s, %.1f MiB read, %.1f MiB written\n", st->capture_span_ns / 1e9,
+	       st->cap_bytes_read / 1048576.0, st->cap_bytes_written / 1048576.0);
+	printf("  replay:   %.3f s (%.0f calls/s), %.1f MiB read, %.1f MiB written, %u stream%s, "
+	       "up to %u in flight\n",
+	       st->replay_span_ns / 1e9,
+	       st->replay_span_ns ? st->replayed * 1e9 / (double)st->replay_span_ns : 0.0,
+	       st->bytes_read / 1048576.0, st->bytes_written / 1048576.0,
+	       st->streams ? st->streams : 1, st->streams > 1 ? "s" : "", st->max_inflight);
+	if (o->prepare)
+		printf(
+		    "  prepared: %llu directories, %llu files (%.1f MiB, holes), %llu symlinks%s\n",
+		    (unsigned long long)st->prep_dirs, (unsigned long long)st->prep_files,
+		    st->prep_bytes / 1048576.0, (unsigned long long)st->prep_links,
+		    st->prep_failed ? " (some failed)" : "");
+	printf("  outcomes: %llu as in the capture, %llu diverged, %llu not answered in the "
+	       "capture\n",
+	       (unsigned long long)st->same, (unsigned long long)st->diverged,
+	       (unsigned long long)st->unanswered);
+	printf("\n  %-20s %9s %9s %8s %8s %9s %10s %10s %10s\n", "procedure", "captured",
+	       "replayed", "skipped", "refused", "diverged", "lat p50", "lat p99", "capture p50");
+	for (unsigned i = 0; i < st->nprocs; i++) {
+		const struct nr_proc *p = &st->procs[i];
+
+		printf("  %-20s %9llu %9llu %8llu %8llu %9llu %10s %10s %10s\n",
+		       proc_label(p, l, sizeof(l)), (unsigned long long)p->captured,
+		       (unsigned long long)p->replayed, (unsigned long long)p->skipped,
+		       (unsigned long long)p->refused, (unsigned long long)p->diverged,
+		       p->lat.count ? fmt_duration((double)hist_quantile(&p->lat, .5), b[0], 24)
+		                    : "-",
+		       p->lat.count ? fmt_duration((double)hist_quantile(&p->lat, .99), b[1], 24)
+		                    : "-",
+		       p->srt.count ? fmt_duration((double)hist_quantile(&p->srt, .5), b[2], 24)
+		                    : "-");
+	}
+	if (st->nshown) {
+		printf("\n  divergences (first %u):\n", st->nshown);
+		for (unsigned i = 0; i < st->nshown; i++) {
+			const struct nr_div_shown *d = &st->shown[i];
+			const struct nr_proc *p = &st->procs[d->proc];
+
+			nr_status_str(d->cap_status, p->vers, cs, sizeof(cs));
+			nr_status_str(d->rep_status, p->vers, rs, sizeof(rs));
+			printf("    call %llu %s '%s': capture %s, replay %s\n",
+			       (unsigned long long)d->seq, proc_label(p, l, sizeof(l)),
+			       txt_escape(d->path, pb, sizeof(pb)), cs, rs);
+		}
+	}
+	if (st->lag.count)
+		printf("  issue lag: p50 %.1f us  p99 %.1f us  max %.1f us\n",
+		       hist_quantile(&st->lag, 0.5) / 1e3, hist_quantile(&st->lag, 0.99) / 1e3,
+		       st->lag.max / 1e3);
+	printf("  waits:    %llu for the dependency rule, %llu for the same file, %llu for the "
+	       "depth cap\n",
+	       (unsigned long long)st->dep_waits, (unsigned long long)st->file_waits,
+	       (unsigned long long)st->depth_waits);
+	if (st->placeholders)
+		printf("  %llu calls on handles the capture never named (under %s/)\n",
+		       (unsigned long long)st->placeholders, NR_UNNAMED_DIR);
+	if (st->hostile || st->escapes)
+		printf("  refused:  %llu calls with hostile names, %llu paths leaving the target\n",
+		       (unsigned long long)st->hostile, (unsigned long long)st->escapes);
+	if (st->late)
+		printf("  %llu calls came out of call order (answered more than %.0f s late)\n",
+		       (unsigned long long)st->late, NR_HORIZON_NS / 1e9);
+	if (st->other_rpc)
+		printf("  %llu MOUNT, portmap or callback calls not replayed\n",
+		       (unsigned long long)st->other_rpc);
+	printf("  errors:   %llu calls failed in the replay\n", (unsigned long long)st->errors);
+}
+
+int replay_nfs(struct replay_nfs_args *a, struct cli_input *ci)
+{
+	struct nfs_replay_opts o = {
+	    .timing = a->timing,
+	    .speed = a->speed,
+	    .spin_ns = a->spin_ns,
+	    .max_gap_ns = a->max_gap_ns,
+	    .target_dir = a->target,
+	    .nfs_url = a->nfs_url,
+	    .prepare = a->prepare,
+	    .force = a->force,
+	    .depth = a->depth,
+	    .argc = a->argc,
+	    .argv = (const char *const *)a->argv,
+	    .record_dir = a->record_dir,
+	    .notice = notice,
+	    .stop = &nfs_stop,
+	};
+	struct reopen ro = {.arg = ci->arg, .first = ci->capture};
+	struct nfs_replay_stats st;
+	struct sigaction sa;
+	struct iot_err e = {{0}};
+	uint8_t fh[128];
+	int ret, rc = EXIT_OK;
+
+	ci->capture = NULL; /* ours now */
+	if (!!a->target == !!a->nfs_url) {
+		in_stream_close(ro.first);
+		return usage_error("an NFS capture replays onto --target DIR or --nfs URL (one of "
+		                   "them)");
+	}
+	if (a->root_fh) {
+		if (nr_parse_fh(a->root_fh, fh, &o.root_fh_len)) {
+			in_stream_close(ro.first);
+			return usage_error("--root-fh: '%s' is not a file handle in hex",
+			                   a->root_fh);
+		}
+		o.root_fh = fh;
+	}
+	if (a->capture_dir) {
+		in_stream_close(ro.first);
+		return usage_error("--capture: not available for NFS replays yet");
+	}
+	o.open = reopen;
+	o.open_arg = &ro;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	ret = nfs_replay_run(&o, &st, &e);
+	if (ro.first)
+		in_stream_close(ro.first);
+	if (ret) {
+		nfs_replay_stats_release(&st);
+		return error("%s", e.msg), exit_code_for(ret);
+	}
+	if (a->json) {
+		char *s = nfs_replay_json(&o, &st);
+
+		if (!s) {
+			nfs_replay_stats_release(&st);
+			return error("out of memory"), EXIT_SYSTEM;
+		}
+		printf("%s\n", s);
+		free(s);
+	} else {
+		print_summary(&o, &st);
+	}
+	if (st.stopped)
+		rc = 128 + (int)nfs_stop;
+	nfs_replay_stats_release(&st);
+	return rc;
+}

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT */
+/* NFS replay: the calls of a packet capture as file operations on a directory or NFS server. */
+#ifndef IOTAPE_REPLAY_NFS_REPLAY_H
+#define IOTAPE_REPLAY_NFS_REPLAY_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/err.h"
+#include "common/hist.h"
+#include "replay/replay.h"
+
+struct in_stream;
+
+/* A fresh stream over the capture, once per pass (prepare, replay): the library owns it. */
+typedef int (*nr_open_fn)(void *arg, struct in_stream **out, struct iot_err *e);
+
+#define NR_DEFAULT_DEPTH 64u /* calls in flight at most */
+#define NR_MAX_STREAMS 64u   /* concurrent streams (client connections); more share them */
+#define NR_WINDOW 65536u     /* calls held to put them in call order */
+#define NR_HORIZON_NS                                                                              \
+	2000000000ull /* a call waits at most this long (capture time) for those                   \
+	               * called before it to be answered */
+#define NR_DIVERGENCES_SHOWN 10u
+#define NR_UNNAMED_DIR ".iotape-unnamed" /* handles never named: placeholders under it */
+
+struct nfs_replay_opts {
+	enum rp_timing timing;
+	double speed;
+	uint64_t spin_ns, max_gap_ns;
+	const char *target_dir; /* --target DIR: POSIX calls beneath DIR */
+	const char *nfs_url;    /* --nfs URL: libnfs (nfs://HOST[:PORT]/EXPORT?version=3|4) */
+	bool prepare;           /* create what the workload uses before it creates it */
+	bool force;             /* a non-empty target */
+	const uint8_t *root_fh; /* --root-fh: the export's root handle */
+	unsigned root_fh_len;
+	unsigned depth;     /* calls in flight at most; 0: NR_DEFAULT_DEPTH */
+	uint32_t max_nodes; /* handles tracked (names map); 0: 1 Mi */
+	nr_open_fn open;
+	void *open_arg;
+	const char *record_dir; /* --record RUNDIR */
+	const char *const *argv;
+	int argc;
+	volatile sig_atomic_t *stop;
+	void (*notice)(void *arg, const char *msg);
+	void *notice_arg;
+};
+
+/* One procedure (NFSv3 procedure or NFSv4 main op): the capture beside the replay. */
+struct nr_proc {
+	uint8_t vers; /* 3 or 4 */
+	uint16_t op;
+	const char *name;
+	uint64_t captured; /* calls in the capture */
+	uint64_t replayed; /* done on the target */
+	uint64_t skipped;  /* no action on this target (counted by name) */
+	uint64_t refused;  /* hostile names, escapes */
+	uint64_t same_ok, same_err, diverged, unanswered; /* outcome against the capture's */
+	uint64_t bytes;                                   /* read or written in the replay */
+	uint64_t capture_bytes;
+	struct hist lat, srt; /* the replay's latency, the capture's response time */
+};
+
+/* Outcomes that differ: how many per (procedure, capture's status, replay's status). */
+struct nr_div {
+	unsigned proc;
+	uint32_t cap_status, rep_status;
+	uint64_t n;
+};
+
+/* The first divergences, to show. */
+struct nr_div_shown {
+	uint64_t seq;
+	unsigned proc;
+	uint32_t cap_status, rep_status;
+	char path[200];
+};
+
+struct nfs_replay_stats {
+	const char *target_kind; /* "directory" or "nfs" */
+	uint64_t calls;          /* NFS calls read from the capture */
+	uint64_t replayed, skipped, refused;
+	uint64_t unanswered;   /* calls the capture has no reply for (replayed, outcome unknown) */
+	uint64_t late;         /* calls released after one called later (window or horizon) */
+	uint64_t placeholders; /* handles never named, replayed under NR_UNNAMED_DIR */
+	uint64_t hostile;      /* names refused: '..', '.', '/', NUL, empty, too long */
+	uint64_t escapes;      /* paths that resolved outside the target (EXDEV): refused */
+	uint64_t other_rpc;    /* MOUNT, PORTMAP and callback calls: not replayed */
+	uint64_t bytes_read, bytes_written, cap_bytes_read, cap_bytes_written;
+	uint64_t same, diverged; /* outcomes over all procedures */
+	uint64_t errors;         /* calls that failed in the replay (whatever the capture said) */
+	uint64_t capture_span_ns, replay_span_ns;
+	uint64_t dep_waits, file_waits, depth_waits;
+	unsigned streams, max_inflight;
+	bool stopped;
+	int64_t start_real_ns;
+	struct hist lag;
+	struct nr_proc *procs;
+	unsigned nprocs;
+	struct nr_div *divs;
+	unsigned ndivs;
+	uint64_t divs_other; /* divergences past the table's cap */
+	struct nr_div_shown shown[NR_DIVERGENCES_SHOWN];
+	unsigned nshown;
+	/* --prepare */
+	uint64_t prep_dirs, prep_files, prep_links, prep_bytes, prep_failed;
+	/* names map */
+	uint64_t nodes, untracked;
+	size_t peak_mem; /* bytes held by the replay's own tables at most */
+};
+
+/* Replay the capture; 0 with st filled (also when stopped), or -errno with e filled. */
+int nfs_replay_run(const struct nfs_replay_opts *o, struct nfs_replay_stats *st, struct iot_err *e);
+void nfs_replay_stats_release(struct nfs_replay_stats *st);
+/* The summary as a JSON document (a string the caller frees), or NULL. */
+char *nfs_replay_json(const struct nfs_replay_opts *o, const struct nfs_replay_stats *st);
+/* "NFS3ERR_NOENT" / "NFS4ERR_NOENT" or a number, for messages. */
+void nr_status_str(uint32_t status, unsigned vers, char *buf, size_t len);
+/* The NFS status (nfsstat3 and nfsstat4 agree on these) for an errno. */
+uint32_t nr_errno_status(int err);
+/* --root-fh HEX */
+int nr_parse_fh(const char *hex, uint8_t *fh, unsigned *len);
+
+#endif

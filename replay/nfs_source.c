@@ -1,0 +1,641 @@
+/* SPDX-License-Identifier: MIT */
+/* The NFS replay's input: a capture's calls, named through the handle map, in call order. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/instream.h"
+#include "formats/nfs_names.h"
+#include "formats/nfs_pipe.h"
+#include "replay/nfs_int.h"
+
+#define PATH_CAP 4096
+#define DEPTH_CAP 512
+
+/* A path being built: components joined by '/', relative to the target's root. */
+struct pbuf {
+	char b[PATH_CAP];
+	size_t len;
+	bool known;       /* the walk knows where it is */
+	bool hostile;     /* a component is no plain name */
+	bool placeholder; /* it starts at a handle never named */
+};
+
+struct nr_source {
+	const struct nfs_replay_opts *o;
+	struct nfs_replay_stats *st;
+	struct pcap_src *src;
+	struct nfs_pipe pipe;
+	bool pipe_ok, ended;
+	int dlt;
+	struct nfs_names *names;
+	uint8_t root_fh[NFS_FH_MAX]; /* --root-fh, or the handle the first-directory rule chose */
+	unsigned root_fh_len;
+	bool root_seen; /* a MOUNT reply, a PUTROOTFH or --root-fh gave the root */
+	/* calls waiting to be put in call order: a binary heap on (call_ns, arrival) */
+	struct nr_op **heap;
+	unsigned nheap, cap;
+	uint64_t arrival, next_seq, last_ts, last_call;
+	size_t heap_bytes, peak;
+	int err;
+	struct iot_err *e;
+};
+
+/* ---- the procedure table ---- */
+
+unsigned nr_proc_index(struct nfs_replay_stats *st, unsigned vers, unsigned op)
+{
+	struct nr_proc *p;
+
+	for (unsigned i = 0; i < st->nprocs; i++)
+		if (st->procs[i].vers == vers && st->procs[i].op == op)
+			return i;
+	p = realloc(st->procs, (st->nprocs + 1) * sizeof(*p));
+	if (!p)
+		return UINT32_MAX;
+	st->procs = p;
+	p += st->nprocs;
+	memset(p, 0, sizeof(*p));
+	p->vers = (uint8_t)vers;
+	p->op = (uint16_t)op;
+	p->name = vers == 3 ? nfs3_proc_name(op) : op == 0 ? "NULL" : nfs4_op_name(op);
+	if (!p->name)
+		p->name = "?";
+	hist_init(&p->lat);
+	hist_init(&p->srt);
+	return st->nprocs++;
+}
+
+/* ---- paths ---- */
+
+static bool name_ok(const uint8_t *p, unsigned n)
+{
+	if (!n || n > NFS_NAME_MAX || (n == 1 && p[0] == '.') ||
+	    (n == 2 && p[0] == '.' && p[1] == '.'))
+		return false;
+	return !memchr(p, '/', n) && !memchr(p, 0, n);
+}
+
+static void pb_add(struct pbuf *b, const uint8_t *name, unsigned n)
+{
+	if (!name_ok(name, n)) {
+		b->hostile = true;
+		return;
+	}
+	if (b->len + 1 + n >= PATH_CAP) {
+		b->known = false;
+		return;
+	}
+	if (b->len)
+		b->b[b->len++] = '/';
+	memcpy(b->b + b->len, name, n);
+	b->len += n;
+	b->b[b->len] = 0;
+}
+
+static void pb_up(struct pbuf *b)
+{
+	char *s = memrchr(b->b, '/', b->len);
+
+	b->len = s ? (size_t)(s - b->b) : 0;
+	b->b[b->len] = 0;
+}
+
+static void pb_unnamed(struct pbuf *b, const uint8_t *fh, unsigned fl)
+{
+	int n = snprintf(b->b, PATH_CAP, "%s/", NR_UNNAMED_DIR);
+
+	for (unsigned i = 0; i < fl && n + 3 < PATH_CAP; i++)
+		n += snprintf(b->b + n, PATH_CAP - (size_t)n, "%02x", fh[i]);
+	b->len = (size_t)n;
+	b->placeholder = true;
+}
+
+static bool is_root_fh(const struct nr_source *s, const uint8_t *fh, unsigned fl)
+{
+	return s->root_fh_len && fl == s->root_fh_len && !memcmp(fh, s->root_fh, fl);
+}
+
+/*
+ * The path of a node, from the root of the target: an export root (MOUNT), the v4 root
+ * (PUTROOTFH) and the --root-fh handle are the target's root. A handle never named is a
+ * placeholder under NR_UNNAMED_DIR, except by the first-directory rule: when no root is known,
+ * the first unnamed handle a call uses as a directory (to look up, create, remove or rename a
+ * name in it) becomes the root (docs/replay-nfs.md).
+ */
+static void path_of(struct nr_source *s, uint32_t id, const uint8_t *fh, unsigned fl, bool as_dir,
+                    struct pbuf *b)
+{
+	uint32_t chain[DEPTH_CAP];
+	unsigned n = 0;
+	struct nfs_name_info in;
+
+	b->len = 0;
+	b->b[0] = 0;
+	b->known = true;
+	if (id == NFS_NAME_NONE) {
+		if (fl && is_root_fh(s, fh, fl))
+			return;
+		pb_unnamed(b, fh, fl);
+		return;
+	}
+	while (n < DEPTH_CAP && !nfs_names_info(s->names, id, &in)) {
+		chain[n++] = in.id;
+		if (in.parent == NFS_NAME_NONE)
+			break;
+		if (in.fh && is_root_fh(s, in.fh, in.fh_len))
+			break;
+		id = in.parent;
+	}
+	if (!n || n == DEPTH_CAP) {
+		b->known = false;
+		return;
+	}
+	/* the top */
+	nfs_names_info(s->names, chain[n - 1], &in);
+	if (!(in.flags & NFS_PATH_ROOTED) && !(in.fh && is_root_fh(s, in.fh, in.fh_len))) {
+		if (!in.fh) {
+			b->known = false;
+			return;
+		}
+		if (!s->root_seen && as_dir && n == 1 && !(in.flags & NFS_PATH_REMOVED)) {
+			memcpy(s->root_fh, in.fh, in.fh_len);
+			s->root_fh_len = in.fh_len;
+			s->root_seen = true;
+			if (s->o->notice)
+				s->o->notice(
+				    s->o->notice_arg,
+				    "no MOUNT reply or PUTROOTFH in the capture: the first "
+				    "unnamed directory handle is taken as the export's root");
+			return;
+		}
+		pb_unnamed(b, in.fh, in.fh_len);
+	} else {
+		s->root_seen = true;
+	}
+	for (unsigned k = n - 1; k-- > 0;) {
+		nfs_names_info(s->names, chain[k], &in);
+		pb_add(b, in.name, in.name_len);
+	}
+}
+
+/* ---- one transaction ---- */
+
+static uint8_t act_v3(const struct rpc_txn *t)
+{
+	static const uint8_t a[NFS3_NPROCS] = {
+	    NR_SKIP,   NR_GETATTR, NR_SETATTR, NR_GETATTR, NR_GETATTR, NR_READLINK,
+	    NR_READ,   NR_WRITE,   NR_CREATE,  NR_MKDIR,   NR_SYMLINK, NR_MKNOD,
+	    NR_REMOVE, NR_RMDIR,   NR_RENAME,  NR_LINK,    NR_READDIR, NR_READDIR,
+	    NR_FSSTAT, NR_FSSTAT,  NR_FSSTAT,  NR_COMMIT,
+	};
+	return t->proc < NFS3_NPROCS ? a[t->proc] : NR_SKIP;
+}
+
+static uint8_t act_v4(const struct rpc_txn *t)
+{
+	switch (t->call.op) {
+	case OP4_ACCESS:
+	case OP4_GETATTR:
+	case OP4_LOOKUP:
+	case OP4_LOOKUPP:
+	case OP4_VERIFY:
+	case OP4_NVERIFY:
+		return NR_GETATTR;
+	case OP4_SETATTR:
+		return NR_SETATTR;
+	case OP4_READLINK:
+		return NR_READLINK;
+	case OP4_READ:
+	case OP4_READ_PLUS:
+		return NR_READ;
+	case OP4_WRITE:
+		return NR_WRITE;
+	case OP4_COMMIT:
+		return NR_COMMIT;
+	case OP4_OPEN:
+		return t->call.creates ? NR_CREATE : NR_OPEN;
+	case OP4_CREATE:
+		return t->call.ftype == NFS_FT_DIR                                    ? NR_MKDIR
+		       : t->call.ftype == NFS_FT_LNK                                  ? NR_SYMLINK
+		       : t->call.ftype == NFS_FT_FIFO || t->call.ftype == NFS_FT_SOCK ? NR_MKNOD
+		                                                                      : NR_SKIP;
+	case OP4_REMOVE:
+		return NR_REMOVE;
+	case OP4_RENAME:
+		return NR_RENAME;
+	case OP4_LINK:
+		return NR_LINK;
+	case OP4_READDIR:
+		return NR_READDIR;
+	case OP4_ALLOCATE:
+		return NR_ALLOCATE;
+	case OP4_DEALLOCATE:
+		return NR_DEALLOCATE;
+	default:
+		return NR_SKIP; /* CLOSE, SEQUENCE, EXCHANGE_ID, locks, delegations: state */
+	}
+}
+
+/* What the walk over a call's name records found. */
+struct walk {
+	struct pbuf cur, saved, obj, to;
+	const uint8_t *data;
+	unsigned data_len;
+	bool have_obj, have_to;
+};
+
+/* Follow the call's name records up to its main op (and a LOOKUP chain the main op starts),
+ * as the map does, but into paths, before the map learns from the reply. */
+static void walk_names(struct nr_source *s, const struct rpc_txn *t, bool dir_op, struct walk *w)
+{
+	const uint8_t *p = t->call.names, *end = p ? p + t->call.names_len : NULL;
+	unsigned main_idx = t->vers == 4 ? t->call.main_idx : 0;
+	bool chain = false;
+
+	w->cur.known = w->saved.known = false;
+	w->cur.hostile = w->cur.placeholder = false;
+	w->saved.hostile = w->saved.placeholder = false;
+	while (p && end - p >= 4) {
+		unsigned kind = p[0], idx = p[1], len;
+		uint16_t l16;
+		const uint8_t *a;
+
+		memcpy(&l16, p + 2, 2);
+		len = l16;
+		a = p + 4;
+		if ((size_t)(end - a) < len)
+			break;
+		p = a + len;
+		if (idx > main_idx && !(chain && (kind == NN_LOOKUP || kind == NN_GETFH)))
+			break;
+		switch (kind) {
+		case NN_FH: {
+			uint32_t id = nfs_names_handle(s->names, t, a, len, true);
+			bool h = w->cur.hostile;
+
+			path_of(s, id, a, len, dir_op, &w->cur);
+			w->cur.hostile |= h;
+			break;
+		}
+		case NN_ROOT:
+			w->cur.len = 0;
+			w->cur.b[0] = 0;
+			w->cur.known = true;
+			s->root_seen = true;
+			break;
+		case NN_LOOKUP:
+		case NN_OPEN:
+		case NN_CREATE:
+			if (idx == main_idx)
+				chain = true;
+			pb_add(&w->cur, a, len);
+			if (idx >= main_idx) {
+				w->obj = w->cur;
+				w->have_obj = true;
+			}
+			break;
+		case NN_LOOKUPP:
+			pb_up(&w->cur);
+			break;
+		case NN_SAVE:
+			w->saved = w->cur;
+			break;
+		case NN_RESTORE:
+			w->cur = w->saved;
+			break;
+		case NN_REMOVE:
+		case NN_LINK:
+			w->obj = w->cur;
+			pb_add(&w->obj, a, len);
+			w->have_obj = true;
+			if (kind == NN_LINK) {
+				w->to = w->obj;
+				w->obj = w->saved;
+				w->have_to = true;
+			}
+			break;
+		case NN_RENAME:
+			if (len > 1 && a[0] + 1u < len) {
+				w->obj = w->saved;
+				pb_add(&w->obj, a + 1, a[0]);
+				w->to = w->cur;
+				pb_add(&w->to, a + 1 + a[0], len - 1 - a[0]);
+				w->have_obj = w->have_to = true;
+			}
+			break;
+		case NN_DATA:
+			w->data = a;
+			w->data_len = len;
+			break;
+		case NN_GETFH:
+		case NN_LIST:
+			break;
+		default:
+			w->cur.known = false;
+			break;
+		}
+	}
+	if (!w->have_obj)
+		w->obj = w->cur;
+}
+
+static void heap_push(struct nr_source *s, struct nr_op *op)
+{
+	unsigned i;
+
+	if (s->nheap == s->cap) {
+		unsigned nc = s->cap ? s->cap * 2 : 1024;
+		struct nr_op **h = realloc(s->heap, nc * sizeof(*h));
+
+		if (!h) {
+			free(op);
+			s->err = -ENOMEM;
+			return;
+		}
+		s->heap = h;
+		s->cap = nc;
+	}
+	op->seq = s->arrival++; /* the tie-break until it is released */
+	i = s->nheap++;
+	while (i) {
+		unsigned up = (i - 1) / 2;
+		struct nr_op *u = s->heap[up];
+
+		if (u->call_ns < op->call_ns || (u->call_ns == op->call_ns && u->seq < op->seq))
+			break;
+		s->heap[i] = u;
+		i = up;
+	}
+	s->heap[i] = op;
+}
+
+static struct nr_op *heap_pop(struct nr_source *s)
+{
+	struct nr_op *top = s->heap[0], *last = s->heap[--s->nheap];
+	unsigned i = 0;
+
+	for (;;) {
+		unsigned l = 2 * i + 1, m = i;
+		struct nr_op *best = last;
+
+		if (l < s->nheap) {
+			struct nr_op *c = s->heap[l];
+
+			if (c->call_ns < best->call_ns ||
+			    (c->call_ns == best->call_ns && c->seq < best->seq))
+				m = l, best = c;
+			if (l + 1 < s->nheap) {
+				struct nr_op *d = s->heap[l + 1];
+
+				if (d->call_ns < best->call_ns ||
+				    (d->call_ns == best->call_ns && d->seq < best->seq))
+					m = l + 1, best = d;
+			}
+		}
+		if (m == i)
+			break;
+		s->heap[i] = s->heap[m];
+		i = m;
+	}
+	if (s->nheap)
+		s->heap[i] = last;
+	return top;
+}
+
+static struct nr_op *op_new(const struct pbuf *path, const struct pbuf *path2, const uint8_t *data,
+                            unsigned dlen)
+{
+	size_t l1 = path->len + 1, l2 = path2 ? path2->len + 1 : 0, l3 = data ? dlen + 1u : 0;
+	struct nr_op *op = calloc(1, sizeof(*op) + l1 + l2 + l3);
+	uint8_t *m;
+
+	if (!op)
+		return NULL;
+	m = op->mem;
+	memcpy(m, path->b, l1);
+	op->path = (const char *)m;
+	m += l1;
+	if (path2) {
+		memcpy(m, path2->b, l2);
+		op->path2 = (const char *)m;
+		m += l2;
+	}
+	if (data) {
+		memcpy(m, data, dlen);
+		m[dlen] = 0;
+		op->data = (const char *)m;
+	}
+	return op;
+}
+
+static void on_txn(void *arg, const struct rpc_txn *t)
+{
+	struct nr_source *s = arg;
+	struct nfs_replay_stats *st = s->st;
+	struct walk w;
+	struct nr_op *op;
+	struct pbuf *obj;
+	unsigned vers = t->vers, opno;
+	uint8_t act;
+	bool dir_op;
+
+	if (s->err)
+		return;
+	if (t->kind != RPC_KIND_NFS || (vers != 3 && vers != 4)) {
+		st->other_rpc++;
+		nfs_names_txn(s->names, t); /* MOUNT names the export's root */
+		return;
+	}
+	st->calls++;
+	opno = vers == 3 ? t->proc : t->proc == 0 ? 0 : t->call.op;
+	act = t->proc == 0 ? NR_SKIP : vers == 3 ? act_v3(t) : act_v4(t);
+	if (vers == 3 && t->proc == 3)
+		dir_op = true; /* LOOKUP */
+	else
+		dir_op = act == NR_CREATE || act == NR_OPEN || act == NR_MKDIR ||
+		         act == NR_SYMLINK || act == NR_MKNOD || act == NR_REMOVE ||
+		         act == NR_RMDIR || act == NR_RENAME || act == NR_LINK ||
+		         act == NR_READDIR ||
+		         act == NR_FSSTAT; /* FSINFO, FSSTAT, PATHCONF: asked of the mount's root */
+	memset(&w, 0, sizeof(w));
+	if (act != NR_SKIP) {
+		walk_names(s, t, dir_op, &w);
+		if (!w.cur.known && !w.have_obj && t->call.fh_len) {
+			uint32_t id =
+			    nfs_names_handle(s->names, t, t->call.fh, t->call.fh_len, true);
+
+			path_of(s, id, t->call.fh, t->call.fh_len, dir_op, &w.obj);
+		}
+	}
+	nfs_names_txn(s->names, t);
+	obj = &w.obj;
+	op = op_new(obj, w.have_to ? &w.to : NULL, w.data, w.data_len);
+	if (!op) {
+		s->err = -ENOMEM;
+		return;
+	}
+	op->call_ns = t->call_ns;
+	op->reply_ns = t->replied ? t->reply_ns : 0;
+	op->conn = t->conn_id;
+	op->proc = nr_proc_index(st, vers, opno);
+	if (op->proc == UINT32_MAX) {
+		free(op);
+		s->err = -ENOMEM;
+		return;
+	}
+	op->act = act;
+	op->vers = (uint8_t)vers;
+	op->set = t->call.set;
+	op->ftype = t->call.ftype;
+	op->exclusive = t->call.exclusive;
+	op->mode = t->call.set_mode;
+	op->size = t->call.set_size;
+	op->off = t->call.offset;
+	op->count = t->call.count;
+	op->stable = t->call.stable != 0;
+	op->answered = t->replied && t->reply_stat == 0 && t->accept_stat == 0 && t->rep.has_status;
+	/* v4: the COMPOUND's status, that of the op it stopped at: the replay does the whole of it
+	 * as one action (a LOOKUP chain that fails at its last name fails) */
+	op->cap_status = op->answered ? t->rep.status : 0;
+	op->cap_count = t->rep.count;
+	op->attr_size = t->rep.size;
+	op->has_size = t->rep.has_size;
+	op->hostile = obj->hostile || (w.have_to && w.to.hostile);
+	op->placeholder = obj->placeholder || (w.have_to && w.to.placeholder);
+	op->refused = act != NR_SKIP && (op->hostile || !obj->known || (w.have_to && !w.to.known));
+	if ((act == NR_RENAME || act == NR_LINK) && !w.have_to)
+		op->refused = true;
+	if (act == NR_SYMLINK && !w.data)
+		op->refused = true;
+	op->file_key = nr_hash(op->path, strlen(op->path), NR_HASH0);
+	s->heap_bytes += sizeof(*op) + 64;
+	heap_push(s, op);
+}
+
+/* ---- the stream ---- */
+
+int nr_source_open(struct nr_source **out, const struct nfs_replay_opts *o,
+                   struct nfs_replay_stats *st, struct iot_err *e)
+{
+	struct nr_source *s = calloc(1, sizeof(*s));
+	struct nfs_names_cfg nc = {.max_nodes = o->max_nodes ? o->max_nodes : 1u << 20};
+	struct in_stream *in = NULL;
+	struct tcp_cfg tcfg = {0};
+	struct rpc_dec_cfg rcfg = {0};
+	int ret;
+
+	*out = NULL;
+	if (!s)
+		return iot_err_set(e, -ENOMEM, "out of memory");
+	s->o = o;
+	s->st = st;
+	s->e = e;
+	if (o->root_fh_len) {
+		memcpy(s->root_fh, o->root_fh, o->root_fh_len);
+		s->root_fh_len = o->root_fh_len;
+		s->root_seen = true;
+	}
+	if ((ret = o->open(o->open_arg, &in, e)))
+		goto fail;
+	if ((ret = pcap_src_open_stream(&s->src, in, e))) /* takes in */
+		goto fail;
+	s->dlt = pcap_src_dlt(s->src);
+	if ((ret = nfs_names_new(&s->names, &nc))) {
+		iot_err_set(e, ret, "out of memory");
+		goto fail;
+	}
+	if ((ret = nfs_pipe_init(&s->pipe, &tcfg, &rcfg, on_txn, s))) {
+		iot_err_set(e, ret, "out of memory");
+		goto fail;
+	}
+	s->pipe_ok = true;
+	*out = s;
+	return 0;
+fail:
+	nr_source_free(s);
+	return ret;
+}
+
+static bool releasable(const struct nr_source *s)
+{
+	const struct nr_op *m = s->heap[0];
+
+	return s->ended || s->nheap > NR_WINDOW || m->call_ns + NR_HORIZON_NS <= s->last_ts;
+}
+
+struct nr_op *nr_source_next(struct nr_source *s, int *err, struct iot_err *e)
+{
+	struct nr_op *op;
+
+	*err = 0;
+	while (!s->err && (!s->nheap || !releasable(s))) {
+		const uint8_t *frame;
+		uint32_t caplen;
+		uint64_t ts;
+		int ret;
+
+		if (s->ended)
+			return NULL;
+		ret = pcap_src_next(s->src, &frame, &caplen, &ts, e);
+		if (ret < 0) {
+			*err = ret;
+			return NULL;
+		}
+		if (ret == 0) {
+			nfs_pipe_finish(&s->pipe);
+			s->ended = true;
+			continue;
+		}
+		if (ts > s->last_ts)
+			s->last_ts = ts;
+		nfs_pipe_frame(&s->pipe, s->dlt, frame, caplen, ts);
+		{
+			size_t m = nr_source_mem(s);
+
+			if (m > s->peak)
+				s->peak = m;
+		}
+	}
+	if (s->err) {
+		*err = iot_err_set(e, s->err, "out of memory");
+		return NULL;
+	}
+	op = heap_pop(s);
+	s->heap_bytes -= sizeof(*op) + 64;
+	if (s->next_seq && op->call_ns < s->last_call)
+		s->st->late++;
+	else
+		s->last_call = op->call_ns;
+	op->seq = s->next_seq++;
+	return op;
+}
+
+size_t nr_source_mem(const struct nr_source *s)
+{
+	return (s->pipe_ok ? nfs_pipe_mem(&s->pipe) : 0) +
+	       (s->names ? nfs_names_mem(s->names) : 0) + s->heap_bytes + s->cap * sizeof(*s->heap);
+}
+
+void nr_source_free(struct nr_source *s)
+{
+	if (!s)
+		return;
+	if (s->names) {
+		const struct nfs_names_counters *c = nfs_names_counters(s->names);
+
+		s->st->nodes = c->nodes;
+		s->st->untracked = c->untracked;
+	}
+	if (s->peak > s->st->peak_mem)
+		s->st->peak_mem = s->peak;
+	while (s->nheap)
+		free(heap_pop(s));
+	free(s->heap);
+	if (s->pipe_ok)
+		nfs_pipe_release(&s->pipe);
+	nfs_names_free(s->names);
+	pcap_src_free(s->src);
+	free(s);
+}
