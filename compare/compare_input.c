@@ -289,6 +289,10 @@ int compare_add(struct compare *c, const char *path, json_t *summary, json_t *ma
 		ret = compare_sample_new(c, path, label, manifest, &s);
 		if (ret)
 			return iot_err_set(e, ret, "out of memory");
+		/* a run of NFS calls alone (an NFS replay's --record) names its target's filesystem
+		 * at the top of its manifest */
+		s->attr[CMP_ATTR_FILESYSTEM] =
+		    compare_jtext(json_object_get(manifest, "filesystem"));
 		return nfs_values(c, s, summary);
 	}
 	for (size_t i = 0; i < ndev; i++) {

@@ -60,6 +60,7 @@ struct nr_op {
 	uint32_t rep_status;
 	uint64_t rep_bytes;
 	uint64_t t_due, t_issue, t_done;
+	uint32_t stream;    /* index of its client connection */
 	struct nr_op *next; /* queues */
 	atomic_int done;
 	uint8_t mem[]; /* the paths */
@@ -96,6 +97,16 @@ struct nr_target_ops {
 
 extern const struct nr_target_ops nr_target_posix;
 extern const struct nr_target_ops nr_target_libnfs;
+
+/* --record RUNDIR (nfs_record.c) */
+struct nr_record;
+int nr_record_open(struct nr_record **out, const char *dir, struct iot_err *e);
+int nr_record_call(struct nr_record *r, const struct nfs_replay_stats *st, const struct nr_op *op,
+                   uint32_t stream, struct iot_err *e);
+/* Writes the manifest and frees r. */
+int nr_record_close(struct nr_record *r, const struct nfs_replay_opts *o,
+                    const struct nfs_replay_stats *st, struct iot_err *e);
+void nr_record_abort(struct nr_record *r);
 
 /* The prepare pass over the capture (nfs_prepare.c). */
 int nr_prepare(const struct nfs_replay_opts *o, const struct nr_target_ops *t, void *ctx,

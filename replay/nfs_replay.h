@@ -95,6 +95,7 @@ struct nfs_replay_stats {
 	unsigned streams, max_inflight;
 	bool stopped;
 	int64_t start_real_ns;
+	uint64_t t0_ns; /* CLOCK_MONOTONIC at the first call's issue */
 	struct hist lag;
 	struct nr_proc *procs;
 	unsigned nprocs;

@@ -37,6 +37,7 @@ struct run {
 	pthread_mutex_t done_mu;
 	pthread_cond_t done_cv;
 	struct rp_clock clk;
+	struct nr_record *rec;
 	uint64_t spin_ns, first_call, last_cap;
 	bool started;
 	int err;
@@ -188,6 +189,9 @@ static void account_done(struct run *r, struct nr_op *op)
 {
 	struct nfs_replay_stats *st = r->st;
 	struct nr_proc *p = &st->procs[op->proc];
+
+	if (r->rec && !r->err && op->rep_status != NR_ESCAPE)
+		r->err = nr_record_call(r->rec, st, op, op->stream, r->e);
 
 	if (op->rep_status == NR_ESCAPE) {
 		p->refused++;
@@ -411,6 +415,7 @@ static int issue(struct run *r, struct nr_op *op)
 		r->started = true;
 		r->clk.t0 = rp_now();
 		r->clk.trace_t0 = op->call_ns;
+		st->t0_ns = r->clk.t0;
 		clock_gettime(CLOCK_REALTIME, &ts);
 		st->start_real_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 	}
@@ -426,6 +431,7 @@ static int issue(struct run *r, struct nr_op *op)
 			return 1;
 		wait_one(r);
 	}
+	op->stream = (uint32_t)(stream_for(r, op->conn) - r->streams);
 	st->dep_waits += dep;
 	st->file_waits += file;
 	st->depth_waits += depth;
@@ -482,6 +488,8 @@ int nfs_replay_run(const struct nfs_replay_opts *o, struct nfs_replay_stats *st,
 		goto out;
 	if ((ret = nr_source_open(&src, o, st, e)))
 		goto out;
+	if (o->record_dir && (ret = nr_record_open(&r.rec, o->record_dir, e)))
+		goto out;
 	prctl(PR_SET_TIMERSLACK, 1, 0, 0, 0);
 	while ((op = nr_source_next(src, &err, e))) {
 		account_capture(&r, op);
@@ -516,13 +524,29 @@ int nfs_replay_run(const struct nfs_replay_opts *o, struct nfs_replay_stats *st,
 			free(op);
 			break;
 		}
+		if (r.err) {
+			ret = r.err;
+			break;
+		}
 	}
 	if (!ret && err)
 		ret = err;
 	while (r.ninflight)
 		wait_one(&r);
 	st->capture_span_ns = r.last_cap > r.first_call ? r.last_cap - r.first_call : 0;
+	if (!ret && r.err)
+		ret = r.err;
+	if (r.rec) {
+		struct nr_record *rec = r.rec;
+
+		r.rec = NULL;
+		if (ret)
+			nr_record_abort(rec);
+		else
+			ret = nr_record_close(rec, o, st, e);
+	}
 out:
+	nr_record_abort(r.rec);
 	if (slack > 0)
 		prctl(PR_SET_TIMERSLACK, (unsigned long)slack, 0, 0, 0);
 	streams_stop(&r);

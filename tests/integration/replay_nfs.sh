@@ -29,6 +29,7 @@ capture_start "$TMP/v4.pcap"
 capture_stop
 tree "$GANESHA_EXPORT/w4" >"$TMP/orig4.txt"
 grep -q '^l .*soft$' "$TMP/orig3.txt" || fail "the workload made no symbolic link"
+"$IOTAPE" analyze --json "$TMP/v3.pcap" >"$TMP/cap3.json"
 
 # check_json JSON: counts and outcomes equal the capture's; errors reproduced
 check_json() {
@@ -52,21 +53,45 @@ assert d["capture"]["calls"] == r["calls"] + r["skipped"]
 PY
 }
 
-# replay V DIR: replay the vV capture into DIR (its workload's tree under DIR/ROOT), compare
+# check_record REC: the recorded run, as analyze reads it, has the v3 capture's calls and
+# errors per procedure (NULL is not replayed)
+check_record() {
+	"$IOTAPE" analyze --json "$1" >"$TMP/rec.json" || fail "analyze $1 failed"
+	python3 - "$TMP/cap3.json" "$TMP/rec.json" "$2" <<'PY' || fail "$1: the record differs"
+import json, sys
+def procs(f):
+    return {p["name"]: (p["calls"], p["errors"]) for p in json.load(open(f))["nfs"]["procedures"]
+            if p["program"] == "NFS" and p["name"] != "NULL"}
+cap, rec = procs(sys.argv[1]), procs(sys.argv[2])
+assert cap == rec, (cap, rec)
+PY
+	python3 - "$1/manifest.json" "$2" <<'PY' || fail "$1: manifest"
+import json, sys
+m = json.load(open(sys.argv[1]))
+assert m["kind"] == "replay" and m["filesystem"] == sys.argv[2], (m.get("filesystem"), sys.argv[2])
+assert m["target"]["fstype"] == sys.argv[2] and m["target"]["options"], m["target"]
+assert m["nfs_replay"]["replay"]["diverged"] == 0
+PY
+}
+
+# replay V DIR ROOT [FS]: replay the vV capture into DIR (its workload's tree under DIR/ROOT),
+# compare; with FS, also --record and check the record
 replay_dir() {
-	local v=$1 dir=$2 root=$3
-	"$IOTAPE" replay --timing afap --json "$TMP/v$v.pcap" --target "$dir" >"$TMP/r.json" ||
-		fail "replay of v$v onto $dir failed"
+	local v=$1 dir=$2 root=$3 fs=${4:-} rec=()
+	[ -n "$fs" ] && rec=(--record "$TMP/rec-$fs")
+	"$IOTAPE" replay --timing afap --json "$TMP/v$v.pcap" --target "$dir" "${rec[@]}" \
+		>"$TMP/r.json" || fail "replay of v$v onto $dir failed"
 	check_json "$TMP/r.json"
 	tree "$dir/$root" >"$TMP/got.txt"
 	diff "$TMP/orig$v.txt" "$TMP/got.txt" >&2 || fail "v$v onto $dir: the final tree differs"
+	if [ -n "$fs" ]; then check_record "$TMP/rec-$fs" "$fs"; fi
 }
 
 mkdir -p "$TMP/tmpfs"
 mount -t tmpfs iotape-test "$TMP/tmpfs"
 cleanup_hooks+=("umount '$TMP/tmpfs'")
 mkdir "$TMP/tmpfs/a" "$TMP/tmpfs/b"
-replay_dir 3 "$TMP/tmpfs/a" w3
+replay_dir 3 "$TMP/tmpfs/a" w3 tmpfs
 # v4 paths start at the server's pseudo root: /export/w4
 replay_dir 4 "$TMP/tmpfs/b" export/w4
 
@@ -89,7 +114,7 @@ for fs in ext4 xfs btrfs; do
 	mount "$loop" "$TMP/mnt-$fs"
 	cleanup_hooks+=("umount '$TMP/mnt-$fs'")
 	mkdir "$TMP/mnt-$fs/a" "$TMP/mnt-$fs/b"
-	replay_dir 3 "$TMP/mnt-$fs/a" w3
+	replay_dir 3 "$TMP/mnt-$fs/a" w3 "$fs"
 	replay_dir 4 "$TMP/mnt-$fs/b" export/w4
 done
 
@@ -104,6 +129,13 @@ diff "$TMP/orig3.txt" "$TMP/got.txt" >&2 || fail "v3 onto $NFS3_URL2: the final 
 check_json "$TMP/r.json"
 tree "$GANESHA_EXPORT2/export/w4" >"$TMP/got.txt"
 diff "$TMP/orig4.txt" "$TMP/got.txt" >&2 || fail "v4 onto $NFS4_URL2: the final tree differs"
+
+# the recorded replays side by side, labelled by their filesystems
+"$IOTAPE" compare "$TMP/rec-ext4" "$TMP/rec-xfs" "$TMP/rec-btrfs" >"$TMP/cmp.txt" ||
+	fail "compare of the recorded replays failed"
+for fs in ext4 xfs btrfs; do
+	grep -q "NFSv3 WRITE (ms) *$fs" "$TMP/cmp.txt" || fail "compare: no $fs row: $(cat "$TMP/cmp.txt")"
+done
 
 # a capture that starts mid-workload: the file nfsload holds open was named before it
 mkfifo "$TMP/go"

@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: MIT */
+/* --record RUNDIR for the NFS replay: its calls as net.pcap (formats/nfs_rec.h) and a manifest
+ * with the host, the target's filesystem and mount options, and the summary. */
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statfs.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/fs.h"
+#include "formats/nfs_rec.h"
+#include "formats/rundir.h"
+#include "iotape_version.h"
+#include "replay/nfs_int.h"
+
+struct nr_record {
+	char *dir;
+	struct nfs_rec *rec;
+};
+
+int nr_record_open(struct nr_record **out, const char *dir, struct iot_err *e)
+{
+	struct nr_record *r = calloc(1, sizeof(*r));
+	char *path = NULL;
+	int ret;
+
+	*out = NULL;
+	if (!r || !(r->dir = strdup(dir)))
+		return free(r), iot_err_set(e, -ENOMEM, "out of memory");
+	if ((ret = iot_mkdir_p(dir, e)))
+		goto fail;
+	if (asprintf(&path, "%s/%s", dir, RUNDIR_PCAP) < 0) {
+		ret = iot_err_set(e, -ENOMEM, "out of memory");
+		goto fail;
+	}
+	ret = nfs_rec_open(&r->rec, path, e); /* refuses a file that exists */
+	free(path);
+	if (ret)
+		goto fail;
+	*out = r;
+	return 0;
+fail:
+	free(r->dir);
+	free(r);
+	return ret;
+}
+
+/* The NFSv3 procedure an action is recorded as (v3 calls keep their own). */
+static uint32_t v3_proc(const struct nfs_replay_stats *st, const struct nr_op *op)
+{
+	static const uint8_t by_act[NR_ACT_N] = {
+	    [NR_GETATTR] = 1, [NR_SETATTR] = 2,  [NR_READLINK] = 5,   [NR_READ] = 6,
+	    [NR_WRITE] = 7,   [NR_COMMIT] = 21,  [NR_CREATE] = 8,     [NR_OPEN] = 4,
+	    [NR_MKDIR] = 9,   [NR_SYMLINK] = 10, [NR_MKNOD] = 11,     [NR_REMOVE] = 12,
+	    [NR_RMDIR] = 13,  [NR_RENAME] = 14,  [NR_LINK] = 15,      [NR_READDIR] = 16,
+	    [NR_FSSTAT] = 18, [NR_ALLOCATE] = 2, [NR_DEALLOCATE] = 2,
+	};
+
+	if (op->vers == 3)
+		return st->procs[op->proc].op;
+	return op->act < NR_ACT_N ? by_act[op->act] : 0;
+}
+
+static uint64_t fh_of(const char *p, size_t n)
+{
+	return nfs_rec_fh(p, n);
+}
+
+/* a path's directory and last component */
+static void split(const char *p, uint64_t *dir, const char **name)
+{
+	const char *s = p ? strrchr(p, '/') : NULL;
+
+	if (!p) {
+		*dir = fh_of("", 0);
+		*name = "";
+		return;
+	}
+	*dir = fh_of(p, s ? (size_t)(s - p) : 0);
+	*name = s ? s + 1 : p;
+}
+
+int nr_record_call(struct nr_record *r, const struct nfs_replay_stats *st, const struct nr_op *op,
+                   uint32_t stream, struct iot_err *e)
+{
+	struct nfs_rec_call c = {
+	    .stream = stream,
+	    .proc = v3_proc(st, op),
+	    .fh = fh_of(op->path, strlen(op->path)),
+	    .data = op->data,
+	    .offset = op->off,
+	    .count = op->count,
+	    .stable = op->stable ? 2 : 0,
+	    .status = op->rep_status,
+	    .done = op->rep_bytes,
+	    .size = op->has_size ? op->attr_size : 0,
+	    .call_ns = op->t_issue - st->t0_ns,
+	    .reply_ns = op->t_done - st->t0_ns,
+	};
+
+	if (!c.proc)
+		return 0;
+	split(op->path, &c.dir_fh, &c.name);
+	split(op->path2, &c.to_dir_fh, &c.to_name);
+	if (op->act == NR_LINK)
+		c.fh = fh_of(op->path, strlen(op->path));
+	return nfs_rec_write(r->rec, &c, e);
+}
+
+static const char *fs_name(long type)
+{
+	static const struct {
+		long t;
+		const char *n;
+	} k[] = {
+	    {0xEF53, "ext4"},      {0x58465342, "xfs"},  {0x9123683E, "btrfs"},
+	    {0x01021994, "tmpfs"}, {0x6969, "nfs"},      {0x794c7630, "overlay"},
+	    {0x2FC12FC1, "zfs"},   {0xF2F52010, "f2fs"}, {0x858458f6, "ramfs"},
+	};
+
+	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++)
+		if (k[i].t == type)
+			return k[i].n;
+	return NULL;
+}
+
+/* The mount a directory is on, from /proc/self/mountinfo: the longest mount point that is a
+ * prefix of its real path (fields: 5 mount point, after " - ": type, source, options). */
+static void mount_of(const char *dir, json_t *m)
+{
+	char real[PATH_MAX], line[4096], best[PATH_MAX] = "";
+	FILE *f;
+
+	if (!realpath(dir, real) || !(f = fopen("/proc/self/mountinfo", "re")))
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char mp[PATH_MAX], type[64], src[1024], opts[1024];
+		const char *dash = strstr(line, " - ");
+		size_t n;
+
+		if (!dash || sscanf(line, "%*s %*s %*s %*s %4095s", mp) != 1 ||
+		    sscanf(dash + 3, "%63s %1023s %1023s", type, src, opts) != 3)
+			continue;
+		n = strlen(mp);
+		if (strncmp(real, mp, n) || (real[n] && real[n] != '/' && n > 1) ||
+		    n < strlen(best))
+			continue;
+		snprintf(best, sizeof(best), "%s", mp);
+		json_object_set_new(m, "mountpoint", json_string(mp));
+		json_object_set_new(m, "fstype", json_string(type));
+		json_object_set_new(m, "source", json_string(src));
+		json_object_set_new(m, "options", json_string(opts));
+	}
+	fclose(f);
+}
+
+int nr_record_close(struct nr_record *r, const struct nfs_replay_opts *o,
+                    const struct nfs_replay_stats *st, struct iot_err *e)
+{
+	json_t *m = json_object(), *host = json_object(), *kern = json_object(),
+	       *argv = json_array();
+	json_t *target = json_object(), *labels = json_object(), *clock = json_object(),
+	       *start = json_object(), *rep;
+	struct utsname u;
+	struct statfs sf;
+	char hn[256] = "", when[64];
+	time_t secs = (time_t)(st->start_real_ns / 1000000000);
+	const char *fs = NULL;
+	char *s, *path = NULL;
+	int ret = nfs_rec_close(r->rec, e);
+
+	r->rec = NULL;
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&secs));
+	gethostname(hn, sizeof(hn) - 1);
+	json_object_set_new(m, "format", json_string("iotape-run"));
+	json_object_set_new(m, "format_version", json_integer(1));
+	json_object_set_new(m, "iotape_version", json_string(IOTAPE_VERSION));
+	json_object_set_new(m, "kind", json_string("replay"));
+	json_object_set_new(host, "hostname", json_string(hn));
+	if (!uname(&u)) {
+		json_object_set_new(kern, "sysname", json_string(u.sysname));
+		json_object_set_new(kern, "release", json_string(u.release));
+		json_object_set_new(kern, "version", json_string(u.version));
+		json_object_set_new(kern, "machine", json_string(u.machine));
+	}
+	json_object_set_new(host, "kernel", kern);
+	json_object_set_new(host, "ncpu", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
+	json_object_set_new(m, "host", host);
+	for (int i = 0; i < o->argc && o->argv; i++)
+		json_array_append_new(argv, json_string(o->argv[i]));
+	json_object_set_new(m, "iotape_argv", argv);
+	json_object_set_new(start, "wall", json_string(when));
+	json_object_set_new(start, "realtime_ns", json_integer(st->start_real_ns));
+	json_object_set_new(start, "trace_ns", json_integer(0));
+	json_object_set_new(clock, "trace_clock", json_string("CLOCK_MONOTONIC"));
+	json_object_set_new(clock, "start", start);
+	json_object_set_new(m, "clock", clock);
+	/* the target: a directory's filesystem and mount, or the NFS URL */
+	if (o->target_dir) {
+		json_object_set_new(target, "directory", json_string(o->target_dir));
+		if (!statfs(o->target_dir, &sf))
+			fs = fs_name((long)sf.f_type);
+		mount_of(o->target_dir, target);
+		if (!fs)
+			fs = json_string_value(json_object_get(target, "fstype"));
+	} else {
+		json_object_set_new(target, "nfs", json_string(o->nfs_url));
+		fs = "nfs";
+	}
+	if (fs) {
+		json_object_set_new(m, "filesystem", json_string(fs));
+		json_object_set_new(labels, "filesystem", json_string(fs));
+	}
+	json_object_set_new(m, "target", target);
+	json_object_set_new(m, "labels", labels);
+	json_object_set_new(m, "network", json_pack("{s:s}", "file", RUNDIR_PCAP));
+	s = nfs_replay_json(o, st);
+	rep = s ? json_loads(s, 0, NULL) : NULL;
+	free(s);
+	if (rep)
+		json_object_set_new(m, "nfs_replay", rep);
+	if (!ret && asprintf(&path, "%s/%s", r->dir, RUNDIR_MANIFEST) < 0)
+		ret = iot_err_set(e, -ENOMEM, "out of memory");
+	if (!ret && json_dump_file(m, path, JSON_INDENT(2) | JSON_SORT_KEYS))
+		ret = iot_err_set(e, -EIO, "'%s': cannot write", path);
+	json_decref(m);
+	free(path);
+	free(r->dir);
+	free(r);
+	return ret;
+}
+
+void nr_record_abort(struct nr_record *r)
+{
+	if (!r)
+		return;
+	nfs_rec_close(r->rec, NULL);
+	free(r->dir);
+	free(r);
+}
