@@ -519,6 +519,11 @@ const struct rpc_counters *rpc_dec_counters(const struct rpc_dec *d)
 	return &d->n;
 }
 
+uint64_t rpc_dec_oldest_call(const struct rpc_dec *d)
+{
+	return d->oldest ? d->oldest->t.call_ns : UINT64_MAX;
+}
+
 size_t rpc_dec_mem(const struct rpc_dec *d)
 {
 	return sizeof(*d) + (size_t)d->nalloc * sizeof(struct pend) + d->names_mem +

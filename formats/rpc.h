@@ -89,6 +89,9 @@ void rpc_dec_record(void *dec, const struct rpc_record *r);
 /* End of capture: every outstanding call is reported as unmatched. */
 void rpc_dec_finish(struct rpc_dec *d);
 const struct rpc_counters *rpc_dec_counters(const struct rpc_dec *d);
+/* The time of the oldest call still waiting for its reply, UINT64_MAX when none waits: every
+ * transaction still to come was called at or after it (or is a reply to no known call). */
+uint64_t rpc_dec_oldest_call(const struct rpc_dec *d);
 size_t rpc_dec_mem(const struct rpc_dec *d);
 void rpc_dec_free(struct rpc_dec *d);
 

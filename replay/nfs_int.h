@@ -93,7 +93,8 @@ struct nr_target_ops {
 	int (*prep)(void *ctx, const char *path, unsigned ftype, uint64_t size);
 };
 
-#define NR_ESCAPE 0xffff0001u /* rep_status: the path resolves outside the target */
+#define NR_ESCAPE 0xffff0001u  /* rep_status: the path resolves outside the target */
+#define NR_NOTDONE 0xffff0002u /* rep_status: the target has no such action (skipped) */
 
 extern const struct nr_target_ops nr_target_posix;
 extern const struct nr_target_ops nr_target_libnfs;

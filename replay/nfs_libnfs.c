@@ -231,7 +231,7 @@ static int run(struct nctx *c, struct nr_op *op, uint64_t *bytes)
 		return nfs_statvfs64(nfs, p, &sv);
 	}
 	default:
-		return -EOPNOTSUPP;
+		return -ENOSYS; /* ALLOCATE, DEALLOCATE: no call for them in libnfs */
 	}
 }
 
@@ -241,7 +241,7 @@ static void n_exec(void *ctx, struct nr_op *op)
 	int ret = run(ctx, op, &bytes);
 
 	op->rep_bytes = bytes;
-	op->rep_status = nr_errno_status(ret < 0 ? -ret : 0);
+	op->rep_status = ret == -ENOSYS ? NR_NOTDONE : nr_errno_status(ret < 0 ? -ret : 0);
 }
 
 static int n_prep(void *ctx, const char *path, unsigned ftype, uint64_t size)

@@ -190,6 +190,11 @@ static void account_done(struct run *r, struct nr_op *op)
 	struct nfs_replay_stats *st = r->st;
 	struct nr_proc *p = &st->procs[op->proc];
 
+	if (op->rep_status == NR_NOTDONE) {
+		p->skipped++;
+		st->skipped++;
+		return;
+	}
 	if (r->rec && !r->err && op->rep_status != NR_ESCAPE)
 		r->err = nr_record_call(r->rec, st, op, op->stream, r->e);
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The NFS replay's input: a capture's calls, named through the handle map, in call order. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,12 +16,18 @@
 
 /* A path being built: components joined by '/', relative to the target's root. */
 struct pbuf {
-	char b[PATH_CAP];
 	size_t len;
 	bool known;       /* the walk knows where it is */
 	bool hostile;     /* a component is no plain name */
 	bool placeholder; /* it starts at a handle never named */
+	char b[PATH_CAP];
 };
+
+/* dst = src, the bytes in use only (a path is a few bytes of its 4 KiB) */
+static void pb_copy(struct pbuf *dst, const struct pbuf *src)
+{
+	memcpy(dst, src, offsetof(struct pbuf, b) + src->len + 1);
+}
 
 struct nr_source {
 	const struct nfs_replay_opts *o;
@@ -134,6 +141,7 @@ static void path_of(struct nr_source *s, uint32_t id, const uint8_t *fh, unsigne
 	b->len = 0;
 	b->b[0] = 0;
 	b->known = true;
+	b->hostile = b->placeholder = false;
 	if (id == NFS_NAME_NONE) {
 		if (fl && is_root_fh(s, fh, fl))
 			return;
@@ -254,9 +262,14 @@ static void walk_names(struct nr_source *s, const struct rpc_txn *t, bool dir_op
 	unsigned main_idx = t->vers == 4 ? t->call.main_idx : 0;
 	bool chain = false;
 
-	w->cur.known = w->saved.known = false;
-	w->cur.hostile = w->cur.placeholder = false;
-	w->saved.hostile = w->saved.placeholder = false;
+	w->cur.len = w->saved.len = w->obj.len = w->to.len = 0;
+	w->cur.b[0] = w->saved.b[0] = w->obj.b[0] = w->to.b[0] = 0;
+	w->cur.known = w->saved.known = w->obj.known = w->to.known = false;
+	w->cur.hostile = w->cur.placeholder = w->saved.hostile = w->saved.placeholder = false;
+	w->obj.hostile = w->obj.placeholder = w->to.hostile = w->to.placeholder = false;
+	w->data = NULL;
+	w->data_len = 0;
+	w->have_obj = w->have_to = false;
 	while (p && end - p >= 4) {
 		unsigned kind = p[0], idx = p[1], len;
 		uint16_t l16;
@@ -292,7 +305,7 @@ static void walk_names(struct nr_source *s, const struct rpc_txn *t, bool dir_op
 				chain = true;
 			pb_add(&w->cur, a, len);
 			if (idx >= main_idx) {
-				w->obj = w->cur;
+				pb_copy(&w->obj, &w->cur);
 				w->have_obj = true;
 			}
 			break;
@@ -300,27 +313,27 @@ static void walk_names(struct nr_source *s, const struct rpc_txn *t, bool dir_op
 			pb_up(&w->cur);
 			break;
 		case NN_SAVE:
-			w->saved = w->cur;
+			pb_copy(&w->saved, &w->cur);
 			break;
 		case NN_RESTORE:
-			w->cur = w->saved;
+			pb_copy(&w->cur, &w->saved);
 			break;
 		case NN_REMOVE:
 		case NN_LINK:
-			w->obj = w->cur;
+			pb_copy(&w->obj, &w->cur);
 			pb_add(&w->obj, a, len);
 			w->have_obj = true;
 			if (kind == NN_LINK) {
-				w->to = w->obj;
-				w->obj = w->saved;
+				pb_copy(&w->to, &w->obj);
+				pb_copy(&w->obj, &w->saved);
 				w->have_to = true;
 			}
 			break;
 		case NN_RENAME:
 			if (len > 1 && a[0] + 1u < len) {
-				w->obj = w->saved;
+				pb_copy(&w->obj, &w->saved);
 				pb_add(&w->obj, a + 1, a[0]);
-				w->to = w->cur;
+				pb_copy(&w->to, &w->cur);
 				pb_add(&w->to, a + 1 + a[0], len - 1 - a[0]);
 				w->have_obj = w->have_to = true;
 			}
@@ -338,7 +351,7 @@ static void walk_names(struct nr_source *s, const struct rpc_txn *t, bool dir_op
 		}
 	}
 	if (!w->have_obj)
-		w->obj = w->cur;
+		pb_copy(&w->obj, &w->cur);
 }
 
 static void heap_push(struct nr_source *s, struct nr_op *op)
@@ -459,10 +472,17 @@ static void on_txn(void *arg, const struct rpc_txn *t)
 		         act == NR_RMDIR || act == NR_RENAME || act == NR_LINK ||
 		         act == NR_READDIR ||
 		         act == NR_FSSTAT; /* FSINFO, FSSTAT, PATHCONF: asked of the mount's root */
-	memset(&w, 0, sizeof(w));
+	w.obj.len = 0;
+	w.obj.b[0] = 0;
+	w.obj.known = true;
+	w.obj.hostile = w.obj.placeholder = false;
+	w.have_to = false;
+	w.data = NULL;
+	w.data_len = 0;
 	if (act != NR_SKIP) {
 		walk_names(s, t, dir_op, &w);
-		if (!w.cur.known && !w.have_obj && t->call.fh_len) {
+		/* no names recorded (cut by the snaplen, over the names memory): the handle */
+		if (!t->call.names_len && !w.have_obj && t->call.fh_len) {
 			uint32_t id =
 			    nfs_names_handle(s->names, t, t->call.fh, t->call.fh_len, true);
 
@@ -562,7 +582,9 @@ static bool releasable(const struct nr_source *s)
 {
 	const struct nr_op *m = s->heap[0];
 
-	return s->ended || s->nheap > NR_WINDOW || m->call_ns + NR_HORIZON_NS <= s->last_ts;
+	/* no call still unanswered was made before it: nothing earlier can come */
+	return s->ended || m->call_ns < rpc_dec_oldest_call(s->pipe.rpc) || s->nheap > NR_WINDOW ||
+	       m->call_ns + NR_HORIZON_NS <= s->last_ts;
 }
 
 struct nr_op *nr_source_next(struct nr_source *s, int *err, struct iot_err *e)
