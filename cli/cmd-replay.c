@@ -191,49 +191,14 @@ static void progress(void *arg, const struct replay_stats *st, uint64_t elapsed)
 	        hist_quantile(&st->lag, 0.99) / 1e3, (unsigned long long)st->errors);
 }
 
-/* --capture: the capture module in a thread of its own, from before the first IO to after
- * the last completion. */
-struct capture {
-	struct cap_opts o;
-	struct cap_result res;
-	struct iot_err e;
-	int ret;
-	pthread_t thread;
-	atomic_int ready, done;
-	volatile sig_atomic_t stop;
-	char **devs;
-};
-
-static void capture_progress(void *arg, const struct cap_progress *p)
+/* --capture for a block replay: the targets that are block devices. */
+static int capture_start(struct replay_capture *c, const char *dir, const struct replay_opts *o,
+                         int argc, char **argv)
 {
-	(void)p;
-	atomic_store(&((struct capture *)arg)->ready, 1); /* tracing has started */
-}
-
-static void capture_notice(void *arg, const char *msg)
-{
-	(void)arg;
-	warning("capture: %s", msg);
-}
-
-static void *capture_main(void *arg)
-{
-	struct capture *c = arg;
-
-	c->ret = cap_run(&c->o, &c->res, &c->e);
-	atomic_store(&c->done, 1);
-	return NULL;
-}
-
-/* Start tracing the block-device targets into dir; returns 0 once events flow. */
-static int capture_start(struct capture *c, const char *dir, const struct replay_opts *o, int argc,
-                         char **argv)
-{
+	char **devs = calloc(o->nmaps + 1, sizeof(*devs));
 	unsigned n = 0;
 
-	memset(c, 0, sizeof(*c));
-	c->devs = calloc(o->nmaps + 1, sizeof(*c->devs));
-	if (!c->devs)
+	if (!devs)
 		return error("out of memory"), EXIT_SYSTEM;
 	for (unsigned i = 0; i <= o->nmaps; i++) {
 		const char *path = i < o->nmaps ? o->maps[i].path : o->target;
@@ -241,59 +206,13 @@ static int capture_start(struct capture *c, const char *dir, const struct replay
 
 		if (!path || stat(path, &st) || !S_ISBLK(st.st_mode))
 			continue;
-		c->devs[n++] = (char *)path;
+		devs[n++] = (char *)path;
 	}
 	if (!n) {
-		free(c->devs);
+		free(devs);
 		return usage_error("--capture: no target is a block device");
 	}
-	c->o.rundir = dir;
-	c->o.devs = c->devs;
-	c->o.ndevs = n;
-	c->o.argc = argc;
-	c->o.argv = argv;
-	c->o.stop = &c->stop;
-	c->o.progress = capture_progress;
-	c->o.notice = capture_notice;
-	c->o.arg = c;
-	if (pthread_create(&c->thread, NULL, capture_main, c)) {
-		free(c->devs);
-		return error("--capture: cannot start a thread"), EXIT_SYSTEM;
-	}
-	while (!atomic_load(&c->ready) && !atomic_load(&c->done)) {
-		struct timespec ts = {0, 1000000};
-
-		nanosleep(&ts, NULL);
-	}
-	if (atomic_load(&c->done) && c->ret) {
-		pthread_join(c->thread, NULL);
-		free(c->devs);
-		return error("--capture: %s", c->e.msg), exit_code_for(c->ret);
-	}
-	return 0;
-}
-
-/* Stop the capture; 0 or an exit code. */
-static int capture_stop(struct capture *c, bool quiet)
-{
-	int rc = EXIT_OK;
-
-	c->stop = SIGTERM;
-	pthread_join(c->thread, NULL);
-	free(c->devs);
-	if (c->ret)
-		return error("--capture: %s", c->e.msg), exit_code_for(c->ret);
-	if (c->res.late_err) {
-		error("--capture: %s", c->res.late_msg);
-		rc = EXIT_SYSTEM;
-	}
-	if (!quiet)
-		fprintf(stderr, "captured %llu events into '%s'%s\n",
-		        (unsigned long long)c->res.totals.events, c->o.rundir,
-		        c->res.lost ? " (some lost: see its manifest)" : "");
-	if (c->res.lost)
-		warning("--capture: %llu events lost", (unsigned long long)c->res.lost);
-	return rc;
+	return replay_capture_start(c, dir, devs, n, NULL, argc, argv);
 }
 
 static void notice(void *arg, const char *msg)
@@ -479,7 +398,7 @@ int cmd_replay(int argc, char **argv)
 	struct iot_err e = {{0}};
 	bool json = false, show_progress = isatty(2);
 	const char *capture_dir = NULL;
-	struct capture cap;
+	struct replay_capture cap;
 	struct rp_fid_result fid_res;
 	struct replay_nfs_args na = {.prepare = true};
 	struct cli_input ci = {0};
@@ -739,7 +658,7 @@ int cmd_replay(int argc, char **argv)
 	ret = replay_run(&o, &src, &st, &e);
 	if (o.progress)
 		fprintf(stderr, "\r%*s\r", 78, "");
-	rc = capture_dir ? capture_stop(&cap, json) : EXIT_OK;
+	rc = capture_dir ? replay_capture_stop(&cap, json) : EXIT_OK;
 	if (capture_dir && !rc && !ret && compare_capture(o.fid, capture_dir, &fid_res) == 0)
 		st.fidelity = &fid_res;
 	if (ret) {

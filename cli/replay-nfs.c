@@ -7,7 +7,10 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <stdio.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "cli/inputs.h"
 #include "cli/replay.h"
@@ -56,6 +59,67 @@ static int reopen(void *arg, struct in_stream **out, struct iot_err *e)
 	*out = ci.capture;
 	ci.capture = NULL;
 	cli_input_release(&ci);
+	return 0;
+}
+
+/* --capture: the target directory's block device, or the packets to and from the server */
+struct capture_ctx {
+	struct replay_capture cap;
+	const struct replay_nfs_args *a;
+	bool started;
+	int rc;
+};
+
+/* The block device a directory's filesystem is on: its device number's entry in
+ * /sys/dev/block, else the mount's source (btrfs reports an anonymous device number). */
+static char *dir_device(const char *dir)
+{
+	struct stat st, sb;
+	struct nr_mount m;
+	char link[64], real[PATH_MAX], *dev = NULL;
+
+	if (stat(dir, &st))
+		return NULL;
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(st.st_dev), minor(st.st_dev));
+	if (realpath(link, real) && asprintf(&dev, "/dev/%s", strrchr(real, '/') + 1) > 0 &&
+	    !stat(dev, &sb) && S_ISBLK(sb.st_mode))
+		return dev;
+	free(dev);
+	dev = NULL;
+	if (!nr_mount_of(dir, &m) && !stat(m.source, &sb) && S_ISBLK(sb.st_mode))
+		dev = strdup(m.source);
+	return dev;
+}
+
+static int capture_begin(void *arg)
+{
+	struct capture_ctx *c = arg;
+	const struct replay_nfs_args *a = c->a;
+	char **devs = NULL;
+	unsigned n = 0;
+
+	if (a->target) {
+		char *dev = dir_device(a->target);
+
+		if (!dev || !(devs = calloc(1, sizeof(*devs)))) {
+			free(dev);
+			c->rc =
+			    usage_error("--capture: the filesystem of '%s' is on no block device "
+			                "to trace",
+			                a->target);
+			return -EINVAL;
+		}
+		devs[n++] = dev;
+	}
+	/* an NFS target: the replay's packets, on every interface */
+	c->rc = replay_capture_start(&c->cap, a->capture_dir, devs, n, a->target ? NULL : "any",
+	                             a->argc, a->argv);
+	if (c->rc) {
+		if (devs)
+			free(devs[0]);
+		return -EIO;
+	}
+	c->started = true;
 	return 0;
 }
 
@@ -167,6 +231,7 @@ int replay_nfs(struct replay_nfs_args *a, struct cli_input *ci)
 	    .stop = &nfs_stop,
 	};
 	struct reopen ro = {.arg = ci->arg, .first = ci->capture};
+	struct capture_ctx cc = {0};
 	struct nfs_replay_stats st;
 	struct sigaction sa;
 	struct iot_err e = {{0}};
@@ -187,9 +252,14 @@ int replay_nfs(struct replay_nfs_args *a, struct cli_input *ci)
 		}
 		o.root_fh = fh;
 	}
-	if (a->capture_dir) {
+	if (a->capture_dir && a->record_dir && !strcmp(a->capture_dir, a->record_dir)) {
 		in_stream_close(ro.first);
-		return usage_error("--capture: not available for NFS replays yet");
+		return usage_error("--capture and --record need different directories");
+	}
+	if (a->capture_dir) {
+		cc.a = a;
+		o.on_start = capture_begin;
+		o.on_start_arg = &cc;
 	}
 	o.open = reopen;
 	o.open_arg = &ro;
@@ -200,8 +270,17 @@ int replay_nfs(struct replay_nfs_args *a, struct cli_input *ci)
 	ret = nfs_replay_run(&o, &st, &e);
 	if (ro.first)
 		in_stream_close(ro.first);
+	if (cc.started) {
+		/* the capture's devices' array: the capture frees the array, we its string */
+		char *dev = cc.cap.devs ? cc.cap.devs[0] : NULL;
+
+		rc = replay_capture_stop(&cc.cap, a->json);
+		free(dev);
+	}
 	if (ret) {
 		nfs_replay_stats_release(&st);
+		if (cc.rc)
+			return cc.rc; /* said why */
 		return error("%s", e.msg), exit_code_for(ret);
 	}
 	if (a->json) {
@@ -217,7 +296,7 @@ int replay_nfs(struct replay_nfs_args *a, struct cli_input *ci)
 		print_summary(&o, &st);
 	}
 	if (st.stopped)
-		rc = 128 + (int)nfs_stop;
+		rc = rc ? rc : 128 + (int)nfs_stop;
 	nfs_replay_stats_release(&st);
 	return rc;
 }

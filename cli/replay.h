@@ -3,6 +3,11 @@
 #ifndef IOTAPE_CLI_REPLAY_H
 #define IOTAPE_CLI_REPLAY_H
 
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+
+#include "capture/capture.h"
 #include "formats/blktrace.h"
 #include "replay/replay.h"
 
@@ -50,6 +55,24 @@ struct replay_nfs_args {
 	int argc;
 	char **argv;
 };
+/* --capture: the capture module in a thread of its own (replay-capture.c) */
+struct replay_capture {
+	struct cap_opts o;
+	struct cap_result res;
+	struct iot_err e;
+	int ret;
+	pthread_t thread;
+	atomic_int ready, done;
+	volatile sig_atomic_t stop;
+	char **devs;
+};
+/* Trace the n block devices devs (an array the capture takes: freed by _stop) and/or the
+ * packets on iface into dir; returns 0 once events flow, else an exit code (said why). */
+int replay_capture_start(struct replay_capture *c, const char *dir, char **devs, unsigned n,
+                         const char *iface, int argc, char **argv);
+/* Stop it; 0 or an exit code. */
+int replay_capture_stop(struct replay_capture *c, bool quiet);
+
 struct cli_input;
 /* iotape replay CAPTURE (--target DIR | --nfs URL): the NFS calls (replay-nfs.c). */
 int replay_nfs(struct replay_nfs_args *a, struct cli_input *ci);

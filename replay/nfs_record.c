@@ -129,15 +129,18 @@ static const char *fs_name(long type)
 	return NULL;
 }
 
-/* The mount a directory is on, from /proc/self/mountinfo: the longest mount point that is a
- * prefix of its real path (fields: 5 mount point, after " - ": type, source, options). */
-static void mount_of(const char *dir, json_t *m)
+int nr_mount_of(const char *dir, struct nr_mount *m)
 {
-	char real[PATH_MAX], line[4096], best[PATH_MAX] = "";
+	char real[PATH_MAX], line[4096];
+	size_t best = 0;
+	int found = 0;
 	FILE *f;
 
-	if (!realpath(dir, real) || !(f = fopen("/proc/self/mountinfo", "re")))
-		return;
+	memset(m, 0, sizeof(*m));
+	if (!realpath(dir, real))
+		return -errno;
+	if (!(f = fopen("/proc/self/mountinfo", "re")))
+		return -errno;
 	while (fgets(line, sizeof(line), f)) {
 		char mp[PATH_MAX], type[64], src[1024], opts[1024];
 		const char *dash = strstr(line, " - ");
@@ -147,16 +150,31 @@ static void mount_of(const char *dir, json_t *m)
 		    sscanf(dash + 3, "%63s %1023s %1023s", type, src, opts) != 3)
 			continue;
 		n = strlen(mp);
-		if (strncmp(real, mp, n) || (real[n] && real[n] != '/' && n > 1) ||
-		    n < strlen(best))
+		if (strncmp(real, mp, n) || (n > 1 && real[n] && real[n] != '/') ||
+		    (found && n < best))
 			continue;
-		snprintf(best, sizeof(best), "%s", mp);
-		json_object_set_new(m, "mountpoint", json_string(mp));
-		json_object_set_new(m, "fstype", json_string(type));
-		json_object_set_new(m, "source", json_string(src));
-		json_object_set_new(m, "options", json_string(opts));
+		best = n;
+		found = 1;
+		snprintf(m->mountpoint, sizeof(m->mountpoint), "%s", mp);
+		snprintf(m->fstype, sizeof(m->fstype), "%s", type);
+		snprintf(m->source, sizeof(m->source), "%s", src);
+		snprintf(m->options, sizeof(m->options), "%s", opts);
 	}
 	fclose(f);
+	return found ? 0 : -ENOENT;
+}
+
+/* The mount a directory is on, into the manifest's target object. */
+static void mount_of(const char *dir, json_t *t)
+{
+	struct nr_mount m;
+
+	if (nr_mount_of(dir, &m))
+		return;
+	json_object_set_new(t, "mountpoint", json_string(m.mountpoint));
+	json_object_set_new(t, "fstype", json_string(m.fstype));
+	json_object_set_new(t, "source", json_string(m.source));
+	json_object_set_new(t, "options", json_string(m.options));
 }
 
 int nr_record_close(struct nr_record *r, const struct nfs_replay_opts *o,

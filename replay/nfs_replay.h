@@ -45,6 +45,10 @@ struct nfs_replay_opts {
 	volatile sig_atomic_t *stop;
 	void (*notice)(void *arg, const char *msg);
 	void *notice_arg;
+	/* called once the target is prepared, just before the first call (--capture starts
+	 * there); non-zero stops the replay with that error */
+	int (*on_start)(void *arg);
+	void *on_start_arg;
 };
 
 /* One procedure (NFSv3 procedure or NFSv4 main op): the capture beside the replay. */
@@ -120,6 +124,11 @@ char *nfs_replay_json(const struct nfs_replay_opts *o, const struct nfs_replay_s
 void nr_status_str(uint32_t status, unsigned vers, char *buf, size_t len);
 /* The NFS status (nfsstat3 and nfsstat4 agree on these) for an errno. */
 uint32_t nr_errno_status(int err);
+/* The mount a directory is on (/proc/self/mountinfo: the longest mount point above it). */
+struct nr_mount {
+	char mountpoint[4096], fstype[64], source[1024], options[1024];
+};
+int nr_mount_of(const char *dir, struct nr_mount *m);
 /* --root-fh HEX */
 int nr_parse_fh(const char *hex, uint8_t *fh, unsigned *len);
 

@@ -495,6 +495,10 @@ int nfs_replay_run(const struct nfs_replay_opts *o, struct nfs_replay_stats *st,
 		goto out;
 	if (o->record_dir && (ret = nr_record_open(&r.rec, o->record_dir, e)))
 		goto out;
+	if (o->on_start && (ret = o->on_start(o->on_start_arg))) {
+		iot_err_set(e, ret, "--capture did not start");
+		goto out;
+	}
 	prctl(PR_SET_TIMERSLACK, 1, 0, 0, 0);
 	while ((op = nr_source_next(src, &err, e))) {
 		account_capture(&r, op);

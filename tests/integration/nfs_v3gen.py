@@ -5,7 +5,7 @@
 #       name, an empty name, symbolic links to OUTSIDE and to '../..', and a file created
 #       through each; a file 'ok' written in between
 #   nfs_v3gen.py load OUT.pcap CALLS [FILES [GAP_US [LIST]]]   CALLS calls of a file workload:
-#       CREATE, WRITE, GETATTR, LOOKUP, READ, SETATTR (truncate), RENAME, REMOVE over FILES
+#       CREATE, WRITE, GETATTR, LOOKUP, READ, COMMIT, SETATTR (truncate), RENAME, REMOVE over FILES
 #       files (64) in one directory, GAP_US (50) apart, each answered 20 us after its call;
 #       LIST: the same calls as lines for tests/tools/nfsloop (the plain loop of syscalls)
 import struct
@@ -110,8 +110,8 @@ def load(path, calls, files, gap_us=50, listpath=None):
     gap = gap_us * 1000
     n = 2
     size = {}
-    kinds = ["create", "write", "getattr", "lookup", "read", "write", "setattr", "read",
-             "rename", "lookup", "remove"]
+    kinds = ["create", "write", "getattr", "lookup", "read", "write", "commit", "setattr",
+             "read", "rename", "lookup", "remove"]
     i = 0
     renamed = set()
     while n < calls:
@@ -141,6 +141,9 @@ def load(path, calls, files, gap_us=50, listpath=None):
             p.rpc(xid, 6, fh(h) + u64(0) + u32(4096),
                   u32(0) + u32(0) + u32(4096) + u32(0) + u32(0), gap)
             say("read", "d/" + name.decode(), 0, 4096)
+        elif k == "commit":
+            p.rpc(xid, 21, fh(h) + u64(0) + u32(0), u32(0) + u32(0) * 2 + u64(0), gap)
+            say("commit", "d/" + name.decode())
         elif k == "setattr":  # truncate to 4 KiB
             p.rpc(xid, 2, fh(h) + u32(0) * 3 + u32(1) + u64(4096) + u32(0) * 3,
                   u32(0) + u32(0) * 2, gap)

@@ -2,7 +2,7 @@
 # NFS replay (#13): a libnfs workload (a tree made, files written, read, renamed, truncated,
 # hard- and soft-linked, removed; lookups of missing names) captured against nfs-ganesha in
 # NFSv3 and NFSv4.0 replays afap onto directories on tmpfs, ext4, xfs and btrfs loop devices
-# and onto a second ganesha export: each final tree (names, types, file sizes) equals the
+# and onto a second ganesha export (its packets captured with --capture): each final tree (names, types, file sizes) equals the
 # original export's, each procedure is replayed as often as captured, and every outcome,
 # the failures included, is the capture's. A capture started mid-workload replays with
 # placeholders for the handles it never saw named.
@@ -119,9 +119,19 @@ for fs in ext4 xfs btrfs; do
 done
 
 # onto another server (the second export), in the capture's version
-"$IOTAPE" replay --timing afap --json "$TMP/v3.pcap" --nfs "$NFS3_URL2" >"$TMP/r.json" ||
-	fail "replay onto $NFS3_URL2 failed"
+"$IOTAPE" replay --timing afap --json "$TMP/v3.pcap" --nfs "$NFS3_URL2" --capture "$TMP/capnfs" \
+	>"$TMP/r.json" || fail "replay onto $NFS3_URL2 failed"
 check_json "$TMP/r.json"
+# --capture: the replay's own packets, as the server saw them
+"$IOTAPE" analyze --json "$TMP/capnfs" >"$TMP/capnfs.json" || fail "analyze of --capture failed"
+python3 - "$TMP/cap3.json" "$TMP/capnfs.json" <<'PY' || fail "--capture of the NFS replay"
+import json, sys
+def calls(f, name):
+    return sum(p["calls"] for p in json.load(open(f))["nfs"]["procedures"]
+               if p["program"] == "NFS" and p["name"] == name)
+for op in ("WRITE", "READ", "RENAME", "REMOVE", "SYMLINK", "LINK"):
+    assert calls(sys.argv[2], op) >= calls(sys.argv[1], op), op
+PY
 tree "$GANESHA_EXPORT2/w3" >"$TMP/got.txt"
 diff "$TMP/orig3.txt" "$TMP/got.txt" >&2 || fail "v3 onto $NFS3_URL2: the final tree differs"
 "$IOTAPE" replay --timing afap --json --force "$TMP/v4.pcap" --nfs "$NFS4_URL2" >"$TMP/r.json" ||
@@ -139,6 +149,7 @@ done
 
 # a capture that starts mid-workload: the file nfsload holds open was named before it
 mkfifo "$TMP/go"
+: >"$TMP/load.err"
 "$TOOLS/nfsload" -v 3 -n 3 -s 65536 -b 16384 -W "$TMP/go" 127.0.0.1 "$GANESHA_EXPORT" /mid \
 	>/dev/null 2>"$TMP/load.err" &
 load=$!

@@ -76,7 +76,10 @@ int main(int argc, char **argv)
 			if (!ops)
 				return 1;
 		}
-		o.kind = !strcmp(k, "rename") ? 'R' : !strcmp(k, "remove") ? 'X' : k[0];
+		o.kind = !strcmp(k, "rename")   ? 'R'
+		         : !strcmp(k, "remove") ? 'X'
+		         : !strcmp(k, "commit") ? 'C'
+		                                : k[0];
 		o.a = strdup(a);
 		if (o.kind == 'R')
 			o.b = strdup(b);
@@ -117,6 +120,10 @@ int main(int argc, char **argv)
 		case 's': /* stat */
 			if ((fd = beneath(o->a, O_PATH | O_NOFOLLOW, 0)) >= 0)
 				r = fstat(fd, &st);
+			break;
+		case 'C': /* commit */
+			if ((fd = beneath(o->a, O_WRONLY, 0)) >= 0)
+				r = fdatasync(fd);
 			break;
 		case 't': /* truncate */
 			if ((fd = beneath(o->a, O_WRONLY, 0)) >= 0)

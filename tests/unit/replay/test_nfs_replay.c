@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/* NFS replay: a hand-made capture (formats/nfs_rec.h) replayed into a temporary directory. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "formats/instream.h"
+#include "formats/nfs_rec.h"
+#include "replay/nfs_replay.h"
+
+enum { R = 1, D, F, O };
+
+static char dir[64], cap[80];
+
+static int open_cap(void *arg, struct in_stream **out, struct iot_err *e)
+{
+	(void)arg;
+	return in_stream_open(out, cap, e);
+}
+
+/* FSINFO on the root; MKDIR d; CREATE d/f; WRITE it; LOOKUP d/missing (NOENT); LOOKUP old,
+ * a file the capture never saw made, GETATTR (10000 bytes) and READ its end; RENAME d/f d/g */
+static int setup(void **state)
+{
+	const struct nfs_rec_call calls[] = {
+	    {.proc = 19, .fh = R},
+	    {.proc = 9, .dir_fh = R, .name = "d", .fh = D},
+	    {.proc = 8, .dir_fh = D, .name = "f", .fh = F},
+	    {.proc = 7, .fh = F, .count = 4096, .done = 4096},
+	    {.proc = 3, .dir_fh = D, .name = "missing", .status = 2},
+	    {.proc = 3, .dir_fh = R, .name = "old", .fh = O},
+	    {.proc = 1, .fh = O, .size = 10000},
+	    {.proc = 6, .fh = O, .offset = 8192, .count = 4096, .done = 1808},
+	    {.proc = 14, .dir_fh = D, .name = "f", .to_dir_fh = D, .to_name = "g"},
+	};
+	struct nfs_rec *r;
+	struct iot_err e;
+	uint64_t t = 1000000;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/iotape-nfsr-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	snprintf(cap, sizeof(cap), "%s/c.pcap", dir);
+	assert_int_equal(nfs_rec_open(&r, cap, &e), 0);
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+		struct nfs_rec_call c = calls[i];
+
+		c.call_ns = t;
+		c.reply_ns = t + 20000;
+		t += 100000;
+		assert_int_equal(nfs_rec_write(r, &c, &e), 0);
+	}
+	assert_int_equal(nfs_rec_close(r, &e), 0);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd);
+}
+
+static const struct nr_proc *proc(const struct nfs_replay_stats *st, const char *name)
+{
+	for (unsigned i = 0; i < st->nprocs; i++)
+		if (!strcmp(st->procs[i].name, name))
+			return &st->procs[i];
+	fail_msg("no %s", name);
+	return NULL;
+}
+
+static void replay(const char *sub, bool prepare, struct nfs_replay_stats *st)
+{
+	static char target[128];
+	struct nfs_replay_opts o = {.timing = RP_TIMING_AFAP, .prepare = prepare, .open = open_cap};
+	struct iot_err e = {{0}};
+
+	snprintf(target, sizeof(target), "%s/%s", dir, sub);
+	assert_int_equal(mkdir(target, 0755), 0);
+	o.target_dir = target;
+	assert_int_equal(nfs_replay_run(&o, st, &e), 0);
+}
+
+static void test_prepared(void **state)
+{
+	struct nfs_replay_stats st;
+	struct stat sb;
+	char p[160];
+
+	(void)state;
+	replay("a", true, &st);
+	assert_int_equal(st.calls, 9);
+	assert_int_equal(st.replayed, 9);
+	assert_int_equal(st.same, 9);
+	assert_int_equal(st.diverged, 0);
+	assert_int_equal(st.errors, 1); /* the lookup of a missing name, as in the capture */
+	assert_int_equal(st.prep_files, 1);
+	assert_int_equal(st.prep_bytes, 10000);
+	assert_int_equal(st.bytes_written, 4096);
+	assert_int_equal(st.bytes_read, 1808);
+	assert_int_equal(st.cap_bytes_read, 1808);
+	assert_int_equal(proc(&st, "LOOKUP")->captured, 2);
+	assert_int_equal(proc(&st, "LOOKUP")->same_err, 1);
+	assert_int_equal(proc(&st, "WRITE")->replayed, 1);
+	snprintf(p, sizeof(p), "%s/a/d/g", dir);
+	assert_int_equal(stat(p, &sb), 0);
+	assert_int_equal(sb.st_size, 4096);
+	snprintf(p, sizeof(p), "%s/a/old", dir);
+	assert_int_equal(stat(p, &sb), 0);
+	assert_int_equal(sb.st_size, 10000);
+	snprintf(p, sizeof(p), "%s/a/d/f", dir);
+	assert_int_not_equal(stat(p, &sb), 0);
+	nfs_replay_stats_release(&st);
+}
+
+/* without --prepare, what the workload did not make is missing: the divergences say so */
+static void test_diverged(void **state)
+{
+	struct nfs_replay_stats st;
+
+	(void)state;
+	replay("b", false, &st);
+	assert_int_equal(st.replayed, 9);
+	assert_int_equal(st.diverged, 3); /* LOOKUP, GETATTR and READ of old */
+	assert_int_equal(st.nshown, 3);
+	assert_string_equal(st.shown[0].path, "old");
+	assert_int_equal(st.shown[0].cap_status, 0);
+	assert_int_equal(st.shown[0].rep_status, 2);
+	assert_int_equal(st.ndivs, 3);
+	assert_int_equal(proc(&st, "READ")->diverged, 1);
+	nfs_replay_stats_release(&st);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_prepared),
+	    cmocka_unit_test(test_diverged),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
