@@ -14,6 +14,9 @@ mandir=$BUILDDIR/man
 # the command table, as `iotape --help` lists it: "   NAME       summary"
 iotape_commands >cmds
 [ "$(wc -l <cmds)" -ge 7 ] || fail "fewer commands than expected: $(cat cmds)"
+# ... which is every CMD(X) line of the table in cli/iotape.c
+table=$(sed -n 's/^[[:space:]]*CMD(\([a-z0-9_]*\)),.*/\1/p' "$SRCDIR/cli/iotape.c" | sort)
+expect_eq "commands in --help and in cli/iotape.c's table" "$(cut -f1 cmds | sort)" "$table"
 pages=$(cd "$mandir" && ls)
 expect=$( (echo iotape.1.gz; cut -f1 cmds | sed 's/.*/iotape-&.1.gz/') | sort)
 expect_eq "pages in $mandir" "$(echo "$pages" | sort)" "$expect"
