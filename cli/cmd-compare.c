@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <getopt.h> /* optarg, optind */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,7 +37,7 @@ static const struct cli_opt compare_opts[] = {
      .key = 'f',
      .arg = "RULE",
      .help = "METRIC<VALUE, METRIC>=VALUE or a change like 'mbps<-10%'; exit status 1 when a "
-             "group crosses it (repeatable)"},
+             "group crosses it or has no value to check (repeatable)"},
     {.name = "alpha",
      .key = 'a',
      .arg = "P",
@@ -195,6 +196,36 @@ int load_summary(const char *path, uint64_t idle_ns, json_t **summary, json_t **
 	return ret;
 }
 
+/* Gates that failed for want of data say why: a missing value is a failure, not a pass. */
+static void warn_missing(const struct compare *c)
+{
+	for (size_t g = 0; g < c->ngroups; g++)
+		for (size_t m = 0; m < c->nmetrics; m++) {
+			const struct cmp_group *gr = &c->group[g];
+			const struct cmp_cell *cell = &gr->cell[m];
+			const struct cmp_cell *base = &c->group[gr->base].cell[m];
+			const char *rule = cell->missing ? c->rule[cell->rule].text : NULL;
+			const char *key = c->metric[m].key;
+
+			if (!rule)
+				continue;
+			if (!cell->s.n || isnan(cell->s.mean))
+				warning("--fail-if '%s': group '%s' has no %s value: a gate fails "
+				        "closed",
+				        rule, gr->label, key);
+			else if (!base->s.n || isnan(base->s.mean))
+				warning(
+				    "--fail-if '%s': group '%s': its baseline has no %s value: a "
+				    "gate fails closed",
+				    rule, gr->label, key);
+			else
+				warning(
+				    "--fail-if '%s': group '%s': its baseline's %s is 0, a change "
+				    "in percent is undefined: a gate fails closed",
+				    rule, gr->label, key);
+		}
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	struct compare_opts o = {0};
@@ -321,6 +352,7 @@ int cmd_compare(int argc, char **argv)
 		ret = usage_error("%s", e.msg);
 		goto out;
 	}
+	warn_missing(&c);
 	if (outpath && !(out = fopen(outpath, "w"))) {
 		ret = exit_code_for(-errno);
 		error("'%s': %s", outpath, strerror(errno));

@@ -460,22 +460,39 @@ static int apply_rules(struct compare *c, struct iot_err *e)
 			                   rule->text, rule->metric);
 		for (size_t g = 0; g < c->ngroups; g++) {
 			struct cmp_cell *cell = &c->group[g].cell[m];
-			bool crossed;
+			const struct cmp_cell *base = &c->group[c->group[g].base].cell[m];
+			bool crossed, missing;
+			double change = cell->change_pct;
 
-			if (rule->relative) {
+			/* two means of 0 did not change; a change from 0 to anything else is none
+			 * that a percentage can check */
+			if (isnan(change) && base->s.mean == 0 && cell->s.mean == 0)
+				change = 0;
+			/*
+			 * A gate fails closed: no value to check (no run has the metric, a field
+			 * that is no number, a relative rule whose baseline has none or whose
+			 * change is undefined) is a failure.
+			 */
+			missing = !cell->s.n || isnan(cell->s.mean) ||
+			          (rule->relative && (!base->s.n || isnan(base->s.mean) ||
+			                              (g != c->group[g].base && isnan(change))));
+			if (missing) {
+				crossed = true;
+			} else if (rule->relative) {
 				if (g == c->group[g].base)
 					crossed = false;
 				else
 					crossed =
-					    rule_crossed(rule, cell->change_pct) &&
+					    rule_crossed(rule, change) &&
 					    (c->opts.alpha <= 0 || (!isnan(cell->welch.p) &&
 					                            cell->welch.p < c->opts.alpha));
 			} else {
-				crossed = cell->s.n && rule_crossed(rule, cell->s.mean);
+				crossed = rule_crossed(rule, cell->s.mean);
 			}
 			if (crossed && cell->result != CMP_FAIL) {
 				cell->result = CMP_FAIL;
 				cell->rule = (int)r;
+				cell->missing = missing;
 				c->nfailed++;
 			} else if (cell->result == CMP_NONE) {
 				cell->result = CMP_PASS;

@@ -65,7 +65,8 @@ struct cmp_cell {
 	double change_pct;        /* mean against the baseline's mean; NaN for the baseline */
 	struct stats_welch welch; /* against the baseline; NaN when undefined */
 	enum cmp_result result;
-	int rule; /* the first rule that failed, or -1 */
+	int rule;     /* the first rule that failed, or -1 */
+	bool missing; /* a rule had no value here to check: it failed (a gate fails closed) */
 };
 
 struct cmp_group {

@@ -208,8 +208,8 @@ bool compare_metric_shown(const struct compare *c, size_t m)
 	if (c->hidden[m])
 		return false;
 	for (size_t g = 0; g < c->ngroups; g++)
-		if (c->group[g].cell[m].s.n)
-			return true;
+		if (c->group[g].cell[m].s.n || c->group[g].cell[m].missing)
+			return true; /* a gate that failed for want of data is shown too */
 	return false;
 }
 
@@ -251,9 +251,11 @@ static void fmt_change(char *buf, size_t cap, const struct compare *c, size_t g,
 		snprintf(buf, cap, "%+.1f%%", pct);
 }
 
-static const char *result_name(enum cmp_result r)
+static const char *result_name(const struct cmp_cell *cell)
 {
-	return r == CMP_FAIL ? "FAIL" : r == CMP_PASS ? "PASS" : "";
+	if (cell->result == CMP_FAIL)
+		return cell->missing ? "FAIL (no data)" : "FAIL";
+	return cell->result == CMP_PASS ? "PASS" : "";
 }
 
 /* The long table: one row per metric and group. */
@@ -289,7 +291,7 @@ static int build_long(const struct compare *c, struct tbl *t)
 			int d = c->metric[m].decimals;
 			char a[64], b[64];
 
-			if (!cell->s.n && g != c->group[g].base)
+			if (!cell->s.n && !cell->missing && g != c->group[g].base)
 				continue; /* a run without this kind of data (CSV and JSON keep it)
 				           */
 			if (tbl_row(t))
@@ -318,7 +320,7 @@ static int build_long(const struct compare *c, struct tbl *t)
 				tbl_set(t, col++, "%s", g == c->group[g].base ? "" : a);
 			}
 			if (rules)
-				tbl_set(t, col++, "%s", result_name(cell->result));
+				tbl_set(t, col++, "%s", result_name(cell));
 			if (t->nr - 1 < 256)
 				t->fail_row[t->nr - 1] = cell->result == CMP_FAIL;
 		}
@@ -395,7 +397,8 @@ static int build_matrix(const struct compare *c, size_t m, const char *tab, stru
 				/* a cell a rule checked says how it came out; a baseline, compared
 				 * with itself, only that it is one */
 				tbl_set(t, j + 1, "%s%s%s%s", a, ci, ch,
-				        cell->result == CMP_FAIL                    ? " FAIL"
+				        cell->result == CMP_FAIL
+				            ? (cell->missing ? " FAIL (no data)" : " FAIL")
 				        : cell->result == CMP_PASS && g != gr->base ? " PASS"
 				                                                    : "");
 			}
@@ -546,7 +549,7 @@ static void render_csv(const struct compare *c, FILE *f)
 			csv_num(f, cell->welch.t);
 			csv_num(f, cell->welch.df);
 			csv_num(f, cell->welch.p);
-			fprintf(f, ",%s\n", result_name(cell->result));
+			fprintf(f, ",%s\n", result_name(cell));
 		}
 	}
 }
@@ -646,8 +649,11 @@ json_t *compare_to_json(const struct compare *c)
 			                              "df", jreal(cell->welch.df), "p",
 			                              jreal(cell->welch.p)));
 			if (cell->result)
-				json_object_set_new(r, "result",
-				                    json_string(result_name(cell->result)));
+				json_object_set_new(
+				    r, "result",
+				    json_string(cell->result == CMP_FAIL ? "FAIL" : "PASS"));
+			if (cell->missing)
+				json_object_set_new(r, "missing", json_true());
 			json_array_append_new(rows, r);
 		}
 		json_object_set_new(o, "rows", rows);

@@ -49,4 +49,38 @@ rc=0
 	--label slow --label fast --label fast --label fast --format csv >"$TMP/dirs.csv" || rc=$?
 expect_eq "run directories" "$rc" 0
 grep -q '^mbps,,fast,3,' "$TMP/dirs.csv" || fail "no fast group: $(cat "$TMP/dirs.csv")"
+# a gate fails closed: a metric the runs do not have (no devices, a field that is no number)
+# is a failure, said as such, not a pass
+python3 - "$G/debian12-ext4-1.json" "$TMP" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+nodev = dict(d)
+nodev["devices"] = []
+json.dump(nodev, open(sys.argv[2] + "/nodev.json", "w"))
+d["devices"][0]["reads"]["bytes"] = "lots"
+d["devices"][0]["writes"]["bytes"] = "more"
+json.dump(d, open(sys.argv[2] + "/text.json", "w"))
+z = json.load(open(sys.argv[1]))
+z["devices"][0]["seeks"]["per_sec"] = 0
+json.dump(z, open(sys.argv[2] + "/zero.json", "w"))
+PY
+expect_eq "no devices" "$(status "$TMP/nodev.json" --fail-if 'mbps<10')" 1
+grep -q "no data" "$TMP/out" || fail "no devices: the table does not say 'no data': $(cat "$TMP/out")"
+grep -q "warning: --fail-if 'mbps<10': group '.*' has no mbps value: a gate fails closed" "$TMP/err" ||
+	fail "no devices: message '$(cat "$TMP/err")'"
+expect_eq "non-numeric bytes" "$(status "$TMP/text.json" --fail-if 'mbps>0')" 1
+# a relative rule whose baseline has no data fails for every group
+expect_eq "no baseline data" "$(status "$TMP/nodev.json" "${b[@]}" --label old --label new \
+	--label new --fail-if 'mbps<-10%')" 1
+grep -q "group 'new': its baseline has no mbps value: a gate fails closed" "$TMP/err" ||
+	fail "no baseline data: message '$(cat "$TMP/err")'"
+# a change from a baseline of 0 has no percentage: it fails too; 0 to 0 did not change
+expect_eq "from 0" "$(status "$TMP/zero.json" "${b[0]}" --label old --label new \
+	--fail-if 'seeks>+50%')" 1
+grep -q "its baseline's seeks is 0, a change in percent is undefined" "$TMP/err" ||
+	fail "from 0: message '$(cat "$TMP/err")'"
+expect_eq "0 to 0" "$(status "$TMP/zero.json" "$TMP/zero.json" --label old --label new \
+	--fail-if 'seeks>+50%')" 0
+# a metric that is there still passes
+expect_eq "nfs present" "$(status "$TMP/nodev.json" --fail-if 'nfs.READ>100')" 0
 echo PASS
