@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # tests/package/deb_install.sh DEB: install the package as a user would (apt-get install ./DEB,
-# as root), then check what it installed: its Depends name the libraries the binary links and
+# as root), then check what it installed: its Depends name the libraries its programs link and
 # its Recommends the oracle tools; /usr/bin/iotape (not a build tree's) runs and names the
-# commit; it analyzes, reports and compares the samples; `man -w iotape-capture` finds the
-# page; bash completion, loaded by bash-completion on demand, answers. The package is removed
-# at the end, whatever happened, so later steps and runs see a clean machine.
+# commit; it analyzes, reports and compares the samples and makes a movie of one;
+# `man -w iotape-capture` finds the page; bash completion, loaded by bash-completion on demand,
+# answers. The package is removed at the end, whatever happened, so later steps and runs see a
+# clean machine.
 # Run by scripts/test.sh after scripts/package.sh; exits 77 (skipped) without root unless
 # IOTAPE_NO_SKIP is set. Not a ctest test: it installs a package system-wide.
 set -euo pipefail
@@ -35,15 +36,23 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# what dpkg-shlibdeps computed: a package for every library the binary needs
+# what dpkg-shlibdeps computed: a package for every library any program of the package needs
 depends=$(dpkg-deb -f "$deb" Depends)
-dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$tmp" ./usr/bin/iotape
+mkdir "$tmp/deb"
+dpkg-deb -x "$deb" "$tmp/deb"
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
-for so in $(readelf -d "$tmp/usr/bin/iotape" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
-	pkg=$(dpkg -S "*/$multiarch/$so" 2>/dev/null | head -1 | cut -d: -f1)
-	[ -n "$pkg" ] || fail "no package has $so"
-	[[ $depends == *"$pkg "* || $depends == *"$pkg" ]] || fail "Depends lacks $pkg ($so): $depends"
-done
+nelf=0
+while IFS= read -r -d '' f; do
+	[ "$(head -c4 "$f" | od -An -c | tr -d ' ')" = '177ELF' ] || continue
+	nelf=$((nelf + 1))
+	for so in $(readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+		pkg=$(dpkg -S "*/$multiarch/$so" 2>/dev/null | head -1 | cut -d: -f1)
+		[ -n "$pkg" ] || fail "no package has $so (${f#"$tmp/deb"})"
+		[[ $depends == *"$pkg "* || $depends == *"$pkg" ]] ||
+			fail "Depends lacks $pkg ($so of ${f#"$tmp/deb"}): $depends"
+	done
+done < <(find "$tmp/deb" -type f -perm -u+x -print0)
+[ -x "$tmp/deb/usr/bin/iotape" ] && [ $nelf -ge 1 ] || fail "no usr/bin/iotape in the package"
 recommends=$(dpkg-deb -f "$deb" Recommends)
 for p in blktrace tshark fio; do
 	[[ $recommends == *"$p"* ]] || fail "Recommends lacks $p: $recommends"
@@ -77,6 +86,16 @@ grep -q "<svg" report.html || fail "report: no graphs"
 $iotape compare "$src/samples/ext4" "$src/samples/xfs" "$src/samples/btrfs" >compare.txt ||
 	fail "compare"
 grep -q "mbps\|MB/s" compare.txt || fail "compare: $(head compare.txt)"
+# movie: ten small frames, encoded by what the package installed (or depends on)
+$iotape movie -q -o movie.mp4 --length 1s --fps 10 --size 320x240 "$src/samples/ext4" ||
+	fail "movie"
+if command -v ffprobe >/dev/null; then
+	got=$(ffprobe -v error -select_streams v:0 -show_entries stream=codec_name,width,height \
+		-of csv=p=0 movie.mp4)
+	[ "$got" = "h264,320,240" ] || fail "movie: ffprobe says '$got'"
+else
+	[ -s movie.mp4 ] || fail "movie: no movie.mp4"
+fi
 
 # the manual
 page=$(man -w iotape-capture) || fail "man -w iotape-capture found nothing"
