@@ -49,6 +49,7 @@ struct nr_op {
 	uint8_t set;   /* NFS_SET_* */
 	uint8_t ftype; /* NFS_FT_* of a create */
 	bool exclusive, stable, answered, refused, hostile, placeholder;
+	bool overlaps;       /* the next call was made before this one's reply (or it had none) */
 	uint32_t cap_status; /* the capture's outcome (answered) */
 	uint32_t mode;
 	uint64_t off, count, size;

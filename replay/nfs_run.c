@@ -445,7 +445,7 @@ static int issue(struct run *r, struct nr_op *op)
 		hist_add(&st->lag, now - op->t_due);
 	else if (op->t_due)
 		hist_add(&st->lag, 0);
-	if (!r->ninflight) {
+	if (!r->ninflight && !op->overlaps) {
 		/* nothing overlaps it: done here, without a thread's wakeup */
 		op->t_issue = now;
 		r->t->exec(r->ctx, op);
@@ -465,6 +465,34 @@ static int issue(struct run *r, struct nr_op *op)
 		stream_push(s, op);
 	}
 	return 0;
+}
+
+/* The next call to replay: the capture's side of every call counted, skipped and refused
+ * ones counted and dropped. NULL at the end (or on an error: *err). */
+static struct nr_op *fetch(struct run *r, struct nr_source *src, int *err, struct iot_err *e)
+{
+	struct nfs_replay_stats *st = r->st;
+	struct nr_op *op;
+
+	if (*err)
+		return NULL;
+	while ((op = nr_source_next(src, err, e))) {
+		struct nr_proc *p = &st->procs[op->proc];
+
+		account_capture(r, op);
+		if (op->act != NR_SKIP && !op->refused)
+			return op;
+		if (op->act == NR_SKIP) {
+			p->skipped++;
+			st->skipped++;
+		} else {
+			p->refused++;
+			st->refused++;
+			st->hostile += op->hostile;
+		}
+		free(op);
+	}
+	return NULL;
 }
 
 int nfs_replay_run(const struct nfs_replay_opts *o, struct nfs_replay_stats *st, struct iot_err *e)
@@ -500,43 +528,26 @@ int nfs_replay_run(const struct nfs_replay_opts *o, struct nfs_replay_stats *st,
 		goto out;
 	}
 	prctl(PR_SET_TIMERSLACK, 1, 0, 0, 0);
-	while ((op = nr_source_next(src, &err, e))) {
-		account_capture(&r, op);
-		if (op->act == NR_SKIP || op->refused) {
-			struct nr_proc *p = &st->procs[op->proc];
+	op = fetch(&r, src, &err, e);
+	while (op) {
+		struct nr_op *next = fetch(&r, src, &err, e);
 
-			if (op->act == NR_SKIP) {
-				p->skipped++;
-				st->skipped++;
-			} else {
-				p->refused++;
-				st->refused++;
-				st->hostile += op->hostile;
-			}
-			free(op);
-			continue;
-		}
+		op->overlaps = next && (!op->reply_ns || next->call_ns < op->reply_ns);
 		st->placeholders += op->placeholder;
-		if (stop_asked(&r)) {
-			free(op);
-			st->stopped = true;
-			break;
-		}
-		ret = issue(&r, op);
-		if (ret == 1) {
-			free(op);
-			st->stopped = true;
-			ret = 0;
-			break;
-		}
+		ret = stop_asked(&r) ? 1 : issue(&r, op);
+		if (ret)
+			free(op); /* not issued */
+		else
+			ret = r.err; /* --record could not write */
 		if (ret) {
-			free(op);
+			free(next);
+			if (ret == 1) {
+				st->stopped = true;
+				ret = 0;
+			}
 			break;
 		}
-		if (r.err) {
-			ret = r.err;
-			break;
-		}
+		op = next;
 	}
 	if (!ret && err)
 		ret = err;

@@ -4,6 +4,8 @@
 #   nfs_v3gen.py hostile OUT.pcap OUTSIDE   names a replay must refuse: '..', '/' inside a
 #       name, an empty name, symbolic links to OUTSIDE and to '../..', and a file created
 #       through each; a file 'ok' written in between
+#   nfs_v3gen.py streams OUT.pcap N   two clients on two connections, N overlapping WRITEs
+#       each (A called, B called, A answered, B answered) to a file of their own, 0.62 ms apart
 #   nfs_v3gen.py load OUT.pcap CALLS [FILES [GAP_US [LIST]]]   CALLS calls of a file workload:
 #       CREATE, WRITE, GETATTR, LOOKUP, READ, COMMIT, SETATTR (truncate), RENAME, REMOVE over FILES
 #       files (64) in one directory, GAP_US (50) apart, each answered 20 us after its call;
@@ -36,16 +38,21 @@ class Pcap:
     def __init__(self, path):
         self.f = open(path, "wb")
         self.f.write(struct.pack("<IHHiIII", 0xa1b23c4d, 2, 4, 0, 0, 262144, 1))
-        self.seq = {True: 1000, False: 9000}
+        self.seq = {}
         self.t = 1_700_000_000_000_000_000
-        self.frame(True, b"", 0x02)
-        self.frame(False, b"", 0x12)
+        self.open(0)
 
-    def frame(self, client, payload, flags=0x18):
+    def open(self, conn):  # a TCP connection per client port (800 + conn)
+        self.seq[(conn, True)] = 1000 + conn
+        self.seq[(conn, False)] = 9000 + conn
+        self.frame(True, b"", 0x02, conn)
+        self.frame(False, b"", 0x12, conn)
+
+    def frame(self, client, payload, flags=0x18, conn=0):
         src, dst = (b"\x7f\0\0\1", b"\x7f\0\0\2") if client else (b"\x7f\0\0\2", b"\x7f\0\0\1")
-        sp, dp = (800, 2049) if client else (2049, 800)
-        tcp = struct.pack(">HHIIBBHHH", sp, dp, self.seq[client], self.seq[not client], 0x50,
-                          flags, 65535, 0, 0)
+        sp, dp = (800 + conn, 2049) if client else (2049, 800 + conn)
+        tcp = struct.pack(">HHIIBBHHH", sp, dp, self.seq[(conn, client)],
+                          self.seq[(conn, not client)], 0x50, flags, 65535, 0, 0)
         ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 40 + len(payload), 1, 0x4000, 64, 6, 0,
                          src, dst)
         eth = (b"\2\0\0\0\0\2\2\0\0\0\0\1" if client else b"\2\0\0\0\0\1\2\0\0\0\0\2") + \
@@ -53,15 +60,21 @@ class Pcap:
         data = eth + ip + tcp + payload
         self.f.write(struct.pack("<IIII", self.t // 10**9, self.t % 10**9, len(data), len(data)))
         self.f.write(data)
-        self.seq[client] += len(payload) + (1 if flags & 0x03 else 0)
+        self.seq[(conn, client)] += len(payload) + (1 if flags & 0x03 else 0)
+
+    def call(self, xid, proc, args, conn=0):
+        c = call(xid, proc, args)
+        self.frame(True, u32(0x80000000 | len(c)) + c, 0x18, conn)
+
+    def reply(self, xid, res, conn=0):
+        r = reply(xid, res)
+        self.frame(False, u32(0x80000000 | len(r)) + r, 0x18, conn)
 
     def rpc(self, xid, proc, args, res, gap_ns=50_000, srt_ns=20_000):
         srt_ns = min(srt_ns, gap_ns // 2)
-        c = call(xid, proc, args)
-        self.frame(True, u32(0x80000000 | len(c)) + c)
+        self.call(xid, proc, args)
         self.t += srt_ns
-        r = reply(xid, res)
-        self.frame(False, u32(0x80000000 | len(r)) + r)
+        self.reply(xid, res)
         self.t += gap_ns - srt_ns
 
     def close(self):
@@ -165,6 +178,27 @@ def load(path, calls, files, gap_us=50, listpath=None):
     if lst:
         lst.close()
 
+def streams(path, n):
+    """two clients on two connections whose WRITEs overlap: A's call, B's call, A's reply,
+    B's reply; each to its own file"""
+    p = Pcap(path)
+    p.open(1)
+    wres = u32(0) + u32(0) * 2 + u32(4096) + u32(0) + u64(0)
+    p.rpc(1, 19, fh(ROOT), u32(0) + u32(0) + u32(0) * 12)
+    p.rpc(2, 8, fh(ROOT) + opaque(b"a") + u32(0) + SATTR_NONE, created(1))
+    p.rpc(3, 8, fh(ROOT) + opaque(b"b") + u32(0) + SATTR_NONE, created(2))
+    for i in range(n):
+        xa, xb = 100 + 2 * i, 101 + 2 * i
+        p.call(xa, 7, fh(1) + u64(4096 * i) + u32(4096) + u32(0) + u32(0), 0)
+        p.t += 10_000
+        p.call(xb, 7, fh(2) + u64(4096 * i) + u32(4096) + u32(0) + u32(0), 1)
+        p.t += 100_000
+        p.reply(xa, wres, 0)
+        p.t += 10_000
+        p.reply(xb, wres, 1)
+        p.t += 500_000
+    p.close()
+
 if __name__ == "__main__":
     if sys.argv[1] == "hostile":
         hostile(sys.argv[2], sys.argv[3])
@@ -172,5 +206,8 @@ if __name__ == "__main__":
         a = sys.argv[2:]
         load(a[0], int(a[1]), int(a[2]) if len(a) > 2 else 64, int(a[3]) if len(a) > 3 else 50,
              a[4] if len(a) > 4 else None)
+    elif sys.argv[1] == "streams":
+        streams(sys.argv[2], int(sys.argv[3]))
     else:
-        sys.exit("usage: nfs_v3gen.py hostile OUT OUTSIDE | load OUT CALLS [FILES]")
+        sys.exit("usage: nfs_v3gen.py hostile OUT OUTSIDE | load OUT CALLS [FILES [GAP_US "
+                 "[LIST]]] | streams OUT N")
