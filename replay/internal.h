@@ -41,6 +41,9 @@ int rp_record_io(struct rp_target *t, const struct rp_io *io, bool done, uint64_
 int rp_record_close(const char *dir, struct rp_target *t, unsigned n, const struct replay_opts *o,
                     const struct replay_stats *st, struct iot_err *e);
 
+/* The head of every replay's manifest: host, kernel, command line, clock (record.c) */
+struct json_t *rp_manifest_new(int argc, const char *const *argv, int64_t start_real_ns);
+
 /* A histogram as {"count", "min_ns", "mean_ns", "p50_ns" ... "max_ns"} (json.c) */
 struct json_t;
 struct json_t *rp_hist_json(const struct hist *h);

@@ -8,14 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statfs.h>
-#include <sys/utsname.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "common/fs.h"
 #include "formats/nfs_rec.h"
 #include "formats/rundir.h"
-#include "iotape_version.h"
+#include "replay/internal.h"
 #include "replay/nfs_int.h"
 
 struct nr_record {
@@ -180,44 +178,14 @@ static void mount_of(const char *dir, json_t *t)
 int nr_record_close(struct nr_record *r, const struct nfs_replay_opts *o,
                     const struct nfs_replay_stats *st, struct iot_err *e)
 {
-	json_t *m = json_object(), *host = json_object(), *kern = json_object(),
-	       *argv = json_array();
-	json_t *target = json_object(), *labels = json_object(), *clock = json_object(),
-	       *start = json_object(), *rep;
-	struct utsname u;
+	json_t *m = rp_manifest_new(o->argc, o->argv, st->start_real_ns);
+	json_t *target = json_object(), *labels = json_object(), *rep;
 	struct statfs sf;
-	char hn[256] = "", when[64];
-	time_t secs = (time_t)(st->start_real_ns / 1000000000);
 	const char *fs = NULL;
 	char *s, *path = NULL;
 	int ret = nfs_rec_close(r->rec, e);
 
 	r->rec = NULL;
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&secs));
-	gethostname(hn, sizeof(hn) - 1);
-	json_object_set_new(m, "format", json_string("iotape-run"));
-	json_object_set_new(m, "format_version", json_integer(1));
-	json_object_set_new(m, "iotape_version", json_string(IOTAPE_VERSION));
-	json_object_set_new(m, "kind", json_string("replay"));
-	json_object_set_new(host, "hostname", json_string(hn));
-	if (!uname(&u)) {
-		json_object_set_new(kern, "sysname", json_string(u.sysname));
-		json_object_set_new(kern, "release", json_string(u.release));
-		json_object_set_new(kern, "version", json_string(u.version));
-		json_object_set_new(kern, "machine", json_string(u.machine));
-	}
-	json_object_set_new(host, "kernel", kern);
-	json_object_set_new(host, "ncpu", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
-	json_object_set_new(m, "host", host);
-	for (int i = 0; i < o->argc && o->argv; i++)
-		json_array_append_new(argv, json_string(o->argv[i]));
-	json_object_set_new(m, "iotape_argv", argv);
-	json_object_set_new(start, "wall", json_string(when));
-	json_object_set_new(start, "realtime_ns", json_integer(st->start_real_ns));
-	json_object_set_new(start, "trace_ns", json_integer(0));
-	json_object_set_new(clock, "trace_clock", json_string("CLOCK_MONOTONIC"));
-	json_object_set_new(clock, "start", start);
-	json_object_set_new(m, "clock", clock);
 	/* the target: a directory's filesystem and mount, or the NFS URL */
 	if (o->target_dir) {
 		json_object_set_new(target, "directory", json_string(o->target_dir));

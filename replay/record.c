@@ -103,20 +103,16 @@ int rp_record_io(struct rp_target *t, const struct rp_io *io, bool done, uint64_
 	return bt_set_writer_write(t->rec, &ev, e);
 }
 
-/* The run's manifest, in the keys formats/manifest.h reads (format "iotape-run"), plus a
- * "replay" object with the options and the summary. Trace time 0 is the replay's start. */
-static json_t *manifest(struct rp_target *t, unsigned n, const struct replay_opts *o,
-                        const struct replay_stats *st)
+/* What every replay's manifest starts with (formats/manifest.h's keys, format "iotape-run",
+ * kind "replay"): the host and kernel, iotape's command line, the clock (trace time 0 is the
+ * replay's start at start_real_ns). */
+json_t *rp_manifest_new(int argc, const char *const *argv, int64_t start_real_ns)
 {
-	json_t *m = json_object(), *devs = json_array(), *argv = json_array(),
-	       *host = json_object();
+	json_t *m = json_object(), *args = json_array(), *host = json_object();
 	json_t *kern = json_object(), *clock = json_object(), *start = json_object();
-	json_t *backend = json_object(), *counts = json_object(), *rep;
-	uint64_t events = 0;
 	struct utsname u;
 	char when[64], host_name[256] = "";
-	time_t secs = (time_t)(st->start_real_ns / 1000000000);
-	char *s;
+	time_t secs = (time_t)(start_real_ns / 1000000000);
 
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&secs));
 	gethostname(host_name, sizeof(host_name) - 1);
@@ -134,18 +130,30 @@ static json_t *manifest(struct rp_target *t, unsigned n, const struct replay_opt
 	json_object_set_new(host, "kernel", kern);
 	json_object_set_new(host, "ncpu", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
 	json_object_set_new(m, "host", host);
-	for (int i = 0; i < o->argc && o->argv; i++)
-		json_array_append_new(argv, json_string(o->argv[i]));
-	json_object_set_new(m, "iotape_argv", argv);
-	json_object_set_new(backend, "name", json_string("replay"));
-	json_object_set_new(backend, "engine", json_string(st->engine ? st->engine : ""));
-	json_object_set_new(m, "backend", backend);
+	for (int i = 0; i < argc && argv; i++)
+		json_array_append_new(args, json_string(argv[i]));
+	json_object_set_new(m, "iotape_argv", args);
 	json_object_set_new(start, "wall", json_string(when));
-	json_object_set_new(start, "realtime_ns", json_integer(st->start_real_ns));
+	json_object_set_new(start, "realtime_ns", json_integer(start_real_ns));
 	json_object_set_new(start, "trace_ns", json_integer(0));
 	json_object_set_new(clock, "trace_clock", json_string("CLOCK_MONOTONIC"));
 	json_object_set_new(clock, "start", start);
 	json_object_set_new(m, "clock", clock);
+	return m;
+}
+
+/* The run's manifest, plus a "replay" object with the options and the summary. */
+static json_t *manifest(struct rp_target *t, unsigned n, const struct replay_opts *o,
+                        const struct replay_stats *st)
+{
+	json_t *m = rp_manifest_new(o->argc, o->argv, st->start_real_ns);
+	json_t *devs = json_array(), *backend = json_object(), *counts = json_object(), *rep;
+	uint64_t events = 0;
+	char *s;
+
+	json_object_set_new(backend, "name", json_string("replay"));
+	json_object_set_new(backend, "engine", json_string(st->engine ? st->engine : ""));
+	json_object_set_new(m, "backend", backend);
 	for (unsigned i = 0; i < n; i++) {
 		json_t *d = json_object();
 		char dev[32], files[96];
