@@ -218,14 +218,14 @@ static int run(struct pctx *c, struct nr_op *op, uint64_t *bytes)
 		break;
 	case NR_CREATE:
 	case NR_OPEN: {
-		int fl = O_RDWR | O_NOFOLLOW;
+		/* an OPEN of a file that exists only checks it can be opened (its READs and
+		 * WRITEs open their own descriptors); a create opens it for writing */
+		int fl = op->act == NR_OPEN
+		             ? O_RDONLY | O_NOFOLLOW
+		             : O_RDWR | O_NOFOLLOW | O_CREAT | (op->exclusive ? O_EXCL : 0);
 
-		if (op->act == NR_CREATE)
-			fl |= O_CREAT | (op->exclusive ? O_EXCL : 0);
 		fd = openat2_beneath(t->root, op->path, fl,
 		                     (op->set & NFS_SET_MODE) ? op->mode : 0644);
-		if (fd == -EISDIR && op->act == NR_OPEN)
-			fd = openat2_beneath(t->root, op->path, O_RDONLY, 0);
 		if (fd >= 0 && (op->set & NFS_SET_SIZE) && ftruncate(fd, (off_t)op->size))
 			ret = -errno;
 		break;

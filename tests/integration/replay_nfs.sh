@@ -173,6 +173,6 @@ assert r["placeholders"] > 0, "no placeholders"
 assert r["diverged"] == 0 and r["refused"] == 0, r
 assert d["prepare"]["files"] >= 1, d["prepare"]
 PY
-ls "$TMP/tmpfs/mid/.iotape-unnamed" | grep -q . || fail "no placeholder in .iotape-unnamed"
+[ -n "$(ls -A "$TMP/tmpfs/mid/.iotape-unnamed")" ] || fail "no placeholder in .iotape-unnamed"
 [ -d "$TMP/tmpfs/mid/mid" ] || fail "the workload's directory was not prepared"
 echo "ok"

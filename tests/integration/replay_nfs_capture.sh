@@ -30,7 +30,8 @@ assert m["state"] in ("complete", "interrupted"), m["state"]  # stopped by the r
 dev = d["devices"][0]
 assert dev["writes"]["bytes"] > 0, dev["writes"]
 PY
-"$IOTAPE" analyze "$TMP/rec" | grep -q WRITE || fail "the record has no WRITE"
+"$IOTAPE" analyze "$TMP/rec" >"$TMP/rec.txt" || fail "analyze of the record failed"
+grep -q WRITE "$TMP/rec.txt" || fail "the record has no WRITE"
 # a target with no block device under it
 mkdir "$TMP/tmpfs"
 mount -t tmpfs iotape-test "$TMP/tmpfs"
