@@ -8,7 +8,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,6 +15,7 @@
 #include "formats/bt_decode.h"
 #include "formats/instream.h"
 #include "formats/iolog.h"
+#include "formats/mapwin.h"
 #include "formats/rundir.h"
 
 #define BUF_SIZE (1u << 20) /* per file; a record is at most 64 + 65535 bytes */
@@ -25,17 +25,19 @@ struct seq_slot {
 	uint32_t last;
 };
 
+/* The mapped window (formats/mapwin.h): a record with its PDU is under 128 KiB. */
+#define MAP_STEP (2u << 20)
+#define MAP_KEEP (128u << 10)
+#define MAP_FILL (4u << 20)
+
 struct bt_src {
 	struct bt_file_stats st;
 	char *path;
 	struct in_stream *in;
 	uint8_t *buf;
-	size_t pos, len; /* unread bytes are buf[pos, len) */
-	size_t map_len;  /* buf is the whole file mapped (0: a malloc'd buffer of BUF_SIZE) */
-	size_t dropped;  /* mapped bytes below this were handed back (MADV_DONTNEED) */
-	size_t ahead;    /* mapped bytes below this have their page tables filled */
-	size_t mark;     /* at this position, move the window (src_window) */
-	uint64_t off;    /* file offset of buf[0] (uncompressed) */
+	size_t pos, len;   /* unread bytes are buf[pos, len) */
+	struct mapwin map; /* map.len: buf is the whole file mapped (else a buffer of BUF_SIZE) */
+	uint64_t off;      /* file offset of buf[0] (uncompressed) */
 	int eof;
 	int have_head;
 	struct blk_event head;
@@ -102,8 +104,6 @@ struct bt_reader {
 	int last; /* source of the event handed out last, or -1 */
 };
 
-static void src_window(struct bt_src *s);
-
 /* Take the opened stream in (owned from here on): map a plain regular file, else read it. */
 static int src_attach(struct bt_src *s, struct in_stream *in, struct iot_err *e)
 {
@@ -141,18 +141,12 @@ static int src_attach(struct bt_src *s, struct in_stream *in, struct iot_err *e)
 		break; /* a trace, or bytes the decoder will name (bad magic at offset 0) */
 	}
 	fd = in_stream_mappable(in, &size);
-	if (fd >= 0 && size <= SIZE_MAX) {
-		/* read in place from the page cache: no copy into a buffer */
-		void *m = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
-
-		if (m != MAP_FAILED) {
-			madvise(m, (size_t)size, MADV_SEQUENTIAL);
-			s->buf = m;
-			s->map_len = s->len = (size_t)size;
-			s->eof = 1;
-			src_window(s);
-			return 0;
-		}
+	/* read in place from the page cache: no copy into a buffer */
+	if (fd >= 0 && mapwin_open(&s->map, fd, size, MAP_STEP, MAP_KEEP, MAP_FILL) == 0) {
+		s->buf = s->map.base;
+		s->len = s->map.len;
+		s->eof = 1;
+		return 0;
 	}
 	s->buf = malloc(BUF_SIZE);
 	if (!s->buf)
@@ -168,46 +162,12 @@ static int src_open(struct bt_src *s, const char *path, struct iot_err *e)
 	return ret ? ret : src_attach(s, in, e);
 }
 
-/*
- * A mapped file is read through a window: every MAP_STEP bytes, the pages well behind the
- * record being decoded are handed back (a record with its PDU is under 128 KiB), so peak RSS
- * does not grow with the trace (the pages stay in the page cache), and the page tables of the
- * next MAP_AHEAD bytes are filled in one call instead of one fault per 64 KiB.
- */
-#define MAP_STEP (2u << 20)
-#define MAP_KEEP (128u << 10)
-#define MAP_AHEAD (4u << 20)
-
-static void src_window(struct bt_src *s)
-{
-	size_t upto = s->pos > MAP_KEEP ? (s->pos - MAP_KEEP) & ~(size_t)0xfffff : 0;
-
-	if (upto > s->dropped) {
-		madvise(s->buf + s->dropped, upto - s->dropped, MADV_DONTNEED);
-		s->dropped = upto;
-	}
-#ifdef MADV_POPULATE_READ
-	if (s->ahead < s->map_len) {
-		size_t to = (s->pos + MAP_AHEAD + 0xfffff) & ~(size_t)0xfffff; /* page aligned */
-
-		if (to > s->map_len)
-			to = s->map_len;
-		if (to > s->ahead) {
-			/* older kernels say EINVAL: the pages then come in by faults */
-			madvise(s->buf + s->ahead, to - s->ahead, MADV_POPULATE_READ);
-			s->ahead = to;
-		}
-	}
-#endif
-	s->mark = s->pos + MAP_STEP;
-}
-
 static void src_close(struct bt_src *s)
 {
 	iolog_reader_free(s->iolog);
 	in_stream_close(s->in);
-	if (s->map_len)
-		munmap(s->buf, s->map_len);
+	if (s->map.len)
+		mapwin_close(&s->map);
 	else
 		free(s->buf);
 	free(s->path);
@@ -373,8 +333,8 @@ static int src_next(struct bt_src *s, struct iot_err *e)
 		s->st.version = s->st.swapped ? (m >> 24) : (m & 0xff);
 	}
 	s->pos += (size_t)n;
-	if (s->map_len && s->pos >= s->mark)
-		src_window(s);
+	if (s->map.len && s->pos >= s->map.mark)
+		mapwin_move(&s->map, s->pos);
 	s->st.records++;
 	s->st.bytes += (uint64_t)n;
 	if (track_seq(s, &s->head))
@@ -411,8 +371,8 @@ static inline void run_begin(const struct bt_src *s, struct run *rs)
 	uint32_t kw[2] = {(uint32_t)((s->seq_key - 1) >> 32), (uint32_t)(s->seq_key - 1)};
 
 	/* a record from the window's mark on goes to the general path; run_end() moves it */
-	if (s->map_len && s->mark < stop)
-		stop = s->mark;
+	if (s->map.len && s->map.mark < stop)
+		stop = s->map.mark;
 	if (!s->seq_last || stop < s->pos)
 		stop = s->pos; /* a new (device, CPU): the general path looks it up */
 	rs->p = rs->from = s->buf + s->pos;
@@ -434,8 +394,8 @@ static inline void run_end(struct bt_src *s, const struct run *rs)
 	s->st.bytes += moved;
 	s->st.records += (moved - rs->pdub) / BT_REC7_SIZE;
 	*s->seq_last = (uint32_t)(rs->next - 1);
-	if (s->map_len && s->pos >= s->mark)
-		src_window(s);
+	if (s->map.len && s->pos >= s->map.mark)
+		mapwin_move(&s->map, s->pos);
 }
 
 /* A PDU the fast path can take: not a notify, no cgroup id, inside the buffer. */

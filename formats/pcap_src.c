@@ -6,10 +6,10 @@
 #include <pcap/pcap.h> /* pcap_datalink_val_to_name(): libpcap names the link types */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "common/cursor.h"
 #include "formats/instream.h"
+#include "formats/mapwin.h"
 
 /*
  * pcap-savefile(5) and pcapng (draft-ietf-opsawg-pcapng) are read here rather than through
@@ -24,15 +24,11 @@
 #define BUF_SIZE (1u << 20)
 #define MAX_RECORD (16u << 20) /* a record or block past this is bad bytes */
 #define MAX_IFACES 256
-/*
- * The mapped window (as formats/bt_reader.c's): every MAP_STEP bytes the pages behind are
- * handed back (a frame is used before the next is asked for, so little is kept behind) and
- * the page tables of the next MAP_AHEAD bytes filled in one call: resident pages of the file
- * stay a few MiB whatever its size.
- */
+/* the mapped window (formats/mapwin.h): a frame is used before the next is asked for, so
+ * little is kept behind; a few MiB resident whatever the file's size */
 #define MAP_STEP (1u << 20)
 #define MAP_KEEP (256u << 10)
-#define MAP_AHEAD (2u << 20)
+#define MAP_FILL (2u << 20)
 
 enum { F_PCAP, F_PCAPNG };
 
@@ -50,9 +46,9 @@ struct pcap_src {
 	/* bytes: the whole mapped file, or a buffer of the stream's bytes [0, len) */
 	uint8_t *buf;
 	size_t len, pos, cap;
-	size_t map_len, dropped, ahead, mark;
-	uint64_t base; /* stream offset of buf[0] */
-	int eof;       /* nothing more will come into buf */
+	struct mapwin map; /* map.len: buf is the mapped file */
+	uint64_t base;     /* stream offset of buf[0] */
+	int eof;           /* nothing more will come into buf */
 	int format, swapped, nsec;
 	int dlt;       /* the first interface's, for pcap_src_dlt() */
 	int frame_dlt; /* the last frame's */
@@ -85,29 +81,6 @@ static int dlt_of(uint32_t linktype)
 {
 	linktype &= 0x03ffffffu; /* LT_LINKTYPE(): the high bits say FCS lengths */
 	return linktype == 101 ? 12 : (int)linktype;
-}
-
-static void map_window(struct pcap_src *s)
-{
-	size_t upto = s->pos > MAP_KEEP ? (s->pos - MAP_KEEP) & ~(size_t)0xfffff : 0;
-
-	if (upto > s->dropped) {
-		madvise(s->buf + s->dropped, upto - s->dropped, MADV_DONTNEED);
-		s->dropped = upto;
-	}
-#ifdef MADV_POPULATE_READ
-	if (s->ahead < s->map_len) {
-		size_t to = (s->pos + MAP_AHEAD + 0xfffff) & ~(size_t)0xfffff;
-
-		if (to > s->map_len)
-			to = s->map_len;
-		if (to > s->ahead) {
-			madvise(s->buf + s->ahead, to - s->ahead, MADV_POPULATE_READ);
-			s->ahead = to;
-		}
-	}
-#endif
-	s->mark = s->pos + MAP_STEP;
 }
 
 /*
@@ -444,18 +417,11 @@ int pcap_src_open_stream(struct pcap_src **out, struct in_stream *in, struct iot
 	}
 	s->format = sn->format == IN_FMT_PCAP ? F_PCAP : F_PCAPNG;
 	fd = in_stream_mappable(in, &size);
-	if (fd >= 0 && size <= SIZE_MAX) {
-		void *m = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
-
-		if (m != MAP_FAILED) {
-			madvise(m, (size_t)size, MADV_SEQUENTIAL);
-			s->buf = m;
-			s->map_len = s->len = (size_t)size;
-			s->eof = 1;
-			map_window(s);
-		}
-	}
-	if (!s->map_len) {
+	if (fd >= 0 && mapwin_open(&s->map, fd, size, MAP_STEP, MAP_KEEP, MAP_FILL) == 0) {
+		s->buf = s->map.base;
+		s->len = s->map.len;
+		s->eof = 1;
+	} else {
 		s->buf = malloc(BUF_SIZE);
 		s->cap = BUF_SIZE;
 		if (!s->buf) {
@@ -497,8 +463,8 @@ int pcap_src_next(struct pcap_src *s, const uint8_t **frame, uint32_t *caplen, u
 {
 	int ret;
 
-	if (s->map_len && s->pos >= s->mark)
-		map_window(s);
+	if (s->map.len && s->pos >= s->map.mark)
+		mapwin_move(&s->map, s->pos);
 	ret = s->format == F_PCAP ? pcap_next_rec(s, frame, caplen, ts_ns, e)
 	                          : pcapng_next_rec(s, frame, caplen, ts_ns, e);
 	/* a compressed capture cut at a record's end is cut short all the same */
@@ -540,8 +506,8 @@ void pcap_src_free(struct pcap_src *s)
 {
 	if (!s)
 		return;
-	if (s->map_len)
-		munmap(s->buf, s->map_len);
+	if (s->map.len)
+		mapwin_close(&s->map);
 	else
 		free(s->buf);
 	free(s->ifs);
