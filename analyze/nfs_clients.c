@@ -222,31 +222,25 @@ void nfs_clients_txn(struct nfs_stats *s, const struct rpc_txn *t, unsigned row,
 	}
 }
 
-static uint64_t rank_key(const struct nfs_client *c, enum nfs_rank by)
+struct rank_ctx {
+	const struct nfs_client_table *tb;
+	enum nfs_rank by;
+};
+
+static uint64_t rank_key(const void *ctx, unsigned i)
 {
-	return by == NFS_RANK_WAIT    ? c->wait_ns
-	       : by == NFS_RANK_BYTES ? c->read_bytes + c->write_bytes
-	                              : c->calls;
+	const struct rank_ctx *r = ctx;
+	const struct nfs_client *c = &r->tb->c[i];
+
+	return r->by == NFS_RANK_WAIT    ? c->wait_ns
+	       : r->by == NFS_RANK_BYTES ? c->read_bytes + c->write_bytes
+	                                 : c->calls;
 }
 
 unsigned nfs_stats_top_clients(const struct nfs_stats *s, enum nfs_client_kind k, enum nfs_rank by,
                                unsigned *idx, unsigned n)
 {
-	const struct nfs_client_table *tb = &s->clients[k];
-	unsigned i, j, got = 0;
+	struct rank_ctx r = {&s->clients[k], by};
 
-	/* insertion into a short sorted list; ties keep the order of first appearance */
-	for (i = 0; i < tb->n; i++) {
-		uint64_t v = rank_key(&tb->c[i], by);
-
-		for (j = got; j > 0 && rank_key(&tb->c[idx[j - 1]], by) < v; j--)
-			if (j < n)
-				idx[j] = idx[j - 1];
-		if (j < n) {
-			idx[j] = i;
-			if (got < n)
-				got++;
-		}
-	}
-	return got;
+	return nfs_rank_top(&r, r.tb->n, rank_key, false, idx, n);
 }

@@ -283,33 +283,26 @@ void nfs_files_merge(struct nfs_stats *s)
 	idx_rebuild(tb);
 }
 
-static uint64_t file_key(const struct nfs_file *f, enum nfs_rank by)
+struct rank_ctx {
+	const struct nfs_file_table *tb;
+	enum nfs_rank by;
+};
+
+static uint64_t file_key(const void *ctx, unsigned i)
 {
-	return by == NFS_RANK_WAIT    ? f->wait_ns
-	       : by == NFS_RANK_BYTES ? f->rd.bytes + f->wr.bytes
-	                              : f->ops;
+	const struct rank_ctx *r = ctx;
+	const struct nfs_file *f = &r->tb->f[i];
+
+	return r->by == NFS_RANK_WAIT    ? f->wait_ns
+	       : r->by == NFS_RANK_BYTES ? f->rd.bytes + f->wr.bytes
+	                                 : f->ops;
 }
 
 unsigned nfs_stats_top_files(const struct nfs_stats *s, enum nfs_rank by, unsigned *idx, unsigned n)
 {
-	const struct nfs_file_table *tb = &s->files;
-	unsigned i, j, got = 0;
+	struct rank_ctx r = {&s->files, by};
 
-	for (i = 0; i < tb->n; i++) {
-		uint64_t v = file_key(&tb->f[i], by);
-
-		if (!v)
-			continue;
-		for (j = got; j > 0 && file_key(&tb->f[idx[j - 1]], by) < v; j--)
-			if (j < n)
-				idx[j] = idx[j - 1];
-		if (j < n) {
-			idx[j] = i;
-			if (got < n)
-				got++;
-		}
-	}
-	return got;
+	return nfs_rank_top(&r, r.tb->n, file_key, true, idx, n);
 }
 
 unsigned nfs_stats_file_path(const struct nfs_stats *s, uint32_t node, const uint8_t *fh,

@@ -2,6 +2,7 @@
 /* The "nfs" JSON object (layout in docs/nfs.md). */
 #include "analyze/nfs_stats.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,59 +152,44 @@ static json_t *timeline_json(const struct nfs_stats *s)
 	return a;
 }
 
-/* Every op of the COMPOUNDs, per minor version: what the main-op rows fold together. */
-static json_t *v4_ops_json(const struct nfs_stats *s)
+/* An object naming NFSv4 op op of minor version m ("4.1", "4.3+" for 3 and later). */
+static json_t *v4_op_json(unsigned m, unsigned op)
 {
-	json_t *a = json_array();
-	unsigned m, op;
+	const char *n = nfs4_op_name(op);
 	char v[8], name[24];
 
-	for (m = 0; m < 4; m++) {
-		for (op = 0; op < NFS4_OPS_COUNTED; op++) {
-			const char *n = nfs4_op_name(op);
-			json_t *o;
-
-			if (!s->v4_ops[m][op])
-				continue;
-			if (!n) {
-				snprintf(name, sizeof(name), "OP_%u", op);
-				n = name;
-			}
-			snprintf(v, sizeof(v), m < 3 ? "4.%u" : "4.%u+", m);
-			o = json_object();
-			json_object_set_new(o, "version", json_string(v));
-			json_object_set_new(o, "name", json_string(n));
-			json_object_set_new(o, "count", json_integer((json_int_t)s->v4_ops[m][op]));
-			json_array_append_new(a, o);
-		}
+	if (!n) {
+		snprintf(name, sizeof(name), "OP_%u", op);
+		n = name;
 	}
-	return a;
+	snprintf(v, sizeof(v), m < 3 ? "4.%u" : "4.%u+", m);
+	return json_pack("{ssss}", "version", v, "name", n);
 }
 
-/* Errors charged to the op that failed inside a COMPOUND (its status is not NFS4_OK). */
-static json_t *v4_op_errors_json(const struct nfs_stats *s)
+/*
+ * Every op of the COMPOUNDs, per minor version (what the main-op rows fold together), or
+ * (errors) the errors charged to the op that failed inside a COMPOUND: the one whose status is
+ * not NFS4_OK.
+ */
+static json_t *v4_ops_json(const struct nfs_stats *s, bool errors)
 {
-	json_t *a = json_array();
-	char v[8], name[24];
+	json_t *a = json_array(), *o;
 
 	for (unsigned m = 0; m < 4; m++) {
 		for (unsigned op = 0; op < NFS4_OPS_COUNTED; op++) {
 			const struct nfs_errs *e = &s->v4_op_errs[m][op];
-			const char *n = nfs4_op_name(op);
-			json_t *o;
 
-			if (!e->errors)
+			if (!(errors ? e->errors : s->v4_ops[m][op]))
 				continue;
-			if (!n) {
-				snprintf(name, sizeof(name), "OP_%u", op);
-				n = name;
+			o = v4_op_json(m, op);
+			if (!errors) {
+				json_object_set_new(o, "count",
+				                    json_integer((json_int_t)s->v4_ops[m][op]));
+			} else {
+				json_object_set_new(o, "errors",
+				                    json_integer((json_int_t)e->errors));
+				json_object_set_new(o, "errors_by_status", errs_json(e, 1));
 			}
-			snprintf(v, sizeof(v), m < 3 ? "4.%u" : "4.%u+", m);
-			o = json_object();
-			json_object_set_new(o, "version", json_string(v));
-			json_object_set_new(o, "name", json_string(n));
-			json_object_set_new(o, "errors", json_integer((json_int_t)e->errors));
-			json_object_set_new(o, "errors_by_status", errs_json(e, 1));
 			json_array_append_new(a, o);
 		}
 	}
@@ -315,8 +301,8 @@ json_t *nfs_stats_json(struct nfs_stats *s, const struct nfs_pipe *p)
 	                "ACCESS, VERIFY) > bookkeeping (SEQUENCE, PUTFH, SAVEFH, GETFH, "
 	                "...; the last one)"));
 	json_object_set_new(o, "procedures", procs_json(s));
-	json_object_set_new(o, "v4_ops", v4_ops_json(s));
-	json_object_set_new(o, "v4_op_errors", v4_op_errors_json(s));
+	json_object_set_new(o, "v4_ops", v4_ops_json(s, false));
+	json_object_set_new(o, "v4_op_errors", v4_ops_json(s, true));
 	json_object_set_new(o, "clients", nfs_clients_json(s));
 	json_object_set_new(o, "files", nfs_files_json(s));
 	json_object_set_new(o, "slowest", nfs_slowest_json(s));

@@ -4,6 +4,7 @@
 #define IOTAPE_ANALYZE_NFS_STATS_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "analyze/nfs_sketch.h"
@@ -231,6 +232,10 @@ uint32_t nfs_txn_status(const struct rpc_txn *t);
 
 /* Rankings: indices of the top n entries by a key, best first; returns how many. */
 enum nfs_rank { NFS_RANK_WAIT, NFS_RANK_BYTES, NFS_RANK_OPS };
+/* The top n of count items by key(item i), best first, ties in item order; items whose key is
+ * 0 are left out when skip_zero. */
+unsigned nfs_rank_top(const void *ctx, unsigned count, uint64_t (*key)(const void *ctx, unsigned i),
+                      bool skip_zero, unsigned *idx, unsigned n);
 unsigned nfs_stats_top_clients(const struct nfs_stats *s, enum nfs_client_kind k, enum nfs_rank by,
                                unsigned *idx, unsigned n);
 unsigned nfs_stats_top_files(const struct nfs_stats *s, enum nfs_rank by, unsigned *idx,
