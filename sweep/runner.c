@@ -107,13 +107,17 @@ static int open_in(const char *dir, const char *name, int flags)
 static char *slurp(const char *dir, const char *name, size_t *len)
 {
 	int fd = open_in(dir, name, O_RDONLY);
-	char *buf = malloc(OUTPUT_MAX + 1);
+	struct stat st;
+	size_t cap = fd >= 0 && !fstat(fd, &st) && st.st_size >= 0 && st.st_size < OUTPUT_MAX
+	                 ? (size_t)st.st_size
+	                 : OUTPUT_MAX;
+	char *buf = malloc(cap + 1);
 	ssize_t n;
 
 	*len = 0;
 	if (buf && fd >= 0) {
-		while (*len < OUTPUT_MAX && ((n = read(fd, buf + *len, OUTPUT_MAX - *len)) > 0 ||
-		                             (n < 0 && errno == EINTR)))
+		while (*len < cap &&
+		       ((n = read(fd, buf + *len, cap - *len)) > 0 || (n < 0 && errno == EINTR)))
 			if (n > 0)
 				*len += (size_t)n;
 	}
@@ -310,6 +314,12 @@ static enum run_end capture_outcome(const char *rundir, int st, char why, struct
 	if (!state)
 		state = "?";
 	if (!strcmp(state, "complete")) {
+		const char *why_not =
+		    json_string_value(json_object_get(json_object_get(m.root, "command"), "error"));
+
+		/* the capture ran, its command could not: say why, as a shell would */
+		if (why_not)
+			snprintf(res->error, sizeof(res->error), "cannot run %s", why_not);
 		manifest_release(&m);
 		return RUN_OK;
 	}
