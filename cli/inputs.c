@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "formats/rundir.h"
+#include "sweep/sweep.h"
 
 static void warn(json_t *list, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -99,6 +100,12 @@ static int open_dir(struct cli_input *ci, struct rundir *rd)
 	struct iot_err e;
 	int ret;
 
+	if (!rd->ntraces && !rd->ncaptures && sweep_is_dir(ci->arg)) {
+		error("'%s' is a sweep: 'iotape compare' and 'iotape report' read it whole; other "
+		      "commands take one of its runs (NAME=VALUE/.../rep-K)",
+		      ci->arg);
+		return EXIT_USAGE;
+	}
 	if (!rd->ntraces && !rd->ncaptures) {
 		error("'%s': no block trace (NAME.blktrace.N) or packet capture (net.pcap) in the "
 		      "directory",

@@ -124,4 +124,22 @@ grep -q '^method \\ buf  64K' vdi.txt || fail "vdi table header: $(cat vdi.txt)"
 grep -q '^pipe ' vdi.txt || fail "vdi table rows: $(cat vdi.txt)"
 grep -q 'wall time by buf' vdi.html || fail "example 3: no graph against buf"
 grep -q 'wall time by data' vdi.html || fail "example 3: no graph against data"
+# --svg: each graph a standalone, well-formed SVG file
+"$IOTAPE" report vdi -o "$TMP/vdi2.html" --svg "$TMP/svg" --metrics wall_s 2>/dev/null ||
+	fail "report --svg"
+expect_eq "graphs as files" "$(ls "$TMP/svg"/sweep-wall_s-by-*.svg | wc -l)" 2
+xmllint --noout "$TMP/svg"/*.svg || fail "the graphs are not well-formed XML"
+# the browser draws the page: graphs with four lines of the palette (blue, orange, green, red)
+need_cmd chromium
+shot() { # HTML PNG
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$(mktemp -d "$TMP/chr.XXXXXX")" --screenshot="$2" \
+		--window-size=1400,3000 "file://$1" >/dev/null 2>&1 || true
+	[ -s "$2" ] || fail "chromium wrote no screenshot of $1"
+}
+shot "$TMP/vdi.html" "$TMP/vdi.png"
+echo '<!DOCTYPE html><html><body></body></html>' >"$TMP/blank.html"
+shot "$TMP/blank.html" "$TMP/blank.png"
+python3 "$SRCDIR/tests/integration/report_png.py" "$TMP/blank.png" "$TMP/vdi.png"
 echo "worked examples: ok"

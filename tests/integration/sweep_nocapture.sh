@@ -109,4 +109,9 @@ for args in "--no-capture -- true" "-o $TMP/u1 -- true" "-o $TMP/u2 --no-capture
 	expect_eq "iotape sweep $args" "$rc" 2
 done
 "$IOTAPE" help sweep | grep -q -- "--retry-failed" || fail "help sweep"
+# a command that takes one run says what to do with a sweep
+rc=0; "$IOTAPE" analyze "$S" 2>"$TMP/err5" || rc=$?
+expect_eq "analyze SWEEPDIR" "$rc" 2
+grep -q "is a sweep: 'iotape compare' and 'iotape report' read it whole" "$TMP/err5" ||
+	fail "analyze SWEEPDIR: $(cat "$TMP/err5")"
 echo "sweep without capture: ok"
