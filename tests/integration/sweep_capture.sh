@@ -3,8 +3,10 @@
 # iotape sweep with capture (root, a loop device): a failing cell is reported and the sweep
 # goes on; a sweep killed with SIGKILL in the middle of a run leaves the kernel's tracer off
 # (its capture ends cleanly) and resumes without running a finished run twice; SIGINT stops
-# the run, the capture and the sweep (exit 130), and the resume completes. The filesystem x
-# request size sweep with fio is in sweep_examples.sh (docs/sweep.md's first example).
+# the run, the capture and the sweep (exit 130), and the resume completes; -i and
+# --capture-arg reach the capture; a command that cannot run fails with the reason. The
+# filesystem x request size sweep with fio is in sweep_examples.sh (docs/sweep.md's first
+# example).
 source "$SRCDIR/tests/integration/lib.bash"
 source "$SRCDIR/tests/integration/capture_lib.bash"
 
@@ -80,4 +82,12 @@ N="$TMP/net"
 expect_eq "interface" "$(json '["network"]["interface"]' "$N/n=1/rep-1/manifest.json")" lo
 expect_eq "filter" "$(json '["network"]["filter"]' "$N/n=1/rep-1/manifest.json")" "port 9"
 [ -e "$N/n=1/rep-1/net.pcap" ] || fail "no net.pcap"
+# a captured command that cannot run fails with the capture's reason, not a bare status 127
+M="$TMP/missing"
+rc=0; "$IOTAPE" sweep -o "$M" -d "$LOOP" -p n=1 -- "$TMP/no-such-command" 2>"$TMP/err6" || rc=$?
+expect_eq "sweep of a missing command" "$rc" 1
+expect_eq "its exit status" "$(json '["exit_status"]' "$M/n=1/rep-1/result.json")" 127
+grep -qF "cannot run '$TMP/no-such-command': No such file or directory" "$M/n=1/rep-1/result.json" ||
+	fail "no reason: $(cat "$M/n=1/rep-1/result.json")"
+tracing_is_off
 echo "sweep with capture: ok"
