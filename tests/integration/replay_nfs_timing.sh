@@ -2,7 +2,7 @@
 # NFS replay timing and streams (#13), on synthetic NFSv3 captures (nfs_v3gen.py): on the
 # capture's clock a replay never runs ahead of it (its span at least the capture's, divided
 # by --speed), every call's issue lag is measured; two clients whose calls overlapped replay
-# as two concurrent streams, with the two calls in flight at once.
+# as two concurrent streams, with the two calls in flight at once; an NFSv4.2 session replays.
 source "$SRCDIR/tests/integration/lib.bash"
 
 python3 "$SRCDIR/tests/integration/nfs_v3gen.py" load "$TMP/l.pcap" 2000 16 500
@@ -36,4 +36,22 @@ assert r["diverged"] == 0 and r["calls"] == 103, r
 PY
 expect_eq "a's size" "$(stat -c %s "$TMP/st/a")" 204800
 expect_eq "b's size" "$(stat -c %s "$TMP/st/b")" 204800
+
+# an NFSv4.1/4.2 session (synthetic, nfs_v42gen.py): sessions and COPY/CLONE skipped by name,
+# the rest replayed with the capture's outcomes (its failing LOOKUP included)
+python3 "$SRCDIR/tests/integration/nfs_v42gen.py" "$TMP/v42.pcap"
+mkdir "$TMP/v42"
+"$IOTAPE" replay --timing afap --json "$TMP/v42.pcap" --target "$TMP/v42" >"$TMP/v42.json" \
+	2>/dev/null || fail "v4.2 replay failed"
+python3 - "$TMP/v42.json" <<'PY' || fail "v4.2"
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = d["replay"]
+assert r["diverged"] == 0 and r["refused"] == 0 and r["errors"] == 1, r
+p = {x["name"]: x for x in d["procedures"]}
+for op in ("EXCHANGE_ID", "CREATE_SESSION", "COPY", "CLONE", "CLOSE"):
+    assert p[op]["skipped"] == p[op]["captured"] == 1, op
+for op in ("OPEN", "WRITE", "READ_PLUS", "ALLOCATE", "DEALLOCATE"):
+    assert p[op]["replayed"] == 1, op
+PY
 echo ok
