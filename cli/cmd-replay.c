@@ -101,12 +101,14 @@ static const struct cli_opt replay_opts[] = {
      .key = O_RECORD,
      .arg = "RUNDIR",
      .kind = CLI_DIR,
-     .help = "write the replay's D and C events as blktrace sets + manifest"},
+     .help = "write the replay's D and C events as blktrace sets + manifest; for an NFS "
+             "capture, its calls as net.pcap + manifest (analyze, report, compare read it)"},
     {.name = "capture",
      .key = O_CAPTURE,
      .arg = "RUNDIR",
      .kind = CLI_DIR,
-     .help = "trace the target devices with iotape capture while replaying"},
+     .help = "trace the target devices with iotape capture while replaying; for an NFS "
+             "capture, the target directory's block device or the NFS target's packets"},
     {.name = "no-progress",
      .key = O_NO_PROGRESS,
      .help = "no progress line (shown on a terminal otherwise)"},
@@ -162,10 +164,22 @@ const struct cli_doc doc_replay = {
         "Across hosts (--fio-client, --fio-hosts), fio's client/server mode replays the trace "
         "(docs/replay.md, 'Many hosts'); with it --from, --timing, --speed, --depth, --engine, "
         "--buffered, --offset, --allow-writes, --writes-as-reads, --force (targets on this "
-        "machine) and --json apply.",
+        "machine) and --json apply.\n"
+        "\n"
+        "A packet capture (pcap, pcapng, compressed, or a run directory's net.pcap) replays its "
+        "NFSv3 and NFSv4 calls as file operations: file handles named from the capture "
+        "(TBBT-style), what the workload uses before it creates it prepared first, onto a "
+        "directory with POSIX calls opened beneath it (--target DIR, any filesystem) or onto "
+        "an NFS server (--nfs URL); the summary compares each procedure's count, outcome and "
+        "latency with the capture's (docs/replay-nfs.md). There --timing, --speed, --spin, "
+        "--max-gap, --depth (calls in flight, default 64), --force (a non-empty target), "
+        "--json, --record and --capture (the target directory's block device, or the packets "
+        "of an NFS target) apply.",
     .opts = replay_opts,
     .operands = CLI_INPUT,
-    .exit_status = "0 done, 2 usage or input error, 3 system error or IOs that failed",
+    .exit_status = "0 done, 2 usage or input error, 3 system error or IOs that failed (a block "
+                   "replay; an NFS replay's failed calls are results, compared with the "
+                   "capture's), 128 + the signal when stopped",
     .docs = "replay.md replay-nfs.md",
     .see_also = "btreplay(8) fio(1)",
 };
