@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include <jansson.h>
+
 #include "cli/inputs.h"
 #include "cli/replay.h"
 #include "common/textesc.h"
@@ -261,6 +263,8 @@ int replay_nfs(struct replay_nfs_args *a, struct cli_input *ci)
 		o.on_start = capture_begin;
 		o.on_start_arg = &cc;
 	}
+	if (a->record_dir)
+		o.host = cap_host_json("/etc/os-release"); /* the distribution too */
 	o.open = reopen;
 	o.open_arg = &ro;
 	memset(&sa, 0, sizeof(sa));
@@ -268,6 +272,7 @@ int replay_nfs(struct replay_nfs_args *a, struct cli_input *ci)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	ret = nfs_replay_run(&o, &st, &e);
+	json_decref(o.host);
 	if (ro.first)
 		in_stream_close(ro.first);
 	if (cc.started) {

@@ -186,6 +186,8 @@ int nr_record_close(struct nr_record *r, const struct nfs_replay_opts *o,
 	int ret = nfs_rec_close(r->rec, e);
 
 	r->rec = NULL;
+	if (o->host)
+		json_object_set(m, "host", o->host);
 	/* the target: a directory's filesystem and mount, or the NFS URL */
 	if (o->target_dir) {
 		json_object_set_new(target, "directory", json_string(o->target_dir));

@@ -71,6 +71,7 @@ m = json.load(open(sys.argv[1]))
 assert m["kind"] == "replay" and m["filesystem"] == sys.argv[2], (m.get("filesystem"), sys.argv[2])
 assert m["target"]["fstype"] == sys.argv[2] and m["target"]["options"], m["target"]
 assert m["nfs_replay"]["replay"]["diverged"] == 0
+assert m["host"]["kernel"]["release"] and "distro" in m["host"], m["host"]
 PY
 }
 
