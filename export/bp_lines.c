@@ -87,6 +87,7 @@ struct brname {
 
 struct bp_lines {
 	struct bp_out *out;
+	uint8_t rwkey[1u << 15];
 	struct actrw actrw[BP_ACT_N * 256];
 	struct slot slot[NSLOT];
 	struct brname br;
@@ -96,12 +97,23 @@ struct bp_lines {
 	char secs[16];
 };
 
+/* The bits blkparse's RWBS depends on, packed into 8: flush, discard, write, FUA, read-ahead,
+ * sync, meta (all among bits 1-15 of the flags), and whether there are bytes. */
+static unsigned rw_key_of(uint32_t f)
+{
+	return ((f >> 2) & 1) | ((f >> 12) & 2) | ((f << 1) & 4) | ((f >> 12) & 8) |
+	       ((f >> 7) & 16) | ((f << 2) & 32) | ((f >> 6) & 64);
+}
+
 struct bp_lines *bp_lines_new(struct bp_out *out)
 {
 	struct bp_lines *l = calloc(1, sizeof(*l));
 
-	if (l)
-		l->out = out;
+	if (!l)
+		return NULL;
+	l->out = out;
+	for (uint32_t i = 0; i < (1u << 15); i++)
+		l->rwkey[i] = (uint8_t)rw_key_of(i << 1);
 	return l;
 }
 
@@ -110,14 +122,11 @@ void bp_lines_free(struct bp_lines *l)
 	free(l);
 }
 
-/* The bits blkparse's RWBS depends on, packed into 8: flush, discard, write, FUA, read-ahead,
- * sync, meta, and whether there are bytes. */
-static inline unsigned rw_key(const struct blk_event *ev)
+/* The same by a table of the flags' bits 1-15 (built once): a load instead of fourteen
+ * operations per line. */
+static inline unsigned rw_key(const struct bp_lines *l, const struct blk_event *ev)
 {
-	uint32_t f = ev->flags;
-
-	return ((f >> 2) & 1) | ((f >> 12) & 2) | ((f << 1) & 4) | ((f >> 12) & 8) |
-	       ((f >> 7) & 16) | ((f << 2) & 32) | ((f >> 6) & 64) | (ev->bytes ? 128 : 0);
+	return l->rwkey[(ev->flags >> 1) & 0x7fff] | (ev->bytes ? 128 : 0);
 }
 
 /*
@@ -131,7 +140,7 @@ static inline char *put_header(struct bp_lines *l, char *p, const struct bp_job 
 	struct slot *s = &l->slot[j->cpu % NSLOT];
 	bool msg = j->act == BP_MSG;
 	uint32_t pid = msg ? 0 : ev->pid;
-	struct actrw *ar = &l->actrw[j->act * 256 + (msg ? 0 : rw_key(ev))];
+	struct actrw *ar = &l->actrw[j->act * 256 + (msg ? 0 : rw_key(l, ev))];
 
 	if (!s->have_dev || s->dev != dev || s->cpu != j->cpu) {
 		char *q = numfmt_i64w(s->devs, BLK_DEV_MAJOR(dev), 3, 0);
