@@ -35,9 +35,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <zlib.h>
 
 #include "formats/blktrace.h"
+#include "formats/instream.h"
+#include "formats/rundir.h"
 
 #define BP_BATCH 512 /* blkparse's rb_batch: records read from a file at a time */
 #define NRING                                                                                      \
@@ -513,33 +514,41 @@ static bool handle(struct bp *b, struct bp_stream *s)
  * holds anything (gzip: once decompressed). 1 yes, 0 empty (skipped), -1 missing. */
 static int cpu_file(const char *dir, const char *name, unsigned cpu, char **path, char **shown)
 {
+	static const char *const suffix[] = {"", ".gz", ".zst"}; /* as formats/rundir.h names */
 	struct stat st;
-	int ret = -1;
 
 	*path = *shown = NULL;
-	if (asprintf(shown, "%s%s%s.blktrace.%u", dir ? dir : "", dir ? "/" : "", name, cpu) < 0)
+	if (asprintf(shown, "%s%s%s" RUNDIR_SET_INFIX "%u", dir ? dir : "", dir ? "/" : "", name,
+	             cpu) < 0) {
+		*shown = NULL;
 		return -ENOMEM;
-	if (stat(*shown, &st) == 0) {
-		*path = strdup(*shown);
-		ret = st.st_size ? 1 : 0;
-	} else if (asprintf(path, "%s.gz", *shown) >= 0 && stat(*path, &st) == 0) {
-		gzFile g = gzopen(*path, "rb");
-		char c;
+	}
+	for (unsigned i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
+		struct in_stream *in;
+		struct iot_err e;
+		bool empty;
 
-		ret = g && gzread(g, &c, 1) == 1 ? 1 : 0;
-		if (g)
-			gzclose(g);
-	} else {
+		if (asprintf(path, "%s%s", *shown, suffix[i]) < 0) {
+			free(*shown);
+			*path = *shown = NULL;
+			return -ENOMEM;
+		}
+		if (stat(*path, &st) == 0) {
+			if (!i)
+				return st.st_size ? 1 : 0;
+			/* compressed: empty once inflated? (a bad file is the reader's to name) */
+			if (in_stream_open(&in, *path, &e))
+				return 1;
+			empty = in_stream_sniff(in)->format == IN_FMT_EMPTY;
+			in_stream_close(in);
+			return empty ? 0 : 1;
+		}
 		free(*path);
 		*path = NULL;
 	}
-	if (ret < 0 || !*path) {
-		free(*path);
-		free(*shown);
-		*path = *shown = NULL;
-		return ret < 0 ? -1 : -ENOMEM;
-	}
-	return ret;
+	free(*shown);
+	*shown = NULL;
+	return -1;
 }
 
 static int add_input(struct bp *b, char *shown)

@@ -1,35 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /* Which per-CPU sets a RUN argument names, as blkparse's -i arguments would. */
 #include "export/export.h"
+#include "formats/rundir.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-/* The set name of a file NAME.blktrace.N or NAME.blktrace.N.gz, malloc'ed; NULL if not one. */
-static char *set_of(const char *file)
+/* The set of a trace file "DIR/NAME.blktrace.N[.gz|.zst]": "DIR/NAME", malloc'ed; NULL
+ * if it is not one (formats/rundir.h knows the names). */
+static char *set_of(const char *path)
 {
-	const char *p = strstr(file, ".blktrace."), *q;
+	const char *base = strrchr(path, '/'), *p, *q;
 
-	if (!p)
+	base = base ? base + 1 : path;
+	if (!rundir_is_trace_file(base))
 		return NULL;
-	while ((q = strstr(p + 1, ".blktrace.")))
+	for (p = strstr(base, RUNDIR_SET_INFIX); (q = strstr(p + 1, RUNDIR_SET_INFIX));)
 		p = q;
-	q = p + strlen(".blktrace.");
-	if (*q < '0' || *q > '9')
-		return NULL;
-	while (*q >= '0' && *q <= '9')
-		q++;
-	if (*q && strcmp(q, ".gz"))
-		return NULL;
-	return strndup(file, (size_t)(p - file));
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return strndup(path, (size_t)(p - path));
 }
 
 void export_free_sets(char **sets, unsigned n)
@@ -57,48 +47,43 @@ static int push(char ***sets, unsigned *n, char *s)
 
 static int from_dir(const char *run, char ***sets, unsigned *n, struct iot_err *e)
 {
-	DIR *d = opendir(run);
-	struct dirent *de;
-	char **names = NULL;
-	unsigned nn = 0;
+	struct rundir rd;
 	size_t rl = strlen(run);
-	int ret = 0;
+	int ret;
 
-	if (!d)
-		return iot_err_set(e, -errno, "'%s': %s", run, strerror(errno));
-	while (!ret && (de = readdir(d))) {
-		char *s = set_of(de->d_name);
-
-		if (s)
-			ret = push(&names, &nn, s);
-	}
-	closedir(d);
-	if (ret) {
-		export_free_sets(names, nn);
-		return iot_err_set(e, ret, "out of memory");
-	}
-	if (!nn)
+	if ((ret = rundir_scan(&rd, run, e)))
+		return ret;
+	if (!rd.ntraces) {
+		rundir_release(&rd);
 		return iot_err_set(e, -ENOENT,
 		                   "'%s': no blktrace files (NAME.blktrace.N) in directory", run);
-	qsort(names, nn, sizeof(*names), cmp_str);
+	}
 	while (rl > 1 && run[rl - 1] == '/')
 		rl--;
-	for (unsigned i = 0; i < nn && !ret; i++) {
-		char *s;
+	/* the traces come sorted by name: a set's files are next to each other */
+	for (unsigned i = 0; i < rd.ntraces && !ret; i++) {
+		char *set = set_of(rd.traces[i]), *s;
+		const char *name = set ? strrchr(set, '/') : NULL;
 
-		if (i && !strcmp(names[i], names[i - 1]))
+		name = name ? name + 1 : set;
+		if (!set)
 			continue;
-		ret = asprintf(&s, "%.*s/%s", (int)rl, run, names[i]) < 0 ? -ENOMEM
-		                                                          : push(sets, n, s);
+		if (asprintf(&s, "%.*s/%s", (int)rl, run, name) < 0)
+			ret = -ENOMEM;
+		else if (*n && !strcmp((*sets)[*n - 1], s))
+			free(s);
+		else
+			ret = push(sets, n, s);
+		free(set);
 	}
-	export_free_sets(names, nn);
+	rundir_release(&rd);
 	return ret ? iot_err_set(e, ret, "out of memory") : 0;
 }
 
 int export_find_sets(const char *run, char ***sets, unsigned *n, struct iot_err *e)
 {
 	struct stat st;
-	char *s, *probe;
+	char *s;
 	int ret;
 
 	*sets = NULL;
@@ -116,19 +101,12 @@ int export_find_sets(const char *run, char ***sets, unsigned *n, struct iot_err 
 			                "stdin, which this export does not imitate",
 			                run);
 	} else {
-		if (asprintf(&probe, "%s.blktrace.0", run) < 0)
-			return iot_err_set(e, -ENOMEM, "out of memory");
-		ret = stat(probe, &st);
-		free(probe);
-		if (ret && asprintf(&probe, "%s.blktrace.0.gz", run) >= 0) {
-			ret = stat(probe, &st);
-			free(probe);
-		}
-		if (ret)
-			return iot_err_set(e, -ENOENT,
-			                   "'%s': no such run directory or trace set "
-			                   "(%s.blktrace.0)",
-			                   run, run);
+		char **files;
+		unsigned nf;
+
+		if ((ret = rundir_set_files(run, &files, &nf, e)))
+			return ret;
+		rundir_free_list(files, nf);
 		ret = push(sets, n, strdup(run)) ? iot_err_set(e, -ENOMEM, "out of memory") : 0;
 	}
 	if (ret) {

@@ -59,13 +59,19 @@ blkgen -o big --ios 60000 --seed 11 --cpus 2 --extras >/dev/null
 same "big" -i big/trace -- big/trace
 grep -q "MiB" io.txt || fail "no MiB in the big trace's summary"
 
-# version 8, the other byte order and gzip read as the plain version 7 set reads in blkparse
+# version 8, the other byte order, gzip and zstd read as the plain version 7 set reads in
+# blkparse
 mkdir v7
 blkgen -o v7 --ios 3000 --seed 9 --devices 2 --cpus 3 --extras >/dev/null
 (cd v7 && blkparse -i trace >../v7.txt 2>/dev/null) || fail "blkparse v7"
-for variant in --v8 --swap --gzip; do
+for variant in --v8 --swap --gzip zstd; do
 	rm -rf var && mkdir var
-	blkgen -o var --ios 3000 --seed 9 --devices 2 --cpus 3 --extras "$variant" >/dev/null
+	if [ "$variant" = zstd ]; then
+		blkgen -o var --ios 3000 --seed 9 --devices 2 --cpus 3 --extras >/dev/null
+		zstd -q --rm var/trace.blktrace.* || fail "zstd"
+	else
+		blkgen -o var --ios 3000 --seed 9 --devices 2 --cpus 3 --extras "$variant" >/dev/null
+	fi
 	(cd var && "$IOTAPE" export trace -f blkparse -o ../var.txt) || fail "export $variant"
 	cmp -s v7.txt var.txt || fail "$variant differs from the v7 set's blkparse text"
 done
