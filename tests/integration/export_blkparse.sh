@@ -96,8 +96,11 @@ if command -v localedef >/dev/null && [ -f /usr/share/i18n/locales/en_US ]; then
 	mkdir loc
 	localedef -i en_US -f ISO-8859-1 loc/en_US 2>/dev/null || true
 	[ -f loc/en_US/LC_NUMERIC ] || fail "localedef made no en_US locale"
-	# glibc keeps what it allocates to load a locale from LOCPATH (LeakSanitizer sees it)
-	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" LOCPATH=$TMP/loc \
+	# glibc 2.36's newlocale() never frees its list of LOCPATH's directories (34 bytes here,
+	# at every call: libp11-kit's constructor makes one in any process that loads it, the
+	# summaries another): that one allocation is suppressed, every other leak still counts
+	printf 'leak:__argz_add_sep\n' >lsan.supp
+	LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$TMP/lsan.supp" LOCPATH=$TMP/loc \
 		same "en_US" -i big/trace -- big/trace
 	grep -Eq "[0-9],[0-9]{3}" io.txt || fail "no grouped number with en_US"
 else
