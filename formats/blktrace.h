@@ -164,6 +164,10 @@ int bt_reader_next_ref(struct bt_reader *r, const struct blk_event **ev, struct 
  * bt_reader_next() calls take their events from the batches too. */
 int bt_reader_next_batch(struct bt_reader *r, const struct blk_event **ev, unsigned *n,
                          struct iot_err *e);
+/* The same, at most max events (at least 1); without prefetch, a batch read anew holds at most
+ * max: a caller that takes fixed windows of the trace gets each in one piece. */
+int bt_reader_next_batch_max(struct bt_reader *r, unsigned max, const struct blk_event **ev,
+                             unsigned *n, struct iot_err *e);
 
 /*
  * Read ahead in a second thread: reading, decoding and merging then overlap with the

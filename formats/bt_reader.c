@@ -1191,9 +1191,11 @@ int bt_reader_prefetch_tap(struct bt_reader *r, bt_tap_fn tap, void *arg, struct
 	return 0;
 }
 
-/* The caller's current batch: the prefetched one, or (without prefetch) the one filled here,
- * refilled once used up. NULL with *ret set at the end of the trace or on error. */
-static struct pf_batch *cur_batch(struct bt_reader *r, unsigned **pos, int *ret, struct iot_err *e)
+/* The caller's current batch: the prefetched one, or (without prefetch) the one filled here
+ * with up to fill events, refilled once used up. NULL with *ret set at the end of the trace or
+ * on error. */
+static struct pf_batch *cur_batch(struct bt_reader *r, unsigned fill, unsigned **pos, int *ret,
+                                  struct iot_err *e)
 {
 	struct prefetch *pf = r->pf;
 	struct pf_batch *b;
@@ -1203,7 +1205,7 @@ static struct pf_batch *cur_batch(struct bt_reader *r, unsigned **pos, int *ret,
 		*pos = &r->sb_pos;
 		if (r->sb_pos < b->n)
 			return b;
-		if (b->end || (fill_batch(r, b, SB_BATCH), r->sb_pos = 0, !b->n))
+		if (b->end || (fill_batch(r, b, fill), r->sb_pos = 0, !b->n))
 			goto end;
 		return b;
 	}
@@ -1243,7 +1245,7 @@ int bt_reader_next_ref(struct bt_reader *r, const struct blk_event **ev, struct 
 	if (r->pf || r->sb) {
 		/* batches: PDUs were made host order when they were copied */
 		unsigned *pos;
-		struct pf_batch *b = cur_batch(r, &pos, &ret, e);
+		struct pf_batch *b = cur_batch(r, SB_BATCH, &pos, &ret, e);
 
 		if (!b)
 			return ret;
@@ -1262,6 +1264,12 @@ int bt_reader_next_ref(struct bt_reader *r, const struct blk_event **ev, struct 
 int bt_reader_next_batch(struct bt_reader *r, const struct blk_event **ev, unsigned *n,
                          struct iot_err *e)
 {
+	return bt_reader_next_batch_max(r, PF_BATCH, ev, n, e);
+}
+
+int bt_reader_next_batch_max(struct bt_reader *r, unsigned max, const struct blk_event **ev,
+                             unsigned *n, struct iot_err *e)
+{
 	struct pf_batch *b;
 	unsigned *pos;
 	int ret = 1;
@@ -1275,12 +1283,14 @@ int bt_reader_next_batch(struct bt_reader *r, const struct blk_event **ev, unsig
 		r->sb->end = 0;
 		r->sb_pos = 0;
 	}
-	b = cur_batch(r, &pos, &ret, e);
+	if (!max)
+		max = 1;
+	b = cur_batch(r, max < SB_BATCH ? max : SB_BATCH, &pos, &ret, e);
 	if (!b)
 		return ret;
 	*ev = &b->ev[*pos];
-	*n = b->n - *pos;
-	*pos = b->n;
+	*n = b->n - *pos < max ? b->n - *pos : max;
+	*pos += *n;
 	r->st.events += *n;
 	for (unsigned i = 0, left = b->notifies; left && i < *n; i++)
 		if (blk_is_notify(&(*ev)[i])) {

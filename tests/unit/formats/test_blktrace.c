@@ -542,6 +542,63 @@ struct fp_want {
 	uint32_t file, pos, seq;
 };
 
+/*
+ * bt_reader_next_batch_max(): slices of at most max events, in order, notifies' names known;
+ * without prefetch a batch read anew holds max, so a caller taking fixed windows gets each in
+ * one piece (blkparse's export reads its batches of 512 in place).
+ */
+static void test_reader_batch_max(void **s)
+{
+	enum { N = 2000 };
+	static const unsigned maxes[] = {100, 1, 512, 300, 7, 4096, 250};
+	uint8_t *b = malloc((size_t)N * 64);
+	size_t len = 0;
+
+	(void)s;
+	assert_non_null(b);
+	for (uint32_t i = 0; i < N; i++)
+		if (i == 1234)
+			len +=
+			    mkrec(b + len, 0, 0, 0, 2ull * i, 0, 0,
+			          ACT(BLK_N_PROCESS, BLK_F_NOTIFY), 77, 1, 0, 0, "late\0\0\0\0", 8);
+		else
+			len += mkrec(b + len, 0, 0, i + 1, 2ull * i, i, 4096,
+			             ACT(BLK_A_QUEUE, BLK_F_QUEUE), 77, 1, 0, 0, NULL, 0);
+	write_file("bm.blktrace.0", b, len);
+	free(b);
+	for (int prefetch = 0; prefetch < 2; prefetch++) {
+		struct bt_reader *r;
+		struct iot_err e;
+		const struct blk_event *ev;
+		unsigned n, k = 0, call = 0;
+		int ret;
+
+		assert_int_equal(bt_reader_open(&r, tpath("bm"), &e), 0);
+		if (prefetch)
+			assert_int_equal(bt_reader_prefetch(r, &e), 0);
+		for (;; call++) {
+			unsigned max = maxes[call % 7];
+
+			ret = bt_reader_next_batch_max(r, max, &ev, &n, &e);
+			if (ret != 1)
+				break;
+			assert_true(n >= 1 && n <= max);
+			/* without a thread: exactly max until the trace runs out */
+			if (!prefetch)
+				assert_int_equal(n, max < 512 ? (N - k < max ? N - k : max)
+				                              : (N - k < 512 ? N - k : 512));
+			for (unsigned j = 0; j < n; j++, k++) {
+				assert_true(ev[j].time == 2ull * k);
+				if (k == 1234)
+					assert_string_equal(bt_reader_comm(r, 77), "late");
+			}
+		}
+		assert_int_equal(ret, 0);
+		assert_int_equal(k, N);
+		bt_reader_free(r);
+	}
+}
+
 static int fp_cmp(const void *a, const void *b)
 {
 	const struct fp_want *x = a, *y = b;
@@ -972,6 +1029,7 @@ int main(void)
 	    cmocka_unit_test(test_reader_gzip),
 	    cmocka_unit_test(test_writer_roundtrip),
 	    cmocka_unit_test(test_reader_prefetch),
+	    cmocka_unit_test(test_reader_batch_max),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
