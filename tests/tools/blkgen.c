@@ -25,8 +25,9 @@ struct opts {
 	unsigned cpus, depth, gaps, devices, merge_pct, read_pct;
 	double gap_ms;
 	int v8, swap, gzip;
-	unsigned drop_pct; /* lose this percentage of records, as a full relay buffer would */
-	int extras;        /* the actions and records the model does not need (see gen_extras) */
+	unsigned drop_pct;    /* lose this percentage of records, as a full relay buffer would */
+	int extras;           /* the actions and records the model does not need (see gen_extras) */
+	unsigned foreign_pct; /* records that name the next CPU while in this CPU's file */
 	uint64_t threshold_ns;
 	uint64_t start_ns;   /* time of the first record (tests near the clock's end) */
 	uint64_t sector_max; /* highest start sector of a random jump */
@@ -72,6 +73,17 @@ static int xchance(unsigned one_in)
 	return o.extras && xrnd() % one_in == 0;
 }
 
+/* --foreign-pct too: a stream of its own */
+static uint64_t frng_state;
+static uint64_t frnd(void)
+{
+	uint64_t z = (frng_state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
 static void put(unsigned cpu, const void *rec, size_t len)
 {
 	if (o.gzip) {
@@ -109,6 +121,10 @@ static void emit_record(const struct blk_event *ev)
 	uint8_t rec[64 + 64];
 	uint64_t action = ev->flags << 16 | ev->action;
 	size_t hdr = o.v8 ? BT_REC8_SIZE : BT_REC7_SIZE;
+	/* a record whose CPU field is not its file's (blkparse drops those) */
+	uint32_t cpu = o.foreign_pct && o.cpus > 1 && frnd() % 100 < o.foreign_pct
+	                   ? (ev->cpu + 1) % o.cpus
+	                   : ev->cpu;
 
 	memset(rec, 0, sizeof(rec));
 	w32(rec + BT7_MAGIC, BT_MAGIC | (o.v8 ? BT_VERSION8 : BT_VERSION7));
@@ -120,14 +136,14 @@ static void emit_record(const struct blk_event *ev)
 		w32(rec + BT8_PID, ev->pid);
 		w64(rec + BT8_ACTION, action);
 		w32(rec + BT8_DEVICE, ev->dev);
-		w32(rec + BT8_CPU, ev->cpu);
+		w32(rec + BT8_CPU, cpu);
 		w16(rec + BT8_ERROR, ev->error);
 		w16(rec + BT8_PDU_LEN, (uint16_t)ev->pdu_len);
 	} else {
 		w32(rec + BT7_ACTION, (uint32_t)action);
 		w32(rec + BT7_PID, ev->pid);
 		w32(rec + BT7_DEVICE, ev->dev);
-		w32(rec + BT7_CPU, ev->cpu);
+		w32(rec + BT7_CPU, cpu);
 		w16(rec + BT7_ERROR, ev->error);
 		w16(rec + BT7_PDU_LEN, (uint16_t)ev->pdu_len);
 	}
@@ -582,38 +598,30 @@ static void usage(void)
 	    "              [--gaps K] [--gap-ms MS] [--merge-pct P] [--read-pct P]\n"
 	    "              [--devices N] [--v8] [--swap] [--gzip] [--threshold-ms MS]\n"
 	    "              [--drop-pct P] [--start-ns NS] [--sector-max S] [--truth FILE.json]\n"
-	    "              [--extras]\n"
+	    "              [--extras] [--foreign-pct P]\n"
 	    "With --drop-pct the model's truth is for the events before the loss; \"dropped\"\n"
 	    "counts the records removed. --start-ns puts the first record at NS (default 0);\n"
 	    "random jumps land on sectors up to --sector-max (default 2^24). --extras adds what\n"
 	    "the model does not need: remaps, splits, bounces, front merges, requeues, timer\n"
 	    "unplugs, passthrough requests with PDUs, flushes, discards, errors, driver data,\n"
 	    "messages, a timestamp note, pids named late or never (its own random stream: the\n"
-	    "model's events stay the same).\n");
+	    "model's events stay the same). --foreign-pct gives that percentage of records the\n"
+	    "next CPU's number in their own CPU's file (blkparse drops them; their own stream).\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
-	static const struct option lo[] = {{"ios", 1, 0, 'i'},
-	                                   {"seed", 1, 0, 's'},
-	                                   {"cpus", 1, 0, 'c'},
-	                                   {"depth", 1, 0, 'd'},
-	                                   {"gaps", 1, 0, 'g'},
-	                                   {"gap-ms", 1, 0, 'G'},
-	                                   {"merge-pct", 1, 0, 'm'},
-	                                   {"read-pct", 1, 0, 'r'},
-	                                   {"devices", 1, 0, 'D'},
-	                                   {"v8", 0, 0, '8'},
-	                                   {"swap", 0, 0, 'S'},
-	                                   {"gzip", 0, 0, 'z'},
-	                                   {"truth", 1, 0, 't'},
-	                                   {"threshold-ms", 1, 0, 'T'},
-	                                   {"drop-pct", 1, 0, 'p'},
-	                                   {"start-ns", 1, 0, 'N'},
-	                                   {"sector-max", 1, 0, 'M'},
-	                                   {"extras", 0, 0, 'x'},
-	                                   {0, 0, 0, 0}};
+	static const struct option lo[] = {{"ios", 1, 0, 'i'},         {"seed", 1, 0, 's'},
+	                                   {"cpus", 1, 0, 'c'},        {"depth", 1, 0, 'd'},
+	                                   {"gaps", 1, 0, 'g'},        {"gap-ms", 1, 0, 'G'},
+	                                   {"merge-pct", 1, 0, 'm'},   {"read-pct", 1, 0, 'r'},
+	                                   {"devices", 1, 0, 'D'},     {"v8", 0, 0, '8'},
+	                                   {"swap", 0, 0, 'S'},        {"gzip", 0, 0, 'z'},
+	                                   {"truth", 1, 0, 't'},       {"threshold-ms", 1, 0, 'T'},
+	                                   {"drop-pct", 1, 0, 'p'},    {"start-ns", 1, 0, 'N'},
+	                                   {"sector-max", 1, 0, 'M'},  {"extras", 0, 0, 'x'},
+	                                   {"foreign-pct", 1, 0, 'F'}, {0, 0, 0, 0}};
 	struct dev *devs;
 	int c;
 	char path[4096];
@@ -683,6 +691,9 @@ int main(int argc, char **argv)
 		case 'x':
 			o.extras = 1;
 			break;
+		case 'F':
+			o.foreign_pct = (unsigned)atoi(optarg);
+			break;
 		case 'T':
 			o.threshold_ns = (uint64_t)(atof(optarg) * 1e6);
 			break;
@@ -701,6 +712,7 @@ int main(int argc, char **argv)
 		usage();
 	rng_state = o.seed;
 	xrng_state = o.seed ^ 0x5eed5eed5eedull;
+	frng_state = o.seed ^ 0xf0e1f0e1f0e1ull;
 	outs = calloc(o.cpus, sizeof(*outs));
 	seqs = calloc((size_t)256 * o.cpus, sizeof(*seqs));
 	devs = calloc(o.devices, sizeof(*devs));
