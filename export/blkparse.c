@@ -4,10 +4,11 @@
  * What blkparse 1.2 (blktrace's blkparse.c and blkparse_fmt.c, default options, per-CPU
  * files given with -i) does, as far as its output shows, restated here:
  *
- * - Each per-CPU file is a stream read in batches of 512 records. Reading a batch handles
- *   its PROCESS notifies at once (a pid keeps the first name it is given; an event whose pid
- *   has no name yet prints "(null)"), drops records whose CPU field is not the file's, and
- *   keeps the others, messages included. A batch that keeps nothing ends the stream.
+ * - Each per-CPU file is a stream read in batches of 512 records (notifies other than
+ *   messages take no place). Reading a batch handles its PROCESS notifies at once (a pid
+ *   keeps the first name it is given; an event whose pid has no name yet prints "(null)"),
+ *   drops records whose CPU field is not the file's, and keeps the others, messages
+ *   included. A batch that keeps nothing ends the stream.
  * - Streams are kept in a list ordered by the time of their next record. The head's record
  *   is handled; then, if the head's next record is later than the second stream's, the head
  *   is taken out and put back before the first stream (after the new head) whose record is
@@ -24,12 +25,18 @@
  *   the en_US locale's thousands separators when that locale is installed.
  * - "Input file NAME added" lines and the notice about driver data go through stdout's own
  *   buffer, flushed at exit: after everything else.
+ *
+ * Here the pass (this thread) reads each file's batches in place from its reader (asking for
+ * exactly the records a batch still needs, so a batch is one piece of the reader's unless
+ * notifies lengthen it), keeps the counters and hands each line to the printers as a job:
+ * the event and what the pass knew of it (its time, the pid's name at that moment).
  */
 #include "export/bp_int.h"
 
 #include <errno.h>
 #include <libgen.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,8 +48,9 @@
 #include "formats/rundir.h"
 
 #define BP_BATCH 512 /* blkparse's rb_batch: records read from a file at a time */
-#define NRING                                                                                      \
-	16 /* chunks between the pass and the printer thread: room for either to be descheduled */
+/* chunks between the pass and the printers: room for any of them to be descheduled */
+#define NRING 16
+#define NPRINTER_MAX 4
 
 /* v7's action word: categories above bit 16, the action below (and __BLK_TA_CGROUP). */
 #define TC_NOTIFY (1u << 10)
@@ -51,18 +59,37 @@
 #define TN_MESSAGE ((TC_NOTIFY << 16) | BLK_N_MESSAGE)
 #define TN_PROCESS ((TC_NOTIFY << 16) | BLK_N_PROCESS)
 
+/*
+ * A per-CPU file. Its window (blkparse's batch) is read in place from the reader's batch when
+ * that holds all of it, else copied (a window across two of the reader's batches).
+ */
 struct bp_stream {
 	struct bt_reader *r;
 	struct bp_dev *dev;
 	unsigned cpu;
 	bool done;
+	const struct blk_event *win;  /* the window: in the reader's batch, or batch */
+	uint16_t keep[BP_BATCH];      /* win's records that are handled, in order */
+	unsigned n, pos;              /* how many; the next */
+	const struct blk_event *head; /* win[keep[pos]] */
 	struct blk_event batch[BP_BATCH];
-	unsigned n, pos;
-	uint8_t *arena; /* the batch's PDUs */
+	uint8_t *arena; /* the copied window's PDUs */
 	size_t arena_cap;
 	/* the reader's current batch, taken from by prime() */
 	const struct blk_event *rb;
 	unsigned rb_n, rb_pos;
+};
+
+struct bp;
+
+/* A printer thread: formats whole chunks into its own buffer, written in the chunks' order. */
+struct bp_printer {
+	struct bp *b;
+	struct bp_lines *lines;
+	struct bp_out *out;
+	uint64_t chunk; /* the chunk being formatted */
+	pthread_t thread;
+	bool started;
 };
 
 struct bp {
@@ -83,15 +110,16 @@ struct bp {
 	char **inputs; /* "Input file ... added" paths, in order */
 	unsigned ninputs;
 	struct export_stats *st;
-	/* the lines go to a printer thread, a chunk at a time */
+	/* the lines go to the printers a chunk at a time; the summaries go to out */
 	struct bp_out *out;
-	struct bp_lines *lines;
+	struct bp_printer printer[NPRINTER_MAX];
+	unsigned nprinters;
 	struct bp_chunk *ring[NRING];
 	struct bp_chunk *cur;
-	uint64_t produced, consumed;
-	int werr; /* the printer's first write error, seen under mu */
-	bool finished, have_thread;
-	pthread_t thread;
+	/* chunks handed over, taken by a printer, and written (in order: a slot is free again) */
+	uint64_t produced, taken, written;
+	int werr; /* the printers' first write error, seen under mu */
+	bool finished;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 };
@@ -180,19 +208,76 @@ static uint32_t action_word(const struct blk_event *ev)
 	return a;
 }
 
-/* Read the stream's next batch: 1 if it kept records, 0 if the stream ends, -errno. */
-static int prime(struct bp *b, struct bp_stream *s, struct iot_err *e)
+/* What blkparse's read_events() does with a record of the stream's file. */
+enum rec_kind {
+	REC_KEPT,  /* kept for handling (a message too) */
+	REC_OTHER, /* another CPU's: dropped, but it took its place in the batch */
+	REC_NOTE,  /* a notify: handled at once, no place in the batch */
+};
+
+static inline enum rec_kind rec_kind(const struct bp_stream *s, const struct blk_event *ev)
 {
-	const struct blk_event *ev;
-	size_t used = 0;
-	unsigned slots = 0;
-	size_t pdu_off[BP_BATCH];
+	if (ev->cpu != s->cpu)
+		return REC_OTHER;
+	if (blk_is_notify(ev) && action_word(ev) != TN_MESSAGE)
+		return REC_NOTE;
+	return REC_KEPT;
+}
 
-	s->n = s->pos = 0;
-	while (!s->done && slots < BP_BATCH) {
+/* A record read: its place in the window (1 or 0), and a process name learnt. */
+static inline int rec_read(struct bp *b, struct bp_stream *s, const struct blk_event *ev,
+                           enum rec_kind *kind)
+{
+	b->st->events++;
+	*kind = rec_kind(s, ev);
+	if (*kind == REC_NOTE && action_word(ev) == TN_PROCESS &&
+	    name_add(b, ev->pid, ev->pdu, ev->pdu_len))
+		return -ENOMEM;
+	return *kind != REC_NOTE;
+}
+
+/* Copy a kept record (and its PDU, placed later: the arena may move) into the batch. */
+static int copy_kept(struct bp_stream *s, const struct blk_event *ev, size_t *used, size_t *pdu_off)
+{
+	if (ev->pdu_len && *used + ev->pdu_len > s->arena_cap) {
+		size_t cap = (*used + ev->pdu_len) * 2;
+		uint8_t *a = realloc(s->arena, cap);
+
+		if (!a)
+			return -ENOMEM;
+		s->arena = a;
+		s->arena_cap = cap;
+	}
+	s->batch[s->n] = *ev;
+	pdu_off[s->n] = *used;
+	if (ev->pdu_len) {
+		memcpy(s->arena + *used, ev->pdu, ev->pdu_len);
+		*used += ev->pdu_len;
+	}
+	s->keep[s->n] = (uint16_t)s->n;
+	s->n++;
+	return 0;
+}
+
+/* The rest of a window the reader's batch ended in: the part read so far is copied, then
+ * records come from the reader's next batches. */
+static int prime_copy(struct bp *b, struct bp_stream *s, const struct blk_event *w, unsigned slots,
+                      struct iot_err *e)
+{
+	size_t used = 0, pdu_off[BP_BATCH];
+	unsigned kept = s->n;
+
+	s->n = 0;
+	for (unsigned k = 0; k < kept; k++)
+		if (copy_kept(s, &w[s->keep[k]], &used, pdu_off))
+			return iot_err_set(e, -ENOMEM, "out of memory");
+	while (slots < BP_BATCH) {
+		const struct blk_event *ev;
+		enum rec_kind kind;
+		int ret;
+
 		if (s->rb_pos == s->rb_n) {
-			int ret = bt_reader_next_batch(s->r, &s->rb, &s->rb_n, e);
-
+			ret = bt_reader_next_batch_max(s->r, BP_BATCH - slots, &s->rb, &s->rb_n, e);
 			if (ret < 0)
 				return ret;
 			if (!ret) {
@@ -202,48 +287,78 @@ static int prime(struct bp *b, struct bp_stream *s, struct iot_err *e)
 			s->rb_pos = 0;
 		}
 		ev = &s->rb[s->rb_pos++];
-		b->st->events++;
-		if (ev->cpu != s->cpu) {
-			slots++; /* dropped, but it took its place in the batch */
-			continue;
-		}
-		if (blk_is_notify(ev) && action_word(ev) != TN_MESSAGE) {
-			if (action_word(ev) == TN_PROCESS &&
-			    name_add(b, ev->pid, ev->pdu, ev->pdu_len))
-				return iot_err_set(e, -ENOMEM, "out of memory");
-			continue;
-		}
-		s->batch[s->n] = *ev;
-		pdu_off[s->n] = used;
-		if (ev->pdu_len) {
-			if (used + ev->pdu_len > s->arena_cap) {
-				size_t cap = (used + ev->pdu_len) * 2;
-				uint8_t *a = realloc(s->arena, cap);
-
-				if (!a)
-					return iot_err_set(e, -ENOMEM, "out of memory");
-				s->arena = a;
-				s->arena_cap = cap;
-			}
-			memcpy(s->arena + used, ev->pdu, ev->pdu_len);
-			used += ev->pdu_len;
-		}
-		s->n++;
-		slots++;
+		ret = rec_read(b, s, ev, &kind);
+		if (ret < 0)
+			return iot_err_set(e, ret, "out of memory");
+		slots += (unsigned)ret;
+		if (kind == REC_KEPT && copy_kept(s, ev, &used, pdu_off))
+			return iot_err_set(e, -ENOMEM, "out of memory");
 	}
 	for (unsigned i = 0; i < s->n; i++)
 		if (s->batch[i].pdu_len)
 			s->batch[i].pdu = s->arena + pdu_off[i];
-	if (!s->n)
-		s->done = true;
-	return s->n > 0;
+	s->win = s->batch;
+	return 0;
+}
+
+/* Read the stream's next window: 1 if it kept records, 0 if the stream ends, -errno. */
+static int prime(struct bp *b, struct bp_stream *s, struct iot_err *e)
+{
+	const struct blk_event *w;
+	unsigned slots = 0, i, avail;
+
+	s->n = s->pos = 0;
+	if (s->done)
+		return 0;
+	if (s->rb_pos == s->rb_n) {
+		int ret = bt_reader_next_batch_max(s->r, BP_BATCH, &s->rb, &s->rb_n, e);
+
+		if (ret <= 0) {
+			s->done = true;
+			return ret;
+		}
+		s->rb_pos = 0;
+	}
+	w = s->rb + s->rb_pos;
+	avail = s->rb_n - s->rb_pos;
+	for (i = 0; i < avail && slots < BP_BATCH; i++) {
+		enum rec_kind kind;
+		int ret = rec_read(b, s, &w[i], &kind);
+
+		if (ret < 0)
+			return iot_err_set(e, ret, "out of memory");
+		slots += (unsigned)ret;
+		if (kind == REC_KEPT)
+			s->keep[s->n++] = (uint16_t)i;
+	}
+	s->rb_pos += i;
+	s->win = w;
+	if (slots < BP_BATCH) {
+		int ret = prime_copy(b, s, w, slots, e);
+
+		if (ret)
+			return ret;
+	}
+	if (!s->n) {
+		s->done = true; /* a batch that keeps nothing ends the stream */
+		return 0;
+	}
+	s->head = &s->win[s->keep[0]];
+	return 1;
+}
+
+/* The stream's next record in its window: false when the window is done. */
+static inline bool advance(struct bp_stream *s)
+{
+	if (++s->pos == s->n)
+		return false;
+	s->head = &s->win[s->keep[s->pos]];
+	return true;
 }
 
 static inline uint64_t head_time(const struct bp *b, unsigned i)
 {
-	const struct bp_stream *s = b->streams[i];
-
-	return s->batch[s->pos].time;
+	return b->streams[i]->head->time;
 }
 
 /* blkparse's ms_sort: into the list, by the time of the stream's next record. */
@@ -264,33 +379,53 @@ static void list_insert(struct bp *b, unsigned si)
 	b->norder++;
 }
 
-/* ---- the printer thread ------------------------------------------------------------- */
+/* ---- the printer threads ------------------------------------------------------------ */
+
+/*
+ * Each printer takes the next chunk handed over, formats it into its own buffer and, once
+ * every chunk before it is written, writes it: the text comes out in order while two or more
+ * chunks are formatted at once (on a 2-CPU machine the pass and two printers share the work
+ * more evenly than the pass and one printer: formatting is the larger half).
+ */
+
+/* bp_out's turn hook: wait until every chunk before this printer's is written. */
+static void printer_turn(void *arg)
+{
+	struct bp_printer *p = arg;
+	struct bp *b = p->b;
+
+	pthread_mutex_lock(&b->mu);
+	while (b->written != p->chunk)
+		pthread_cond_wait(&b->cv, &b->mu);
+	pthread_mutex_unlock(&b->mu);
+}
 
 static void *printer(void *arg)
 {
-	struct bp *b = arg;
+	struct bp_printer *p = arg;
+	struct bp *b = p->b;
 
 	pthread_mutex_lock(&b->mu);
 	for (;;) {
-		struct bp_chunk *c;
-
-		while (b->consumed == b->produced && !b->finished)
+		while (b->taken == b->produced && !b->finished)
 			pthread_cond_wait(&b->cv, &b->mu);
-		if (b->consumed == b->produced)
+		if (b->taken == b->produced)
 			break;
-		c = b->ring[b->consumed % NRING];
+		p->chunk = b->taken++;
 		pthread_mutex_unlock(&b->mu);
-		bp_lines_print(b->lines, c);
+		bp_lines_print(p->lines, b->ring[p->chunk % NRING]);
+		bp_out_flush(p->out); /* after printer_turn() */
 		pthread_mutex_lock(&b->mu);
-		b->consumed++;
-		b->werr = b->out->err;
+		b->written = p->chunk + 1;
+		if (p->out->err && !b->werr)
+			b->werr = p->out->err;
 		pthread_cond_broadcast(&b->cv);
 	}
 	pthread_mutex_unlock(&b->mu);
 	return NULL;
 }
 
-/* Hand the chunk being filled to the printer; wait for a free one. false once a write
+/* Hand the chunk being filled to the printers; wait for a free one. false once a write
  * failed. */
 static bool chunk_send(struct bp *b)
 {
@@ -307,7 +442,7 @@ static bool chunk_send(struct bp *b)
 	pthread_mutex_lock(&b->mu);
 	b->produced++;
 	pthread_cond_broadcast(&b->cv);
-	while (b->produced - b->consumed == NRING)
+	while (b->produced - b->written == NRING)
 		pthread_cond_wait(&b->cv, &b->mu);
 	werr = b->werr;
 	pthread_mutex_unlock(&b->mu);
@@ -317,16 +452,63 @@ static bool chunk_send(struct bp *b)
 	return !werr;
 }
 
-static void printer_stop(struct bp *b)
+static void printers_stop(struct bp *b)
 {
-	if (!b->have_thread)
-		return;
 	pthread_mutex_lock(&b->mu);
 	b->finished = true;
 	pthread_cond_broadcast(&b->cv);
 	pthread_mutex_unlock(&b->mu);
-	pthread_join(b->thread, NULL);
-	b->have_thread = false;
+	for (unsigned i = 0; i < b->nprinters; i++)
+		if (b->printer[i].started) {
+			pthread_join(b->printer[i].thread, NULL);
+			b->printer[i].started = false;
+		}
+}
+
+/* As many printers as CPUs this process may run on, from one to NPRINTER_MAX. */
+static unsigned printers_wanted(void)
+{
+	cpu_set_t set;
+	int n;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 2;
+	n = CPU_COUNT(&set);
+	return n < 1 ? 1 : n > NPRINTER_MAX ? NPRINTER_MAX : (unsigned)n;
+}
+
+static struct bp_out *out_new(int fd)
+{
+	struct bp_out *o = malloc(sizeof(*o));
+
+	if (o) {
+		memset(o, 0, offsetof(struct bp_out, buf));
+		o->fd = fd;
+	}
+	return o;
+}
+
+static int printers_start(struct bp *b, int fd, struct iot_err *e)
+{
+	unsigned n = printers_wanted();
+
+	for (unsigned i = 0; i < n; i++) {
+		struct bp_printer *p = &b->printer[i];
+		int ret;
+
+		p->b = b;
+		p->out = out_new(fd);
+		p->lines = p->out ? bp_lines_new(p->out) : NULL;
+		b->nprinters = i + 1;
+		if (!p->lines)
+			return iot_err_set(e, -ENOMEM, "out of memory");
+		p->out->turn = printer_turn;
+		p->out->ctx = p;
+		if ((ret = pthread_create(&p->thread, NULL, printer, p)))
+			return iot_err_set(e, -ret, "cannot start a thread: %s", strerror(ret));
+		p->started = true;
+	}
+	return 0;
 }
 
 /* A line for ev; its PDU goes with it when the line shows it. Returns false when out of
@@ -389,9 +571,12 @@ static void depth_down(struct bp_dev *d, int w)
 		d->depth[w]--;
 }
 
-/* blkparse's dump_trace_pc(): a passthrough request's counters and line. */
-static bool dump_pc(struct bp *b, struct bp_stream *s, struct bp_ios *c, const struct blk_event *ev,
-                    uint64_t t, unsigned act)
+/* What a record prints: a line of an action (enum bp_act), its PDU with it, or none. */
+#define LINE_PDU 0x100
+#define LINE_NONE (-1)
+
+/* blkparse's dump_trace_pc(): a passthrough request's counters; its line. */
+static int dump_pc(struct bp_dev *d, struct bp_ios *c, const struct blk_event *ev, unsigned act)
 {
 	int w = (ev->flags & BLK_F_WRITE) != 0;
 
@@ -400,112 +585,115 @@ static bool dump_pc(struct bp *b, struct bp_stream *s, struct bp_ios *c, const s
 		/* blkparse adds a PC read's KiB to the non-PC queued reads */
 		count_bytes(&c->pc_q[w], w ? &c->pc_q_kb[1] : &c->q_kb[0], &c->pc_q_b[w],
 		            ev->bytes);
-		return job(b, ev, t, s->cpu, BP_Q, true, false);
+		return BP_Q;
 	case BLK_A_GETRQ:
-		return job(b, ev, t, s->cpu, BP_G, true, false);
+		return BP_G;
 	case BLK_A_SLEEPRQ:
-		return job(b, ev, t, s->cpu, BP_S, true, false);
+		return BP_S;
 	case BLK_A_REQUEUE:
-		depth_down(s->dev, w);
+		depth_down(d, w);
 		c->pc_rq[w]++;
 		c->pc_i_kb[w] -= ev->bytes >> 10;
 		c->pc_i_b[w] -= ev->bytes & 1023;
-		return job(b, ev, t, s->cpu, BP_R, true, false);
+		return BP_R;
 	case BLK_A_ISSUE:
 		count_bytes(&c->pc_i[w], &c->pc_i_kb[w], &c->pc_i_b[w], ev->bytes);
-		depth_up(s->dev, w);
-		return job(b, ev, t, s->cpu, BP_D, true, true);
+		depth_up(d, w);
+		return BP_D | LINE_PDU;
 	case BLK_A_COMPLETE:
-		depth_down(s->dev, w);
+		depth_down(d, w);
 		c->pc_c[w]++;
-		return job(b, ev, t, s->cpu, BP_C, true, true);
+		return BP_C | LINE_PDU;
 	case BLK_A_INSERT:
-		return job(b, ev, t, s->cpu, BP_I, true, true);
+		return BP_I | LINE_PDU;
 	}
-	return true; /* blkparse: "Bad pc action" on stderr */
+	return LINE_NONE; /* blkparse: "Bad pc action" on stderr */
 }
 
-/* blkparse's dump_trace_fs(): a request's or bio's counters and line. */
-static bool dump_fs(struct bp *b, struct bp_stream *s, struct bp_ios *c, const struct blk_event *ev,
-                    uint64_t t, unsigned act)
+/* blkparse's dump_trace_fs(): a request's or bio's counters; its line. */
+static inline int dump_fs(struct bp *b, struct bp_dev *d, struct bp_ios *c,
+                          const struct blk_event *ev, unsigned act)
 {
 	int w = (ev->flags & BLK_F_WRITE) != 0;
 
 	switch (act) {
 	case BLK_A_QUEUE:
 		count_bytes(&c->q[w], &c->q_kb[w], &c->q_b[w], ev->bytes);
-		return job(b, ev, t, s->cpu, BP_Q, false, false);
+		return BP_Q;
 	case BLK_A_INSERT:
-		return job(b, ev, t, s->cpu, BP_I, false, false);
+		return BP_I;
 	case BLK_A_BACKMERGE:
 	case BLK_A_FRONTMERGE:
 		count_bytes(&c->m[w], &c->m_kb[w], &c->m_b[w], ev->bytes);
-		return job(b, ev, t, s->cpu, act == BLK_A_BACKMERGE ? BP_M : BP_F, false, false);
+		return act == BLK_A_BACKMERGE ? BP_M : BP_F;
 	case BLK_A_GETRQ:
-		return job(b, ev, t, s->cpu, BP_G, false, false);
+		return BP_G;
 	case BLK_A_SLEEPRQ:
-		return job(b, ev, t, s->cpu, BP_S, false, false);
+		return BP_S;
 	case BLK_A_REQUEUE:
-		depth_down(s->dev, w);
+		depth_down(d, w);
 		c->rq[w]++;
 		c->i_kb[w] -= ev->bytes >> 10;
 		c->i_b[w] -= ev->bytes & 1023;
-		return job(b, ev, t, s->cpu, BP_R, false, false);
+		return BP_R;
 	case BLK_A_ISSUE:
 		count_bytes(&c->i[w], &c->i_kb[w], &c->i_b[w], ev->bytes);
-		depth_up(s->dev, w);
-		return job(b, ev, t, s->cpu, BP_D, false, false);
+		depth_up(d, w);
+		return BP_D;
 	case BLK_A_COMPLETE:
-		depth_down(s->dev, w);
+		depth_down(d, w);
 		count_bytes(&c->c[w], &c->c_kb[w], &c->c_b[w], ev->bytes);
-		return job(b, ev, t, s->cpu, BP_C, false, false);
+		return BP_C;
 	case BLK_A_PLUG:
-		return job(b, ev, t, s->cpu, BP_P, false, false);
+		return BP_P;
 	case BLK_A_UNPLUG_IO:
 		c->io_unplugs++;
-		return job(b, ev, t, s->cpu, BP_U, false, true);
+		return BP_U | LINE_PDU;
 	case BLK_A_UNPLUG_TIMER:
 		c->timer_unplugs++;
-		return job(b, ev, t, s->cpu, BP_UT, false, true);
+		return BP_UT | LINE_PDU;
 	case BLK_A_SPLIT:
-		return job(b, ev, t, s->cpu, BP_X, false, true);
+		return BP_X | LINE_PDU;
 	case BLK_A_BOUNCE:
-		return job(b, ev, t, s->cpu, BP_B, false, false);
+		return BP_B;
 	case BLK_A_REMAP:
-		return job(b, ev, t, s->cpu, BP_A, false, true);
+		return BP_A | LINE_PDU;
 	case BLK_A_DRV_DATA:
 		b->drv_data = true; /* in binary dumps only */
-		return true;
+		return LINE_NONE;
 	}
-	return true; /* blkparse: "Bad fs action" on stderr */
+	return LINE_NONE; /* blkparse: "Bad fs action" on stderr */
 }
 
 /* blkparse's handle(): the list head's next record. */
 static bool handle(struct bp *b, struct bp_stream *s)
 {
-	const struct blk_event *ev = &s->batch[s->pos];
+	const struct blk_event *ev = s->head;
 	struct bp_dev *d = s->dev;
 	struct bp_cpu *c = &d->cpus[s->cpu];
 	uint32_t aw = action_word(ev);
 	uint64_t t = ev->time - b->genesis;
-	bool ok = true;
+	bool pc = false;
+	int line;
 
 	c->nelems++;
 	d->last_time = t;
 	if (!(aw & 0xffff0000u))
 		return true; /* no category: outside blkparse's default action mask */
 	if (aw == TN_MESSAGE) {
-		if (ev->pdu_len)
-			ok = job(b, ev, t, ev->cpu, BP_MSG, false, true);
+		line = ev->pdu_len ? BP_MSG | LINE_PDU : LINE_NONE;
 	} else if (aw & (TC_PC << 16)) {
-		ok = dump_pc(b, s, &c->ios, ev, t, aw & 0xffff);
+		line = dump_pc(d, &c->ios, ev, aw & 0xffff);
+		pc = true;
 	} else {
-		ok = dump_fs(b, s, &c->ios, ev, t, aw & 0xffff);
+		line = dump_fs(b, d, &c->ios, ev, aw & 0xffff);
 	}
 	if (!d->events)
 		d->first_time = t;
 	d->events++;
-	return ok;
+	if (line == LINE_NONE)
+		return true;
+	return job(b, ev, t, s->cpu, (unsigned)line & 0xff, pc, (line & LINE_PDU) != 0);
 }
 
 /* ---- setup --------------------------------------------------------------------------- */
@@ -661,7 +849,7 @@ out:
 
 static void bp_release(struct bp *b)
 {
-	printer_stop(b);
+	printers_stop(b);
 	for (unsigned i = 0; i < b->nstreams; i++) {
 		bt_reader_free(b->streams[i]->r);
 		free(b->streams[i]->arena);
@@ -685,7 +873,10 @@ static void bp_release(struct bp *b)
 			free(b->ring[i]->arena);
 		free(b->ring[i]);
 	}
-	bp_lines_free(b->lines);
+	for (unsigned i = 0; i < b->nprinters; i++) {
+		bp_lines_free(b->printer[i].lines);
+		free(b->printer[i].out);
+	}
 	free(b->out);
 	pthread_mutex_destroy(&b->mu);
 	pthread_cond_destroy(&b->cv);
@@ -712,7 +903,7 @@ static int pass(struct bp *b, struct iot_err *e)
 		if (!handle(b, s))
 			return b->werr ? iot_err_set(e, b->werr, "write: %s", strerror(-b->werr))
 			               : iot_err_set(e, -ENOMEM, "out of memory");
-		if (++s->pos == s->n) {
+		if (!advance(s)) {
 			ret = prime(b, s, e);
 			if (ret < 0)
 				return ret;
@@ -736,13 +927,8 @@ static int run(struct bp *b, char *const *sets, unsigned nsets, int fd, struct i
 	int ret = 0;
 
 	b->devs = calloc(nsets, sizeof(*b->devs));
-	b->out = malloc(sizeof(*b->out));
+	b->out = out_new(fd);
 	if (!b->devs || !b->out || names_grow(b))
-		return iot_err_set(e, -ENOMEM, "out of memory");
-	memset(b->out, 0, offsetof(struct bp_out, buf));
-	b->out->fd = fd;
-	b->lines = bp_lines_new(b->out);
-	if (!b->lines)
 		return iot_err_set(e, -ENOMEM, "out of memory");
 	for (unsigned i = 0; i < NRING; i++)
 		if (!(b->ring[i] = calloc(1, sizeof(*b->ring[i]))))
@@ -756,13 +942,14 @@ static int run(struct bp *b, char *const *sets, unsigned nsets, int fd, struct i
 	b->order = calloc(b->nstreams ? b->nstreams : 1, sizeof(*b->order));
 	if (!b->order)
 		return iot_err_set(e, -ENOMEM, "out of memory");
-	if ((ret = pthread_create(&b->thread, NULL, printer, b)))
-		return iot_err_set(e, -ret, "cannot start a thread: %s", strerror(ret));
-	b->have_thread = true;
+	if ((ret = printers_start(b, fd, e)))
+		return ret;
 	ret = pass(b, e);
-	printer_stop(b);
+	printers_stop(b);
 	if (ret)
 		return ret;
+	if (b->werr)
+		return iot_err_set(e, b->werr, "write: %s", strerror(-b->werr));
 	if (bp_stats_print(b->out, b->devs, b->ndevs))
 		return iot_err_set(e, -ENOMEM, "out of memory");
 	for (unsigned i = 0; i < b->ninputs; i++) {
@@ -776,6 +963,10 @@ static int run(struct bp *b, char *const *sets, unsigned nsets, int fd, struct i
 	bp_out_flush(b->out);
 	b->st->bytes = b->out->bytes;
 	b->st->lines = b->out->lines;
+	for (unsigned i = 0; i < b->nprinters; i++) {
+		b->st->bytes += b->printer[i].out->bytes;
+		b->st->lines += b->printer[i].out->lines;
+	}
 	b->st->devices = b->ndevs;
 	if (b->out->err)
 		return iot_err_set(e, b->out->err, "write: %s", strerror(-b->out->err));

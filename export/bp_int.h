@@ -72,6 +72,9 @@ struct bp_out {
 	int err; /* the first write error, -errno */
 	size_t len;
 	uint64_t bytes, lines;
+	/* called before each write: a printer waits there for its chunk's turn (NULL: none) */
+	void (*turn)(void *ctx);
+	void *ctx;
 	char buf[BP_OUT_BUF];
 };
 

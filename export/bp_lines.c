@@ -20,6 +20,8 @@ void bp_out_flush(struct bp_out *o)
 {
 	size_t done = 0;
 
+	if (o->turn)
+		o->turn(o->ctx);
 	if (!o->err)
 		o->err = iot_write_all(o->fd, o->buf, o->len, &done);
 	o->bytes += done;
