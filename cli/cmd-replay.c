@@ -123,6 +123,11 @@ static const struct cli_opt replay_opts[] = {
      .arg = "HEX",
      .help = "NFS capture: the export's root handle, when the capture has no MOUNT reply or "
              "PUTROOTFH (default: the first unnamed directory handle, docs/replay-nfs.md)"},
+    {.name = "root-path",
+     .key = O_ROOT_PATH,
+     .arg = "PATH",
+     .help = "NFS capture: the capture's path that is the target's root (an NFSv4 export's "
+             "pseudo path, /export); calls outside it are refused"},
     {.name = "fio-client",
      .key = O_FIO_CLIENT,
      .arg = "HOST[:PORT]=TARGET",
@@ -570,6 +575,9 @@ int cmd_replay(int argc, char **argv)
 		case O_ROOT_FH:
 			na.root_fh = optarg;
 			break;
+		case O_ROOT_PATH:
+			na.root_path = optarg;
+			break;
 		case O_FIO_CLIENT: /* abbreviated: "--fio-client" itself went to replay_fio() */
 		case O_FIO_HOSTS:
 		case O_FIO_DIR:
@@ -614,12 +622,13 @@ int cmd_replay(int argc, char **argv)
 		cli_input_release(&ci);
 		return free(maps), rc;
 	}
-	if (na.nfs_url || na.root_fh) {
+	if (na.nfs_url || na.root_fh || na.root_path) {
 		cli_input_release(&ci);
 		return free(maps),
-		       usage_error("--nfs and --root-fh are for NFS captures; '%s' is a "
-		                   "block trace",
-		                   argv[optind]);
+		       usage_error(
+		           "--nfs, --root-fh and --root-path are for NFS captures; '%s' is a "
+		           "block trace",
+		           argv[optind]);
 	}
 	if (!ci.block) {
 		cli_input_release(&ci);

@@ -202,9 +202,11 @@ static void print_summary(const struct nfs_replay_opts *o, const struct nfs_repl
 	if (st->placeholders)
 		printf("  %llu calls on handles the capture never named (under %s/)\n",
 		       (unsigned long long)st->placeholders, NR_UNNAMED_DIR);
-	if (st->hostile || st->escapes)
-		printf("  refused:  %llu calls with hostile names, %llu paths leaving the target\n",
-		       (unsigned long long)st->hostile, (unsigned long long)st->escapes);
+	if (st->hostile || st->escapes || st->outside_root)
+		printf("  refused:  %llu calls with hostile names, %llu paths leaving the target, "
+		       "%llu outside --root-path\n",
+		       (unsigned long long)st->hostile, (unsigned long long)st->escapes,
+		       (unsigned long long)st->outside_root);
 	if (st->late)
 		printf("  %llu calls came out of call order (answered more than %.0f s late)\n",
 		       (unsigned long long)st->late, NR_HORIZON_NS / 1e9);
@@ -238,6 +240,7 @@ int replay_nfs(struct replay_nfs_args *a, struct cli_input *ci)
 	struct sigaction sa;
 	struct iot_err e = {{0}};
 	uint8_t fh[128];
+	char root_path[4096];
 	int ret, rc = EXIT_OK;
 
 	ci->capture = NULL; /* ours now */
@@ -245,6 +248,25 @@ int replay_nfs(struct replay_nfs_args *a, struct cli_input *ci)
 		in_stream_close(ro.first);
 		return usage_error("an NFS capture replays onto --target DIR or --nfs URL (one of "
 		                   "them)");
+	}
+	if (a->root_path) {
+		/* "/export/" -> "export"; "/" is the capture's own root */
+		const char *p = a->root_path;
+		size_t n;
+
+		while (*p == '/')
+			p++;
+		n = strlen(p);
+		while (n && p[n - 1] == '/')
+			n--;
+		if (n >= sizeof(root_path) || strstr(p, "//") || !strncmp(p, "..", 2) ||
+		    strstr(p, "/..")) {
+			in_stream_close(ro.first);
+			return usage_error("--root-path: '%s' is not a plain path", a->root_path);
+		}
+		memcpy(root_path, p, n);
+		root_path[n] = 0;
+		o.root_path = root_path;
 	}
 	if (a->root_fh) {
 		if (nr_parse_fh(a->root_fh, fh, &o.root_fh_len)) {

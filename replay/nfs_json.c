@@ -91,6 +91,8 @@ char *nfs_replay_json(const struct nfs_replay_opts *o, const struct nfs_replay_s
 	json_object_set_new(opt, "target_kind", json_string(st->target_kind));
 	json_object_set_new(opt, "prepare", json_boolean(o->prepare));
 	json_object_set_new(opt, "depth", JI(o->depth ? o->depth : NR_DEFAULT_DEPTH));
+	json_object_set_new(opt, "root_path",
+	                    o->root_path ? json_string(o->root_path) : json_null());
 	json_object_set_new(root, "options", opt);
 
 	json_object_set_new(cap, "calls", JI(st->calls));
@@ -137,6 +139,7 @@ char *nfs_replay_json(const struct nfs_replay_opts *o, const struct nfs_replay_s
 
 	json_object_set_new(safety, "hostile_names", JI(st->hostile));
 	json_object_set_new(safety, "escapes", JI(st->escapes));
+	json_object_set_new(safety, "outside_root", JI(st->outside_root));
 	json_object_set_new(root, "safety", safety);
 
 	json_object_set_new(root, "procedures", procs_json(st));

@@ -35,8 +35,10 @@ struct nfs_replay_opts {
 	bool force;             /* a non-empty target */
 	const uint8_t *root_fh; /* --root-fh: the export's root handle */
 	unsigned root_fh_len;
-	unsigned depth;     /* calls in flight at most; 0: NR_DEFAULT_DEPTH */
-	uint32_t max_nodes; /* handles tracked (names map); 0: 1 Mi */
+	const char *root_path; /* --root-path: the capture's path that is the target's root, no
+	                        * '/' at either end ("export"); calls outside it are refused */
+	unsigned depth;        /* calls in flight at most; 0: NR_DEFAULT_DEPTH */
+	uint32_t max_nodes;    /* handles tracked (names map); 0: 1 Mi */
 	nr_open_fn open;
 	void *open_arg;
 	const char *record_dir; /* --record RUNDIR */
@@ -91,6 +93,7 @@ struct nfs_replay_stats {
 	uint64_t placeholders; /* handles never named, replayed under NR_UNNAMED_DIR */
 	uint64_t hostile;      /* names refused: '..', '.', '/', NUL, empty, too long */
 	uint64_t escapes;      /* paths that resolved outside the target (EXDEV): refused */
+	uint64_t outside_root; /* paths outside --root-path: refused */
 	uint64_t other_rpc;    /* MOUNT, PORTMAP and callback calls: not replayed */
 	uint64_t bytes_read, bytes_written, cap_bytes_read, cap_bytes_written;
 	uint64_t same, diverged; /* outcomes over all procedures */

@@ -354,6 +354,21 @@ static void walk_names(struct nr_source *s, const struct rpc_txn *t, bool dir_op
 		pb_copy(&w->obj, &w->cur);
 }
 
+/* --root-path: a path at or below root (no '/' at either end) becomes relative to it; false
+ * for one outside it (placeholders are kept as they are). */
+static bool under_root(const char *root, struct pbuf *b)
+{
+	size_t n = strlen(root);
+
+	if (b->placeholder || !n)
+		return true;
+	if (strncmp(b->b, root, n) || (b->b[n] && b->b[n] != '/'))
+		return false;
+	b->len -= n + (b->b[n] ? 1 : 0);
+	memmove(b->b, b->b + n + (b->b[n] ? 1 : 0), b->len + 1);
+	return true;
+}
+
 static void heap_push(struct nr_source *s, struct nr_op *op)
 {
 	unsigned i;
@@ -491,6 +506,15 @@ static void on_txn(void *arg, const struct rpc_txn *t)
 	}
 	nfs_names_txn(s->names, t);
 	obj = &w.obj;
+	if (act != NR_SKIP && s->o->root_path) {
+		bool out = !under_root(s->o->root_path, obj) ||
+		           (w.have_to && !under_root(s->o->root_path, &w.to));
+
+		if (out) {
+			st->outside_root++;
+			obj->known = false; /* refused below */
+		}
+	}
 	op = op_new(obj, w.have_to ? &w.to : NULL, w.data, w.data_len);
 	if (!op) {
 		s->err = -ENOMEM;

@@ -95,6 +95,22 @@ mkdir "$TMP/tmpfs/a" "$TMP/tmpfs/b"
 replay_dir 3 "$TMP/tmpfs/a" w3 tmpfs
 # v4 paths start at the server's pseudo root: /export/w4
 replay_dir 4 "$TMP/tmpfs/b" export/w4
+# --root-path: the v4 capture's /export is the target's root; what is outside is refused
+mkdir "$TMP/tmpfs/c"
+"$IOTAPE" replay --timing afap --json --root-path /export "$TMP/v4.pcap" --target "$TMP/tmpfs/c" \
+	>"$TMP/r.json" || fail "--root-path replay failed"
+check_json "$TMP/r.json"
+tree "$TMP/tmpfs/c/w4" >"$TMP/got.txt"
+diff "$TMP/orig4.txt" "$TMP/got.txt" >&2 || fail "--root-path: the final tree differs"
+mkdir "$TMP/tmpfs/d"
+"$IOTAPE" replay --timing afap --json --root-path /elsewhere "$TMP/v4.pcap" \
+	--target "$TMP/tmpfs/d" >"$TMP/r.json" || fail "--root-path /elsewhere failed"
+python3 - "$TMP/r.json" <<'PY' || fail "--root-path /elsewhere refused nothing"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["safety"]["outside_root"] > 0 and d["replay"]["calls"] == 0, d["safety"]
+PY
+expect_eq "nothing outside --root-path replayed" "$(ls -A "$TMP/tmpfs/d")" ""
 
 # a non-empty target needs --force
 if "$IOTAPE" replay --timing afap "$TMP/v3.pcap" --target "$TMP/tmpfs/a" >/dev/null 2>"$TMP/err"; then
@@ -125,20 +141,29 @@ done
 check_json "$TMP/r.json"
 # --capture: the replay's own packets, as the server saw them
 "$IOTAPE" analyze --json "$TMP/capnfs" >"$TMP/capnfs.json" || fail "analyze of --capture failed"
-python3 - "$TMP/cap3.json" "$TMP/capnfs.json" <<'PY' || fail "--capture of the NFS replay"
+python3 - "$TMP/cap3.json" "$TMP/capnfs.json" "$TMP/capnfs/manifest.json" <<'PY' ||
+	fail "--capture of the NFS replay"
 import json, sys
+m = json.load(open(sys.argv[3]))
+drops = m["counts"]["packet_drops"]
+lost = json.load(open(sys.argv[2]))["nfs"]["stream"]["lost_bytes"]
+if drops or lost:
+    # a loaded machine: the kernel dropped packets, and the capture says so
+    print("note: the capture dropped %d packets (%d bytes lost)" % (drops, lost))
+    sys.exit(0)
 def calls(f, name):
     return sum(p["calls"] for p in json.load(open(f))["nfs"]["procedures"]
                if p["program"] == "NFS" and p["name"] == name)
 for op in ("WRITE", "READ", "RENAME", "REMOVE", "SYMLINK", "LINK"):
-    assert calls(sys.argv[2], op) >= calls(sys.argv[1], op), op
+    assert calls(sys.argv[2], op) >= calls(sys.argv[1], op), (op, calls(sys.argv[2], op), calls(sys.argv[1], op))
 PY
 tree "$GANESHA_EXPORT2/w3" >"$TMP/got.txt"
 diff "$TMP/orig3.txt" "$TMP/got.txt" >&2 || fail "v3 onto $NFS3_URL2: the final tree differs"
-"$IOTAPE" replay --timing afap --json --force "$TMP/v4.pcap" --nfs "$NFS4_URL2" >"$TMP/r.json" ||
-	fail "replay onto $NFS4_URL2 failed"
+# --root-path: the v4 capture's /export is the target's root
+"$IOTAPE" replay --timing afap --json --force --root-path /export "$TMP/v4.pcap" \
+	--nfs "$NFS4_URL2" >"$TMP/r.json" || fail "replay onto $NFS4_URL2 failed"
 check_json "$TMP/r.json"
-tree "$GANESHA_EXPORT2/export/w4" >"$TMP/got.txt"
+tree "$GANESHA_EXPORT2/w4" >"$TMP/got.txt"
 diff "$TMP/orig4.txt" "$TMP/got.txt" >&2 || fail "v4 onto $NFS4_URL2: the final tree differs"
 
 # the recorded replays side by side, labelled by their filesystems
