@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <getopt.h> /* optarg, optind */
 #include <signal.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -16,7 +15,6 @@
 
 #include <cairo.h>
 #include <fontconfig/fontconfig.h>
-#include <libavutil/log.h>
 
 #include "cli/inputs.h"
 #include "compare/compare.h"
@@ -74,13 +72,16 @@ const struct cli_doc doc_movie = {
         "'iotape analyze' (its idle and timeline sinks).\n"
         "\n"
         "RUN is a run directory, a per-CPU set NAME or one trace file. Each is read twice "
-        "(first for the axes), so it cannot be a pipe.",
+        "(first for the axes), so it cannot be a pipe.\n"
+        "\n"
+        "The frames are encoded by the ffmpeg program (Debian's ffmpeg package), which must "
+        "be on PATH with its libx264 (MP4) or libvpx-vp9 (WebM) encoder.",
     .opts = movie_opts,
     .operands = CLI_INPUT,
-    .exit_status = "0 success, 2 usage or input error, 3 system error or interrupted (no file "
-                   "is left behind)",
+    .exit_status = "0 success, 2 usage or input error, 3 system error, no ffmpeg, or "
+                   "interrupted (no file is left behind)",
     .docs = "movie.md",
-    .see_also = "iowatcher(1) ffprobe(1)",
+    .see_also = "iowatcher(1) ffmpeg(1) ffprobe(1)",
 };
 
 static volatile sig_atomic_t interrupted;
@@ -131,23 +132,6 @@ static int show_progress(void *ctx, uint64_t done, uint64_t total)
 	}
 	p->last_pct = pct;
 	return 0;
-}
-
-/* FFmpeg's own messages: its errors through ours, the rest (encoder chatter) dropped. */
-static void av_log_cb(void *avcl, int level, const char *fmt, va_list ap)
-{
-	char buf[512];
-	size_t len;
-
-	(void)avcl;
-	if (level > AV_LOG_ERROR)
-		return;
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	len = strlen(buf);
-	while (len && buf[len - 1] == '\n')
-		buf[--len] = 0;
-	if (len)
-		error("FFmpeg: %s", buf);
 }
 
 static int parse_size(const char *s, struct movie_opts *o)
@@ -463,7 +447,11 @@ int cmd_movie(int argc, char **argv)
 			goto out;
 		}
 	}
-	av_log_set_callback(av_log_cb);
+	/* before the first pass, which may take a while: the encoder is there */
+	if (movie_enc_check(o.format, &e)) {
+		ret = (error("%s", e.msg), EXIT_SYSTEM);
+		goto out;
+	}
 	for (size_t i = 0; i < n; i++) {
 		struct run *r = &runs[i];
 

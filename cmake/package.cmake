@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # The Debian package (CPack's DEB generator; scripts/package.sh drives it): Depends computed by
 # dpkg-shlibdeps from the libraries the binary links, Recommends for the tools iotape is
-# checked against and works beside, and for the font movie's frames are drawn with.
+# checked against and works beside, and for the ffmpeg program and the font `iotape movie`
+# encodes and draws its frames with.
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME iotape)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
@@ -19,7 +20,7 @@ set(CPACK_DEBIAN_PACKAGE_RELEASE 1)
 set(CPACK_DEBIAN_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "blktrace, tshark, fio, fonts-dejavu-core")
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "blktrace, tshark, fio, ffmpeg, fonts-dejavu-core")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "bash-completion")
 set(CPACK_STRIP_FILES ON)
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)

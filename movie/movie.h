@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* iotape movie: seekwatcher-style movies of block IO, drawn with cairo, encoded with FFmpeg. */
+/* iotape movie: seekwatcher-style movies of block IO, drawn with cairo, encoded by ffmpeg. */
 #ifndef IOTAPE_MOVIE_MOVIE_H
 #define IOTAPE_MOVIE_MOVIE_H
 
@@ -55,6 +55,12 @@ struct movie_opts {
 };
 
 void movie_opts_init(struct movie_opts *o);
+
+/*
+ * Whether the ffmpeg program (which encodes the frames) is on PATH with the encoder f needs:
+ * 0; -ENOENT without the program, -ENOSYS without the encoder, -EIO when it fails (e: why).
+ */
+int movie_enc_check(enum movie_format f, struct iot_err *e);
 
 /* What the movie shows of one run besides its events. */
 struct movie_run_info {

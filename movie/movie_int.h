@@ -152,16 +152,17 @@ static inline double movie_speed_of(const struct movie *m)
 	return (double)m->step * m->o.fps / 1e9;
 }
 
-/* ---- encoding (encode.c): FFmpeg's libavcodec and libavformat ---- */
+/* ---- encoding (encode.c): the ffmpeg program, fed raw frames through a pipe ---- */
 
 struct movie_enc;
+/* Start ffmpeg writing path (which the caller made) in format f. */
 int movie_enc_open(struct movie_enc **out, const char *path, enum movie_format f, unsigned w,
                    unsigned h, unsigned fps, struct iot_err *e);
 /* One frame of cairo's ARGB32 pixels (native-endian words, stride bytes a row). */
 int movie_enc_frame(struct movie_enc *enc, const uint8_t *argb, int stride, struct iot_err *e);
-/* Flush the encoder and write the trailer; frees enc either way. */
+/* End the input and wait for ffmpeg to finish the file; frees enc either way. */
 int movie_enc_close(struct movie_enc *enc, struct iot_err *e);
-/* Free without finishing (after an error). */
+/* Kill ffmpeg and free, without finishing (after an error). */
 void movie_enc_abort(struct movie_enc *enc);
 
 #endif

@@ -16,7 +16,7 @@ PKGS=(
 	dosfstools ntfs-3g fdisk
 	libxml2-utils chromium
 	libcairo2-dev libfontconfig-dev fonts-dejavu-core
-	libavcodec-dev libavformat-dev libswscale-dev libavutil-dev ffmpeg
+	ffmpeg
 	librsvg2-bin
 	man-db groff-base bash-completion
 	python3 time locales zstd binutils

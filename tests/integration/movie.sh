@@ -3,7 +3,8 @@
 # iotape movie: what ffprobe says of the files (codec, size, frame count, duration) for several
 # options; pixels of decoded frames of a generated trace (inside its idle gap: the idle band and
 # no IO; inside each burst: points in the right quarter of the offset axis); two runs, two
-# panels; the sample runs; time and sectors near 2^64; bad options and inputs; an interrupt.
+# panels; the sample runs; time and sectors near 2^64; bad options and inputs; no ffmpeg; an
+# interrupt (ffmpeg ended with it).
 source "$SRCDIR/tests/integration/lib.bash"
 need_cmd ffprobe
 need_cmd ffmpeg
@@ -116,6 +117,12 @@ bad "no such file" "$TMP/missing" -o "$TMP/x.mp4"
 bad "empty trace file" "$TMP/empty" -o "$TMP/x.mp4"
 bad "no block events" "$TMP/notify" -o "$TMP/x.mp4"
 bad "No such file" "$TMP/t" -o "$TMP/no/such/dir/x.mp4"
+# the frames are encoded by the ffmpeg program: without it, exit 3 saying so before reading
+rc=0
+PATH=/nonexistent "$IOTAPE" movie "$TMP/t" -o "$TMP/x.mp4" 2>"$TMP/err" || rc=$?
+[ "$rc" = 3 ] || fail "movie without ffmpeg: exit $rc, want 3 ($(cat "$TMP/err"))"
+grep -q "no 'ffmpeg' program on PATH.*apt install ffmpeg" "$TMP/err" ||
+	fail "movie without ffmpeg said: $(cat "$TMP/err")"
 [ ! -e "$TMP/x.mp4" ] || fail "a failed movie left $TMP/x.mp4"
 ls "$TMP"/x.mp4.tmp* 2>/dev/null && fail "a failed movie left its temporary file"
 
@@ -124,12 +131,21 @@ ls "$TMP"/x.mp4.tmp* 2>/dev/null && fail "a failed movie left its temporary file
 	2>"$TMP/err" &
 pid=$!
 cleanup_hooks+=("kill $pid 2>/dev/null")
-sleep 1
+enc=
+for _ in $(seq 600); do # its encoder: the ffmpeg child fed raw frames
+	for c in $(cat /proc/"$pid"/task/*/children 2>/dev/null); do
+		grep -qa rawvideo "/proc/$c/cmdline" 2>/dev/null && enc=$c
+	done
+	[ -z "$enc" ] || break
+	sleep 0.1
+done
+[ -n "$enc" ] || fail "no ffmpeg child encoding the movie within 60 s"
 kill -INT "$pid"
 rc=0
 wait "$pid" || rc=$?
 [ "$rc" = 3 ] || fail "interrupted movie: exit $rc, want 3 ($(cat "$TMP/err"))"
 grep -q "interrupted" "$TMP/err" || fail "interrupted movie said: $(cat "$TMP/err")"
+! kill -0 "$enc" 2>/dev/null || fail "ffmpeg ($enc) outlived the interrupted movie"
 [ ! -e "$TMP/int.mp4" ] && ! ls "$TMP"/int.mp4.tmp* 2>/dev/null ||
 	fail "an interrupted movie left a file"
 echo "movie: ok"

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # tests/package/deb_install.sh DEB: install the package as a user would (apt-get install ./DEB,
-# as root), then check what it installed: its Depends name the libraries its programs link and
-# its Recommends the oracle tools; /usr/bin/iotape (not a build tree's) runs and names the
-# commit; it analyzes, reports and compares the samples and makes a movie of one;
+# as root), then check what it installed: its Depends name the libraries its programs link (and
+# no FFmpeg library: movie encodes through the ffmpeg program) and its Recommends the oracle
+# tools, ffmpeg and the font movie draws with; /usr/bin/iotape (not a build tree's) runs and
+# names the commit; it analyzes, reports and compares the samples and makes a movie of one;
 # `man -w iotape-capture` finds the page; bash completion, loaded by bash-completion on demand,
 # answers. The package is removed at the end, whatever happened, so later steps and runs see a
 # clean machine.
@@ -53,8 +54,12 @@ while IFS= read -r -d '' f; do
 	done
 done < <(find "$tmp/deb" -type f -perm -u+x -print0)
 [ -x "$tmp/deb/usr/bin/iotape" ] && [ $nelf -ge 1 ] || fail "no usr/bin/iotape in the package"
+# movie encodes through the ffmpeg program: the package must not pull FFmpeg's libraries
+for p in libavcodec libavformat libavutil libavfilter libswscale libswresample; do
+	[[ $depends != *"$p"* ]] || fail "Depends names FFmpeg's $p: $depends"
+done
 recommends=$(dpkg-deb -f "$deb" Recommends)
-for p in blktrace tshark fio; do
+for p in blktrace tshark fio ffmpeg fonts-dejavu-core; do
 	[[ $recommends == *"$p"* ]] || fail "Recommends lacks $p: $recommends"
 done
 
@@ -86,16 +91,15 @@ grep -q "<svg" report.html || fail "report: no graphs"
 $iotape compare "$src/samples/ext4" "$src/samples/xfs" "$src/samples/btrfs" >compare.txt ||
 	fail "compare"
 grep -q "mbps\|MB/s" compare.txt || fail "compare: $(head compare.txt)"
-# movie: ten small frames, encoded by what the package installed (or depends on)
+# movie: ten small frames, encoded by the ffmpeg program apt installed as recommended (it
+# brings ffprobe)
+command -v ffmpeg >/dev/null && command -v ffprobe >/dev/null ||
+	fail "apt-get install did not install the recommended ffmpeg"
 $iotape movie -q -o movie.mp4 --length 1s --fps 10 --size 320x240 "$src/samples/ext4" ||
 	fail "movie"
-if command -v ffprobe >/dev/null; then
-	got=$(ffprobe -v error -select_streams v:0 -show_entries stream=codec_name,width,height \
-		-of csv=p=0 movie.mp4)
-	[ "$got" = "h264,320,240" ] || fail "movie: ffprobe says '$got'"
-else
-	[ -s movie.mp4 ] || fail "movie: no movie.mp4"
-fi
+got=$(ffprobe -v error -select_streams v:0 -count_frames \
+	-show_entries stream=codec_name,width,height,nb_read_frames -of csv=p=0 movie.mp4)
+[ "$got" = "h264,320,240,10" ] || fail "movie: ffprobe says '$got'"
 
 # the manual
 page=$(man -w iotape-capture) || fail "man -w iotape-capture found nothing"
