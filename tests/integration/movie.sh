@@ -3,8 +3,8 @@
 # iotape movie: what ffprobe says of the files (codec, size, frame count, duration) for several
 # options; pixels of decoded frames of a generated trace (inside its idle gap: the idle band and
 # no IO; inside each burst: points in the right quarter of the offset axis); two runs, two
-# panels; the sample runs; time and sectors near 2^64; bad options and inputs; no ffmpeg; an
-# interrupt (ffmpeg ended with it).
+# panels; the sample runs; time and sectors near 2^64; memory that does not grow with the
+# trace; bad options and inputs; no ffmpeg; an interrupt (ffmpeg ended with it).
 source "$SRCDIR/tests/integration/lib.bash"
 need_cmd ffprobe
 need_cmd ffmpeg
@@ -84,6 +84,28 @@ run "near 2^64" "$IOTAPE" movie "$TMP/late" -o "$TMP/late.mp4" --length 2s --fps
 expect_eq "near 2^64" "$(probe "$TMP/late.mp4" | cut -d' ' -f4)" 20
 "$TOOLS/blkgen" -o "$TMP/wide" --ios 2000 --sector-max 0xfffffffffffff000 >/dev/null
 run "sectors to 2^64" "$IOTAPE" movie "$TMP/wide" -o "$TMP/wide.webm" --length 2s --fps 10 -q
+
+# streaming: iotape's own peak memory follows the frame and the window, not the trace (a trace
+# twice as long adds under 4 MiB; bench/peaks.py tells iotape's peak from its ffmpeg child's);
+# sanitizer builds carry shadow memory and quarantine, so the bounds are for normal builds
+if ! nm -D "$IOTAPE" 2>/dev/null | grep -q __asan_init; then
+	mkdir -p "$TMP/m1" "$TMP/m2"
+	"$TOOLS/blkgen" -o "$TMP/m1" --ios 200000 --seed 5 --gaps 4 >/dev/null
+	"$TOOLS/blkgen" -o "$TMP/m2" --ios 400000 --seed 5 --gaps 4 >/dev/null
+	for m in m1 m2; do
+		python3 "$SRCDIR/bench/peaks.py" "$TMP/out" "$TMP/err" "$IOTAPE" movie "$TMP/$m" \
+			-o "$TMP/$m.mp4" --size 320x180 --length 2s --fps 10 -q >"$TMP/$m.peaks" ||
+			fail "movie of $m: $(cat "$TMP/err")"
+		rm -f "$TMP/$m.mp4"
+	done
+	read -r _ _ p1 _ <"$TMP/m1.peaks"
+	read -r _ _ p2 _ <"$TMP/m2.peaks"
+	rm -rf "$TMP/m1" "$TMP/m2"
+	[ "$p1" -gt 0 ] && [ "$p2" -le $((64 * 1024)) ] ||
+		fail "movie's own peak RSS: $p1 KiB (1.2 M events), $p2 KiB (2.4 M)"
+	[ $((p2 - p1)) -le $((4 * 1024)) ] ||
+		fail "movie's memory grows with the trace: $p1 KiB at 1.2 M events, $p2 KiB at 2.4 M"
+fi
 
 # bad options and inputs: exit 2, a message naming the problem, no file left behind
 bad() { # WANT-IN-MESSAGE ARGS...
