@@ -171,6 +171,7 @@ out:
 #endif
 
 #define MAX_ARGS 64
+#define PIPE_BYTES (1 << 20) /* Linux's pipe-max-size for users, unless raised */
 
 /* Append the NULL-terminated arguments to argv (MAX_ARGS in all, the last one NULL). */
 static void push(char **argv, size_t *n, ...)
@@ -226,6 +227,9 @@ int movie_enc_open(struct movie_enc **out, const char *path, enum movie_format f
 		ret = iot_err_set(e, -errno, "pipe: %s", strerror(errno));
 		goto fail;
 	}
+	/* a frame in a few writes rather than one per 64 KiB (4 wake-ups of ffmpeg, not 57, at
+	 * 720p); if the pipe cannot grow, it works as it is */
+	(void)fcntl(pfd[1], F_SETPIPE_SZ, PIPE_BYTES);
 	ret = start(enc, argv, pfd[0], e);
 	close(pfd[0]);
 	enc->fd = pfd[1];
