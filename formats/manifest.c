@@ -307,36 +307,44 @@ static int64_t clamp_ns(double v)
 	return (int64_t)v;
 }
 
+/*
+ * The offset (realtime - trace) at a point num/den of the way from the start pair to the end
+ * pair (clamped to the run), to the nanosecond: integers, since doubles hold the realtime
+ * clock's nanoseconds only to 256 ns. Hostile manifests can hold any int64: past what 128
+ * bits hold exactly, doubles, saturated.
+ */
+static __int128 offset_at(const struct manifest *m, __int128 num, __int128 den)
+{
+	__int128 off0 = (__int128)m->start_real_ns - m->start_trace_ns;
+	__int128 off1 = (__int128)m->end_real_ns - m->end_trace_ns;
+	__int128 lim = (__int128)1 << 62, d = off1 - off0;
+
+	if (den <= 0 || num <= 0)
+		return off0;
+	if (num > den)
+		num = den;
+	if (d > -lim && d < lim && den < lim)
+		return off0 + d * num / den;
+	return off0 + (__int128)clamp_ns((double)d * ((double)num / (double)den));
+}
+
+static int64_t sat_ns(__int128 v)
+{
+	return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : (int64_t)v;
+}
+
 int64_t manifest_trace_to_real(const struct manifest *m, int64_t trace_ns)
 {
-	double span, off0, off1, f;
-
 	if (!m->have_clock)
 		return 0;
-	off0 = (double)m->start_real_ns - (double)m->start_trace_ns;
-	off1 = (double)m->end_real_ns - (double)m->end_trace_ns;
-	span = (double)m->end_trace_ns - (double)m->start_trace_ns;
-	f = span > 0 ? ((double)trace_ns - (double)m->start_trace_ns) / span : 0;
-	if (f < 0)
-		f = 0;
-	if (f > 1)
-		f = 1;
-	return clamp_ns((double)trace_ns + off0 + (off1 - off0) * f);
+	return sat_ns(trace_ns + offset_at(m, (__int128)trace_ns - m->start_trace_ns,
+	                                   (__int128)m->end_trace_ns - m->start_trace_ns));
 }
 
 int64_t manifest_real_to_trace(const struct manifest *m, int64_t real_ns)
 {
-	double span, off0, off1, f;
-
 	if (!m->have_clock)
 		return 0;
-	off0 = (double)m->start_real_ns - (double)m->start_trace_ns;
-	off1 = (double)m->end_real_ns - (double)m->end_trace_ns;
-	span = (double)m->end_real_ns - (double)m->start_real_ns;
-	f = span > 0 ? ((double)real_ns - (double)m->start_real_ns) / span : 0;
-	if (f < 0)
-		f = 0;
-	if (f > 1)
-		f = 1;
-	return clamp_ns((double)real_ns - (off0 + (off1 - off0) * f));
+	return sat_ns(real_ns - offset_at(m, (__int128)real_ns - m->start_real_ns,
+	                                  (__int128)m->end_real_ns - m->start_real_ns));
 }

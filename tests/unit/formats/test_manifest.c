@@ -75,6 +75,18 @@ static void test_clock_mapping(void **state)
 	assert_int_equal(manifest_real_to_trace(&m, 1000000000000ll), 5000);
 	assert_int_equal(manifest_real_to_trace(&m, 1000000010100ll), 10005000);
 	manifest_release(&m);
+	/* today's realtime clock (2^60 ns and more): exact to the nanosecond, which doubles
+	 * (256 ns steps there) are not */
+	memset(&m, 0, sizeof(m));
+	m.have_clock = 1;
+	m.start_trace_ns = 1000000007;
+	m.start_real_ns = 1700000000123456789ll;
+	m.end_trace_ns = 61000000007;
+	m.end_real_ns = 1700000060123456791ll; /* 2 ns of slew over 60 s */
+	assert_int_equal(manifest_trace_to_real(&m, 1000000008), 1700000000123456790ll);
+	assert_int_equal(manifest_trace_to_real(&m, 31000000007), 1700000030123456790ll);
+	assert_int_equal(manifest_real_to_trace(&m, 1700000000123456791ll), 1000000009);
+	assert_int_equal(manifest_real_to_trace(&m, 1700000060123456791ll), 61000000007);
 }
 
 static void expect_bad(const char *text, int code, const char *needle)
