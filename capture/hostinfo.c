@@ -2,6 +2,9 @@
 /* The host a run was captured on (uname, os-release) and wall/trace clock pairs. */
 #include "capture/cap_int.h"
 
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -110,4 +113,31 @@ json_t *cap_host_json(const char *os_release_path)
 	}
 	json_object_set_new(j, "ncpu", json_integer(sysconf(_SC_NPROCESSORS_CONF)));
 	return j;
+}
+
+json_t *cap_iface_addresses_json(const char *iface)
+{
+	struct ifaddrs *all, *a;
+	json_t *list = json_array();
+
+	if (!list || getifaddrs(&all))
+		return list;
+	for (a = all; a; a = a->ifa_next) {
+		char buf[INET6_ADDRSTRLEN];
+		const void *addr;
+		int fam = a->ifa_addr ? a->ifa_addr->sa_family : AF_UNSPEC;
+
+		if (strcmp(iface, "any") && strcmp(iface, a->ifa_name))
+			continue;
+		if (fam == AF_INET)
+			addr = &((const struct sockaddr_in *)(const void *)a->ifa_addr)->sin_addr;
+		else if (fam == AF_INET6)
+			addr = &((const struct sockaddr_in6 *)(const void *)a->ifa_addr)->sin6_addr;
+		else
+			continue;
+		if (inet_ntop(fam, addr, buf, sizeof(buf)))
+			json_array_append_new(list, json_string(buf));
+	}
+	freeifaddrs(all);
+	return list;
 }

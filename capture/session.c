@@ -287,6 +287,7 @@ static void build_header(struct run *r)
 		                       o->filter ? o->filter : CAP_DEFAULT_FILTER, "snaplen",
 		                       o->snaplen ? o->snaplen : CAP_DEFAULT_SNAPLEN, "file",
 		                       RUNDIR_PCAP, "format", "pcap-ns");
+		json_object_set_new(r->network, "addresses", cap_iface_addresses_json(o->iface));
 		json_object_set_new(r->root, "network", json_incref(r->network));
 	}
 	if (o->cmd)

@@ -70,12 +70,32 @@ static void test_clock_pair(void **state)
 	json_decref(j);
 }
 
+/* lo has 127.0.0.1 on any Linux machine (::1 too, unless IPv6 is off) */
+static void test_addresses(void **state)
+{
+	json_t *lo = cap_iface_addresses_json("lo"), *any = cap_iface_addresses_json("any");
+	json_t *none = cap_iface_addresses_json("no-such-interface0");
+	int seen = 0;
+	size_t i;
+	json_t *v;
+
+	(void)state;
+	json_array_foreach(lo, i, v) seen |= !strcmp(json_string_value(v), "127.0.0.1");
+	assert_true(seen);
+	assert_true(json_array_size(any) >= json_array_size(lo));
+	assert_int_equal(json_array_size(none), 0);
+	json_decref(lo);
+	json_decref(any);
+	json_decref(none);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_os_release),
 	    cmocka_unit_test(test_host),
 	    cmocka_unit_test(test_clock_pair),
+	    cmocka_unit_test(test_addresses),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
