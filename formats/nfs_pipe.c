@@ -34,6 +34,8 @@ void nfs_pipe_frame(struct nfs_pipe *p, int dlt, const uint8_t *frame, uint32_t 
 	if (ts_ns > p->n.last_ns)
 		p->n.last_ns = ts_ns;
 	s = pkt_decode(dlt, frame, caplen, ts_ns, &k);
+	if (p->frame_fn)
+		p->frame_fn(p->frame_arg, s == PKT_OK ? &k : NULL, ts_ns);
 	if (s != PKT_OK) {
 		p->n.skipped[s]++;
 		return;

@@ -30,6 +30,10 @@ struct nfs_pipe {
 	struct nfs_pipe_counters n;
 	const struct nfs_pipe_file *files; /* the last nfs_pipe_run_many's (the caller's array) */
 	unsigned nfiles;
+	/* told of every frame before the stream layer sees it (optional, set after init): p is
+	 * NULL for a frame that is not TCP or UDP over IP */
+	void (*frame_fn)(void *arg, const struct pkt *p, uint64_t ts_ns);
+	void *frame_arg;
 };
 
 int nfs_pipe_init(struct nfs_pipe *p, const struct tcp_cfg *tcfg, const struct rpc_dec_cfg *rcfg,

@@ -383,6 +383,8 @@ static void on_call(struct rpc_dec *d, const struct rpc_record *r, struct cur *c
 		d->oldest = p;
 	d->newest = p;
 	d->npend++;
+	if (d->cfg.call)
+		d->cfg.call(d->cfg.call_arg, t);
 }
 
 /*
@@ -507,6 +509,8 @@ int rpc_dec_new(struct rpc_dec **out, const struct rpc_dec_cfg *cfg, rpc_txn_fn 
 	if (cfg) {
 		d->cfg.event = cfg->event;
 		d->cfg.event_arg = cfg->event_arg;
+		d->cfg.call = cfg->call;
+		d->cfg.call_arg = cfg->call_arg;
 	}
 	d->fn = fn;
 	d->arg = arg;

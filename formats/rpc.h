@@ -73,13 +73,17 @@ struct rpc_counters {
 	uint64_t machines_untracked; /* AUTH_SYS machine names past the table's cap */
 };
 
+typedef void (*rpc_txn_fn)(void *arg, const struct rpc_txn *t);
+
 struct rpc_dec_cfg {
 	uint32_t max_pending; /* outstanding calls kept (default 16384); the oldest is evicted */
 	net_event_fn event;   /* told of retransmitted calls (optional) */
 	void *event_arg;
+	/* told of each new call when it is seen (optional; not its retransmissions): with the
+	 * transaction handed out at its reply, a count of calls outstanding in time order */
+	rpc_txn_fn call;
+	void *call_arg;
 };
-
-typedef void (*rpc_txn_fn)(void *arg, const struct rpc_txn *t);
 
 struct rpc_dec;
 
