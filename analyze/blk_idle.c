@@ -2,6 +2,7 @@
 /* Idle-gap sink: every gap of at least the threshold, a histogram and the longest N. */
 #include "analyze/blk_idle.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +63,7 @@ struct blk_idle_dev *blk_idle_new_dev(struct blk_idle *s, unsigned dev)
 	d->idle_since = s->start;
 	d->first_q = NONE;
 	s->dev[dev] = d;
+	s->nseen++;
 	return d;
 }
 
@@ -90,6 +92,29 @@ static void add_gap(struct blk_idle *s, struct blk_idle_dev *d, const struct blk
 	d->top[i] = *g;
 }
 
+/*
+ * The IO that left d idle: the last completion (or requeue), and who issued it, looked up
+ * among the device's last issues (newest first). None when the gap began with the trace.
+ */
+static void io_before(const struct blk_idle_dev *d, struct blk_gap_io *io)
+{
+	unsigned n = d->nissued < BLK_IDLE_ISSUERS ? d->nissued : BLK_IDLE_ISSUERS;
+
+	if (!d->known)
+		return;
+	*io = d->last;
+	io->has_pid = 0;
+	for (unsigned i = 1; i <= n; i++) {
+		unsigned k = (d->nissued - i) % BLK_IDLE_ISSUERS;
+
+		if (d->issued[k].sector == io->sector) {
+			io->pid = d->issued[k].pid;
+			io->has_pid = 1;
+			return;
+		}
+	}
+}
+
 /* The issue ev ends d's idle stretch, a gap of at least the threshold. */
 void blk_idle_end_gap(struct blk_idle *s, struct blk_idle_dev *d, const struct blk_event *ev)
 {
@@ -101,11 +126,24 @@ void blk_idle_end_gap(struct blk_idle *s, struct blk_idle_dev *d, const struct b
 	g.pid = ev->pid;
 	g.ended_by = BLK_GAP_ISSUE;
 	g.at_start = !d->known;
+	io_before(d, &g.before);
+	g.after = (struct blk_gap_io){ev->sector, ev->bytes, ev->flags, ev->pid, BLK_A_ISSUE, 1};
 	if (d->first_q != NONE && d->first_q <= g.end) {
 		g.queued = 1;
 		g.queued_ns = g.end - (d->first_q > g.start ? d->first_q : g.start);
 	}
 	add_gap(s, d, &g);
+}
+
+void blk_idle_busy_until(struct blk_idle *s, struct blk_idle_dev *d, const struct blk_event *ev)
+{
+	d->busy_ns += ev->time > d->idle_since ? ev->time - d->idle_since : 0;
+	d->known = 1;
+	d->idle_since = ev->time;
+	d->first_q = NONE;
+	d->last = (struct blk_gap_io){ev->sector, ev->bytes, ev->flags, 0, (uint8_t)ev->action, 0};
+	if (s->on_idle && s->nseen > s->on_idle_min)
+		s->on_idle(s->on_idle_ctx, d->idx, ev->time);
 }
 
 void blk_idle_feed(struct blk_idle *s, unsigned dev, const struct blk_event *ev)
@@ -130,6 +168,7 @@ void blk_idle_finish(struct blk_idle *s, uint64_t start_ns, uint64_t end_ns)
 		g.end = end_ns;
 		g.ended_by = BLK_GAP_END;
 		g.at_start = !d->known;
+		io_before(d, &g.before);
 		if (d->first_q != NONE) {
 			g.queued = 1;
 			g.queued_ns = end_ns - (d->first_q > g.start ? d->first_q : g.start);
@@ -162,7 +201,60 @@ int blk_idle_current(const struct blk_idle *s, unsigned dev, uint64_t now, struc
 	g->queued = d->first_q != NONE && d->first_q <= now;
 	if (g->queued)
 		g->queued_ns = now - (d->first_q > g->start ? d->first_q : g->start);
+	io_before(d, &g->before);
 	return 1;
+}
+
+int blk_idle_activity(const struct blk_idle *s, unsigned dev, uint64_t t, struct blk_idle_act *a)
+{
+	const struct blk_idle_dev *d = blk_idle_dev(s, dev);
+
+	memset(a, 0, sizeof(*a));
+	if (!d)
+		return -ENOENT;
+	a->busy_ns = d->busy_ns;
+	if (d->inflight && t > d->busy_since)
+		a->busy_ns += t - d->busy_since;
+	a->ios = d->ios;
+	a->bytes = d->bytes;
+	a->inflight = d->inflight;
+	return 0;
+}
+
+void blk_idle_on_idle(struct blk_idle *s, blk_idle_fn fn, void *ctx, int always)
+{
+	s->on_idle = fn;
+	s->on_idle_ctx = ctx;
+	s->on_idle_min = always ? 0 : 1;
+}
+
+/* One edge IO as JSON, or null. */
+static json_t *io_json(const struct blk_gap_io *io, const struct blk_json_ctx *ctx)
+{
+	const char *comm = NULL;
+	char rwbs[8];
+	json_t *o;
+
+	if (!io->action)
+		return json_null();
+	o = json_object();
+	json_object_set_new(o, "action", json_string(blk_action_name(io->action)));
+	if (io->has_pid) {
+		json_object_set_new(o, "pid", json_integer(io->pid));
+		if (ctx->comms)
+			comm = bt_comm_table_get(ctx->comms, io->pid);
+	} else {
+		json_object_set_new(o, "pid", json_null());
+	}
+	json_object_set_new(o, "comm", comm ? json_string(comm) : json_null());
+	json_object_set_new(o, "rwbs", json_string(blk_rwbs(io->flags, io->bytes, rwbs)));
+	json_object_set_new(o, "write", json_boolean(io->flags & BLK_F_WRITE));
+	json_object_set_new(o, "bytes", json_integer(io->bytes));
+	json_object_set_new(o, "sector", json_integer((json_int_t)io->sector));
+	json_object_set_new(o, "flush", json_boolean(io->flags & BLK_F_FLUSH));
+	json_object_set_new(o, "fua", json_boolean(io->flags & BLK_F_FUA));
+	json_object_set_new(o, "sync", json_boolean(io->flags & BLK_F_SYNC));
+	return o;
 }
 
 int blk_idle_to_json(const struct blk_idle *s, unsigned dev, json_t *obj,
@@ -203,6 +295,8 @@ int blk_idle_to_json(const struct blk_idle *s, unsigned dev, json_t *obj,
 			json_object_set_new(e, "pid", json_null());
 			json_object_set_new(e, "comm", json_null());
 		}
+		json_object_set_new(e, "io_before", io_json(&g->before, ctx));
+		json_object_set_new(e, "io_after", io_json(&g->after, ctx));
 		json_array_append_new(list, e);
 	}
 	json_object_set_new(o, "longest", list);

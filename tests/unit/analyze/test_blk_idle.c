@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests: idle gaps at the start, between requests and at the end, threshold boundaries. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -251,12 +252,133 @@ static void test_as_they_happen(void **s)
 	blk_idle_free(sk);
 }
 
+struct idles {
+	unsigned dev[8];
+	uint64_t t[8];
+	unsigned n;
+};
+
+static void on_idle(void *ctx, unsigned dev, uint64_t t)
+{
+	struct idles *x = ctx;
+
+	assert_true(x->n < 8);
+	x->dev[x->n] = dev;
+	x->t[x->n++] = t;
+}
+
+/* The IOs at a gap's edges, with the issuer of the one before it found among the last
+ * issues; the activity integrals (time busy, completions) at any time; the idle hook. */
+static void test_edges_and_activity(void **s)
+{
+	struct blk_event ev[] = {
+	    EV_Q(0, 0, 8, W),       EV_D(10 * MS, 0, 8, W),
+	    EV_C(12 * MS, 0, 8, W), /* pid 7 issued it */
+	    EV_D(40 * MS, 8, 8, W), /* a 28 ms gap, ended by pid 9 */
+	    EV_C(41 * MS, 8, 8, W),
+	};
+	struct blk_opts o;
+	struct blk_idle *sk;
+	struct blk_idle_act a;
+	const struct blk_idle_dev *d;
+	struct idles seen = {0};
+
+	(void)s;
+	ev[1].pid = 7;
+	ev[2].pid = 0; /* a completion's pid is whoever ran: not the issuer */
+	ev[3].pid = 9;
+	ev[3].flags |= BLK_F_SYNC | BLK_F_FUA;
+	ev[4].flags |= BLK_F_SYNC | BLK_F_FUA;
+	blk_opts_init(&o);
+	o.idle_threshold_ns = 10 * MS;
+	sk = blk_idle_new(&o);
+	assert_non_null(sk);
+	blk_idle_on_idle(sk, on_idle, &seen, 0);
+	for (unsigned i = 0; i < 4; i++)
+		blk_idle_feed(sk, 0, &ev[i]);
+	assert_int_equal(seen.n, 0); /* one device: nobody to compare with */
+	assert_int_equal(blk_idle_activity(sk, 0, 40 * MS + 500000, &a), 0);
+	assert_int_equal(a.busy_ns, 2 * MS + 500000);
+	assert_int_equal(a.ios, 1);
+	assert_int_equal(a.bytes, 4096);
+	assert_int_equal(a.inflight, 1);
+	assert_int_equal(blk_idle_activity(sk, 1, 40 * MS, &a), -ENOENT);
+	blk_idle_feed(sk, 0, &ev[4]);
+	blk_idle_finish(sk, 0, 41 * MS);
+	d = blk_idle_dev(sk, 0);
+	assert_int_equal(d->gaps, 2); /* 0-10 (at the start) and 12-40 */
+	assert_int_equal(d->top[0].start, 12 * MS);
+	assert_int_equal(d->top[0].before.action, BLK_A_COMPLETE);
+	assert_true(d->top[0].before.has_pid);
+	assert_int_equal(d->top[0].before.pid, 7);
+	assert_int_equal(d->top[0].before.bytes, 4096);
+	assert_int_equal(d->top[0].before.flags & BLK_F_WRITE, BLK_F_WRITE);
+	assert_int_equal(d->top[0].after.action, BLK_A_ISSUE);
+	assert_int_equal(d->top[0].after.pid, 9);
+	assert_int_equal(d->top[0].after.sector, 8);
+	assert_int_equal(d->top[0].after.flags & (BLK_F_SYNC | BLK_F_FUA), BLK_F_SYNC | BLK_F_FUA);
+	assert_int_equal(d->top[1].start, 0);
+	assert_int_equal(d->top[1].before.action, 0); /* began with the trace */
+	assert_int_equal(blk_idle_activity(sk, 0, 99 * MS, &a), 0);
+	assert_int_equal(a.busy_ns, 3 * MS);
+	assert_int_equal(a.ios, 2);
+	assert_int_equal(a.inflight, 0);
+	blk_idle_free(sk);
+
+	/* two devices: every start of an idle stretch is told; a completion with nothing in
+	 * flight counts as busy since the last one */
+	sk = blk_idle_new(&o);
+	blk_idle_on_idle(sk, on_idle, &seen, 0);
+	seen.n = 0;
+	blk_idle_feed(sk, 0, &ev[1]);
+	blk_idle_feed(sk, 1, &ev[2]); /* device 1: busy since the trace began */
+	blk_idle_feed(sk, 0, &ev[2]);
+	assert_int_equal(seen.n, 2);
+	assert_int_equal(seen.dev[0], 1);
+	assert_int_equal(seen.t[0], 12 * MS);
+	assert_int_equal(seen.dev[1], 0);
+	assert_int_equal(blk_idle_activity(sk, 1, 20 * MS, &a), 0);
+	assert_int_equal(a.busy_ns, 2 * MS); /* from its first event (the trace's start: 10 ms) */
+	blk_idle_free(sk);
+}
+
+/* The issue of the request that left the device idle is older than the last issues kept:
+ * its process is not known (never a guess). */
+static void test_issuer_forgotten(void **s)
+{
+	struct blk_event ev[2 * BLK_IDLE_ISSUERS + 4];
+	unsigned n = 0;
+	const struct blk_idle_dev *d;
+	struct blk_idle *sk;
+
+	(void)s;
+	ev[n++] = EV_D(0, 1000, 8, R); /* completes last */
+	for (unsigned i = 0; i < BLK_IDLE_ISSUERS; i++) {
+		ev[n++] = EV_D(MS + i * 10, i * 8, 8, R);
+		ev[n++] = EV_C(MS + i * 10 + 5, i * 8, 8, R);
+	}
+	ev[n++] = EV_C(2 * MS, 1000, 8, R);
+	ev[n++] = EV_D(30 * MS, 0, 8, R);
+	sk = run(ev, n, 10 * MS, 10, 30 * MS);
+	d = blk_idle_dev(sk, 0);
+	assert_int_equal(d->gaps, 1);
+	assert_int_equal(d->top[0].before.action, BLK_A_COMPLETE);
+	assert_int_equal(d->top[0].before.sector, 1000);
+	assert_false(d->top[0].before.has_pid);
+	blk_idle_free(sk);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_flush_sequence), cmocka_unit_test(test_start_between_end),
-	    cmocka_unit_test(test_busy_at_start),  cmocka_unit_test(test_top_and_devices),
-	    cmocka_unit_test(test_json),           cmocka_unit_test(test_as_they_happen),
+	    cmocka_unit_test(test_flush_sequence),
+	    cmocka_unit_test(test_start_between_end),
+	    cmocka_unit_test(test_busy_at_start),
+	    cmocka_unit_test(test_top_and_devices),
+	    cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_as_they_happen),
+	    cmocka_unit_test(test_edges_and_activity),
+	    cmocka_unit_test(test_issuer_forgotten),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
