@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/idle_explain.h"
 #include "analyze/nfs_stats.h"
 #include "cli/cli.h"
 #include "cli/inputs.h"
@@ -314,9 +315,25 @@ static void text_render(FILE *f, const struct nfs_pipe_file *files, unsigned n,
 		        (unsigned long long)r->cut_compounds);
 }
 
-int analyze_captures(struct in_stream **in, unsigned n, const struct analyze_opts *o, json_t *root,
-                     FILE *text, struct iot_err *stop)
+/* Each transaction to the statistics and to the gaps' explanation. */
+struct tee {
+	struct nfs_stats *s;
+	struct idle_explain *x;
+};
+
+static void tee_txn(void *arg, const struct rpc_txn *t)
 {
+	struct tee *tee = arg;
+
+	nfs_stats_txn(tee->s, t);
+	if (tee->x)
+		idle_explain_txn(tee->x, t);
+}
+
+int analyze_captures(struct in_stream **in, unsigned n, const struct analyze_opts *o, json_t *root,
+                     FILE *text, struct iot_err *stop, struct idle_explain *x, unsigned h)
+{
+	struct tee tee = {NULL, x};
 	struct nfs_stats_cfg scfg = {.interval_ns = o ? o->interval_ns : 0, .top = o ? o->top : 0};
 	struct tcp_cfg tcfg;
 	struct rpc_dec_cfg rcfg;
@@ -350,10 +367,18 @@ int analyze_captures(struct in_stream **in, unsigned n, const struct analyze_opt
 		ret = -ENOMEM;
 	} else if (!ret) {
 		tcfg = (struct tcp_cfg){.event = nfs_stats_event, .event_arg = &s};
-		rcfg = (struct rpc_dec_cfg){.event = nfs_stats_event, .event_arg = &s};
-		if (nfs_pipe_init(&p, &tcfg, &rcfg, nfs_stats_txn, &s)) {
+		rcfg = (struct rpc_dec_cfg){.event = nfs_stats_event,
+		                            .event_arg = &s,
+		                            .call = x ? idle_explain_call : NULL,
+		                            .call_arg = x};
+		tee.s = &s;
+		if (nfs_pipe_init(&p, &tcfg, &rcfg, tee_txn, &tee)) {
 			nfs_stats_release(&s);
 			ret = -ENOMEM;
+		} else if (x) {
+			idle_explain_capture_begin(x, h);
+			p.frame_fn = idle_explain_frame;
+			p.frame_arg = x;
 		}
 	}
 	if (ret) {
@@ -380,6 +405,8 @@ int analyze_captures(struct in_stream **in, unsigned n, const struct analyze_opt
 		partial_results("capture", &e, stop ? stop : &kept, NULL);
 	}
 	nfs_pipe_finish(&p);
+	if (x)
+		idle_explain_capture_end(x);
 	for (i = 0; i < n; i++)
 		if (files[i].truncated)
 			warning("'%s': the capture ends inside a packet record (truncated file)",

@@ -17,6 +17,7 @@ struct analyze_opts {
 };
 
 struct in_stream;
+struct idle_explain;
 
 /*
  * Analyze the packet captures in[0..n-1] (streams sniffed as pcap or pcapng; taken, closed
@@ -24,10 +25,29 @@ struct in_stream;
  * partial results: they are rendered (marked partial, with a warning), the error goes into
  * *stop (when stop is not NULL; else it is printed) and EXIT_OK is returned, so that the
  * caller prints it last. Adds an "nfs" object to root (the JSON document the command writes
- * with --json) and, when text is non-NULL, prints the text summary there. Returns an exit
- * code (EXIT_OK, EXIT_USAGE, EXIT_SYSTEM) after printing any error.
+ * with --json) and, when text is non-NULL, prints the text summary there. With x, the
+ * packets and NFS calls are also laid over the block trace's idle gaps as host h's capture
+ * (analyze/idle_explain.h). Returns an exit code (EXIT_OK, EXIT_USAGE, EXIT_SYSTEM) after
+ * printing any error.
  */
 int analyze_captures(struct in_stream **in, unsigned n, const struct analyze_opts *o, json_t *root,
-                     FILE *text, struct iot_err *stop);
+                     FILE *text, struct iot_err *stop, struct idle_explain *x, unsigned h);
+
+/* The text summary's parts (analyze-text.c): values of the JSON document by dotted path
+ * ("reads.ios"), sizes, and the idle gaps of one device with their explanation. */
+uint64_t jget_u(const json_t *o, const char *path);
+double jget_f(const json_t *o, const char *path);
+const char *fmt_bytes(uint64_t b, char *buf, size_t len);
+
+/* The JSON document, its devices' timelines streamed from their passes: device i of
+ * "devices" is the device at position refs[i].pos of refs[i].a's. 0 or -1 (write error). */
+struct blk_analysis;
+struct devref {
+	const struct blk_analysis *a;
+	unsigned pos;
+};
+int write_document(FILE *f, const json_t *root, const struct devref *refs);
+/* The text summary, from the document. */
+void text_summary(FILE *f, const json_t *root);
 
 #endif

@@ -11,10 +11,12 @@
 
 #include "analyze/blk_latency.h"
 #include "analyze/blk_analysis.h"
+#include "analyze/idle_explain.h"
 #include "cli/analyze.h"
 #include "cli/inputs.h"
 #include "common/textesc.h"
 #include "formats/blktrace.h"
+#include "formats/manifest.h"
 #include "iotape_version.h"
 
 static const struct cli_opt analyze_opts[] = {
@@ -38,17 +40,29 @@ static const struct cli_opt analyze_opts[] = {
      .arg = "FILE",
      .kind = CLI_FILE,
      .help = "write to FILE instead of standard output"},
+    {.name = "hosts",
+     .key = 'H',
+     .help = "each INPUT is the run directory of another host, captured at the same time: "
+             "analyze them on one clock (the first's trace clock) through their manifests' "
+             "realtime clock pairs, each device with its host, so that a gap on one host is "
+             "explained by the others' devices and traffic (docs/diagnose-idle.md)"},
     {0},
 };
 
 const struct cli_doc doc_analyze = {
     .summary = "analyze block traces, packet captures or run directories",
-    .synopsis = "[--json] [--interval DUR] [--idle-threshold DUR] [--top N] [-o FILE] INPUT...",
+    .synopsis = "[--json] [--interval DUR] [--idle-threshold DUR] [--top N] [--hosts] [-o FILE] "
+                "INPUT...",
     .description =
         "One streaming pass over block traces (and packet captures): per device counts and "
         "bytes per action, Q2D/D2C/Q2C latency (matched through merges as btt does), queue "
         "depth, idle gaps, seeks and a timeline. Prints a summary, or a JSON document with "
         "--json (schema: docs/json.md; definitions: docs/analyze.md).\n"
+        "\n"
+        "Each of the longest idle gaps is explained: what the other devices, the network "
+        "(every packet of the run's capture) and the NFS server did during it, the IOs that "
+        "began and ended it, whether it recurs at a steady period, and a cause from a small "
+        "set of rules with the numbers behind it (docs/diagnose-idle.md).\n"
         "\n"
         "For NFS captures: response times per procedure (p50 to p99.9, histograms in JSON), "
         "clients per connection, AUTH_SYS uid and machine, files by name, the slowest calls, "
@@ -63,7 +77,7 @@ const struct cli_doc doc_analyze = {
     .operands = CLI_INPUT,
     .exit_status = "0 success, 2 usage or input error (bad magic, unsupported version, "
                    "truncated record, empty set), 3 system error",
-    .docs = "analyze.md json.md nfs.md",
+    .docs = "analyze.md json.md nfs.md diagnose-idle.md",
     .see_also = "blkparse(1) btt(1) tshark(1)",
 };
 
@@ -72,6 +86,12 @@ struct input {
 	struct bt_reader *r;
 	struct blk_event ev; /* head, valid while have */
 	int have;
+	/* --hosts: each input is a host with its own pass, manifest and capture */
+	struct blk_analysis *a;
+	struct manifest man;
+	int have_man;
+	struct in_stream *capture;
+	char *host;
 };
 
 struct run {
@@ -83,9 +103,14 @@ struct run {
 	unsigned ncap;
 	struct bt_comm_table *comms;
 	struct blk_analysis *a;
+	struct idle_explain *x; /* each gap explained (analyze/idle_explain.h) */
+	struct manifest man;    /* the first run directory's: its clock pairs */
+	int have_man;
 	uint64_t events, notifies, messages;
 	struct iot_err stop; /* bad bytes ended the pass: what was read before them is reported */
 	int stopped;
+	int hosts;           /* --hosts */
+	struct devref *refs; /* the document's devices: which pass, which position */
 };
 
 /*
@@ -113,6 +138,49 @@ static int add_capture(struct run *r, struct in_stream *in)
 	return 0;
 }
 
+/* --hosts: INPUT is one host's run directory, with a block trace and clock pairs. */
+static int open_host(struct run *r, const char *path, struct cli_input *ci)
+{
+	struct input *in;
+	struct iot_err e;
+	const char *name;
+
+	if (!ci->block || !ci->manifest) {
+		cli_input_release(ci);
+		return usage_error("--hosts: '%s' is not a run directory with a block trace", path);
+	}
+	in = realloc(r->in, (r->nin + 1) * sizeof(*in));
+	if (!in) {
+		cli_input_release(ci);
+		return error("out of memory"), EXIT_SYSTEM;
+	}
+	r->in = in;
+	in = &r->in[r->nin++];
+	memset(in, 0, sizeof(*in));
+	in->path = path;
+	in->r = ci->block;
+	ci->block = NULL;
+	in->capture = ci->capture;
+	ci->capture = NULL;
+	if (manifest_load(ci->manifest, &in->man, &e)) {
+		cli_input_release(ci);
+		return error("'%s': %s", path, e.msg), EXIT_USAGE;
+	}
+	in->have_man = 1;
+	cli_input_release(ci);
+	if (!in->man.have_clock)
+		return usage_error("--hosts: '%s': its manifest has no clock pairs", path);
+	/* the host's name, or the path when two hosts have the same name */
+	name =
+	    json_string_value(json_object_get(json_object_get(in->man.root, "host"), "hostname"));
+	for (unsigned i = 0; name && i + 1 < r->nin; i++)
+		if (!strcmp(r->in[i].host, name))
+			name = NULL;
+	if (!(in->host = strdup(name ? name : path)))
+		return error("out of memory"), EXIT_SYSTEM;
+	return EXIT_OK;
+}
+
 /* INPUT, opened once: its block trace joins the merge, its packet capture is kept for later. */
 static int open_input(struct run *r, const char *path)
 {
@@ -122,11 +190,16 @@ static int open_input(struct run *r, const char *path)
 
 	if (ret)
 		return ret;
+	if (r->hosts)
+		return open_host(r, path, &ci);
 	if (ci.capture) {
 		if (add_capture(r, ci.capture))
 			goto nomem;
 		ci.capture = NULL;
 	}
+	/* the clock pairs that put packets on the trace clock: one host, one clock */
+	if (ci.manifest && !r->have_man && !manifest_load(ci.manifest, &r->man, NULL))
+		r->have_man = 1;
 	if (ci.block) {
 		in = realloc(r->in, (r->nin + 1) * sizeof(*in));
 		if (!in)
@@ -295,269 +368,203 @@ static json_t *input_json(const struct run *r, json_t *warnings)
 }
 
 /* ------------------------------------------------------------------------------------- */
-/*
- * The JSON document, streamed: jansson writes every key and value, but the devices'
- * timelines are written one bin at a time (as jansson objects a 100000-bin timeline would
- * take 170 MB). The layout is jansson's JSON_INDENT(2), with one timeline bin per line.
- */
-
-#define DUMP_FLAGS (JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17) | JSON_ENCODE_ANY)
-
-/* v with jansson, its continuation lines indented by ind more spaces. */
-static void put_value(FILE *f, const json_t *v, int ind, size_t flags)
-{
-	char *s = json_dumps(v, flags);
-
-	if (!s) {
-		fputs("null", f); /* only without memory; the caller's ferror check sees the rest */
-		return;
-	}
-	for (const char *p = s; *p; p++) {
-		fputc(*p, f);
-		if (*p == '\n')
-			fprintf(f, "%*s", ind, "");
-	}
-	free(s);
-}
-
-static void put_key(FILE *f, const char *key, int ind, int first)
-{
-	json_t *k = json_string(key);
-
-	fprintf(f, "%s\n%*s", first ? "" : ",", ind, "");
-	put_value(f, k, 0, DUMP_FLAGS);
-	fputs(": ", f);
-	json_decref(k);
-}
-
-static void put_device(FILE *f, const json_t *dev, struct blk_analysis *a, unsigned pos)
-{
-	const char *key;
-	json_t *v;
-	int first = 1;
-
-	fputs("{", f);
-	json_object_foreach((json_t *)dev, key, v)
-	{
-		put_key(f, key, 6, first);
-		first = 0;
-		if (strcmp(key, "timeline") || !json_is_null(v)) {
-			put_value(f, v, 6, DUMP_FLAGS | JSON_INDENT(2));
-			continue;
-		}
-		fputs("[", f);
-		for (uint64_t k = 0, n = blk_analysis_timeline_bins(a); k < n; k++) {
-			json_t *bin = blk_analysis_timeline_bin(a, pos, k);
-
-			fprintf(f, "%s\n        ", k ? "," : "");
-			put_value(f, bin, 0, DUMP_FLAGS | JSON_COMPACT);
-			json_decref(bin);
-		}
-		fputs("\n      ]", f);
-	}
-	fputs("\n    }", f);
-}
-
-static int write_document(FILE *f, const json_t *root, struct blk_analysis *a)
-{
-	const char *key;
-	json_t *v;
-	int first = 1;
-
-	fputs("{", f);
-	json_object_foreach((json_t *)root, key, v)
-	{
-		put_key(f, key, 2, first);
-		first = 0;
-		if (strcmp(key, "devices") || !json_is_array(v)) {
-			put_value(f, v, 2, DUMP_FLAGS | JSON_INDENT(2));
-			continue;
-		}
-		fputs("[", f);
-		for (size_t i = 0; i < json_array_size(v); i++) {
-			fprintf(f, "%s\n    ", i ? "," : "");
-			put_device(f, json_array_get(v, i), a, (unsigned)i);
-		}
-		fputs(json_array_size(v) ? "\n  ]" : "]", f);
-	}
-	fputs("\n}\n", f);
-	return ferror(f) ? -1 : 0;
-}
-
-/* ------------------------------------------------------------------------------------- */
-/* Text summary, rendered from the JSON document so that both say the same thing.         */
-
-static uint64_t jget_u(const json_t *o, const char *path)
-{
-	char key[64];
-	const char *dot;
-
-	while ((dot = strchr(path, '.'))) {
-		size_t n =
-		    (size_t)(dot - path) < sizeof(key) - 1 ? (size_t)(dot - path) : sizeof(key) - 1;
-		memcpy(key, path, n);
-		key[n] = '\0';
-		o = json_object_get(o, key);
-		path = dot + 1;
-	}
-	o = json_object_get(o, path);
-	if (json_is_integer(o))
-		return (uint64_t)json_integer_value(o);
-	if (json_is_real(o))
-		return (uint64_t)json_real_value(o);
-	return 0;
-}
-
-static double jget_f(const json_t *o, const char *path)
-{
-	char key[64];
-	const char *dot;
-
-	while ((dot = strchr(path, '.'))) {
-		size_t n =
-		    (size_t)(dot - path) < sizeof(key) - 1 ? (size_t)(dot - path) : sizeof(key) - 1;
-		memcpy(key, path, n);
-		key[n] = '\0';
-		o = json_object_get(o, key);
-		path = dot + 1;
-	}
-	return json_number_value(json_object_get(o, path));
-}
-
-static const char *fmt_bytes(uint64_t b, char *buf, size_t len)
-{
-	static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-	double v = (double)b;
-	unsigned u = 0;
-
-	while (v >= 1024 && u + 1 < sizeof(unit) / sizeof(unit[0])) {
-		v /= 1024;
-		u++;
-	}
-	if (u)
-		snprintf(buf, len, "%.1f %s", v, unit[u]);
-	else
-		snprintf(buf, len, "%" PRIu64 " B", b);
-	return buf;
-}
-
-static void text_device(FILE *f, const json_t *d, uint64_t start)
-{
-	static const char *const lat[] = {"q2d", "d2c", "q2c", "q2g",        "g2i",
-	                                  "q2m", "i2d", "m2d", "d2c_request"};
-	char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
-	const json_t *idle = json_object_get(d, "idle"), *longest;
-	size_t i;
-	json_t *g;
-
-	fprintf(f, "\ndevice %s: %" PRIu64 " events\n",
-	        json_string_value(json_object_get(d, "dev")), jget_u(d, "events"));
-	fprintf(f, "  %-10s %12" PRIu64 " ios %12s   writes %12" PRIu64 " ios %12s\n", "reads",
-	        jget_u(d, "reads.ios"), fmt_bytes(jget_u(d, "reads.bytes"), b1, sizeof(b1)),
-	        jget_u(d, "writes.ios"), fmt_bytes(jget_u(d, "writes.bytes"), b2, sizeof(b2)));
-	fprintf(f,
-	        "  %-10s %12" PRIu64 " bios (%" PRIu64 " back, %" PRIu64 " front merges), %" PRIu64
-	        " requeues\n",
-	        "queued", jget_u(d, "actions.queue.reads") + jget_u(d, "actions.queue.writes"),
-	        jget_u(d, "actions.backmerge.reads") + jget_u(d, "actions.backmerge.writes"),
-	        jget_u(d, "actions.frontmerge.reads") + jget_u(d, "actions.frontmerge.writes"),
-	        jget_u(d, "actions.requeue.reads") + jget_u(d, "actions.requeue.writes"));
-	fprintf(f, "  %-10s %8s %10s %10s %10s %10s %10s %10s\n", "latency", "count", "mean", "min",
-	        "p50", "p90", "p99", "max");
-	for (i = 0; i < sizeof(lat) / sizeof(lat[0]); i++) {
-		const json_t *h = json_object_get(json_object_get(d, "latency_ns"), lat[i]);
-		/* bios for the btt intervals; requests (one D, one C) for the last row */
-		const char *name = strcmp(lat[i], "d2c_request") ? lat[i] : "d2c rq";
-
-		if (!jget_u(h, "count") && i > 2)
-			continue;
-		fprintf(f, "    %-8s %8" PRIu64 " %10s %10s %10s %10s %10s %10s\n", name,
-		        jget_u(h, "count"), fmt_duration(jget_f(h, "mean"), b1, sizeof(b1)),
-		        fmt_duration((double)jget_u(h, "min"), b2, sizeof(b2)),
-		        fmt_duration((double)jget_u(h, "p50"), b3, sizeof(b3)),
-		        fmt_duration((double)jget_u(h, "p90"), b4, sizeof(b4)),
-		        fmt_duration((double)jget_u(h, "p99"), b5, sizeof(b5)),
-		        fmt_duration((double)jget_u(h, "max"), b6, sizeof(b6)));
-	}
-	if (!jget_u(d, "latency_ns.q2c.count") && jget_u(d, "latency_ns.d2c_request.count"))
-		fprintf(f, "    (no queue (Q) events in the trace: d2c rq is per request, issue to "
-		           "completion)\n");
-	fprintf(f, "  %-10s mean %.2f, max %" PRIu64 "\n", "depth", jget_f(d, "depth.mean"),
-	        jget_u(d, "depth.max"));
-	fprintf(f, "  %-10s %" PRIu64 " gaps >= %s, %s in total (%.1f%% of the span)\n", "idle",
-	        jget_u(idle, "gaps"),
-	        fmt_duration((double)jget_u(idle, "threshold_ns"), b1, sizeof(b1)),
-	        fmt_duration((double)jget_u(idle, "total_ns"), b2, sizeof(b2)),
-	        jget_f(idle, "pct"));
-	longest = json_object_get(idle, "longest");
-	if (json_array_size(longest))
-		fprintf(f, "    %14s %14s %12s %12s  %s\n", "start (s)", "end (s)", "length",
-		        "IO waiting", "ended by");
-	json_array_foreach(longest, i, g)
-	{
-		const json_t *comm = json_object_get(g, "comm");
-		char who[128],
-		    name[96]; /* the process name is the trace's: shown, never sent raw */
-
-		if (!strcmp(json_string_value(json_object_get(g, "ended_by")), "end"))
-			snprintf(who, sizeof(who), "end of trace");
-		else
-			snprintf(who, sizeof(who), "pid %" PRIu64 " (%s)", jget_u(g, "pid"),
-			         json_is_string(comm)
-			             ? txt_escape(json_string_value(comm), name, sizeof(name))
-			             : "?");
-		/* how long a queued request waited while the device sat idle */
-		if (json_is_true(json_object_get(g, "queued")))
-			fmt_duration((double)jget_u(g, "queued_ns"), b2, sizeof(b2));
-		else
-			snprintf(b2, sizeof(b2), "-");
-		fprintf(f, "    %14.6f %14.6f %12s %12s  %s\n",
-		        (double)(jget_u(g, "start_ns") - start) / 1e9,
-		        (double)(jget_u(g, "end_ns") - start) / 1e9,
-		        fmt_duration((double)jget_u(g, "duration_ns"), b1, sizeof(b1)), b2, who);
-	}
-	fprintf(f,
-	        "  %-10s %" PRIu64 " (%" PRIu64 " over 128 sectors), %.1f%% sequential, %.1f/s, "
-	        "%" PRIu64 " forward, %" PRIu64 " backward\n",
-	        "seeks", jget_u(d, "seeks.count"), jget_u(d, "seeks.seekwatcher"),
-	        jget_f(d, "seeks.sequential_pct"), jget_f(d, "seeks.per_sec"),
-	        jget_u(d, "seeks.forward"), jget_u(d, "seeks.backward"));
-}
-
-static void text_summary(FILE *f, const json_t *root)
-{
-	const json_t *in = json_object_get(root, "input"), *devs = json_object_get(root, "devices");
-	uint64_t start = jget_u(root, "start_ns");
-	char b1[32], b2[32];
-	size_t i;
-	json_t *d;
-
-	if (json_is_true(json_object_get(in, "partial")))
-		fprintf(f,
-		        "partial results: the input stops at bad bytes (%s); what came before "
-		        "them:\n",
-		        json_string_value(json_object_get(in, "error")));
-	fprintf(f, "%zu file(s), %" PRIu64 " events, %zu device(s), span %s",
-	        json_array_size(json_object_get(in, "files")), jget_u(in, "events"),
-	        json_array_size(devs),
-	        fmt_duration((double)jget_u(root, "span_ns"), b1, sizeof(b1)));
-	fprintf(f, ", timeline %" PRIu64 " bins of %s (--json)\n", jget_u(root, "timeline.bins"),
-	        fmt_duration((double)jget_u(root, "timeline.interval_ns"), b2, sizeof(b2)));
-	json_array_foreach(devs, i, d) text_device(f, d, start);
-}
-
-/* ------------------------------------------------------------------------------------- */
 
 static void run_release(struct run *r)
 {
-	for (unsigned i = 0; i < r->nin; i++)
+	for (unsigned i = 0; i < r->nin; i++) {
 		bt_reader_free(r->in[i].r);
+		blk_analysis_free(r->in[i].a);
+		if (r->in[i].have_man)
+			manifest_release(&r->in[i].man);
+		if (r->in[i].capture)
+			in_stream_close(r->in[i].capture);
+		free(r->in[i].host);
+	}
 	free(r->in);
+	free(r->refs);
 	for (unsigned i = 0; i < r->ncap; i++)
 		in_stream_close(r->captures[i]);
 	free(r->captures);
 	bt_comm_table_free(r->comms);
+	idle_explain_free(r->x);
 	blk_analysis_free(r->a);
+	if (r->have_man)
+		manifest_release(&r->man);
+}
+
+/* The explanation of each gap, fed by the pass's idle sink (before the first event). */
+static int explain_start(struct run *r)
+{
+	struct ie_clock clk = {.m = r->have_man && r->man.have_clock ? &r->man : NULL};
+
+	if (idle_explain_new(&r->x, r->bo.top))
+		return -ENOMEM;
+	return idle_explain_add_host(r->x, r->a, NULL, &clk) < 0 ? -ENOMEM : 0;
+}
+
+/* After the pass: without clock pairs, the trace's TIMESTAMP places it on the realtime clock. */
+static void explain_block_done(struct run *r)
+{
+	const struct bt_stats *st = r->nin ? bt_reader_stats(r->in[0].r) : NULL;
+
+	if (!(r->have_man && r->man.have_clock) && st && st->have_wallclock) {
+		struct ie_clock clk = {.have_wall = true,
+		                       .wall_ns = st->wall_sec * 1000000000ll + st->wall_nsec};
+
+		idle_explain_set_clock(r->x, 0, &clk);
+	}
+	idle_explain_block_done(r->x);
+}
+
+/* One host (or several inputs merged into one pass): the pass, the explanation fed by it. */
+static int block_pass(struct run *r)
+{
+	int ret;
+
+	if (blk_analysis_new(&r->a, &r->bo) || explain_start(r))
+		return error("out of memory"), EXIT_SYSTEM;
+	blk_analysis_set_comms(r->a, r->comms);
+	ret = run_pass(r);
+	if (ret == EXIT_OK)
+		explain_block_done(r);
+	return ret;
+}
+
+/* devices[] and the span from the pass, the explanations into them. 0 or -ENOMEM. */
+static int block_json(struct run *r, json_t *root)
+{
+	unsigned n = blk_analysis_ndevices(r->a);
+
+	if (blk_analysis_to_json(r->a, root, 0) ||
+	    idle_explain_json(r->x, 0, json_object_get(root, "devices")))
+		return -ENOMEM;
+	r->refs = calloc(n ? n : 1, sizeof(*r->refs));
+	if (!r->refs)
+		return -ENOMEM;
+	for (unsigned i = 0; i < n; i++)
+		r->refs[i] = (struct devref){r->a, i};
+	return 0;
+}
+
+/* --hosts: a pass per host, all fed in the order of one clock (analyze/idle_hosts.c). */
+static int hosts_pass(struct run *r)
+{
+	struct bt_reader **rd = calloc(r->nin, sizeof(*rd));
+	struct iot_err e;
+	unsigned bad = 0;
+	int ret;
+
+	if (!rd || idle_explain_new(&r->x, r->bo.top)) {
+		free(rd);
+		return error("out of memory"), EXIT_SYSTEM;
+	}
+	for (unsigned i = 0; i < r->nin; i++) {
+		struct ie_clock clk = {.m = &r->in[i].man};
+
+		rd[i] = r->in[i].r;
+		if (blk_analysis_new(&r->in[i].a, &r->bo) ||
+		    idle_explain_add_host(r->x, r->in[i].a, r->in[i].host, &clk) < 0) {
+			free(rd);
+			return error("out of memory"), EXIT_SYSTEM;
+		}
+	}
+	ret = idle_explain_read(r->x, rd, &e, &bad);
+	free(rd);
+	for (unsigned i = 0; i < r->nin; i++) {
+		const struct bt_stats *st = bt_reader_stats(r->in[i].r);
+
+		r->events += st->events;
+		r->notifies += st->notifies;
+		r->messages += st->messages;
+	}
+	if (ret < 0 && (ret = pass_error(r, &e, ret)))
+		return ret;
+	idle_explain_block_done(r->x);
+	return EXIT_OK;
+}
+
+/* --hosts: "hosts" (each one's span on its own clock and its offset to the common clock) and
+ * every host's devices, each with its host. 0 or -ENOMEM. */
+static int hosts_json(struct run *r, json_t *root)
+{
+	json_t *hosts = json_array(), *devs = json_array();
+	uint64_t start = UINT64_MAX, end = 0;
+	size_t nd = 0;
+
+	if (!hosts || !devs)
+		goto nomem;
+	for (unsigned i = 0; i < r->nin; i++)
+		nd += blk_analysis_ndevices(r->in[i].a);
+	if (!(r->refs = calloc(nd ? nd : 1, sizeof(*r->refs))))
+		goto nomem;
+	nd = 0;
+	for (unsigned i = 0; i < r->nin; i++) {
+		const struct input *in = &r->in[i];
+		json_t *t = json_object(), *h, *d;
+		uint64_t s = blk_analysis_start(in->a), f = blk_analysis_end(in->a), cs, cf;
+		size_t k;
+
+		if (!t || blk_analysis_to_json(in->a, t, 0) ||
+		    idle_explain_json(r->x, i, json_object_get(t, "devices"))) {
+			json_decref(t);
+			goto nomem;
+		}
+		if (!idle_explain_to_common(r->x, i, s, &cs) ||
+		    !idle_explain_to_common(r->x, i, f, &cf))
+			cs = s, cf = f;
+		start = cs < start ? cs : start;
+		end = cf > end ? cf : end;
+		h = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I}", "host", in->host, "path", in->path,
+		              "start_ns", (json_int_t)s, "end_ns", (json_int_t)f, "span_ns",
+		              (json_int_t)(f - s), "offset_ns", (json_int_t)(cs - s));
+		json_array_append_new(hosts, h);
+		json_array_foreach(json_object_get(t, "devices"), k, d)
+		{
+			json_object_set_new(d, "host", json_string(in->host));
+			json_array_append(devs, d);
+			r->refs[nd++] = (struct devref){in->a, (unsigned)k};
+		}
+		if (!i) /* the timeline's keys: one interval for every host */
+			json_object_set(root, "timeline", json_object_get(t, "timeline"));
+		json_decref(t);
+	}
+	json_object_set_new(root, "start_ns", json_integer((json_int_t)(nd ? start : 0)));
+	json_object_set_new(root, "end_ns", json_integer((json_int_t)end));
+	json_object_set_new(root, "span_ns", json_integer((json_int_t)(nd ? end - start : 0)));
+	json_object_set_new(root, "hosts", hosts);
+	json_object_set_new(root, "alignment_error_ns",
+	                    json_integer((json_int_t)idle_explain_alignment_ns(r->x)));
+	json_object_set_new(root, "devices", devs);
+	return 0;
+nomem:
+	json_decref(hosts);
+	json_decref(devs);
+	return -ENOMEM;
+}
+
+/* --hosts: each host's capture on its own (its NFS statistics in its "hosts" entry), laid
+ * over every host's gaps. An exit code. */
+static int hosts_captures(struct run *r, json_t *root, FILE *text)
+{
+	json_t *hosts = json_object_get(root, "hosts");
+	int ret = EXIT_OK;
+
+	for (unsigned i = 0; i < r->nin && ret == EXIT_OK; i++) {
+		struct in_stream *c = r->in[i].capture;
+
+		if (!c)
+			continue;
+		r->in[i].capture = NULL; /* taken */
+		if (text)
+			fprintf(text, "\nhost %s: ", r->in[i].host);
+		ret = analyze_captures(&c, 1, &r->ao, json_array_get(hosts, i), text, &r->stop,
+		                       r->x, i);
+		r->stopped |= r->stop.msg[0] != 0;
+	}
+	for (unsigned i = 0; i < r->nin && ret == EXIT_OK; i++)
+		if (idle_explain_json(r->x, i, json_object_get(root, "devices")))
+			ret = (error("out of memory"), EXIT_SYSTEM);
+	return ret;
 }
 
 static int parse_args(struct run *r, int argc, char **argv, const char **out)
@@ -593,12 +600,19 @@ static int parse_args(struct run *r, int argc, char **argv, const char **out)
 		case 'o':
 			*out = optarg;
 			break;
+		case 'H':
+			r->hosts = 1;
+			break;
 		default:
 			return bad_option(argv), -1;
 		}
 	}
 	if (optind >= argc)
 		return usage_error("no input"), -1;
+	if (r->hosts && argc - optind < 2)
+		return usage_error("--hosts: give the run directories of two hosts or more"), -1;
+	if (r->hosts && argc - optind > (int)IE_MAX_HOSTS)
+		return usage_error("--hosts: at most %u hosts", IE_MAX_HOSTS), -1;
 	return optind;
 }
 
@@ -607,7 +621,9 @@ int cmd_analyze(int argc, char **argv)
 	struct run r;
 	const char *out_path = NULL;
 	json_t *root = NULL, *warnings = NULL;
-	FILE *out = stdout;
+	FILE *out = stdout, *captext = NULL;
+	char *capbuf = NULL;
+	size_t caplen = 0;
 	int first, ret = EXIT_OK;
 
 	memset(&r, 0, sizeof(r));
@@ -629,14 +645,8 @@ int cmd_analyze(int argc, char **argv)
 	for (int i = first; i < argc && ret == EXIT_OK; i++)
 		ret = open_input(&r, argv[i]);
 	/* the block sinks only for block traces: their pools are 10 MB a capture does not need */
-	if (ret == EXIT_OK && r.nin) {
-		if (blk_analysis_new(&r.a, &r.bo)) {
-			run_release(&r);
-			return error("out of memory"), EXIT_SYSTEM;
-		}
-		blk_analysis_set_comms(r.a, r.comms);
-		ret = run_pass(&r);
-	}
+	if (ret == EXIT_OK && r.nin)
+		ret = r.hosts ? hosts_pass(&r) : block_pass(&r);
 	if (ret != EXIT_OK)
 		goto done;
 	warnings = json_array();
@@ -653,7 +663,7 @@ int cmd_analyze(int argc, char **argv)
 		json_object_set_new(root, "input", input_json(&r, warnings));
 		warnings = NULL;
 		/* the timelines are streamed by write_document(), the text does not show them */
-		if (blk_analysis_to_json(r.a, root, 0)) {
+		if (r.hosts ? hosts_json(&r, root) : block_json(&r, root)) {
 			ret = (error("out of memory"), EXIT_SYSTEM);
 			goto done;
 		}
@@ -665,17 +675,36 @@ int cmd_analyze(int argc, char **argv)
 		out = stdout;
 		goto done;
 	}
-	if (r.nin && !r.ao.json)
-		text_summary(out, root);
+	/* the captures' text after the block devices', whose gaps they help explain */
+	if ((r.ncap || r.hosts) && !r.ao.json && r.nin &&
+	    !(captext = open_memstream(&capbuf, &caplen))) {
+		ret = (error("out of memory"), EXIT_SYSTEM);
+		goto done;
+	}
 	if (r.ncap && ret == EXIT_OK) {
 		/* all packet captures together, merged by time, as the block traces are */
-		ret = analyze_captures(r.captures, r.ncap, &r.ao, root, r.ao.json ? NULL : out,
-		                       &r.stop);
+		ret = analyze_captures(r.captures, r.ncap, &r.ao, root,
+		                       r.ao.json ? NULL
+		                       : captext ? captext
+		                                 : out,
+		                       &r.stop, r.x, 0);
 		r.stopped |= r.stop.msg[0] != 0;
 		for (unsigned i = 0; i < r.ncap; i++)
 			r.captures[i] = NULL; /* taken */
+		if (ret == EXIT_OK && r.x &&
+		    idle_explain_json(r.x, 0, json_object_get(root, "devices")))
+			ret = (error("out of memory"), EXIT_SYSTEM);
 	}
-	if (ret == EXIT_OK && r.ao.json && write_document(out, root, r.a))
+	if (r.hosts && ret == EXIT_OK)
+		ret = hosts_captures(&r, root, captext);
+	if (captext && fclose(captext))
+		ret = (error("out of memory"), EXIT_SYSTEM);
+	captext = NULL;
+	if (r.nin && !r.ao.json && ret == EXIT_OK)
+		text_summary(out, root);
+	if (capbuf && ret == EXIT_OK)
+		fwrite(capbuf, 1, caplen, out);
+	if (ret == EXIT_OK && r.ao.json && write_document(out, root, r.refs))
 		ret = (error("writing the JSON document failed"), EXIT_SYSTEM);
 	if (fflush(out) == EOF)
 		ret = (error("write error: %s", strerror(errno)), EXIT_SYSTEM);
@@ -684,6 +713,9 @@ int cmd_analyze(int argc, char **argv)
 done:
 	if (out != stdout && fclose(out) == EOF && ret == EXIT_OK)
 		ret = (error("'%s': %s", out_path, strerror(errno)), EXIT_SYSTEM);
+	if (captext)
+		fclose(captext);
+	free(capbuf);
 	json_decref(root);
 	json_decref(warnings);
 	run_release(&r);

@@ -1,0 +1,472 @@
+/* SPDX-License-Identifier: MIT */
+/* Why was the disk idle: a cause per listed gap from a small rule set, and the JSON. */
+#include "analyze/idle_explain.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * The rules, in order; a gap's cause is the first that holds (every one that holds is listed):
+ *   held_in_queue       a request was queued on the device during the gap and waited for at
+ *                       least half of it (plugging, the I/O scheduler, throttling)
+ *   other_device_busy   another device had IO in flight for at least half of the gap
+ *   nfs_calls_outstanding  NFS calls were outstanding for at least half of the gap
+ *   network_traffic     at least 10 packets during the gap, at a byte rate at least half the
+ *                       capture's mean: the network worked while the disk did not
+ *   periodic            the gap is one of the device's periodic series
+ *   no_work_offered     none of these: nothing reached the device
+ */
+#define HALF(part, whole) (2 * (part) >= (whole))
+#define NET_MIN_PACKETS 10u
+
+static const struct {
+	const char *name, *rule;
+} causes[IE_CAUSES] = {
+    [IE_HELD] = {"held_in_queue", "a request waited in the block layer for at least half of the "
+                                  "gap while the device was idle"},
+    [IE_OTHER_DEV] = {"other_device_busy",
+                      "another device had IO in flight for at least half of the gap"},
+    [IE_NFS] = {"nfs_calls_outstanding", "NFS calls were outstanding for at least half of the gap"},
+    [IE_NETWORK] = {"network_traffic", "at least 10 packets during the gap, at a byte rate of at "
+                                       "least half the capture's mean"},
+    [IE_PERIODIC] = {"periodic", "the gap is one of a series recurring at a steady period"},
+    [IE_NO_WORK] = {"no_work_offered", "none of the above: nothing reached the device"},
+};
+
+const char *idle_cause_name(enum ie_cause c)
+{
+	return c < IE_CAUSES ? causes[c].name : "?";
+}
+
+const char *idle_cause_rule(enum ie_cause c)
+{
+	return c < IE_CAUSES ? causes[c].rule : "?";
+}
+
+/* The other device busiest during g (global index), or -1. */
+static int busiest(const struct ie_gap *g)
+{
+	int best = -1;
+
+	for (unsigned k = 0; k < g->n_oth; k++)
+		if (g->oth[k].busy_ns && (best < 0 || g->oth[k].busy_ns > g->oth[best].busy_ns))
+			best = (int)k;
+	return best;
+}
+
+/* The capture's mean byte rate (bytes per second), or 0. */
+static double cap_rate(const struct ie_host *hs)
+{
+	uint64_t span = hs->cap_last - hs->cap_first;
+
+	return span ? (double)hs->cap_bytes * 1e9 / (double)span : 0;
+}
+
+static bool net_busy(const struct ie_host *hs, const struct ie_net *n, uint64_t len)
+{
+	double rate = len ? (double)n->bytes * 1e9 / (double)len : 0, mean = cap_rate(hs);
+
+	return n->packets >= NET_MIN_PACKETS && mean > 0 && rate >= mean / 2;
+}
+
+void ie_causes(struct idle_explain *x, struct ie_dev *d)
+{
+	memset(d->cause_gaps, 0, sizeof(d->cause_gaps));
+	for (unsigned i = 0; i < d->ntop; i++) {
+		struct ie_gap *g = d->top[i];
+		uint64_t len = g->g.end - g->g.start;
+		int b = busiest(g);
+
+		g->causes = 0;
+		g->periodic = ie_period_member(d, g->cs);
+		if (g->g.queued && HALF(g->g.queued_ns, len))
+			g->causes |= 1u << IE_HELD;
+		if (b >= 0 && HALF(g->oth[b].busy_ns, len))
+			g->causes |= 1u << IE_OTHER_DEV;
+		for (unsigned h = 0; h < x->nhosts; h++) {
+			if (!x->host[h].have_capture || !g->nfs)
+				continue;
+			if (HALF(g->nfs[h].busy_ns, len))
+				g->causes |= 1u << IE_NFS;
+			if (net_busy(&x->host[h], &g->net[h], len))
+				g->causes |= 1u << IE_NETWORK;
+		}
+		if (g->periodic)
+			g->causes |= 1u << IE_PERIODIC;
+		if (!g->causes)
+			g->causes = 1u << IE_NO_WORK;
+		g->cause = (enum ie_cause)__builtin_ctz(g->causes);
+		d->cause_gaps[g->cause]++;
+	}
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* JSON                                                                                    */
+
+static const char *dur(uint64_t ns, char *buf, size_t len)
+{
+	if (ns >= 1000000000ull)
+		snprintf(buf, len, "%.3f s", (double)ns / 1e9);
+	else if (ns >= 1000000ull)
+		snprintf(buf, len, "%.3f ms", (double)ns / 1e6);
+	else
+		snprintf(buf, len, "%.3f us", (double)ns / 1e3);
+	return buf;
+}
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0;
+}
+
+static const char *addr_str(uint8_t family, const uint8_t *a, char *buf, size_t len)
+{
+	if (!inet_ntop(family == 6 ? AF_INET6 : AF_INET, a, buf, (socklen_t)len))
+		snprintf(buf, len, "?");
+	return buf;
+}
+
+/* "8,16", or "8,16 on HOST" with several hosts. */
+static const char *dev_label(const struct idle_explain *x, const struct ie_dev *o, char *buf,
+                             size_t len)
+{
+	char n[24];
+
+	blk_dev_name(o->devno, n);
+	if (x->nhosts > 1 && x->host[o->host].name)
+		snprintf(buf, len, "%s on %s", n, x->host[o->host].name);
+	else
+		snprintf(buf, len, "%s", n);
+	return buf;
+}
+
+static void set_host(const struct idle_explain *x, json_t *o, unsigned h)
+{
+	if (x->nhosts > 1)
+		json_object_set_new(
+		    o, "host", x->host[h].name ? json_string(x->host[h].name) : json_integer(h));
+}
+
+/* Directions, from the capture host's addresses: received, sent, between two of its own
+ * addresses (loopback), neither (forwarded, another host's), not known (past the flow cap, or
+ * no local address known). */
+enum { DIR_IN, DIR_OUT, DIR_LOCAL, DIR_OTHER, DIR_UNKNOWN, NDIRS };
+static const char *const dir_names[NDIRS] = {"in", "out", "local", "other", "unclassified"};
+
+static int flow_dir(const struct ie_host *hs, const struct ie_flow *f)
+{
+	int src = ie_is_local(hs, f->family, f->src), dst = ie_is_local(hs, f->family, f->dst);
+
+	if (!hs->nlocal)
+		return DIR_UNKNOWN;
+	return src && dst ? DIR_LOCAL : src ? DIR_OUT : dst ? DIR_IN : DIR_OTHER;
+}
+
+static int by_bytes(const void *a, const void *b)
+{
+	const struct ie_flow *x = *(struct ie_flow *const *)a, *y = *(struct ie_flow *const *)b;
+
+	return x->bytes > y->bytes ? -1 : x->bytes < y->bytes;
+}
+
+static json_t *net_json(const struct idle_explain *x, unsigned h, const struct ie_net *n,
+                        uint64_t len)
+{
+	const struct ie_host *hs = &x->host[h];
+	json_t *o = json_object(), *fl = json_array();
+	uint64_t p[NDIRS] = {0}, b[NDIRS] = {0};
+	const struct ie_flow **v = calloc(n->flows.n ? n->flows.n : 1, sizeof(*v));
+	unsigned nv = 0;
+	char a1[64], a2[64];
+
+	set_host(x, o, h);
+	for (unsigned i = 0; i < n->flows.cap; i++) {
+		const struct ie_flow *f = &n->flows.f[i];
+		int d;
+
+		if (!f->used)
+			continue;
+		d = flow_dir(hs, f);
+		p[d] += f->packets;
+		b[d] += f->bytes;
+		if (v)
+			v[nv++] = f;
+	}
+	p[DIR_UNKNOWN] += n->flows.over_packets;
+	b[DIR_UNKNOWN] += n->flows.over_bytes;
+	json_object_set_new(o, "packets", json_integer((json_int_t)n->packets));
+	json_object_set_new(o, "bytes", json_integer((json_int_t)n->bytes));
+	json_object_set_new(o, "mb_per_s",
+	                    json_real(len ? (double)n->bytes * 1e3 / (double)len : 0.0));
+	for (int d = 0; d < NDIRS; d++) {
+		char k[32];
+
+		snprintf(k, sizeof(k), "packets_%s", dir_names[d]);
+		json_object_set_new(o, k, json_integer((json_int_t)p[d]));
+		snprintf(k, sizeof(k), "bytes_%s", dir_names[d]);
+		json_object_set_new(o, k, json_integer((json_int_t)b[d]));
+	}
+	json_object_set_new(o, "frames_other", json_integer((json_int_t)n->frames_other));
+	if (v)
+		qsort(v, nv, sizeof(*v), by_bytes);
+	for (unsigned i = 0; i < nv && i < IE_FLOWS; i++) {
+		const struct ie_flow *f = v[i];
+		int d = flow_dir(hs, f);
+
+		json_array_append_new(
+		    fl, json_pack("{s:s, s:s, s:i, s:s, s:i, s:I, s:I, s:s}", "proto",
+		                  f->proto == 6 ? "tcp" : "udp", "src",
+		                  addr_str(f->family, f->src, a1, sizeof(a1)), "sport", f->sport,
+		                  "dst", addr_str(f->family, f->dst, a2, sizeof(a2)), "dport",
+		                  f->dport, "packets", (json_int_t)f->packets, "bytes",
+		                  (json_int_t)f->bytes, "direction", dir_names[d]));
+	}
+	json_object_set_new(o, "flows", fl);
+	free(v);
+	return o;
+}
+
+static json_t *nfs_json(const struct idle_explain *x, unsigned h, const struct ie_nfs *n,
+                        uint64_t len, bool total)
+{
+	json_t *o = json_object();
+
+	set_host(x, o, h);
+	json_object_set_new(o, total ? "idle_with_work_ns" : "busy_ns",
+	                    json_integer((json_int_t)n->busy_ns));
+	json_object_set_new(o, total ? "idle_with_work_pct" : "busy_pct",
+	                    json_real(pct(n->busy_ns, len)));
+	json_object_set_new(o, "outstanding_mean", json_real(len ? n->area / (double)len : 0.0));
+	json_object_set_new(o, "outstanding_max", json_integer(n->max));
+	json_object_set_new(o, "arrivals", json_integer((json_int_t)n->arrivals));
+	return o;
+}
+
+/* The sentence that justifies the cause, with its numbers. */
+static void because(const struct idle_explain *x, const struct ie_dev *d, const struct ie_gap *g,
+                    char *buf, size_t len)
+{
+	uint64_t glen = g->g.end - g->g.start;
+	char b1[32], b2[32], who[96];
+	int k = busiest(g);
+
+	switch (g->cause) {
+	case IE_HELD:
+		snprintf(buf, len,
+		         "a request waited %s of the gap's %s (%.0f%%) in the block layer before "
+		         "its issue",
+		         dur(g->g.queued_ns, b1, sizeof(b1)), dur(glen, b2, sizeof(b2)),
+		         pct(g->g.queued_ns, glen));
+		return;
+	case IE_OTHER_DEV:
+		snprintf(buf, len,
+		         "%s had IO in flight for %s of the gap's %s (%.0f%%): %llu IOs, "
+		         "%llu bytes completed",
+		         dev_label(x, x->devs[k], who, sizeof(who)),
+		         dur(g->oth[k].busy_ns, b1, sizeof(b1)), dur(glen, b2, sizeof(b2)),
+		         pct(g->oth[k].busy_ns, glen), (unsigned long long)g->oth[k].ios,
+		         (unsigned long long)g->oth[k].bytes);
+		return;
+	case IE_NFS:
+		for (unsigned h = 0; h < x->nhosts; h++) {
+			const struct ie_nfs *n = g->nfs ? &g->nfs[h] : NULL;
+
+			if (!x->host[h].have_capture || !n || !HALF(n->busy_ns, glen))
+				continue;
+			snprintf(
+			    buf, len,
+			    "NFS calls outstanding for %s of the gap's %s (%.0f%%): mean %.2f, max "
+			    "%u, %llu arrived",
+			    dur(n->busy_ns, b1, sizeof(b1)), dur(glen, b2, sizeof(b2)),
+			    pct(n->busy_ns, glen), glen ? n->area / (double)glen : 0, n->max,
+			    (unsigned long long)n->arrivals);
+			return;
+		}
+		break;
+	case IE_NETWORK:
+		for (unsigned h = 0; h < x->nhosts; h++) {
+			const struct ie_net *n = g->net ? &g->net[h] : NULL;
+
+			if (!x->host[h].have_capture || !n || !net_busy(&x->host[h], n, glen))
+				continue;
+			snprintf(
+			    buf, len,
+			    "%llu packets, %llu bytes during the gap (%.3f MB/s; the capture's "
+			    "mean is %.3f MB/s)",
+			    (unsigned long long)n->packets, (unsigned long long)n->bytes,
+			    glen ? (double)n->bytes * 1e3 / (double)glen : 0,
+			    cap_rate(&x->host[h]) / 1e6);
+			return;
+		}
+		break;
+	case IE_PERIODIC:
+		snprintf(buf, len, "one of %u gaps ending every %s +- %s", d->per.count + 1,
+		         dur(d->per.period_ns, b1, sizeof(b1)),
+		         dur(d->per.jitter_ns, b2, sizeof(b2)));
+		return;
+	default:
+		break;
+	}
+	{
+		uint64_t pk = 0;
+
+		for (unsigned h = 0; g->net && h < x->nhosts; h++)
+			pk += g->net[h].packets;
+		snprintf(buf, len, "nothing waited on the device; %s%s%s%s%s; %llu packets",
+		         k >= 0 ? "the busiest other device, " : "no other device was busy",
+		         k >= 0 ? dev_label(x, x->devs[k], who, sizeof(who)) : "",
+		         k >= 0 ? ", was busy " : "", k >= 0 ? dur(g->oth[k].busy_ns, b1, 32) : "",
+		         k >= 0 ? " of the gap" : "", (unsigned long long)pk);
+	}
+}
+
+static json_t *other_json(const struct idle_explain *x, const struct ie_dev *o,
+                          const struct ie_other *r, uint64_t len, bool total)
+{
+	json_t *j = json_object();
+	char n[24];
+
+	json_object_set_new(j, "dev", json_string(blk_dev_name(o->devno, n)));
+	set_host(x, j, o->host);
+	json_object_set_new(j, "busy_ns", json_integer((json_int_t)r->busy_ns));
+	json_object_set_new(j, "busy_pct", json_real(pct(r->busy_ns, len)));
+	json_object_set_new(j, "ios", json_integer((json_int_t)r->ios));
+	json_object_set_new(j, "bytes", json_integer((json_int_t)r->bytes));
+	if (total) {
+		json_object_set_new(j, "gaps_busy", json_integer((json_int_t)r->gaps_busy));
+	} else {
+		json_object_set_new(j, "inflight_start", json_integer(r->inflight_start));
+		json_object_set_new(j, "inflight_end", json_integer(r->inflight_end));
+	}
+	return j;
+}
+
+static json_t *gap_json(const struct idle_explain *x, const struct ie_dev *d,
+                        const struct ie_gap *g)
+{
+	uint64_t len = g->g.end - g->g.start;
+	json_t *o = json_object(), *devs = json_array(), *net = json_array(), *nfs = json_array();
+	json_t *all = json_array();
+	char buf[512];
+
+	for (unsigned k = 0; k < g->n_oth; k++)
+		if (x->devs[k] != d)
+			json_array_append_new(devs,
+			                      other_json(x, x->devs[k], &g->oth[k], len, false));
+	json_object_set_new(o, "devices", devs);
+	for (unsigned h = 0; g->net && h < x->nhosts; h++) {
+		if (!x->host[h].have_capture)
+			continue;
+		json_array_append_new(net, net_json(x, h, &g->net[h], len));
+		json_array_append_new(nfs, nfs_json(x, h, &g->nfs[h], len, false));
+	}
+	json_object_set_new(o, "network", net);
+	json_object_set_new(o, "nfs", nfs);
+	json_object_set_new(o, "periodic", json_boolean(g->periodic));
+	json_object_set_new(o, "cause", json_string(idle_cause_name(g->cause)));
+	for (unsigned c = 0; c < IE_CAUSES; c++)
+		if (g->causes & (1u << c))
+			json_array_append_new(all, json_string(idle_cause_name(c)));
+	json_object_set_new(o, "causes", all);
+	because(x, d, g, buf, sizeof(buf));
+	json_object_set_new(o, "because", json_string(buf));
+	return o;
+}
+
+static json_t *period_json(const struct ie_period *p)
+{
+	if (!p->found)
+		return json_null();
+	return json_pack("{s:I, s:I, s:i, s:i, s:I}", "period_ns", (json_int_t)p->period_ns,
+	                 "jitter_ns", (json_int_t)p->jitter_ns, "count", p->count, "gaps", p->gaps,
+	                 "min_gap_ns", (json_int_t)p->min_gap_ns);
+}
+
+static json_t *totals_json(const struct idle_explain *x, const struct ie_dev *d)
+{
+	json_t *o = json_object(), *devs = json_array(), *net = json_array(), *nfs = json_array();
+	json_t *cz = json_object();
+	char a[64];
+
+	for (unsigned k = 0; k < x->ndevs; k++)
+		if (x->devs[k] != d)
+			json_array_append_new(
+			    devs, other_json(x, x->devs[k], &d->tot[k], d->gap_ns, true));
+	json_object_set_new(o, "gaps_ns", json_integer((json_int_t)d->gap_ns));
+	json_object_set_new(o, "devices", devs);
+	for (unsigned h = 0; d->net_tot && h < x->nhosts; h++) {
+		const struct ie_host *hs = &x->host[h];
+		json_t *n, *loc = json_array();
+
+		if (!hs->have_capture)
+			continue;
+		n = net_json(x, h, &d->net_tot[h], d->gap_ns);
+		for (unsigned i = 0; i < hs->nlocal; i++)
+			json_array_append_new(
+			    loc,
+			    json_string(addr_str(hs->local[i][0], &hs->local[i][1], a, sizeof(a))));
+		json_object_set_new(n, "local_addresses", loc);
+		json_object_set_new(n, "local_from",
+		                    hs->nlocal
+		                        ? json_string(hs->local_inferred ? "inferred" : "manifest")
+		                        : json_null());
+		json_object_set_new(n, "mapped", json_boolean(hs->cap_mapped));
+		json_array_append_new(net, n);
+		json_array_append_new(nfs, nfs_json(x, h, &d->nfs_tot[h], d->gap_ns, true));
+	}
+	json_object_set_new(o, "network", net);
+	json_object_set_new(o, "nfs", nfs);
+	json_object_set_new(o, "periodicity", period_json(&d->per));
+	for (unsigned c = 0; c < IE_CAUSES; c++)
+		json_object_set_new(cz, idle_cause_name(c),
+		                    json_integer((json_int_t)d->cause_gaps[c]));
+	json_object_set_new(o, "causes", cz);
+	json_object_set_new(o, "gaps_kept", json_integer((json_int_t)d->nall));
+	json_object_set_new(o, "gaps_not_kept", json_integer((json_int_t)d->all_dropped));
+	return o;
+}
+
+int idle_explain_json(struct idle_explain *x, unsigned h, json_t *devices)
+{
+	const json_t *dj;
+	size_t i;
+
+	if (!x->block_done)
+		idle_explain_block_done(x);
+	json_array_foreach(devices, i, dj)
+	{
+		const char *name = json_string_value(json_object_get(dj, "dev"));
+		json_t *idle = json_object_get(dj, "idle"), *longest, *e;
+		const struct ie_dev *d = NULL;
+		unsigned ma, mi;
+		size_t k;
+
+		if (!name || sscanf(name, "%u,%u", &ma, &mi) != 2 || !json_is_object(idle))
+			continue;
+		/* several hosts: the devices of host h only (their numbers repeat across hosts) */
+		if (x->nhosts > 1 &&
+		    (!x->host[h].name || !json_is_string(json_object_get(dj, "host")) ||
+		     strcmp(json_string_value(json_object_get(dj, "host")), x->host[h].name)))
+			continue;
+		for (unsigned g = 0; g < x->ndevs && !d; g++)
+			if (x->devs[g]->host == h && x->devs[g]->devno == BLK_MKDEV(ma, mi))
+				d = x->devs[g];
+		if (!d)
+			continue;
+		if (json_object_set_new(idle, "explain", totals_json(x, d)))
+			return -ENOMEM;
+		longest = json_object_get(idle, "longest");
+		json_array_foreach(longest, k, e)
+		{
+			if (k >= d->ntop || (uint64_t)json_integer_value(json_object_get(
+			                        e, "start_ns")) != d->top[k]->g.start)
+				continue;
+			if (json_object_set_new(e, "explain", gap_json(x, d, d->top[k])))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}

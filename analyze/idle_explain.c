@@ -1,0 +1,450 @@
+/* SPDX-License-Identifier: MIT */
+/* Why was the disk idle: what the other devices did during each gap, on one clock over hosts. */
+#include "analyze/idle_explain.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/manifest.h"
+
+#define NONE UINT64_MAX
+
+int idle_explain_new(struct idle_explain **out, unsigned top)
+{
+	struct idle_explain *x = calloc(1, sizeof(*x));
+
+	*out = x;
+	if (!x)
+		return -ENOMEM;
+	x->top = top;
+	x->cap = -1;
+	return 0;
+}
+
+static void dev_free(struct ie_dev *d, unsigned nhosts)
+{
+	if (!d)
+		return;
+	for (unsigned k = 0; k < d->nheap; k++) {
+		struct ie_gap *g = &d->heap[k];
+
+		for (unsigned h = 0; g->net && h < nhosts; h++)
+			ie_flows_free(&g->net[h].flows);
+		free(g->oth);
+		free(g->net);
+		free(g->nfs);
+	}
+	for (unsigned h = 0; d->net_tot && h < nhosts; h++)
+		ie_flows_free(&d->net_tot[h].flows);
+	free(d->net_tot);
+	free(d->nfs_tot);
+	free(d->heap);
+	free(d->top);
+	free(d->timed);
+	free(d->all);
+	free(d->snap);
+	free(d->tot);
+	free(d);
+}
+
+void idle_explain_free(struct idle_explain *x)
+{
+	if (!x)
+		return;
+	for (unsigned i = 0; i < x->ndevs; i++)
+		dev_free(x->devs[i], x->nhosts);
+	for (unsigned h = 0; h < x->nhosts; h++) {
+		free(x->host[h].dev);
+		free(x->host[h].name);
+	}
+	free(x->addrs);
+	free(x);
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* Clocks                                                                                  */
+
+static bool to_real(const struct ie_clock *c, uint64_t t, int64_t *r)
+{
+	if (c->m) {
+		*r = manifest_trace_to_real(c->m, (int64_t)t);
+		return true;
+	}
+	if (c->have_wall) {
+		*r = (int64_t)t + c->wall_ns;
+		return true;
+	}
+	return false;
+}
+
+static bool from_real(const struct ie_clock *c, int64_t r, uint64_t *t)
+{
+	int64_t v;
+
+	if (c->m)
+		v = manifest_real_to_trace(c->m, r);
+	else if (c->have_wall)
+		v = r - c->wall_ns;
+	else
+		return false;
+	*t = v > 0 ? (uint64_t)v : 0;
+	return true;
+}
+
+bool ie_real_to_common(const struct idle_explain *x, int64_t real, uint64_t *c)
+{
+	return x->nhosts && from_real(&x->host[0].clk, real, c);
+}
+
+bool idle_explain_to_common(const struct idle_explain *x, unsigned h, uint64_t t, uint64_t *c)
+{
+	int64_t r;
+
+	if (!h) {
+		*c = t;
+		return true;
+	}
+	return h < x->nhosts && to_real(&x->host[h].clk, t, &r) && ie_real_to_common(x, r, c);
+}
+
+/* The common clock's c on host h's trace clock. */
+static uint64_t from_common(const struct idle_explain *x, unsigned h, uint64_t c)
+{
+	int64_t r;
+	uint64_t t = c;
+
+	if (h && to_real(&x->host[0].clk, c, &r))
+		from_real(&x->host[h].clk, r, &t);
+	return t;
+}
+
+uint64_t idle_explain_alignment_ns(const struct idle_explain *x)
+{
+	uint64_t worst = 0;
+
+	/* each mapping goes through two clock pairs: the host's and the first host's */
+	for (unsigned h = 0; h < x->nhosts; h++) {
+		const struct manifest *m = x->host[h].clk.m;
+		json_t *clock = m ? json_object_get(m->root, "clock") : NULL;
+		uint64_t u = 0;
+
+		for (int k = 0; k < 2; k++) {
+			json_t *p = json_object_get(clock, k ? "end" : "start");
+			json_int_t v = json_integer_value(json_object_get(p, "uncertainty_ns"));
+
+			if (v > 0 && (uint64_t)v > u)
+				u = (uint64_t)v;
+		}
+		if (u > worst)
+			worst = u;
+	}
+	return x->nhosts > 1 ? 2 * worst : worst;
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* Devices                                                                                 */
+
+struct ie_dev *ie_dev_get(struct idle_explain *x, unsigned h, unsigned idx)
+{
+	struct ie_host *hs = &x->host[h];
+	struct ie_dev *d;
+
+	if (idx < hs->ndev && hs->dev[idx])
+		return hs->dev[idx];
+	if (x->ndevs == IE_MAX_DEVICES) {
+		x->untracked++;
+		return NULL;
+	}
+	if (idx >= hs->ndev) {
+		unsigned n = idx + 8;
+		struct ie_dev **p = realloc(hs->dev, n * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		memset(p + hs->ndev, 0, (n - hs->ndev) * sizeof(*p));
+		hs->dev = p;
+		hs->ndev = n;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	d->snap = calloc(IE_MAX_DEVICES, sizeof(*d->snap));
+	d->tot = calloc(IE_MAX_DEVICES, sizeof(*d->tot));
+	d->heap = calloc(x->top ? x->top : 1, sizeof(*d->heap));
+	if (!d->snap || !d->tot || !d->heap) {
+		dev_free(d, 0);
+		return NULL;
+	}
+	d->host = h;
+	d->idx = idx;
+	d->g = x->ndevs;
+	d->devno = blk_analysis_device(hs->a, idx);
+	d->snap_t = NONE;
+	x->devs[x->ndevs++] = d;
+	hs->dev[idx] = d;
+	return d;
+}
+
+/* Every device every pass has seen, on the explainer's list (so that a snapshot has them). */
+static void know_all(struct idle_explain *x)
+{
+	for (unsigned h = 0; h < x->nhosts; h++) {
+		const struct blk_idle *s = x->host[h].idle;
+
+		for (unsigned i = 0; i < s->ndev; i++)
+			if (s->dev[i])
+				ie_dev_get(x, h, i);
+	}
+}
+
+/* What device o had done by common time c. */
+static void activity(const struct idle_explain *x, const struct ie_dev *o, uint64_t c,
+                     struct blk_idle_act *a)
+{
+	blk_idle_activity(x->host[o->host].idle, o->idx, from_common(x, o->host, c), a);
+}
+
+/* A device became idle at t (its host's clock): note what the others had done by then. */
+static void on_idle(void *ctx, unsigned idx, uint64_t t)
+{
+	struct ie_host *hs = ctx;
+	struct idle_explain *x = hs->x;
+	struct ie_dev *d = ie_dev_get(x, hs->h, idx);
+	uint64_t c;
+
+	if (!d || !idle_explain_to_common(x, hs->h, t, &c))
+		return;
+	know_all(x);
+	d->snap_t = t;
+	d->snap_n = x->ndevs;
+	for (unsigned k = 0; k < x->ndevs; k++)
+		if (x->devs[k] != d)
+			activity(x, x->devs[k], c, &d->snap[k]);
+}
+
+/* Heap of the longest gaps: the root is the one the idle sink would drop first (the
+ * shortest; of equal ones, the latest). */
+static bool drops_first(const struct ie_gap *a, const struct ie_gap *b)
+{
+	uint64_t la = a->g.end - a->g.start, lb = b->g.end - b->g.start;
+
+	return la < lb || (la == lb && a->g.start > b->g.start);
+}
+
+static void heap_down(struct ie_gap *h, unsigned n, unsigned i)
+{
+	for (;;) {
+		unsigned l = 2 * i + 1, r = l + 1, m = i;
+		struct ie_gap t;
+
+		if (l < n && drops_first(&h[l], &h[m]))
+			m = l;
+		if (r < n && drops_first(&h[r], &h[m]))
+			m = r;
+		if (m == i)
+			return;
+		t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+static void heap_up(struct ie_gap *h, unsigned i)
+{
+	while (i && drops_first(&h[i], &h[(i - 1) / 2])) {
+		struct ie_gap t = h[i];
+
+		h[i] = h[(i - 1) / 2];
+		h[(i - 1) / 2] = t;
+		i = (i - 1) / 2;
+	}
+}
+
+/* Keep gap g (with its others) among the longest, as the idle sink keeps its list. */
+static void keep_longest(struct idle_explain *x, struct ie_dev *d, struct ie_gap *g)
+{
+	uint64_t len = g->g.end - g->g.start;
+
+	if (!x->top)
+		goto drop;
+	if (d->nheap < x->top) {
+		d->heap[d->nheap] = *g;
+		heap_up(d->heap, d->nheap++);
+		return;
+	}
+	/* equal to the shortest kept: the sink keeps the earlier */
+	if (len <= d->heap[0].g.end - d->heap[0].g.start)
+		goto drop;
+	free(d->heap[0].oth);
+	d->heap[0] = *g;
+	heap_down(d->heap, d->nheap, 0);
+	return;
+drop:
+	free(g->oth);
+}
+
+static void keep_span(struct ie_dev *d, uint64_t cs, uint64_t ce, bool by_issue)
+{
+	if (d->nall == d->cap_all) {
+		size_t n = d->cap_all ? 2 * d->cap_all : 64;
+		struct ie_span *p;
+
+		if (d->nall == IE_MAX_GAPS || !(p = realloc(d->all, n * sizeof(*p)))) {
+			d->all_dropped++;
+			return;
+		}
+		d->all = p;
+		d->cap_all = n;
+	}
+	d->all[d->nall++] = (struct ie_span){cs, ce, by_issue};
+}
+
+/* The idle sink counted a gap of device idx: what the others did during it. */
+static void on_gap(void *ctx, unsigned idx, const struct blk_gap *bg)
+{
+	struct ie_host *hs = ctx;
+	struct idle_explain *x = hs->x;
+	struct ie_dev *d = ie_dev_get(x, hs->h, idx);
+	struct ie_gap g;
+	bool snap;
+
+	memset(&g, 0, sizeof(g));
+	if (!d || !idle_explain_to_common(x, hs->h, bg->start, &g.cs) ||
+	    !idle_explain_to_common(x, hs->h, bg->end, &g.ce))
+		return;
+	know_all(x);
+	g.g = *bg;
+	if (g.ce < g.cs)
+		g.ce = g.cs;
+	d->gaps++;
+	d->gap_ns += bg->end - bg->start;
+	keep_span(d, g.cs, g.ce, bg->ended_by == BLK_GAP_ISSUE);
+	/* the snapshot taken when this stretch began; none: it began with the trace, or before
+	 * any other device existed, when all of them had done nothing */
+	snap = d->snap_t == bg->start;
+	g.n_oth = x->ndevs;
+	g.oth = calloc(x->ndevs, sizeof(*g.oth));
+	if (!g.oth)
+		return;
+	for (unsigned k = 0; k < x->ndevs; k++) {
+		const struct ie_dev *o = x->devs[k];
+		struct blk_idle_act now, then = {0};
+		struct ie_other *r = &g.oth[k];
+
+		if (o == d)
+			continue;
+		activity(x, o, g.ce, &now);
+		if (snap && k < d->snap_n)
+			then = d->snap[k];
+		r->busy_ns = now.busy_ns > then.busy_ns ? now.busy_ns - then.busy_ns : 0;
+		r->ios = now.ios - then.ios;
+		r->bytes = now.bytes - then.bytes;
+		r->inflight_start = then.inflight;
+		r->inflight_end = now.inflight;
+		d->tot[k].busy_ns += r->busy_ns;
+		d->tot[k].ios += r->ios;
+		d->tot[k].bytes += r->bytes;
+		d->tot[k].gaps_busy += r->busy_ns > 0;
+	}
+	keep_longest(x, d, &g);
+}
+
+int idle_explain_add_host(struct idle_explain *x, struct blk_analysis *a, const char *name,
+                          const struct ie_clock *clk)
+{
+	struct ie_host *hs;
+	unsigned h = x->nhosts;
+
+	if (h == IE_MAX_HOSTS)
+		return -E2BIG;
+	if (h && !clk->m)
+		return -EINVAL; /* hosts meet on the realtime clock: clock pairs needed */
+	hs = &x->host[h];
+	memset(hs, 0, sizeof(*hs));
+	hs->x = x;
+	hs->h = h;
+	hs->a = a;
+	hs->idle = blk_analysis_sink(a, &blk_idle_ops);
+	hs->clk = *clk;
+	if (name && !(hs->name = strdup(name)))
+		return -ENOMEM;
+	x->nhosts++;
+	/* with several hosts, every idle start matters: the others are on other passes */
+	for (unsigned k = 0; k < x->nhosts; k++) {
+		blk_idle_on_idle(x->host[k].idle, on_idle, &x->host[k], x->nhosts > 1);
+		blk_idle_on_gap(x->host[k].idle, on_gap, &x->host[k]);
+	}
+	return (int)h;
+}
+
+void idle_explain_set_clock(struct idle_explain *x, unsigned h, const struct ie_clock *clk)
+{
+	if (h < x->nhosts)
+		x->host[h].clk = *clk;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct ie_gap *x = *(struct ie_gap *const *)a, *y = *(struct ie_gap *const *)b;
+
+	return x->g.start < y->g.start ? -1 : x->g.start > y->g.start;
+}
+
+void idle_explain_block_done(struct idle_explain *x)
+{
+	if (x->block_done)
+		return;
+	x->block_done = true;
+	know_all(x);
+	for (unsigned k = 0; k < x->ndevs; k++) {
+		struct ie_dev *d = x->devs[k];
+		const struct blk_idle_dev *s = blk_idle_dev(x->host[d->host].idle, d->idx);
+		unsigned n = s ? s->ntop : 0;
+
+		d->top = calloc(n ? n : 1, sizeof(*d->top));
+		d->timed = calloc(n ? n : 1, sizeof(*d->timed));
+		if (!d->top || !d->timed)
+			continue;
+		/* the sink's list, each with the explanation kept for it */
+		for (unsigned i = 0; i < n; i++) {
+			for (unsigned j = 0; j < d->nheap; j++) {
+				if (d->heap[j].g.start == s->top[i].start &&
+				    d->heap[j].g.end == s->top[i].end) {
+					d->top[d->ntop] = d->timed[d->ntop] = &d->heap[j];
+					d->ntop++;
+					break;
+				}
+			}
+		}
+		qsort(d->timed, d->ntop, sizeof(*d->timed), by_start);
+		ie_period_find(d, x->host[d->host].idle->o.idle_threshold_ns);
+		ie_causes(x, d);
+	}
+}
+
+unsigned idle_explain_hosts(const struct idle_explain *x)
+{
+	return x->nhosts;
+}
+
+const char *idle_explain_host_name(const struct idle_explain *x, unsigned h)
+{
+	return h < x->nhosts ? x->host[h].name : NULL;
+}
+
+unsigned idle_explain_ndevs(const struct idle_explain *x)
+{
+	return x->ndevs;
+}
+
+const struct ie_dev *idle_explain_dev(const struct idle_explain *x, unsigned g)
+{
+	return g < x->ndevs ? x->devs[g] : NULL;
+}
+
+const struct ie_dev *idle_explain_find(const struct idle_explain *x, unsigned h, unsigned idx)
+{
+	return h < x->nhosts && idx < x->host[h].ndev ? x->host[h].dev[idx] : NULL;
+}

@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: MIT */
+/* Why was the disk idle: each idle gap explained by the other devices, the network and NFS. */
+#ifndef IOTAPE_ANALYZE_IDLE_EXPLAIN_H
+#define IOTAPE_ANALYZE_IDLE_EXPLAIN_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "analyze/blk_analysis.h"
+#include "analyze/blk_idle.h"
+#include "formats/pcap_src.h"
+#include "formats/rpc.h"
+
+/*
+ * A second stage fed by the idle sink (docs/diagnose-idle.md): the idle sink finds the gaps
+ * and keeps, per device, how long it has had IO in flight and what it has completed so far
+ * (blk_idle_activity()). When a device goes idle this stage notes what every other device had
+ * done by then; when the sink counts a gap, the difference is what they did during it. The
+ * longest gaps (the sink's "longest") keep that per device, and every gap adds to totals. After
+ * the block pass, the run's packets (each one, any protocol) and NFS calls (from the NFS
+ * pipeline: +1 at each call, -1 at its reply) are laid over the gaps on the same clock. Then
+ * the periodicity of each device's gaps, and a cause per listed gap from a small set of rules.
+ *
+ * Several hosts (each its own block pass) share one clock: the first host's trace clock, the
+ * others' mapped through their manifests' realtime clock pairs; packets are on the realtime
+ * clock and mapped the same way.
+ */
+
+#define IE_MAX_DEVICES 64u /* devices compared with each other, over all hosts */
+#define IE_MAX_HOSTS 16u
+#define IE_FLOWS 5u            /* flows listed per gap */
+#define IE_FLOW_CAP 1024u      /* flows counted per gap (more: "unclassified") */
+#define IE_MAX_GAPS (1u << 20) /* gaps kept per device for the network, NFS and periodicity */
+#define IE_MAX_ADDRS 64u       /* local addresses (manifest or inferred) */
+
+/* How a host's trace clock and the realtime clock (packets) meet. */
+struct manifest;
+struct ie_clock {
+	const struct manifest *m; /* clock pairs, interpolated (kept by the caller), or NULL */
+	bool have_wall;           /* else the trace's TIMESTAMP: realtime = trace + wall_ns */
+	int64_t wall_ns;
+};
+
+/* What one other device did during a gap, or during all of a device's gaps. */
+struct ie_other {
+	uint64_t busy_ns; /* time it had a request in flight */
+	uint64_t ios, bytes;
+	unsigned inflight_start, inflight_end; /* requests in flight at the gap's edges */
+	uint64_t gaps_busy;                    /* totals: gaps during which it was ever busy */
+};
+
+/* A flow: one direction of a TCP or UDP conversation, with what it carried. */
+struct ie_flow {
+	uint8_t family, proto, used;
+	uint8_t src[16], dst[16];
+	uint16_t sport, dport;
+	uint64_t packets, bytes;
+};
+
+struct ie_flows {
+	struct ie_flow *f;
+	unsigned n, cap;
+	uint64_t over_packets, over_bytes; /* past IE_FLOW_CAP flows: direction unknown */
+};
+
+/* One capture's packets during a gap (or all of a device's gaps). */
+struct ie_net {
+	uint64_t packets, bytes; /* TCP and UDP packets, their payload bytes */
+	uint64_t frames_other;   /* other frames (not TCP or UDP over IP) */
+	struct ie_flows flows;
+};
+
+/* One capture's NFS calls during a gap (or all of a device's gaps). */
+struct ie_nfs {
+	double area;       /* calls outstanding x ns */
+	uint64_t busy_ns;  /* time with at least one call outstanding */
+	unsigned max;      /* most calls outstanding at once */
+	uint64_t arrivals; /* calls that arrived */
+};
+
+enum ie_cause {
+	IE_HELD,      /* a request waited in the block layer while the device was idle */
+	IE_OTHER_DEV, /* another device had IO in flight for most of the gap */
+	IE_NFS,       /* NFS calls outstanding for most of the gap */
+	IE_NETWORK,   /* network traffic without disk work */
+	IE_PERIODIC,  /* one of a series of gaps at a steady period */
+	IE_NO_WORK,   /* none of these: nothing was offered to the device */
+	IE_CAUSES
+};
+
+/* One explained gap (one of a device's longest). */
+struct ie_gap {
+	struct blk_gap g;     /* as the idle sink counted it (own trace clock) */
+	uint64_t cs, ce;      /* on the common clock */
+	struct ie_other *oth; /* by device (global index), n_oth of them */
+	unsigned n_oth;
+	struct ie_net *net; /* by host, for hosts with a capture (NULL before) */
+	struct ie_nfs *nfs;
+	bool periodic;
+	uint32_t causes;     /* bit per enum ie_cause that holds */
+	enum ie_cause cause; /* the first that holds */
+};
+
+/* A gap as kept for the totals and the periodicity: on the common clock. */
+struct ie_span {
+	uint64_t cs, ce;
+	bool by_issue; /* an issue ended it (not the end of the trace) */
+};
+
+struct ie_period {
+	bool found;
+	uint64_t period_ns, jitter_ns; /* mean and standard deviation of the matching intervals */
+	uint64_t min_gap_ns;           /* the series: gaps at least this long */
+	unsigned gaps;                 /* gaps at least min_gap_ns long */
+	unsigned count;                /* intervals between them within the tolerance */
+	uint64_t first_ns;             /* common clock: the first gap end of the series */
+};
+
+struct ie_dev {
+	unsigned host, idx, g; /* host, index in its pass, global index */
+	uint32_t devno;
+	/* what the others had done when this device last went idle */
+	uint64_t snap_t; /* own clock; UINT64_MAX: none */
+	unsigned snap_n; /* devices known then (the others are zero) */
+	struct blk_idle_act *snap;
+	/* totals over all counted gaps */
+	struct ie_other *tot; /* by global index */
+	uint64_t gaps, gap_ns;
+	uint64_t cause_gaps[IE_CAUSES]; /* of the listed gaps */
+	struct ie_net *net_tot;         /* by host */
+	struct ie_nfs *nfs_tot;
+	/* the longest gaps: a min-heap while the pass runs, then in the idle sink's order */
+	struct ie_gap *heap;
+	unsigned nheap;
+	struct ie_gap **top;   /* idle sink order (longest first) */
+	struct ie_gap **timed; /* the same, by start */
+	unsigned ntop;
+	/* every gap, in time order (at most IE_MAX_GAPS; the rest counted) */
+	struct ie_span *all;
+	size_t nall, cap_all;
+	uint64_t all_dropped;
+	struct ie_period per;
+	/* cursors while a capture is laid over the gaps: its packets, its NFS calls */
+	size_t cur_all, cur_top, ncur_all, ncur_top;
+};
+
+struct idle_explain;
+
+int idle_explain_new(struct idle_explain **out, unsigned top);
+void idle_explain_free(struct idle_explain *x);
+/*
+ * A host: its pass (before its first event), a name (NULL for one host), its clocks (copied;
+ * a manifest it points to must outlive x). The first host's trace clock is the common clock;
+ * another host without clock pairs is an error (-EINVAL). Returns the host's index or -errno.
+ */
+int idle_explain_add_host(struct idle_explain *x, struct blk_analysis *a, const char *name,
+                          const struct ie_clock *clk);
+/*
+ * Every host's block trace (rd[h], fresh readers) through its pass, all in the order of the
+ * common clock, each pass finished at the end of its trace. 0 or -errno (e filled, *bad the
+ * host at fault; the passes hold what came before).
+ */
+int idle_explain_read(struct idle_explain *x, struct bt_reader **rd, struct iot_err *e,
+                      unsigned *bad);
+/* Host h's clocks, once known (the trace's TIMESTAMP is read with the trace). */
+void idle_explain_set_clock(struct idle_explain *x, unsigned h, const struct ie_clock *clk);
+/* After every pass has finished: the longest gaps in the idle sinks' order, periodicity. */
+void idle_explain_block_done(struct idle_explain *x);
+
+/*
+ * Host h's capture, laid over the gaps (after idle_explain_block_done()): every frame, decoded
+ * or not (p NULL: not TCP or UDP over IP; ts_ns its time), every new NFS call and every
+ * transaction (its reply, or its end unanswered) from the NFS pipeline, then the end. Local
+ * addresses (for directions) from the manifest's "network.addresses", else inferred.
+ */
+void idle_explain_capture_begin(struct idle_explain *x, unsigned h);
+void idle_explain_frame(void *x, const struct pkt *p, uint64_t ts_ns);
+void idle_explain_call(void *x, const struct rpc_txn *t);
+void idle_explain_txn(void *x, const struct rpc_txn *t);
+void idle_explain_capture_end(struct idle_explain *x);
+/* 0 when packets of the current capture can be placed on the common clock. */
+bool idle_explain_capture_mapped(const struct idle_explain *x);
+
+/*
+ * The explanations into a document's devices (host h's, as blk_analysis_to_json() made them):
+ * "explain" in each listed gap of "idle.longest", and "idle.explain" with the totals (docs/
+ * json.md). Again after the captures (it replaces what it wrote). 0 or -ENOMEM.
+ */
+int idle_explain_json(struct idle_explain *x, unsigned h, json_t *devices);
+
+/* Accessors for the report and the tests. */
+unsigned idle_explain_hosts(const struct idle_explain *x);
+const char *idle_explain_host_name(const struct idle_explain *x, unsigned h);
+unsigned idle_explain_ndevs(const struct idle_explain *x);
+const struct ie_dev *idle_explain_dev(const struct idle_explain *x, unsigned g);
+const struct ie_dev *idle_explain_find(const struct idle_explain *x, unsigned h, unsigned idx);
+/* The host's trace time t on the common clock (and back); false when it cannot be mapped. */
+bool idle_explain_to_common(const struct idle_explain *x, unsigned h, uint64_t t, uint64_t *c);
+/* The worst alignment error across hosts: the clock pairs' uncertainty (ns). */
+uint64_t idle_explain_alignment_ns(const struct idle_explain *x);
+/* Names of the causes ("other_device_busy", ...) and their rules, as docs/diagnose-idle.md. */
+const char *idle_cause_name(enum ie_cause c);
+const char *idle_cause_rule(enum ie_cause c);
+
+/* --- internal to analyze/idle_*.c --- */
+struct ie_host {
+	struct idle_explain *x;
+	unsigned h;
+	struct blk_analysis *a;
+	struct blk_idle *idle;
+	char *name;
+	struct ie_clock clk;
+	struct ie_dev **dev; /* by the pass's index */
+	unsigned ndev;
+	bool have_capture;
+	bool cap_mapped; /* its packets could be placed on the common clock */
+	/* capture facts for the rules */
+	uint64_t cap_packets, cap_bytes, cap_first, cap_last;
+	uint8_t local[IE_MAX_ADDRS][17]; /* family, address */
+	unsigned nlocal;
+	bool local_inferred;
+};
+
+struct idle_explain {
+	unsigned top;
+	struct ie_host host[IE_MAX_HOSTS];
+	unsigned nhosts;
+	struct ie_dev *devs[IE_MAX_DEVICES];
+	unsigned ndevs;
+	uint64_t untracked; /* devices past IE_MAX_DEVICES */
+	bool block_done;
+	/* the capture being laid over the gaps */
+	int cap;         /* host index, -1: none */
+	bool cap_mapped; /* its packets can be placed on the common clock */
+	uint64_t now;    /* common clock, the NFS sweep */
+	unsigned outstanding;
+	/* address counts for inferring the local addresses */
+	struct ie_addr_count {
+		uint8_t a[17];
+		uint64_t n;
+	} * addrs;
+	unsigned naddrs;
+	uint64_t addr_packets[2]; /* IPv4, IPv6 packets seen */
+};
+
+struct ie_dev *ie_dev_get(struct idle_explain *x, unsigned h, unsigned idx);
+bool ie_real_to_common(const struct idle_explain *x, int64_t real, uint64_t *c);
+void ie_period_find(struct ie_dev *d, uint64_t threshold_ns);
+bool ie_period_member(const struct ie_dev *d, uint64_t cs);
+void ie_causes(struct idle_explain *x, struct ie_dev *d);
+int ie_flows_add(struct ie_flows *t, const struct pkt *p);
+void ie_flows_free(struct ie_flows *t);
+int ie_is_local(const struct ie_host *hs, uint8_t family, const uint8_t *a);
+
+#endif

@@ -1,0 +1,412 @@
+/* SPDX-License-Identifier: MIT */
+/* Why was the disk idle: a capture's packets and NFS calls laid over each device's gaps. */
+#include "analyze/idle_explain.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/manifest.h"
+
+#define ADDR_SLOTS 2048u /* addresses counted to infer the local ones (power of two) */
+
+/* ------------------------------------------------------------------------------------- */
+/* Flows                                                                                   */
+
+static uint64_t flow_hash(const struct pkt *p)
+{
+	uint64_t h = 1469598103934665603ull;
+	const uint8_t *parts[2] = {p->src, p->dst};
+
+	for (int k = 0; k < 2; k++)
+		for (int i = 0; i < 16; i++)
+			h = (h ^ parts[k][i]) * 1099511628211ull;
+	h = (h ^ p->sport) * 1099511628211ull;
+	h = (h ^ p->dport) * 1099511628211ull;
+	return (h ^ p->proto) * 1099511628211ull;
+}
+
+static bool flow_is(const struct ie_flow *f, const struct pkt *p)
+{
+	return f->proto == p->proto && f->sport == p->sport && f->dport == p->dport &&
+	       f->family == p->family && !memcmp(f->src, p->src, 16) && !memcmp(f->dst, p->dst, 16);
+}
+
+static struct ie_flow *flow_slot(struct ie_flow *tab, unsigned cap, const struct pkt *p)
+{
+	unsigned i = (unsigned)flow_hash(p) & (cap - 1);
+
+	while (tab[i].used && !flow_is(&tab[i], p))
+		i = (i + 1) & (cap - 1);
+	return &tab[i];
+}
+
+static int flows_grow(struct ie_flows *t)
+{
+	unsigned cap = t->cap ? 2 * t->cap : 16;
+	struct ie_flow *n = calloc(cap, sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	for (unsigned i = 0; i < t->cap; i++) {
+		struct pkt k;
+
+		if (!t->f[i].used)
+			continue;
+		memset(&k, 0, sizeof(k));
+		k.family = t->f[i].family;
+		k.proto = t->f[i].proto;
+		memcpy(k.src, t->f[i].src, 16);
+		memcpy(k.dst, t->f[i].dst, 16);
+		k.sport = t->f[i].sport;
+		k.dport = t->f[i].dport;
+		*flow_slot(n, cap, &k) = t->f[i];
+	}
+	free(t->f);
+	t->f = n;
+	t->cap = cap;
+	return 0;
+}
+
+int ie_flows_add(struct ie_flows *t, const struct pkt *p)
+{
+	struct ie_flow *f;
+
+	/* at most half full; past IE_FLOW_CAP flows, new ones are counted without a direction */
+	if (2 * (t->n + 1) > t->cap && (t->n >= IE_FLOW_CAP || flows_grow(t))) {
+		f = t->cap ? flow_slot(t->f, t->cap, p) : NULL;
+		if (!f || !f->used) {
+			t->over_packets++;
+			t->over_bytes += p->len;
+			return 0;
+		}
+	} else {
+		f = flow_slot(t->f, t->cap, p);
+	}
+	if (!f->used) {
+		f->used = 1;
+		f->family = p->family;
+		f->proto = p->proto;
+		memcpy(f->src, p->src, 16);
+		memcpy(f->dst, p->dst, 16);
+		f->sport = p->sport;
+		f->dport = p->dport;
+		t->n++;
+	}
+	f->packets++;
+	f->bytes += p->len;
+	return 0;
+}
+
+void ie_flows_free(struct ie_flows *t)
+{
+	free(t->f);
+	memset(t, 0, sizeof(*t));
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* Local addresses: the manifest's, else the address in the most packets                  */
+
+int ie_is_local(const struct ie_host *hs, uint8_t family, const uint8_t *a)
+{
+	for (unsigned i = 0; i < hs->nlocal; i++)
+		if (hs->local[i][0] == family && !memcmp(&hs->local[i][1], a, 16))
+			return 1;
+	return 0;
+}
+
+static void add_local(struct ie_host *hs, uint8_t family, const uint8_t *a)
+{
+	if (hs->nlocal < IE_MAX_ADDRS && !ie_is_local(hs, family, a)) {
+		hs->local[hs->nlocal][0] = family;
+		memcpy(&hs->local[hs->nlocal][1], a, 16);
+		hs->nlocal++;
+	}
+}
+
+static void manifest_addresses(struct ie_host *hs)
+{
+	const json_t *list =
+	    hs->clk.m ? json_object_get(json_object_get(hs->clk.m->root, "network"), "addresses")
+	              : NULL;
+	const json_t *v;
+	size_t i;
+
+	json_array_foreach(list, i, v)
+	{
+		const char *s = json_string_value(v);
+		uint8_t a[16] = {0};
+
+		if (!s)
+			continue;
+		if (inet_pton(AF_INET, s, a) == 1)
+			add_local(hs, 4, a);
+		else if (inet_pton(AF_INET6, s, a) == 1)
+			add_local(hs, 6, a);
+	}
+}
+
+static void count_addr(struct idle_explain *x, uint8_t family, const uint8_t *a)
+{
+	uint64_t h = 1469598103934665603ull ^ family;
+	unsigned i;
+
+	if (!x->addrs && !(x->addrs = calloc(ADDR_SLOTS, sizeof(*x->addrs))))
+		return;
+	for (int k = 0; k < 16; k++)
+		h = (h ^ a[k]) * 1099511628211ull;
+	for (i = (unsigned)h & (ADDR_SLOTS - 1);; i = (i + 1) & (ADDR_SLOTS - 1)) {
+		struct ie_addr_count *c = &x->addrs[i];
+
+		if (c->n && c->a[0] == family && !memcmp(&c->a[1], a, 16)) {
+			c->n++;
+			return;
+		}
+		if (!c->n) {
+			if (2 * x->naddrs >= ADDR_SLOTS)
+				return; /* full: the local address is among the first ones anyway */
+			c->a[0] = family;
+			memcpy(&c->a[1], a, 16);
+			c->n = 1;
+			x->naddrs++;
+			return;
+		}
+	}
+}
+
+/* Per family, the address in the most packets, when it is in at least half of them: on a
+ * host's own capture, its address is in every packet it sent or received. */
+static void infer_local(struct idle_explain *x, struct ie_host *hs)
+{
+	for (int fam = 0; fam < 2 && x->addrs; fam++) {
+		const struct ie_addr_count *best = NULL;
+
+		for (unsigned i = 0; i < ADDR_SLOTS; i++) {
+			const struct ie_addr_count *c = &x->addrs[i];
+
+			if (c->n && c->a[0] == (fam ? 6 : 4) && (!best || c->n > best->n))
+				best = c;
+		}
+		if (best && 2 * best->n >= x->addr_packets[fam]) {
+			add_local(hs, best->a[0], &best->a[1]);
+			hs->local_inferred = true;
+		}
+	}
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* Laying a capture over the gaps                                                          */
+
+void idle_explain_capture_begin(struct idle_explain *x, unsigned h)
+{
+	struct ie_host *hs = &x->host[h];
+
+	x->cap = (int)h;
+	x->cap_mapped = x->nhosts && (x->host[0].clk.m || x->host[0].clk.have_wall);
+	x->now = 0;
+	x->outstanding = 0;
+	free(x->addrs);
+	x->addrs = NULL;
+	x->naddrs = 0;
+	x->addr_packets[0] = x->addr_packets[1] = 0;
+	hs->have_capture = true;
+	hs->cap_mapped = x->cap_mapped;
+	hs->nlocal = 0;
+	hs->local_inferred = false;
+	manifest_addresses(hs);
+	for (unsigned k = 0; k < x->ndevs; k++) {
+		struct ie_dev *d = x->devs[k];
+
+		d->cur_all = d->cur_top = d->ncur_all = d->ncur_top = 0;
+		if (!d->net_tot) {
+			d->net_tot = calloc(x->nhosts, sizeof(*d->net_tot));
+			d->nfs_tot = calloc(x->nhosts, sizeof(*d->nfs_tot));
+		}
+		for (unsigned i = 0; i < d->ntop; i++) {
+			struct ie_gap *g = d->timed[i];
+
+			if (!g->net) {
+				g->net = calloc(x->nhosts, sizeof(*g->net));
+				g->nfs = calloc(x->nhosts, sizeof(*g->nfs));
+			}
+		}
+	}
+}
+
+bool idle_explain_capture_mapped(const struct idle_explain *x)
+{
+	return x->cap >= 0 && x->cap_mapped;
+}
+
+/* The gap of the list holding common time c, moving cursor *k forward; -1 when none. */
+static long span_at(const struct ie_span *a, size_t n, size_t *k, uint64_t c)
+{
+	while (*k < n && a[*k].ce <= c)
+		++*k;
+	return *k < n && a[*k].cs <= c ? (long)*k : -1;
+}
+
+static long top_at(struct ie_gap *const *a, size_t n, size_t *k, uint64_t c)
+{
+	while (*k < n && a[*k]->ce <= c)
+		++*k;
+	return *k < n && a[*k]->cs <= c ? (long)*k : -1;
+}
+
+void idle_explain_frame(void *arg, const struct pkt *p, uint64_t ts_ns)
+{
+	struct idle_explain *x = arg;
+	struct ie_host *hs;
+	unsigned h;
+	uint64_t c;
+
+	if (x->cap < 0 || !x->cap_mapped || !ie_real_to_common(x, (int64_t)ts_ns, &c))
+		return;
+	h = (unsigned)x->cap;
+	hs = &x->host[h];
+	if (!hs->cap_packets++)
+		hs->cap_first = c;
+	hs->cap_last = c;
+	if (p) {
+		hs->cap_bytes += p->len;
+		x->addr_packets[p->family == 6]++;
+		count_addr(x, p->family, p->src);
+		if (memcmp(p->src, p->dst, 16))
+			count_addr(x, p->family, p->dst);
+	}
+	for (unsigned k = 0; k < x->ndevs; k++) {
+		struct ie_dev *d = x->devs[k];
+		struct ie_net *n;
+		long i;
+
+		if (d->net_tot && span_at(d->all, d->nall, &d->cur_all, c) >= 0) {
+			n = &d->net_tot[h];
+			if (p) {
+				n->packets++;
+				n->bytes += p->len;
+				ie_flows_add(&n->flows, p);
+			} else {
+				n->frames_other++;
+			}
+		}
+		i = top_at(d->timed, d->ntop, &d->cur_top, c);
+		if (i >= 0 && d->timed[i]->net) {
+			n = &d->timed[i]->net[h];
+			if (p) {
+				n->packets++;
+				n->bytes += p->len;
+				ie_flows_add(&n->flows, p);
+			} else {
+				n->frames_other++;
+			}
+		}
+	}
+}
+
+/* The part of [from, to) inside [cs, ce). */
+static uint64_t overlap(uint64_t from, uint64_t to, uint64_t cs, uint64_t ce)
+{
+	uint64_t a = from > cs ? from : cs, b = to < ce ? to : ce;
+
+	return b > a ? b - a : 0;
+}
+
+static void nfs_add(struct ie_nfs *n, unsigned count, uint64_t ov)
+{
+	if (!ov)
+		return;
+	n->area += (double)count * (double)ov;
+	n->busy_ns += ov;
+	if (count > n->max)
+		n->max = count;
+}
+
+/* The NFS sweep reaches common time c: [now, c) had x->outstanding calls. */
+static void advance(struct idle_explain *x, uint64_t c)
+{
+	unsigned h = (unsigned)x->cap;
+
+	if (c <= x->now)
+		return;
+	for (unsigned k = 0; x->outstanding && k < x->ndevs; k++) {
+		struct ie_dev *d = x->devs[k];
+		size_t i;
+
+		if (!d->nfs_tot)
+			continue;
+		span_at(d->all, d->nall, &d->ncur_all, x->now);
+		for (i = d->ncur_all; i < d->nall && d->all[i].cs < c; i++)
+			nfs_add(&d->nfs_tot[h], x->outstanding,
+			        overlap(x->now, c, d->all[i].cs, d->all[i].ce));
+		top_at(d->timed, d->ntop, &d->ncur_top, x->now);
+		for (i = d->ncur_top; i < d->ntop && d->timed[i]->cs < c; i++)
+			if (d->timed[i]->nfs)
+				nfs_add(&d->timed[i]->nfs[h], x->outstanding,
+				        overlap(x->now, c, d->timed[i]->cs, d->timed[i]->ce));
+	}
+	x->now = c;
+}
+
+void idle_explain_call(void *arg, const struct rpc_txn *t)
+{
+	struct idle_explain *x = arg;
+	unsigned h = (unsigned)x->cap;
+	uint64_t c;
+
+	if (x->cap < 0 || !x->cap_mapped || t->kind != RPC_KIND_NFS ||
+	    !ie_real_to_common(x, (int64_t)t->call_ns, &c))
+		return;
+	advance(x, c);
+	x->outstanding++;
+	for (unsigned k = 0; k < x->ndevs; k++) {
+		struct ie_dev *d = x->devs[k];
+		long i;
+
+		if (d->nfs_tot && span_at(d->all, d->nall, &d->ncur_all, x->now) >= 0) {
+			d->nfs_tot[h].arrivals++;
+			if (x->outstanding > d->nfs_tot[h].max)
+				d->nfs_tot[h].max = x->outstanding;
+		}
+		i = top_at(d->timed, d->ntop, &d->ncur_top, x->now);
+		if (i >= 0 && d->timed[i]->nfs) {
+			struct ie_nfs *n = &d->timed[i]->nfs[h];
+
+			n->arrivals++;
+			if (x->outstanding > n->max)
+				n->max = x->outstanding;
+		}
+	}
+}
+
+void idle_explain_txn(void *arg, const struct rpc_txn *t)
+{
+	struct idle_explain *x = arg;
+	uint64_t c;
+
+	if (x->cap < 0 || !x->cap_mapped || t->kind != RPC_KIND_NFS)
+		return;
+	/* unanswered: outstanding until now (the end of the capture, or its eviction) */
+	if (t->replied && ie_real_to_common(x, (int64_t)t->reply_ns, &c))
+		advance(x, c);
+	else if (!t->replied)
+		advance(x, x->host[x->cap].cap_last);
+	if (x->outstanding)
+		x->outstanding--;
+}
+
+void idle_explain_capture_end(struct idle_explain *x)
+{
+	struct ie_host *hs;
+
+	if (x->cap < 0)
+		return;
+	hs = &x->host[x->cap];
+	if (!hs->nlocal)
+		infer_local(x, hs);
+	free(x->addrs);
+	x->addrs = NULL;
+	x->cap = -1;
+	for (unsigned k = 0; k < x->ndevs; k++)
+		ie_causes(x, x->devs[k]);
+}
