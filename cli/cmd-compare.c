@@ -44,12 +44,13 @@ static const struct cli_opt compare_opts[] = {
      .help = "a relative rule fails only when also significant (p < P)"},
     {.name = "rows",
      .key = 'r',
-     .arg = "KEY",
-     .help = "matrix layout: the key of the rows (e.g. --rows distro --cols filesystem)"},
-    {.name = "cols", .key = 'c', .arg = "KEY", .help = "matrix layout: the key of the columns"},
+     .arg = "KEYS",
+     .help = "matrix layout: the keys of the rows (e.g. --rows distro --cols filesystem; "
+             "--rows version,distro: a row per pair)"},
+    {.name = "cols", .key = 'c', .arg = "KEYS", .help = "matrix layout: the keys of the columns"},
     {.name = "tables",
      .key = 'T',
-     .arg = "KEY",
+     .arg = "KEYS",
      .help = "one matrix per value of KEY (e.g. a manifest label 'bs')"},
     {.name = "metrics",
      .key = 'M',
@@ -75,17 +76,19 @@ static const struct cli_opt compare_opts[] = {
 
 const struct cli_doc doc_compare = {
     .summary = "compare runs: statistics, baseline, --fail-if gates",
-    .synopsis = "RUN|SUMMARY.json|SWEEPDIR... [--label L]... [--baseline LABEL] "
-                "[--fail-if 'METRIC<-10%']... [--alpha P] [--by KEY,...] "
-                "[--rows KEY --cols KEY [--tables KEY]] [--format text|markdown|csv|json] "
-                "[-o FILE] [--metrics LIST] [--idle-threshold DUR]",
+    .synopsis =
+        "RUN|SUMMARY.json|SWEEPDIR... [--label L]... [--baseline LABEL] "
+        "[--fail-if 'METRIC<-10%']... [--alpha P] [--by KEY,...] "
+        "[--rows KEY,... --cols KEY,... [--tables KEY,...]] [--format text|markdown|csv|json] "
+        "[-o FILE] [--metrics LIST] [--idle-threshold DUR]",
     .description =
         "Compare runs: run directories (analyzed here) or saved 'iotape analyze --json' output. "
         "Runs with the same label form a group: mean, sd, median, 95% CI (Student t), and "
         "Welch's t-test against the baseline group. A SWEEPDIR ('iotape sweep') gives its "
         "finished runs, grouped by their cells; its parameters are keys for --by, --rows, "
-        "--cols and --tables (two parameters: rows and columns by default; three: a table per "
-        "value of the first), and its metrics (--metric, wall_s) are columns of their own.\n"
+        "--cols and --tables (two parameters: rows and columns by default; three or more: a "
+        "table per value of the first, columns the last, rows the others), and its metrics "
+        "(--metric, wall_s) are columns of their own.\n"
         "\n"
         "Metrics: mbps, iops, lat_p50, lat_p99 (D2C, us), idle_pct, longest_gap (ms), seeks, "
         "seq_pct, nfsV.OP (mean NFS response time, ms; nfs.OP for any version); a sweep's own "
@@ -234,7 +237,7 @@ int cmd_compare(int argc, char **argv)
 	const char *outpath = NULL;
 	unsigned long long idle_ns = BLK_DEFAULT_IDLE_NS;
 	size_t nlabels = 0;
-	char layout[3][SWEEP_NAME_MAX];
+	char layout[3][SWEEP_LAYOUT_MAX];
 	struct compare c;
 	struct iot_err e, stop = {""};
 	FILE *out = stdout;

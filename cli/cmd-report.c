@@ -54,13 +54,13 @@ static const struct cli_opt report_opts[] = {
     {.name = "title", .key = 't', .arg = "TEXT", .help = "page title"},
     {.name = "rows",
      .key = 'r',
-     .arg = "KEY",
-     .help = "the key of the rows (e.g. --rows distro --cols filesystem)",
+     .arg = "KEYS",
+     .help = "the keys of the rows (e.g. --rows distro --cols filesystem)",
      .group = "the comparison's layout, metrics and gates, as for 'iotape compare'"},
-    {.name = "cols", .key = 'c', .arg = "KEY", .help = "the key of the columns"},
+    {.name = "cols", .key = 'c', .arg = "KEYS", .help = "the keys of the columns"},
     {.name = "tables",
      .key = 'T',
-     .arg = "KEY",
+     .arg = "KEYS",
      .help = "one table per value of KEY (e.g. a manifest label 'bs')"},
     {.name = "metrics",
      .key = 'M',
@@ -78,9 +78,11 @@ const struct cli_doc doc_report = {
     .summary = "HTML report with graphs of one or more runs",
     .synopsis = "RUN... -o REPORT.html [--svg DIR] [--interval DUR] [--idle-threshold DUR] "
                 "[--label L]... [--baseline LABEL] [--title TEXT] "
-                "[--rows KEY --cols KEY [--tables KEY]] [--metrics LIST] [--fail-if RULE]...\n"
-                "SWEEPDIR -o REPORT.html [--svg DIR] [--rows KEY --cols KEY [--tables KEY]] "
-                "[--baseline NAME=V] [--fail-if RULE]... [--metrics LIST] [--title TEXT]",
+                "[--rows KEY,... --cols KEY,... [--tables KEY,...]] [--metrics LIST] "
+                "[--fail-if RULE]...\n"
+                "SWEEPDIR -o REPORT.html [--svg DIR] "
+                "[--rows KEY,... --cols KEY,... [--tables KEY,...]] [--baseline NAME=V] [--fail-if "
+                "RULE]... [--metrics LIST] [--title TEXT]",
     .description =
         "One self-contained HTML file (inline SVG, no network, no scripts): the runs' "
         "manifests, summary tables and, per device, sector offset over time, MB/s, IOPS, "

@@ -126,19 +126,26 @@ int sweep_runs_add(const struct sweep_runs *s, struct compare *c)
 }
 
 void sweep_default_layout(const struct sweep_def *d, struct compare_opts *o,
-                          char names[3][SWEEP_NAME_MAX])
+                          char names[3][SWEEP_LAYOUT_MAX])
 {
-	if (o->rows || o->cols || o->tables || o->by || d->nparams < 2 || d->nparams > 3)
+	size_t len = 0;
+
+	if (o->rows || o->cols || o->tables || o->by || d->nparams < 2)
 		return;
-	for (size_t i = 0; i < d->nparams; i++)
-		snprintf(names[i], SWEEP_NAME_MAX, "%s", d->param[i].name);
+	/* two: rows, columns; more: a table per value of the first, columns the last, rows the
+	 * ones between (the Ceph table: bs, then version,distro, then fs) */
+	snprintf(names[0], SWEEP_LAYOUT_MAX, "%s", d->param[0].name);
+	snprintf(names[2], SWEEP_LAYOUT_MAX, "%s", d->param[d->nparams - 1].name);
+	names[1][0] = 0;
+	for (size_t i = 1; i + 1 < d->nparams; i++)
+		len += (size_t)snprintf(names[1] + len, SWEEP_LAYOUT_MAX - len, "%s%s",
+		                        i > 1 ? "," : "", d->param[i].name);
+	o->cols = names[2];
 	if (d->nparams == 2) {
 		o->rows = names[0];
-		o->cols = names[1];
 	} else {
 		o->tables = names[0];
 		o->rows = names[1];
-		o->cols = names[2];
 	}
 }
 
@@ -149,7 +156,7 @@ int report_sweep(const char *dir, const struct report_sweep_opts *o)
 	struct compare_opts to = o->co, co = {0};
 	struct sweep_runs s;
 	struct sweep_report r = {0};
-	char layout[3][SWEEP_NAME_MAX], *tmp = NULL;
+	char layout[3][SWEEP_LAYOUT_MAX], *tmp = NULL;
 	const char **text[SWEEP_MAX_PARAMS] = {0};
 	double *num[SWEEP_MAX_PARAMS] = {0};
 	struct iot_err e = {""}, stop = {""};

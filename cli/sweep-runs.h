@@ -36,10 +36,12 @@ void sweep_runs_release(struct sweep_runs *s);
 /* Add every loaded run to c. An exit code after printing any error. */
 int sweep_runs_add(const struct sweep_runs *s, struct compare *c);
 
-/* Without --rows, --cols, --tables or --by: two parameters make rows and columns, three a
- * table per value of the first (names holds the names o then points to). */
+/* Without --rows, --cols, --tables or --by: two parameters make rows and columns, three or
+ * more a table per value of the first, columns the last and rows the ones between (names
+ * holds the names o then points to). */
+#define SWEEP_LAYOUT_MAX (SWEEP_MAX_PARAMS * SWEEP_NAME_MAX)
 void sweep_default_layout(const struct sweep_def *d, struct compare_opts *o,
-                          char names[3][SWEEP_NAME_MAX]);
+                          char names[3][SWEEP_LAYOUT_MAX]);
 
 /* iotape report SWEEPDIR: the whole page (cmd-report.c's options). An exit code. */
 struct report_sweep_opts {

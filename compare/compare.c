@@ -348,14 +348,21 @@ static int derive_labels(struct compare *c, struct iot_err *e)
 	return 0;
 }
 
+/* A sample's place on a matrix axis: the values of key's attributes ("version,distro": two),
+ * joined by " / "; "?" for one it does not have. */
 static char *coord(const struct cmp_sample *s, const char *key)
 {
-	char *v;
+	char buf[256] = "", part[64];
 
 	if (!key)
 		return NULL;
-	v = compare_sample_attr(s, key);
-	return v ? v : strdup("?");
+	for (const char *p = key; (p = compare_key_next(p, part, sizeof(part)));) {
+		char *v = compare_sample_attr(s, part);
+
+		append(buf, sizeof(buf), v);
+		free(v);
+	}
+	return strdup(buf);
 }
 
 static int make_groups(struct compare *c, struct iot_err *e)
@@ -567,6 +574,8 @@ int compare_finish(struct compare *c, const struct compare_opts *o, struct iot_e
 	if (!c->nsamples)
 		return iot_err_set(e, -EINVAL, "nothing to compare");
 	ret = select_metrics(c, e);
+	if (!ret)
+		ret = compare_check_layout(c, e);
 	if (!ret)
 		ret = derive_labels(c, e);
 	if (!ret)

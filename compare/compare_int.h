@@ -3,6 +3,8 @@
 #ifndef IOTAPE_COMPARE_COMPARE_INT_H
 #define IOTAPE_COMPARE_COMPARE_INT_H
 
+#include <stddef.h>
+
 #include <jansson.h>
 
 /* The block metrics every sample has, in table order; NFS metrics are appended as found. */
@@ -36,5 +38,11 @@ char *compare_sample_attr(const struct cmp_sample *s, const char *name);
 /* --baseline NAME=V: every group against the group with NAME=V and the same other grouping
  * values (compare_sweep.c). 0 when done, 1 when the baseline is not of that form. */
 int compare_param_bases(struct compare *c, struct iot_err *e);
+/* The next name of a comma-separated key list ("version,distro") into part, and where the
+ * rest starts; NULL at the end. A name longer than cap is cut. */
+const char *compare_key_next(const char *list, char *part, size_t cap);
+/* --rows, --cols and --tables name attributes some run has, and, with them or --by, a sweep's
+ * parameter that varies is in the layout (its cells' runs are never pooled): 0 or -EINVAL. */
+int compare_check_layout(const struct compare *c, struct iot_err *e);
 
 #endif

@@ -358,8 +358,24 @@ static size_t distinct(const struct compare *c, int what, const char *tab, const
 	return n;
 }
 
+/* A key list as a heading: "version,distro" -> "version, distro". */
+static const char *keys_text(const char *keys, char *buf, size_t cap)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (const char *p = keys ? keys : ""; *p && n + 3 < cap; p++) {
+		buf[n++] = *p;
+		if (*p == ',')
+			buf[n++] = ' ';
+	}
+	buf[n] = 0;
+	return buf;
+}
+
 static int build_matrix(const struct compare *c, size_t m, const char *tab, struct tbl *t)
 {
+	char rk[256], ck[256];
 	const char *rv[64], *cv[15];
 	size_t nr = distinct(c, 0, tab, rv, 64), nc = distinct(c, 1, tab, cv, 15);
 	int d = c->metric[m].decimals;
@@ -367,8 +383,8 @@ static int build_matrix(const struct compare *c, size_t m, const char *tab, stru
 	t->nc = nc + 1;
 	if (tbl_row(t))
 		return -ENOMEM;
-	tbl_set(t, 0, "%s \\ %s", c->opts.rows ? c->opts.rows : "",
-	        c->opts.cols ? c->opts.cols : "");
+	tbl_set(t, 0, "%s \\ %s", keys_text(c->opts.rows, rk, sizeof(rk)),
+	        keys_text(c->opts.cols, ck, sizeof(ck)));
 	for (size_t j = 0; j < nc; j++) {
 		tbl_set(t, j + 1, "%s", cv[j]);
 		t->right[j + 1] = true;
@@ -411,6 +427,7 @@ static int render_tables(const struct compare *c, enum cmp_format fmt, FILE *f)
 {
 	bool matrix = c->opts.rows || c->opts.cols || c->opts.tables;
 	const char *tabs[64];
+	char tk[256];
 	size_t ntabs;
 	int ret = 0;
 
@@ -437,13 +454,13 @@ static int render_tables(const struct compare *c, enum cmp_format fmt, FILE *f)
 			if (fmt == CMP_FMT_TEXT || fmt == CMP_FMT_MARKDOWN) {
 				fputs(first ? "" : "\n\n", f);
 				fputs(fmt == CMP_FMT_TEXT ? "== " : "## ", f);
-				txt_puts(f, c->opts.tables);
+				txt_puts(f, keys_text(c->opts.tables, tk, sizeof(tk)));
 				fputs(" = ", f);
 				txt_puts(f, tabs[k]);
 				fputs(fmt == CMP_FMT_TEXT ? " ==\n" : "\n", f);
 			} else {
 				fputs("<h3>", f);
-				xml_puts(f, c->opts.tables);
+				xml_puts(f, keys_text(c->opts.tables, tk, sizeof(tk)));
 				fputs(" = ", f);
 				xml_puts(f, tabs[k]);
 				fputs("</h3>\n", f);

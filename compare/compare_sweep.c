@@ -6,6 +6,8 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -102,42 +104,108 @@ static int split(const char *b, char *name, size_t cap, const char **value)
 	return 0;
 }
 
-/* The attributes that make the groups: --rows, --cols, --tables, or the --by list. */
+const char *compare_key_next(const char *list, char *part, size_t cap)
+{
+	size_t len;
+
+	if (!list || !*list)
+		return NULL;
+	len = strcspn(list, ",");
+	snprintf(part, cap, "%.*s", (int)len, list);
+	return list + len + (list[len] == ',');
+}
+
+/* The attributes that make the groups: those of --rows, --cols, --tables, or the --by list. */
 static size_t grouping_keys(const struct compare *c, char keys[][64], size_t cap)
 {
-	const char *list[3] = {c->opts.rows, c->opts.cols, c->opts.tables};
+	const char *list[4] = {c->opts.rows, c->opts.cols, c->opts.tables, NULL};
 	size_t n = 0;
 
-	if (c->opts.rows || c->opts.cols || c->opts.tables) {
-		for (size_t i = 0; i < 3; i++)
-			if (list[i] && n < cap)
-				snprintf(keys[n++], 64, "%s", list[i]);
-		return n;
-	}
-	/* label mode: the groups are the labels derived from these (default: the parameters) */
-	for (size_t i = 0; i < c->nsamples && !n; i++) {
-		const char *key;
-		json_t *v;
+	if (!c->opts.rows && !c->opts.cols && !c->opts.tables) {
+		list[0] = c->opts.by;
+		/* label mode: the groups are the labels derived from these (default: the
+		 * parameters) */
+		for (size_t i = 0; i < c->nsamples && !n && !c->opts.by; i++) {
+			const char *key;
+			json_t *v;
 
-		if (c->opts.by)
-			break;
-		json_object_foreach(c->sample[i].params, key, v)
-		{
-			(void)v;
-			if (n < cap)
-				snprintf(keys[n++], 64, "%s", key);
+			json_object_foreach(c->sample[i].params, key, v)
+			{
+				(void)v;
+				if (n < cap)
+					snprintf(keys[n++], 64, "%s", key);
+			}
 		}
 	}
-	for (const char *p = c->opts.by; p && *p && n < cap;) {
-		size_t len = strcspn(p, ",");
+	for (size_t l = 0; l < 4; l++) {
+		char part[64];
 
-		if (len && len < 64) {
-			memcpy(keys[n], p, len);
-			keys[n++][len] = 0;
-		}
-		p += len + (p[len] == ',');
+		for (const char *p = list[l]; n < cap && (p = compare_key_next(p, part, 64));)
+			if (*part)
+				snprintf(keys[n++], 64, "%s", part);
 	}
 	return n;
+}
+
+/* Does some sample have attribute name? */
+static bool some_has(const struct compare *c, const char *name)
+{
+	for (size_t i = 0; i < c->nsamples; i++) {
+		char *v = compare_sample_attr(&c->sample[i], name);
+
+		free(v);
+		if (v)
+			return true;
+	}
+	return false;
+}
+
+int compare_check_layout(const struct compare *c, struct iot_err *e)
+{
+	static const char *const opt[4] = {"--rows", "--cols", "--tables", "--by"};
+	const char *list[3] = {c->opts.rows, c->opts.cols, c->opts.tables};
+	char keys[3 * 16][64], part[64];
+	const char *sopt, *slist;
+	size_t nkeys, l;
+	bool matrix;
+	const char *name;
+	json_t *v;
+
+	for (l = 0; l < 3; l++)
+		for (const char *p = list[l]; (p = compare_key_next(p, part, sizeof(part)));)
+			if (!*part || !some_has(c, part))
+				return iot_err_set(e, -EINVAL, "%s: no run has '%s'", opt[l], part);
+	if (!c->opts.rows && !c->opts.cols && !c->opts.tables && !c->opts.by)
+		return 0; /* the groups are the cells */
+	nkeys = grouping_keys(c, keys, sizeof(keys) / sizeof(keys[0]));
+	/* the list to suggest adding to: --rows, --cols or --tables (the first given), or --by */
+	for (l = 0; l < 2 && !list[l]; l++)
+		;
+	matrix = c->opts.rows || c->opts.cols || c->opts.tables;
+	sopt = matrix ? opt[l] : opt[3];
+	slist = matrix ? list[l] : c->opts.by;
+	/* a parameter varies when some run's value differs from the first run's that has it */
+	for (size_t i = 0; i < c->nsamples; i++) {
+		json_object_foreach(c->sample[i].params, name, v)
+		{
+			const json_t *w = NULL;
+			size_t k = 0;
+
+			for (size_t j = 0; j <= i && !w; j++)
+				w = json_object_get(c->sample[j].params, name);
+			while (k < nkeys && strcmp(keys[k], name))
+				k++;
+			if (k == nkeys && !json_equal(v, w))
+				return iot_err_set(
+				    e, -EINVAL,
+				    "the sweep's parameter '%s' has more than one value but is not "
+				    "in %s: its cells' runs would be pooled (add it, e.g. %s "
+				    "%s,%s)",
+				    name, matrix ? "--rows, --cols or --tables" : "--by", sopt,
+				    slist, name);
+		}
+	}
+	return 0;
 }
 
 static int same(const char *a, const char *b)
@@ -147,14 +215,14 @@ static int same(const char *a, const char *b)
 
 int compare_param_bases(struct compare *c, struct iot_err *e)
 {
-	char name[64], keys[16][64];
+	char name[64], keys[3 * 16][64];
 	const char *value;
 	size_t nkeys, k, *rep;
 	bool found = false;
 
 	if (!c->opts.baseline || split(c->opts.baseline, name, sizeof(name), &value))
 		return 1;
-	nkeys = grouping_keys(c, keys, 16);
+	nkeys = grouping_keys(c, keys, sizeof(keys) / sizeof(keys[0]));
 	for (k = 0; k < nkeys; k++)
 		if (!strcmp(keys[k], name))
 			break;

@@ -100,6 +100,23 @@ grep -q "continue with 'iotape sweep --resume $I'" "$TMP/err4" || fail "no resum
 "$IOTAPE" sweep --resume "$I" 2>/dev/null || fail "resume after SIGINT"
 expect_eq "runs after SIGINT and resume" "$(sort -u "$I/ran" | wc -l)" 4
 
+# the Ceph post's table: four parameters, by default a table per request size, a row per
+# version and distro, a column per filesystem; a parameter left out of a layout is an error
+C="$TMP/ceph"
+"$IOTAPE" sweep -o "$C" --no-capture -p bs=4k,128k -p version=0.46,0.47.2 \
+	-p distro=oneiric,precise -p fs=btrfs,ext4,xfs -m bw='bw: ([0-9]+)' -- \
+	sh -c 'echo "bw: ${#fs}${#version}${#bs}"' 2>/dev/null || fail "the Ceph-shaped sweep"
+"$IOTAPE" compare "$C" --metrics bw >"$TMP/ceph.txt" || fail "compare of the Ceph sweep"
+expect_eq "Ceph tables" "$(grep -c '^== bs = ' "$TMP/ceph.txt")" 2
+grep -qE '^version, distro \\ fs +btrfs +ext4 +xfs$' "$TMP/ceph.txt" ||
+	fail "Ceph header: $(cat "$TMP/ceph.txt")"
+expect_eq "Ceph rows" "$(grep -cE '^0\.4(6|7\.2) / (oneiric|precise) ' "$TMP/ceph.txt")" 8
+sed -n '/^== bs = 128k/,$p' "$TMP/ceph.txt" | grep -qE '^0\.47\.2 / precise +564\.0+ .* +464\.0+ .* +364\.0+ ' ||
+	fail "Ceph values: $(cat "$TMP/ceph.txt")"
+rc=0; "$IOTAPE" compare "$C" --rows version --cols fs --tables bs 2>"$TMP/err6" >/dev/null || rc=$?
+expect_eq "a parameter left out" "$rc" 2
+grep -q "parameter 'distro' has more than one value" "$TMP/err6" || fail "$(cat "$TMP/err6")"
+
 # usage errors
 for args in "--no-capture -- true" "-o $TMP/u1 -- true" "-o $TMP/u2 --no-capture -p 'x' -- true" \
 	"-o $TMP/u3 --no-capture -p PATH=1 -- true" "-o $TMP/u4 --no-capture" \

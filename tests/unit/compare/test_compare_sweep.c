@@ -189,6 +189,86 @@ static void test_with_summary(void **state)
 	json_decref(m);
 }
 
+/* The Ceph seed's table: rows distro and version together, columns the filesystem, a table
+ * per request size (--rows version,distro --cols fs --tables bs); MB/s = 10*bs + fs + row. */
+static void load_ceph(struct compare *c)
+{
+	static const char *bs[] = {"4k", "128k"}, *ver[] = {"0.46", "0.47.2"},
+	                  *distro[] = {"oneiric", "precise"}, *fs[] = {"btrfs", "ext4", "xfs"};
+	struct iot_err e;
+
+	compare_init(c);
+	for (int a = 0; a < 2; a++)
+		for (int b = 0; b < 2; b++)
+			for (int d = 0; d < 2; d++)
+				for (int f = 0; f < 3; f++) {
+					json_t *p = json_pack("{s:s, s:s, s:s, s:s}", "bs", bs[a],
+					                      "version", ver[b], "distro",
+					                      distro[d], "fs", fs[f]);
+					json_t *m = json_pack("{s:f}", "bw",
+					                      10.0 * a + f + 0.1 * (2 * b + d));
+
+					assert_int_equal(
+					    compare_add_run(c, "r", NULL, NULL, p, m, &e), 0);
+					json_decref(p);
+					json_decref(m);
+				}
+}
+
+static void test_rows_of_two_params(void **state)
+{
+	struct compare_opts o = {.rows = "version,distro", .cols = "fs", .tables = "bs"};
+	struct compare c;
+	struct iot_err e;
+	char *out = NULL;
+	size_t len;
+	FILE *f;
+	int m;
+
+	(void)state;
+	load_ceph(&c);
+	assert_int_equal(compare_finish(&c, &o, &e), 0);
+	assert_int_equal(c.ngroups, 24);
+	m = compare_metric_find(&c, "bw");
+	NEAR(group(&c, "128k / 0.47.2 / oneiric / xfs")->cell[m].s.mean, 12.2, 1e-9);
+	assert_string_equal(group(&c, "128k / 0.47.2 / oneiric / xfs")->rowv, "0.47.2 / oneiric");
+	f = open_memstream(&out, &len);
+	assert_int_equal(compare_render(&c, CMP_FMT_TEXT, f), 0);
+	fclose(f);
+	assert_non_null(strstr(out, "== bs = 128k =="));
+	assert_non_null(strstr(out, "version, distro \\ fs"));
+	assert_non_null(strstr(out, "\n0.47.2 / precise  "));
+	free(out);
+	compare_release(&c);
+
+	/* --baseline NAME=V with a row of two parameters: each row's xfs cell */
+	load_ceph(&c);
+	o.baseline = "fs=xfs";
+	assert_int_equal(compare_finish(&c, &o, &e), 0);
+	assert_string_equal(c.group[group(&c, "4k / 0.46 / precise / ext4")->base].label,
+	                    "4k / 0.46 / precise / xfs");
+	compare_release(&c);
+
+	/* a key no run has is an error, not one cell of '?' that pools every run */
+	load_ceph(&c);
+	o = (struct compare_opts){.rows = "version,nosuch", .cols = "fs", .tables = "bs"};
+	assert_int_equal(compare_finish(&c, &o, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "--rows: no run has 'nosuch'"));
+	compare_release(&c);
+
+	/* a parameter that varies and is in no part of the layout would pool its cells */
+	load_ceph(&c);
+	o = (struct compare_opts){.rows = "version", .cols = "fs", .tables = "bs"};
+	assert_int_equal(compare_finish(&c, &o, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "'distro'"));
+	compare_release(&c);
+	load_ceph(&c);
+	o = (struct compare_opts){.by = "bs,version,fs"};
+	assert_int_equal(compare_finish(&c, &o, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "'distro'"));
+	compare_release(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -196,6 +276,7 @@ int main(void)
 	    cmocka_unit_test(test_param_baseline),
 	    cmocka_unit_test(test_metrics_filter),
 	    cmocka_unit_test(test_with_summary),
+	    cmocka_unit_test(test_rows_of_two_params),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
