@@ -575,9 +575,9 @@ int compare_finish(struct compare *c, const struct compare_opts *o, struct iot_e
 		return iot_err_set(e, -EINVAL, "nothing to compare");
 	ret = select_metrics(c, e);
 	if (!ret)
-		ret = compare_check_layout(c, e);
-	if (!ret)
 		ret = derive_labels(c, e);
+	if (!ret)
+		ret = compare_check_layout(c, e); /* after the labels: "label" is a key too */
 	if (!ret)
 		ret = make_groups(c, e);
 	if (ret)

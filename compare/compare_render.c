@@ -500,8 +500,22 @@ static int render_tables(const struct compare *c, enum cmp_format fmt, FILE *f)
 	return ret;
 }
 
+/* The baseline as the footer names it: its label, or with --tables the row and column that
+ * are the baseline of each table. */
+static const char *baseline_name(const struct compare *c, char *buf, size_t cap)
+{
+	const struct cmp_group *b = &c->group[c->baseline];
+
+	if (!c->opts.tables)
+		return b->label;
+	snprintf(buf, cap, "%s%s%s, in each table", b->rowv ? b->rowv : "",
+	         b->rowv && b->colv ? " / " : "", b->colv ? b->colv : "");
+	return buf;
+}
+
 static void footer(const struct compare *c, enum cmp_format fmt, FILE *f)
 {
+	char bn[600];
 	const char *pre = fmt == CMP_FMT_MARKDOWN ? "\n" : "\n";
 
 	if (c->ngroups > 1 && c->param_base) {
@@ -512,7 +526,7 @@ static void footer(const struct compare *c, enum cmp_format fmt, FILE *f)
 		      f);
 	} else if (c->ngroups > 1) {
 		fprintf(f, "%sbaseline: ", pre);
-		txt_puts(f, c->group[c->baseline].label);
+		txt_puts(f, baseline_name(c, bn, sizeof(bn)));
 		fputs("; p: Welch's two-sided t-test against the baseline; CI: Student t, 95%\n",
 		      f);
 	}
@@ -687,6 +701,7 @@ json_t *compare_to_json(const struct compare *c)
 
 int compare_render(const struct compare *c, enum cmp_format fmt, FILE *f)
 {
+	char bn[600];
 	int ret = 0;
 
 	switch (fmt) {
@@ -706,7 +721,7 @@ int compare_render(const struct compare *c, enum cmp_format fmt, FILE *f)
 			      f);
 		} else if (!ret && c->ngroups > 1) {
 			fputs("<p class=\"note\">baseline: ", f);
-			xml_puts(f, c->group[c->baseline].label);
+			xml_puts(f, baseline_name(c, bn, sizeof(bn)));
 			fputs("; p: Welch's two-sided t-test against the baseline; CI: Student t, "
 			      "95 %</p>\n",
 			      f);

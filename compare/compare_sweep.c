@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* The titles of the numbers every sweep run has. */
 static const struct {
@@ -178,6 +179,9 @@ int compare_check_layout(const struct compare *c, struct iot_err *e)
 	if (!c->opts.rows && !c->opts.cols && !c->opts.tables && !c->opts.by)
 		return 0; /* the groups are the cells */
 	nkeys = grouping_keys(c, keys, sizeof(keys) / sizeof(keys[0]));
+	for (size_t k = 0; k < nkeys; k++)
+		if (!strcasecmp(keys[k], "label") || !strcasecmp(keys[k], "run"))
+			return 0; /* a group per label (every parameter by default) or per run */
 	/* the list to suggest adding to: --rows, --cols or --tables (the first given), or --by */
 	for (l = 0; l < 2 && !list[l]; l++)
 		;

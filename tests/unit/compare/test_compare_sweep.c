@@ -238,6 +238,8 @@ static void test_rows_of_two_params(void **state)
 	assert_non_null(strstr(out, "== bs = 128k =="));
 	assert_non_null(strstr(out, "version, distro \\ fs"));
 	assert_non_null(strstr(out, "\n0.47.2 / precise  "));
+	/* each table is compared with its own first cell, and the footer says so */
+	assert_non_null(strstr(out, "baseline: 0.46 / oneiric / btrfs, in each table;"));
 	free(out);
 	compare_release(&c);
 
@@ -261,6 +263,11 @@ static void test_rows_of_two_params(void **state)
 	o = (struct compare_opts){.rows = "version", .cols = "fs", .tables = "bs"};
 	assert_int_equal(compare_finish(&c, &o, &e), -EINVAL);
 	assert_non_null(strstr(e.msg, "'distro'"));
+	compare_release(&c);
+	load_ceph(&c);
+	o = (struct compare_opts){.rows = "label", .cols = "fs"};
+	assert_int_equal(compare_finish(&c, &o, &e), 0); /* the labels name every parameter */
+	assert_int_equal(c.ngroups, 24);
 	compare_release(&c);
 	load_ceph(&c);
 	o = (struct compare_opts){.by = "bs,version,fs"};
