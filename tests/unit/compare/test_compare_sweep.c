@@ -58,6 +58,19 @@ static const struct cmp_group *group(const struct compare *c, const char *label)
 	return NULL;
 }
 
+/* The finished compare as text (free it). */
+static char *render_text(const struct compare *c)
+{
+	char *out = NULL;
+	size_t len;
+	FILE *f = open_memstream(&out, &len);
+
+	assert_non_null(f);
+	assert_int_equal(compare_render(c, CMP_FMT_TEXT, f), 0);
+	fclose(f);
+	return out;
+}
+
 /* Without options: one group per cell, named by its parameters, both runs in it. */
 static void test_cells(void **state)
 {
@@ -88,9 +101,7 @@ static void test_param_baseline(void **state)
 	struct compare_opts o = {.rows = "size", .cols = "method", .baseline = "method=trad"};
 	struct compare c;
 	struct iot_err e;
-	char *out = NULL;
-	size_t len;
-	FILE *f;
+	char *out;
 	int m;
 
 	(void)state;
@@ -108,9 +119,7 @@ static void test_param_baseline(void **state)
 	/* every trad cell is a baseline of its own row */
 	assert_string_equal(c.group[group(&c, "16m / trad")->base].label, "16m / trad");
 	assert_string_equal(c.group[group(&c, "16m / ssc")->base].label, "16m / trad");
-	f = open_memstream(&out, &len);
-	assert_int_equal(compare_render(&c, CMP_FMT_TEXT, f), 0);
-	fclose(f);
+	out = render_text(&c);
 	assert_non_null(strstr(out, "(+225.0%) FAIL"));
 	assert_non_null(strstr(out, "(-33.5%) PASS"));
 	assert_non_null(strstr(out, "the group with method=trad and the same other values"));
@@ -136,16 +145,12 @@ static void test_metrics_filter(void **state)
 	struct compare_opts o = {.rows = "size", .cols = "method", .metrics = "wall_s"};
 	struct compare c;
 	struct iot_err e;
-	char *out = NULL;
-	size_t len;
-	FILE *f;
+	char *out;
 
 	(void)state;
 	load(&c);
 	assert_int_equal(compare_finish(&c, &o, &e), 0);
-	f = open_memstream(&out, &len);
-	assert_int_equal(compare_render(&c, CMP_FMT_TEXT, f), 0);
-	fclose(f);
+	out = render_text(&c);
 	assert_non_null(strstr(out, "wall time (s)"));
 	assert_null(strstr(out, "copy_s"));
 	free(out);
@@ -215,14 +220,30 @@ static void load_ceph(struct compare *c)
 				}
 }
 
+/* compare_finish() of the Ceph runs with layout o: the error with text want, or (NULL) a
+ * group per cell. */
+static void ceph_layout(struct compare_opts o, const char *want)
+{
+	struct compare c;
+	struct iot_err e;
+
+	load_ceph(&c);
+	if (want) {
+		assert_int_equal(compare_finish(&c, &o, &e), -EINVAL);
+		assert_non_null(strstr(e.msg, want));
+	} else {
+		assert_int_equal(compare_finish(&c, &o, &e), 0);
+		assert_int_equal(c.ngroups, 24);
+	}
+	compare_release(&c);
+}
+
 static void test_rows_of_two_params(void **state)
 {
 	struct compare_opts o = {.rows = "version,distro", .cols = "fs", .tables = "bs"};
 	struct compare c;
 	struct iot_err e;
-	char *out = NULL;
-	size_t len;
-	FILE *f;
+	char *out;
 	int m;
 
 	(void)state;
@@ -232,9 +253,7 @@ static void test_rows_of_two_params(void **state)
 	m = compare_metric_find(&c, "bw");
 	NEAR(group(&c, "128k / 0.47.2 / oneiric / xfs")->cell[m].s.mean, 12.2, 1e-9);
 	assert_string_equal(group(&c, "128k / 0.47.2 / oneiric / xfs")->rowv, "0.47.2 / oneiric");
-	f = open_memstream(&out, &len);
-	assert_int_equal(compare_render(&c, CMP_FMT_TEXT, f), 0);
-	fclose(f);
+	out = render_text(&c);
 	assert_non_null(strstr(out, "== bs = 128k =="));
 	assert_non_null(strstr(out, "version, distro \\ fs"));
 	assert_non_null(strstr(out, "\n0.47.2 / precise  "));
@@ -252,28 +271,14 @@ static void test_rows_of_two_params(void **state)
 	compare_release(&c);
 
 	/* a key no run has is an error, not one cell of '?' that pools every run */
-	load_ceph(&c);
-	o = (struct compare_opts){.rows = "version,nosuch", .cols = "fs", .tables = "bs"};
-	assert_int_equal(compare_finish(&c, &o, &e), -EINVAL);
-	assert_non_null(strstr(e.msg, "--rows: no run has 'nosuch'"));
-	compare_release(&c);
-
+	ceph_layout((struct compare_opts){.rows = "version,nosuch", .cols = "fs", .tables = "bs"},
+	            "--rows: no run has 'nosuch'");
 	/* a parameter that varies and is in no part of the layout would pool its cells */
-	load_ceph(&c);
-	o = (struct compare_opts){.rows = "version", .cols = "fs", .tables = "bs"};
-	assert_int_equal(compare_finish(&c, &o, &e), -EINVAL);
-	assert_non_null(strstr(e.msg, "'distro'"));
-	compare_release(&c);
-	load_ceph(&c);
-	o = (struct compare_opts){.rows = "label", .cols = "fs"};
-	assert_int_equal(compare_finish(&c, &o, &e), 0); /* the labels name every parameter */
-	assert_int_equal(c.ngroups, 24);
-	compare_release(&c);
-	load_ceph(&c);
-	o = (struct compare_opts){.by = "bs,version,fs"};
-	assert_int_equal(compare_finish(&c, &o, &e), -EINVAL);
-	assert_non_null(strstr(e.msg, "'distro'"));
-	compare_release(&c);
+	ceph_layout((struct compare_opts){.rows = "version", .cols = "fs", .tables = "bs"},
+	            "parameter 'distro' has more than one value");
+	ceph_layout((struct compare_opts){.by = "bs,version,fs"}, "'distro' has");
+	/* the labels name every parameter: a group per cell */
+	ceph_layout((struct compare_opts){.rows = "label", .cols = "fs"}, NULL);
 }
 
 int main(void)
