@@ -100,6 +100,12 @@ long tpipe_parse(struct tpipe *t, uint8_t *buf, size_t len, unsigned cpu, int fi
 			continue;
 		}
 		memcpy(&pdu_len, p + t->hdr + BT7_PDU_LEN, 2);
+		if (pdu_len > BT_PDU_MAX) {
+			/* the kernel never writes a PDU this long: the magic was chance bytes */
+			t->garbage++;
+			pos++;
+			continue;
+		}
 		total = t->hdr + BT_REC7_SIZE + pdu_len;
 		if (left < total) {
 			if (!final)
