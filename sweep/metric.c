@@ -12,9 +12,115 @@
 
 #define PATH_DEPTH 64
 
+/*
+ * glibc's regcomp() copies a repeated sub-expression once per repetition it may need, so nested
+ * repetitions ("(a{0,60}){0,60}...", "a+++++...") grow its memory as the product of their
+ * counts: a few dozen bytes of --metric can take gigabytes. Before compiling, the expression's
+ * size after those copies is estimated (an atom counts 1, a group the sum of its contents, a
+ * quantifier multiplies what it follows by its count plus one) and refused above REGEX_COST_MAX.
+ */
+#define REGEX_COST_MAX 65536.0
+#define REGEX_NEST_MAX 64
+
+/* The end of a bracket expression starting at p ('['), or NULL if it is not closed. */
+static const char *bracket_end(const char *p)
+{
+	p++;
+	if (*p == '^')
+		p++;
+	if (*p == ']')
+		p++;
+	for (; *p && *p != ']'; p++)
+		if (*p == '[' && (p[1] == ':' || p[1] == '.' || p[1] == '=')) {
+			const char *close = strchr(p + 2, p[1]);
+
+			if (!close || close[1] != ']')
+				return NULL;
+			p = close + 1;
+		}
+	return *p ? p : NULL;
+}
+
+/* The estimated compiled size of expr, or a value above REGEX_COST_MAX. */
+static double regex_cost(const char *expr)
+{
+	double sum[REGEX_NEST_MAX + 1] = {0}, last[REGEX_NEST_MAX + 1] = {0};
+	int d = 0;
+
+	for (const char *p = expr; *p; p++) {
+		double k = 0;
+
+		switch (*p) {
+		case '(':
+			if (++d > REGEX_NEST_MAX)
+				return REGEX_COST_MAX * 2;
+			sum[d] = last[d] = 0;
+			continue;
+		case ')':
+			if (d == 0)
+				break; /* an ordinary character, as regcomp takes it */
+			d--;
+			last[d] = sum[d + 1] + 1;
+			sum[d] += last[d];
+			continue;
+		case '|':
+			last[d] = 0;
+			continue;
+		case '*':
+		case '+':
+		case '?':
+			k = 2;
+			break;
+		case '{': {
+			char *end;
+			unsigned long lo = strtoul(p + 1, &end, 10), hi = lo;
+
+			if (end == p + 1)
+				break;
+			if (*end == ',')
+				hi = isdigit((unsigned char)end[1]) ? strtoul(end + 1, &end, 10)
+				                                    : (end++, lo + 1);
+			if (*end != '}')
+				break;
+			k = (double)(hi > lo ? hi : lo) + 1;
+			p = end;
+			break;
+		}
+		case '[': {
+			const char *close = bracket_end(p);
+
+			if (close)
+				p = close;
+			break;
+		}
+		case '\\':
+			if (p[1])
+				p++;
+			break;
+		}
+		if (k > 0) {
+			sum[d] += last[d] * (k - 1);
+			last[d] *= k;
+		} else {
+			last[d] = 1;
+			sum[d] += 1;
+		}
+		if (sum[d] > REGEX_COST_MAX)
+			return sum[d];
+	}
+	return sum[0];
+}
+
 static int compile(const char *expr, regex_t *re, struct iot_err *e)
 {
-	int rc = regcomp(re, expr, REG_EXTENDED | REG_NEWLINE);
+	int rc;
+
+	if (regex_cost(expr) > REGEX_COST_MAX)
+		return iot_err_set(e, -EINVAL,
+		                   "'%s': repetitions nested too deeply (its compiled size would "
+		                   "pass %.0f)",
+		                   expr, REGEX_COST_MAX);
+	rc = regcomp(re, expr, REG_EXTENDED | REG_NEWLINE);
 
 	if (rc) {
 		char msg[256];

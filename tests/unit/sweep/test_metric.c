@@ -119,12 +119,51 @@ static void test_parse(void **state)
 	}
 }
 
+/* Repetitions whose compiled size multiplies out are refused before regcomp() sees them;
+ * expressions users write, with escapes, brackets and bounds, still compile. */
+static void test_regex_size(void **state)
+{
+	static const char *const big[] = {
+	    "x=j++++++++++++++++++++++++++++++++++++++++",
+	    "x=(((a{0,60}){0,60}){0,60}){0,60}",
+	    "x=((((((((((((((((((a*)*)*)*)*)*)*)*)*)*)*)*)*)*)*)*)*)*)*",
+	    "x=a{70000}",
+	};
+	static const char *const fine[] = {
+	    "x=([0-9]+(\\.[0-9]*)?) MB/s",
+	    "x=[][(){}+*]+ ([0-9]{1,10})",
+	    "x=(a|b){1,1000} ([0-9]+)",
+	    "x=[[:digit:]]+[)]+ ([0-9]+)",
+	    "x=a{2,} ([0-9]+)",
+	};
+	struct sweep_metric m;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(big) / sizeof(big[0]); i++) {
+		struct iot_err e = {""};
+
+		if (!sweep_metric_parse(big[i], &m, &e)) {
+			sweep_metric_release(&m);
+			fail_msg("'%s' was accepted", big[i]);
+		}
+		assert_non_null(strstr(e.msg, "nested too deeply"));
+	}
+	for (size_t i = 0; i < sizeof(fine) / sizeof(fine[0]); i++) {
+		struct iot_err e = {""};
+
+		if (sweep_metric_parse(fine[i], &m, &e))
+			fail_msg("'%s': %s", fine[i], e.msg);
+		sweep_metric_release(&m);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_regex),
 	    cmocka_unit_test(test_json),
 	    cmocka_unit_test(test_parse),
+	    cmocka_unit_test(test_regex_size),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
