@@ -73,30 +73,6 @@ size_t nfs_stats_mem(const struct nfs_stats *s)
 	return m + nfs_names_mem(s->names);
 }
 
-unsigned nfs_rank_top(const void *ctx, unsigned count, uint64_t (*key)(const void *ctx, unsigned i),
-                      bool skip_zero, unsigned *idx, unsigned n)
-{
-	unsigned got = 0;
-
-	/* insertion into a short sorted list: n is a --top count */
-	for (unsigned i = 0; i < count; i++) {
-		uint64_t v = key(ctx, i);
-		unsigned j;
-
-		if (!v && skip_zero)
-			continue;
-		for (j = got; j > 0 && key(ctx, idx[j - 1]) < v; j--)
-			if (j < n)
-				idx[j] = idx[j - 1];
-		if (j < n) {
-			idx[j] = i;
-			if (got < n)
-				got++;
-		}
-	}
-	return got;
-}
-
 void nfs_addr_str(uint8_t family, const uint8_t *a, char *buf, size_t len)
 {
 	if (!inet_ntop(family == 6 ? AF_INET6 : AF_INET, a, buf, (socklen_t)len))
