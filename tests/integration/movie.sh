@@ -66,7 +66,12 @@ for p in 0 1; do
 	python3 "$PIX" "$TMP/two7.rgb" 960 360 "$TMP/l2.json" $p writes-top || fail "panel $p"
 	python3 "$PIX" "$TMP/two24.rgb" 960 360 "$TMP/l2.json" $p idle || fail "panel $p"
 done
-grep -q "frame 40/40 (100%)" "$TMP/err" || fail "no progress line: $(cat "$TMP/err")"
+# not on a terminal, a progress line every 10 %: frames done, time spent, the time left
+grep -Eq '^iotape: movie: frame 4/40 \(10%\), [0-9]+ s, [0-9]+ s left$' "$TMP/err" ||
+	fail "no progress line at 10 %: $(cat "$TMP/err")"
+grep -Eq '^iotape: movie: frame 40/40 \(100%\), [0-9]+ s, 0 s left$' "$TMP/err" ||
+	fail "no progress line at the end: $(cat "$TMP/err")"
+expect_eq "progress lines" "$(grep -c '^iotape: movie: frame' "$TMP/err")" 10
 
 # the defaults on a real sample: 20 s of 1280x720 at 30 fps
 run "sample" "$IOTAPE" movie "$SRCDIR/samples/ext4" -o "$TMP/fs.mp4" -q
