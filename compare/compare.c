@@ -283,7 +283,7 @@ static int derive_labels(struct compare *c, struct iot_err *e)
  * joined by " / "; "?" for one it does not have. */
 static char *coord(const struct cmp_sample *s, const char *key)
 {
-	char buf[256] = "", part[64];
+	char buf[1024] = "", part[64];
 
 	if (!key)
 		return NULL;
@@ -309,7 +309,7 @@ static int make_groups(struct compare *c, struct iot_err *e)
 		size_t g;
 
 		if (matrix) {
-			char buf[256] = "";
+			char buf[3 * 1024] = "";
 
 			rowv = coord(s, c->opts.rows);
 			colv = coord(s, c->opts.cols);

@@ -119,7 +119,7 @@ const char *compare_key_next(const char *list, char *part, size_t cap)
 /* The attributes that make the groups: those of --rows, --cols, --tables, or the --by list. */
 static size_t grouping_keys(const struct compare *c, char keys[][64], size_t cap)
 {
-	const char *list[4] = {c->opts.rows, c->opts.cols, c->opts.tables, NULL};
+	const char *list[3] = {c->opts.rows, c->opts.cols, c->opts.tables};
 	size_t n = 0;
 
 	if (!c->opts.rows && !c->opts.cols && !c->opts.tables) {
@@ -138,7 +138,7 @@ static size_t grouping_keys(const struct compare *c, char keys[][64], size_t cap
 			}
 		}
 	}
-	for (size_t l = 0; l < 4; l++) {
+	for (size_t l = 0; l < 3; l++) {
 		char part[64];
 
 		for (const char *p = list[l]; n < cap && (p = compare_key_next(p, part, 64));)
