@@ -13,35 +13,7 @@
 #include <string.h>
 
 #include "formats/blktrace.h"
-
-static char tmpdir[64];
-
-static int setup(void **state)
-{
-	(void)state;
-	strcpy(tmpdir, "/tmp/iotape-ut-XXXXXX");
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
-	return system(cmd);
-}
-
-/* tmpdir/NAME, in one of four static buffers (valid for the next three calls too) */
-static inline const char *tpath(const char *name)
-{
-	static char path[4][256];
-	static unsigned k;
-
-	k = (k + 1) % 4;
-	snprintf(path[k], sizeof(path[k]), "%s/%s", tmpdir, name);
-	return path[k];
-}
+#include "../tmpdir.h"
 
 #define DEV_8_16 ((8u << 20) | 16u)
 

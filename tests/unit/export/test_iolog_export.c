@@ -123,5 +123,5 @@ int main(void)
 	    cmocka_unit_test(test_v2_queue),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

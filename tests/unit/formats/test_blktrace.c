@@ -14,24 +14,7 @@
 #include <zlib.h>
 
 #include "formats/blktrace.h"
-
-static char tmpdir[64];
-
-static int setup(void **state)
-{
-	(void)state;
-	strcpy(tmpdir, "/tmp/iotape-ut-XXXXXX");
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
-	return system(cmd);
-}
+#include "../tmpdir.h"
 
 /* Build a record by hand in the given version and byte order. */
 static size_t mkrec(uint8_t *b, int v8, int sw, uint32_t seq, uint64_t time, uint64_t sector,
@@ -226,14 +209,6 @@ static void write_file(const char *name, const void *buf, size_t len)
 	assert_non_null(f);
 	assert_int_equal(fwrite(buf, 1, len, f), len);
 	fclose(f);
-}
-
-static char *tpath(const char *name)
-{
-	static char path[256];
-
-	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
-	return path;
 }
 
 /* Two per-CPU files with interleaved times come out merged by time. */
@@ -1032,5 +1007,5 @@ int main(void)
 	    cmocka_unit_test(test_reader_batch_max),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -17,34 +17,12 @@
 #include <zstd.h>
 
 #include "formats/instream.h"
-
-static char tmpdir[64];
+#include "../tmpdir.h"
 
 static int setup(void **state)
 {
-	(void)state;
-	strcpy(tmpdir, "/tmp/iotape-ut-XXXXXX");
 	signal(SIGPIPE, SIG_IGN);
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
-	return system(cmd);
-}
-
-static const char *tpath(const char *name)
-{
-	static char p[2][256];
-	static int k;
-
-	k ^= 1;
-	snprintf(p[k], sizeof(p[k]), "%s/%s", tmpdir, name);
-	return p[k];
+	return tmpdir_setup(state);
 }
 
 static void write_file(const char *name, const void *b, size_t n)
@@ -439,5 +417,5 @@ int main(void)
 	    cmocka_unit_test(test_open_errors),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
 }

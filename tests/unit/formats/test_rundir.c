@@ -12,34 +12,7 @@
 #include <unistd.h>
 
 #include "formats/rundir.h"
-
-static char tmpdir[64];
-
-static int setup(void **state)
-{
-	(void)state;
-	strcpy(tmpdir, "/tmp/iotape-ut-XXXXXX");
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
-	return system(cmd);
-}
-
-static const char *tpath(const char *name)
-{
-	static char p[2][256];
-	static int k;
-
-	k ^= 1;
-	snprintf(p[k], sizeof(p[k]), "%s/%s", tmpdir, name);
-	return p[k];
-}
+#include "../tmpdir.h"
 
 static void touch(const char *name)
 {
@@ -161,5 +134,5 @@ int main(void)
 	    cmocka_unit_test(test_inputs),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }
