@@ -21,6 +21,8 @@ struct blk_counts_dev {
 	uint64_t events; /* non-notify records: blkparse's "Events (M,m): N entries" */
 	uint64_t done[2], done_bytes[2];     /* completions carrying data, per direction */
 	uint64_t discards, discard_bytes;    /* completed discards (also counted as writes) */
+	uint64_t wzero, wzero_bytes;         /* completed write-zeroes (also counted as writes) */
+	uint64_t flushes;                    /* completed flush requests (no data) */
 	unsigned cur_depth[2], max_depth[2]; /* blkparse's "Read depth" / "Write depth" */
 	uint64_t skips, skip_ranges;         /* per-CPU sequence gaps ("Skips: R forward (N)") */
 	uint64_t *last_seq;                  /* per CPU; UINT64_MAX: none seen yet */
@@ -34,8 +36,8 @@ void blk_counts_free(struct blk_counts *c);
 void blk_counts_feed(struct blk_counts *c, unsigned dev, const struct blk_event *ev);
 /* NULL when the device was never fed. */
 const struct blk_counts_dev *blk_counts_dev(const struct blk_counts *c, unsigned dev);
-/* The device's JSON keys: events, skips, reads, writes, discards, actions, pc_actions,
- * blkparse. */
+/* The device's JSON keys: events, skips, reads, writes, data_writes, discards, write_zeroes,
+ * flushes, actions, pc_actions, blkparse. */
 int blk_counts_to_json(const struct blk_counts *c, unsigned dev, json_t *obj);
 
 /* ------------------------------------------------------------------------------------- */
@@ -111,10 +113,19 @@ static inline __attribute__((always_inline)) void blk_counts_feed_inline(struct 
 		if (ev->bytes) {
 			d->done[w]++;
 			d->done_bytes[w] += ev->bytes;
-			if (ev->flags & BLK_F_DISCARD) {
-				d->discards++;
-				d->discard_bytes += ev->bytes;
+			/* writes for blkparse, but a range covered, not data */
+			if (w && (ev->flags & (BLK_F_DISCARD | BLK_F_WRITE_ZEROES))) {
+				if (ev->flags & BLK_F_DISCARD) {
+					d->discards++;
+					d->discard_bytes += ev->bytes;
+				} else {
+					d->wzero++;
+					d->wzero_bytes += ev->bytes;
+				}
 			}
+		} else if ((ev->flags & BLK_F_FLUSH) && ac == &d->fs) {
+			d->flushes++; /* an empty flush request (a data write's preflush is a write)
+			               */
 		}
 		break;
 	case BLK_A_REQUEUE:

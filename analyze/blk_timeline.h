@@ -7,7 +7,7 @@
 #include "common/bins.h"
 
 struct blk_bin {
-	uint64_t read_bytes, write_bytes; /* completed, with data */
+	uint64_t read_bytes, write_bytes; /* completed, with data (not discards, write-zeroes) */
 	uint64_t ios;                     /* completions with data */
 	uint64_t write_ios;               /* the writes among them */
 	uint64_t seeks;                   /* issues at a non-zero distance from the previous one */
@@ -87,7 +87,10 @@ static inline __attribute__((always_inline)) void blk_timeline_account(struct tl
 		d->inflight--;
 	if (!d->inflight)
 		d->idle_since = ev->time;
-	if (act == BLK_A_COMPLETE && ev->bytes) {
+	/* data only: a discard's or write-zeroes' range is no transfer (as the counts sink's
+	 * throughput) */
+	if (act == BLK_A_COMPLETE && ev->bytes &&
+	    !(ev->flags & (BLK_F_DISCARD | BLK_F_WRITE_ZEROES))) {
 		bin->ios++;
 		if (blk_is_write(ev)) {
 			bin->write_ios++;

@@ -318,9 +318,9 @@ def compare_truth(ours_path, truth_path):
         eq('idle threshold', idle['threshold_ns'], truth['threshold_ns'])
         # the timeline adds up to the totals
         tl = o['timeline']
-        eq('timeline ios', sum(b['ios'] for b in tl), o['reads']['ios'] + o['writes']['ios'])
+        eq('timeline ios', sum(b['ios'] for b in tl), o['reads']['ios'] + o['data_writes']['ios'])
         eq('timeline read bytes', sum(b['read_bytes'] for b in tl), o['reads']['bytes'])
-        eq('timeline write bytes', sum(b['write_bytes'] for b in tl), o['writes']['bytes'])
+        eq('timeline write bytes', sum(b['write_bytes'] for b in tl), o['data_writes']['bytes'])
         eq('timeline idle', sum(b['idle_ns'] for b in tl), idle['total_ns'])
         eq('timeline seeks', sum(b['seeks'] for b in tl), o['seeks']['count'])
         eq('matching', (o['matching']['outstanding_bios'], o['matching']['evicted'],

@@ -155,11 +155,12 @@ for d in devs:
     if not tl:
         continue
     check(f"timeline ios {d['dev']}", sum(b["ios"] for b in tl),
-          d["reads"]["ios"] + d["writes"]["ios"])
-    check(f"timeline write_ios {d['dev']}", sum(b["write_ios"] for b in tl), d["writes"]["ios"])
+          d["reads"]["ios"] + d["data_writes"]["ios"])
+    check(f"timeline write_ios {d['dev']}", sum(b["write_ios"] for b in tl),
+          d["data_writes"]["ios"])
     check(f"timeline read_bytes {d['dev']}", sum(b["read_bytes"] for b in tl), d["reads"]["bytes"])
     check(f"timeline write_bytes {d['dev']}", sum(b["write_bytes"] for b in tl),
-          d["writes"]["bytes"])
+          d["data_writes"]["bytes"])
     check(f"timeline seeks {d['dev']}", sum(b["seeks"] for b in tl), d["seeks"]["count"])
     check(f"timeline idle {d['dev']}", sum(b["idle_ns"] for b in tl), d["idle"]["total_ns"])
     check(f"timeline depth max {d['dev']}", max(b["depth_max"] for b in tl), d["depth"]["max"])

@@ -132,13 +132,76 @@ static void test_json(void **s)
 	blk_counts_free(c);
 }
 
+static uint64_t jget(const json_t *o, const char *key, const char *sub)
+{
+	return (uint64_t)json_integer_value(json_object_get(json_object_get(o, key), sub));
+}
+
+/*
+ * Discards, write-zeroes and flushes are counted on their own: a discard's or write-zeroes'
+ * range is no data (fstrim's "592 MiB of writes"), an empty flush request is no IO of data.
+ * "writes" keeps blkparse's count; "data_writes" and the throughput are data only.
+ */
+static void test_ops(void **s)
+{
+	struct blk_event ev[] = {
+	    EV_C(0, 8, 8, W),    /* a discard of 4 KiB */
+	    EV_C(10, 64, 16, W), /* write-zeroes of 8 KiB */
+	    EV_C(20, 0, 0, R),   /* a flush request */
+	    EV_C(30, 128, 2, W), /* a data write with a preflush: a write, not a flush */
+	    EV_C(40, 128, 0, W), /* the end of a flush sequence: neither */
+	    EV_C(1000000040, 256, 4, R),
+	};
+	struct blk_counts *c;
+	const struct blk_counts_dev *d;
+	const struct blk_json_ctx ctx = {0, 1000000040, NULL};
+	json_t *o = json_object();
+	void *sink;
+
+	(void)s;
+	ev[0].flags |= BLK_F_DISCARD;
+	ev[1].flags |= BLK_F_WRITE_ZEROES;
+	ev[2].flags |= BLK_F_FLUSH;
+	ev[3].flags |= BLK_F_FLUSH | BLK_F_FUA;
+	sink = blk_counts_ops.create(&(struct blk_opts){0});
+	c = sink;
+	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++) {
+		ev[i].seq = (uint32_t)i + 1;
+		blk_counts_feed(c, 0, &ev[i]);
+	}
+	d = blk_counts_dev(c, 0);
+	assert_int_equal(d->discards, 1);
+	assert_int_equal(d->discard_bytes, 4096);
+	assert_int_equal(d->wzero, 1);
+	assert_int_equal(d->wzero_bytes, 8192);
+	assert_int_equal(d->flushes, 1);
+	assert_int_equal(d->done[1], 3); /* blkparse's writes: the discard and write-zeroes too */
+	assert_int_equal(blk_counts_ops.to_json(sink, 0, o, &ctx), 0);
+	assert_int_equal(jget(o, "writes", "ios"), 3);
+	assert_int_equal(jget(o, "writes", "bytes"), 4096 + 8192 + 1024);
+	assert_int_equal(jget(o, "data_writes", "ios"), 1);
+	assert_int_equal(jget(o, "data_writes", "bytes"), 1024);
+	assert_int_equal(jget(o, "discards", "ios"), 1);
+	assert_int_equal(jget(o, "write_zeroes", "ios"), 1);
+	assert_int_equal(jget(o, "write_zeroes", "bytes"), 8192);
+	assert_int_equal(json_integer_value(json_object_get(o, "flushes")), 1);
+	/* 1024 + 2048 data bytes and 2 IOs over 1.00000004 s */
+	assert_float_equal(
+	    json_real_value(json_object_get(json_object_get(o, "throughput"), "mbps")),
+	    3072 / 1000000040.0 * 1e3, 1e-12);
+	assert_float_equal(
+	    json_real_value(json_object_get(json_object_get(o, "throughput"), "iops")),
+	    2 / 1000000040.0 * 1e9, 1e-9);
+	json_decref(o);
+	blk_counts_ops.destroy(sink);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_actions),
-	    cmocka_unit_test(test_depth),
-	    cmocka_unit_test(test_skips),
-	    cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_actions), cmocka_unit_test(test_depth),
+	    cmocka_unit_test(test_skips),   cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_ops),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
