@@ -27,7 +27,7 @@ int rp_place(uint64_t pos, uint32_t len, uint64_t offset, uint64_t size, bool wr
 
 		if (usable < len)
 			usable = size - offset;
-		p = pos % usable;
+		p = usable ? pos % usable : 0; /* nothing usable: a 0-byte IO at the offset */
 		if (p + len > usable)
 			p = (usable - len) & ~511ull;
 		*out = offset + p;

@@ -649,6 +649,12 @@ static void test_place(void **state)
 	assert_int_equal(rp_place(0, 8192, 0, 4096, true, &out), -ERANGE);
 	assert_int_equal(rp_place(UINT64_MAX - 10, 4096, 4096, 1 << 20, false, &out), -ERANGE);
 	assert_int_equal(rp_place(0, 4096, 2 << 20, 1 << 20, true, &out), -ERANGE);
+	/* a 0-byte IO wrapped onto less than 4 KiB past the offset (fuzz_replay_clock: the
+	 * modulo was by zero) */
+	assert_int_equal(rp_place(5000, 0, 4096, 4096 + 100, true, &out), 1);
+	assert_int_equal(out, 4096);
+	assert_int_equal(rp_place(5000, 0, 4096, 4096, true, &out), 1);
+	assert_int_equal(out, 4096);
 }
 
 static void test_parse_dev_and_pattern(void **state)
