@@ -279,6 +279,11 @@ int blk_idle_to_json(const struct blk_idle *s, unsigned dev, json_t *obj,
 
 		json_object_set_new(e, "start_ns", json_integer((json_int_t)g->start));
 		json_object_set_new(e, "end_ns", json_integer((json_int_t)g->end));
+		/* the same from the trace's first event: the seconds the text shows */
+		json_object_set_new(e, "start_offset_ns",
+		                    json_integer((json_int_t)(g->start - ctx->start_ns)));
+		json_object_set_new(e, "end_offset_ns",
+		                    json_integer((json_int_t)(g->end - ctx->start_ns)));
 		json_object_set_new(e, "duration_ns",
 		                    json_integer((json_int_t)(g->end - g->start)));
 		json_object_set_new(e, "queued", json_boolean(g->queued));

@@ -237,6 +237,9 @@ json_t *nfs_stats_json(struct nfs_stats *s, const struct nfs_pipe *p)
 	json_object_set_new(o, "v4_op_errors", v4_ops_json(s, true));
 	json_object_set_new(o, "clients", nfs_clients_json(s));
 	json_object_set_new(o, "files", nfs_files_json(s));
+	/* the origin of the text's seconds (slowest calls), when there was a call */
+	if (s->first_call_ns != UINT64_MAX)
+		json_object_set_new(o, "first_call_ns", json_integer((json_int_t)s->first_call_ns));
 	json_object_set_new(o, "slowest", nfs_slowest_json(s));
 	json_object_set_new(o, "interval_ns", json_integer((json_int_t)s->clock.width));
 	json_object_set_new(o, "timeline", timeline_json(s));

@@ -247,6 +247,7 @@ json_t *nfs_slowest_json(const struct nfs_stats *s)
 		json_t *o = json_object();
 
 		json_object_set_new(o, "call_ns", JI(e->call_ns));
+		json_object_set_new(o, "call_offset_ns", JI(e->call_ns - s->first_call_ns));
 		json_object_set_new(o, "srt_ns", JI(e->srt));
 		json_object_set_new(o, "xid", JI(e->xid));
 		set_addr(o, "client", e->family, e->client);

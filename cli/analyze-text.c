@@ -396,6 +396,9 @@ void text_summary(FILE *f, const json_t *root)
 	        fmt_duration((double)jget_u(root, "span_ns"), b1, sizeof(b1)));
 	fprintf(f, ", timeline %" PRIu64 " bins of %s (--json)\n", jget_u(root, "timeline.bins"),
 	        fmt_duration((double)jget_u(root, "timeline.interval_ns"), b2, sizeof(b2)));
+	/* the JSON's times are on the trace's clock; the text's count from its start */
+	fprintf(f, "times in seconds from %.9f s on the trace clock (start_ns)\n",
+	        (double)start / 1e9);
 	json_array_foreach(hosts, i, h)
 	{
 		char name[64];

@@ -30,6 +30,9 @@ for eng in io_uring psync; do
 	expect_eq "$eng: engine" "$(json '["options"]["engine"]' "$TMP/ro.json")" "$eng"
 	expect_eq "$eng: skipped writes" "$(json '["skipped"]["writes"]' "$TMP/ro.json")" "$nwrites"
 	expect_eq "$eng: errors" "$(json '["replay"]["errors"]' "$TMP/ro.json")" 0
+	# docs/replay.md: first_error and first_error_io only when there was an error
+	expect_eq "$eng: no first_error" "$(json '["replay"].get("first_error", "absent")' \
+		"$TMP/ro.json")" absent
 	expect_eq "$eng: checksum after a read-only replay" "$(sha256sum <"$TMP/target.img")" "$orig"
 
 	# writes as reads: still unchanged
