@@ -35,8 +35,10 @@ void blk_idle_free(struct blk_idle *s)
 	if (!s)
 		return;
 	for (unsigned i = 0; i < s->ndev; i++) {
-		if (s->dev[i])
+		if (s->dev[i]) {
 			free(s->dev[i]->top);
+			hist_few_release(&s->dev[i]->h);
+		}
 		free(s->dev[i]);
 	}
 	free(s->dev);
@@ -58,7 +60,6 @@ struct blk_idle_dev *blk_idle_new_dev(struct blk_idle *s, unsigned dev)
 		free(d);
 		return NULL;
 	}
-	hist_init(&d->h);
 	d->idx = dev;
 	d->idle_since = s->start;
 	d->first_q = NONE;
@@ -76,7 +77,7 @@ static void add_gap(struct blk_idle *s, struct blk_idle_dev *d, const struct blk
 		return;
 	d->gaps++;
 	d->total_ns += len;
-	hist_add(&d->h, len);
+	hist_few_add(&d->h, len);
 	if (s->on_gap)
 		s->on_gap(s->on_gap_ctx, d->idx, g);
 	if (!s->o.top)
@@ -271,7 +272,8 @@ int blk_idle_to_json(const struct blk_idle *s, unsigned dev, json_t *obj,
 	json_object_set_new(o, "total_ns", json_integer((json_int_t)(d ? d->total_ns : 0)));
 	json_object_set_new(
 	    o, "pct", json_real(d && span ? 100.0 * (double)d->total_ns / (double)span : 0.0));
-	json_object_set_new(o, "histogram", blk_hist_json(d ? &d->h : &empty, 1));
+	json_object_set_new(o, "histogram",
+	                    blk_hist_json(d ? hist_few_view(&d->h, &empty) : &empty, 1));
 	for (unsigned i = 0; d && i < d->ntop; i++) {
 		const struct blk_gap *g = &d->top[i];
 		const char *comm = NULL;

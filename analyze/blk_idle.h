@@ -55,7 +55,7 @@ struct blk_idle_dev {
 		uint32_t pid;
 	} issued[BLK_IDLE_ISSUERS];
 	uint64_t gaps, total_ns;
-	struct hist h;
+	struct hist_few h;
 	struct blk_gap *top; /* longest first, at most opts.top */
 	unsigned ntop;
 	unsigned idx; /* the device's index */

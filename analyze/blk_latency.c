@@ -501,8 +501,11 @@ void blk_latency_free(struct blk_latency *l)
 	free(l->rq);
 	free(l->found);
 	free(l->bucket);
-	for (unsigned i = 0; i < l->ndev; i++)
+	for (unsigned i = 0; i < l->ndev; i++) {
+		for (unsigned k = 0; l->dev[i] && k < BLK_LAT_N; k++)
+			hist_few_release(&l->dev[i]->h[k]);
 		free(l->dev[i]);
+	}
 	free(l->dev);
 	for (unsigned i = 0; l->bins && i < l->nbinned; i++)
 		free(l->bins[i]);
@@ -562,8 +565,6 @@ static __attribute__((noinline, cold)) struct blk_latency_dev *new_dev(struct bl
 	if (!d)
 		return NULL;
 	memset(d, 0, sizeof(*d));
-	for (unsigned k = 0; k < BLK_LAT_N; k++)
-		hist_init(&d->h[k]);
 	d->last_q = NONE;
 	d->root = NULL;
 	l->dev[dev] = d;
@@ -572,13 +573,13 @@ static __attribute__((noinline, cold)) struct blk_latency_dev *new_dev(struct bl
 
 static inline void lat_add(struct blk_latency_dev *d, enum blk_lat k, uint64_t v)
 {
-	hist_add_fast(&d->h[k], &d->sum[k], v);
+	hist_few_add_fast(&d->h[k], &d->sum[k], v);
 }
 
 static void lat_fold(struct blk_latency_dev *d)
 {
 	for (unsigned k = 0; k < BLK_LAT_N; k++)
-		hist_settle(&d->h[k], &d->sum[k]);
+		hist_few_settle(&d->h[k], &d->sum[k]);
 }
 
 /* Drop bio x: out of its device's tree, back to the pool. */
@@ -802,7 +803,8 @@ int blk_latency_to_json(const struct blk_latency *l, unsigned dev, json_t *obj)
 
 	hist_init(&empty);
 	for (unsigned k = 0; k < BLK_LAT_N; k++)
-		json_object_set_new(lat, blk_lat_names[k], blk_hist_json(d ? &d->h[k] : &empty, 0));
+		json_object_set_new(lat, blk_lat_names[k],
+		                    blk_hist_json(d ? hist_few_view(&d->h[k], &empty) : &empty, 0));
 	json_object_set_new(obj, "latency_ns", lat);
 	json_object_set_new(obj, "matching",
 	                    json_pack("{sIsIsIsIsI}", "duplicates",

@@ -27,15 +27,15 @@ extern const char *const blk_lat_names[BLK_LAT_N];
 struct lat_bio;
 
 struct blk_latency_dev {
-	struct hist h[BLK_LAT_N]; /* sums complete once the sink is finished */
-	uint64_t sum[BLK_LAT_N];  /* the part of each sum not yet folded into h[].sum */
-	uint64_t last_q;          /* time of the last tracked Q, UINT64_MAX before the first */
-	uint64_t duplicates;      /* Qs that replaced a tracked bio with the same start sector */
-	uint64_t unmatched_c;     /* completions (with data) that closed no tracked bio */
-	uint64_t outstanding;     /* bios still tracked at the end (set by finish) */
-	uint64_t outstanding_rq;  /* issued requests never completed (set by finish) */
-	uint64_t evicted;         /* bios dropped because the table was full */
-	struct lat_bio *root;     /* the device's bio tree (nodes of the sink's pool) */
+	struct hist_few h[BLK_LAT_N]; /* sums complete once the sink is finished */
+	uint64_t sum[BLK_LAT_N];      /* the part of each sum not yet folded into h[].sum */
+	uint64_t last_q;              /* time of the last tracked Q, UINT64_MAX before the first */
+	uint64_t duplicates;     /* Qs that replaced a tracked bio with the same start sector */
+	uint64_t unmatched_c;    /* completions (with data) that closed no tracked bio */
+	uint64_t outstanding;    /* bios still tracked at the end (set by finish) */
+	uint64_t outstanding_rq; /* issued requests never completed (set by finish) */
+	uint64_t evicted;        /* bios dropped because the table was full */
+	struct lat_bio *root;    /* the device's bio tree (nodes of the sink's pool) */
 };
 
 struct blk_latency;

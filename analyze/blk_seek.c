@@ -20,8 +20,11 @@ void blk_seek_free(struct blk_seek *s)
 {
 	if (!s)
 		return;
-	for (unsigned i = 0; i < s->ndev; i++)
+	for (unsigned i = 0; i < s->ndev; i++) {
+		if (s->dev[i])
+			hist_few_release(&s->dev[i]->dist);
 		free(s->dev[i]);
+	}
 	free(s->dev);
 	free(s);
 }
@@ -34,10 +37,8 @@ struct blk_seek_dev *blk_seek_new_dev(struct blk_seek *s, unsigned dev)
 	if (dev >= s->ndev && blk_grow((void ***)&s->dev, &s->ndev, dev))
 		return NULL;
 	d = s->dev[dev] = blk_zalloc(sizeof(*d));
-	if (d) {
+	if (d)
 		*d = (struct blk_seek_dev){.last_end = UINT64_MAX};
-		hist_init(&d->dist);
-	}
 	return d;
 }
 
@@ -55,12 +56,11 @@ int blk_seek_to_json(const struct blk_seek *s, unsigned dev, json_t *obj, uint64
 {
 	const struct blk_seek_dev *d = blk_seek_dev(s, dev);
 	struct blk_seek_dev zero = {.last_end = UINT64_MAX};
+	struct hist scratch;
 	json_t *o = json_object();
 
-	if (!d) {
-		hist_init(&zero.dist);
+	if (!d)
 		d = &zero;
-	}
 	json_object_set_new(o, "count", json_integer((json_int_t)d->seeks));
 	json_object_set_new(o, "seekwatcher", json_integer((json_int_t)d->seekwatcher));
 	json_object_set_new(o, "transitions", json_integer((json_int_t)d->transitions));
@@ -76,7 +76,8 @@ int blk_seek_to_json(const struct blk_seek *s, unsigned dev, json_t *obj, uint64
 	json_object_set_new(
 	    o, "seekwatcher_per_sec",
 	    json_real(span_ns ? (double)d->seekwatcher * 1e9 / (double)span_ns : 0.0));
-	json_object_set_new(o, "distance_sectors", blk_hist_json(&d->dist, 1));
+	json_object_set_new(o, "distance_sectors",
+	                    blk_hist_json(hist_few_view(&d->dist, &scratch), 1));
 	json_object_set_new(obj, "seeks", o);
 	return 0;
 }

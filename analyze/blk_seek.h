@@ -15,7 +15,7 @@ struct blk_seek_dev {
 	uint64_t seekwatcher; /* pairs more than BLK_SEEKWATCHER_SECTORS apart */
 	uint64_t sequential;  /* pairs with distance 0 */
 	uint64_t forward, backward;
-	struct hist dist; /* |distance| in sectors of the non-zero ones */
+	struct hist_few dist; /* |distance| in sectors of the non-zero ones */
 };
 
 struct blk_seek;
@@ -69,7 +69,7 @@ static inline __attribute__((always_inline)) void blk_seek_feed_inline(struct bl
 			d->seeks++;
 			if (dist > BLK_SEEKWATCHER_SECTORS)
 				d->seekwatcher++;
-			hist_add(&d->dist, dist);
+			hist_few_add(&d->dist, dist);
 		}
 	}
 	d->last_end = end;

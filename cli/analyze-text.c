@@ -399,6 +399,12 @@ void text_summary(FILE *f, const json_t *root)
 	/* the JSON's times are on the trace's clock; the text's count from its start */
 	fprintf(f, "times in seconds from %.9f s on the trace clock (start_ns)\n",
 	        (double)start / 1e9);
+	if (jget_u(root, "events_dropped_devices"))
+		fprintf(f,
+		        "not analyzed: %" PRIu64
+		        " events on devices past the first %u (more devices "
+		        "than iotape keeps apart)\n",
+		        jget_u(root, "events_dropped_devices"), BLK_MAX_DEVICES);
 	json_array_foreach(hosts, i, h)
 	{
 		char name[64];

@@ -302,6 +302,8 @@ static void warn_inputs(const struct run *r, json_t *list)
 		partial_results("block trace", &r->stop, &kept, list);
 	for (unsigned i = 0; i < r->nin; i++)
 		warn_block_input(r->in[i].r, list);
+	if (r->a)
+		warn_dropped_devices(NULL, blk_analysis_dropped(r->a), list);
 }
 
 static json_t *input_json(const struct run *r, json_t *warnings)

@@ -182,6 +182,7 @@ int load_summary(const char *path, uint64_t idle_ns, json_t **summary, json_t **
 		        json_object_get(json_object_get(doc, "nfs"), "input"), "partial")))
 			warning("'%s': partial results: the analysis it saves stopped at bad bytes",
 			        path);
+		warn_summary_dropped(path, doc);
 		*summary = doc;
 		return EXIT_OK;
 	}
@@ -192,8 +193,10 @@ int load_summary(const char *path, uint64_t idle_ns, json_t **summary, json_t **
 	blk_opts_init(&run.o);
 	run.o.idle_threshold_ns = idle_ns;
 	ret = load_run(&ci, &feed, manifest, stop);
-	if (!ret)
+	if (!ret) {
 		*summary = json_incref(run.s.doc);
+		warn_summary_dropped(path, run.s.doc);
+	}
 	run_summary_release(&run.s);
 	cli_input_release(&ci);
 	return ret;

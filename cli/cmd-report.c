@@ -347,6 +347,7 @@ int cmd_report(int argc, char **argv)
 		in[i].blk = runs[i].s.has_block ? runs[i].s.blk : NULL;
 		in[i].nfs = runs[i].s.has_nfs ? &runs[i].nfs : NULL;
 		in[i].summary = runs[i].s.doc;
+		warn_summary_dropped(path, in[i].summary);
 		if (compare_add(&cmp, path, in[i].summary, in[i].manifest, in[i].label, &e)) {
 			ret = EXIT_SYSTEM;
 			error("%s", e.msg);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/blk_sink.h"
 #include "cli/cli.h"
 #include "formats/rundir.h"
 #include "sweep/sweep.h"
@@ -43,6 +44,23 @@ void warn_block_input(const struct bt_reader *rd, json_t *list)
 			warn(list, "'%s': %" PRIu64 " records missing (sequence gaps)", fs->path,
 			     fs->skips);
 	}
+}
+
+void warn_dropped_devices(const char *path, uint64_t events, json_t *list)
+{
+	if (events)
+		warn(list,
+		     "%s%s%s%" PRIu64 " events on devices past the first %u were not analyzed (a "
+		     "trace of more devices than iotape keeps apart)",
+		     path ? "'" : "", path ? path : "", path ? "': " : "", events, BLK_MAX_DEVICES);
+}
+
+void warn_summary_dropped(const char *path, const json_t *summary)
+{
+	const json_t *v = json_object_get(summary, "events_dropped_devices");
+
+	if (json_is_integer(v) && json_integer_value(v) > 0)
+		warn_dropped_devices(path, (uint64_t)json_integer_value(v), NULL);
 }
 
 void partial_results(const char *what, const struct iot_err *e, struct iot_err *stop, json_t *list)

@@ -35,6 +35,11 @@ void cli_input_release(struct cli_input *ci);
 /* Warnings about what a block reader read (files cut short, records missing): printed, and
  * appended to list (the JSON document's warnings) unless it is NULL. */
 void warn_block_input(const struct bt_reader *rd, json_t *list);
+/* Events of devices past BLK_MAX_DEVICES (the pass ignores them): a warning when there are
+ * some, naming path when given. */
+void warn_dropped_devices(const char *path, uint64_t events, json_t *list);
+/* The same for a summary (`iotape analyze --json`) that counts such events. */
+void warn_summary_dropped(const char *path, const json_t *summary);
 /* Bad bytes stopped WHAT ("block trace", "capture") after good data: the partial-results
  * warning (printed, appended to list unless NULL); e kept in *stop for the command to print
  * last before it exits 2 (or printed now when *stop holds an earlier one). */

@@ -2,6 +2,7 @@
 /* Log-linear histogram. */
 #include "common/hist.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 void hist_init(struct hist *h)
@@ -149,4 +150,51 @@ uint64_t histc_quantile(const struct hist_coarse *h, double q)
 double hist_mean(const struct hist *h)
 {
 	return h->count ? (double)(h->sum / (long double)h->count) : 0.0;
+}
+
+void hist_few_add_slow(struct hist_few *f, uint64_t *pending, uint64_t v)
+{
+	struct hist *h;
+
+	if (f->n < HIST_FEW) {
+		f->v[f->n++] = v;
+		return;
+	}
+	h = malloc(sizeof(*h));
+	if (!h)
+		return;
+	hist_init(h);
+	for (unsigned i = 0; i <= f->n; i++) {
+		uint64_t x = i < f->n ? f->v[i] : v;
+
+		if (pending)
+			hist_add_fast(h, pending, x);
+		else
+			hist_add(h, x);
+	}
+	f->h = h;
+	f->n = 0;
+}
+
+void hist_few_settle(struct hist_few *f, uint64_t *pending)
+{
+	if (f->h)
+		hist_settle(f->h, pending);
+}
+
+const struct hist *hist_few_view(const struct hist_few *f, struct hist *scratch)
+{
+	if (f->h)
+		return f->h;
+	hist_init(scratch);
+	for (unsigned i = 0; i < f->n; i++)
+		hist_add(scratch, f->v[i]);
+	return scratch;
+}
+
+void hist_few_release(struct hist_few *f)
+{
+	free(f->h);
+	f->h = NULL;
+	f->n = 0;
 }

@@ -3,6 +3,7 @@
 #ifndef IOTAPE_COMMON_HIST_H
 #define IOTAPE_COMMON_HIST_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /*
@@ -71,6 +72,48 @@ static inline void hist_add_fast(struct hist *h, uint64_t *pending, uint64_t v)
 	}
 }
 void hist_settle(struct hist *h, uint64_t *pending);
+
+/*
+ * A histogram that takes its 30 KiB only once it has more than HIST_FEW values: until then
+ * the values themselves are kept (exact). For tables with a histogram per device and kind,
+ * where a device may see a handful of IOs: 4096 such devices cost 1.6 GB as whole
+ * histograms. Read it through hist_few_view(), which gives the same figures either way.
+ */
+#define HIST_FEW 32
+
+struct hist_few {
+	struct hist *h; /* NULL until more than HIST_FEW values */
+	uint32_t n;     /* values in v[] while h is NULL */
+	uint64_t v[HIST_FEW];
+};
+
+/* The slow path of the adds below: keep v, or make the histogram with the kept values (added
+ * with hist_add_fast() when pending is given, else hist_add()); without memory the value is
+ * dropped, as a sink drops a device it cannot hold. */
+__attribute__((cold)) void hist_few_add_slow(struct hist_few *f, uint64_t *pending, uint64_t v);
+
+/* hist_add_fast() once the histogram exists (pending as there); hist_few_settle() at the end. */
+static inline void hist_few_add_fast(struct hist_few *f, uint64_t *pending, uint64_t v)
+{
+	if (__builtin_expect(f->h != NULL, 1))
+		hist_add_fast(f->h, pending, v);
+	else
+		hist_few_add_slow(f, pending, v);
+}
+
+/* hist_add() once the histogram exists; nothing to settle. */
+static inline void hist_few_add(struct hist_few *f, uint64_t v)
+{
+	if (__builtin_expect(f->h != NULL, 1))
+		hist_add(f->h, v);
+	else
+		hist_few_add_slow(f, NULL, v);
+}
+
+void hist_few_settle(struct hist_few *f, uint64_t *pending);
+/* f as a struct hist: its histogram, or scratch filled with the values kept. */
+const struct hist *hist_few_view(const struct hist_few *f, struct hist *scratch);
+void hist_few_release(struct hist_few *f);
 
 /*
  * The same buckets kept over [2^lo, 2^hi) only (lo >= sub), with one bucket for everything

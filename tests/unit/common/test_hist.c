@@ -72,6 +72,44 @@ static void test_hist_merge_empty(void **s)
 	assert_int_equal(hist_quantile(&a, 0.5), 7);
 }
 
+/* hist_few: no histogram up to HIST_FEW values, one past them, and the same figures as a
+ * plain histogram either way (through the fast add and its pending sum too). */
+static void test_hist_few(void **s)
+{
+	static struct hist ref, scratch;
+	struct hist_few f = {0}, g = {0};
+	uint64_t pending = 0;
+
+	(void)s;
+	hist_init(&ref);
+	for (uint64_t i = 0; i < 3 * HIST_FEW; i++) {
+		uint64_t v = i * i * 977 + (i & 1 ? UINT64_MAX / 3 : 5);
+		const struct hist *h;
+
+		hist_add(&ref, v);
+		hist_few_add(&f, v);
+		hist_few_add_fast(&g, &pending, v);
+		assert_true((f.h != NULL) == (i >= HIST_FEW));
+		assert_true((g.h != NULL) == (i >= HIST_FEW));
+		h = hist_few_view(&f, &scratch);
+		assert_int_equal(h->count, ref.count);
+		assert_int_equal(h->min, ref.min);
+		assert_int_equal(h->max, ref.max);
+		assert_true(h->sum == ref.sum);
+		assert_memory_equal(h->b, ref.b, sizeof(ref.b));
+	}
+	hist_few_settle(&g, &pending);
+	assert_int_equal(hist_few_view(&g, &scratch)->count, ref.count);
+	assert_true(hist_few_view(&g, &scratch)->sum == ref.sum);
+	assert_int_equal(hist_quantile(hist_few_view(&g, &scratch), 0.5), hist_quantile(&ref, 0.5));
+	hist_few_release(&f);
+	hist_few_release(&g);
+	assert_null(f.h);
+	/* an empty one reads as an empty histogram */
+	assert_int_equal(hist_few_view(&f, &scratch)->count, 0);
+	assert_int_equal(hist_quantile(hist_few_view(&f, &scratch), 0.99), 0);
+}
+
 static void test_cursor(void **s)
 {
 	const uint8_t buf[] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
@@ -115,11 +153,9 @@ static void test_err(void **s)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_hist_exact_small),
-	    cmocka_unit_test(test_hist_relative_error),
-	    cmocka_unit_test(test_hist_merge_empty),
-	    cmocka_unit_test(test_cursor),
-	    cmocka_unit_test(test_err),
+	    cmocka_unit_test(test_hist_exact_small), cmocka_unit_test(test_hist_relative_error),
+	    cmocka_unit_test(test_hist_merge_empty), cmocka_unit_test(test_hist_few),
+	    cmocka_unit_test(test_cursor),           cmocka_unit_test(test_err),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
