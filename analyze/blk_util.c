@@ -57,7 +57,11 @@ json_t *blk_hist_json(const struct hist *h, int buckets)
 	json_t *o = json_object();
 
 	json_object_set_new(o, "count", json_integer((json_int_t)h->count));
-	json_object_set_new(o, "sum", json_integer((json_int_t)(uint64_t)h->sum));
+	/* exact as an integer up to jansson's 2^63 - 1; past it (times near the clock's end)
+	 * a real, never a cast out of range */
+	json_object_set_new(o, "sum",
+	                    h->sum <= (long double)INT64_MAX ? json_integer((json_int_t)h->sum)
+	                                                     : json_real((double)h->sum));
 	json_object_set_new(o, "mean", json_real(hist_mean(h)));
 	json_object_set_new(o, "min", json_integer((json_int_t)(h->count ? h->min : 0)));
 	json_object_set_new(o, "p50", json_integer((json_int_t)hist_quantile(h, 0.50)));

@@ -153,6 +153,27 @@ static void test_json(void **s)
 	blk_idle_free(sk);
 }
 
+/* Gaps whose lengths add up past 2^63 (times near the clock's end): the histogram's sum is no
+ * longer a jansson integer, and is written as a real, not cast out of range (fuzz_blk_sinks,
+ * UBSan). */
+static void test_json_sum_past_int64(void **s)
+{
+	const uint64_t half = 1ull << 63;
+	const struct blk_event ev[] = {EV_D(0, 0, 8, R), EV_C(1, 0, 8, R), EV_D(half, 8, 8, R),
+	                               EV_C(half + 1, 8, 8, R), EV_D(UINT64_MAX - 1, 16, 8, R)};
+	struct blk_idle *sk = run(ev, 5, 10 * MS, 10, UINT64_MAX - 1);
+	struct blk_json_ctx ctx = {0, UINT64_MAX - 1, NULL};
+	json_t *o = json_object(), *sum;
+
+	(void)s;
+	assert_int_equal(blk_idle_to_json(sk, 0, o, &ctx), 0);
+	sum = json_object_get(json_object_get(json_object_get(o, "idle"), "histogram"), "sum");
+	assert_true(json_is_real(sum));
+	assert_true(json_real_value(sum) > 1.8e19 && json_real_value(sum) < 1.9e19);
+	json_decref(o);
+	blk_idle_free(sk);
+}
+
 /*
  * The end of a flush sequence (a completion with no data and no flush category, of a request
  * the flush machinery never issued: btrfs) ends nothing in flight: the read issued at 0 keeps
@@ -377,6 +398,7 @@ int main(void)
 	    cmocka_unit_test(test_busy_at_start),
 	    cmocka_unit_test(test_top_and_devices),
 	    cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_json_sum_past_int64),
 	    cmocka_unit_test(test_as_they_happen),
 	    cmocka_unit_test(test_edges_and_activity),
 	    cmocka_unit_test(test_issuer_forgotten),
