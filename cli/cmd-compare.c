@@ -91,7 +91,9 @@ const struct cli_doc doc_compare = {
         "(--metric, wall_s) are columns of their own.\n"
         "\n"
         "Metrics: mbps, iops, lat_p50, lat_p99 (D2C, us), idle_pct, longest_gap (ms), seeks, "
-        "seq_pct, nfsV.OP (mean NFS response time, ms; nfs.OP for any version); a sweep's own "
+        "seq_pct, idle_other_busy and idle_nfs_work (% of the idle gaps with another device "
+        "busy, with NFS calls outstanding), nfsV.OP (mean NFS response time, ms; nfs.OP for "
+        "any version); a sweep's own "
         "metrics by name, and wall_s (the command's wall time).",
     .opts = compare_opts,
     .operands = CLI_INPUT,
@@ -124,9 +126,13 @@ static int feed_packets(void *ctx, struct pcap_src *src, const struct manifest *
                         struct iot_err *e)
 {
 	struct summary_feed *f = ctx;
+	int ret;
 
-	(void)clock; /* the summary has no time axis to share */
-	return run_summary_packets(&f->s, src, NULL, NULL, e);
+	/* the packets laid over the idle gaps on the block trace's clock */
+	f->s.clock = clock;
+	ret = run_summary_packets(&f->s, src, NULL, NULL, e);
+	f->s.clock = NULL;
+	return ret;
 }
 
 /* A JSON document given to compare must be a summary: a manifest or anything else is named. */

@@ -12,10 +12,16 @@
 #include <strings.h>
 
 static const struct cmp_metric block_metrics[M_NBLOCK] = {
-    [M_MBPS] = {"mbps", "MB/s", "", 2},        [M_IOPS] = {"iops", "IOPS", "", 1},
-    [M_P50] = {"lat_p50", "D2C p50", "us", 1}, [M_P99] = {"lat_p99", "D2C p99", "us", 1},
-    [M_IDLE] = {"idle_pct", "idle", "%", 1},   [M_GAP] = {"longest_gap", "longest gap", "ms", 2},
-    [M_SEEKS] = {"seeks", "seeks/s", "", 1},   [M_SEQ] = {"seq_pct", "sequential", "%", 1},
+    [M_MBPS] = {"mbps", "MB/s", "", 2},
+    [M_IOPS] = {"iops", "IOPS", "", 1},
+    [M_P50] = {"lat_p50", "D2C p50", "us", 1},
+    [M_P99] = {"lat_p99", "D2C p99", "us", 1},
+    [M_IDLE] = {"idle_pct", "idle", "%", 1},
+    [M_GAP] = {"longest_gap", "longest gap", "ms", 2},
+    [M_SEEKS] = {"seeks", "seeks/s", "", 1},
+    [M_SEQ] = {"seq_pct", "sequential", "%", 1},
+    [M_IDLE_OTHER] = {"idle_other_busy", "other device busy while idle", "%", 1},
+    [M_IDLE_WORK] = {"idle_nfs_work", "idle with NFS calls outstanding", "%", 1},
 };
 
 int compare_init(struct compare *c)

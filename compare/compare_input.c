@@ -177,6 +177,26 @@ static double longest_gap_ns(const json_t *idle)
 	return isnan(best) && json_array_size(l) == 0 ? 0 : best;
 }
 
+/* Why the device was idle (idle.explain): the busiest other device's share of the gaps, and
+ * the share of them with NFS calls outstanding (the first capture's); NaN without either. */
+static void idle_values(double *v, const json_t *ex)
+{
+	const json_t *o;
+	size_t i;
+
+	v[M_IDLE_OTHER] = v[M_IDLE_WORK] = NAN;
+	if (!jnum(ex, "gaps_ns"))
+		return; /* no gap: nothing to explain */
+	json_array_foreach(json_object_get(ex, "devices"), i, o)
+	{
+		double b = jnum(o, "busy_pct");
+
+		if (!isnan(b) && (isnan(v[M_IDLE_OTHER]) || b > v[M_IDLE_OTHER]))
+			v[M_IDLE_OTHER] = b;
+	}
+	v[M_IDLE_WORK] = jnum(json_array_get(json_object_get(ex, "nfs"), 0), "idle_with_work_pct");
+}
+
 /* The values as the sinks computed them (docs/json.md); a missing one stays NaN. */
 static void block_values(double *v, const json_t *d)
 {
@@ -192,6 +212,7 @@ static void block_values(double *v, const json_t *d)
 	v[M_GAP] = longest_gap_ns(idle) / 1e6;
 	v[M_SEEKS] = jpath(d, "seeks", "per_sec", NULL);
 	v[M_SEQ] = jpath(d, "seeks", "sequential_pct", NULL);
+	idle_values(v, json_object_get(idle, "explain"));
 }
 
 static int nfs_values(struct compare *c, struct cmp_sample *s, const json_t *summary)

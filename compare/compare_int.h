@@ -17,6 +17,8 @@ enum {
 	M_GAP,
 	M_SEEKS,
 	M_SEQ,
+	M_IDLE_OTHER, /* the busiest other device during the idle gaps (idle.explain) */
+	M_IDLE_WORK,  /* the disk idle while NFS calls were outstanding */
 	M_NBLOCK,
 };
 

@@ -406,7 +406,7 @@ static void series_set(struct svg_series *s, const char *name, const char *color
 
 /* All graphs of one device section: dr[0..n) are the runs that have the device. */
 static void device_graphs(struct emit *em, const struct report_input *in, struct devrun *dr,
-                          size_t n, const char *devid, double xmax)
+                          size_t n, const char *devid, double xmax, uint64_t width)
 {
 	const char *rw_names[] = {"read", "write"}, *rw_colors[] = {READ_COLOR, WRITE_COLOR};
 	bool multi = n > 1;
@@ -479,6 +479,14 @@ static void device_graphs(struct emit *em, const struct report_input *in, struct
 		emit_chart(em, &c);
 		free(png);
 		free(dots);
+		/* beneath it, what the rest of the run did meanwhile */
+		snprintf(id, sizeof(id), "%s-idle%s%zu", devid, multi ? "-run" : "",
+		         multi ? dr[i].run + 1 : 0);
+		if (!multi)
+			snprintf(id, sizeof(id), "%s-idle", devid);
+		if (!em->err)
+			em->err = report_idle_chart(em, &in[dr[i].run], dr[i].idx, width,
+			                            dr[i].bands, dr[i].nbands, id, xmax);
 	}
 
 #define CHART(key, ttl, unit, build)                                                               \
@@ -703,7 +711,9 @@ static void section_devices(struct emit *em, const struct report_input *in, size
 		        "inside each plotted point. Plotted interval: %.6g ms.</p>\n",
 		        (double)width / 1e6);
 		if (!em->err)
-			device_graphs(em, in, dr, m, devid, xmax);
+			device_graphs(em, in, dr, m, devid, xmax, width);
+		for (size_t i = 0; i < m && !em->err; i++)
+			report_idle_table(em->f, &in[dr[i].run], dr[i].idx, m > 1);
 		for (size_t i = 0; i < m; i++) {
 			report_points_release(&dr[i].p);
 			free(dr[i].bands);

@@ -3,6 +3,8 @@
 #ifndef IOTAPE_REPORT_REPORT_INT_H
 #define IOTAPE_REPORT_REPORT_INT_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "report/report_html.h"
@@ -36,5 +38,12 @@ void report_nfs_section(struct emit *em, const struct report_input *in, size_t n
 void report_nfs_tables(FILE *f, const struct report_input *in, size_t n);
 /* One chart per procedure: response time p50/p99 per interval (the summaries' series). */
 void report_nfs_srt_charts(struct emit *em, const struct report_input *in, size_t n, double xmax);
+
+/* Under a device's graphs (report_idle.c): its longest idle gaps with their causes, from run
+ * in's summary (multi: name the run), and a chart of the run's other devices' throughput and
+ * the network's on the same time axis, shaded with the device's idle bands. */
+void report_idle_table(FILE *f, const struct report_input *in, unsigned idx, bool multi);
+int report_idle_chart(struct emit *em, const struct report_input *in, unsigned idx, uint64_t width,
+                      const struct svg_band *bands, size_t nbands, const char *id, double xmax);
 
 #endif

@@ -9,6 +9,7 @@
 
 #include "analyze/nfs_stats.h"
 #include "formats/manifest.h"
+#include "formats/pcap_src.h"
 
 int rpt_nfs_init(struct rpt_nfs *n, uint64_t interval_ns)
 {
@@ -47,6 +48,8 @@ static void bin_add(void *dst, const void *src)
 	a->errors += b->errors;
 	a->busy += b->busy;
 	histc_merge(&a->srt, &b->srt);
+	a->net_bytes += b->net_bytes;
+	a->net_packets += b->net_packets;
 }
 
 static void moved(void *ctx, const struct bins_move *m)
@@ -81,6 +84,24 @@ static unsigned slot_of(struct rpt_nfs *n, const struct rpc_txn *t)
 double rpt_nfs_x(const struct rpt_nfs *n, uint64_t t)
 {
 	return ((double)n->map0 - (double)n->clock.origin + ((double)t - (double)n->cap0)) / 1e9;
+}
+
+void rpt_nfs_frame(void *arg, const struct pkt *p, uint64_t ts_ns)
+{
+	struct rpt_nfs *n = arg;
+	int64_t t;
+	uint64_t b;
+
+	/* only on the block trace's axis: unaligned series start at the first NFS call */
+	if (!p || !n->clock_map)
+		return;
+	t = manifest_real_to_trace(n->clock_map, (int64_t)ts_ns);
+	if (t < 0 || (uint64_t)t < n->clock.origin)
+		return;
+	b = bins_place(&n->clock, (uint64_t)t, moved, n);
+	n->bin[b].net_bytes += p->len;
+	n->bin[b].net_packets++;
+	n->net_packets++;
 }
 
 void rpt_nfs_txn(void *arg, const struct rpc_txn *t)

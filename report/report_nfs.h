@@ -25,6 +25,8 @@ struct rpt_nfs_bin {
 	uint32_t replies, errors;
 	double busy; /* outstanding requests x ns */
 	struct hist_coarse srt;
+	uint64_t net_bytes; /* every TCP and UDP packet's payload (any protocol), when aligned */
+	uint32_t net_packets;
 };
 
 struct manifest;
@@ -42,6 +44,7 @@ struct rpt_nfs {
 	unsigned nslots;
 	uint64_t txns, replied, ignored; /* ignored: not NFS (MOUNT, portmap, callbacks) */
 	uint64_t clamped;                /* calls before the first one seen (reply order) */
+	uint64_t net_packets;            /* frames in the network series */
 };
 
 int rpt_nfs_init(struct rpt_nfs *n, uint64_t interval_ns);
@@ -51,6 +54,10 @@ void rpt_nfs_release(struct rpt_nfs *n);
 void rpt_nfs_align(struct rpt_nfs *n, const struct manifest *m, uint64_t t0);
 /* rpc_txn_fn: arg is the struct rpt_nfs. */
 void rpt_nfs_txn(void *arg, const struct rpc_txn *t);
+/* nfs_pipe's frame_fn: every frame's payload into the network series, once the series are
+ * on the block trace's clock (rpt_nfs_align()); arg is the struct rpt_nfs. */
+struct pkt;
+void rpt_nfs_frame(void *arg, const struct pkt *p, uint64_t ts_ns);
 uint64_t rpt_nfs_span(const struct rpt_nfs *n);
 /* Seconds on the graphs' axis of a capture time t. */
 double rpt_nfs_x(const struct rpt_nfs *n, uint64_t t);

@@ -55,7 +55,12 @@ int report_run_packets(struct report_run *r, struct pcap_src *src, const struct 
 		rpt_nfs_align(&r->nfs, clock, blk_analysis_start(r->s.blk));
 	/* fine bins for the per-procedure graphs (they double as the capture needs) */
 	r->s.nfs_interval_ns = r->interval_ns ? r->interval_ns : 1000000;
+	/* the clock pairs place the packets over the idle gaps; every frame to the network graph */
+	r->s.clock = clock;
+	r->s.frame_fn = rpt_nfs_frame;
+	r->s.frame_arg = &r->nfs;
 	ret = run_summary_packets(&r->s, src, rpt_nfs_txn, &r->nfs, e);
 	r->nfs.clock_map = NULL; /* the caller's manifest: no longer needed */
+	r->s.clock = NULL;
 	return ret;
 }

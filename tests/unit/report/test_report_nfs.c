@@ -12,6 +12,7 @@
 
 #include "report/report_nfs.h"
 #include "formats/manifest.h"
+#include "formats/pcap_src.h"
 
 #define MS 1000000ull
 
@@ -110,11 +111,66 @@ static void test_align(void **state)
 	rpt_nfs_release(&n);
 }
 
+static void frame(struct rpt_nfs *n, uint64_t ts, uint32_t len)
+{
+	struct pkt p;
+
+	memset(&p, 0, sizeof(p));
+	p.family = 4;
+	p.proto = 6;
+	p.ts_ns = ts;
+	p.len = p.caplen = len;
+	rpt_nfs_frame(n, &p, ts);
+}
+
+/* Every frame's payload in the network series, on the block run's axis, only when aligned. */
+static void test_frames(void **state)
+{
+	struct rpt_nfs n;
+	struct manifest m;
+	const uint64_t real0 = 1700000000000000000ull;
+	uint64_t bytes = 0;
+
+	(void)state;
+	memset(&m, 0, sizeof(m));
+	m.have_clock = 1;
+	m.start_real_ns = (int64_t)real0;
+	m.start_trace_ns = 5000 * (int64_t)MS;
+	m.end_real_ns = (int64_t)(real0 + 100000 * MS);
+	m.end_trace_ns = 105000 * (int64_t)MS;
+	/* not aligned: the series would start at the first NFS call, so frames are left out */
+	assert_int_equal(rpt_nfs_init(&n, 1 * MS), 0);
+	frame(&n, real0 + 1500 * MS, 1000);
+	assert_false(n.clock.started);
+	assert_int_equal(n.net_packets, 0);
+	rpt_nfs_release(&n);
+	/* aligned: block run from trace 6 s, so real0 + 1.5 s is 500 ms in */
+	assert_int_equal(rpt_nfs_init(&n, 1 * MS), 0);
+	rpt_nfs_align(&n, &m, 6000 * MS);
+	frame(&n, real0 + 1500 * MS, 1000);
+	frame(&n, real0 + 1500 * MS + MS / 2, 500);
+	frame(&n, real0 + 500 * MS, 7000);          /* before the block run: not on its axis */
+	rpt_nfs_frame(&n, NULL, real0 + 1500 * MS); /* not TCP or UDP: no payload to count */
+	assert_int_equal(n.net_packets, 2);
+	assert_int_equal(n.bin[500].net_bytes, 1500);
+	assert_int_equal(n.bin[500].net_packets, 2);
+	/* the frames do not stretch the NFS graphs' span (no call yet) */
+	assert_int_equal(rpt_nfs_span(&n), 0);
+	/* a frame far on widens the bins: the sums merge, nothing is lost */
+	frame(&n, real0 + 9000 * MS, 10);
+	assert_true(n.clock.width > 1 * MS);
+	for (unsigned b = 0; b < RPT_MAX_BINS; b++)
+		bytes += n.bin[b].net_bytes;
+	assert_int_equal(bytes, 1510);
+	rpt_nfs_release(&n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_bins),
 	    cmocka_unit_test(test_align),
+	    cmocka_unit_test(test_frames),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
