@@ -268,8 +268,10 @@ void idle_explain_frame(void *arg, const struct pkt *p, uint64_t ts_ns)
 	if (!hs->cap_packets++)
 		hs->cap_first = c;
 	hs->cap_last = c;
-	if (p) {
+	if (p)
 		hs->cap_bytes += p->len;
+	if (p && !hs->nlocal) {
+		/* no addresses from the manifest: counted, to infer the host's at the end */
 		x->addr_packets[p->family == 6]++;
 		count_addr(x, p->family, p->src);
 		if (memcmp(p->src, p->dst, 16))
