@@ -254,6 +254,18 @@ static long top_at(struct ie_gap *const *a, size_t n, size_t *k, uint64_t c)
 	return *k < n && a[*k]->cs <= c ? (long)*k : -1;
 }
 
+/* A frame during a gap (or the gaps): a packet and its flow, or a frame of another kind. */
+static void net_add(struct ie_net *n, const struct pkt *p)
+{
+	if (!p) {
+		n->frames_other++;
+		return;
+	}
+	n->packets++;
+	n->bytes += p->len;
+	ie_flows_add(&n->flows, p);
+}
+
 void idle_explain_frame(void *arg, const struct pkt *p, uint64_t ts_ns)
 {
 	struct idle_explain *x = arg;
@@ -279,30 +291,13 @@ void idle_explain_frame(void *arg, const struct pkt *p, uint64_t ts_ns)
 	}
 	for (unsigned k = 0; k < x->ndevs; k++) {
 		struct ie_dev *d = x->devs[k];
-		struct ie_net *n;
 		long i;
 
-		if (d->net_tot && span_at(d->all, d->nall, &d->cur_all, c) >= 0) {
-			n = &d->net_tot[h];
-			if (p) {
-				n->packets++;
-				n->bytes += p->len;
-				ie_flows_add(&n->flows, p);
-			} else {
-				n->frames_other++;
-			}
-		}
+		if (d->net_tot && span_at(d->all, d->nall, &d->cur_all, c) >= 0)
+			net_add(&d->net_tot[h], p);
 		i = top_at(d->timed, d->ntop, &d->cur_top, c);
-		if (i >= 0 && d->timed[i]->net) {
-			n = &d->timed[i]->net[h];
-			if (p) {
-				n->packets++;
-				n->bytes += p->len;
-				ie_flows_add(&n->flows, p);
-			} else {
-				n->frames_other++;
-			}
-		}
+		if (i >= 0 && d->timed[i]->net)
+			net_add(&d->timed[i]->net[h], p);
 	}
 }
 

@@ -84,6 +84,17 @@ static void test_bins(void **state)
 	rpt_nfs_release(&n);
 }
 
+/* Clock pairs: trace clock = real clock - real0 + 5 s. */
+static void clock_pairs(struct manifest *m, uint64_t real0)
+{
+	memset(m, 0, sizeof(*m));
+	m->have_clock = 1;
+	m->start_real_ns = (int64_t)real0;
+	m->start_trace_ns = 5000 * (int64_t)MS;
+	m->end_real_ns = (int64_t)(real0 + 100000 * MS);
+	m->end_trace_ns = 105000 * (int64_t)MS;
+}
+
 static void test_align(void **state)
 {
 	struct rpt_nfs n;
@@ -92,12 +103,7 @@ static void test_align(void **state)
 
 	(void)state;
 	/* trace clock = real clock - real0 + 5 s; the block run started at trace time 6 s */
-	memset(&m, 0, sizeof(m));
-	m.have_clock = 1;
-	m.start_real_ns = (int64_t)real0;
-	m.start_trace_ns = 5000 * (int64_t)MS;
-	m.end_real_ns = (int64_t)(real0 + 100000 * MS);
-	m.end_trace_ns = 105000 * (int64_t)MS;
+	clock_pairs(&m, real0);
 	assert_int_equal(rpt_nfs_init(&n, 1 * MS), 0);
 	rpt_nfs_align(&n, &m, 6000 * MS);
 	txn(&n, 3, 6, real0 + 1500 * MS, real0 + 1502 * MS, 0); /* trace 6.5 s: 500 ms in */
@@ -132,12 +138,7 @@ static void test_frames(void **state)
 	uint64_t bytes = 0;
 
 	(void)state;
-	memset(&m, 0, sizeof(m));
-	m.have_clock = 1;
-	m.start_real_ns = (int64_t)real0;
-	m.start_trace_ns = 5000 * (int64_t)MS;
-	m.end_real_ns = (int64_t)(real0 + 100000 * MS);
-	m.end_trace_ns = 105000 * (int64_t)MS;
+	clock_pairs(&m, real0);
 	/* not aligned: the series would start at the first NFS call, so frames are left out */
 	assert_int_equal(rpt_nfs_init(&n, 1 * MS), 0);
 	frame(&n, real0 + 1500 * MS, 1000);
