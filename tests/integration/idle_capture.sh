@@ -23,7 +23,7 @@ capture -o "$RUN" -d "$DATA" -d "$JOURNAL" -i lo --filter "tcp port $PORT" -- \
 	python3 "$SRCDIR/tests/integration/idle_journal.py" "$DATA" "$JOURNAL" "$PORT" ||
 	fail "capture exited $?"
 tracing_is_off
-"$IOTAPE" analyze --json --top 5 "$RUN" >a.json 2>err.txt || fail "analyze: $(cat err.txt)"
+"$IOTAPE" analyze --json --top 20 "$RUN" >a.json 2>err.txt || fail "analyze: $(cat err.txt)"
 "$IOTAPE" analyze --top 5 "$RUN" >a.txt
 python3 - a.json "$(stat -c %t,%T "$DATA")" "$(stat -c %t,%T "$JOURNAL")" <<'EOF' ||
 import json, sys
@@ -33,9 +33,14 @@ data, journal = hexdev(sys.argv[2]), hexdev(sys.argv[3])
 dev = {x['dev']: x for x in d['devices']}
 idle = dev[data]['idle']
 longest = idle['longest']
-assert len(longest) >= 5, 'only %d gaps on the data device' % len(longest)
-# the bursts: the data device idle, the journal busy (synchronous writes back to back)
-for g in longest[:5]:
+# the bursts: the data device idle, the journal busy (synchronous writes back to back). On a
+# loaded machine the reader thread may also pause 10 ms or more between its reads with the
+# journal idle: those gaps are not bursts (no_work_offered), so the bursts are picked by the
+# journal's writes during them, not by rank.
+bursts = [g for g in longest
+          if [o for o in g['explain']['devices'] if o['dev'] == journal][0]['ios'] >= 16]
+assert len(bursts) >= 5, 'only %d bursts among %d gaps' % (len(bursts), len(longest))
+for g in bursts:
     e = g['explain']
     assert e['cause'] == 'other_device_busy', (g['duration_ns'], e)
     j = [o for o in e['devices'] if o['dev'] == journal][0]
@@ -48,8 +53,8 @@ assert [o for o in tot['devices'] if o['dev'] == journal][0]['ios'] >= 5 * 16, t
 n = tot['network'][0]
 assert '127.0.0.1' in n['local_addresses'] and n['local_from'] == 'manifest', n
 assert n['packets_local'] == n['packets'] > 0, n  # lo: both ends are the host's
-print('data device %s: %d gaps, the longest %.1f ms, explained by %s' % (
-    data, idle['gaps'], longest[0]['duration_ns'] / 1e6, journal))
+print('data device %s: %d gaps, %d of them bursts explained by %s' % (
+    data, idle['gaps'], len(bursts), journal))
 EOF
 	fail "the data device's gaps are not explained by the journal: $(cat a.txt)"
 grep -q "other_device_busy" a.txt || fail "text: no cause"
