@@ -429,13 +429,11 @@ static json_t *totals_json(const struct idle_explain *x, const struct ie_dev *d)
 	return o;
 }
 
-int idle_explain_json(struct idle_explain *x, unsigned h, json_t *devices)
+int ie_json(const struct idle_explain *x, unsigned h, json_t *devices)
 {
 	const json_t *dj;
 	size_t i;
 
-	if (!x->block_done)
-		idle_explain_block_done(x);
 	json_array_foreach(devices, i, dj)
 	{
 		const char *name = json_string_value(json_object_get(dj, "dev"));

@@ -65,57 +65,14 @@ void idle_explain_free(struct idle_explain *x)
 /* ------------------------------------------------------------------------------------- */
 /* Clocks                                                                                  */
 
-static bool to_real(const struct ie_clock *c, uint64_t t, int64_t *r)
-{
-	if (c->m) {
-		*r = manifest_trace_to_real(c->m, (int64_t)t);
-		return true;
-	}
-	if (c->have_wall) {
-		*r = (int64_t)t + c->wall_ns;
-		return true;
-	}
-	return false;
-}
-
-static bool from_real(const struct ie_clock *c, int64_t r, uint64_t *t)
-{
-	int64_t v;
-
-	if (c->m)
-		v = manifest_real_to_trace(c->m, r);
-	else if (c->have_wall)
-		v = r - c->wall_ns;
-	else
-		return false;
-	*t = v > 0 ? (uint64_t)v : 0;
-	return true;
-}
-
-bool ie_real_to_common(const struct idle_explain *x, int64_t real, uint64_t *c)
-{
-	return x->nhosts && from_real(&x->host[0].clk, real, c);
-}
-
-bool idle_explain_to_common(const struct idle_explain *x, unsigned h, uint64_t t, uint64_t *c)
-{
-	int64_t r;
-
-	if (!h) {
-		*c = t;
-		return true;
-	}
-	return h < x->nhosts && to_real(&x->host[h].clk, t, &r) && ie_real_to_common(x, r, c);
-}
-
 /* The common clock's c on host h's trace clock. */
 static uint64_t from_common(const struct idle_explain *x, unsigned h, uint64_t c)
 {
 	int64_t r;
 	uint64_t t = c;
 
-	if (h && to_real(&x->host[0].clk, c, &r))
-		from_real(&x->host[h].clk, r, &t);
+	if (h && ie_clock_to_real(&x->host[0].clk, c, &r))
+		ie_clock_from_real(&x->host[h].clk, r, &t);
 	return t;
 }
 
@@ -447,4 +404,10 @@ const struct ie_dev *idle_explain_dev(const struct idle_explain *x, unsigned g)
 const struct ie_dev *idle_explain_find(const struct idle_explain *x, unsigned h, unsigned idx)
 {
 	return h < x->nhosts && idx < x->host[h].ndev ? x->host[h].dev[idx] : NULL;
+}
+
+int idle_explain_json(struct idle_explain *x, unsigned h, json_t *devices)
+{
+	idle_explain_block_done(x);
+	return ie_json(x, h, devices);
 }

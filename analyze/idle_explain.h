@@ -251,6 +251,10 @@ bool ie_period_member(const struct ie_dev *d, uint64_t cs);
 void ie_causes(struct idle_explain *x, struct ie_dev *d);
 int ie_flows_add(struct ie_flows *t, const struct pkt *p);
 void ie_flows_free(struct ie_flows *t);
+bool ie_clock_to_real(const struct ie_clock *c, uint64_t t, int64_t *r);
+bool ie_clock_from_real(const struct ie_clock *c, int64_t r, uint64_t *t);
+/* The gaps' explanations into analyze's JSON (idle_explain_json(), once the pass is done). */
+int ie_json(const struct idle_explain *x, unsigned h, json_t *devices);
 int ie_is_local(const struct ie_host *hs, uint8_t family, const uint8_t *a);
 
 #endif

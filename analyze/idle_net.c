@@ -99,22 +99,8 @@ int ie_flows_add(struct ie_flows *t, const struct pkt *p)
 	return 0;
 }
 
-void ie_flows_free(struct ie_flows *t)
-{
-	free(t->f);
-	memset(t, 0, sizeof(*t));
-}
-
 /* ------------------------------------------------------------------------------------- */
 /* Local addresses: the manifest's, else the address in the most packets                  */
-
-int ie_is_local(const struct ie_host *hs, uint8_t family, const uint8_t *a)
-{
-	for (unsigned i = 0; i < hs->nlocal; i++)
-		if (hs->local[i][0] == family && !memcmp(&hs->local[i][1], a, 16))
-			return 1;
-	return 0;
-}
 
 static void add_local(struct ie_host *hs, uint8_t family, const uint8_t *a)
 {
