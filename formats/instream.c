@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,10 +12,40 @@
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
+#ifdef IOTAPE_HAVE_ISAL
+#include <isa-l/igzip_lib.h>
+#endif
 
 #define RAW_SIZE (256u * 1024) /* compressed bytes read at a time */
-#define HEAD_CAP 4096u         /* bytes kept from the start for sniffing */
-#define SNIFF_MIN 64u          /* read at least this much (or to the end) before deciding */
+/* a compressed file is inflated on a thread of its own, NCHUNK chunks ahead of the reader */
+#define NCHUNK 4
+#define CHUNK_SIZE (1u << 20)
+/* room before each chunk for the unread end of the one before (in_stream_next()) */
+#define SLACK (256u << 10)
+#define JOIN_READ (1u << 20) /* bytes read at a time into the join buffer */
+
+/*
+ * The decompression thread: it fills chunks in turn while the reader (a decoder of packets
+ * or trace records) works on the ones before. It owns the decoder's state (raw bytes, the
+ * inflater, eof, truncated, dec_err) from its start; the reader touches only what is here,
+ * under mu.
+ */
+struct worker {
+	pthread_t tid;
+	pthread_mutex_t mu;
+	pthread_cond_t cv; /* a chunk filled, a chunk handed back, or stop */
+	uint8_t *chunk[NCHUNK];
+	size_t clen[NCHUNK];
+	uint64_t filled, used; /* chunks the thread filled, chunks the reader handed back */
+	size_t pos;            /* the reader's offset in chunk[used % NCHUNK] */
+	int done;              /* the thread filled its last chunk: then err (0: the end) */
+	int err;
+	struct iot_err last; /* what err was */
+	int stop;            /* the reader closes the stream */
+	int held;            /* in_stream_next() handed out chunk[used % NCHUNK] whole */
+};
+#define HEAD_CAP 4096u /* bytes kept from the start for sniffing */
+#define SNIFF_MIN 64u  /* read at least this much (or to the end) before deciding */
 
 struct in_stream {
 	char *name;
@@ -30,6 +61,9 @@ struct in_stream {
 	int raw_eof;
 	z_stream z;
 	int z_init;
+#ifdef IOTAPE_HAVE_ISAL
+	struct inflate_state *isal; /* ISA-L's igzip: 2-3x zlib's speed; zlib without it */
+#endif
 	int member_end; /* gzip: a member ended; another may follow */
 	ZSTD_DStream *zs;
 	int frame_open; /* zstd: inside a frame */
@@ -39,8 +73,12 @@ struct in_stream {
 	uint64_t out_off;
 	int eof;
 	int truncated; /* the compressed stream ended inside a member or frame */
-	int err;       /* sticky: returned once the bytes before it are handed out */
+	int dec_err;   /* the decoder's: returned once the bytes before it are handed out */
+	int err;       /* the reader's, sticky */
 	struct iot_err last;
+	struct worker *w; /* a compressed file's decompression thread, once started */
+	uint8_t *join;    /* in_stream_next(): a piece's kept bytes and the new ones after them */
+	size_t join_cap;
 };
 
 /* ---- sniffing ---------------------------------------------------------------------- */
@@ -218,7 +256,7 @@ static ssize_t stop(struct in_stream *s, size_t done, ssize_t err)
 {
 	if (!done)
 		return err;
-	s->err = (int)err;
+	s->dec_err = (int)err;
 	return (ssize_t)done;
 }
 
@@ -248,12 +286,93 @@ static ssize_t plain_read(struct in_stream *s, uint8_t *buf, size_t len, struct 
 	return r;
 }
 
+#ifdef IOTAPE_HAVE_ISAL
+static const char *isal_what(int rc)
+{
+	switch (rc) {
+	case ISAL_INVALID_BLOCK:
+		return "invalid block";
+	case ISAL_INVALID_SYMBOL:
+		return "invalid code";
+	case ISAL_INVALID_LOOKBACK:
+		return "invalid distance too far back";
+	case ISAL_INVALID_WRAPPER:
+		return "incorrect header";
+	case ISAL_UNSUPPORTED_METHOD:
+		return "unknown compression method";
+	case ISAL_INCORRECT_CHECKSUM:
+		return "incorrect data check";
+	default:
+		return "bad compressed data";
+	}
+}
+#endif
+
+static void gz_member_start(struct in_stream *s)
+{
+#ifdef IOTAPE_HAVE_ISAL
+	if (s->isal) {
+		isal_inflate_reset(s->isal);
+		s->isal->crc_flag = ISAL_GZIP; /* the header parsed, the trailer's CRC checked */
+		return;
+	}
+#endif
+	inflateReset(&s->z);
+}
+
+/*
+ * One inflate call: raw bytes from raw_pos into out[0, len). *used and *made say how many
+ * bytes went in and came out; 1 at a member's end, 0 going on, -EINVAL or -ENOMEM with what.
+ */
+static int gz_step(struct in_stream *s, uint8_t *out, size_t len, size_t *used, size_t *made,
+                   const char **what)
+{
+	size_t left = s->raw_len - s->raw_pos;
+	uint32_t in = (uint32_t)(left < UINT32_MAX ? left : UINT32_MAX);
+	uint32_t room = (uint32_t)(len < UINT32_MAX ? len : UINT32_MAX);
+	int rc;
+
+#ifdef IOTAPE_HAVE_ISAL
+	if (s->isal) {
+		struct inflate_state *st = s->isal;
+
+		st->next_in = s->raw + s->raw_pos;
+		st->avail_in = in;
+		st->next_out = out;
+		st->avail_out = room;
+		rc = isal_inflate(st);
+		*used = in - st->avail_in;
+		*made = room - st->avail_out;
+		if (rc < 0) {
+			*what = isal_what(rc);
+			return -EINVAL;
+		}
+		return st->block_state == ISAL_BLOCK_FINISH;
+	}
+#endif
+	s->z.next_in = s->raw + s->raw_pos;
+	s->z.avail_in = in;
+	s->z.next_out = out;
+	s->z.avail_out = room;
+	rc = inflate(&s->z, Z_NO_FLUSH);
+	*used = in - s->z.avail_in;
+	*made = room - s->z.avail_out;
+	if (rc == Z_STREAM_END)
+		return 1;
+	if (rc == Z_OK || rc == Z_BUF_ERROR) /* Z_BUF_ERROR: no progress possible, not an error */
+		return 0;
+	*what = s->z.msg ? s->z.msg : "bad compressed data";
+	return rc == Z_MEM_ERROR ? -ENOMEM : -EINVAL;
+}
+
 static ssize_t gz_read(struct in_stream *s, uint8_t *buf, size_t len, struct iot_err *e)
 {
 	size_t done = 0;
 
 	while (done < len && !s->eof) {
-		size_t left = s->raw_len - s->raw_pos, in, out;
+		size_t left = s->raw_len - s->raw_pos, used, made;
+		const char *what = NULL;
+		char msg[160];
 		ssize_t r;
 		int rc;
 
@@ -267,40 +386,35 @@ static ssize_t gz_read(struct in_stream *s, uint8_t *buf, size_t len, struct iot
 			 */
 			if (left >= 2 && s->raw[s->raw_pos] == 0x1f &&
 			    s->raw[s->raw_pos + 1] == 0x8b) {
-				inflateReset(&s->z);
+				gz_member_start(s);
 				s->member_end = 0;
 				continue;
 			}
 			s->eof = 1;
 			break;
 		}
-		if (!left) { /* the end inside a member: the file was cut short */
-			s->truncated = 1;
-			s->eof = 1;
-			break;
+		rc = gz_step(s, buf + done, len - done, &used, &made, &what);
+		s->raw_pos += used;
+		done += made;
+		if (rc == -ENOMEM)
+			return stop(s, done,
+			            iot_err_set(e, -ENOMEM, "'%s': gzip: out of memory", s->name));
+		if (rc < 0) {
+			snprintf(msg, sizeof(msg), "gzip: %s", what);
+			return stop(s, done, fail(s, e, -EINVAL, msg));
 		}
-		s->z.next_in = s->raw + s->raw_pos;
-		s->z.avail_in = (uInt)(left < UINT32_MAX ? left : UINT32_MAX);
-		s->z.next_out = buf + done;
-		s->z.avail_out = (uInt)(len - done < UINT32_MAX ? len - done : UINT32_MAX);
-		in = s->z.avail_in;
-		out = s->z.avail_out;
-		rc = inflate(&s->z, Z_NO_FLUSH);
-		s->raw_pos += in - s->z.avail_in;
-		done += out - s->z.avail_out;
-		if (rc == Z_STREAM_END) {
+		if (rc == 1) {
 			s->member_end = 1;
-		} else if (rc == Z_NEED_DICT || rc == Z_DATA_ERROR || rc == Z_MEM_ERROR ||
-		           rc == Z_STREAM_ERROR) {
-			char what[160];
-
-			if (rc == Z_MEM_ERROR)
-				return stop(
-				    s, done,
-				    iot_err_set(e, -ENOMEM, "'%s': gzip: out of memory", s->name));
-			snprintf(what, sizeof(what), "gzip: %s",
-			         s->z.msg ? s->z.msg : "bad compressed data");
-			return stop(s, done, fail(s, e, -EINVAL, what));
+		} else if (!used && !made) {
+			/* the inflater wants more than there is: the end inside a member (the file
+			 * was cut short), or more to read */
+			if (s->raw_eof) {
+				s->truncated = 1;
+				s->eof = 1;
+				break;
+			}
+			if ((r = fill_raw(s, e)) < 0)
+				return stop(s, done, r);
 		}
 	}
 	return (ssize_t)done;
@@ -342,8 +456,8 @@ static ssize_t zstd_read(struct in_stream *s, uint8_t *buf, size_t len, struct i
 
 static ssize_t produce(struct in_stream *s, uint8_t *buf, size_t len, struct iot_err *e)
 {
-	if (s->err)
-		return s->err; /* e is s->last: it still says what */
+	if (s->dec_err)
+		return s->dec_err; /* e (s->last, or the thread's) still says what */
 	switch (s->sn.codec) {
 	case IN_GZIP:
 		return gz_read(s, buf, len, e);
@@ -377,10 +491,18 @@ static int start_codec(struct in_stream *s, struct iot_err *e)
 		s->raw_cap = RAW_SIZE;
 	}
 	if (s->sn.codec == IN_GZIP) {
+#ifdef IOTAPE_HAVE_ISAL
+		s->isal = malloc(sizeof(*s->isal));
+		if (!s->isal)
+			return iot_err_set(e, -ENOMEM, "out of memory");
+		isal_inflate_init(s->isal);
+		s->isal->crc_flag = ISAL_GZIP;
+#else
 		/* 15 + 16: a gzip header and trailer around deflate data, a 32 KiB window */
 		if (inflateInit2(&s->z, 15 + 16) != Z_OK)
 			return iot_err_set(e, -ENOMEM, "'%s': cannot start gzip stream", s->name);
 		s->z_init = 1;
+#endif
 	} else if (s->sn.codec == IN_ZSTD) {
 		s->zs = ZSTD_createDStream();
 		if (!s->zs || ZSTD_isError(ZSTD_initDStream(s->zs)))
@@ -529,6 +651,129 @@ const char *in_stream_name(const struct in_stream *s)
 	return s->name;
 }
 
+/* ---- the decompression thread ------------------------------------------------------ */
+
+static void *work(void *arg)
+{
+	struct in_stream *s = arg;
+	struct worker *w = s->w;
+
+	for (;;) {
+		unsigned k;
+		ssize_t n;
+
+		pthread_mutex_lock(&w->mu);
+		while (w->filled - w->used == NCHUNK && !w->stop)
+			pthread_cond_wait(&w->cv, &w->mu);
+		if (w->stop) {
+			pthread_mutex_unlock(&w->mu);
+			return NULL;
+		}
+		k = (unsigned)(w->filled % NCHUNK);
+		pthread_mutex_unlock(&w->mu);
+		n = produce(s, w->chunk[k] + SLACK, CHUNK_SIZE, &w->last);
+		pthread_mutex_lock(&w->mu);
+		if (n > 0) {
+			w->clen[k] = (size_t)n;
+			w->filled++;
+		} else {
+			w->done = 1;
+			w->err = (int)n;
+		}
+		pthread_cond_broadcast(&w->cv);
+		pthread_mutex_unlock(&w->mu);
+		if (n <= 0)
+			return NULL;
+	}
+}
+
+static void worker_free(struct worker *w)
+{
+	for (unsigned i = 0; i < NCHUNK; i++)
+		free(w->chunk[i]);
+	free(w);
+}
+
+/* A compressed file's bytes are inflated on a thread: 0, or -1 to inflate here instead. */
+static int worker_start(struct in_stream *s)
+{
+	struct worker *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return -1;
+	for (unsigned i = 0; i < NCHUNK; i++)
+		if (!(w->chunk[i] = malloc(SLACK + CHUNK_SIZE))) {
+			worker_free(w);
+			return -1;
+		}
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->cv, NULL);
+	s->w = w;
+	if (pthread_create(&w->tid, NULL, work, s)) {
+		pthread_cond_destroy(&w->cv);
+		pthread_mutex_destroy(&w->mu);
+		worker_free(w);
+		s->w = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+static void worker_stop(struct in_stream *s)
+{
+	struct worker *w = s->w;
+
+	pthread_mutex_lock(&w->mu);
+	w->stop = 1;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	pthread_join(w->tid, NULL);
+	pthread_cond_destroy(&w->cv);
+	pthread_mutex_destroy(&w->mu);
+	worker_free(w);
+	s->w = NULL;
+}
+
+/* Up to len bytes from the thread's chunks, as produce() says them: >= 0 or -errno (e). */
+static ssize_t take(struct in_stream *s, uint8_t *buf, size_t len, struct iot_err *e)
+{
+	struct worker *w = s->w;
+	size_t done = 0;
+
+	while (done < len) {
+		size_t n, clen;
+		unsigned k;
+
+		pthread_mutex_lock(&w->mu);
+		while (w->used == w->filled && !w->done)
+			pthread_cond_wait(&w->cv, &w->mu);
+		if (w->used == w->filled) {
+			int err = w->err;
+
+			pthread_mutex_unlock(&w->mu);
+			if (done || !err)
+				break;
+			*e = w->last;
+			return err;
+		}
+		k = (unsigned)(w->used % NCHUNK);
+		clen = w->clen[k];
+		pthread_mutex_unlock(&w->mu);
+		n = clen - w->pos < len - done ? clen - w->pos : len - done;
+		memcpy(buf + done, w->chunk[k] + SLACK + w->pos, n);
+		w->pos += n;
+		done += n;
+		if (w->pos == clen) {
+			pthread_mutex_lock(&w->mu);
+			w->used++;
+			w->pos = 0;
+			pthread_cond_broadcast(&w->cv);
+			pthread_mutex_unlock(&w->mu);
+		}
+	}
+	return (ssize_t)done;
+}
+
 ssize_t in_stream_read(struct in_stream *s, void *buf, size_t len, struct iot_err *e)
 {
 	size_t done = 0;
@@ -549,9 +794,15 @@ ssize_t in_stream_read(struct in_stream *s, void *buf, size_t len, struct iot_er
 			*e = s->last;
 		return s->err;
 	}
-	if (s->eof)
+	if (!s->w && s->eof)
 		return 0;
-	n = produce(s, (uint8_t *)buf, len, &s->last);
+	/* a compressed regular file is inflated on a thread from the first read after the sniffed
+	 * head: not a pipe, where the thread could block in read() for ever and never be stopped
+	 * by a close, nor bytes in memory (the fuzzers' input) */
+	if (!s->w && s->sn.codec != IN_PLAIN && s->regular && !s->dec_err)
+		worker_start(s);
+	n = s->w ? take(s, (uint8_t *)buf, len, &s->last)
+	         : produce(s, (uint8_t *)buf, len, &s->last);
 	if (n < 0) {
 		s->err = (int)n;
 		if (e && e != &s->last)
@@ -560,6 +811,115 @@ ssize_t in_stream_read(struct in_stream *s, void *buf, size_t len, struct iot_er
 	}
 	s->out_off += (uint64_t)n;
 	return n;
+}
+
+/* The keep bytes at tail moved to the start of the join buffer, with room for more after. */
+static int join_keep(struct in_stream *s, const uint8_t *tail, size_t keep, size_t more,
+                     struct iot_err *e)
+{
+	uintptr_t t = (uintptr_t)tail, j = (uintptr_t)s->join;
+	size_t in_join = SIZE_MAX; /* the tail's offset when it lies in the join buffer */
+	uint8_t *p;
+
+	if (keep && j && t >= j && t - j < s->join_cap)
+		in_join = t - j;
+	if (keep + more > s->join_cap) {
+		if (!(p = realloc(s->join, keep + more)))
+			return iot_err_set(e, -ENOMEM, "'%s': out of memory", s->name);
+		s->join = p;
+		s->join_cap = keep + more;
+		if (in_join != SIZE_MAX)
+			tail = p + in_join;
+	}
+	if (keep)
+		memmove(s->join, tail, keep);
+	return 0;
+}
+
+/* The kept bytes, then up to len bytes read after them, in the join buffer. */
+static ssize_t next_joined(struct in_stream *s, const uint8_t *tail, size_t keep, size_t len,
+                           const uint8_t **p, struct iot_err *e)
+{
+	ssize_t n;
+	int ret;
+
+	if ((ret = join_keep(s, tail, keep, len, e)))
+		return ret;
+	*p = s->join;
+	if ((n = in_stream_read(s, s->join + keep, len, e)) <= 0)
+		return n;
+	return (ssize_t)keep + n;
+}
+
+ssize_t in_stream_next(struct in_stream *s, const uint8_t *tail, size_t keep, const uint8_t **p,
+                       struct iot_err *e)
+{
+	struct worker *w;
+	size_t clen;
+	uint8_t *dst;
+	unsigned k;
+	int err;
+
+	if (!keep && s->head_pos < s->head_len) { /* the sniffed head, where it lies */
+		*p = s->head + s->head_pos;
+		keep = s->head_len - s->head_pos;
+		s->head_pos = s->head_len;
+		s->out_off += keep;
+		return (ssize_t)keep;
+	}
+	if (!s->w && !s->err && !s->eof && !s->dec_err && s->sn.codec != IN_PLAIN && s->regular)
+		worker_start(s);
+	if (!(w = s->w) || s->head_pos < s->head_len || (w->pos && !w->held))
+		return next_joined(s, tail, keep, JOIN_READ, p, e);
+	if (s->err) {
+		if (e && e != &s->last)
+			*e = s->last;
+		return s->err;
+	}
+	/* the chunk after the one handed out last */
+	pthread_mutex_lock(&w->mu);
+	while (w->filled - w->used <= (uint64_t)w->held && !w->done)
+		pthread_cond_wait(&w->cv, &w->mu);
+	if (w->filled - w->used <= (uint64_t)w->held) {
+		err = w->err;
+		pthread_mutex_unlock(&w->mu);
+		if (!err) {
+			*p = tail; /* the end: the kept bytes stay where they are */
+			return 0;
+		}
+		s->err = err;
+		s->last = w->last;
+		if (e && e != &s->last)
+			*e = s->last;
+		return err;
+	}
+	k = (unsigned)((w->used + (uint64_t)w->held) % NCHUNK);
+	clen = w->clen[k];
+	pthread_mutex_unlock(&w->mu);
+	dst = w->chunk[k] + SLACK;
+	if (keep <= SLACK) {
+		/* the kept bytes into the room before the chunk: nothing else is copied */
+		if (keep)
+			memcpy(dst - keep, tail, keep);
+		*p = dst - keep;
+	} else {
+		/* a record longer than the room: the kept bytes and the whole chunk joined */
+		if ((err = join_keep(s, tail, keep, clen, e)))
+			return err;
+		memcpy(s->join + keep, dst, clen);
+		*p = s->join;
+	}
+	pthread_mutex_lock(&w->mu);
+	w->used += (uint64_t)w->held; /* the chunk before is the reader's no more */
+	w->held = 1;
+	if (keep > SLACK) { /* nor this one, copied whole */
+		w->used++;
+		w->held = 0;
+	}
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	s->out_off += clen;
+	return (ssize_t)(keep + clen);
 }
 
 uint64_t in_stream_offset(const struct in_stream *s)
@@ -620,7 +980,18 @@ const char *in_stream_error(const struct in_stream *s)
 
 int in_stream_truncated(const struct in_stream *s)
 {
-	return s && s->truncated;
+	struct worker *w;
+	int t;
+
+	if (!s)
+		return 0;
+	if (!(w = s->w))
+		return s->truncated;
+	/* the thread's flag, once it is done with the stream */
+	pthread_mutex_lock(&w->mu);
+	t = w->done && s->truncated;
+	pthread_mutex_unlock(&w->mu);
+	return t;
 }
 
 int in_stream_status(const struct in_stream *s)
@@ -632,13 +1003,19 @@ void in_stream_close(struct in_stream *s)
 {
 	if (!s)
 		return;
+	if (s->w)
+		worker_stop(s);
 	if (s->z_init)
 		inflateEnd(&s->z);
+#ifdef IOTAPE_HAVE_ISAL
+	free(s->isal);
+#endif
 	ZSTD_freeDStream(s->zs);
 	if (s->fd >= 0)
 		close(s->fd);
 	if (s->raw_owned)
 		free(s->raw);
+	free(s->join);
 	free(s->name);
 	free(s);
 }

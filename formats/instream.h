@@ -74,6 +74,18 @@ const char *in_stream_name(const struct in_stream *s);
  * the offset (bad compressed data: -EINVAL). Bytes read before an error come first.
  */
 ssize_t in_stream_read(struct in_stream *s, void *buf, size_t len, struct iot_err *e);
+/*
+ * The next bytes in place, for readers of records that handle them where they lie: the keep
+ * bytes at tail (the unread end of the last piece this returned, or nothing) are put in front
+ * of the new bytes and *p points at the whole, keep + the new ones, which is returned. A
+ * compressed file's bytes are not copied (its thread inflates them into chunks with room in
+ * front for the kept bytes); others are read into a buffer of the stream's. The piece is
+ * valid until the next call or the close. 0 at the end, *p then pointing at the kept bytes
+ * (which may have moved); -errno as in_stream_read(). Do not mix with in_stream_read() on one
+ * stream.
+ */
+ssize_t in_stream_next(struct in_stream *s, const uint8_t *tail, size_t keep, const uint8_t **p,
+                       struct iot_err *e);
 /* 1 once the end was read inside a gzip member or zstd frame: the file was cut short (a
  * reader's warning, as for a record cut short), not bad bytes. 0 for s NULL. */
 int in_stream_truncated(const struct in_stream *s);

@@ -16,12 +16,12 @@
  * libpcap's offline reader, which copies every frame twice (the kernel's read into stdio's
  * buffer, then into its own) with two stdio calls per frame: on a 448 MB capture of large
  * WRITEs that copying was a third of the whole analysis. A plain file is mapped and frames
- * are handed out where they lie; compressed captures, pipes and standard input go through a
- * buffer the input stream fills. Every length comes from the file and is checked against the
+ * are handed out where they lie; so are a compressed file's, in the chunks the input stream's
+ * thread inflates them into (in_stream_next()); pipes and standard input go through a buffer
+ * the input stream fills. Every length comes from the file and is checked against the
  * bytes there before use (common/cursor.h).
  */
 
-#define BUF_SIZE (1u << 20)
 #define MAX_RECORD (16u << 20) /* a record or block past this is bad bytes */
 #define MAX_IFACES 256
 /* the mapped window (formats/mapwin.h): a frame is used before the next is asked for, so
@@ -43,9 +43,9 @@ struct iface {
 struct pcap_src {
 	struct in_stream *in;
 	const char *name;
-	/* bytes: the whole mapped file, or a buffer of the stream's bytes [0, len) */
-	uint8_t *buf;
-	size_t len, pos, cap;
+	/* bytes: the whole mapped file, or the stream's last piece [0, len) (in_stream_next()) */
+	const uint8_t *buf;
+	size_t len, pos;
 	struct mapwin map; /* map.len: buf is the mapped file */
 	uint64_t base;     /* stream offset of buf[0] */
 	int eof;           /* nothing more will come into buf */
@@ -89,27 +89,15 @@ static int dlt_of(uint32_t linktype)
  */
 static int need(struct pcap_src *s, size_t n, struct iot_err *e)
 {
-	if (s->len - s->pos >= n)
-		return 1;
-	if (s->eof)
-		return 0;
-	if (s->pos) {
-		memmove(s->buf, s->buf + s->pos, s->len - s->pos);
-		s->base += s->pos;
-		s->len -= s->pos;
-		s->pos = 0;
-	}
-	if (n > s->cap) {
-		uint8_t *b = realloc(s->buf, n);
+	while (s->len - s->pos < n) {
+		const uint8_t *p;
+		ssize_t r;
 
-		if (!b)
-			return iot_err_set(e, -ENOMEM, "'%s': out of memory", s->name);
-		s->buf = b;
-		s->cap = n;
-	}
-	while (s->len < n) {
-		ssize_t r = in_stream_read(s->in, s->buf + s->len, s->cap - s->len, e);
-
+		if (s->eof)
+			return 0;
+		/* the unread bytes kept in front of the stream's next piece, which is used in place
+		 * (a compressed capture's chunks are not copied again) */
+		r = in_stream_next(s->in, s->buf ? s->buf + s->pos : NULL, s->len - s->pos, &p, e);
 		if (r < 0) {
 			/* the stream names itself: the caller puts the name in front */
 			size_t k = strlen(s->name);
@@ -123,7 +111,10 @@ static int need(struct pcap_src *s, size_t n, struct iot_err *e)
 			s->eof = 1;
 			return 0;
 		}
-		s->len += (size_t)r;
+		s->base += s->pos;
+		s->buf = p;
+		s->len = (size_t)r;
+		s->pos = 0;
 	}
 	return 1;
 }
@@ -421,13 +412,6 @@ int pcap_src_open_stream(struct pcap_src **out, struct in_stream *in, struct iot
 		s->buf = s->map.base;
 		s->len = s->map.len;
 		s->eof = 1;
-	} else {
-		s->buf = malloc(BUF_SIZE);
-		s->cap = BUF_SIZE;
-		if (!s->buf) {
-			ret = iot_err_set(e, -ENOMEM, "out of memory");
-			goto fail;
-		}
 	}
 	if (s->format == F_PCAP) {
 		ret = need(s, 24, e);
@@ -508,8 +492,6 @@ void pcap_src_free(struct pcap_src *s)
 		return;
 	if (s->map.len)
 		mapwin_close(&s->map);
-	else
-		free(s->buf);
 	free(s->ifs);
 	in_stream_close(s->in);
 	free(s);

@@ -8,7 +8,7 @@ SUDO=""
 PKGS=(
 	build-essential cmake pkg-config git
 	clang libclang-rt-14-dev llvm clang-format
-	libcmocka-dev zlib1g-dev libzstd-dev libjansson-dev libpcap-dev liburing-dev
+	libcmocka-dev zlib1g-dev libisal-dev libzstd-dev libjansson-dev libpcap-dev liburing-dev
 	libnfs-dev libnfs-utils libtracefs-dev libtraceevent-dev libblkid-dev
 	blktrace fio tshark tcpdump
 	nfs-ganesha nfs-ganesha-vfs rpcbind

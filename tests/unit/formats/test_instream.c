@@ -306,6 +306,38 @@ static void test_gzip(void **state)
 	assert_int_equal(in_stream_status(s), 0);
 	free(got);
 	in_stream_close(s);
+	/* the same cut in a file, inflated on the stream's own thread */
+	write_file("cut.gz", z, c1 / 2);
+	assert_int_equal(in_stream_open(&s, tpath("cut.gz"), &e), 0);
+	got = read_all(s, &len, &err);
+	assert_int_equal(err, 0);
+	assert_true(len > 0 && len < n / 2);
+	assert_memory_equal(got, b, len);
+	assert_true(in_stream_truncated(s));
+	assert_int_equal(in_stream_status(s), 0);
+	free(got);
+	in_stream_close(s);
+	/* closed after one read, the inflating thread still busy: stopped and joined */
+	assert_int_equal(in_stream_open(&s, tpath("t.gz"), &e), 0);
+	got = malloc(8192);
+	assert_int_equal(in_stream_read(s, got, 8192, &e), 4096); /* the sniffed head alone */
+	assert_int_equal(in_stream_read(s, got, 8192, &e), 8192);
+	assert_memory_equal(got, b + 4096, 8192);
+	free(got);
+	in_stream_close(s);
+	/* a second member that is no gzip member but starts like one: the first member's bytes,
+	 * then the error, in memory and in a file */
+	memset(z + c1 + 10, 0xff, 64);
+	write_file("bad2.gz", z, c1 + c2);
+	assert_int_equal(in_stream_open(&s, tpath("bad2.gz"), &e), 0);
+	got = read_all(s, &len, &err);
+	assert_int_equal(err, -EINVAL);
+	assert_true(len >= n / 2);
+	assert_memory_equal(got, b, n / 2);
+	assert_true(!strncmp(in_stream_error(s), "gzip: ", 6));
+	assert_non_null(strstr(in_stream_error(s), " at offset "));
+	free(got);
+	in_stream_close(s);
 	/* corrupt deflate data */
 	memset(z + 100, 0xff, 64);
 	assert_int_equal(in_stream_open_mem(&s, z, c1, "bad.gz", &e), 0);
@@ -314,6 +346,75 @@ static void test_gzip(void **state)
 	assert_true(!strncmp(in_stream_error(s), "gzip: ", 6));
 	assert_non_null(strstr(in_stream_error(s), " at offset "));
 	free(got);
+	in_stream_close(s);
+	write_file("bad.gz", z, c1);
+	assert_int_equal(in_stream_open(&s, tpath("bad.gz"), &e), 0);
+	got = read_all(s, &len, &err);
+	assert_int_equal(err, -EINVAL);
+	assert_int_equal(in_stream_status(s), -EINVAL);
+	assert_true(!strncmp(in_stream_error(s), "gzip: ", 6));
+	free(got);
+	in_stream_close(s);
+	free(z);
+	free(b);
+}
+
+/*
+ * Everything through in_stream_next(), keeping a different tail each time (none, a little,
+ * more than the room in front of a chunk): the bytes taken are the stream's, in order.
+ */
+static void expect_pieces(struct in_stream *s, const uint8_t *want, size_t n)
+{
+	static const size_t keeps[] = {0, 100, 300u << 10, 5000, 700u << 10, 1};
+	const uint8_t *p = NULL;
+	size_t off = 0, len = 0, i = 0;
+	struct iot_err e;
+	ssize_t r;
+
+	for (;;) {
+		size_t keep = keeps[i++ % 6];
+
+		keep = keep < len ? keep : len;
+		/* what is not kept is taken */
+		assert_true(off + len - keep <= n);
+		if (len > keep)
+			assert_memory_equal(p, want + off, len - keep);
+		off += len - keep;
+		r = in_stream_next(s, p + len - keep, keep, &p, &e);
+		assert_true(r >= 0);
+		if (!r) {
+			/* the end: the kept bytes are the last ones, at *p */
+			assert_int_equal(off + keep, n);
+			assert_memory_equal(p, want + off, keep);
+			break;
+		}
+		assert_true((size_t)r > keep);
+		len = (size_t)r;
+	}
+	assert_int_equal(in_stream_offset(s), n);
+}
+
+static void test_next(void **state)
+{
+	size_t n = 5 << 20, cap = n + 4096, c;
+	uint8_t *b = trace_bytes(n), *z = malloc(cap);
+	struct in_stream *s;
+	struct iot_err e;
+
+	(void)state;
+	c = gz_bytes(b, n, z, cap);
+	write_file("next.gz", z, c);
+	/* chunks of the decompression thread */
+	assert_int_equal(in_stream_open(&s, tpath("next.gz"), &e), 0);
+	expect_pieces(s, b, n);
+	in_stream_close(s);
+	/* bytes in memory: read into the stream's own buffer */
+	assert_int_equal(in_stream_open_mem(&s, z, c, "next.gz", &e), 0);
+	expect_pieces(s, b, n);
+	in_stream_close(s);
+	write_file("next", b, n);
+	assert_int_equal(in_stream_open(&s, tpath("next"), &e), 0);
+	expect_pieces(s, b, n);
 	in_stream_close(s);
 	free(z);
 	free(b);
@@ -407,13 +508,10 @@ static void test_open_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_sniff_bytes),
-	    cmocka_unit_test(test_plain_file),
-	    cmocka_unit_test(test_pipe_and_stdin),
-	    cmocka_unit_test(test_fifo),
-	    cmocka_unit_test(test_gzip),
-	    cmocka_unit_test(test_zstd),
-	    cmocka_unit_test(test_formats_and_stdio),
+	    cmocka_unit_test(test_sniff_bytes),    cmocka_unit_test(test_plain_file),
+	    cmocka_unit_test(test_pipe_and_stdin), cmocka_unit_test(test_fifo),
+	    cmocka_unit_test(test_gzip),           cmocka_unit_test(test_zstd),
+	    cmocka_unit_test(test_next),           cmocka_unit_test(test_formats_and_stdio),
 	    cmocka_unit_test(test_open_errors),
 	};
 
