@@ -7,7 +7,8 @@
 # alike); medians of RUNS rounds, wall and CPU seconds, peak RSS, and the ratio of medians.
 # Not a test. Needs root, ganesha, rpcbind, tcpdump, tshark, editcap, zstd.
 #   bench/nfs.sh [CAPTURE]   (reuses CAPTURE if present; else makes one, kept with KEEP=PATH)
-# Env: BUILD_DIR (default build), RUNS (default 5), FILES, FILE_BYTES, IO_BYTES, META;
+# Env: BUILD_DIR (default build), RUNS (default 5), BASE (another iotape, e.g. main's before a
+# change, timed in the same rounds as "base"), FILES, FILE_BYTES, IO_BYTES, META;
 # CAPTURE_BUFFER_KIB (tcpdump -B, default 1 GiB here: a smaller buffer drops packets).
 set -euo pipefail
 SRCDIR=$(cd "$(dirname "$0")/.." && pwd)
@@ -54,6 +55,10 @@ for ((i = 0; i < RUNS; i++)); do
 	for fmt in "${formats[@]}"; do
 		read -r w c r < <(timed "$IOTAPE" analyze --json "${file[$fmt]}")
 		W[iotape.$fmt]+="$w " C[iotape.$fmt]+="$c " R[iotape.$fmt]+="$r "
+		if [ -n "${BASE:-}" ]; then
+			read -r w c r < <(timed "$BASE" analyze --json "${file[$fmt]}")
+			W[base.$fmt]+="$w " C[base.$fmt]+="$c " R[base.$fmt]+="$r "
+		fi
 		[ "$fmt" = zstd ] && continue
 		read -r w c r < <(timed tshark -o tcp.try_heuristic_first:TRUE -q \
 			-z rpc,srt,100003,3 -r "${file[$fmt]}")
@@ -66,7 +71,7 @@ printf 'capture: %s, %d MB, %d NFS ops; load average %s\n' "$CAP" \
 	$(($(stat -c %s "$CAP") / 1000000)) "$ops" "$(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-7s %-7s %9s %9s %9s   %s\n' format tool "wall s" "CPU s" "RSS MiB" "(medians of $RUNS rounds)"
 for fmt in "${formats[@]}"; do
-	for tool in iotape tshark; do
+	for tool in iotape base tshark; do
 		k=$tool.$fmt
 		[ -n "${W[$k]:-}" ] || continue
 		# shellcheck disable=SC2086
