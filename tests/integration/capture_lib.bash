@@ -115,11 +115,14 @@ kill_capture() {
 	local i
 	kill -KILL "$CAP_PID"
 	wait "$CAP_PID" || true
-	for i in $(seq 20); do
-		kill -0 $CAP_CHILD 2>/dev/null || return 0
+	# dead: gone, or a zombie its new parent (pid 1 here, a VM's init) has not reaped yet
+	for i in $(seq 50); do
+		case $(awk '{print $3}' /proc/"$CAP_CHILD"/stat 2>/dev/null) in
+		"" | Z) return 0 ;;
+		esac
 		sleep 0.1
 	done
-	fail "the command ($CAP_CHILD) outlived the SIGKILLed capture"
+	fail "the command ($CAP_CHILD) outlived the SIGKILLed capture ($(cat /proc/"$CAP_CHILD"/stat 2>/dev/null))"
 }
 
 LOOP=""
