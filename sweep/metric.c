@@ -19,7 +19,9 @@
  * size after those copies is estimated (an atom counts 1, a group the sum of its contents, a
  * quantifier multiplies what it follows by its count plus one) and refused above REGEX_COST_MAX.
  */
-#define REGEX_COST_MAX 65536.0
+/* glibc also builds each node's epsilon closure, which grows as the square of the copies when
+ * the repeated part can match nothing ("((){0,60}){0,60}": 3 782 copies, 2 GB) */
+#define REGEX_COST_MAX 256.0
 #define REGEX_NEST_MAX 64
 
 /* The end of a bracket expression starting at p ('['), or NULL if it is not closed. */
@@ -72,10 +74,13 @@ static double regex_cost(const char *expr)
 			k = 2;
 			break;
 		case '{': {
-			char *end;
-			unsigned long lo = strtoul(p + 1, &end, 10), hi = lo;
+			char *end = (char *)p + 1;
+			/* {n}, {n,}, {n,m} and glibc's {,m} */
+			unsigned long lo =
+			                  isdigit((unsigned char)*end) ? strtoul(end, &end, 10) : 0,
+			              hi = lo;
 
-			if (end == p + 1)
+			if (end == p + 1 && *end != ',')
 				break;
 			if (*end == ',')
 				hi = isdigit((unsigned char)end[1]) ? strtoul(end + 1, &end, 10)
