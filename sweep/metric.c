@@ -15,12 +15,11 @@
 /*
  * glibc's regcomp() copies a repeated sub-expression once per repetition it may need, so nested
  * repetitions ("(a{0,60}){0,60}...", "a+++++...") grow its memory as the product of their
- * counts: a few dozen bytes of --metric can take gigabytes. Before compiling, the expression's
- * size after those copies is estimated (an atom counts 1, a group the sum of its contents, a
- * quantifier multiplies what it follows by its count plus one) and refused above REGEX_COST_MAX.
+ * counts, and each copy's epsilon closure grows as their square when the repeated part can match
+ * nothing ("((){0,60}){0,60}": 3 782 copies, 2 GB). Before compiling, the expression's size after
+ * those copies is estimated (an atom counts 1, a group the sum of its contents, a quantifier
+ * multiplies what it follows by its count plus one) and refused above REGEX_COST_MAX.
  */
-/* glibc also builds each node's epsilon closure, which grows as the square of the copies when
- * the repeated part can match nothing ("((){0,60}){0,60}": 3 782 copies, 2 GB) */
 #define REGEX_COST_MAX 256.0
 #define REGEX_NEST_MAX 64
 
@@ -41,6 +40,16 @@ static const char *bracket_end(const char *p)
 			p = close + 1;
 		}
 	return *p ? p : NULL;
+}
+
+/* The decimal number at q (0 when none; large ones held at 10^9), and the end of its digits. */
+static const char *bound_digits(const char *q, unsigned long *v)
+{
+	*v = 0;
+	for (; isdigit((unsigned char)*q); q++)
+		if (*v < 1000000000ul)
+			*v = *v * 10 + (unsigned long)(*q - '0');
+	return q;
 }
 
 /* The estimated compiled size of expr, or a value above REGEX_COST_MAX. */
@@ -74,21 +83,22 @@ static double regex_cost(const char *expr)
 			k = 2;
 			break;
 		case '{': {
-			char *end = (char *)p + 1;
-			/* {n}, {n,}, {n,m} and glibc's {,m} */
-			unsigned long lo =
-			                  isdigit((unsigned char)*end) ? strtoul(end, &end, 10) : 0,
-			              hi = lo;
+			/* {n}, {n,}, {n,m} and glibc's {,m}; anything else is a plain '{' */
+			unsigned long lo, hi;
+			const char *q = bound_digits(p + 1, &lo);
 
-			if (end == p + 1 && *end != ',')
-				break;
-			if (*end == ',')
-				hi = isdigit((unsigned char)end[1]) ? strtoul(end + 1, &end, 10)
-				                                    : (end++, lo + 1);
-			if (*end != '}')
+			hi = lo;
+			if (*q == ',') {
+				const char *r = bound_digits(q + 1, &hi);
+
+				if (r == q + 1)
+					hi = lo + 1; /* {n,}: n copies and a star */
+				q = r;
+			}
+			if (q == p + 1 || *q != '}')
 				break;
 			k = (double)(hi > lo ? hi : lo) + 1;
-			p = end;
+			p = q;
 			break;
 		}
 		case '[': {
