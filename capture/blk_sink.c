@@ -3,6 +3,7 @@
 #include "capture/cap_int.h"
 
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -21,6 +22,9 @@ struct sink_dev {
 	unsigned nseq;
 	struct bt_comm_table *seen; /* pids that already have a PROCESS notify */
 	uint64_t events;
+	uint64_t first, last; /* times of the first and last event written, notifies aside */
+	bool have_span;
+	struct blk_extent issued;
 };
 
 struct cap_sink {
@@ -221,7 +225,17 @@ int cap_sink_record(struct cap_sink *s, unsigned cpu, uint8_t *rec, size_t len, 
 		if (ret)
 			return ret;
 	}
-	return write_rec(s, d, cpu, rec, len, e);
+	ret = write_rec(s, d, cpu, rec, len, e);
+	if (ret || blk_is_notify(&ev))
+		return ret;
+	/* the CPUs' records arrive interleaved, not in time order */
+	if (!d->have_span || ev.time < d->first)
+		d->first = ev.time;
+	if (!d->have_span || ev.time > d->last)
+		d->last = ev.time;
+	d->have_span = true;
+	blk_extent_add(&d->issued, &ev);
+	return 0;
 }
 
 int cap_sink_timestamp(struct cap_sink *s, const struct cap_clock_pair *p, struct iot_err *e)
@@ -259,6 +273,17 @@ void cap_sink_counts(const struct cap_sink *s, uint64_t *events, uint64_t *bytes
 uint64_t cap_sink_dev_events(const struct cap_sink *s, unsigned i)
 {
 	return i < s->ndev ? s->dev[i].events : 0;
+}
+
+bool cap_sink_dev_span(const struct cap_sink *s, unsigned i, uint64_t *first, uint64_t *last,
+                       struct blk_extent *issued)
+{
+	if (i >= s->ndev || !s->dev[i].have_span)
+		return false;
+	*first = s->dev[i].first;
+	*last = s->dev[i].last;
+	*issued = s->dev[i].issued;
+	return true;
 }
 
 uint64_t cap_sink_foreign(const struct cap_sink *s)

@@ -104,6 +104,34 @@ static inline bool blk_is_write(const struct blk_event *e)
 	return (e->flags & BLK_F_WRITE) != 0;
 }
 
+/*
+ * The sectors a device's issued requests with data covered, [lo, hi) over ios requests: what a
+ * movie's offset axis spans (the capture records it in the manifest, the movie's first pass
+ * over a bare trace computes it).
+ */
+struct blk_extent {
+	uint64_t ios, lo, hi;
+};
+
+static inline void blk_extent_add(struct blk_extent *x, const struct blk_event *e)
+{
+	uint64_t end;
+
+	if (blk_is_notify(e) || e->action != BLK_A_ISSUE || !(e->bytes >> 9))
+		return;
+	end = e->sector + (e->bytes >> 9);
+	if (end < e->sector) /* an IO at the end of the u64 axis */
+		end = UINT64_MAX;
+	if (!x->ios++) {
+		x->lo = e->sector;
+		x->hi = end;
+	}
+	if (e->sector < x->lo)
+		x->lo = e->sector;
+	if (end > x->hi)
+		x->hi = end;
+}
+
 /* A BLK_A_REMAP event's source device and sector, from its PDU (struct blk_io_trace_remap,
  * big-endian whatever the record's order). false when the PDU is too short. */
 static inline bool blk_event_remap(const struct blk_event *e, uint32_t *dev, uint64_t *sector)

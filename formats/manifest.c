@@ -89,6 +89,30 @@ static int parse_pair(json_t *clock, const char *which, int64_t *real, int64_t *
 	return 0;
 }
 
+/* devices[].issued {ios, lo_sector, end_sector}: the sectors [lo, end) of ios requests */
+static int parse_issued(json_t *o, struct blk_extent *x, const char *ctx, struct iot_err *e)
+{
+	int64_t lo = 0, end = 0;
+	int h1 = 0, h2 = 0, ret;
+	char sub[64];
+
+	snprintf(sub, sizeof(sub), "%sissued.", ctx);
+	if ((ret = get_u64(o, "ios", &x->ios, sub, e)) ||
+	    (ret = get_int(o, "lo_sector", &lo, &h1, sub, e)) ||
+	    (ret = get_int(o, "end_sector", &end, &h2, sub, e)))
+		return ret;
+	/* end == lo only at the end of the u64 axis, where an IO's end saturates */
+	if (x->ios && (!h1 || !h2 || (uint64_t)end < (uint64_t)lo))
+		return iot_err_set(
+		    e, -EINVAL,
+		    "manifest: %sissued: no sectors [lo_sector, end_sector) for %llu "
+		    "ios",
+		    ctx, (unsigned long long)x->ios);
+	x->lo = (uint64_t)lo;
+	x->hi = (uint64_t)end;
+	return 0;
+}
+
 static int parse_devs(json_t *arr, struct manifest *m, struct iot_err *e)
 {
 	size_t n;
@@ -107,8 +131,9 @@ static int parse_devs(json_t *arr, struct manifest *m, struct iot_err *e)
 		json_t *d = json_array_get(arr, i), *mounts;
 		struct manifest_dev *md = &m->devs[i];
 		char ctx[48];
-		int64_t ma = 0, mi = 0;
-		int ret;
+		int64_t ma = 0, mi = 0, first = 0, last = 0;
+		int ret, h1 = 0, h2 = 0;
+		json_t *issued;
 
 		snprintf(ctx, sizeof(ctx), "devices[%zu].", i);
 		if (!json_is_object(d))
@@ -118,8 +143,18 @@ static int parse_devs(json_t *arr, struct manifest *m, struct iot_err *e)
 		    (ret = get_int(d, "major", &ma, NULL, ctx, e)) ||
 		    (ret = get_int(d, "minor", &mi, NULL, ctx, e)) ||
 		    (ret = get_str(d, "files", &md->files, ctx, e)) ||
-		    (ret = get_u64(d, "events", &md->events, ctx, e)))
+		    (ret = get_u64(d, "events", &md->events, ctx, e)) ||
+		    (ret = get_int(d, "first_event_ns", &first, &h1, ctx, e)) ||
+		    (ret = get_int(d, "last_event_ns", &last, &h2, ctx, e)) ||
+		    (ret = get_obj(d, "issued", &issued, ctx, e)))
 			return ret;
+		if (issued && (ret = parse_issued(issued, &md->issued, ctx, e)))
+			return ret;
+		/* times and sectors are written as JSON's signed integers: read back as the u64s
+		 * they were */
+		md->have_span = h1 && h2 && issued && (uint64_t)last >= (uint64_t)first;
+		md->first_event_ns = (uint64_t)first;
+		md->last_event_ns = (uint64_t)last;
 		if (!md->name)
 			return iot_err_set(e, -EINVAL, "manifest: %sname: missing", ctx);
 		/* the kernel's dev_t in blktrace records has 12 major and 20 minor bits */

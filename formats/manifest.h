@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "common/err.h"
+#include "formats/blkevent.h"
 
 #define MANIFEST_NAME "manifest.json"
 #define MANIFEST_FORMAT "iotape-run"
@@ -22,7 +23,8 @@
  *   clock {trace_clock, start{wall, realtime_ns, trace_ns, uncertainty_ns}, end{...}}
  *   devices [{name, path, dev, major, minor, size_bytes, logical_block_size, rotational,
  *             scheduler, model, partition, parent, mounts[{mountpoint, fstype, source,
- *             options, super_options}], files, events}]
+ *             options, super_options}], files, events, first_event_ns, last_event_ns,
+ *             issued {ios, lo_sector, end_sector}}]
  *   network {interface, filter, snaplen, file, packets, received, drops{kernel, interface}}
  *   counts {events, trace_bytes, lost, overrun, dropped, reader_lost, relay_dropped,
  *           foreign_events, packets, packet_drops}
@@ -35,6 +37,12 @@ struct manifest_dev {
 	unsigned major, minor;
 	const char *files; /* "loop0.blktrace" or NULL */
 	uint64_t events;
+	/* what the capture saw of the trace it wrote: the trace-clock times of the first and
+	 * last event (notifies aside) and the sectors issued; have_span is 0 for runs made
+	 * before iotape recorded them */
+	int have_span;
+	uint64_t first_event_ns, last_event_ns;
+	struct blk_extent issued;
 	unsigned nmounts;
 	const char *fstype; /* first mount's filesystem type, or NULL */
 };

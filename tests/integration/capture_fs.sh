@@ -39,6 +39,19 @@ for fs in ext4 xfs btrfs; do
 	expect_eq "$fs fstype" "$(json '["devices"][0]["mounts"][0]["fstype"]' "$RUN/manifest.json")" "$fs"
 	expect_eq "$fs exit" "$(json '["command"]["exit_status"]' "$RUN/manifest.json")" "0"
 	expect_eq "$fs lost" "$(json '["counts"]["lost"]' "$RUN/manifest.json")" "0"
+	# the trace's span, which a movie takes from the manifest: analyze's first and last event
+	expect_eq "$fs span" "$(json '["devices"][0]["first_event_ns"]' "$RUN/manifest.json") $(
+		json '["devices"][0]["last_event_ns"]' "$RUN/manifest.json")" "$("$IOTAPE" analyze \
+		--json "$RUN" | python3 -c 'import json,sys; d=json.load(sys.stdin)
+print(d["start_ns"], d["end_ns"])')"
+	# and the sectors issued (the movie's offset axis): blkparse's issues with data
+	expect_eq "$fs issued" "$(json '["devices"][0]["issued"]' "$RUN/manifest.json")" "$(
+		blkparse -q -i "$RUN/$LOOPNAME" -a issue -f '%S %n\n' | awk '
+		NF == 2 && $1 ~ /^[0-9]+$/ && $2 > 0 {
+			if (!n++ || $1 < lo) lo = $1
+			if ($1 + $2 > hi) hi = $1 + $2
+		}
+		END { printf "{'"'ios'"': %d, '"'lo_sector'"': %d, '"'end_sector'"': %d}\n", n, lo, hi }')"
 	cap_cleanup
 done
 
