@@ -71,8 +71,11 @@ const struct cli_doc doc_movie = {
         "plays on one clock from its own first event. The figures are those of "
         "'iotape analyze' (its idle and timeline sinks).\n"
         "\n"
-        "RUN is a run directory, a per-CPU set NAME or one trace file. Each is read twice "
-        "(first for the axes), so it cannot be a pipe.\n"
+        "RUN is a run directory, a per-CPU set NAME or one trace file. A run directory is "
+        "read once, as the frames are drawn: its manifest gives the axes (the trace's first "
+        "and last event, the sectors issued). A trace without such a manifest (a bare trace, "
+        "a run captured before iotape recorded them) is read twice, the first time for the "
+        "axes, so it cannot be a pipe.\n"
         "\n"
         "The frames are encoded by the ffmpeg program (Debian's ffmpeg package), which must "
         "be on PATH with its libx264 (MP4) or libvpx-vp9 (WebM) encoder.",
@@ -160,14 +163,15 @@ static int output_format(const char *path, enum movie_format *f)
 	return 0;
 }
 
-/* A pipe can be read once; the movie reads each input twice. */
+/* A pipe can be read once, and has no manifest to give the axes: it would be read twice. */
 static int check_rereadable(const char *arg)
 {
 	struct stat st;
 
 	if (!strcmp(arg, "-") || (!stat(arg, &st) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)))
-		return usage_error("'%s': not a file: the movie reads its input twice (the axes "
-		                   "first), so give a trace file, a set or a run directory",
+		return usage_error("'%s': not a file: without a run's manifest the movie reads its "
+		                   "input twice (the axes first), so give a trace file, a set or a "
+		                   "run directory",
 		                   arg),
 		       -1;
 	return 0;
@@ -178,6 +182,7 @@ struct run {
 	struct movie_probe probe;
 	struct manifest mf;
 	bool have_mf;
+	bool once; /* the manifest gave the axes: the reader opened for them draws the movie */
 	char **devname;
 	struct cli_input ci;
 };
@@ -250,9 +255,7 @@ static int derive_labels(struct run *runs, size_t n, const char **given, const c
 		json_object_set_new(d, "dev", json_string(name));
 		json_array_append_new(devs, d);
 		json_object_set_new(sum, "devices", devs);
-		json_object_set_new(
-		    sum, "span_ns",
-		    json_integer((json_int_t)(runs[i].probe.end - runs[i].probe.start)));
+		json_object_set_new(sum, "span_ns", json_integer((json_int_t)runs[i].probe.span));
 		ret = compare_add(cmp, runs[i].arg, sum, runs[i].have_mf ? runs[i].mf.root : NULL,
 		                  given ? given[i] : NULL, &e);
 		json_decref(sum);
@@ -365,7 +368,7 @@ static int render(struct movie *m, const struct movie_opts *o, struct run *runs,
 	int ret = EXIT_OK, fd;
 
 	for (size_t i = 0; i < n; i++) {
-		if ((ret = open_block(&runs[i], false)))
+		if (!runs[i].once && (ret = open_block(&runs[i], false)))
 			return ret;
 		rd[i] = runs[i].ci.block;
 	}
@@ -403,7 +406,12 @@ static int render(struct movie *m, const struct movie_opts *o, struct run *runs,
 	if (ret == -EINTR)
 		return error("interrupted; no movie written"), EXIT_SYSTEM;
 	if (ret)
-		return input_error(&e, ret);
+		return ret == -ENODATA ? (error("%s", e.msg), EXIT_USAGE) : input_error(&e, ret);
+	for (size_t i = 0; i < n; i++)
+		if (movie_unshown(m, (unsigned)i))
+			warning("'%s': %llu events after the last event its manifest records were "
+			        "not drawn",
+			        runs[i].arg, (unsigned long long)movie_unshown(m, (unsigned)i));
 	return EXIT_OK;
 }
 
@@ -447,7 +455,7 @@ int cmd_movie(int argc, char **argv)
 			goto out;
 		}
 	}
-	/* before the first pass, which may take a while: the encoder is there */
+	/* before reading, which may take a while: the encoder is there */
 	if (movie_enc_check(o.format, &e)) {
 		ret = (error("%s", e.msg), EXIT_SYSTEM);
 		goto out;
@@ -457,8 +465,14 @@ int cmd_movie(int argc, char **argv)
 
 		if ((ret = open_block(r, true)))
 			goto out;
-		ret = movie_probe_read(&r->probe, r->ci.block, &e);
-		cli_input_release(&r->ci);
+		/* a run's manifest gives the axes: one pass; else a first pass over the trace */
+		if (r->have_mf && !movie_probe_from_manifest(&r->probe, &r->mf, &e)) {
+			r->once = true;
+			ret = 0;
+		} else {
+			ret = movie_probe_read(&r->probe, r->ci.block, &e);
+			cli_input_release(&r->ci);
+		}
 		if (ret) {
 			ret = ret == -ENODATA ? (error("'%s': %s", r->arg, e.msg), EXIT_USAGE)
 			                      : input_error(&e, ret);

@@ -216,14 +216,14 @@ static void draw_plot(struct movie *m, cairo_t *cr, const struct movie_track *t,
 	*idle_now = !t->ended && blk_idle_current(t->idle, i, now, &cur);
 	if (*idle_now)
 		idle_band(cr, b, &d->grid, now, cur.start, now);
-	if (t->ended && t->p->end < now) {
-		double x = plot_x(b, &d->grid, now, t->p->end);
+	if (t->ended && t->last < now) {
+		double x = plot_x(b, &d->grid, now, t->last);
 
 		rgb(cr, C_BG, 0.55);
 		cairo_rectangle(cr, x, b->y, b->x + b->w - x, b->h);
 		cairo_fill(cr);
 	}
-	draw_points(cr, b, d, t->p->start, now);
+	draw_points(cr, b, d, t->start, now);
 	if (*idle_now) {
 		double x0 = fmax(plot_x(b, &d->grid, now, cur.start), b->x);
 		double cx = (x0 + b->x + b->w) / 2, cy = b->y + b->h / 2.0;
@@ -407,10 +407,10 @@ void movie_draw_frame(struct movie *m, cairo_t *cr, uint64_t k)
 
 		text(cr, pb->title.x, pb->title.y + pb->title.h * 0.72, f * 1.15, true, C_TEXT,
 		     LEFT, "%s", t->label ? t->label : "");
-		if (t->ended && t->p->end < now)
+		if (t->ended && t->last < now)
 			text(cr, pb->title.x + pb->title.w, pb->title.y + pb->title.h * 0.72,
 			     f * 0.9, false, C_DIM, RIGHT, "ended at %s",
-			     fmt_time(buf[0], sizeof(buf[0]), (double)(t->p->end - t->p->start)));
+			     fmt_time(buf[0], sizeof(buf[0]), (double)(t->last - t->start)));
 		for (unsigned i = 0; i < t->nshow; i++) {
 			const struct movie_dev_box *db = &pb->dev[i];
 			const struct movie_devtrack *d = &t->dev[i];

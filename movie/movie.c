@@ -92,8 +92,8 @@ int movie_new(struct movie **out, const struct movie_opts *o, const struct movie
 	m->n = n;
 	m->probes = probes;
 	for (unsigned i = 0; i < n; i++) {
-		if (probes[i].end - probes[i].start > m->span)
-			m->span = probes[i].end - probes[i].start;
+		if (probes[i].span > m->span)
+			m->span = probes[i].span;
 		ndev[i] = probes[i].ndev;
 	}
 	if (!m->span)
@@ -165,6 +165,62 @@ double movie_speed(const struct movie *m)
 	return movie_speed_of(m);
 }
 
+uint64_t movie_unshown(const struct movie *m, unsigned i)
+{
+	return i < m->n ? m->track[i].unshown : 0;
+}
+
+/* The next batch of run t's events: 1, or 0 at the end of its trace (which ends the track). */
+static int next_batch(struct movie_track *t, struct bt_reader *rd, struct iot_err *e)
+{
+	int ret = bt_reader_next_batch(rd, &t->batch, &t->nbatch, e);
+
+	t->pos = 0;
+	if (ret < 0)
+		return ret;
+	if (!ret) {
+		t->nbatch = 0;
+		t->eof = true;
+		movie_track_end(t);
+	}
+	return ret;
+}
+
+/* Where run t starts: its first event, notifies aside (before them, only notifies). */
+static int find_start(struct movie_track *t, struct bt_reader *rd, struct iot_err *e)
+{
+	int ret;
+
+	for (;;) {
+		while (t->pos < t->nbatch && blk_is_notify(&t->batch[t->pos]))
+			t->pos++;
+		if (t->pos < t->nbatch) {
+			t->start = t->last = t->batch[t->pos].time;
+			return 0;
+		}
+		if ((ret = next_batch(t, rd, e)) <= 0)
+			return ret < 0 ? ret
+			               : iot_err_set(e, -ENODATA,
+			                             "%s: no block events in the trace", t->label);
+	}
+}
+
+/* After the last frame: count what the trace still holds (a span too short for it). */
+static int count_rest(struct movie_track *t, struct bt_reader *rd, struct iot_err *e)
+{
+	int ret;
+
+	for (;;) {
+		for (; t->pos < t->nbatch; t->pos++)
+			if (!blk_is_notify(&t->batch[t->pos]))
+				t->unshown++;
+		if (t->eof)
+			return 0;
+		if ((ret = next_batch(t, rd, e)) < 0)
+			return ret;
+	}
+}
+
 /* Feed run t every event before now; the end of its trace ends it. */
 static int feed_until(struct movie_track *t, struct bt_reader *rd, uint64_t now, struct iot_err *e)
 {
@@ -181,16 +237,8 @@ static int feed_until(struct movie_track *t, struct bt_reader *rd, uint64_t now,
 		}
 		if (t->eof)
 			return 0;
-		ret = bt_reader_next_batch(rd, &t->batch, &t->nbatch, e);
-		t->pos = 0;
-		if (ret < 0)
+		if ((ret = next_batch(t, rd, e)) <= 0)
 			return ret;
-		if (!ret) {
-			t->nbatch = 0;
-			t->eof = true;
-			movie_track_end(t);
-			return 0;
-		}
 	}
 }
 
@@ -202,7 +250,8 @@ int movie_render(struct movie *m, struct bt_reader *const *rd, const char *path,
 	int ret;
 
 	for (unsigned i = 0; i < m->n; i++)
-		if ((ret = bt_reader_prefetch(rd[i], e)))
+		if ((ret = bt_reader_prefetch(rd[i], e)) ||
+		    (ret = find_start(&m->track[i], rd[i], e)))
 			return ret;
 	ret = movie_enc_open(&enc, path, m->o.format, m->o.width, m->o.height, m->o.fps, e);
 	if (ret)
@@ -225,6 +274,8 @@ int movie_render(struct movie *m, struct bt_reader *const *rd, const char *path,
 		if (!ret && progress && progress(ctx, k + 1, m->frames))
 			ret = iot_err_set(e, -EINTR, "interrupted");
 	}
+	for (unsigned i = 0; i < m->n && !ret; i++)
+		ret = count_rest(&m->track[i], rd[i], e);
 	if (!ret && cairo_status(cr))
 		ret = iot_err_set(e, -ENOMEM, "drawing: %s",
 		                  cairo_status_to_string(cairo_status(cr)));

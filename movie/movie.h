@@ -18,8 +18,10 @@ struct bt_reader;
 #define MOVIE_DEFAULT_WINDOW_FRAMES_S 2u /* default window: what 2 s of the movie show */
 
 /*
- * The first pass over a run: the time span and each device's sector range, so that the axes
- * are fixed before the first frame (axes that jump while a movie plays cannot be read).
+ * What the axes need before the first frame (axes that jump while a movie plays cannot be
+ * read): the run's time span and each device's sector range. A run directory's manifest says
+ * it (the capture records its trace's first and last event and the sectors issued), so its
+ * trace is read once, while the frames are drawn; a bare trace gets a first pass of its own.
  * Devices are sorted by major, minor (as in `iotape analyze`).
  */
 struct movie_probe_dev {
@@ -29,14 +31,23 @@ struct movie_probe_dev {
 };
 
 struct movie_probe {
-	uint64_t start, end; /* first non-notify event, and the latest */
-	uint64_t events;
+	uint64_t span; /* latest event - first event, notifies aside */
+	bool from_manifest;
 	unsigned ndev;
 	struct movie_probe_dev *dev;
 };
 
-/* Read every event of rd. -ENODATA (e says so) for a trace without block events. */
+struct manifest;
+
+/* The first pass: read every event of rd. -ENODATA (e says so) for a trace without block
+ * events. */
 int movie_probe_read(struct movie_probe *p, struct bt_reader *rd, struct iot_err *e);
+/*
+ * From a run's manifest, without reading the trace: the capture recorded each device's first
+ * and last event and the sectors issued (the same axes as the first pass gives). -ENODATA
+ * (e says why) for a run captured before iotape recorded them.
+ */
+int movie_probe_from_manifest(struct movie_probe *p, const struct manifest *mf, struct iot_err *e);
 void movie_probe_release(struct movie_probe *p);
 
 enum movie_format {
@@ -89,11 +100,14 @@ double movie_speed(const struct movie *m);       /* trace seconds per movie seco
 typedef int (*movie_progress_fn)(void *ctx, uint64_t done, uint64_t total);
 
 /*
- * The second pass: rd[i] reads run i again from its start. Frames are drawn as the events
- * arrive and encoded into path (the container named by o->format, whatever path's name).
- * Memory: the trailing window's pixels and the per-frame figures, not the trace.
+ * rd[i] reads run i from its start (again, after movie_probe_read()). Frames are drawn as the
+ * events arrive and encoded into path (the container named by o->format, whatever path's
+ * name). Memory: the trailing window's pixels and the per-frame figures, not the trace.
  */
 int movie_render(struct movie *m, struct bt_reader *const *rd, const char *path,
                  movie_progress_fn progress, void *ctx, struct iot_err *e);
+/* Events of run i after the movie's last frame (a manifest whose span is short of its trace):
+ * read, not drawn. */
+uint64_t movie_unshown(const struct movie *m, unsigned i);
 
 #endif

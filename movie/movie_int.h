@@ -91,8 +91,10 @@ struct movie_track {
 	struct blk_timeline *tl;
 	unsigned nshow; /* devices drawn: the first MOVIE_MAX_DEVS */
 	struct movie_devtrack *dev;
-	uint64_t now;   /* events before now have been fed */
-	uint64_t frame; /* frames whose bins are in the series */
+	uint64_t start;   /* the first event (notifies aside): frame 0 starts there */
+	uint64_t last;    /* the latest event fed */
+	uint64_t unshown; /* events after the last frame */
+	uint64_t frame;   /* frames whose bins are in the series */
 	uint64_t win_frames;
 	uint64_t step, frames;
 	bool ended;
@@ -111,7 +113,7 @@ int movie_track_init(struct movie_track *t, const struct movie_probe *p,
 void movie_track_release(struct movie_track *t);
 /* Index of dev among the probe's devices, or -1. */
 int movie_track_dev_index(struct movie_track *t, uint32_t dev);
-/* One event (time order) into the sinks and the window. */
+/* One event (time order, none before t->start) into the sinks and the window. */
 void movie_track_feed(struct movie_track *t, const struct blk_event *ev);
 /* The trace is over: the sinks close what is open (the last idle gap). */
 void movie_track_end(struct movie_track *t);
@@ -143,7 +145,7 @@ static inline uint64_t movie_frame_end(const struct movie *m, const struct movie
 {
 	uint64_t off = (k + 1) * m->step;
 
-	return t->p->start > UINT64_MAX - off ? UINT64_MAX : t->p->start + off;
+	return t->start > UINT64_MAX - off ? UINT64_MAX : t->start + off;
 }
 
 /* Trace seconds per movie second. */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The movie's first pass: a run's span and each device's sector range, for fixed axes. */
+/* A run's span and each device's sector range, for fixed axes: from the run's manifest, or
+ * from a first pass over a bare trace. */
 #include "movie/movie.h"
 
 #include <errno.h>
@@ -8,6 +9,7 @@
 
 #include "analyze/blk_sink.h"
 #include "formats/blktrace.h"
+#include "formats/manifest.h"
 
 static int dev_cmp(const void *a, const void *b)
 {
@@ -17,38 +19,60 @@ static int dev_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The axis of a device from the sectors its issued requests covered. */
+static struct movie_probe_dev axis_of(uint32_t dev, const struct blk_extent *x)
+{
+	struct movie_probe_dev d = {.dev = dev, .lo = x->lo, .hi = x->hi, .issues = x->ios};
+
+	if (!x->ios) {
+		d.lo = 0;
+		d.hi = 1;
+	} else if (d.hi <= d.lo) {
+		/* an IO at the last sector there is: its end saturated */
+		if (d.lo == UINT64_MAX)
+			d.lo--;
+		d.hi = d.lo + 1;
+	}
+	return d;
+}
+
+struct seen {
+	uint32_t dev;
+	struct blk_extent x;
+};
+
 /*
  * The entry of dev, added on first sight. NULL with *nomem set without memory; NULL alone past
  * the sinks' cap on devices (BLK_MAX_DEVICES: analyze ignores the others too).
  */
-static struct movie_probe_dev *find_dev(struct movie_probe *p, unsigned *cap, uint32_t dev,
-                                        bool *nomem)
+static struct seen *find_dev(struct seen **v, unsigned *n, unsigned *cap, uint32_t dev, bool *nomem)
 {
-	for (unsigned i = 0; i < p->ndev; i++)
-		if (p->dev[i].dev == dev)
-			return &p->dev[i];
-	if (p->ndev >= BLK_MAX_DEVICES)
+	for (unsigned i = 0; i < *n; i++)
+		if ((*v)[i].dev == dev)
+			return &(*v)[i];
+	if (*n >= BLK_MAX_DEVICES)
 		return NULL;
-	if (p->ndev == *cap) {
+	if (*n == *cap) {
 		unsigned ncap = *cap ? *cap * 2 : 8;
-		struct movie_probe_dev *d = realloc(p->dev, ncap * sizeof(*d));
+		struct seen *d = realloc(*v, ncap * sizeof(*d));
 
 		if (!d) {
 			*nomem = true;
 			return NULL;
 		}
-		p->dev = d;
+		*v = d;
 		*cap = ncap;
 	}
-	p->dev[p->ndev] = (struct movie_probe_dev){.dev = dev, .lo = UINT64_MAX, .hi = 0};
-	return &p->dev[p->ndev++];
+	(*v)[*n] = (struct seen){.dev = dev};
+	return &(*v)[(*n)++];
 }
 
 int movie_probe_read(struct movie_probe *p, struct bt_reader *rd, struct iot_err *e)
 {
-	struct movie_probe_dev *last = NULL;
+	struct seen *seen = NULL, *last = NULL;
 	const struct blk_event *ev;
-	unsigned cap = 0, n;
+	uint64_t start = 0, end = 0, events = 0;
+	unsigned nseen = 0, cap = 0, n;
 	bool nomem = false;
 	int ret;
 
@@ -56,57 +80,71 @@ int movie_probe_read(struct movie_probe *p, struct bt_reader *rd, struct iot_err
 	while ((ret = bt_reader_next_batch(rd, &ev, &n, e)) > 0) {
 		for (unsigned i = 0; i < n; i++) {
 			const struct blk_event *x = &ev[i];
-			uint64_t end;
 
 			if (blk_is_notify(x))
 				continue;
-			if (!p->events++)
-				p->start = p->end = x->time;
-			if (x->time > p->end)
-				p->end = x->time;
+			if (!events++)
+				start = end = x->time;
+			if (x->time > end)
+				end = x->time;
 			if (!last || last->dev != x->dev) {
-				last = find_dev(p, &cap, x->dev, &nomem);
+				last = find_dev(&seen, &nseen, &cap, x->dev, &nomem);
 				if (nomem) {
-					movie_probe_release(p);
+					free(seen);
 					return iot_err_set(e, -ENOMEM, "out of memory");
 				}
 				if (!last)
 					continue;
 			}
-			if (x->action != BLK_A_ISSUE || !(x->bytes >> 9))
-				continue;
-			last->issues++;
-			end = x->sector + (x->bytes >> 9);
-			if (end < x->sector)
-				end = UINT64_MAX;
-			if (x->sector < last->lo)
-				last->lo = x->sector;
-			if (end > last->hi)
-				last->hi = end;
+			blk_extent_add(&last->x, x);
 		}
 	}
-	if (ret < 0) {
-		movie_probe_release(p);
-		return ret;
+	if (ret < 0 || !events) {
+		free(seen);
+		return ret < 0 ? ret : iot_err_set(e, -ENODATA, "no block events in the trace");
 	}
-	if (!p->events) {
-		movie_probe_release(p);
-		return iot_err_set(e, -ENODATA, "no block events in the trace");
+	p->dev = calloc(nseen, sizeof(*p->dev));
+	if (!p->dev) {
+		free(seen);
+		return iot_err_set(e, -ENOMEM, "out of memory");
 	}
-	for (unsigned i = 0; i < p->ndev; i++) {
-		struct movie_probe_dev *d = &p->dev[i];
-
-		if (!d->issues) {
-			d->lo = 0;
-			d->hi = 1;
-		} else if (d->hi <= d->lo) {
-			/* an IO at the last sector there is: its end saturated */
-			if (d->lo == UINT64_MAX)
-				d->lo--;
-			d->hi = d->lo + 1;
-		}
-	}
+	for (unsigned i = 0; i < nseen; i++)
+		p->dev[i] = axis_of(seen[i].dev, &seen[i].x);
+	free(seen);
+	p->ndev = nseen;
 	qsort(p->dev, p->ndev, sizeof(*p->dev), dev_cmp);
+	p->span = end - start;
+	return 0;
+}
+
+int movie_probe_from_manifest(struct movie_probe *p, const struct manifest *mf, struct iot_err *e)
+{
+	uint64_t first = UINT64_MAX, last = 0;
+
+	memset(p, 0, sizeof(*p));
+	if (!mf->ndevs)
+		return iot_err_set(e, -ENODATA, "the manifest names no device");
+	for (unsigned i = 0; i < mf->ndevs; i++) {
+		const struct manifest_dev *md = &mf->devs[i];
+
+		if (!md->have_span)
+			return iot_err_set(e, -ENODATA, "the manifest has no span for %s",
+			                   md->name);
+		if (md->first_event_ns < first)
+			first = md->first_event_ns;
+		if (md->last_event_ns > last)
+			last = md->last_event_ns;
+	}
+	p->ndev = mf->ndevs < BLK_MAX_DEVICES ? mf->ndevs : BLK_MAX_DEVICES;
+	p->dev = calloc(p->ndev, sizeof(*p->dev));
+	if (!p->dev)
+		return iot_err_set(e, -ENOMEM, "out of memory");
+	for (unsigned i = 0; i < p->ndev; i++)
+		p->dev[i] =
+		    axis_of(mf->devs[i].major << 20 | mf->devs[i].minor, &mf->devs[i].issued);
+	qsort(p->dev, p->ndev, sizeof(*p->dev), dev_cmp);
+	p->span = last - first;
+	p->from_manifest = true;
 	return 0;
 }
 

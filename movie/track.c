@@ -38,7 +38,7 @@ static unsigned dot_size(const struct movie_box *plot, const struct movie_probe 
                          const struct movie_probe_dev *pd, uint64_t window_ns)
 {
 	unsigned dot = plot->h >= 380 ? (unsigned)lround(plot->h / 190.0) : 2;
-	double span = (double)(p->end - p->start) + 1;
+	double span = (double)p->span + 1;
 	double per_window = (double)pd->issues * fmin(1, (double)window_ns / span);
 	double cells = (double)plot->w * plot->h / ((double)dot * dot);
 
@@ -223,12 +223,16 @@ void movie_track_feed(struct movie_track *t, const struct blk_event *ev)
 {
 	int idx;
 
-	if (blk_is_notify(ev) || (idx = movie_track_dev_index(t, ev->dev)) < 0)
+	if (blk_is_notify(ev))
+		return;
+	if (ev->time > t->last)
+		t->last = ev->time;
+	if ((idx = movie_track_dev_index(t, ev->dev)) < 0)
 		return;
 	blk_idle_feed(t->idle, (unsigned)idx, ev);
 	blk_timeline_feed(t->tl, (unsigned)idx, ev);
 	if ((unsigned)idx < t->nshow && ev->action == BLK_A_ISSUE && ev->bytes >> 9)
-		grid_add(&t->dev[idx].grid, t->dev[idx].pd, t->p->start, ev);
+		grid_add(&t->dev[idx].grid, t->dev[idx].pd, t->start, ev);
 }
 
 void movie_track_end(struct movie_track *t)
@@ -236,8 +240,8 @@ void movie_track_end(struct movie_track *t)
 	if (t->ended)
 		return;
 	t->ended = true;
-	blk_idle_finish(t->idle, t->p->start, t->p->end);
-	blk_timeline_finish(t->tl, t->p->start, t->p->end);
+	blk_idle_finish(t->idle, t->start, t->last);
+	blk_timeline_finish(t->tl, t->start, t->last);
 }
 
 static void bin_add(struct blk_bin *a, const struct blk_bin *b)

@@ -73,6 +73,48 @@ grep -Eq '^iotape: movie: frame 40/40 \(100%\), [0-9]+ s, 0 s left$' "$TMP/err" 
 	fail "no progress line at the end: $(cat "$TMP/err")"
 expect_eq "progress lines" "$(grep -c '^iotape: movie: frame' "$TMP/err")" 10
 
+# a run directory whose manifest gives the axes (the trace's first and last event, the sectors
+# issued, as capture records them) is read once, while the frames are drawn: its trace file
+# may be a pipe. The same axes as the first pass over the bare trace: the same pixels.
+mkdir -p "$TMP/rd"
+python3 "$G" "$TMP/rd/sdb"
+# rundir_manifest LAST_EVENT_NS: the run's manifest, the span from analyze (or LAST); movie_gen
+# issues 1002 IOs of 8 sectors in [0, 1,000,000)
+rundir_manifest() {
+	"$IOTAPE" analyze --json "$TMP/rd/sdb" | python3 -c '
+import json, sys
+a = json.load(sys.stdin)
+last = int(sys.argv[2]) if sys.argv[2] else a["end_ns"]
+json.dump({"format": "iotape-run", "format_version": 1, "state": "complete",
+           "devices": [{"name": "sdb", "major": 8, "minor": 16, "files": "sdb.blktrace",
+                        "events": a["input"]["events"], "first_event_ns": a["start_ns"],
+                        "last_event_ns": last,
+                        "issued": {"ios": 1002, "lo_sector": 0, "end_sector": 1000000}}]},
+          open(sys.argv[1], "w"))' "$TMP/rd/manifest.json" "$1"
+}
+rundir_manifest ""
+mv "$TMP/rd/sdb.blktrace.0" "$TMP/sdb.data"
+mkfifo "$TMP/rd/sdb.blktrace.0"
+cat "$TMP/sdb.data" >"$TMP/rd/sdb.blktrace.0" &
+cleanup_hooks+=("kill $! 2>/dev/null")
+run "run directory, one pass" "$IOTAPE" movie "$TMP/rd" -o "$TMP/rd.mp4" --fps 10 --speed 1 \
+	--window 500ms --size 640x360 -q
+expect_eq "run directory, one pass" "$(probe "$TMP/rd.mp4")" "h264 640 360 40 4.00"
+for kc in "7 writes-top" "24 idle" "37 reads-bottom"; do
+	set -- $kc
+	frame "$TMP/rd.mp4" "$1" "$TMP/rd$1.rgb"
+	python3 "$PIX" "$TMP/rd$1.rgb" 640 360 "$TMP/l1.json" 0 "$2" || fail "one pass, frame $1: $2"
+done
+# a manifest whose span ends early: the movie ends there and says what it left out
+rm "$TMP/rd/sdb.blktrace.0"
+mv "$TMP/sdb.data" "$TMP/rd/sdb.blktrace.0"
+rundir_manifest 2000000000
+run "span short of the trace" "$IOTAPE" movie "$TMP/rd" -o "$TMP/short.mp4" --fps 10 \
+	--speed 1 --size 640x360
+expect_eq "span short of the trace" "$(probe "$TMP/short.mp4" | cut -d' ' -f4)" 21
+grep -q "'$TMP/rd': 1500 events after the last event its manifest records were not drawn" \
+	"$TMP/err" || fail "span short of the trace said: $(cat "$TMP/err")"
+
 # the defaults on a real sample: 20 s of 1280x720 at 30 fps
 run "sample" "$IOTAPE" movie "$SRCDIR/samples/ext4" -o "$TMP/fs.mp4" -q
 expect_eq "sample" "$(probe "$TMP/fs.mp4")" "h264 1280 720 600 20.00"

@@ -70,7 +70,8 @@ static struct count count(struct movie *m, unsigned r)
 static void test_points_and_idle(void **s)
 {
 	struct movie_probe_dev pd = {DEV, 0, 1000, 800};
-	struct movie_probe p = {1000 * MS, 5000 * MS, 2400, 1, &pd};
+	const uint64_t t0 = 1000 * MS;
+	struct movie_probe p = {4000 * MS, false, 1, &pd};
 	struct movie_run_info info = {"one", NULL};
 	struct movie_opts o;
 	struct movie *m;
@@ -92,9 +93,10 @@ static void test_points_and_idle(void **s)
 	assert_int_equal(movie_frames(m), 41);
 	assert_int_equal(movie_step_ns(m), 100 * MS);
 	t = &m->track[0];
+	t->start = t->last = t0; /* what movie_render() finds */
 	cr = cairo_create(m->surface);
 	for (uint64_t at = 0; at < 800 * MS; at += 2 * MS)
-		io(t, p.start + at, 760 + at / MS % 230, 1);
+		io(t, t0 + at, 760 + at / MS % 230, 1);
 	for (; k <= 7; k++)
 		movie_track_frame_done(t, k);
 	movie_draw_frame(m, cr, 7);
@@ -112,7 +114,7 @@ static void test_points_and_idle(void **s)
 	assert_true(c.idle > c.all * 8 / 10);
 	/* reads in the bottom quarter */
 	for (uint64_t at = 3000 * MS; at < 3000 * MS + 500 * MS; at += 2 * MS)
-		io(t, p.start + at, at / MS % 240, 0);
+		io(t, t0 + at, at / MS % 240, 0);
 	for (; k <= 34; k++)
 		movie_track_frame_done(t, k);
 	movie_draw_frame(m, cr, 34);
@@ -135,7 +137,8 @@ static void test_points_and_idle(void **s)
 static void test_gap_near_2_64(void **s)
 {
 	struct movie_probe_dev pd = {DEV, 0, 1000, 500};
-	struct movie_probe p = {UINT64_MAX - 2000 * MS, UINT64_MAX - 1, 1000, 1, &pd};
+	const uint64_t t0 = UINT64_MAX - 2000 * MS;
+	struct movie_probe p = {2000 * MS - 1, false, 1, &pd};
 	struct movie_run_info info = {"late", NULL};
 	struct movie_opts o;
 	struct movie *m;
@@ -154,12 +157,13 @@ static void test_gap_near_2_64(void **s)
 	o.window_ns = 1000 * MS;
 	assert_int_equal(movie_new(&m, &o, &p, &info, 1, &e), 0);
 	t = &m->track[0];
+	t->start = t->last = t0;
 	cr = cairo_create(m->surface);
 	/* IO to 0.2 s, a gap to 1.5 s, IO to 1.8 s: frame 17 (to 1.8 s) shows the gap's end */
 	for (uint64_t at = 0; at < 200 * MS; at += 2 * MS)
-		io(t, p.start + at, 500, 1);
+		io(t, t0 + at, 500, 1);
 	for (uint64_t at = 1500 * MS; at < 1800 * MS; at += 2 * MS)
-		io(t, p.start + at, 500, 1);
+		io(t, t0 + at, 500, 1);
 	assert_int_equal(t->dev[0].gaps.n, 1);
 	for (uint64_t k = 0; k <= 17; k++)
 		movie_track_frame_done(t, k);
@@ -174,7 +178,7 @@ static void test_gap_near_2_64(void **s)
 static void test_clock(void **s)
 {
 	struct movie_probe_dev pd = {DEV, 0, 1000, 1};
-	struct movie_probe p[2] = {{0, 10000 * MS, 1, 1, &pd}, {5, 5 + 4000 * MS, 1, 1, &pd}};
+	struct movie_probe p[2] = {{10000 * MS, false, 1, &pd}, {4000 * MS, false, 1, &pd}};
 	struct movie_run_info info[2] = {{"a", NULL}, {"b", NULL}};
 	struct movie_opts o;
 	struct movie *m;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests: the movie's first pass (span, devices sorted, sector ranges, no events). */
+/* Unit tests: the movie's axes from a first pass (span, devices sorted, sector ranges, no events)
+ * and from a run's manifest. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "formats/blktrace.h"
+#include "formats/manifest.h"
 #include "movie/movie.h"
 
 static char path[64];
@@ -80,8 +82,8 @@ static void test_span_and_devices(void **s)
 	e[7].pdu_len = sizeof(name);
 	write_trace(e, sizeof(e) / sizeof(e[0]));
 	assert_int_equal(probe(&p, &err), 0);
-	assert_true(p.start == 100 && p.end == 900);
-	assert_true(p.events == 7);
+	assert_true(p.span == 800);
+	assert_false(p.from_manifest);
 	assert_int_equal(p.ndev, 3);
 	assert_int_equal(p.dev[0].dev, BLK_MKDEV(8, 0));
 	assert_true(p.dev[0].lo == 64 && p.dev[0].hi == 65 && p.dev[0].issues == 1);
@@ -104,7 +106,7 @@ static void test_ends_of_the_axis(void **s)
 	(void)s;
 	write_trace(e, 2);
 	assert_int_equal(probe(&p, &err), 0);
-	assert_true(p.start == UINT64_MAX - 10 && p.end == UINT64_MAX);
+	assert_true(p.span == 10);
 	assert_true(p.dev[0].lo < p.dev[0].hi && p.dev[0].hi == UINT64_MAX);
 	movie_probe_release(&p);
 }
@@ -126,12 +128,110 @@ static void test_no_events(void **s)
 	assert_null(p.dev);
 }
 
+static int from_manifest(const char *devices, struct movie_probe *p, struct iot_err *e)
+{
+	char doc[2048];
+	struct manifest mf;
+	int ret;
+
+	snprintf(doc, sizeof(doc),
+	         "{\"format\": \"iotape-run\", \"format_version\": 1, "
+	         "\"devices\": [%s]}",
+	         devices);
+	assert_int_equal(manifest_parse(doc, strlen(doc), &mf, e), 0);
+	ret = movie_probe_from_manifest(p, &mf, e);
+	manifest_release(&mf);
+	return ret;
+}
+
+/* The axes without reading the trace: the sectors issued, sorted, the span of all devices. */
+static void test_manifest(void **s)
+{
+	struct movie_probe p;
+	struct iot_err err;
+
+	(void)s;
+	assert_int_equal(
+	    from_manifest(
+	        "{\"name\": \"sdb\", \"major\": 8, \"minor\": 16, \"events\": 500, "
+	        "\"first_event_ns\": 2000, \"last_event_ns\": 9000, \"issued\": {\"ios\": "
+	        "100, \"lo_sector\": 64, \"end_sector\": 5008}}, "
+	        "{\"name\": \"sda\", \"major\": 8, \"minor\": 0, \"events\": 3, "
+	        "\"first_event_ns\": 1500, \"last_event_ns\": 1600, \"issued\": {\"ios\": "
+	        "0}}",
+	        &p, &err),
+	    0);
+	assert_true(p.from_manifest);
+	assert_true(p.span == 7500);
+	assert_int_equal(p.ndev, 2);
+	/* as the first pass gives them: a device without IO gets the axis [0, 1) */
+	assert_int_equal(p.dev[0].dev, BLK_MKDEV(8, 0));
+	assert_true(p.dev[0].lo == 0 && p.dev[0].hi == 1 && p.dev[0].issues == 0);
+	assert_int_equal(p.dev[1].dev, BLK_MKDEV(8, 16));
+	assert_true(p.dev[1].lo == 64 && p.dev[1].hi == 5008 && p.dev[1].issues == 100);
+	movie_probe_release(&p);
+	/* the end of the u64 axis: written as signed JSON integers, read back */
+	assert_int_equal(
+	    from_manifest(
+	        "{\"name\": \"sdb\", \"major\": 8, \"minor\": 16, \"first_event_ns\": -20, "
+	        "\"last_event_ns\": -1, \"issued\": {\"ios\": 1, \"lo_sector\": -8, "
+	        "\"end_sector\": -1}}",
+	        &p, &err),
+	    0);
+	assert_true(p.span == 19);
+	assert_true(p.dev[0].lo == UINT64_MAX - 7 && p.dev[0].hi == UINT64_MAX);
+	movie_probe_release(&p);
+	/* a run captured before iotape recorded them: the movie makes a first pass */
+	assert_int_equal(from_manifest("{\"name\": \"sdb\", \"major\": 8, \"minor\": 16, "
+	                               "\"events\": 5}",
+	                               &p, &err),
+	                 -ENODATA);
+	assert_non_null(strstr(err.msg, "no span for sdb"));
+	assert_int_equal(from_manifest("{\"name\": \"sdb\", \"major\": 8, \"minor\": 16, "
+	                               "\"first_event_ns\": 1, \"last_event_ns\": 2}",
+	                               &p, &err),
+	                 -ENODATA);
+	/* an end before the start is no span */
+	assert_int_equal(from_manifest("{\"name\": \"sdb\", \"major\": 8, \"minor\": 16, "
+	                               "\"first_event_ns\": 5, \"last_event_ns\": 2, \"issued\": "
+	                               "{\"ios\": 0}}",
+	                               &p, &err),
+	                 -ENODATA);
+	assert_int_equal(from_manifest("", &p, &err), -ENODATA);
+	assert_null(p.dev);
+}
+
+/* A manifest whose issued sectors make no range is refused when it is read. */
+static void test_manifest_bad_issued(void **s)
+{
+	const char *bad[] = {
+	    "{\"name\": \"sdb\", \"major\": 8, \"minor\": 16, \"issued\": {\"ios\": 3}}",
+	    "{\"name\": \"sdb\", \"major\": 8, \"minor\": 16, \"issued\": {\"ios\": 3, "
+	    "\"lo_sector\": 9, \"end_sector\": 8}}",
+	    "{\"name\": \"sdb\", \"major\": 8, \"minor\": 16, \"issued\": {\"ios\": -1}}",
+	    "{\"name\": \"sdb\", \"major\": 8, \"minor\": 16, \"issued\": [1]}",
+	};
+
+	(void)s;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char doc[512];
+		struct manifest mf;
+		struct iot_err err;
+
+		snprintf(doc, sizeof(doc),
+		         "{\"format\": \"iotape-run\", \"format_version\": 1, \"devices\": [%s]}",
+		         bad[i]);
+		assert_int_equal(manifest_parse(doc, strlen(doc), &mf, &err), -EINVAL);
+		assert_non_null(strstr(err.msg, "devices[0].issued"));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_span_and_devices),
-	    cmocka_unit_test(test_ends_of_the_axis),
-	    cmocka_unit_test(test_no_events),
+	    cmocka_unit_test(test_span_and_devices),    cmocka_unit_test(test_ends_of_the_axis),
+	    cmocka_unit_test(test_no_events),           cmocka_unit_test(test_manifest),
+	    cmocka_unit_test(test_manifest_bad_issued),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -54,11 +54,12 @@ static void setup(struct fixture *f, uint64_t start)
 	memset(f, 0, sizeof(*f));
 	f->pd[0] = (struct movie_probe_dev){BLK_MKDEV(8, 0), 0, 1, 0};
 	f->pd[1] = (struct movie_probe_dev){DEV, 1000, 2000, 10};
-	f->p = (struct movie_probe){start, start + 1000 * MS, 30, 2, f->pd};
+	f->p = (struct movie_probe){1000 * MS, false, 2, f->pd};
 	assert_int_equal(movie_layout_make(&f->l, 640, 360, 1, &nd, &e), 0);
 	assert_int_equal(
 	    movie_track_init(&f->t, &f->p, &info, &f->l.panel[0], 100 * MS, 11, 500 * MS, 10 * MS),
 	    0);
+	f->t.start = f->t.last = start; /* what movie_render() finds */
 }
 
 static void test_rows(void **s)
@@ -118,6 +119,7 @@ static void test_gaps_and_series(void **s)
 {
 	struct fixture f;
 	struct movie_devtrack *d;
+	struct blk_event x;
 	uint64_t start = 7 * MS;
 
 	(void)s;
@@ -145,7 +147,11 @@ static void test_gaps_and_series(void **s)
 	/* the window (5 frames) holds frames 5 .. 9: nothing */
 	assert_int_equal(d->win_bins, 5);
 	assert_true(d->win.ios == 0 && d->win.read_bytes == 0 && d->win.write_bytes == 0);
-	/* the end of the trace closes the last gap: 131 ms to 1000 ms */
+	/* the trace's last event (of a device the run does not show) at 1000 ms, then its end
+	 * closes the last gap: 131 ms to 1000 ms */
+	x = ev(BLK_A_QUEUE, start + 1000 * MS, 0, 0);
+	x.dev = BLK_MKDEV(9, 0);
+	movie_track_feed(&f.t, &x);
 	movie_track_end(&f.t);
 	assert_int_equal(d->gaps.n, 3);
 	assert_true(d->gaps.g[2].start == start + 131 * MS);
@@ -172,7 +178,7 @@ static void test_dev_index(void **s)
 static void test_dot_size(void **s)
 {
 	struct movie_probe_dev pd = {DEV, 0, 1000000, 10000000};
-	struct movie_probe p = {0, 1000 * MS, 30000000, 1, &pd};
+	struct movie_probe p = {1000 * MS, false, 1, &pd};
 	struct movie_run_info info = {"run", NULL};
 	unsigned nd = 1;
 	struct movie_layout l;
