@@ -20,6 +20,7 @@
 
 struct opts {
 	const char *dir, *name, *truth;
+	int manifest; /* DIR/manifest.json: what iotape capture records of the trace it writes */
 	uint64_t ios;
 	uint64_t seed;
 	unsigned cpus, depth, gaps, devices, merge_pct, read_pct;
@@ -116,6 +117,28 @@ static void w64(uint8_t *p, uint64_t v)
 	memcpy(p, &v, 8);
 }
 
+/* per device (7,i, i < 16): what a capture's manifest says of the records written */
+struct written {
+	uint64_t events, first, last;
+	int timed; /* first and last are set */
+	struct blk_extent issued;
+};
+static struct written written[16];
+
+static void note_written(const struct blk_event *ev)
+{
+	struct written *w = &written[ev->dev & 0xf];
+
+	w->events++;
+	if (ev->flags & BLK_F_NOTIFY)
+		return;
+	if (!w->timed++ || ev->time < w->first)
+		w->first = ev->time;
+	if (ev->time > w->last)
+		w->last = ev->time;
+	blk_extent_add(&w->issued, ev);
+}
+
 static void emit_record(const struct blk_event *ev)
 {
 	uint8_t rec[64 + 64];
@@ -150,6 +173,7 @@ static void emit_record(const struct blk_event *ev)
 	if (ev->pdu_len)
 		memcpy(rec + hdr, ev->pdu, ev->pdu_len);
 	put(ev->cpu, rec, hdr + ev->pdu_len);
+	note_written(ev);
 }
 
 /* ------------------------------------------------------------------------------------ */
@@ -590,6 +614,39 @@ static int release(struct dev *devs, int status)
 	return status;
 }
 
+/* DIR/manifest.json of a run directory, with the fields a movie takes its axes from */
+static int write_manifest(const struct dev *devs)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/manifest.json", o.dir);
+	f = fopen(path, "w");
+	if (!f) {
+		perror(path);
+		return 1;
+	}
+	fprintf(f, "{\n  \"format\": \"iotape-run\",\n  \"format_version\": 1,\n"
+	           "  \"generator\": \"blkgen (synthetic)\",\n  \"state\": \"complete\",\n"
+	           "  \"devices\": [\n");
+	for (unsigned i = 0; i < o.devices; i++) {
+		const struct written *w = &written[devs[i].dev & 0xf];
+
+		fprintf(f,
+		        "    {\"name\": \"blkgen%u\", \"major\": %u, \"minor\": %u, "
+		        "\"files\": \"%s.blktrace\", \"events\": %" PRIu64
+		        ", \"first_event_ns\": %" PRId64 ", \"last_event_ns\": %" PRId64
+		        ", \"issued\": {\"ios\": %" PRIu64 ", \"lo_sector\": %" PRId64
+		        ", \"end_sector\": %" PRId64 "}}%s\n",
+		        i, BLK_DEV_MAJOR(devs[i].dev), BLK_DEV_MINOR(devs[i].dev), o.name, w->events,
+		        /* as iotape writes them: JSON's signed integers */
+		        (int64_t)w->first, (int64_t)w->last, w->issued.ios, (int64_t)w->issued.lo,
+		        (int64_t)w->issued.hi, i + 1 < o.devices ? "," : "");
+	}
+	fprintf(f, "  ]\n}\n");
+	return fclose(f) ? (perror(path), 1) : 0;
+}
+
 static void usage(void)
 {
 	fprintf(
@@ -598,7 +655,7 @@ static void usage(void)
 	    "              [--gaps K] [--gap-ms MS] [--merge-pct P] [--read-pct P]\n"
 	    "              [--devices N] [--v8] [--swap] [--gzip] [--threshold-ms MS]\n"
 	    "              [--drop-pct P] [--start-ns NS] [--sector-max S] [--truth FILE.json]\n"
-	    "              [--extras] [--foreign-pct P]\n"
+	    "              [--extras] [--foreign-pct P] [--manifest]\n"
 	    "With --drop-pct the model's truth is for the events before the loss; \"dropped\"\n"
 	    "counts the records removed. --start-ns puts the first record at NS (default 0);\n"
 	    "random jumps land on sectors up to --sector-max (default 2^24). --extras adds what\n"
@@ -606,7 +663,9 @@ static void usage(void)
 	    "unplugs, passthrough requests with PDUs, flushes, discards, errors, driver data,\n"
 	    "messages, a timestamp note, pids named late or never (its own random stream: the\n"
 	    "model's events stay the same). --foreign-pct gives that percentage of records the\n"
-	    "next CPU's number in their own CPU's file (blkparse drops them; their own stream).\n");
+	    "next CPU's number in their own CPU's file (blkparse drops them; their own stream).\n"
+	    "--manifest makes DIR a run directory: DIR/manifest.json with what iotape capture\n"
+	    "records of each device's records (events, first and last event, sectors issued).\n");
 	exit(2);
 }
 
@@ -621,7 +680,8 @@ int main(int argc, char **argv)
 	                                   {"truth", 1, 0, 't'},       {"threshold-ms", 1, 0, 'T'},
 	                                   {"drop-pct", 1, 0, 'p'},    {"start-ns", 1, 0, 'N'},
 	                                   {"sector-max", 1, 0, 'M'},  {"extras", 0, 0, 'x'},
-	                                   {"foreign-pct", 1, 0, 'F'}, {0, 0, 0, 0}};
+	                                   {"foreign-pct", 1, 0, 'F'}, {"manifest", 0, 0, 'R'},
+	                                   {0, 0, 0, 0}};
 	struct dev *devs;
 	int c;
 	char path[4096];
@@ -693,6 +753,9 @@ int main(int argc, char **argv)
 			break;
 		case 'F':
 			o.foreign_pct = (unsigned)atoi(optarg);
+			break;
+		case 'R':
+			o.manifest = 1;
 			break;
 		case 'T':
 			o.threshold_ns = (uint64_t)(atof(optarg) * 1e6);
@@ -789,6 +852,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	if (o.manifest && write_manifest(devs))
+		return release(devs, 1);
 	if (!o.truth)
 		return release(devs, 0);
 	tf = fopen(o.truth, "w");
