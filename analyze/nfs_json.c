@@ -166,6 +166,8 @@ static json_t *stream_json(const struct nfs_stats *s, const struct nfs_pipe *p)
 	SET("bad_records", t->bad_records);
 	SET("records", t->records);
 	SET("connections", t->conns);
+	SET("non_rpc_connections", t->non_rpc_conns);
+	SET("non_rpc_bytes", t->non_rpc_bytes);
 	SET("evicted_connections", t->evicted);
 	SET("calls", r->calls);
 	SET("replies", r->replies);

@@ -290,12 +290,16 @@ static void text_render(FILE *f, const struct nfs_pipe_file *files, unsigned n,
 			        fmt_duration((double)s->copy.cb_latency.max, b[1], 24));
 		fputc('\n', f);
 	}
+	fprintf(f, "\nstream: %llu connections", (unsigned long long)t->conns);
+	if (t->non_rpc_conns || t->non_rpc_bytes)
+		fprintf(f, " (%llu not RPC: %llu bytes)", (unsigned long long)t->non_rpc_conns,
+		        (unsigned long long)t->non_rpc_bytes);
 	fprintf(f,
-	        "\nstream: %llu connections, %llu bytes lost, %llu RPC retransmits, "
+	        ", %llu bytes lost, %llu RPC retransmits, "
 	        "%llu TCP retransmits, %llu unmatched calls, %llu unmatched replies",
-	        (unsigned long long)t->conns, (unsigned long long)t->lost_bytes,
-	        (unsigned long long)r->retransmits, (unsigned long long)t->retransmits,
-	        (unsigned long long)r->unmatched_calls, (unsigned long long)r->unmatched_replies);
+	        (unsigned long long)t->lost_bytes, (unsigned long long)r->retransmits,
+	        (unsigned long long)t->retransmits, (unsigned long long)r->unmatched_calls,
+	        (unsigned long long)r->unmatched_replies);
 	if (t->bad_records || t->resyncs)
 		fprintf(f, ", %llu bad records, %llu resyncs", (unsigned long long)t->bad_records,
 		        (unsigned long long)t->resyncs);

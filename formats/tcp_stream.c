@@ -15,6 +15,13 @@
  * the READ/WRITE data, so memory per connection does not grow with the record size.
  * Segments ahead of a gap wait in a small queue; when the queue is full, or the capture ends,
  * the gap is declared lost and the marker parser resynchronises at the next plausible record.
+ *
+ * A direction counts what it lost (bytes, bad markers, resyncs) against the capture once it
+ * has shown the start of an RPC record (a marker and the call or reply header after it, as
+ * resynchronisation looks for). Before that it may be another protocol on the same host (a
+ * Ceph messenger beside an NFS server): what it would have lost is held, counted at its first
+ * RPC record (a connection joined mid-record), or, when the direction ends without one, its
+ * bytes are traffic that is not RPC (non_rpc_bytes), not loss.
  */
 
 enum mode { M_MARK, M_FRAG, M_RESYNC };
@@ -51,6 +58,11 @@ struct dir {
 	unsigned rs_len;
 	struct seg *ooo, *ooo_tail; /* segments ahead of a hole, by sequence number */
 	uint64_t ooo_bytes;         /* what they cost: payload and struct */
+	bool rpc;                   /* the start of an RPC record was seen */
+	bool rec_checked;           /* the current record's start was checked for RPC */
+	uint8_t rec_mark[4];        /* the current record's first marker */
+	uint64_t stream_bytes;      /* sequence space covered: seen, cut or given up */
+	uint64_t held_lost, held_bad, held_resyncs; /* before the first record */
 };
 
 struct conn {
@@ -61,6 +73,7 @@ struct conn {
 	uint16_t port[2];
 	uint64_t id;
 	unsigned bucket;
+	bool non_rpc_counted;
 	struct dir d[2];
 };
 
@@ -106,6 +119,48 @@ bool rpc_record_plausible(const uint8_t *p, size_t n, uint32_t max_record)
 	return false;
 }
 
+static void count_lost(struct tcp_table *t, struct dir *d, uint64_t n)
+{
+	if (d->rpc)
+		t->n.lost_bytes += n;
+	else
+		d->held_lost += n;
+}
+
+static void count_bad_record(struct tcp_table *t, struct dir *d)
+{
+	if (d->rpc)
+		t->n.bad_records++;
+	else
+		d->held_bad++;
+}
+
+/* A stream of RPC records after all: what it lost before this one is lost. */
+static void mark_rpc(struct tcp_table *t, struct dir *d)
+{
+	if (d->rpc)
+		return;
+	d->rpc = true;
+	t->n.lost_bytes += d->held_lost;
+	t->n.bad_records += d->held_bad;
+	t->n.resyncs += d->held_resyncs;
+	d->held_lost = d->held_bad = d->held_resyncs = 0;
+}
+
+/* Once a record's head holds the call or reply header: is it RPC? */
+static void check_rpc(struct tcp_table *t, struct dir *d)
+{
+	uint8_t w[RS_NEED];
+
+	if (d->rpc || d->rec_checked || d->head_len < RS_NEED - 4)
+		return;
+	d->rec_checked = true;
+	memcpy(w, d->rec_mark, 4);
+	memcpy(w + 4, d->head, RS_NEED - 4);
+	if (rpc_record_plausible(w, RS_NEED, t->cfg.max_record))
+		mark_rpc(t, d);
+}
+
 static void deliver(struct tcp_table *t, struct conn *c, int dir, uint64_t ts)
 {
 	struct dir *d = &c->d[dir];
@@ -130,13 +185,39 @@ static void deliver(struct tcp_table *t, struct conn *c, int dir, uint64_t ts)
 	t->fn(t->arg, &r);
 }
 
-static void to_resync(struct tcp_table *t, struct dir *d)
+/* Look for a record start. lost_sync: record marking was lost (else: a stream joined in the
+ * middle, where searching is how it starts). */
+static void to_resync(struct tcp_table *t, struct dir *d, bool lost_sync)
 {
 	d->mode = M_RESYNC;
 	d->rs_len = 0;
 	d->in_record = false;
 	d->mark_len = 0;
-	t->n.resyncs++;
+	if (lost_sync && d->rpc)
+		t->n.resyncs++;
+	else if (lost_sync)
+		d->held_resyncs++;
+}
+
+/* A connection's directions that ended without an RPC record carried another protocol. */
+static void conn_settle(struct tcp_table *t, struct conn *c)
+{
+	bool other = false;
+
+	for (int i = 0; i < 2; i++) {
+		struct dir *d = &c->d[i];
+
+		if (!d->rpc && d->stream_bytes) {
+			t->n.non_rpc_bytes += d->stream_bytes;
+			other = true;
+		}
+		d->stream_bytes = 0;
+		d->held_lost = d->held_bad = d->held_resyncs = 0;
+	}
+	if (other && !c->d[0].rpc && !c->d[1].rpc && !c->non_rpc_counted) {
+		c->non_rpc_counted = true;
+		t->n.non_rpc_conns++;
+	}
 }
 
 static void stream_data(struct tcp_table *t, struct conn *c, int dir, const uint8_t *p, size_t n,
@@ -163,7 +244,8 @@ static void resync_data(struct tcp_table *t, struct conn *c, int dir, const uint
 				uint8_t w[RS_WIN];
 				size_t wl = d->rs_len - i;
 
-				t->n.lost_bytes += i;
+				mark_rpc(t, d);
+				count_lost(t, d, i);
 				memcpy(w, d->rs + i, wl);
 				d->rs_len = 0;
 				d->mode = M_MARK;
@@ -177,7 +259,7 @@ static void resync_data(struct tcp_table *t, struct conn *c, int dir, const uint
 		if (d->rs_len >= RS_NEED) {
 			size_t keep = RS_NEED - 1, drop = d->rs_len - keep;
 
-			t->n.lost_bytes += drop;
+			count_lost(t, d, drop);
 			memmove(d->rs, d->rs + drop, keep);
 			d->rs_len = (unsigned)keep;
 		}
@@ -226,12 +308,14 @@ static void stream_data(struct tcp_table *t, struct conn *c, int dir, const uint
 				d->head_len = 0;
 				d->rec_len = 0;
 				d->incomplete = false;
+				d->rec_checked = false;
+				memcpy(d->rec_mark, d->mark, 4);
 			}
 			if (flen > t->cfg.max_record || d->rec_len + flen > t->cfg.max_record ||
 			    (flen == 0 && d->rec_len == 0) || head_alloc(t, d)) {
-				t->n.bad_records++;
-				t->n.lost_bytes += 4;
-				to_resync(t, d);
+				count_bad_record(t, d);
+				count_lost(t, d, 4);
+				to_resync(t, d, true);
 				continue;
 			}
 			d->frag_left = flen;
@@ -249,6 +333,7 @@ static void stream_data(struct tcp_table *t, struct conn *c, int dir, const uint
 					h = take;
 				memcpy(d->head + d->head_len, p, h);
 				d->head_len += (uint32_t)h;
+				check_rpc(t, d);
 			}
 			d->rec_len += take;
 			d->frag_left -= (uint32_t)take;
@@ -269,8 +354,11 @@ static void stream_missing(struct tcp_table *t, struct conn *c, int dir, uint64_
 {
 	struct dir *d = &c->d[dir];
 
-	t->n.lost_bytes += n;
-	if (gap && n && t->cfg.event) {
+	count_lost(t, d, n);
+	if (gap)
+		d->stream_bytes += n;
+	/* a hole in a stream not (yet) known to carry RPC is not an RPC capture's gap */
+	if (gap && n && d->rpc && t->cfg.event) {
 		struct net_event ev = {
 		    .type = NET_EV_GAP,
 		    .ts_ns = ts,
@@ -304,9 +392,9 @@ static void stream_missing(struct tcp_table *t, struct conn *c, int dir, uint64_
 		}
 		/* a marker (or the search for one) falls into the hole: start searching afresh;
 		 * the partial marker or search window before the hole is lost too */
-		t->n.lost_bytes += d->mode == M_MARK ? d->mark_len : d->rs_len;
+		count_lost(t, d, d->mode == M_MARK ? d->mark_len : d->rs_len);
 		if (d->mode == M_MARK)
-			to_resync(t, d);
+			to_resync(t, d, true);
 		d->rs_len = 0;
 		return;
 	}
@@ -339,6 +427,7 @@ static void apply(struct tcp_table *t, struct conn *c, int dir, uint32_t seq, co
 	}
 	if (skip)
 		t->n.retransmits++;
+	d->stream_bytes += len - skip;
 	if (skip < caplen)
 		stream_data(t, c, dir, data + skip, caplen - skip, ts);
 	if (caplen < len)
@@ -461,8 +550,7 @@ static void tcp_segment(struct tcp_table *t, struct conn *c, int dir, const stru
 		/* capture started mid-stream: look for the first plausible record */
 		d->have_seq = true;
 		d->next_seq = seq;
-		to_resync(t, d);
-		t->n.resyncs--; /* not a loss of sync */
+		to_resync(t, d, false);
 	}
 	diff = (int32_t)(seq - d->next_seq);
 	if (diff > 0) {
@@ -534,6 +622,7 @@ static void conn_free(struct tcp_table *t, struct conn *c)
 		}
 	}
 	lru_unlink(t, c);
+	conn_settle(t, c);
 	for (i = 0; i < 2; i++) {
 		seg_free_all(t, &c->d[i]);
 		if (c->d[i].head) {
@@ -672,8 +761,10 @@ void tcp_table_finish(struct tcp_table *t)
 {
 	struct conn *c;
 
-	for (c = t->lru_head; c; c = c->lnext)
+	for (c = t->lru_head; c; c = c->lnext) {
 		conn_flush(t, c);
+		conn_settle(t, c);
+	}
 }
 
 int tcp_table_new(struct tcp_table **out, const struct tcp_cfg *cfg, rpc_record_fn fn, void *arg)

@@ -57,7 +57,8 @@ struct tcp_cfg {
 struct tcp_counters {
 	uint64_t packets;      /* TCP and UDP packets seen */
 	uint64_t records;      /* RPC records delivered */
-	uint64_t lost_bytes;   /* stream bytes never seen: gaps, snaplen cuts, resync skips */
+	uint64_t lost_bytes;   /* stream bytes never seen: gaps, snaplen cuts, resync skips, of
+	                        * directions that carried RPC */
 	uint64_t retransmits;  /* segments carrying bytes already seen */
 	uint64_t out_of_order; /* segments that arrived ahead of a gap */
 	uint64_t ooo_peak;     /* the most bytes held for them at once (payload and bookkeeping) */
@@ -66,6 +67,10 @@ struct tcp_counters {
 	uint64_t bad_records;  /* implausible record markers */
 	uint64_t conns;        /* connections seen */
 	uint64_t evicted;      /* connections dropped for the max_conns cap */
+	/* TCP traffic of another protocol: directions that ended (or the capture did) without
+	 * one RPC record, their bytes, and connections of which neither direction carried one */
+	uint64_t non_rpc_bytes;
+	uint64_t non_rpc_conns;
 };
 
 typedef void (*rpc_record_fn)(void *arg, const struct rpc_record *r);

@@ -638,7 +638,8 @@ static int write_manifest(const struct dev *devs)
 		        ", \"first_event_ns\": %" PRId64 ", \"last_event_ns\": %" PRId64
 		        ", \"issued\": {\"ios\": %" PRIu64 ", \"lo_sector\": %" PRId64
 		        ", \"end_sector\": %" PRId64 "}}%s\n",
-		        i, BLK_DEV_MAJOR(devs[i].dev), BLK_DEV_MINOR(devs[i].dev), o.name, w->events,
+		        i, BLK_DEV_MAJOR(devs[i].dev), BLK_DEV_MINOR(devs[i].dev), o.name,
+		        w->events,
 		        /* as iotape writes them: JSON's signed integers */
 		        (int64_t)w->first, (int64_t)w->last, w->issued.ios, (int64_t)w->issued.lo,
 		        (int64_t)w->issued.hi, i + 1 < o.devices ? "," : "");
@@ -671,17 +672,14 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-	static const struct option lo[] = {{"ios", 1, 0, 'i'},         {"seed", 1, 0, 's'},
-	                                   {"cpus", 1, 0, 'c'},        {"depth", 1, 0, 'd'},
-	                                   {"gaps", 1, 0, 'g'},        {"gap-ms", 1, 0, 'G'},
-	                                   {"merge-pct", 1, 0, 'm'},   {"read-pct", 1, 0, 'r'},
-	                                   {"devices", 1, 0, 'D'},     {"v8", 0, 0, '8'},
-	                                   {"swap", 0, 0, 'S'},        {"gzip", 0, 0, 'z'},
-	                                   {"truth", 1, 0, 't'},       {"threshold-ms", 1, 0, 'T'},
-	                                   {"drop-pct", 1, 0, 'p'},    {"start-ns", 1, 0, 'N'},
-	                                   {"sector-max", 1, 0, 'M'},  {"extras", 0, 0, 'x'},
-	                                   {"foreign-pct", 1, 0, 'F'}, {"manifest", 0, 0, 'R'},
-	                                   {0, 0, 0, 0}};
+	static const struct option lo[] = {
+	    {"ios", 1, 0, 'i'},         {"seed", 1, 0, 's'},         {"cpus", 1, 0, 'c'},
+	    {"depth", 1, 0, 'd'},       {"gaps", 1, 0, 'g'},         {"gap-ms", 1, 0, 'G'},
+	    {"merge-pct", 1, 0, 'm'},   {"read-pct", 1, 0, 'r'},     {"devices", 1, 0, 'D'},
+	    {"v8", 0, 0, '8'},          {"swap", 0, 0, 'S'},         {"gzip", 0, 0, 'z'},
+	    {"truth", 1, 0, 't'},       {"threshold-ms", 1, 0, 'T'}, {"drop-pct", 1, 0, 'p'},
+	    {"start-ns", 1, 0, 'N'},    {"sector-max", 1, 0, 'M'},   {"extras", 0, 0, 'x'},
+	    {"foreign-pct", 1, 0, 'F'}, {"manifest", 0, 0, 'R'},     {0, 0, 0, 0}};
 	struct dev *devs;
 	int c;
 	char path[4096];

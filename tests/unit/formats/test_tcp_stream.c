@@ -463,6 +463,61 @@ static void test_plausible(void **state)
 	assert_false(rpc_record_plausible(w.b, 8, 1 << 24));
 }
 
+/* Another protocol on a TCP connection: its bytes are not lost, they are not RPC. */
+static void test_not_rpc(void **state)
+{
+	struct got g;
+	struct tcp_table *t = mk(&g, NULL);
+	uint8_t d[3000];
+	uint32_t x = 12345;
+
+	(void)state;
+	memcpy(d, "ceph v027", 9); /* a marker of 0x63657068 bytes: a bad record */
+	for (size_t i = 9; i < sizeof(d); i++) {
+		x = x * 1103515245 + 12345;
+		d[i] = (uint8_t)(x >> 16);
+	}
+	syn(t, 1000);
+	seg(t, 1001, d, 1500, 1);
+	seg(t, 1001 + 1500 + 100, d + 1600, 1400, 2); /* a hole of 100 bytes, given up at the end */
+	tcp_table_finish(t);
+	assert_int_equal(g.n, 0);
+	assert_int_equal(tcp_table_counters(t)->lost_bytes, 0);
+	assert_int_equal(tcp_table_counters(t)->bad_records, 0);
+	assert_int_equal(tcp_table_counters(t)->resyncs, 0);
+	assert_int_equal(tcp_table_counters(t)->non_rpc_bytes, 3000);
+	assert_int_equal(tcp_table_counters(t)->non_rpc_conns, 1);
+	tcp_table_free(t);
+}
+
+/* A direction that loses sync before its first RPC record: once the record shows, what was
+ * skipped before it is lost (a stream joined mid-record, as before). */
+static void test_losses_held_until_rpc(void **state)
+{
+	struct got g;
+	struct tcp_table *t = mk(&g, NULL);
+	struct wb w = {.n = 0};
+	uint8_t junk[64];
+
+	(void)state;
+	memset(junk, 0xff, sizeof(junk)); /* marker 0x7fffffff: a bad record */
+	call_msg(&w, 7, 80);
+	syn(t, 1000);
+	seg(t, 1001, junk, sizeof(junk), 1);
+	assert_int_equal(tcp_table_counters(t)->lost_bytes, 0);
+	assert_int_equal(tcp_table_counters(t)->bad_records, 0);
+	seg(t, 1001 + sizeof(junk), w.b, (uint32_t)w.n, 2);
+	tcp_table_finish(t);
+	assert_int_equal(g.n, 1);
+	assert_int_equal(xid_of(&g, 0), 7);
+	assert_int_equal(tcp_table_counters(t)->lost_bytes, sizeof(junk));
+	assert_int_equal(tcp_table_counters(t)->bad_records, 1);
+	assert_int_equal(tcp_table_counters(t)->resyncs, 1);
+	assert_int_equal(tcp_table_counters(t)->non_rpc_bytes, 0);
+	assert_int_equal(tcp_table_counters(t)->non_rpc_conns, 0);
+	tcp_table_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -482,6 +537,8 @@ int main(void)
 	    cmocka_unit_test(test_queue_segments_cap),
 	    cmocka_unit_test(test_syn_again),
 	    cmocka_unit_test(test_plausible),
+	    cmocka_unit_test(test_not_rpc),
+	    cmocka_unit_test(test_losses_held_until_rpc),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
