@@ -16,6 +16,8 @@ struct blk_opts {
 	unsigned top;               /* how many of the longest gaps to keep (default 10) */
 	unsigned max_inflight;      /* cap on tracked outstanding bios (0: default) */
 	unsigned max_bins;          /* timeline bins before the interval doubles (0: default) */
+	uint64_t max_bins_total;    /* timeline bins of all devices together (0: default): with
+	                             * many devices each keeps fewer, wider bins */
 	unsigned lat_bins_devices;  /* per-interval D2C histograms on the timeline's clock for
 	                             * the first this many devices (0: none; the report's graphs) */
 };
@@ -27,6 +29,7 @@ struct blk_opts {
 #define BLK_MAX_TOP 10000u
 #define BLK_DEFAULT_MAX_INFLIGHT (1u << 16)
 #define BLK_DEFAULT_MAX_BINS 100000u
+#define BLK_DEFAULT_MAX_BINS_TOTAL (1ull << 20) /* 64 MiB of timeline bins */
 #define BLK_MAX_DEVICES 4096u
 
 void blk_opts_init(struct blk_opts *o);

@@ -13,7 +13,8 @@
  * add up to its total; the depth follows the depth sink's (D adds one, C and R take one
  * away), so the bins' areas add up to its integral. When a bin index would reach max_bins,
  * the interval doubles and neighbouring bins are summed: memory grows with the trace's
- * duration, never past max_bins bins per device.
+ * duration, never past max_bins bins per device, and the devices share max_bins_total
+ * (bins_share(): a trace of 4096 devices keeps 256 wider bins each, not 100 000).
  */
 
 #define NONE UINT64_MAX
@@ -34,6 +35,8 @@ struct blk_timeline *blk_timeline_new(const struct blk_opts *o)
 		t->o.max_bins = BLK_DEFAULT_MAX_BINS;
 	if (t->o.max_bins < 2)
 		t->o.max_bins = 2;
+	if (!t->o.max_bins_total)
+		t->o.max_bins_total = BLK_DEFAULT_MAX_BINS_TOTAL;
 	bins_init(&t->clock, t->o.interval_ns, t->o.max_bins, false);
 	return t;
 }
@@ -109,7 +112,7 @@ static void spread(struct blk_timeline *t, struct tl_dev *d, uint64_t a, uint64_
 	bin_of(t, b); /* the interval is final for the whole span once its end fits */
 	while (a < b) {
 		uint64_t idx, seg = bins_segment(&t->clock, a, b, &idx);
-		struct blk_bin *bin = bin_at(d, idx, t->o.max_bins);
+		struct blk_bin *bin = bin_at(d, idx, t->clock.max);
 
 		if (!bin)
 			return;
@@ -136,14 +139,22 @@ static void close_gap(struct blk_timeline *t, struct tl_dev *d, uint64_t end)
 static __attribute__((noinline, cold)) struct tl_dev *new_dev(struct blk_timeline *t, unsigned dev)
 {
 	struct tl_dev *d;
+	uint64_t max = t->clock.max;
 
 	if (dev >= t->ndev && blk_grow((void ***)&t->dev, &t->ndev, dev))
 		return NULL;
 	d = t->dev[dev] = blk_zalloc(sizeof(*d));
-	if (d) {
-		d->last_change = d->idle_since = t->clock.origin;
-		d->last_end = NONE;
-	}
+	if (!d)
+		return NULL;
+	d->last_change = d->idle_since = t->clock.origin;
+	d->last_end = NONE;
+	/* one more series on the clock: fewer, wider bins for all when the total would pass */
+	bins_share(&t->clock, ++t->nseries, t->o.max_bins_total, on_move, t);
+	if (t->clock.max < max)
+		for (unsigned i = 0; i < t->ndev; i++)
+			if (t->dev[i])
+				bins_cut((void **)&t->dev[i]->bins, &t->dev[i]->nbins,
+				         sizeof(*t->dev[i]->bins), t->clock.max);
 	return d;
 }
 
@@ -174,12 +185,12 @@ void blk_timeline_feed_slow(struct blk_timeline *t, unsigned dev, const struct b
 			spread(t, d, d->last_change, ts, SPREAD_DEPTH, d->inflight);
 		d->last_change = ts;
 	}
-	bin = bin_at(d, bin_of(t, ts), t->o.max_bins);
+	bin = bin_at(d, bin_of(t, ts), t->clock.max);
 	if (!bin)
 		return;
 	if (ev->action == BLK_A_ISSUE && !d->inflight) {
 		close_gap(t, d, ts);
-		bin = bin_at(d, bin_of(t, ts), t->o.max_bins); /* close_gap may widen */
+		bin = bin_at(d, bin_of(t, ts), t->clock.max); /* close_gap may widen */
 		if (!bin)
 			return;
 	}
@@ -326,7 +337,7 @@ static int ops_root_json(void *s, json_t *root)
 	                              "requested_interval_ns", (json_int_t)t->o.interval_ns,
 	                              "widened", (json_int_t)t->clock.widened, "bins",
 	                              (json_int_t)blk_timeline_nbins(t), "max_bins",
-	                              (json_int_t)t->o.max_bins));
+	                              (json_int_t)t->clock.max));
 	return 0;
 }
 

@@ -55,6 +55,7 @@ struct blk_timeline {
 	struct tl_dev **dev;
 	unsigned ndev;
 	struct bins clock; /* relative to the first event, max_bins bins */
+	uint64_t nseries;  /* devices with bins: they share max_bins_total */
 	uint64_t end;
 	int have_start;
 	uint64_t cur_lo, cur_hi, cur_idx; /* cache: the bin of the last lookup */

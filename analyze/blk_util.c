@@ -15,6 +15,7 @@ void blk_opts_init(struct blk_opts *o)
 	o->top = BLK_DEFAULT_TOP;
 	o->max_inflight = BLK_DEFAULT_MAX_INFLIGHT;
 	o->max_bins = BLK_DEFAULT_MAX_BINS;
+	o->max_bins_total = BLK_DEFAULT_MAX_BINS_TOTAL;
 }
 
 const char *blk_dev_name(uint32_t dev, char *buf)

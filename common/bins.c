@@ -10,7 +10,7 @@ void bins_init(struct bins *b, uint64_t width, uint64_t max, bool aligned)
 {
 	memset(b, 0, sizeof(*b));
 	b->width = b->width0 = width ? width : 1;
-	b->max = max >= 2 ? max : 2;
+	b->max = b->max0 = max >= 2 ? max : 2;
 	b->aligned = aligned;
 }
 
@@ -74,6 +74,37 @@ uint64_t bins_place(struct bins *b, uint64_t t, bins_move_fn fn, void *ctx)
 		}
 		widen(b, fn, ctx);
 	}
+}
+
+void bins_share(struct bins *b, uint64_t nseries, uint64_t total, bins_move_fn fn, void *ctx)
+{
+	uint64_t m = nseries ? total / nseries : b->max0;
+
+	if (m < BINS_SHARE_MIN)
+		m = BINS_SHARE_MIN;
+	m = (uint64_t)1 << (63 - __builtin_clzll(m)); /* halves, not a change per series */
+	if (m > b->max0)
+		m = b->max0;
+	if (m >= b->max)
+		return;
+	b->max = m;
+	while (b->started && b->n > b->max && b->width <= UINT64_MAX / 2)
+		widen(b, fn, ctx);
+	if (b->n > b->max) /* nothing left to double */
+		b->max = b->n;
+}
+
+void bins_cut(void **arr, uint64_t *cap, size_t size, uint64_t max)
+{
+	void *p;
+
+	if (*cap <= max)
+		return;
+	p = realloc(*arr, max * size);
+	if (!p)
+		return;
+	*arr = p;
+	*cap = max;
 }
 
 uint64_t bins_start_of(const struct bins *b, uint64_t k)

@@ -28,6 +28,7 @@ struct bins {
 	uint64_t width;   /* ns, at least 1 */
 	uint64_t width0;  /* the width asked for */
 	uint64_t max;     /* bins kept, at least 2 */
+	uint64_t max0;    /* the max asked for (bins_share() lowers max) */
 	uint64_t n;       /* bins in use: the highest placed + 1 (0 before the first) */
 	unsigned widened; /* doublings so far */
 	bool aligned;
@@ -60,6 +61,18 @@ static inline uint64_t bins_index(const struct bins *b, uint64_t t)
 
 	return k < b->max ? k : b->max - 1;
 }
+
+/*
+ * Many series on one clock share total bins: with nseries series each keeps at most
+ * total / nseries (a power of two, at least BINS_SHARE_MIN, never above the max asked for),
+ * so that memory follows total, not the number of series. A lower max widens the bins now
+ * (moves reported to fn); arrays then hold bins past the new max that are zero and can be cut
+ * (bins_cut()). The max only goes down.
+ */
+#define BINS_SHARE_MIN 16u
+void bins_share(struct bins *b, uint64_t nseries, uint64_t total, bins_move_fn fn, void *ctx);
+/* Cut an array of *cap elements down to max (after bins_share()); keeps it if realloc fails. */
+void bins_cut(void **arr, uint64_t *cap, size_t size, uint64_t max);
 
 /* Start and end of bin k, saturating at UINT64_MAX. */
 uint64_t bins_start_of(const struct bins *b, uint64_t k);

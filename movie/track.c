@@ -151,8 +151,10 @@ int movie_track_init(struct movie_track *t, const struct movie_probe *p,
 	blk_opts_init(&o);
 	o.idle_threshold_ns = idle_threshold_ns;
 	o.interval_ns = step;
-	/* one bin per frame, never widened: the frames are the bins */
+	/* one bin per frame, never widened: the frames are the bins (the shown devices alone
+	 * have bins, all of them the frames') */
 	o.max_bins = frames + 1 > 2 ? (unsigned)frames + 1 : 2;
+	o.max_bins_total = (uint64_t)o.max_bins * MOVIE_MAX_DEVS;
 	t->idle = blk_idle_new(&o);
 	t->tl = blk_timeline_new(&o);
 	t->nshow = p->ndev < MOVIE_MAX_DEVS ? p->ndev : MOVIE_MAX_DEVS;
@@ -230,8 +232,10 @@ void movie_track_feed(struct movie_track *t, const struct blk_event *ev)
 	if ((idx = movie_track_dev_index(t, ev->dev)) < 0)
 		return;
 	blk_idle_feed(t->idle, (unsigned)idx, ev);
+	if ((unsigned)idx >= t->nshow)
+		return;
 	blk_timeline_feed(t->tl, (unsigned)idx, ev);
-	if ((unsigned)idx < t->nshow && ev->action == BLK_A_ISSUE && ev->bytes >> 9)
+	if (ev->action == BLK_A_ISSUE && ev->bytes >> 9)
 		grid_add(&t->dev[idx].grid, t->dev[idx].pd, t->start, ev);
 }
 

@@ -49,6 +49,9 @@ int report_points_make(const struct blk_analysis *a, unsigned idx, uint64_t widt
 	const struct blk_latency *lt = blk_analysis_sink(a, &blk_latency_ops);
 	uint64_t span = blk_analysis_end(a) - blk_analysis_start(a), f;
 	uint64_t w = blk_timeline_interval(tl), nb = blk_timeline_nbins(tl);
+	/* the D2C bins start where the timeline's do, as narrow or narrower: the timeline's
+	 * devices share a budget of bins (bins_share()), the D2C's few devices need not */
+	uint64_t lw = lt ? blk_latency_clock(lt)->width : w, r = w > lw ? w / lw : 1;
 	struct hist_coarse *lat;
 	size_t n;
 
@@ -90,7 +93,6 @@ int report_points_make(const struct blk_analysis *a, unsigned idx, uint64_t widt
 		/* the last point takes the bin of the last event too (it starts at the end) */
 		for (uint64_t k = j * f; k < (j + 1 == n ? nb : (j + 1) * f) && k < nb; k++) {
 			struct blk_bin b = blk_timeline_bin(tl, idx, k);
-			const struct hist_coarse *h = blk_latency_bin(lt, idx, k);
 			uint64_t kt0 = k * w, kd = span > kt0 ? span - kt0 : 0;
 			double ks;
 
@@ -115,8 +117,12 @@ int report_points_make(const struct blk_analysis *a, unsigned idx, uint64_t widt
 			p->qd_lo[j] =
 			    minv(p->qd_lo[j], (double)b.depth_area / (double)(kd ? kd : 1));
 			p->qd_hi[j] = maxv(p->qd_hi[j], (double)b.depth_max);
-			if (h)
-				histc_merge(lat, h);
+			for (uint64_t q = k * r; lt && q < (k + 1) * r; q++) {
+				const struct hist_coarse *h = blk_latency_bin(lt, idx, q);
+
+				if (h)
+					histc_merge(lat, h);
+			}
 		}
 		p->x[j] = ((double)t0 + (double)dur / 2) / 1e9;
 		p->rd_mbps[j] = rd / secs / 1e6;

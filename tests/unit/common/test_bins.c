@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/bins.h"
@@ -143,13 +144,57 @@ static void test_sums_kept(void **s)
 	}
 }
 
+static void move_big(void *ctx, const struct bins_move *m)
+{
+	bins_move_array(m, ctx, 1000, sizeof(uint64_t), add_u64);
+}
+
+/* Series sharing a budget: fewer, wider bins, in halvings, only down, sums kept. */
+static void test_share(void **s)
+{
+	struct bins b;
+	uint64_t *arr = calloc(1000, sizeof(*arr)), cap = 1000, sum = 0;
+
+	(void)s;
+	bins_init(&b, 10, 1000, false);
+	for (uint64_t t = 0; t < 10000; t += 10)
+		arr[bins_place(&b, t, move_big, arr)]++;
+	assert_int_equal(b.n, 1000);
+	bins_share(&b, 1, 100000, move_big, arr); /* under the max asked for: nothing */
+	assert_int_equal(b.max, 1000);
+	bins_share(&b, 4, 1000, move_big, arr); /* 250 each: 128 */
+	assert_int_equal(b.max, 128);
+	assert_int_equal(b.width, 80);
+	assert_int_equal(b.n, 125);
+	assert_int_equal(b.widened, 3);
+	for (unsigned k = 0; k < 1000; k++)
+		sum += arr[k];
+	assert_int_equal(sum, 1000);
+	assert_int_equal(arr[0], 8);
+	assert_int_equal(arr[124], 8);
+	assert_int_equal(arr[125], 0);
+	bins_cut((void **)&arr, &cap, sizeof(*arr), b.max);
+	assert_int_equal(cap, 128);
+	bins_share(&b, 2, 1000, move_big, arr); /* the max only goes down */
+	assert_int_equal(b.max, 128);
+	bins_share(&b, 1000000, 1000, move_big, arr); /* never under BINS_SHARE_MIN */
+	assert_int_equal(b.max, BINS_SHARE_MIN);
+	assert_true(b.n <= BINS_SHARE_MIN);
+	assert_int_equal(arr[0], 64);
+	/* before the clock starts: the max alone */
+	bins_init(&b, 10, 1000, false);
+	bins_share(&b, 3, 1000, NULL, NULL);
+	assert_int_equal(b.max, 256);
+	assert_int_equal(b.width, 10);
+	free(arr);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_relative),
-	    cmocka_unit_test(test_aligned),
-	    cmocka_unit_test(test_clock_end),
-	    cmocka_unit_test(test_sums_kept),
+	    cmocka_unit_test(test_relative),  cmocka_unit_test(test_aligned),
+	    cmocka_unit_test(test_clock_end), cmocka_unit_test(test_sums_kept),
+	    cmocka_unit_test(test_share),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
