@@ -334,7 +334,7 @@ static const char *nz(const char *s)
 }
 
 /* Distinct row (what 0), column (1) or table (2) values of the groups in table tab, in
- * first-appearance order. */
+ * first-appearance order: at most cap (a cap of c->ngroups holds them all). */
 static size_t distinct(const struct compare *c, int what, const char *tab, const char **out,
                        size_t cap)
 {
@@ -373,11 +373,37 @@ static const char *keys_text(const char *keys, char *buf, size_t cap)
 	return buf;
 }
 
-static int build_matrix(const struct compare *c, size_t m, const char *tab, struct tbl *t)
+/* What a matrix shows of its axes: at most MATRIX_ROWS rows, MATRIX_COLS columns (the table
+ * keeps 16 columns, the first for the row names) and MATRIX_TABLES tables. */
+#define MATRIX_ROWS 64u
+#define MATRIX_COLS 15u
+#define MATRIX_TABLES 64u
+
+/* "(2 more columns not shown: l16, l17; ...)" under a matrix that could not show them all. */
+static void matrix_note(FILE *f, enum cmp_format fmt, const char *what, const char **v, size_t n,
+                        size_t shown)
+{
+	if (n <= shown)
+		return;
+	fputs(fmt == CMP_FMT_HTML ? "<p>" : "\n", f);
+	fprintf(f, "(%zu more %s not shown: ", n - shown, what);
+	for (size_t i = shown; i < n && i < shown + 8; i++) {
+		if (i > shown)
+			fputs(", ", f);
+		if (fmt == CMP_FMT_HTML)
+			xml_puts(f, v[i]);
+		else
+			txt_puts(f, v[i]);
+	}
+	fprintf(f, "%s; a matrix shows %u columns and %u rows: split it with --tables)%s\n",
+	        n > shown + 8 ? ", ..." : "", MATRIX_COLS, MATRIX_ROWS,
+	        fmt == CMP_FMT_HTML ? "</p>" : "");
+}
+
+static int build_matrix(const struct compare *c, size_t m, const char *tab, const char **rv,
+                        size_t nr, const char **cv, size_t nc, struct tbl *t)
 {
 	char rk[256], ck[256];
-	const char *rv[64], *cv[15];
-	size_t nr = distinct(c, 0, tab, rv, 64), nc = distinct(c, 1, tab, cv, 15);
 	int d = c->metric[m].decimals;
 
 	t->nc = nc + 1;
@@ -426,7 +452,7 @@ static int build_matrix(const struct compare *c, size_t m, const char *tab, stru
 static int render_tables(const struct compare *c, enum cmp_format fmt, FILE *f)
 {
 	bool matrix = c->opts.rows || c->opts.cols || c->opts.tables;
-	const char *tabs[64];
+	const char **tabs = NULL, **rv = NULL, **cv = NULL;
 	char tk[256];
 	size_t ntabs;
 	int ret = 0;
@@ -446,9 +472,18 @@ static int render_tables(const struct compare *c, enum cmp_format fmt, FILE *f)
 		tbl_free(&t);
 		return ret;
 	}
-	ntabs = distinct(c, 2, NULL, tabs, 64);
-	for (size_t k = 0; k < ntabs && !ret; k++) {
+	tabs = calloc(c->ngroups + 1, sizeof(*tabs));
+	rv = calloc(c->ngroups + 1, sizeof(*rv));
+	cv = calloc(c->ngroups + 1, sizeof(*cv));
+	if (!tabs || !rv || !cv) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ntabs = distinct(c, 2, NULL, tabs, c->ngroups);
+	for (size_t k = 0; k < ntabs && k < MATRIX_TABLES && !ret; k++) {
 		bool first = k == 0;
+		size_t nr = distinct(c, 0, tabs[k], rv, c->ngroups);
+		size_t nc = distinct(c, 1, tabs[k], cv, c->ngroups);
 
 		if (c->opts.tables) {
 			if (fmt == CMP_FMT_TEXT || fmt == CMP_FMT_MARKDOWN) {
@@ -474,7 +509,8 @@ static int render_tables(const struct compare *c, enum cmp_format fmt, FILE *f)
 			if (!compare_metric_shown(c, m))
 				continue;
 			metric_name(c, m, name, sizeof(name));
-			ret = build_matrix(c, m, tabs[k], &t);
+			ret = build_matrix(c, m, tabs[k], rv, nr < MATRIX_ROWS ? nr : MATRIX_ROWS,
+			                   cv, nc < MATRIX_COLS ? nc : MATRIX_COLS, &t);
 			if (!ret) {
 				if (fmt == CMP_FMT_TEXT) {
 					fputs(first ? "" : "\n", f);
@@ -492,11 +528,19 @@ static int render_tables(const struct compare *c, enum cmp_format fmt, FILE *f)
 					fputs("</h4>\n", f);
 					tbl_html(&t, f);
 				}
+				matrix_note(f, fmt, "columns", cv, nc, MATRIX_COLS);
+				matrix_note(f, fmt, "rows", rv, nr, MATRIX_ROWS);
 			}
 			first = false;
 			tbl_free(&t);
 		}
 	}
+	if (!ret)
+		matrix_note(f, fmt, "tables", tabs, ntabs, MATRIX_TABLES);
+out:
+	free(tabs);
+	free(rv);
+	free(cv);
 	return ret;
 }
 
