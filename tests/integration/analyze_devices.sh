@@ -5,13 +5,14 @@
 # trace took 1.66 GB when each device's histograms took their 30 KiB at once.
 source "$SRCDIR/tests/integration/lib.bash"
 
-# 10000 devices, one write each (Q, D, C): 1.44 MB, as in the report of the problem
-python3 - "$TMP/many.blktrace.0" <<'PY'
+# many_devices OUT APART_NS: 10000 devices, one write each (Q, D, C), APART_NS apart
+many_devices() {
+	python3 - "$1" "$2" <<'PY'
 import struct, sys
 WRITE, QUEUE, ISSUE, COMPLETE, FS = 2, 16, 64, 128, 256
 recs, seq = [], 0
 for d in range(10000):
-    t = 1000000 + d * 100
+    t = 1000000 + d * int(sys.argv[2])
     for act, cat, dt in ((1, QUEUE, 0), (7, ISSUE, 10000), (8, COMPLETE, 30000)):
         seq += 1
         recs.append(struct.pack("<IIQQIIIIIHH", 0x65617407, seq, t + dt, 4096, 4096,
@@ -19,6 +20,9 @@ for d in range(10000):
                                 (8 + d // 256) << 20 | d % 256, 0, 0, 0))
 open(sys.argv[1], "wb").write(b"".join(recs))
 PY
+}
+# 1.44 MB, as in the report of the problem
+many_devices "$TMP/many.blktrace.0" 100
 # events of the devices past the 4096th: 3 records each
 dropped=$(((10000 - 4096) * 3))
 
@@ -63,19 +67,7 @@ grep -q "$dropped events on devices past the first 4096 were not analyzed" "$TMP
 
 # the same devices over 10000 s: the timeline's bins are shared by the devices (4096 x 100000
 # bins of 1 s took 1.36 GB in analyze, 888 MB in report), wider, the sums kept
-python3 - "$TMP/long.blktrace.0" <<'PY'
-import struct, sys
-WRITE, QUEUE, ISSUE, COMPLETE, FS = 2, 16, 64, 128, 256
-recs, seq = [], 0
-for d in range(10000):
-    t = 1000000 + d * 1000000000
-    for act, cat, dt in ((1, QUEUE, 0), (7, ISSUE, 10000), (8, COMPLETE, 30000)):
-        seq += 1
-        recs.append(struct.pack("<IIQQIIIIIHH", 0x65617407, seq, t + dt, 4096, 4096,
-                                (WRITE | cat | FS) << 16 | act, 77,
-                                (8 + d // 256) << 20 | d % 256, 0, 0, 0))
-open(sys.argv[1], "wb").write(b"".join(recs))
-PY
+many_devices "$TMP/long.blktrace.0" 1000000000
 # peak_kib CMD...: the command's peak RSS (it must succeed)
 peak_kib() {
 	/usr/bin/time -f %M -o "$TMP/time" "$@" >/dev/null 2>"$TMP/err" || fail "$*: $(cat "$TMP/err")"

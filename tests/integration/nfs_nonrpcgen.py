@@ -6,23 +6,19 @@
 # usage: python3 nfs_nonrpcgen.py OUT.pcap [CALLS] [OTHER_BYTES]
 # Prints "CALLS OTHER_BYTES_TOTAL" (the ground truth: RPC calls, and the payload bytes of the
 # other protocol over both connections and both directions).
+import os
 import random
 import struct
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tcpgen import Capture, opaque, u32  # noqa: E402
 
 out = sys.argv[1]
 ncalls = int(sys.argv[2]) if len(sys.argv) > 2 else 40
 nother = int(sys.argv[3]) if len(sys.argv) > 3 else 200000
 rnd = random.Random(12)
 NFSC, SRV, OSD = bytes([10, 3, 0, 1]), bytes([10, 3, 0, 2]), bytes([10, 3, 0, 3])
-
-
-def u32(v):
-    return struct.pack(">I", v & 0xffffffff)
-
-
-def opaque(b):
-    return u32(len(b)) + b + b"\0" * (-len(b) % 4)
 
 
 def getattr_call(xid):
@@ -38,17 +34,8 @@ def getattr_reply(xid):
     return u32(0x80000000 | len(m)) + m
 
 
-frames = []
-ts = [1_700_000_000_000_000_000]
-
-
-def frame(src, dst, sport, dport, seq, ack, flags, payload=b""):
-    ts[0] += 20_000
-    tcp = struct.pack(">HHIIBBHHH", sport, dport, seq & 0xffffffff, ack & 0xffffffff, 0x50,
-                      flags, 65535, 0, 0)
-    ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 40 + len(payload), 1, 0x4000, 64, 6, 0, src,
-                     dst)
-    frames.append((ts[0], b"\x02" * 6 + b"\x04" * 6 + b"\x08\x00" + ip + tcp + payload))
+cap = Capture(20_000)
+frame = cap.frame
 
 
 class Conn:
@@ -85,9 +72,5 @@ for i in range(ncalls):
             other += len(data)
     nfs.send(1, getattr_reply(0x5000 + i))
 
-with open(out, "wb") as f:
-    f.write(struct.pack("<IHHiIII", 0xa1b23c4d, 2, 4, 0, 0, 262144, 1))
-    for t, d in frames:
-        f.write(struct.pack("<IIII", t // 10**9, t % 10**9, len(d), len(d)))
-        f.write(d)
+cap.write(out)
 print(ncalls, other)

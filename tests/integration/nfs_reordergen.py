@@ -5,8 +5,12 @@
 # seventh segment captured twice. Every byte is in the file; every call has its reply.
 # usage: python3 nfs_reordergen.py OUT.pcap [CALLS] [REORDER_BYTES] [HELD_SEGMENT]
 # Prints "CALLS WRITE_BYTES" (the ground truth).
+import os
 import struct
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tcpgen import Capture, opaque, u32  # noqa: E402
 
 out = sys.argv[1]
 ncalls = int(sys.argv[2]) if len(sys.argv) > 2 else 48
@@ -16,14 +20,6 @@ IOSZ = 65536
 CLI, SRV = bytes([10, 2, 0, 1]), bytes([10, 2, 0, 2])
 CPORT, SPORT = 777, 2049
 FH = b"reorder-file-handle-0001"
-
-
-def u32(v):
-    return struct.pack(">I", v & 0xffffffff)
-
-
-def opaque(b):
-    return u32(len(b)) + b + b"\0" * (-len(b) % 4)
 
 
 def call(xid, off):
@@ -40,17 +36,8 @@ def reply(xid):
     return u32(0x80000000 | len(m)) + m
 
 
-frames = []
-ts = [1_700_000_000_000_000_000]
-
-
-def frame(src, dst, sport, dport, seq, ack, flags, payload=b""):
-    ts[0] += 10_000
-    tcp = struct.pack(">HHIIBBHHH", sport, dport, seq & 0xffffffff, ack & 0xffffffff, 0x50,
-                      flags, 65535, 0, 0)
-    ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 40 + len(payload), 1, 0x4000, 64, 6, 0, src,
-                     dst)
-    frames.append((ts[0], b"\x02" * 6 + b"\x04" * 6 + b"\x08\x00" + ip + tcp + payload))
+cap = Capture(10_000)
+frame = cap.frame
 
 
 # handshake
@@ -93,9 +80,5 @@ for n, k in enumerate(order):
         replied += 1
     frame(SRV, CLI, SPORT, CPORT, sseq, cisn + 1 + received, 0x10)
 
-with open(out, "wb") as f:
-    f.write(struct.pack("<IHHiIII", 0xa1b23c4d, 2, 4, 0, 0, 262144, 1))
-    for t, d in frames:
-        f.write(struct.pack("<IIII", t // 10**9, t % 10**9, len(d), len(d)))
-        f.write(d)
+cap.write(out)
 print(ncalls, ncalls * IOSZ)
