@@ -204,12 +204,12 @@ static void test_manifest(void **s)
 /* A manifest whose issued sectors make no range is refused when it is read. */
 static void test_manifest_bad_issued(void **s)
 {
+	/* the issued objects of device sdb (8,16) */
 	const char *bad[] = {
-	    "{\"name\": \"sdb\", \"major\": 8, \"minor\": 16, \"issued\": {\"ios\": 3}}",
-	    "{\"name\": \"sdb\", \"major\": 8, \"minor\": 16, \"issued\": {\"ios\": 3, "
-	    "\"lo_sector\": 9, \"end_sector\": 8}}",
-	    "{\"name\": \"sdb\", \"major\": 8, \"minor\": 16, \"issued\": {\"ios\": -1}}",
-	    "{\"name\": \"sdb\", \"major\": 8, \"minor\": 16, \"issued\": [1]}",
+	    "{\"ios\": 3}",
+	    "{\"ios\": 3, \"lo_sector\": 9, \"end_sector\": 8}",
+	    "{\"ios\": -1}",
+	    "[1]",
 	};
 
 	(void)s;
@@ -219,7 +219,8 @@ static void test_manifest_bad_issued(void **s)
 		struct iot_err err;
 
 		snprintf(doc, sizeof(doc),
-		         "{\"format\": \"iotape-run\", \"format_version\": 1, \"devices\": [%s]}",
+		         "{\"format\": \"iotape-run\", \"format_version\": 1, \"devices\": "
+		         "[{\"name\": \"sdb\", \"major\": 8, \"minor\": 16, \"issued\": %s}]}",
 		         bad[i]);
 		assert_int_equal(manifest_parse(doc, strlen(doc), &mf, &err), -EINVAL);
 		assert_non_null(strstr(err.msg, "devices[0].issued"));
