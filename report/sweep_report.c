@@ -31,7 +31,7 @@ struct line {
 
 struct graph {
 	const struct sweep_report_param *x;
-	bool logx;
+	bool logx, logy;
 	double x0, x1, y0, y1;
 	struct line line[MAX_LINES];
 	size_t nlines;
@@ -68,6 +68,31 @@ static void graph_release(struct graph *gr)
 	for (size_t i = 0; i < gr->nlines; i++)
 		free(gr->line[i].p);
 	gr->nlines = 0;
+}
+
+/*
+ * Means over two decades or more (wall times of 0.01 s and 9 s) on a log axis, from the decade
+ * under the smallest to the one above the largest; error bars that reach zero or below end at
+ * the axis. Only when every mean is above zero.
+ */
+static void log_y(struct graph *gr)
+{
+	double lo = INFINITY, hi = -INFINITY;
+
+	for (size_t i = 0; i < gr->nlines; i++)
+		for (size_t k = 0; k < gr->line[i].n; k++) {
+			const struct pt *p = &gr->line[i].p[k];
+
+			if (!(p->mean > 0))
+				return;
+			lo = fmin(lo, p->lo > 0 ? fmin(p->mean, p->lo) : p->mean);
+			hi = fmax(hi, p->hi > 0 ? fmax(p->mean, p->hi) : p->mean);
+		}
+	if (!(hi / lo >= 100) || !isfinite(hi / lo))
+		return;
+	gr->logy = true;
+	gr->y0 = pow(10, floor(log10(lo)));
+	gr->y1 = pow(10, ceil(log10(hi)));
 }
 
 /* Metric m of every cell against parameter xi, one line per combination of the others. */
@@ -130,6 +155,7 @@ static int graph_build(const struct sweep_report *r, size_t m, size_t xi, struct
 		qsort(gr->line[i].p, gr->line[i].n, sizeof(struct pt), by_x);
 	if (!(gr->y1 > gr->y0))
 		gr->y1 = gr->y0 + 1;
+	log_y(gr);
 	return 0;
 }
 
@@ -146,7 +172,10 @@ static double gx(const struct graph *gr, double x)
 
 static double gy(const struct graph *gr, double y)
 {
-	return H - MB - (y - gr->y0) / (gr->y1 - gr->y0) * (H - MT - MB);
+	double f = gr->logy ? (y > gr->y0 ? log(y / gr->y0) / log(gr->y1 / gr->y0) : 0)
+	                    : (y - gr->y0) / (gr->y1 - gr->y0);
+
+	return H - MB - f * (H - MT - MB);
 }
 
 /* An axis number: plain, or in k, M, G or T when the axis goes above 100 000 (the axis's top
@@ -191,8 +220,19 @@ static void graph_svg(FILE *f, const struct graph *gr, const char *title, const 
 	fputs("<g font-size=\"13\">", f);
 	text(f, ML, 18, "start", title);
 	fputs("</g>\n", f);
-	/* y grid and labels */
-	if (step > 0) {
+	/* y grid and labels: every decade on a log axis */
+	if (gr->logy) {
+		for (double v = gr->y0; v <= gr->y1 * 1.001; v *= 10) {
+			double y = gy(gr, v);
+
+			fprintf(f,
+			        "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
+			        "stroke=\"#e5e5e5\"/>\n",
+			        ML, y, W - MR, y);
+			tick(buf, sizeof(buf), v, gr->y1);
+			text(f, ML - 6, y + 4, "end", buf);
+		}
+	} else if (step > 0) {
 		double first = ceil(gr->y0 / step) * step;
 
 		for (double v = first; v <= gr->y1 + step * 1e-9; v += step) {
@@ -206,7 +246,7 @@ static void graph_svg(FILE *f, const struct graph *gr, const char *title, const 
 			text(f, ML - 6, y + 4, "end", buf);
 		}
 	}
-	snprintf(buf, sizeof(buf), "%s", unit);
+	snprintf(buf, sizeof(buf), "%s%s", unit, gr->logy ? " (log scale)" : "");
 	fprintf(f,
 	        "<text x=\"14\" y=\"%d\" transform=\"rotate(-90 14 %d)\" text-anchor=\"middle\">",
 	        (H - MB + MT) / 2, (H - MB + MT) / 2);

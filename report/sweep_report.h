@@ -40,7 +40,8 @@ struct sweep_report {
 /*
  * Write the page. The graphs: for every metric the tables show and every parameter whose
  * values are all numbers, the metric's mean per cell against that parameter (log axis for
- * sizes), one line per combination of the other parameters, with the 95 % confidence
+ * sizes; a log y axis for means over two decades), one line per combination of the other
+ * parameters, with the 95 % confidence
  * interval of the mean as error bars. 0 or -errno (e filled).
  */
 int sweep_report_write_html(FILE *f, const struct sweep_report *r, struct iot_err *e);

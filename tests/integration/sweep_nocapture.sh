@@ -131,4 +131,16 @@ rc=0; "$IOTAPE" analyze "$S" 2>"$TMP/err5" || rc=$?
 expect_eq "analyze SWEEPDIR" "$rc" 2
 grep -q "is a sweep: 'iotape compare' and 'iotape report' read it whole" "$TMP/err5" ||
 	fail "analyze SWEEPDIR: $(cat "$TMP/err5")"
+# a metric over three decades is graphed on a log axis (a wall time of 0.01 s and one of 9 s
+# on a linear axis left the small ones on the floor); one within a decade stays linear
+"$IOTAPE" sweep -o "$TMP/decades" --no-capture -p x=1,10,100,1000 -r 1 \
+	-m t='took ([0-9.]+)' -m u='flat ([0-9.]+)' -- sh -c 'echo "took $(($x * 9))"; echo "flat $((500 + $x))"' \
+	2>/dev/null || fail "sweep of decades"
+"$IOTAPE" report "$TMP/decades" -o "$TMP/decades.html" --svg "$TMP/dsvg" --metrics t,u \
+	2>/dev/null || fail "report of decades"
+grep -q '(log scale)</text>' "$TMP/dsvg/sweep-t-by-x.svg" || fail "no log axis for 9 .. 9000"
+for v in 1 10 100 1000 10000; do
+	grep -q ">$v</text>" "$TMP/dsvg/sweep-t-by-x.svg" || fail "no tick $v on the log axis"
+done
+! grep -q 'rotate.*(log scale)' "$TMP/dsvg/sweep-u-by-x.svg" || fail "a log axis for 501 .. 1500?"
 echo "sweep without capture: ok"
