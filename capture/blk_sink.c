@@ -22,9 +22,7 @@ struct sink_dev {
 	unsigned nseq;
 	struct bt_comm_table *seen; /* pids that already have a PROCESS notify */
 	uint64_t events;
-	uint64_t first, last; /* times of the first and last event written, notifies aside */
-	bool have_span;
-	struct blk_extent issued;
+	struct blk_span span; /* of the records written */
 };
 
 struct cap_sink {
@@ -226,16 +224,9 @@ int cap_sink_record(struct cap_sink *s, unsigned cpu, uint8_t *rec, size_t len, 
 			return ret;
 	}
 	ret = write_rec(s, d, cpu, rec, len, e);
-	if (ret || blk_is_notify(&ev))
-		return ret;
-	/* the CPUs' records arrive interleaved, not in time order */
-	if (!d->have_span || ev.time < d->first)
-		d->first = ev.time;
-	if (!d->have_span || ev.time > d->last)
-		d->last = ev.time;
-	d->have_span = true;
-	blk_extent_add(&d->issued, &ev);
-	return 0;
+	if (!ret)
+		blk_span_add(&d->span, &ev);
+	return ret;
 }
 
 int cap_sink_timestamp(struct cap_sink *s, const struct cap_clock_pair *p, struct iot_err *e)
@@ -275,15 +266,9 @@ uint64_t cap_sink_dev_events(const struct cap_sink *s, unsigned i)
 	return i < s->ndev ? s->dev[i].events : 0;
 }
 
-bool cap_sink_dev_span(const struct cap_sink *s, unsigned i, uint64_t *first, uint64_t *last,
-                       struct blk_extent *issued)
+struct blk_span cap_sink_dev_span(const struct cap_sink *s, unsigned i)
 {
-	if (i >= s->ndev || !s->dev[i].have_span)
-		return false;
-	*first = s->dev[i].first;
-	*last = s->dev[i].last;
-	*issued = s->dev[i].issued;
-	return true;
+	return i < s->ndev ? s->dev[i].span : (struct blk_span){0};
 }
 
 uint64_t cap_sink_foreign(const struct cap_sink *s)

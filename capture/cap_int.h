@@ -85,10 +85,8 @@ int cap_sink_timestamp(struct cap_sink *s, const struct cap_clock_pair *p, struc
 /* Counters, safe to read from another thread. */
 void cap_sink_counts(const struct cap_sink *s, uint64_t *events, uint64_t *bytes);
 uint64_t cap_sink_dev_events(const struct cap_sink *s, unsigned i);
-/* Trace-clock times of device i's first and last event (notifies aside) and the sectors its
- * issued requests covered; false before any event. */
-bool cap_sink_dev_span(const struct cap_sink *s, unsigned i, uint64_t *first, uint64_t *last,
-                       struct blk_extent *issued);
+/* Device i's first and last event and the sectors issued, of the records written. */
+struct blk_span cap_sink_dev_span(const struct cap_sink *s, unsigned i);
 uint64_t cap_sink_foreign(const struct cap_sink *s);
 uint64_t cap_sink_bad(const struct cap_sink *s);
 int cap_sink_close(struct cap_sink *s, struct iot_err *e);

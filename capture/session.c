@@ -396,23 +396,22 @@ static void finish_manifest(struct run *r, const char *state)
 	                    json_string(res->backend == CAP_BACKEND_RELAY ? "ktime_get" : "mono"));
 	for (unsigned i = 0; i < r->o->ndevs && r->sink; i++) {
 		json_t *jd = json_array_get(r->jdevs, i);
-		uint64_t first, last;
-		struct blk_extent x;
-		bool span = cap_sink_dev_span(r->sink, i, &first, &last, &x);
+		struct blk_span sp = cap_sink_dev_span(r->sink, i);
+		const struct blk_extent *x = &sp.issued;
 
 		json_object_set_new(jd, "events",
 		                    json_integer((json_int_t)cap_sink_dev_events(r->sink, i)));
 		/* the trace's own span, which a movie needs before it reads the trace */
 		json_object_set_new(jd, "first_event_ns",
-		                    span ? json_integer((json_int_t)first) : json_null());
+		                    sp.any ? json_integer((json_int_t)sp.first) : json_null());
 		json_object_set_new(jd, "last_event_ns",
-		                    span ? json_integer((json_int_t)last) : json_null());
+		                    sp.any ? json_integer((json_int_t)sp.last) : json_null());
 		json_object_set_new(
 		    jd, "issued",
-		    !span    ? json_null()
-		    : !x.ios ? json_pack("{s:i}", "ios", 0)
-		             : json_pack("{s:I, s:I, s:I}", "ios", (json_int_t)x.ios, "lo_sector",
-		                         (json_int_t)x.lo, "end_sector", (json_int_t)x.hi));
+		    !sp.any   ? json_null()
+		    : !x->ios ? json_pack("{s:i}", "ios", 0)
+		              : json_pack("{s:I, s:I, s:I}", "ios", (json_int_t)x->ios, "lo_sector",
+		                          (json_int_t)x->lo, "end_sector", (json_int_t)x->hi));
 	}
 	if (r->o->cmd) {
 		json_t *c = json_object_get(r->root, "command");

@@ -132,6 +132,29 @@ static inline void blk_extent_add(struct blk_extent *x, const struct blk_event *
 		x->hi = end;
 }
 
+/*
+ * What a capture's manifest says of a device's trace (docs/capture.md): the trace-clock times
+ * of its first and last event, notifies aside (records arrive from the CPUs interleaved, not
+ * in time order), and the sectors issued. any is false before the first event.
+ */
+struct blk_span {
+	bool any;
+	uint64_t first, last;
+	struct blk_extent issued;
+};
+
+static inline void blk_span_add(struct blk_span *s, const struct blk_event *e)
+{
+	if (blk_is_notify(e))
+		return;
+	if (!s->any || e->time < s->first)
+		s->first = e->time;
+	if (!s->any || e->time > s->last)
+		s->last = e->time;
+	s->any = true;
+	blk_extent_add(&s->issued, e);
+}
+
 /* A BLK_A_REMAP event's source device and sector, from its PDU (struct blk_io_trace_remap,
  * big-endian whatever the record's order). false when the PDU is too short. */
 static inline bool blk_event_remap(const struct blk_event *e, uint32_t *dev, uint64_t *sector)

@@ -119,24 +119,15 @@ static void w64(uint8_t *p, uint64_t v)
 
 /* per device (7,i, i < 16): what a capture's manifest says of the records written */
 struct written {
-	uint64_t events, first, last;
-	int timed; /* first and last are set */
-	struct blk_extent issued;
+	uint64_t events;
+	struct blk_span span;
 };
 static struct written written[16];
 
 static void note_written(const struct blk_event *ev)
 {
-	struct written *w = &written[ev->dev & 0xf];
-
-	w->events++;
-	if (ev->flags & BLK_F_NOTIFY)
-		return;
-	if (!w->timed++ || ev->time < w->first)
-		w->first = ev->time;
-	if (ev->time > w->last)
-		w->last = ev->time;
-	blk_extent_add(&w->issued, ev);
+	written[ev->dev & 0xf].events++;
+	blk_span_add(&written[ev->dev & 0xf].span, ev);
 }
 
 static void emit_record(const struct blk_event *ev)
@@ -641,8 +632,9 @@ static int write_manifest(const struct dev *devs)
 		        i, BLK_DEV_MAJOR(devs[i].dev), BLK_DEV_MINOR(devs[i].dev), o.name,
 		        w->events,
 		        /* as iotape writes them: JSON's signed integers */
-		        (int64_t)w->first, (int64_t)w->last, w->issued.ios, (int64_t)w->issued.lo,
-		        (int64_t)w->issued.hi, i + 1 < o.devices ? "," : "");
+		        (int64_t)w->span.first, (int64_t)w->span.last, w->span.issued.ios,
+		        (int64_t)w->span.issued.lo, (int64_t)w->span.issued.hi,
+		        i + 1 < o.devices ? "," : "");
 	}
 	fprintf(f, "  ]\n}\n");
 	return fclose(f) ? (perror(path), 1) : 0;
