@@ -78,7 +78,7 @@ uint64_t bins_place(struct bins *b, uint64_t t, bins_move_fn fn, void *ctx)
 
 void bins_share(struct bins *b, uint64_t nseries, uint64_t total, bins_move_fn fn, void *ctx)
 {
-	uint64_t m = nseries ? total / nseries : b->max0;
+	uint64_t m = total / (nseries ? nseries : 1);
 
 	if (m < BINS_SHARE_MIN)
 		m = BINS_SHARE_MIN;
