@@ -51,7 +51,7 @@ int report_points_make(const struct blk_analysis *a, unsigned idx, uint64_t widt
 	uint64_t w = blk_timeline_interval(tl), nb = blk_timeline_nbins(tl);
 	/* the D2C bins start where the timeline's do, as narrow or narrower: the timeline's
 	 * devices share a budget of bins (bins_share()), the D2C's few devices need not */
-	uint64_t lw = lt ? blk_latency_clock(lt)->width : w, r = w > lw ? w / lw : 1;
+	uint64_t lw = blk_latency_clock(lt)->width, r = w > lw ? w / lw : 1;
 	struct hist_coarse *lat;
 	size_t n;
 
@@ -117,7 +117,7 @@ int report_points_make(const struct blk_analysis *a, unsigned idx, uint64_t widt
 			p->qd_lo[j] =
 			    minv(p->qd_lo[j], (double)b.depth_area / (double)(kd ? kd : 1));
 			p->qd_hi[j] = maxv(p->qd_hi[j], (double)b.depth_max);
-			for (uint64_t q = k * r; lt && q < (k + 1) * r; q++) {
+			for (uint64_t q = k * r; q < (k + 1) * r; q++) {
 				const struct hist_coarse *h = blk_latency_bin(lt, idx, q);
 
 				if (h)
