@@ -378,6 +378,10 @@ static void man_synopsis(struct roff *r, const char *name, const char *synopsis)
 	do {
 		size_t n = line_len(p, &next);
 
+		/* .SY is a request: it must start a line, after the previous form's words */
+		if (r->col)
+			fputc('\n', r->f);
+		r->col = 0;
 		fputs(".SY \"iotape", r->f);
 		if (name) {
 			fputc(' ', r->f);

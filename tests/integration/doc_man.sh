@@ -21,6 +21,11 @@ pages=$(cd "$mandir" && ls)
 expect=$( (echo iotape.1.gz; cut -f1 cmds | sed 's/.*/iotape-&.1.gz/') | sort)
 expect_eq "pages in $mandir" "$(echo "$pages" | sort)" "$expect"
 
+# lines of rendered text holding a man(7) request or macro ("... .SY \"iotape x\"")
+raw_macros() {
+	grep -nE '\.(SY|YS|TH|SH|SS|TP|PP|LP|IP|RS|RE|EX|EE|BR|IR|RB|RI)( |$)|^ *\.(B|I|nf|fi|br|sp)( |$)' "$1" || true
+}
+
 opts() { python3 "$SRCDIR/tests/integration/doc_opts.py" "$@"; }
 
 for page in iotape $(cut -f1 cmds); do
@@ -36,6 +41,12 @@ for page in iotape $(cut -f1 cmds); do
 	zcat "$file" | cmp -s - man.roff || fail "$page: $file is not what 'iotape help --man' writes"
 	warn=$(man --warnings -l "$file" 2>&1 >man.txt) || fail "$page: man -l failed: $warn"
 	[ -z "$warn" ] || fail "$page: groff warns: $warn"
+	# groff's strictest warnings, and no request or macro left standing in the text (a
+	# macro placed mid-line is printed, not run)
+	warn=$(groff -ww -man -z man.roff 2>&1) || fail "$page: groff failed: $warn"
+	[ -z "$warn" ] || fail "$page: groff -ww warns: $warn"
+	raw=$(raw_macros man.txt)
+	[ -z "$raw" ] || fail "$page: a macro printed as text: $raw"
 
 	name=$(sed -n '/^NAME$/{n;p;q}' man.txt | sed 's/^ *//')
 	if [ "$page" != iotape ]; then
@@ -59,4 +70,8 @@ zcat "$mandir/iotape-analyze.1.gz" | sed '/^\\fB\\-\\-json/,+1d' >bad.1
 man -l bad.1 >bad.txt 2>/dev/null
 [ "$(opts man bad.txt)" != "$(opts help <("$IOTAPE" help analyze))" ] ||
 	fail "the check did not see an option missing from a page"
+# ... nor a macro printed as text
+printf '.TH X 1\n.SH SYNOPSIS\n.SY "x"\nfoo.SY "x"\n.YS\n' >bad2.1
+man -l bad2.1 >bad2.txt 2>/dev/null
+[ -n "$(raw_macros bad2.txt)" ] || fail "the check did not see a macro printed as text"
 echo "ok: $(wc -l <cmds) commands, $(echo "$pages" | wc -l) pages"
