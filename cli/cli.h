@@ -31,6 +31,8 @@ const struct cmd *cli_find_cmd(const char *name);
 extern const struct cli_doc doc_iotape;
 /* Print c's help (`iotape help NAME`, `iotape NAME --help`); c NULL for iotape's own. */
 void cmd_help_print(FILE *f, const struct cmd *c);
+/* Print c's manual page in roff (`iotape NAME --man`); an exit code. */
+int cmd_man_print(FILE *f, const struct cmd *c);
 /* Where the sources were when this was built: the commit ("" when unknown, in a tarball
  * made without `git archive`), its date, and 1 when the tree had uncommitted changes. */
 extern const char iotape_commit[], iotape_commit_date[];

@@ -80,7 +80,8 @@ static const struct cli_opt capture_opts[] = {
 const struct cli_doc doc_capture = {
     .summary = "trace block devices and packets while a command runs",
     .synopsis = "-o RUNDIR -d DEV [-d DEV ...] [-i IFACE [--filter EXPR] [--snaplen N]] "
-                "[--backend auto|relay|tracefs] [--duration SECONDS] [--label KEY=VALUE]... "
+                "[--backend auto|relay|tracefs] [--reader raw|pipe] [--buffer-kb N] [-a LIST] "
+                "[--duration SECONDS] [--label KEY=VALUE]... "
                 "[--stdout FILE] [--stderr FILE] [-- COMMAND [ARGS...]]\n"
                 "--release",
     .description =

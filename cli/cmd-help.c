@@ -35,7 +35,9 @@ const struct cli_doc doc_iotape = {
         "clocks), the DEV.blktrace.CPU files of each traced device and net.pcap.\n"
         "\n"
         "Each command has its manual page, iotape-COMMAND(1); 'iotape help COMMAND' (or "
-        "'iotape COMMAND --help') shows the same text.",
+        "'iotape COMMAND --help') shows the same text, and 'iotape COMMAND --man' (or 'iotape "
+        "help --man COMMAND') prints the page itself in roff. Every command takes --help and "
+        "--man.",
     .opts = iotape_opts,
     .operands = CLI_CMDNAME,
     .exit_status = "0 success; 1 the analysis found a threshold crossed (compare --fail-if); "
@@ -133,6 +135,18 @@ static const struct cli_man_info man_info = {
     .docdir = IOTAPE_DOCDIR,
 };
 
+int cmd_man_print(FILE *f, const struct cmd *c)
+{
+	struct manual m;
+
+	if (manual_init(&m) || manual_check(&m))
+		return EXIT_SYSTEM;
+	cli_doc_man(f, c ? c->name : NULL, c ? c->doc : &doc_iotape, m.pages, &man_info);
+	if (fflush(f) == EOF)
+		return error("write error: %s", strerror(errno)), EXIT_SYSTEM;
+	return EXIT_OK;
+}
+
 /* The page of name (NULL: iotape's own) as dir/iotape-NAME.1.gz. */
 static int write_page(const struct manual *m, const char *dir, const char *name,
                       const struct cli_doc *d)
@@ -196,10 +210,9 @@ int cmd_help(int argc, char **argv)
 		return EXIT_SYSTEM;
 	if (completion)
 		cli_doc_bash(stdout, m.pages, iotape_opts);
-	else if (man) {
-		cli_doc_man(stdout, c ? c->name : NULL, c ? c->doc : &doc_iotape, m.pages,
-		            &man_info);
-	} else {
+	else if (man)
+		return cmd_man_print(stdout, c);
+	else {
 		ret = write_page(&m, man_dir, NULL, &doc_iotape);
 		for (size_t i = 0; i < m.n && ret == EXIT_OK; i++)
 			ret = write_page(&m, man_dir, m.pages[i].name, m.pages[i].doc);

@@ -99,7 +99,7 @@ static const char bash_tail[] =
     "\tif [[ $operands == command ]] && ((dd)); then\n"
     "\t\tif ((cword == dd + 1)); then _iotape_value command; else _iotape_value file; fi\n"
     "\telif [[ $cur == -* ]] && ((!dd)); then\n"
-    "\t\tCOMPREPLY=($(compgen -W \"$opts --help\" -- \"$cur\"))\n"
+    "\t\tCOMPREPLY=($(compgen -W \"$opts --help --man\" -- \"$cur\"))\n"
     "\telse\n"
     "\t\t_iotape_value \"$operands\"\n"
     "\tfi\n"

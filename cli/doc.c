@@ -510,6 +510,49 @@ static int opt_key(const struct cli_opt *o)
 	return o->key ? o->key : o->short_name;
 }
 
+/* Whether the synopsis names "--name" or "-x" as a whole word. */
+static int synopsis_has(const char *synopsis, const char *opt)
+{
+	size_t n = strlen(opt);
+
+	for (const char *p = synopsis; (p = strstr(p, opt)); p++) {
+		char before = p == synopsis ? ' ' : p[-1], after = p[n];
+
+		if (!isalnum((unsigned char)before) && before != '-' &&
+		    !isalnum((unsigned char)after) && after != '-')
+			return 1;
+	}
+	return 0;
+}
+
+/* An option other than an alias (one key for two names) that the synopsis leaves out, when
+ * it lists options one by one (a synopsis with [OPTIONS] lists them in the help only). */
+static const struct cli_opt *synopsis_missing(const struct cli_doc *d, int n)
+{
+	char buf[CLI_NAME_MAX + 3];
+
+	if (strstr(d->synopsis, "[OPTIONS]"))
+		return NULL;
+	for (int i = 0; i < n; i++) {
+		const struct cli_opt *o = &d->opts[i];
+		int alias = 0, named = 0;
+
+		for (int j = 0; j < i; j++)
+			alias |= opt_key(&d->opts[j]) == opt_key(o);
+		if (o->name) {
+			snprintf(buf, sizeof(buf), "--%s", o->name);
+			named = synopsis_has(d->synopsis, buf);
+		}
+		if (o->short_name) {
+			snprintf(buf, sizeof(buf), "-%c", o->short_name);
+			named |= synopsis_has(d->synopsis, buf);
+		}
+		if (!alias && !named)
+			return o;
+	}
+	return NULL;
+}
+
 int cli_doc_check(const char *name, const struct cli_doc *d, char *err, size_t len)
 {
 	const struct cli_opt *o = d->opts;
@@ -528,6 +571,9 @@ int cli_doc_check(const char *name, const struct cli_doc *d, char *err, size_t l
 	for (int i = 0; i < n; i++) {
 		const char *on = o[i].name ? o[i].name : "";
 
+		if (o[i].name && strlen(o[i].name) > CLI_NAME_MAX)
+			BAD("%s: option '%s': a long name of at most %d characters", name, on,
+			    CLI_NAME_MAX);
 		if (o[i].name && (!word_ok(o[i].name, "-") || o[i].name[0] == '-'))
 			BAD("%s: option '%s': a long name is letters, digits and '-'", name, on);
 		if (o[i].short_name && !isalnum((unsigned char)o[i].short_name))
@@ -557,6 +603,9 @@ int cli_doc_check(const char *name, const struct cli_doc *d, char *err, size_t l
 				    name, on, o[j].name ? o[j].name : "");
 		}
 	}
+	if ((o = synopsis_missing(d, n)))
+		BAD("%s: option '%s%s' is not in the synopsis (name it, or write [OPTIONS] there)",
+		    name, o->name ? "--" : "-", o->name ? o->name : (char[]){o->short_name, 0});
 #undef BAD
 	return 0;
 }
@@ -615,4 +664,99 @@ const struct cli_opt *cli_opt_find(const struct cli_doc *d, int key)
 		if (opt_key(o) == key)
 			return o;
 	return NULL;
+}
+
+/* Edit distance (insertions, deletions, substitutions, adjacent swaps) between a[0..na) and
+ * b[0..nb), or more than max once it cannot be max or less. */
+static size_t edit_distance(const char *a, size_t na, const char *b, size_t nb, size_t max)
+{
+	size_t rows[3][CLI_NAME_MAX + 1], *pp = rows[0], *prev = rows[1], *cur = rows[2];
+
+	if (na > CLI_NAME_MAX || nb > CLI_NAME_MAX)
+		return max + 1;
+	for (size_t j = 0; j <= nb; j++)
+		prev[j] = j;
+	for (size_t i = 1; i <= na; i++) {
+		size_t best;
+
+		cur[0] = best = i;
+		for (size_t j = 1; j <= nb; j++) {
+			size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]), ins = cur[j - 1] + 1,
+			       del = prev[j] + 1, v = sub < ins ? sub : ins;
+
+			v = v < del ? v : del;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    pp[j - 2] + 1 < v)
+				v = pp[j - 2] + 1;
+			cur[j] = v;
+			best = v < best ? v : best;
+		}
+		if (best > max)
+			return max + 1;
+		size_t *t = pp;
+		pp = prev;
+		prev = cur;
+		cur = t;
+	}
+	return prev[nb];
+}
+
+const struct cli_opt *cli_opt_named(const struct cli_doc *d, const char *arg, unsigned *matches)
+{
+	const struct cli_opt *found = NULL;
+	size_t n;
+
+	*matches = 0;
+	if (strncmp(arg, "--", 2))
+		return NULL;
+	arg += 2;
+	n = strcspn(arg, "=");
+	/* as getopt_long() reads them: the exact name, else a prefix of one name only */
+	for (const struct cli_opt *o = d->opts; o && (o->name || o->short_name); o++) {
+		if (!o->name || strncmp(o->name, arg, n))
+			continue;
+		if (strlen(o->name) == n) {
+			*matches = 1;
+			return o;
+		}
+		found = o;
+		++*matches;
+	}
+	return *matches == 1 ? found : NULL;
+}
+
+const char *cli_opt_nearest(const struct cli_doc *d, const char *arg)
+{
+	static const char *const everywhere[] = {"help", "man"};
+	const char *best = NULL;
+	size_t n, best_d, max;
+
+	if (strncmp(arg, "--", 2))
+		return NULL;
+	arg += 2;
+	n = strcspn(arg, "=");
+	/* a third of the name wrong at most (one letter in a short name), so that a suggestion
+	 * is a likely typo, not any option */
+	max = n < 4 ? 1 : n / 3;
+	best_d = max + 1;
+	for (const struct cli_opt *o = d->opts; o && (o->name || o->short_name); o++) {
+		size_t k;
+
+		if (!o->name)
+			continue;
+		k = edit_distance(arg, n, o->name, strlen(o->name), max);
+		if (k < best_d || (k == best_d && best && strcmp(o->name, best) < 0)) {
+			best = o->name;
+			best_d = k;
+		}
+	}
+	for (size_t i = 0; i < sizeof(everywhere) / sizeof(everywhere[0]); i++) {
+		size_t k = edit_distance(arg, n, everywhere[i], strlen(everywhere[i]), max);
+
+		if (k < best_d) {
+			best = everywhere[i];
+			best_d = k;
+		}
+	}
+	return best_d <= max ? best : NULL;
 }

@@ -88,6 +88,14 @@ int cli_getopt(int argc, char **argv, const struct cli_doc *d);
 
 /* The option of d that cli_getopt() returns key for (NULL if none). */
 const struct cli_opt *cli_opt_find(const struct cli_doc *d, int key);
+/* The option of d that arg ("--name" or "--name=VALUE") names as getopt_long() reads it
+ * (the whole name, or a prefix of one option's only), or NULL; *matches counts the options
+ * it could name (more than one: ambiguous). */
+const struct cli_opt *cli_opt_named(const struct cli_doc *d, const char *arg, unsigned *matches);
+/* For an unknown "--name": the long option of d (or help, man, which every command takes)
+ * nearest to it by edit distance, when few enough letters differ to be a typo; else NULL. */
+#define CLI_NAME_MAX 64
+const char *cli_opt_nearest(const struct cli_doc *d, const char *arg);
 /* The index of s among the space-separated words of values, or -1. */
 int cli_word_index(const char *values, const char *s);
 

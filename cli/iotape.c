@@ -219,11 +219,31 @@ const char *fmt_duration(double ns, char *buf, size_t len)
 int bad_option(char **argv)
 {
 	const char *arg = optind > 0 ? argv[optind - 1] : "";
+	const struct cli_doc *d = cli_cmd ? cli_cmd->doc : NULL;
+	const struct cli_opt *o;
+	const char *near;
+	unsigned matches = 0;
 
 	/* getopt says '?' both for an unknown option and for one missing its value */
-	if (!strncmp(arg, "--", 2) || !optopt || optopt >= 128)
-		return usage_error("unknown option '%s', or it needs a value", arg);
-	return usage_error("unknown option '-%c', or it needs a value", optopt);
+	if (!strncmp(arg, "--", 2) || !optopt || optopt >= 128) {
+		o = d ? cli_opt_named(d, arg, &matches) : NULL;
+		if (matches > 1)
+			return usage_error(
+			    "option '%.*s' is ambiguous: it begins %u options' names",
+			    (int)strcspn(arg, "="), arg, matches);
+		if (o && o->arg)
+			return usage_error("option '--%s' needs a value (%s)", o->name, o->arg);
+		if (o)
+			return usage_error("option '--%s' takes no value", o->name);
+		near = d ? cli_opt_nearest(d, arg) : NULL;
+		if (near)
+			return usage_error("unknown option '%s'; did you mean '--%s'?", arg, near);
+		return usage_error("unknown option '%s'", arg);
+	}
+	for (o = d ? d->opts : NULL; o && (o->name || o->short_name); o++)
+		if (o->short_name == optopt && o->arg)
+			return usage_error("option '-%c' needs a value (%s)", optopt, o->arg);
+	return usage_error("unknown option '-%c'", optopt);
 }
 
 const struct cmd *cli_find_cmd(const char *name)
@@ -260,6 +280,9 @@ int main(int argc, char **argv)
 			cmd_help_print(stdout, c);
 			return EXIT_OK;
 		}
+		/* help's own --man names the page to print (iotape help --man [COMMAND]) */
+		if (!strcmp(argv[i], "--man") && c->fn != cmd_help)
+			return cmd_man_print(stdout, c);
 	}
 	return c->fn(argc - 1, argv + 1);
 }

@@ -51,7 +51,7 @@ for c in $cmds; do
 	"$IOTAPE" help "$c" >help.txt
 	h=$(python3 "$SRCDIR/tests/integration/doc_opts.py" help help.txt)
 	# shellcheck disable=SC2086
-	expect_complete "$c -" $h --help
+	expect_complete "$c -" $h --help --man
 done
 expect_complete "analyze --j" --json
 

@@ -39,6 +39,20 @@ for page in iotape $(cut -f1 cmds); do
 		"$IOTAPE" help --man "$page" >man.roff
 	fi
 	zcat "$file" | cmp -s - man.roff || fail "$page: $file is not what 'iotape help --man' writes"
+	if [ "$page" != iotape ] && [ "$page" != help ]; then
+		# every command takes --man and --help, wherever they stand among its options
+		"$IOTAPE" "$page" -o x --man >cmd.roff || fail "$page --man: exit $?"
+		cmp -s cmd.roff man.roff || fail "$page --man is not 'iotape help --man $page'"
+		"$IOTAPE" "$page" --help | cmp -s - help.txt || fail "$page --help is not 'iotape help $page'"
+		# a typo names the option meant: the first long option with two letters swapped
+		o=$(opts help help.txt | tr ' ' '\n' | grep -E '^--[a-z]{4,}$' | head -1) || o=
+		if [ -n "$o" ]; then
+			typo="--${o:3:1}${o:2:1}${o:4}"
+			msg=$("$IOTAPE" "$page" "$typo" 2>&1) && fail "$page $typo: accepted"
+			[[ $msg == *"unknown option '$typo'; did you mean '$o'?"* ]] ||
+				fail "$page $typo: no suggestion of $o: $msg"
+		fi
+	fi
 	warn=$(man --warnings -l "$file" 2>&1 >man.txt) || fail "$page: man -l failed: $warn"
 	[ -z "$warn" ] || fail "$page: groff warns: $warn"
 	# groff's strictest warnings, and no request or macro left standing in the text (a

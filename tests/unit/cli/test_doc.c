@@ -30,7 +30,8 @@ static const struct cli_opt opts[] = {
 
 static const struct cli_doc doc = {
     .summary = "do a thing",
-    .synopsis = "[--json] [-o FILE] [--engine NAME] INPUT...\n--top N",
+    .synopsis =
+        "[--json] [-o FILE] [--engine NAME] INPUT...\n--top N [--a-very-long-option-name V]",
     .description = "A first paragraph, long enough that it has to be wrapped at eighty columns "
                    "by the help and refilled by roff, with docs/json.md named in it.\n"
                    "\n"
@@ -88,7 +89,7 @@ static void test_help(void **state)
 	h = render(help_fn, (void *)&doc);
 	assert_non_null(strstr(h,
 	                       "usage: iotape thing [--json] [-o FILE] [--engine NAME] INPUT...\n"
-	                       "   or: iotape thing --top N\n"));
+	                       "   or: iotape thing --top N [--a-very-long-option-name V]\n"));
 	/* the verbatim block as written, the paragraph refilled */
 	assert_non_null(strstr(h, "\n  iotape thing -o x.json run\n  .not a request\n"));
 	assert_non_null(strstr(h, "\nA first paragraph, long enough that it has to be wrapped at "
@@ -178,7 +179,7 @@ static void test_check(void **state)
 {
 	char err[256];
 	struct cli_opt o[3] = {{.name = "x", .key = 'x', .help = "h"}, {0}, {0}};
-	struct cli_doc d = {.summary = "s", .synopsis = "", .opts = o};
+	struct cli_doc d = {.summary = "s", .synopsis = "[--x] [--idle-threshold D]", .opts = o};
 
 	(void)state;
 	assert_int_equal(cli_doc_check("t", &doc, err, sizeof(err)), 0);
@@ -205,8 +206,20 @@ static void test_check(void **state)
 	assert_int_equal(cli_doc_check("t", &d, err, sizeof(err)), -1);
 	o[1] = (struct cli_opt){.name = "v", .key = 'v', .kind = CLI_FILE, .help = "h"};
 	assert_int_equal(cli_doc_check("t", &d, err, sizeof(err)), -1);
-	d.synopsis = "a\n";
 	o[1] = (struct cli_opt){0};
+	/* every option but an alias in the synopsis, by either name, or [OPTIONS] there */
+	o[0] = (struct cli_opt){.name = "xy", .short_name = 'x', .help = "h"};
+	assert_int_equal(cli_doc_check("t", &d, err, sizeof(err)), -1); /* --x is not -x */
+	d.synopsis = "[--xyz]";
+	assert_int_equal(cli_doc_check("t", &d, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "'--xy' is not in the synopsis"));
+	d.synopsis = "[-x]";
+	assert_int_equal(cli_doc_check("t", &d, err, sizeof(err)), 0);
+	d.synopsis = "[--xy|-y]";
+	assert_int_equal(cli_doc_check("t", &d, err, sizeof(err)), 0);
+	d.synopsis = "[OPTIONS] INPUT";
+	assert_int_equal(cli_doc_check("t", &d, err, sizeof(err)), 0);
+	d.synopsis = "a\n";
 	assert_int_equal(cli_doc_check("t", &d, err, sizeof(err)), -1);
 }
 
@@ -249,12 +262,46 @@ static void test_getopt(void **state)
 	assert_null(cli_opt_find(&doc, 'z'));
 }
 
+/* Unknown options: the one getopt would take, ambiguity, and the nearest name for a typo. */
+static void test_option_names(void **state)
+{
+	unsigned n;
+
+	(void)state;
+	assert_string_equal(cli_opt_named(&doc, "--output", &n)->name, "output");
+	assert_int_equal(n, 1);
+	assert_string_equal(cli_opt_named(&doc, "--out=x", &n)->name, "output");
+	assert_string_equal(cli_opt_named(&doc, "--t", &n)->name, "top");
+	assert_null(cli_opt_named(&doc, "--", &n)); /* every name begins with "" */
+	assert_int_equal(n, 5);
+	assert_null(cli_opt_named(&doc, "--jsno", &n));
+	assert_int_equal(n, 0);
+	assert_null(cli_opt_named(&doc, "-o", &n));
+
+	assert_string_equal(cli_opt_nearest(&doc, "--jsno"), "json");       /* swap */
+	assert_string_equal(cli_opt_nearest(&doc, "--jso"), "json");        /* deletion */
+	assert_string_equal(cli_opt_nearest(&doc, "--engien=x"), "engine"); /* value ignored */
+	assert_string_equal(cli_opt_nearest(&doc, "--outptu"), "output");
+	assert_string_equal(cli_opt_nearest(&doc, "--hepl"), "help"); /* every command's */
+	assert_string_equal(cli_opt_nearest(&doc, "--mna"), "man");
+	assert_string_equal(cli_opt_nearest(&doc, "--a-very-long-optoin-nmae"),
+	                    "a-very-long-option-name");
+	assert_null(cli_opt_nearest(&doc, "--verbose")); /* nothing like it */
+	assert_null(cli_opt_nearest(&doc, "--xyz"));
+	assert_null(cli_opt_nearest(&doc, "-j"));
+	/* a name longer than the distance table is never near */
+	assert_null(cli_opt_nearest(&doc,
+	                            "--jsonjsonjsonjsonjsonjsonjsonjsonjsonjsonjsonjsonjsonjson"
+	                            "jsonjsonjsonjson"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_help),  cmocka_unit_test(test_help_synopsis_brackets),
-	    cmocka_unit_test(test_man),   cmocka_unit_test(test_bash),
-	    cmocka_unit_test(test_check), cmocka_unit_test(test_getopt),
+	    cmocka_unit_test(test_help),         cmocka_unit_test(test_help_synopsis_brackets),
+	    cmocka_unit_test(test_man),          cmocka_unit_test(test_bash),
+	    cmocka_unit_test(test_check),        cmocka_unit_test(test_getopt),
+	    cmocka_unit_test(test_option_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
