@@ -5,12 +5,13 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "iotape_version.h"
 
 #ifndef IOTAPE_DOCDIR
-#define IOTAPE_DOCDIR "/usr/local/share/doc/iotape"
+#define IOTAPE_DOCDIR "/usr/local/share/doc/iotape/docs"
 #endif
 
 static const struct cli_opt iotape_opts[] = {
@@ -119,14 +120,21 @@ static int manual_check(const struct manual *m)
 	return 0;
 }
 
+/* Where the pages of docs/ are for this iotape: the installed ones when they are there (a
+ * package's), else the source tree's docs/ (a build run from its tree). */
+static const char *docs_here(void)
+{
+	return access(IOTAPE_DOCDIR "/design.md", R_OK) == 0 ? IOTAPE_DOCDIR : NULL;
+}
+
 void cmd_help_print(FILE *f, const struct cmd *c)
 {
 	struct manual m;
 
 	if (c)
-		cli_doc_help(f, c->name, c->doc, NULL);
+		cli_doc_help(f, c->name, c->doc, NULL, docs_here());
 	else if (manual_init(&m) == 0)
-		cli_doc_help(f, NULL, &doc_iotape, m.pages);
+		cli_doc_help(f, NULL, &doc_iotape, m.pages, docs_here());
 }
 
 static const struct cli_man_info man_info = {

@@ -167,7 +167,8 @@ static int opt_head(char *buf, size_t len, const struct cli_opt *o)
 	return n;
 }
 
-void cli_doc_help(FILE *f, const char *name, const struct cli_doc *d, const struct cli_page *cmds)
+void cli_doc_help(FILE *f, const char *name, const struct cli_doc *d, const struct cli_page *cmds,
+                  const char *docdir)
 {
 	int col = 0, n = count_opts(d->opts);
 	char head[128];
@@ -216,7 +217,8 @@ void cli_doc_help(FILE *f, const char *name, const struct cli_doc *d, const stru
 		while (*p) {
 			size_t k = strcspn(p, " ");
 			if (k)
-				fprintf(f, "%s docs/%.*s", p == d->docs ? "" : ",", (int)k, p);
+				fprintf(f, "%s %s/%.*s", p == d->docs ? "" : ",",
+				        docdir ? docdir : "docs", (int)k, p);
 			p += k + (p[k] == ' ');
 		}
 		fputc('\n', f);

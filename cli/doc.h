@@ -57,8 +57,10 @@ struct cli_page {
 };
 
 /* `iotape help NAME`: the usage, description, options and exit status, 80 columns wide; name
- * NULL for iotape's own, which also lists cmds. */
-void cli_doc_help(FILE *f, const char *name, const struct cli_doc *d, const struct cli_page *cmds);
+ * NULL for iotape's own, which also lists cmds. The pages of docs/ it names are in docdir
+ * (NULL: "docs", as in the source tree). */
+void cli_doc_help(FILE *f, const char *name, const struct cli_doc *d, const struct cli_page *cmds,
+                  const char *docdir);
 /* The usage line(s) alone, for a usage error. */
 void cli_doc_usage(FILE *f, const char *name, const struct cli_doc *d);
 

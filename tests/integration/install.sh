@@ -18,9 +18,23 @@ for c in iotape $(printf 'iotape-%s\n' $cmds); do
 	[ -s "$usr/share/man/man1/$c.1.gz" ] || fail "no share/man/man1/$c.1.gz"
 done
 [ -s "$usr/share/bash-completion/completions/iotape" ] || fail "no bash completion"
-for f in README.md analyze.md copyright; do
-	[ -s "$usr/share/doc/iotape/$f" ] || fail "no share/doc/iotape/$f"
+doc=$usr/share/doc/iotape
+for f in README.md docs/analyze.md docs/diagnose-idle.png bench/README.md samples/ext4/manifest.json copyright; do
+	[ -s "$doc/$f" ] || fail "no share/doc/iotape/$f"
 done
+# the installed documentation's links lead to installed files, and the check sees a dead one
+python3 "$SRCDIR/tests/package/doc_links.py" "$doc" >links.txt || fail "dead links: $(cat links.txt)"
+cp -r "$doc" doccopy
+rm doccopy/docs/diagnose-idle.png
+! python3 "$SRCDIR/tests/package/doc_links.py" doccopy >links.txt ||
+	fail "doc_links.py did not see the missing image"
+grep -q "diagnose-idle.png" links.txt || fail "doc_links.py: $(cat links.txt)"
+# the installed README's first command runs on the installed samples as written
+cmd=$(sed -n 's/^    \(iotape analyze \/usr\/share\/doc\/iotape\/[^ ]*\)$/\1/p' "$doc/README.md" | head -1)
+[ -n "$cmd" ] || fail "the README gives no command for the installed samples"
+"$usr/bin/iotape" analyze "$TMP/root${cmd#iotape analyze }" >sample.txt ||
+	fail "$cmd: $(cat sample.txt)"
+grep -q "^device " sample.txt || fail "$cmd: $(head sample.txt)"
 
 version=$(sed -n 's/^project(iotape VERSION \([0-9.]*\).*/\1/p' "$SRCDIR/CMakeLists.txt")
 got=$("$usr/bin/iotape" --version)

@@ -110,6 +110,26 @@ for c in $($iotape --help | sed -n '/^commands:$/,/^$/p' | sed -n 's/^   \([a-z]
 	man -w "iotape-$c" >/dev/null || fail "no man page for $c"
 done
 
+# the installed texts point at installed files only: the links of every page under
+# /usr/share/doc/iotape, the pages each command's help and man page name, the README's command
+doc=/usr/share/doc/iotape
+python3 "$src/tests/package/doc_links.py" $doc >links.txt || fail "dead links in $doc: $(cat links.txt)"
+for c in "" $($iotape --help | sed -n '/^commands:$/,/^$/p' | sed -n 's/^   \([a-z][a-z0-9-]*\) .*/\1/p'); do
+	if [ -n "$c" ]; then $iotape help "$c" >help.txt; else $iotape --help >help.txt; fi
+	for f in $(sed -n 's/^more: //p' help.txt | tr ',' ' '); do
+		[[ $f == $doc/* ]] || fail "iotape help $c names '$f', not an installed path"
+		[ -s "$f" ] || fail "iotape help $c names $f, not installed"
+	done
+	MANPAGER=cat MANWIDTH=200 man "iotape${c:+-$c}" 2>/dev/null >man.txt
+	for f in $(grep -o "$doc/[^ )]*" man.txt | sed 's/[.,]$//'); do
+		[ -s "$f" ] || fail "man iotape${c:+-$c} names $f, not installed"
+	done
+done
+cmd=$(sed -n "s|^    \(iotape analyze $doc/samples/[^ ]*\)$|\1|p" $doc/README.md | head -1)
+[ -n "$cmd" ] || fail "the installed README gives no command for the installed samples"
+$cmd >sample.txt || fail "$cmd: $(tail -3 sample.txt)"
+grep -q "^device " sample.txt || fail "$cmd: $(head sample.txt)"
+
 # completion as an interactive bash gets it: bash-completion loads it on the first TAB
 bash --norc --noprofile <<'EOF' || fail "completion"
 set -u

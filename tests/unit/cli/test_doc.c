@@ -60,7 +60,7 @@ static char *render(void (*fn)(FILE *, void *), void *arg)
 
 static void help_fn(FILE *f, void *arg)
 {
-	cli_doc_help(f, "thing", arg, NULL);
+	cli_doc_help(f, "thing", arg, NULL, NULL);
 }
 
 static void man_fn(FILE *f, void *arg)
