@@ -121,7 +121,7 @@ for c in "" $($iotape --help | sed -n '/^commands:$/,/^$/p' | sed -n 's/^   \([a
 		[ -s "$f" ] || fail "iotape help $c names $f, not installed"
 	done
 	MANPAGER=cat MANWIDTH=200 man "iotape${c:+-$c}" 2>/dev/null >man.txt
-	for f in $(grep -o "$doc/[^ )]*" man.txt | sed 's/[.,]$//'); do
+	for f in $(grep -o "$doc/[A-Za-z0-9_./-]*" man.txt | sed "s/[.]*$//"); do
 		[ -s "$f" ] || fail "man iotape${c:+-$c} names $f, not installed"
 	done
 done
