@@ -25,7 +25,8 @@ size_t bt_encode7(const struct blk_event *ev, uint8_t *buf, size_t cap)
 	/* v7 has 16 category bits: zone and write-zeroes categories do not fit and are dropped,
 	 * as the kernel does when it writes version 7 */
 	action &= 0xffffffffull;
-	if (cg)
+	/* iotape's form where blkparse would reject the kernel's (bt_decode.h) */
+	if (cg && (ev->pdu_len || !bt_pdu_is_cgroup(action, 8)))
 		action |= BT_TA_CGROUP;
 	if (total > cap || cg + ev->pdu_len > 0xffff)
 		return 0;

@@ -18,6 +18,26 @@
 #define BT_TA_CGROUP 0x100u
 #define BT_TC_SHIFT 16
 
+/*
+ * iotape's form of a cgroup id: blkparse 1.3 (Debian 12) takes the kernel's cgroup bit for an
+ * unknown action ("Bad fs action") and drops the record, and btt with it. So writers that
+ * record cgroups (the bpf capture backend) put the id, 8 bytes in the record's order, as the
+ * whole PDU of an action the kernel gives no PDU of its own (Q M F G S R D C I), without the
+ * bit: blkparse, btt and iowatcher skip such a PDU. A passthrough (PC) record's PDU is its
+ * command, and U, X, A and the notifies have PDUs of their own: never a cgroup there.
+ */
+#define BT_CGPDU_ACTIONS                                                                           \
+	(1u << BLK_A_QUEUE | 1u << BLK_A_BACKMERGE | 1u << BLK_A_FRONTMERGE | 1u << BLK_A_GETRQ |  \
+	 1u << BLK_A_SLEEPRQ | 1u << BLK_A_REQUEUE | 1u << BLK_A_ISSUE | 1u << BLK_A_COMPLETE |    \
+	 1u << BLK_A_INSERT)
+
+static inline int bt_pdu_is_cgroup(uint64_t action, unsigned pdu_len)
+{
+	return pdu_len == 8 && !(action & BT_TA_CGROUP) &&
+	       !((action >> BT_TC_SHIFT) & (BLK_F_PC | BLK_F_NOTIFY)) &&
+	       ((BT_CGPDU_ACTIONS >> (action & 0x1f)) & 1) && (action & 0xe0) == 0;
+}
+
 static inline uint16_t rd16(const uint8_t *p, int sw)
 {
 	uint16_t v = load_u16(p);
@@ -98,7 +118,7 @@ static inline long bt_decode_inline(const uint8_t *buf, size_t len, struct blk_e
 	ev->action = (uint16_t)(action & 0xff);
 	ev->cgroup = 0;
 	pdu = buf + hdr;
-	if ((action & BT_TA_CGROUP) && pdu_len >= 8) {
+	if (((action & BT_TA_CGROUP) && pdu_len >= 8) || bt_pdu_is_cgroup(action, pdu_len)) {
 		ev->cgroup = rd64(pdu, sw);
 		ev->flags |= BLK_F_CGROUP;
 		pdu += 8;

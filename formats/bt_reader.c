@@ -398,13 +398,15 @@ static inline void run_end(struct bt_src *s, const struct run *rs)
 		mapwin_move(&s->map, s->pos);
 }
 
-/* A PDU the fast path can take: not a notify, no cgroup id, inside the buffer. */
+/* A PDU the fast path can take: not a notify, no cgroup id (either form), inside the buffer. */
 static int run_pdu_ok(const struct run *rs, uint32_t action)
 {
 	size_t left = (size_t)(rs->end - rs->p) - BT_REC7_SIZE;
+	unsigned pdu_len = load_u16(rs->p + BT7_PDU_LEN);
 
 	return !((action >> BT_TC_SHIFT) & BLK_F_NOTIFY) && !(action & BT_TA_CGROUP) &&
-	       (left < BT_PDU_MAX ? left : BT_PDU_MAX) >= load_u16(rs->p + BT7_PDU_LEN);
+	       (left < BT_PDU_MAX ? left : BT_PDU_MAX) >= pdu_len &&
+	       (pdu_len != 8 || !bt_pdu_is_cgroup(action, 8));
 }
 
 /* The sequence slot of a (device, CPU) the file has met before, or NULL. */

@@ -156,6 +156,79 @@ static void test_decode_cgroup_and_pdu(void **s)
 	assert_int_equal(ev.action, BLK_A_DRV_DATA);
 }
 
+/*
+ * iotape's cgroup PDU (formats/bt_decode.h): an 8-byte PDU on an action the kernel gives none
+ * (Q M F G S R D C I), without the kernel's cgroup bit, which blkparse 1.3 rejects. A
+ * passthrough record's PDU (its command) and the PDUs of U, X and A are not cgroups.
+ */
+static void test_decode_cgroup_pdu_without_bit(void **s)
+{
+	uint8_t b[128];
+	uint64_t cg = 4242, be = 0x0100000000000000ull;
+	struct blk_event ev;
+	size_t n;
+
+	(void)s;
+	for (int sw = 0; sw < 2; sw++) {
+		uint64_t v = sw ? bswap_64(cg) : cg;
+
+		n = mkrec(b, 0, sw, 1, 1, 8, 4096,
+		          ACT(BLK_A_ISSUE, BLK_F_ISSUE | BLK_F_WRITE | BLK_F_FS), 1, 1, 0, 0, &v,
+		          8);
+		assert_int_equal(bt_decode(b, n, &ev, NULL), (long)n);
+		assert_true(ev.flags & BLK_F_CGROUP);
+		assert_true(ev.cgroup == cg);
+		assert_int_equal(ev.pdu_len, 0);
+	}
+	n = mkrec(b, 0, 0, 1, 1, 8, 4096, ACT(BLK_A_QUEUE, BLK_F_QUEUE | BLK_F_READ), 1, 1, 0, 0,
+	          &cg, 8);
+	assert_int_equal(bt_decode(b, n, &ev, NULL), (long)n);
+	assert_true(ev.cgroup == cg && (ev.flags & BLK_F_CGROUP));
+	/* the unplug depth stays the unplug's */
+	n = mkrec(b, 0, 0, 1, 1, 0, 0, ACT(BLK_A_UNPLUG_IO, BLK_F_QUEUE), 1, 1, 0, 0, &be, 8);
+	assert_int_equal(bt_decode(b, n, &ev, NULL), (long)n);
+	assert_false(ev.flags & BLK_F_CGROUP);
+	assert_int_equal(ev.pdu_len, 8);
+	/* a passthrough command of 8 bytes is a command */
+	n = mkrec(b, 0, 0, 1, 1, 0, 0, ACT(BLK_A_ISSUE, BLK_F_ISSUE | BLK_F_PC), 1, 1, 0, 0, &cg,
+	          8);
+	assert_int_equal(bt_decode(b, n, &ev, NULL), (long)n);
+	assert_false(ev.flags & BLK_F_CGROUP);
+	assert_int_equal(ev.pdu_len, 8);
+}
+
+/* The writer writes that form where the kernel's would stop blkparse, and the kernel's
+ * (the bit) where the action has a PDU of its own; both read back. */
+static void test_encode_cgroup(void **s)
+{
+	uint8_t b[128], pdu[8] = {0, 0, 0, 0, 0, 0, 0, 9};
+	struct blk_event ev = {0}, got;
+	uint32_t action;
+	size_t n;
+
+	(void)s;
+	ev.action = BLK_A_COMPLETE;
+	ev.flags = BLK_F_COMPLETE | BLK_F_READ | BLK_F_FS | BLK_F_CGROUP;
+	ev.cgroup = 77;
+	ev.bytes = 4096;
+	n = bt_encode7(&ev, b, sizeof(b));
+	assert_int_equal(n, BT_REC7_SIZE + 8);
+	memcpy(&action, b + BT7_ACTION, 4);
+	assert_int_equal(action & 0xffff, BLK_A_COMPLETE);
+	assert_int_equal(bt_decode(b, n, &got, NULL), (long)n);
+	assert_true(got.cgroup == 77 && (got.flags & BLK_F_CGROUP) && !got.pdu_len);
+	ev.action = BLK_A_SPLIT;
+	ev.flags = BLK_F_READ | BLK_F_CGROUP;
+	ev.pdu = pdu;
+	ev.pdu_len = 8;
+	n = bt_encode7(&ev, b, sizeof(b));
+	assert_int_equal(n, BT_REC7_SIZE + 16);
+	memcpy(&action, b + BT7_ACTION, 4);
+	assert_int_equal(action & 0xffff, BLK_A_SPLIT | 0x100);
+	assert_int_equal(bt_decode(b, n, &got, NULL), (long)n);
+	assert_true(got.cgroup == 77 && got.pdu_len == 8);
+}
+
 static void test_decode_remap(void **s)
 {
 	uint8_t b[128];
@@ -638,6 +711,9 @@ static void test_reader_fast_paths(void **s)
 			if (i % 5000 == 17) /* a cgroup id first in the PDU: the general path */
 				n0 += mkrec(b0 + n0, 0, 0, sq, ta, i, 4096, act | 0x100, 9, 1, 0, 0,
 				            &cg, 8);
+			else if (i % 5000 == 18) /* iotape's cgroup PDU, without the bit */
+				n0 +=
+				    mkrec(b0 + n0, 0, 0, sq, ta, i, 4096, act, 9, 1, 0, 0, &cg, 8);
 			else
 				n0 +=
 				    mkrec(b0 + n0, 0, 0, sq, ta, i, 4096, act, 9, 1, 0, 0, NULL, 0);
@@ -715,6 +791,16 @@ static void test_reader_fast_paths(void **s)
 				assert_true(ev[j].time == want[k].time);
 				assert_int_equal(ev[j].cpu, want[k].file);
 				assert_int_equal(ev[j].seq, want[k].seq);
+				/* both forms of a cgroup id, and no id where there is none */
+				if (want[k].file == 0 && !blk_is_notify(&ev[j]) &&
+				    want[k].pos < FP_N) {
+					int cgw =
+					    want[k].pos % 5000 == 17 || want[k].pos % 5000 == 18;
+
+					assert_int_equal(!!(ev[j].flags & BLK_F_CGROUP), cgw);
+					assert_true(ev[j].cgroup == (cgw ? 77u : 0u));
+					assert_int_equal(ev[j].pdu_len, 0);
+				}
 				sum += ev[j].time ^ ev[j].seq;
 			}
 		}
@@ -995,6 +1081,8 @@ int main(void)
 	    cmocka_unit_test(test_decode_v8_swapped),
 	    cmocka_unit_test(test_decode_v8_wide_categories),
 	    cmocka_unit_test(test_decode_cgroup_and_pdu),
+	    cmocka_unit_test(test_decode_cgroup_pdu_without_bit),
+	    cmocka_unit_test(test_encode_cgroup),
 	    cmocka_unit_test(test_decode_remap),
 	    cmocka_unit_test(test_decode_bad),
 	    cmocka_unit_test(test_reader_merge),
