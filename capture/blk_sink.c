@@ -32,6 +32,9 @@ struct cap_sink {
 	int keep_seq;   /* relay: the kernel numbered the records; gaps are its drops */
 	char *cmdlines; /* tracefs saved_cmdlines path */
 	uint64_t events, bytes, foreign, bad; /* written with __atomic, read from any thread */
+	uint64_t *cgroups; /* distinct cgroup ids seen (a handful: a linear search) */
+	unsigned ncg, cgcap;
+	uint64_t last_cg;
 };
 
 int cap_sink_new(struct cap_sink **out, const char *dir, const struct cap_dev *devs, unsigned n,
@@ -173,7 +176,7 @@ static int comm_of(const struct cap_sink *s, uint32_t pid, char out[COMM_LEN])
 }
 
 static int process_note(struct cap_sink *s, struct sink_dev *d, unsigned cpu,
-                        const struct blk_event *ev, struct iot_err *e)
+                        const struct blk_event *ev, const char *known, struct iot_err *e)
 {
 	char comm[COMM_LEN];
 	uint8_t rec[BT_REC7_SIZE + COMM_LEN];
@@ -184,8 +187,12 @@ static int process_note(struct cap_sink *s, struct sink_dev *d, unsigned cpu,
 	ret = bt_comm_table_set(d->seen, ev->pid, "", 0);
 	if (ret)
 		return iot_err_set(e, ret, "out of memory");
-	if (!comm_of(s, ev->pid, comm))
+	if (known && known[0]) {
+		memset(comm, 0, sizeof(comm));
+		memcpy(comm, known, strnlen(known, COMM_LEN - 1));
+	} else if (!comm_of(s, ev->pid, comm)) {
 		return 0;
+	}
 	n.time = ev->time;
 	n.flags = BLK_F_NOTIFY;
 	n.action = BLK_N_PROCESS;
@@ -199,7 +206,39 @@ static int process_note(struct cap_sink *s, struct sink_dev *d, unsigned cpu,
 	return write_rec(s, d, cpu, rec, sizeof(rec), e);
 }
 
+static void note_cgroup(struct cap_sink *s, uint64_t id)
+{
+	if (id == s->last_cg)
+		return;
+	s->last_cg = id;
+	for (unsigned i = 0; i < s->ncg; i++)
+		if (s->cgroups[i] == id)
+			return;
+	if (s->ncg == s->cgcap) {
+		unsigned cap = s->cgcap ? 2 * s->cgcap : 16;
+		uint64_t *n = cap <= 65536 ? realloc(s->cgroups, cap * sizeof(*n)) : NULL;
+
+		if (!n)
+			return; /* the path table lacks it; the records still carry it */
+		s->cgroups = n;
+		s->cgcap = cap;
+	}
+	s->cgroups[s->ncg++] = id;
+}
+
+const uint64_t *cap_sink_cgroups(const struct cap_sink *s, unsigned *n)
+{
+	*n = s->ncg;
+	return s->cgroups;
+}
+
 int cap_sink_record(struct cap_sink *s, unsigned cpu, uint8_t *rec, size_t len, struct iot_err *e)
+{
+	return cap_sink_record_comm(s, cpu, rec, len, NULL, e);
+}
+
+int cap_sink_record_comm(struct cap_sink *s, unsigned cpu, uint8_t *rec, size_t len,
+                         const char *comm, struct iot_err *e)
 {
 	struct blk_event ev;
 	struct sink_dev *d = NULL;
@@ -219,13 +258,15 @@ int cap_sink_record(struct cap_sink *s, unsigned cpu, uint8_t *rec, size_t len, 
 		return 0;
 	}
 	if (!blk_is_notify(&ev) && !bt_comm_table_get(d->seen, ev.pid)) {
-		ret = process_note(s, d, cpu, &ev, e);
+		ret = process_note(s, d, cpu, &ev, comm, e);
 		if (ret)
 			return ret;
 	}
 	ret = write_rec(s, d, cpu, rec, len, e);
 	if (!ret)
 		blk_span_add(&d->span, &ev);
+	if (ev.flags & BLK_F_CGROUP)
+		note_cgroup(s, ev.cgroup);
 	return ret;
 }
 
@@ -309,6 +350,7 @@ int cap_sink_close(struct cap_sink *s, struct iot_err *e)
 		bt_comm_table_free(s->dev[i].seen);
 	}
 	free(s->dev);
+	free(s->cgroups);
 	free(s->dir);
 	free(s->cmdlines);
 	free(s);

@@ -61,6 +61,17 @@ json_t *cap_os_release_json(FILE *f);
  * manifest's network.addresses, which say what a packet's direction is (docs/capture.md). */
 json_t *cap_iface_addresses_json(const char *iface);
 
+/* ---- cgroup ids to paths (cgroups.c) ----------------------------------------------- */
+
+struct cap_cgroups;
+/* Walk the hierarchy that holds the blkio controller (cgroup v1 blkio, else cgroup2). */
+int cap_cgroups_scan(struct cap_cgroups **out);
+/* [{id, path, hierarchy}] for ids, each path from end's walk, else start's (either NULL),
+ * null when neither saw it. */
+json_t *cap_cgroups_json(const struct cap_cgroups *start, const struct cap_cgroups *end,
+                         const uint64_t *ids, unsigned n);
+void cap_cgroups_free(struct cap_cgroups *c);
+
 /* ---- the trace sink: records in, per-device per-CPU files out (blk_sink.c) ----------- */
 
 struct cap_sink;
@@ -73,6 +84,12 @@ int cap_sink_new(struct cap_sink **out, const char *dir, const struct cap_dev *d
  * Returns 0 or -errno (write error, e filled).
  */
 int cap_sink_record(struct cap_sink *s, unsigned cpu, uint8_t *rec, size_t len, struct iot_err *e);
+/* The same, with the name of the record's task when the backend knows it (the bpf programs
+ * record it with every event): a new pid's PROCESS notify takes it instead of looking it up. */
+int cap_sink_record_comm(struct cap_sink *s, unsigned cpu, uint8_t *rec, size_t len,
+                         const char *comm, struct iot_err *e);
+/* The cgroup ids the records carried (distinct, in order of first sight): n of them. */
+const uint64_t *cap_sink_cgroups(const struct cap_sink *s, unsigned *n);
 /* Keep the records' own sequence numbers (relay: the kernel numbers them, and the gaps are
  * its drops); must be called before the first record. */
 void cap_sink_keep_sequences(struct cap_sink *s, int keep);
@@ -127,13 +144,24 @@ size_t cap_raw_to_record(const uint8_t *data, size_t size, uint64_t ts, uint8_t 
 
 /* ---- reading streams: one thread polling every per-CPU file (reader.c) -------------- */
 
-enum cap_stream_kind { CAP_STREAM_PIPE, CAP_STREAM_RAW, CAP_STREAM_RELAY };
+enum cap_stream_kind { CAP_STREAM_PIPE, CAP_STREAM_RAW, CAP_STREAM_RELAY, CAP_STREAM_FN };
 struct cap_reader;
 int cap_reader_new(struct cap_reader **out, struct cap_sink *sink, struct iot_err *e);
 /* Takes ownership of fd. */
 int cap_reader_add(struct cap_reader *r, int fd, unsigned cpu, enum cap_stream_kind kind,
                    struct iot_err *e);
+/*
+ * A stream the reader drains by calling fn (the bpf backend's ring buffer): fn(arg, final, e)
+ * returns > 0 when it took records, 0 when there were none, or -errno. It is called on every
+ * pass, readable or not (the ring buffer wakes the reader only when it fills up: see
+ * capture/bpf.c), with the reader's poll then at most FN_POLL_MS long, and once with final set
+ * after the capture stopped and everything was drained. fd (polled, not owned) may be -1.
+ */
+typedef int (*cap_drain_fn)(void *arg, int final, struct iot_err *e);
+int cap_reader_add_fn(struct cap_reader *r, int fd, cap_drain_fn fn, void *arg, struct iot_err *e);
 int cap_reader_start(struct cap_reader *r, struct iot_err *e);
+/* The sink the reader feeds (a backend that reads on its own writes into it too). */
+struct cap_sink *cap_reader_sink(const struct cap_reader *r);
 /* Tell the thread that no new events will come: drain everything and exit; join it. Returns
  * the first error the thread met. */
 int cap_reader_finish(struct cap_reader *r, struct iot_err *e);
@@ -159,6 +187,7 @@ struct cap_blk_ops {
 };
 extern const struct cap_blk_ops cap_relay_ops;
 extern const struct cap_blk_ops cap_tracefs_ops;
+extern const struct cap_blk_ops cap_bpf_ops;
 
 /* Undo what a capture killed with SIGKILL left enabled (tracefs.c); 1 if it did, why set. */
 int cap_tracefs_recover(char *why, size_t cap);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* iotape capture: block traces (relay or tracefs) and packets (libpcap) while a command runs. */
+/* iotape capture: block traces (bpf, relay or tracefs) and packets (libpcap) while a command runs.
+ */
 #ifndef IOTAPE_CAPTURE_CAPTURE_H
 #define IOTAPE_CAPTURE_CAPTURE_H
 
@@ -12,6 +13,15 @@ enum cap_backend {
 	CAP_BACKEND_AUTO = 0,
 	CAP_BACKEND_RELAY,
 	CAP_BACKEND_TRACEFS,
+	CAP_BACKEND_BPF,
+};
+
+/* How much the bpf backend records (docs/capture.md "Levels of detail"); the other backends
+ * record every event. */
+enum cap_detail {
+	CAP_DETAIL_EVENTS = 0, /* every blktrace action */
+	CAP_DETAIL_IO,         /* one IO at its completion, written as Q, D and C records */
+	CAP_DETAIL_SUMMARY,    /* no records: in-kernel histograms, bins, gaps and seeks */
 };
 
 /* How the tracefs backend reads the ring buffer (bench/README.md has the measurements: the
@@ -38,6 +48,7 @@ struct cap_opts {
 	const char *filter; /* NULL: "port 2049 or port 111" */
 	unsigned snaplen;   /* 0: 262144 */
 	enum cap_backend backend;
+	enum cap_detail detail;
 	enum cap_read_mode reader;
 	uint64_t duration_ns; /* 0: until the command exits or a signal */
 	unsigned buffer_kb;   /* per-CPU ring buffer size; 0: 8192 */
@@ -93,8 +104,13 @@ struct json_t *cap_host_json(const char *os_release_path);
  */
 int cap_tracefs_release(char *msg, size_t cap, struct iot_err *e);
 
-/* Parse "auto", "relay", "tracefs" / "pipe", "raw"; -EINVAL when unknown. */
+/* Parse "auto", "bpf", "relay", "tracefs" / "pipe", "raw" / "events", "io", "summary";
+ * -EINVAL when unknown. */
 int cap_backend_parse(const char *s, enum cap_backend *out);
+int cap_detail_parse(const char *s, enum cap_detail *out);
+const char *cap_detail_name(int d);
+/* Whether this iotape has the bpf backend, and if not why (a sentence for `iotape version`). */
+int cap_bpf_built(const char **why);
 int cap_reader_parse(const char *s, enum cap_read_mode *out);
 /* "issue,complete" (the kernel's category names, as blktrace -a takes them) or a hex mask
  * into *mask; -EINVAL naming the first unknown word in e. */

@@ -7,15 +7,29 @@
 
 #include "capture/capture.h"
 
-static const char *const backend_names[] = {"auto", "relay", "tracefs"};
+static const char *const backend_names[] = {"auto", "relay", "tracefs", "bpf"};
 static const char *const reader_names[] = {"raw", "pipe"};
+static const char *const detail_names[] = {"events", "io", "summary"};
 
 int cap_backend_parse(const char *s, enum cap_backend *out)
 {
-	for (unsigned i = 0; i < 3; i++)
+	for (unsigned i = 0; i < 4; i++)
 		if (!strcmp(s, backend_names[i]))
 			return *out = (enum cap_backend)i, 0;
 	return -EINVAL;
+}
+
+int cap_detail_parse(const char *s, enum cap_detail *out)
+{
+	for (unsigned i = 0; i < 3; i++)
+		if (!strcmp(s, detail_names[i]))
+			return *out = (enum cap_detail)i, 0;
+	return -EINVAL;
+}
+
+const char *cap_detail_name(int d)
+{
+	return d >= 0 && d < 3 ? detail_names[d] : "?";
 }
 
 int cap_reader_parse(const char *s, enum cap_read_mode *out)
@@ -89,7 +103,7 @@ const char *cap_mask_str(uint16_t mask, char *buf, size_t cap)
 
 const char *cap_backend_name(int b)
 {
-	return b >= 0 && b < 3 ? backend_names[b] : "?";
+	return b >= 0 && b < 4 ? backend_names[b] : "?";
 }
 
 const char *cap_reader_name(int r)

@@ -16,6 +16,7 @@
 
 #define PIPE_BUF_SIZE (256u << 10)
 #define POLL_MS 100
+#define FN_POLL_MS 10
 
 /*
  * One thread polls every per-CPU file. Two ways to read the tracefs ring buffer:
@@ -42,6 +43,8 @@ struct cap_stream {
 	struct kbuffer *kb;
 	int subbuf;
 	int eof;
+	cap_drain_fn fn; /* CAP_STREAM_FN */
+	void *fn_arg;
 };
 
 struct cap_reader {
@@ -55,6 +58,7 @@ struct cap_reader {
 	struct iot_err e;
 	uint64_t raw_lost, raw_marks;
 	uint16_t blk_type; /* ring-buffer entry type of blk records, once seen */
+	int poll_ms;
 	uint8_t rec[BT_REC7_SIZE + 65536];
 };
 
@@ -66,6 +70,24 @@ int cap_reader_new(struct cap_reader **out, struct cap_sink *sink, struct iot_er
 	if (!r)
 		return iot_err_set(e, -ENOMEM, "out of memory");
 	r->sink = sink;
+	r->poll_ms = POLL_MS;
+	return 0;
+}
+
+int cap_reader_add_fn(struct cap_reader *r, int fd, cap_drain_fn fn, void *arg, struct iot_err *e)
+{
+	struct cap_stream *ns = realloc(r->s, (r->n + 1) * sizeof(*ns)), *s;
+
+	if (!ns)
+		return iot_err_set(e, -ENOMEM, "out of memory");
+	r->s = ns;
+	s = &r->s[r->n++];
+	memset(s, 0, sizeof(*s));
+	s->fd = fd;
+	s->kind = CAP_STREAM_FN;
+	s->fn = fn;
+	s->fn_arg = arg;
+	r->poll_ms = FN_POLL_MS;
 	return 0;
 }
 
@@ -128,6 +150,8 @@ static int read_stream(struct cap_reader *r, struct cap_stream *s)
 
 	if (s->eof)
 		return 0;
+	if (s->kind == CAP_STREAM_FN)
+		return s->fn(s->fn_arg, 0, &r->e);
 	if (s->kind == CAP_STREAM_RAW) {
 		unsigned long long ts;
 		void *data;
@@ -199,7 +223,7 @@ static void *reader_main(void *arg)
 		int any = 0;
 
 		if (!stopping)
-			poll(pfd, r->n, POLL_MS);
+			poll(pfd, r->n, r->poll_ms);
 		for (unsigned i = 0; i < r->n && !err; i++) {
 			/* bounded per stream per pass so one busy CPU cannot starve the others */
 			for (int k = 0; k < 64; k++) {
@@ -221,6 +245,13 @@ static void *reader_main(void *arg)
 	for (unsigned i = 0; i < r->n && !err; i++) {
 		struct cap_stream *s = &r->s[i];
 
+		if (s->kind == CAP_STREAM_FN) {
+			int ret = s->fn(s->fn_arg, 1, &r->e);
+
+			if (ret < 0)
+				err = ret;
+			continue;
+		}
 		if (s->len)
 			tpipe_parse(&s->tp, s->buf, s->len, s->cpu, 1, emit, r, &r->e);
 		s->len = 0;
@@ -229,6 +260,11 @@ static void *reader_main(void *arg)
 	if (err)
 		__atomic_store_n(&r->err, err, __ATOMIC_RELEASE);
 	return NULL;
+}
+
+struct cap_sink *cap_reader_sink(const struct cap_reader *r)
+{
+	return r->sink;
 }
 
 int cap_reader_start(struct cap_reader *r, struct iot_err *e)
@@ -288,7 +324,7 @@ void cap_reader_free(struct cap_reader *r)
 			tracefs_cpu_free_fd(s->tcpu);
 		if (s->kb)
 			kbuffer_free(s->kb);
-		if (s->fd >= 0)
+		if (s->fd >= 0 && s->kind != CAP_STREAM_FN)
 			close(s->fd);
 		free(s->buf);
 	}

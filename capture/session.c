@@ -103,7 +103,9 @@ struct run {
 	struct cap_pcap *pcap;
 	struct cap_cmd cmd;
 	int cmd_running;
-	int out_fd, err_fd; /* COMMAND's stdout and stderr (--stdout, --stderr), or -1 */
+	int out_fd, err_fd;     /* COMMAND's stdout and stderr (--stdout, --stderr), or -1 */
+	enum cap_detail detail; /* what the backend in use records */
+	struct cap_cgroups *cg; /* cgroup paths seen at the start */
 	struct cap_clock_pair start, end;
 	char pcap_path[4096];
 	char reserve[4096]; /* the reserve's path while it exists */
@@ -176,6 +178,7 @@ static int try_backend(struct run *r, const struct cap_blk_ops *ops, struct iot_
 {
 	int ret = cap_reader_new(&r->rd, r->sink, e);
 
+	r->detail = ops == &cap_bpf_ops ? r->o->detail : CAP_DETAIL_EVENTS;
 	if (ret)
 		return ret;
 	cap_sink_keep_sequences(r->sink, ops == &cap_relay_ops);
@@ -192,13 +195,65 @@ static int try_backend(struct run *r, const struct cap_blk_ops *ops, struct iot_
 	return 0;
 }
 
+/*
+ * auto: bpf, else relay, else tracefs. Why each one before the one used could not run is said
+ * once, in one line (and kept in the manifest); a busy device stops the capture instead.
+ * Without bpf a --detail below events records every event: more than asked, nothing less.
+ */
+static int start_auto(struct run *r, struct iot_err *e)
+{
+	const struct cap_opts *o = r->o;
+	struct iot_err bpf_e, relay_e;
+	char why[1200];
+	int ret;
+
+	bpf_e.msg[0] = relay_e.msg[0] = '\0';
+	ret = try_backend(r, &cap_bpf_ops, &bpf_e);
+	r->res->backend = CAP_BACKEND_BPF;
+	if (!ret || ret == -EBUSY) {
+		if (ret)
+			*e = bpf_e;
+		return ret;
+	}
+	ret = try_backend(r, &cap_relay_ops, &relay_e);
+	r->res->backend = CAP_BACKEND_RELAY;
+	if (!ret || ret == -EBUSY) {
+		if (ret)
+			*e = relay_e;
+		else
+			snprintf(why, sizeof(why), "bpf backend unavailable (%s); using relay",
+			         bpf_e.msg);
+		if (!ret)
+			json_object_set_new(r->backend, "fallback_reason", json_string(bpf_e.msg));
+		if (!ret)
+			notice(o, "%s", why);
+		return ret;
+	}
+	snprintf(
+	    why, sizeof(why),
+	    "bpf backend unavailable (%s); relay backend unavailable (%s); using tracefs%s%s%s",
+	    bpf_e.msg, relay_e.msg,
+	    o->detail != CAP_DETAIL_EVENTS ? " (every event: --detail " : "",
+	    o->detail != CAP_DETAIL_EVENTS ? cap_detail_name(o->detail) : "",
+	    o->detail != CAP_DETAIL_EVENTS ? " needs bpf)" : "");
+	notice(o, "%s", why);
+	json_object_set_new(r->backend, "fallback_reason",
+	                    json_pack("{s:s, s:s}", "bpf", bpf_e.msg, "relay", relay_e.msg));
+	r->res->backend = CAP_BACKEND_TRACEFS;
+	return try_backend(r, &cap_tracefs_ops, e);
+}
+
 static int start_block(struct run *r, struct iot_err *e)
 {
 	const struct cap_opts *o = r->o;
-	struct iot_err relay_e;
 	char why[160];
 	int ret;
 
+	if (o->detail != CAP_DETAIL_EVENTS &&
+	    (o->backend == CAP_BACKEND_RELAY || o->backend == CAP_BACKEND_TRACEFS))
+		return iot_err_set(e, -EINVAL,
+		                   "--detail %s needs the bpf backend (--backend bpf or auto)",
+		                   cap_detail_name(o->detail));
 	if (cap_tracefs_recover(why, sizeof(why))) {
 		notice(o, "%s", why);
 		json_object_set_new(r->backend, "recovered", json_string(why));
@@ -211,21 +266,11 @@ static int start_block(struct run *r, struct iot_err *e)
 	case CAP_BACKEND_TRACEFS:
 		r->res->backend = CAP_BACKEND_TRACEFS;
 		return try_backend(r, &cap_tracefs_ops, e);
+	case CAP_BACKEND_BPF:
+		r->res->backend = CAP_BACKEND_BPF;
+		return try_backend(r, &cap_bpf_ops, e);
 	default:
-		relay_e.msg[0] = '\0';
-		ret = try_backend(r, &cap_relay_ops, &relay_e);
-		if (!ret) {
-			r->res->backend = CAP_BACKEND_RELAY;
-			return 0;
-		}
-		if (ret == -EBUSY) {
-			*e = relay_e;
-			return ret;
-		}
-		notice(o, "relay backend unavailable (%s); using tracefs", relay_e.msg);
-		json_object_set_new(r->backend, "fallback_reason", json_string(relay_e.msg));
-		r->res->backend = CAP_BACKEND_TRACEFS;
-		return try_backend(r, &cap_tracefs_ops, e);
+		return start_auto(r, e);
 	}
 }
 
@@ -377,6 +422,30 @@ static void wait_loop(struct run *r)
 	progress(r, t0);
 }
 
+/*
+ * What a level of detail records, and which of analyze's figures it therefore cannot give
+ * (docs/capture.md "Levels of detail"): readers show "not_given" beside their figures.
+ */
+static json_t *detail_json(enum cap_detail d)
+{
+	switch (d) {
+	case CAP_DETAIL_IO:
+		return json_pack(
+		    "{s:s, s:s, s:[sssssssss], s:[sssss], s:s}", "level", "io", "records",
+		    "Q D C per IO, written at its completion (bio-based devices: Q C)",
+		    "actions_absent", "G", "I", "M", "F", "P", "U", "R", "X", "A", "not_given",
+		    "q2g", "g2i", "q2m", "i2d", "m2d", "note",
+		    "on request-based devices Q is the request's allocation (the kernel keeps no "
+		    "queue time): q2d and q2c start there, and merges are counted "
+		    "(backend.merges), not recorded");
+	case CAP_DETAIL_SUMMARY:
+		return json_pack("{s:s, s:s}", "level", "summary", "records", "none: summary.json");
+	default:
+		return json_pack("{s:s, s:s}", "level", "events", "records",
+		                 "every blktrace action");
+	}
+}
+
 static void finish_manifest(struct run *r, const char *state)
 {
 	struct cap_result *res = r->res;
@@ -394,6 +463,21 @@ static void finish_manifest(struct run *r, const char *state)
 	                    json_string(r->o->ndevs ? cap_backend_name(res->backend) : "none"));
 	json_object_set_new(r->backend, "trace_clock",
 	                    json_string(res->backend == CAP_BACKEND_RELAY ? "ktime_get" : "mono"));
+	if (r->o->ndevs)
+		json_object_set_new(r->root, "detail", detail_json(r->detail));
+	if (r->sink) {
+		unsigned ncg;
+		const uint64_t *ids = cap_sink_cgroups(r->sink, &ncg);
+
+		if (ncg) {
+			struct cap_cgroups *now = NULL;
+
+			cap_cgroups_scan(&now);
+			json_object_set_new(r->root, "cgroups",
+			                    cap_cgroups_json(r->cg, now, ids, ncg));
+			cap_cgroups_free(now);
+		}
+	}
 	for (unsigned i = 0; i < r->o->ndevs && r->sink; i++) {
 		json_t *jd = json_array_get(r->jdevs, i);
 		struct blk_span sp = cap_sink_dev_span(r->sink, i);
@@ -502,6 +586,8 @@ int cap_run(const struct cap_opts *o, struct cap_result *res, struct iot_err *e)
 				       o->rundir, r.devs[i].name);
 	}
 	build_header(&r);
+	if (o->ndevs)
+		cap_cgroups_scan(&r.cg); /* best effort: the ids are in the records anyway */
 	/* an early manifest: proves the directory is writable and describes the run even if
 	 * iotape is killed with SIGKILL */
 	if ((ret = manifest_save(o->rundir, r.root, e)))
@@ -649,6 +735,7 @@ out:
 		close(r.out_fd);
 	if (r.err_fd >= 0)
 		close(r.err_fd);
+	cap_cgroups_free(r.cg);
 	json_decref(r.jdevs);
 	json_decref(r.backend);
 	json_decref(r.network);

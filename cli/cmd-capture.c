@@ -35,8 +35,14 @@ static const struct cli_opt capture_opts[] = {
     {.name = "backend",
      .key = 'B',
      .arg = "B",
-     .values = "auto relay tracefs",
-     .help = "auto (relay, else tracefs), relay or tracefs (default: auto)"},
+     .values = "auto bpf relay tracefs",
+     .help = "auto (bpf, else relay, else tracefs), bpf, relay or tracefs (default: auto)"},
+    {.name = "detail",
+     .key = 'Y',
+     .arg = "LEVEL",
+     .values = "events io summary",
+     .help = "bpf backend: every event, one IO per completion (as Q, D, C records) or "
+             "in-kernel summaries only (default: events)"},
     {.name = "reader",
      .key = 'R',
      .arg = "R",
@@ -80,7 +86,8 @@ static const struct cli_opt capture_opts[] = {
 const struct cli_doc doc_capture = {
     .summary = "trace block devices and packets while a command runs",
     .synopsis = "-o RUNDIR -d DEV [-d DEV ...] [-i IFACE [--filter EXPR] [--snaplen N]] "
-                "[--backend auto|relay|tracefs] [--reader raw|pipe] [--buffer-kb N] [-a LIST] "
+                "[--backend auto|bpf|relay|tracefs] [--detail events|io|summary] "
+                "[--reader raw|pipe] [--buffer-kb N] [-a LIST] "
                 "[--duration SECONDS] [--label KEY=VALUE]... "
                 "[--stdout FILE] [--stderr FILE] [-- COMMAND [ARGS...]]\n"
                 "--release",
@@ -232,6 +239,12 @@ int cmd_capture(int argc, char **argv)
 		case 'B':
 			if (cap_backend_parse(optarg, &o.backend)) {
 				bad_value('B', optarg);
+				goto usage;
+			}
+			break;
+		case 'Y':
+			if (cap_detail_parse(optarg, &o.detail)) {
+				bad_value('Y', optarg);
 				goto usage;
 			}
 			break;

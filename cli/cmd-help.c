@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "capture/capture.h"
 #include "iotape_version.h"
 
 #ifndef IOTAPE_DOCDIR
@@ -242,5 +243,13 @@ int cmd_version(int argc, char **argv)
 	printf("iotape %s (commit %s%s%s%s)\n", IOTAPE_VERSION,
 	       *iotape_commit ? iotape_commit : "unknown", *iotape_commit_date ? " of " : "",
 	       iotape_commit_date, iotape_commit_modified ? ", with uncommitted changes" : "");
+	{
+		const char *why;
+
+		if (cap_bpf_built(&why))
+			printf("capture backends: bpf, relay, tracefs\n");
+		else
+			printf("capture backends: relay, tracefs (no bpf: %s)\n", why);
+	}
 	return EXIT_OK;
 }

@@ -10,6 +10,7 @@ PKGS=(
 	clang libclang-rt-14-dev llvm clang-format
 	libcmocka-dev zlib1g-dev libisal-dev libzstd-dev libjansson-dev libpcap-dev liburing-dev
 	libnfs-dev libnfs-utils libtracefs-dev libtraceevent-dev libblkid-dev
+	libbpf-dev bpftool
 	blktrace fio tshark tcpdump
 	nfs-ganesha nfs-ganesha-vfs rpcbind
 	xfsprogs btrfs-progs e2fsprogs util-linux kmod iproute2

@@ -34,7 +34,7 @@ export DEB_BUILD_MAINT_OPTIONS=hardening=+all
 eval "$(dpkg-buildflags --export=sh)"
 export CFLAGS="$CFLAGS $CPPFLAGS"
 cmake -S "$src" -B "$out/build" -DCMAKE_BUILD_TYPE=None -DCMAKE_INSTALL_PREFIX=/usr \
-	-DIOTAPE_WERROR=ON -DCMAKE_SKIP_INSTALL_ALL_DEPENDENCY=ON \
+	-DIOTAPE_WERROR=ON -DIOTAPE_BPF=ON -DCMAKE_SKIP_INSTALL_ALL_DEPENDENCY=ON \
 	-DIOTAPE_DEB_CHANGELOG=ON >/dev/null
 # the installed parts only (not the tests)
 cmake --build "$out/build" -j"$(nproc)" --target iotape iotape_docs >&2

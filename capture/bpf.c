@@ -1,0 +1,586 @@
+/* SPDX-License-Identifier: MIT */
+/* The bpf backend: block tracepoints through a CO-RE program into the same blktrace files. */
+#include "capture/cap_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifdef IOTAPE_HAVE_BPF
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/types.h>
+#include <stdarg.h>
+
+#include "capture/bpf/blk_rec.h"
+#include "blk.skel.h" /* generated at build time by bpftool (CMakeLists.txt) */
+#include "formats/blktrace.h"
+
+/*
+ * How it works (docs/capture.md "bpf"): capture/bpf/blk.bpf.c is attached to the block
+ * tracepoints the blk tracer uses, as tp_btf programs through BPF links. The links live only
+ * in this process's file descriptors (nothing is pinned), so however iotape ends, SIGKILL and
+ * crashes included, the kernel detaches the programs when the descriptors close: there is no
+ * state to restore, nothing global to take, and any number of captures run at once.
+ *
+ * The programs write records into one BPF ring buffer without waking anyone (a wakeup per
+ * record would cost the traced IO an irq_work each); they force a wakeup when it is a quarter
+ * full, and the capture's reader thread drains it every FN_POLL_MS otherwise (reader.c).
+ * Records come out in the order they were reserved, not quite in time order across CPUs (an
+ * interrupt's record can overtake the task's it interrupted), and at the io level each IO's
+ * queue and issue records are written only at its completion. The per-CPU blktrace files must
+ * be in time order, so records wait in a heap until they are older than the newest seen by a
+ * hold time: 10 ms for events, at the io level twice the longest queue-to-completion time seen
+ * (at least 100 ms). A record that arrives later than that still goes out, counted as late.
+ */
+
+#define HOLD_EVENTS_NS 10000000ull
+#define HOLD_IO_MIN_NS 100000000ull
+#define HOLD_IO_MAX_NS 10000000000ull
+#define HEAP_MAX (1u << 18) /* records held at most (about 30 MiB) */
+#define REC_MAX (BT_REC7_SIZE + 8 + IOT_BPF_PDU_MAX)
+#define INFLIGHT_MAX (1u << 16)
+
+/* one finished v7 record waiting for its turn */
+struct pend {
+	uint64_t time, order;
+	uint32_t cpu;
+	uint16_t len;
+	uint8_t rec[REC_MAX];
+	char comm[IOT_BPF_COMM];
+};
+
+struct cap_backend_state {
+	struct iotape_blk *skel;
+	struct ring_buffer *rb;
+	struct cap_sink *sink;
+	enum cap_detail detail;
+	size_t rb_bytes;
+	struct pend *heap;
+	size_t nheap, capheap;
+	uint64_t order, newest, last_out, hold, late, forced, records;
+	int err;
+	struct iot_err e;
+	json_t *attached;
+};
+
+/* libbpf's messages: the last warning is kept for the error message (libbpf has one print
+ * callback per process; a capture runs one at a time in it) */
+static __thread char libbpf_last[256];
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_WARN) {
+		size_t n;
+
+		vsnprintf(libbpf_last, sizeof(libbpf_last), fmt, ap);
+		n = strlen(libbpf_last);
+		while (n && (libbpf_last[n - 1] == '\n' || libbpf_last[n - 1] == ' '))
+			libbpf_last[--n] = '\0';
+	}
+	return 0;
+}
+
+/* ---- the heap of records waiting for time order -------------------------------------- */
+
+static int pend_less(const struct pend *a, const struct pend *b)
+{
+	return a->time < b->time || (a->time == b->time && a->order < b->order);
+}
+
+static void pend_swap(struct pend *a, struct pend *b)
+{
+	struct pend t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+static int emit_top(struct cap_backend_state *s)
+{
+	struct pend *h = s->heap;
+	struct pend top = h[0];
+	size_t i = 0;
+	int ret;
+
+	h[0] = h[--s->nheap];
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < s->nheap && pend_less(&h[l], &h[m]))
+			m = l;
+		if (r < s->nheap && pend_less(&h[r], &h[m]))
+			m = r;
+		if (m == i)
+			break;
+		pend_swap(&h[i], &h[m]);
+		i = m;
+	}
+	if (top.time > s->last_out)
+		s->last_out = top.time;
+	ret = cap_sink_record_comm(s->sink, top.cpu, top.rec, top.len, top.comm, &s->e);
+	return ret;
+}
+
+static int push(struct cap_backend_state *s, const struct blk_event *ev, const char *comm)
+{
+	struct pend *p;
+	size_t i;
+
+	if (s->nheap == s->capheap) {
+		if (s->capheap >= HEAP_MAX) {
+			/* bounded memory: the oldest goes out now */
+			s->forced++;
+			if ((s->err = emit_top(s)))
+				return s->err;
+		} else {
+			size_t cap = s->capheap ? 2 * s->capheap : 4096;
+			struct pend *n = realloc(s->heap, cap * sizeof(*n));
+
+			if (!n)
+				return s->err = iot_err_set(&s->e, -ENOMEM, "bpf: out of memory");
+			s->heap = n;
+			s->capheap = cap;
+		}
+	}
+	p = &s->heap[s->nheap];
+	p->len = (uint16_t)bt_encode7(ev, p->rec, sizeof(p->rec));
+	if (!p->len)
+		return 0;
+	p->time = ev->time;
+	p->order = s->order++;
+	p->cpu = ev->cpu;
+	memcpy(p->comm, comm, IOT_BPF_COMM);
+	p->comm[IOT_BPF_COMM - 1] = '\0';
+	if (ev->time < s->last_out)
+		s->late++;
+	if (ev->time > s->newest)
+		s->newest = ev->time;
+	for (i = s->nheap++; i && pend_less(&s->heap[i], &s->heap[(i - 1) / 2]); i = (i - 1) / 2)
+		pend_swap(&s->heap[i], &s->heap[(i - 1) / 2]);
+	return 0;
+}
+
+static int flush(struct cap_backend_state *s, int all)
+{
+	uint64_t mark = s->newest > s->hold ? s->newest - s->hold : 0;
+	int ret;
+
+	while (s->nheap && (all || s->heap[0].time < mark))
+		if ((ret = emit_top(s)))
+			return ret;
+	return 0;
+}
+
+/* ---- records from the ring buffer ---------------------------------------------------- */
+
+static void ev_from(struct blk_event *ev, const struct iot_bpf_ev *r)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->time = r->time;
+	ev->sector = r->sector;
+	ev->bytes = r->bytes;
+	ev->flags = r->action >> 16;
+	ev->action = (uint16_t)(r->action & 0xff);
+	ev->pid = r->pid;
+	ev->dev = r->dev;
+	ev->cpu = r->cpu;
+	ev->error = r->error;
+	if (r->cgroup) {
+		ev->cgroup = r->cgroup;
+		ev->flags |= BLK_F_CGROUP;
+	}
+	if (r->pdu_len && r->pdu_len <= IOT_BPF_PDU_MAX) {
+		ev->pdu = r->pdu;
+		ev->pdu_len = r->pdu_len;
+	}
+}
+
+/*
+ * One IO as the records the blk tracer would have written for it: Q at its queue time (the
+ * bio's, on bio-based devices; the request's allocation, on request-based ones, where the
+ * kernel keeps no queue time), D at its issue, C at its completion. Q and D carry the issuing
+ * task and CPU, C the completing one.
+ */
+static int io_records(struct cap_backend_state *s, const struct iot_bpf_io *r)
+{
+	struct blk_event ev;
+	uint32_t cats = (r->ev.action >> 16) & ~(uint32_t)(BLK_F_COMPLETE);
+	int ret;
+
+	ev_from(&ev, &r->ev);
+	if (r->t_queue && r->t_queue <= (r->t_issue ? r->t_issue : r->ev.time)) {
+		struct blk_event q = ev;
+
+		q.time = r->t_queue;
+		q.action = BLK_A_QUEUE;
+		q.flags = (cats & ~(uint32_t)(BLK_F_FS | BLK_F_PC)) | BLK_F_QUEUE |
+		          (ev.flags & BLK_F_CGROUP);
+		q.pid = r->issue_pid;
+		q.cpu = r->issue_cpu;
+		q.error = 0;
+		if (r->ev.time - r->t_queue > s->hold / 2 && s->hold < HOLD_IO_MAX_NS)
+			s->hold = 2 * (r->ev.time - r->t_queue) < HOLD_IO_MAX_NS
+			              ? 2 * (r->ev.time - r->t_queue)
+			              : HOLD_IO_MAX_NS;
+		if ((ret = push(s, &q, r->issue_comm)))
+			return ret;
+	}
+	if (r->t_issue) {
+		struct blk_event d = ev;
+
+		d.time = r->t_issue;
+		d.action = BLK_A_ISSUE;
+		d.flags = cats | BLK_F_ISSUE | (ev.flags & BLK_F_CGROUP);
+		d.pid = r->issue_pid;
+		d.cpu = r->issue_cpu;
+		d.error = 0;
+		if ((ret = push(s, &d, r->issue_comm)))
+			return ret;
+	}
+	return push(s, &ev, r->ev.comm);
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct cap_backend_state *s = ctx;
+	const struct iot_bpf_ev *r = data;
+	struct blk_event ev;
+
+	if (size < sizeof(*r))
+		return 0;
+	s->records++;
+	if (r->kind == IOT_REC_IO && size >= sizeof(struct iot_bpf_io))
+		s->err = io_records(s, data);
+	else if (r->kind == IOT_REC_EVENT) {
+		ev_from(&ev, r);
+		s->err = push(s, &ev, r->comm);
+	}
+	return s->err; /* an error stops ring_buffer__consume() */
+}
+
+static int drain(void *arg, int final, struct iot_err *e)
+{
+	struct cap_backend_state *s = arg;
+	int n = ring_buffer__consume(s->rb);
+
+	if (!s->err && n < 0)
+		s->err = n;
+	if (!s->err)
+		s->err = flush(s, final);
+	if (s->err) {
+		if (!s->e.msg[0])
+			iot_err_set(&s->e, s->err, "bpf: reading the ring buffer: %s",
+			            strerror(-s->err));
+		*e = s->e;
+		return s->err;
+	}
+	return n > 0;
+}
+
+/* ---- start and stop ------------------------------------------------------------------ */
+
+/* The whole disk's dev_t (blktrace encoding) of d, and whether it issues requests. */
+static int disk_of(const struct cap_dev *d, uint32_t *key, int *bio_based, struct iot_err *e)
+{
+	char p[600], buf[64], *slash;
+	unsigned ma, mi;
+
+	snprintf(p, sizeof(p), "%s", d->queuedir);
+	slash = strrchr(p, '/');
+	if (!slash)
+		return iot_err_set(e, -ENOENT, "bpf: '%s': no queue directory", d->name);
+	*slash = '\0';
+	snprintf(p + strlen(p), sizeof(p) - strlen(p), "/dev");
+	if (cap_read_str(p, buf, sizeof(buf)) || sscanf(buf, "%u:%u", &ma, &mi) != 2)
+		return iot_err_set(e, -ENOENT, "bpf: '%s': cannot read %s", d->name, p);
+	*key = BLK_MKDEV(ma, mi);
+	*slash = '\0';
+	/* blk-mq disks have an mq/ directory; bio-based drivers (zram, dm, md) do not */
+	snprintf(p + strlen(p), sizeof(p) - strlen(p), "/mq");
+	*bio_based = access(p, F_OK) != 0;
+	return 0;
+}
+
+static int fill_devices(struct cap_backend_state *s, const struct cap_dev *devs, unsigned n,
+                        int *any_rq, int *any_bio, struct iot_err *e)
+{
+	int fd = bpf_map__fd(s->skel->maps.devs);
+
+	*any_rq = *any_bio = 0;
+	if (n > IOT_BPF_MAX_DEVS)
+		return iot_err_set(e, -E2BIG, "bpf: at most %u devices", IOT_BPF_MAX_DEVS);
+	for (unsigned i = 0; i < n; i++) {
+		struct iot_bpf_dev v = {.dev = devs[i].kdev, .idx = i};
+		uint32_t key = 0;
+		int bio_based = 0, ret;
+
+		if ((ret = disk_of(&devs[i], &key, &bio_based, e)))
+			return ret;
+		v.bio_based = (uint32_t)bio_based;
+		if (devs[i].partition) {
+			char p[600];
+			uint64_t start = 0, size = 0;
+
+			snprintf(p, sizeof(p), "%s/start", devs[i].sysdir);
+			cap_read_u64(p, &start);
+			snprintf(p, sizeof(p), "%s/size", devs[i].sysdir);
+			cap_read_u64(p, &size);
+			v.start = start;
+			v.end = start + size; /* blk_trace_setup_lba(): inclusive, as the tracer */
+		}
+		if (!bpf_map_lookup_elem(fd, &key, &(struct iot_bpf_dev){0}))
+			return iot_err_set(e, -EBUSY,
+			                   "bpf: '%s' shares its disk with another traced device "
+			                   "(one trace per disk, as the blk tracer)",
+			                   devs[i].name);
+		if (bpf_map_update_elem(fd, &key, &v, BPF_NOEXIST))
+			return iot_err_set(e, -errno, "bpf: device table: %s", strerror(errno));
+		*any_bio |= bio_based;
+		*any_rq |= !bio_based;
+	}
+	return 0;
+}
+
+/* Which programs a level needs: each program is one tracepoint. */
+static void choose_programs(struct cap_backend_state *s, enum cap_detail detail, uint16_t mask)
+{
+	struct iotape_blk *k = s->skel;
+	/* the categories an op gives any record (a record passes the mask if one is in it) */
+	const uint16_t opcat = 0x1 | 0x2 | 0x4 | 0x8 | 0x100 | 0x200 | 0x800 | 0x1000 | 0x2000 |
+	                       0x8000;
+	struct {
+		struct bpf_program *p;
+		uint16_t cat; /* the action's own category */
+	} ev[] = {
+	    {k->progs.rq_insert, 0x10},    {k->progs.rq_issue, 0x40},     {k->progs.rq_merge, 0x10},
+	    {k->progs.rq_requeue, 0x20},   {k->progs.rq_complete, 0x80},  {k->progs.bio_queue, 0x10},
+	    {k->progs.bio_complete, 0x80}, {k->progs.bio_backmerge, 0x10}, {k->progs.bio_frontmerge, 0x10},
+	    {k->progs.getrq, 0x10},        {k->progs.split, 0},           {k->progs.bio_remap, 0x10},
+	    {k->progs.plug, 0x10},         {k->progs.unplug, 0x10},
+	};
+
+	for (unsigned i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
+		bpf_program__set_autoload(ev[i].p, detail == CAP_DETAIL_EVENTS &&
+		                                       (mask & (ev[i].cat | opcat)) != 0);
+	if (detail != CAP_DETAIL_EVENTS) {
+		bpf_program__set_autoload(k->progs.rq_issue, true);
+		bpf_program__set_autoload(k->progs.rq_complete, true);
+		bpf_program__set_autoload(k->progs.bio_queue, true);
+		bpf_program__set_autoload(k->progs.bio_complete, true);
+	}
+}
+
+static size_t pow2_at_least(size_t v)
+{
+	size_t p = 1;
+
+	while (p < v && p < ((size_t)1 << 30))
+		p <<= 1;
+	return p;
+}
+
+/* Why the kernel cannot run the programs, before trying: BTF (CO-RE needs it). */
+static int kernel_ready(struct iot_err *e)
+{
+	const char *btf = getenv("IOTAPE_BTF"); /* tests point it elsewhere */
+
+	if (!btf || !*btf)
+		btf = "/sys/kernel/btf/vmlinux";
+	if (access(btf, R_OK))
+		return iot_err_set(e, -ENOTSUP, "bpf: the kernel has no BTF ('%s': %s)", btf,
+		                   strerror(errno));
+	return 0;
+}
+
+static int bpf_start(struct cap_backend_state **out, const struct cap_dev *devs, unsigned n,
+                     const struct cap_opts *o, struct cap_reader *rd, struct iot_err *e)
+{
+	struct cap_backend_state *s = calloc(1, sizeof(*s));
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	int ret, any_rq, any_bio;
+	size_t kb = o->buffer_kb ? o->buffer_kb : CAP_DEFAULT_BUFFER_KB;
+
+	*out = s;
+	if (!s)
+		return iot_err_set(e, -ENOMEM, "out of memory");
+	s->sink = cap_reader_sink(rd);
+	s->detail = o->detail;
+	s->hold = o->detail == CAP_DETAIL_IO ? HOLD_IO_MIN_NS : HOLD_EVENTS_NS;
+	s->attached = json_array();
+	if ((ret = kernel_ready(e)))
+		return ret;
+	libbpf_set_print(libbpf_print);
+	libbpf_last[0] = '\0';
+	s->skel = iotape_blk__open();
+	if (!s->skel)
+		return iot_err_set(e, -errno ? -errno : -EINVAL, "bpf: cannot open the program: %s",
+		                   libbpf_last[0] ? libbpf_last : strerror(errno));
+	s->skel->rodata->level = o->detail == CAP_DETAIL_IO        ? IOT_BPF_IO
+	                         : o->detail == CAP_DETAIL_SUMMARY ? IOT_BPF_SUMMARY
+	                                                           : IOT_BPF_EVENTS;
+	s->skel->rodata->act_mask = o->act_mask ? o->act_mask : 0xffff;
+	s->rb_bytes = pow2_at_least(kb * 1024 * (size_t)(ncpu > 0 ? ncpu : 1));
+	s->skel->rodata->wake_bytes = s->rb_bytes / 4;
+	bpf_map__set_max_entries(s->skel->maps.records, (uint32_t)s->rb_bytes);
+	bpf_map__set_max_entries(s->skel->maps.inflight, INFLIGHT_MAX);
+	choose_programs(s, o->detail, o->act_mask ? o->act_mask : 0xffff);
+	if ((ret = iotape_blk__load(s->skel)))
+		return iot_err_set(e, ret < 0 ? ret : -EINVAL, "bpf: the kernel refused the program: %s",
+		                   libbpf_last[0] ? libbpf_last : strerror(-ret));
+	if ((ret = fill_devices(s, devs, n, &any_rq, &any_bio, e)))
+		return ret;
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.records), on_record, s, NULL);
+	if (!s->rb)
+		return iot_err_set(e, -errno, "bpf: ring buffer: %s", strerror(errno));
+	if ((ret = cap_reader_add_fn(rd, ring_buffer__epoll_fd(s->rb), drain, s, e)))
+		return ret;
+	/* attach last: from here on events flow */
+	{
+		struct bpf_program *p;
+
+		bpf_object__for_each_program(p, s->skel->obj)
+		{
+			struct bpf_link *l;
+
+			if (!bpf_program__autoload(p))
+				continue;
+			/* io level: a disk kind nobody traces needs no probe */
+			if (o->detail != CAP_DETAIL_EVENTS &&
+			    (((p == s->skel->progs.rq_issue || p == s->skel->progs.rq_complete) &&
+			      !any_rq) ||
+			     ((p == s->skel->progs.bio_queue || p == s->skel->progs.bio_complete) &&
+			      !any_bio)))
+				continue;
+			l = bpf_program__attach(p);
+			if (!l)
+				return iot_err_set(e, -errno, "bpf: attaching to %s: %s",
+				                   bpf_program__section_name(p), strerror(errno));
+			/* the skeleton's destroy closes the links it holds */
+			for (int i = 0; i < s->skel->skeleton->prog_cnt; i++)
+				if (*s->skel->skeleton->progs[i].prog == p)
+					*s->skel->skeleton->progs[i].link = l;
+			json_array_append_new(s->attached,
+			                      json_string(bpf_program__section_name(p) + 7));
+		}
+	}
+	return 0;
+}
+
+static void bpf_stop(struct cap_backend_state *s)
+{
+	/* no new records; what is in the ring buffer is still drained */
+	if (s && s->skel)
+		iotape_blk__detach(s->skel);
+}
+
+static uint64_t counter(struct cap_backend_state *s, uint32_t which)
+{
+	long ncpu = libbpf_num_possible_cpus();
+	uint64_t *v, sum = 0;
+
+	if (ncpu <= 0 || !(v = calloc((size_t)ncpu, sizeof(*v))))
+		return 0;
+	if (!bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.counters), &which, v))
+		for (long c = 0; c < ncpu; c++)
+			sum += v[c];
+	free(v);
+	return sum;
+}
+
+static int bpf_teardown(struct cap_backend_state *s, struct cap_result *res, json_t *info,
+                        struct iot_err *e)
+{
+	(void)e;
+	if (!s)
+		return 0;
+	if (s->skel && info) {
+		uint64_t lost = counter(s, IOT_CNT_LOST);
+
+		json_object_set_new(info, "program", json_string("tp_btf"));
+		json_object_set_new(info, "detail", json_string(cap_detail_name(s->detail)));
+		json_object_set_new(info, "ring_buffer_bytes", json_integer((json_int_t)s->rb_bytes));
+		json_object_set_new(info, "tracepoints", json_incref(s->attached));
+		json_object_set_new(info, "records", json_integer((json_int_t)s->records));
+		json_object_set_new(info, "lost_records", json_integer((json_int_t)lost));
+		if (s->detail != CAP_DETAIL_EVENTS) {
+			json_object_set_new(
+			    info, "unpaired_completions",
+			    json_integer((json_int_t)counter(s, IOT_CNT_UNPAIRED)));
+			json_object_set_new(
+			    info, "inflight_table_full",
+			    json_integer((json_int_t)counter(s, IOT_CNT_TABLE_FULL)));
+			json_object_set_new(info, "merges",
+			                    json_integer((json_int_t)counter(s, IOT_CNT_MERGES)));
+		}
+		json_object_set_new(info, "reorder",
+		                    json_pack("{s:I, s:I, s:I}", "hold_ns", (json_int_t)s->hold,
+		                              "late", (json_int_t)s->late, "forced",
+		                              (json_int_t)s->forced));
+		if (res)
+			res->dropped = lost;
+	}
+	ring_buffer__free(s->rb);
+	iotape_blk__destroy(s->skel);
+	json_decref(s->attached);
+	free(s->heap);
+	free(s);
+	return 0;
+}
+
+const struct cap_blk_ops cap_bpf_ops = {
+    .name = "bpf",
+    .start = bpf_start,
+    .stop = bpf_stop,
+    .teardown = bpf_teardown,
+};
+
+int cap_bpf_built(const char **why)
+{
+	*why = NULL;
+	return 1;
+}
+
+#else /* !IOTAPE_HAVE_BPF */
+
+#ifndef IOTAPE_NO_BPF_REASON
+#define IOTAPE_NO_BPF_REASON "it was not configured"
+#endif
+
+static int nobpf_start(struct cap_backend_state **out, const struct cap_dev *devs, unsigned n,
+                       const struct cap_opts *o, struct cap_reader *rd, struct iot_err *e)
+{
+	(void)devs, (void)n, (void)o, (void)rd;
+	*out = NULL;
+	return iot_err_set(e, -ENOTSUP,
+	                   "bpf: this iotape was built without the bpf backend (" IOTAPE_NO_BPF_REASON
+	                   " when it was built)");
+}
+
+static void nobpf_stop(struct cap_backend_state *s)
+{
+	(void)s;
+}
+
+static int nobpf_teardown(struct cap_backend_state *s, struct cap_result *res, json_t *info,
+                          struct iot_err *e)
+{
+	(void)s, (void)res, (void)info, (void)e;
+	return 0;
+}
+
+const struct cap_blk_ops cap_bpf_ops = {
+    .name = "bpf",
+    .start = nobpf_start,
+    .stop = nobpf_stop,
+    .teardown = nobpf_teardown,
+};
+
+int cap_bpf_built(const char **why)
+{
+	*why = IOTAPE_NO_BPF_REASON " when this iotape was built";
+	return 0;
+}
+
+#endif

@@ -1,0 +1,542 @@
+/* SPDX-License-Identifier: MIT */
+/* The bpf capture backend's kernel side: block tracepoints to blktrace actions, IOs, summaries. */
+#include "vmlinux.h"
+
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "blk_rec.h"
+
+/*
+ * Each handler mirrors the blk tracer's probe for the same tracepoint (kernel/trace/blktrace.c:
+ * blk_add_trace_rq(), blk_add_trace_bio(), __blk_add_trace()): the same action code, sector,
+ * bytes, categories from the request's or bio's op and flags, error, pid and CPU, and the
+ * cgroup id of the IO's blkcg (bio_blkcg_css(), what the tracer's blk_cgroup option writes).
+ * They are tp_btf programs (BTF-typed raw tracepoints): the arguments are read directly,
+ * without the perf record a classic tracepoint program gets.
+ *
+ * Set by the loader before load (read-only afterwards, so the verifier prunes the levels not
+ * taken).
+ */
+const volatile __u32 level = IOT_BPF_EVENTS;
+const volatile __u32 act_mask = 0xffff; /* blktrace categories recorded (events level) */
+const volatile __u64 wake_bytes = 1 << 22; /* wake the reader when this much is waiting */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, IOT_BPF_MAX_DEVS);
+	__type(key, __u32);
+	__type(value, struct iot_bpf_dev);
+} devs SEC(".maps");
+
+/* size set by the loader (--buffer-kb per CPU) */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 24);
+} records SEC(".maps");
+
+struct inflight {
+	__u64 t;
+	__u32 pid, cpu;
+	char comm[IOT_BPF_COMM];
+};
+
+/* io and summary levels: requests (or bio-based bios) between issue (queue) and completion,
+ * keyed by their address */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1 << 16);
+	__type(key, __u64);
+	__type(value, struct inflight);
+} inflight SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, IOT_CNT_N);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+/* include/uapi/linux/blktrace_api.h */
+#define TC_SHIFT 16
+#define TC_READ (1u << 0)
+#define TC_WRITE (1u << 1)
+#define TC_FLUSH (1u << 2)
+#define TC_SYNC (1u << 3)
+#define TC_QUEUE (1u << 4)
+#define TC_REQUEUE (1u << 5)
+#define TC_ISSUE (1u << 6)
+#define TC_COMPLETE (1u << 7)
+#define TC_FS (1u << 8)
+#define TC_PC (1u << 9)
+#define TC_AHEAD (1u << 11)
+#define TC_META (1u << 12)
+#define TC_DISCARD (1u << 13)
+#define TC_FUA (1u << 15)
+#define ACT(code, cat) ((code) | ((cat) << TC_SHIFT))
+#define TA_QUEUE ACT(1, TC_QUEUE)
+#define TA_BACKMERGE ACT(2, TC_QUEUE)
+#define TA_FRONTMERGE ACT(3, TC_QUEUE)
+#define TA_GETRQ ACT(4, TC_QUEUE)
+#define TA_REQUEUE ACT(6, TC_REQUEUE)
+#define TA_ISSUE ACT(7, TC_ISSUE)
+#define TA_COMPLETE ACT(8, TC_COMPLETE)
+#define TA_PLUG ACT(9, TC_QUEUE)
+#define TA_UNPLUG_IO ACT(10, TC_QUEUE)
+#define TA_UNPLUG_TIMER ACT(11, TC_QUEUE)
+#define TA_INSERT ACT(12, TC_QUEUE)
+#define TA_SPLIT 13
+#define TA_REMAP ACT(15, TC_QUEUE)
+
+#define OP_MASK 0xffu
+
+static __always_inline void count(__u32 which, __u64 n)
+{
+	__u64 *c = bpf_map_lookup_elem(&counters, &which);
+
+	if (c)
+		*c += n;
+}
+
+static __always_inline __u32 disk_key(struct gendisk *disk)
+{
+	if (!disk)
+		return 0;
+	return ((__u32)BPF_CORE_READ(disk, major) << 20) | (__u32)BPF_CORE_READ(disk, first_minor);
+}
+
+/* The device entry of a queue's disk, NULL when it is not traced (nearly every call on a
+ * machine with other disks busy: one hash lookup). */
+static __always_inline struct iot_bpf_dev *dev_of_disk(struct gendisk *disk)
+{
+	__u32 key = disk_key(disk);
+
+	return key ? bpf_map_lookup_elem(&devs, &key) : NULL;
+}
+
+/* act_log_check(): outside a partition's sectors is not its event (sector 0: no sector) */
+static __always_inline int out_of_range(const struct iot_bpf_dev *d, __u64 sector)
+{
+	return d->end && sector && (sector < d->start || sector > d->end);
+}
+
+/* __blk_add_trace(): the categories an op and its flags give */
+static __always_inline __u32 op_categories(__u32 opf)
+{
+	__u32 op = opf & OP_MASK, c = (op & 1) ? TC_WRITE : TC_READ;
+
+	if (opf & (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_SYNC)))
+		c |= TC_SYNC;
+	if (opf & (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_RAHEAD)))
+		c |= TC_AHEAD;
+	if (opf & (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_META)))
+		c |= TC_META;
+	if (opf & (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_PREFLUSH)))
+		c |= TC_FLUSH;
+	if (opf & (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_FUA)))
+		c |= TC_FUA;
+	if (op == REQ_OP_DISCARD || op == REQ_OP_SECURE_ERASE)
+		c |= TC_DISCARD;
+	if (op == REQ_OP_FLUSH)
+		c |= TC_FLUSH;
+	return c;
+}
+
+static __always_inline int is_passthrough(__u32 opf)
+{
+	__u32 op = opf & OP_MASK;
+
+	return op == REQ_OP_DRV_IN || op == REQ_OP_DRV_OUT;
+}
+
+/* blk_status_to_errno() for the statuses a completion carries (block/blk-core.c blk_errors);
+ * the record's error is the negative errno's low 16 bits, as the tracer's u16 field keeps it */
+static __always_inline __u16 status_errno(__u8 st)
+{
+	int e;
+
+	switch (st) {
+	case 0: return 0;
+	case 1: e = 95; break;  /* NOTSUPP: EOPNOTSUPP */
+	case 2: e = 110; break; /* TIMEOUT: ETIMEDOUT */
+	case 3: e = 28; break;  /* NOSPC */
+	case 4: e = 67; break;  /* TRANSPORT: ENOLINK */
+	case 5: e = 121; break; /* TARGET: EREMOTEIO */
+	case 6: e = 52; break;  /* RESV_CONFLICT: EBADE */
+	case 7: e = 61; break;  /* MEDIUM: ENODATA */
+	case 8: e = 84; break;  /* PROTECTION: EILSEQ */
+	case 9: e = 12; break;  /* RESOURCE: ENOMEM */
+	case 11: e = 78; break; /* DM_REQUEUE: EREMCHG */
+	case 12: e = 11; break; /* AGAIN */
+	case 13: e = 16; break; /* DEV_RESOURCE: EBUSY */
+	case 16: e = 19; break; /* OFFLINE: ENODEV */
+	default: e = 5; break;  /* IOERR and the rest: EIO */
+	}
+	return (__u16)-e;
+}
+
+/* cgroup_id(bio_blkcg_css(bio)->cgroup): the kernfs id of the blkcg's cgroup */
+static __always_inline __u64 bio_cgroup(struct bio *bio)
+{
+	struct blkcg_gq *blkg;
+
+	if (!bio)
+		return 0;
+	blkg = BPF_CORE_READ(bio, bi_blkg);
+	if (!blkg)
+		return 0;
+	return BPF_CORE_READ(blkg, blkcg, css.cgroup, kn, id);
+}
+
+static __always_inline struct iot_bpf_ev *ev_reserve(const struct iot_bpf_dev *d, __u32 action,
+                                                     __u64 sector, __u32 bytes, __u16 error,
+                                                     __u64 cgroup)
+{
+	struct iot_bpf_ev *r;
+
+	if (!(act_mask & (action >> TC_SHIFT)))
+		return NULL;
+	r = bpf_ringbuf_reserve(&records, sizeof(*r), 0);
+	if (!r) {
+		count(IOT_CNT_LOST, 1);
+		return NULL;
+	}
+	r->time = bpf_ktime_get_ns();
+	r->sector = sector;
+	r->cgroup = cgroup;
+	r->bytes = bytes;
+	r->action = action;
+	r->pid = (__u32)bpf_get_current_pid_tgid();
+	r->dev = d->dev;
+	r->cpu = bpf_get_smp_processor_id();
+	r->error = error;
+	r->kind = IOT_REC_EVENT;
+	r->pdu_len = 0;
+	r->pad16 = 0;
+	r->pad32 = 0;
+	__builtin_memset(r->pdu, 0, sizeof(r->pdu));
+	bpf_get_current_comm(r->comm, sizeof(r->comm));
+	return r;
+}
+
+/* The wakeup is left to the reader, which drains on a timer (a wakeup per record would cost
+ * the traced IO an irq_work each), unless the ring buffer is filling up */
+static __always_inline __u64 wake_flag(void)
+{
+	return bpf_ringbuf_query(&records, BPF_RB_AVAIL_DATA) > wake_bytes ? BPF_RB_FORCE_WAKEUP
+	                                                                   : BPF_RB_NO_WAKEUP;
+}
+
+static __always_inline void ev_submit(struct iot_bpf_ev *r)
+{
+	bpf_ringbuf_submit(r, wake_flag());
+}
+
+/* ---- events: request actions (blk_add_trace_rq) ----------------------------------------- */
+
+static __always_inline void rq_event(struct request *rq, __u32 what, __u32 bytes, __u16 error)
+{
+	struct iot_bpf_dev *d = dev_of_disk(BPF_CORE_READ(rq, q, disk));
+	struct iot_bpf_ev *r;
+	__u32 opf;
+	__u64 sector;
+
+	if (!d)
+		return;
+	opf = BPF_CORE_READ(rq, cmd_flags);
+	sector = BPF_CORE_READ(rq, __sector);
+	/* blk_rq_trace_sector(): none for passthrough or an unset position */
+	if (is_passthrough(opf) || sector == (__u64)-1)
+		sector = 0;
+	if (out_of_range(d, sector))
+		return;
+	what |= (op_categories(opf) | (is_passthrough(opf) ? TC_PC : TC_FS)) << TC_SHIFT;
+	r = ev_reserve(d, what, sector, bytes, error, bio_cgroup(BPF_CORE_READ(rq, bio)));
+	if (r)
+		ev_submit(r);
+}
+
+/* ---- io and summary: one IO from issue (queue) to completion ------------------------------ */
+
+static __always_inline void inflight_start(__u64 key)
+{
+	struct inflight v = {.t = bpf_ktime_get_ns(),
+	                     .pid = (__u32)bpf_get_current_pid_tgid(),
+	                     .cpu = bpf_get_smp_processor_id()};
+
+	bpf_get_current_comm(v.comm, sizeof(v.comm));
+	if (bpf_map_update_elem(&inflight, &key, &v, BPF_ANY))
+		count(IOT_CNT_TABLE_FULL, 1);
+}
+
+static __always_inline void io_record(const struct iot_bpf_dev *d, __u64 key, __u32 opf,
+                                      __u32 extra, __u64 sector, __u32 bytes, __u16 error,
+                                      __u64 cgroup, __u64 t_queue, __u32 nbio, int issued)
+{
+	struct inflight *v = bpf_map_lookup_elem(&inflight, &key);
+	struct iot_bpf_io *r;
+
+	if (!v) {
+		count(IOT_CNT_UNPAIRED, 1);
+		return;
+	}
+	r = bpf_ringbuf_reserve(&records, sizeof(*r), 0);
+	if (!r) {
+		count(IOT_CNT_LOST, 1);
+		bpf_map_delete_elem(&inflight, &key);
+		return;
+	}
+	r->ev.time = bpf_ktime_get_ns();
+	r->ev.sector = sector;
+	r->ev.cgroup = cgroup;
+	r->ev.bytes = bytes;
+	r->ev.action = TA_COMPLETE | (op_categories(opf) | extra) << TC_SHIFT;
+	r->ev.pid = (__u32)bpf_get_current_pid_tgid();
+	r->ev.dev = d->dev;
+	r->ev.cpu = bpf_get_smp_processor_id();
+	r->ev.error = error;
+	r->ev.kind = IOT_REC_IO;
+	r->ev.pdu_len = 0;
+	r->ev.pad16 = 0;
+	r->ev.pad32 = 0;
+	__builtin_memset(r->ev.pdu, 0, sizeof(r->ev.pdu));
+	bpf_get_current_comm(r->ev.comm, sizeof(r->ev.comm));
+	r->t_queue = issued ? t_queue : v->t;
+	r->t_issue = issued ? v->t : 0;
+	r->issue_pid = v->pid;
+	r->issue_cpu = v->cpu;
+	r->nbio = nbio;
+	r->pad = 0;
+	__builtin_memcpy(r->issue_comm, v->comm, sizeof(r->issue_comm));
+	bpf_map_delete_elem(&inflight, &key);
+	bpf_ringbuf_submit(r, wake_flag());
+}
+
+/* bios in a request: 1 + the merges into it (bounded walk) */
+static __always_inline __u32 rq_nbio(struct request *rq)
+{
+	struct bio *b = BPF_CORE_READ(rq, bio);
+	__u32 n = 0;
+
+	for (int i = 0; i < 256 && b; i++) {
+		n++;
+		b = BPF_CORE_READ(b, bi_next);
+	}
+	return n;
+}
+
+/* ---- the tracepoints ---------------------------------------------------------------------- */
+
+SEC("tp_btf/block_rq_insert")
+int BPF_PROG(rq_insert, struct request *rq)
+{
+	rq_event(rq, TA_INSERT, BPF_CORE_READ(rq, __data_len), 0);
+	return 0;
+}
+
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(rq_issue, struct request *rq)
+{
+	if (level == IOT_BPF_EVENTS) {
+		rq_event(rq, TA_ISSUE, BPF_CORE_READ(rq, __data_len), 0);
+		return 0;
+	}
+	if (dev_of_disk(BPF_CORE_READ(rq, q, disk)))
+		inflight_start((__u64)rq);
+	return 0;
+}
+
+SEC("tp_btf/block_rq_merge")
+int BPF_PROG(rq_merge, struct request *rq)
+{
+	rq_event(rq, TA_BACKMERGE, BPF_CORE_READ(rq, __data_len), 0);
+	return 0;
+}
+
+SEC("tp_btf/block_rq_requeue")
+int BPF_PROG(rq_requeue, struct request *rq)
+{
+	rq_event(rq, TA_REQUEUE, BPF_CORE_READ(rq, __data_len), 0);
+	return 0;
+}
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(rq_complete, struct request *rq, blk_status_t error, unsigned int nr_bytes)
+{
+	struct iot_bpf_dev *d;
+	__u32 opf, nbio;
+	__u64 sector;
+
+	if (level == IOT_BPF_EVENTS) {
+		rq_event(rq, TA_COMPLETE, nr_bytes, status_errno(error));
+		return 0;
+	}
+	d = dev_of_disk(BPF_CORE_READ(rq, q, disk));
+	if (!d)
+		return 0;
+	opf = BPF_CORE_READ(rq, cmd_flags);
+	sector = BPF_CORE_READ(rq, __sector);
+	if (is_passthrough(opf) || sector == (__u64)-1)
+		sector = 0;
+	if (out_of_range(d, sector)) {
+		bpf_map_delete_elem(&inflight, &(__u64){(__u64)rq});
+		return 0;
+	}
+	nbio = rq_nbio(rq);
+	if (nbio > 1)
+		count(IOT_CNT_MERGES, nbio - 1);
+	io_record(d, (__u64)rq, opf, is_passthrough(opf) ? TC_PC : TC_FS, sector, nr_bytes,
+	          status_errno(error), bio_cgroup(BPF_CORE_READ(rq, bio)),
+	          BPF_CORE_READ(rq, start_time_ns), nbio, 1);
+	return 0;
+}
+
+/* blk_add_trace_bio() */
+static __always_inline void bio_event(struct bio *bio, __u32 what, __u16 error, __u32 pdu_len,
+                                      const void *pdu)
+{
+	struct iot_bpf_dev *d = dev_of_disk(BPF_CORE_READ(bio, bi_bdev, bd_disk));
+	struct iot_bpf_ev *r;
+	__u64 sector;
+	__u32 opf;
+
+	if (!d)
+		return;
+	sector = BPF_CORE_READ(bio, bi_iter.bi_sector);
+	if (out_of_range(d, sector))
+		return;
+	opf = BPF_CORE_READ(bio, bi_opf);
+	/* no cgroup where the action has a PDU of its own: the kernel's cgroup bit there would
+	 * stop blkparse (formats/bt_decode.h) */
+	r = ev_reserve(d, what | op_categories(opf) << TC_SHIFT, sector,
+	               BPF_CORE_READ(bio, bi_iter.bi_size), error, pdu_len ? 0 : bio_cgroup(bio));
+	if (!r)
+		return;
+	if (pdu_len == 8) {
+		__builtin_memcpy(r->pdu, pdu, 8);
+		r->pdu_len = 8;
+	} else if (pdu_len == 16) {
+		__builtin_memcpy(r->pdu, pdu, 16);
+		r->pdu_len = 16;
+	}
+	ev_submit(r);
+}
+
+SEC("tp_btf/block_bio_queue")
+int BPF_PROG(bio_queue, struct bio *bio)
+{
+	struct iot_bpf_dev *d;
+
+	if (level == IOT_BPF_EVENTS) {
+		bio_event(bio, TA_QUEUE, 0, 0, NULL);
+		return 0;
+	}
+	d = dev_of_disk(BPF_CORE_READ(bio, bi_bdev, bd_disk));
+	if (d && d->bio_based && !out_of_range(d, BPF_CORE_READ(bio, bi_iter.bi_sector)))
+		inflight_start((__u64)bio);
+	return 0;
+}
+
+SEC("tp_btf/block_bio_complete")
+int BPF_PROG(bio_complete, struct request_queue *q, struct bio *bio)
+{
+	struct iot_bpf_dev *d;
+	__u64 sector;
+
+	if (level == IOT_BPF_EVENTS) {
+		bio_event(bio, TA_COMPLETE, status_errno(BPF_CORE_READ(bio, bi_status)), 0, NULL);
+		return 0;
+	}
+	d = dev_of_disk(BPF_CORE_READ(bio, bi_bdev, bd_disk));
+	if (!d || !d->bio_based)
+		return 0;
+	sector = BPF_CORE_READ(bio, bi_iter.bi_sector);
+	if (out_of_range(d, sector))
+		return 0;
+	io_record(d, (__u64)bio, BPF_CORE_READ(bio, bi_opf), 0, sector,
+	          BPF_CORE_READ(bio, bi_iter.bi_size), status_errno(BPF_CORE_READ(bio, bi_status)),
+	          bio_cgroup(bio), 0, 1, 0);
+	return 0;
+}
+
+SEC("tp_btf/block_bio_backmerge")
+int BPF_PROG(bio_backmerge, struct bio *bio)
+{
+	bio_event(bio, TA_BACKMERGE, 0, 0, NULL);
+	return 0;
+}
+
+SEC("tp_btf/block_bio_frontmerge")
+int BPF_PROG(bio_frontmerge, struct bio *bio)
+{
+	bio_event(bio, TA_FRONTMERGE, 0, 0, NULL);
+	return 0;
+}
+
+SEC("tp_btf/block_getrq")
+int BPF_PROG(getrq, struct bio *bio)
+{
+	bio_event(bio, TA_GETRQ, 0, 0, NULL);
+	return 0;
+}
+
+SEC("tp_btf/block_split")
+int BPF_PROG(split, struct bio *bio, unsigned int new_sector)
+{
+	__u64 pdu = __builtin_bswap64((__u64)new_sector);
+
+	bio_event(bio, TA_SPLIT, status_errno(BPF_CORE_READ(bio, bi_status)), 8, &pdu);
+	return 0;
+}
+
+SEC("tp_btf/block_bio_remap")
+int BPF_PROG(bio_remap, struct bio *bio, dev_t from_dev, sector_t from)
+{
+	/* struct blk_io_trace_remap: device_from, device_to (be32), sector_from (be64) */
+	__u32 pdu[4];
+	__u64 be_from = __builtin_bswap64(from);
+
+	pdu[0] = __builtin_bswap32(from_dev);
+	pdu[1] = __builtin_bswap32(BPF_CORE_READ(bio, bi_bdev, bd_dev));
+	__builtin_memcpy(&pdu[2], &be_from, 8);
+	bio_event(bio, TA_REMAP, status_errno(BPF_CORE_READ(bio, bi_status)), 16, pdu);
+	return 0;
+}
+
+/* blk_add_trace_plug() and _unplug(): no sector, no op (so the read category), no cgroup */
+static __always_inline void queue_event(struct request_queue *q, __u32 what, int pdu_depth,
+                                        __u32 depth)
+{
+	struct iot_bpf_dev *d = dev_of_disk(BPF_CORE_READ(q, disk));
+	struct iot_bpf_ev *r;
+
+	if (!d)
+		return;
+	r = ev_reserve(d, what | TC_READ << TC_SHIFT, 0, 0, 0, 0);
+	if (!r)
+		return;
+	if (pdu_depth) {
+		__u64 be = __builtin_bswap64((__u64)depth);
+
+		__builtin_memcpy(r->pdu, &be, 8);
+		r->pdu_len = 8;
+	}
+	ev_submit(r);
+}
+
+SEC("tp_btf/block_plug")
+int BPF_PROG(plug, struct request_queue *q)
+{
+	queue_event(q, TA_PLUG, 0, 0);
+	return 0;
+}
+
+SEC("tp_btf/block_unplug")
+int BPF_PROG(unplug, struct request_queue *q, unsigned int depth, bool explicit)
+{
+	queue_event(q, explicit ? TA_UNPLUG_IO : TA_UNPLUG_TIMER, 1, depth);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";

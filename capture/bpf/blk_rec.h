@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/* What the block BPF program and capture's reader share: records, device table, counters. */
+#ifndef IOTAPE_CAPTURE_BPF_BLK_REC_H
+#define IOTAPE_CAPTURE_BPF_BLK_REC_H
+
+/*
+ * Included by capture/bpf/blk.bpf.c (after vmlinux.h, which defines the __u64 family) and by
+ * capture/bpf.c (after <linux/types.h>). Every struct is made of naturally aligned fields with
+ * explicit padding, so both compilers lay it out alike.
+ */
+
+/* --detail: what the program records */
+enum iot_bpf_level {
+	IOT_BPF_EVENTS = 0,  /* a record per blktrace action, as the blk tracer writes it */
+	IOT_BPF_IO = 1,      /* a record per request (or bio-based bio) at its completion */
+	IOT_BPF_SUMMARY = 2, /* nothing per IO: maps only */
+};
+
+enum iot_bpf_kind {
+	IOT_REC_EVENT = 1, /* struct iot_bpf_ev: one blktrace action */
+	IOT_REC_IO = 2,    /* struct iot_bpf_io: one IO at its completion */
+};
+
+#define IOT_BPF_PDU_MAX 16
+#define IOT_BPF_COMM 16
+#define IOT_BPF_MAX_DEVS 64
+
+/* One blktrace action, the fields of the v7 record the blk tracer would write. */
+struct iot_bpf_ev {
+	__u64 time;   /* CLOCK_MONOTONIC ns (bpf_ktime_get_ns, the tracefs "mono" clock) */
+	__u64 sector; /* absolute on the disk, as the blk tracer records it */
+	__u64 cgroup; /* the IO's blkcg cgroup id (0: none, e.g. plug and unplug) */
+	__u32 bytes;
+	__u32 action; /* v7 action word: code | categories << 16 (no cgroup bit) */
+	__u32 pid;
+	__u32 dev; /* the traced device's dev_t (major << 20 | minor) */
+	__u32 cpu;
+	__u16 error;
+	__u16 kind; /* enum iot_bpf_kind */
+	__u16 pdu_len;
+	__u16 pad16;
+	__u32 pad32;
+	__u8 pdu[IOT_BPF_PDU_MAX]; /* unplug depth, split sector, remap source (big-endian) */
+	char comm[IOT_BPF_COMM];   /* of pid */
+};
+
+/* One IO at its completion: ev is the completion (C) itself. */
+struct iot_bpf_io {
+	struct iot_bpf_ev ev;
+	__u64 t_queue; /* Q (bio-based), the request's allocation (request-based), 0: unknown */
+	__u64 t_issue; /* D; 0 for bio-based devices, which issue no requests */
+	__u32 issue_pid; /* the task that issued it (bio-based: queued it) */
+	__u32 issue_cpu;
+	__u32 nbio; /* bios in the request: 1 + the merges into it */
+	__u32 pad;
+	char issue_comm[IOT_BPF_COMM];
+};
+
+/* The device table: key the whole disk's dev_t (the queue's), as the blk tracer keeps one
+ * trace per queue limited to a partition's sectors. */
+struct iot_bpf_dev {
+	__u64 start, end; /* a partition's sectors [start, end]; end 0: the whole disk */
+	__u32 dev;        /* dev_t written into records */
+	__u32 idx;        /* position in the capture's device list */
+	__u32 bio_based;  /* issues no requests: the io level pairs Q with C */
+	__u32 pad;
+};
+
+/* Counters, one set per CPU (a PERCPU_ARRAY of IOT_CNT_N). */
+enum iot_bpf_counter {
+	IOT_CNT_LOST = 0,   /* records the ring buffer had no room for */
+	IOT_CNT_UNPAIRED,   /* io level: completions whose issue (or queue) was not seen */
+	IOT_CNT_TABLE_FULL, /* io level: in-flight table full, the IO not tracked */
+	IOT_CNT_MERGES,     /* io level: bios merged into requests */
+	IOT_CNT_N = 8,
+};
+
+#endif
