@@ -96,13 +96,14 @@ wait_tracing_on() {
 	fail "the background capture did not start tracing within 30 s"
 }
 
-# capture_bg RUN COMMAND...: `iotape capture -o RUN -d $LOOP -- COMMAND` in the background,
-# once it traces; CAP_PID is iotape's pid, CAP_CHILD COMMAND's
+# capture_bg RUN COMMAND...: `iotape capture -o RUN -d $LOOP --backend tracefs -- COMMAND` in
+# the background, once it traces; CAP_PID is iotape's pid, CAP_CHILD COMMAND's. (tracefs: the
+# tests that use it are about the global tracer's state; capture_bpf.sh has the bpf ones.)
 capture_bg() {
 	local run=$1
 	shift
 	wait_tracer_free
-	"$IOTAPE" capture -o "$run" -d "$LOOP" -- "$@" &
+	"$IOTAPE" capture -o "$run" -d "$LOOP" --backend tracefs -- "$@" &
 	CAP_PID=$!
 	wait_tracing_on "$CAP_PID"
 	CAP_CHILD=$(cat /proc/"$CAP_PID"/task/*/children 2>/dev/null || true)

@@ -21,7 +21,7 @@ tracefs_put options/stacktrace 1
 tracefs_put options/userstacktrace 1
 
 RUN="$TMP/run"
-capture -o "$RUN" -d "$LOOP" -- sh -c "cat $T/options/stacktrace $T/options/userstacktrace \
+capture -o "$RUN" -d "$LOOP" --backend tracefs -- sh -c "cat $T/options/stacktrace $T/options/userstacktrace \
 	>'$TMP/during'; dd if=/dev/zero of='$LOOP' bs=64k count=16 oflag=direct status=none" ||
 	fail "capture exited $?"
 expect_eq "stacktrace, userstacktrace during the capture" "$(tr '\n' ' ' <"$TMP/during")" "0 0 "
@@ -36,7 +36,7 @@ capture_bg "$TMP/run-kill" sleep 60
 kill_capture
 # the recovery itself (and its notice) is capture_signal.sh's; here: it puts these back too.
 # On a shared machine another waiting capture (replay --capture) may do it first.
-capture -o "$TMP/run-after-kill" -d "$LOOP" -- true || fail "capture after SIGKILL exited $?"
+capture -o "$TMP/run-after-kill" -d "$LOOP" --backend tracefs -- true || fail "capture after SIGKILL exited $?"
 tracing_is_off
 expect_eq "stacktrace after recovery" "$(tracefs_get options/stacktrace)" "1"
 expect_eq "userstacktrace after recovery" "$(tracefs_get options/userstacktrace)" "1"
