@@ -12,10 +12,13 @@
 #include <bpf/libbpf.h>
 #include <linux/types.h>
 #include <stdarg.h>
+#include <stddef.h>
+#include <time.h>
 
 #include "capture/bpf/blk_rec.h"
 #include "blk.skel.h" /* generated at build time by bpftool (CMakeLists.txt) */
 #include "formats/blktrace.h"
+#include "formats/rundir.h"
 
 /*
  * How it works (docs/capture.md "bpf"): capture/bpf/blk.bpf.c is attached to the block
@@ -51,6 +54,18 @@ struct pend {
 	char comm[IOT_BPF_COMM];
 };
 
+/* the summary level's figures of one device, as read from the maps */
+struct sum_dev {
+	char name[64];
+	uint32_t kdev;
+	int bio_based;
+	struct iot_sum_bin *snap; /* [IOT_SUM_RING * ncpu]: the last read of each ring slot */
+	uint64_t (*bins)[5]; /* finished bins: ios, write_ios, read_bytes, write_bytes, seeks */
+	size_t nbins;
+	uint64_t (*gaps)[2];
+	size_t ngaps, capgaps;
+};
+
 struct cap_backend_state {
 	struct iotape_blk *skel;
 	struct ring_buffer *rb;
@@ -63,7 +78,16 @@ struct cap_backend_state {
 	int err;
 	struct iot_err e;
 	json_t *attached;
+	/* summary level */
+	char *rundir;
+	struct sum_dev *sd;
+	unsigned nsd, ncpu;
+	uint64_t interval_ns, idle_ns, last_read, last_write;
+	struct iot_sum_bin *bins_buf; /* one map read: ncpu values */
 };
+
+_Static_assert(offsetof(struct iot_bpf_gap, kind) == offsetof(struct iot_bpf_ev, kind),
+               "every record has its kind at one place");
 
 /* libbpf's messages: the last warning is kept for the error message (libbpf has one print
  * callback per process; a capture runs one at a time in it) */
@@ -242,12 +266,37 @@ static int io_records(struct cap_backend_state *s, const struct iot_bpf_io *r)
 	return push(s, &ev, r->ev.comm);
 }
 
+static int add_gap(struct cap_backend_state *s, const struct iot_bpf_gap *g)
+{
+	struct sum_dev *d;
+
+	if (g->idx >= s->nsd)
+		return 0;
+	d = &s->sd[g->idx];
+	if (d->ngaps == d->capgaps) {
+		size_t cap = d->capgaps ? 2 * d->capgaps : 64;
+		uint64_t(*n)[2] = realloc(d->gaps, cap * sizeof(*n));
+
+		if (!n)
+			return iot_err_set(&s->e, -ENOMEM, "bpf: out of memory");
+		d->gaps = n;
+		d->capgaps = cap;
+	}
+	d->gaps[d->ngaps][0] = g->start;
+	d->gaps[d->ngaps][1] = g->end;
+	d->ngaps++;
+	return 0;
+}
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct cap_backend_state *s = ctx;
 	const struct iot_bpf_ev *r = data;
 	struct blk_event ev;
 
+	if (size >= sizeof(struct iot_bpf_gap) &&
+	    ((const struct iot_bpf_gap *)data)->kind == IOT_REC_GAP)
+		return s->err = add_gap(s, data);
 	if (size < sizeof(*r))
 		return 0;
 	s->records++;
@@ -260,6 +309,183 @@ static int on_record(void *ctx, void *data, size_t size)
 	return s->err; /* an error stops ring_buffer__consume() */
 }
 
+/* ---- the summary level: reading the maps, summary.json -------------------------------- */
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* a bin the kernel is done with (its ring slot moved on, or the capture ended) */
+static int bin_done(struct cap_backend_state *s, struct sum_dev *d, const struct iot_sum_bin *b)
+{
+	uint64_t k = b->bin - 1;
+
+	if (k >= d->nbins) {
+		size_t n = (size_t)k + 64;
+		uint64_t(*nb)[5];
+
+		if (k > (1ull << 32) || !(nb = realloc(d->bins, n * sizeof(*nb))))
+			return iot_err_set(&s->e, -ENOMEM, "bpf: out of memory for the timeline");
+		memset(nb + d->nbins, 0, (n - d->nbins) * sizeof(*nb));
+		d->bins = nb;
+		d->nbins = n;
+	}
+	d->bins[k][0] += b->ios;
+	d->bins[k][1] += b->write_ios;
+	d->bins[k][2] += b->read_bytes;
+	d->bins[k][3] += b->write_bytes;
+	d->bins[k][4] += b->seeks;
+	return 0;
+}
+
+/*
+ * The kernel keeps IOT_SUM_RING bins per device and CPU; each slot holds its bin's counts
+ * until a later bin takes it. Read every second, a slot's last read before it moved on holds
+ * its bin's final counts (the bin ended long before): those are taken then, and at the end
+ * every slot's last read.
+ */
+static int read_bins(struct cap_backend_state *s, int final)
+{
+	int fd = bpf_map__fd(s->skel->maps.sum_bins);
+
+	for (unsigned i = 0; i < s->nsd; i++) {
+		struct sum_dev *d = &s->sd[i];
+
+		for (uint32_t slot = 0; slot < IOT_SUM_RING; slot++) {
+			uint32_t key = i * IOT_SUM_RING + slot;
+
+			if (bpf_map_lookup_elem(fd, &key, s->bins_buf))
+				continue;
+			for (unsigned c = 0; c < s->ncpu; c++) {
+				struct iot_sum_bin *old = &d->snap[slot * s->ncpu + c];
+				const struct iot_sum_bin *now = &s->bins_buf[c];
+				int ret;
+
+				if (old->bin && old->bin != now->bin && (ret = bin_done(s, d, old)))
+					return ret;
+				*old = *now;
+				if (final && old->bin && (ret = bin_done(s, d, old)))
+					return ret;
+			}
+		}
+	}
+	return 0;
+}
+
+static json_t *hist_json(struct cap_backend_state *s, unsigned idx)
+{
+	int fd = bpf_map__fd(s->skel->maps.sum_hist);
+	struct iot_sum_hist *v = calloc(s->ncpu, sizeof(*v));
+	uint64_t count = 0, sum = 0, min = UINT64_MAX, max = 0;
+	json_t *b = json_array();
+	uint32_t key = idx;
+
+	if (!v || bpf_map_lookup_elem(fd, &key, v)) {
+		free(v);
+		return b;
+	}
+	for (unsigned i = 0; i < IOT_HIST_BUCKETS; i++) {
+		uint64_t n = 0;
+
+		for (unsigned c = 0; c < s->ncpu; c++)
+			n += v[c].b[i];
+		if (n)
+			json_array_append_new(b, json_pack("[i, I]", i, (json_int_t)n));
+	}
+	for (unsigned c = 0; c < s->ncpu; c++) {
+		if (!v[c].count)
+			continue;
+		count += v[c].count;
+		sum += v[c].sum;
+		min = v[c].min < min ? v[c].min : min;
+		max = v[c].max > max ? v[c].max : max;
+	}
+	free(v);
+	return json_pack("{s:s, s:I, s:I, s:I, s:I, s:o}", "kind", "", "count", (json_int_t)count,
+	                 "sum", (json_int_t)sum, "min", (json_int_t)(count ? min : 0), "max",
+	                 (json_int_t)max, "buckets", b);
+}
+
+/* summary.json (docs/capture.md "summary.json"): written every minute and at the end, through
+ * a temporary file renamed into place */
+static int write_summary(struct cap_backend_state *s, uint64_t end_ns)
+{
+	json_t *root = json_object(), *devs = json_array();
+	int sfd = bpf_map__fd(s->skel->maps.sum_devs);
+	char path[4096], tmp[4096];
+
+	json_object_set_new(root, "format", json_string("iotape-summary"));
+	json_object_set_new(root, "format_version", json_integer(1));
+	json_object_set_new(root, "trace_clock", json_string("mono"));
+	json_object_set_new(root, "origin_ns", json_integer((json_int_t)s->skel->bss->origin_ns));
+	json_object_set_new(root, "end_ns", json_integer((json_int_t)end_ns));
+	json_object_set_new(root, "interval_ns", json_integer((json_int_t)s->interval_ns));
+	json_object_set_new(root, "idle_threshold_ns", json_integer((json_int_t)s->idle_ns));
+	for (unsigned i = 0; i < s->nsd; i++) {
+		struct sum_dev *d = &s->sd[i];
+		struct iot_sum_dev st = {0};
+		uint32_t key = i;
+		json_t *jd, *lat = hist_json(s, i), *bins = json_array(), *gaps = json_array();
+		char dev[32];
+
+		bpf_map_lookup_elem(sfd, &key, &st);
+		json_object_set_new(lat, "kind", json_string(d->bio_based ? "q2c" : "d2c"));
+		for (size_t k = 0; k < d->nbins; k++)
+			if (d->bins[k][0] || d->bins[k][4])
+				json_array_append_new(
+				    bins,
+				    json_pack("[I, I, I, I, I, I]", (json_int_t)k,
+				              (json_int_t)d->bins[k][0], (json_int_t)d->bins[k][1],
+				              (json_int_t)d->bins[k][2], (json_int_t)d->bins[k][3],
+				              (json_int_t)d->bins[k][4]));
+		for (size_t k = 0; k < d->ngaps; k++)
+			json_array_append_new(gaps, json_pack("[I, I]", (json_int_t)d->gaps[k][0],
+			                                      (json_int_t)d->gaps[k][1]));
+		snprintf(dev, sizeof(dev), "%u,%u", BLK_DEV_MAJOR(d->kdev), BLK_DEV_MINOR(d->kdev));
+		jd = json_pack("{s:s, s:s, s:b, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I}, s:o, s:o}",
+		               "name", d->name, "dev", dev, "bio_based", d->bio_based, "latency",
+		               lat, "seeks", "transitions", (json_int_t)st.transitions, "count",
+		               (json_int_t)st.seeks, "sequential", (json_int_t)st.sequential,
+		               "forward", (json_int_t)st.forward, "backward",
+		               (json_int_t)st.backward, "seekwatcher", (json_int_t)st.seekwatcher,
+		               "bins", bins, "gaps", gaps);
+		json_array_append_new(devs, jd);
+	}
+	json_object_set_new(root, "devices", devs);
+	snprintf(path, sizeof(path), "%s/" RUNDIR_SUMMARY, s->rundir);
+	snprintf(tmp, sizeof(tmp), "%s/." RUNDIR_SUMMARY ".tmp", s->rundir);
+	if (json_dump_file(root, tmp, JSON_COMPACT) || rename(tmp, path)) {
+		int err = errno ? errno : EIO;
+
+		unlink(tmp);
+		json_decref(root);
+		return iot_err_set(&s->e, -err, "'%s': %s", path, strerror(err));
+	}
+	json_decref(root);
+	return 0;
+}
+
+static int summary_tick(struct cap_backend_state *s, int final)
+{
+	uint64_t now = mono_ns();
+	int ret = 0;
+
+	if (!final && now - s->last_read < 1000000000ull)
+		return 0;
+	s->last_read = now;
+	if ((ret = read_bins(s, final)))
+		return ret;
+	if (final || now - s->last_write >= 60000000000ull) {
+		s->last_write = now;
+		ret = write_summary(s, now);
+	}
+	return ret;
+}
+
 static int drain(void *arg, int final, struct iot_err *e)
 {
 	struct cap_backend_state *s = arg;
@@ -269,6 +495,8 @@ static int drain(void *arg, int final, struct iot_err *e)
 		s->err = n;
 	if (!s->err)
 		s->err = flush(s, final);
+	if (!s->err && s->detail == CAP_DETAIL_SUMMARY)
+		s->err = summary_tick(s, final);
 	if (s->err) {
 		if (!s->e.msg[0])
 			iot_err_set(&s->e, s->err, "bpf: reading the ring buffer: %s",
@@ -339,7 +567,37 @@ static int fill_devices(struct cap_backend_state *s, const struct cap_dev *devs,
 			return iot_err_set(e, -errno, "bpf: device table: %s", strerror(errno));
 		*any_bio |= bio_based;
 		*any_rq |= !bio_based;
+		if (s->sd) {
+			snprintf(s->sd[i].name, sizeof(s->sd[i].name), "%s", devs[i].name);
+			s->sd[i].kdev = devs[i].kdev;
+			s->sd[i].bio_based = bio_based;
+		}
 	}
+	return 0;
+}
+
+static int summary_init(struct cap_backend_state *s, unsigned n, const char *rundir,
+                        struct iot_err *e)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint32_t idx;
+	struct iot_sum_dev init = {.last_end = ~0ull};
+
+	if (ncpu <= 0)
+		return iot_err_set(e, -EINVAL, "bpf: cannot count the CPUs");
+	s->ncpu = (unsigned)ncpu;
+	s->nsd = n;
+	if (!(s->rundir = strdup(rundir)) || !(s->sd = calloc(n ? n : 1, sizeof(*s->sd))) ||
+	    !(s->bins_buf = calloc(s->ncpu, sizeof(*s->bins_buf))))
+		return iot_err_set(e, -ENOMEM, "out of memory");
+	for (unsigned i = 0; i < n; i++)
+		if (!(s->sd[i].snap =
+		          calloc((size_t)IOT_SUM_RING * s->ncpu, sizeof(*s->sd[i].snap))))
+			return iot_err_set(e, -ENOMEM, "out of memory");
+	/* no issue seen yet: the seek distance starts at the second */
+	for (idx = 0; idx < n; idx++)
+		if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.sum_devs), &idx, &init, BPF_ANY))
+			return iot_err_set(e, -errno, "bpf: summary table: %s", strerror(errno));
 	return 0;
 }
 
@@ -348,17 +606,26 @@ static void choose_programs(struct cap_backend_state *s, enum cap_detail detail,
 {
 	struct iotape_blk *k = s->skel;
 	/* the categories an op gives any record (a record passes the mask if one is in it) */
-	const uint16_t opcat = 0x1 | 0x2 | 0x4 | 0x8 | 0x100 | 0x200 | 0x800 | 0x1000 | 0x2000 |
-	                       0x8000;
+	const uint16_t opcat =
+	    0x1 | 0x2 | 0x4 | 0x8 | 0x100 | 0x200 | 0x800 | 0x1000 | 0x2000 | 0x8000;
 	struct {
 		struct bpf_program *p;
 		uint16_t cat; /* the action's own category */
 	} ev[] = {
-	    {k->progs.rq_insert, 0x10},    {k->progs.rq_issue, 0x40},     {k->progs.rq_merge, 0x10},
-	    {k->progs.rq_requeue, 0x20},   {k->progs.rq_complete, 0x80},  {k->progs.bio_queue, 0x10},
-	    {k->progs.bio_complete, 0x80}, {k->progs.bio_backmerge, 0x10}, {k->progs.bio_frontmerge, 0x10},
-	    {k->progs.getrq, 0x10},        {k->progs.split, 0},           {k->progs.bio_remap, 0x10},
-	    {k->progs.plug, 0x10},         {k->progs.unplug, 0x10},
+	    {k->progs.rq_insert, 0x10},
+	    {k->progs.rq_issue, 0x40},
+	    {k->progs.rq_merge, 0x10},
+	    {k->progs.rq_requeue, 0x20},
+	    {k->progs.rq_complete, 0x80},
+	    {k->progs.bio_queue, 0x10},
+	    {k->progs.bio_complete, 0x80},
+	    {k->progs.bio_backmerge, 0x10},
+	    {k->progs.bio_frontmerge, 0x10},
+	    {k->progs.getrq, 0x10},
+	    {k->progs.split, 0},
+	    {k->progs.bio_remap, 0x10},
+	    {k->progs.plug, 0x10},
+	    {k->progs.unplug, 0x10},
 	};
 
 	for (unsigned i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
@@ -366,6 +633,7 @@ static void choose_programs(struct cap_backend_state *s, enum cap_detail detail,
 		                                       (mask & (ev[i].cat | opcat)) != 0);
 	if (detail != CAP_DETAIL_EVENTS) {
 		bpf_program__set_autoload(k->progs.rq_issue, true);
+		bpf_program__set_autoload(k->progs.rq_requeue, true);
 		bpf_program__set_autoload(k->progs.rq_complete, true);
 		bpf_program__set_autoload(k->progs.bio_queue, true);
 		bpf_program__set_autoload(k->progs.bio_complete, true);
@@ -421,14 +689,27 @@ static int bpf_start(struct cap_backend_state **out, const struct cap_dev *devs,
 	                         : o->detail == CAP_DETAIL_SUMMARY ? IOT_BPF_SUMMARY
 	                                                           : IOT_BPF_EVENTS;
 	s->skel->rodata->act_mask = o->act_mask ? o->act_mask : 0xffff;
+	s->interval_ns = BLK_SUMMARY_INTERVAL_NS;
+	s->idle_ns = BLK_SUMMARY_IDLE_NS;
+	s->skel->rodata->interval_ns = s->interval_ns;
+	s->skel->rodata->idle_ns = s->idle_ns;
+	/* the tests' check of the summary against analyze of the same IOs (capture_bpf.sh) */
+	s->skel->rodata->also_io = o->detail == CAP_DETAIL_SUMMARY &&
+	                           getenv("IOTAPE_BPF_SUMMARY_WITH_IO") &&
+	                           !strcmp(getenv("IOTAPE_BPF_SUMMARY_WITH_IO"), "1");
+	if (s->skel->rodata->also_io)
+		s->hold = HOLD_IO_MIN_NS;
 	s->rb_bytes = pow2_at_least(kb * 1024 * (size_t)(ncpu > 0 ? ncpu : 1));
 	s->skel->rodata->wake_bytes = s->rb_bytes / 4;
 	bpf_map__set_max_entries(s->skel->maps.records, (uint32_t)s->rb_bytes);
 	bpf_map__set_max_entries(s->skel->maps.inflight, INFLIGHT_MAX);
 	choose_programs(s, o->detail, o->act_mask ? o->act_mask : 0xffff);
 	if ((ret = iotape_blk__load(s->skel)))
-		return iot_err_set(e, ret < 0 ? ret : -EINVAL, "bpf: the kernel refused the program: %s",
+		return iot_err_set(e, ret < 0 ? ret : -EINVAL,
+		                   "bpf: the kernel refused the program: %s",
 		                   libbpf_last[0] ? libbpf_last : strerror(-ret));
+	if (o->detail == CAP_DETAIL_SUMMARY && (ret = summary_init(s, n, o->rundir, e)))
+		return ret;
 	if ((ret = fill_devices(s, devs, n, &any_rq, &any_bio, e)))
 		return ret;
 	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.records), on_record, s, NULL);
@@ -448,7 +729,8 @@ static int bpf_start(struct cap_backend_state **out, const struct cap_dev *devs,
 				continue;
 			/* io level: a disk kind nobody traces needs no probe */
 			if (o->detail != CAP_DETAIL_EVENTS &&
-			    (((p == s->skel->progs.rq_issue || p == s->skel->progs.rq_complete) &&
+			    (((p == s->skel->progs.rq_issue || p == s->skel->progs.rq_complete ||
+			       p == s->skel->progs.rq_requeue) &&
 			      !any_rq) ||
 			     ((p == s->skel->progs.bio_queue || p == s->skel->progs.bio_complete) &&
 			      !any_bio)))
@@ -500,14 +782,14 @@ static int bpf_teardown(struct cap_backend_state *s, struct cap_result *res, jso
 
 		json_object_set_new(info, "program", json_string("tp_btf"));
 		json_object_set_new(info, "detail", json_string(cap_detail_name(s->detail)));
-		json_object_set_new(info, "ring_buffer_bytes", json_integer((json_int_t)s->rb_bytes));
+		json_object_set_new(info, "ring_buffer_bytes",
+		                    json_integer((json_int_t)s->rb_bytes));
 		json_object_set_new(info, "tracepoints", json_incref(s->attached));
 		json_object_set_new(info, "records", json_integer((json_int_t)s->records));
 		json_object_set_new(info, "lost_records", json_integer((json_int_t)lost));
 		if (s->detail != CAP_DETAIL_EVENTS) {
-			json_object_set_new(
-			    info, "unpaired_completions",
-			    json_integer((json_int_t)counter(s, IOT_CNT_UNPAIRED)));
+			json_object_set_new(info, "unpaired_completions",
+			                    json_integer((json_int_t)counter(s, IOT_CNT_UNPAIRED)));
 			json_object_set_new(
 			    info, "inflight_table_full",
 			    json_integer((json_int_t)counter(s, IOT_CNT_TABLE_FULL)));
@@ -525,6 +807,14 @@ static int bpf_teardown(struct cap_backend_state *s, struct cap_result *res, jso
 	iotape_blk__destroy(s->skel);
 	json_decref(s->attached);
 	free(s->heap);
+	for (unsigned i = 0; s->sd && i < s->nsd; i++) {
+		free(s->sd[i].snap);
+		free(s->sd[i].bins);
+		free(s->sd[i].gaps);
+	}
+	free(s->sd);
+	free(s->bins_buf);
+	free(s->rundir);
 	free(s);
 	return 0;
 }
@@ -553,9 +843,10 @@ static int nobpf_start(struct cap_backend_state **out, const struct cap_dev *dev
 {
 	(void)devs, (void)n, (void)o, (void)rd;
 	*out = NULL;
-	return iot_err_set(e, -ENOTSUP,
-	                   "bpf: this iotape was built without the bpf backend (" IOTAPE_NO_BPF_REASON
-	                   " when it was built)");
+	return iot_err_set(
+	    e, -ENOTSUP,
+	    "bpf: this iotape was built without the bpf backend (" IOTAPE_NO_BPF_REASON
+	    " when it was built)");
 }
 
 static void nobpf_stop(struct cap_backend_state *s)

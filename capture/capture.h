@@ -123,5 +123,8 @@ const char *cap_reader_name(int r);
 #define CAP_DEFAULT_FILTER "port 2049 or port 111"
 #define CAP_DEFAULT_SNAPLEN 262144u
 #define CAP_DEFAULT_BUFFER_KB 8192u
+/* the summary level's timeline bin and idle threshold: analyze's defaults */
+#define BLK_SUMMARY_INTERVAL_NS 1000000000ull
+#define BLK_SUMMARY_IDLE_NS 10000000ull
 
 #endif

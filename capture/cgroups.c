@@ -44,7 +44,8 @@ static int find_root(struct cap_cgroups *c)
 		if (!dash || sscanf(line, "%*s %*s %*s %*s %511s", mnt) != 1 ||
 		    sscanf(dash + 3, "%63s %*s %1023s", fstype, opts) != 2)
 			continue;
-		if (!strcmp(fstype, "cgroup") && (strstr(opts, ",blkio") || !strncmp(opts, "blkio", 5))) {
+		if (!strcmp(fstype, "cgroup") &&
+		    (strstr(opts, ",blkio") || !strncmp(opts, "blkio", 5))) {
 			snprintf(c->hierarchy, sizeof(c->hierarchy), "blkio");
 			snprintf(c->root, sizeof(c->root), "%s", mnt);
 			fclose(f);

@@ -439,7 +439,10 @@ static json_t *detail_json(enum cap_detail d)
 		    "queue time): q2d and q2c start there, and merges are counted "
 		    "(backend.merges), not recorded");
 	case CAP_DETAIL_SUMMARY:
-		return json_pack("{s:s, s:s}", "level", "summary", "records", "none: summary.json");
+		return json_pack("{s:s, s:s, s:[sssssssss]}", "level", "summary", "records",
+		                 "none: summary.json holds the figures", "not_given", "events",
+		                 "q2d", "q2c (request-based devices)", "q2g", "g2i", "q2m", "depth",
+		                 "timeline depth and idle time", "per-IO records");
 	default:
 		return json_pack("{s:s, s:s}", "level", "events", "records",
 		                 "every blktrace action");
@@ -700,6 +703,12 @@ out:
 		                                       : "complete");
 	}
 	if (r.sink) {
+		/* a summary run has no records: the sets hold only the TIMESTAMP written at the
+		 * start, and go (summary.json has the figures) */
+		int no_traces = !ret && r.detail == CAP_DETAIL_SUMMARY;
+
+		for (unsigned i = 0; i < o->ndevs && no_traces; i++)
+			no_traces = cap_sink_dev_events(r.sink, i) <= 1;
 		le.msg[0] = '\0';
 		if (cap_sink_close(r.sink, &le) && !ret && !res->late_err) {
 			res->late_err = -EIO;
@@ -708,6 +717,22 @@ out:
 			json_object_set_new(r.root, "error", json_string(le.msg));
 		}
 		r.sink = NULL;
+		for (unsigned i = 0; i < o->ndevs && no_traces; i++) {
+			char p[4096];
+
+			json_object_set_new(json_array_get(r.jdevs, i), "files", json_null());
+			for (unsigned c = 0; c < 1024; c++)
+				if (rundir_trace_path(p, sizeof(p), o->rundir, r.devs[i].name, c) ||
+				    (unlink(p) && c > 256))
+					break;
+		}
+		if (no_traces) {
+			res->totals.events = res->totals.bytes = 0;
+			json_object_set_new(json_object_get(r.root, "counts"), "events",
+			                    json_integer(0));
+			json_object_set_new(json_object_get(r.root, "counts"), "trace_bytes",
+			                    json_integer(0));
+		}
 	}
 	release_room(&r);
 	if (r.root && !ret) {

@@ -396,6 +396,18 @@ void text_summary(FILE *f, const json_t *root)
 	        fmt_duration((double)jget_u(root, "span_ns"), b1, sizeof(b1)));
 	fprintf(f, ", timeline %" PRIu64 " bins of %s (--json)\n", jget_u(root, "timeline.bins"),
 	        fmt_duration((double)jget_u(root, "timeline.interval_ns"), b2, sizeof(b2)));
+	/* a level of detail below every event (bpf --detail io or summary) says what it lacks */
+	if (json_is_object(json_object_get(root, "detail")) &&
+	    json_array_size(json_object_get(json_object_get(root, "detail"), "not_given"))) {
+		const json_t *ng = json_object_get(json_object_get(root, "detail"), "not_given"),
+		             *v;
+
+		fprintf(
+		    f, "captured at --detail %s: not given:",
+		    json_string_value(json_object_get(json_object_get(root, "detail"), "level")));
+		json_array_foreach(ng, i, v) fprintf(f, " %s", json_string_value(v));
+		fputc('\n', f);
+	}
 	/* the JSON's times are on the trace's clock; the text's count from its start */
 	fprintf(f, "times in seconds from %.9f s on the trace clock (start_ns)\n",
 	        (double)start / 1e9);

@@ -16,6 +16,7 @@
 #include "cli/inputs.h"
 #include "common/textesc.h"
 #include "formats/blktrace.h"
+#include "analyze/blk_summary.h"
 #include "formats/manifest.h"
 #include "iotape_version.h"
 
@@ -110,6 +111,8 @@ struct run {
 	struct iot_err stop; /* bad bytes ended the pass: what was read before them is reported */
 	int stopped;
 	int hosts;           /* --hosts */
+	char *summary;       /* a summary run's summary.json (taken from its input) */
+	json_t *detail;      /* the first run's manifest "detail": what its level lacks */
 	struct devref *refs; /* the document's devices: which pass, which position */
 };
 
@@ -200,6 +203,23 @@ static int open_input(struct run *r, const char *path)
 	/* the clock pairs that put packets on the trace clock: one host, one clock */
 	if (ci.manifest && !r->have_man && !manifest_load(ci.manifest, &r->man, NULL))
 		r->have_man = 1;
+	if (ci.summary) {
+		if (r->summary || r->nin || r->ncap || ci.capture) {
+			cli_input_release(&ci);
+			return usage_error(
+			    "'%s' is a summary run (bpf --detail summary): analyze it "
+			    "alone",
+			    path);
+		}
+		r->summary = ci.summary;
+		ci.summary = NULL;
+	}
+	if (ci.block && r->summary) {
+		cli_input_release(&ci);
+		return usage_error("a summary run (bpf --detail summary) is analyzed alone, not "
+		                   "with '%s'",
+		                   path);
+	}
 	if (ci.block) {
 		in = realloc(r->in, (r->nin + 1) * sizeof(*in));
 		if (!in)
@@ -387,6 +407,7 @@ static void run_release(struct run *r)
 	for (unsigned i = 0; i < r->ncap; i++)
 		in_stream_close(r->captures[i]);
 	free(r->captures);
+	free(r->summary);
 	bt_comm_table_free(r->comms);
 	idle_explain_free(r->x);
 	blk_analysis_free(r->a);
@@ -569,6 +590,31 @@ static int hosts_captures(struct run *r, json_t *root, FILE *text)
 	return ret;
 }
 
+/* A summary run: its figures into root as the sinks would write them (analyze/blk_summary.h). */
+static int summary_doc(struct run *r, json_t *root)
+{
+	json_error_t je;
+	json_t *sum = json_load_file(r->summary, 0, &je);
+	struct iot_err e;
+	int ret;
+
+	if (!sum)
+		return error("'%s': %s (line %d)", r->summary, je.text, je.line), EXIT_USAGE;
+	json_object_set_new(root, "input",
+	                    json_pack("{s:[s], s:s, s:[], s:I}", "paths", r->summary, "summary",
+	                              r->summary, "files", "events", (json_int_t)0));
+	ret = blk_summary_json(sum, r->bo.top, root, &e);
+	json_decref(sum);
+	if (ret)
+		return error("'%s': %s", r->summary, e.msg), EXIT_USAGE;
+	if (r->bo.interval_ns != BLK_DEFAULT_INTERVAL_NS ||
+	    r->bo.idle_threshold_ns != BLK_DEFAULT_IDLE_NS)
+		warning("'%s': a summary run keeps the capture's bins and idle threshold (%s); "
+		        "--interval and --idle-threshold do not change them",
+		        r->summary, "1 s and 10 ms");
+	return EXIT_OK;
+}
+
 static int parse_args(struct run *r, int argc, char **argv, const char **out)
 {
 	unsigned long long v;
@@ -661,6 +707,27 @@ int cmd_analyze(int argc, char **argv)
 	                    json_pack("{sIsIsI}", "interval_ns", (json_int_t)r.ao.interval_ns,
 	                              "idle_threshold_ns", (json_int_t)r.ao.idle_threshold_ns,
 	                              "top", (json_int_t)r.ao.top));
+	/* what the capture's level of detail could not record (docs/capture.md) */
+	if (r.have_man && json_is_object(json_object_get(r.man.root, "detail")))
+		json_object_set(root, "detail", json_object_get(r.man.root, "detail"));
+	if (r.summary) {
+		if ((ret = summary_doc(&r, root)))
+			goto done;
+		if (out_path && !(out = fopen(out_path, "w"))) {
+			int err = errno;
+
+			ret = (error("'%s': %s", out_path, strerror(err)), exit_code_for(-err));
+			out = stdout;
+			goto done;
+		}
+		if (r.ao.json ? json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) ||
+		                    fputc('\n', out) == EOF
+		              : (text_summary(out, root), 0))
+			ret = (error("writing the document failed"), EXIT_SYSTEM);
+		if (fflush(out) == EOF)
+			ret = (error("write error: %s", strerror(errno)), EXIT_SYSTEM);
+		goto done;
+	}
 	if (r.nin) {
 		json_object_set_new(root, "input", input_json(&r, warnings));
 		warnings = NULL;

@@ -124,6 +124,14 @@ static int open_dir(struct cli_input *ci, struct rundir *rd)
 		      ci->arg);
 		return EXIT_USAGE;
 	}
+	if (!rd->ntraces && !rd->ncaptures && rd->summary) {
+		/* a summary run: its figures without records (analyze reads it) */
+		ci->summary = rd->summary;
+		rd->summary = NULL;
+		ci->manifest = rd->manifest;
+		rd->manifest = NULL;
+		return EXIT_OK;
+	}
 	if (!rd->ntraces && !rd->ncaptures) {
 		error("'%s': no block trace (NAME.blktrace.N) or packet capture (net.pcap) in the "
 		      "directory",
@@ -179,5 +187,6 @@ void cli_input_release(struct cli_input *ci)
 	in_stream_close(ci->capture);
 	in_stream_close(ci->json);
 	free(ci->manifest);
+	free(ci->summary);
 	memset(ci, 0, sizeof(*ci));
 }

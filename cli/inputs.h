@@ -22,6 +22,7 @@ struct cli_input {
 	struct in_stream *capture; /* NULL: no packet capture */
 	struct in_stream *json;    /* a JSON document (with CLI_INPUT_JSON only) */
 	char *manifest;            /* the run directory's manifest.json, or NULL */
+	char *summary; /* the run directory's summary.json (bpf --detail summary), or NULL */
 };
 
 enum {

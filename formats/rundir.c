@@ -54,8 +54,8 @@ bool rundir_is_capture_file(const char *name)
 
 bool rundir_is_run_file(const char *name)
 {
-	return !strcmp(name, RUNDIR_MANIFEST) || rundir_is_trace_file(name) ||
-	       !strncmp(name, RUNDIR_PCAP, strlen(RUNDIR_PCAP));
+	return !strcmp(name, RUNDIR_MANIFEST) || !strcmp(name, RUNDIR_SUMMARY) ||
+	       rundir_is_trace_file(name) || !strncmp(name, RUNDIR_PCAP, strlen(RUNDIR_PCAP));
 }
 
 int rundir_trace_path(char *buf, size_t len, const char *dir, const char *dev, unsigned cpu)
@@ -165,6 +165,12 @@ int rundir_scan(struct rundir *rd, const char *dir, struct iot_err *e)
 		else
 			free(m);
 	}
+	if (!ret && asprintf(&m, "%s/" RUNDIR_SUMMARY, dir) >= 0) {
+		if (is_regular(m))
+			rd->summary = m;
+		else
+			free(m);
+	}
 	if (traces.n)
 		qsort(traces.v, traces.n, sizeof(*traces.v), cmp_trace);
 	rd->traces = traces.v;
@@ -181,6 +187,7 @@ void rundir_release(struct rundir *rd)
 	rundir_free_list(rd->traces, rd->ntraces);
 	rundir_free_list(rd->captures, rd->ncaptures);
 	free(rd->manifest);
+	free(rd->summary);
 	free(rd->dir);
 	memset(rd, 0, sizeof(*rd));
 }

@@ -15,10 +15,13 @@
  *                      compressed later; the reader sniffs the compression, not the name)
  *   net.pcap           the packet capture (also read: net.pcapng, and both compressed)
  *   manifest.json      what the capture recorded about itself (formats/manifest.h)
+ *   summary.json       the bpf backend's --detail summary (docs/capture.md)
  */
 #define RUNDIR_MANIFEST "manifest.json"
 #define RUNDIR_PCAP "net.pcap"
 #define RUNDIR_SET_INFIX ".blktrace."
+/* the bpf backend's summary level: its in-kernel figures instead of records */
+#define RUNDIR_SUMMARY "summary.json"
 
 /* NAME.blktrace.N, NAME.blktrace.N.gz or NAME.blktrace.N.zst (a file name, no directory) */
 bool rundir_is_trace_file(const char *name);
@@ -36,6 +39,7 @@ struct rundir {
 	char **captures; /* DIR/net.pcap* in the order of preference: the first is read */
 	unsigned ncaptures;
 	char *manifest; /* DIR/manifest.json when it exists, else NULL */
+	char *summary;  /* DIR/summary.json when it exists, else NULL */
 };
 
 /* What dir holds (nothing at all is not an error: the caller says what it wanted). */

@@ -20,8 +20,16 @@
  * taken).
  */
 const volatile __u32 level = IOT_BPF_EVENTS;
-const volatile __u32 act_mask = 0xffff; /* blktrace categories recorded (events level) */
+const volatile __u32 act_mask = 0xffff;    /* blktrace categories recorded (events level) */
 const volatile __u64 wake_bytes = 1 << 22; /* wake the reader when this much is waiting */
+/* summary level: the timeline's bin width and the shortest idle gap, and whether to write the
+ * io level's records as well (IOTAPE_BPF_SUMMARY_WITH_IO: the tests compare the two) */
+const volatile __u64 interval_ns = 1000000000;
+const volatile __u64 idle_ns = 10000000;
+const volatile __u32 also_io = 0;
+
+/* the summary's clock origin: the first IO's queue (or allocation) time */
+__u64 origin_ns = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -57,6 +65,27 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } counters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, IOT_BPF_MAX_DEVS);
+	__type(key, __u32);
+	__type(value, struct iot_sum_hist);
+} sum_hist SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, IOT_BPF_MAX_DEVS *IOT_SUM_RING);
+	__type(key, __u32);
+	__type(value, struct iot_sum_bin);
+} sum_bins SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, IOT_BPF_MAX_DEVS);
+	__type(key, __u32);
+	__type(value, struct iot_sum_dev);
+} sum_devs SEC(".maps");
 
 /* include/uapi/linux/blktrace_api.h */
 #define TC_SHIFT 16
@@ -157,21 +186,50 @@ static __always_inline __u16 status_errno(__u8 st)
 	int e;
 
 	switch (st) {
-	case 0: return 0;
-	case 1: e = 95; break;  /* NOTSUPP: EOPNOTSUPP */
-	case 2: e = 110; break; /* TIMEOUT: ETIMEDOUT */
-	case 3: e = 28; break;  /* NOSPC */
-	case 4: e = 67; break;  /* TRANSPORT: ENOLINK */
-	case 5: e = 121; break; /* TARGET: EREMOTEIO */
-	case 6: e = 52; break;  /* RESV_CONFLICT: EBADE */
-	case 7: e = 61; break;  /* MEDIUM: ENODATA */
-	case 8: e = 84; break;  /* PROTECTION: EILSEQ */
-	case 9: e = 12; break;  /* RESOURCE: ENOMEM */
-	case 11: e = 78; break; /* DM_REQUEUE: EREMCHG */
-	case 12: e = 11; break; /* AGAIN */
-	case 13: e = 16; break; /* DEV_RESOURCE: EBUSY */
-	case 16: e = 19; break; /* OFFLINE: ENODEV */
-	default: e = 5; break;  /* IOERR and the rest: EIO */
+	case 0:
+		return 0;
+	case 1:
+		e = 95;
+		break; /* NOTSUPP: EOPNOTSUPP */
+	case 2:
+		e = 110;
+		break; /* TIMEOUT: ETIMEDOUT */
+	case 3:
+		e = 28;
+		break; /* NOSPC */
+	case 4:
+		e = 67;
+		break; /* TRANSPORT: ENOLINK */
+	case 5:
+		e = 121;
+		break; /* TARGET: EREMOTEIO */
+	case 6:
+		e = 52;
+		break; /* RESV_CONFLICT: EBADE */
+	case 7:
+		e = 61;
+		break; /* MEDIUM: ENODATA */
+	case 8:
+		e = 84;
+		break; /* PROTECTION: EILSEQ */
+	case 9:
+		e = 12;
+		break; /* RESOURCE: ENOMEM */
+	case 11:
+		e = 78;
+		break; /* DM_REQUEUE: EREMCHG */
+	case 12:
+		e = 11;
+		break; /* AGAIN */
+	case 13:
+		e = 16;
+		break; /* DEV_RESOURCE: EBUSY */
+	case 16:
+		e = 19;
+		break; /* OFFLINE: ENODEV */
+	default:
+		e = 5;
+		break; /* IOERR and the rest: EIO */
 	}
 	return (__u16)-e;
 }
@@ -259,35 +317,28 @@ static __always_inline void rq_event(struct request *rq, __u32 what, __u32 bytes
 
 /* ---- io and summary: one IO from issue (queue) to completion ------------------------------ */
 
-static __always_inline void inflight_start(__u64 key)
+static __always_inline void inflight_start(__u64 key, __u64 now)
 {
-	struct inflight v = {.t = bpf_ktime_get_ns(),
-	                     .pid = (__u32)bpf_get_current_pid_tgid(),
-	                     .cpu = bpf_get_smp_processor_id()};
+	struct inflight v = {
+	    .t = now, .pid = (__u32)bpf_get_current_pid_tgid(), .cpu = bpf_get_smp_processor_id()};
 
 	bpf_get_current_comm(v.comm, sizeof(v.comm));
 	if (bpf_map_update_elem(&inflight, &key, &v, BPF_ANY))
 		count(IOT_CNT_TABLE_FULL, 1);
 }
 
-static __always_inline void io_record(const struct iot_bpf_dev *d, __u64 key, __u32 opf,
-                                      __u32 extra, __u64 sector, __u32 bytes, __u16 error,
-                                      __u64 cgroup, __u64 t_queue, __u32 nbio, int issued)
+static __always_inline void io_record(const struct iot_bpf_dev *d, __u64 key, struct inflight *v,
+                                      __u64 now, __u32 opf, __u32 extra, __u64 sector, __u32 bytes,
+                                      __u16 error, __u64 cgroup, __u64 t_queue, __u32 nbio,
+                                      int issued)
 {
-	struct inflight *v = bpf_map_lookup_elem(&inflight, &key);
-	struct iot_bpf_io *r;
+	struct iot_bpf_io *r = bpf_ringbuf_reserve(&records, sizeof(*r), 0);
 
-	if (!v) {
-		count(IOT_CNT_UNPAIRED, 1);
-		return;
-	}
-	r = bpf_ringbuf_reserve(&records, sizeof(*r), 0);
 	if (!r) {
 		count(IOT_CNT_LOST, 1);
-		bpf_map_delete_elem(&inflight, &key);
 		return;
 	}
-	r->ev.time = bpf_ktime_get_ns();
+	r->ev.time = now;
 	r->ev.sector = sector;
 	r->ev.cgroup = cgroup;
 	r->ev.bytes = bytes;
@@ -309,8 +360,168 @@ static __always_inline void io_record(const struct iot_bpf_dev *d, __u64 key, __
 	r->nbio = nbio;
 	r->pad = 0;
 	__builtin_memcpy(r->issue_comm, v->comm, sizeof(r->issue_comm));
-	bpf_map_delete_elem(&inflight, &key);
 	bpf_ringbuf_submit(r, wake_flag());
+}
+
+/* ---- summary: the sinks' figures kept in maps ---------------------------------------------- */
+
+/* hist_bucket() of common/hist.h: s = max(0, log2(v) - 6), bucket s * 64 + (v >> s) */
+static __always_inline __u32 hist_bucket(__u64 v)
+{
+	__u64 x = v | (1ull << IOT_HIST_SUB_BITS);
+	__u32 e = 0;
+
+	if (x >> 32) {
+		x >>= 32;
+		e += 32;
+	}
+	if (x >> 16) {
+		x >>= 16;
+		e += 16;
+	}
+	if (x >> 8) {
+		x >>= 8;
+		e += 8;
+	}
+	if (x >> 4) {
+		x >>= 4;
+		e += 4;
+	}
+	if (x >> 2) {
+		x >>= 2;
+		e += 2;
+	}
+	if (x >> 1)
+		e += 1;
+	e -= IOT_HIST_SUB_BITS;
+	return (e << IOT_HIST_SUB_BITS) + (__u32)(v >> e);
+}
+
+static __always_inline void note_origin(__u64 t)
+{
+	if (!origin_ns)
+		__sync_val_compare_and_swap(&origin_ns, 0, t);
+}
+
+/* this CPU's counts of the bin that holds t, reset when the ring slot held an older bin */
+static __always_inline struct iot_sum_bin *bin_at(__u32 idx, __u64 t)
+{
+	__u64 o = origin_ns, bin = t > o ? (t - o) / interval_ns : 0;
+	__u32 key = idx * IOT_SUM_RING + (__u32)(bin % IOT_SUM_RING);
+	struct iot_sum_bin *b = bpf_map_lookup_elem(&sum_bins, &key);
+
+	if (b && b->bin != bin + 1) {
+		__builtin_memset(b, 0, sizeof(*b));
+		b->bin = bin + 1;
+	}
+	return b;
+}
+
+/* blk_timeline_account() and the idle and seek sinks at an issue */
+static __always_inline void sum_issue(const struct iot_bpf_dev *d, __u64 now, __u64 sector,
+                                      __u32 bytes)
+{
+	__u32 idx = d->idx;
+	struct iot_sum_dev *s = bpf_map_lookup_elem(&sum_devs, &idx);
+	struct iot_bpf_gap *g;
+	__u64 gap_start = 0, end = sector + (bytes >> 9);
+	int seek = 0;
+
+	if (!s)
+		return;
+	bpf_spin_lock(&s->lock);
+	if (!s->inflight && s->idle_since && now > s->idle_since && now - s->idle_since >= idle_ns)
+		gap_start = s->idle_since;
+	s->inflight++;
+	if (bytes >> 9) {
+		if (s->last_end != ~0ull) {
+			s->transitions++;
+			if (sector == s->last_end) {
+				s->sequential++;
+			} else {
+				__u64 dist = sector > s->last_end ? sector - s->last_end
+				                                  : s->last_end - sector;
+
+				if (sector > s->last_end)
+					s->forward++;
+				else
+					s->backward++;
+				s->seeks++;
+				if (dist > 128) /* BLK_SEEKWATCHER_SECTORS */
+					s->seekwatcher++;
+				seek = 1;
+			}
+		}
+		s->last_end = end;
+	}
+	bpf_spin_unlock(&s->lock);
+	if (seek) {
+		struct iot_sum_bin *b = bin_at(idx, now);
+
+		if (b)
+			b->seeks++;
+	}
+	if (gap_start) {
+		g = bpf_ringbuf_reserve(&records, sizeof(*g), 0);
+		if (!g) {
+			count(IOT_CNT_LOST, 1);
+			return;
+		}
+		__builtin_memset(g, 0, sizeof(*g));
+		g->start = gap_start;
+		g->end = now;
+		g->idx = idx;
+		g->kind = IOT_REC_GAP;
+		bpf_ringbuf_submit(g, wake_flag());
+	}
+}
+
+/* at a completion whose issue (or queue) was seen: latency, depth, the bin's counts */
+static __always_inline void sum_complete(const struct iot_bpf_dev *d, __u64 start, __u64 now,
+                                         __u32 opf, __u32 bytes, int issued)
+{
+	__u32 idx = d->idx, op = opf & OP_MASK, bk;
+	__u64 lat = now > start ? now - start : 1; /* blk_tdelta() */
+	struct iot_sum_hist *h = bpf_map_lookup_elem(&sum_hist, &idx);
+	struct iot_sum_bin *b;
+
+	if (h) {
+		bk = hist_bucket(lat);
+		if (bk < IOT_HIST_BUCKETS)
+			h->b[bk]++;
+		if (!h->count || lat < h->min)
+			h->min = lat;
+		if (lat > h->max)
+			h->max = lat;
+		h->count++;
+		h->sum += lat;
+	}
+	if (issued) {
+		struct iot_sum_dev *s = bpf_map_lookup_elem(&sum_devs, &idx);
+
+		if (s) {
+			bpf_spin_lock(&s->lock);
+			if (s->inflight)
+				s->inflight--;
+			if (!s->inflight)
+				s->idle_since = now;
+			bpf_spin_unlock(&s->lock);
+		}
+	}
+	/* completions with data, not discards nor write-zeroes (the timeline's ios) */
+	if (!bytes || op == REQ_OP_DISCARD || op == REQ_OP_SECURE_ERASE ||
+	    op == REQ_OP_WRITE_ZEROES)
+		return;
+	b = bin_at(idx, now);
+	if (!b)
+		return;
+	b->ios++;
+	if (op & 1) {
+		b->write_ios++;
+		b->write_bytes += bytes;
+	} else {
+		b->read_bytes += bytes;
+	}
 }
 
 /* bios in a request: 1 + the merges into it (bounded walk) */
@@ -338,12 +549,24 @@ int BPF_PROG(rq_insert, struct request *rq)
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(rq_issue, struct request *rq)
 {
+	struct iot_bpf_dev *d;
+	__u64 now;
+
 	if (level == IOT_BPF_EVENTS) {
 		rq_event(rq, TA_ISSUE, BPF_CORE_READ(rq, __data_len), 0);
 		return 0;
 	}
-	if (dev_of_disk(BPF_CORE_READ(rq, q, disk)))
-		inflight_start((__u64)rq);
+	d = dev_of_disk(BPF_CORE_READ(rq, q, disk));
+	if (!d)
+		return 0;
+	now = bpf_ktime_get_ns();
+	inflight_start((__u64)rq, now);
+	if (level == IOT_BPF_SUMMARY) {
+		__u64 alloc = BPF_CORE_READ(rq, start_time_ns);
+
+		note_origin(also_io && alloc && alloc <= now ? alloc : now);
+		sum_issue(d, now, BPF_CORE_READ(rq, __sector), BPF_CORE_READ(rq, __data_len));
+	}
 	return 0;
 }
 
@@ -357,7 +580,32 @@ int BPF_PROG(rq_merge, struct request *rq)
 SEC("tp_btf/block_rq_requeue")
 int BPF_PROG(rq_requeue, struct request *rq)
 {
-	rq_event(rq, TA_REQUEUE, BPF_CORE_READ(rq, __data_len), 0);
+	struct iot_bpf_dev *d;
+	__u64 key = (__u64)rq;
+
+	if (level == IOT_BPF_EVENTS) {
+		rq_event(rq, TA_REQUEUE, BPF_CORE_READ(rq, __data_len), 0);
+		return 0;
+	}
+	/* io and summary: it is issued again; at the summary level it leaves the device now */
+	d = dev_of_disk(BPF_CORE_READ(rq, q, disk));
+	if (!d || !bpf_map_lookup_elem(&inflight, &key))
+		return 0;
+	bpf_map_delete_elem(&inflight, &key);
+	if (level == IOT_BPF_SUMMARY) {
+		__u32 idx = d->idx;
+		struct iot_sum_dev *s = bpf_map_lookup_elem(&sum_devs, &idx);
+		__u64 now = bpf_ktime_get_ns();
+
+		if (s) {
+			bpf_spin_lock(&s->lock);
+			if (s->inflight)
+				s->inflight--;
+			if (!s->inflight)
+				s->idle_since = now;
+			bpf_spin_unlock(&s->lock);
+		}
+	}
 	return 0;
 }
 
@@ -365,8 +613,9 @@ SEC("tp_btf/block_rq_complete")
 int BPF_PROG(rq_complete, struct request *rq, blk_status_t error, unsigned int nr_bytes)
 {
 	struct iot_bpf_dev *d;
+	struct inflight *v;
 	__u32 opf, nbio;
-	__u64 sector;
+	__u64 sector, now, key = (__u64)rq;
 
 	if (level == IOT_BPF_EVENTS) {
 		rq_event(rq, TA_COMPLETE, nr_bytes, status_errno(error));
@@ -380,15 +629,26 @@ int BPF_PROG(rq_complete, struct request *rq, blk_status_t error, unsigned int n
 	if (is_passthrough(opf) || sector == (__u64)-1)
 		sector = 0;
 	if (out_of_range(d, sector)) {
-		bpf_map_delete_elem(&inflight, &(__u64){(__u64)rq});
+		bpf_map_delete_elem(&inflight, &key);
 		return 0;
 	}
-	nbio = rq_nbio(rq);
-	if (nbio > 1)
-		count(IOT_CNT_MERGES, nbio - 1);
-	io_record(d, (__u64)rq, opf, is_passthrough(opf) ? TC_PC : TC_FS, sector, nr_bytes,
-	          status_errno(error), bio_cgroup(BPF_CORE_READ(rq, bio)),
-	          BPF_CORE_READ(rq, start_time_ns), nbio, 1);
+	v = bpf_map_lookup_elem(&inflight, &key);
+	if (!v) {
+		count(IOT_CNT_UNPAIRED, 1);
+		return 0;
+	}
+	now = bpf_ktime_get_ns();
+	if (level == IOT_BPF_SUMMARY)
+		sum_complete(d, v->t, now, opf, nr_bytes, 1);
+	if (level == IOT_BPF_IO || also_io) {
+		nbio = rq_nbio(rq);
+		if (nbio > 1)
+			count(IOT_CNT_MERGES, nbio - 1);
+		io_record(d, key, v, now, opf, is_passthrough(opf) ? TC_PC : TC_FS, sector,
+		          nr_bytes, status_errno(error), bio_cgroup(BPF_CORE_READ(rq, bio)),
+		          BPF_CORE_READ(rq, start_time_ns), nbio, 1);
+	}
+	bpf_map_delete_elem(&inflight, &key);
 	return 0;
 }
 
@@ -433,8 +693,13 @@ int BPF_PROG(bio_queue, struct bio *bio)
 		return 0;
 	}
 	d = dev_of_disk(BPF_CORE_READ(bio, bi_bdev, bd_disk));
-	if (d && d->bio_based && !out_of_range(d, BPF_CORE_READ(bio, bi_iter.bi_sector)))
-		inflight_start((__u64)bio);
+	if (d && d->bio_based && !out_of_range(d, BPF_CORE_READ(bio, bi_iter.bi_sector))) {
+		__u64 now = bpf_ktime_get_ns();
+
+		inflight_start((__u64)bio, now);
+		if (level == IOT_BPF_SUMMARY)
+			note_origin(now);
+	}
 	return 0;
 }
 
@@ -442,7 +707,9 @@ SEC("tp_btf/block_bio_complete")
 int BPF_PROG(bio_complete, struct request_queue *q, struct bio *bio)
 {
 	struct iot_bpf_dev *d;
-	__u64 sector;
+	struct inflight *v;
+	__u64 sector, now, key = (__u64)bio;
+	__u32 opf, bytes;
 
 	if (level == IOT_BPF_EVENTS) {
 		bio_event(bio, TA_COMPLETE, status_errno(BPF_CORE_READ(bio, bi_status)), 0, NULL);
@@ -454,9 +721,20 @@ int BPF_PROG(bio_complete, struct request_queue *q, struct bio *bio)
 	sector = BPF_CORE_READ(bio, bi_iter.bi_sector);
 	if (out_of_range(d, sector))
 		return 0;
-	io_record(d, (__u64)bio, BPF_CORE_READ(bio, bi_opf), 0, sector,
-	          BPF_CORE_READ(bio, bi_iter.bi_size), status_errno(BPF_CORE_READ(bio, bi_status)),
-	          bio_cgroup(bio), 0, 1, 0);
+	v = bpf_map_lookup_elem(&inflight, &key);
+	if (!v) {
+		count(IOT_CNT_UNPAIRED, 1);
+		return 0;
+	}
+	now = bpf_ktime_get_ns();
+	opf = BPF_CORE_READ(bio, bi_opf);
+	bytes = BPF_CORE_READ(bio, bi_iter.bi_size);
+	if (level == IOT_BPF_SUMMARY)
+		sum_complete(d, v->t, now, opf, bytes, 0);
+	if (level == IOT_BPF_IO || also_io)
+		io_record(d, key, v, now, opf, 0, sector, bytes,
+		          status_errno(BPF_CORE_READ(bio, bi_status)), bio_cgroup(bio), 0, 1, 0);
+	bpf_map_delete_elem(&inflight, &key);
 	return 0;
 }
 

@@ -19,6 +19,7 @@ enum iot_bpf_level {
 enum iot_bpf_kind {
 	IOT_REC_EVENT = 1, /* struct iot_bpf_ev: one blktrace action */
 	IOT_REC_IO = 2,    /* struct iot_bpf_io: one IO at its completion */
+	IOT_REC_GAP = 3,   /* struct iot_bpf_gap: summary level, an idle gap that ended */
 };
 
 #define IOT_BPF_PDU_MAX 16
@@ -47,13 +48,51 @@ struct iot_bpf_ev {
 /* One IO at its completion: ev is the completion (C) itself. */
 struct iot_bpf_io {
 	struct iot_bpf_ev ev;
-	__u64 t_queue; /* Q (bio-based), the request's allocation (request-based), 0: unknown */
-	__u64 t_issue; /* D; 0 for bio-based devices, which issue no requests */
+	__u64 t_queue;   /* Q (bio-based), the request's allocation (request-based), 0: unknown */
+	__u64 t_issue;   /* D; 0 for bio-based devices, which issue no requests */
 	__u32 issue_pid; /* the task that issued it (bio-based: queued it) */
 	__u32 issue_cpu;
 	__u32 nbio; /* bios in the request: 1 + the merges into it */
 	__u32 pad;
 	char issue_comm[IOT_BPF_COMM];
+};
+
+/* ---- the summary level (capture/bpf.c reads these maps) ---- */
+
+/* common/hist.h's buckets: HIST_SUB_BITS 6, (64 - 6 + 1) << 6 of them */
+#define IOT_HIST_SUB_BITS 6
+#define IOT_HIST_BUCKETS ((64 - IOT_HIST_SUB_BITS + 1) << IOT_HIST_SUB_BITS)
+/* timeline bins kept per device in the kernel, a ring the reader empties every second */
+#define IOT_SUM_RING 64
+
+/* an idle gap at least the threshold long, ended by an issue (kind IOT_REC_GAP) */
+struct iot_bpf_gap {
+	__u64 start, end;
+	__u32 idx; /* the device's position */
+	__u32 pad[6];
+	__u16 pad16;
+	__u16 kind; /* IOT_REC_GAP, at iot_bpf_ev's kind */
+};
+
+/* per device and CPU: D2C (request-based) or Q2C (bio-based) in common/hist's buckets */
+struct iot_sum_hist {
+	__u64 count, sum, min, max;
+	__u64 b[IOT_HIST_BUCKETS];
+};
+
+/* per device and CPU, bin % IOT_SUM_RING: the timeline sink's counts of one bin */
+struct iot_sum_bin {
+	__u64 bin; /* the bin these counts are of, + 1 (0: never used) */
+	__u64 ios, write_ios, read_bytes, write_bytes, seeks;
+};
+
+/* per device, updated under its lock: depth, idle and seek state, and the seek sink's counts */
+struct iot_sum_dev {
+	struct bpf_spin_lock lock;
+	__u32 inflight;
+	__u64 idle_since; /* 0 before the first completion */
+	__u64 last_end;   /* end sector of the last issue, ~0 before the first */
+	__u64 transitions, seeks, sequential, forward, backward, seekwatcher;
 };
 
 /* The device table: key the whole disk's dev_t (the queue's), as the blk tracer keeps one

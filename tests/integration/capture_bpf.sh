@@ -59,30 +59,94 @@ wait_tracer_free
 "$IOTAPE" capture -o "$TMP/tr" -d "$LOOP" --backend tracefs -- sleep 600 2>"$TMP/tr.err" &
 TR=$!
 wait_tracing_on "$TR"
+# attached in this order, each capture's probe runs right after the one before it: the
+# events capture's right after the tracer's (the D2C of two tracers differ by the run time
+# of the probes between them, at the D and at the C)
+"$IOTAPE" capture -o "$TMP/ev" -d "$LOOP" --backend bpf -- sleep 600 2>"$TMP/ev.err" &
+EVC=$!
+wait_bpf "$EVC"
 "$IOTAPE" capture -o "$TMP/io" -d "$LOOP" --backend bpf --detail io -- sleep 600 2>"$TMP/io.err" &
 IOC=$!
 wait_bpf "$IOC"
-# the workload runs under the events capture, in a blkio cgroup of its own: random reads of
-# distinct blocks (fio's random map), in bursts with 30 ms pauses (idle gaps), and writes
-"$IOTAPE" capture -o "$TMP/ev" -d "$LOOP" --backend bpf -- sh -c '
+# the summary level twice: alone, and with the io level's records of the same IOs (the same
+# clock reads: analyze of those must give the summary's figures exactly)
+"$IOTAPE" capture -o "$TMP/sp" -d "$LOOP" --detail summary -- sleep 600 2>"$TMP/sp.err" &
+SPC=$!
+wait_bpf "$SPC"
+IOTAPE_BPF_SUMMARY_WITH_IO=1 "$IOTAPE" capture -o "$TMP/sm" -d "$LOOP" --detail summary -- sleep 600 2>"$TMP/sm.err" &
+SMC=$!
+wait_bpf "$SMC"
+# the workload, in a blkio cgroup of its own: random reads of distinct blocks (fio's random
+# map), in bursts with 40 ms pauses (idle gaps), then writes
+sh -c '
 	[ -n "$1" ] && echo $$ >"$1/cgroup.procs"
 	fio --name=r --filename="$2" --rw=randread --bs=4k --direct=1 --ioengine=libaio \
-		--iodepth=4 --size=128M --io_size=8M --thinktime=30000 --thinktime_blocks=128 \
+		--iodepth=4 --size=128M --io_size=16M --thinktime=40000 --thinktime_blocks=128 \
 		--output=/dev/null &&
-	dd if=/dev/zero of="$2" bs=64k count=64 seek=3000 oflag=direct status=none' sh "$CG" "$LOOP" \
-	2>"$TMP/ev.err" || fail "events capture: $(cat "$TMP/ev.err")"
+	dd if=/dev/zero of="$2" bs=64k count=64 seek=3000 oflag=direct status=none' sh "$CG" "$LOOP" ||
+	fail "the workload failed"
 IO_IDS=$(bpf_ids "$IOC")
-kill -INT "$IOC" "$TR"
-wait "$IOC" || true
-wait "$TR" || true
+kill -INT "$EVC" "$IOC" "$TR" "$SPC" "$SMC"
+for p in "$EVC" "$IOC" "$TR" "$SPC" "$SMC"; do wait "$p" || true; done
 tracing_is_off
 gone "$IO_IDS"
-for r in tr io ev; do
-	expect_eq "$r state" "$(json '["state"]' "$TMP/$r/manifest.json")" "$([ $r = ev ] && echo complete || echo interrupted)"
+for r in tr io ev sp sm; do
+	expect_eq "$r state" "$(json '["state"]' "$TMP/$r/manifest.json")" "interrupted"
 	expect_eq "$r lost" "$(json '["counts"]["lost"]' "$TMP/$r/manifest.json")" "0"
 done
 expect_eq "ev backend" "$(json '["backend"]["name"]' "$TMP/ev/manifest.json")" "bpf"
 expect_eq "io detail" "$(json '["detail"]["level"]' "$TMP/io/manifest.json")" "io"
+expect_eq "summary detail" "$(json '["detail"]["level"]' "$TMP/sp/manifest.json")" "summary"
+[ ! -e "$TMP/sp/$LOOPNAME.blktrace.0" ] || fail "a summary run has trace files"
+# the summary as analyze reads it, beside analyze of the records of the same IOs
+mkdir "$TMP/smsum"
+cp "$TMP/sm/summary.json" "$TMP/sm/manifest.json" "$TMP/smsum/"
+"$IOTAPE" analyze --json --top 1000 "$TMP/smsum" >"$TMP/smsum.json" || fail "analyze of a summary run"
+"$IOTAPE" analyze --json --top 1000 "$TMP/sm" >"$TMP/smrec.json" || fail "analyze of the summary's records"
+"$IOTAPE" analyze --json --top 1000 "$TMP/sp" >"$TMP/sp.json" || fail "analyze of the summary run"
+"$IOTAPE" analyze --json --top 1000 "$TMP/tr" >"$TMP/trana.json" || fail "analyze of the tracefs run"
+"$IOTAPE" analyze "$TMP/sp" >"$TMP/sp.txt" || fail "analyze (text) of the summary run"
+grep -q "captured at --detail summary: not given:" "$TMP/sp.txt" || fail "the text does not say what a summary lacks"
+python3 - "$TMP" <<'EOF2' || fail "the summary disagrees with analyze (above)"
+import json, sys
+tmp = sys.argv[1]
+load = lambda n: json.load(open(f"{tmp}/{n}.json"))["devices"][0]
+sm, rec, sp, tr = load("smsum"), load("smrec"), load("sp"), load("trana")
+bad = []
+def eq(what, a, b):
+    if a != b:
+        bad.append(f"{what}: {a} != {b}")
+keys = ("count", "sum", "min", "max", "p50", "p90", "p99")
+# the same clock reads: the kernel's histogram, seeks, gaps and bins are analyze's exactly
+for k in keys:
+    eq(f"d2c {k} (summary vs analyze of its records)", sm["latency_ns"]["d2c"][k],
+       rec["latency_ns"]["d2c"][k])
+for k in ("count", "seekwatcher", "transitions", "sequential", "forward", "backward"):
+    eq(f"seeks {k}", sm["seeks"][k], rec["seeks"][k])
+for k in ("reads", "writes"):
+    eq(k, sm[k], rec[k])
+mid = lambda d: sorted((g["start_ns"], g["end_ns"]) for g in d["idle"]["longest"]
+                       if not g["at_start"] and g["ended_by"] == "issue")
+eq("idle gaps ended by an issue", mid(sm), mid(rec))
+binsof = lambda d: {b["start_ns"]: (b["ios"], b["write_ios"], b["read_bytes"], b["write_bytes"],
+                                    b["seeks"]) for b in d["timeline"] if b["ios"] or b["seeks"]}
+eq("timeline bins", binsof(sm), binsof(rec))
+# a summary capture of its own (its own probes): the same IOs, seeks and gaps as the tracer's
+eq("summary alone: d2c count", sp["latency_ns"]["d2c"]["count"], tr["latency_ns"]["d2c"]["count"])
+for k in ("reads", "writes"):
+    eq(f"summary alone: {k}", sp[k], tr[k])
+eq("summary alone: seeks", sp["seeks"]["count"], tr["seeks"]["count"])
+eq("summary alone: idle gaps", len(mid(sp)), len(mid(tr)))
+p50 = (sp["latency_ns"]["d2c"]["p50"], tr["latency_ns"]["d2c"]["p50"])
+if abs(p50[0] - p50[1]) > 0.1 * p50[1] + 2000:
+    bad.append(f"summary alone: d2c p50 {p50[0]} vs the tracer's {p50[1]}")
+print("summary vs analyze:", "agree" if not bad else "disagree",
+      f"(d2c p50 {sm['latency_ns']['d2c']['p50']} ns, {len(mid(sm))} gaps, "
+      f"{len(binsof(sm))} bins)")
+for b in bad:
+    print("FAIL:", b)
+sys.exit(1 if bad else 0)
+EOF2
 
 python3 - "$TMP" "$LOOPNAME" "$CG" <<'EOF' || fail "the captures disagree (above)"
 import glob, json, os, struct, sys, statistics
@@ -176,7 +240,7 @@ print(d["idle"]["gaps"], d["reads"]["ios"], d["writes"]["ios"])'; }
 itr=$(idle "$TMP/tr")
 expect_eq "bpf events: idle gaps, reads, writes" "$(idle "$TMP/ev")" "$itr"
 expect_eq "bpf io: idle gaps, reads, writes" "$(idle "$TMP/io")" "$itr"
-[ "$(echo "$itr" | cut -d' ' -f1)" -ge 10 ] || fail "too few idle gaps to compare: $itr"
+[ "$(echo "$itr" | cut -d' ' -f1)" -ge 20 ] || fail "too few idle gaps to compare: $itr"
 # blkparse and btt read the bpf files (the cgroup PDU does not stop them)
 blkparse -i "$TMP/ev/$LOOPNAME" -d "$TMP/ev.dump" >"$TMP/ev.txt" 2>&1 || fail "blkparse failed"
 ! grep -q "Bad fs action" "$TMP/ev.txt" || fail "blkparse: $(grep -m1 "Bad fs" "$TMP/ev.txt")"

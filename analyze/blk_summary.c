@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: MIT */
+/* A summary run (the bpf backend's --detail summary) as analyze's document, for what it holds. */
+#include "analyze/blk_summary.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * summary.json (docs/capture.md "summary.json") holds, per device, figures the kernel computed
+ * the way the sinks compute them from events (capture/bpf/blk.bpf.c): the D2C (request-based)
+ * or Q2C (bio-based) histogram in common/hist's buckets, the timeline's completions, bytes and
+ * seeks per bin, the seek sink's counts, and the idle gaps (at least the threshold, each ended
+ * by an issue). They go under the keys the sinks write, so the text view, report and compare
+ * read them as any other run's; what a summary cannot give is named in "not_given" and left
+ * out, never filled with zeros that would read as measured.
+ */
+
+static uint64_t ju(const json_t *o, const char *k)
+{
+	const json_t *v = json_object_get(o, k);
+
+	return json_is_integer(v) ? (uint64_t)json_integer_value(v) : 0;
+}
+
+static int hist_from(const json_t *lat, struct hist *h)
+{
+	const json_t *b = json_object_get(lat, "buckets"), *e;
+	size_t i;
+
+	hist_init(h);
+	json_array_foreach(b, i, e)
+	{
+		json_int_t idx = json_integer_value(json_array_get(e, 0));
+
+		if (idx < 0 || idx >= (json_int_t)HIST_BUCKETS)
+			return -EINVAL;
+		h->b[idx] += (uint64_t)json_integer_value(json_array_get(e, 1));
+	}
+	h->count = ju(lat, "count");
+	h->sum = (long double)ju(lat, "sum");
+	if (h->count) {
+		h->min = ju(lat, "min");
+		h->max = ju(lat, "max");
+	}
+	return 0;
+}
+
+static int cmp_len(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+	uint64_t lx = x[1] - x[0], ly = y[1] - y[0];
+
+	return lx < ly ? 1 : lx > ly ? -1 : (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+static json_t *idle_json(const json_t *gaps, uint64_t threshold, uint64_t span, unsigned top)
+{
+	size_t n = json_array_size(gaps), i;
+	uint64_t(*g)[2] = calloc(n ? n : 1, sizeof(*g)), total = 0;
+	struct hist h;
+	json_t *o = json_object(), *longest = json_array();
+
+	hist_init(&h);
+	for (i = 0; g && i < n; i++) {
+		const json_t *e = json_array_get(gaps, i);
+
+		g[i][0] = (uint64_t)json_integer_value(json_array_get(e, 0));
+		g[i][1] = (uint64_t)json_integer_value(json_array_get(e, 1));
+		if (g[i][1] < g[i][0])
+			g[i][1] = g[i][0];
+		total += g[i][1] - g[i][0];
+		hist_add(&h, g[i][1] - g[i][0]);
+	}
+	if (g)
+		qsort(g, n, sizeof(*g), cmp_len);
+	for (i = 0; g && i < n && i < top; i++)
+		json_array_append_new(
+		    longest, json_pack("{s:I, s:I, s:I, s:b, s:s, s:b}", "start_ns",
+		                       (json_int_t)g[i][0], "end_ns", (json_int_t)g[i][1],
+		                       "duration_ns", (json_int_t)(g[i][1] - g[i][0]), "at_start",
+		                       0, "ended_by", "issue", "queued", 0));
+	free(g);
+	json_object_set_new(o, "threshold_ns", json_integer((json_int_t)threshold));
+	json_object_set_new(o, "gaps", json_integer((json_int_t)n));
+	json_object_set_new(o, "total_ns", json_integer((json_int_t)total));
+	json_object_set_new(o, "pct", json_real(span ? 100.0 * (double)total / (double)span : 0));
+	json_object_set_new(o, "histogram", blk_hist_json(&h, 1));
+	json_object_set_new(o, "longest", longest);
+	return o;
+}
+
+static json_t *device_json(const json_t *sd, uint64_t origin, uint64_t span, uint64_t interval,
+                           uint64_t threshold, unsigned top, json_t *timeline, struct iot_err *e)
+{
+	const json_t *lat = json_object_get(sd, "latency"), *seeks = json_object_get(sd, "seeks");
+	const json_t *bins = json_object_get(sd, "bins"), *b;
+	const char *kind = json_string_value(json_object_get(lat, "kind"));
+	int bio = json_is_true(json_object_get(sd, "bio_based"));
+	uint64_t ios[2] = {0, 0}, bytes[2] = {0, 0}, tr = ju(seeks, "transitions");
+	double secs = (double)span / 1e9;
+	struct hist h;
+	json_t *d = json_object(), *l = json_object(), *s;
+	size_t i;
+
+	if (!kind || (strcmp(kind, "d2c") && strcmp(kind, "q2c")) || hist_from(lat, &h)) {
+		json_decref(d);
+		json_decref(l);
+		iot_err_set(e, -EINVAL, "summary: device %s: bad latency histogram",
+		            json_string_value(json_object_get(sd, "dev")));
+		return NULL;
+	}
+	json_array_foreach(bins, i, b)
+	{
+		uint64_t k = (uint64_t)json_integer_value(json_array_get(b, 0));
+		uint64_t n = (uint64_t)json_integer_value(json_array_get(b, 1));
+		uint64_t w = (uint64_t)json_integer_value(json_array_get(b, 2));
+		uint64_t rb = (uint64_t)json_integer_value(json_array_get(b, 3));
+		uint64_t wb = (uint64_t)json_integer_value(json_array_get(b, 4));
+		uint64_t sk = (uint64_t)json_integer_value(json_array_get(b, 5));
+		double width = (double)interval / 1e9;
+
+		ios[0] += n - w;
+		ios[1] += w;
+		bytes[0] += rb;
+		bytes[1] += wb;
+		json_array_append_new(
+		    timeline,
+		    json_pack("{s:I, s:I, s:I, s:I, s:f, s:f, s:I, s:I, s:f, s:I}", "start_ns",
+		              (json_int_t)(origin + k * interval), "width_ns", (json_int_t)interval,
+		              "read_bytes", (json_int_t)rb, "write_bytes", (json_int_t)wb,
+		              "read_mbps", (double)rb / 1e6 / width, "write_mbps",
+		              (double)wb / 1e6 / width, "ios", (json_int_t)n, "write_ios",
+		              (json_int_t)w, "iops", (double)n / width, "seeks", (json_int_t)sk));
+	}
+	json_object_set_new(d, "dev", json_incref(json_object_get(sd, "dev")));
+	json_object_set_new(d, "name", json_incref(json_object_get(sd, "name")));
+	json_object_set_new(d, "reads", json_pack("{s:I, s:I}", "ios", (json_int_t)ios[0], "bytes",
+	                                          (json_int_t)bytes[0]));
+	json_object_set_new(d, "writes", json_pack("{s:I, s:I}", "ios", (json_int_t)ios[1],
+	                                           "bytes", (json_int_t)bytes[1]));
+	json_object_set_new(d, "data_writes", json_pack("{s:I, s:I}", "ios", (json_int_t)ios[1],
+	                                                "bytes", (json_int_t)bytes[1]));
+	json_object_set_new(l, kind, blk_hist_json(&h, 1));
+	/* the summary's D2C is per request: the same figure as the request row */
+	if (!strcmp(kind, "d2c"))
+		json_object_set_new(l, "d2c_request", blk_hist_json(&h, 0));
+	json_object_set_new(d, "latency_ns", l);
+	if (!bio) {
+		s = json_pack("{s:I, s:I, s:I, s:I, s:f, s:I, s:I, s:f, s:f}", "count",
+		              (json_int_t)ju(seeks, "count"), "seekwatcher",
+		              (json_int_t)ju(seeks, "seekwatcher"), "transitions", (json_int_t)tr,
+		              "sequential", (json_int_t)ju(seeks, "sequential"), "sequential_pct",
+		              tr ? 100.0 * (double)ju(seeks, "sequential") / (double)tr : 0.0,
+		              "forward", (json_int_t)ju(seeks, "forward"), "backward",
+		              (json_int_t)ju(seeks, "backward"), "per_sec",
+		              secs > 0 ? (double)ju(seeks, "count") / secs : 0.0,
+		              "seekwatcher_per_sec",
+		              secs > 0 ? (double)ju(seeks, "seekwatcher") / secs : 0.0);
+		json_object_set_new(d, "seeks", s);
+		json_object_set_new(d, "idle",
+		                    idle_json(json_object_get(sd, "gaps"), threshold, span, top));
+	}
+	json_object_set_new(
+	    d, "not_given",
+	    bio ? json_pack("[s, s, s, s, s]", "events", "q2d", "d2c", "depth", "actions")
+	        : json_pack("[s, s, s, s, s, s, s, s, s]", "events", "q2d", "q2c", "q2g", "g2i",
+	                    "q2m", "depth", "timeline depth and idle time", "actions"));
+	return d;
+}
+
+int blk_summary_json(const json_t *sum, unsigned top, json_t *root, struct iot_err *e)
+{
+	const json_t *devs = json_object_get(sum, "devices"), *sd;
+	uint64_t origin = ju(sum, "origin_ns"), end = ju(sum, "end_ns");
+	uint64_t interval = ju(sum, "interval_ns"), threshold = ju(sum, "idle_threshold_ns");
+	uint64_t span = end > origin ? end - origin : 0;
+	json_t *out = json_array();
+	size_t i;
+	const char *format = json_string_value(json_object_get(sum, "format"));
+
+	if (!format || strcmp(format, "iotape-summary") ||
+	    ju(sum, "format_version") != 1 || !json_is_array(devs) || !interval) {
+		json_decref(out);
+		return iot_err_set(e, -EINVAL, "not an iotape summary (format iotape-summary 1)");
+	}
+	json_array_foreach(devs, i, sd)
+	{
+		json_t *tl = json_array(), *d = device_json(sd, origin, span, interval, threshold,
+		                                            top, tl, e);
+
+		if (!d) {
+			json_decref(tl);
+			json_decref(out);
+			return -EINVAL;
+		}
+		json_object_set_new(d, "timeline", tl);
+		json_array_append_new(out, d);
+	}
+	json_object_set_new(root, "start_ns", json_integer((json_int_t)origin));
+	json_object_set_new(root, "end_ns", json_integer((json_int_t)end));
+	json_object_set_new(root, "span_ns", json_integer((json_int_t)span));
+	json_object_set_new(root, "timeline",
+	                    json_pack("{s:I, s:I, s:I}", "interval_ns", (json_int_t)interval,
+	                              "bins", (json_int_t)(interval ? (span + interval - 1) / interval : 0),
+	                              "widened", (json_int_t)0));
+	json_object_set_new(root, "devices", out);
+	return 0;
+}
