@@ -74,11 +74,11 @@ static json_t *idle_json(const json_t *gaps, uint64_t threshold, uint64_t span, 
 	if (g)
 		qsort(g, n, sizeof(*g), cmp_len);
 	for (i = 0; g && i < n && i < top; i++)
-		json_array_append_new(
-		    longest, json_pack("{s:I, s:I, s:I, s:b, s:s, s:b}", "start_ns",
-		                       (json_int_t)g[i][0], "end_ns", (json_int_t)g[i][1],
-		                       "duration_ns", (json_int_t)(g[i][1] - g[i][0]), "at_start",
-		                       0, "ended_by", "issue", "queued", 0));
+		json_array_append_new(longest,
+		                      json_pack("{s:I, s:I, s:I, s:b, s:s, s:b}", "start_ns",
+		                                (json_int_t)g[i][0], "end_ns", (json_int_t)g[i][1],
+		                                "duration_ns", (json_int_t)(g[i][1] - g[i][0]),
+		                                "at_start", 0, "ended_by", "issue", "queued", 0));
 	free(g);
 	json_object_set_new(o, "threshold_ns", json_integer((json_int_t)threshold));
 	json_object_set_new(o, "gaps", json_integer((json_int_t)n));
@@ -134,12 +134,15 @@ static json_t *device_json(const json_t *sd, uint64_t origin, uint64_t span, uin
 	}
 	json_object_set_new(d, "dev", json_incref(json_object_get(sd, "dev")));
 	json_object_set_new(d, "name", json_incref(json_object_get(sd, "name")));
-	json_object_set_new(d, "reads", json_pack("{s:I, s:I}", "ios", (json_int_t)ios[0], "bytes",
-	                                          (json_int_t)bytes[0]));
-	json_object_set_new(d, "writes", json_pack("{s:I, s:I}", "ios", (json_int_t)ios[1],
-	                                           "bytes", (json_int_t)bytes[1]));
-	json_object_set_new(d, "data_writes", json_pack("{s:I, s:I}", "ios", (json_int_t)ios[1],
-	                                                "bytes", (json_int_t)bytes[1]));
+	json_object_set_new(
+	    d, "reads",
+	    json_pack("{s:I, s:I}", "ios", (json_int_t)ios[0], "bytes", (json_int_t)bytes[0]));
+	json_object_set_new(
+	    d, "writes",
+	    json_pack("{s:I, s:I}", "ios", (json_int_t)ios[1], "bytes", (json_int_t)bytes[1]));
+	json_object_set_new(
+	    d, "data_writes",
+	    json_pack("{s:I, s:I}", "ios", (json_int_t)ios[1], "bytes", (json_int_t)bytes[1]));
 	json_object_set_new(l, kind, blk_hist_json(&h, 1));
 	/* the summary's D2C is per request: the same figure as the request row */
 	if (!strcmp(kind, "d2c"))
@@ -178,15 +181,15 @@ int blk_summary_json(const json_t *sum, unsigned top, json_t *root, struct iot_e
 	size_t i;
 	const char *format = json_string_value(json_object_get(sum, "format"));
 
-	if (!format || strcmp(format, "iotape-summary") ||
-	    ju(sum, "format_version") != 1 || !json_is_array(devs) || !interval) {
+	if (!format || strcmp(format, "iotape-summary") || ju(sum, "format_version") != 1 ||
+	    !json_is_array(devs) || !interval) {
 		json_decref(out);
 		return iot_err_set(e, -EINVAL, "not an iotape summary (format iotape-summary 1)");
 	}
 	json_array_foreach(devs, i, sd)
 	{
-		json_t *tl = json_array(), *d = device_json(sd, origin, span, interval, threshold,
-		                                            top, tl, e);
+		json_t *tl = json_array(),
+		       *d = device_json(sd, origin, span, interval, threshold, top, tl, e);
 
 		if (!d) {
 			json_decref(tl);
@@ -201,7 +204,8 @@ int blk_summary_json(const json_t *sum, unsigned top, json_t *root, struct iot_e
 	json_object_set_new(root, "span_ns", json_integer((json_int_t)span));
 	json_object_set_new(root, "timeline",
 	                    json_pack("{s:I, s:I, s:I}", "interval_ns", (json_int_t)interval,
-	                              "bins", (json_int_t)(interval ? (span + interval - 1) / interval : 0),
+	                              "bins",
+	                              (json_int_t)(interval ? (span + interval - 1) / interval : 0),
 	                              "widened", (json_int_t)0));
 	json_object_set_new(root, "devices", out);
 	return 0;

@@ -434,6 +434,7 @@ void text_summary(FILE *f, const json_t *root)
 		        "one clock (the first host's trace clock) through the manifests' clock "
 		        "pairs: alignment error at most %s\n",
 		        fmt_duration((double)jget_u(root, "alignment_error_ns"), b1, sizeof(b1)));
+	/* --by cgroup: the same per cgroup, after the devices' figures of all IO (below) */
 	json_array_foreach(devs, i, d)
 	{
 		/* gap times from the start of the first host's run, whatever the device's clock */
@@ -446,5 +447,27 @@ void text_summary(FILE *f, const json_t *root)
 				off = json_integer_value(json_object_get(h, "offset_ns"));
 		}
 		text_device(f, d, (uint64_t)((int64_t)start - off));
+	}
+	json_array_foreach(json_object_get(root, "cgroups"), i, h)
+	{
+		const json_t *id = json_object_get(h, "id"), *path = json_object_get(h, "path");
+		char name[256];
+		size_t k;
+
+		if (json_is_integer(id) && !json_integer_value(id))
+			fprintf(f,
+			        "\nrecords without a cgroup id (plug, unplug; or captured without "
+			        "ids): %" PRIu64 " events\n",
+			        jget_u(h, "events"));
+		else if (json_is_integer(id))
+			fprintf(f, "\ncgroup %s (id %" PRIu64 "): %" PRIu64 " events\n",
+			        json_is_string(path)
+			            ? txt_escape(json_string_value(path), name, sizeof(name))
+			            : "(path unknown)",
+			        (uint64_t)json_integer_value(id), jget_u(h, "events"));
+		else
+			fprintf(f, "\ncgroups past the first %u: %" PRIu64 " events\n", 64u,
+			        jget_u(h, "events"));
+		json_array_foreach(json_object_get(h, "devices"), k, d) text_device(f, d, start);
 	}
 }

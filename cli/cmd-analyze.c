@@ -11,6 +11,7 @@
 
 #include "analyze/blk_latency.h"
 #include "analyze/blk_analysis.h"
+#include "analyze/blk_bycg.h"
 #include "analyze/idle_explain.h"
 #include "cli/analyze.h"
 #include "cli/inputs.h"
@@ -41,6 +42,12 @@ static const struct cli_opt analyze_opts[] = {
      .arg = "FILE",
      .kind = CLI_FILE,
      .help = "write to FILE instead of standard output"},
+    {.name = "by",
+     .key = 'b',
+     .arg = "KEY",
+     .values = "cgroup",
+     .help = "also split the block figures by KEY: cgroup (the cgroup whose IO each record "
+             "is, which the bpf capture backend records; paths from the manifest)"},
     {.name = "hosts",
      .key = 'H',
      .help = "each INPUT is the run directory of another host, captured at the same time: "
@@ -52,8 +59,8 @@ static const struct cli_opt analyze_opts[] = {
 
 const struct cli_doc doc_analyze = {
     .summary = "analyze block traces, packet captures or run directories",
-    .synopsis = "[--json] [--interval DUR] [--idle-threshold DUR] [--top N] [--hosts] [-o FILE] "
-                "INPUT...",
+    .synopsis = "[--json] [--interval DUR] [--idle-threshold DUR] [--top N] [--by cgroup] "
+                "[--hosts] [-o FILE] INPUT...",
     .description =
         "One streaming pass over block traces (and packet captures): per device counts and "
         "bytes per action, Q2D/D2C/Q2C latency (matched through merges as btt does), queue "
@@ -112,6 +119,8 @@ struct run {
 	int stopped;
 	int hosts;           /* --hosts */
 	char *summary;       /* a summary run's summary.json (taken from its input) */
+	int by_cgroup;       /* --by cgroup */
+	struct blk_bycg *cg; /* its passes */
 	json_t *detail;      /* the first run's manifest "detail": what its level lacks */
 	struct devref *refs; /* the document's devices: which pass, which position */
 };
@@ -258,10 +267,13 @@ static void notify(struct run *r, const struct blk_event *ev)
 static inline void consume(struct run *r, const struct blk_event *ev)
 {
 	r->events++;
-	if (!blk_is_notify(ev))
+	if (!blk_is_notify(ev)) {
 		blk_analysis_feed(r->a, ev);
-	else
+		if (r->cg)
+			blk_bycg_feed(r->cg, ev, 1);
+	} else {
 		notify(r, ev);
+	}
 }
 
 /* Merge the inputs by time (few inputs: a linear scan beats a heap) and feed every sink. */
@@ -270,6 +282,28 @@ static int run_pass(struct run *r)
 	struct iot_err e;
 	int ret;
 
+	if (r->nin == 1 && r->cg) {
+		/* --by cgroup: one thread feeds the pass and the cgroups' passes */
+		struct bt_reader *rd = r->in[0].r;
+		const struct blk_event *ev;
+		const struct bt_stats *st;
+		unsigned n;
+
+		blk_analysis_set_comms(r->a, bt_reader_comms(rd));
+		blk_bycg_set_comms(r->cg, bt_reader_comms(rd));
+		while ((ret = bt_reader_next_batch(rd, &ev, &n, &e)) == 1) {
+			blk_analysis_feed_batch(r->a, ev, n);
+			blk_bycg_feed(r->cg, ev, n);
+		}
+		if (ret < 0 && (ret = pass_error(r, &e, ret)))
+			return ret;
+		blk_analysis_finish(r->a);
+		st = bt_reader_stats(rd);
+		r->events = st->events;
+		r->notifies = st->notifies;
+		r->messages = st->messages;
+		return EXIT_OK;
+	}
 	if (r->nin == 1) {
 		/*
 		 * The common case, without the merge: a reader thread decodes and merges the
@@ -408,6 +442,7 @@ static void run_release(struct run *r)
 		in_stream_close(r->captures[i]);
 	free(r->captures);
 	free(r->summary);
+	blk_bycg_free(r->cg);
 	bt_comm_table_free(r->comms);
 	idle_explain_free(r->x);
 	blk_analysis_free(r->a);
@@ -444,9 +479,12 @@ static int block_pass(struct run *r)
 {
 	int ret;
 
-	if (blk_analysis_new(&r->a, &r->bo) || explain_start(r))
+	if (blk_analysis_new(&r->a, &r->bo) || explain_start(r) ||
+	    (r->by_cgroup && blk_bycg_new(&r->cg, &r->bo)))
 		return error("out of memory"), EXIT_SYSTEM;
 	blk_analysis_set_comms(r->a, r->comms);
+	if (r->cg)
+		blk_bycg_set_comms(r->cg, r->comms);
 	ret = run_pass(r);
 	if (ret == EXIT_OK)
 		explain_block_done(r);
@@ -460,6 +498,9 @@ static int block_json(struct run *r, json_t *root)
 
 	if (blk_analysis_to_json(r->a, root, 0) ||
 	    idle_explain_json(r->x, 0, json_object_get(root, "devices")))
+		return -ENOMEM;
+	if (r->cg && blk_bycg_to_json(
+	                 r->cg, r->have_man ? json_object_get(r->man.root, "cgroups") : NULL, root))
 		return -ENOMEM;
 	r->refs = calloc(n ? n : 1, sizeof(*r->refs));
 	if (!r->refs)
@@ -651,12 +692,19 @@ static int parse_args(struct run *r, int argc, char **argv, const char **out)
 		case 'H':
 			r->hosts = 1;
 			break;
+		case 'b':
+			if (strcmp(optarg, "cgroup"))
+				return bad_value('b', optarg), -1;
+			r->by_cgroup = 1;
+			break;
 		default:
 			return bad_option(argv), -1;
 		}
 	}
 	if (optind >= argc)
 		return usage_error("no input"), -1;
+	if (r->hosts && r->by_cgroup)
+		return usage_error("--by cgroup and --hosts do not go together (yet)"), -1;
 	if (r->hosts && argc - optind < 2)
 		return usage_error("--hosts: give the run directories of two hosts or more"), -1;
 	if (r->hosts && argc - optind > (int)IE_MAX_HOSTS)

@@ -241,6 +241,31 @@ itr=$(idle "$TMP/tr")
 expect_eq "bpf events: idle gaps, reads, writes" "$(idle "$TMP/ev")" "$itr"
 expect_eq "bpf io: idle gaps, reads, writes" "$(idle "$TMP/io")" "$itr"
 [ "$(echo "$itr" | cut -d' ' -f1)" -ge 20 ] || fail "too few idle gaps to compare: $itr"
+# --by cgroup: the workload's IO is its cgroup's, named by its path; plug and unplug belong
+# to no IO
+if [ -n "$CG" ]; then
+	"$IOTAPE" analyze --json --by cgroup "$TMP/ev" >"$TMP/bycg.json" || fail "analyze --by cgroup"
+	python3 - "$TMP/bycg.json" "$(basename "$CG")" "$(stat -c %i "$CG")" <<'EOF2' || fail "--by cgroup (above)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+name, cgid = sys.argv[2], int(sys.argv[3])
+groups = {g["id"]: g for g in d["cgroups"]}
+g = groups.get(cgid)
+assert g, f"no group for cgroup {cgid}: {list(groups)}"
+assert g["path"] and g["path"].endswith("/" + name), g["path"]
+dev = g["devices"][0]
+whole = d["devices"][0]
+print("cgroup", g["path"], "reads", dev["reads"]["ios"], "writes", dev["writes"]["ios"],
+      "of", whole["reads"]["ios"], whole["writes"]["ios"])
+assert dev["reads"]["ios"] == 4096 and dev["writes"]["ios"] == 64, dev["reads"]
+assert dev["latency_ns"]["d2c"]["count"] == 4160
+# every IO is some cgroup's: the groups' IOs add up to the device's
+assert sum(x["devices"][0]["reads"]["ios"] for x in d["cgroups"] if x["devices"]) == whole["reads"]["ios"]
+assert 0 in groups and not groups[0]["devices"][0]["reads"]["ios"], "plug/unplug group"
+EOF2
+	"$IOTAPE" analyze --by cgroup "$TMP/ev" >"$TMP/bycg.txt" || fail "analyze --by cgroup (text)"
+	grep -q "^cgroup .*$(basename "$CG") (id " "$TMP/bycg.txt" || fail "the text names no cgroup"
+fi
 # blkparse and btt read the bpf files (the cgroup PDU does not stop them)
 blkparse -i "$TMP/ev/$LOOPNAME" -d "$TMP/ev.dump" >"$TMP/ev.txt" 2>&1 || fail "blkparse failed"
 ! grep -q "Bad fs action" "$TMP/ev.txt" || fail "blkparse: $(grep -m1 "Bad fs" "$TMP/ev.txt")"
