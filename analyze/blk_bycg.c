@@ -128,11 +128,13 @@ int blk_bycg_to_json(struct blk_bycg *b, const json_t *paths, json_t *root)
 			return -ENOMEM;
 		}
 		json_object_del(o, "timeline");
-		json_object_set_new(o, "id", g->id == BLK_BYCG_OTHER ? json_string("other")
-		                                                     : json_integer((json_int_t)g->id));
-		json_object_set_new(o, "path", g->id == BLK_BYCG_NONE || g->id == BLK_BYCG_OTHER
-		                                   ? json_null()
-		                                   : path_of(paths, g->id));
+		json_object_set_new(o, "id",
+		                    g->id == BLK_BYCG_OTHER ? json_string("other")
+		                                            : json_integer((json_int_t)g->id));
+		json_object_set_new(o, "path",
+		                    g->id == BLK_BYCG_NONE || g->id == BLK_BYCG_OTHER
+		                        ? json_null()
+		                        : path_of(paths, g->id));
 		json_object_set_new(o, "events", json_integer((json_int_t)g->events));
 		json_array_append_new(arr, o);
 	}

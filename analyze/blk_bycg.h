@@ -9,8 +9,8 @@
 
 /* Cgroups kept apart; the IO of any further one is counted under BLK_BYCG_OTHER. */
 #define BLK_BYCG_MAX 64u
-#define BLK_BYCG_NONE 0ull            /* records without a cgroup id (plug, unplug, tracefs) */
-#define BLK_BYCG_OTHER UINT64_MAX     /* past BLK_BYCG_MAX */
+#define BLK_BYCG_NONE 0ull        /* records without a cgroup id (plug, unplug, tracefs) */
+#define BLK_BYCG_OTHER UINT64_MAX /* past BLK_BYCG_MAX */
 
 struct blk_bycg;
 

@@ -1,26 +1,36 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# How much does `iotape capture` slow a fast device down? fio 4 KiB random reads (O_DIRECT)
-# on a RAM-backed block device (a zram device of our own, or a loop device over tmpfs), with
-# and without tracing, alternated, median of RUNS; prints the slowdown and lost events.
-# Target (issue 3): at most 5 % slowdown and no lost events. Not a test: run it by hand, as
-# root:  bench/capture-overhead.sh [IOTAPE]
-# env: RUNS=5 SECS=5 DEPTH=16 READERS="raw pipe raw:issue,complete" (READER[:MASK] per config)
-#      TARGET=zram|loop (default: zram where the kernel has it, else a loop device over tmpfs)
+# How much does `iotape capture` slow a fast device down? fio 4 KiB random reads (O_DIRECT,
+# iodepth 16) on RAM-backed block devices of our own (a loop device over tmpfs, request-based;
+# zram, bio-based), untraced and under each capture configuration, in interleaved rounds: each
+# round runs every configuration once (starting at a different one each round), and each
+# traced run is compared with the untraced run of its own round ("paired"), so a machine whose
+# speed drifts (other jobs) slows both sides of a pair alike. Prints medians of the pairs, the
+# load average before and after, events per IO and lost events.
+# Targets (issue 29): bpf --detail io <= 5 % IOPS cost, summary <= 2 %, events below tracefs.
+# Not a test: run it by hand, as root:  bench/capture-overhead.sh [IOTAPE]
+# env: RUNS=7 SECS=3 DEPTH=16 TARGETS="loop zram"
+#      CONFIGS="tracefs bpf:events bpf:io bpf:summary biolat" (BACKEND[:DETAIL-or-READER],
+#      tracefs:pipe, tracefs:raw:issue,complete for a mask; biolat: the floor, one histogram
+#      update per IO, build/biolat)
 set -euo pipefail
 IOTAPE=${1:-iotape}
-RUNS=${RUNS:-5}
-SECS=${SECS:-5}
+RUNS=${RUNS:-7}
+SECS=${SECS:-3}
 DEPTH=${DEPTH:-16}
-READERS=${READERS:-raw pipe raw:issue,complete}
-TARGET=${TARGET:-zram}
+TARGETS=${TARGETS:-loop zram}
+CONFIGS=${CONFIGS:-tracefs bpf:events bpf:io bpf:summary biolat}
+BIOLAT=${BIOLAT:-$(dirname "$(command -v "$IOTAPE")")/biolat}
 [ "$(id -u)" -eq 0 ] || { echo "capture-overhead: needs root" >&2; exit 2; }
 command -v fio >/dev/null || { echo "capture-overhead: needs fio" >&2; exit 2; }
+case " $CONFIGS " in *" biolat "*)
+	[ -x "$BIOLAT" ] || { echo "capture-overhead: no $BIOLAT (built with the bpf backend)" >&2; exit 2; } ;;
+esac
 # the blk tracer is global: wait for the capture integration tests (same lock) to finish
 exec 9>/tmp/iotape-capture-tests.lock
 flock 9
 WORK=$(mktemp -d /tmp/iotape-bench.XXXXXX)
-DEV="" ZID="" LOOP=""
+ZID="" LOOP=""
 cleanup() {
 	[ -n "$LOOP" ] && losetup -d "$LOOP"
 	[ -n "$ZID" ] && echo "$ZID" >/sys/class/zram-control/hot_remove
@@ -28,80 +38,119 @@ cleanup() {
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
-
-if [ "$TARGET" = zram ] && [ -w /sys/class/zram-control/hot_add ]; then
-	ZID=$(cat /sys/class/zram-control/hot_add)
-	echo 1G >/sys/block/zram$ZID/disksize
-	DEV=/dev/zram$ZID
-	# fill it so reads hit stored pages, not the zero-page shortcut
-	dd if=/dev/urandom of=$DEV bs=1M count=1024 oflag=direct status=none
-	KIND="zram ($(cat /sys/block/zram$ZID/comp_algorithm | sed 's/.*\[\(.*\)\].*/\1/'))"
-else
-	mkdir "$WORK/shm"
-	mount -t tmpfs -o size=1100M tmpfs "$WORK/shm"
-	dd if=/dev/urandom of="$WORK/shm/img" bs=1M count=1024 status=none
-	LOOP=$(losetup -f --show "$WORK/shm/img")
-	DEV=$LOOP
-	KIND="loop over tmpfs"
-fi
 ENGINE=libaio
 fio --enghelp 2>/dev/null | grep -qw libaio || ENGINE=psync
 
-fio_iops() { # fio_iops JSONFILE
-	python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["jobs"][0]["read"]["iops"]))' "$1"
+make_target() { # make_target loop|zram: DEV, KIND
+	case $1 in
+	zram)
+		[ -w /sys/class/zram-control/hot_add ] || return 1
+		ZID=$(cat /sys/class/zram-control/hot_add)
+		echo 1G >/sys/block/zram$ZID/disksize
+		DEV=/dev/zram$ZID
+		# fill it so reads hit stored pages, not the zero-page shortcut
+		dd if=/dev/urandom of="$DEV" bs=1M count=1024 oflag=direct status=none
+		KIND="zram ($(sed 's/.*\[\(.*\)\].*/\1/' /sys/block/zram$ZID/comp_algorithm), bio-based)"
+		;;
+	loop)
+		mkdir -p "$WORK/shm"
+		mount -t tmpfs -o size=1100M tmpfs "$WORK/shm"
+		dd if=/dev/urandom of="$WORK/shm/img" bs=1M count=1024 status=none
+		LOOP=$(losetup -f --show "$WORK/shm/img")
+		DEV=$LOOP
+		KIND="loop over tmpfs (request-based)"
+		;;
+	esac
 }
+drop_target() {
+	[ -n "$LOOP" ] && losetup -d "$LOOP"
+	LOOP=""
+	[ -n "$ZID" ] && echo "$ZID" >/sys/class/zram-control/hot_remove
+	ZID=""
+	mountpoint -q "$WORK/shm" && umount "$WORK/shm"
+	return 0
+}
+
+pyjson() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($1)" "$2"; }
+fio_iops() { pyjson 'round(d["jobs"][0]["read"]["iops"])' "$1"; }
 # CPU time fio itself spent per IO (us): tracing costs the submitting and completing
-# contexts; this is far less sensitive to other load on the machine than IOPS
+# contexts; far less sensitive to other load on the machine than IOPS
 fio_cpu_per_io() {
-	python3 -c 'import json,sys
-j = json.load(open(sys.argv[1]))["jobs"][0]
-print("%.3f" % ((j["usr_cpu"] + j["sys_cpu"]) / 100 * j["job_runtime"] * 1000 / j["read"]["total_ios"]))' "$1"
+	pyjson '"%.3f" % ((d["jobs"][0]["usr_cpu"] + d["jobs"][0]["sys_cpu"]) / 100 * d["jobs"][0]["job_runtime"] * 1000 / d["jobs"][0]["read"]["total_ios"])' "$1"
 }
-FIO=(fio --name=randread --filename="$DEV" --rw=randread --bs=4k --direct=1
-	--ioengine=$ENGINE --iodepth="$DEPTH" --runtime="$SECS" --time_based
-	--randrepeat=0 --output-format=json)
-
 median() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+loadavg() { cut -d" " -f1-3 /proc/loadavg; }
 
-echo "device: $DEV, $KIND; fio $ENGINE iodepth $DEPTH, ${SECS}s x $RUNS runs each"
-base=() basecpu=()
-declare -A traced tcpu rcpu lost events
-for r in $READERS; do traced[$r]=""; tcpu[$r]=""; rcpu[$r]=""; lost[$r]=0; events[$r]=0; done
-for i in $(seq "$RUNS"); do
-	"${FIO[@]}" --output="$WORK/base.json" >/dev/null
-	base+=("$(fio_iops "$WORK/base.json")")
-	basecpu+=("$(fio_cpu_per_io "$WORK/base.json")")
-	for r in $READERS; do
-		rm -rf "$WORK/run"
-		mask=()
-		[ "$r" != "${r#*:}" ] && mask=(-a "${r#*:}")
-		"$IOTAPE" capture -o "$WORK/run" -d "$DEV" --backend tracefs --reader "${r%%:*}" "${mask[@]}" -- \
-			"${FIO[@]}" --output="$WORK/traced.json" >/dev/null 2>"$WORK/err" ||
+# run CONFIG: one fio run under CONFIG ("none": untraced) -> $WORK/fio.json, $WORK/run
+run() {
+	local c=$1 b d m
+	local fio=(fio --name=randread --filename="$DEV" --rw=randread --bs=4k --direct=1
+		--ioengine=$ENGINE --iodepth="$DEPTH" --runtime="$SECS" --time_based --randrepeat=0
+		--output-format=json --output="$WORK/fio.json")
+	rm -rf "$WORK/run"
+	case $c in
+	none) "${fio[@]}" >/dev/null ;;
+	biolat) "$BIOLAT" "$DEV" -- "${fio[@]}" >/dev/null 2>"$WORK/err" || { cat "$WORK/err" >&2; exit 1; } ;;
+	*)
+		IFS=: read -r b d m <<<"$c"
+		local args=(--backend "$b")
+		if [ "$b" = bpf ]; then args+=(--detail "${d:-events}"); else args+=(--reader "${d:-raw}"); fi
+		[ -n "$m" ] && args+=(-a "$m")
+		"$IOTAPE" capture -o "$WORK/run" -d "$DEV" "${args[@]}" -- "${fio[@]}" >/dev/null 2>"$WORK/err" ||
 			{ cat "$WORK/err" >&2; exit 1; }
-		traced[$r]="${traced[$r]} $(fio_iops "$WORK/traced.json")"
-		tcpu[$r]="${tcpu[$r]} $(fio_cpu_per_io "$WORK/traced.json")"
-		# iotape's own CPU (reader thread included) per million events
-		rcpu[$r]="${rcpu[$r]} $(python3 -c 'import json,sys
-d = json.load(open(sys.argv[1]))
-print("%.3f" % ((d["iotape_cpu"]["user_s"] + d["iotape_cpu"]["sys_s"]) / max(d["counts"]["events"], 1) * 1e6))' "$WORK/run/manifest.json")"
-		l=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["counts"]["lost"])' "$WORK/run/manifest.json")
-		e=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["counts"]["events"])' "$WORK/run/manifest.json")
-		lost[$r]=$((lost[$r] + l))
-		events[$r]=$((events[$r] + e))
+		;;
+	esac
+}
+
+for target in $TARGETS; do
+	if ! make_target "$target"; then
+		echo "capture-overhead: no $target here, skipped" >&2
+		continue
+	fi
+	echo
+	echo "== $DEV: $KIND; fio $ENGINE 4 KiB randread iodepth $DEPTH, ${SECS}s runs, $RUNS rounds; load average $(loadavg)"
+	declare -A iops=() cpu=() ratio=() cratio=() lost=() events=() icpu=()
+	all=(none $CONFIGS)
+	n=${#all[@]}
+	for i in $(seq 0 $((RUNS - 1))); do
+		line="round $((i + 1)):"
+		for k in $(seq 0 $((n - 1))); do
+			c=${all[$(((i + k) % n))]}
+			run "$c"
+			iops[$c]="${iops[$c]:-} $(fio_iops "$WORK/fio.json")"
+			cpu[$c]="${cpu[$c]:-} $(fio_cpu_per_io "$WORK/fio.json")"
+			if [ -f "$WORK/run/manifest.json" ]; then
+				lost[$c]=$((${lost[$c]:-0} + $(pyjson 'd["counts"]["lost"]' "$WORK/run/manifest.json")))
+				events[$c]=$((${events[$c]:-0} + $(pyjson 'd["counts"]["events"]' "$WORK/run/manifest.json")))
+				icpu[$c]="${icpu[$c]:-} $(pyjson '"%.3f" % (d["iotape_cpu"]["user_s"] + d["iotape_cpu"]["sys_s"])' "$WORK/run/manifest.json")"
+			fi
+			line="$line $c ${iops[$c]##* }"
+		done
+		# this round's pairs: each configuration against this round's untraced run
+		b=${iops[none]##* } bc=${cpu[none]##* }
+		for c in $CONFIGS; do
+			ratio[$c]="${ratio[$c]:-} $(python3 -c "print(f'{(1 - ${iops[$c]##* } / $b) * 100:.2f}')")"
+			cratio[$c]="${cratio[$c]:-} $(python3 -c "print(f'{(${cpu[$c]##* } / $bc - 1) * 100:.2f}')")"
+		done
+		echo "$line"
 	done
-	echo "run $i: base ${base[-1]} IOPS;$(for r in $READERS; do printf ' %s %s IOPS' "$r" "${traced[$r]##* }"; done)"
-done
-b=$(echo "${base[@]}" | median)
-bc=$(echo "${basecpu[@]}" | median)
-echo "baseline median: $b IOPS, fio CPU $bc us per IO; load average $(cut -d" " -f1-3 /proc/loadavg)"
-for r in $READERS; do
-	t=$(echo "${traced[$r]}" | median)
-	tc=$(echo "${tcpu[$r]}" | median)
-	rc=$(echo "${rcpu[$r]}" | median)
-	slow=$(python3 -c "print(f'{(1 - $t / $b) * 100:.1f}')")
-	cslow=$(python3 -c "print(f'{($tc / $bc - 1) * 100:.1f}')")
-	echo "reader $r: median $t IOPS, slowdown $slow %; fio CPU $tc us per IO (+$cslow %);" \
-		"iotape CPU $rc s per million events; events $((events[$r] / RUNS)) per run" \
-		"($(python3 -c "print(f'{${events[$r]} / ($t * $SECS * $RUNS):.1f}')") per IO)," \
-		"lost ${lost[$r]} in $RUNS runs"
+	bi=$(echo "${iops[none]}" | median)
+	echo "untraced: median $bi IOPS (runs:${iops[none]}), fio CPU $(echo "${cpu[none]}" | median) us per IO"
+	printf '%-22s %10s %12s %12s %14s %10s %12s %8s\n' configuration IOPS "IOPS cost" "range" "fio CPU/IO" "events/IO" "iotape CPU" lost
+	for c in $CONFIGS; do
+		t=$(echo "${iops[$c]}" | median)
+		r=$(echo "${ratio[$c]}" | median)
+		lo=$(echo "${ratio[$c]}" | tr ' ' '\n' | grep . | sort -g | head -1)
+		hi=$(echo "${ratio[$c]}" | tr ' ' '\n' | grep . | sort -g | tail -1)
+		cr=$(echo "${cratio[$c]}" | median)
+		epio="-" ic="-"
+		if [ -n "${events[$c]:-}" ]; then
+			epio=$(python3 -c "print(f'{${events[$c]} / ($t * $SECS * $RUNS):.2f}')")
+			ic="$(echo "${icpu[$c]}" | median) s"
+		fi
+		printf '%-22s %10s %11s%% %12s %13s%% %10s %12s %8s\n' "$c" "$t" "$r" "$lo..$hi" "+$cr" "$epio" "$ic" "${lost[$c]:--}"
+	done
+	echo "(IOPS cost and fio CPU per IO: medians of the per-round pairs; load average now $(loadavg))"
+	unset iops cpu ratio cratio lost events icpu
+	drop_target
 done

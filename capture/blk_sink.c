@@ -232,42 +232,57 @@ const uint64_t *cap_sink_cgroups(const struct cap_sink *s, unsigned *n)
 	return s->cgroups;
 }
 
-int cap_sink_record(struct cap_sink *s, unsigned cpu, uint8_t *rec, size_t len, struct iot_err *e)
+/* A decoded record of ours (ev, its record rec) to its device's set. */
+static int sink_put(struct cap_sink *s, unsigned cpu, const struct blk_event *ev, uint8_t *rec,
+                    size_t len, const char *comm, struct iot_err *e)
 {
-	return cap_sink_record_comm(s, cpu, rec, len, NULL, e);
-}
-
-int cap_sink_record_comm(struct cap_sink *s, unsigned cpu, uint8_t *rec, size_t len,
-                         const char *comm, struct iot_err *e)
-{
-	struct blk_event ev;
 	struct sink_dev *d = NULL;
-	long n = bt_decode(rec, len, &ev, NULL);
 	int ret;
 
-	if (n <= 0 || (size_t)n != len) {
-		__atomic_add_fetch(&s->bad, 1, __ATOMIC_RELAXED);
-		return 0;
-	}
 	for (unsigned i = 0; i < s->ndev; i++)
-		if (s->dev[i].kdev == ev.dev)
+		if (s->dev[i].kdev == ev->dev)
 			d = &s->dev[i];
 	if (!d) {
 		/* the blk tracer is global: another device someone else enabled */
 		__atomic_add_fetch(&s->foreign, 1, __ATOMIC_RELAXED);
 		return 0;
 	}
-	if (!blk_is_notify(&ev) && !bt_comm_table_get(d->seen, ev.pid)) {
-		ret = process_note(s, d, cpu, &ev, comm, e);
+	if (!blk_is_notify(ev) && !bt_comm_table_get(d->seen, ev->pid)) {
+		ret = process_note(s, d, cpu, ev, comm, e);
 		if (ret)
 			return ret;
 	}
 	ret = write_rec(s, d, cpu, rec, len, e);
 	if (!ret)
-		blk_span_add(&d->span, &ev);
-	if (ev.flags & BLK_F_CGROUP)
-		note_cgroup(s, ev.cgroup);
+		blk_span_add(&d->span, ev);
+	if (ev->flags & BLK_F_CGROUP)
+		note_cgroup(s, ev->cgroup);
 	return ret;
+}
+
+int cap_sink_record(struct cap_sink *s, unsigned cpu, uint8_t *rec, size_t len, struct iot_err *e)
+{
+	struct blk_event ev;
+	long n = bt_decode(rec, len, &ev, NULL);
+
+	if (n <= 0 || (size_t)n != len) {
+		__atomic_add_fetch(&s->bad, 1, __ATOMIC_RELAXED);
+		return 0;
+	}
+	return sink_put(s, cpu, &ev, rec, len, NULL, e);
+}
+
+int cap_sink_event(struct cap_sink *s, const struct blk_event *ev, const char *comm,
+                   struct iot_err *e)
+{
+	uint8_t rec[BT_REC7_SIZE + 8 + 64];
+	size_t len = bt_encode7(ev, rec, sizeof(rec));
+
+	if (!len) {
+		__atomic_add_fetch(&s->bad, 1, __ATOMIC_RELAXED);
+		return 0;
+	}
+	return sink_put(s, ev->cpu, ev, rec, len, comm, e);
 }
 
 int cap_sink_timestamp(struct cap_sink *s, const struct cap_clock_pair *p, struct iot_err *e)

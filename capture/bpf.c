@@ -33,7 +33,7 @@
  * Records come out in the order they were reserved, not quite in time order across CPUs (an
  * interrupt's record can overtake the task's it interrupted), and at the io level each IO's
  * queue and issue records are written only at its completion. The per-CPU blktrace files must
- * be in time order, so records wait in a heap until they are older than the newest seen by a
+ * be in time order, so records wait in order until they are older than the newest seen by a
  * hold time: 10 ms for events, at the io level twice the longest queue-to-completion time seen
  * (at least 100 ms). A record that arrives later than that still goes out, counted as late.
  */
@@ -41,17 +41,21 @@
 #define HOLD_EVENTS_NS 10000000ull
 #define HOLD_IO_MIN_NS 100000000ull
 #define HOLD_IO_MAX_NS 10000000000ull
-#define HEAP_MAX (1u << 18) /* records held at most (about 30 MiB) */
+#define PEND_MAX (1u << 18) /* records held at most (about 30 MiB) */
 #define REC_MAX (BT_REC7_SIZE + 8 + IOT_BPF_PDU_MAX)
 #define INFLIGHT_MAX (1u << 16)
 
-/* one finished v7 record waiting for its turn */
+/* one record waiting for its turn: the event and its PDU */
 struct pend {
-	uint64_t time, order;
-	uint32_t cpu;
-	uint16_t len;
-	uint8_t rec[REC_MAX];
-	char comm[IOT_BPF_COMM];
+	struct blk_event ev; /* ev.pdu is set when it goes out */
+	uint8_t pdu[IOT_BPF_PDU_MAX];
+};
+
+/* its place in time order */
+struct pkey {
+	uint64_t time;
+	uint32_t slot;
+	uint32_t pad;
 };
 
 /* the summary level's figures of one device, as read from the maps */
@@ -72,9 +76,15 @@ struct cap_backend_state {
 	struct cap_sink *sink;
 	enum cap_detail detail;
 	size_t rb_bytes;
-	struct pend *heap;
-	size_t nheap, capheap;
-	uint64_t order, newest, last_out, hold, late, forced, records;
+	/* records waiting, in time order: keys[head, nkeys) sorted, bodies in a slab */
+	struct pkey *keys;
+	size_t head, nkeys, capkeys;
+	struct pend *slab;
+	uint32_t *free_slots;
+	size_t nslab, nfree;
+	uint64_t newest, last_out, hold, late, forced, records;
+	/* pid -> name: the programs send a task's name only when a CPU's records change task */
+	struct bt_comm_table *names;
 	int err;
 	struct iot_err e;
 	json_t *attached;
@@ -106,83 +116,96 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return 0;
 }
 
-/* ---- the heap of records waiting for time order -------------------------------------- */
+/* ---- records waiting for time order ---------------------------------------------------- */
 
-static int pend_less(const struct pend *a, const struct pend *b)
+/*
+ * Nearly every record arrives in time order, so a sorted array of small keys, inserted into
+ * from its end, costs a comparison per record; the io level's Q and D records go back by the
+ * IOs completed meanwhile (tens of keys to move). The bodies stay where they are, in a slab.
+ */
+static int emit_first(struct cap_backend_state *s)
 {
-	return a->time < b->time || (a->time == b->time && a->order < b->order);
+	struct pkey k = s->keys[s->head++];
+	struct pend *p = &s->slab[k.slot];
+
+	if (k.time > s->last_out)
+		s->last_out = k.time;
+	if (p->ev.pdu_len)
+		p->ev.pdu = p->pdu;
+	s->free_slots[s->nfree++] = k.slot;
+	return cap_sink_event(s->sink, &p->ev, bt_comm_table_get(s->names, p->ev.pid), &s->e);
 }
 
-static void pend_swap(struct pend *a, struct pend *b)
+static int make_room(struct cap_backend_state *s)
 {
-	struct pend t = *a;
-
-	*a = *b;
-	*b = t;
-}
-
-static int emit_top(struct cap_backend_state *s)
-{
-	struct pend *h = s->heap;
-	struct pend top = h[0];
-	size_t i = 0;
 	int ret;
 
-	h[0] = h[--s->nheap];
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-
-		if (l < s->nheap && pend_less(&h[l], &h[m]))
-			m = l;
-		if (r < s->nheap && pend_less(&h[r], &h[m]))
-			m = r;
-		if (m == i)
-			break;
-		pend_swap(&h[i], &h[m]);
-		i = m;
+	if (s->head && s->nkeys == s->capkeys) {
+		/* the emitted front goes: keys move down */
+		memmove(s->keys, s->keys + s->head, (s->nkeys - s->head) * sizeof(*s->keys));
+		s->nkeys -= s->head;
+		s->head = 0;
 	}
-	if (top.time > s->last_out)
-		s->last_out = top.time;
-	ret = cap_sink_record_comm(s->sink, top.cpu, top.rec, top.len, top.comm, &s->e);
-	return ret;
+	if (s->nkeys - s->head >= PEND_MAX) {
+		/* bounded memory: the oldest goes out now */
+		s->forced++;
+		if ((ret = emit_first(s)))
+			return ret;
+	}
+	if (s->nkeys == s->capkeys) {
+		size_t cap = s->capkeys ? 2 * s->capkeys : 4096;
+		struct pkey *k = realloc(s->keys, cap * sizeof(*k));
+
+		if (!k)
+			return iot_err_set(&s->e, -ENOMEM, "bpf: out of memory");
+		s->keys = k;
+		s->capkeys = cap;
+	}
+	if (!s->nfree) {
+		size_t cap = s->nslab ? 2 * s->nslab : 4096;
+		struct pend *sl = realloc(s->slab, cap * sizeof(*sl));
+		uint32_t *fr;
+
+		if (!sl)
+			return iot_err_set(&s->e, -ENOMEM, "bpf: out of memory");
+		s->slab = sl;
+		fr = realloc(s->free_slots, cap * sizeof(*fr));
+		if (!fr)
+			return iot_err_set(&s->e, -ENOMEM, "bpf: out of memory");
+		s->free_slots = fr;
+		for (size_t i = s->nslab; i < cap; i++)
+			s->free_slots[s->nfree++] = (uint32_t)(cap - 1 - (i - s->nslab));
+		s->nslab = cap;
+	}
+	return 0;
 }
 
-static int push(struct cap_backend_state *s, const struct blk_event *ev, const char *comm)
+static int push(struct cap_backend_state *s, const struct blk_event *ev)
 {
 	struct pend *p;
-	size_t i;
+	size_t at;
+	uint32_t slot;
+	int ret;
 
-	if (s->nheap == s->capheap) {
-		if (s->capheap >= HEAP_MAX) {
-			/* bounded memory: the oldest goes out now */
-			s->forced++;
-			if ((s->err = emit_top(s)))
-				return s->err;
-		} else {
-			size_t cap = s->capheap ? 2 * s->capheap : 4096;
-			struct pend *n = realloc(s->heap, cap * sizeof(*n));
-
-			if (!n)
-				return s->err = iot_err_set(&s->e, -ENOMEM, "bpf: out of memory");
-			s->heap = n;
-			s->capheap = cap;
-		}
-	}
-	p = &s->heap[s->nheap];
-	p->len = (uint16_t)bt_encode7(ev, p->rec, sizeof(p->rec));
-	if (!p->len)
-		return 0;
-	p->time = ev->time;
-	p->order = s->order++;
-	p->cpu = ev->cpu;
-	memcpy(p->comm, comm, IOT_BPF_COMM);
-	p->comm[IOT_BPF_COMM - 1] = '\0';
+	if ((ret = make_room(s)))
+		return s->err = ret;
+	slot = s->free_slots[--s->nfree];
+	p = &s->slab[slot];
+	p->ev = *ev;
+	p->ev.pdu = NULL;
+	if (ev->pdu_len)
+		memcpy(p->pdu, ev->pdu, ev->pdu_len);
 	if (ev->time < s->last_out)
 		s->late++;
 	if (ev->time > s->newest)
 		s->newest = ev->time;
-	for (i = s->nheap++; i && pend_less(&s->heap[i], &s->heap[(i - 1) / 2]); i = (i - 1) / 2)
-		pend_swap(&s->heap[i], &s->heap[(i - 1) / 2]);
+	/* after every key of the same time or earlier: ties keep their arrival order */
+	for (at = s->nkeys; at > s->head && s->keys[at - 1].time > ev->time; at--)
+		;
+	if (at < s->nkeys)
+		memmove(s->keys + at + 1, s->keys + at, (s->nkeys - at) * sizeof(*s->keys));
+	s->keys[at] = (struct pkey){ev->time, slot, 0};
+	s->nkeys++;
 	return 0;
 }
 
@@ -191,9 +214,11 @@ static int flush(struct cap_backend_state *s, int all)
 	uint64_t mark = s->newest > s->hold ? s->newest - s->hold : 0;
 	int ret;
 
-	while (s->nheap && (all || s->heap[0].time < mark))
-		if ((ret = emit_top(s)))
+	while (s->head < s->nkeys && (all || s->keys[s->head].time < mark))
+		if ((ret = emit_first(s)))
 			return ret;
+	if (s->head == s->nkeys)
+		s->head = s->nkeys = 0;
 	return 0;
 }
 
@@ -248,7 +273,7 @@ static int io_records(struct cap_backend_state *s, const struct iot_bpf_io *r)
 			s->hold = 2 * (r->ev.time - r->t_queue) < HOLD_IO_MAX_NS
 			              ? 2 * (r->ev.time - r->t_queue)
 			              : HOLD_IO_MAX_NS;
-		if ((ret = push(s, &q, r->issue_comm)))
+		if ((ret = push(s, &q)))
 			return ret;
 	}
 	if (r->t_issue) {
@@ -260,10 +285,10 @@ static int io_records(struct cap_backend_state *s, const struct iot_bpf_io *r)
 		d.pid = r->issue_pid;
 		d.cpu = r->issue_cpu;
 		d.error = 0;
-		if ((ret = push(s, &d, r->issue_comm)))
+		if ((ret = push(s, &d)))
 			return ret;
 	}
-	return push(s, &ev, r->ev.comm);
+	return push(s, &ev);
 }
 
 static int add_gap(struct cap_backend_state *s, const struct iot_bpf_gap *g)
@@ -288,6 +313,18 @@ static int add_gap(struct cap_backend_state *s, const struct iot_bpf_gap *g)
 	return 0;
 }
 
+static int set_name(struct cap_backend_state *s, uint32_t pid, const char *comm)
+{
+	const char *had = bt_comm_table_get(s->names, pid);
+	size_t len = strnlen(comm, IOT_BPF_COMM);
+
+	if (had && !strncmp(had, comm, len) && !had[len])
+		return 0;
+	if (bt_comm_table_set(s->names, pid, comm, len))
+		return iot_err_set(&s->e, -ENOMEM, "bpf: out of memory");
+	return 0;
+}
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct cap_backend_state *s = ctx;
@@ -297,14 +334,20 @@ static int on_record(void *ctx, void *data, size_t size)
 	if (size >= sizeof(struct iot_bpf_gap) &&
 	    ((const struct iot_bpf_gap *)data)->kind == IOT_REC_GAP)
 		return s->err = add_gap(s, data);
-	if (size < sizeof(*r))
+	if (size < offsetof(struct iot_bpf_ev, comm))
 		return 0;
 	s->records++;
-	if (r->kind == IOT_REC_IO && size >= sizeof(struct iot_bpf_io))
-		s->err = io_records(s, data);
-	else if (r->kind == IOT_REC_EVENT) {
+	/* a record with room for the name carries it */
+	if (size >= sizeof(*r) && (s->err = set_name(s, r->pid, r->comm)))
+		return s->err;
+	if (r->kind == IOT_REC_IO && size >= sizeof(struct iot_bpf_io)) {
+		const struct iot_bpf_io *io = data;
+
+		if (!(s->err = set_name(s, io->issue_pid, io->issue_comm)))
+			s->err = io_records(s, io);
+	} else if (r->kind == IOT_REC_EVENT) {
 		ev_from(&ev, r);
-		s->err = push(s, &ev, r->comm);
+		s->err = push(s, &ev);
 	}
 	return s->err; /* an error stops ring_buffer__consume() */
 }
@@ -531,11 +574,10 @@ static int disk_of(const struct cap_dev *d, uint32_t *key, int *bio_based, struc
 	return 0;
 }
 
+/* The device table, into the program before it is loaded (capture/bpf/blk.bpf.c). */
 static int fill_devices(struct cap_backend_state *s, const struct cap_dev *devs, unsigned n,
                         int *any_rq, int *any_bio, struct iot_err *e)
 {
-	int fd = bpf_map__fd(s->skel->maps.devs);
-
 	*any_rq = *any_bio = 0;
 	if (n > IOT_BPF_MAX_DEVS)
 		return iot_err_set(e, -E2BIG, "bpf: at most %u devices", IOT_BPF_MAX_DEVS);
@@ -558,13 +600,14 @@ static int fill_devices(struct cap_backend_state *s, const struct cap_dev *devs,
 			v.start = start;
 			v.end = start + size; /* blk_trace_setup_lba(): inclusive, as the tracer */
 		}
-		if (!bpf_map_lookup_elem(fd, &key, &(struct iot_bpf_dev){0}))
-			return iot_err_set(e, -EBUSY,
-			                   "bpf: '%s' shares its disk with another traced device "
-			                   "(one trace per disk, as the blk tracer)",
-			                   devs[i].name);
-		if (bpf_map_update_elem(fd, &key, &v, BPF_NOEXIST))
-			return iot_err_set(e, -errno, "bpf: device table: %s", strerror(errno));
+		for (unsigned j = 0; j < i; j++)
+			if (s->skel->rodata->dev_keys[j] == key)
+				return iot_err_set(e, -EBUSY,
+				                   "bpf: '%s' shares its disk with another traced "
+				                   "device (one trace per disk, as the blk tracer)",
+				                   devs[i].name);
+		s->skel->rodata->dev_keys[i] = key;
+		memcpy((void *)&s->skel->rodata->dev_tab[i], &v, sizeof(v));
 		*any_bio |= bio_based;
 		*any_rq |= !bio_based;
 		if (s->sd) {
@@ -573,6 +616,7 @@ static int fill_devices(struct cap_backend_state *s, const struct cap_dev *devs,
 			s->sd[i].bio_based = bio_based;
 		}
 	}
+	s->skel->rodata->ndevs = n;
 	return 0;
 }
 
@@ -580,8 +624,6 @@ static int summary_init(struct cap_backend_state *s, unsigned n, const char *run
                         struct iot_err *e)
 {
 	int ncpu = libbpf_num_possible_cpus();
-	uint32_t idx;
-	struct iot_sum_dev init = {.last_end = ~0ull};
 
 	if (ncpu <= 0)
 		return iot_err_set(e, -EINVAL, "bpf: cannot count the CPUs");
@@ -594,8 +636,15 @@ static int summary_init(struct cap_backend_state *s, unsigned n, const char *run
 		if (!(s->sd[i].snap =
 		          calloc((size_t)IOT_SUM_RING * s->ncpu, sizeof(*s->sd[i].snap))))
 			return iot_err_set(e, -ENOMEM, "out of memory");
-	/* no issue seen yet: the seek distance starts at the second */
-	for (idx = 0; idx < n; idx++)
+	return 0;
+}
+
+/* After load: no issue seen yet, so the seek distance starts at the second. */
+static int summary_maps(struct cap_backend_state *s, struct iot_err *e)
+{
+	struct iot_sum_dev init = {.last_end = ~0ull};
+
+	for (uint32_t idx = 0; idx < s->nsd; idx++)
 		if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.sum_devs), &idx, &init, BPF_ANY))
 			return iot_err_set(e, -errno, "bpf: summary table: %s", strerror(errno));
 	return 0;
@@ -677,6 +726,8 @@ static int bpf_start(struct cap_backend_state **out, const struct cap_dev *devs,
 	s->detail = o->detail;
 	s->hold = o->detail == CAP_DETAIL_IO ? HOLD_IO_MIN_NS : HOLD_EVENTS_NS;
 	s->attached = json_array();
+	if (!(s->names = bt_comm_table_new()))
+		return iot_err_set(e, -ENOMEM, "out of memory");
 	if ((ret = kernel_ready(e)))
 		return ret;
 	libbpf_set_print(libbpf_print);
@@ -704,13 +755,15 @@ static int bpf_start(struct cap_backend_state **out, const struct cap_dev *devs,
 	bpf_map__set_max_entries(s->skel->maps.records, (uint32_t)s->rb_bytes);
 	bpf_map__set_max_entries(s->skel->maps.inflight, INFLIGHT_MAX);
 	choose_programs(s, o->detail, o->act_mask ? o->act_mask : 0xffff);
+	if (o->detail == CAP_DETAIL_SUMMARY && (ret = summary_init(s, n, o->rundir, e)))
+		return ret;
+	if ((ret = fill_devices(s, devs, n, &any_rq, &any_bio, e)))
+		return ret;
 	if ((ret = iotape_blk__load(s->skel)))
 		return iot_err_set(e, ret < 0 ? ret : -EINVAL,
 		                   "bpf: the kernel refused the program: %s",
 		                   libbpf_last[0] ? libbpf_last : strerror(-ret));
-	if (o->detail == CAP_DETAIL_SUMMARY && (ret = summary_init(s, n, o->rundir, e)))
-		return ret;
-	if ((ret = fill_devices(s, devs, n, &any_rq, &any_bio, e)))
+	if (o->detail == CAP_DETAIL_SUMMARY && (ret = summary_maps(s, e)))
 		return ret;
 	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.records), on_record, s, NULL);
 	if (!s->rb)
@@ -806,7 +859,10 @@ static int bpf_teardown(struct cap_backend_state *s, struct cap_result *res, jso
 	ring_buffer__free(s->rb);
 	iotape_blk__destroy(s->skel);
 	json_decref(s->attached);
-	free(s->heap);
+	bt_comm_table_free(s->names);
+	free(s->keys);
+	free(s->slab);
+	free(s->free_slots);
 	for (unsigned i = 0; s->sd && i < s->nsd; i++) {
 		free(s->sd[i].snap);
 		free(s->sd[i].bins);

@@ -84,10 +84,11 @@ int cap_sink_new(struct cap_sink **out, const char *dir, const struct cap_dev *d
  * Returns 0 or -errno (write error, e filled).
  */
 int cap_sink_record(struct cap_sink *s, unsigned cpu, uint8_t *rec, size_t len, struct iot_err *e);
-/* The same, with the name of the record's task when the backend knows it (the bpf programs
- * record it with every event): a new pid's PROCESS notify takes it instead of looking it up. */
-int cap_sink_record_comm(struct cap_sink *s, unsigned cpu, uint8_t *rec, size_t len,
-                         const char *comm, struct iot_err *e);
+/* A record as an event (the bpf backend's, which it builds from its own records: no decode),
+ * on ev->cpu, with the name of its task when the backend knows it (comm, may be NULL): a new
+ * pid's PROCESS notify takes it instead of looking it up. PDUs up to 64 bytes. */
+int cap_sink_event(struct cap_sink *s, const struct blk_event *ev, const char *comm,
+                   struct iot_err *e);
 /* The cgroup ids the records carried (distinct, in order of first sight): n of them. */
 const uint64_t *cap_sink_cgroups(const struct cap_sink *s, unsigned *n);
 /* Keep the records' own sequence numbers (relay: the kernel numbers them, and the gaps are

@@ -14,7 +14,9 @@
  * bytes, categories from the request's or bio's op and flags, error, pid and CPU, and the
  * cgroup id of the IO's blkcg (bio_blkcg_css(), what the tracer's blk_cgroup option writes).
  * They are tp_btf programs (BTF-typed raw tracepoints): the arguments are read directly,
- * without the perf record a classic tracepoint program gets.
+ * without the perf record a classic tracepoint program gets, and the kernel structs through
+ * them by plain loads (BTF-typed pointers, CO-RE relocated), not BPF_CORE_READ()'s
+ * bpf_probe_read_kernel() calls: a dozen of those cost an event about 200 ns (bpf_stats).
  *
  * Set by the loader before load (read-only afterwards, so the verifier prunes the levels not
  * taken).
@@ -31,12 +33,20 @@ const volatile __u32 also_io = 0;
 /* the summary's clock origin: the first IO's queue (or allocation) time */
 __u64 origin_ns = 0;
 
+/* the traced devices, set before load: a few compares cost less than a hash lookup, and
+ * every block event of the machine goes through them */
+const volatile __u32 ndevs = 0;
+const volatile __u32 dev_keys[IOT_BPF_MAX_DEVS] = {}; /* the whole disk's dev_t */
+const volatile struct iot_bpf_dev dev_tab[IOT_BPF_MAX_DEVS] = {};
+
+/* per CPU: the pid of its last record, whose name the reader has (records of another pid
+ * carry the name) */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, IOT_BPF_MAX_DEVS);
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct iot_bpf_dev);
-} devs SEC(".maps");
+	__type(value, __u32);
+} last_pid SEC(".maps");
 
 /* size set by the loader (--buffer-kb per CPU) */
 struct {
@@ -132,20 +142,34 @@ static __always_inline __u32 disk_key(struct gendisk *disk)
 {
 	if (!disk)
 		return 0;
-	return ((__u32)BPF_CORE_READ(disk, major) << 20) | (__u32)BPF_CORE_READ(disk, first_minor);
+	return ((__u32)(disk->major) << 20) | (__u32)(disk->first_minor);
 }
 
-/* The device entry of a queue's disk, NULL when it is not traced (nearly every call on a
- * machine with other disks busy: one hash lookup). */
-static __always_inline struct iot_bpf_dev *dev_of_disk(struct gendisk *disk)
+/* The device entry of a queue's disk, NULL when it is not traced. */
+static __always_inline const volatile struct iot_bpf_dev *dev_of_disk(struct gendisk *disk)
 {
 	__u32 key = disk_key(disk);
 
-	return key ? bpf_map_lookup_elem(&devs, &key) : NULL;
+	for (__u32 i = 0; i < IOT_BPF_MAX_DEVS && i < ndevs; i++)
+		if (dev_keys[i] == key)
+			return &dev_tab[i];
+	return NULL;
+}
+
+/* Whether a record of pid must carry its name: not when this CPU's last record was pid's. */
+static __always_inline int need_comm(__u32 pid)
+{
+	__u32 zero = 0, *last = bpf_map_lookup_elem(&last_pid, &zero);
+
+	if (last && *last == pid)
+		return 0;
+	if (last)
+		*last = pid;
+	return 1;
 }
 
 /* act_log_check(): outside a partition's sectors is not its event (sector 0: no sector) */
-static __always_inline int out_of_range(const struct iot_bpf_dev *d, __u64 sector)
+static __always_inline int out_of_range(const volatile struct iot_bpf_dev *d, __u64 sector)
 {
 	return d->end && sector && (sector < d->start || sector > d->end);
 }
@@ -241,21 +265,29 @@ static __always_inline __u64 bio_cgroup(struct bio *bio)
 
 	if (!bio)
 		return 0;
-	blkg = BPF_CORE_READ(bio, bi_blkg);
+	blkg = (bio->bi_blkg);
 	if (!blkg)
 		return 0;
-	return BPF_CORE_READ(blkg, blkcg, css.cgroup, kn, id);
+	return (blkg->blkcg->css.cgroup->kn->id);
 }
 
-static __always_inline struct iot_bpf_ev *ev_reserve(const struct iot_bpf_dev *d, __u32 action,
-                                                     __u64 sector, __u32 bytes, __u16 error,
-                                                     __u64 cgroup)
+static __always_inline struct iot_bpf_ev *ev_reserve(const volatile struct iot_bpf_dev *d,
+                                                     __u32 action, __u64 sector, __u32 bytes,
+                                                     __u16 error, __u64 cgroup)
 {
 	struct iot_bpf_ev *r;
+	__u32 pid;
+	int named;
 
 	if (!(act_mask & (action >> TC_SHIFT)))
 		return NULL;
-	r = bpf_ringbuf_reserve(&records, sizeof(*r), 0);
+	pid = (__u32)bpf_get_current_pid_tgid();
+	/* the name only when the reader may not have it: 16 bytes less to copy and to move */
+	named = need_comm(pid);
+	if (named)
+		r = bpf_ringbuf_reserve(&records, sizeof(*r), 0);
+	else
+		r = bpf_ringbuf_reserve(&records, offsetof(struct iot_bpf_ev, comm), 0);
 	if (!r) {
 		count(IOT_CNT_LOST, 1);
 		return NULL;
@@ -265,7 +297,7 @@ static __always_inline struct iot_bpf_ev *ev_reserve(const struct iot_bpf_dev *d
 	r->cgroup = cgroup;
 	r->bytes = bytes;
 	r->action = action;
-	r->pid = (__u32)bpf_get_current_pid_tgid();
+	r->pid = pid;
 	r->dev = d->dev;
 	r->cpu = bpf_get_smp_processor_id();
 	r->error = error;
@@ -274,7 +306,8 @@ static __always_inline struct iot_bpf_ev *ev_reserve(const struct iot_bpf_dev *d
 	r->pad16 = 0;
 	r->pad32 = 0;
 	__builtin_memset(r->pdu, 0, sizeof(r->pdu));
-	bpf_get_current_comm(r->comm, sizeof(r->comm));
+	if (named)
+		bpf_get_current_comm(r->comm, sizeof(r->comm));
 	return r;
 }
 
@@ -295,22 +328,22 @@ static __always_inline void ev_submit(struct iot_bpf_ev *r)
 
 static __always_inline void rq_event(struct request *rq, __u32 what, __u32 bytes, __u16 error)
 {
-	struct iot_bpf_dev *d = dev_of_disk(BPF_CORE_READ(rq, q, disk));
+	const volatile struct iot_bpf_dev *d = dev_of_disk((rq->q->disk));
 	struct iot_bpf_ev *r;
 	__u32 opf;
 	__u64 sector;
 
 	if (!d)
 		return;
-	opf = BPF_CORE_READ(rq, cmd_flags);
-	sector = BPF_CORE_READ(rq, __sector);
+	opf = (rq->cmd_flags);
+	sector = (rq->__sector);
 	/* blk_rq_trace_sector(): none for passthrough or an unset position */
 	if (is_passthrough(opf) || sector == (__u64)-1)
 		sector = 0;
 	if (out_of_range(d, sector))
 		return;
 	what |= (op_categories(opf) | (is_passthrough(opf) ? TC_PC : TC_FS)) << TC_SHIFT;
-	r = ev_reserve(d, what, sector, bytes, error, bio_cgroup(BPF_CORE_READ(rq, bio)));
+	r = ev_reserve(d, what, sector, bytes, error, bio_cgroup((rq->bio)));
 	if (r)
 		ev_submit(r);
 }
@@ -327,10 +360,10 @@ static __always_inline void inflight_start(__u64 key, __u64 now)
 		count(IOT_CNT_TABLE_FULL, 1);
 }
 
-static __always_inline void io_record(const struct iot_bpf_dev *d, __u64 key, struct inflight *v,
-                                      __u64 now, __u32 opf, __u32 extra, __u64 sector, __u32 bytes,
-                                      __u16 error, __u64 cgroup, __u64 t_queue, __u32 nbio,
-                                      int issued)
+static __always_inline void io_record(const volatile struct iot_bpf_dev *d, __u64 key,
+                                      struct inflight *v, __u64 now, __u32 opf, __u32 extra,
+                                      __u64 sector, __u32 bytes, __u16 error, __u64 cgroup,
+                                      __u64 t_queue, __u32 nbio, int issued)
 {
 	struct iot_bpf_io *r = bpf_ringbuf_reserve(&records, sizeof(*r), 0);
 
@@ -418,7 +451,7 @@ static __always_inline struct iot_sum_bin *bin_at(__u32 idx, __u64 t)
 }
 
 /* blk_timeline_account() and the idle and seek sinks at an issue */
-static __always_inline void sum_issue(const struct iot_bpf_dev *d, __u64 now, __u64 sector,
+static __always_inline void sum_issue(const volatile struct iot_bpf_dev *d, __u64 now, __u64 sector,
                                       __u32 bytes)
 {
 	__u32 idx = d->idx;
@@ -477,8 +510,8 @@ static __always_inline void sum_issue(const struct iot_bpf_dev *d, __u64 now, __
 }
 
 /* at a completion whose issue (or queue) was seen: latency, depth, the bin's counts */
-static __always_inline void sum_complete(const struct iot_bpf_dev *d, __u64 start, __u64 now,
-                                         __u32 opf, __u32 bytes, int issued)
+static __always_inline void sum_complete(const volatile struct iot_bpf_dev *d, __u64 start,
+                                         __u64 now, __u32 opf, __u32 bytes, int issued)
 {
 	__u32 idx = d->idx, op = opf & OP_MASK, bk;
 	__u64 lat = now > start ? now - start : 1; /* blk_tdelta() */
@@ -527,12 +560,12 @@ static __always_inline void sum_complete(const struct iot_bpf_dev *d, __u64 star
 /* bios in a request: 1 + the merges into it (bounded walk) */
 static __always_inline __u32 rq_nbio(struct request *rq)
 {
-	struct bio *b = BPF_CORE_READ(rq, bio);
+	struct bio *b = (rq->bio);
 	__u32 n = 0;
 
 	for (int i = 0; i < 256 && b; i++) {
 		n++;
-		b = BPF_CORE_READ(b, bi_next);
+		b = (b->bi_next);
 	}
 	return n;
 }
@@ -542,30 +575,30 @@ static __always_inline __u32 rq_nbio(struct request *rq)
 SEC("tp_btf/block_rq_insert")
 int BPF_PROG(rq_insert, struct request *rq)
 {
-	rq_event(rq, TA_INSERT, BPF_CORE_READ(rq, __data_len), 0);
+	rq_event(rq, TA_INSERT, (rq->__data_len), 0);
 	return 0;
 }
 
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(rq_issue, struct request *rq)
 {
-	struct iot_bpf_dev *d;
+	const volatile struct iot_bpf_dev *d;
 	__u64 now;
 
 	if (level == IOT_BPF_EVENTS) {
-		rq_event(rq, TA_ISSUE, BPF_CORE_READ(rq, __data_len), 0);
+		rq_event(rq, TA_ISSUE, (rq->__data_len), 0);
 		return 0;
 	}
-	d = dev_of_disk(BPF_CORE_READ(rq, q, disk));
+	d = dev_of_disk((rq->q->disk));
 	if (!d)
 		return 0;
 	now = bpf_ktime_get_ns();
 	inflight_start((__u64)rq, now);
 	if (level == IOT_BPF_SUMMARY) {
-		__u64 alloc = BPF_CORE_READ(rq, start_time_ns);
+		__u64 alloc = (rq->start_time_ns);
 
 		note_origin(also_io && alloc && alloc <= now ? alloc : now);
-		sum_issue(d, now, BPF_CORE_READ(rq, __sector), BPF_CORE_READ(rq, __data_len));
+		sum_issue(d, now, (rq->__sector), (rq->__data_len));
 	}
 	return 0;
 }
@@ -573,22 +606,22 @@ int BPF_PROG(rq_issue, struct request *rq)
 SEC("tp_btf/block_rq_merge")
 int BPF_PROG(rq_merge, struct request *rq)
 {
-	rq_event(rq, TA_BACKMERGE, BPF_CORE_READ(rq, __data_len), 0);
+	rq_event(rq, TA_BACKMERGE, (rq->__data_len), 0);
 	return 0;
 }
 
 SEC("tp_btf/block_rq_requeue")
 int BPF_PROG(rq_requeue, struct request *rq)
 {
-	struct iot_bpf_dev *d;
+	const volatile struct iot_bpf_dev *d;
 	__u64 key = (__u64)rq;
 
 	if (level == IOT_BPF_EVENTS) {
-		rq_event(rq, TA_REQUEUE, BPF_CORE_READ(rq, __data_len), 0);
+		rq_event(rq, TA_REQUEUE, (rq->__data_len), 0);
 		return 0;
 	}
 	/* io and summary: it is issued again; at the summary level it leaves the device now */
-	d = dev_of_disk(BPF_CORE_READ(rq, q, disk));
+	d = dev_of_disk((rq->q->disk));
 	if (!d || !bpf_map_lookup_elem(&inflight, &key))
 		return 0;
 	bpf_map_delete_elem(&inflight, &key);
@@ -612,7 +645,7 @@ int BPF_PROG(rq_requeue, struct request *rq)
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(rq_complete, struct request *rq, blk_status_t error, unsigned int nr_bytes)
 {
-	struct iot_bpf_dev *d;
+	const volatile struct iot_bpf_dev *d;
 	struct inflight *v;
 	__u32 opf, nbio;
 	__u64 sector, now, key = (__u64)rq;
@@ -621,11 +654,11 @@ int BPF_PROG(rq_complete, struct request *rq, blk_status_t error, unsigned int n
 		rq_event(rq, TA_COMPLETE, nr_bytes, status_errno(error));
 		return 0;
 	}
-	d = dev_of_disk(BPF_CORE_READ(rq, q, disk));
+	d = dev_of_disk((rq->q->disk));
 	if (!d)
 		return 0;
-	opf = BPF_CORE_READ(rq, cmd_flags);
-	sector = BPF_CORE_READ(rq, __sector);
+	opf = (rq->cmd_flags);
+	sector = (rq->__sector);
 	if (is_passthrough(opf) || sector == (__u64)-1)
 		sector = 0;
 	if (out_of_range(d, sector)) {
@@ -645,8 +678,8 @@ int BPF_PROG(rq_complete, struct request *rq, blk_status_t error, unsigned int n
 		if (nbio > 1)
 			count(IOT_CNT_MERGES, nbio - 1);
 		io_record(d, key, v, now, opf, is_passthrough(opf) ? TC_PC : TC_FS, sector,
-		          nr_bytes, status_errno(error), bio_cgroup(BPF_CORE_READ(rq, bio)),
-		          BPF_CORE_READ(rq, start_time_ns), nbio, 1);
+		          nr_bytes, status_errno(error), bio_cgroup((rq->bio)), (rq->start_time_ns),
+		          nbio, 1);
 	}
 	bpf_map_delete_elem(&inflight, &key);
 	return 0;
@@ -656,21 +689,21 @@ int BPF_PROG(rq_complete, struct request *rq, blk_status_t error, unsigned int n
 static __always_inline void bio_event(struct bio *bio, __u32 what, __u16 error, __u32 pdu_len,
                                       const void *pdu)
 {
-	struct iot_bpf_dev *d = dev_of_disk(BPF_CORE_READ(bio, bi_bdev, bd_disk));
+	const volatile struct iot_bpf_dev *d = dev_of_disk((bio->bi_bdev->bd_disk));
 	struct iot_bpf_ev *r;
 	__u64 sector;
 	__u32 opf;
 
 	if (!d)
 		return;
-	sector = BPF_CORE_READ(bio, bi_iter.bi_sector);
+	sector = (bio->bi_iter.bi_sector);
 	if (out_of_range(d, sector))
 		return;
-	opf = BPF_CORE_READ(bio, bi_opf);
+	opf = (bio->bi_opf);
 	/* no cgroup where the action has a PDU of its own: the kernel's cgroup bit there would
 	 * stop blkparse (formats/bt_decode.h) */
-	r = ev_reserve(d, what | op_categories(opf) << TC_SHIFT, sector,
-	               BPF_CORE_READ(bio, bi_iter.bi_size), error, pdu_len ? 0 : bio_cgroup(bio));
+	r = ev_reserve(d, what | op_categories(opf) << TC_SHIFT, sector, (bio->bi_iter.bi_size),
+	               error, pdu_len ? 0 : bio_cgroup(bio));
 	if (!r)
 		return;
 	if (pdu_len == 8) {
@@ -686,14 +719,14 @@ static __always_inline void bio_event(struct bio *bio, __u32 what, __u16 error, 
 SEC("tp_btf/block_bio_queue")
 int BPF_PROG(bio_queue, struct bio *bio)
 {
-	struct iot_bpf_dev *d;
+	const volatile struct iot_bpf_dev *d;
 
 	if (level == IOT_BPF_EVENTS) {
 		bio_event(bio, TA_QUEUE, 0, 0, NULL);
 		return 0;
 	}
-	d = dev_of_disk(BPF_CORE_READ(bio, bi_bdev, bd_disk));
-	if (d && d->bio_based && !out_of_range(d, BPF_CORE_READ(bio, bi_iter.bi_sector))) {
+	d = dev_of_disk((bio->bi_bdev->bd_disk));
+	if (d && d->bio_based && !out_of_range(d, (bio->bi_iter.bi_sector))) {
 		__u64 now = bpf_ktime_get_ns();
 
 		inflight_start((__u64)bio, now);
@@ -706,19 +739,19 @@ int BPF_PROG(bio_queue, struct bio *bio)
 SEC("tp_btf/block_bio_complete")
 int BPF_PROG(bio_complete, struct request_queue *q, struct bio *bio)
 {
-	struct iot_bpf_dev *d;
+	const volatile struct iot_bpf_dev *d;
 	struct inflight *v;
 	__u64 sector, now, key = (__u64)bio;
 	__u32 opf, bytes;
 
 	if (level == IOT_BPF_EVENTS) {
-		bio_event(bio, TA_COMPLETE, status_errno(BPF_CORE_READ(bio, bi_status)), 0, NULL);
+		bio_event(bio, TA_COMPLETE, status_errno((bio->bi_status)), 0, NULL);
 		return 0;
 	}
-	d = dev_of_disk(BPF_CORE_READ(bio, bi_bdev, bd_disk));
+	d = dev_of_disk((bio->bi_bdev->bd_disk));
 	if (!d || !d->bio_based)
 		return 0;
-	sector = BPF_CORE_READ(bio, bi_iter.bi_sector);
+	sector = (bio->bi_iter.bi_sector);
 	if (out_of_range(d, sector))
 		return 0;
 	v = bpf_map_lookup_elem(&inflight, &key);
@@ -727,13 +760,13 @@ int BPF_PROG(bio_complete, struct request_queue *q, struct bio *bio)
 		return 0;
 	}
 	now = bpf_ktime_get_ns();
-	opf = BPF_CORE_READ(bio, bi_opf);
-	bytes = BPF_CORE_READ(bio, bi_iter.bi_size);
+	opf = (bio->bi_opf);
+	bytes = (bio->bi_iter.bi_size);
 	if (level == IOT_BPF_SUMMARY)
 		sum_complete(d, v->t, now, opf, bytes, 0);
 	if (level == IOT_BPF_IO || also_io)
-		io_record(d, key, v, now, opf, 0, sector, bytes,
-		          status_errno(BPF_CORE_READ(bio, bi_status)), bio_cgroup(bio), 0, 1, 0);
+		io_record(d, key, v, now, opf, 0, sector, bytes, status_errno((bio->bi_status)),
+		          bio_cgroup(bio), 0, 1, 0);
 	bpf_map_delete_elem(&inflight, &key);
 	return 0;
 }
@@ -764,7 +797,7 @@ int BPF_PROG(split, struct bio *bio, unsigned int new_sector)
 {
 	__u64 pdu = __builtin_bswap64((__u64)new_sector);
 
-	bio_event(bio, TA_SPLIT, status_errno(BPF_CORE_READ(bio, bi_status)), 8, &pdu);
+	bio_event(bio, TA_SPLIT, status_errno((bio->bi_status)), 8, &pdu);
 	return 0;
 }
 
@@ -776,9 +809,9 @@ int BPF_PROG(bio_remap, struct bio *bio, dev_t from_dev, sector_t from)
 	__u64 be_from = __builtin_bswap64(from);
 
 	pdu[0] = __builtin_bswap32(from_dev);
-	pdu[1] = __builtin_bswap32(BPF_CORE_READ(bio, bi_bdev, bd_dev));
+	pdu[1] = __builtin_bswap32((bio->bi_bdev->bd_dev));
 	__builtin_memcpy(&pdu[2], &be_from, 8);
-	bio_event(bio, TA_REMAP, status_errno(BPF_CORE_READ(bio, bi_status)), 16, pdu);
+	bio_event(bio, TA_REMAP, status_errno((bio->bi_status)), 16, pdu);
 	return 0;
 }
 
@@ -786,7 +819,7 @@ int BPF_PROG(bio_remap, struct bio *bio, dev_t from_dev, sector_t from)
 static __always_inline void queue_event(struct request_queue *q, __u32 what, int pdu_depth,
                                         __u32 depth)
 {
-	struct iot_bpf_dev *d = dev_of_disk(BPF_CORE_READ(q, disk));
+	const volatile struct iot_bpf_dev *d = dev_of_disk((q->disk));
 	struct iot_bpf_ev *r;
 
 	if (!d)
