@@ -97,6 +97,11 @@ const struct cli_doc doc_capture = {
         "net.pcap (nanosecond timestamps) and manifest.json. Stops when COMMAND exits, after "
         "--duration, or on SIGINT/SIGTERM; COMMAND's exit status becomes iotape's.\n"
         "\n"
+        "The bpf backend (the default where the kernel has BTF) records what the blk tracer "
+        "records, with each IO's cgroup, through BPF programs that die with iotape (any "
+        "number of captures at once); --detail io writes one IO per completion (Q, D, C), "
+        "--detail summary no records at all: summary.json, which analyze reads.\n"
+        "\n"
         "If iotape dies (even by SIGKILL), COMMAND gets SIGKILL.",
     .opts = capture_opts,
     .operands = CLI_COMMAND,

@@ -11,7 +11,7 @@
  * log2 histogram bucket incremented), with iotape's cheapest attachment (tp_btf) and the
  * same device filter as the bpf backend: the least per-IO tracing can cost on this kernel.
  */
-const volatile __u32 dev_key = 0; /* the disk's dev_t, major << 20 | minor */
+const volatile __u32 dev_key = 0;   /* the disk's dev_t, major << 20 | minor */
 const volatile __u32 bio_based = 0; /* zram: no requests, a bio from queue to completion */
 
 struct {
@@ -32,8 +32,7 @@ static __always_inline int ours(struct request *rq)
 {
 	struct gendisk *disk = rq->q->disk;
 
-	return disk && (((__u32)(disk->major) << 20) |
-	                (__u32)(disk->first_minor)) == dev_key;
+	return disk && (((__u32)(disk->major) << 20) | (__u32)(disk->first_minor)) == dev_key;
 }
 
 static __always_inline void begin(__u64 key)
