@@ -206,12 +206,17 @@ static int ops_to_json(void *s, unsigned dev, json_t *obj, const struct blk_json
 	double ios = d ? (double)d->done[0] + (double)data_writes(d) : 0;
 	int ret = blk_counts_to_json(s, dev, obj);
 
-	/* MB/s and IOPS of the completions with data (a discard's or write-zeroes' range is
-	 * none) over the trace's span: the one place the report and compare take them from */
-	json_object_set_new(obj, "throughput",
-	                    json_pack("{s:o,s:o}", "mbps", per_span(bytes, span, 1e3), "iops",
-	                              per_span(ios, span, 1e9)));
+	json_object_set_new(obj, "throughput", blk_throughput_json(bytes, ios, span));
 	return ret;
+}
+
+/* MB/s and IOPS of the completions with data (a discard's or write-zeroes' range is none) over
+ * the trace's span: the one place the report and compare take them from (a summary run's
+ * too: analyze/blk_summary.c) */
+json_t *blk_throughput_json(double bytes, double ios, uint64_t span_ns)
+{
+	return json_pack("{s:o,s:o}", "mbps", per_span(bytes, span_ns, 1e3), "iops",
+	                 per_span(ios, span_ns, 1e9));
 }
 
 static void ops_destroy(void *s)

@@ -137,4 +137,8 @@ static inline __attribute__((always_inline)) void blk_counts_feed_inline(struct 
 	}
 }
 
+/* {"mbps", "iops"}: the completions with data, bytes and ios, over span_ns (null rates for an
+ * empty span) */
+json_t *blk_throughput_json(double bytes, double ios, uint64_t span_ns);
+
 #endif

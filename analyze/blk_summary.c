@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/blk_counts.h"
+
 /*
  * summary.json (docs/capture.md "summary.json") holds, per device, figures the kernel computed
  * the way the sinks compute them from events (capture/bpf/blk.bpf.c): the D2C (request-based)
@@ -143,6 +145,9 @@ static json_t *device_json(const json_t *sd, uint64_t origin, uint64_t span, uin
 	json_object_set_new(
 	    d, "data_writes",
 	    json_pack("{s:I, s:I}", "ios", (json_int_t)ios[1], "bytes", (json_int_t)bytes[1]));
+	json_object_set_new(d, "throughput",
+	                    blk_throughput_json((double)bytes[0] + (double)bytes[1],
+	                                        (double)ios[0] + (double)ios[1], span));
 	json_object_set_new(l, kind, blk_hist_json(&h, 1));
 	/* the summary's D2C is per request: the same figure as the request row */
 	if (!strcmp(kind, "d2c"))

@@ -44,6 +44,7 @@
 #define PEND_MAX (1u << 18) /* records held at most (about 30 MiB) */
 #define REC_MAX (BT_REC7_SIZE + 8 + IOT_BPF_PDU_MAX)
 #define INFLIGHT_MAX (1u << 16)
+#define IOT_BPF_FAST_DEVS 1 /* as capture/bpf/blk.bpf.c */
 
 /* one record waiting for its turn: the event and its PDU */
 struct pend {
@@ -85,6 +86,10 @@ struct cap_backend_state {
 	uint64_t newest, last_out, hold, late, forced, records;
 	/* pid -> name: the programs send a task's name only when a CPU's records change task */
 	struct bt_comm_table *names;
+	/* the device table (one device in the program, several in a map) */
+	uint32_t devkeys[IOT_BPF_MAX_DEVS];
+	struct iot_bpf_dev devtab[IOT_BPF_MAX_DEVS];
+	unsigned ndevtab;
 	int err;
 	struct iot_err e;
 	json_t *attached;
@@ -334,11 +339,11 @@ static int on_record(void *ctx, void *data, size_t size)
 	if (size >= sizeof(struct iot_bpf_gap) &&
 	    ((const struct iot_bpf_gap *)data)->kind == IOT_REC_GAP)
 		return s->err = add_gap(s, data);
-	if (size < offsetof(struct iot_bpf_ev, comm))
+	if (size < sizeof(*r))
 		return 0;
 	s->records++;
-	/* a record with room for the name carries it */
-	if (size >= sizeof(*r) && (s->err = set_name(s, r->pid, r->comm)))
+	/* a record whose CPU's last record was another task's carries its name */
+	if (r->comm[0] && (s->err = set_name(s, r->pid, r->comm)))
 		return s->err;
 	if (r->kind == IOT_REC_IO && size >= sizeof(struct iot_bpf_io)) {
 		const struct iot_bpf_io *io = data;
@@ -578,9 +583,13 @@ static int disk_of(const struct cap_dev *d, uint32_t *key, int *bio_based, struc
 static int fill_devices(struct cap_backend_state *s, const struct cap_dev *devs, unsigned n,
                         int *any_rq, int *any_bio, struct iot_err *e)
 {
+	uint32_t *keys = s->devkeys;
+	struct iot_bpf_dev *tab = s->devtab;
+
 	*any_rq = *any_bio = 0;
 	if (n > IOT_BPF_MAX_DEVS)
 		return iot_err_set(e, -E2BIG, "bpf: at most %u devices", IOT_BPF_MAX_DEVS);
+	s->ndevtab = n;
 	for (unsigned i = 0; i < n; i++) {
 		struct iot_bpf_dev v = {.dev = devs[i].kdev, .idx = i};
 		uint32_t key = 0;
@@ -601,13 +610,17 @@ static int fill_devices(struct cap_backend_state *s, const struct cap_dev *devs,
 			v.end = start + size; /* blk_trace_setup_lba(): inclusive, as the tracer */
 		}
 		for (unsigned j = 0; j < i; j++)
-			if (s->skel->rodata->dev_keys[j] == key)
+			if (keys[j] == key)
 				return iot_err_set(e, -EBUSY,
 				                   "bpf: '%s' shares its disk with another traced "
 				                   "device (one trace per disk, as the blk tracer)",
 				                   devs[i].name);
-		s->skel->rodata->dev_keys[i] = key;
-		memcpy((void *)&s->skel->rodata->dev_tab[i], &v, sizeof(v));
+		keys[i] = key;
+		tab[i] = v;
+		if (n <= IOT_BPF_FAST_DEVS) {
+			s->skel->rodata->dev_keys[i] = key;
+			memcpy((void *)&s->skel->rodata->dev_tab[i], &v, sizeof(v));
+		}
 		*any_bio |= bio_based;
 		*any_rq |= !bio_based;
 		if (s->sd) {
@@ -617,6 +630,16 @@ static int fill_devices(struct cap_backend_state *s, const struct cap_dev *devs,
 		}
 	}
 	s->skel->rodata->ndevs = n;
+	return 0;
+}
+
+/* After load: several devices go into the hash (one is in the program). */
+static int fill_device_map(struct cap_backend_state *s, struct iot_err *e)
+{
+	for (unsigned i = 0; s->ndevtab > IOT_BPF_FAST_DEVS && i < s->ndevtab; i++)
+		if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.devs), &s->devkeys[i],
+		                        &s->devtab[i], BPF_NOEXIST))
+			return iot_err_set(e, -errno, "bpf: device table: %s", strerror(errno));
 	return 0;
 }
 
@@ -763,7 +786,8 @@ static int bpf_start(struct cap_backend_state **out, const struct cap_dev *devs,
 		return iot_err_set(e, ret < 0 ? ret : -EINVAL,
 		                   "bpf: the kernel refused the program: %s",
 		                   libbpf_last[0] ? libbpf_last : strerror(-ret));
-	if (o->detail == CAP_DETAIL_SUMMARY && (ret = summary_maps(s, e)))
+	if ((ret = fill_device_map(s, e)) ||
+	    (o->detail == CAP_DETAIL_SUMMARY && (ret = summary_maps(s, e))))
 		return ret;
 	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.records), on_record, s, NULL);
 	if (!s->rb)

@@ -12,6 +12,7 @@
 #include "cli/inputs.h"
 #include "cli/sweep-runs.h"
 #include "analyze/blk_sink.h"
+#include "analyze/blk_summary.h"
 #include "compare/compare.h"
 #include "formats/manifest.h"
 #include "analyze/run_summary.h"
@@ -191,6 +192,25 @@ int load_summary(const char *path, uint64_t idle_ns, json_t **summary, json_t **
 		warn_summary_dropped(path, doc);
 		*summary = doc;
 		return EXIT_OK;
+	}
+	if (ci.summary && !ci.block && !ci.capture) {
+		/* a summary run: its figures as analyze lays them out (analyze/blk_summary.h) */
+		json_t *sum = json_load_file(ci.summary, 0, &je), *doc = json_object();
+		struct iot_err e;
+
+		ret = !sum ? (error("'%s': %s (line %d)", ci.summary, je.text, je.line), EXIT_USAGE)
+		      : blk_summary_json(sum, BLK_DEFAULT_TOP, doc, &e)
+		          ? (error("'%s': %s", ci.summary, e.msg), EXIT_USAGE)
+		          : EXIT_OK;
+		json_decref(sum);
+		if (!ret && ci.manifest)
+			*manifest = json_load_file(ci.manifest, 0, NULL);
+		cli_input_release(&ci);
+		if (ret)
+			json_decref(doc);
+		else
+			*summary = doc;
+		return ret;
 	}
 	if (run_summary_init(&run.s)) {
 		cli_input_release(&ci);

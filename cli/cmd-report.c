@@ -150,6 +150,11 @@ int load_run(struct cli_input *ci, const struct run_feed *f, json_t **manifest,
 	int ret;
 
 	*manifest = NULL;
+	if (ci->summary && !ci->block && !ci->capture)
+		return error("'%s' is a summary run (capture --detail summary): the report draws "
+		             "from records; 'iotape analyze' and 'iotape compare' read its figures",
+		             ci->arg),
+		       EXIT_USAGE;
 	if (ci->block && (ret = f->block(f->ctx, ci->block, &e)) < 0)
 		return input_error(&e, ret);
 	if (ci->block && ret > 0)
