@@ -24,7 +24,7 @@ struct group {
 struct blk_bycg {
 	struct blk_opts o;
 	const struct bt_comm_table *comms;
-	struct group g[BLK_BYCG_MAX + 1];
+	struct group g[BLK_BYCG_MAX];
 	unsigned n;
 	unsigned last; /* the group of the last event: IO runs in streaks */
 	int failed;
@@ -38,6 +38,10 @@ int blk_bycg_new(struct blk_bycg **out, const struct blk_opts *o)
 	if (!b)
 		return -ENOMEM;
 	b->o = *o;
+	/* each cgroup's pass tracks its own IO in flight: smaller pools (the latency sink's
+	 * default is sized for a whole trace) */
+	if (!b->o.max_inflight || b->o.max_inflight > BLK_BYCG_INFLIGHT)
+		b->o.max_inflight = BLK_BYCG_INFLIGHT;
 	return 0;
 }
 
@@ -66,7 +70,7 @@ static struct group *group_of(struct blk_bycg *b, uint64_t id)
 	for (unsigned i = 0; i < b->n; i++)
 		if (b->g[i].id == id)
 			return &b->g[b->last = i];
-	if (b->n == BLK_BYCG_MAX && id != BLK_BYCG_OTHER)
+	if (b->n >= BLK_BYCG_MAX - 1 && id != BLK_BYCG_OTHER)
 		return group_of(b, BLK_BYCG_OTHER);
 	g = &b->g[b->n];
 	if (blk_analysis_new(&g->a, &b->o)) {

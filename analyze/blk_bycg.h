@@ -7,8 +7,10 @@
 
 #include "analyze/blk_sink.h"
 
-/* Cgroups kept apart; the IO of any further one is counted under BLK_BYCG_OTHER. */
+/* Groups kept, "other" included: the IO of cgroups past the first BLK_BYCG_MAX - 1 is
+ * counted under BLK_BYCG_OTHER. */
 #define BLK_BYCG_MAX 64u
+#define BLK_BYCG_INFLIGHT 4096u   /* bios and requests in flight tracked per cgroup */
 #define BLK_BYCG_NONE 0ull        /* records without a cgroup id (plug, unplug, tracefs) */
 #define BLK_BYCG_OTHER UINT64_MAX /* past BLK_BYCG_MAX */
 

@@ -466,7 +466,7 @@ void text_summary(FILE *f, const json_t *root)
 			            : "(path unknown)",
 			        (uint64_t)json_integer_value(id), jget_u(h, "events"));
 		else
-			fprintf(f, "\ncgroups past the first %u: %" PRIu64 " events\n", 64u,
+			fprintf(f, "\ncgroups past the first %u: %" PRIu64 " events\n", 63u,
 			        jget_u(h, "events"));
 		json_array_foreach(json_object_get(h, "devices"), k, d) text_device(f, d, start);
 	}
