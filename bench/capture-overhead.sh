@@ -13,6 +13,9 @@
 #      CONFIGS="tracefs bpf:events bpf:io bpf:summary biolat" (BACKEND[:DETAIL-or-READER],
 #      tracefs:pipe, tracefs:raw:issue,complete for a mask; biolat: the floor, one histogram
 #      update per IO, build/biolat)
+#      BPF_STATS=1: also the kernel's own count of the time the BPF programs ran, per IO
+#      (kernel.bpf_stats_enabled on during the runs, put back after): the in-kernel cost of
+#      the bpf levels and the floor, which the machine's other load moves far less than IOPS
 set -euo pipefail
 IOTAPE=${1:-iotape}
 RUNS=${RUNS:-7}
@@ -37,7 +40,14 @@ cleanup() {
 	mountpoint -q "$WORK/shm" && umount "$WORK/shm"
 	rm -rf "$WORK"
 }
-trap cleanup EXIT
+BPF_STATS=${BPF_STATS:-0}
+STATS_WAS=""
+if [ "$BPF_STATS" = 1 ]; then
+	command -v bpftool >/dev/null || { echo "capture-overhead: BPF_STATS=1 needs bpftool" >&2; exit 2; }
+	STATS_WAS=$(cat /proc/sys/kernel/bpf_stats_enabled)
+	echo 1 >/proc/sys/kernel/bpf_stats_enabled
+fi
+trap 'cleanup; [ -n "$STATS_WAS" ] && echo "$STATS_WAS" >/proc/sys/kernel/bpf_stats_enabled' EXIT
 ENGINE=libaio
 fio --enghelp 2>/dev/null | grep -qw libaio || ENGINE=psync
 
@@ -87,7 +97,10 @@ run() {
 	local fio=(fio --name=randread --filename="$DEV" --rw=randread --bs=4k --direct=1
 		--ioengine=$ENGINE --iodepth="$DEPTH" --runtime="$SECS" --time_based --randrepeat=0
 		--output-format=json --output="$WORK/fio.json")
-	rm -rf "$WORK/run"
+	rm -rf "$WORK/run" "$WORK/progs.json"
+	# with BPF_STATS=1 the programs' run times are read while they are still loaded
+	[ "$BPF_STATS" = 1 ] && [ "$c" != none ] &&
+		fio=(sh -c '"$@" && bpftool -j prog show >"'"$WORK"'/progs.json"' sh "${fio[@]}")
 	case $c in
 	none) "${fio[@]}" >/dev/null ;;
 	biolat) "$BIOLAT" "$DEV" -- "${fio[@]}" >/dev/null 2>"$WORK/err" || { cat "$WORK/err" >&2; exit 1; } ;;
@@ -109,7 +122,7 @@ for target in $TARGETS; do
 	fi
 	echo
 	echo "== $DEV: $KIND; fio $ENGINE 4 KiB randread iodepth $DEPTH, ${SECS}s runs, $RUNS rounds; load average $(loadavg)"
-	declare -A iops=() cpu=() ratio=() cratio=() lost=() events=() icpu=()
+	declare -A iops=() cpu=() ratio=() cratio=() lost=() events=() icpu=() kns=()
 	all=(none $CONFIGS)
 	n=${#all[@]}
 	for i in $(seq 0 $((RUNS - 1))); do
@@ -124,6 +137,15 @@ for target in $TARGETS; do
 				events[$c]=$((${events[$c]:-0} + $(pyjson 'd["counts"]["events"]' "$WORK/run/manifest.json")))
 				icpu[$c]="${icpu[$c]:-} $(pyjson '"%.3f" % (d["iotape_cpu"]["user_s"] + d["iotape_cpu"]["sys_s"])' "$WORK/run/manifest.json")"
 			fi
+			if [ -f "$WORK/progs.json" ]; then
+				# ns the programs ran per IO: what tracing costs inside the kernel
+				kns[$c]="${kns[$c]:-} $(python3 -c '
+import json, sys
+progs = json.load(open(sys.argv[1]))
+ios = json.load(open(sys.argv[2]))["jobs"][0]["read"]["total_ios"]
+ns = sum(p.get("run_time_ns", 0) for p in progs if p.get("type") == "tracing")
+print("%.0f" % (ns / max(ios, 1)))' "$WORK/progs.json" "$WORK/fio.json")"
+			fi
 			line="$line $c ${iops[$c]##* }"
 		done
 		# this round's pairs: each configuration against this round's untraced run
@@ -136,7 +158,7 @@ for target in $TARGETS; do
 	done
 	bi=$(echo "${iops[none]}" | median)
 	echo "untraced: median $bi IOPS (runs:${iops[none]}), fio CPU $(echo "${cpu[none]}" | median) us per IO"
-	printf '%-22s %10s %12s %12s %14s %10s %12s %8s\n' configuration IOPS "IOPS cost" "range" "fio CPU/IO" "events/IO" "iotape CPU" lost
+	printf '%-22s %10s %12s %12s %14s %10s %12s %8s %12s\n' configuration IOPS "IOPS cost" "range" "fio CPU/IO" "events/IO" "iotape CPU" lost "BPF ns/IO"
 	for c in $CONFIGS; do
 		t=$(echo "${iops[$c]}" | median)
 		r=$(echo "${ratio[$c]}" | median)
@@ -148,9 +170,11 @@ for target in $TARGETS; do
 			epio=$(python3 -c "print(f'{${events[$c]} / ($t * $SECS * $RUNS):.2f}')")
 			ic="$(echo "${icpu[$c]}" | median) s"
 		fi
-		printf '%-22s %10s %11s%% %12s %13s%% %10s %12s %8s\n' "$c" "$t" "$r" "$lo..$hi" "+$cr" "$epio" "$ic" "${lost[$c]:--}"
+		kn="-"
+		[ -n "${kns[$c]:-}" ] && kn=$(echo "${kns[$c]}" | median)
+		printf '%-22s %10s %11s%% %12s %13s%% %10s %12s %8s %12s\n' "$c" "$t" "$r" "$lo..$hi" "+$cr" "$epio" "$ic" "${lost[$c]:--}" "$kn"
 	done
 	echo "(IOPS cost and fio CPU per IO: medians of the per-round pairs; load average now $(loadavg))"
-	unset iops cpu ratio cratio lost events icpu
+	unset iops cpu ratio cratio lost events icpu kns
 	drop_target
 done
