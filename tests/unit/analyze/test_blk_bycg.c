@@ -39,10 +39,11 @@ static void test_split(void **s)
 {
 	/* cgroup 5 reads 2 blocks, cgroup 7 writes 1, the plug belongs to none */
 	struct blk_event ev[] = {
-	    cg(EV_Q(0, 0, 8, R), 5),     cg(EV_D(10, 0, 8, R), 5),    cg(EV_Q(20, 100, 8, W), 7),
-	    cg(EV_D(30, 100, 8, W), 7),  ev_make(BLK_A_PLUG, 35, 0, 0, R), cg(EV_C(40, 0, 8, R), 5),
-	    cg(EV_C(50, 100, 8, W), 7),  cg(EV_Q(60, 16, 8, R), 5),   cg(EV_D(70, 16, 8, R), 5),
-	    cg(EV_C(90, 16, 8, R), 5),
+	    cg(EV_Q(0, 0, 8, R), 5),          cg(EV_D(10, 0, 8, R), 5),
+	    cg(EV_Q(20, 100, 8, W), 7),       cg(EV_D(30, 100, 8, W), 7),
+	    ev_make(BLK_A_PLUG, 35, 0, 0, R), cg(EV_C(40, 0, 8, R), 5),
+	    cg(EV_C(50, 100, 8, W), 7),       cg(EV_Q(60, 16, 8, R), 5),
+	    cg(EV_D(70, 16, 8, R), 5),        cg(EV_C(90, 16, 8, R), 5),
 	};
 	json_t *paths = json_loads("[{\"id\": 5, \"path\": \"/system.slice/a.service\"}]", 0, NULL);
 	json_t *root = json_object();
@@ -75,13 +76,13 @@ static void test_split(void **s)
 	assert_int_equal(dev_u(g7, "writes", "ios"), 1);
 	assert_int_equal(dev_u(g0, "reads", "ios"), 0);
 	/* each group's latency is its own IO's: cgroup 5's D2C are 30 and 20 ns */
-	assert_int_equal(json_integer_value(json_object_get(
-	                     json_object_get(
-	                         json_object_get(json_array_get(json_object_get(g5, "devices"), 0),
-	                                         "latency_ns"),
-	                         "d2c"),
-	                     "max")),
-	                 30);
+	assert_int_equal(
+	    json_integer_value(json_object_get(
+	        json_object_get(json_object_get(json_array_get(json_object_get(g5, "devices"), 0),
+	                                        "latency_ns"),
+	                        "d2c"),
+	        "max")),
+	    30);
 	json_decref(root);
 	json_decref(paths);
 	blk_bycg_free(b);

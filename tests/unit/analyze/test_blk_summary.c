@@ -70,8 +70,8 @@ static void test_request_based(void **s)
 	assert_null(json_object_get(json_object_get(d, "latency_ns"), "q2c"));
 	assert_int_equal(geti(d, "seeks", "count"), 1);
 	assert_int_equal(geti(d, "seeks", "transitions"), 2);
-	assert_true(json_real_value(json_object_get(json_object_get(d, "seeks"),
-	                                            "sequential_pct")) == 50.0);
+	assert_true(json_real_value(
+	                json_object_get(json_object_get(d, "seeks"), "sequential_pct")) == 50.0);
 	tl = json_object_get(d, "timeline");
 	assert_int_equal(json_array_size(tl), 1);
 	bin = json_array_get(tl, 0);
@@ -97,11 +97,12 @@ static void test_request_based(void **s)
 /* A bio-based device: Q2C, no seeks or gaps (it issues no requests) */
 static void test_bio_based(void **s)
 {
-	json_t *sum = doc("{\"format\": \"iotape-summary\", \"format_version\": 1, \"origin_ns\": 1,"
-	                  " \"end_ns\": 11, \"interval_ns\": 1000, \"idle_threshold_ns\": 5,"
-	                  " \"devices\": [{\"dev\": \"252,0\", \"bio_based\": true, \"latency\":"
-	                  " {\"kind\": \"q2c\", \"count\": 1, \"sum\": 7, \"min\": 7, \"max\": 7,"
-	                  " \"buckets\": [[7, 1]]}, \"seeks\": {}, \"bins\": [], \"gaps\": []}]}");
+	json_t *sum =
+	    doc("{\"format\": \"iotape-summary\", \"format_version\": 1, \"origin_ns\": 1,"
+	        " \"end_ns\": 11, \"interval_ns\": 1000, \"idle_threshold_ns\": 5,"
+	        " \"devices\": [{\"dev\": \"252,0\", \"bio_based\": true, \"latency\":"
+	        " {\"kind\": \"q2c\", \"count\": 1, \"sum\": 7, \"min\": 7, \"max\": 7,"
+	        " \"buckets\": [[7, 1]]}, \"seeks\": {}, \"bins\": [], \"gaps\": []}]}");
 	json_t *root = json_object(), *d;
 	struct iot_err e;
 
@@ -120,17 +121,23 @@ static void test_bio_based(void **s)
 static void test_bad(void **s)
 {
 	static const char *const bad[] = {
-	    "{\"format\": \"iotape-run\", \"format_version\": 1, \"interval_ns\": 1, \"devices\": []}",
-	    "{\"format\": \"iotape-summary\", \"format_version\": 2, \"interval_ns\": 1, \"devices\": "
+	    "{\"format\": \"iotape-run\", \"format_version\": 1, \"interval_ns\": 1, \"devices\": "
 	    "[]}",
-	    "{\"format\": \"iotape-summary\", \"format_version\": 1, \"interval_ns\": 0, \"devices\": "
+	    "{\"format\": \"iotape-summary\", \"format_version\": 2, \"interval_ns\": 1, "
+	    "\"devices\": "
+	    "[]}",
+	    "{\"format\": \"iotape-summary\", \"format_version\": 1, \"interval_ns\": 0, "
+	    "\"devices\": "
 	    "[]}",
 	    "{\"format\": \"iotape-summary\", \"format_version\": 1, \"interval_ns\": 1}",
-	    "{\"format\": \"iotape-summary\", \"format_version\": 1, \"interval_ns\": 1, \"devices\":"
+	    "{\"format\": \"iotape-summary\", \"format_version\": 1, \"interval_ns\": 1, "
+	    "\"devices\":"
 	    " [{\"dev\": \"1,2\", \"latency\": {\"kind\": \"d2c\", \"buckets\": [[99999, 1]]}}]}",
-	    "{\"format\": \"iotape-summary\", \"format_version\": 1, \"interval_ns\": 1, \"devices\":"
+	    "{\"format\": \"iotape-summary\", \"format_version\": 1, \"interval_ns\": 1, "
+	    "\"devices\":"
 	    " [{\"dev\": \"1,2\", \"latency\": {\"kind\": \"x\", \"buckets\": []}}]}",
-	    "{\"format\": \"iotape-summary\", \"format_version\": 1, \"interval_ns\": 1, \"devices\":"
+	    "{\"format\": \"iotape-summary\", \"format_version\": 1, \"interval_ns\": 1, "
+	    "\"devices\":"
 	    " [{\"dev\": \"1,2\", \"latency\": {\"kind\": \"d2c\", \"buckets\": [[-1, 1]]}}]}",
 	};
 
