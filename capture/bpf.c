@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The bpf backend: block tracepoints through a CO-RE program into the same blktrace files. */
+/* (Past 800 lines: loading, the ring buffer's records, their time order and the summary
+ * level's maps all work on one state, the skeleton's, which no other file should see.) */
 #include "capture/cap_int.h"
 
 #include <stdlib.h>

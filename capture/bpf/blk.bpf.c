@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The bpf capture backend's kernel side: block tracepoints to blktrace actions, IOs, summaries. */
+/* (Past 800 lines: one BPF object, one skeleton: every program of a capture and the maps they
+ * share are in it.) */
 #include "vmlinux.h"
 
 #include <bpf/bpf_core_read.h>
