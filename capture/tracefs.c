@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/fs.h"
+
 /*
  * Why the top-level buffer and not a private instance: the blk tracer does not set
  * allow_instances, so instances list only "function nop" in available_tracers and writing
@@ -193,10 +195,16 @@ static void state_save(struct cap_backend_state *s)
 {
 	const struct cap_dev *devs = s->devs;
 	unsigned n = s->ndevs;
-	FILE *f = fopen(STATE_FILE ".tmp", "we");
+	struct iot_outfile of;
+	FILE *f;
 
-	if (!f)
+	/* written beside and renamed: a capture killed meanwhile leaves the old state whole */
+	if (iot_outfile_open(&of, STATE_FILE, 0, NULL))
 		return; /* best effort: without it, a SIGKILL needs the manual reset */
+	if (!(f = iot_outfile_stream(&of))) {
+		iot_outfile_abort(&of);
+		return;
+	}
 	fprintf(f, "pid %ld\n", (long)getpid());
 	if (s->mounted) {
 		char ns[64];
@@ -209,9 +217,7 @@ static void state_save(struct cap_backend_state *s)
 			fprintf(f, "opt %s %s\n", s->opt[i].file, s->opt[i].old);
 	for (unsigned i = 0; i < n; i++)
 		fprintf(f, "enable %s/trace/enable\n", devs[i].sysdir);
-	if (fclose(f) || rename(STATE_FILE ".tmp", STATE_FILE))
-		unlink(STATE_FILE ".tmp");
-	else
+	if (!iot_outfile_commit(&of, NULL))
 		s->state_saved = 1;
 }
 

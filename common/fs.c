@@ -64,36 +64,172 @@ int iot_write_all(int fd, const void *buf, size_t len, size_t *done)
 	return ret;
 }
 
+/* PATH with its symbolic links followed to the name they point at (which need not exist):
+ * renaming over the link itself would replace the link, not the file it names. */
+static char *follow(const char *path)
+{
+	char *p = strdup(path);
+
+	for (int hops = 0; p && hops < 40; hops++) {
+		char link[PATH_MAX], *slash, *q;
+		struct stat st;
+		ssize_t n;
+
+		if (lstat(p, &st) || !S_ISLNK(st.st_mode))
+			return p;
+		n = readlink(p, link, sizeof(link) - 1);
+		if (n < 0)
+			return p;
+		link[n] = '\0';
+		slash = strrchr(p, '/');
+		if (link[0] == '/' || !slash) {
+			q = strdup(link);
+		} else {
+			slash[1] = '\0';
+			if (asprintf(&q, "%s%s", p, link) < 0)
+				q = NULL;
+		}
+		free(p);
+		p = q;
+	}
+	return p;
+}
+
+int iot_outfile_open(struct iot_outfile *o, const char *path, unsigned flags, struct iot_err *e)
+{
+	const char *slash, *name;
+	struct stat st;
+	int ret;
+
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+	o->sync = flags & IOT_OUT_SYNC;
+	if (!strcmp(path, "-")) {
+		o->fd = STDOUT_FILENO;
+		return 0;
+	}
+	if (!(o->path = follow(path)))
+		return iot_err_set(e, -ENOMEM, "out of memory");
+	if (!stat(o->path, &st) && !S_ISREG(st.st_mode)) {
+		if (S_ISDIR(st.st_mode)) {
+			ret = iot_err_set(e, -EISDIR, "'%s': %s", path, strerror(EISDIR));
+			goto fail;
+		}
+		o->fd = open(o->path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+		if (o->fd < 0) {
+			ret = iot_err_set(e, -errno, "'%s': %s", path, strerror(errno));
+			goto fail;
+		}
+		return 0;
+	}
+	slash = strrchr(o->path, '/');
+	name = slash ? slash + 1 : o->path;
+	for (unsigned n = 0;; n++) {
+		free(o->tmp);
+		if (asprintf(&o->tmp, "%.*s.%s.%ld-%u.tmp", (int)(name - o->path), o->path, name,
+		             (long)getpid(), n) < 0) {
+			o->tmp = NULL;
+			ret = iot_err_set(e, -ENOMEM, "out of memory");
+			goto fail;
+		}
+		o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0666);
+		if (o->fd >= 0)
+			return 0;
+		if (errno != EEXIST || n >= 1000) {
+			ret = iot_err_set(e, -errno, "'%s': %s", path, strerror(errno));
+			goto fail;
+		}
+	}
+fail:
+	free(o->tmp);
+	free(o->path);
+	o->tmp = o->path = NULL;
+	return ret;
+}
+
+FILE *iot_outfile_stream(struct iot_outfile *o)
+{
+	if (!o->f && o->fd >= 0)
+		o->f = o->fd == STDOUT_FILENO ? stdout : fdopen(o->fd, "w");
+	return o->f;
+}
+
+static void outfile_free(struct iot_outfile *o)
+{
+	free(o->tmp);
+	free(o->path);
+	o->tmp = o->path = NULL;
+	o->f = NULL;
+	o->fd = -1;
+}
+
+void iot_outfile_abort(struct iot_outfile *o)
+{
+	if (o->f && o->f != stdout)
+		fclose(o->f);
+	else if (o->fd > STDERR_FILENO)
+		close(o->fd);
+	if (o->tmp)
+		unlink(o->tmp);
+	outfile_free(o);
+}
+
+int iot_outfile_commit(struct iot_outfile *o, struct iot_err *e)
+{
+	const char *show = o->path ? o->path : "standard output";
+	int ret = 0;
+
+	if (o->f && (fflush(o->f) || ferror(o->f)))
+		ret = iot_err_set(e, -(errno ? errno : EIO), "'%s': write: %s", show,
+		                  strerror(errno ? errno : EIO));
+	if (!ret && o->sync && o->tmp && fsync(o->fd))
+		ret = iot_err_set(e, -errno, "'%s': fsync: %s", show, strerror(errno));
+	if (o->fd > STDERR_FILENO) {
+		int c = o->f ? fclose(o->f) : close(o->fd);
+
+		if (c && !ret)
+			ret = iot_err_set(e, -errno, "'%s': close: %s", show, strerror(errno));
+		o->f = NULL;
+		o->fd = -1;
+	}
+	if (!ret && o->tmp && rename(o->tmp, o->path))
+		ret = iot_err_set(e, -errno, "'%s': rename: %s", show, strerror(errno));
+	if (ret) {
+		iot_outfile_abort(o);
+		return ret;
+	}
+	if (o->sync && o->tmp) {
+		const char *slash = strrchr(o->path, '/');
+		char *dir = slash ? strndup(o->path, (size_t)(slash - o->path) + (slash == o->path))
+		                  : strdup(".");
+		int fd = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+
+		if (fd < 0 || fsync(fd))
+			ret = iot_err_set(e, dir ? -errno : -ENOMEM, "'%s': fsync: %s",
+			                  dir ? dir : show, strerror(dir ? errno : ENOMEM));
+		if (fd >= 0)
+			close(fd);
+		free(dir);
+	}
+	outfile_free(o);
+	return ret;
+}
+
 int iot_write_atomic(const char *dir, const char *name, const void *data, size_t len,
                      struct iot_err *e)
 {
-	char tmp[PATH_MAX], file[PATH_MAX];
-	const char *p = data;
-	size_t done = 0;
-	int fd, ret = 0;
+	struct iot_outfile o;
+	char file[PATH_MAX];
+	int ret;
 
-	if ((size_t)snprintf(file, sizeof(file), "%s/%s", dir, name) >= sizeof(file) ||
-	    (size_t)snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, name) >= sizeof(tmp))
+	if ((size_t)snprintf(file, sizeof(file), "%s/%s", dir, name) >= sizeof(file))
 		return iot_err_set(e, -ENAMETOOLONG, "'%s/%s': path too long", dir, name);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return iot_err_set(e, -errno, "'%s': %s", tmp, strerror(errno));
-	if ((ret = iot_write_all(fd, p, len, &done)))
-		ret = iot_err_set(e, ret, "'%s': write: %s", tmp, strerror(-ret));
-	if (!ret && fsync(fd))
-		ret = iot_err_set(e, -errno, "'%s': fsync: %s", tmp, strerror(errno));
-	if (close(fd) && !ret)
-		ret = iot_err_set(e, -errno, "'%s': close: %s", tmp, strerror(errno));
-	if (!ret && rename(tmp, file))
-		ret = iot_err_set(e, -errno, "'%s': rename: %s", file, strerror(errno));
-	if (ret) {
-		unlink(tmp);
+	if ((ret = iot_outfile_open(&o, file, IOT_OUT_SYNC, e)))
+		return ret;
+	if ((ret = iot_write_all(o.fd, data, len, NULL))) {
+		iot_err_set(e, ret, "'%s': write: %s", file, strerror(-ret));
+		iot_outfile_abort(&o);
 		return ret;
 	}
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 || fsync(fd))
-		ret = iot_err_set(e, -errno, "'%s': fsync: %s", dir, strerror(errno));
-	if (fd >= 0)
-		close(fd);
-	return ret;
+	return iot_outfile_commit(&o, e);
 }

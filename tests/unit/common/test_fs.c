@@ -7,13 +7,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <dirent.h>
 
 #include "common/fs.h"
 
 static char base[64];
+
+static int hidden_files(const char *dir);
 
 static int is_dir(const char *p)
 {
@@ -71,19 +75,147 @@ static void test_write_atomic(void **state)
 	fclose(fp);
 	assert_int_equal(n, 7);
 	assert_memory_equal(buf, "second\n", 7);
-	snprintf(p, sizeof(p), "%s/.state.json.tmp", base);
-	assert_int_equal(access(p, F_OK), -1);
+	assert_int_equal(hidden_files(base), 0);
 	snprintf(p, sizeof(p), "%s/missing", base);
 	assert_int_equal(iot_write_atomic(p, "x", "y", 1, &e), -ENOENT);
-	assert_non_null(strstr(e.msg, "missing/.x.tmp"));
+	assert_non_null(strstr(e.msg, "missing/x"));
+}
+
+static void put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void expect(const char *path, const char *text)
+{
+	char buf[256] = {0};
+	FILE *f = fopen(path, "r");
+
+	assert_non_null(f);
+	assert_true(fread(buf, 1, sizeof(buf) - 1, f) < sizeof(buf) - 1);
+	fclose(f);
+	assert_string_equal(buf, text);
+}
+
+/* the temporaries iot_outfile leaves: dot files in dir */
+static int hidden_files(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		n += de->d_name[0] == '.' && strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+/* written beside and renamed: the file is replaced, never written into, so a hard link to it
+ * (an input someone linked there) keeps its bytes; a failure keeps the old file */
+static void test_outfile_replaces(void **state)
+{
+	char p[256], hard[256];
+	struct iot_outfile o;
+	struct iot_err e;
+	struct stat a, b;
+
+	(void)state;
+	snprintf(p, sizeof(p), "%s/out.txt", base);
+	snprintf(hard, sizeof(hard), "%s/hard.txt", base);
+	put(p, "old\n");
+	assert_int_equal(link(p, hard), 0);
+	assert_int_equal(stat(p, &a), 0);
+	assert_int_equal(iot_outfile_open(&o, p, 0, &e), 0);
+	/* nothing at the place while it is written */
+	expect(p, "old\n");
+	assert_non_null(iot_outfile_stream(&o));
+	fputs("new\n", iot_outfile_stream(&o));
+	assert_int_equal(iot_outfile_commit(&o, &e), 0);
+	expect(p, "new\n");
+	expect(hard, "old\n");
+	assert_int_equal(stat(p, &b), 0);
+	assert_true(a.st_ino != b.st_ino);
+	assert_int_equal(hidden_files(base), 0);
+
+	assert_int_equal(iot_outfile_open(&o, p, 0, &e), 0);
+	assert_int_equal(iot_write_all(o.fd, "partial", 7, NULL), 0);
+	iot_outfile_abort(&o);
+	iot_outfile_abort(&o); /* twice is harmless */
+	expect(p, "new\n");
+	assert_int_equal(hidden_files(base), 0);
+	unlink(p);
+	unlink(hard);
+}
+
+/* a symbolic link at the place stays, and the file it names is replaced */
+static void test_outfile_link(void **state)
+{
+	char p[256], target[256], dangling[256], made[256];
+	struct iot_outfile o;
+	struct iot_err e;
+	struct stat st;
+
+	(void)state;
+	snprintf(p, sizeof(p), "%s/link.html", base);
+	snprintf(target, sizeof(target), "%s/real.html", base);
+	put(target, "old\n");
+	assert_int_equal(symlink("real.html", p), 0);
+	assert_int_equal(iot_outfile_open(&o, p, 0, &e), 0);
+	assert_int_equal(iot_write_all(o.fd, "new\n", 4, NULL), 0);
+	assert_int_equal(iot_outfile_commit(&o, &e), 0);
+	assert_int_equal(lstat(p, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	expect(target, "new\n");
+	/* a dangling link: the file is made where it points */
+	snprintf(dangling, sizeof(dangling), "%s/dangling", base);
+	snprintf(made, sizeof(made), "%s/made.txt", base);
+	assert_int_equal(symlink(made, dangling), 0);
+	assert_int_equal(iot_outfile_open(&o, dangling, 0, &e), 0);
+	assert_int_equal(iot_write_all(o.fd, "x", 1, NULL), 0);
+	assert_int_equal(iot_outfile_commit(&o, &e), 0);
+	expect(made, "x");
+	assert_int_equal(lstat(dangling, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	unlink(p), unlink(target), unlink(dangling), unlink(made);
+}
+
+/* what is not a regular file (a device, a FIFO) is written directly, never renamed over; a
+ * directory is refused; a missing directory says so by the output's own name */
+static void test_outfile_special(void **state)
+{
+	char p[256];
+	struct iot_outfile o;
+	struct iot_err e;
+	struct stat st;
+
+	(void)state;
+	assert_int_equal(iot_outfile_open(&o, "/dev/null", 0, &e), 0);
+	assert_null(o.tmp);
+	assert_int_equal(iot_write_all(o.fd, "x", 1, NULL), 0);
+	assert_int_equal(iot_outfile_commit(&o, &e), 0);
+	assert_int_equal(stat("/dev/null", &st), 0);
+	assert_true(S_ISCHR(st.st_mode));
+	assert_int_equal(iot_outfile_open(&o, base, 0, &e), -EISDIR);
+	snprintf(p, sizeof(p), "%s/nodir/x.html", base);
+	assert_int_equal(iot_outfile_open(&o, p, 0, &e), -ENOENT);
+	assert_non_null(strstr(e.msg, "nodir/x.html"));
+	assert_int_equal(iot_outfile_open(&o, "-", 0, &e), 0);
+	assert_int_equal(o.fd, STDOUT_FILENO);
+	assert_int_equal(iot_outfile_commit(&o, &e), 0);
+	assert_int_equal(fcntl(STDOUT_FILENO, F_GETFD), 0);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_parents),
-	    cmocka_unit_test(test_file_in_the_way),
-	    cmocka_unit_test(test_write_atomic),
+	    cmocka_unit_test(test_parents),      cmocka_unit_test(test_file_in_the_way),
+	    cmocka_unit_test(test_write_atomic), cmocka_unit_test(test_outfile_replaces),
+	    cmocka_unit_test(test_outfile_link), cmocka_unit_test(test_outfile_special),
 	};
 	char cmd[128];
 	int ret;
