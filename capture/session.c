@@ -17,6 +17,7 @@
 
 #include "common/fs.h"
 #include "formats/manifest.h"
+#include "formats/outcheck.h"
 #include "formats/rundir.h"
 #include "iotape_version.h"
 
@@ -68,6 +69,43 @@ static int prepare_rundir(const char *dir, struct iot_err *e)
 	}
 	closedir(d);
 	return ret;
+}
+
+/*
+ * No output is ever an input, nor another output (formats/outcheck.h): --stdout and --stderr
+ * (which may be one file) are not RUNDIR, nor a file the capture writes in it (a trace set,
+ * the packets, the manifest), and RUNDIR is no directory either of them names.
+ */
+static int check_outputs(const struct cap_opts *o, struct iot_err *e)
+{
+	const char *files[] = {o->cmd_stdout, o->cmd_stderr}, *opts[] = {"--stdout", "--stderr"};
+	struct stat dir, st;
+	int ret;
+
+	for (unsigned i = 0; i < 2; i++) {
+		const struct out_spec outs[] = {{o->rundir, OUT_DIR, "-o"},
+		                                {files[i], OUT_FILE, opts[i]}};
+		const char *slash;
+		char *parent;
+
+		if (!files[i])
+			continue;
+		if ((ret = out_check(NULL, 0, NULL, 0, outs, 2, e)))
+			return ret;
+		slash = strrchr(files[i], '/');
+		parent = slash ? strndup(files[i], (size_t)(slash - files[i]) + (slash == files[i]))
+		               : strdup(".");
+		if (!parent)
+			return iot_err_set(e, -ENOMEM, "out of memory");
+		ret = !stat(parent, &st) && !stat(o->rundir, &dir) && st.st_dev == dir.st_dev &&
+		      st.st_ino == dir.st_ino && rundir_is_run_file(slash ? slash + 1 : files[i]);
+		free(parent);
+		if (ret)
+			return iot_err_set(e, -EINVAL,
+			                   "%s '%s' is a file the capture writes in '%s'", opts[i],
+			                   files[i], o->rundir);
+	}
+	return 0;
 }
 
 /* COMMAND's output file (--stdout, --stderr), opened before tracing starts so that a bad path
@@ -572,7 +610,7 @@ int cap_run(const struct cap_opts *o, struct cap_result *res, struct iot_err *e)
 			}
 		}
 	}
-	if ((ret = prepare_rundir(o->rundir, e)) ||
+	if ((ret = check_outputs(o, e)) || (ret = prepare_rundir(o->rundir, e)) ||
 	    (ret = open_output(o->cmd_stdout, "--stdout", &r.out_fd, e)) ||
 	    (ret = open_output(o->cmd_stderr, "--stderr", &r.err_fd, e)))
 		goto out;

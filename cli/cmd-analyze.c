@@ -15,10 +15,12 @@
 #include "analyze/idle_explain.h"
 #include "cli/analyze.h"
 #include "cli/inputs.h"
+#include "common/fs.h"
 #include "common/textesc.h"
 #include "formats/blktrace.h"
 #include "analyze/blk_summary.h"
 #include "formats/manifest.h"
+#include "formats/outcheck.h"
 #include "iotape_version.h"
 
 static const struct cli_opt analyze_opts[] = {
@@ -718,9 +720,11 @@ int cmd_analyze(int argc, char **argv)
 	const char *out_path = NULL;
 	json_t *root = NULL, *warnings = NULL;
 	FILE *out = stdout, *captext = NULL;
+	struct iot_outfile of;
+	struct iot_err e;
 	char *capbuf = NULL;
 	size_t caplen = 0;
-	int first, ret = EXIT_OK;
+	int first, err, ret = EXIT_OK;
 
 	memset(&r, 0, sizeof(r));
 	blk_opts_init(&r.bo);
@@ -730,6 +734,13 @@ int cmd_analyze(int argc, char **argv)
 	first = parse_args(&r, argc, argv, &out_path);
 	if (first < 0)
 		return EXIT_USAGE;
+	{
+		const struct out_spec o = {out_path, OUT_FILE, "-o"};
+
+		if ((err = out_check((const char *const *)argv + first, (size_t)(argc - first),
+		                     NULL, 0, &o, 1, &e)))
+			return error("%s", e.msg), exit_code_for(err);
+	}
 	r.bo.interval_ns = r.ao.interval_ns;
 	r.bo.idle_threshold_ns = r.ao.idle_threshold_ns;
 	r.bo.top = r.ao.top;
@@ -785,11 +796,15 @@ int cmd_analyze(int argc, char **argv)
 			goto done;
 		}
 	}
-	if (out_path && !(out = fopen(out_path, "w"))) {
-		int err = errno;
-
-		ret = (error("'%s': %s", out_path, strerror(err)), exit_code_for(-err));
+	/* written beside the target and renamed: a failure never leaves half a document */
+	if (out_path && (err = iot_outfile_open(&of, out_path, 0, &e))) {
+		ret = (error("%s", e.msg), exit_code_for(err));
+		goto done;
+	}
+	if (out_path && !(out = iot_outfile_stream(&of))) {
+		iot_outfile_abort(&of);
 		out = stdout;
+		ret = (error("out of memory"), EXIT_SYSTEM);
 		goto done;
 	}
 	/* the captures' text after the block devices', whose gaps they help explain */
@@ -823,13 +838,20 @@ int cmd_analyze(int argc, char **argv)
 		fwrite(capbuf, 1, caplen, out);
 	if (ret == EXIT_OK && r.ao.json && write_document(out, root, r.refs))
 		ret = (error("writing the JSON document failed"), EXIT_SYSTEM);
-	if (fflush(out) == EOF)
+	if (out == stdout && fflush(out) == EOF)
 		ret = (error("write error: %s", strerror(errno)), EXIT_SYSTEM);
+	if (out != stdout) {
+		out = stdout;
+		if (ret != EXIT_OK)
+			iot_outfile_abort(&of);
+		else if ((err = iot_outfile_commit(&of, &e)))
+			ret = (error("%s", e.msg), EXIT_SYSTEM);
+	}
 	if (ret == EXIT_OK && r.stopped)
 		ret = (error("%s", r.stop.msg), EXIT_USAGE); /* after the partial results */
 done:
-	if (out != stdout && fclose(out) == EOF && ret == EXIT_OK)
-		ret = (error("'%s': %s", out_path, strerror(errno)), EXIT_SYSTEM);
+	if (out != stdout)
+		iot_outfile_abort(&of);
 	if (captext)
 		fclose(captext);
 	free(capbuf);

@@ -13,8 +13,10 @@
 #include "cli/sweep-runs.h"
 #include "analyze/blk_sink.h"
 #include "analyze/blk_summary.h"
+#include "common/fs.h"
 #include "compare/compare.h"
 #include "formats/manifest.h"
+#include "formats/outcheck.h"
 #include "analyze/run_summary.h"
 #include "formats/blktrace.h"
 
@@ -269,7 +271,7 @@ int cmd_compare(int argc, char **argv)
 	char layout[3][SWEEP_LAYOUT_MAX];
 	struct compare c;
 	struct iot_err e, stop = {""};
-	FILE *out = stdout;
+	struct iot_outfile of;
 	int opt, ret = EXIT_OK;
 
 	if (!labels)
@@ -344,6 +346,15 @@ int cmd_compare(int argc, char **argv)
 		                  argc - optind);
 		goto out;
 	}
+	{
+		const struct out_spec out = {outpath, OUT_FILE, "-o"};
+
+		if ((ret = out_check((const char *const *)argv + optind, (size_t)(argc - optind),
+		                     NULL, 0, &out, 1, &e))) {
+			ret = (error("%s", e.msg), exit_code_for(ret));
+			goto out;
+		}
+	}
 	for (int i = optind; i < argc; i++) {
 		json_t *summary, *manifest;
 
@@ -385,21 +396,26 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	}
 	warn_missing(&c);
-	if (outpath && !(out = fopen(outpath, "w"))) {
-		ret = exit_code_for(-errno);
-		error("'%s': %s", outpath, strerror(errno));
-		out = stdout;
+	/* written beside the target and renamed: a failure never leaves half a table */
+	if ((ret = iot_outfile_open(&of, outpath ? outpath : "-", 0, &e)) ||
+	    !iot_outfile_stream(&of)) {
+		if (!ret)
+			iot_outfile_abort(&of);
+		ret = ret ? ret : -ENOMEM;
+		error("%s", ret == -ENOMEM ? "out of memory" : e.msg);
+		ret = exit_code_for(ret);
 		goto out;
 	}
-	ret = compare_render(&c, fmt, out);
-	if (out != stdout && fclose(out))
-		ret = -EIO;
-	else if (out == stdout && fflush(stdout))
-		ret = -EIO;
-	out = stdout;
+	ret = compare_render(&c, fmt, iot_outfile_stream(&of));
 	if (ret) {
+		iot_outfile_abort(&of);
 		error("writing the table: %s", strerror(-ret));
 		ret = EXIT_SYSTEM;
+		goto out;
+	}
+	if ((ret = iot_outfile_commit(&of, &e))) {
+		error("%s", e.msg);
+		ret = exit_code_for(ret);
 		goto out;
 	}
 	/* partial results were compared: the bad bytes that cut them short come last */

@@ -10,7 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/fs.h"
 #include "export/export.h"
+#include "formats/outcheck.h"
 #include "replay/replay.h"
 
 enum { O_VERSION = 256, O_FROM, O_IOENGINE, O_TIMELINE, O_INTERVAL, O_IDLE };
@@ -93,43 +95,44 @@ struct xopts {
 	bool csv_opts, iolog_opts;
 };
 
-static int open_out(const char *out, int *fd)
+/* OUT written beside and renamed into place (standard output without -o) */
+static int open_out(const char *out, struct iot_outfile *o)
 {
-	if (!out || !strcmp(out, "-")) {
-		*fd = STDOUT_FILENO;
-		return 0;
-	}
-	*fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (*fd < 0)
-		return error("'%s': %s", out, strerror(errno)),
-		       errno == ENOENT || errno == EISDIR ? EXIT_USAGE : EXIT_SYSTEM;
-	return 0;
+	struct iot_err e;
+	int ret = iot_outfile_open(o, out ? out : "-", 0, &e);
+
+	return ret ? (error("%s", e.msg),
+	              ret == -ENOENT || ret == -EISDIR ? EXIT_USAGE : exit_code_for(ret))
+	           : 0;
 }
 
-static int close_out(int fd, const char *out, int ret, struct iot_err *e)
+static int close_out(struct iot_outfile *o, int ret, struct iot_err *e)
 {
-	if (fd != STDOUT_FILENO && close(fd) && !ret)
-		ret = iot_err_set(e, -errno, "'%s': %s", out, strerror(errno));
-	return ret;
+	if (ret) {
+		iot_outfile_abort(o);
+		return ret;
+	}
+	return iot_outfile_commit(o, e);
 }
 
 static int do_blkparse(const struct xopts *x)
 {
 	struct export_stats st;
+	struct iot_outfile o;
 	struct iot_err e;
 	char **sets;
 	unsigned n;
-	int fd, ret;
+	int ret;
 
 	if ((ret = export_find_sets(x->run, &sets, &n, &e)))
 		return error("%s", e.msg), exit_code_for(ret);
-	if ((ret = open_out(x->out, &fd))) {
+	if ((ret = open_out(x->out, &o))) {
 		export_free_sets(sets, n);
 		return ret;
 	}
-	ret = export_blkparse(sets, n, fd, &st, &e);
+	ret = export_blkparse(sets, n, o.fd, &st, &e);
 	export_free_sets(sets, n);
-	if ((ret = close_out(fd, x->out, ret, &e)))
+	if ((ret = close_out(&o, ret, &e)))
 		return error("%s", e.msg), exit_code_for(ret);
 	return EXIT_OK;
 }
@@ -137,13 +140,14 @@ static int do_blkparse(const struct xopts *x)
 static int do_csv(const struct xopts *x)
 {
 	struct export_stats st;
+	struct iot_outfile o;
 	struct iot_err e;
-	int fd, ret;
+	int ret;
 
-	if ((ret = open_out(x->out, &fd)))
+	if ((ret = open_out(x->out, &o)))
 		return ret;
-	ret = export_csv(x->run, &x->csv, fd, &st, &e);
-	if ((ret = close_out(fd, x->out, ret, &e)))
+	ret = export_csv(x->run, &x->csv, o.fd, &st, &e);
+	if ((ret = close_out(&o, ret, &e)))
 		return error("%s", e.msg), exit_code_for(ret);
 	return EXIT_OK;
 }
@@ -289,6 +293,13 @@ int cmd_export(int argc, char **argv)
 	x.io.version = 3;
 	blk_opts_init(&x.csv.blk);
 	ret = parse(&x, argc, argv);
+	if (!ret) {
+		struct out_spec out = {x.out, x.fmt == FMT_IOLOG ? OUT_DIR : OUT_FILE, "-o"};
+		struct iot_err e;
+
+		if ((ret = out_check(&x.run, 1, NULL, 0, &out, x.out ? 1 : 0, &e)))
+			ret = (error("%s", e.msg), exit_code_for(ret));
+	}
 	if (!ret) {
 		switch (x.fmt) {
 		case FMT_BLKPARSE:

@@ -17,8 +17,10 @@
 #include <fontconfig/fontconfig.h>
 
 #include "cli/inputs.h"
+#include "common/fs.h"
 #include "compare/compare.h"
 #include "formats/manifest.h"
+#include "formats/outcheck.h"
 #include "analyze/blk_sink.h"
 #include "movie/movie.h"
 
@@ -363,26 +365,23 @@ static int render(struct movie *m, const struct movie_opts *o, struct run *runs,
 	struct bt_reader *rd[MOVIE_MAX_RUNS];
 	struct progress p = {.quiet = quiet, .tty = isatty(2), .last_pct = -1};
 	struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
+	struct iot_outfile of;
 	struct iot_err e;
-	char *tmp = NULL;
-	int ret = EXIT_OK, fd;
+	int ret = EXIT_OK;
 
 	for (size_t i = 0; i < n; i++) {
 		if (!runs[i].once && (ret = open_block(&runs[i], false)))
 			return ret;
 		rd[i] = runs[i].ci.block;
 	}
-	/* written beside the target and renamed, so that a failure never leaves half a movie */
-	if (asprintf(&tmp, "%s.tmp%d", outpath, (int)getpid()) < 0)
-		return error("out of memory"), EXIT_SYSTEM;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-	if (fd < 0) {
-		ret = exit_code_for(-errno);
-		error("'%s': %s", outpath, strerror(errno));
-		free(tmp);
-		return ret;
+	/* written beside the target and renamed, so that a failure never leaves half a movie;
+	 * ffmpeg writes the file by its name */
+	if ((ret = iot_outfile_open(&of, outpath, 0, &e))) {
+		error("%s", e.msg);
+		return exit_code_for(ret);
 	}
-	close(fd);
+	close(of.fd);
+	of.fd = -1;
 	if (!quiet) {
 		char win[32];
 
@@ -395,14 +394,17 @@ static int render(struct movie *m, const struct movie_opts *o, struct run *runs,
 	clock_gettime(CLOCK_MONOTONIC, &p.t0);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
-	ret = movie_render(m, rd, tmp, show_progress, &p, &e);
-	if (!ret && rename(tmp, outpath))
-		ret = iot_err_set(&e, -errno, "'%s': %s", outpath, strerror(errno));
+	ret = movie_render(m, rd,
+	                   of.tmp    ? of.tmp
+	                   : of.path ? of.path
+	                             : outpath,
+	                   show_progress, &p, &e);
 	if (ret)
-		unlink(tmp);
+		iot_outfile_abort(&of);
+	else
+		ret = iot_outfile_commit(&of, &e);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
-	free(tmp);
 	if (ret == -EINTR)
 		return error("interrupted; no movie written"), EXIT_SYSTEM;
 	if (ret)
@@ -452,6 +454,15 @@ int cmd_movie(int argc, char **argv)
 		runs[i].arg = argv[optind + (int)i];
 		if (check_rereadable(runs[i].arg)) {
 			ret = EXIT_USAGE;
+			goto out;
+		}
+	}
+	{
+		const struct out_spec out = {outpath, OUT_FILE, "-o"};
+
+		if ((ret =
+		         out_check((const char *const *)argv + optind, n, NULL, 0, &out, 1, &e))) {
+			ret = (error("%s", e.msg), exit_code_for(ret));
 			goto out;
 		}
 	}

@@ -643,8 +643,10 @@ int cmd_replay(int argc, char **argv)
 	if (o.writes_as_reads && o.allow_writes)
 		return free(maps), usage_error("--writes-as-reads and --allow-writes exclude each "
 		                               "other");
-	if (capture_dir && o.record_dir && !strcmp(capture_dir, o.record_dir))
-		return free(maps), usage_error("--capture and --record need different directories");
+	if ((ret = replay_check_outputs(&o, argv[optind], capture_dir, &e))) {
+		rc = (error("%s", e.msg), exit_code_for(ret));
+		goto out;
+	}
 	if (replay_input_ids(rd, &o)) {
 		rc = (error("out of memory"), EXIT_SYSTEM);
 		goto out;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "analyze/blk_sink.h"
+#include "common/fs.h"
 #include "compare/compare.h"
 #include "report/report_html.h"
 #include "report/report_run.h"
@@ -19,6 +20,7 @@
 #include "cli/sweep-runs.h"
 #include "formats/blktrace.h"
 #include "formats/manifest.h"
+#include "formats/outcheck.h"
 #include "formats/instream.h"
 #include "formats/pcap_src.h"
 #include "iotape_version.h"
@@ -105,25 +107,23 @@ const struct cli_doc doc_report = {
 int write_svg(void *ctx, const char *name, const char *svg, size_t len)
 {
 	struct svg_dir *s = ctx;
+	struct iot_outfile o;
+	struct iot_err e;
 	char *path;
-	FILE *f;
-	int ret = 0;
+	int ret;
 
 	if (asprintf(&path, "%s/%s", s->dir, name) < 0)
 		return -ENOMEM;
-	f = fopen(path, "w");
-	if (!f) {
-		ret = -errno;
-		error("'%s': %s", path, strerror(errno));
-		free(path);
-		return ret;
+	if (!(ret = iot_outfile_open(&o, path, 0, &e))) {
+		if ((ret = iot_write_all(o.fd, svg, len, NULL))) {
+			iot_err_set(&e, ret, "'%s': write: %s", path, strerror(-ret));
+			iot_outfile_abort(&o);
+		} else {
+			ret = iot_outfile_commit(&o, &e);
+		}
 	}
-	if (fwrite(svg, 1, len, f) != len)
-		ret = -EIO;
-	if (fclose(f) && !ret)
-		ret = -EIO;
 	if (ret)
-		error("'%s': write failed", path);
+		error("%s", e.msg);
 	free(path);
 	s->files++;
 	return ret;
@@ -219,9 +219,8 @@ int cmd_report(int argc, char **argv)
 	size_t nlabels = 0, n = 0, nrules = 0;
 	struct compare cmp;
 	struct iot_err e, stop = {""};
-	FILE *out = NULL;
+	struct iot_outfile of;
 	int opt, ret = EXIT_OK;
-	char *tmp = NULL;
 
 	if (!labels || !rules) {
 		free(labels);
@@ -292,6 +291,16 @@ int cmd_report(int argc, char **argv)
 		goto usage;
 	}
 	n = (size_t)(argc - optind);
+	{
+		const struct out_spec outs[] = {{outpath, OUT_FILE, "-o"},
+		                                {svg.dir, OUT_DIR, "--svg"}};
+
+		if ((ret =
+		         out_check((const char *const *)argv + optind, n, NULL, 0, outs, 2, &e))) {
+			ret = (error("%s", e.msg), exit_code_for(ret));
+			goto out;
+		}
+	}
 	if (svg.dir && mkdir(svg.dir, 0777) && errno != EEXIST) {
 		ret = exit_code_for(-errno);
 		error("'%s': %s", svg.dir, strerror(errno));
@@ -374,20 +383,21 @@ int cmd_report(int argc, char **argv)
 		ro.svg_out = write_svg;
 		ro.svg_ctx = &svg;
 	}
-	/* write beside the target and rename, so a failed run never leaves half a report */
-	if (asprintf(&tmp, "%s.tmp%d", outpath, (int)getpid()) < 0 || !(out = fopen(tmp, "w"))) {
-		ret = exit_code_for(-errno);
-		error("'%s': %s", outpath, strerror(errno));
+	/* written beside the target and renamed, so a failed run never leaves half a report */
+	if ((ret = iot_outfile_open(&of, outpath, 0, &e)) || !iot_outfile_stream(&of)) {
+		if (!ret)
+			iot_outfile_abort(&of);
+		ret = ret ? ret : -ENOMEM;
+		error("%s", ret == -ENOMEM ? "out of memory" : e.msg);
+		ret = exit_code_for(ret);
 		goto out;
 	}
-	ret = report_write_html(out, in, n, &ro, &e);
-	if (fclose(out) && !ret)
-		ret = iot_err_set(&e, -EIO, "'%s': write failed", outpath);
-	out = NULL;
-	if (!ret && rename(tmp, outpath))
-		ret = iot_err_set(&e, -errno, "'%s': %s", outpath, strerror(errno));
+	ret = report_write_html(iot_outfile_stream(&of), in, n, &ro, &e);
+	if (ret)
+		iot_outfile_abort(&of);
+	else
+		ret = iot_outfile_commit(&of, &e);
 	if (ret) {
-		unlink(tmp);
 		error("%s", e.msg);
 		ret = exit_code_for(ret);
 		goto out;
@@ -406,7 +416,6 @@ out:
 	}
 	free(in);
 	free(runs);
-	free(tmp);
 	free(labels);
 	free(rules);
 	compare_release(&cmp);

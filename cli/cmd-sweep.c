@@ -486,6 +486,10 @@ int cmd_sweep(int argc, char **argv)
 		usage_error("%s", e.msg);
 		goto out;
 	}
+	if (sweep_check_output(&d, dir, &e)) {
+		error("%s", e.msg);
+		goto out;
+	}
 	if (metric_names_clash(&d))
 		goto out;
 	d.argv = json_array();

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/fs.h"
 #include "report/sweep_report.h"
 #include "iotape_version.h"
 
@@ -156,12 +157,12 @@ int report_sweep(const char *dir, const struct report_sweep_opts *o)
 	struct compare_opts to = o->co, co = {0};
 	struct sweep_runs s;
 	struct sweep_report r = {0};
-	char layout[3][SWEEP_LAYOUT_MAX], *tmp = NULL;
+	char layout[3][SWEEP_LAYOUT_MAX];
 	const char **text[SWEEP_MAX_PARAMS] = {0};
 	double *num[SWEEP_MAX_PARAMS] = {0};
 	struct iot_err e = {""}, stop = {""};
 	struct svg_dir svg = {.dir = o->svg_dir};
-	FILE *out = NULL;
+	struct iot_outfile of;
 	int ret;
 
 	compare_init(&table);
@@ -215,18 +216,20 @@ int report_sweep(const char *dir, const struct report_sweep_opts *o)
 		r.svg_ctx = &svg;
 	}
 	/* written beside the target and renamed: a failure never leaves half a page */
-	if (asprintf(&tmp, "%s.tmp%d", o->outpath, (int)getpid()) < 0 || !(out = fopen(tmp, "w"))) {
-		ret = exit_code_for(-errno);
-		error("'%s': %s", o->outpath, strerror(errno));
+	if ((ret = iot_outfile_open(&of, o->outpath, 0, &e)) || !iot_outfile_stream(&of)) {
+		if (!ret)
+			iot_outfile_abort(&of);
+		ret = ret ? ret : -ENOMEM;
+		error("%s", ret == -ENOMEM ? "out of memory" : e.msg);
+		ret = exit_code_for(ret);
 		goto out;
 	}
-	ret = sweep_report_write_html(out, &r, &e);
-	if (fclose(out) && !ret)
-		ret = iot_err_set(&e, -EIO, "'%s': write failed", o->outpath);
-	if (!ret && rename(tmp, o->outpath))
-		ret = iot_err_set(&e, -errno, "'%s': %s", o->outpath, strerror(errno));
+	ret = sweep_report_write_html(iot_outfile_stream(&of), &r, &e);
+	if (ret)
+		iot_outfile_abort(&of);
+	else
+		ret = iot_outfile_commit(&of, &e);
 	if (ret) {
-		unlink(tmp);
 		error("%s", e.msg);
 		ret = exit_code_for(ret);
 		goto out;
@@ -240,7 +243,6 @@ out:
 		free(text[k]);
 		free(num[k]);
 	}
-	free(tmp);
 	compare_release(&table);
 	compare_release(&cells);
 	sweep_runs_release(&s);

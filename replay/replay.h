@@ -177,6 +177,12 @@ struct replay_stats {
 int replay_run(const struct replay_opts *o, const struct rp_source *src, struct replay_stats *st,
                struct iot_err *e);
 
+/* No output is ever an input (formats/outcheck.h): --record and --capture (capture_dir, may be
+ * NULL) against the trace INPUT and the targets (--target, every --map PATH), before anything
+ * is opened for writing. 0, or -EINVAL with e naming both. */
+int replay_check_outputs(const struct replay_opts *o, const char *input, const char *capture_dir,
+                         struct iot_err *e);
+
 /* The stats (and options) as a JSON object string, malloc'ed; NULL when out of memory. */
 char *replay_stats_json(const struct replay_opts *o, const struct replay_stats *st);
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/outcheck.h"
 #include "iotape_version.h"
 
 extern char **environ;
@@ -72,6 +73,18 @@ size_t sweep_ncells(const struct sweep_def *d)
 		if (size_mul(n, d->param[i].n, &n))
 			return SIZE_MAX;
 	return n;
+}
+
+int sweep_check_output(const struct sweep_def *d, const char *dir, struct iot_err *e)
+{
+	const char *files[SWEEP_MAX_PARAMS];
+	const struct out_spec out = {dir, OUT_DIR, "-o"};
+	size_t n = 0;
+
+	for (size_t i = 0; i < d->nparams; i++)
+		if (d->param[i].file)
+			files[n++] = d->param[i].file;
+	return out_check(files, n, NULL, 0, &out, 1, e);
 }
 
 int sweep_def_check(const struct sweep_def *d, struct iot_err *e)

@@ -154,7 +154,9 @@ void sweep_param_release(struct sweep_param *p)
 	for (size_t i = 0; i < p->n; i++)
 		free(p->v[i].text);
 	free(p->v);
+	free(p->file);
 	p->v = NULL;
+	p->file = NULL;
 	p->n = 0;
 }
 
@@ -325,6 +327,8 @@ int sweep_param_parse(const char *spec, struct sweep_param *p, struct iot_err *e
 	s = eq + 1;
 	if (*s == '@') {
 		ret = add_file(p, s + 1, e);
+		if (!ret && !(p->file = strdup(s + 1)))
+			ret = iot_err_set(e, -ENOMEM, "out of memory");
 	} else {
 		char *copy = strdup(s), *item, *save = NULL;
 

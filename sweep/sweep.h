@@ -39,7 +39,8 @@ struct sweep_param {
 	char name[SWEEP_NAME_MAX];
 	struct sweep_value *v;
 	size_t n;
-	bool log; /* sizes, or a multiplying range: graphs put it on a log axis */
+	bool log;   /* sizes, or a multiplying range: graphs put it on a log axis */
+	char *file; /* NAME=@FILE: the file the values were read from (an input), else NULL */
 };
 
 enum sweep_metric_kind { SWEEP_METRIC_REGEX, SWEEP_METRIC_JSON };
@@ -100,6 +101,9 @@ void sweep_path_escape(const char *name, const char *value, char *buf, size_t ca
 
 void sweep_def_init(struct sweep_def *d);
 void sweep_def_release(struct sweep_def *d);
+/* No output is ever an input (formats/outcheck.h): SWEEPDIR against the parameters' @FILEs,
+ * before it is made. */
+int sweep_check_output(const struct sweep_def *d, const char *dir, struct iot_err *e);
 /* Consistency checks before a sweep starts: a command, reps, capture needs -d or -i, ... */
 int sweep_def_check(const struct sweep_def *d, struct iot_err *e);
 json_t *sweep_def_to_json(const struct sweep_def *d);
