@@ -9,7 +9,7 @@ PKGS=(
 	build-essential cmake pkg-config git
 	clang libclang-rt-14-dev llvm clang-format
 	libcmocka-dev zlib1g-dev libisal-dev libzstd-dev libjansson-dev libpcap-dev liburing-dev
-	libnfs-dev libnfs-utils libtracefs-dev libtraceevent-dev libblkid-dev
+	libnfs-dev libnfs-utils libtracefs-dev libtraceevent-dev libblkid-dev libpcre2-dev
 	libbpf-dev bpftool
 	blktrace fio tshark tcpdump
 	nfs-ganesha nfs-ganesha-vfs rpcbind

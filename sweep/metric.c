@@ -5,143 +5,75 @@
 #include <ctype.h>
 #include <limits.h>
 #include <math.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
 #define PATH_DEPTH 64
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 /*
- * glibc's regcomp() copies a repeated sub-expression once per repetition it may need, so nested
- * repetitions ("(a{0,60}){0,60}...", "a+++++...") grow its memory as the product of their
- * counts, and each copy's epsilon closure grows as their square when the repeated part can match
- * nothing ("((){0,60}){0,60}": 3 782 copies, 2 GB). Before compiling, the expression's size after
- * those copies is estimated (an atom counts 1, a group the sum of its contents, a quantifier
- * multiplies what it follows by its count plus one) and refused above REGEX_COST_MAX.
+ * --metric REGEX runs on PCRE2 with limits, because a user's expression over a command's
+ * output must not cost without bound: a back-reference under a repetition ("(a*)*\1x") is
+ * exponential in any backtracking engine, and glibc's regcomp() also grew as the product of
+ * nested bounds (a size estimate guarded that, but not the matching). PCRE2 bounds each start
+ * position (match limit: steps; depth limit: nested backtracking points, which is memory),
+ * refuses a compiled pattern past its size limit, and calls back at every item of the pattern
+ * (auto callouts), where the total work is counted against a budget that grows with the
+ * output's length and the sweep's stop flag is checked, so SIGTERM ends a match at once.
  */
-#define REGEX_COST_MAX 256.0
-#define REGEX_NEST_MAX 64
+#define RE_MATCH_LIMIT 1000000    /* steps per start position */
+#define RE_DEPTH_LIMIT 10000u     /* backtracking depth */
+#define RE_HEAP_LIMIT (64u << 10) /* KiB of backtracking frames */
+#define RE_BUDGET_BASE 10000000u  /* callouts for the whole output: this plus ... */
+#define RE_BUDGET_PER_BYTE 100u   /* ... this per byte of it */
+#define RE_STOP_EVERY 4096u       /* callouts between looks at the stop flag */
 
-/* The end of a bracket expression starting at p ('['), or NULL if it is not closed. */
-static const char *bracket_end(const char *p)
-{
-	p++;
-	if (*p == '^')
-		p++;
-	if (*p == ']')
-		p++;
-	for (; *p && *p != ']'; p++)
-		if (*p == '[' && (p[1] == ':' || p[1] == '.' || p[1] == '=')) {
-			const char *close = strchr(p + 2, p[1]);
-
-			if (!close || close[1] != ']')
-				return NULL;
-			p = close + 1;
-		}
-	return *p ? p : NULL;
-}
-
-/* The decimal number at q (0 when none; large ones held at 10^9), and the end of its digits. */
-static const char *bound_digits(const char *q, unsigned long *v)
-{
-	*v = 0;
-	for (; isdigit((unsigned char)*q); q++)
-		if (*v < 1000000000ul)
-			*v = *v * 10 + (unsigned long)(*q - '0');
-	return q;
-}
-
-/* The estimated compiled size of expr, or a value above REGEX_COST_MAX. */
-static double regex_cost(const char *expr)
-{
-	double sum[REGEX_NEST_MAX + 1] = {0}, last[REGEX_NEST_MAX + 1] = {0};
-	int d = 0;
-
-	for (const char *p = expr; *p; p++) {
-		double k = 0;
-
-		switch (*p) {
-		case '(':
-			if (++d > REGEX_NEST_MAX)
-				return REGEX_COST_MAX * 2;
-			sum[d] = last[d] = 0;
-			continue;
-		case ')':
-			if (d == 0)
-				break; /* an ordinary character, as regcomp takes it */
-			d--;
-			last[d] = sum[d + 1] + 1;
-			sum[d] += last[d];
-			continue;
-		case '|':
-			last[d] = 0;
-			continue;
-		case '*':
-		case '+':
-		case '?':
-			k = 2;
-			break;
-		case '{': {
-			/* {n}, {n,}, {n,m} and glibc's {,m}; anything else is a plain '{' */
-			unsigned long lo, hi;
-			const char *q = bound_digits(p + 1, &lo);
-
-			hi = lo;
-			if (*q == ',') {
-				const char *r = bound_digits(q + 1, &hi);
-
-				if (r == q + 1)
-					hi = lo + 1; /* {n,}: n copies and a star */
-				q = r;
-			}
-			if (q == p + 1 || *q != '}')
-				break;
-			k = (double)(hi > lo ? hi : lo) + 1;
-			p = q;
-			break;
-		}
-		case '[': {
-			const char *close = bracket_end(p);
-
-			if (close)
-				p = close;
-			break;
-		}
-		case '\\':
-			if (p[1])
-				p++;
-			break;
-		}
-		if (k > 0) {
-			sum[d] += last[d] * (k - 1);
-			last[d] *= k;
-		} else {
-			last[d] = 1;
-			sum[d] += 1;
-		}
-		if (sum[d] > REGEX_COST_MAX)
-			return sum[d];
-	}
-	return sum[0];
-}
-
-static int compile(const char *expr, regex_t *re, struct iot_err *e)
+static int compile(const char *expr, uint32_t extra, pcre2_code **out, struct iot_err *e)
 {
 	int rc;
+	PCRE2_SIZE at;
 
-	if (regex_cost(expr) > REGEX_COST_MAX)
-		return iot_err_set(e, -EINVAL,
-		                   "'%s': repetitions nested too deeply (its compiled size would "
-		                   "pass %.0f)",
-		                   expr, REGEX_COST_MAX);
-	rc = regcomp(re, expr, REG_EXTENDED | REG_NEWLINE);
+	/* ^ and $ at line ends and . not across them: how the expressions were written for the
+	 * POSIX engine before (REG_NEWLINE) */
+	*out = pcre2_compile((PCRE2_SPTR)expr, PCRE2_ZERO_TERMINATED, PCRE2_MULTILINE | extra, &rc,
+	                     &at, NULL);
+	if (!*out) {
+		PCRE2_UCHAR msg[256];
 
-	if (rc) {
-		char msg[256];
+		pcre2_get_error_message(rc, msg, sizeof(msg));
+		return iot_err_set(e, -EINVAL, "'%s': %s at offset %zu", expr, (const char *)msg,
+		                   (size_t)at);
+	}
+	return 0;
+}
 
-		regerror(rc, re, msg, sizeof(msg));
-		return iot_err_set(e, -EINVAL, "'%s': %s", expr, msg);
+struct budget {
+	uint64_t left;
+	unsigned tick;
+	const volatile sig_atomic_t *stop;
+	int why; /* -EINTR (stopped) or -E2BIG (budget spent) */
+};
+
+static int on_callout(pcre2_callout_block *cb, void *arg)
+{
+	struct budget *b = arg;
+
+	(void)cb;
+	if (!b->left--) {
+		b->why = -E2BIG;
+		return PCRE2_ERROR_CALLOUT;
+	}
+	if (++b->tick >= RE_STOP_EVERY) {
+		b->tick = 0;
+		if (b->stop && *b->stop) {
+			b->why = -EINTR;
+			return PCRE2_ERROR_CALLOUT;
+		}
 	}
 	return 0;
 }
@@ -232,7 +164,7 @@ int sweep_metric_parse(const char *spec, struct sweep_metric *m, struct iot_err 
 {
 	const char *eq = strchr(spec, '=');
 	struct step st[PATH_DEPTH];
-	regex_t re;
+	pcre2_code *re;
 	size_t n;
 	int ret;
 
@@ -253,9 +185,9 @@ int sweep_metric_parse(const char *spec, struct sweep_metric *m, struct iot_err 
 		ret = parse_path(eq + 6, st, &n, e);
 	} else {
 		m->kind = SWEEP_METRIC_REGEX;
-		ret = compile(eq + 1, &re, e);
+		ret = compile(eq + 1, 0, &re, e);
 		if (!ret)
-			regfree(&re);
+			pcre2_code_free(re);
 	}
 	if (ret) {
 		iot_err_prefix(e, "--metric %s", m->name);
@@ -290,39 +222,72 @@ static int to_number(const char *s, size_t len, double *v)
 	return end == buf || *end || !isfinite(*v) ? -EINVAL : 0;
 }
 
-static int eval_regex(const struct sweep_metric *m, const char *text, size_t len, double *v,
-                      struct iot_err *e)
+static int eval_regex(const struct sweep_metric *m, const char *text, size_t len,
+                      const volatile sig_atomic_t *stop, double *v, struct iot_err *e)
 {
-	regmatch_t mt[2] = {{0}};
-	regex_t re;
-	char *buf;
-	int ret;
+	struct budget b = {.stop = stop};
+	pcre2_match_context *mc = NULL;
+	pcre2_match_data *md = NULL;
+	pcre2_code *re;
+	PCRE2_SIZE *ov, so, eo;
+	int ret, rc;
 
-	if (len > INT_MAX - 1)
-		len = INT_MAX - 1;
-	/* regexec wants a string: a copy that ends in NUL (REG_STARTEND still reads past NULs
-	 * inside, which a command's output may have) */
-	buf = malloc(len + 1);
-	if (!buf)
-		return iot_err_set(e, -ENOMEM, "out of memory");
-	memcpy(buf, text, len);
-	buf[len] = 0;
-	if ((ret = compile(m->expr, &re, e))) {
-		free(buf);
+	if ((ret = compile(m->expr, PCRE2_AUTO_CALLOUT, &re, e)))
 		return ret;
+	md = pcre2_match_data_create_from_pattern(re, NULL);
+	mc = pcre2_match_context_create(NULL);
+	if (!md || !mc) {
+		ret = iot_err_set(e, -ENOMEM, "out of memory");
+		goto out;
 	}
-	mt[0].rm_so = 0;
-	mt[0].rm_eo = (regoff_t)len;
-	ret = regexec(&re, buf, 2, mt, REG_STARTEND) ? -ENOENT : 0;
-	if (!ret && (re.re_nsub < 1 || mt[1].rm_so < 0))
-		mt[1] = mt[0];
-	regfree(&re);
-	if (!ret && to_number(buf + mt[1].rm_so, (size_t)(mt[1].rm_eo - mt[1].rm_so), v))
-		ret = iot_err_set(
-		    e, -EINVAL, "metric %s: '%.*s' is not a number", m->name,
-		    (int)(mt[1].rm_eo - mt[1].rm_so > 40 ? 40 : mt[1].rm_eo - mt[1].rm_so),
-		    buf + mt[1].rm_so);
-	free(buf);
+	b.left = RE_BUDGET_BASE + (uint64_t)RE_BUDGET_PER_BYTE * len;
+	pcre2_set_match_limit(mc, RE_MATCH_LIMIT);
+	pcre2_set_depth_limit(mc, RE_DEPTH_LIMIT);
+	pcre2_set_heap_limit(mc, RE_HEAP_LIMIT);
+	pcre2_set_callout(mc, on_callout, &b);
+	/* the output as it is: NUL bytes inside do not end it */
+	rc = pcre2_match(re, (PCRE2_SPTR)text, len, 0, 0, md, mc);
+	if (rc == PCRE2_ERROR_NOMATCH) {
+		ret = -ENOENT;
+		goto out;
+	}
+	if (rc == PCRE2_ERROR_CALLOUT && b.why == -EINTR) {
+		ret = iot_err_set(e, -EINTR, "metric %s: stopped", m->name);
+		goto out;
+	}
+	if (rc == PCRE2_ERROR_CALLOUT || rc == PCRE2_ERROR_MATCHLIMIT ||
+	    rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT) {
+		ret = iot_err_set(e, -E2BIG,
+		                  "metric %s: /%s/ backtracks too much on this output (%s); write "
+		                  "it without nested repetitions or back-references",
+		                  m->name, m->expr,
+		                  rc == PCRE2_ERROR_CALLOUT ? "more steps than the output's budget"
+		                  : rc == PCRE2_ERROR_MATCHLIMIT
+		                      ? "more than " STR(RE_MATCH_LIMIT) " steps at one position"
+		                      : "backtracking nested too deeply");
+		goto out;
+	}
+	if (rc < 0) {
+		PCRE2_UCHAR msg[256];
+
+		pcre2_get_error_message(rc, msg, sizeof(msg));
+		ret = iot_err_set(e, -EINVAL, "metric %s: %s", m->name, (const char *)msg);
+		goto out;
+	}
+	/* the first group when it took part in the match, else the whole match */
+	ov = pcre2_get_ovector_pointer(md);
+	so = ov[0], eo = ov[1];
+	if (rc >= 2 && ov[2] != PCRE2_UNSET)
+		so = ov[2], eo = ov[3];
+	if (eo < so || eo > len)
+		eo = so; /* \K in a lookahead can end a match before its start */
+	if (to_number(text + so, eo - so, v))
+		ret = iot_err_set(e, -EINVAL, "metric %s: '%.*s' is not a number", m->name,
+		                  (int)(eo - so > 40 ? 40 : eo - so), text + so);
+out:
+	pcre2_match_context_free(mc);
+	pcre2_match_data_free(md);
+	pcre2_code_free(re);
 	return ret;
 }
 
@@ -416,15 +381,16 @@ static int eval_json(const struct sweep_metric *m, const char *out, size_t len, 
 }
 
 int sweep_metric_eval(const struct sweep_metric *m, const char *out, size_t outlen, const char *err,
-                      size_t errlen, double *v, struct iot_err *e)
+                      size_t errlen, const volatile sig_atomic_t *stop, double *v,
+                      struct iot_err *e)
 {
 	int ret;
 
 	if (m->kind == SWEEP_METRIC_JSON)
 		return eval_json(m, out ? out : "", out ? outlen : 0, v, e);
-	ret = eval_regex(m, out ? out : "", out ? outlen : 0, v, e);
+	ret = eval_regex(m, out ? out : "", out ? outlen : 0, stop, v, e);
 	if (ret == -ENOENT)
-		ret = eval_regex(m, err ? err : "", err ? errlen : 0, v, e);
+		ret = eval_regex(m, err ? err : "", err ? errlen : 0, stop, v, e);
 	if (ret == -ENOENT)
 		return iot_err_set(e, ret, "metric %s: /%s/ matches nothing in the output", m->name,
 		                   m->expr);

@@ -433,7 +433,8 @@ static int metrics(struct ctx *c, const char *rundir, struct sweep_result *res)
 		struct iot_err me;
 		double v;
 
-		ret = sweep_metric_eval(&c->d->metric[i], out, outlen, err, errlen, &v, &me);
+		ret = sweep_metric_eval(&c->d->metric[i], out, outlen, err, errlen, c->r->stop, &v,
+		                        &me);
 		if (ret)
 			snprintf(res->error, sizeof(res->error), "%s", me.msg);
 		else
@@ -525,8 +526,8 @@ static enum run_end run_one(struct ctx *c, const struct sweep_slot *s, size_t in
 		else
 			end = run_command(c, s->cell, s->rep, env, rundir, res, e);
 	}
-	if (end == RUN_OK && metrics(c, rundir, res))
-		end = RUN_FAILED;
+	if (end == RUN_OK && (st = metrics(c, rundir, res)))
+		end = st == -EINTR ? RUN_STOPPED : RUN_FAILED; /* stopped: it runs again */
 	if (end == RUN_OK || end == RUN_FAILED) {
 		res->state = end == RUN_OK ? SWEEP_RUN_DONE : SWEEP_RUN_FAILED;
 		res->teardown = d->teardown ? SWEEP_TD_PENDING : SWEEP_TD_NONE;

@@ -48,7 +48,7 @@ enum sweep_metric_kind { SWEEP_METRIC_REGEX, SWEEP_METRIC_JSON };
 struct sweep_metric {
 	char name[SWEEP_NAME_MAX];
 	enum sweep_metric_kind kind;
-	char *expr; /* the regular expression (POSIX extended), or the JSON path */
+	char *expr; /* the regular expression (PCRE2), or the JSON path */
 };
 
 enum sweep_order {
@@ -149,10 +149,12 @@ void sweep_metric_release(struct sweep_metric *m);
  * The metric's value in a run's output: a regex is tried on out, then on err (dd and time
  * report on stderr); a JSON path reads the JSON document in out (lines before it, such as
  * warnings, are skipped). 0 with *v set, -ENOENT when absent (e says why), -EINVAL for a bad
- * expression.
+ * expression, -E2BIG for a regex that backtracks past its limits on this output, -EINTR when
+ * *stop (may be NULL) became non-zero during the match.
  */
 int sweep_metric_eval(const struct sweep_metric *m, const char *out, size_t outlen, const char *err,
-                      size_t errlen, double *v, struct iot_err *e);
+                      size_t errlen, const volatile sig_atomic_t *stop, double *v,
+                      struct iot_err *e);
 
 /* ---- the state of runs (state.c) ---- */
 

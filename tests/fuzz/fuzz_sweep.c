@@ -77,7 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		spec = first_line(data + 1, size - 1, &rest, &rlen);
 		if (spec && !sweep_metric_parse(spec, &m, &e)) {
 			(void)sweep_metric_eval(&m, (const char *)rest, rlen, (const char *)rest,
-			                        rlen / 2, &v, &e);
+			                        rlen / 2, NULL, &v, &e);
 			sweep_metric_release(&m);
 		}
 		free(spec);
