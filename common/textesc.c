@@ -123,29 +123,47 @@ void txt_md_puts(FILE *f, const char *s)
 	}
 }
 
-void txt_csv_puts(FILE *f, const char *s)
+char *txt_csv_put(char *p, const char *s)
 {
-	char *e = txt_strdup(s);
+	size_t n = strlen(s), cap = 4 * n + 1, len;
+	char small[1024], *e = cap <= sizeof(small) ? small : malloc(cap);
 	bool lead, quote;
-	size_t len;
 
 	if (!e) {
-		fputs("\"\"", f); /* out of memory: an empty field rather than raw bytes */
-		return;
+		*p++ = '"'; /* out of memory: an empty field rather than raw bytes */
+		*p++ = '"';
+		return p;
 	}
+	txt_escape(s, e, cap);
 	len = strlen(e);
-	lead = strchr("=+-@", e[0]) && e[0];
+	lead = e[0] && strchr("=+-@", e[0]);
 	quote = strpbrk(e, ",\"") || (len && (e[0] == ' ' || e[len - 1] == ' '));
 	if (quote)
-		fputc('"', f);
+		*p++ = '"';
 	if (lead)
-		fputc('\'', f);
-	for (const char *p = e; *p; p++) {
-		if (*p == '"')
-			fputc('"', f);
-		fputc(*p, f);
+		*p++ = '\'';
+	for (const char *c = e; *c; c++) {
+		if (*c == '"')
+			*p++ = '"';
+		*p++ = *c;
 	}
 	if (quote)
-		fputc('"', f);
-	free(e);
+		*p++ = '"';
+	if (e != small)
+		free(e);
+	return p;
+}
+
+void txt_csv_puts(FILE *f, const char *s)
+{
+	size_t cap = TXT_CSV_MAX(strlen(s));
+	char small[1024], *buf = cap <= sizeof(small) ? small : malloc(cap);
+
+	if (!buf) {
+		fputs("\"\"", f);
+		return;
+	}
+	fwrite(buf, 1, (size_t)(txt_csv_put(buf, s) - buf), f);
+	if (buf != small)
+		free(buf);
 }

@@ -31,5 +31,9 @@ void txt_md_puts(FILE *f, const char *s);
  * spreadsheet shows it as text. For text fields; numbers we format ourselves go as they are.
  */
 void txt_csv_puts(FILE *f, const char *s);
+/* The same into memory at p, which has room for TXT_CSV_MAX(strlen(s)) bytes (an escape is
+ * at most 4 bytes per byte, plus the quotes and the apostrophe); returns the end (no NUL). */
+#define TXT_CSV_MAX(n) (4 * (size_t)(n) + 3)
+char *txt_csv_put(char *p, const char *s);
 
 #endif

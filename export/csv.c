@@ -12,6 +12,7 @@
 #include "analyze/blk_timeline.h"
 #include "common/fs.h"
 #include "common/numfmt.h"
+#include "common/textesc.h"
 #include "formats/blktrace.h"
 
 #define OUT_BUF (1u << 20)
@@ -41,25 +42,6 @@ static char *cw_room(struct cw *w, size_t need)
 	return w->buf + w->len;
 }
 
-/* A field as RFC 4180 wants it: quoted (quotes doubled) when it holds a comma, quote or
- * line break. */
-static char *put_field(char *p, const char *s, size_t n)
-{
-	if (!memchr(s, ',', n) && !memchr(s, '"', n) && !memchr(s, '\n', n) &&
-	    !memchr(s, '\r', n)) {
-		memcpy(p, s, n);
-		return p + n;
-	}
-	*p++ = '"';
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '"')
-			*p++ = '"';
-		*p++ = s[i];
-	}
-	*p++ = '"';
-	return p;
-}
-
 static char *put_dev(char *p, uint32_t dev)
 {
 	p = numfmt_u64(p, BLK_DEV_MAJOR(dev));
@@ -75,9 +57,9 @@ static void ev_row(struct cw *w, const struct blk_event *ev, uint64_t t0, const 
 {
 	char rwbs[8], *p, *start;
 	const char *act = blk_action_name(ev->action);
-	size_t cl = comm ? strnlen(comm, 64) : 0;
+	size_t cl = comm ? strlen(comm) : 0;
 
-	p = start = cw_room(w, 256 + 2 * cl);
+	p = start = cw_room(w, 256 + TXT_CSV_MAX(cl));
 	p = numfmt_u64(p, ev->time - t0);
 	*p++ = ',';
 	p = put_dev(p, ev->dev);
@@ -102,7 +84,7 @@ static void ev_row(struct cw *w, const struct blk_event *ev, uint64_t t0, const 
 	p = numfmt_u64(p, ev->error);
 	*p++ = ',';
 	if (cl)
-		p = put_field(p, comm, cl);
+		p = txt_csv_put(p, comm); /* escaped as compare's CSV: control bytes, formulas */
 	*p++ = '\n';
 	w->len += (size_t)(p - start);
 	w->st->lines++;

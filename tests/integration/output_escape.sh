@@ -59,6 +59,32 @@ PY
 "$IOTAPE" analyze comm.bin >analyze.txt || fail "analyze"
 no_raw analyze.txt
 grep -q 'pid 66 (\\x1b\]0;owned\\x07evil\\n)' analyze.txt || fail "analyze: $(grep 'pid 66' analyze.txt)"
+# export's CSV escapes process names as compare's CSV does (issue #25 item 9: they went raw)
+python3 - <<'PY'
+import struct
+def rec(seq, t, action, pid, pdu=b""):
+    return struct.pack("<IIQQIIIIIHH", 0x65617407, seq, t, 0, 4096, action, pid, 8 << 20, 0, 0,
+                       len(pdu)) + pdu
+Q = 1 | (1 << 4 | 1 << 1) << 16
+names = [b"=cmd|' /C calc'!A0", b"+SUM(1+1)", b"@SUM(A1)", b"-2+3", b"a\x1b[31mb\x07c",
+         b"plain, \"quoted\""]
+out, seq = b"", 0
+for i, n in enumerate(names):
+    out += rec(seq, 0, 1 << 10 << 16, 100 + i, n + b"\0")
+    out += rec(seq + 1, 1000 + i, Q, 100 + i)
+    seq += 2
+open("names.bin", "wb").write(out)
+PY
+"$IOTAPE" export --format csv names.bin -o names.csv || fail "export csv"
+no_raw names.csv
+python3 - names.csv <<'PY' || fail "export csv: $(cat names.csv)"
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+got = {r[4]: r[10] for r in rows[1:]}
+want = {"100": "'=cmd|' /C calc'!A0", "101": "'+SUM(1+1)", "102": "'@SUM(A1)", "103": "'-2+3",
+        "104": "a\\x1b[31mb\\x07c", "105": 'plain, "quoted"'}
+assert got == want, got
+PY
 # messages: a file name with an escape sequence and a newline
 f=$'bad\x1b]0;owned\x07\n.bin'
 printf 'not a trace at all, not at all' >"$f"
