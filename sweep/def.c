@@ -344,10 +344,11 @@ int sweep_cell_path(const struct sweep_def *d, size_t cell, char *buf, size_t ca
 	sweep_cell_index(d, cell, idx);
 	buf[0] = 0;
 	for (size_t i = 0; i < d->nparams; i++) {
-		char seg[1024];
+		char seg[SWEEP_SEGMENT_MAX + 1];
 
-		sweep_path_escape(d->param[i].name, d->param[i].v[idx[i]].text, seg, sizeof(seg));
-		if (len + strlen(seg) + 2 > cap)
+		if (sweep_path_escape(d->param[i].name, d->param[i].v[idx[i]].text, seg,
+		                      sizeof(seg)) ||
+		    len + strlen(seg) + 2 > cap)
 			return -ENAMETOOLONG;
 		len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? "/" : "", seg);
 	}

@@ -365,25 +365,50 @@ int sweep_param_parse(const char *spec, struct sweep_param *p, struct iot_err *e
 	return ret;
 }
 
-void sweep_path_escape(const char *name, const char *value, char *buf, size_t cap)
+/* FNV-1a, 64 bits: a long value's directory name keeps this of the whole value */
+static uint64_t fnv1a(const char *s)
 {
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+int sweep_path_escape(const char *name, const char *value, char *buf, size_t cap)
+{
+	/* past this, a name becomes a prefix and "~" and 16 hex digits of the value's hash */
+	const size_t cut = SWEEP_SEGMENT_MAX - 17;
 	size_t len = 0;
 	int w = snprintf(buf, cap, "%s=", name);
 
-	if (w < 0 || (size_t)w >= cap)
-		return;
+	if (w < 0 || (size_t)w >= cap || cap <= SWEEP_SEGMENT_MAX)
+		return buf[0] = 0, -ENAMETOOLONG;
 	len = (size_t)w;
-	for (const unsigned char *s = (const unsigned char *)value; *s && len + 4 < cap; s++) {
+	for (const unsigned char *s = (const unsigned char *)value; *s; s++) {
 		bool plain = isalnum(*s) || strchr("._,+@:-", *s);
+		size_t at = len;
 
 		if (s == (const unsigned char *)value && *s == '.')
 			plain = false; /* ".", ".." and hidden names are not values' directories */
 		if (plain) {
 			buf[len++] = (char)*s;
 		} else {
+			/* '~' is escaped too, so no value's own name ends like a hashed one */
 			snprintf(buf + len, cap - len, "%%%02X", *s);
 			len += 3;
 		}
+		if (len > SWEEP_SEGMENT_MAX) {
+			/* too long for one directory name (NAME_MAX): cut at a whole escape that
+			 * leaves room, and name the whole value by its hash */
+			len = at;
+			while (len > cut)
+				len -= len >= 3 && buf[len - 3] == '%' ? 3 : 1;
+			snprintf(buf + len, cap - len, "~%016llx",
+			         (unsigned long long)fnv1a(value));
+			return 0;
+		}
 	}
 	buf[len] = 0;
+	return 0;
 }

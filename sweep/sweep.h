@@ -94,8 +94,13 @@ double sweep_value_num(const char *text, bool *size);
 int sweep_param_add(struct sweep_param *p, const char *text, struct iot_err *e);
 void sweep_param_release(struct sweep_param *p);
 /* "NAME=VALUE" as a directory name: bytes other than [A-Za-z0-9._,+@:-] become %XX, and so
- * does a leading dot. */
-void sweep_path_escape(const char *name, const char *value, char *buf, size_t cap);
+ * does a leading dot. A name longer than SWEEP_SEGMENT_MAX (a value of a few hundred bytes)
+ * is cut at a whole escape and ends in "~" and 16 hex digits of the value's FNV-1a hash, so
+ * it stays a directory the file system takes (NAME_MAX); shorter names are as they always
+ * were, so that older sweeps resume. cap must exceed SWEEP_SEGMENT_MAX: -ENAMETOOLONG
+ * (buf empty) otherwise, never a silently cut name. */
+#define SWEEP_SEGMENT_MAX 255
+int sweep_path_escape(const char *name, const char *value, char *buf, size_t cap);
 
 /* ---- the definition (def.c) ---- */
 

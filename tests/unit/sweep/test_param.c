@@ -147,7 +147,7 @@ static void test_numbers(void **state)
 
 static void test_escape(void **state)
 {
-	char buf[128];
+	char buf[SWEEP_SEGMENT_MAX + 1];
 
 	(void)state;
 	sweep_path_escape("fs", "ext4", buf, sizeof(buf));
@@ -164,17 +164,55 @@ static void test_escape(void **state)
 	assert_string_equal(buf, "p=50%25");
 	sweep_path_escape("p", "\xc3\xa9t\xc3\xa9", buf, sizeof(buf));
 	assert_string_equal(buf, "p=%C3%A9t%C3%A9");
-	/* too small: cut, still a string */
-	sweep_path_escape("p", "abcdefgh", buf, 8);
-	assert_true(strlen(buf) < 8);
+	sweep_path_escape("p", "a~b", buf, sizeof(buf));
+	assert_string_equal(buf, "p=a%7Eb");
+	/* too small a buffer: refused, never a name cut short */
+	assert_int_equal(sweep_path_escape("p", "abcdefgh", buf, 8), -ENAMETOOLONG);
+	assert_string_equal(buf, "");
+}
+
+/* issue #25 item 13: a value of any length gives a directory name within NAME_MAX (a 400-byte
+ * value made a sweep that could neither run nor resume: "File name too long") */
+static void test_escape_long(void **state)
+{
+	char a[SWEEP_SEGMENT_MAX + 1], b[SWEEP_SEGMENT_MAX + 1], v[2000];
+
+	(void)state;
+	memset(v, 'x', sizeof(v) - 1);
+	v[sizeof(v) - 1] = 0;
+	assert_int_equal(sweep_path_escape("p", v, a, sizeof(a)), 0);
+	assert_true(strlen(a) <= SWEEP_SEGMENT_MAX);
+	assert_non_null(strchr(a, '~'));
+	assert_int_equal(strlen(strchr(a, '~')), 17);
+	/* values that differ only past the cut have different names */
+	v[1990] = 'y';
+	assert_int_equal(sweep_path_escape("p", v, b, sizeof(b)), 0);
+	assert_true(strcmp(a, b) != 0);
+	assert_int_equal(strncmp(a, b, strlen(a) - 16), 0);
+	/* escapes are never cut in half */
+	memset(v, '/', sizeof(v) - 1);
+	assert_int_equal(sweep_path_escape("p", v, a, sizeof(a)), 0);
+	assert_true(strlen(a) <= SWEEP_SEGMENT_MAX);
+	assert_int_equal((strchr(a, '~') - a - 2) % 3, 0);
+	/* the longest name that is not cut is as it always was */
+	memset(v, 'z', sizeof(v) - 1);
+	v[SWEEP_SEGMENT_MAX - 2] = 0;
+	assert_int_equal(sweep_path_escape("p", v, a, sizeof(a)), 0);
+	assert_int_equal(strlen(a), SWEEP_SEGMENT_MAX);
+	assert_null(strchr(a, '~'));
+	v[SWEEP_SEGMENT_MAX - 2] = 'z';
+	v[SWEEP_SEGMENT_MAX - 1] = 0;
+	assert_int_equal(sweep_path_escape("p", v, a, sizeof(a)), 0);
+	assert_non_null(strchr(a, '~'));
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_lists),   cmocka_unit_test(test_ranges),
-	    cmocka_unit_test(test_bad),     cmocka_unit_test(test_file),
-	    cmocka_unit_test(test_numbers), cmocka_unit_test(test_escape),
+	    cmocka_unit_test(test_lists),  cmocka_unit_test(test_escape_long),
+	    cmocka_unit_test(test_ranges), cmocka_unit_test(test_bad),
+	    cmocka_unit_test(test_file),   cmocka_unit_test(test_numbers),
+	    cmocka_unit_test(test_escape),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
