@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/jsonint.h"
 #include "analyze/blk_counts.h"
 #include "analyze/blk_depth.h"
 #include "analyze/blk_idle.h"
@@ -435,12 +436,11 @@ int blk_analysis_to_json(struct blk_analysis *a, json_t *root, int timeline)
 	for (unsigned i = 0; i < a->main.ndev; i++)
 		order[i] = (uint64_t)a->main.devs[i] << 32 | i;
 	qsort(order, a->main.ndev, sizeof(*order), cmp_u64);
-	json_object_set_new(root, "start_ns", json_integer((json_int_t)a->start));
-	json_object_set_new(root, "end_ns", json_integer((json_int_t)a->end));
-	json_object_set_new(root, "span_ns", json_integer((json_int_t)(a->end - a->start)));
+	json_object_set_new(root, "start_ns", json_u64(a->start));
+	json_object_set_new(root, "end_ns", json_u64(a->end));
+	json_object_set_new(root, "span_ns", json_u64((a->end - a->start)));
 	if (a->dropped)
-		json_object_set_new(root, "events_dropped_devices",
-		                    json_integer((json_int_t)a->dropped));
+		json_object_set_new(root, "events_dropped_devices", json_u64(a->dropped));
 	for (unsigned s = 0; s < NSINKS && !ret; s++)
 		if (all_sinks[s]->root_json)
 			ret = all_sinks[s]->root_json(a->sink[s], root);

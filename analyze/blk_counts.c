@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/jsonint.h"
+
 struct blk_counts *blk_counts_new(void)
 {
 	return blk_zalloc(sizeof(struct blk_counts));
@@ -101,7 +103,7 @@ static json_t *blkparse_json(const struct blk_counts_dev *d)
 #define SET(fmt, v)                                                                                \
 	do {                                                                                       \
 		snprintf(k, sizeof(k), fmt, dir[w]);                                               \
-		json_object_set_new(o, k, json_integer((json_int_t)(v)));                          \
+		json_object_set_new(o, k, json_u64((v)));                                          \
 	} while (0)
 		SET("%ss_queued", f->n[BLK_A_QUEUE][w]);
 		SET("%ss_queued_kib", f->bytes[BLK_A_QUEUE][w] >> 10);
@@ -120,15 +122,13 @@ static json_t *blkparse_json(const struct blk_counts_dev *d)
 		SET("pc_%ss_completed", p->n[BLK_A_COMPLETE][w]);
 #undef SET
 	}
-	json_object_set_new(
-	    o, "io_unplugs",
-	    json_integer((json_int_t)(f->n[BLK_A_UNPLUG_IO][0] + f->n[BLK_A_UNPLUG_IO][1])));
-	json_object_set_new(
-	    o, "timer_unplugs",
-	    json_integer((json_int_t)(f->n[BLK_A_UNPLUG_TIMER][0] + f->n[BLK_A_UNPLUG_TIMER][1])));
-	json_object_set_new(o, "events", json_integer((json_int_t)d->events));
-	json_object_set_new(o, "skips", json_integer((json_int_t)d->skip_ranges));
-	json_object_set_new(o, "skipped_records", json_integer((json_int_t)d->skips));
+	json_object_set_new(o, "io_unplugs",
+	                    json_u64((f->n[BLK_A_UNPLUG_IO][0] + f->n[BLK_A_UNPLUG_IO][1])));
+	json_object_set_new(o, "timer_unplugs",
+	                    json_u64((f->n[BLK_A_UNPLUG_TIMER][0] + f->n[BLK_A_UNPLUG_TIMER][1])));
+	json_object_set_new(o, "events", json_u64(d->events));
+	json_object_set_new(o, "skips", json_u64(d->skip_ranges));
+	json_object_set_new(o, "skipped_records", json_u64(d->skips));
 	return o;
 }
 
@@ -152,7 +152,7 @@ int blk_counts_to_json(const struct blk_counts *c, unsigned dev, json_t *obj)
 	if (!d)
 		d = &zero;
 	p = &d->pc;
-	json_object_set_new(obj, "events", json_integer((json_int_t)d->events));
+	json_object_set_new(obj, "events", json_u64(d->events));
 	json_object_set_new(obj, "skips",
 	                    json_pack("{sIsI}", "ranges", (json_int_t)d->skip_ranges, "records",
 	                              (json_int_t)d->skips));
@@ -161,7 +161,7 @@ int blk_counts_to_json(const struct blk_counts *c, unsigned dev, json_t *obj)
 	json_object_set_new(obj, "data_writes", io_json(data_writes(d), data_write_bytes(d)));
 	json_object_set_new(obj, "discards", io_json(d->discards, d->discard_bytes));
 	json_object_set_new(obj, "write_zeroes", io_json(d->wzero, d->wzero_bytes));
-	json_object_set_new(obj, "flushes", json_integer((json_int_t)d->flushes));
+	json_object_set_new(obj, "flushes", json_u64(d->flushes));
 	json_object_set_new(obj, "actions", actions_json(&d->fs));
 	for (unsigned a = 0; a < BLK_A_MAX; a++)
 		if (p->n[a][0] + p->n[a][1]) {

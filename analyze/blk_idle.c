@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/jsonint.h"
+
 /*
  * A device is idle while nothing is in flight: no request issued (D) and not yet completed
  * (C) or requeued (R). A gap runs from the moment the last request in flight finishes to the
@@ -251,7 +253,7 @@ static json_t *io_json(const struct blk_gap_io *io, const struct blk_json_ctx *c
 	json_object_set_new(o, "rwbs", json_string(blk_rwbs(io->flags, io->bytes, rwbs)));
 	json_object_set_new(o, "write", json_boolean(io->flags & BLK_F_WRITE));
 	json_object_set_new(o, "bytes", json_integer(io->bytes));
-	json_object_set_new(o, "sector", json_integer((json_int_t)io->sector));
+	json_object_set_new(o, "sector", json_u64(io->sector));
 	json_object_set_new(o, "flush", json_boolean(io->flags & BLK_F_FLUSH));
 	json_object_set_new(o, "fua", json_boolean(io->flags & BLK_F_FUA));
 	json_object_set_new(o, "sync", json_boolean(io->flags & BLK_F_SYNC));
@@ -267,9 +269,9 @@ int blk_idle_to_json(const struct blk_idle *s, unsigned dev, json_t *obj,
 	struct hist empty;
 
 	hist_init(&empty);
-	json_object_set_new(o, "threshold_ns", json_integer((json_int_t)s->o.idle_threshold_ns));
-	json_object_set_new(o, "gaps", json_integer((json_int_t)(d ? d->gaps : 0)));
-	json_object_set_new(o, "total_ns", json_integer((json_int_t)(d ? d->total_ns : 0)));
+	json_object_set_new(o, "threshold_ns", json_u64(s->o.idle_threshold_ns));
+	json_object_set_new(o, "gaps", json_u64((d ? d->gaps : 0)));
+	json_object_set_new(o, "total_ns", json_u64((d ? d->total_ns : 0)));
 	json_object_set_new(
 	    o, "pct", json_real(d && span ? 100.0 * (double)d->total_ns / (double)span : 0.0));
 	json_object_set_new(o, "histogram",
@@ -279,17 +281,14 @@ int blk_idle_to_json(const struct blk_idle *s, unsigned dev, json_t *obj,
 		const char *comm = NULL;
 		json_t *e = json_object();
 
-		json_object_set_new(e, "start_ns", json_integer((json_int_t)g->start));
-		json_object_set_new(e, "end_ns", json_integer((json_int_t)g->end));
+		json_object_set_new(e, "start_ns", json_u64(g->start));
+		json_object_set_new(e, "end_ns", json_u64(g->end));
 		/* the same from the trace's first event: the seconds the text shows */
-		json_object_set_new(e, "start_offset_ns",
-		                    json_integer((json_int_t)(g->start - ctx->start_ns)));
-		json_object_set_new(e, "end_offset_ns",
-		                    json_integer((json_int_t)(g->end - ctx->start_ns)));
-		json_object_set_new(e, "duration_ns",
-		                    json_integer((json_int_t)(g->end - g->start)));
+		json_object_set_new(e, "start_offset_ns", json_u64((g->start - ctx->start_ns)));
+		json_object_set_new(e, "end_offset_ns", json_u64((g->end - ctx->start_ns)));
+		json_object_set_new(e, "duration_ns", json_u64((g->end - g->start)));
 		json_object_set_new(e, "queued", json_boolean(g->queued));
-		json_object_set_new(e, "queued_ns", json_integer((json_int_t)g->queued_ns));
+		json_object_set_new(e, "queued_ns", json_u64(g->queued_ns));
 		json_object_set_new(e, "at_start", json_boolean(g->at_start));
 		json_object_set_new(e, "ended_by",
 		                    json_string(g->ended_by == BLK_GAP_ISSUE ? "issue" : "end"));

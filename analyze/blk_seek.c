@@ -4,6 +4,8 @@
 
 #include <stdlib.h>
 
+#include "common/jsonint.h"
+
 /*
  * Only issues that move data count (a flush has no position). The distance is the next
  * issue's start sector minus the previous issue's end sector: 0 is sequential, positive a
@@ -61,16 +63,16 @@ int blk_seek_to_json(const struct blk_seek *s, unsigned dev, json_t *obj, uint64
 
 	if (!d)
 		d = &zero;
-	json_object_set_new(o, "count", json_integer((json_int_t)d->seeks));
-	json_object_set_new(o, "seekwatcher", json_integer((json_int_t)d->seekwatcher));
-	json_object_set_new(o, "transitions", json_integer((json_int_t)d->transitions));
-	json_object_set_new(o, "sequential", json_integer((json_int_t)d->sequential));
+	json_object_set_new(o, "count", json_u64(d->seeks));
+	json_object_set_new(o, "seekwatcher", json_u64(d->seekwatcher));
+	json_object_set_new(o, "transitions", json_u64(d->transitions));
+	json_object_set_new(o, "sequential", json_u64(d->sequential));
 	json_object_set_new(o, "sequential_pct",
 	                    json_real(d->transitions
 	                                  ? 100.0 * (double)d->sequential / (double)d->transitions
 	                                  : 0.0));
-	json_object_set_new(o, "forward", json_integer((json_int_t)d->forward));
-	json_object_set_new(o, "backward", json_integer((json_int_t)d->backward));
+	json_object_set_new(o, "forward", json_u64(d->forward));
+	json_object_set_new(o, "backward", json_u64(d->backward));
 	json_object_set_new(o, "per_sec",
 	                    json_real(span_ns ? (double)d->seeks * 1e9 / (double)span_ns : 0.0));
 	json_object_set_new(

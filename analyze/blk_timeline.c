@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/jsonint.h"
+
 /*
  * Bin k covers [start + k * interval, start + (k + 1) * interval), start being the first
  * event of the trace (common/bins.h). Completions are counted in the bin of their C; a seek
@@ -272,19 +274,19 @@ json_t *blk_timeline_bin_json(const struct blk_timeline *t, unsigned dev, uint64
 	if (!width)
 		width = 1;
 	secs = (double)width / 1e9;
-	json_object_set_new(e, "start_ns", json_integer((json_int_t)lo));
-	json_object_set_new(e, "width_ns", json_integer((json_int_t)width));
-	json_object_set_new(e, "read_bytes", json_integer((json_int_t)b.read_bytes));
-	json_object_set_new(e, "write_bytes", json_integer((json_int_t)b.write_bytes));
+	json_object_set_new(e, "start_ns", json_u64(lo));
+	json_object_set_new(e, "width_ns", json_u64(width));
+	json_object_set_new(e, "read_bytes", json_u64(b.read_bytes));
+	json_object_set_new(e, "write_bytes", json_u64(b.write_bytes));
 	json_object_set_new(e, "read_mbps", json_real((double)b.read_bytes / 1e6 / secs));
 	json_object_set_new(e, "write_mbps", json_real((double)b.write_bytes / 1e6 / secs));
-	json_object_set_new(e, "ios", json_integer((json_int_t)b.ios));
-	json_object_set_new(e, "write_ios", json_integer((json_int_t)b.write_ios));
+	json_object_set_new(e, "ios", json_u64(b.ios));
+	json_object_set_new(e, "write_ios", json_u64(b.write_ios));
 	json_object_set_new(e, "iops", json_real((double)b.ios / secs));
-	json_object_set_new(e, "seeks", json_integer((json_int_t)b.seeks));
+	json_object_set_new(e, "seeks", json_u64(b.seeks));
 	json_object_set_new(e, "depth", json_real((double)b.depth_area / (double)width));
-	json_object_set_new(e, "depth_max", json_integer((json_int_t)b.depth_max));
-	json_object_set_new(e, "idle_ns", json_integer((json_int_t)b.idle_ns));
+	json_object_set_new(e, "depth_max", json_u64(b.depth_max));
+	json_object_set_new(e, "idle_ns", json_u64(b.idle_ns));
 	json_object_set_new(e, "idle_frac", json_real((double)b.idle_ns / (double)width));
 	return e;
 }

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/jsonint.h"
+
 void blk_opts_init(struct blk_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -57,18 +59,18 @@ json_t *blk_hist_json(const struct hist *h, int buckets)
 {
 	json_t *o = json_object();
 
-	json_object_set_new(o, "count", json_integer((json_int_t)h->count));
+	json_object_set_new(o, "count", json_u64(h->count));
 	/* exact as an integer up to jansson's 2^63 - 1; past it (times near the clock's end)
 	 * a real, never a cast out of range */
 	json_object_set_new(o, "sum",
-	                    h->sum <= (long double)INT64_MAX ? json_integer((json_int_t)h->sum)
+	                    h->sum <= (long double)INT64_MAX ? json_u64(h->sum)
 	                                                     : json_real((double)h->sum));
 	json_object_set_new(o, "mean", json_real(hist_mean(h)));
-	json_object_set_new(o, "min", json_integer((json_int_t)(h->count ? h->min : 0)));
-	json_object_set_new(o, "p50", json_integer((json_int_t)hist_quantile(h, 0.50)));
-	json_object_set_new(o, "p90", json_integer((json_int_t)hist_quantile(h, 0.90)));
-	json_object_set_new(o, "p99", json_integer((json_int_t)hist_quantile(h, 0.99)));
-	json_object_set_new(o, "max", json_integer((json_int_t)h->max));
+	json_object_set_new(o, "min", json_u64((h->count ? h->min : 0)));
+	json_object_set_new(o, "p50", json_u64(hist_quantile(h, 0.50)));
+	json_object_set_new(o, "p90", json_u64(hist_quantile(h, 0.90)));
+	json_object_set_new(o, "p99", json_u64(hist_quantile(h, 0.99)));
+	json_object_set_new(o, "max", json_u64(h->max));
 	if (buckets) {
 		json_t *b = json_array();
 
@@ -80,9 +82,9 @@ json_t *blk_hist_json(const struct hist *h, int buckets)
 				continue;
 			hist_bucket_bounds(i, &lo, &hi);
 			e = json_object();
-			json_object_set_new(e, "lo", json_integer((json_int_t)lo));
-			json_object_set_new(e, "hi", json_integer((json_int_t)hi));
-			json_object_set_new(e, "count", json_integer((json_int_t)h->b[i]));
+			json_object_set_new(e, "lo", json_u64(lo));
+			json_object_set_new(e, "hi", json_u64(hi));
+			json_object_set_new(e, "count", json_u64(h->b[i]));
 			json_array_append_new(b, e);
 		}
 		json_object_set_new(o, "buckets", b);

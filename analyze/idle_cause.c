@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/jsonint.h"
+
 /*
  * The rules, in order; a gap's cause is the first that holds (every one that holds is listed):
  *   held_in_queue       a request was queued on the device during the gap and waited for at
@@ -197,19 +199,19 @@ static json_t *net_json(const struct idle_explain *x, unsigned h, const struct i
 	}
 	p[DIR_UNKNOWN] += n->flows.over_packets;
 	b[DIR_UNKNOWN] += n->flows.over_bytes;
-	json_object_set_new(o, "packets", json_integer((json_int_t)n->packets));
-	json_object_set_new(o, "bytes", json_integer((json_int_t)n->bytes));
+	json_object_set_new(o, "packets", json_u64(n->packets));
+	json_object_set_new(o, "bytes", json_u64(n->bytes));
 	json_object_set_new(o, "mb_per_s",
 	                    json_real(len ? (double)n->bytes * 1e3 / (double)len : 0.0));
 	for (int d = 0; d < NDIRS; d++) {
 		char k[32];
 
 		snprintf(k, sizeof(k), "packets_%s", dir_names[d]);
-		json_object_set_new(o, k, json_integer((json_int_t)p[d]));
+		json_object_set_new(o, k, json_u64(p[d]));
 		snprintf(k, sizeof(k), "bytes_%s", dir_names[d]);
-		json_object_set_new(o, k, json_integer((json_int_t)b[d]));
+		json_object_set_new(o, k, json_u64(b[d]));
 	}
-	json_object_set_new(o, "frames_other", json_integer((json_int_t)n->frames_other));
+	json_object_set_new(o, "frames_other", json_u64(n->frames_other));
 	if (v)
 		qsort(v, nv, sizeof(*v), by_bytes);
 	for (unsigned i = 0; i < nv && i < IE_FLOWS; i++) {
@@ -235,13 +237,12 @@ static json_t *nfs_json(const struct idle_explain *x, unsigned h, const struct i
 	json_t *o = json_object();
 
 	set_host(x, o, h);
-	json_object_set_new(o, total ? "idle_with_work_ns" : "busy_ns",
-	                    json_integer((json_int_t)n->busy_ns));
+	json_object_set_new(o, total ? "idle_with_work_ns" : "busy_ns", json_u64(n->busy_ns));
 	json_object_set_new(o, total ? "idle_with_work_pct" : "busy_pct",
 	                    json_real(pct(n->busy_ns, len)));
 	json_object_set_new(o, "outstanding_mean", json_real(len ? n->area / (double)len : 0.0));
 	json_object_set_new(o, "outstanding_max", json_integer(n->max));
-	json_object_set_new(o, "arrivals", json_integer((json_int_t)n->arrivals));
+	json_object_set_new(o, "arrivals", json_u64(n->arrivals));
 	return o;
 }
 
@@ -331,12 +332,12 @@ static json_t *other_json(const struct idle_explain *x, const struct ie_dev *o,
 
 	json_object_set_new(j, "dev", json_string(blk_dev_name(o->devno, n)));
 	set_host(x, j, o->host);
-	json_object_set_new(j, "busy_ns", json_integer((json_int_t)r->busy_ns));
+	json_object_set_new(j, "busy_ns", json_u64(r->busy_ns));
 	json_object_set_new(j, "busy_pct", json_real(pct(r->busy_ns, len)));
-	json_object_set_new(j, "ios", json_integer((json_int_t)r->ios));
-	json_object_set_new(j, "bytes", json_integer((json_int_t)r->bytes));
+	json_object_set_new(j, "ios", json_u64(r->ios));
+	json_object_set_new(j, "bytes", json_u64(r->bytes));
 	if (total) {
-		json_object_set_new(j, "gaps_busy", json_integer((json_int_t)r->gaps_busy));
+		json_object_set_new(j, "gaps_busy", json_u64(r->gaps_busy));
 	} else {
 		json_object_set_new(j, "inflight_start", json_integer(r->inflight_start));
 		json_object_set_new(j, "inflight_end", json_integer(r->inflight_end));
@@ -395,7 +396,7 @@ static json_t *totals_json(const struct idle_explain *x, const struct ie_dev *d)
 		if (x->devs[k] != d)
 			json_array_append_new(
 			    devs, other_json(x, x->devs[k], &d->tot[k], d->gap_ns, true));
-	json_object_set_new(o, "gaps_ns", json_integer((json_int_t)d->gap_ns));
+	json_object_set_new(o, "gaps_ns", json_u64(d->gap_ns));
 	json_object_set_new(o, "devices", devs);
 	for (unsigned h = 0; d->net_tot && h < x->nhosts; h++) {
 		const struct ie_host *hs = &x->host[h];
@@ -421,11 +422,10 @@ static json_t *totals_json(const struct idle_explain *x, const struct ie_dev *d)
 	json_object_set_new(o, "nfs", nfs);
 	json_object_set_new(o, "periodicity", period_json(&d->per));
 	for (unsigned c = 0; c < IE_CAUSES; c++)
-		json_object_set_new(cz, idle_cause_name(c),
-		                    json_integer((json_int_t)d->cause_gaps[c]));
+		json_object_set_new(cz, idle_cause_name(c), json_u64(d->cause_gaps[c]));
 	json_object_set_new(o, "causes", cz);
-	json_object_set_new(o, "gaps_kept", json_integer((json_int_t)d->nall));
-	json_object_set_new(o, "gaps_not_kept", json_integer((json_int_t)d->all_dropped));
+	json_object_set_new(o, "gaps_kept", json_u64(d->nall));
+	json_object_set_new(o, "gaps_not_kept", json_u64(d->all_dropped));
 	return o;
 }
 
@@ -459,8 +459,10 @@ int ie_json(const struct idle_explain *x, unsigned h, json_t *devices)
 		longest = json_object_get(idle, "longest");
 		json_array_foreach(longest, k, e)
 		{
-			if (k >= d->ntop || (uint64_t)json_integer_value(json_object_get(
-			                        e, "start_ns")) != d->top[k]->g.start)
+			uint64_t start;
+
+			if (k >= d->ntop || json_u64_member(e, "start_ns", &start) ||
+			    start != d->top[k]->g.start)
 				continue;
 			if (json_object_set_new(e, "explain", gap_json(x, d, d->top[k])))
 				return -ENOMEM;

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/jsonint.h"
+
 static json_t *errs_json(const struct nfs_errs *e, int v4)
 {
 	json_t *o = json_object();
@@ -14,10 +16,10 @@ static json_t *errs_json(const struct nfs_errs *e, int v4)
 
 	for (unsigned k = 0; k < e->nerr; k++) {
 		nfs_status_str(e->err[k].status, v4, buf, sizeof(buf));
-		json_object_set_new(o, buf, json_integer((json_int_t)e->err[k].n));
+		json_object_set_new(o, buf, json_u64(e->err[k].n));
 	}
 	if (e->err_other)
-		json_object_set_new(o, "other", json_integer((json_int_t)e->err_other));
+		json_object_set_new(o, "other", json_u64(e->err_other));
 	return o;
 }
 
@@ -43,14 +45,14 @@ static json_t *procs_json(const struct nfs_stats *s)
 		json_object_set_new(o, "version", json_string(r->version));
 		json_object_set_new(o, "name", json_string(r->name));
 		json_object_set_new(o, "kind", json_string(row_kind(r)));
-		json_object_set_new(o, "calls", json_integer((json_int_t)r->calls));
-		json_object_set_new(o, "replies", json_integer((json_int_t)r->replies));
-		json_object_set_new(o, "errors", json_integer((json_int_t)r->e.errors));
+		json_object_set_new(o, "calls", json_u64(r->calls));
+		json_object_set_new(o, "replies", json_u64(r->replies));
+		json_object_set_new(o, "errors", json_u64(r->e.errors));
 		json_object_set_new(o, "errors_by_status", errs_json(&r->e, r->vers != 3));
-		json_object_set_new(o, "bytes", json_integer((json_int_t)r->bytes));
-		json_object_set_new(o, "read_bytes", json_integer((json_int_t)r->read_bytes));
-		json_object_set_new(o, "write_bytes", json_integer((json_int_t)r->write_bytes));
-		json_object_set_new(o, "retransmits", json_integer((json_int_t)r->retransmits));
+		json_object_set_new(o, "bytes", json_u64(r->bytes));
+		json_object_set_new(o, "read_bytes", json_u64(r->read_bytes));
+		json_object_set_new(o, "write_bytes", json_u64(r->write_bytes));
+		json_object_set_new(o, "retransmits", json_u64(r->retransmits));
 		json_object_set_new(o, "srt_ns", nfs_hist_json(r->srt));
 		json_array_append_new(a, o);
 	}
@@ -66,13 +68,12 @@ static json_t *timeline_json(const struct nfs_stats *s)
 		const struct nfs_bin *b = &s->bins[i];
 		json_t *o = json_object();
 
-		json_object_set_new(o, "start_ns",
-		                    json_integer((json_int_t)bins_start_of(&s->clock, i)));
-		json_object_set_new(o, "ops", json_integer((json_int_t)b->ops));
-		json_object_set_new(o, "errors", json_integer((json_int_t)b->errors));
+		json_object_set_new(o, "start_ns", json_u64(bins_start_of(&s->clock, i)));
+		json_object_set_new(o, "ops", json_u64(b->ops));
+		json_object_set_new(o, "errors", json_u64(b->errors));
 		json_object_set_new(o, "ops_per_s", json_real((double)b->ops / secs));
-		json_object_set_new(o, "read_bytes", json_integer((json_int_t)b->read_bytes));
-		json_object_set_new(o, "write_bytes", json_integer((json_int_t)b->write_bytes));
+		json_object_set_new(o, "read_bytes", json_u64(b->read_bytes));
+		json_object_set_new(o, "write_bytes", json_u64(b->write_bytes));
 		json_object_set_new(o, "read_mb_per_s",
 		                    json_real((double)b->read_bytes / 1e6 / secs));
 		json_object_set_new(o, "write_mb_per_s",
@@ -115,11 +116,9 @@ static json_t *v4_ops_json(const struct nfs_stats *s, bool errors)
 				continue;
 			o = v4_op_json(m, op);
 			if (!errors) {
-				json_object_set_new(o, "count",
-				                    json_integer((json_int_t)s->v4_ops[m][op]));
+				json_object_set_new(o, "count", json_u64(s->v4_ops[m][op]));
 			} else {
-				json_object_set_new(o, "errors",
-				                    json_integer((json_int_t)e->errors));
+				json_object_set_new(o, "errors", json_u64(e->errors));
 				json_object_set_new(o, "errors_by_status", errs_json(e, 1));
 			}
 			json_array_append_new(a, o);
@@ -133,15 +132,15 @@ static json_t *copy_json(const struct nfs_stats *s)
 	const struct nfs_copy_stats *c = &s->copy;
 	json_t *o = json_object();
 
-	json_object_set_new(o, "calls", json_integer((json_int_t)c->calls));
-	json_object_set_new(o, "synchronous", json_integer((json_int_t)(c->calls - c->async)));
-	json_object_set_new(o, "asynchronous", json_integer((json_int_t)c->async));
-	json_object_set_new(o, "requested_sync", json_integer((json_int_t)c->sync));
-	json_object_set_new(o, "errors", json_integer((json_int_t)c->errors));
-	json_object_set_new(o, "bytes", json_integer((json_int_t)c->bytes));
-	json_object_set_new(o, "callbacks", json_integer((json_int_t)c->callbacks));
-	json_object_set_new(o, "callback_bytes", json_integer((json_int_t)c->cb_bytes));
-	json_object_set_new(o, "callback_errors", json_integer((json_int_t)c->cb_errors));
+	json_object_set_new(o, "calls", json_u64(c->calls));
+	json_object_set_new(o, "synchronous", json_u64((c->calls - c->async)));
+	json_object_set_new(o, "asynchronous", json_u64(c->async));
+	json_object_set_new(o, "requested_sync", json_u64(c->sync));
+	json_object_set_new(o, "errors", json_u64(c->errors));
+	json_object_set_new(o, "bytes", json_u64(c->bytes));
+	json_object_set_new(o, "callbacks", json_u64(c->callbacks));
+	json_object_set_new(o, "callback_bytes", json_u64(c->cb_bytes));
+	json_object_set_new(o, "callback_errors", json_u64(c->cb_errors));
 	json_object_set_new(o, "srt_ns", nfs_hist_json(&c->srt));
 	json_object_set_new(o, "copy_to_callback_ns", nfs_hist_json(&c->cb_latency));
 	return o;
@@ -153,7 +152,7 @@ static json_t *stream_json(const struct nfs_stats *s, const struct nfs_pipe *p)
 	const struct rpc_counters *r = rpc_dec_counters(p->rpc);
 	json_t *o = json_object();
 
-#define SET(k, v) json_object_set_new(o, k, json_integer((json_int_t)(v)))
+#define SET(k, v) json_object_set_new(o, k, json_u64((v)))
 	SET("lost_bytes", t->lost_bytes);
 	SET("retransmits", r->retransmits);
 	SET("unmatched_calls", r->unmatched_calls);
@@ -196,17 +195,16 @@ static json_t *input_json(const struct nfs_pipe *p)
 	json_t *o = json_object(), *sk = json_object();
 	unsigned i;
 
-	json_object_set_new(o, "frames", json_integer((json_int_t)p->n.frames));
+	json_object_set_new(o, "frames", json_u64(p->n.frames));
 	for (i = 1; i < PKT_SKIP_MAX; i++)
-		json_object_set_new(sk, skip_names[i], json_integer((json_int_t)p->n.skipped[i]));
+		json_object_set_new(sk, skip_names[i], json_u64(p->n.skipped[i]));
 	json_object_set_new(o, "skipped", sk);
 	json_object_set_new(o, "link_type", json_integer(p->n.dlt));
 	json_object_set_new(o, "gzip", json_boolean(p->n.gzip));
 	json_object_set_new(o, "truncated", json_boolean(p->n.truncated));
-	json_object_set_new(o, "first_ns", json_integer((json_int_t)p->n.first_ns));
-	json_object_set_new(o, "last_ns", json_integer((json_int_t)p->n.last_ns));
-	json_object_set_new(o, "duration_ns",
-	                    json_integer((json_int_t)(p->n.last_ns - p->n.first_ns)));
+	json_object_set_new(o, "first_ns", json_u64(p->n.first_ns));
+	json_object_set_new(o, "last_ns", json_u64(p->n.last_ns));
+	json_object_set_new(o, "duration_ns", json_u64((p->n.last_ns - p->n.first_ns)));
 	if (p->nfiles) {
 		json_t *a = json_array();
 
@@ -241,9 +239,9 @@ json_t *nfs_stats_json(struct nfs_stats *s, const struct nfs_pipe *p)
 	json_object_set_new(o, "files", nfs_files_json(s));
 	/* the origin of the text's seconds (slowest calls), when there was a call */
 	if (s->first_call_ns != UINT64_MAX)
-		json_object_set_new(o, "first_call_ns", json_integer((json_int_t)s->first_call_ns));
+		json_object_set_new(o, "first_call_ns", json_u64(s->first_call_ns));
 	json_object_set_new(o, "slowest", nfs_slowest_json(s));
-	json_object_set_new(o, "interval_ns", json_integer((json_int_t)s->clock.width));
+	json_object_set_new(o, "interval_ns", json_u64(s->clock.width));
 	json_object_set_new(o, "timeline", timeline_json(s));
 	json_object_set_new(o, "timeline_by_procedure", nfs_series_json(s));
 	json_object_set_new(o, "events", nfs_events_json(s));

@@ -4,6 +4,8 @@
 
 #include <stdio.h>
 
+#include "common/jsonint.h"
+
 static const char *const accept_names[] = {"SUCCESS",      "PROG_UNAVAIL", "PROG_MISMATCH",
                                            "PROC_UNAVAIL", "GARBAGE_ARGS", "SYSTEM_ERR"};
 
@@ -33,14 +35,14 @@ json_t *nfs_hist_json(const struct hist *h)
 {
 	json_t *o = json_object(), *b = json_array();
 
-	json_object_set_new(o, "count", json_integer((json_int_t)h->count));
+	json_object_set_new(o, "count", json_u64(h->count));
 	json_object_set_new(o, "min", json_integer(h->count ? (json_int_t)h->min : 0));
 	json_object_set_new(o, "mean", json_real(hist_mean(h)));
-	json_object_set_new(o, "p50", json_integer((json_int_t)hist_quantile(h, 0.50)));
-	json_object_set_new(o, "p90", json_integer((json_int_t)hist_quantile(h, 0.90)));
-	json_object_set_new(o, "p99", json_integer((json_int_t)hist_quantile(h, 0.99)));
-	json_object_set_new(o, "p99_9", json_integer((json_int_t)hist_quantile(h, 0.999)));
-	json_object_set_new(o, "max", json_integer((json_int_t)h->max));
+	json_object_set_new(o, "p50", json_u64(hist_quantile(h, 0.50)));
+	json_object_set_new(o, "p90", json_u64(hist_quantile(h, 0.90)));
+	json_object_set_new(o, "p99", json_u64(hist_quantile(h, 0.99)));
+	json_object_set_new(o, "p99_9", json_u64(hist_quantile(h, 0.999)));
+	json_object_set_new(o, "max", json_u64(h->max));
 	json_object_set_new(o, "sum", json_real((double)h->sum));
 	for (unsigned i = 0; i < HIST_BUCKETS && h->count; i++) {
 		uint64_t lo, hi;
@@ -60,14 +62,14 @@ json_t *nfs_sketch_json(const struct nfs_sketch *k)
 {
 	json_t *o = json_object();
 
-	json_object_set_new(o, "count", json_integer((json_int_t)k->count));
+	json_object_set_new(o, "count", json_u64(k->count));
 	json_object_set_new(o, "min", json_integer(k->count ? (json_int_t)k->min : 0));
 	json_object_set_new(o, "mean", json_real(nfs_sketch_mean(k)));
-	json_object_set_new(o, "p50", json_integer((json_int_t)nfs_sketch_quantile(k, 0.50)));
-	json_object_set_new(o, "p90", json_integer((json_int_t)nfs_sketch_quantile(k, 0.90)));
-	json_object_set_new(o, "p99", json_integer((json_int_t)nfs_sketch_quantile(k, 0.99)));
-	json_object_set_new(o, "p99_9", json_integer((json_int_t)nfs_sketch_quantile(k, 0.999)));
-	json_object_set_new(o, "max", json_integer((json_int_t)k->max));
+	json_object_set_new(o, "p50", json_u64(nfs_sketch_quantile(k, 0.50)));
+	json_object_set_new(o, "p90", json_u64(nfs_sketch_quantile(k, 0.90)));
+	json_object_set_new(o, "p99", json_u64(nfs_sketch_quantile(k, 0.99)));
+	json_object_set_new(o, "p99_9", json_u64(nfs_sketch_quantile(k, 0.999)));
+	json_object_set_new(o, "max", json_u64(k->max));
 	json_object_set_new(o, "sum", json_real(k->sum));
 	return o;
 }

@@ -4,9 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/jsonint.h"
 #include "analyze/nfs_stats.h"
 
-#define JI(v) json_integer((json_int_t)(v))
+#define JI(v) json_u64((v))
 
 static void set_row(json_t *o, const struct nfs_stats *s, unsigned row)
 {

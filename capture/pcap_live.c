@@ -9,6 +9,8 @@
 
 #include <pcap/pcap.h>
 
+#include "common/jsonint.h"
+
 /*
  * libpcap 1.10 (Debian 12) writes only the classic pcap format (pcap_dump_open); with the
  * handle's precision set to nanoseconds the file gets the nanosecond magic a1b23c4d, which
@@ -165,7 +167,7 @@ int cap_pcap_stop(struct cap_pcap *c, json_t *info, uint64_t *packets, uint64_t 
 	}
 	*packets = c->packets;
 	if (info) {
-		json_object_set_new(info, "packets", json_integer((json_int_t)c->packets));
+		json_object_set_new(info, "packets", json_u64(c->packets));
 		json_object_set_new(info, "received", json_integer(ps.ps_recv));
 		json_object_set_new(info, "drops",
 		                    json_pack("{s:I, s:I}", "kernel", (json_int_t)ps.ps_drop,

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/jsonint.h"
 #include "common/fs.h"
 #include "formats/manifest.h"
 #include "formats/outcheck.h"
@@ -498,8 +499,7 @@ static void finish_manifest(struct run *r, const char *state)
 	              "CLOCK_REALTIME read on both sides of CLOCK_MONOTONIC, tightest of 8",
 	              "start", cap_clock_pair_json(&r->start), "end", cap_clock_pair_json(&r->end));
 	json_object_set_new(r->root, "clock", clock);
-	json_object_set_new(r->root, "duration_ns",
-	                    json_integer((json_int_t)(r->end.mono_ns - r->start.mono_ns)));
+	json_object_set_new(r->root, "duration_ns", json_u64((r->end.mono_ns - r->start.mono_ns)));
 	json_object_set_new(r->backend, "name",
 	                    json_string(r->o->ndevs ? cap_backend_name(res->backend) : "none"));
 	json_object_set_new(r->backend, "trace_clock",
@@ -524,27 +524,24 @@ static void finish_manifest(struct run *r, const char *state)
 		struct blk_span sp = cap_sink_dev_span(r->sink, i);
 		const struct blk_extent *x = &sp.issued;
 
-		json_object_set_new(jd, "events",
-		                    json_integer((json_int_t)cap_sink_dev_events(r->sink, i)));
+		json_object_set_new(jd, "events", json_u64(cap_sink_dev_events(r->sink, i)));
 		/* the trace's own span, which a movie needs before it reads the trace */
 		json_object_set_new(jd, "first_event_ns",
-		                    sp.any ? json_integer((json_int_t)sp.first) : json_null());
-		json_object_set_new(jd, "last_event_ns",
-		                    sp.any ? json_integer((json_int_t)sp.last) : json_null());
+		                    sp.any ? json_u64(sp.first) : json_null());
+		json_object_set_new(jd, "last_event_ns", sp.any ? json_u64(sp.last) : json_null());
 		json_object_set_new(
 		    jd, "issued",
 		    !sp.any   ? json_null()
 		    : !x->ios ? json_pack("{s:i}", "ios", 0)
-		              : json_pack("{s:I, s:I, s:I}", "ios", (json_int_t)x->ios, "lo_sector",
-		                          (json_int_t)x->lo, "end_sector", (json_int_t)x->hi));
+		              : json_pack("{s:o, s:o, s:o}", "ios", json_u64(x->ios), "lo_sector",
+		                          json_u64(x->lo), "end_sector", json_u64(x->hi)));
 	}
 	if (r->o->cmd) {
 		json_t *c = json_object_get(r->root, "command");
 
 		json_object_set_new(c, "ran", json_boolean(res->cmd_ran));
 		if (res->cmd_ran)
-			json_object_set_new(c, "wall_ns",
-			                    json_integer((json_int_t)res->cmd_wall_ns));
+			json_object_set_new(c, "wall_ns", json_u64(res->cmd_wall_ns));
 		json_object_set_new(c, "exit_status",
 		                    res->cmd_ran || res->cmd_error[0]
 		                        ? json_integer(res->cmd_status)
@@ -701,10 +698,9 @@ out_stop:
 	res->reader_lost = lost + marks;
 	res->lost = res->overrun + res->dropped; /* set again after teardown read the stats */
 	if (garbage)
-		json_object_set_new(r.backend, "unparsed_bytes", json_integer((json_int_t)garbage));
+		json_object_set_new(r.backend, "unparsed_bytes", json_u64(garbage));
 	if (cap_sink_bad(r.sink))
-		json_object_set_new(r.backend, "bad_records",
-		                    json_integer((json_int_t)cap_sink_bad(r.sink)));
+		json_object_set_new(r.backend, "bad_records", json_u64(cap_sink_bad(r.sink)));
 	cap_reader_free(r.rd);
 	r.rd = NULL;
 	if (r.ops)

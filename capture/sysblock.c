@@ -11,6 +11,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "common/jsonint.h"
 #include "formats/blkevent.h"
 
 /* Copy with truncation (these are names and paths from sysfs, bounded in practice). */
@@ -259,7 +260,7 @@ json_t *cap_dev_json(const struct cap_dev *d)
 	json_object_set_new(j, "dev", json_string(mm));
 	json_object_set_new(j, "major", json_integer(d->major));
 	json_object_set_new(j, "minor", json_integer(d->minor));
-	json_object_set_new(j, "size_bytes", json_integer((json_int_t)d->size_bytes));
+	json_object_set_new(j, "size_bytes", json_u64(d->size_bytes));
 	json_object_set_new(j, "logical_block_size", json_integer(d->lbs));
 	json_object_set_new(j, "rotational",
 	                    d->rotational < 0 ? json_null() : json_boolean(d->rotational));

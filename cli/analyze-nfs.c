@@ -212,7 +212,7 @@ static void text_slowest(FILE *f, const struct nfs_stats *s)
 {
 	struct nfs_slow v[TEXT_TOP];
 	unsigned n = nfs_stats_slowest(s, v, text_top(s));
-	char b[24], a[64], path[1024], e[48], st[48];
+	char b[24], a[64], path[1024], e[48], st[48], t[40];
 
 	if (!n)
 		return;
@@ -224,8 +224,8 @@ static void text_slowest(FILE *f, const struct nfs_stats *s)
 		nfs_addr_str(x->family, x->client, a, sizeof(a));
 		nfs_stats_file_path(s, x->node, x->fh, x->fh_len, path, sizeof(path));
 		nfs_status_str(x->status, r && r->vers != 3, st, sizeof(st));
-		fprintf(f, "  %10.6f s %9s  %s:%u xid 0x%08x  %s %s %s",
-		        (double)(x->call_ns - s->first_call_ns) / 1e9,
+		fprintf(f, "  %10s s %9s  %s:%u xid 0x%08x  %s %s %s",
+		        fmt_secs(x->call_ns - s->first_call_ns, 6, t, sizeof(t)),
 		        fmt_duration((double)x->srt, b, sizeof(b)), a, x->cport, x->xid,
 		        r ? r->version : "?", r ? r->name : "?",
 		        x->node != NFS_NAME_NONE || x->fh_len ? elide(path, e, sizeof(e), 40) : "");
@@ -241,7 +241,7 @@ static void text_render(FILE *f, const struct nfs_pipe_file *files, unsigned n,
 {
 	const struct tcp_counters *t = tcp_table_counters(p->tcp);
 	const struct rpc_counters *r = rpc_dec_counters(p->rpc);
-	char b[2][24];
+	char b[2][24], secs[40];
 
 	if (stop)
 		fprintf(f,
@@ -255,8 +255,9 @@ static void text_render(FILE *f, const struct nfs_pipe_file *files, unsigned n,
 		txt_puts(f, files[i].name);
 		fputc('\'', f);
 	}
-	fprintf(f, ": %llu frames over %.3f s, %llu RPC calls, %llu replies\n\n",
-	        (unsigned long long)p->n.frames, (double)(p->n.last_ns - p->n.first_ns) / 1e9,
+	fprintf(f, ": %llu frames over %s s, %llu RPC calls, %llu replies\n\n",
+	        (unsigned long long)p->n.frames,
+	        fmt_secs(p->n.last_ns - p->n.first_ns, 3, secs, sizeof(secs)),
 	        (unsigned long long)r->calls, (unsigned long long)r->replies);
 	if (p->n.skipped[PKT_LINKTYPE])
 		fprintf(f,

@@ -7,12 +7,14 @@
 
 #include "analyze/blk_analysis.h"
 #include "cli/cli.h"
+#include "common/jsonint.h"
 #include "common/textesc.h"
 
 uint64_t jget_u(const json_t *o, const char *path)
 {
 	char key[64];
 	const char *dot;
+	uint64_t v;
 
 	while ((dot = strchr(path, '.'))) {
 		size_t n =
@@ -23,11 +25,13 @@ uint64_t jget_u(const json_t *o, const char *path)
 		path = dot + 1;
 	}
 	o = json_object_get(o, path);
-	if (json_is_integer(o))
-		return (uint64_t)json_integer_value(o);
-	if (json_is_real(o))
-		return (uint64_t)json_real_value(o);
-	return 0;
+	if (json_is_real(o)) {
+		double d = json_real_value(o);
+
+		return !(d > 0) ? 0 : d >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)d;
+	}
+	json_u64_get(o, &v); /* an integer, or a u64 past 2^63 as its digits; else 0 */
+	return v;
 }
 
 double jget_f(const json_t *o, const char *path)
@@ -188,7 +192,7 @@ static void text_idle(FILE *f, const json_t *idle, uint64_t start)
 	json_array_foreach(longest, i, g)
 	{
 		const json_t *ex = json_object_get(g, "explain");
-		char before[160], after[160], because[600];
+		char before[160], after[160], because[600], t1[40], t2[40];
 
 		io_text(json_object_get(g, "io_before"), before, sizeof(before));
 		if (!strcmp(json_string_value(json_object_get(g, "ended_by")), "end"))
@@ -200,9 +204,9 @@ static void text_idle(FILE *f, const json_t *idle, uint64_t start)
 			fmt_duration((double)jget_u(g, "queued_ns"), b2, sizeof(b2));
 		else
 			snprintf(b2, sizeof(b2), "-");
-		fprintf(f, "    %14.6f %14.6f %12s %12s  %-30s %-30s %s\n",
-		        (double)(jget_u(g, "start_ns") - start) / 1e9,
-		        (double)(jget_u(g, "end_ns") - start) / 1e9,
+		fprintf(f, "    %14s %14s %12s %12s  %-30s %-30s %s\n",
+		        fmt_secs(jget_u(g, "start_ns") - start, 6, t1, sizeof(t1)),
+		        fmt_secs(jget_u(g, "end_ns") - start, 6, t2, sizeof(t2)),
 		        fmt_duration((double)jget_u(g, "duration_ns"), b1, sizeof(b1)), b2, before,
 		        after,
 		        json_is_object(ex) ? json_string_value(json_object_get(ex, "cause")) : "-");
@@ -381,7 +385,7 @@ void text_summary(FILE *f, const json_t *root)
 	const json_t *in = json_object_get(root, "input"), *devs = json_object_get(root, "devices");
 	const json_t *hosts = json_object_get(root, "hosts"), *h;
 	uint64_t start = jget_u(root, "start_ns");
-	char b1[32], b2[32];
+	char b1[32], b2[40];
 	size_t i;
 	json_t *d;
 
@@ -409,8 +413,8 @@ void text_summary(FILE *f, const json_t *root)
 		fputc('\n', f);
 	}
 	/* the JSON's times are on the trace's clock; the text's count from its start */
-	fprintf(f, "times in seconds from %.9f s on the trace clock (start_ns)\n",
-	        (double)start / 1e9);
+	fprintf(f, "times in seconds from %s s on the trace clock (start_ns)\n",
+	        fmt_secs(start, 9, b2, sizeof(b2)));
 	if (jget_u(root, "events_dropped_devices"))
 		fprintf(f,
 		        "not analyzed: %" PRIu64
@@ -422,11 +426,12 @@ void text_summary(FILE *f, const json_t *root)
 		char name[64];
 
 		fprintf(
-		    f, "host %s (%s): span %s, its trace clock %+.9f s from the first host's",
+		    f, "host %s (%s): span %s, its trace clock %s s from the first host's",
 		    txt_escape(json_string_value(json_object_get(h, "host")), name, sizeof(name)),
 		    json_string_value(json_object_get(h, "path")),
 		    fmt_duration((double)jget_u(h, "span_ns"), b1, sizeof(b1)),
-		    (double)json_integer_value(json_object_get(h, "offset_ns")) / 1e9);
+		    fmt_secs_signed(json_integer_value(json_object_get(h, "offset_ns")), 9, b2,
+		                    sizeof(b2)));
 		fputc('\n', f);
 	}
 	if (json_array_size(hosts))

@@ -3,6 +3,7 @@
 #ifndef IOTAPE_CLI_CLI_H
 #define IOTAPE_CLI_CLI_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "cli/doc.h"
@@ -48,6 +49,10 @@ int exit_code_for(int err);
 
 /* A duration in ns in the unit that keeps 3-4 significant digits ("45.6 us", "1.23 ms"). */
 const char *fmt_duration(double ns, char *buf, size_t len);
+/* A time in ns as seconds with dec digits ("12.345"), exact for any u64 (common/numfmt.h):
+ * the text's times never go through a double. The signed form always has its sign. */
+const char *fmt_secs(uint64_t ns, unsigned dec, char *buf, size_t len);
+const char *fmt_secs_signed(int64_t ns, unsigned dec, char *buf, size_t len);
 
 /* After getopt_long() returned '?': name the offending option in a usage error and return
  * EXIT_USAGE. getopt's own message is off (main sets opterr = 0). */

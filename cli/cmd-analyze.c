@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/jsonint.h"
 #include "analyze/blk_latency.h"
 #include "analyze/blk_analysis.h"
 #include "analyze/blk_bycg.h"
@@ -396,13 +397,12 @@ static json_t *input_json(const struct run *r, json_t *warnings)
 			                    json_string(fs->swapped ? "swapped" : "native"));
 			json_object_set_new(j, "gzip", json_boolean(fs->gzip));
 			json_object_set_new(j, "compression", json_string(fs->compression));
-			json_object_set_new(j, "records", json_integer((json_int_t)fs->records));
-			json_object_set_new(j, "bytes", json_integer((json_int_t)fs->bytes));
-			json_object_set_new(j, "skips", json_integer((json_int_t)fs->skips));
+			json_object_set_new(j, "records", json_u64(fs->records));
+			json_object_set_new(j, "bytes", json_u64(fs->bytes));
+			json_object_set_new(j, "skips", json_u64(fs->skips));
 			json_object_set_new(j, "truncated", json_boolean(fs->truncated));
 			if (fs->truncated)
-				json_object_set_new(j, "truncated_at",
-				                    json_integer((json_int_t)fs->trunc_at));
+				json_object_set_new(j, "truncated_at", json_u64(fs->trunc_at));
 			json_array_append_new(files, j);
 		}
 	}
@@ -412,11 +412,11 @@ static json_t *input_json(const struct run *r, json_t *warnings)
 	json_object_set_new(o, "paths", paths);
 	json_object_set_new(o, "files", files);
 	json_object_set_new(o, "versions", versions);
-	json_object_set_new(o, "events", json_integer((json_int_t)r->events));
-	json_object_set_new(o, "notifies", json_integer((json_int_t)r->notifies));
-	json_object_set_new(o, "messages", json_integer((json_int_t)r->messages));
-	json_object_set_new(o, "skips", json_integer((json_int_t)skips));
-	json_object_set_new(o, "truncated", json_integer((json_int_t)truncated));
+	json_object_set_new(o, "events", json_u64(r->events));
+	json_object_set_new(o, "notifies", json_u64(r->notifies));
+	json_object_set_new(o, "messages", json_u64(r->messages));
+	json_object_set_new(o, "skips", json_u64(skips));
+	json_object_set_new(o, "truncated", json_u64(truncated));
 	json_object_set_new(o, "wallclock", wall ? wall : json_null());
 	json_object_set_new(o, "partial", json_boolean(r->stopped));
 	if (r->stopped)
@@ -594,12 +594,11 @@ static int hosts_json(struct run *r, json_t *root)
 			json_object_set(root, "timeline", json_object_get(t, "timeline"));
 		json_decref(t);
 	}
-	json_object_set_new(root, "start_ns", json_integer((json_int_t)(nd ? start : 0)));
-	json_object_set_new(root, "end_ns", json_integer((json_int_t)end));
-	json_object_set_new(root, "span_ns", json_integer((json_int_t)(nd ? end - start : 0)));
+	json_object_set_new(root, "start_ns", json_u64((nd ? start : 0)));
+	json_object_set_new(root, "end_ns", json_u64(end));
+	json_object_set_new(root, "span_ns", json_u64((nd ? end - start : 0)));
 	json_object_set_new(root, "hosts", hosts);
-	json_object_set_new(root, "alignment_error_ns",
-	                    json_integer((json_int_t)idle_explain_alignment_ns(r->x)));
+	json_object_set_new(root, "alignment_error_ns", json_u64(idle_explain_alignment_ns(r->x)));
 	json_object_set_new(root, "devices", devs);
 	return 0;
 nomem:

@@ -16,6 +16,7 @@
 #include <cairo.h>
 #include <fontconfig/fontconfig.h>
 
+#include "common/jsonint.h"
 #include "cli/inputs.h"
 #include "common/fs.h"
 #include "compare/compare.h"
@@ -257,7 +258,7 @@ static int derive_labels(struct run *runs, size_t n, const char **given, const c
 		json_object_set_new(d, "dev", json_string(name));
 		json_array_append_new(devs, d);
 		json_object_set_new(sum, "devices", devs);
-		json_object_set_new(sum, "span_ns", json_integer((json_int_t)runs[i].probe.span));
+		json_object_set_new(sum, "span_ns", json_u64(runs[i].probe.span));
 		ret = compare_add(cmp, runs[i].arg, sum, runs[i].have_mf ? runs[i].mf.root : NULL,
 		                  given ? given[i] : NULL, &e);
 		json_decref(sum);

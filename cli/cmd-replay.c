@@ -321,21 +321,21 @@ static void print_summary(const struct replay_stats *st)
 {
 	static const char *const names[RP_OP_N] = {"reads", "writes", "flushes", "discards",
 	                                           "write-zeroes"};
-	char a[32], b[32];
+	char a[32], b[32], t1[40], t2[40];
 
 	printf("replayed %llu of %llu IOs on %s%s\n", (unsigned long long)st->ios,
 	       (unsigned long long)st->trace_ios, st->engine, st->stopped ? " (interrupted)" : "");
 	/* data only: a discard's or write-zeroes' range is no transfer (fstrim's 592 MiB in
 	 * milliseconds would read as 10 GB/s) */
-	printf("  trace:    %10.0f IOPS %9.2f MB/s of reads and writes over %.3f s, depth up "
+	printf("  trace:    %10.0f IOPS %9.2f MB/s of reads and writes over %s s, depth up "
 	       "to %u\n",
 	       rate(st->trace_ios, st->trace_span_ns),
-	       rate(st->trace_bytes, st->trace_span_ns) / 1e6, st->trace_span_ns / 1e9,
-	       st->trace_max_depth);
-	printf("  replay:   %10.0f IOPS %9.2f MB/s of reads and writes over %.3f s (%.2f%% of "
+	       rate(st->trace_bytes, st->trace_span_ns) / 1e6,
+	       fmt_secs(st->trace_span_ns, 3, t1, sizeof(t1)), st->trace_max_depth);
+	printf("  replay:   %10.0f IOPS %9.2f MB/s of reads and writes over %s s (%.2f%% of "
 	       "the trace's time), in flight up to %u\n",
 	       rate(st->ios, st->replay_span_ns), rate(st->bytes, st->replay_span_ns) / 1e6,
-	       st->replay_span_ns / 1e9,
+	       fmt_secs(st->replay_span_ns, 3, t2, sizeof(t2)),
 	       st->trace_span_ns ? 100.0 * st->replay_span_ns / st->trace_span_ns : 0.0,
 	       st->max_inflight);
 	for (int i = 0; i < RP_OP_N; i++) {

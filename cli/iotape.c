@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/numfmt.h"
 #include "common/textesc.h"
 
 /* The single command table: one line per subcommand (git style). Each command's text, options
@@ -213,6 +214,26 @@ const char *fmt_duration(double ns, char *buf, size_t len)
 		snprintf(buf, len, "%.2f ms", ns / 1e6);
 	else
 		snprintf(buf, len, "%.3f s", ns / 1e9);
+	return buf;
+}
+
+const char *fmt_secs(uint64_t ns, unsigned dec, char *buf, size_t len)
+{
+	char tmp[40];
+
+	*numfmt_secs(tmp, ns, dec) = '\0';
+	snprintf(buf, len, "%s", tmp);
+	return buf;
+}
+
+const char *fmt_secs_signed(int64_t ns, unsigned dec, char *buf, size_t len)
+{
+	char tmp[40];
+	uint64_t mag = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
+
+	tmp[0] = ns < 0 ? '-' : '+';
+	*numfmt_secs(tmp + 1, mag, dec) = '\0';
+	snprintf(buf, len, "%s", tmp);
 	return buf;
 }
 

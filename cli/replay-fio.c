@@ -295,6 +295,7 @@ static void ops_text(const uint64_t ops[FC_NDIR])
 static void print_text(const struct fopts *f, const struct fc_result *res)
 {
 	uint64_t t_end = 0, t_ops[FC_NDIR] = {0};
+	char t[40];
 
 	printf("replay of %s through fio on %u host slot(s), started together (fio --client)\n",
 	       f->o.run, f->nslots);
@@ -305,7 +306,7 @@ static void print_text(const struct fopts *f, const struct fc_result *res)
 		uint64_t ops[FC_NDIR] = {dv->x.ops[IOLOG_READ], dv->x.ops[IOLOG_WRITE],
 		                         dv->x.ops[IOLOG_TRIM],
 		                         dv->x.ops[IOLOG_SYNC] + dv->x.ops[IOLOG_DATASYNC]};
-		char name[300];
+		char name[300], t[40];
 
 		for (unsigned k = 0; k < FC_NDIR; k++)
 			t_ops[k] += ops[k];
@@ -315,7 +316,8 @@ static void print_text(const struct fopts *f, const struct fc_result *res)
 		       s->target, dv->fio.have ? "" : ": no report from fio");
 		printf("    trace: ");
 		ops_text(ops);
-		printf(", %.1f MB, until %.3f s\n", (double)dv->x.bytes / 1e6, (double)span / 1e9);
+		printf(", %.1f MB, until %s s\n", (double)dv->x.bytes / 1e6,
+		       fmt_secs(span, 3, t, sizeof(t)));
 		if (dv->x.skipped_writes)
 			printf("    skipped %" PRIu64 " writes and trims (no --allow-writes)\n",
 			       dv->x.skipped_writes);
@@ -323,9 +325,11 @@ static void print_text(const struct fopts *f, const struct fc_result *res)
 			continue;
 		printf("    fio:   ");
 		ops_text(dv->fio.ios);
-		printf(", %.1f MB in %.3f s (ratio %.2f)",
-		       (double)(dv->fio.bytes[0] + dv->fio.bytes[1] + dv->fio.bytes[2]) / 1e6,
-		       (double)dv->fio.runtime_ns / 1e9,
+		printf(", %.1f MB in %s s (ratio %.2f)",
+		       ((double)dv->fio.bytes[0] + (double)dv->fio.bytes[1] +
+		        (double)dv->fio.bytes[2]) /
+		           1e6,
+		       fmt_secs(dv->fio.runtime_ns, 3, t, sizeof(t)),
 		       span ? (double)dv->fio.runtime_ns / (double)span : 0.0);
 		if (dv->fio.error)
 			printf(", error %d (%s)", dv->fio.error, strerror(dv->fio.error));
@@ -334,9 +338,9 @@ static void print_text(const struct fopts *f, const struct fc_result *res)
 	}
 	printf("  all: trace ");
 	ops_text(t_ops);
-	printf(" until %.3f s; fio ", (double)t_end / 1e9);
+	printf(" until %s s; fio ", fmt_secs(t_end, 3, t, sizeof(t)));
 	ops_text(res->all.ios);
-	printf(" in %.3f s\n", (double)res->all.runtime_ns / 1e9);
+	printf(" in %s s\n", fmt_secs(res->all.runtime_ns, 3, t, sizeof(t)));
 	lat_text(&res->all);
 	if (t_ops[FC_SYNC] && !res->all.ios[FC_SYNC])
 		printf("  (fio does an iolog's syncs without counting them)\n");

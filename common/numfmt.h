@@ -148,6 +148,31 @@ static inline char *numfmt_9(char *p, uint32_t v)
 	return numfmt_8(p + 1, v - hi * 100000000);
 }
 
+/*
+ * ns as seconds with dec (0 to 9) digits after the point, rounded half up, in integers: a
+ * double holds nanoseconds exactly only to 2^53 (104 days), so printf of ns / 1e9 was off by
+ * up to 2 us near 2^63. Writes up to 32 bytes at p, returns the end.
+ */
+static inline char *numfmt_secs(char *p, uint64_t ns, unsigned dec)
+{
+	static const uint64_t p10[10] = {1,      10,      100,      1000,      10000,
+	                                 100000, 1000000, 10000000, 100000000, 1000000000};
+	uint64_t div, q;
+	char frac[16];
+
+	dec = dec > 9 ? 9 : dec;
+	div = p10[9 - dec];
+	q = ns / div + (ns % div >= div - div / 2 && div > 1); /* div >= 10: q cannot wrap */
+	p = numfmt_u64(p, q / p10[dec]);
+	if (dec) {
+		numfmt_9(frac, (uint32_t)(q % p10[dec]));
+		*p++ = '.';
+		memcpy(p, frac + 9 - dec, dec);
+		p += dec;
+	}
+	return p;
+}
+
 /* printf's "%*s": s (n bytes) right-aligned in width w. */
 static inline char *numfmt_strw(char *p, const char *s, size_t n, unsigned w)
 {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/jsonint.h"
 #include "compare/compare.h"
 #include "compare/compare_int.h"
 
@@ -15,7 +16,7 @@ static double jnum(const json_t *o, const char *key)
 {
 	const json_t *v = o ? json_object_get(o, key) : NULL;
 
-	return json_is_number(v) ? json_number_value(v) : NAN;
+	return json_is_number(v) ? json_number_value(v) : json_u64_number(v);
 }
 
 static double jpath(const json_t *o, const char *a, const char *b, const char *c)

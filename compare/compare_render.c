@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/jsonint.h"
 #include "common/textesc.h"
 #include "common/xml.h"
 
@@ -709,7 +710,7 @@ json_t *compare_to_json(const struct compare *c)
 			json_t *r = json_object();
 
 			json_object_set_new(r, "group", json_string(c->group[g].label));
-			json_object_set_new(r, "n", json_integer((json_int_t)cell->s.n));
+			json_object_set_new(r, "n", json_u64(cell->s.n));
 			json_object_set_new(r, "mean", jreal(cell->s.mean));
 			json_object_set_new(r, "sd", jreal(cell->s.sd));
 			json_object_set_new(r, "median", jreal(cell->s.median));
@@ -739,7 +740,7 @@ json_t *compare_to_json(const struct compare *c)
 	json_object_set_new(root, "groups", groups);
 	json_object_set_new(root, "metrics", metrics);
 	json_object_set_new(root, "fail_if", rules);
-	json_object_set_new(root, "failed", json_integer((json_int_t)c->nfailed));
+	json_object_set_new(root, "failed", json_u64(c->nfailed));
 	return root;
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/jsonint.h"
 #include "analyze/blk_timeline.h"
 #include "common/fs.h"
 #include "common/numfmt.h"
@@ -111,10 +112,11 @@ static void tl_rows(struct cw *w, const struct blk_timeline *t, const uint32_t *
 			p = put_dev(p, devs[d]);
 			for (size_t i = 0; i < NTL; i++) {
 				json_t *v = json_object_get(b, tl_keys[i]);
+				uint64_t u;
 
 				*p++ = ',';
-				if (json_is_integer(v))
-					p = numfmt_u64(p, (uint64_t)json_integer_value(v));
+				if (!json_u64_get(v, &u))
+					p = numfmt_u64(p, u);
 				else
 					p += snprintf(p, 32, "%.9g", json_number_value(v));
 			}

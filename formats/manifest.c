@@ -3,6 +3,7 @@
 #include "formats/manifest.h"
 
 #include "common/fs.h"
+#include "common/jsonint.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -58,6 +59,27 @@ static int get_u64(json_t *o, const char *key, uint64_t *out, const char *ctx, s
 	return 0;
 }
 
+/*
+ * A time or sector on the u64 axis: an integer, or past 2^63 the string of digits
+ * common/jsonint.h writes; a negative integer is what manifests written before that held
+ * for one past 2^63 (the u64 cast to a signed integer), read back as that u64.
+ */
+static int get_axis(json_t *o, const char *key, uint64_t *out, int *have, const char *ctx,
+                    struct iot_err *e)
+{
+	json_t *v = json_object_get(o, key);
+
+	*have = 0;
+	if (!v || json_is_null(v))
+		return 0;
+	if (json_is_integer(v))
+		*out = (uint64_t)json_integer_value(v);
+	else if (json_u64_get(v, out))
+		return iot_err_set(e, -EINVAL, "manifest: %s%s: expected an integer", ctx, key);
+	*have = 1;
+	return 0;
+}
+
 static int get_obj(json_t *o, const char *key, json_t **out, const char *ctx, struct iot_err *e)
 {
 	json_t *v = json_object_get(o, key);
@@ -92,24 +114,24 @@ static int parse_pair(json_t *clock, const char *which, int64_t *real, int64_t *
 /* devices[].issued {ios, lo_sector, end_sector}: the sectors [lo, end) of ios requests */
 static int parse_issued(json_t *o, struct blk_extent *x, const char *ctx, struct iot_err *e)
 {
-	int64_t lo = 0, end = 0;
-	int h1 = 0, h2 = 0, ret;
+	uint64_t lo = 0, end = 0;
+	int h0 = 0, h1 = 0, h2 = 0, ret;
 	char sub[64];
 
 	snprintf(sub, sizeof(sub), "%sissued.", ctx);
-	if ((ret = get_u64(o, "ios", &x->ios, sub, e)) ||
-	    (ret = get_int(o, "lo_sector", &lo, &h1, sub, e)) ||
-	    (ret = get_int(o, "end_sector", &end, &h2, sub, e)))
+	if ((ret = get_axis(o, "ios", &x->ios, &h0, sub, e)) ||
+	    (ret = get_axis(o, "lo_sector", &lo, &h1, sub, e)) ||
+	    (ret = get_axis(o, "end_sector", &end, &h2, sub, e)))
 		return ret;
 	/* end == lo only at the end of the u64 axis, where an IO's end saturates */
-	if (x->ios && (!h1 || !h2 || (uint64_t)end < (uint64_t)lo))
+	if (x->ios && (!h1 || !h2 || end < lo))
 		return iot_err_set(
 		    e, -EINVAL,
 		    "manifest: %sissued: no sectors [lo_sector, end_sector) for %llu "
 		    "ios",
 		    ctx, (unsigned long long)x->ios);
-	x->lo = (uint64_t)lo;
-	x->hi = (uint64_t)end;
+	x->lo = lo;
+	x->hi = end;
 	return 0;
 }
 
@@ -131,7 +153,8 @@ static int parse_devs(json_t *arr, struct manifest *m, struct iot_err *e)
 		json_t *d = json_array_get(arr, i), *mounts;
 		struct manifest_dev *md = &m->devs[i];
 		char ctx[48];
-		int64_t ma = 0, mi = 0, first = 0, last = 0;
+		int64_t ma = 0, mi = 0;
+		uint64_t first = 0, last = 0;
 		int ret, h1 = 0, h2 = 0;
 		json_t *issued;
 
@@ -144,17 +167,15 @@ static int parse_devs(json_t *arr, struct manifest *m, struct iot_err *e)
 		    (ret = get_int(d, "minor", &mi, NULL, ctx, e)) ||
 		    (ret = get_str(d, "files", &md->files, ctx, e)) ||
 		    (ret = get_u64(d, "events", &md->events, ctx, e)) ||
-		    (ret = get_int(d, "first_event_ns", &first, &h1, ctx, e)) ||
-		    (ret = get_int(d, "last_event_ns", &last, &h2, ctx, e)) ||
+		    (ret = get_axis(d, "first_event_ns", &first, &h1, ctx, e)) ||
+		    (ret = get_axis(d, "last_event_ns", &last, &h2, ctx, e)) ||
 		    (ret = get_obj(d, "issued", &issued, ctx, e)))
 			return ret;
 		if (issued && (ret = parse_issued(issued, &md->issued, ctx, e)))
 			return ret;
-		/* times and sectors are written as JSON's signed integers: read back as the u64s
-		 * they were */
-		md->have_span = h1 && h2 && issued && (uint64_t)last >= (uint64_t)first;
-		md->first_event_ns = (uint64_t)first;
-		md->last_event_ns = (uint64_t)last;
+		md->have_span = h1 && h2 && issued && last >= first;
+		md->first_event_ns = first;
+		md->last_event_ns = last;
 		if (!md->name)
 			return iot_err_set(e, -EINVAL, "manifest: %sname: missing", ctx);
 		/* the kernel's dev_t in blktrace records has 12 major and 20 minor bits */

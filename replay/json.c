@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/jsonint.h"
 #include "replay/internal.h"
 
 static const char *const op_names[RP_OP_N] = {"read", "write", "flush", "discard", "write_zeroes"};
@@ -12,14 +13,14 @@ json_t *rp_hist_json(const struct hist *h)
 {
 	json_t *o = json_object();
 
-	json_object_set_new(o, "count", json_integer((json_int_t)h->count));
-	json_object_set_new(o, "min_ns", json_integer((json_int_t)(h->count ? h->min : 0)));
+	json_object_set_new(o, "count", json_u64(h->count));
+	json_object_set_new(o, "min_ns", json_u64((h->count ? h->min : 0)));
 	json_object_set_new(o, "mean_ns", json_real(hist_mean(h)));
-	json_object_set_new(o, "p50_ns", json_integer((json_int_t)hist_quantile(h, 0.50)));
-	json_object_set_new(o, "p90_ns", json_integer((json_int_t)hist_quantile(h, 0.90)));
-	json_object_set_new(o, "p99_ns", json_integer((json_int_t)hist_quantile(h, 0.99)));
-	json_object_set_new(o, "p999_ns", json_integer((json_int_t)hist_quantile(h, 0.999)));
-	json_object_set_new(o, "max_ns", json_integer((json_int_t)h->max));
+	json_object_set_new(o, "p50_ns", json_u64(hist_quantile(h, 0.50)));
+	json_object_set_new(o, "p90_ns", json_u64(hist_quantile(h, 0.90)));
+	json_object_set_new(o, "p99_ns", json_u64(hist_quantile(h, 0.99)));
+	json_object_set_new(o, "p999_ns", json_u64(hist_quantile(h, 0.999)));
+	json_object_set_new(o, "max_ns", json_u64(h->max));
 	return o;
 }
 
@@ -29,7 +30,7 @@ static json_t *by_op(const uint64_t *v)
 	json_t *o = json_object();
 
 	for (int i = 0; i < RP_OP_N; i++)
-		json_object_set_new(o, op_names[i], json_integer((json_int_t)v[i]));
+		json_object_set_new(o, op_names[i], json_u64(v[i]));
 	return o;
 }
 
@@ -53,13 +54,13 @@ char *replay_stats_json(const struct replay_opts *o, const struct replay_stats *
 	json_object_set_new(opt, "direct", json_boolean(!o->buffered));
 	json_object_set_new(opt, "allow_writes", json_boolean(o->allow_writes));
 	json_object_set_new(opt, "writes_as_reads", json_boolean(o->writes_as_reads));
-	json_object_set_new(opt, "offset", json_integer((json_int_t)o->offset));
+	json_object_set_new(opt, "offset", json_u64(o->offset));
 	json_object_set_new(opt, "wrap", json_boolean(o->wrap));
 	json_object_set_new(root, "options", opt);
 
-	json_object_set_new(tr, "ios", json_integer((json_int_t)st->trace_ios));
-	json_object_set_new(tr, "bytes", json_integer((json_int_t)st->trace_bytes));
-	json_object_set_new(tr, "duration_ns", json_integer((json_int_t)st->trace_span_ns));
+	json_object_set_new(tr, "ios", json_u64(st->trace_ios));
+	json_object_set_new(tr, "bytes", json_u64(st->trace_bytes));
+	json_object_set_new(tr, "duration_ns", json_u64(st->trace_span_ns));
 	json_object_set_new(tr, "iops", json_real(per_sec(st->trace_ios, st->trace_span_ns)));
 	json_object_set_new(tr, "mb_per_s",
 	                    json_real(per_sec(st->trace_bytes, st->trace_span_ns) / 1e6));
@@ -68,14 +69,14 @@ char *replay_stats_json(const struct replay_opts *o, const struct replay_stats *
 	json_object_set_new(tr, "op_bytes", by_op(st->trace_op_bytes));
 	json_object_set_new(root, "trace", tr);
 
-	json_object_set_new(rp, "ios", json_integer((json_int_t)st->ios));
-	json_object_set_new(rp, "bytes", json_integer((json_int_t)st->bytes));
+	json_object_set_new(rp, "ios", json_u64(st->ios));
+	json_object_set_new(rp, "bytes", json_u64(st->bytes));
 	json_object_set_new(rp, "ops", by_op(st->ops));
 	json_object_set_new(rp, "op_bytes", by_op(st->op_bytes));
 	json_object_set_new(rp, "split",
 	                    json_pack("{s:I, s:I}", "ios", (json_int_t)st->split_ios, "requests",
 	                              (json_int_t)st->split_requests));
-	json_object_set_new(rp, "duration_ns", json_integer((json_int_t)st->replay_span_ns));
+	json_object_set_new(rp, "duration_ns", json_u64(st->replay_span_ns));
 	json_object_set_new(rp, "iops", json_real(per_sec(st->ios, st->replay_span_ns)));
 	json_object_set_new(rp, "mb_per_s",
 	                    json_real(per_sec(st->bytes, st->replay_span_ns) / 1e6));
@@ -84,18 +85,16 @@ char *replay_stats_json(const struct replay_opts *o, const struct replay_stats *
 	                                  ? (double)st->replay_span_ns / (double)st->trace_span_ns
 	                                  : 0.0));
 	json_object_set_new(rp, "max_inflight", json_integer(st->max_inflight));
-	json_object_set_new(rp, "dependency_waits", json_integer((json_int_t)st->dep_waits));
-	json_object_set_new(rp, "depth_waits", json_integer((json_int_t)st->depth_waits));
-	json_object_set_new(rp, "errors", json_integer((json_int_t)st->errors));
+	json_object_set_new(rp, "dependency_waits", json_u64(st->dep_waits));
+	json_object_set_new(rp, "depth_waits", json_u64(st->depth_waits));
+	json_object_set_new(rp, "errors", json_u64(st->errors));
 	if (st->errors) {
 		json_object_set_new(rp, "first_error", json_string(strerror(-st->first_error)));
-		json_object_set_new(rp, "first_error_io",
-		                    json_integer((json_int_t)st->first_error_seq));
+		json_object_set_new(rp, "first_error_io", json_u64(st->first_error_seq));
 	}
-	json_object_set_new(rp, "wrapped", json_integer((json_int_t)st->wrapped));
-	json_object_set_new(rp, "unaligned_buffered",
-	                    json_integer((json_int_t)st->unaligned_buffered));
-	json_object_set_new(rp, "pending_evicted", json_integer((json_int_t)st->pend_evicted));
+	json_object_set_new(rp, "wrapped", json_u64(st->wrapped));
+	json_object_set_new(rp, "unaligned_buffered", json_u64(st->unaligned_buffered));
+	json_object_set_new(rp, "pending_evicted", json_u64(st->pend_evicted));
 	json_object_set_new(rp, "stopped", json_boolean(st->stopped));
 	json_object_set_new(rp, "issue_lag", rp_hist_json(&st->lag));
 	json_object_set_new(rp, "latency", rp_hist_json(&st->lat));
@@ -114,13 +113,13 @@ char *replay_stats_json(const struct replay_opts *o, const struct replay_stats *
 		              (json_int_t)f->reordered, "extra_requests", (json_int_t)f->extra,
 		              "truncated", f->truncated, "sequence_equal", f->sequence_equal));
 	}
-	json_object_set_new(sk, "writes", json_integer((json_int_t)st->skipped_writes));
-	json_object_set_new(sk, "writes_as_reads", json_integer((json_int_t)st->writes_as_reads));
-	json_object_set_new(sk, "discard", json_integer((json_int_t)st->skipped_discard));
-	json_object_set_new(sk, "write_zeroes", json_integer((json_int_t)st->skipped_wzero));
-	json_object_set_new(sk, "unmapped", json_integer((json_int_t)st->skipped_unmapped));
-	json_object_set_new(sk, "out_of_range", json_integer((json_int_t)st->skipped_range));
-	json_object_set_new(sk, "other", json_integer((json_int_t)st->skipped_other));
+	json_object_set_new(sk, "writes", json_u64(st->skipped_writes));
+	json_object_set_new(sk, "writes_as_reads", json_u64(st->writes_as_reads));
+	json_object_set_new(sk, "discard", json_u64(st->skipped_discard));
+	json_object_set_new(sk, "write_zeroes", json_u64(st->skipped_wzero));
+	json_object_set_new(sk, "unmapped", json_u64(st->skipped_unmapped));
+	json_object_set_new(sk, "out_of_range", json_u64(st->skipped_range));
+	json_object_set_new(sk, "other", json_u64(st->skipped_other));
 	json_object_set_new(root, "skipped", sk);
 
 	s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));

@@ -3,10 +3,11 @@
 #include <jansson.h>
 #include <stdlib.h>
 
+#include "common/jsonint.h"
 #include "replay/internal.h"
 #include "replay/nfs_int.h"
 
-#define JI(x) json_integer((json_int_t)(x))
+#define JI(x) json_u64((x))
 
 static json_t *status_json(uint32_t s, unsigned vers)
 {

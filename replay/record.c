@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/jsonint.h"
 #include "common/fs.h"
 #include "iotape_version.h"
 #include "replay/internal.h"
@@ -167,7 +168,7 @@ static json_t *manifest(struct rp_target *t, unsigned n, const struct replay_opt
 		json_object_set_new(d, "major", json_integer(BLK_DEV_MAJOR(t[i].dev)));
 		json_object_set_new(d, "minor", json_integer(BLK_DEV_MINOR(t[i].dev)));
 		json_object_set_new(d, "type", json_string(t[i].is_blk ? "block" : "file"));
-		json_object_set_new(d, "size_bytes", json_integer((json_int_t)t[i].size));
+		json_object_set_new(d, "size_bytes", json_u64(t[i].size));
 		json_object_set_new(d, "logical_block_size", json_integer(t[i].lbs));
 		json_object_set_new(d, "files", json_string(files));
 		json_object_set_new(d, "events", json_integer(t[i].rec_seq));
@@ -175,7 +176,7 @@ static json_t *manifest(struct rp_target *t, unsigned n, const struct replay_opt
 		json_array_append_new(devs, d);
 	}
 	json_object_set_new(m, "devices", devs);
-	json_object_set_new(counts, "events", json_integer((json_int_t)events));
+	json_object_set_new(counts, "events", json_u64(events));
 	json_object_set_new(counts, "lost", json_integer(0));
 	json_object_set_new(m, "counts", counts);
 	s = replay_stats_json(o, st);

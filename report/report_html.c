@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/jsonint.h"
 #include "analyze/blk_idle.h"
 #include "analyze/blk_timeline.h"
 #include "report/report_grid.h"
@@ -27,7 +28,7 @@ static double jd(const json_t *o, const char *a, const char *b, const char *c)
 		v = json_object_get(v, b);
 	if (v && c)
 		v = json_object_get(v, c);
-	return json_is_number(v) ? json_number_value(v) : NAN;
+	return json_is_number(v) ? json_number_value(v) : json_u64_number(v);
 }
 
 /* ---- manifest: flattened key/value rows, bounded ---- */

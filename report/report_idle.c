@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/jsonint.h"
 #include "common/xml.h"
 #include "formats/blktrace.h"
 #include "report/report_grid.h"
@@ -33,10 +34,10 @@ static const json_t *dev_json(const struct report_input *in, unsigned idx)
 
 static uint64_t ju(const json_t *o, const char *k)
 {
-	const json_t *v = json_object_get(o, k);
+	uint64_t v;
 
-	return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v)
-	                                                       : 0;
+	json_u64_member(o, k, &v); /* 0 when missing or not a u64 */
+	return v;
 }
 
 static double jf(const json_t *o, const char *k)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/jsonint.h"
 #include "formats/outcheck.h"
 #include "iotape_version.h"
 
@@ -173,8 +174,8 @@ json_t *sweep_def_to_json(const struct sweep_def *d)
 		                       d->metric[i].expr));
 	json_object_set_new(root, "metrics", metrics);
 	json_object_set_new(root, "order", json_string(sweep_order_name(d->order)));
-	json_object_set_new(root, "seed", json_integer((json_int_t)d->seed));
-	json_object_set_new(root, "timeout_ns", json_integer((json_int_t)d->timeout_ns));
+	json_object_set_new(root, "seed", json_u64(d->seed));
+	json_object_set_new(root, "timeout_ns", json_u64(d->timeout_ns));
 	return root;
 }
 
@@ -304,12 +305,10 @@ int sweep_def_from_json(const json_t *j, struct sweep_def *d, struct iot_err *e)
 		return iot_err_set(e, -EINVAL, "'reps' is not a count");
 	d->reps = (unsigned)json_integer_value(reps);
 	d->capture = !json_is_false(json_object_get(j, "capture"));
-	if (seed && (!json_is_integer(seed) || json_integer_value(seed) < 0))
+	if (seed && json_u64_get(seed, &d->seed))
 		return iot_err_set(e, -EINVAL, "'seed' is not a non-negative integer");
-	d->seed = seed ? (uint64_t)json_integer_value(seed) : 0;
-	if (timeout && (!json_is_integer(timeout) || json_integer_value(timeout) < 0))
+	if (timeout && json_u64_get(timeout, &d->timeout_ns))
 		return iot_err_set(e, -EINVAL, "'timeout_ns' is not a non-negative integer");
-	d->timeout_ns = timeout ? (uint64_t)json_integer_value(timeout) : 0;
 	if (order && sweep_order_parse(order, &d->order))
 		return iot_err_set(e, -EINVAL, "'order': '%s' is not an order", order);
 	if ((ret = params_from(json_object_get(j, "params"), d, e)) ||

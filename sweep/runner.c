@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/jsonint.h"
 #include "common/fs.h"
 #include "common/spawn.h"
 #include "formats/manifest.h"
@@ -309,8 +310,7 @@ static enum run_end capture_outcome(const char *rundir, int st, char why, struct
 	state = json_string_value(json_object_get(m.root, "state"));
 	res->exit_status = m.have_exit_status ? m.exit_status : -1;
 	w = json_object_get(json_object_get(m.root, "command"), "wall_ns");
-	if (json_is_integer(w) && json_integer_value(w) > 0)
-		res->wall_ns = (uint64_t)json_integer_value(w);
+	json_u64_get(w, &res->wall_ns); /* 0 when missing */
 	if (!state)
 		state = "?";
 	if (!strcmp(state, "complete")) {

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/jsonint.h"
 #include "common/fs.h"
 
 static const char *const state_names[] = {
@@ -88,10 +89,8 @@ int sweep_result_parse(const char *buf, size_t len, struct sweep_result *r, stru
 	if (json_is_integer(v = json_object_get(j, "exit_status")) && json_integer_value(v) >= 0 &&
 	    json_integer_value(v) < 512)
 		r->exit_status = (int)json_integer_value(v);
-	if (json_is_integer(v = json_object_get(j, "wall_ns")) && json_integer_value(v) >= 0)
-		r->wall_ns = (uint64_t)json_integer_value(v);
-	if (json_is_integer(v = json_object_get(j, "run_ns")) && json_integer_value(v) >= 0)
-		r->run_ns = (uint64_t)json_integer_value(v);
+	json_u64_member(j, "wall_ns", &r->wall_ns);
+	json_u64_member(j, "run_ns", &r->run_ns);
 	if (json_is_string(v = json_object_get(j, "error")))
 		snprintf(r->error, sizeof(r->error), "%s", json_string_value(v));
 	r->metrics = json_object();
@@ -151,9 +150,9 @@ int sweep_result_save(const char *rundir, const struct sweep_def *d, size_t cell
 	if (r->exit_status >= 0)
 		json_object_set_new(j, "exit_status", json_integer(r->exit_status));
 	if (r->wall_ns)
-		json_object_set_new(j, "wall_ns", json_integer((json_int_t)r->wall_ns));
+		json_object_set_new(j, "wall_ns", json_u64(r->wall_ns));
 	if (r->run_ns)
-		json_object_set_new(j, "run_ns", json_integer((json_int_t)r->run_ns));
+		json_object_set_new(j, "run_ns", json_u64(r->run_ns));
 	if (r->error[0])
 		json_object_set_new(j, "error", json_string(r->error));
 	json_object_set_new(j, "metrics", r->metrics ? json_incref(r->metrics) : json_object());

@@ -43,4 +43,21 @@ for s in slow[:5]:  # the text lists the five slowest
 assert d["first_call_ns"] == first, (d.get("first_call_ns"), first)
 PY
 [ $? -eq 0 ] || fail "nfs: offsets"
+
+# times at and past 2^63 ns (issue #25 item 11): unsigned in the JSON (digits in a string past
+# 2^63 - 1, never negative as they were), and the text's seconds exact, not through a double
+printf '%s\n' "fio version 3 iolog" "9223372036854774 /dev/x add" \
+	"9223372036854774 /dev/x open" "9223372036854774 /dev/x read 0 4096" \
+	"9223372036854776 /dev/x read 4096 4096" "9223372036854776 /dev/x close" >"$TMP/late.iolog"
+"$IOTAPE" analyze --json "$TMP/late.iolog" >"$TMP/late.json" || fail "late: analyze --json"
+python3 - "$TMP/late.json" <<'PY' || fail "late: JSON times"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["start_ns"] == 9223372036854774000, d["start_ns"]
+assert d["end_ns"] == "9223372036854776000", d["end_ns"]
+assert d["span_ns"] == 2000, d["span_ns"]
+PY
+"$IOTAPE" analyze "$TMP/late.iolog" >"$TMP/late.txt" || fail "late: analyze"
+grep -q "times in seconds from 9223372036.854774000 s" "$TMP/late.txt" ||
+	fail "late: $(grep 'times in seconds' "$TMP/late.txt")"
 exit 0

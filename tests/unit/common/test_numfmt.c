@@ -124,12 +124,44 @@ static void test_negative_and_strw(void **state)
 	assert_string_equal(got, "FWFSM");
 }
 
+/* seconds from nanoseconds without a double (issue #25 item 11: "%.9f" of a double near
+ * 2^63 ns was off by about a microsecond) */
+static void test_secs(void **state)
+{
+	static const struct {
+		uint64_t ns;
+		unsigned dec;
+		const char *want;
+	} cases[] = {
+	    {0, 3, "0.000"},
+	    {999, 9, "0.000000999"},
+	    {1500000000, 0, "2"},
+	    {1499999999, 0, "1"},
+	    {1234567890, 6, "1.234568"},
+	    {1234567490, 6, "1.234567"},
+	    {9223372036854774000ull, 9, "9223372036.854774000"},
+	    {9223372036854775808ull, 9, "9223372036.854775808"},
+	    {UINT64_MAX, 9, "18446744073.709551615"},
+	    {UINT64_MAX, 3, "18446744073.710"},
+	    {UINT64_MAX, 0, "18446744074"},
+	    {999999999, 3, "1.000"},
+	};
+	char buf[40];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		*numfmt_secs(buf, cases[i].ns, cases[i].dec) = 0;
+		assert_string_equal(buf, cases[i].want);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_edges),
 	    cmocka_unit_test(test_random),
 	    cmocka_unit_test(test_negative_and_strw),
+	    cmocka_unit_test(test_secs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
