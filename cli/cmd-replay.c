@@ -153,6 +153,12 @@ static const struct cli_opt replay_opts[] = {
      .arg = "PATH",
      .kind = CLI_FILE,
      .help = "the fio to run (default: fio on PATH)"},
+    {.name = "fio-timeout",
+     .key = O_FIO_TIMEOUT,
+     .arg = "DUR",
+     .help = "stop fio and fail when it has not finished after DUR (default: 4 times the "
+             "trace's span plus 60s; 0: never): a server that accepts and never answers "
+             "keeps fio waiting"},
     {0},
 };
 
@@ -583,6 +589,7 @@ int cmd_replay(int argc, char **argv)
 		case O_FIO_DIR:
 		case O_FIO_REMOTE_DIR:
 		case O_FIO_BIN:
+		case O_FIO_TIMEOUT:
 			free(maps);
 			return usage_error("%s is for a replay across hosts (--fio-client, "
 			                   "--fio-hosts)",

@@ -97,6 +97,7 @@ int exit_code_for(int err)
 	case EROFS:
 	case EMFILE:
 	case ENFILE:
+	case ETIMEDOUT:
 		return EXIT_SYSTEM;
 	default:
 		return EXIT_USAGE;

@@ -202,6 +202,11 @@ static int parse(struct fopts *f, int argc, char **argv)
 		case O_FIO_BIN:
 			o->fio = optarg;
 			break;
+		case O_FIO_TIMEOUT:
+			if (parse_duration_ns("--fio-timeout", optarg, &u))
+				return EXIT_USAGE;
+			o->timeout_ns = u ? u : UINT64_MAX;
+			break;
 		case '?':
 			return bad_option(argv);
 		default: /* one of replay's options on this machine (doc_replay) */

@@ -55,7 +55,15 @@ struct fc_opts {
 	/* what the iologs and jobs say (export/export.h) */
 	struct export_iolog_opts xo;
 	volatile sig_atomic_t *stop; /* set by a signal handler: fio is told to stop */
+	/* fio must have ended this long after it started, or it is stopped and the replay
+	 * fails: a server that accepts and never answers keeps fio's client waiting for ever
+	 * (and deaf to SIGTERM). 0: FC_TIMEOUT_SLACK_NS plus FC_TIMEOUT_FACTOR times the trace's
+	 * span; UINT64_MAX: none. */
+	uint64_t timeout_ns;
 };
+
+#define FC_TIMEOUT_FACTOR 4
+#define FC_TIMEOUT_SLACK_NS (60ull * 1000000000ull)
 
 /* Completion latency as fio reports it (clat_ns): count, mean, max, percentiles. */
 struct fc_lat {
@@ -93,6 +101,8 @@ struct fc_result {
 	struct fc_fio all;        /* fio's "All clients" */
 	int fio_status;           /* fio's exit status (-1: killed by a signal) */
 	bool stopped;             /* a signal stopped it */
+	bool timed_out;           /* it ran past timeout_ns and was stopped */
+	uint64_t timeout_ns;      /* the limit it had */
 	char *fio_json, *fio_log; /* where fio's output is (in dir) */
 	char fio_msg[256];        /* fio's last complaint in its log ("fio: connect: ..."), or "" */
 };

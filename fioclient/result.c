@@ -3,22 +3,40 @@
 #include "fioclient/fioclient.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/jsonint.h"
+
 const double fc_pct[FC_NPCT] = {50, 90, 99, 99.9};
 const char *const fc_dir_name[FC_NDIR] = {"read", "write", "trim", "sync"};
 
+/*
+ * A count or time from fio's JSON: hostile or broken output may hold anything, so a negative
+ * number or NaN is 0, and one past what 64 bits hold is UINT64_MAX (1e300 as an integer is
+ * undefined behaviour). A double holds integers exactly to 2^53; fio writes integers anyway.
+ */
 static uint64_t u64_of(json_t *o, const char *key)
 {
 	json_t *v = json_object_get(o, key);
 
 	if (json_is_integer(v))
 		return json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
-	if (json_is_real(v))
-		return json_real_value(v) > 0 ? (uint64_t)json_real_value(v) : 0;
+	if (json_is_real(v)) {
+		double d = json_real_value(v);
+
+		if (!(d > 0))
+			return 0;
+		return d >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)d;
+	}
 	return 0;
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
 static void lat_of(json_t *clat, struct fc_lat *l)
@@ -40,9 +58,12 @@ static void lat_of(json_t *clat, struct fc_lat *l)
 /* One entry of fio's client_stats into f. */
 static void job_of(json_t *j, struct fc_fio *f)
 {
+	uint64_t err = u64_of(j, "error"), ms = u64_of(j, "job_runtime");
+
 	f->have = true;
-	f->error = (int)u64_of(j, "error");
-	f->runtime_ns = u64_of(j, "job_runtime") * 1000000; /* milliseconds */
+	f->error = err > INT_MAX ? INT_MAX : (int)err;
+	/* milliseconds; past 2^64 ns (584 years) it stays at UINT64_MAX */
+	f->runtime_ns = ms > UINT64_MAX / 1000000 ? UINT64_MAX : ms * 1000000;
 	for (unsigned d = 0; d < FC_NDIR; d++) {
 		json_t *dj = json_object_get(j, fc_dir_name[d]);
 
@@ -147,13 +168,13 @@ void fc_combine(struct fc_result *res)
 			const struct fc_lat *l = &f->lat[d];
 			struct fc_lat *al = &a->lat[d];
 
-			a->ios[d] += f->ios[d];
-			a->bytes[d] += f->bytes[d];
+			a->ios[d] = sat_add(a->ios[d], f->ios[d]);
+			a->bytes[d] = sat_add(a->bytes[d], f->bytes[d]);
 			if (!l->n)
 				continue;
 			al->mean = (al->mean * (double)al->n + l->mean * (double)l->n) /
-			           (double)(al->n + l->n);
-			al->n += l->n;
+			           ((double)al->n + (double)l->n);
+			al->n = sat_add(al->n, l->n);
 			if (l->max > al->max)
 				al->max = l->max;
 			/* percentiles do not add up: those of the one device with IOs, else none */
@@ -173,14 +194,14 @@ static json_t *lat_json(const struct fc_lat *l)
 {
 	json_t *o = json_object();
 
-	json_object_set_new(o, "count", json_integer((json_int_t)l->n));
+	json_object_set_new(o, "count", json_u64(l->n));
 	json_object_set_new(o, "mean_ns", json_real(l->mean));
 	/* -1: not known (several devices' percentiles do not combine) */
 	json_object_set_new(o, "p50_ns", l->p[0] < 0 ? json_null() : json_real(l->p[0]));
 	json_object_set_new(o, "p90_ns", l->p[1] < 0 ? json_null() : json_real(l->p[1]));
 	json_object_set_new(o, "p99_ns", l->p[2] < 0 ? json_null() : json_real(l->p[2]));
 	json_object_set_new(o, "p999_ns", l->p[3] < 0 ? json_null() : json_real(l->p[3]));
-	json_object_set_new(o, "max_ns", json_integer((json_int_t)l->max));
+	json_object_set_new(o, "max_ns", json_u64(l->max));
 	return o;
 }
 
@@ -199,16 +220,16 @@ static json_t *fio_json(const struct fc_fio *f, uint64_t trace_ns)
 	for (unsigned d = 0; d < FC_NDIR; d++) {
 		ios += f->ios[d];
 		bytes += f->bytes[d];
-		json_object_set_new(ops, fc_dir_name[d], json_integer((json_int_t)f->ios[d]));
+		json_object_set_new(ops, fc_dir_name[d], json_u64(f->ios[d]));
 		if (d != FC_SYNC && f->lat[d].n)
 			json_object_set_new(lat, fc_dir_name[d], lat_json(&f->lat[d]));
 	}
 	json_object_set_new(o, "reported", json_boolean(f->have));
 	json_object_set_new(o, "error", json_integer(f->error));
-	json_object_set_new(o, "ios", json_integer((json_int_t)ios));
-	json_object_set_new(o, "bytes", json_integer((json_int_t)bytes));
+	json_object_set_new(o, "ios", json_u64(ios));
+	json_object_set_new(o, "bytes", json_u64(bytes));
 	json_object_set_new(o, "ops", ops);
-	json_object_set_new(o, "duration_ns", json_integer((json_int_t)f->runtime_ns));
+	json_object_set_new(o, "duration_ns", json_u64(f->runtime_ns));
 	json_object_set_new(o, "duration_ratio", json_real(ratio(f->runtime_ns, trace_ns)));
 	json_object_set_new(o, "iops", json_real(secs > 0 ? (double)ios / secs : 0.0));
 	json_object_set_new(o, "mb_per_s", json_real(secs > 0 ? (double)bytes / 1e6 / secs : 0.0));
@@ -221,19 +242,19 @@ static json_t *trace_json(const struct export_iolog_dev *x, uint64_t t0)
 {
 	json_t *o = json_object();
 
-	json_object_set_new(o, "ios", json_integer((json_int_t)x->ios));
-	json_object_set_new(o, "bytes", json_integer((json_int_t)x->bytes));
+	json_object_set_new(o, "ios", json_u64(x->ios));
+	json_object_set_new(o, "bytes", json_u64(x->bytes));
 	json_object_set_new(o, "ops",
 	                    json_pack("{sIsIsIsI}", "read", (json_int_t)x->ops[IOLOG_READ], "write",
 	                              (json_int_t)x->ops[IOLOG_WRITE], "trim",
 	                              (json_int_t)x->ops[IOLOG_TRIM], "sync",
 	                              (json_int_t)(x->ops[IOLOG_SYNC] + x->ops[IOLOG_DATASYNC])));
-	json_object_set_new(o, "start_ns", json_integer((json_int_t)(x->first_ns - t0)));
-	json_object_set_new(o, "duration_ns", json_integer((json_int_t)(x->last_ns - t0)));
+	json_object_set_new(o, "start_ns", json_u64((x->first_ns - t0)));
+	json_object_set_new(o, "duration_ns", json_u64((x->last_ns - t0)));
 	json_object_set_new(o, "max_depth", json_integer(x->max_depth));
-	json_object_set_new(o, "skipped", json_integer((json_int_t)x->skipped));
-	json_object_set_new(o, "skipped_writes", json_integer((json_int_t)x->skipped_writes));
-	json_object_set_new(o, "writes_as_reads", json_integer((json_int_t)x->writes_as_reads));
+	json_object_set_new(o, "skipped", json_u64(x->skipped));
+	json_object_set_new(o, "skipped_writes", json_u64(x->skipped_writes));
+	json_object_set_new(o, "writes_as_reads", json_u64(x->writes_as_reads));
 	return o;
 }
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/fs.h"
+#include "common/numfmt.h"
 #include "formats/blktrace.h"
 
 extern char **environ;
@@ -190,6 +191,31 @@ static int fio_failed(const char *log, const char *what, int code, struct iot_er
 	                   log);
 }
 
+/* The time fio may take: o->timeout_ns, or by default the trace's span (the longest device's,
+ * from the common start) times FC_TIMEOUT_FACTOR plus FC_TIMEOUT_SLACK_NS, saturating. */
+static uint64_t fio_limit(const struct fc_opts *o, const struct fc_result *res)
+{
+	uint64_t span = 0, t;
+
+	if (o->timeout_ns)
+		return o->timeout_ns;
+	for (unsigned i = 0; i < res->ndevs; i++)
+		if (res->devs[i].x.last_ns - res->t0 > span)
+			span = res->devs[i].x.last_ns - res->t0;
+	if (span > (UINT64_MAX - FC_TIMEOUT_SLACK_NS) / FC_TIMEOUT_FACTOR)
+		return UINT64_MAX;
+	t = span * FC_TIMEOUT_FACTOR + FC_TIMEOUT_SLACK_NS;
+	return t;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
 static int run_fio(const struct fc_opts *o, const struct hostset *h, const char *dir,
                    struct fc_result *res, struct iot_err *e)
 {
@@ -200,7 +226,7 @@ static int run_fio(const struct fc_opts *o, const struct hostset *h, const char 
 	pid_t pid;
 	int ret, status = 0;
 	bool signalled = false;
-	struct timespec stop_at = {0, 0};
+	uint64_t start = mono_ns(), kill_at = 0;
 
 	if (!argv)
 		return iot_err_set(e, -ENOMEM, "out of memory");
@@ -234,10 +260,13 @@ static int run_fio(const struct fc_opts *o, const struct hostset *h, const char 
 		goto out;
 	}
 	/* wait; a stop request asks fio to stop its jobs (SIGINT: it tells the servers), then
-	 * ends it if it takes more than 10 seconds */
+	 * ends it if it takes more than 10 seconds; past the limit it gets SIGINT and, 2 s
+	 * later, SIGKILL (a client waiting on a silent server ignores the first) */
+	res->timeout_ns = fio_limit(o, res);
 	for (;;) {
 		pid_t w = waitpid(pid, &status, WNOHANG);
-		struct timespec now, nap = {0, 20000000};
+		struct timespec nap = {0, 20000000};
+		uint64_t now;
 
 		if (w == pid)
 			break;
@@ -245,16 +274,18 @@ static int run_fio(const struct fc_opts *o, const struct hostset *h, const char 
 			ret = iot_err_set(e, -errno, "waitpid: %s", strerror(errno));
 			goto out;
 		}
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (o->stop && *o->stop && !signalled) {
+		now = mono_ns();
+		if (!signalled && o->stop && *o->stop) {
 			kill(pid, SIGINT);
 			signalled = true;
 			res->stopped = true;
-			stop_at = now;
-			stop_at.tv_sec += 10;
-		} else if (signalled &&
-		           (now.tv_sec > stop_at.tv_sec ||
-		            (now.tv_sec == stop_at.tv_sec && now.tv_nsec > stop_at.tv_nsec))) {
+			kill_at = now + 10000000000ull;
+		} else if (!signalled && now - start >= res->timeout_ns) {
+			kill(pid, SIGINT);
+			signalled = true;
+			res->timed_out = true;
+			kill_at = now + 2000000000ull;
+		} else if (signalled && now >= kill_at) {
 			kill(pid, SIGKILL);
 		}
 		nanosleep(&nap, NULL);
@@ -356,6 +387,29 @@ int fc_run(const struct fc_opts *o, struct fc_result *res, struct iot_err *e)
 	}
 	if ((ret = run_fio(o, &h, dir, res, e)))
 		goto out;
+	if (res->timed_out) {
+		char hosts[256] = "", secs[40];
+
+		for (unsigned i = 0; i < h.n; i++) {
+			char name[300];
+			size_t len = strlen(hosts);
+
+			fc_slot_name(&o->slots[h.first_slot[i]], name, sizeof(name));
+			if (len + strlen(name) + 3 < sizeof(hosts)) {
+				strcat(hosts, i ? ", " : "");
+				strcat(hosts, name);
+			}
+		}
+		*numfmt_secs(secs, res->timeout_ns, 3) = '\0';
+		ret = iot_err_set(
+		    e, -ETIMEDOUT,
+		    "fio did not finish within %s s and was stopped: does every server "
+		    "answer? (%s; --fio-timeout sets the limit, by default %u times the "
+		    "trace's span plus %u s; fio's output: %s)",
+		    secs, hosts, FC_TIMEOUT_FACTOR, (unsigned)(FC_TIMEOUT_SLACK_NS / 1000000000ull),
+		    res->fio_log);
+		goto out;
+	}
 	ret = fc_parse_output(res->fio_json, res, e);
 	if (ret && res->fio_status)
 		ret = fio_failed(res->fio_log, res->stopped ? "fio was stopped" : "fio failed",

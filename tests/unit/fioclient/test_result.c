@@ -126,11 +126,68 @@ static void test_parse_bad(void **state)
 	assert_int_equal(fc_parse_output("/nonexistent/fio.json", &res, &e), -ENOENT);
 }
 
+/* Hostile numbers (issue #25 item 10): 1e300 as a count was converted to an integer
+ * (undefined behaviour), a job_runtime near 2^64 ms wrapped into a wrong ratio, and sums
+ * wrapped; now counts saturate at UINT64_MAX, negatives and NaN are 0, and the JSON of the
+ * result holds no negative number. */
+static void test_parse_hostile(void **state)
+{
+	static const char doc[] =
+	    "{\"client_stats\": [\n"
+	    " {\"jobname\": \"sdb\", \"error\": 1e300, \"job_runtime\": 1.8446744073709e19,\n"
+	    "  \"read\": {\"io_bytes\": 1e300, \"total_ios\": -5,\n"
+	    "           \"clat_ns\": {\"N\": 1e19, \"max\": 1.8446744073709552e19,"
+	    " \"mean\": 1.0}}},\n"
+	    " {\"jobname\": \"sdc\", \"job_runtime\": 9223372036854775807,\n"
+	    "  \"read\": {\"io_bytes\": 9223372036854775807, \"total_ios\": 3,\n"
+	    "           \"clat_ns\": {\"N\": 9223372036854775807, \"mean\": 2.0}}}]}\n";
+	struct fc_dev devs[2];
+	struct fc_result res;
+	struct fc_opts o;
+	struct iot_err e;
+	char *p = write_tmp(doc), *text;
+	json_t *j;
+
+	(void)state;
+	memset(&res, 0, sizeof(res));
+	memset(devs, 0, sizeof(devs));
+	memset(&o, 0, sizeof(o));
+	strcpy(devs[0].x.name, "sdb");
+	strcpy(devs[1].x.name, "sdc");
+	res.devs = devs;
+	res.ndevs = 2;
+	assert_int_equal(fc_parse_output(p, &res, &e), 0);
+	unlink(p);
+	assert_true(devs[0].fio.bytes[FC_READ] == UINT64_MAX);
+	assert_true(devs[0].fio.ios[FC_READ] == 0);
+	assert_true(devs[0].fio.error > 0);
+	assert_true(devs[0].fio.runtime_ns == UINT64_MAX);
+	assert_true(devs[0].fio.lat[FC_READ].n == 10000000000000000000ull);
+	assert_true(devs[0].fio.lat[FC_READ].max == UINT64_MAX);
+	assert_true(devs[1].fio.runtime_ns == UINT64_MAX);
+	/* the sums saturate instead of wrapping */
+	assert_true(res.all.bytes[FC_READ] == UINT64_MAX);
+	assert_true(res.all.runtime_ns == UINT64_MAX);
+	assert_true(res.all.lat[FC_READ].n == UINT64_MAX);
+	o.run = "t";
+	o.dir = "d";
+	o.slots = &(struct fc_slot){.host = "h", .port = 1, .target = "x"};
+	o.nslots = 1;
+	j = fc_result_json(&o, &res);
+	text = json_dumps(j, JSON_COMPACT);
+	assert_non_null(text);
+	assert_null(strstr(text, ":-"));
+	assert_non_null(strstr(text, "\"duration_ns\":\"18446744073709551615\""));
+	free(text);
+	json_decref(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_parse),
 	    cmocka_unit_test(test_parse_bad),
+	    cmocka_unit_test(test_parse_hostile),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
