@@ -690,6 +690,7 @@ int cmd_replay(int argc, char **argv)
 	ret = replay_run(&o, &src, &st, &e);
 	if (o.progress)
 		fprintf(stderr, "\r%*s\r", 78, "");
+	warn_block_input(rd, NULL); /* what the reader found: files cut short, times backwards */
 	rc = capture_dir ? replay_capture_stop(&cap, json) : EXIT_OK;
 	if (capture_dir && !rc && !ret && compare_capture(o.fid, capture_dir, &fid_res) == 0)
 		st.fidelity = &fid_res;

@@ -43,6 +43,12 @@ void warn_block_input(const struct bt_reader *rd, json_t *list)
 		if (fs->skips)
 			warn(list, "'%s': %" PRIu64 " records missing (sequence gaps)", fs->path,
 			     fs->skips);
+		if (fs->backwards)
+			warn(list,
+			     "'%s': %" PRIu64 " times go backwards (lines of the iolog out of time "
+			     "order, taken as written: spans, gaps and a replay's waits are not "
+			     "what the log meant)",
+			     fs->path, fs->backwards);
 	}
 }
 

@@ -119,6 +119,7 @@ struct bt_file_stats {
 	int truncated;           /* the file ended inside a record (warning, not error) */
 	uint64_t trunc_at;       /* byte offset of that partial record */
 	unsigned iolog_version;  /* a fio iolog: 2 or 3 (version is 0); else 0 */
+	uint64_t backwards;      /* a v3 iolog: lines whose time is before the line's before */
 };
 
 struct bt_stats {

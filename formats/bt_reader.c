@@ -274,6 +274,7 @@ static int src_next_iolog(struct bt_src *s, struct iot_err *e)
 
 	s->st.records = st->ios;
 	s->st.truncated = st->truncated;
+	s->st.backwards = st->backwards;
 	return r;
 }
 
