@@ -410,11 +410,20 @@ static int render(struct movie *m, const struct movie_opts *o, struct run *runs,
 		return error("interrupted; no movie written"), EXIT_SYSTEM;
 	if (ret)
 		return ret == -ENODATA ? (error("%s", e.msg), EXIT_USAGE) : input_error(&e, ret);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		if (movie_unshown(m, (unsigned)i))
 			warning("'%s': %llu events after the last event its manifest records were "
 			        "not drawn",
 			        runs[i].arg, (unsigned long long)movie_unshown(m, (unsigned)i));
+		if (movie_undrawn(m, (unsigned)i))
+			warning("'%s': %llu events of devices its manifest does not name were not "
+			        "drawn",
+			        runs[i].arg, (unsigned long long)movie_undrawn(m, (unsigned)i));
+		if (movie_outside(m, (unsigned)i))
+			warning("'%s': %llu IOs outside the sector range its manifest records were "
+			        "drawn at the panel's edge",
+			        runs[i].arg, (unsigned long long)movie_outside(m, (unsigned)i));
+	}
 	return EXIT_OK;
 }
 
@@ -478,10 +487,13 @@ int cmd_movie(int argc, char **argv)
 		if ((ret = open_block(r, true)))
 			goto out;
 		/* a run's manifest gives the axes: one pass; else a first pass over the trace */
-		if (r->have_mf && !movie_probe_from_manifest(&r->probe, &r->mf, &e)) {
+		if (r->have_mf && !(ret = movie_probe_from_manifest(
+		                        &r->probe, &r->mf, bt_reader_stats(r->ci.block), &e))) {
 			r->once = true;
-			ret = 0;
 		} else {
+			if (ret == -ESTALE)
+				warning("'%s': %s; the axes come from a first pass over the trace",
+				        r->arg, e.msg);
 			ret = movie_probe_read(&r->probe, r->ci.block, &e);
 			cli_input_release(&r->ci);
 		}

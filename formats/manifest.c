@@ -46,16 +46,20 @@ static int get_int(json_t *o, const char *key, int64_t *out, int *have, const ch
 	return 0;
 }
 
+/* A count: an integer >= 0, or past 2^63 the string of digits common/jsonint.h writes. */
 static int get_u64(json_t *o, const char *key, uint64_t *out, const char *ctx, struct iot_err *e)
 {
-	int64_t v = 0;
-	int ret = get_int(o, key, &v, NULL, ctx, e);
+	json_t *v = json_object_get(o, key);
+	int64_t i = 0;
+	int ret;
 
-	if (ret)
+	if (json_is_string(v) && !json_u64_get(v, out))
+		return 0;
+	if ((ret = get_int(o, key, &i, NULL, ctx, e)))
 		return ret;
-	if (v < 0)
+	if (i < 0)
 		return iot_err_set(e, -EINVAL, "manifest: %s%s: negative count", ctx, key);
-	*out = (uint64_t)v;
+	*out = (uint64_t)i;
 	return 0;
 }
 
@@ -115,11 +119,11 @@ static int parse_pair(json_t *clock, const char *which, int64_t *real, int64_t *
 static int parse_issued(json_t *o, struct blk_extent *x, const char *ctx, struct iot_err *e)
 {
 	uint64_t lo = 0, end = 0;
-	int h0 = 0, h1 = 0, h2 = 0, ret;
+	int h1 = 0, h2 = 0, ret;
 	char sub[64];
 
 	snprintf(sub, sizeof(sub), "%sissued.", ctx);
-	if ((ret = get_axis(o, "ios", &x->ios, &h0, sub, e)) ||
+	if ((ret = get_u64(o, "ios", &x->ios, sub, e)) ||
 	    (ret = get_axis(o, "lo_sector", &lo, &h1, sub, e)) ||
 	    (ret = get_axis(o, "end_sector", &end, &h2, sub, e)))
 		return ret;

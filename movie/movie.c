@@ -170,6 +170,16 @@ uint64_t movie_unshown(const struct movie *m, unsigned i)
 	return i < m->n ? m->track[i].unshown : 0;
 }
 
+uint64_t movie_undrawn(const struct movie *m, unsigned i)
+{
+	return i < m->n ? m->track[i].undrawn : 0;
+}
+
+uint64_t movie_outside(const struct movie *m, unsigned i)
+{
+	return i < m->n ? m->track[i].outside : 0;
+}
+
 /* The next batch of run t's events: 1, or 0 at the end of its trace (which ends the track). */
 static int next_batch(struct movie_track *t, struct bt_reader *rd, struct iot_err *e)
 {

@@ -45,9 +45,15 @@ int movie_probe_read(struct movie_probe *p, struct bt_reader *rd, struct iot_err
 /*
  * From a run's manifest, without reading the trace: the capture recorded each device's first
  * and last event and the sectors issued (the same axes as the first pass gives). -ENODATA
- * (e says why) for a run captured before iotape recorded them.
+ * (e says why) for a run captured before iotape recorded them. With the trace's files (st,
+ * may be NULL), a manifest that does not describe them is -ESTALE (e says how: a device
+ * with events but no trace file, a trace file of a device it does not name, a sector range
+ * of one sector for several IOs, where every IO would be drawn at the edge): the caller
+ * makes the first pass instead.
  */
-int movie_probe_from_manifest(struct movie_probe *p, const struct manifest *mf, struct iot_err *e);
+struct bt_stats;
+int movie_probe_from_manifest(struct movie_probe *p, const struct manifest *mf,
+                              const struct bt_stats *st, struct iot_err *e);
 void movie_probe_release(struct movie_probe *p);
 
 enum movie_format {
@@ -109,5 +115,9 @@ int movie_render(struct movie *m, struct bt_reader *const *rd, const char *path,
 /* Events of run i after the movie's last frame (a manifest whose span is short of its trace):
  * read, not drawn. */
 uint64_t movie_unshown(const struct movie *m, unsigned i);
+/* Events of run i on devices its axes do not have (a manifest that named others): read, not
+ * drawn; and issued IOs outside their device's sector range, drawn at its edge. */
+uint64_t movie_undrawn(const struct movie *m, unsigned i);
+uint64_t movie_outside(const struct movie *m, unsigned i);
 
 #endif

@@ -94,6 +94,8 @@ struct movie_track {
 	uint64_t start;   /* the first event (notifies aside): frame 0 starts there */
 	uint64_t last;    /* the latest event fed */
 	uint64_t unshown; /* events after the last frame */
+	uint64_t undrawn; /* events of devices the axes do not have */
+	uint64_t outside; /* issued IOs outside their device's sector range */
 	uint64_t frame;   /* frames whose bins are in the series */
 	uint64_t win_frames;
 	uint64_t step, frames;

@@ -10,6 +10,7 @@
 #include "analyze/blk_sink.h"
 #include "formats/blktrace.h"
 #include "formats/manifest.h"
+#include "formats/rundir.h"
 
 static int dev_cmp(const void *a, const void *b)
 {
@@ -117,13 +118,86 @@ int movie_probe_read(struct movie_probe *p, struct bt_reader *rd, struct iot_err
 	return 0;
 }
 
-int movie_probe_from_manifest(struct movie_probe *p, const struct manifest *mf, struct iot_err *e)
+/* The set of a trace file: "NAME.blktrace" of DIR/NAME.blktrace.N, into buf; false for
+ * another name. */
+static bool set_of(const char *path, char *buf, size_t cap)
+{
+	const char *base = strrchr(path, '/'), *infix;
+	size_t n;
+
+	base = base ? base + 1 : path;
+	infix = strstr(base, RUNDIR_SET_INFIX);
+	if (!infix)
+		return false;
+	n = (size_t)(infix - base) + strlen(RUNDIR_SET_INFIX) - 1; /* without the last dot */
+	if (n >= cap)
+		return false;
+	memcpy(buf, base, n);
+	buf[n] = '\0';
+	return true;
+}
+
+/* The set a manifest device's files are ("files", else NAME.blktrace). */
+static bool is_set_of(const struct manifest_dev *md, const char *set)
+{
+	size_t n = strlen(md->name);
+
+	if (md->files)
+		return !strcmp(md->files, set);
+	return !strncmp(set, md->name, n) && !strcmp(set + n, ".blktrace");
+}
+
+/* Does the manifest describe the trace's files? 0, or -ESTALE with e saying how not. */
+static int matches_files(const struct manifest *mf, const struct bt_stats *st, struct iot_err *e)
+{
+	char set[256];
+
+	for (unsigned f = 0; f < st->nfiles; f++) {
+		unsigned i;
+
+		if (!st->files[f].path || !set_of(st->files[f].path, set, sizeof(set)))
+			return iot_err_set(e, -ESTALE, "'%s' is no trace set the manifest can name",
+			                   st->files[f].path ? st->files[f].path : "-");
+		for (i = 0; i < mf->ndevs && !is_set_of(&mf->devs[i], set); i++)
+			;
+		if (i == mf->ndevs)
+			return iot_err_set(e, -ESTALE,
+			                   "the manifest does not name the trace's set '%s'", set);
+	}
+	for (unsigned i = 0; i < mf->ndevs; i++) {
+		const struct manifest_dev *md = &mf->devs[i];
+		unsigned f;
+
+		for (f = 0; f < st->nfiles; f++)
+			if (set_of(st->files[f].path, set, sizeof(set)) && is_set_of(md, set))
+				break;
+		if (f == st->nfiles && md->events)
+			return iot_err_set(
+			    e, -ESTALE,
+			    "device '%s' of the manifest (%llu events) is not in the "
+			    "trace",
+			    md->name, (unsigned long long)md->events);
+		if (md->issued.ios > 1 && md->issued.hi - md->issued.lo <= 1)
+			return iot_err_set(
+			    e, -ESTALE,
+			    "the manifest gives device '%s' a range of one sector for "
+			    "%llu IOs",
+			    md->name, (unsigned long long)md->issued.ios);
+	}
+	return 0;
+}
+
+int movie_probe_from_manifest(struct movie_probe *p, const struct manifest *mf,
+                              const struct bt_stats *st, struct iot_err *e)
 {
 	uint64_t first = UINT64_MAX, last = 0;
+	int ret;
 
 	memset(p, 0, sizeof(*p));
 	if (!mf->ndevs)
 		return iot_err_set(e, -ENODATA, "the manifest names no device");
+	if (st && (ret = matches_files(mf, st, e)))
+		return ret;
 	for (unsigned i = 0; i < mf->ndevs; i++) {
 		const struct manifest_dev *md = &mf->devs[i];
 

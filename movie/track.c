@@ -229,14 +229,20 @@ void movie_track_feed(struct movie_track *t, const struct blk_event *ev)
 		return;
 	if (ev->time > t->last)
 		t->last = ev->time;
-	if ((idx = movie_track_dev_index(t, ev->dev)) < 0)
+	if ((idx = movie_track_dev_index(t, ev->dev)) < 0) {
+		t->undrawn++;
 		return;
+	}
 	blk_idle_feed(t->idle, (unsigned)idx, ev);
 	if ((unsigned)idx >= t->nshow)
 		return;
 	blk_timeline_feed(t->tl, (unsigned)idx, ev);
-	if (ev->action == BLK_A_ISSUE && ev->bytes >> 9)
-		grid_add(&t->dev[idx].grid, t->dev[idx].pd, t->start, ev);
+	if (ev->action == BLK_A_ISSUE && ev->bytes >> 9) {
+		const struct movie_probe_dev *pd = t->dev[idx].pd;
+
+		t->outside += ev->sector < pd->lo || ev->sector >= pd->hi;
+		grid_add(&t->dev[idx].grid, pd, t->start, ev);
+	}
 }
 
 void movie_track_end(struct movie_track *t)

@@ -139,7 +139,7 @@ static int from_manifest(const char *devices, struct movie_probe *p, struct iot_
 	         "\"devices\": [%s]}",
 	         devices);
 	assert_int_equal(manifest_parse(doc, strlen(doc), &mf, e), 0);
-	ret = movie_probe_from_manifest(p, &mf, e);
+	ret = movie_probe_from_manifest(p, &mf, NULL, e);
 	manifest_release(&mf);
 	return ret;
 }
@@ -227,12 +227,85 @@ static void test_manifest_bad_issued(void **s)
 	}
 }
 
+/* A manifest that does not describe the trace's files (issue #25 item 15: devices it named
+ * but the trace lacked drew empty panels, the trace's own device went undrawn, a range of one
+ * sector put every IO at the edge, all without a word): -ESTALE, and the movie makes the
+ * first pass. */
+static void test_manifest_against_files(void **s)
+{
+	static const char sdb[] = "{\"name\": \"sdb\", \"major\": 8, \"minor\": 16, "
+	                          "\"events\": 500, \"first_event_ns\": 2000, "
+	                          "\"last_event_ns\": 9000, \"issued\": {\"ios\": 100, "
+	                          "\"lo_sector\": 64, \"end_sector\": 5008}}";
+	static const char sdc[] = "{\"name\": \"sdc\", \"major\": 8, \"minor\": 32, "
+	                          "\"events\": 7, \"first_event_ns\": 2000, "
+	                          "\"last_event_ns\": 3000, \"issued\": {\"ios\": 0}}";
+	static const char narrow[] = "{\"name\": \"sdb\", \"major\": 8, \"minor\": 16, "
+	                             "\"events\": 500, \"first_event_ns\": 2000, "
+	                             "\"last_event_ns\": 9000, \"issued\": {\"ios\": 100, "
+	                             "\"lo_sector\": 64, \"end_sector\": 65}}";
+	struct bt_file_stats files[2] = {{.path = "/run/sdb.blktrace.0"},
+	                                 {.path = "/run/sdb.blktrace.1"}};
+	struct bt_stats st = {.nfiles = 2, .files = files};
+	const struct {
+		const char *devices;
+		int want;
+		const char *says;
+	} cases[] = {
+	    {sdb, 0, NULL},
+	    {"", -ENODATA, "names no device"},
+	    {narrow, -ESTALE, "one sector for 100 IOs"},
+	};
+	struct movie_probe p;
+
+	(void)s;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char doc[2048];
+		struct manifest mf;
+		struct iot_err err = {""};
+
+		snprintf(doc, sizeof(doc),
+		         "{\"format\": \"iotape-run\", \"format_version\": 1, \"devices\": [%s]}",
+		         cases[i].devices);
+		assert_int_equal(manifest_parse(doc, strlen(doc), &mf, &err), 0);
+		assert_int_equal(movie_probe_from_manifest(&p, &mf, &st, &err), cases[i].want);
+		if (cases[i].says)
+			assert_non_null(strstr(err.msg, cases[i].says));
+		movie_probe_release(&p);
+		manifest_release(&mf);
+	}
+	{
+		char doc[2048];
+		struct manifest mf;
+		struct iot_err err = {""};
+
+		/* a device of the manifest with events and no file of the trace */
+		snprintf(
+		    doc, sizeof(doc),
+		    "{\"format\": \"iotape-run\", \"format_version\": 1, \"devices\": [%s, %s]}",
+		    sdb, sdc);
+		assert_int_equal(manifest_parse(doc, strlen(doc), &mf, &err), 0);
+		assert_int_equal(movie_probe_from_manifest(&p, &mf, &st, &err), -ESTALE);
+		assert_non_null(strstr(err.msg, "device 'sdc' of the manifest (7 events)"));
+		/* a file of the trace the manifest does not name */
+		files[1].path = "/run/sdd.blktrace.0";
+		mf.ndevs = 1;
+		assert_int_equal(movie_probe_from_manifest(&p, &mf, &st, &err), -ESTALE);
+		assert_non_null(strstr(err.msg, "does not name the trace's set 'sdd.blktrace'"));
+		mf.ndevs = 2;
+		manifest_release(&mf);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_span_and_devices),    cmocka_unit_test(test_ends_of_the_axis),
-	    cmocka_unit_test(test_no_events),           cmocka_unit_test(test_manifest),
+	    cmocka_unit_test(test_span_and_devices),
+	    cmocka_unit_test(test_ends_of_the_axis),
+	    cmocka_unit_test(test_no_events),
+	    cmocka_unit_test(test_manifest),
 	    cmocka_unit_test(test_manifest_bad_issued),
+	    cmocka_unit_test(test_manifest_against_files),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
