@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,20 +18,33 @@
 #include "formats/manifest.h"
 
 #define MAX_IODEPTH 256u /* the job's iodepth: the trace's depth, at most this */
+/*
+ * Logs open at once. A log's writer holds a descriptor and a 256 KiB buffer, so one per device
+ * ran out of descriptors at 1 018 devices (fio's write_iolog gives 2 000 for nrfiles=2000) and
+ * of memory at 10^6; past this many, the one used longest ago is closed and opened again for
+ * appending when its device has IO again.
+ */
+#define OPEN_MAX 64u
 
+/* What the pass keeps of a device besides its result (struct export_iolog_dev). */
 struct xdev {
-	struct export_iolog_dev d;
-	struct iolog_writer *w;
-	char *path; /* the iolog's file name in the log: /dev/NAME */
-	bool out;   /* left out (no target, only_targets) */
+	struct iolog_writer *w; /* open, or NULL (never opened, or closed to make room) */
+	uint64_t used;          /* the pass's clock when it last wrote */
+	uint16_t closed;        /* closed for room: the length of the close line it ends with */
+	bool out;               /* left out (no target, only_targets) */
 };
 
 struct xp {
 	const struct export_iolog_opts *o;
 	struct export_iolog_result *res;
-	struct xdev *devs;
-	unsigned ndevs;
+	struct export_iolog_dev *devs; /* the result's array, handed over at the end */
+	struct xdev *x;                /* beside it */
+	unsigned ndevs, cap;
+	uint32_t *slot; /* open addressing by device number: index + 1, 0 empty */
+	unsigned nslots;
 	unsigned last; /* index of the last device looked up */
+	unsigned open[OPEN_MAX], nopen, max_open;
+	uint64_t clock;
 	struct manifest m;
 	bool have_manifest;
 	struct blk_depth *depth;
@@ -63,28 +77,64 @@ static const struct export_target *target_of(const struct export_iolog_opts *o, 
 	return NULL;
 }
 
-/* The device's entry, made on first sight; NULL when out of memory. */
-static struct xdev *dev_of(struct xp *x, uint32_t dev, struct iot_err *e, int *ret)
+static unsigned hash_dev(uint32_t dev, unsigned nslots)
+{
+	return (unsigned)((dev * 0x9e3779b1u) >> 7) & (nslots - 1);
+}
+
+/* The slot table at twice the devices, at least 64 (a power of two). */
+static int rehash(struct xp *x)
+{
+	unsigned n = x->nslots ? x->nslots * 2 : 64;
+	uint32_t *t = calloc(n, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	for (unsigned i = 0; i < x->ndevs; i++) {
+		unsigned h = hash_dev(x->devs[i].dev, n);
+
+		while (t[h])
+			h = (h + 1) & (n - 1);
+		t[h] = i + 1;
+	}
+	free(x->slot);
+	x->slot = t;
+	x->nslots = n;
+	return 0;
+}
+
+/* The device's index, its entry made on first sight; -1 when out of memory. */
+static int dev_of(struct xp *x, uint32_t dev, struct iot_err *e)
 {
 	const struct export_target *t;
-	struct xdev *d;
+	struct export_iolog_dev *d;
 	const char *name = NULL;
 	char buf[64];
+	unsigned h;
 
-	if (x->ndevs && x->devs[x->last].d.dev == dev)
-		return &x->devs[x->last];
-	for (unsigned i = 0; i < x->ndevs; i++)
-		if (x->devs[i].d.dev == dev)
-			return &x->devs[x->last = i];
-	d = realloc(x->devs, (x->ndevs + 1) * sizeof(*d));
-	if (!d) {
-		*ret = iot_err_set(e, -ENOMEM, "out of memory");
-		return NULL;
+	if (x->ndevs && x->devs[x->last].dev == dev)
+		return (int)x->last;
+	for (h = x->nslots ? hash_dev(dev, x->nslots) : 0; x->nslots && x->slot[h];
+	     h = (h + 1) & (x->nslots - 1))
+		if (x->devs[x->slot[h] - 1].dev == dev)
+			return (int)(x->last = x->slot[h] - 1);
+	if (x->ndevs == x->cap) {
+		unsigned cap = x->cap ? x->cap * 2 : 16;
+		struct export_iolog_dev *nd = realloc(x->devs, cap * sizeof(*nd));
+		struct xdev *nx;
+
+		if (nd)
+			x->devs = nd;
+		nx = nd ? realloc(x->x, cap * sizeof(*nx)) : NULL;
+		if (!nx)
+			return iot_err_set(e, -ENOMEM, "out of memory"), -1;
+		x->x = nx;
+		x->cap = cap;
 	}
-	x->devs = d;
 	d = &x->devs[x->ndevs];
 	memset(d, 0, sizeof(*d));
-	d->d.dev = dev;
+	memset(&x->x[x->ndevs], 0, sizeof(x->x[0]));
+	d->dev = dev;
 	for (unsigned i = 0; x->have_manifest && i < x->m.ndevs; i++)
 		if (BLK_MKDEV(x->m.devs[i].major, x->m.devs[i].minor) == dev)
 			name = x->m.devs[i].name;
@@ -92,17 +142,98 @@ static struct xdev *dev_of(struct xp *x, uint32_t dev, struct iot_err *e, int *r
 		snprintf(buf, sizeof(buf), "dev%u_%u", BLK_DEV_MAJOR(dev), BLK_DEV_MINOR(dev));
 		name = buf;
 	}
-	safe_name(d->d.name, sizeof(d->d.name), name);
+	safe_name(d->name, sizeof(d->name), name);
 	t = target_of(x->o, dev);
-	d->out = !t && x->o->only_targets;
-	d->d.job = t ? t->job : 0;
-	d->d.target = t ? t->target : NULL;
-	if (asprintf(&d->path, "/dev/%s", d->d.name) < 0) {
-		*ret = iot_err_set(e, -ENOMEM, "out of memory");
-		return NULL;
-	}
+	x->x[x->ndevs].out = !t && x->o->only_targets;
+	d->job = t ? t->job : 0;
+	d->target = t ? t->target : NULL;
 	x->last = x->ndevs++;
-	return d;
+	if (2 * x->ndevs > x->nslots) {
+		if (rehash(x))
+			return x->ndevs--, iot_err_set(e, -ENOMEM, "out of memory"), -1;
+	} else {
+		for (h = hash_dev(dev, x->nslots); x->slot[h]; h = (h + 1) & (x->nslots - 1))
+			;
+		x->slot[h] = x->last + 1;
+	}
+	return (int)x->last;
+}
+
+/* The file name a device's lines carry: /dev/NAME */
+static const char *log_file(const struct export_iolog_dev *d, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "/dev/%s", d->name);
+	return buf;
+}
+
+/* Times in the log: microseconds since the first IO written, plus one, because fio takes no
+ * delay after a line at time 0 (delay_since_ttime). */
+static uint64_t log_us(const struct xp *x, uint64_t t)
+{
+	return 1 + (t - x->t0) / 1000;
+}
+
+/* Device i's log ends (for now): its close line at the time of its last IO, and the file
+ * closed. A log closed for room that gets IO again loses that line first. */
+static int end_log(struct xp *x, unsigned i, struct iot_err *e)
+{
+	const struct export_iolog_dev *d = &x->devs[i];
+	char file[80];
+	int ret = iolog_writer_line(x->x[i].w, log_us(x, d->last_ns),
+	                            log_file(d, file, sizeof(file)), IOLOG_CLOSE, 0, 0, e);
+	struct iot_err ce;
+	int c;
+
+	x->x[i].closed = (uint16_t)iolog_writer_last_len(x->x[i].w);
+	c = iolog_writer_close(x->x[i].w, ret ? &ce : e);
+	x->x[i].w = NULL;
+	for (unsigned k = 0; k < x->nopen; k++)
+		if (x->open[k] == i) {
+			x->open[k] = x->open[--x->nopen];
+			break;
+		}
+	return ret ? ret : c;
+}
+
+/* Close the log used longest ago, to make room for another (lines stay in order: each log is
+ * appended to by its device alone). */
+static int close_oldest(struct xp *x, struct iot_err *e)
+{
+	unsigned k = 0;
+
+	for (unsigned j = 1; j < x->nopen; j++)
+		if (x->x[x->open[j]].used < x->x[x->open[k]].used)
+			k = j;
+	return end_log(x, x->open[k], e);
+}
+
+/* Device i's log, open for another line: made on its first IO, opened again after a close. */
+static int writer_of(struct xp *x, unsigned i, struct iot_err *e)
+{
+	struct export_iolog_dev *d = &x->devs[i];
+	bool first = !d->iolog[0];
+	char *path;
+	int ret;
+
+	x->x[i].used = ++x->clock;
+	if (x->x[i].w)
+		return 0;
+	if (x->nopen >= x->max_open && (ret = close_oldest(x, e)))
+		return ret;
+	if (asprintf(&path, "%s/%s.iolog", x->dir, d->name) < 0)
+		return iot_err_set(e, -ENOMEM, "out of memory");
+	ret = first ? iolog_writer_open(&x->x[i].w, path, x->o->version, e)
+	            : iolog_writer_append(&x->x[i].w, path, x->o->version, x->x[i].closed, e);
+	x->x[i].closed = 0;
+	free(path);
+	if (ret)
+		return ret;
+	x->open[x->nopen++] = i;
+	if (first) {
+		snprintf(d->iolog, sizeof(d->iolog), "%s.iolog", d->name);
+		x->res->st.files++;
+	}
+	return 0;
 }
 
 /* What fio does for the event: an iolog op, or -1 to leave it out (counted). */
@@ -117,27 +248,22 @@ static int op_of(const struct blk_event *ev)
 	return ev->flags & BLK_F_WRITE ? IOLOG_WRITE : IOLOG_READ;
 }
 
-/* Times in the log: microseconds since the first IO written, plus one, because fio takes no
- * delay after a line at time 0 (delay_since_ttime). */
-static uint64_t log_us(const struct xp *x, uint64_t t)
+static int io_line(struct xp *x, unsigned i, const struct blk_event *ev, struct iot_err *e)
 {
-	return 1 + (t - x->t0) / 1000;
-}
-
-static int io_line(struct xp *x, struct xdev *d, const struct blk_event *ev, struct iot_err *e)
-{
+	struct export_iolog_dev *d = &x->devs[i];
 	int op = op_of(ev), ret;
+	char file[80];
 
 	if (op < 0) {
-		d->d.skipped++;
+		d->skipped++;
 		return 0;
 	}
 	if ((op == IOLOG_WRITE || op == IOLOG_TRIM) && x->o->writes != EXPORT_WRITES) {
 		if (op == IOLOG_WRITE && x->o->writes == EXPORT_WRITES_AS_READS) {
 			op = IOLOG_READ;
-			d->d.writes_as_reads++;
+			d->writes_as_reads++;
 		} else {
-			d->d.skipped_writes++;
+			d->skipped_writes++;
 			return 0;
 		}
 	}
@@ -145,32 +271,26 @@ static int io_line(struct xp *x, struct xdev *d, const struct blk_event *ev, str
 		x->t0 = ev->time;
 		x->have_t0 = true;
 	}
-	if (!d->w) {
-		char *path;
-
-		if (asprintf(&path, "%s/%s.iolog", x->dir, d->d.name) < 0)
-			return iot_err_set(e, -ENOMEM, "out of memory");
-		ret = iolog_writer_open(&d->w, path, x->o->version, e);
-		snprintf(d->d.iolog, sizeof(d->d.iolog), "%s.iolog", d->d.name);
-		free(path);
-		if (ret)
-			return ret;
-		x->res->st.files++;
-		if ((ret = iolog_writer_line(d->w, 1, d->path, IOLOG_ADD, 0, 0, e)) ||
-		    (ret = iolog_writer_line(d->w, 1, d->path, IOLOG_OPEN, 0, 0, e)))
+	log_file(d, file, sizeof(file));
+	if (!d->iolog[0]) {
+		if ((ret = writer_of(x, i, e)) ||
+		    (ret = iolog_writer_line(x->x[i].w, 1, file, IOLOG_ADD, 0, 0, e)) ||
+		    (ret = iolog_writer_line(x->x[i].w, 1, file, IOLOG_OPEN, 0, 0, e)))
 			return ret;
 		x->res->st.lines += 2;
-		d->d.first_ns = ev->time;
+		d->first_ns = ev->time;
+	} else if ((ret = writer_of(x, i, e))) {
+		return ret;
 	}
-	ret = iolog_writer_line(d->w, log_us(x, ev->time), d->path, (unsigned)op,
+	ret = iolog_writer_line(x->x[i].w, log_us(x, ev->time), file, (unsigned)op,
 	                        ev->sector * 512 + (op == IOLOG_DATASYNC ? 0 : x->o->offset),
 	                        op == IOLOG_DATASYNC ? 0 : ev->bytes, e);
 	if (ret)
 		return ret;
-	d->d.last_ns = ev->time;
-	d->d.ios++;
-	d->d.bytes += op == IOLOG_DATASYNC ? 0 : ev->bytes;
-	d->d.ops[op]++;
+	d->last_ns = ev->time;
+	d->ios++;
+	d->bytes += op == IOLOG_DATASYNC ? 0 : ev->bytes;
+	d->ops[op]++;
 	x->res->st.lines++;
 	x->res->st.ios++;
 	return 0;
@@ -210,17 +330,17 @@ static int job_file(struct xp *x, unsigned job, struct iot_err *e)
 	if (o->no_stall)
 		fprintf(f, "replay_no_stall=1\n");
 	for (unsigned i = 0; i < x->ndevs; i++) {
-		struct xdev *d = &x->devs[i];
+		const struct export_iolog_dev *d = &x->devs[i];
 
-		if (d->out || !d->d.ios || d->d.job != job)
+		if (x->x[i].out || !d->ios || d->job != job)
 			continue;
 		any = 1;
-		fprintf(f, "\n[%s]\nread_iolog=%s/%s\n", d->d.name, jdir, d->d.iolog);
-		if (d->d.target)
-			fprintf(f, "replay_redirect=%s\n", d->d.target);
+		fprintf(f, "\n[%s]\nread_iolog=%s/%s\n", d->name, jdir, d->iolog);
+		if (d->target)
+			fprintf(f, "replay_redirect=%s\n", d->target);
 		else
-			fprintf(f, "replay_redirect=${IOTAPE_TARGET_%s}\n", d->d.name);
-		fprintf(f, "iodepth=%u\n", d->d.iodepth);
+			fprintf(f, "replay_redirect=${IOTAPE_TARGET_%s}\n", d->name);
+		fprintf(f, "iodepth=%u\n", d->iodepth);
 	}
 	if (!any)
 		fprintf(f, "\n; (no device of the trace has IOs for this job)\n");
@@ -249,18 +369,20 @@ static int pass(struct xp *x, const char *run, struct iot_err *e)
 		ret = 0;
 		for (unsigned i = 0; i < n && !ret; i++) {
 			const struct blk_event *ev = &evs[i];
-			struct xdev *d;
+			int d;
 
 			x->res->st.events++;
 			if (blk_is_notify(ev))
 				continue;
-			if (!(d = dev_of(x, ev->dev, e, &ret)))
+			if ((d = dev_of(x, ev->dev, e)) < 0) {
+				ret = -ENOMEM;
 				break;
-			blk_depth_feed(x->depth, (unsigned)(d - x->devs), ev);
-			if (ev->action == act && !d->out)
-				ret = io_line(x, d, ev, e);
+			}
+			blk_depth_feed(x->depth, (unsigned)d, ev);
+			if (ev->action == act && !x->x[d].out)
+				ret = io_line(x, (unsigned)d, ev, e);
 			else if (ev->action == act)
-				d->d.left_out++;
+				x->devs[d].left_out++;
 		}
 		if (ret)
 			goto out;
@@ -298,42 +420,38 @@ int export_fio_iolog(const char *run, const struct export_iolog_opts *o,
 		if (strcmp(run, "-") && !stat(run, &st) && S_ISDIR(st.st_mode))
 			x.have_manifest = !manifest_load(run, &x.m, &me);
 	}
+	x.max_open = OPEN_MAX;
+	{
+		/* fewer under a low limit on descriptors: the reader and the job files need some */
+		struct rlimit rl;
+
+		if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < 4 * OPEN_MAX)
+			x.max_open = rl.rlim_cur > 32 ? (unsigned)(rl.rlim_cur / 4) : 4;
+	}
 	ret = pass(&x, run, e);
 	for (unsigned i = 0; i < x.ndevs; i++) {
-		struct xdev *d = &x.devs[i];
+		struct export_iolog_dev *d = &x.devs[i];
 		const struct blk_depth_dev *dd = blk_depth_dev(x.depth, i);
-		int r = 0;
 
-		d->d.max_depth = dd ? dd->max : 0;
-		d->d.iodepth = d->d.max_depth < 1 ? 1 : d->d.max_depth;
-		if (d->d.iodepth > (o->max_iodepth ? o->max_iodepth : MAX_IODEPTH))
-			d->d.iodepth = o->max_iodepth ? o->max_iodepth : MAX_IODEPTH;
-		if (d->w && !ret)
-			r = iolog_writer_line(d->w, log_us(&x, d->d.last_ns), d->path, IOLOG_CLOSE,
-			                      0, 0, e);
-		if (d->w) {
-			struct iot_err ce;
-			int c = iolog_writer_close(d->w, r || ret ? &ce : e);
-
-			r = r ? r : c;
-		}
-		if (!ret)
-			ret = r;
+		d->max_depth = dd ? dd->max : 0;
+		d->iodepth = d->max_depth < 1 ? 1 : d->max_depth;
+		if (d->iodepth > (o->max_iodepth ? o->max_iodepth : MAX_IODEPTH))
+			d->iodepth = o->max_iodepth ? o->max_iodepth : MAX_IODEPTH;
+		/* the logs still open end now; those closed for room ended then */
+		if (x.x[i].w && !ret)
+			ret = end_log(&x, i, e);
 	}
+	for (unsigned i = 0; i < x.nopen; i++) /* after an error: those still open */
+		iolog_writer_close(x.x[x.open[i]].w, NULL);
 	for (unsigned j = 0; !ret && j < (o->njobs ? o->njobs : 1); j++)
 		ret = job_file(&x, j, e);
 	res->t0 = x.t0;
+	/* the devices' entries are the result: handed over, not copied */
 	res->ndevs = x.ndevs;
-	res->devs = calloc(x.ndevs ? x.ndevs : 1, sizeof(*res->devs));
-	if (!res->devs && !ret)
-		ret = iot_err_set(e, -ENOMEM, "out of memory");
-	for (unsigned i = 0; i < x.ndevs; i++) {
-		if (res->devs)
-			res->devs[i] = x.devs[i].d;
-		free(x.devs[i].path);
-	}
+	res->devs = x.devs;
 	res->st.devices = x.ndevs;
-	free(x.devs);
+	free(x.x);
+	free(x.slot);
 	blk_depth_free(x.depth);
 	if (x.have_manifest)
 		manifest_release(&x.m);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/cursor.h"
@@ -459,7 +460,7 @@ struct iolog_writer {
 	char *path;
 	int fd;
 	unsigned version;
-	size_t len;
+	size_t len, last_len;
 	int err; /* first write error, -errno */
 	char buf[WR_BUF];
 };
@@ -471,11 +472,10 @@ static void wr_flush(struct iolog_writer *w)
 	w->len = 0;
 }
 
-int iolog_writer_open(struct iolog_writer **out, const char *path, unsigned version,
-                      struct iot_err *e)
+static int writer_open(struct iolog_writer **out, const char *path, unsigned version, int flags,
+                       struct iot_err *e)
 {
 	struct iolog_writer *w;
-	const char *hdr = version == 2 ? IOLOG_V2_HEADER : IOLOG_V3_HEADER;
 	int ret;
 
 	*out = NULL;
@@ -486,7 +486,7 @@ int iolog_writer_open(struct iolog_writer **out, const char *path, unsigned vers
 		free(w);
 		return iot_err_set(e, -ENOMEM, "out of memory");
 	}
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	w->fd = open(path, O_WRONLY | O_CLOEXEC | flags, 0644);
 	if (w->fd < 0) {
 		ret = -errno;
 		free(w->path);
@@ -495,9 +495,50 @@ int iolog_writer_open(struct iolog_writer **out, const char *path, unsigned vers
 	}
 	w->version = version;
 	w->err = 0;
-	w->len = (size_t)sprintf(w->buf, "%s\n", hdr);
+	w->len = w->last_len = 0;
 	*out = w;
 	return 0;
+}
+
+int iolog_writer_open(struct iolog_writer **out, const char *path, unsigned version,
+                      struct iot_err *e)
+{
+	int ret = writer_open(out, path, version, O_CREAT | O_TRUNC, e);
+
+	if (!ret)
+		(*out)->len = (size_t)sprintf((*out)->buf, "%s\n",
+		                              version == 2 ? IOLOG_V2_HEADER : IOLOG_V3_HEADER);
+	return ret;
+}
+
+int iolog_writer_append(struct iolog_writer **out, const char *path, unsigned version, size_t drop,
+                        struct iot_err *e)
+{
+	struct stat st;
+	int ret = writer_open(out, path, version, O_APPEND, e);
+
+	if (ret || !drop)
+		return ret;
+	if (fstat((*out)->fd, &st))
+		ret = -errno;
+	else if ((uint64_t)st.st_size < drop)
+		ret = -EINVAL;
+	else if (ftruncate((*out)->fd, st.st_size - (off_t)drop))
+		ret = -errno;
+	if (ret) {
+		iot_err_set(e, ret, "'%s': cannot take back its last line: %s", path,
+		            strerror(-ret));
+		close((*out)->fd);
+		free((*out)->path);
+		free(*out);
+		*out = NULL;
+	}
+	return ret;
+}
+
+size_t iolog_writer_last_len(const struct iolog_writer *w)
+{
+	return w->last_len;
 }
 
 int iolog_writer_line(struct iolog_writer *w, uint64_t time_us, const char *file, unsigned op,
@@ -531,6 +572,7 @@ int iolog_writer_line(struct iolog_writer *w, uint64_t time_us, const char *file
 		p = numfmt_u64(p, len);
 	}
 	*p++ = '\n';
+	w->last_len = (size_t)(p - (w->buf + w->len));
 	w->len = (size_t)(p - w->buf);
 	return 0;
 }
