@@ -61,14 +61,16 @@ __attribute__((cold)) int blk_counts_grow_seq(struct blk_counts_dev *d, unsigned
  */
 static inline void blk_counts_track_seq(struct blk_counts_dev *d, const struct blk_event *ev)
 {
+	/* keyed by the per-CPU file, as blkparse keys them: a record whose CPU field is not its
+	 * file's (src set, rare) is in that file's series, no gap */
+	const uint32_t cpu = __builtin_expect(ev->src != 0, 0) ? (uint32_t)ev->src - 1 : ev->cpu;
 	uint64_t last;
 
-	if (ev->cpu >= d->nseq &&
-	    (ev->cpu >= BLK_COUNTS_MAX_CPUS || blk_counts_grow_seq(d, ev->cpu)))
+	if (cpu >= d->nseq && (cpu >= BLK_COUNTS_MAX_CPUS || blk_counts_grow_seq(d, cpu)))
 		return;
-	last = d->last_seq[ev->cpu];
+	last = d->last_seq[cpu];
 	if (__builtin_expect(ev->seq == last + 1, 1)) { /* the usual case: the next one */
-		d->last_seq[ev->cpu] = ev->seq;
+		d->last_seq[cpu] = ev->seq;
 		return;
 	}
 	if (last != UINT64_MAX) {
@@ -79,7 +81,7 @@ static inline void blk_counts_track_seq(struct blk_counts_dev *d, const struct b
 			d->skip_ranges++;
 		}
 	}
-	d->last_seq[ev->cpu] = ev->seq;
+	d->last_seq[cpu] = ev->seq;
 }
 
 static inline __attribute__((always_inline)) void blk_counts_feed_inline(struct blk_counts *c,

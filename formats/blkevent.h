@@ -90,9 +90,19 @@ struct blk_event {
 	/* payload after the record (process name, message, driver data, remap source), cgroup id
 	 * removed; valid until the next call into the reader */
 	uint16_t pdu_len;
+	/* 1 + the CPU of the per-CPU file (NAME.blktrace.N: N) the record came from when that is
+	 * not its cpu field, else 0 (a record of its file's CPU, a merged dump, a stream): sequence
+	 * numbers count per per-CPU file, as blkparse keys them (blk_seq_cpu()) */
+	uint16_t src;
 	const uint8_t *pdu;
 };
 _Static_assert(sizeof(struct blk_event) <= 64, "a block event fits a cache line");
+
+/* The CPU whose sequence numbers e's seq counts in: its per-CPU file's, else its own. */
+static inline uint32_t blk_seq_cpu(const struct blk_event *e)
+{
+	return e->src ? (uint32_t)e->src - 1 : e->cpu;
+}
 
 static inline bool blk_is_notify(const struct blk_event *e)
 {

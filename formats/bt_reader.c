@@ -21,7 +21,7 @@
 #define BUF_SIZE (1u << 20) /* per file; a record is at most 64 + 65535 bytes */
 
 struct seq_slot {
-	uint64_t key; /* dev << 32 | cpu, +1 so that 0 means empty */
+	uint64_t key; /* dev << 32 | cpu (0 in a per-CPU file), +1 so that 0 means empty */
 	uint32_t last;
 };
 
@@ -43,8 +43,15 @@ struct bt_src {
 	struct blk_event head;
 	struct seq_slot *seq;
 	size_t seq_cap, seq_used;
-	uint64_t seq_key;           /* the last key looked up (a per-CPU file has one or two) */
-	uint32_t *seq_last;         /* its slot; NULL after the table grows */
+	uint64_t seq_key; /* the last key looked up (a per-CPU file has one or two) */
+	/* the (device, CPU) words the fast path takes records of: the last record's, its CPU the
+	 * file's in a per-CPU file (a record of another CPU goes to the general path) */
+	uint64_t seq_raw;
+	uint32_t *seq_last; /* its slot; NULL after the table grows */
+	/* a per-CPU file NAME.blktrace.N: 1 + N (blk_event.src), and sequences keyed by device
+	 * alone, as blkparse keys them: a record whose CPU field is not N is in the file's
+	 * series. 0 for anything else (a merged dump, a stream): keyed by (device, CPU). */
+	uint16_t src_cpu;
 	struct iolog_reader *iolog; /* a fio iolog: events from it, not from buf */
 };
 
@@ -114,6 +121,16 @@ static int src_attach(struct bt_src *s, struct in_stream *in, struct iot_err *e)
 	s->in = in;
 	s->path = strdup(in_stream_name(in));
 	s->st.path = s->path;
+	if (s->path) {
+		const char *base = strrchr(s->path, '/'), *n;
+
+		base = base ? base + 1 : s->path;
+		if (rundir_is_trace_file(base) && (n = strstr(base, RUNDIR_SET_INFIX))) {
+			unsigned long cpu = strtoul(n + strlen(RUNDIR_SET_INFIX), NULL, 10);
+
+			s->src_cpu = cpu < UINT16_MAX ? (uint16_t)(cpu + 1) : 0;
+		}
+	}
 	s->st.gzip = sn->codec == IN_GZIP;
 	s->st.compression = in_codec_name(sn->codec);
 	s->st.format = "blktrace";
@@ -245,7 +262,7 @@ static int track_seq(struct bt_src *s, const struct blk_event *ev)
 	int fresh;
 	uint32_t *last;
 
-	uint64_t key = ((uint64_t)ev->dev << 32 | ev->cpu) + 1;
+	uint64_t key = ((uint64_t)ev->dev << 32 | (s->src_cpu ? 0 : ev->cpu)) + 1;
 
 	if (blk_is_notify(ev))
 		return 0;
@@ -259,6 +276,7 @@ static int track_seq(struct bt_src *s, const struct blk_event *ev)
 		s->seq_key = key;
 		s->seq_last = last;
 	}
+	s->seq_raw = (uint64_t)ev->dev << 32 | (s->src_cpu ? (uint32_t)s->src_cpu - 1 : ev->cpu);
 	if (!fresh && ev->seq > *last + 1)
 		s->st.skips += ev->seq - *last - 1;
 	if (fresh || ev->seq > *last)
@@ -338,6 +356,8 @@ static int src_next(struct bt_src *s, struct iot_err *e)
 		mapwin_move(&s->map, s->pos);
 	s->st.records++;
 	s->st.bytes += (uint64_t)n;
+	/* a record whose CPU field is not its file's is in the file's series */
+	s->head.src = s->src_cpu && s->head.cpu != (uint32_t)s->src_cpu - 1 ? s->src_cpu : 0;
 	if (track_seq(s, &s->head))
 		return iot_err_set(e, -ENOMEM, "out of memory");
 	return 1;
@@ -369,7 +389,7 @@ struct run {
 static inline void run_begin(const struct bt_src *s, struct run *rs)
 {
 	size_t stop = s->len >= BT_REC7_SIZE ? s->len - BT_REC7_SIZE + 1 : 0;
-	uint32_t kw[2] = {(uint32_t)((s->seq_key - 1) >> 32), (uint32_t)(s->seq_key - 1)};
+	uint32_t kw[2] = {(uint32_t)(s->seq_raw >> 32), (uint32_t)s->seq_raw};
 
 	/* a record from the window's mark on goes to the general path; run_end() moves it */
 	if (s->map.len && s->map.mark < stop)
@@ -427,14 +447,18 @@ static uint32_t *seq_find(const struct bt_src *s, uint64_t key)
  */
 static inline int run_rekey(struct bt_src *s, struct run *rs)
 {
-	uint64_t key =
-	    ((uint64_t)load_u32(rs->p + BT7_DEVICE) << 32 | load_u32(rs->p + BT7_CPU)) + 1;
-	uint32_t *slot = seq_find(s, key);
+	uint32_t dev = load_u32(rs->p + BT7_DEVICE), cpu = load_u32(rs->p + BT7_CPU);
+	uint64_t key = ((uint64_t)dev << 32 | (s->src_cpu ? 0 : cpu)) + 1;
+	uint32_t *slot;
 
-	if (!slot)
+	/* a record of another CPU than its file's goes to the general path, which marks it (src) */
+	if (s->src_cpu && cpu != (uint32_t)s->src_cpu - 1)
+		return 0;
+	if (!(slot = seq_find(s, key)))
 		return 0;
 	*s->seq_last = (uint32_t)(rs->next - 1);
 	s->seq_key = key;
+	s->seq_raw = (uint64_t)dev << 32 | cpu;
 	s->seq_last = slot;
 	rs->key = load_u64(rs->p + BT7_DEVICE);
 	rs->next = (uint64_t)*slot + 1;
@@ -513,20 +537,22 @@ static inline int run_take(struct bt_src *s, struct run *rs, struct blk_event *e
 	ev->cpu = load_u32(p + BT7_CPU);
 	ev->seq = seq;
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	/* error and pdu_len follow each other as in the record, 16 bits above the action */
+	/* error and pdu_len follow each other as in the record, 16 bits above the action; src
+	 * above them is 0: the fast path takes only records of their file's CPU */
 	dp = (action & 0xff) | (uint64_t)load_u32(p + BT7_ERROR) << 16;
 	memcpy(&ev->action, &dp, sizeof(dp));
 #else
 	ev->action = (uint16_t)(action & 0xff);
 	ev->error = load_u16(p + BT7_ERROR);
 	ev->pdu_len = (uint16_t)pdu_len;
+	ev->src = 0;
 #endif
 	ev->pdu = pdu;
 	rs->p = p + BT_REC7_SIZE + pdu_len;
 	return 1;
 }
 
-/* run_take() writes (dev, pid) and (action, error, pdu_len, padding) as whole words */
+/* run_take() writes (dev, pid) and (action, error, pdu_len, src) as whole words */
 _Static_assert(offsetof(struct blk_event, pid) == offsetof(struct blk_event, dev) + 4 &&
                    offsetof(struct blk_event, dev) % 8 == 0,
                "dev and pid form one word");
@@ -536,8 +562,8 @@ _Static_assert(BT7_DEVICE == BT7_PID + 4 && BT7_CPU == BT7_DEVICE + 4 &&
                "the record's pid, device and cpu, and its error and pdu_len, follow each other");
 _Static_assert(offsetof(struct blk_event, error) == offsetof(struct blk_event, action) + 2 &&
                    offsetof(struct blk_event, pdu_len) == offsetof(struct blk_event, action) + 4 &&
-                   offsetof(struct blk_event, pdu) >= offsetof(struct blk_event, action) + 8,
-               "action, error and pdu_len form one word");
+                   offsetof(struct blk_event, src) == offsetof(struct blk_event, action) + 6,
+               "action, error, pdu_len and src form one word");
 
 /* A source's decoded head into the batch at ev, its PDU copied into the arena; false, and
  * nothing written, when it must take the general path: a notify, or no room for its PDU. */

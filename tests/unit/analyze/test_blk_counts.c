@@ -108,6 +108,26 @@ static void test_skips(void **s)
 	blk_counts_free(c);
 }
 
+/* From per-CPU files the series is the file's (blkparse's key): a record of file 2 whose CPU
+ * field says 0 continues file 2's numbers, no gap on either (issue #25 item 17) */
+static void test_skips_per_file(void **s)
+{
+	struct blk_counts *c = blk_counts_new();
+	static const uint32_t rec[][3] = {{2, 2, 1}, {2, 0, 2}, {2, 2, 3}, {0, 0, 1}, {0, 1, 2}};
+
+	(void)s;
+	for (size_t i = 0; i < sizeof(rec) / sizeof(rec[0]); i++) {
+		struct blk_event e = EV_Q(i, 8 * i, 8, R);
+
+		e.src = (uint16_t)(rec[i][0] + 1);
+		e.cpu = rec[i][1];
+		e.seq = rec[i][2];
+		blk_counts_feed(c, 0, &e);
+	}
+	assert_int_equal(blk_counts_dev(c, 0)->skips, 0);
+	blk_counts_free(c);
+}
+
 static void test_json(void **s)
 {
 	struct blk_counts *c = blk_counts_new();
@@ -200,8 +220,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_actions), cmocka_unit_test(test_depth),
-	    cmocka_unit_test(test_skips),   cmocka_unit_test(test_json),
-	    cmocka_unit_test(test_ops),
+	    cmocka_unit_test(test_skips),   cmocka_unit_test(test_skips_per_file),
+	    cmocka_unit_test(test_json),    cmocka_unit_test(test_ops),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
