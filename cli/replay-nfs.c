@@ -280,6 +280,11 @@ int replay_nfs(struct replay_nfs_args *a, struct cli_input *ci)
 		in_stream_close(ro.first);
 		return usage_error("--capture and --record need different directories");
 	}
+	if (a->capture_dir && a->target &&
+	    nfs_replay_check_output("--capture", a->capture_dir, a->target, &e)) {
+		in_stream_close(ro.first);
+		return usage_error("%s", e.msg);
+	}
 	if (a->capture_dir) {
 		cc.a = a;
 		o.on_start = capture_begin;

@@ -135,5 +135,10 @@ struct nr_mount {
 int nr_mount_of(const char *dir, struct nr_mount *m);
 /* --root-fh HEX */
 int nr_parse_fh(const char *hex, uint8_t *fh, unsigned *len);
+/* An output directory (opt names it: "--record") that is the target directory, lies inside it
+ * or contains it (by device and inode, after symbolic links): -EINVAL with e filled; else 0.
+ * Nothing is created. */
+int nfs_replay_check_output(const char *opt, const char *out, const char *target,
+                            struct iot_err *e);
 
 #endif

@@ -427,6 +427,10 @@ int nfs_replay_run(const struct nfs_replay_opts *o, struct nfs_replay_stats *st,
 	r.depth = o->depth ? o->depth : NR_DEFAULT_DEPTH;
 	r.spin_ns = rp_clock_spin(o->spin_ns);
 	r.clk = (struct rp_clock){.speed = o->speed, .max_gap = o->max_gap_ns, .what = "call"};
+	/* before anything is opened for writing */
+	if (o->target_dir &&
+	    (ret = nfs_replay_check_output("--record", o->record_dir, o->target_dir, e)))
+		return ret;
 	if (!(r.inflight = calloc(r.depth, sizeof(*r.inflight))))
 		return iot_err_set(e, -ENOMEM, "out of memory");
 	pthread_mutex_init(&r.done_mu, NULL);

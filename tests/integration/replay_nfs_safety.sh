@@ -3,7 +3,8 @@
 # '..', contain '/' or a NUL, or are empty are refused and counted; files created through a
 # symbolic link to a directory outside the target, absolute or '../..', are refused (openat2
 # RESOLVE_BENEATH) and counted; nothing is written outside the target; a non-empty target
-# needs --force; --root-fh names the root.
+# needs --force; --root-fh names the root; --record or --capture in the target (or the target
+# itself, or around it) is refused before anything is written (#25 item 7).
 source "$SRCDIR/tests/integration/lib.bash"
 
 mkdir "$TMP/outside" "$TMP/t"
@@ -50,4 +51,27 @@ grep -q "no-prepare" "$TMP/err" || fail "no hint: $(cat "$TMP/err")"
 "$IOTAPE" replay --timing afap --no-prepare - --target "$TMP/t3" <"$TMP/h.pcap" >/dev/null \
 	2>&1 || fail "--no-prepare from a pipe"
 expect_eq "outside" "$(ls -A "$TMP/outside")" ""
+
+# --record inside the target: the workload's own calls would truncate or remove it
+mkdir "$TMP/t4"
+ln -s "$TMP/t4" "$TMP/t4link"
+for rec in "$TMP/t4/rec" "$TMP/t4" "$TMP/t4link/a/b" "$TMP"; do
+	rc=0
+	"$IOTAPE" replay --timing afap "$TMP/h.pcap" --target "$TMP/t4" --record "$rec" \
+		>/dev/null 2>"$TMP/err" || rc=$?
+	expect_eq "exit status of --record $rec" "$rc" 2
+	grep -q -- "--record '$rec' \(is in\|contains\) the replay's target" "$TMP/err" ||
+		fail "--record $rec: no reason: $(cat "$TMP/err")"
+	expect_eq "target after --record $rec" "$(ls -A "$TMP/t4")" ""
+done
+rc=0
+"$IOTAPE" replay --timing afap "$TMP/h.pcap" --target "$TMP/t4" --capture "$TMP/t4/cap" \
+	>/dev/null 2>"$TMP/err" || rc=$?
+expect_eq "exit status of --capture in the target" "$rc" 2
+grep -q -- "--capture '$TMP/t4/cap' is in the replay's target" "$TMP/err" ||
+	fail "--capture: no reason: $(cat "$TMP/err")"
+expect_eq "target after --capture" "$(ls -A "$TMP/t4")" ""
+"$IOTAPE" replay --timing afap "$TMP/h.pcap" --target "$TMP/t4" --record "$TMP/t4rec" \
+	>/dev/null 2>&1 || fail "--record beside the target was refused"
+[ -s "$TMP/t4rec/net.pcap" ] || fail "no record beside the target"
 echo ok
