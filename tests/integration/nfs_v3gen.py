@@ -10,6 +10,10 @@
 #       CREATE, WRITE, GETATTR, LOOKUP, READ, COMMIT, SETATTR (truncate), RENAME, REMOVE over FILES
 #       files (64) in one directory, GAP_US (50) apart, each answered 20 us after its call;
 #       LIST: the same calls as lines for tests/tools/nfsloop (the plain loop of syscalls)
+#   nfs_v3gen.py renames OUT.pcap N M   a directory 'd' that exists before the capture, its N
+#       files looked up (each 4096 bytes), then the directory renamed M times (d, d1, ... dM),
+#       16 bytes of one of its files read after each rename: --prepare must make d and its
+#       N files
 import struct
 import sys
 
@@ -199,6 +203,24 @@ def streams(path, n):
         p.t += 500_000
     p.close()
 
+def renames(path, n, m):
+    p = Pcap(path)
+    x = iter(range(1, 10 * (n + m) + 10))
+    p.rpc(next(x), 19, fh(ROOT), u32(0) + u32(0) + u32(0) * 12)
+    p.rpc(next(x), 3, fh(ROOT) + opaque(b"d"), u32(0) + fh(1) + u32(0) * 2)
+    for i in range(n):
+        p.rpc(next(x), 3, fh(1) + opaque(b"f%d" % i),
+              u32(0) + fh(100 + i) + u32(1) + fattr(4096) + u32(0))
+    name = b"d"
+    for k in range(1, m + 1):
+        new = b"d%d" % k
+        p.rpc(next(x), 14, fh(ROOT) + opaque(name) + fh(ROOT) + opaque(new), u32(0) + u32(0) * 4)
+        name = new
+        f = 100 + k % n
+        p.rpc(next(x), 6, fh(f) + u64(0) + u32(16),
+              u32(0) + u32(0) + u32(16) + u32(0) + opaque(b"\0" * 16))
+    p.close()
+
 if __name__ == "__main__":
     if sys.argv[1] == "hostile":
         hostile(sys.argv[2], sys.argv[3])
@@ -208,6 +230,8 @@ if __name__ == "__main__":
              a[4] if len(a) > 4 else None)
     elif sys.argv[1] == "streams":
         streams(sys.argv[2], int(sys.argv[3]))
+    elif sys.argv[1] == "renames":
+        renames(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
     else:
         sys.exit("usage: nfs_v3gen.py hostile OUT OUTSIDE | load OUT CALLS [FILES [GAP_US "
-                 "[LIST]]] | streams OUT N")
+                 "[LIST]]] | streams OUT N | renames OUT N M")

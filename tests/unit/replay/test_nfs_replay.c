@@ -26,6 +26,26 @@ static int open_cap(void *arg, struct in_stream **out, struct iot_err *e)
 	return in_stream_open(out, cap, e);
 }
 
+/* Write calls (answered 20 us after each call, 100 us apart) as the capture cap. */
+static void write_cap(const char *name, const struct nfs_rec_call *calls, size_t n)
+{
+	struct nfs_rec *r;
+	struct iot_err e;
+	uint64_t t = 1000000;
+
+	snprintf(cap, sizeof(cap), "%s/%s", dir, name);
+	assert_int_equal(nfs_rec_open(&r, cap, &e), 0);
+	for (size_t i = 0; i < n; i++) {
+		struct nfs_rec_call c = calls[i];
+
+		c.call_ns = t;
+		c.reply_ns = t + 20000;
+		t += 100000;
+		assert_int_equal(nfs_rec_write(r, &c, &e), 0);
+	}
+	assert_int_equal(nfs_rec_close(r, &e), 0);
+}
+
 /* FSINFO on the root; MKDIR d; CREATE d/f; WRITE it; LOOKUP d/missing (NOENT); LOOKUP old,
  * a file the capture never saw made, GETATTR (10000 bytes) and READ its end; RENAME d/f d/g */
 static int setup(void **state)
@@ -41,24 +61,11 @@ static int setup(void **state)
 	    {.proc = 6, .fh = O, .offset = 8192, .count = 4096, .done = 1808},
 	    {.proc = 14, .dir_fh = D, .name = "f", .to_dir_fh = D, .to_name = "g"},
 	};
-	struct nfs_rec *r;
-	struct iot_err e;
-	uint64_t t = 1000000;
 
 	(void)state;
 	snprintf(dir, sizeof(dir), "/tmp/iotape-nfsr-XXXXXX");
 	assert_non_null(mkdtemp(dir));
-	snprintf(cap, sizeof(cap), "%s/c.pcap", dir);
-	assert_int_equal(nfs_rec_open(&r, cap, &e), 0);
-	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
-		struct nfs_rec_call c = calls[i];
-
-		c.call_ns = t;
-		c.reply_ns = t + 20000;
-		t += 100000;
-		assert_int_equal(nfs_rec_write(r, &c, &e), 0);
-	}
-	assert_int_equal(nfs_rec_close(r, &e), 0);
+	write_cap("c.pcap", calls, sizeof(calls) / sizeof(calls[0]));
 	return 0;
 }
 
@@ -142,11 +149,50 @@ static void test_diverged(void **state)
 	nfs_replay_stats_release(&st);
 }
 
+/* A directory that existed before the capture is renamed, then a file in it is used under the
+ * new name: --prepare makes the file where it was at the start (d/x, not e/x), and a rename
+ * onto a name that held something else leaves nothing of that behind. */
+static void test_prepare_renamed(void **state)
+{
+	const struct nfs_rec_call calls[] = {
+	    {.proc = 19, .fh = R},
+	    {.proc = 3, .dir_fh = R, .name = "d", .fh = D},
+	    {.proc = 14, .dir_fh = R, .name = "d", .to_dir_fh = R, .to_name = "e"},
+	    {.proc = 3, .dir_fh = D, .name = "x", .fh = F},
+	    {.proc = 1, .fh = F, .size = 100},
+	    {.proc = 6, .fh = F, .offset = 0, .count = 100, .done = 100},
+	    {.proc = 3, .dir_fh = R, .name = "old", .fh = O},
+	    {.proc = 14, .dir_fh = D, .name = "x", .to_dir_fh = R, .to_name = "old"},
+	    {.proc = 6, .fh = F, .offset = 0, .count = 100, .done = 100},
+	};
+	struct nfs_replay_stats st;
+	struct stat sb;
+	char p[160];
+
+	(void)state;
+	write_cap("renamed.pcap", calls, sizeof(calls) / sizeof(calls[0]));
+	replay("renamed", true, &st);
+	assert_int_equal(st.prep_failed, 0);
+	assert_int_equal(st.prep_dirs, 1);
+	assert_int_equal(st.prep_files, 2); /* d/x and old */
+	assert_int_equal(st.diverged, 0);
+	snprintf(p, sizeof(p), "%s/renamed/old", dir);
+	assert_int_equal(stat(p, &sb), 0);
+	assert_int_equal(sb.st_size, 100);
+	snprintf(p, sizeof(p), "%s/renamed/e", dir);
+	assert_int_equal(stat(p, &sb), 0);
+	assert_true(S_ISDIR(sb.st_mode));
+	snprintf(p, sizeof(p), "%s/renamed/d", dir);
+	assert_int_not_equal(stat(p, &sb), 0);
+	nfs_replay_stats_release(&st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_prepared),
 	    cmocka_unit_test(test_diverged),
+	    cmocka_unit_test(test_prepare_renamed),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
