@@ -79,8 +79,7 @@ static int nearest(const char *path, bool *whole)
  * truncate, rename and remove what is in the target: a record there is destroyed by the
  * replay it records.
  */
-int nfs_replay_check_output(const char *opt, const char *out, const char *target,
-                            struct iot_err *e)
+int nfs_replay_check_output(const char *opt, const char *out, const char *target, struct iot_err *e)
 {
 	struct stat tg, os;
 	bool whole;

@@ -276,8 +276,9 @@ static void learn(struct ptree *t, const struct nr_op *op)
 		parents(t, op->path2);
 	if (noent && *op->path) {
 		id = walk(t, op->path, true);
+		/* missing at the start: a failed lookup fails again */
 		if (id != NONE)
-			t->n[id].known = true; /* missing at the start: a failed lookup fails again */
+			t->n[id].known = true;
 		return;
 	}
 	if (!ok)
@@ -403,8 +404,8 @@ int nr_prepare(const struct nfs_replay_opts *o, const struct nr_target_ops *tg, 
 	size_t n = 0;
 	int ret, err = 0;
 
-	po.notice = NULL; /* the replay's pass says it */
-	if (node_new(&t, NONE, "", 0) != 0) /* the root */
+	po.notice = NULL;                   /* the replay's pass says it */
+	if (node_new(&t, NONE, "", 0) != 0) /* node 0: the root */
 		return iot_err_set(e, -ENOMEM, "out of memory");
 	if ((ret = nr_source_open(&src, &po, &scratch, e)))
 		goto out;
