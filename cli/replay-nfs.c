@@ -207,6 +207,10 @@ static void print_summary(const struct nfs_replay_opts *o, const struct nfs_repl
 		       "%llu outside --root-path\n",
 		       (unsigned long long)st->hostile, (unsigned long long)st->escapes,
 		       (unsigned long long)st->outside_root);
+	if (st->special || st->linked)
+		printf("  refused:  %llu calls moving data to or from a FIFO, socket or device, "
+		       "%llu changing a file also linked from elsewhere\n",
+		       (unsigned long long)st->special, (unsigned long long)st->linked);
 	if (st->late)
 		printf("  %llu calls came out of call order (answered more than %.0f s late)\n",
 		       (unsigned long long)st->late, NR_HORIZON_NS / 1e9);

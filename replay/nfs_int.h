@@ -96,6 +96,8 @@ struct nr_target_ops {
 
 #define NR_ESCAPE 0xffff0001u  /* rep_status: the path resolves outside the target */
 #define NR_NOTDONE 0xffff0002u /* rep_status: the target has no such action (skipped) */
+#define NR_SPECIAL 0xffff0003u /* rep_status: refused, a FIFO, socket or device for data */
+#define NR_LINKED 0xffff0004u  /* rep_status: refused, a file also linked from elsewhere */
 
 extern const struct nr_target_ops nr_target_posix;
 extern const struct nr_target_ops nr_target_libnfs;

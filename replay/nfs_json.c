@@ -141,6 +141,8 @@ char *nfs_replay_json(const struct nfs_replay_opts *o, const struct nfs_replay_s
 	json_object_set_new(safety, "hostile_names", JI(st->hostile));
 	json_object_set_new(safety, "escapes", JI(st->escapes));
 	json_object_set_new(safety, "outside_root", JI(st->outside_root));
+	json_object_set_new(safety, "special_files", JI(st->special));
+	json_object_set_new(safety, "hard_links", JI(st->linked));
 	json_object_set_new(root, "safety", safety);
 
 	json_object_set_new(root, "procedures", procs_json(st));

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +17,24 @@
 
 #define IO_MAX (1u << 20) /* the largest READ or WRITE done in one call */
 
+/* Refusals the target decides (beside -errno): what it must not open, or not write. */
+#define E_SPECIAL 100001 /* a FIFO, socket or device node where the call moves data */
+#define E_LINKED 100002  /* a file with another link, not one the replay made */
+
+/* The files the replay gave a second name (LINK): written through any of their names. */
+struct linked {
+	pthread_mutex_t mu;
+	struct {
+		dev_t dev;
+		ino_t ino;
+		bool used;
+	} * v; /* a hash set of (dev, ino) */
+	size_t n, cap;
+};
+
 struct ptgt {
 	int root; /* O_PATH descriptor of the target directory */
+	struct linked links;
 };
 
 struct pctx {
@@ -58,6 +75,105 @@ static int parent_of(struct ptgt *t, const char *path, const char **name)
 	return openat2_beneath(t->root, dir, O_PATH | O_DIRECTORY, 0);
 }
 
+/* The slot of (dev, ino) in the open-addressed table (cap a power of two, never full). */
+static size_t linked_slot(const struct linked *l, dev_t dev, ino_t ino)
+{
+	uint64_t h =
+	    ((uint64_t)ino * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)dev * 0xff51afd7ed558ccdull);
+	size_t i = (size_t)(h ^ h >> 32) & (l->cap - 1);
+
+	while (l->v[i].used && (l->v[i].dev != dev || l->v[i].ino != ino))
+		i = (i + 1) & (l->cap - 1);
+	return i;
+}
+
+static bool linked_has(struct linked *l, const struct stat *st)
+{
+	bool found;
+
+	pthread_mutex_lock(&l->mu);
+	found = l->cap && l->v[linked_slot(l, st->st_dev, st->st_ino)].used;
+	pthread_mutex_unlock(&l->mu);
+	return found;
+}
+
+static void linked_add(struct linked *l, const struct stat *st)
+{
+	size_t i;
+
+	pthread_mutex_lock(&l->mu);
+	if ((l->n + 1) * 2 > l->cap) {
+		struct linked g = {.cap = l->cap ? l->cap * 2 : 64};
+
+		/* not remembered when memory runs out: writes through its names are refused */
+		if (!(g.v = calloc(g.cap, sizeof(*g.v)))) {
+			pthread_mutex_unlock(&l->mu);
+			return;
+		}
+		for (size_t k = 0; k < l->cap; k++)
+			if (l->v[k].used)
+				g.v[linked_slot(&g, l->v[k].dev, l->v[k].ino)] = l->v[k];
+		free(l->v);
+		l->v = g.v;
+		l->cap = g.cap;
+	}
+	i = linked_slot(l, st->st_dev, st->st_ino);
+	if (!l->v[i].used) {
+		l->v[i].dev = st->st_dev;
+		l->v[i].ino = st->st_ino;
+		l->v[i].used = true;
+		l->n++;
+	}
+	pthread_mutex_unlock(&l->mu);
+}
+
+/*
+ * What a call may change through: a regular file with one link, or links the replay made
+ * (a file in the target hard-linked to one outside it is refused, -E_LINKED). A FIFO,
+ * socket or device node is refused for data (-E_SPECIAL) and for nothing else.
+ */
+static int may_change(struct ptgt *t, const struct stat *st, bool data)
+{
+	if (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode) && !S_ISLNK(st->st_mode))
+		return data ? -E_SPECIAL : 0;
+	if (S_ISREG(st->st_mode) && st->st_nlink > 1 && !linked_has(&t->links, st))
+		return -E_LINKED;
+	return 0;
+}
+
+/*
+ * Open path for data (READ, WRITE, COMMIT, a truncate): only a regular file or a directory
+ * is opened, so an open never blocks (a FIFO waits for its other end) and never reaches a
+ * driver; the type is checked on an O_PATH descriptor first, and again on what was opened
+ * (O_NONBLOCK, O_NOFOLLOW), which must be the same file. write: the file must be one the
+ * replay may change (may_change). Returns the descriptor or -errno / -E_SPECIAL / -E_LINKED.
+ */
+static int open_data(struct ptgt *t, const char *path, int flags, bool write)
+{
+	struct stat a, b;
+	int fd = openat2_beneath(t->root, path, O_PATH | O_NOFOLLOW, 0), ret;
+
+	if (fd < 0)
+		return fd;
+	ret = fstat(fd, &a) ? -errno : 0;
+	close(fd);
+	if (ret)
+		return ret;
+	if (!S_ISREG(a.st_mode) && !S_ISDIR(a.st_mode) && !S_ISLNK(a.st_mode))
+		return -E_SPECIAL;
+	if (write && (ret = may_change(t, &a, true)))
+		return ret;
+	fd = openat2_beneath(t->root, path, flags | O_NOFOLLOW | O_NONBLOCK, 0);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &b) || b.st_dev != a.st_dev || b.st_ino != a.st_ino ||
+	    (b.st_mode & S_IFMT) != (a.st_mode & S_IFMT) || (write && b.st_nlink > a.st_nlink)) {
+		close(fd);
+		return -E_SPECIAL; /* changed under us: not the file that was checked */
+	}
+	return fd;
+}
+
 static int p_open(void **out, const struct nfs_replay_opts *o, struct iot_err *e)
 {
 	struct ptgt *t = calloc(1, sizeof(*t));
@@ -68,6 +184,7 @@ static int p_open(void **out, const struct nfs_replay_opts *o, struct iot_err *e
 
 	if (!t)
 		return iot_err_set(e, -ENOMEM, "out of memory");
+	pthread_mutex_init(&t->links.mu, NULL);
 	t->root = open(o->target_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (t->root < 0) {
 		int err = -errno;
@@ -108,6 +225,8 @@ static void p_close(void *tgt)
 
 	if (t) {
 		close(t->root);
+		pthread_mutex_destroy(&t->links.mu);
+		free(t->links.v);
 		free(t);
 	}
 }
@@ -152,6 +271,28 @@ static int io_len(const struct nr_op *op)
 	return op->count > IO_MAX ? (int)IO_MAX : (int)op->count;
 }
 
+/*
+ * CREATE (v3) and OPEN with create (v4): a new regular file, or (unless exclusive) the one
+ * there, opened for writing as open_data() opens it; a descriptor or -errno.
+ */
+static int create_file(struct ptgt *t, const struct nr_op *op)
+{
+	mode_t mode = (op->set & NFS_SET_MODE) ? op->mode : 0644;
+
+	for (int k = 0; k < 2; k++) {
+		int fd = openat2_beneath(t->root, op->path, O_RDWR | O_CREAT | O_EXCL, mode);
+
+		if (fd != -EEXIST)
+			return fd;
+		if (op->exclusive)
+			return -EEXIST;
+		fd = open_data(t, op->path, O_RDWR, (op->set & NFS_SET_SIZE) != 0);
+		if (fd != -ENOENT) /* removed between the two: once more */
+			return fd;
+	}
+	return -EEXIST;
+}
+
 /* The action; 0 or -errno, bytes moved into *bytes. */
 static int run(struct pctx *c, struct nr_op *op, uint64_t *bytes)
 {
@@ -177,20 +318,21 @@ static int run(struct pctx *c, struct nr_op *op, uint64_t *bytes)
 		break;
 	}
 	case NR_SETATTR:
-		if (!(op->set & (NFS_SET_SIZE | NFS_SET_MODE))) {
+		if (op->set & NFS_SET_SIZE) {
+			fd = open_data(t, op->path, O_WRONLY, true);
+			if (fd >= 0 && ftruncate(fd, (off_t)op->size))
+				ret = -errno;
+		} else {
 			fd = openat2_beneath(t->root, op->path, O_PATH | O_NOFOLLOW, 0);
-			break; /* uid, gid, times: not replayed; the file must exist */
+			if (fd >= 0 && !fstat(fd, &st))
+				ret = may_change(t, &st, false);
 		}
-		fd = openat2_beneath(t->root, op->path,
-		                     (op->set & NFS_SET_SIZE) ? O_WRONLY : O_PATH | O_NOFOLLOW, 0);
-		if (fd >= 0 && (op->set & NFS_SET_SIZE) && ftruncate(fd, (off_t)op->size))
-			ret = -errno;
 		if (fd >= 0 && !ret && (op->set & NFS_SET_MODE) &&
 		    fchmodat(fd, "", op->mode, AT_EMPTY_PATH) && errno != EOPNOTSUPP)
 			ret = -errno;
 		break;
 	case NR_READ:
-		fd = openat2_beneath(t->root, op->path, O_RDONLY, 0);
+		fd = open_data(t, op->path, O_RDONLY, false);
 		if (fd >= 0) {
 			n = pread(fd, c->buf, (size_t)io_len(op), (off_t)op->off);
 			if (n < 0)
@@ -200,7 +342,7 @@ static int run(struct pctx *c, struct nr_op *op, uint64_t *bytes)
 		}
 		break;
 	case NR_WRITE:
-		fd = openat2_beneath(t->root, op->path, O_WRONLY, 0);
+		fd = open_data(t, op->path, O_WRONLY, true);
 		if (fd >= 0) {
 			n = pwrite(fd, c->buf, (size_t)io_len(op), (off_t)op->off);
 			if (n < 0)
@@ -212,24 +354,20 @@ static int run(struct pctx *c, struct nr_op *op, uint64_t *bytes)
 		}
 		break;
 	case NR_COMMIT:
-		fd = openat2_beneath(t->root, op->path, O_WRONLY, 0);
+		fd = open_data(t, op->path, O_RDONLY, false);
 		if (fd >= 0 && fdatasync(fd))
 			ret = -errno;
 		break;
-	case NR_CREATE:
-	case NR_OPEN: {
+	case NR_OPEN:
 		/* an OPEN of a file that exists only checks it can be opened (its READs and
-		 * WRITEs open their own descriptors); a create opens it for writing */
-		int fl = op->act == NR_OPEN
-		             ? O_RDONLY | O_NOFOLLOW
-		             : O_RDWR | O_NOFOLLOW | O_CREAT | (op->exclusive ? O_EXCL : 0);
-
-		fd = openat2_beneath(t->root, op->path, fl,
-		                     (op->set & NFS_SET_MODE) ? op->mode : 0644);
+		 * WRITEs open their own descriptors) */
+		fd = open_data(t, op->path, O_RDONLY, false);
+		break;
+	case NR_CREATE:
+		fd = create_file(t, op);
 		if (fd >= 0 && (op->set & NFS_SET_SIZE) && ftruncate(fd, (off_t)op->size))
 			ret = -errno;
 		break;
-	}
 	case NR_MKDIR:
 	case NR_SYMLINK:
 	case NR_MKNOD:
@@ -269,10 +407,18 @@ static int run(struct pctx *c, struct nr_op *op, uint64_t *bytes)
 			ret = fd2;
 			break;
 		}
-		if (op->act == NR_RENAME)
+		if (op->act == NR_RENAME) {
 			ret = renameat(fd, name, fd2, name2) ? -errno : 0;
-		else
+		} else {
+			/* a file of one link, or of links the replay made, may be written through
+			 * the new one too; one linked from elsewhere stays refused */
+			bool ours = !fstat(fd, &st) && S_ISREG(st.st_mode) &&
+			            (st.st_nlink == 1 || linked_has(&t->links, &st));
+
 			ret = linkat(fd, "", fd2, name2, AT_EMPTY_PATH) ? -errno : 0;
+			if (!ret && ours)
+				linked_add(&t->links, &st);
+		}
 		break;
 	case NR_READDIR:
 		fd = openat2_beneath(t->root, op->path, O_RDONLY | O_DIRECTORY, 0);
@@ -286,7 +432,7 @@ static int run(struct pctx *c, struct nr_op *op, uint64_t *bytes)
 		break;
 	case NR_ALLOCATE:
 	case NR_DEALLOCATE:
-		fd = openat2_beneath(t->root, op->path, O_WRONLY, 0);
+		fd = open_data(t, op->path, O_WRONLY, true);
 		if (fd >= 0 &&
 		    fallocate(
 		        fd, op->act == NR_ALLOCATE ? 0 : FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
@@ -313,7 +459,10 @@ static void p_exec(void *ctx, struct nr_op *op)
 
 	op->rep_bytes = bytes;
 	/* EXDEV: openat2 found the path leaving the root (RESOLVE_BENEATH) */
-	op->rep_status = ret == -EXDEV ? NR_ESCAPE : nr_errno_status(-ret);
+	op->rep_status = ret == -EXDEV       ? NR_ESCAPE
+	                 : ret == -E_SPECIAL ? NR_SPECIAL
+	                 : ret == -E_LINKED  ? NR_LINKED
+	                                     : nr_errno_status(-ret);
 }
 
 static int p_prep(void *ctx, const char *path, unsigned ftype, uint64_t size)
@@ -341,9 +490,13 @@ static int p_prep(void *ctx, const char *path, unsigned ftype, uint64_t size)
 		close(fd);
 		return ret;
 	}
-	fd = openat2_beneath(c->t->root, path, O_WRONLY | O_CREAT | O_NOFOLLOW, 0644);
+	/* a file there already (--force) is opened as the replay's writes open it: a FIFO,
+	 * a device or a file linked from elsewhere is left as it is */
+	fd = openat2_beneath(c->t->root, path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	if (fd == -EEXIST)
+		fd = open_data(c->t, path, O_WRONLY, true);
 	if (fd < 0)
-		return fd;
+		return fd < -4095 ? -EPERM : fd;
 	if (size && ftruncate(fd, (off_t)size)) /* a hole: the data is not in the capture */
 		ret = -errno;
 	close(fd);

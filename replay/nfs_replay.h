@@ -94,7 +94,10 @@ struct nfs_replay_stats {
 	uint64_t hostile;      /* names refused: '..', '.', '/', NUL, empty, too long */
 	uint64_t escapes;      /* paths that resolved outside the target (EXDEV): refused */
 	uint64_t outside_root; /* paths outside --root-path: refused */
-	uint64_t other_rpc;    /* MOUNT, PORTMAP and callback calls: not replayed */
+	uint64_t special;      /* FIFOs, sockets, devices where a call moves data: refused */
+	uint64_t
+	    linked; /* files with a link from elsewhere (not the replay's) to change: refused */
+	uint64_t other_rpc; /* MOUNT, PORTMAP and callback calls: not replayed */
 	uint64_t bytes_read, bytes_written, cap_bytes_read, cap_bytes_written;
 	uint64_t same, diverged; /* outcomes over all procedures */
 	uint64_t errors;         /* calls that failed in the replay (whatever the capture said) */

@@ -113,15 +113,18 @@ static void account_done(struct run *r, struct nr_op *op)
 		st->skipped++;
 		return;
 	}
-	if (r->rec && !r->err && op->rep_status != NR_ESCAPE)
-		r->err = nr_record_call(r->rec, st, op, op->stream, r->e);
-
-	if (op->rep_status == NR_ESCAPE) {
+	if (op->rep_status == NR_ESCAPE || op->rep_status == NR_SPECIAL ||
+	    op->rep_status == NR_LINKED) {
 		p->refused++;
 		st->refused++;
-		st->escapes++;
+		st->escapes += op->rep_status == NR_ESCAPE;
+		st->special += op->rep_status == NR_SPECIAL;
+		st->linked += op->rep_status == NR_LINKED;
 		return;
 	}
+	if (r->rec && !r->err)
+		r->err = nr_record_call(r->rec, st, op, op->stream, r->e);
+
 	p->replayed++;
 	st->replayed++;
 	if (op->t_done > op->t_issue)

@@ -10,6 +10,10 @@
 #       CREATE, WRITE, GETATTR, LOOKUP, READ, COMMIT, SETATTR (truncate), RENAME, REMOVE over FILES
 #       files (64) in one directory, GAP_US (50) apart, each answered 20 us after its call;
 #       LIST: the same calls as lines for tests/tools/nfsloop (the plain loop of syscalls)
+#   nfs_v3gen.py special OUT.pcap   a FIFO made (MKNOD) then written and read; 'f' created,
+#       written, linked as 'g' and written through 'g'; 'planted' (a file) written and its mode
+#       set; 'fifo2' read; 'sock' made (MKNOD, a socket): what a replay must never open for
+#       data, and the files it must not write unless it made their other links
 #   nfs_v3gen.py renames OUT.pcap N M   a directory 'd' that exists before the capture, its N
 #       files looked up (each 4096 bytes), then the directory renamed M times (d, d1, ... dM),
 #       16 bytes of one of its files read after each rename: --prepare must make d and its
@@ -203,6 +207,34 @@ def streams(path, n):
         p.t += 500_000
     p.close()
 
+def wres(n):  # WRITE3resok: wcc_data, count, committed, verifier
+    return u32(0) + u32(0) * 2 + u32(n) + u32(2) + u64(0)
+
+def special(path):
+    p = Pcap(path)
+    x = iter(range(1, 1000))
+    data = b"abcd" * 4
+    p.rpc(next(x), 19, fh(ROOT), u32(0) + u32(0) + u32(0) * 12)
+    p.rpc(next(x), 11, fh(ROOT) + opaque(b"p") + u32(7) + SATTR_NONE, created(1))
+    p.rpc(next(x), 7, fh(1) + u64(0) + u32(16) + u32(2) + opaque(data), wres(16))
+    p.rpc(next(x), 6, fh(1) + u64(0) + u32(16),
+          u32(0) + u32(0) + u32(16) + u32(0) + opaque(data))
+    p.rpc(next(x), 8, fh(ROOT) + opaque(b"f") + u32(0) + SATTR_NONE, created(2))
+    p.rpc(next(x), 7, fh(2) + u64(0) + u32(16) + u32(2) + opaque(data), wres(16))
+    p.rpc(next(x), 15, fh(2) + fh(ROOT) + opaque(b"g"), u32(0) + u32(0) * 3)
+    p.rpc(next(x), 3, fh(ROOT) + opaque(b"g"), u32(0) + fh(2) + u32(0) * 2)
+    p.rpc(next(x), 7, fh(2) + u64(16) + u32(16) + u32(2) + opaque(data), wres(16))
+    p.rpc(next(x), 3, fh(ROOT) + opaque(b"planted"),
+          u32(0) + fh(3) + u32(1) + fattr(16) + u32(0))
+    p.rpc(next(x), 7, fh(3) + u64(0) + u32(16) + u32(2) + opaque(data), wres(16))
+    p.rpc(next(x), 2, fh(3) + u32(1) + u32(0o600) + u32(0) * 5 + u32(0),
+          u32(0) + u32(0) * 2)
+    p.rpc(next(x), 3, fh(ROOT) + opaque(b"fifo2"), u32(0) + fh(4) + u32(0) * 2)
+    p.rpc(next(x), 6, fh(4) + u64(0) + u32(16),
+          u32(0) + u32(0) + u32(16) + u32(0) + opaque(data))
+    p.rpc(next(x), 11, fh(ROOT) + opaque(b"sock") + u32(6) + SATTR_NONE, created(5))
+    p.close()
+
 def renames(path, n, m):
     p = Pcap(path)
     x = iter(range(1, 10 * (n + m) + 10))
@@ -230,8 +262,10 @@ if __name__ == "__main__":
              a[4] if len(a) > 4 else None)
     elif sys.argv[1] == "streams":
         streams(sys.argv[2], int(sys.argv[3]))
+    elif sys.argv[1] == "special":
+        special(sys.argv[2])
     elif sys.argv[1] == "renames":
         renames(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
     else:
         sys.exit("usage: nfs_v3gen.py hostile OUT OUTSIDE | load OUT CALLS [FILES [GAP_US "
-                 "[LIST]]] | streams OUT N | renames OUT N M")
+                 "[LIST]]] | streams OUT N | renames OUT N M | special OUT")

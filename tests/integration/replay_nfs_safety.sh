@@ -15,7 +15,8 @@ grep -q "first unnamed directory handle" "$TMP/err" || fail "the root rule was n
 python3 - "$TMP/h.json" <<'PY' || fail "counts"
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["safety"] == {"hostile_names": 4, "escapes": 3, "outside_root": 0}, d["safety"]
+assert d["safety"] == {"hostile_names": 4, "escapes": 3, "outside_root": 0, "special_files": 0,
+                     "hard_links": 0}, d["safety"]
 r = d["replay"]
 assert r["refused"] == 8 and r["diverged"] == 0, r
 p = {x["name"]: x for x in d["procedures"]}
