@@ -131,17 +131,38 @@ struct nfs_call {
 	uint16_t names_len, names_cap;
 	bool names_cut;
 	bool cut; /* the arguments end before the COMPOUND's last op (snaplen, lost bytes) */
-	/* attributes a call sets (v3 sattr3 of SETATTR, CREATE, MKDIR, SYMLINK; v4 fattr4 of
-	 * SETATTR, OPEN's createattrs and CREATE), for the replay */
-	uint8_t set;       /* NFS_SET_* */
-	uint8_t ftype;     /* what a CREATE makes: NFS_FT_* (v3 CREATE/MKDIR/SYMLINK/MKNOD) */
-	bool creates;      /* v4 OPEN with OPEN4_CREATE; v3 CREATE */
-	bool exclusive;    /* the create fails if the name exists (GUARDED, EXCLUSIVE) */
-	uint32_t set_mode; /* with NFS_SET_MODE: the permission bits */
-	uint64_t set_size; /* with NFS_SET_SIZE */
+	/* attributes a call sets (v3 sattr3 of SETATTR, CREATE, MKDIR, SYMLINK, MKNOD; v4
+	 * fattr4 of SETATTR, OPEN's createattrs and CREATE), for the replay */
+	uint8_t set;           /* NFS_SET_* */
+	uint8_t ftype;         /* what a CREATE makes: NFS_FT_* (v3 CREATE/MKDIR/SYMLINK/MKNOD) */
+	bool creates;          /* v4 OPEN with OPEN4_CREATE; v3 CREATE */
+	bool exclusive;        /* the create fails if the name exists (GUARDED, EXCLUSIVE) */
+	bool owner_named;      /* v4: an owner or group given as a name, not a number (not set) */
+	uint32_t set_mode;     /* with NFS_SET_MODE: the permission bits */
+	uint64_t set_size;     /* with NFS_SET_SIZE */
+	uint32_t set_uid;      /* with NFS_SET_UID */
+	uint32_t set_gid;      /* with NFS_SET_GID */
+	int64_t set_atime_s;   /* with NFS_SET_ATIME: the client's time */
+	int64_t set_mtime_s;   /* with NFS_SET_MTIME */
+	uint32_t set_atime_ns; /* (NFS_SET_*TIME_NOW: the server's time instead) */
+	uint32_t set_mtime_ns;
+	uint32_t spec1, spec2; /* a device a MKNOD or CREATE makes: major, minor (specdata) */
+	/* WRITE: the bytes of its payload in the bytes decoded (a pointer into them, valid
+	 * while they are; the RPC decoder copies them out when asked to keep them) */
+	const uint8_t *data;
+	uint32_t data_len; /* at most count: what the capture holds of it */
 };
 
-enum { NFS_SET_MODE = 1, NFS_SET_SIZE = 2 };
+enum {
+	NFS_SET_MODE = 1,
+	NFS_SET_SIZE = 2,
+	NFS_SET_UID = 4,
+	NFS_SET_GID = 8,
+	NFS_SET_ATIME = 16,     /* to set_atime_s, set_atime_ns */
+	NFS_SET_MTIME = 32,     /* to set_mtime_s, set_mtime_ns */
+	NFS_SET_ATIME_NOW = 64, /* to the server's time (SET_TO_SERVER_TIME) */
+	NFS_SET_MTIME_NOW = 128,
+};
 /* File types, as nftype4 numbers them (ftype3 is the same for 1..7). */
 enum {
 	NFS_FT_REG = 1,

@@ -91,34 +91,49 @@ static void rename_names(struct cur *c, struct nfs_call *out)
 	nfs_names_put(out, NN_RENAME, 0, a, n1, b, n2);
 }
 
-/* sattr3 (RFC 1813 2.6): the mode and size a call sets; uid, gid and times are skipped */
+/* set_atime, set_mtime (RFC 1813 2.6): DONT_CHANGE, SET_TO_SERVER_TIME, SET_TO_CLIENT_TIME */
+static unsigned settime3(struct cur *c, unsigned now, unsigned set, int64_t *s, uint32_t *ns)
+{
+	uint32_t how = xdr_u32(c);
+
+	if (how == 1)
+		return now;
+	if (how != 2)
+		return 0;
+	*s = xdr_u32(c); /* nfstime3: seconds are unsigned */
+	*ns = xdr_u32(c);
+	return set;
+}
+
+/* sattr3 (RFC 1813 2.6): the mode, owner, group, size and times a call sets */
 static void sattr3(struct cur *c, struct nfs_call *out)
 {
-	uint32_t mode = 0;
+	uint32_t mode = 0, uid = 0, gid = 0, ans = 0, mns = 0;
 	uint64_t size = 0;
-	bool has_mode, has_size;
+	int64_t as = 0, ms = 0;
+	unsigned set = 0;
 
-	if ((has_mode = xdr_bool(c)))
-		mode = xdr_u32(c);
 	if (xdr_bool(c))
-		cur_skip(c, 4); /* uid */
+		mode = xdr_u32(c), set |= NFS_SET_MODE;
 	if (xdr_bool(c))
-		cur_skip(c, 4); /* gid */
-	if ((has_size = xdr_bool(c)))
-		size = xdr_u64(c);
-	for (int i = 0; i < 2; i++) /* atime, mtime: SET_TO_CLIENT_TIME carries a time */
-		if (xdr_u32(c) == 2)
-			cur_skip(c, 8);
+		uid = xdr_u32(c), set |= NFS_SET_UID;
+	if (xdr_bool(c))
+		gid = xdr_u32(c), set |= NFS_SET_GID;
+	if (xdr_bool(c))
+		size = xdr_u64(c), set |= NFS_SET_SIZE;
+	set |= settime3(c, NFS_SET_ATIME_NOW, NFS_SET_ATIME, &as, &ans);
+	set |= settime3(c, NFS_SET_MTIME_NOW, NFS_SET_MTIME, &ms, &mns);
 	if (c->err)
 		return;
-	if (has_mode) {
-		out->set |= NFS_SET_MODE;
-		out->set_mode = mode & 07777;
-	}
-	if (has_size) {
-		out->set |= NFS_SET_SIZE;
-		out->set_size = size;
-	}
+	out->set |= (uint8_t)set;
+	out->set_mode = mode & 07777;
+	out->set_uid = uid;
+	out->set_gid = gid;
+	out->set_size = size;
+	out->set_atime_s = as;
+	out->set_atime_ns = ans;
+	out->set_mtime_s = ms;
+	out->set_mtime_ns = mns;
 }
 
 /* What a CREATE, MKDIR, SYMLINK or MKNOD makes and with which attributes (after the name). */
@@ -149,9 +164,15 @@ static void create_args(struct cur *c, uint32_t proc, struct nfs_call *out)
 		if (p)
 			nfs_names_put(out, NN_DATA, 0, p, n, NULL, 0);
 		break;
-	case P3_MKNOD:
-		n = xdr_u32(c); /* ftype3 */
+	case P3_MKNOD: /* mknoddata3: ftype3, then devicedata3 or sattr3 (or nothing) */
+		n = xdr_u32(c);
 		out->ftype = n >= 1 && n <= 7 ? (uint8_t)n : 0;
+		if (n == NFS_FT_CHR || n == NFS_FT_BLK || n == NFS_FT_SOCK || n == NFS_FT_FIFO)
+			sattr3(c, out);
+		if (n == NFS_FT_CHR || n == NFS_FT_BLK) {
+			out->spec1 = xdr_u32(c);
+			out->spec2 = xdr_u32(c);
+		}
 		break;
 	default:
 		break;
@@ -175,12 +196,25 @@ int nfs3_call(struct cur *c, uint32_t proc, struct nfs_call *out)
 		out->count = xdr_u32(c);
 		out->has_io = !c->err;
 		break;
-	case P3_WRITE:
+	case P3_WRITE: {
+		uint32_t n;
+
 		out->offset = xdr_u64(c);
 		out->count = xdr_u32(c);
 		out->stable = xdr_u32(c);
 		out->has_io = !c->err;
+		/* data<>: what the bytes at hand hold of it (usually nothing past the kept
+		 * head; the replay keeps whole calls) */
+		if (!c->err && cur_left(c) >= 4) {
+			size_t left;
+
+			n = xdr_u32(c);
+			left = cur_left(c);
+			out->data = c->pos;
+			out->data_len = n < left ? n : (uint32_t)left;
+		}
 		break;
+	}
 	default:
 		break;
 	}

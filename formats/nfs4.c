@@ -204,15 +204,59 @@ static void skip_fattr4(struct cur *c)
 	xdr_skip_opaque(c, UINT32_MAX);
 }
 
+/* settime4 (RFC 7530 3.3.1): SET_TO_SERVER_TIME4 (0), or SET_TO_CLIENT_TIME4 (1) and an
+ * nfstime4 (int64 seconds, uint32 nanoseconds); the NFS_SET_* bit it stands for, 0 if bad */
+static unsigned settime4(struct cur *a, unsigned now, unsigned set, int64_t *s, uint32_t *ns)
+{
+	uint32_t how = xdr_u32(a);
+
+	if (how == 0)
+		return a->err ? 0 : now;
+	if (how != 1) {
+		a->err = true;
+		return 0;
+	}
+	*s = (int64_t)xdr_u64(a);
+	*ns = xdr_u32(a);
+	return a->err ? 0 : set;
+}
+
+/* owner, owner_group (utf8str_mixed): a number ("1000") is an id; a name ("u@domain") is not
+ * mapped here (named) */
+static bool owner_id(struct cur *a, uint32_t *id, bool *named)
+{
+	uint32_t n;
+	const uint8_t *p = xdr_opaque(a, NAME_MAX4, &n);
+	uint64_t v = 0;
+
+	if (!p)
+		return false;
+	for (uint32_t i = 0; i < n; i++) {
+		if (p[i] < '0' || p[i] > '9' || (v = v * 10 + (p[i] - '0')) > UINT32_MAX) {
+			*named = true;
+			return false;
+		}
+	}
+	if (!n) {
+		*named = true;
+		return false;
+	}
+	*id = (uint32_t)v;
+	return true;
+}
+
 /*
- * fattr4 in a call (SETATTR, OPEN's createattrs, CREATE): the size (attribute 4) and mode (33)
- * it sets. Values come in bit order; of the settable attributes only acl (12, variable) may
- * stand between them, and then the mode is not looked for.
+ * fattr4 in a call (SETATTR, OPEN's createattrs, CREATE): the size (attribute 4), mode (33),
+ * owner (36), owner_group (37), time_access_set (48) and time_modify_set (54) it sets. The
+ * values come in bit order (RFC 7530 3.3); the other settable attributes before the last of
+ * those (acl 12, archive 14, hidden 25, mimetype 32, system 46, time_backup 49, time_create
+ * 50) are stepped over; at any other bit the walk stops (its size is not known).
  */
 static void fattr4_set(struct cur *c, struct nfs_call *o)
 {
-	uint32_t nw = xdr_u32(c), w[2] = {0, 0}, len;
+	uint32_t nw = xdr_u32(c), w[2] = {0, 0}, len, n;
 	const uint8_t *v;
+	unsigned set = 0;
 	struct cur a;
 
 	if (c->err || nw > 64 || (uint64_t)nw * 4 > cur_left(c)) {
@@ -229,23 +273,65 @@ static void fattr4_set(struct cur *c, struct nfs_call *o)
 	if (!v)
 		return;
 	a = cur_make(v, len);
-	if (w[0] & (1u << 4)) {
-		uint64_t size = xdr_u64(&a);
-
-		if (!a.err) {
-			o->set |= NFS_SET_SIZE;
-			o->set_size = size;
+	for (unsigned b = 0; b < 64 && !a.err; b++) {
+		if (!(w[b / 32] & (1u << (b % 32))))
+			continue;
+		switch (b) {
+		case 4:
+			o->set_size = xdr_u64(&a);
+			set |= NFS_SET_SIZE;
+			break;
+		case 12: /* acl: nfsace4<>: type, flag, access_mask, who */
+			n = xdr_u32(&a);
+			if (n > cur_left(&a) / 16)
+				a.err = true;
+			while (n-- && !a.err) {
+				cur_skip(&a, 12);
+				xdr_skip_opaque(&a, NAME_MAX4);
+			}
+			break;
+		case 14: /* archive, hidden, system: bool */
+		case 25:
+		case 46:
+			cur_skip(&a, 4);
+			break;
+		case 32: /* mimetype */
+			xdr_skip_opaque(&a, NAME_MAX4);
+			break;
+		case 33:
+			o->set_mode = xdr_u32(&a) & 07777;
+			set |= NFS_SET_MODE;
+			break;
+		case 36:
+			if (owner_id(&a, &o->set_uid, &o->owner_named))
+				set |= NFS_SET_UID;
+			break;
+		case 37:
+			if (owner_id(&a, &o->set_gid, &o->owner_named))
+				set |= NFS_SET_GID;
+			break;
+		case 48:
+			set |= settime4(&a, NFS_SET_ATIME_NOW, NFS_SET_ATIME, &o->set_atime_s,
+			                &o->set_atime_ns);
+			break;
+		case 49: /* time_backup, time_create: nfstime4 */
+		case 50:
+			cur_skip(&a, 12);
+			break;
+		case 54:
+			set |= settime4(&a, NFS_SET_MTIME_NOW, NFS_SET_MTIME, &o->set_mtime_s,
+			                &o->set_mtime_ns);
+			break;
+		default:
+			a.err = true; /* not settable, or of a size not known here */
+			break;
 		}
+		if (a.err) /* the value that failed is not set */
+			set &= ~(b == 4    ? (unsigned)NFS_SET_SIZE
+			         : b == 33 ? (unsigned)NFS_SET_MODE
+			                   : 0u);
 	}
-	if ((w[1] & (1u << 1)) && !(w[0] & (1u << 12))) {
-		cur_skip(&a, 4 * (!!(w[0] & (1u << 14)) + !!(w[0] & (1u << 25))));
-		uint32_t mode = xdr_u32(&a);
-
-		if (!a.err) {
-			o->set |= NFS_SET_MODE;
-			o->set_mode = mode & 07777;
-		}
-	}
+	o->set |= (uint8_t)set;
 }
 
 /* fattr4 in a GETATTR reply: find FATTR4_SIZE (attribute 4). Attributes 0..4 come first in
@@ -396,10 +482,12 @@ static bool op_args(struct cur *c, uint32_t op, struct nfs_call *o, uint8_t *fh,
 	case OP4_CREATE:
 		t = xdr_u32(c);
 		o->ftype = t >= 1 && t <= 7 ? (uint8_t)t : 0;
-		if (t == 5) /* NF4LNK */
+		if (t == 5) { /* NF4LNK */
 			nm->b = xdr_opaque(c, 4096, &nm->blen);
-		else if (t == 3 || t == 4) /* NF4BLK, NF4CHR */
-			cur_skip(c, 8);
+		} else if (t == 3 || t == 4) { /* NF4BLK, NF4CHR: specdata4 */
+			o->spec1 = xdr_u32(c);
+			o->spec2 = xdr_u32(c);
+		}
 		nm->a = xdr_opaque(c, NAME_MAX4, &nm->alen);
 		fattr4_set(c, o);
 		break;
@@ -532,9 +620,17 @@ static bool op_args(struct cur *c, uint32_t op, struct nfs_call *o, uint8_t *fh,
 			o->stable = t;
 		}
 		/* the data: usually beyond the kept head of the record, which ends the walk
-		 * after this op (the cursor error) but not the op itself */
-		if (!c->err)
+		 * after this op (the cursor error) but not the op itself; what there is of it
+		 * is the payload (the replay keeps whole calls) */
+		if (!c->err) {
+			if (is_main) {
+				size_t left = cur_left(c);
+
+				o->data = c->pos;
+				o->data_len = n < left ? n : (uint32_t)left;
+			}
 			xdr_skip(c, n);
+		}
 		return true;
 	}
 	case OP4_RELEASE_LOCKOWNER:
@@ -736,6 +832,8 @@ int nfs4_call(struct cur *c, struct nfs_call *o)
 			o->offset = o->count = 0;
 			o->stable = 0;
 			o->copy_sync = false;
+			o->data = NULL;
+			o->data_len = 0;
 		}
 		if (op == OP4_SAVEFH) {
 			memcpy(saved, fh, fh_len);

@@ -90,6 +90,15 @@ uint64_t nfs_rec_fh(const char *path, size_t len)
 	return h ^ h >> 29;
 }
 
+/* sattr3: the mode when has_mode, nothing else */
+static void xsattr(struct xb *x, const struct nfs_rec_call *c)
+{
+	x32(x, c->has_mode);
+	if (c->has_mode)
+		x32(x, c->mode);
+	xzero(x, 5);
+}
+
 /* RFC 1813 3.3: the arguments of each procedure */
 static void args(struct xb *x, const struct nfs_rec_call *c)
 {
@@ -100,15 +109,16 @@ static void args(struct xb *x, const struct nfs_rec_call *c)
 		xfh(x, c->dir_fh);
 		xstr(x, c->name);
 		break;
-	case 8: /* CREATE: UNCHECKED, sattr3 setting nothing */
+	case 8: /* CREATE: UNCHECKED, sattr3 */
 		xfh(x, c->dir_fh);
 		xstr(x, c->name);
-		xzero(x, 7);
+		x32(x, 0);
+		xsattr(x, c);
 		break;
 	case 9: /* MKDIR */
 		xfh(x, c->dir_fh);
 		xstr(x, c->name);
-		xzero(x, 6);
+		xsattr(x, c);
 		break;
 	case 10: /* SYMLINK */
 		xfh(x, c->dir_fh);
@@ -143,16 +153,20 @@ static void args(struct xb *x, const struct nfs_rec_call *c)
 		x64(x, c->offset);
 		x32(x, (uint32_t)c->count);
 		break;
-	case 7: /* WRITE: the count, no data */
+	case 7: /* WRITE: the count, no data (or the tests' wdata) */
 		xfh(x, c->fh);
 		x64(x, c->offset);
 		x32(x, (uint32_t)c->count);
 		x32(x, c->stable);
-		x32(x, 0);
+		if (c->wdata)
+			xopaque(x, c->wdata, (size_t)c->count);
+		else
+			x32(x, 0);
 		break;
-	case 2: /* SETATTR: sattr3 and guard, nothing set */
+	case 2: /* SETATTR: sattr3 and guard */
 		xfh(x, c->fh);
-		xzero(x, 7);
+		xsattr(x, c);
+		x32(x, 0);
 		break;
 	case 16: /* READDIR */
 		xfh(x, c->fh);

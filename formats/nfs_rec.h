@@ -3,6 +3,7 @@
 #ifndef IOTAPE_FORMATS_NFS_REC_H
 #define IOTAPE_FORMATS_NFS_REC_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "common/err.h"
@@ -12,8 +13,9 @@
  * NFSv3 CALL at its issue time and its REPLY at its completion, on a TCP connection per
  * stream (127.0.0.1 to 127.0.0.2:2049, Ethernet, pcap with nanosecond times). The messages
  * are made, not captured: handles are 8-byte hashes of the paths (the same path, the same
- * handle), AUTH_NONE, a WRITE carries its count but no data, replies carry the status and
- * what the statistics read (READ and WRITE counts, GETATTR's size, new handles).
+ * handle), AUTH_NONE, a WRITE carries its count but no data (unless wdata is given: the
+ * tests' captures), replies carry the status and what the statistics read (READ and WRITE
+ * counts, GETATTR's size, new handles).
  */
 struct nfs_rec_call {
 	uint32_t stream;                /* a connection per stream */
@@ -27,6 +29,11 @@ struct nfs_rec_call {
 	uint64_t done;   /* bytes read or written */
 	uint64_t size;   /* GETATTR's size */
 	uint64_t call_ns, reply_ns;
+	/* for captures made by tests: WRITE's payload (count bytes), a mode set (SETATTR,
+	 * CREATE, MKDIR) */
+	const uint8_t *wdata;
+	uint32_t mode;
+	bool has_mode;
 };
 
 struct nfs_rec;

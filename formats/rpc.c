@@ -33,7 +33,7 @@ struct rpc_dec {
 	unsigned ncb;
 	char *machines[MAX_MACHINES];
 	unsigned nmachines;
-	size_t names_mem, machines_mem;
+	size_t names_mem, machines_mem, data_mem;
 	uint8_t names_buf[NFS_NAMES_BUF];
 	struct rpc_counters n;
 };
@@ -76,6 +76,12 @@ static void release(struct rpc_dec *d, struct pend **pp)
 		d->names_mem -= p->t.call.names_len;
 		free(p->t.call.names);
 		p->t.call.names = NULL;
+	}
+	if (p->t.call.data_len) {
+		d->data_mem -= p->t.call.data_len;
+		free((void *)p->t.call.data);
+		p->t.call.data = NULL;
+		p->t.call.data_len = 0;
 	}
 
 	*pp = p->hnext;
@@ -241,6 +247,33 @@ static void auth_sys(struct rpc_dec *d, struct rpc_txn *t, const uint8_t *cred, 
 	t->machine = machine_name(d, m, ml);
 }
 
+/* Keep a WRITE's payload (in the record's bytes, gone by its reply) with the outstanding call,
+ * when asked to; else forget it. */
+static void keep_data(struct rpc_dec *d, struct nfs_call *call)
+{
+	uint8_t *p = NULL;
+
+	if (!call->data_len) {
+		call->data = NULL;
+		return;
+	}
+	if (!d->cfg.keep_data) {
+		call->data = NULL;
+		call->data_len = 0;
+		return;
+	}
+	if (d->data_mem + call->data_len <= d->cfg.data_total)
+		p = malloc(call->data_len);
+	if (p) {
+		memcpy(p, call->data, call->data_len);
+		d->data_mem += call->data_len;
+	} else {
+		d->n.data_dropped++;
+		call->data_len = 0;
+	}
+	call->data = p;
+}
+
 /* Keep the names the decoder wrote (in the shared buffer) with the outstanding call. */
 static void keep_names(struct rpc_dec *d, struct nfs_call *call)
 {
@@ -372,6 +405,7 @@ static void on_call(struct rpc_dec *d, const struct rpc_record *r, struct cur *c
 		nfs_mnt_call(&body, &t->call);
 	}
 	keep_names(d, &t->call);
+	keep_data(d, &t->call);
 	/* insert: newest at the tail of the age list */
 	p->hnext = *pp;
 	*pp = p;
@@ -511,6 +545,8 @@ int rpc_dec_new(struct rpc_dec **out, const struct rpc_dec_cfg *cfg, rpc_txn_fn 
 		d->cfg.event_arg = cfg->event_arg;
 		d->cfg.call = cfg->call;
 		d->cfg.call_arg = cfg->call_arg;
+		d->cfg.keep_data = cfg->keep_data;
+		d->cfg.data_total = cfg->data_total ? cfg->data_total : 64u << 20;
 	}
 	d->fn = fn;
 	d->arg = arg;
@@ -531,7 +567,7 @@ uint64_t rpc_dec_oldest_call(const struct rpc_dec *d)
 size_t rpc_dec_mem(const struct rpc_dec *d)
 {
 	return sizeof(*d) + (size_t)d->nalloc * sizeof(struct pend) + d->names_mem +
-	       d->machines_mem;
+	       d->machines_mem + d->data_mem;
 }
 
 void rpc_dec_free(struct rpc_dec *d)
@@ -546,6 +582,8 @@ void rpc_dec_free(struct rpc_dec *d)
 
 			d->buckets[i] = p->hnext;
 			free(p->t.call.names);
+			if (p->t.call.data_len)
+				free((void *)p->t.call.data);
 			free(p);
 		}
 	}

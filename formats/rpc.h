@@ -71,6 +71,7 @@ struct rpc_counters {
 	uint64_t cut_compounds;      /* NFSv4 COMPOUND calls cut before their main op was known */
 	uint64_t names_dropped;      /* calls whose names were not kept (names memory cap) */
 	uint64_t machines_untracked; /* AUTH_SYS machine names past the table's cap */
+	uint64_t data_dropped;       /* WRITE payloads not kept (keep_data: the memory cap) */
 };
 
 typedef void (*rpc_txn_fn)(void *arg, const struct rpc_txn *t);
@@ -83,6 +84,11 @@ struct rpc_dec_cfg {
 	 * transaction handed out at its reply, a count of calls outstanding in time order */
 	rpc_txn_fn call;
 	void *call_arg;
+	/* keep each WRITE's payload (nfs_call.data, as far as the record was kept: the stream
+	 * layer's call_cap) with the outstanding call, in at most data_total bytes (64 MiB);
+	 * otherwise nfs_call.data is NULL when the transaction is handed out */
+	bool keep_data;
+	uint64_t data_total;
 };
 
 struct rpc_dec;

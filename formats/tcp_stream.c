@@ -12,7 +12,9 @@
  * Each direction of a connection is a byte stream cut into RPC records by 4-byte markers
  * (RFC 5531 section 11: high bit = last fragment, low 31 bits = fragment length). Only the
  * first head_cap bytes of a record are kept: the decoders need the RPC and NFS headers, never
- * the READ/WRITE data, so memory per connection does not grow with the record size.
+ * the READ/WRITE data, so memory per connection does not grow with the record size. The NFS
+ * replay asks for whole calls (call_cap), for the WRITE payloads: a direction's buffer grows
+ * for them, within call_total over all connections.
  * Segments ahead of a gap wait in a small queue; when the queue is full, or the capture ends,
  * the gap is declared lost and the marker parser resynchronises at the next plausible record.
  *
@@ -53,6 +55,7 @@ struct dir {
 	bool incomplete;
 	uint8_t *head;
 	uint32_t head_len;
+	uint32_t head_room; /* bytes at head: head_cap, or more for a call kept whole */
 	uint64_t rec_len;
 	uint8_t rs[RS_WIN];
 	unsigned rs_len;
@@ -90,7 +93,8 @@ struct tcp_table {
 	uint64_t ooo_total;
 	size_t mem;
 	struct tcp_counters n;
-	uint64_t last_ts; /* time of the latest packet, for records completed at the end */
+	uint64_t last_ts;  /* time of the latest packet, for records completed at the end */
+	uint64_t call_mem; /* bytes of head buffers grown past head_cap (call_cap) */
 };
 
 bool rpc_record_plausible(const uint8_t *p, size_t n, uint32_t max_record)
@@ -273,8 +277,49 @@ static int head_alloc(struct tcp_table *t, struct dir *d)
 	d->head = malloc(t->cfg.head_cap);
 	if (!d->head)
 		return -ENOMEM;
+	d->head_room = t->cfg.head_cap;
 	t->mem += t->cfg.head_cap;
 	return 0;
+}
+
+/* Is the record at head an RPC CALL (its message type, after the xid, is 0)? */
+static bool head_is_call(const struct dir *d)
+{
+	return d->head_len >= 8 && !(d->head[4] | d->head[5] | d->head[6] | d->head[7]);
+}
+
+/* What of the current record is kept: head_cap, or call_cap for a call when asked. */
+static uint32_t keep_cap(const struct tcp_table *t, const struct dir *d)
+{
+	return t->cfg.call_cap > t->cfg.head_cap && head_is_call(d) ? t->cfg.call_cap
+	                                                            : t->cfg.head_cap;
+}
+
+/* The head cannot take the n bytes at p: room for them if the record is a call kept whole
+ * (call_cap), within call_total. Only while the head holds the whole record so far. */
+static void head_grow(struct tcp_table *t, struct dir *d, const uint8_t *p, size_t n)
+{
+	uint32_t want = t->cfg.call_cap, room;
+	uint8_t *h;
+
+	if (d->head_len != d->rec_len)
+		return; /* bytes were skipped: what follows would not be where it belongs */
+	for (unsigned k = 4; k < 8; k++) /* the message type, after the xid: CALL is 0 */
+		if (k < d->head_len ? d->head[k] : k - d->head_len < n ? p[k - d->head_len] : 1)
+			return;
+	room = d->head_room * 2;
+	if (room < d->head_len + n)
+		room = d->head_len + n > want ? want : (uint32_t)(d->head_len + n);
+	if (room > want)
+		room = want;
+	if (t->call_mem + (room - d->head_room) > t->cfg.call_total) /* as much as is left */
+		room = d->head_room + (uint32_t)(t->cfg.call_total - t->call_mem);
+	if (room <= d->head_room || !(h = realloc(d->head, room)))
+		return;
+	t->call_mem += room - d->head_room;
+	t->mem += room - d->head_room;
+	d->head = h;
+	d->head_room = room;
 }
 
 static void stream_data(struct tcp_table *t, struct conn *c, int dir, const uint8_t *p, size_t n,
@@ -326,8 +371,11 @@ static void stream_data(struct tcp_table *t, struct conn *c, int dir, const uint
 		{
 			size_t take = d->frag_left < n ? d->frag_left : n;
 
-			if (!d->incomplete && d->head_len < t->cfg.head_cap) {
-				size_t h = t->cfg.head_cap - d->head_len;
+			if (t->cfg.call_cap > d->head_room && d->head_len + take > d->head_room &&
+			    !d->incomplete)
+				head_grow(t, d, p, take); /* a call kept whole */
+			if (!d->incomplete && d->head_len < d->head_room) {
+				size_t h = d->head_room - d->head_len;
 
 				if (h > take)
 					h = take;
@@ -378,7 +426,7 @@ static void stream_missing(struct tcp_table *t, struct conn *c, int dir, uint64_
 		if (d->mode == M_FRAG) {
 			uint64_t take = d->frag_left < n ? d->frag_left : n;
 
-			if (d->head_len < t->cfg.head_cap)
+			if (d->head_len < keep_cap(t, d))
 				d->incomplete = true;
 			d->rec_len += take;
 			d->frag_left -= (uint32_t)take;
@@ -627,7 +675,8 @@ static void conn_free(struct tcp_table *t, struct conn *c)
 		seg_free_all(t, &c->d[i]);
 		if (c->d[i].head) {
 			free(c->d[i].head);
-			t->mem -= t->cfg.head_cap;
+			t->mem -= c->d[i].head_room;
+			t->call_mem -= c->d[i].head_room - t->cfg.head_cap;
 		}
 	}
 	t->mem -= sizeof(*c);
@@ -708,11 +757,18 @@ void tcp_table_packet(struct tcp_table *t, const struct pkt *p)
 		c = conn_get(t, p, &dir, true);
 		if (!c)
 			return;
+		/* a datagram is at hand whole: a call kept whole (call_cap) costs nothing */
+		uint32_t cap =
+		    t->cfg.call_cap > t->cfg.head_cap && p->caplen >= 8 &&
+		            !(p->payload[4] | p->payload[5] | p->payload[6] | p->payload[7])
+		        ? t->cfg.call_cap
+		        : t->cfg.head_cap;
+
 		r = (struct rpc_record){
 		    .head = p->payload,
-		    .head_len = p->caplen < t->cfg.head_cap ? p->caplen : t->cfg.head_cap,
+		    .head_len = p->caplen < cap ? p->caplen : cap,
 		    .len = p->len,
-		    .incomplete = p->caplen < p->len && p->caplen < t->cfg.head_cap,
+		    .incomplete = p->caplen < p->len && p->caplen < cap,
 		    .ts_ns = p->ts_ns,
 		    .conn_id = c->id,
 		    .dir = dir,
@@ -792,6 +848,8 @@ int tcp_table_new(struct tcp_table **out, const struct tcp_cfg *cfg, rpc_record_
 			t->cfg.max_conns = cfg->max_conns;
 		t->cfg.event = cfg->event;
 		t->cfg.event_arg = cfg->event_arg;
+		t->cfg.call_cap = cfg->call_cap;
+		t->cfg.call_total = cfg->call_total ? cfg->call_total : 64u << 20;
 	}
 	t->fn = fn;
 	t->arg = arg;

@@ -50,7 +50,12 @@ struct tcp_cfg {
 	uint32_t ooo_cap;    /* out-of-order bytes held per direction (0: up to ooo_total) */
 	uint64_t ooo_total;  /* out-of-order bytes held over all connections (8 MiB) */
 	uint32_t max_conns;  /* connections tracked at once; least recently used evicted (2048) */
-	net_event_fn event;  /* told of gaps (optional) */
+	/* the NFS replay's WRITE payloads: an RPC CALL record is kept up to call_cap bytes
+	 * (0, or not above head_cap: head_cap like every record), in buffers of at most
+	 * call_total bytes over all connections (64 MiB); past that a call keeps head_cap */
+	uint32_t call_cap;
+	uint64_t call_total;
+	net_event_fn event; /* told of gaps (optional) */
 	void *event_arg;
 };
 

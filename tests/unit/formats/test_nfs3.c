@@ -123,9 +123,76 @@ static void test_set_attrs(void **state)
 	put32(&w, 0); /* guard */
 	cu = cur_make(w.b, w.n);
 	assert_int_equal(nfs3_call(&cu, 2, &c), 0);
-	assert_int_equal(c.set, NFS_SET_MODE | NFS_SET_SIZE);
+	assert_int_equal(c.set, NFS_SET_MODE | NFS_SET_SIZE | NFS_SET_GID | NFS_SET_ATIME |
+	                            NFS_SET_MTIME_NOW);
 	assert_int_equal(c.set_mode, 0600);
 	assert_int_equal(c.set_size, 1u << 20);
+	assert_int_equal(c.set_gid, 5);
+	assert_int_equal(c.set_atime_s, 0);
+	assert_int_equal(c.set_atime_ns, 7);
+
+	/* uid, and the client's mtime */
+	memset(&c, 0, sizeof(c));
+	w.n = 0;
+	putopaque(&w, FH, sizeof(FH));
+	put32(&w, 0); /* mode */
+	put32(&w, 1); /* uid */
+	put32(&w, 1000);
+	put32(&w, 0); /* gid */
+	put32(&w, 0); /* size */
+	put32(&w, 0); /* atime: unchanged */
+	put32(&w, 2); /* mtime: client's */
+	put32(&w, 1700000000);
+	put32(&w, 123456789);
+	put32(&w, 0); /* guard */
+	cu = cur_make(w.b, w.n);
+	assert_int_equal(nfs3_call(&cu, 2, &c), 0);
+	assert_int_equal(c.set, NFS_SET_UID | NFS_SET_MTIME);
+	assert_int_equal(c.set_uid, 1000);
+	assert_int_equal(c.set_mtime_s, 1700000000);
+	assert_int_equal(c.set_mtime_ns, 123456789);
+
+	/* MKNOD of a character device: its mode and numbers */
+	memset(&c, 0, sizeof(c));
+	w.n = 0;
+	putopaque(&w, FH, sizeof(FH));
+	putopaque(&w, "null", 4);
+	put32(&w, NFS_FT_CHR);
+	put32(&w, 1); /* mode */
+	put32(&w, 0620);
+	putzero(&w, 4 * 5);
+	put32(&w, 1); /* specdata3 */
+	put32(&w, 3);
+	cu = cur_make(w.b, w.n);
+	assert_int_equal(nfs3_call(&cu, 11, &c), 0);
+	assert_int_equal(c.ftype, NFS_FT_CHR);
+	assert_int_equal(c.set, NFS_SET_MODE);
+	assert_int_equal(c.set_mode, 0620);
+	assert_int_equal(c.spec1, 1);
+	assert_int_equal(c.spec2, 3);
+
+	/* WRITE: its payload where the bytes hold it, and as far as they do */
+	memset(&c, 0, sizeof(c));
+	w.n = 0;
+	putopaque(&w, FH, sizeof(FH));
+	put64(&w, 4096);
+	put32(&w, 6);
+	put32(&w, 2);
+	putopaque(&w, "abcdef", 6);
+	cu = cur_make(w.b, w.n);
+	assert_int_equal(nfs3_call(&cu, 7, &c), 0);
+	assert_int_equal(c.data_len, 6);
+	assert_memory_equal(c.data, "abcdef", 6);
+	memset(&c, 0, sizeof(c));
+	cu = cur_make(w.b, w.n - 6); /* cut inside the payload */
+	assert_int_equal(nfs3_call(&cu, 7, &c), 0);
+	assert_int_equal(c.count, 6);
+	assert_int_equal(c.data_len, 2);
+	memset(&c, 0, sizeof(c));
+	cu = cur_make(w.b, 4 + sizeof(FH) + 16); /* cut before the payload's length */
+	assert_int_equal(nfs3_call(&cu, 7, &c), 0);
+	assert_true(c.decoded);
+	assert_int_equal(c.data_len, 0);
 
 	/* CREATE GUARDED with a mode */
 	memset(&c, 0, sizeof(c));

@@ -103,6 +103,8 @@ static void test_write_compound(void **state)
 	assert_int_equal(c.fh_len, 16);
 	assert_memory_equal(c.fh, FH, 16);
 	assert_int_equal(c.ops[3], OP4_GETATTR);
+	assert_int_equal(c.data_len, 10);
+	assert_memory_equal(c.data, "0123456789", 10);
 
 	res_hdr(&r, 0, 4);
 	res_sequence(&r);
@@ -231,6 +233,55 @@ static void test_setattr_create(void **state)
 	assert_int_equal(c.set, NFS_SET_SIZE | NFS_SET_MODE);
 	assert_int_equal(c.set_size, 12345);
 	assert_int_equal(c.set_mode, 0640);
+
+	/* acl and mimetype stepped over; a numeric owner, a named group, both times */
+	memset(&c, 0, sizeof(c));
+	w.n = a.n = 0;
+	compound_hdr(&w, 0, 2);
+	op_putfh(&w, FH);
+	put32(&w, OP4_SETATTR);
+	putzero(&w, 16);
+	put32(&w, 2); /* acl (12); mimetype (32), mode (33), owner, group, atime, mtime */
+	put32(&w, 1u << 12);
+	put32(&w, 1u << 0 | 1u << 1 | 1u << 4 | 1u << 5 | 1u << 16 | 1u << 22);
+	put32(&a, 1); /* acl: one ace */
+	putzero(&a, 12);
+	putopaque(&a, "EVERYONE@", 9);
+	putopaque(&a, "text/plain", 10);
+	put32(&a, 0755);
+	putopaque(&a, "1000", 4);
+	putopaque(&a, "staff@example.com", 17);
+	put32(&a, 0); /* atime: the server's */
+	put32(&a, 1); /* mtime: the client's */
+	put64(&a, 1700000000);
+	put32(&a, 5);
+	putopaque(&w, a.b, (uint32_t)a.n);
+	cu = cur_make(w.b, w.n);
+	nfs4_call(&cu, &c);
+	assert_int_equal(c.set, NFS_SET_MODE | NFS_SET_UID | NFS_SET_ATIME_NOW | NFS_SET_MTIME);
+	assert_int_equal(c.set_mode, 0755);
+	assert_int_equal(c.set_uid, 1000);
+	assert_true(c.owner_named);
+	assert_int_equal(c.set_mtime_s, 1700000000);
+	assert_int_equal(c.set_mtime_ns, 5);
+
+	/* CREATE of a block device: its numbers */
+	memset(&c, 0, sizeof(c));
+	w.n = 0;
+	compound_hdr(&w, 0, 2);
+	op_putfh(&w, FH);
+	put32(&w, OP4_CREATE);
+	put32(&w, NFS_FT_BLK);
+	put32(&w, 7);
+	put32(&w, 1);
+	putopaque(&w, "loop1", 5);
+	put32(&w, 0);
+	putopaque(&w, "", 0);
+	cu = cur_make(w.b, w.n);
+	nfs4_call(&cu, &c);
+	assert_int_equal(c.ftype, NFS_FT_BLK);
+	assert_int_equal(c.spec1, 7);
+	assert_int_equal(c.spec2, 1);
 
 	memset(&c, 0, sizeof(c));
 	c.names = names;

@@ -220,6 +220,61 @@ static void test_gap_in_body(void **state)
 	tcp_table_free(t);
 }
 
+/* call_cap (the replay's WRITE payloads): calls kept whole over many segments, up to
+ * call_total over all connections; replies keep head_cap; a gap inside the kept range of a
+ * call makes it incomplete */
+static void test_calls_kept_whole(void **state)
+{
+	struct got g;
+	struct tcp_cfg cfg = {.head_cap = 128, .call_cap = 6000, .call_total = 4096};
+	struct tcp_table *t = mk(&g, &cfg);
+	struct wb w = {.n = 0}, r = {.n = 0}, m = {.n = 0};
+	size_t i;
+
+	(void)state;
+	call_msg(&w, 1, 3000);
+	call_msg(&w, 2, 5000); /* beyond what call_total leaves: 128 + 4096 kept */
+	syn(t, 0);
+	for (i = 0; i < w.n; i += 700) {
+		uint32_t n = w.n - i < 700 ? (uint32_t)(w.n - i) : 700;
+
+		seg(t, (uint32_t)(1 + i), w.b + i, n, 1 + i);
+	}
+	assert_int_equal(g.n, 2);
+	assert_int_equal(g.r[0].head_len, 3000);
+	assert_int_equal(g.r[0].len, 3000);
+	assert_false(g.r[0].incomplete);
+	assert_int_equal(g.r[1].head_len, 128 + 4096); /* call_total past head_cap, no more */
+	assert_int_equal(g.r[1].len, 5000);
+	/* a reply (the other direction) keeps head_cap */
+	put32(&m, 9);
+	put32(&m, 1);
+	while (m.n < 1000)
+		m.b[m.n] = 0, m.n++;
+	rm_frame(&r, &m);
+	{
+		struct pkt p = tcp_pkt(1, 1000, 1, r.b, (uint32_t)r.n, (uint32_t)r.n, 9, 0);
+
+		tcp_table_packet(t, &p);
+	}
+	assert_int_equal(g.n, 3);
+	assert_int_equal(g.r[2].head_len, 128);
+	tcp_table_free(t);
+
+	/* a hole inside a call's kept range: incomplete */
+	t = mk(&g, &cfg);
+	w.n = 0;
+	call_msg(&w, 3, 3000);
+	syn(t, 0);
+	seg(t, 1, w.b, 1000, 1);
+	seg(t, 1 + 1500, w.b + 1500, (uint32_t)w.n - 1500, 2);
+	tcp_table_finish(t);
+	assert_int_equal(g.n, 1);
+	assert_true(g.r[0].incomplete);
+	assert_int_equal(g.r[0].head_len, 996);
+	tcp_table_free(t);
+}
+
 /* A gap that swallows a marker: resynchronise at the next plausible record. */
 static void test_gap_resync(void **state)
 {
@@ -527,6 +582,7 @@ int main(void)
 	    cmocka_unit_test(test_retransmit_and_overlap),
 	    cmocka_unit_test(test_out_of_order),
 	    cmocka_unit_test(test_gap_in_body),
+	    cmocka_unit_test(test_calls_kept_whole),
 	    cmocka_unit_test(test_gap_resync),
 	    cmocka_unit_test(test_mid_stream),
 	    cmocka_unit_test(test_snaplen),
