@@ -128,6 +128,10 @@ static const struct cli_opt replay_opts[] = {
      .arg = "PATH",
      .help = "NFS capture: the capture's path that is the target's root (an NFSv4 export's "
              "pseudo path, /export); calls outside it are refused"},
+    {.name = "allow-divergence",
+     .key = O_ALLOW_DIVERGENCE,
+     .help = "NFS capture: exit 0 although calls ended otherwise than in the capture (an "
+             "error where it had none, or the reverse; default: exit 1)"},
     {.name = "fio-client",
      .key = O_FIO_CLIENT,
      .arg = "HOST[:PORT]=TARGET",
@@ -188,9 +192,10 @@ const struct cli_doc doc_replay = {
         "of an NFS target) apply.",
     .opts = replay_opts,
     .operands = CLI_INPUT,
-    .exit_status = "0 done, 2 usage or input error, 3 system error or IOs that failed (a block "
-                   "replay; an NFS replay's failed calls are results, compared with the "
-                   "capture's), 128 + the signal when stopped",
+    .exit_status = "0 done, 1 an NFS replay's calls ended otherwise than in the capture (without "
+                   "--allow-divergence), 2 usage or input error, 3 system error or IOs that "
+                   "failed (a block replay; an NFS replay's failed calls are results, compared "
+                   "with the capture's), 128 + the signal when stopped",
     .docs = "replay.md replay-nfs.md",
     .see_also = "btreplay(8) fio(1)",
 };
@@ -584,6 +589,9 @@ int cmd_replay(int argc, char **argv)
 		case O_ROOT_PATH:
 			na.root_path = optarg;
 			break;
+		case O_ALLOW_DIVERGENCE:
+			na.allow_divergence = true;
+			break;
 		case O_FIO_CLIENT: /* abbreviated: "--fio-client" itself went to replay_fio() */
 		case O_FIO_HOSTS:
 		case O_FIO_DIR:
@@ -629,13 +637,12 @@ int cmd_replay(int argc, char **argv)
 		cli_input_release(&ci);
 		return free(maps), rc;
 	}
-	if (na.nfs_url || na.root_fh || na.root_path) {
+	if (na.nfs_url || na.root_fh || na.root_path || na.allow_divergence) {
 		cli_input_release(&ci);
 		return free(maps),
-		       usage_error(
-		           "--nfs, --root-fh and --root-path are for NFS captures; '%s' is a "
-		           "block trace",
-		           argv[optind]);
+		       usage_error("--nfs, --root-fh, --root-path and --allow-divergence are for "
+		                   "NFS captures; '%s' is a block trace",
+		                   argv[optind]);
 	}
 	if (!ci.block) {
 		cli_input_release(&ci);

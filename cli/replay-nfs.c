@@ -158,6 +158,10 @@ static void print_summary(const struct nfs_replay_opts *o, const struct nfs_repl
 		    (unsigned long long)st->prep_dirs, (unsigned long long)st->prep_files,
 		    st->prep_bytes / 1048576.0, (unsigned long long)st->prep_links,
 		    st->prep_failed ? " (some failed)" : "");
+	if (st->payload_cut)
+		printf("  written:  %llu WRITEs the capture does not hold whole (the snaplen): "
+		       "%.1f MiB of a generated pattern in their place\n",
+		       (unsigned long long)st->payload_cut, st->payload_cut_bytes / 1048576.0);
 	printf("  outcomes: %llu as in the capture, %llu diverged, %llu not answered in the "
 	       "capture\n",
 	       (unsigned long long)st->same, (unsigned long long)st->diverged,
@@ -177,6 +181,21 @@ static void print_summary(const struct nfs_replay_opts *o, const struct nfs_repl
 		                    : "-",
 		       p->srt.count ? fmt_duration((double)hist_quantile(&p->srt, .5), b[2], 24)
 		                    : "-");
+	}
+	if (st->ndivs || st->divs_other) {
+		printf("\n  diverged:\n");
+		for (unsigned i = 0; i < st->ndivs; i++) {
+			const struct nr_div *d = &st->divs[i];
+			const struct nr_proc *p = &st->procs[d->proc];
+
+			nr_status_str(d->cap_status, p->vers, cs, sizeof(cs));
+			nr_status_str(d->rep_status, p->vers, rs, sizeof(rs));
+			printf("    %-20s capture %-16s replay %-16s %9llu\n",
+			       proc_label(p, l, sizeof(l)), cs, rs, (unsigned long long)d->n);
+		}
+		if (st->divs_other)
+			printf("    (%llu more, of other procedures and statuses)\n",
+			       (unsigned long long)st->divs_other);
 	}
 	if (st->nshown) {
 		printf("\n  divergences (first %u):\n", st->nshown);
@@ -199,6 +218,9 @@ static void print_summary(const struct nfs_replay_opts *o, const struct nfs_repl
 	       "depth cap\n",
 	       (unsigned long long)st->dep_waits, (unsigned long long)st->file_waits,
 	       (unsigned long long)st->depth_waits);
+	if (st->attrs_skipped)
+		printf("  %llu calls' owners or groups not set (not root, or v4 owner names)\n",
+		       (unsigned long long)st->attrs_skipped);
 	if (st->placeholders)
 		printf("  %llu calls on handles the capture never named (under %s/)\n",
 		       (unsigned long long)st->placeholders, NR_UNNAMED_DIR);
@@ -333,6 +355,12 @@ int replay_nfs(struct replay_nfs_args *a, struct cli_input *ci)
 	}
 	if (st.stopped)
 		rc = rc ? rc : 128 + (int)nfs_stop;
+	if (st.diverged && !a->allow_divergence && !rc) {
+		error("%llu calls ended otherwise than in the capture (listed above; "
+		      "--allow-divergence to accept that)",
+		      (unsigned long long)st.diverged);
+		rc = EXIT_THRESHOLD;
+	}
 	nfs_replay_stats_release(&st);
 	return rc;
 }

@@ -44,6 +44,8 @@ enum {
 	O_NO_PREPARE,
 	O_ROOT_FH,
 	O_ROOT_PATH,
+	O_ALLOW_DIVERGENCE,
+	O_VERIFY,
 };
 
 /* What cmd-replay.c parsed for a replay of a packet capture (replay-nfs.c). */
@@ -53,7 +55,7 @@ struct replay_nfs_args {
 	double speed;
 	uint64_t spin_ns, max_gap_ns;
 	unsigned depth;
-	bool prepare, force, json;
+	bool prepare, force, json, allow_divergence;
 	int argc;
 	char **argv;
 };

@@ -50,9 +50,15 @@ struct nr_op {
 	uint8_t ftype; /* NFS_FT_* of a create */
 	bool exclusive, stable, answered, refused, hostile, placeholder;
 	bool overlaps;       /* the next call was made before this one's reply (or it had none) */
+	bool attrs_skipped;  /* an owner or group not set (not root, or a v4 name) */
 	uint32_t cap_status; /* the capture's outcome (answered) */
-	uint32_t mode;
+	uint32_t mode, uid, gid;
+	int64_t atime_s, mtime_s; /* with NFS_SET_ATIME, NFS_SET_MTIME */
+	uint32_t atime_ns, mtime_ns;
+	uint32_t spec1, spec2; /* a device's numbers (MKNOD) */
 	uint64_t off, count, size;
+	const uint8_t *wdata; /* a WRITE's payload as captured: wlen of its count bytes */
+	uint32_t wlen;
 	uint64_t cap_count; /* bytes the capture's reply says were moved */
 	uint64_t attr_size; /* the file's size in the capture's reply, with has_size */
 	bool has_size;
@@ -62,6 +68,7 @@ struct nr_op {
 	uint64_t rep_bytes;
 	uint64_t t_due, t_issue, t_done;
 	uint32_t stream;    /* index of its client connection */
+	uint32_t mem_bytes; /* what it holds, for the source's accounting */
 	struct nr_op *next; /* queues */
 	atomic_int done;
 	uint8_t mem[]; /* the paths */
@@ -100,6 +107,9 @@ struct nr_target_ops {
 #define NR_LINKED 0xffff0004u  /* rep_status: refused, a file also linked from elsewhere */
 
 extern const struct nr_target_ops nr_target_posix;
+/* chmod through any descriptor (nfs_posix.c): how the mode is set, chosen at run time */
+enum { NR_CHMOD_AUTO, NR_CHMOD_FCHMODAT2, NR_CHMOD_PROC };
+int nr_chmod_fd(int fd, unsigned mode, int how);
 extern const struct nr_target_ops nr_target_libnfs;
 
 /* --record RUNDIR (nfs_record.c) */

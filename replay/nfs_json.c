@@ -103,6 +103,8 @@ char *nfs_replay_json(const struct nfs_replay_opts *o, const struct nfs_replay_s
 	json_object_set_new(cap, "bytes_read", JI(st->cap_bytes_read));
 	json_object_set_new(cap, "bytes_written", JI(st->cap_bytes_written));
 	json_object_set_new(cap, "late", JI(st->late));
+	json_object_set_new(cap, "write_payloads_cut", JI(st->payload_cut));
+	json_object_set_new(cap, "write_payload_bytes_missing", JI(st->payload_cut_bytes));
 	json_object_set_new(root, "capture", cap);
 
 	json_object_set_new(rep, "calls", JI(st->replayed));
@@ -124,6 +126,7 @@ char *nfs_replay_json(const struct nfs_replay_opts *o, const struct nfs_replay_s
 	json_object_set_new(rep, "file_waits", JI(st->file_waits));
 	json_object_set_new(rep, "depth_waits", JI(st->depth_waits));
 	json_object_set_new(rep, "placeholders", JI(st->placeholders));
+	json_object_set_new(rep, "owners_not_set", JI(st->attrs_skipped));
 	json_object_set_new(rep, "stopped", json_boolean(st->stopped));
 	json_object_set_new(rep, "issue_lag", rp_hist_json(&st->lag));
 	json_object_set_new(rep, "peak_table_bytes", JI(st->peak_mem));

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 
 #include <nfsc/libnfs.h>
 
@@ -142,6 +143,82 @@ static uint64_t io_len(const struct nr_op *op)
 	return op->count > IO_MAX ? IO_MAX : op->count;
 }
 
+/* n bytes of p at off; the bytes written or -errno */
+static int64_t pwrite_all(struct nctx *c, struct nfsfh *fh, const void *p, uint64_t n, uint64_t off)
+{
+	uint64_t done = 0;
+
+	while (done < n) {
+		int k = nfs_pwrite(c->nfs, fh, off + done, n - done, (const char *)p + done);
+
+		if (k <= 0)
+			return k < 0 ? k : -EIO;
+		done += (uint64_t)k;
+	}
+	return (int64_t)done;
+}
+
+/* A WRITE: the capture's payload, then a pattern for what the capture does not hold of it. */
+static int write_all(struct nctx *c, struct nfsfh *fh, const struct nr_op *op)
+{
+	int64_t done = pwrite_all(c, fh, op->wdata, op->wlen, op->off);
+	uint64_t off = op->off + op->wlen, left = op->count - op->wlen;
+
+	while (done >= 0 && left) {
+		uint64_t k = left < IO_MAX ? left : IO_MAX;
+		int64_t r = pwrite_all(c, fh, c->buf, k, off);
+
+		if (r < 0)
+			return (int)r;
+		done += r;
+		off += k;
+		left -= k;
+	}
+	return done < 0 ? (int)done : (int)(done > INT32_MAX ? INT32_MAX : done);
+}
+
+/* SETATTR's attributes but the size, in the POSIX target's order: owner and group, mode,
+ * times (libnfs takes both times, to the microsecond: one not set is kept as it is) */
+static int set_attrs(struct nfs_context *nfs, const char *p, const struct nr_op *op)
+{
+	struct nfs_stat_64 st = {0};
+	int ret = 0;
+	unsigned ids = op->set & (NFS_SET_UID | NFS_SET_GID);
+
+	if ((ids && ids != (NFS_SET_UID | NFS_SET_GID)) ||
+	    (op->set & (NFS_SET_ATIME | NFS_SET_MTIME)) == NFS_SET_ATIME ||
+	    (op->set & (NFS_SET_ATIME | NFS_SET_MTIME)) == NFS_SET_MTIME)
+		ret = nfs_lstat64(nfs, p, &st); /* what is kept */
+	if (ret)
+		return ret;
+	if ((op->set & (NFS_SET_UID | NFS_SET_GID)) &&
+	    (ret = nfs_lchown(nfs, p, (int)((op->set & NFS_SET_UID) ? op->uid : st.nfs_uid),
+	                      (int)((op->set & NFS_SET_GID) ? op->gid : st.nfs_gid))))
+		return ret;
+	if ((op->set & NFS_SET_MODE) && (ret = nfs_lchmod(nfs, p, (int)op->mode)))
+		return ret;
+	if (op->set & (NFS_SET_ATIME | NFS_SET_MTIME)) {
+		struct timeval tv[2] = {
+		    {.tv_sec = (time_t)st.nfs_atime, .tv_usec = (long)(st.nfs_atime_nsec / 1000)},
+		    {.tv_sec = (time_t)st.nfs_mtime, .tv_usec = (long)(st.nfs_mtime_nsec / 1000)}};
+
+		if (op->set & NFS_SET_ATIME)
+			tv[0] = (struct timeval){op->atime_s, op->atime_ns / 1000};
+		if (op->set & NFS_SET_MTIME)
+			tv[1] = (struct timeval){op->mtime_s, op->mtime_ns / 1000};
+		return nfs_lutimes(nfs, p, tv);
+	}
+	if (op->set & (NFS_SET_ATIME_NOW | NFS_SET_MTIME_NOW)) {
+		/* the server's time: libnfs 4.0's NFSv4 path crashes on NULL times, so ours */
+		struct timeval tv[2];
+
+		gettimeofday(&tv[0], NULL);
+		tv[1] = tv[0];
+		return nfs_lutimes(nfs, p, tv);
+	}
+	return 0;
+}
+
 static int run(struct nctx *c, struct nr_op *op, uint64_t *bytes)
 {
 	struct nfs_context *nfs = c->nfs;
@@ -161,8 +238,8 @@ static int run(struct nctx *c, struct nr_op *op, uint64_t *bytes)
 	case NR_SETATTR:
 		if ((op->set & NFS_SET_SIZE) && (ret = nfs_truncate(nfs, p, op->size)))
 			return ret;
-		if (op->set & NFS_SET_MODE)
-			return nfs_lchmod(nfs, p, (int)op->mode);
+		if (op->set & ~NFS_SET_SIZE)
+			return set_attrs(nfs, p, op);
 		return (op->set & NFS_SET_SIZE) ? 0 : nfs_lstat64(nfs, p, &st);
 	case NR_READ:
 	case NR_WRITE:
@@ -173,7 +250,7 @@ static int run(struct nctx *c, struct nr_op *op, uint64_t *bytes)
 		if (op->act == NR_READ)
 			ret = nfs_pread(nfs, fh, op->off, io_len(op), c->buf);
 		else if (op->act == NR_WRITE)
-			ret = nfs_pwrite(nfs, fh, op->off, io_len(op), c->buf);
+			ret = write_all(c, fh, op);
 		if (ret >= 0) {
 			*bytes = op->act == NR_COMMIT ? 0 : (uint64_t)ret;
 			ret = 0;

@@ -9,8 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <stdatomic.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "replay/nfs_int.h"
@@ -33,7 +35,8 @@ struct linked {
 };
 
 struct ptgt {
-	int root; /* O_PATH descriptor of the target directory */
+	int root;       /* O_PATH descriptor of the target directory */
+	bool root_user; /* may give files away: owners and groups are set */
 	struct linked links;
 };
 
@@ -185,6 +188,7 @@ static int p_open(void **out, const struct nfs_replay_opts *o, struct iot_err *e
 	if (!t)
 		return iot_err_set(e, -ENOMEM, "out of memory");
 	pthread_mutex_init(&t->links.mu, NULL);
+	t->root_user = geteuid() == 0;
 	t->root = open(o->target_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (t->root < 0) {
 		int err = -errno;
@@ -271,19 +275,138 @@ static int io_len(const struct nr_op *op)
 	return op->count > IO_MAX ? (int)IO_MAX : (int)op->count;
 }
 
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452 /* Linux 6.6; the same number on every architecture */
+#endif
+
+/*
+ * chmod of the file fd refers to, an O_PATH descriptor included: fchmod() wants a descriptor
+ * opened for IO (which a FIFO or a device must never get), and glibc 2.36's fchmodat() refuses
+ * AT_EMPTY_PATH (EINVAL) without asking the kernel. fchmodat2 takes it (Linux 6.6); on an
+ * older kernel (ENOSYS, remembered) /proc/self/fd/N names the file. Never for a symbolic
+ * link: chmod() would follow it. how: NR_CHMOD_AUTO, or one of the two alone (the tests).
+ */
+int nr_chmod_fd(int fd, unsigned mode, int how)
+{
+	static atomic_int no_fchmodat2;
+	char p[40];
+
+	if (how != NR_CHMOD_PROC && !atomic_load(&no_fchmodat2)) {
+		if (!syscall(SYS_fchmodat2, fd, "", (mode_t)mode, AT_EMPTY_PATH))
+			return 0;
+		if (errno != ENOSYS || how == NR_CHMOD_FCHMODAT2)
+			return -errno;
+		atomic_store(&no_fchmodat2, 1);
+	}
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+	return chmod(p, (mode_t)mode) ? -errno : 0;
+}
+
+/*
+ * The attributes a SETATTR (or a create) sets, but the size, on fd (any descriptor of the
+ * file, O_PATH too): owner and group first (a chown clears the set-user-ID bit a mode sets),
+ * as root only (else op->attrs_skipped), then the mode (not of a symbolic link: Linux has
+ * none), then the times (a truncate before them moved the mtime).
+ */
+static int set_attrs(struct ptgt *t, int fd, const struct stat *st, struct nr_op *op)
+{
+	int ret;
+
+	if (op->set & (NFS_SET_UID | NFS_SET_GID)) {
+		uid_t uid = (op->set & NFS_SET_UID) ? (uid_t)op->uid : (uid_t)-1;
+		gid_t gid = (op->set & NFS_SET_GID) ? (gid_t)op->gid : (gid_t)-1;
+
+		if (!t->root_user)
+			op->attrs_skipped = true;
+		else if (fchownat(fd, "", uid, gid, AT_EMPTY_PATH))
+			return -errno;
+	}
+	if ((op->set & NFS_SET_MODE) && !S_ISLNK(st->st_mode) &&
+	    (ret = nr_chmod_fd(fd, op->mode, NR_CHMOD_AUTO)))
+		return ret;
+	if (op->set & (NFS_SET_ATIME | NFS_SET_MTIME | NFS_SET_ATIME_NOW | NFS_SET_MTIME_NOW)) {
+		struct timespec ts[2] = {{.tv_nsec = UTIME_OMIT}, {.tv_nsec = UTIME_OMIT}};
+
+		if (op->set & NFS_SET_ATIME)
+			ts[0] = (struct timespec){.tv_sec = op->atime_s, .tv_nsec = op->atime_ns};
+		else if (op->set & NFS_SET_ATIME_NOW)
+			ts[0].tv_nsec = UTIME_NOW;
+		if (op->set & NFS_SET_MTIME)
+			ts[1] = (struct timespec){.tv_sec = op->mtime_s, .tv_nsec = op->mtime_ns};
+		else if (op->set & NFS_SET_MTIME_NOW)
+			ts[1].tv_nsec = UTIME_NOW;
+		if (utimensat(fd, "", ts, AT_EMPTY_PATH))
+			return -errno;
+	}
+	return 0;
+}
+
+/* What was made at path (a directory, link or node): its attributes set as the call says. */
+static int set_attrs_at(struct ptgt *t, const char *path, struct nr_op *op)
+{
+	struct stat st;
+	int fd, ret;
+
+	if (!(op->set & ~NFS_SET_SIZE))
+		return 0;
+	fd = openat2_beneath(t->root, path, O_PATH | O_NOFOLLOW, 0);
+	if (fd < 0)
+		return fd;
+	ret = fstat(fd, &st) ? -errno : set_attrs(t, fd, &st, op);
+	close(fd);
+	return ret;
+}
+
+/* n bytes of p at off (again after a short write); 0 or -errno, *done the bytes written */
+static int pwrite_all(int fd, const uint8_t *p, size_t n, uint64_t off, uint64_t *done)
+{
+	while (n) {
+		ssize_t k = pwrite(fd, p, n, (off_t)off);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return k < 0 ? -errno : -EIO;
+		p += k;
+		n -= (size_t)k;
+		off += (uint64_t)k;
+		*done += (uint64_t)k;
+	}
+	return 0;
+}
+
+/* A WRITE: the capture's payload, and a generated pattern for what the capture does not hold
+ * of it (the snaplen cut it), count bytes in all. */
+static int write_all(struct pctx *c, int fd, const struct nr_op *op, uint64_t *done)
+{
+	uint64_t off = op->off + op->wlen, left = op->count - op->wlen;
+	int ret = pwrite_all(fd, op->wdata, op->wlen, op->off, done);
+
+	while (!ret && left) {
+		size_t k = left < IO_MAX ? (size_t)left : IO_MAX;
+
+		ret = pwrite_all(fd, c->buf, k, off, done);
+		off += k;
+		left -= k;
+	}
+	return ret;
+}
+
 /*
  * CREATE (v3) and OPEN with create (v4): a new regular file, or (unless exclusive) the one
  * there, opened for writing as open_data() opens it; a descriptor or -errno.
  */
-static int create_file(struct ptgt *t, const struct nr_op *op)
+static int create_file(struct ptgt *t, const struct nr_op *op, bool *made)
 {
 	mode_t mode = (op->set & NFS_SET_MODE) ? op->mode : 0644;
 
 	for (int k = 0; k < 2; k++) {
 		int fd = openat2_beneath(t->root, op->path, O_RDWR | O_CREAT | O_EXCL, mode);
 
-		if (fd != -EEXIST)
+		if (fd != -EEXIST) {
+			*made = fd >= 0;
 			return fd;
+		}
 		if (op->exclusive)
 			return -EEXIST;
 		fd = open_data(t, op->path, O_RDWR, (op->set & NFS_SET_SIZE) != 0);
@@ -291,6 +414,21 @@ static int create_file(struct ptgt *t, const struct nr_op *op)
 			return fd;
 	}
 	return -EEXIST;
+}
+
+/* What a MKNOD (or v4 CREATE) makes: a FIFO, socket, character or block device. */
+static mode_t node_type(const struct nr_op *op)
+{
+	switch (op->ftype) {
+	case NFS_FT_FIFO:
+		return S_IFIFO;
+	case NFS_FT_CHR:
+		return S_IFCHR;
+	case NFS_FT_BLK:
+		return S_IFBLK;
+	default:
+		return S_IFSOCK;
+	}
 }
 
 /* The action; 0 or -errno, bytes moved into *bytes. */
@@ -324,12 +462,11 @@ static int run(struct pctx *c, struct nr_op *op, uint64_t *bytes)
 				ret = -errno;
 		} else {
 			fd = openat2_beneath(t->root, op->path, O_PATH | O_NOFOLLOW, 0);
-			if (fd >= 0 && !fstat(fd, &st))
-				ret = may_change(t, &st, false);
 		}
-		if (fd >= 0 && !ret && (op->set & NFS_SET_MODE) &&
-		    fchmodat(fd, "", op->mode, AT_EMPTY_PATH) && errno != EOPNOTSUPP)
-			ret = -errno;
+		if (fd >= 0 && !ret)
+			ret = fstat(fd, &st) ? -errno : may_change(t, &st, false);
+		if (fd >= 0 && !ret)
+			ret = set_attrs(t, fd, &st, op);
 		break;
 	case NR_READ:
 		fd = open_data(t, op->path, O_RDONLY, false);
@@ -344,12 +481,8 @@ static int run(struct pctx *c, struct nr_op *op, uint64_t *bytes)
 	case NR_WRITE:
 		fd = open_data(t, op->path, O_WRONLY, true);
 		if (fd >= 0) {
-			n = pwrite(fd, c->buf, (size_t)io_len(op), (off_t)op->off);
-			if (n < 0)
-				ret = -errno;
-			else
-				*bytes = (uint64_t)n;
-			if (n >= 0 && op->stable && fdatasync(fd))
+			ret = write_all(c, fd, op, bytes);
+			if (!ret && op->stable && fdatasync(fd))
 				ret = -errno;
 		}
 		break;
@@ -363,11 +496,18 @@ static int run(struct pctx *c, struct nr_op *op, uint64_t *bytes)
 		 * WRITEs open their own descriptors) */
 		fd = open_data(t, op->path, O_RDONLY, false);
 		break;
-	case NR_CREATE:
-		fd = create_file(t, op);
+	case NR_CREATE: {
+		bool made = false;
+
+		fd = create_file(t, op, &made);
 		if (fd >= 0 && (op->set & NFS_SET_SIZE) && ftruncate(fd, (off_t)op->size))
 			ret = -errno;
+		/* a new file gets the call's attributes exactly (the umask took bits of the
+		 * mode); one that was there keeps its own, as on a server */
+		if (fd >= 0 && !ret && made)
+			ret = fstat(fd, &st) ? -errno : set_attrs(t, fd, &st, op);
 		break;
+	}
 	case NR_MKDIR:
 	case NR_SYMLINK:
 	case NR_MKNOD:
@@ -379,9 +519,9 @@ static int run(struct pctx *c, struct nr_op *op, uint64_t *bytes)
 		else if (op->act == NR_SYMLINK)
 			ret = symlinkat(op->data, fd, name);
 		else
-			ret = mknodat(fd, name,
-			              (op->ftype == NFS_FT_FIFO ? S_IFIFO : S_IFSOCK) | 0644, 0);
-		ret = ret ? -errno : 0;
+			ret =
+			    mknodat(fd, name, node_type(op) | 0644, makedev(op->spec1, op->spec2));
+		ret = ret ? -errno : set_attrs_at(t, op->path, op);
 		break;
 	case NR_REMOVE:
 	case NR_RMDIR:

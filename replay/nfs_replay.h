@@ -20,8 +20,11 @@ typedef int (*nr_open_fn)(void *arg, struct in_stream **out, struct iot_err *e);
 #define NR_MAX_STREAMS 64u   /* concurrent streams (client connections); more share them */
 #define NR_WINDOW 65536u     /* calls held to put them in call order */
 #define NR_HORIZON_NS                                                                              \
-	2000000000ull /* a call waits at most this long (capture time) for those                   \
-	               * called before it to be answered */
+	2000000000ull                /* a call waits at most this long (capture time) for those    \
+	                              * called before it to be answered */
+#define NR_WINDOW_BYTES (256u << 20) /* and at most this many bytes of them (payloads) */
+#define NR_CALL_MAX ((4u << 20) + 65536) /* a call kept whole up to this size (WRITE payloads) */
+#define NR_DATA_HELD (256u << 20)        /* WRITE payloads held for calls not yet answered */
 #define NR_DIVERGENCES_SHOWN 10u
 #define NR_UNNAMED_DIR ".iotape-unnamed" /* handles never named: placeholders under it */
 
@@ -99,6 +102,10 @@ struct nfs_replay_stats {
 	    linked; /* files with a link from elsewhere (not the replay's) to change: refused */
 	uint64_t other_rpc; /* MOUNT, PORTMAP and callback calls: not replayed */
 	uint64_t bytes_read, bytes_written, cap_bytes_read, cap_bytes_written;
+	/* WRITEs whose payload the capture does not hold whole (snaplen, gaps, the memory for
+	 * payloads): the rest is written as a generated pattern */
+	uint64_t payload_cut, payload_cut_bytes;
+	uint64_t attrs_skipped;  /* calls whose owner or group was not set (not root; v4 names) */
 	uint64_t same, diverged; /* outcomes over all procedures */
 	uint64_t errors;         /* calls that failed in the replay (whatever the capture said) */
 	uint64_t capture_span_ns, replay_span_ns;

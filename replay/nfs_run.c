@@ -127,6 +127,7 @@ static void account_done(struct run *r, struct nr_op *op)
 
 	p->replayed++;
 	st->replayed++;
+	st->attrs_skipped += op->attrs_skipped;
 	if (op->t_done > op->t_issue)
 		hist_add(&p->lat, op->t_done - op->t_issue);
 	if (op->act == NR_READ) {

@@ -225,10 +225,10 @@ static uint8_t act_v4(const struct rpc_txn *t)
 	case OP4_OPEN:
 		return t->call.creates ? NR_CREATE : NR_OPEN;
 	case OP4_CREATE:
-		return t->call.ftype == NFS_FT_DIR                                    ? NR_MKDIR
-		       : t->call.ftype == NFS_FT_LNK                                  ? NR_SYMLINK
-		       : t->call.ftype == NFS_FT_FIFO || t->call.ftype == NFS_FT_SOCK ? NR_MKNOD
-		                                                                      : NR_SKIP;
+		return t->call.ftype == NFS_FT_DIR                                   ? NR_MKDIR
+		       : t->call.ftype == NFS_FT_LNK                                 ? NR_SYMLINK
+		       : t->call.ftype >= NFS_FT_BLK && t->call.ftype <= NFS_FT_FIFO ? NR_MKNOD
+		                                                                     : NR_SKIP;
 	case OP4_REMOVE:
 		return NR_REMOVE;
 	case OP4_RENAME:
@@ -433,15 +433,21 @@ static struct nr_op *heap_pop(struct nr_source *s)
 }
 
 static struct nr_op *op_new(const struct pbuf *path, const struct pbuf *path2, const uint8_t *data,
-                            unsigned dlen)
+                            unsigned dlen, const uint8_t *wdata, uint32_t wlen)
 {
 	size_t l1 = path->len + 1, l2 = path2 ? path2->len + 1 : 0, l3 = data ? dlen + 1u : 0;
-	struct nr_op *op = calloc(1, sizeof(*op) + l1 + l2 + l3);
+	struct nr_op *op = calloc(1, sizeof(*op) + wlen + l1 + l2 + l3);
 	uint8_t *m;
 
 	if (!op)
 		return NULL;
 	m = op->mem;
+	if (wlen) {
+		memcpy(m, wdata, wlen);
+		op->wdata = m;
+		op->wlen = wlen;
+		m += wlen;
+	}
 	memcpy(m, path->b, l1);
 	op->path = (const char *)m;
 	m += l1;
@@ -515,7 +521,19 @@ static void on_txn(void *arg, const struct rpc_txn *t)
 			obj->known = false; /* refused below */
 		}
 	}
-	op = op_new(obj, w.have_to ? &w.to : NULL, w.data, w.data_len);
+	{
+		/* a WRITE's payload, as far as the capture holds it */
+		uint32_t wl = act != NR_WRITE                    ? 0
+		              : t->call.data_len < t->call.count ? t->call.data_len
+		                                                 : (uint32_t)t->call.count;
+
+		if (act == NR_WRITE && wl < t->call.count) {
+			st->payload_cut++; /* the snaplen (or a gap) took the rest */
+			st->payload_cut_bytes += t->call.count - wl;
+		}
+
+		op = op_new(obj, w.have_to ? &w.to : NULL, w.data, w.data_len, t->call.data, wl);
+	}
 	if (!op) {
 		s->err = -ENOMEM;
 		return;
@@ -536,6 +554,15 @@ static void on_txn(void *arg, const struct rpc_txn *t)
 	op->exclusive = t->call.exclusive;
 	op->mode = t->call.set_mode;
 	op->size = t->call.set_size;
+	op->uid = t->call.set_uid;
+	op->gid = t->call.set_gid;
+	op->atime_s = t->call.set_atime_s;
+	op->atime_ns = t->call.set_atime_ns;
+	op->mtime_s = t->call.set_mtime_s;
+	op->mtime_ns = t->call.set_mtime_ns;
+	op->spec1 = t->call.spec1;
+	op->spec2 = t->call.spec2;
+	op->attrs_skipped = t->call.owner_named;
 	op->off = t->call.offset;
 	op->count = t->call.count;
 	op->stable = t->call.stable != 0;
@@ -554,7 +581,8 @@ static void on_txn(void *arg, const struct rpc_txn *t)
 	if (act == NR_SYMLINK && !w.data)
 		op->refused = true;
 	op->file_key = nr_hash(op->path, strlen(op->path), NR_HASH0);
-	s->heap_bytes += sizeof(*op) + 64;
+	op->mem_bytes = sizeof(*op) + 64 + op->wlen;
+	s->heap_bytes += op->mem_bytes;
 	heap_push(s, op);
 }
 
@@ -566,8 +594,9 @@ int nr_source_open(struct nr_source **out, const struct nfs_replay_opts *o,
 	struct nr_source *s = calloc(1, sizeof(*s));
 	struct nfs_names_cfg nc = {.max_nodes = o->max_nodes ? o->max_nodes : 1u << 20};
 	struct in_stream *in = NULL;
-	struct tcp_cfg tcfg = {0};
-	struct rpc_dec_cfg rcfg = {0};
+	/* whole calls, for the WRITE payloads */
+	struct tcp_cfg tcfg = {.call_cap = NR_CALL_MAX};
+	struct rpc_dec_cfg rcfg = {.keep_data = true, .data_total = NR_DATA_HELD};
 	int ret;
 
 	*out = NULL;
@@ -608,7 +637,7 @@ static bool releasable(const struct nr_source *s)
 
 	/* no call still unanswered was made before it: nothing earlier can come */
 	return s->ended || m->call_ns < rpc_dec_oldest_call(s->pipe.rpc) || s->nheap > NR_WINDOW ||
-	       m->call_ns + NR_HORIZON_NS <= s->last_ts;
+	       s->heap_bytes > NR_WINDOW_BYTES || m->call_ns + NR_HORIZON_NS <= s->last_ts;
 }
 
 struct nr_op *nr_source_next(struct nr_source *s, int *err, struct iot_err *e)
@@ -649,7 +678,7 @@ struct nr_op *nr_source_next(struct nr_source *s, int *err, struct iot_err *e)
 		return NULL;
 	}
 	op = heap_pop(s);
-	s->heap_bytes -= sizeof(*op) + 64;
+	s->heap_bytes -= op->mem_bytes;
 	if (s->next_seq && op->call_ns < s->last_call)
 		s->st->late++;
 	else

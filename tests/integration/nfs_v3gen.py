@@ -14,6 +14,11 @@
 #       written, linked as 'g' and written through 'g'; 'planted' (a file) written and its mode
 #       set; 'fifo2' read; 'sock' made (MKNOD, a socket): what a replay must never open for
 #       data, and the files it must not write unless it made their other links
+#   nfs_v3gen.py attrs OUT.pcap   what SETATTR, CREATE, MKDIR and MKNOD set: 'f' created 0600,
+#       4 KiB written (bytes 0..255, 16 times), set to 04751 owned by 1234:4321, its mtime
+#       to 1600000000.123456789; 'd' made 0777 (a umask would take bits of it); 'null' a
+#       character device 1,3 of mode 0620; 'cut' written 4 KiB of which the snaplen kept
+#       3496 bytes
 #   nfs_v3gen.py renames OUT.pcap N M   a directory 'd' that exists before the capture, its N
 #       files looked up (each 4096 bytes), then the directory renamed M times (d, d1, ... dM),
 #       16 bytes of one of its files read after each rename: --prepare must make d and its
@@ -56,7 +61,7 @@ class Pcap:
         self.frame(True, b"", 0x02, conn)
         self.frame(False, b"", 0x12, conn)
 
-    def frame(self, client, payload, flags=0x18, conn=0):
+    def frame(self, client, payload, flags=0x18, conn=0, cut=0):
         src, dst = (b"\x7f\0\0\1", b"\x7f\0\0\2") if client else (b"\x7f\0\0\2", b"\x7f\0\0\1")
         sp, dp = (800 + conn, 2049) if client else (2049, 800 + conn)
         tcp = struct.pack(">HHIIBBHHH", sp, dp, self.seq[(conn, client)],
@@ -66,21 +71,23 @@ class Pcap:
         eth = (b"\2\0\0\0\0\2\2\0\0\0\0\1" if client else b"\2\0\0\0\0\1\2\0\0\0\0\2") + \
             b"\x08\x00"
         data = eth + ip + tcp + payload
-        self.f.write(struct.pack("<IIII", self.t // 10**9, self.t % 10**9, len(data), len(data)))
-        self.f.write(data)
+        # cut: the last bytes not captured (a snaplen)
+        self.f.write(struct.pack("<IIII", self.t // 10**9, self.t % 10**9, len(data) - cut,
+                                 len(data)))
+        self.f.write(data[:len(data) - cut])
         self.seq[(conn, client)] += len(payload) + (1 if flags & 0x03 else 0)
 
-    def call(self, xid, proc, args, conn=0):
+    def call(self, xid, proc, args, conn=0, cut=0):
         c = call(xid, proc, args)
-        self.frame(True, u32(0x80000000 | len(c)) + c, 0x18, conn)
+        self.frame(True, u32(0x80000000 | len(c)) + c, 0x18, conn, cut)
 
     def reply(self, xid, res, conn=0):
         r = reply(xid, res)
         self.frame(False, u32(0x80000000 | len(r)) + r, 0x18, conn)
 
-    def rpc(self, xid, proc, args, res, gap_ns=50_000, srt_ns=20_000):
+    def rpc(self, xid, proc, args, res, gap_ns=50_000, srt_ns=20_000, cut=0):
         srt_ns = min(srt_ns, gap_ns // 2)
-        self.call(xid, proc, args)
+        self.call(xid, proc, args, 0, cut)
         self.t += srt_ns
         self.reply(xid, res)
         self.t += gap_ns - srt_ns
@@ -235,6 +242,35 @@ def special(path):
     p.rpc(next(x), 11, fh(ROOT) + opaque(b"sock") + u32(6) + SATTR_NONE, created(5))
     p.close()
 
+def sattr(mode=None, uid=None, gid=None, size=None, mtime=None):
+    """sattr3: what is given is set; mtime (seconds, nanoseconds) is the client's time"""
+    b = b""
+    for v in (mode, uid, gid):
+        b += u32(0) if v is None else u32(1) + u32(v)
+    b += u32(0) if size is None else u32(1) + u64(size)
+    b += u32(0)  # atime: unchanged
+    b += u32(0) if mtime is None else u32(2) + u32(mtime[0]) + u32(mtime[1])
+    return b
+
+def attrs(path):
+    p = Pcap(path)
+    x = iter(range(1, 1000))
+    data = bytes(range(256)) * 16  # more than the 2 KiB of a record the analysis keeps
+    p.rpc(next(x), 19, fh(ROOT), u32(0) + u32(0) + u32(0) * 12)
+    p.rpc(next(x), 8, fh(ROOT) + opaque(b"f") + u32(1) + sattr(mode=0o600), created(1))
+    p.rpc(next(x), 7, fh(1) + u64(0) + u32(4096) + u32(2) + opaque(data), wres(4096))
+    p.rpc(next(x), 2, fh(1) + sattr(mode=0o4751, uid=1234, gid=4321) + u32(0),
+          u32(0) + u32(0) * 2)
+    p.rpc(next(x), 2, fh(1) + sattr(mtime=(1600000000, 123456789)) + u32(0),
+          u32(0) + u32(0) * 2)
+    p.rpc(next(x), 9, fh(ROOT) + opaque(b"d") + sattr(mode=0o777), created(2))
+    p.rpc(next(x), 11, fh(ROOT) + opaque(b"null") + u32(4) + sattr(mode=0o620) + u32(1) + u32(3),
+          created(3))
+    # a WRITE whose last 600 bytes the snaplen cut
+    p.rpc(next(x), 8, fh(ROOT) + opaque(b"cut") + u32(0) + sattr(), created(4))
+    p.rpc(next(x), 7, fh(4) + u64(0) + u32(4096) + u32(2) + opaque(data), wres(4096), cut=600)
+    p.close()
+
 def renames(path, n, m):
     p = Pcap(path)
     x = iter(range(1, 10 * (n + m) + 10))
@@ -262,10 +298,12 @@ if __name__ == "__main__":
              a[4] if len(a) > 4 else None)
     elif sys.argv[1] == "streams":
         streams(sys.argv[2], int(sys.argv[3]))
+    elif sys.argv[1] == "attrs":
+        attrs(sys.argv[2])
     elif sys.argv[1] == "special":
         special(sys.argv[2])
     elif sys.argv[1] == "renames":
         renames(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
     else:
         sys.exit("usage: nfs_v3gen.py hostile OUT OUTSIDE | load OUT CALLS [FILES [GAP_US "
-                 "[LIST]]] | streams OUT N | renames OUT N M | special OUT")
+                 "[LIST]]] | streams OUT N | renames OUT N M | special OUT | attrs OUT")

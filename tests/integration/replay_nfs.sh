@@ -141,8 +141,7 @@ done
 check_json "$TMP/r.json"
 # --capture: the replay's own packets, as the server saw them
 "$IOTAPE" analyze --json "$TMP/capnfs" >"$TMP/capnfs.json" || fail "analyze of --capture failed"
-python3 - "$TMP/cap3.json" "$TMP/capnfs.json" "$TMP/capnfs/manifest.json" <<'PY' ||
-	fail "--capture of the NFS replay"
+python3 - "$TMP/cap3.json" "$TMP/capnfs.json" "$TMP/capnfs/manifest.json" <<'PY' || fail "--capture of the NFS replay"
 import json, sys
 m = json.load(open(sys.argv[3]))
 drops = m["counts"]["packet_drops"]

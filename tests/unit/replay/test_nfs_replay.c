@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,7 +16,7 @@
 
 #include "formats/instream.h"
 #include "formats/nfs_rec.h"
-#include "replay/nfs_replay.h"
+#include "replay/nfs_int.h"
 
 enum { R = 1, D, F, O };
 
@@ -187,12 +189,87 @@ static void test_prepare_renamed(void **state)
 	nfs_replay_stats_release(&st);
 }
 
+/* The mode is set through an O_PATH descriptor (what a FIFO or device gets) both ways the
+ * replay chooses between at run time: fchmodat2 (glibc 2.36's fchmodat refuses AT_EMPTY_PATH)
+ * and /proc/self/fd (kernels before 6.6). */
+static void test_chmod_fd(void **state)
+{
+	char p[160];
+	struct stat sb;
+	int fd;
+
+	(void)state;
+	snprintf(p, sizeof(p), "%s/fifo", dir);
+	assert_int_equal(mkfifo(p, 0644), 0);
+	fd = open(p, O_PATH | O_NOFOLLOW);
+	assert_true(fd >= 0);
+	assert_int_equal(nr_chmod_fd(fd, 0600, NR_CHMOD_PROC), 0);
+	assert_int_equal(stat(p, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 0600);
+	{
+		int r = nr_chmod_fd(fd, 01751, NR_CHMOD_FCHMODAT2);
+
+		if (r != -ENOSYS) { /* a kernel before 6.6 has none */
+			assert_int_equal(r, 0);
+			assert_int_equal(stat(p, &sb), 0);
+			assert_int_equal(sb.st_mode & 07777, 01751);
+		}
+	}
+	assert_int_equal(nr_chmod_fd(fd, 0640, NR_CHMOD_AUTO), 0);
+	assert_int_equal(stat(p, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 0640);
+	close(fd);
+}
+
+/* What the workload set is set: a created file's and a directory's modes exactly (not
+ * under the umask), a SETATTR's mode (EINVAL from glibc 2.36's fchmodat before), and the
+ * bytes the WRITEs carried (a pattern before) */
+static void test_attrs_and_payloads(void **state)
+{
+	static const uint8_t hello[] = "hello, world 123"; /* 16 bytes and a NUL */
+	const struct nfs_rec_call calls[] = {
+	    {.proc = 19, .fh = R},
+	    {.proc = 8, .dir_fh = R, .name = "f", .fh = F, .mode = 0600, .has_mode = true},
+	    {.proc = 7, .fh = F, .count = 16, .done = 16, .wdata = hello},
+	    {.proc = 7, .fh = F, .offset = 16, .count = 16, .done = 16, .wdata = hello},
+	    {.proc = 2, .fh = F, .mode = 04751, .has_mode = true},
+	    {.proc = 9, .dir_fh = R, .name = "d", .fh = D, .mode = 0700, .has_mode = true},
+	};
+	struct nfs_replay_stats st;
+	struct stat sb;
+	char p[160], buf[40];
+	FILE *f;
+	mode_t old = umask(022);
+
+	(void)state;
+	write_cap("attrs.pcap", calls, sizeof(calls) / sizeof(calls[0]));
+	replay("attrs", false, &st);
+	umask(old);
+	assert_int_equal(st.diverged, 0);
+	assert_int_equal(st.errors, 0);
+	assert_int_equal(st.payload_cut, 0);
+	snprintf(p, sizeof(p), "%s/attrs/f", dir);
+	assert_int_equal(stat(p, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 04751);
+	assert_int_equal(sb.st_size, 32);
+	f = fopen(p, "r");
+	assert_non_null(f);
+	assert_int_equal(fread(buf, 1, sizeof(buf), f), 32);
+	fclose(f);
+	assert_memory_equal(buf, hello, 16);
+	assert_memory_equal(buf + 16, hello, 16);
+	snprintf(p, sizeof(p), "%s/attrs/d", dir);
+	assert_int_equal(stat(p, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 0700);
+	nfs_replay_stats_release(&st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_prepared),
-	    cmocka_unit_test(test_diverged),
-	    cmocka_unit_test(test_prepare_renamed),
+	    cmocka_unit_test(test_prepared),           cmocka_unit_test(test_diverged),
+	    cmocka_unit_test(test_prepare_renamed),    cmocka_unit_test(test_chmod_fd),
+	    cmocka_unit_test(test_attrs_and_payloads),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
