@@ -224,12 +224,12 @@ json_t *nfs_files_json(const struct nfs_stats *s)
 	file_figures(other, s, &s->files.other);
 	json_object_set_new(o, "other", other);
 	json_object_set_new(o, "names",
-	                    json_pack("{sIsIsIsIsIsIsIsI}", "nodes", (json_int_t)c->nodes, "named",
-	                              (json_int_t)c->named, "roots", (json_int_t)c->roots,
+	                    json_pack("{sIsIsIsIsIsIsIsIsI}", "nodes", (json_int_t)c->nodes,
+	                              "named", (json_int_t)c->named, "roots", (json_int_t)c->roots,
 	                              "removed", (json_int_t)c->removed, "renamed",
-	                              (json_int_t)c->renamed, "merged", (json_int_t)c->merged,
-	                              "untracked", (json_int_t)c->untracked, "refused",
-	                              (json_int_t)c->refused));
+	                              (json_int_t)c->renamed, "linked", (json_int_t)c->linked,
+	                              "merged", (json_int_t)c->merged, "untracked",
+	                              (json_int_t)c->untracked, "refused", (json_int_t)c->refused));
 	return o;
 }
 

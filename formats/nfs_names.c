@@ -14,13 +14,16 @@
 #define MAX_DEPTH 4096  /* ancestors followed (cycle checks, paths) */
 #define REPLY_FHS 32    /* handles kept from one reply (by op index) */
 
-enum { F_ROOT = 1, F_REMOVED = 2, F_ALIAS = 4, F_V4ROOT = 8 };
+/* F_LINK: a hard link's name (LINK): a node of a name alone, its alias the file (the node
+ * that has the handle and the name the file is shown by), on the file's list of links */
+enum { F_ROOT = 1, F_REMOVED = 2, F_ALIAS = 4, F_V4ROOT = 8, F_LINK = 16 };
 
 struct node {
 	uint32_t parent;            /* NONE: a root, a placeholder or a removed name */
 	uint32_t child, next, prev; /* first child; siblings */
 	uint32_t fh_next, nm_next;  /* hash chains */
-	uint32_t alias;             /* F_ALIAS: the node this one was merged into */
+	uint32_t alias; /* F_ALIAS: the node this one was merged into; F_LINK: the file */
+	uint32_t links; /* a file's other names (F_LINK nodes, chained by fh_next) */
 	uint16_t server;
 	uint16_t name_len;
 	uint8_t fh_len;
@@ -83,7 +86,7 @@ static uint32_t resolve(const struct nfs_names *m, uint32_t id)
 {
 	unsigned k = 0;
 
-	while (id < m->nn && (m->n[id].flags & F_ALIAS) && k++ < MAX_DEPTH)
+	while (id < m->nn && (m->n[id].flags & (F_ALIAS | F_LINK)) && k++ < MAX_DEPTH)
 		id = m->n[id].alias;
 	return id < m->nn ? id : NONE;
 }
@@ -177,6 +180,7 @@ static uint32_t node_new(struct nfs_names *m, unsigned srv)
 	x = &m->n[m->nn];
 	memset(x, 0, sizeof(*x));
 	x->parent = x->child = x->next = x->prev = x->fh_next = x->nm_next = x->alias = NONE;
+	x->links = NONE;
 	x->server = (uint16_t)srv;
 	m->c.nodes++;
 	return m->nn++;
@@ -254,8 +258,66 @@ static void remove_node(struct nfs_names *m, uint32_t id)
 	m->c.removed++;
 }
 
-/* Give node id the name (parent, name); a node there already is removed. False if that would
- * make a cycle or memory ran out. */
+/* A link node off its file's list of links. */
+static void link_unchain(struct nfs_names *m, uint32_t l)
+{
+	uint32_t *pp = &m->n[m->n[l].alias].links;
+
+	while (*pp != NONE && *pp != l)
+		pp = &m->n[*pp].fh_next;
+	if (*pp == l)
+		*pp = m->n[l].fh_next;
+	m->n[l].fh_next = NONE;
+}
+
+/* A link node that names nothing any more: an alias of its file (ids stay valid). */
+static void link_retire(struct nfs_names *m, uint32_t l, uint32_t file)
+{
+	detach(m, l);
+	m->n[l].parent = NONE;
+	m->n[l].flags = (uint8_t)((m->n[l].flags & ~F_LINK) | F_ALIAS);
+	m->n[l].alias = file;
+}
+
+/*
+ * A name goes (REMOVE, a rename over it): a link's name just goes; the name a file is shown
+ * by passes to one of its other links (the file lives while any does); a file's last name
+ * going marks it removed.
+ */
+static void remove_name(struct nfs_names *m, uint32_t id)
+{
+	struct node *x = &m->n[id];
+
+	if (x->flags & F_LINK) {
+		link_unchain(m, id);
+		link_retire(m, id, x->alias);
+		return;
+	}
+	if (x->links != NONE && !(x->flags & (F_ROOT | F_REMOVED))) {
+		uint32_t l = x->links, parent = m->n[l].parent;
+		uint8_t nm[NFS_NAME_MAX + 1];
+		unsigned nl = m->n[l].name_len;
+
+		if (nl > NFS_NAME_MAX)
+			nl = NFS_NAME_MAX;
+		memcpy(nm, name_of(&m->n[l]), nl);
+		x->links = m->n[l].fh_next;
+		m->n[l].fh_next = NONE;
+		link_retire(m, l, id);
+		detach(m, id);
+		if (set_data(m, x, fh_of(x), x->fh_len, nm, nl)) {
+			x->parent = NONE;
+			return;
+		}
+		attach(m, id, parent);
+		return;
+	}
+	remove_node(m, id);
+}
+
+/* Give node id the name (parent, name); a name there already goes (remove_name), unless it is
+ * a link of the same file (rename(2) of one link over another does nothing). False if that
+ * would make a cycle or memory ran out. */
 static bool move_to(struct nfs_names *m, uint32_t id, uint32_t parent, const uint8_t *name,
                     unsigned nl)
 {
@@ -269,10 +331,10 @@ static bool move_to(struct nfs_names *m, uint32_t id, uint32_t parent, const uin
 		return false;
 	}
 	old = nm_find(m, parent, x->server, name, nl);
-	if (old == id)
+	if (old == id || (old != NONE && resolve(m, old) == resolve(m, id)))
 		return true;
 	if (old != NONE)
-		remove_node(m, old);
+		remove_name(m, old);
 	detach(m, id);
 	if (set_data(m, x, fh_of(x), x->fh_len, name, nl)) {
 		x->parent = NONE;
@@ -288,6 +350,7 @@ static uint32_t child_get(struct nfs_names *m, uint32_t dir, const uint8_t *name
 	unsigned srv;
 	uint32_t id;
 
+	dir = resolve(m, dir); /* a link's name is no directory: its file is */
 	if (dir == NONE)
 		return NONE;
 	srv = m->n[dir].server;
@@ -324,6 +387,83 @@ static void adopt_children(struct nfs_names *m, uint32_t from, uint32_t to)
 	}
 }
 
+/* LINK: the file is also called (dir, name). A file never named yet (or removed) takes it as
+ * the name it is shown by; else a link node. */
+static bool add_link(struct nfs_names *m, uint32_t file, uint32_t dir, const uint8_t *name,
+                     unsigned nl)
+{
+	uint32_t old, l;
+	struct node *x;
+
+	file = resolve(m, file);
+	dir = resolve(m, dir);
+	if (file == NONE || dir == NONE || (m->n[file].flags & F_ROOT))
+		return false;
+	x = &m->n[file];
+	if (x->parent == NONE || (x->flags & F_REMOVED))
+		return move_to(m, file, dir, name, nl);
+	if (is_ancestor(m, file, dir)) {
+		m->c.refused++;
+		return false;
+	}
+	old = nm_find(m, dir, x->server, name, nl);
+	if (old != NONE && resolve(m, old) == file)
+		return true;
+	if (old != NONE)
+		remove_name(m, old);
+	l = node_new(m, m->n[file].server);
+	if (l == NONE)
+		return false;
+	if (set_data(m, &m->n[l], NULL, 0, name, nl)) {
+		m->nn--;
+		return false;
+	}
+	attach(m, l, dir);
+	x = &m->n[file];
+	m->n[l].flags |= F_LINK;
+	m->n[l].alias = file;
+	m->n[l].fh_next = x->links;
+	x->links = l;
+	return true;
+}
+
+/* RENAME of a link's name: the link moves; a name there goes, unless it is the same file's. */
+static bool move_link(struct nfs_names *m, uint32_t l, uint32_t dir, const uint8_t *name,
+                      unsigned nl)
+{
+	uint32_t old = nm_find(m, dir, m->n[l].server, name, nl);
+
+	if (old == l || (old != NONE && resolve(m, old) == resolve(m, l)))
+		return true;
+	if (is_ancestor(m, resolve(m, l), dir)) {
+		m->c.refused++;
+		return false;
+	}
+	if (old != NONE)
+		remove_name(m, old);
+	detach(m, l);
+	if (set_data(m, &m->n[l], NULL, 0, name, nl)) {
+		link_unchain(m, l);
+		link_retire(m, l, m->n[l].alias);
+		return false;
+	}
+	attach(m, l, dir);
+	return true;
+}
+
+/* A name node c merged into p: its links are p's. */
+static void links_move(struct nfs_names *m, uint32_t c, uint32_t p)
+{
+	while (m->n[c].links != NONE) {
+		uint32_t l = m->n[c].links;
+
+		m->n[c].links = m->n[l].fh_next;
+		m->n[l].alias = p;
+		m->n[l].fh_next = m->n[p].links;
+		m->n[p].links = l;
+	}
+}
+
 /*
  * The handle fh belongs to the node called c (found by a name walk). Returns the node that
  * now holds both: c itself, or the node that had the handle already (c merged into it).
@@ -333,6 +473,14 @@ static uint32_t bind(struct nfs_names *m, uint32_t c, const uint8_t *fh, unsigne
 	struct node *x = &m->n[c];
 	uint32_t p = fh_find(m, x->server, fh, fl), n;
 
+	if (x->flags & F_LINK) {
+		if (p != NONE && p == resolve(m, c))
+			return p;
+		/* the link's name leads to another object now: a name of its own */
+		link_unchain(m, c);
+		x->flags &= (uint8_t)~F_LINK;
+		x->alias = NONE;
+	}
 	if (p == c)
 		return c;
 	if (p == NONE && !x->fh_len) {
@@ -372,11 +520,12 @@ static uint32_t bind(struct nfs_names *m, uint32_t c, const uint8_t *fh, unsigne
 			if (!(m->n[p].flags & F_ROOT))
 				move_to(m, p, parent, nm, nl);
 			adopt_children(m, c, p);
+			links_move(m, c, p);
 			m->n[c].flags |= F_ALIAS;
 			m->n[c].alias = p;
 			m->c.merged++;
 		} else {
-			remove_node(m, c);
+			remove_name(m, c);
 			if (!move_to(m, p, parent, nm, nl))
 				return p;
 			if (was_unnamed)
@@ -571,7 +720,7 @@ uint32_t nfs_names_txn(struct nfs_names *m, const struct rpc_txn *t)
 				main = cur;
 			break;
 		case NN_LOOKUPP:
-			cur = cur != NONE ? m->n[cur].parent : NONE;
+			cur = cur != NONE ? m->n[resolve(m, cur)].parent : NONE;
 			break;
 		case NN_SAVE:
 			saved = cur;
@@ -581,32 +730,37 @@ uint32_t nfs_names_txn(struct nfs_names *m, const struct rpc_txn *t)
 			break;
 		case NN_REMOVE:
 			if (cur != NONE && len) {
-				uint32_t x = nm_find(m, cur, m->n[cur].server, a, len);
+				uint32_t d = resolve(m, cur),
+				         x = nm_find(m, d, m->n[d].server, a, len);
 
 				if (x != NONE)
-					remove_node(m, x);
+					remove_name(m, x);
 			}
 			break;
 		case NN_RENAME:
 			if (cur != NONE && saved != NONE && len > 1 && a[0] + 1u < len) {
-				uint32_t x = nm_find(m, saved, m->n[saved].server, a + 1, a[0]);
+				uint32_t from = resolve(m, saved), to = resolve(m, cur);
+				uint32_t x = nm_find(m, from, m->n[from].server, a + 1, a[0]);
 				const uint8_t *nn = a + 1 + a[0];
 				unsigned nl = len - 1 - a[0];
 
-				if (x != NONE) {
-					if (move_to(m, x, cur, nn, nl))
+				if (x != NONE && (m->n[x].flags & F_LINK)) {
+					if (move_link(m, x, to, nn, nl))
+						m->c.renamed++;
+				} else if (x != NONE) {
+					if (move_to(m, x, to, nn, nl))
 						m->c.renamed++;
 				} else {
-					x = nm_find(m, cur, m->n[cur].server, nn, nl);
+					/* replaced by what we did not know */
+					x = nm_find(m, to, m->n[to].server, nn, nl);
 					if (x != NONE)
-						remove_node(
-						    m, x); /* replaced by what we did not know */
+						remove_name(m, x);
 				}
 			}
 			break;
 		case NN_LINK:
-			if (cur != NONE && saved != NONE && len && move_to(m, saved, cur, a, len))
-				m->c.renamed++;
+			if (cur != NONE && saved != NONE && len && add_link(m, saved, cur, a, len))
+				m->c.linked++;
 			break;
 		case NN_GETFH:
 			for (unsigned k = 0; k < r.n; k++) {
@@ -621,7 +775,7 @@ uint32_t nfs_names_txn(struct nfs_names *m, const struct rpc_txn *t)
 			break;
 		case NN_LIST:
 			if (cur != NONE && t->kind == RPC_KIND_NFS && t->vers == 3) {
-				r.dir = cur;
+				r.dir = resolve(m, cur);
 				reply_walk(t, list_entry, &r);
 			}
 			break;

@@ -22,8 +22,10 @@
  * (every id handed out stays valid: a node merged into another becomes an alias that the
  * functions below resolve). A name can also be known before its handle (v4 LOOKUP chains
  * before the GETFH): such a node has no handle yet. One handle has one path: the latest name
- * seen for it (a hard link shows under the name used last); the root of a MOUNT keeps its
- * path. REMOVE and a RENAME over a name mark the node removed (its last path stays).
+ * seen for it; the root of a MOUNT keeps its path. A LINK adds a name (a link node, resolved
+ * to the file like an alias): the file lives while any of its names does, and when the name
+ * it is shown by goes, another of its links shows it. REMOVE and a RENAME over a file's last
+ * name mark the node removed (its last path stays).
  *
  * Nodes are per server address (handles of two servers never mix). Memory is bounded: at most
  * max_nodes nodes (default 65536, about 130 bytes each with their handle and name); past it new
@@ -41,7 +43,8 @@ struct nfs_names_counters {
 	uint64_t named;     /* names learnt (a node given a parent and name, or a root path) */
 	uint64_t roots;     /* export roots (MOUNT) and v4 root handles seen */
 	uint64_t removed;   /* nodes removed (REMOVE, RMDIR, RENAME over a name) */
-	uint64_t renamed;   /* nodes moved by RENAME, LINK, or a handle found under a new name */
+	uint64_t renamed;   /* nodes moved by RENAME, or a handle found under a new name */
+	uint64_t linked;    /* names added by LINK */
 	uint64_t merged;    /* placeholders or handle-less names merged with the other half */
 	uint64_t untracked; /* handles or names not added: the node cap was reached */
 	uint64_t refused;   /* renames refused: they would have made a cycle */

@@ -310,6 +310,73 @@ static void test_placeholder_named_later(void **state)
 	fix_free(&f);
 }
 
+static void link3(struct fix *f, const uint8_t *file, const uint8_t *dir, const char *name)
+{
+	struct wb a = {.n = 0}, r = {.n = 0};
+
+	putopaque(&a, file, 8);
+	putopaque(&a, dir, 8);
+	putopaque(&a, name, (uint32_t)strlen(name));
+	put32(&r, 0);
+	post_op_attr_none(&r);
+	putzero(&r, 8); /* wcc_data, empty */
+	exchange(f, RPC_PROG_NFS, 3, 15, &a, &r);
+}
+
+/* Names follow the file while any link to it lives (#28 item 3): ln a/f3 keep/f3hard; a
+ * lookup of a/f3 (a FUSE client's); rm a/f3; mv keep kept: the file is alive as
+ * kept/f3hard, not removed at a/f3; a rename over a name and the removal of the last link
+ * remove it. */
+static void test_hard_links(void **state)
+{
+	struct fix f;
+	static const uint8_t A[8] = "dir0000a", K[8] = "dir0000k", F[8] = "file00f3",
+	                     G[8] = "file00g0";
+	uint32_t file, g;
+	unsigned fl;
+
+	(void)state;
+	fix_init(&f, 0);
+	mnt(&f, "/e", ROOT);
+	create3(&f, 9, ROOT, "a", A);
+	file = create3(&f, 8, A, "f3", F);
+	create3(&f, 9, ROOT, "keep", K);
+	link3(&f, F, K, "f3hard");
+	assert_int_equal(lookup3(&f, K, "f3hard", F, 0), file);
+	assert_int_equal(lookup3(&f, A, "f3", F, 0), file);
+	assert_string_equal(path(&f, file, &fl), "/e/a/f3");
+	remove3(&f, A, "f3");
+	rename3(&f, ROOT, "keep", ROOT, "kept", 0);
+	assert_string_equal(path(&f, file, &fl), "/e/kept/f3hard");
+	assert_false(fl & NFS_PATH_REMOVED);
+	assert_int_equal(nfs_names_child(f.m, nfs_names_child(f.m, 0, "a", 1), "f3", 2),
+	                 NFS_NAME_NONE);
+	assert_int_equal(read3(&f, F), file);
+	/* two links again; a rename of one link over the other is nothing (rename(2)) */
+	link3(&f, F, ROOT, "top");
+	rename3(&f, ROOT, "top", K, "f3hard", 0);
+	assert_string_equal(path(&f, file, &fl), "/e/kept/f3hard");
+	/* a link renamed; the name the file is shown by removed: the other one shows it */
+	rename3(&f, ROOT, "top", A, "moved", 0);
+	remove3(&f, K, "f3hard");
+	assert_string_equal(path(&f, file, &fl), "/e/a/moved");
+	assert_false(fl & NFS_PATH_REMOVED);
+	/* another file renamed over the last link: the file is gone */
+	g = create3(&f, 8, ROOT, "g", G);
+	rename3(&f, ROOT, "g", A, "moved", 0);
+	assert_string_equal(path(&f, g, NULL), "/e/a/moved");
+	path(&f, file, &fl);
+	assert_true(fl & NFS_PATH_REMOVED);
+	/* the last link of g removed */
+	link3(&f, G, ROOT, "g2");
+	remove3(&f, A, "moved");
+	assert_string_equal(path(&f, g, &fl), "/e/g2");
+	remove3(&f, ROOT, "g2");
+	path(&f, g, &fl);
+	assert_true(fl & NFS_PATH_REMOVED);
+	fix_free(&f);
+}
+
 static void test_cycle_refused(void **state)
 {
 	struct fix f;
@@ -492,8 +559,11 @@ static void test_v4_names(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_v3_names),      cmocka_unit_test(test_placeholder_named_later),
-	    cmocka_unit_test(test_cycle_refused), cmocka_unit_test(test_cap_and_hostile_names),
+	    cmocka_unit_test(test_v3_names),
+	    cmocka_unit_test(test_placeholder_named_later),
+	    cmocka_unit_test(test_cycle_refused),
+	    cmocka_unit_test(test_hard_links),
+	    cmocka_unit_test(test_cap_and_hostile_names),
 	    cmocka_unit_test(test_v4_names),
 	};
 
