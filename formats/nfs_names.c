@@ -27,6 +27,7 @@ struct node {
 	uint16_t server;
 	uint16_t name_len;
 	uint8_t fh_len;
+	uint8_t fh_key; /* the handle's length as handles are compared (fh_norm) */
 	uint8_t flags;
 	bool in_names; /* linked in the (parent, name) index */
 	uint8_t *data; /* fh_len handle bytes, then name_len name bytes */
@@ -46,6 +47,8 @@ struct nfs_names {
 	uint32_t mask;
 	struct server srv[MAX_SERVERS + 1];
 	unsigned nsrv;
+	uint32_t mount_root; /* the export root MOUNT gave; NONE: none, or several */
+	bool mounts;         /* a MOUNT gave one */
 	size_t mem;
 	struct nfs_names_counters c;
 };
@@ -59,6 +62,22 @@ static uint64_t mix(const uint8_t *p, size_t n, uint64_t h)
 	return h ^ h >> 29;
 }
 
+/*
+ * The length of a handle as handles are compared: nfs-ganesha pads an NFSv3 handle with zero
+ * bytes to a multiple of 4 that its NFSv4 twin does not have (23 bytes in v4, the same 23
+ * and a zero in v3), so up to three trailing zeros of a handle whose length is a multiple of
+ * 4 do not count: the two are one handle, and a capture of both versions one tree. Other
+ * servers' twins are equal anyway (Linux knfsd).
+ */
+static unsigned fh_norm(const uint8_t *fh, unsigned len)
+{
+	if (len % 4 == 0)
+		for (unsigned k = 0; k < 3 && len > 1 && !fh[len - 1]; k++)
+			len--;
+	return len;
+}
+
+/* the hash slot of a handle of key length len (fh_norm'd) */
 static unsigned fh_slot(const struct nfs_names *m, unsigned srv, const uint8_t *fh, unsigned len)
 {
 	return (unsigned)mix(fh, len, 1469598103934665603ull ^ srv) & m->mask;
@@ -97,10 +116,11 @@ static uint32_t fh_find(const struct nfs_names *m, unsigned srv, const uint8_t *
 
 	if (!len)
 		return NONE;
+	len = fh_norm(fh, len);
 	for (id = m->fh_idx[fh_slot(m, srv, fh, len)]; id != NONE; id = m->n[id].fh_next) {
 		const struct node *x = &m->n[id];
 
-		if (x->server == srv && x->fh_len == len && !memcmp(fh_of(x), fh, len))
+		if (x->server == srv && x->fh_key == len && !memcmp(fh_of(x), fh, len))
 			return id;
 	}
 	return NONE;
@@ -152,6 +172,7 @@ static int set_data(struct nfs_names *m, struct node *x, const uint8_t *fh, unsi
 	free(x->data);
 	x->data = d;
 	x->fh_len = (uint8_t)fl;
+	x->fh_key = (uint8_t)fh_norm(d, fl);
 	x->name_len = (uint16_t)nl;
 	return 0;
 }
@@ -189,7 +210,7 @@ static uint32_t node_new(struct nfs_names *m, unsigned srv)
 static void fh_link(struct nfs_names *m, uint32_t id)
 {
 	struct node *x = &m->n[id];
-	uint32_t *h = &m->fh_idx[fh_slot(m, x->server, fh_of(x), x->fh_len)];
+	uint32_t *h = &m->fh_idx[fh_slot(m, x->server, fh_of(x), x->fh_key)];
 
 	x->fh_next = *h;
 	*h = id;
@@ -464,6 +485,52 @@ static void links_move(struct nfs_names *m, uint32_t c, uint32_t p)
 	}
 }
 
+/* Do two nodes have the same name? */
+static bool same_name(const struct nfs_names *m, uint32_t a, uint32_t b)
+{
+	return m->n[a].name_len == m->n[b].name_len &&
+	       !memcmp(name_of(&m->n[a]), name_of(&m->n[b]), m->n[a].name_len);
+}
+
+/*
+ * d, a directory known by name only (an NFSv4 LOOKUP never followed by GETFH), is the
+ * directory to: what is under d is to's. When to is an export's root (its handle was a
+ * MOUNT's, or an NFSv4 pseudo path led to it), d's name stays as a link to it (an NFSv4
+ * pseudo path to the export: later walks find it); else d is an alias, and when d's parent
+ * is known by name only too and d and to have the same name, that parent is to's parent:
+ * the same, one level up.
+ */
+static void join_dir(struct nfs_names *m, uint32_t d, uint32_t to)
+{
+	for (unsigned k = 0; k < MAX_DEPTH; k++) {
+		uint32_t up = m->n[d].parent, top = m->n[to].parent;
+		bool again;
+
+		if (d == to || is_ancestor(m, d, to) || is_ancestor(m, to, d))
+			return;
+		adopt_children(m, d, to);
+		links_move(m, d, to);
+		m->c.merged++;
+		if (m->n[to].flags & F_ROOT) {
+			m->n[d].flags |= F_LINK;
+			m->n[d].alias = to;
+			m->n[d].fh_next = m->n[to].links;
+			m->n[to].links = d;
+			return;
+		}
+		again = up != NONE && top != NONE && up != top && same_name(m, d, to) &&
+		        !m->n[up].fh_len && !(m->n[up].flags & (F_ROOT | F_LINK | F_ALIAS));
+		detach(m, d);
+		m->n[d].parent = NONE;
+		m->n[d].flags |= F_ALIAS;
+		m->n[d].alias = to;
+		if (!again)
+			return;
+		d = up;
+		to = top;
+	}
+}
+
 /*
  * The handle fh belongs to the node called c (found by a name walk). Returns the node that
  * now holds both: c itself, or the node that had the handle already (c merged into it).
@@ -512,18 +579,30 @@ static uint32_t bind(struct nfs_names *m, uint32_t c, const uint8_t *fh, unsigne
 		if (nl > NFS_NAME_MAX || parent == NONE || (x->flags & F_ROOT))
 			return p;
 		memcpy(nm, name_of(x), nl);
-		if (!x->fh_len) {
+		if (!x->fh_len && (m->n[p].flags & F_ROOT)) {
+			/* an export's root found by a name (an NFSv4 pseudo path to a MOUNT's
+			 * export): the name leads to it from now on */
+			join_dir(m, c, p);
+		} else if (!x->fh_len) {
 			/* a name without a handle: merge it into the handle's node, which takes
-			 * the name unless it is an export's root */
+			 * the name; but where that node has the same name in another directory
+			 * and c's directory is known by name only, the two directories are one */
+			uint32_t pp = m->n[p].parent;
+			bool one_dir = pp != NONE && pp != parent && !(m->n[p].flags & F_REMOVED) &&
+			               same_name(m, c, p) && !m->n[parent].fh_len &&
+			               !(m->n[parent].flags & (F_ROOT | F_LINK | F_ALIAS));
+
 			detach(m, c);
 			m->n[c].parent = NONE;
-			if (!(m->n[p].flags & F_ROOT))
-				move_to(m, p, parent, nm, nl);
 			adopt_children(m, c, p);
 			links_move(m, c, p);
 			m->n[c].flags |= F_ALIAS;
 			m->n[c].alias = p;
 			m->c.merged++;
+			if (one_dir)
+				join_dir(m, parent, pp);
+			else
+				move_to(m, p, parent, nm, nl);
 		} else {
 			remove_name(m, c);
 			if (!move_to(m, p, parent, nm, nl))
@@ -598,12 +677,37 @@ static void mount_root(struct nfs_names *m, unsigned srv, const uint8_t *path, u
 	x = &m->n[id];
 	if ((x->flags & F_ROOT) && x->name_len == pl && !memcmp(name_of(x), path, pl))
 		return;
+	/* named already (an NFSv4 pseudo path to the export, seen first): that name stays, a
+	 * link to the root, as when the root is found by the name */
+	if (x->parent != NONE && !(x->flags & (F_ROOT | F_REMOVED)) &&
+	    x->name_len <= NFS_NAME_MAX) {
+		uint32_t parent = x->parent, l;
+		uint8_t nm[NFS_NAME_MAX + 1];
+		unsigned nl = x->name_len;
+
+		memcpy(nm, name_of(x), nl);
+		detach(m, id);
+		x->parent = NONE;
+		l = node_new(m, x->server);
+		if (l != NONE && !set_data(m, &m->n[l], NULL, 0, nm, nl)) {
+			attach(m, l, parent);
+			m->n[l].flags |= F_LINK;
+			m->n[l].alias = id;
+			m->n[l].fh_next = m->n[id].links;
+			m->n[id].links = l;
+		} else if (l != NONE) {
+			m->nn--;
+		}
+		x = &m->n[id];
+	}
 	detach(m, id);
 	if (set_data(m, x, fh, fl, path, pl))
 		return;
 	x->parent = NONE;
 	x->flags = (uint8_t)((x->flags & ~F_REMOVED) | F_ROOT);
 	m->c.roots++;
+	m->mount_root = m->mounts && m->mount_root != id ? NONE : id;
+	m->mounts = true;
 }
 
 /* --- one transaction --- */
@@ -970,6 +1074,52 @@ unsigned nfs_names_path(const struct nfs_names *m, uint32_t id, char *buf, size_
 	return flags;
 }
 
+/* The components of node id up to an NFSv4 root, raw, joined by '/'; false if its parents do
+ * not lead to one or it does not fit. */
+static bool v4_chain(const struct nfs_names *m, uint32_t id, char *buf, size_t len)
+{
+	uint32_t chain[64];
+	unsigned n = 0;
+	size_t o = 0;
+
+	for (; id != NONE && !(m->n[id].flags & F_V4ROOT); id = m->n[id].parent) {
+		if (n == 64 || (m->n[id].flags & (F_ROOT | F_REMOVED)))
+			return false;
+		chain[n++] = id;
+	}
+	if (id == NONE || !n)
+		return false;
+	while (n--) {
+		const struct node *x = &m->n[chain[n]];
+
+		if (o + x->name_len + 2 > len)
+			return false;
+		memcpy(buf + o, name_of(x), x->name_len);
+		o += x->name_len;
+		buf[o++] = n ? '/' : 0;
+	}
+	return true;
+}
+
+uint32_t nfs_names_mount_root(const struct nfs_names *m)
+{
+	return m->mounts ? resolve(m, m->mount_root) : NONE;
+}
+
+int nfs_names_v4_path(const struct nfs_names *m, uint32_t id, char *buf, size_t len)
+{
+	id = resolve(m, id);
+	if (id == NONE || !len)
+		return -ENOENT;
+	if (v4_chain(m, id, buf, len))
+		return 0;
+	for (uint32_t l = m->n[id].links, k = 0; l != NONE && k < MAX_DEPTH;
+	     l = m->n[l].fh_next, k++)
+		if (v4_chain(m, l, buf, len))
+			return 0;
+	return -ENOENT;
+}
+
 const struct nfs_names_counters *nfs_names_counters(const struct nfs_names *m)
 {
 	return &m->c;
@@ -989,6 +1139,7 @@ int nfs_names_new(struct nfs_names **out, const struct nfs_names_cfg *cfg)
 	if (!m)
 		return -ENOMEM;
 	m->cfg.max_nodes = cfg && cfg->max_nodes ? cfg->max_nodes : 65536;
+	m->mount_root = NONE;
 	if (m->cfg.max_nodes >= NONE)
 		m->cfg.max_nodes = NONE - 1;
 	while (b < m->cfg.max_nodes / 2 && b < (1u << 24))

@@ -27,6 +27,12 @@
  * it is shown by goes, another of its links shows it. REMOVE and a RENAME over a file's last
  * name mark the node removed (its last path stays).
  *
+ * Handles are compared without the zero bytes nfs-ganesha pads its NFSv3 handles with (up to
+ * three, of a handle whose length is a multiple of 4), so an export's v3 and v4 handles are
+ * one node. A directory the NFSv4 pseudo namespace names (a LOOKUP chain never followed by a
+ * GETFH) that is found to be a MOUNT's export root (by its handle, or by an entry that is the
+ * same object under the same name) leads to that root: v3 and v4 paths of one export meet.
+ *
  * Nodes are per server address (handles of two servers never mix). Memory is bounded: at most
  * max_nodes nodes (default 65536, about 130 bytes each with their handle and name); past it new
  * handles are not tracked (counted as untracked) and lookups of them return NFS_NAME_NONE.
@@ -96,6 +102,15 @@ int nfs_names_info(const struct nfs_names *m, uint32_t id, struct nfs_name_info 
  * NFS_PATH_* flags; buf always holds a terminated string (len >= 8).
  */
 unsigned nfs_names_path(const struct nfs_names *m, uint32_t id, char *buf, size_t len);
+/*
+ * The NFSv4 path of node id (an export's root, say), relative to the server's pseudo root
+ * ("export/home", raw name bytes joined by '/'): the node's own names, or one of its links',
+ * when they lead to the NFSv4 root (a MOUNT's export reached by an NFSv4 pseudo path).
+ * -ENOENT when none does (or it is longer than len).
+ */
+int nfs_names_v4_path(const struct nfs_names *m, uint32_t id, char *buf, size_t len);
+/* The export root a MOUNT gave: NFS_NAME_NONE when none did, or MOUNTs gave several. */
+uint32_t nfs_names_mount_root(const struct nfs_names *m);
 const struct nfs_names_counters *nfs_names_counters(const struct nfs_names *m);
 size_t nfs_names_mem(const struct nfs_names *m);
 

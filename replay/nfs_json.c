@@ -127,6 +127,8 @@ char *nfs_replay_json(const struct nfs_replay_opts *o, const struct nfs_replay_s
 	json_object_set_new(rep, "depth_waits", JI(st->depth_waits));
 	json_object_set_new(rep, "placeholders", JI(st->placeholders));
 	json_object_set_new(rep, "owners_not_set", JI(st->attrs_skipped));
+	json_object_set_new(rep, "v4_export_path",
+	                    st->v4_root[0] ? json_string(st->v4_root) : json_null());
 	json_object_set_new(rep, "stopped", json_boolean(st->stopped));
 	json_object_set_new(rep, "issue_lag", rp_hist_json(&st->lag));
 	json_object_set_new(rep, "peak_table_bytes", JI(st->peak_mem));

@@ -425,6 +425,7 @@ int nr_prepare(const struct nfs_replay_opts *o, const struct nr_target_ops *tg, 
 	}
 	if (t.mem + scratch.peak_mem > st->peak_mem)
 		st->peak_mem = t.mem + scratch.peak_mem;
+	memcpy(st->v4_root, scratch.v4_root, sizeof(st->v4_root)); /* for the replay's pass */
 	list = calloc((size_t)t.nn + 1, sizeof(*list));
 	if (!list) {
 		ret = iot_err_set(e, -ENOMEM, "out of memory");

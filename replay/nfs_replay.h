@@ -105,7 +105,8 @@ struct nfs_replay_stats {
 	/* WRITEs whose payload the capture does not hold whole (snaplen, gaps, the memory for
 	 * payloads): the rest is written as a generated pattern */
 	uint64_t payload_cut, payload_cut_bytes;
-	uint64_t attrs_skipped;  /* calls whose owner or group was not set (not root; v4 names) */
+	uint64_t attrs_skipped; /* calls whose owner or group was not set (not root; v4 names) */
+	char v4_root[256]; /* the NFSv4 path found to be the export's root ("" none): one tree */
 	uint64_t same, diverged; /* outcomes over all procedures */
 	uint64_t errors;         /* calls that failed in the replay (whatever the capture said) */
 	uint64_t capture_span_ns, replay_span_ns;

@@ -20,6 +20,7 @@ struct pbuf {
 	bool known;       /* the walk knows where it is */
 	bool hostile;     /* a component is no plain name */
 	bool placeholder; /* it starts at a handle never named */
+	bool v4;          /* it starts at the NFSv4 root (PUTROOTFH) */
 	char b[PATH_CAP];
 };
 
@@ -40,6 +41,11 @@ struct nr_source {
 	uint8_t root_fh[NFS_FH_MAX]; /* --root-fh, or the handle the first-directory rule chose */
 	unsigned root_fh_len;
 	bool root_seen; /* a MOUNT reply, a PUTROOTFH or --root-fh gave the root */
+	/* the NFSv4 path of the export's root (v3 and v4 to one export: one tree) */
+	char v4_root[256];
+	size_t v4_root_len;
+	bool v4_mapped;
+	uint32_t root_id; /* the node the first-directory rule (or --root-fh) made the root */
 	/* calls waiting to be put in call order: a binary heap on (call_ns, arrival) */
 	struct nr_op **heap;
 	unsigned nheap, cap;
@@ -141,7 +147,7 @@ static void path_of(struct nr_source *s, uint32_t id, const uint8_t *fh, unsigne
 	b->len = 0;
 	b->b[0] = 0;
 	b->known = true;
-	b->hostile = b->placeholder = false;
+	b->hostile = b->placeholder = b->v4 = false;
 	if (id == NFS_NAME_NONE) {
 		if (fl && is_root_fh(s, fh, fl))
 			return;
@@ -152,8 +158,10 @@ static void path_of(struct nr_source *s, uint32_t id, const uint8_t *fh, unsigne
 		chain[n++] = in.id;
 		if (in.parent == NFS_NAME_NONE)
 			break;
-		if (in.fh && is_root_fh(s, in.fh, in.fh_len))
+		if (in.fh && is_root_fh(s, in.fh, in.fh_len)) {
+			s->root_id = in.id;
 			break;
+		}
 		id = in.parent;
 	}
 	if (!n || n == DEPTH_CAP) {
@@ -171,6 +179,7 @@ static void path_of(struct nr_source *s, uint32_t id, const uint8_t *fh, unsigne
 			memcpy(s->root_fh, in.fh, in.fh_len);
 			s->root_fh_len = in.fh_len;
 			s->root_seen = true;
+			s->root_id = in.id;
 			if (s->o->notice)
 				s->o->notice(
 				    s->o->notice_arg,
@@ -181,6 +190,8 @@ static void path_of(struct nr_source *s, uint32_t id, const uint8_t *fh, unsigne
 		pb_unnamed(b, in.fh, in.fh_len);
 	} else {
 		s->root_seen = true;
+		/* the server's NFSv4 root (no name), not an export's */
+		b->v4 = (in.flags & NFS_PATH_ROOTED) && !in.name_len;
 	}
 	for (unsigned k = n - 1; k-- > 0;) {
 		nfs_names_info(s->names, chain[k], &in);
@@ -267,6 +278,7 @@ static void walk_names(struct nr_source *s, const struct rpc_txn *t, bool dir_op
 	w->cur.known = w->saved.known = w->obj.known = w->to.known = false;
 	w->cur.hostile = w->cur.placeholder = w->saved.hostile = w->saved.placeholder = false;
 	w->obj.hostile = w->obj.placeholder = w->to.hostile = w->to.placeholder = false;
+	w->cur.v4 = w->saved.v4 = w->obj.v4 = w->to.v4 = false;
 	w->data = NULL;
 	w->data_len = 0;
 	w->have_obj = w->have_to = false;
@@ -296,6 +308,7 @@ static void walk_names(struct nr_source *s, const struct rpc_txn *t, bool dir_op
 			w->cur.len = 0;
 			w->cur.b[0] = 0;
 			w->cur.known = true;
+			w->cur.v4 = true;
 			s->root_seen = true;
 			break;
 		case NN_LOOKUP:
@@ -352,6 +365,68 @@ static void walk_names(struct nr_source *s, const struct rpc_txn *t, bool dir_op
 	}
 	if (!w->have_obj)
 		pb_copy(&w->obj, &w->cur);
+}
+
+/* The mapping found (or the prepare pass's, handed on): kept in the statistics, said once. */
+static void set_v4_root(struct nr_source *s, const char *p)
+{
+	char msg[400];
+
+	snprintf(s->v4_root, sizeof(s->v4_root), "%s", p);
+	s->v4_root_len = strlen(s->v4_root);
+	s->v4_mapped = true;
+	snprintf(s->st->v4_root, sizeof(s->st->v4_root), "%s", s->v4_root);
+	if (s->o->notice) {
+		snprintf(msg, sizeof(msg),
+		         "the NFSv4 path /%s is the export the NFSv3 calls use (the same handle): "
+		         "both are replayed into the target as one tree",
+		         s->v4_root);
+		s->o->notice(s->o->notice_arg, msg);
+	}
+}
+
+/* v3 and v4 to one export: a path from the NFSv4 root into the export is from the target's
+ * root (what --root-path does, found by the map: the export's root has that v4 path) */
+static void v4_to_export(const struct nr_source *s, struct pbuf *b)
+{
+	size_t n = s->v4_root_len;
+
+	if (!b->v4 || strncmp(b->b, s->v4_root, n) || (b->b[n] && b->b[n] != '/'))
+		return;
+	b->len -= n + (b->b[n] ? 1 : 0);
+	memmove(b->b, b->b + n + (b->b[n] ? 1 : 0), b->len + 1);
+	b->v4 = false;
+}
+
+/* A path of plain components ('/' between them, none empty, '.' or '..') */
+static bool plain_path(const char *p)
+{
+	while (*p) {
+		const char *e = strchr(p, '/');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+
+		if (!n || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+			return false;
+		if (!e)
+			return true;
+		p = e + 1;
+		if (!*p)
+			return false;
+	}
+	return false;
+}
+
+/* Once the export's root is known and the map finds an NFSv4 path to it, v4 paths under that
+ * path are the export's. */
+static void find_v4_root(struct nr_source *s)
+{
+	uint32_t root = s->root_id != NFS_NAME_NONE ? s->root_id : nfs_names_mount_root(s->names);
+	char p[sizeof(s->v4_root)];
+
+	if (root == NFS_NAME_NONE || nfs_names_v4_path(s->names, root, p, sizeof(p)) ||
+	    !plain_path(p))
+		return;
+	set_v4_root(s, p);
 }
 
 /* --root-path: a path at or below root (no '/' at either end) becomes relative to it; false
@@ -496,7 +571,7 @@ static void on_txn(void *arg, const struct rpc_txn *t)
 	w.obj.len = 0;
 	w.obj.b[0] = 0;
 	w.obj.known = true;
-	w.obj.hostile = w.obj.placeholder = false;
+	w.obj.hostile = w.obj.placeholder = w.obj.v4 = false;
 	w.have_to = false;
 	w.data = NULL;
 	w.data_len = 0;
@@ -511,6 +586,13 @@ static void on_txn(void *arg, const struct rpc_txn *t)
 		}
 	}
 	nfs_names_txn(s->names, t);
+	if (!s->v4_mapped && !s->o->root_path && vers == 4 && s->root_seen)
+		find_v4_root(s);
+	if (s->v4_mapped) {
+		v4_to_export(s, &w.obj);
+		if (w.have_to)
+			v4_to_export(s, &w.to);
+	}
 	obj = &w.obj;
 	if (act != NR_SKIP && s->o->root_path) {
 		bool out = !under_root(s->o->root_path, obj) ||
@@ -605,11 +687,14 @@ int nr_source_open(struct nr_source **out, const struct nfs_replay_opts *o,
 	s->o = o;
 	s->st = st;
 	s->e = e;
+	s->root_id = NFS_NAME_NONE;
 	if (o->root_fh_len) {
 		memcpy(s->root_fh, o->root_fh, o->root_fh_len);
 		s->root_fh_len = o->root_fh_len;
 		s->root_seen = true;
 	}
+	if (st->v4_root[0] && !o->root_path) /* the prepare pass found it */
+		set_v4_root(s, st->v4_root);
 	if ((ret = o->open(o->open_arg, &in, e)))
 		goto fail;
 	if ((ret = pcap_src_open_stream(&s->src, in, e))) /* takes in */

@@ -556,6 +556,73 @@ static void test_v4_names(void **state)
 	fix_free(&f);
 }
 
+/* PUTROOTFH, LOOKUP of each name in path ("export/d1"), GETFH of the last: fh, fl bytes */
+static uint32_t v4_walk(struct fix *f, const char *const *names, unsigned n, const uint8_t *fh,
+                        unsigned fl)
+{
+	struct wb a = {.n = 0}, r = {.n = 0};
+
+	compound(&a, n + 2);
+	put32(&a, OP4_PUTROOTFH);
+	for (unsigned i = 0; i < n; i++) {
+		put32(&a, OP4_LOOKUP);
+		putopaque(&a, names[i], (uint32_t)strlen(names[i]));
+	}
+	put32(&a, OP4_GETFH);
+	v4_res_hdr(&r, 0, n + 2);
+	res_ok(&r, OP4_PUTROOTFH);
+	for (unsigned i = 0; i < n; i++)
+		res_ok(&r, OP4_LOOKUP);
+	res_ok(&r, OP4_GETFH);
+	putopaque(&r, fh, fl);
+	exchange(f, RPC_PROG_NFS, 4, 1, &a, &r);
+	return f->last;
+}
+
+/* v3 and v4 traffic to one export (#28 item 4): nfs-ganesha's v3 handles are its v4 handles
+ * padded with zeros to a multiple of 4; the v4 pseudo path's directory is found to be the
+ * MOUNT's export root by its handle (before the MOUNT or after it), or by an entry that is the
+ * same object under the same name; v4 names then land under the export's root, and the
+ * root's v4 path is known. */
+static void test_v3_v4_one_export(void **state)
+{
+	static const uint8_t R3[8] = "expfh01", D[8] = "d1fh0001", S[8] = "subfh001";
+	static const char *const exp_[] = {"export"}, *const exp_d1[] = {"export", "d1"},
+	                         *const exp_sub[] = {"export", "sub"};
+	struct fix f;
+	char p4[64];
+	uint32_t d, x, root;
+
+	(void)state;
+	for (int how = 0; how < 3; how++) {
+		fix_init(&f, 0);
+		if (how == 2) /* the v4 walk first, the MOUNT after */
+			v4_walk(&f, exp_, 1, R3, 7);
+		mnt(&f, "/srv/export", R3); /* 7 bytes and a zero */
+		root = nfs_names_mount_root(f.m);
+		assert_int_not_equal(root, NFS_NAME_NONE);
+		d = create3(&f, 9, R3, "d1", D);
+		if (how == 1) {
+			assert_int_not_equal(nfs_names_v4_path(f.m, root, p4, sizeof(p4)), 0);
+			x = v4_walk(&f, exp_d1, 2, D, 8);
+			assert_int_equal(x, d);
+		} else if (how == 0) {
+			assert_int_not_equal(nfs_names_v4_path(f.m, root, p4, sizeof(p4)), 0);
+			x = v4_walk(&f, exp_, 1, R3, 7);
+			assert_int_equal(x, root);
+		}
+		assert_string_equal(path(&f, d, NULL), "/srv/export/d1");
+		assert_int_equal(nfs_names_v4_path(f.m, root, p4, sizeof(p4)), 0);
+		assert_string_equal(p4, "export");
+		x = v4_walk(&f, exp_sub, 2, S, 8);
+		assert_string_equal(path(&f, x, NULL), "/srv/export/sub");
+		assert_int_equal(nfs_names_child(f.m, root, "sub", 3), x);
+		/* the v3 handle of the new directory is the same node */
+		assert_int_equal(lookup3(&f, R3, "sub", S, 0), x);
+		fix_free(&f);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -565,6 +632,7 @@ int main(void)
 	    cmocka_unit_test(test_hard_links),
 	    cmocka_unit_test(test_cap_and_hostile_names),
 	    cmocka_unit_test(test_v4_names),
+	    cmocka_unit_test(test_v3_v4_one_export),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
