@@ -128,6 +128,12 @@ static const struct cli_opt replay_opts[] = {
      .arg = "PATH",
      .help = "NFS capture: the capture's path that is the target's root (an NFSv4 export's "
              "pseudo path, /export); calls outside it are refused"},
+    {.name = "verify",
+     .key = O_VERIFY,
+     .arg = "DIR|URL",
+     .help = "NFS capture: afterwards compare the replayed tree with a reference (a directory "
+             "or nfs://HOST/EXPORT): names, types, sizes, modes, link counts, symbolic link "
+             "targets, device numbers, content hashes; differences listed, exit 1"},
     {.name = "allow-divergence",
      .key = O_ALLOW_DIVERGENCE,
      .help = "NFS capture: exit 0 although calls ended otherwise than in the capture (an "
@@ -189,11 +195,13 @@ const struct cli_doc doc_replay = {
         "latency with the capture's (docs/replay-nfs.md). There --timing, --speed, --spin, "
         "--max-gap, --depth (calls in flight, default 64), --force (a non-empty target), "
         "--json, --record and --capture (the target directory's block device, or the packets "
-        "of an NFS target) apply.",
+        "of an NFS target) apply; --verify compares the tree the replay left with a "
+        "reference.",
     .opts = replay_opts,
     .operands = CLI_INPUT,
     .exit_status = "0 done, 1 an NFS replay's calls ended otherwise than in the capture (without "
-                   "--allow-divergence), 2 usage or input error, 3 system error or IOs that "
+                   "--allow-divergence) or its tree differs from --verify's, 2 usage or input "
+                   "error, 3 system error or IOs that "
                    "failed (a block replay; an NFS replay's failed calls are results, compared "
                    "with the capture's), 128 + the signal when stopped",
     .docs = "replay.md replay-nfs.md",
@@ -592,6 +600,9 @@ int cmd_replay(int argc, char **argv)
 		case O_ALLOW_DIVERGENCE:
 			na.allow_divergence = true;
 			break;
+		case O_VERIFY:
+			na.verify = optarg;
+			break;
 		case O_FIO_CLIENT: /* abbreviated: "--fio-client" itself went to replay_fio() */
 		case O_FIO_HOSTS:
 		case O_FIO_DIR:
@@ -637,11 +648,11 @@ int cmd_replay(int argc, char **argv)
 		cli_input_release(&ci);
 		return free(maps), rc;
 	}
-	if (na.nfs_url || na.root_fh || na.root_path || na.allow_divergence) {
+	if (na.nfs_url || na.root_fh || na.root_path || na.allow_divergence || na.verify) {
 		cli_input_release(&ci);
 		return free(maps),
-		       usage_error("--nfs, --root-fh, --root-path and --allow-divergence are for "
-		                   "NFS captures; '%s' is a block trace",
+		       usage_error("--nfs, --root-fh, --root-path, --allow-divergence and "
+		                   "--verify are for NFS captures; '%s' is a block trace",
 		                   argv[optind]);
 	}
 	if (!ci.block) {

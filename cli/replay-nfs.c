@@ -242,6 +242,47 @@ static void print_summary(const struct nfs_replay_opts *o, const struct nfs_repl
 	printf("  errors:   %llu calls failed in the replay\n", (unsigned long long)st->errors);
 }
 
+/* --verify's result in the text */
+static void print_verify(const struct replay_nfs_args *a, const struct nfs_verify_result *v)
+{
+	char pb[640], rb[640], wb[640];
+
+	printf("  verify:   %llu names beside '%s', %.1f MiB read: %llu differ",
+	       (unsigned long long)v->entries, txt_escape(a->verify, rb, sizeof(rb)),
+	       v->bytes / 1048576.0, (unsigned long long)v->differences);
+	if (v->differences > v->nshown)
+		printf(" (the first %u listed)", v->nshown);
+	printf("\n");
+	for (unsigned i = 0; i < v->nshown; i++)
+		printf("    %s: %s\n", txt_escape(v->shown[i].path, pb, sizeof(pb)),
+		       txt_escape(v->shown[i].what, wb, sizeof(wb)));
+}
+
+/* The replay's JSON with a "verify" object added; frees s (NULL when memory ran out). */
+static char *with_verify(char *s, const char *ref, const struct nfs_verify_result *v)
+{
+	json_t *root = json_loads(s, 0, NULL), *o, *a;
+	char *out = NULL;
+
+	free(s);
+	if (!root)
+		return NULL;
+	o = json_object();
+	a = json_array();
+	for (unsigned i = 0; i < v->nshown; i++)
+		json_array_append_new(
+		    a, json_pack("{ssss}", "path", v->shown[i].path, "what", v->shown[i].what));
+	json_object_set_new(o, "reference", json_string(ref));
+	json_object_set_new(o, "entries", json_integer((json_int_t)v->entries));
+	json_object_set_new(o, "differences", json_integer((json_int_t)v->differences));
+	json_object_set_new(o, "bytes", json_integer((json_int_t)v->bytes));
+	json_object_set_new(o, "first", a);
+	json_object_set_new(root, "verify", o);
+	out = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS);
+	json_decref(root);
+	return out;
+}
+
 int replay_nfs(struct replay_nfs_args *a, struct cli_input *ci)
 {
 	struct nfs_replay_opts o = {
@@ -261,6 +302,8 @@ int replay_nfs(struct replay_nfs_args *a, struct cli_input *ci)
 	    .stop = &nfs_stop,
 	};
 	struct reopen ro = {.arg = ci->arg, .first = ci->capture};
+	struct nfs_verify_result vres;
+	bool verified = false;
 	struct capture_ctx cc = {0};
 	struct nfs_replay_stats st;
 	struct sigaction sa;
@@ -341,9 +384,21 @@ int replay_nfs(struct replay_nfs_args *a, struct cli_input *ci)
 			return cc.rc; /* said why */
 		return error("%s", e.msg), exit_code_for(ret);
 	}
+	if (a->verify && !st.stopped) {
+		int vr =
+		    nfs_replay_verify(a->target ? a->target : a->nfs_url, a->verify, &vres, &e);
+
+		if (vr) {
+			nfs_replay_stats_release(&st);
+			return error("%s", e.msg), exit_code_for(vr);
+		}
+		verified = true;
+	}
 	if (a->json) {
 		char *s = nfs_replay_json(&o, &st);
 
+		if (s && verified)
+			s = with_verify(s, a->verify, &vres);
 		if (!s) {
 			nfs_replay_stats_release(&st);
 			return error("out of memory"), EXIT_SYSTEM;
@@ -352,9 +407,16 @@ int replay_nfs(struct replay_nfs_args *a, struct cli_input *ci)
 		free(s);
 	} else {
 		print_summary(&o, &st);
+		if (verified)
+			print_verify(a, &vres);
 	}
 	if (st.stopped)
 		rc = rc ? rc : 128 + (int)nfs_stop;
+	if (verified && vres.differences && !rc) {
+		error("the replayed tree differs from '%s' in %llu names (listed above)", a->verify,
+		      (unsigned long long)vres.differences);
+		rc = EXIT_THRESHOLD;
+	}
 	if (st.diverged && !a->allow_divergence && !rc) {
 		error("%llu calls ended otherwise than in the capture (listed above; "
 		      "--allow-divergence to accept that)",

@@ -50,7 +50,7 @@ enum {
 
 /* What cmd-replay.c parsed for a replay of a packet capture (replay-nfs.c). */
 struct replay_nfs_args {
-	const char *target, *nfs_url, *root_fh, *root_path, *record_dir, *capture_dir;
+	const char *target, *nfs_url, *root_fh, *root_path, *record_dir, *capture_dir, *verify;
 	enum rp_timing timing;
 	double speed;
 	uint64_t spin_ns, max_gap_ns;

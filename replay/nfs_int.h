@@ -111,6 +111,9 @@ extern const struct nr_target_ops nr_target_posix;
 enum { NR_CHMOD_AUTO, NR_CHMOD_FCHMODAT2, NR_CHMOD_PROC };
 int nr_chmod_fd(int fd, unsigned mode, int how);
 extern const struct nr_target_ops nr_target_libnfs;
+struct nfs_context;
+/* A libnfs context mounted on an nfs:// URL's export (nfs_libnfs.c); opt names the option. */
+int nr_mount_url(const char *opt, const char *url, struct nfs_context **out, struct iot_err *e);
 
 /* --record RUNDIR (nfs_record.c) */
 struct nr_record;

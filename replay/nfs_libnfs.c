@@ -25,8 +25,8 @@ struct nctx {
 	char p1[PATH_CAP], p2[PATH_CAP];
 };
 
-/* A libnfs context mounted on the URL's export; -errno with e filled. */
-static int mount_url(const char *url, struct nfs_context **out, struct iot_err *e)
+/* A libnfs context mounted on the URL's export; -errno with e filled (opt names the option). */
+int nr_mount_url(const char *opt, const char *url, struct nfs_context **out, struct iot_err *e)
 {
 	struct nfs_context *nfs = nfs_init_context();
 	struct nfs_url *u;
@@ -34,16 +34,16 @@ static int mount_url(const char *url, struct nfs_context **out, struct iot_err *
 
 	*out = NULL;
 	if (!nfs)
-		return iot_err_set(e, -ENOMEM, "--nfs: cannot make a libnfs context");
+		return iot_err_set(e, -ENOMEM, "%s: cannot make a libnfs context", opt);
 	u = nfs_parse_url_dir(nfs, url); /* also takes ?version=4 and the other arguments */
 	if (!u) {
-		ret = iot_err_set(e, -EINVAL, "--nfs '%s': %s", url, nfs_get_error(nfs));
+		ret = iot_err_set(e, -EINVAL, "%s '%s': %s", opt, url, nfs_get_error(nfs));
 		nfs_destroy_context(nfs);
 		return ret;
 	}
 	ret = nfs_mount(nfs, u->server, u->path);
 	if (ret) {
-		iot_err_set(e, ret < 0 ? ret : -EIO, "--nfs '%s': mount: %s", url,
+		iot_err_set(e, ret < 0 ? ret : -EIO, "%s '%s': mount: %s", opt, url,
 		            nfs_get_error(nfs));
 		nfs_destroy_url(u);
 		nfs_destroy_context(nfs);
@@ -65,7 +65,7 @@ static int n_open(void **out, const struct nfs_replay_opts *o, struct iot_err *e
 	if (!t)
 		return iot_err_set(e, -ENOMEM, "out of memory");
 	t->url = o->nfs_url;
-	if ((ret = mount_url(t->url, &nfs, e))) {
+	if ((ret = nr_mount_url("--nfs", t->url, &nfs, e))) {
 		free(t);
 		return ret;
 	}
@@ -111,7 +111,7 @@ static int n_ctx_new(void *tgt, void **out, struct iot_err *e)
 	}
 	for (size_t i = 0; i < IO_MAX; i++)
 		c->buf[i] = (uint8_t)(i * 7 + 1);
-	if ((ret = mount_url(t->url, &c->nfs, e))) {
+	if ((ret = nr_mount_url("--nfs", t->url, &c->nfs, e))) {
 		free(c->buf);
 		free(c);
 		return ret;

@@ -144,6 +144,22 @@ struct nr_mount {
 	char mountpoint[4096], fstype[64], source[1024], options[1024];
 };
 int nr_mount_of(const char *dir, struct nr_mount *m);
+/* --verify: a tree beside a reference, name by name. */
+#define NR_VERIFY_SHOWN 20u
+struct nfs_verify_result {
+	uint64_t entries;     /* names compared (in either tree) */
+	uint64_t differences; /* names missing on one side, or whose type, mode, size, links,
+	                       * link target, device or content differ */
+	uint64_t bytes;       /* bytes read for the content hashes */
+	struct {
+		char path[512];
+		char what[512];
+	} shown[NR_VERIFY_SHOWN]; /* the first differences */
+	unsigned nshown;
+};
+/* tree and ref: a directory or an nfs:// URL; 0 with r filled, or -errno with e filled. */
+int nfs_replay_verify(const char *tree, const char *ref, struct nfs_verify_result *r,
+                      struct iot_err *e);
 /* --root-fh HEX */
 int nr_parse_fh(const char *hex, uint8_t *fh, unsigned *len);
 /* An output directory (opt names it: "--record") that is the target directory, lies inside it

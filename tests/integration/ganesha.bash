@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
 # Sourced by the NFS integration tests (after lib.bash): start rpcbind and nfs-ganesha on
 # 127.0.0.1 with a VFS export of a temporary directory; stop both on exit (cleanup hooks).
-# Sets GANESHA_EXPORT (the exported directory), NFS3_URL and NFS4_URL (libnfs URLs), and a
-# second export, GANESHA_EXPORT2 with NFS3_URL2 and NFS4_URL2 (a replay's other server).
+# Sets GANESHA_EXPORT (the exported directory), NFS3_URL and NFS4_URL (libnfs URLs), a
+# second export, GANESHA_EXPORT2 with NFS3_URL2 and NFS4_URL2 (a replay's other server), and
+# a third, GANESHA_EXPORT3 (pseudo path /export3), for workloads of their own.
 #
 # The sourcing script runs again, from its start, in a network namespace of its own (only lo,
 # brought up) with a private /run: ganesha gets the standard ports 2049 and 111 whatever the
@@ -34,8 +35,9 @@ fi
 GANESHA_DIR=$TMP/ganesha
 GANESHA_EXPORT=$TMP/export
 GANESHA_EXPORT2=$TMP/export2
-mkdir -p "$GANESHA_DIR" "$GANESHA_EXPORT" "$GANESHA_EXPORT2"
-chmod 777 "$GANESHA_EXPORT" "$GANESHA_EXPORT2"
+GANESHA_EXPORT3=$TMP/export3
+mkdir -p "$GANESHA_DIR" "$GANESHA_EXPORT" "$GANESHA_EXPORT2" "$GANESHA_EXPORT3"
+chmod 777 "$GANESHA_EXPORT" "$GANESHA_EXPORT2" "$GANESHA_EXPORT3"
 
 # Poll a TCP port on 127.0.0.1 until it accepts (up to $2 tenths of a second).
 wait_port() {
@@ -72,6 +74,9 @@ EXPORT { Export_Id = 1; Path = $GANESHA_EXPORT; Pseudo = /export; Access_Type = 
          Squash = No_Root_Squash; SecType = sys; Protocols = 3, 4; Transports = TCP;
          FSAL { Name = VFS; } }
 EXPORT { Export_Id = 2; Path = $GANESHA_EXPORT2; Pseudo = /export2; Access_Type = RW;
+         Squash = No_Root_Squash; SecType = sys; Protocols = 3, 4; Transports = TCP;
+         FSAL { Name = VFS; } }
+EXPORT { Export_Id = 3; Path = $GANESHA_EXPORT3; Pseudo = /export3; Access_Type = RW;
          Squash = No_Root_Squash; SecType = sys; Protocols = 3, 4; Transports = TCP;
          FSAL { Name = VFS; } }
 LOG { Default_Log_Level = WARN; }
