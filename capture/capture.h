@@ -32,7 +32,8 @@ struct cap_progress {
 
 struct cap_opts {
 	const char *rundir;
-	char *const *devs; /* block device paths or names ("/dev/loop0", "loop0") */
+	char *const *devs;  /* block device paths or names ("/dev/loop0", "loop0") */
+	char *const *names; /* NULL, or per device the NAME of -d NAME=DEV (NULL: none) */
 	unsigned ndevs;
 	const char *iface;  /* NULL: no packet capture */
 	const char *filter; /* NULL: "port 2049 or port 111" */

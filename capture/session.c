@@ -277,6 +277,14 @@ static void build_header(struct run *r)
 		json_object_set_new(d, "files", json_string(files));
 		json_array_append_new(r->jdevs, d);
 	}
+	{
+		/* what each device is part of, discovered before tracing starts (its reads are
+		 * not in the trace) */
+		struct cap_stack_env env;
+
+		cap_stack_env_real(&env, mi);
+		cap_devstack(&env, r->devs, o->ndevs, o->devs, o->names, r->jdevs);
+	}
 	if (mi)
 		fclose(mi);
 	json_object_set_new(r->root, "devices", json_incref(r->jdevs));
@@ -413,6 +421,8 @@ static void finish_manifest(struct run *r, const char *state)
 		              : json_pack("{s:I, s:I, s:I}", "ios", (json_int_t)x->ios, "lo_sector",
 		                          (json_int_t)x->lo, "end_sector", (json_int_t)x->hi));
 	}
+	if (r->sink)
+		json_object_set_new(r->root, "threads", cap_sink_threads_json(r->sink));
 	if (r->o->cmd) {
 		json_t *c = json_object_get(r->root, "command");
 

@@ -19,9 +19,11 @@ static const struct cli_opt capture_opts[] = {
      .help = "run directory (created; must not hold a capture already)"},
     {.name = "device",
      .short_name = 'd',
-     .arg = "DEV",
+     .arg = "[NAME=]DEV",
      .kind = CLI_BLOCKDEV,
-     .help = "block device or partition to trace (repeatable)"},
+     .help = "block device or partition to trace (repeatable); NAME=DEV names it: the name "
+             "identifies the device across runs (compare, sweep, report) and is kept as "
+             "given, as is a symbolic link's path (/dev/disk/by-id/...)"},
     {.name = "interface",
      .short_name = 'i',
      .arg = "IFACE",
@@ -79,10 +81,11 @@ static const struct cli_opt capture_opts[] = {
 
 const struct cli_doc doc_capture = {
     .summary = "trace block devices and packets while a command runs",
-    .synopsis = "-o RUNDIR -d DEV [-d DEV ...] [-i IFACE [--filter EXPR] [--snaplen N]] "
-                "[--backend auto|relay|tracefs] [--duration SECONDS] [--label KEY=VALUE]... "
-                "[--stdout FILE] [--stderr FILE] [-- COMMAND [ARGS...]]\n"
-                "--release",
+    .synopsis =
+        "-o RUNDIR -d [NAME=]DEV [-d [NAME=]DEV ...] [-i IFACE [--filter EXPR] [--snaplen N]] "
+        "[--backend auto|relay|tracefs] [--duration SECONDS] [--label KEY=VALUE]... "
+        "[--stdout FILE] [--stderr FILE] [-- COMMAND [ARGS...]]\n"
+        "--release",
     .description =
         "Trace the block devices (and packets on IFACE) while COMMAND runs, into RUNDIR: "
         "DEV.blktrace.CPU files (blktrace version 7: blkparse, btt and iowatcher read them), "
@@ -183,6 +186,16 @@ static int parse_seconds(const char *s, unsigned long long *ns)
 	return parse_duration_ns("--duration", s, ns);
 }
 
+/* names[] has a slot per -d: the copies of their NAMEs, or NULL */
+static void free_all(char **devs, char **labels, char **names)
+{
+	for (size_t i = 0; names && devs && devs[i]; i++)
+		free(names[i]);
+	free(devs);
+	free(labels);
+	free(names);
+}
+
 int cmd_capture(int argc, char **argv)
 {
 	struct cap_opts o = {0};
@@ -191,16 +204,19 @@ int cmd_capture(int argc, char **argv)
 	struct sigaction sa = {0};
 	char **devs = calloc((size_t)argc + 1, sizeof(char *));
 	char **labels = calloc((size_t)argc + 1, sizeof(char *));
+	char **names = calloc((size_t)argc + 1, sizeof(char *));
 	unsigned long long v;
 	uint64_t lost;
 	int c, ret, release = 0;
 
-	if (!devs || !labels) {
+	if (!devs || !labels || !names) {
 		free(devs);
 		free(labels);
+		free(names);
 		return error("out of memory"), EXIT_SYSTEM;
 	}
 	o.devs = devs;
+	o.names = names;
 	o.labels = labels;
 	o.argc = argc;
 	o.argv = argv;
@@ -210,9 +226,27 @@ int cmd_capture(int argc, char **argv)
 		case 'o':
 			o.rundir = optarg;
 			break;
-		case 'd':
+		case 'd': {
+			/* NAME=DEV: an '=' before any '/' (no device path or kernel name has one)
+			 */
+			char *eq = strchr(optarg, '=');
+
+			if (eq && eq < optarg + strcspn(optarg, "/")) {
+				if (eq == optarg || !eq[1]) {
+					usage_error("-d: '%s' is not NAME=DEV", optarg);
+					goto usage;
+				}
+				/* a copy: argv stays whole for the manifest's iotape_argv */
+				if (!(names[o.ndevs] = strndup(optarg, (size_t)(eq - optarg)))) {
+					error("out of memory");
+					free_all(devs, labels, names);
+					return EXIT_SYSTEM;
+				}
+				optarg = eq + 1;
+			}
 			devs[o.ndevs++] = optarg;
 			break;
+		}
 		case 'i':
 			o.iface = optarg;
 			break;
@@ -293,8 +327,7 @@ int cmd_capture(int argc, char **argv)
 	if (release) {
 		char msg[256];
 
-		free(devs);
-		free(labels);
+		free_all(devs, labels, names);
 		if (argc != 2)
 			return usage_error("--release takes no other option or command");
 		if ((ret = cap_tracefs_release(msg, sizeof(msg), &e)))
@@ -338,8 +371,7 @@ int cmd_capture(int argc, char **argv)
 	ret = cap_run(&o, &res, &e);
 	if (progress_shown)
 		fputc('\n', stderr);
-	free(devs);
-	free(labels);
+	free_all(devs, labels, names);
 	if (ret)
 		return error("%s", e.msg), capture_exit_code(ret);
 	lost = res.lost;
@@ -368,7 +400,6 @@ int cmd_capture(int argc, char **argv)
 		return res.cmd_status;
 	return EXIT_OK;
 usage:
-	free(devs);
-	free(labels);
+	free_all(devs, labels, names);
 	return EXIT_USAGE;
 }
