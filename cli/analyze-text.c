@@ -84,18 +84,67 @@ static const char *io_text(const json_t *io, char *buf, size_t len)
 	return buf;
 }
 
-/* "8,16" or "8,16 on HOST" for an entry of explain.devices */
+/* "8,16", "8,16 (osd.0 journal)", with " on HOST", for an entry of explain.devices */
 static const char *dev_text(const json_t *o, char *buf, size_t len)
 {
-	const json_t *host = json_object_get(o, "host");
-	char name[64];
+	const json_t *host = json_object_get(o, "host"), *role = json_object_get(o, "role");
+	char name[64], r[160];
 
+	snprintf(buf, len, "%s", json_string_value(json_object_get(o, "dev")));
+	if (json_is_string(role))
+		snprintf(buf + strlen(buf), len - strlen(buf), " (%s)",
+		         txt_escape(json_string_value(role), r, sizeof(r)));
 	if (json_is_string(host))
-		snprintf(buf, len, "%s on %s", json_string_value(json_object_get(o, "dev")),
+		snprintf(buf + strlen(buf), len - strlen(buf), " on %s",
 		         txt_escape(json_string_value(host), name, sizeof(name)));
-	else
-		snprintf(buf, len, "%s", json_string_value(json_object_get(o, "dev")));
 	return buf;
+}
+
+/* "filestore_sync (ceph-osd)": a command of explain.ended_by, with its process */
+static const char *cmd_text(const json_t *c, char *buf, size_t len)
+{
+	const json_t *proc = json_object_get(c, "process");
+	char a[64], b[64];
+
+	txt_escape(json_string_value(json_object_get(c, "comm")), a, sizeof(a));
+	if (json_is_string(proc))
+		snprintf(buf, len, "%s (%s)", a, txt_escape(json_string_value(proc), b, sizeof(b)));
+	else
+		snprintf(buf, len, "%s", a);
+	return buf;
+}
+
+/* The gaps by the command that ended them (and their period), then that began them. */
+static void text_cmds(FILE *f, const json_t *ex)
+{
+	const json_t *c, *p;
+	char b1[32], b2[32], b3[32], who[160];
+	size_t i;
+
+	json_array_foreach(json_object_get(ex, "ended_by"), i, c)
+	{
+		fprintf(f, "    %-9s %-34s %6" PRIu64 " gaps %12s (%5.1f%%)", i ? "" : "ended by",
+		        cmd_text(c, who, sizeof(who)), jget_u(c, "gaps"),
+		        fmt_duration((double)jget_u(c, "total_ns"), b1, sizeof(b1)),
+		        jget_f(c, "pct"));
+		p = json_object_get(c, "periodicity");
+		if (json_is_object(p))
+			fprintf(f,
+			        "  periodic: every %s +- %s (%" PRIu64 " of %" PRIu64
+			        " intervals, gaps >= %s)",
+			        fmt_duration((double)jget_u(p, "period_ns"), b2, sizeof(b2)),
+			        fmt_duration((double)jget_u(p, "jitter_ns"), b3, sizeof(b3)),
+			        jget_u(p, "count"), jget_u(p, "gaps") - 1,
+			        fmt_duration((double)jget_u(p, "min_gap_ns"), b1, sizeof(b1)));
+		fputc('\n', f);
+	}
+	json_array_foreach(json_object_get(ex, "began_by"), i, c)
+	{
+		fprintf(f, "    %-9s %-34s %6" PRIu64 " gaps %12s (%5.1f%%)\n", i ? "" : "began by",
+		        cmd_text(c, who, sizeof(who)), jget_u(c, "gaps"),
+		        fmt_duration((double)jget_u(c, "total_ns"), b1, sizeof(b1)),
+		        jget_f(c, "pct"));
+	}
 }
 
 /* What the device's gaps had in common: the other devices, the network, NFS, the period. */
@@ -159,6 +208,7 @@ static void text_explain(FILE *f, const json_t *ex)
 		        fmt_duration((double)jget_u(p, "period_ns"), b2, sizeof(b2)),
 		        fmt_duration((double)jget_u(p, "jitter_ns"), b3, sizeof(b3)),
 		        jget_u(p, "count"), jget_u(p, "gaps") - 1);
+	text_cmds(f, ex);
 	fprintf(f, "    causes of the gaps listed:");
 	json_object_foreach((json_t *)json_object_get(ex, "causes"), key, c)
 	{
@@ -187,8 +237,9 @@ static void text_idle(FILE *f, const json_t *idle, uint64_t start)
 		        "cause");
 	json_array_foreach(longest, i, g)
 	{
-		const json_t *ex = json_object_get(g, "explain");
-		char before[160], after[160], because[600];
+		const json_t *ex = json_object_get(g, "explain"), *c;
+		char before[160], after[160], because[600], causes[256];
+		size_t k;
 
 		io_text(json_object_get(g, "io_before"), before, sizeof(before));
 		if (!strcmp(json_string_value(json_object_get(g, "ended_by")), "end"))
@@ -200,16 +251,24 @@ static void text_idle(FILE *f, const json_t *idle, uint64_t start)
 			fmt_duration((double)jget_u(g, "queued_ns"), b2, sizeof(b2));
 		else
 			snprintf(b2, sizeof(b2), "-");
+		/* every cause that holds, ranked: the label first */
+		causes[0] = '\0';
+		json_array_foreach(json_object_get(ex, "causes"), k, c)
+		{
+			snprintf(causes + strlen(causes), sizeof(causes) - strlen(causes), "%s%s",
+			         k ? ", " : "", json_string_value(c));
+		}
 		fprintf(f, "    %14.6f %14.6f %12s %12s  %-30s %-30s %s\n",
 		        (double)(jget_u(g, "start_ns") - start) / 1e9,
 		        (double)(jget_u(g, "end_ns") - start) / 1e9,
 		        fmt_duration((double)jget_u(g, "duration_ns"), b1, sizeof(b1)), b2, before,
-		        after,
-		        json_is_object(ex) ? json_string_value(json_object_get(ex, "cause")) : "-");
-		if (json_is_object(ex))
-			fprintf(f, "      %s\n",
-			        txt_escape(json_string_value(json_object_get(ex, "because")),
+		        after, causes[0] ? causes : "-");
+		json_array_foreach(json_object_get(ex, "reasons"), k, c)
+		{
+			fprintf(f, "      %s: %s\n", json_string_value(json_object_get(c, "cause")),
+			        txt_escape(json_string_value(json_object_get(c, "because")),
 			                   because, sizeof(because)));
+		}
 	}
 }
 
@@ -316,6 +375,18 @@ static void text_device(FILE *f, const json_t *d, uint64_t start)
 	char name[64];
 
 	fprintf(f, "\ndevice %s", json_string_value(json_object_get(d, "dev")));
+	if (json_is_string(json_object_get(d, "role")) ||
+	    json_is_string(json_object_get(d, "group"))) {
+		char r[160], g[160];
+		const char *role = json_string_value(json_object_get(d, "role"));
+		const char *grp = json_string_value(json_object_get(d, "group"));
+
+		fprintf(f, " (%s%s%s)", role ? txt_escape(role, r, sizeof(r)) : "",
+		        role && grp ? ", group "
+		        : grp       ? "group "
+		                    : "",
+		        grp ? txt_escape(grp, g, sizeof(g)) : "");
+	}
 	if (json_is_string(json_object_get(d, "host")))
 		fprintf(
 		    f, " on %s",

@@ -5,9 +5,10 @@
 # manifest.json with clock pairs (realtime = trace time + OFFSET) and, for some, net.pcap.
 #   pair      devices 8,0 and 8,16, each busy exactly in the other's gaps: bursts of 100 IOs
 #             (9 ms each, 1 ms apart) at 0, 2, ... s on 8,0 and 1, 3, ... s on 8,16
-#   net       one device 8,0, bursts of 10 IOs (99 ms) at 0, 2, 4, 6, 8 s; a capture whose flows
-#             fall in the gap 0.099-2 s (TCP in and out, UDP), NFS calls outstanding in the gap
-#             2.099-4 s, a request queued from 4.5 s until the issue at 6 s, nothing in 6.099-8 s
+#   net       one device 8,0, bursts of 10 IOs (99 ms) at 0, 2, 4, 6, 8.7 s; a capture whose
+#             flows fall in the gap 0.099-2 s (TCP in and out, UDP), NFS calls outstanding in
+#             the gap 2.099-4 s, a request queued from 4.5 s until the issue at 6 s, nothing in
+#             6.099-8.7 s (the last burst late: the gaps the one process ended are no series)
 #   periodic  8,0: a burst every 5 s (+- 1 ms) and shorter random gaps between: a 5 s period
 #   random    8,0: gaps of random length at random times (exponential): no period
 #   hostA / hostB   two hosts, one device 8,0 each, on trace clocks 7.5 s apart (hostB's manifest
@@ -129,8 +130,8 @@ def pair(d):
 
 def net(d):
     ev = []
-    for b in range(5):
-        burst(ev, 2 * b * S, 10, DEV_A)
+    for t in (0, 2 * S, 4 * S, 6 * S, 8700 * MS):
+        burst(ev, t, 10, DEV_A)
     # a request queued at 4.5 s, held until 6 s (the burst's first issue is its D)
     ev = [e for e in ev if not (e[0] == 6 * S and e[2] == 'Q')]
     ev.append((4500 * MS, 0, 'Q', False, 4096, 8, 1000, DEV_A))
