@@ -115,11 +115,15 @@ struct summary_feed {
 	struct blk_opts o;
 };
 
-static int feed_block(void *ctx, struct bt_reader *rd, struct iot_err *e)
+static int feed_block(void *ctx, struct bt_reader *rd, const struct manifest *m, struct iot_err *e)
 {
 	struct summary_feed *f = ctx;
+	int ret;
 
-	return run_summary_block(&f->s, rd, &f->o, NULL, NULL, e);
+	f->s.ident = m;
+	ret = run_summary_block(&f->s, rd, &f->o, NULL, NULL, e);
+	f->s.ident = NULL;
+	return ret;
 }
 
 static int feed_packets(void *ctx, struct pcap_src *src, const struct manifest *clock,
