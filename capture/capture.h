@@ -41,6 +41,7 @@ struct cap_opts {
 	enum cap_backend backend;
 	enum cap_read_mode reader;
 	uint64_t duration_ns; /* 0: until the command exits or a signal */
+	uint64_t wait_ns;     /* the blk tracer busy (another capture): wait this long for it */
 	unsigned buffer_kb;   /* per-CPU ring buffer size; 0: 8192 */
 	uint16_t act_mask;    /* categories to trace (enum blktrace_cat bits); 0: all */
 	char *const *cmd;     /* NULL-terminated argv of COMMAND, or NULL */

@@ -229,6 +229,40 @@ static int start_block(struct run *r, struct iot_err *e)
 	}
 }
 
+/*
+ * The blk tracer is one per kernel: with o->wait_ns, a tracer another capture holds (or
+ * another tool's current tracer) is waited for, once a second, before anything is started
+ * (no packets, no run directory meanwhile), saying so once. 0 when it is free (or the error
+ * is not a busy tracer: the start reports that), -EBUSY after the wait, -EINTR on a signal.
+ */
+static int wait_tracer(const struct cap_opts *o, struct cap_result *res, struct iot_err *e)
+{
+	uint64_t deadline = now_ns() + o->wait_ns;
+	bool said = false;
+	char msg[256];
+
+	for (;;) {
+		struct iot_err busy = {""};
+		int ret = cap_tracefs_release(msg, sizeof(msg), &busy);
+
+		if (ret != -EBUSY)
+			return 0;
+		if (o->stop && *o->stop) {
+			res->stop_signal = *o->stop;
+			return iot_err_set(e, -EINTR, "stopped while waiting for the tracer: %s",
+			                   busy.msg);
+		}
+		if (now_ns() >= deadline)
+			return iot_err_set(e, -EBUSY, "%s (waited %.3g s for it)", busy.msg,
+			                   (double)o->wait_ns / 1e9);
+		if (!said)
+			notice(o, "waiting up to %.3g s for the blk tracer: %s",
+			       (double)o->wait_ns / 1e9, busy.msg);
+		said = true;
+		sleep_ms(TICK_MS * 5);
+	}
+}
+
 static void build_header(struct run *r)
 {
 	const struct cap_opts *o = r->o;
@@ -495,6 +529,8 @@ int cap_run(const struct cap_opts *o, struct cap_result *res, struct iot_err *e)
 			}
 		}
 	}
+	if (o->ndevs && o->wait_ns && (ret = wait_tracer(o, res, e)))
+		goto out;
 	if ((ret = prepare_rundir(o->rundir, e)) ||
 	    (ret = open_output(o->cmd_stdout, "--stdout", &r.out_fd, e)) ||
 	    (ret = open_output(o->cmd_stderr, "--stderr", &r.err_fd, e)))

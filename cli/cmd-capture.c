@@ -48,6 +48,11 @@ static const struct cli_opt capture_opts[] = {
      .key = 'K',
      .arg = "N",
      .help = "per-CPU trace buffer in KiB (default: 8192)"},
+    {.name = "wait-tracer",
+     .key = 'W',
+     .arg = "DUR",
+     .help = "when another capture holds the kernel's blk tracer, wait up to DUR for it "
+             "(default: fail at once, exit 3)"},
     {.name = "duration",
      .key = 'T',
      .arg = "SECONDS",
@@ -83,8 +88,8 @@ const struct cli_doc doc_capture = {
     .summary = "trace block devices and packets while a command runs",
     .synopsis =
         "-o RUNDIR -d [NAME=]DEV [-d [NAME=]DEV ...] [-i IFACE [--filter EXPR] [--snaplen N]] "
-        "[--backend auto|relay|tracefs] [--duration SECONDS] [--label KEY=VALUE]... "
-        "[--stdout FILE] [--stderr FILE] [-- COMMAND [ARGS...]]\n"
+        "[--backend auto|relay|tracefs] [--duration SECONDS] [--wait-tracer DUR] "
+        "[--label KEY=VALUE]... [--stdout FILE] [--stderr FILE] [-- COMMAND [ARGS...]]\n"
         "--release",
     .description =
         "Trace the block devices (and packets on IFACE) while COMMAND runs, into RUNDIR: "
@@ -164,6 +169,7 @@ static int capture_exit_code(int err)
 	case EOPNOTSUPP:
 	case ENOSYS:
 	case EAGAIN:
+	case EINTR:
 		return EXIT_SYSTEM;
 	default:
 		return EXIT_USAGE;
@@ -299,6 +305,11 @@ int cmd_capture(int argc, char **argv)
 			break;
 		case 'X':
 			release = 1;
+			break;
+		case 'W':
+			if (parse_duration_ns("--wait-tracer", optarg, &v))
+				goto usage;
+			o.wait_ns = v;
 			break;
 		case 'L': {
 			const char *eq = strchr(optarg, '=');
