@@ -546,6 +546,9 @@ static json_t *totals_json(const struct idle_explain *x, const struct ie_dev *d)
 		                        ? json_string(hs->local_inferred ? "inferred" : "manifest")
 		                        : json_null());
 		json_object_set_new(n, "mapped", json_boolean(hs->cap_mapped));
+		/* what the capture kept: headers only of most packets (their sizes come from the
+		 * IP lengths), NFS whole */
+		json_object_set_new(n, "kept", hs->kept ? json_incref(hs->kept) : json_null());
 		json_array_append_new(net, n);
 		json_array_append_new(nfs, nfs_json(x, h, &d->nfs_tot[h], d->gap_ns, true));
 	}

@@ -62,6 +62,7 @@ void idle_explain_free(struct idle_explain *x)
 	for (unsigned h = 0; h < x->nhosts; h++) {
 		free(x->host[h].dev);
 		free(x->host[h].name);
+		json_decref(x->host[h].kept);
 	}
 	free(x->addrs);
 	free(x);
@@ -126,6 +127,11 @@ void idle_explain_set_manifest(struct idle_explain *x, unsigned h, const struct 
 	if (h >= x->nhosts)
 		return;
 	x->host[h].ident = m;
+	if (m) {
+		json_decref(x->host[h].kept);
+		x->host[h].kept =
+		    json_deep_copy(json_object_get(json_object_get(m->root, "network"), "kept"));
+	}
 	/* NULL only lets go of the manifest: what the devices took from it stays */
 	for (unsigned i = 0; m && i < x->host[h].ndev; i++)
 		if (x->host[h].dev[i])

@@ -243,6 +243,7 @@ struct ie_host {
 	char *name;
 	struct ie_clock clk;
 	const struct manifest *ident;      /* identities and threads (until block_done) */
+	json_t *kept;                      /* what the capture kept of the packets (manifest) */
 	const struct bt_comm_table *comms; /* process names (until block_done) */
 	struct ie_dev **dev;               /* by the pass's index */
 	unsigned ndev;

@@ -203,8 +203,11 @@ void cap_unmount_own(const char *dir);
 /* ---- packets (pcap_live.c) ----------------------------------------------------------- */
 
 struct cap_pcap;
+/* filter's packets whole (snaplen); with hdr_filter, that filter's others cut to
+ * hdr_snaplen bytes (their headers), in one kernel filter. */
 int cap_pcap_start(struct cap_pcap **out, const char *iface, const char *filter, unsigned snaplen,
-                   const char *path, struct iot_err *e);
+                   const char *hdr_filter, unsigned hdr_snaplen, const char *path,
+                   struct iot_err *e);
 uint64_t cap_pcap_packets(const struct cap_pcap *p);
 int cap_pcap_failed(const struct cap_pcap *p);
 /* Stop, flush, close; fills {"packets","drops":{...}} into info. */

@@ -38,7 +38,7 @@ enum prio { P_NONE, P_DISK, P_HOLDER, P_FS, P_CEPH };
 struct node {
 	unsigned ma, mi;
 	char name[64];
-	int traced; /* index into the traced devices, or -1 */
+	int traced;  /* index into the traced devices, or -1 */
 	unsigned up; /* union-find parent */
 	char role[TEXT];
 	enum prio role_prio;
@@ -51,8 +51,8 @@ struct node {
 
 struct mnt {
 	char *mountpoint, *fstype, *source, *super;
-	unsigned ma, mi;     /* the field of mountinfo (anonymous 0:N for btrfs) */
-	unsigned sma, smi;   /* the source's block device, when it is one */
+	unsigned ma, mi;   /* the field of mountinfo (anonymous 0:N for btrfs) */
+	unsigned sma, smi; /* the source's block device, when it is one */
 	int source_is_dev;
 };
 
@@ -316,7 +316,8 @@ static int mounts_read(struct stack *s)
 		struct mnt *m;
 
 		line[strcspn(line, "\n")] = '\0';
-		for (tok = strtok_r(line, " ", &save); tok && n < 64; tok = strtok_r(NULL, " ", &save))
+		for (tok = strtok_r(line, " ", &save); tok && n < 64;
+		     tok = strtok_r(NULL, " ", &save))
 			fld[n++] = tok;
 		for (unsigned i = 6; i < n && !dash; i++)
 			if (!strcmp(fld[i], "-"))
@@ -527,8 +528,8 @@ static void rel_ext4(struct stack *s, unsigned ntraced)
 				    (k = node_dev(s, s->m[m].sma, s->m[m].smi)) < 0)
 					continue;
 				if (!strcmp(sig_of(s, &s->node[k])->ext_journal, g->uuid))
-					fs_pair(s, (unsigned)k, i, s->m[m].fstype, s->m[m].mountpoint,
-					        "journal");
+					fs_pair(s, (unsigned)k, i, s->m[m].fstype,
+					        s->m[m].mountpoint, "journal");
 			}
 		} else if (g->ext_journal[0]) {
 			/* the journal among the block devices */
@@ -584,7 +585,8 @@ static void rel_mounted_fs(struct stack *s)
 
 		if (!mt->source_is_dev || (data = node_dev(s, mt->sma, mt->smi)) < 0)
 			continue;
-		if (!strcmp(mt->fstype, "xfs") && opt_value(mt->super, "logdev", path, sizeof(path)) &&
+		if (!strcmp(mt->fstype, "xfs") &&
+		    opt_value(mt->super, "logdev", path, sizeof(path)) &&
 		    (k = node_path(s, path)) >= 0 && k != data)
 			fs_pair(s, (unsigned)data, (unsigned)k, "xfs", mt->mountpoint, "log");
 		if (!strcmp(mt->fstype, "btrfs")) {
@@ -596,7 +598,8 @@ static void rel_mounted_fs(struct stack *s)
 
 			if (!g->uuid[0])
 				continue;
-			snprintf(p, sizeof(p), "%s/sys/fs/btrfs/%s/devices", s->env->sysroot, g->uuid);
+			snprintf(p, sizeof(p), "%s/sys/fs/btrfs/%s/devices", s->env->sysroot,
+			         g->uuid);
 			if (!(dir = opendir(p)))
 				continue;
 			while ((de = readdir(dir)) && nmem < 64)
@@ -660,10 +663,10 @@ static void rel_ceph(struct stack *s)
 			first = data;
 			role(&s->node[data], P_CEPH, "%s data", grp);
 			fact(&s->node[data],
-			     json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s}", "kind", "ceph-osd", "osd",
-			               (int)id, "part", "data", "objectstore", type[0] ? type : "?",
-			               "osd_fsid", fsid, "cluster_fsid", cfsid, "data_dir",
-			               mt->mountpoint));
+			     json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s}", "kind", "ceph-osd",
+			               "osd", (int)id, "part", "data", "objectstore",
+			               type[0] ? type : "?", "osd_fsid", fsid, "cluster_fsid",
+			               cfsid, "data_dir", mt->mountpoint));
 		}
 		for (size_t l = 0; l < sizeof(links) / sizeof(links[0]); l++) {
 			char p[PATH_MAX];
@@ -677,10 +680,10 @@ static void rel_ceph(struct stack *s)
 			unite(s, (unsigned)first, (unsigned)k);
 			role(&s->node[k], P_CEPH, "%s %s", grp, links[l].part);
 			fact(&s->node[k],
-			     json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s}", "kind", "ceph-osd", "osd",
-			               (int)id, "part", links[l].part, "objectstore",
-			               type[0] ? type : "?", "osd_fsid", fsid, "cluster_fsid", cfsid,
-			               "data_dir", mt->mountpoint));
+			     json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s}", "kind", "ceph-osd",
+			               "osd", (int)id, "part", links[l].part, "objectstore",
+			               type[0] ? type : "?", "osd_fsid", fsid, "cluster_fsid",
+			               cfsid, "data_dir", mt->mountpoint));
 		}
 		if (first >= 0)
 			cand(&s->node[first], P_CEPH, grp);
@@ -848,22 +851,21 @@ int cap_devstack(const struct cap_stack_env *env, const struct cap_dev *devs, un
 			if (s->node[k].cand_prio > s->node[best].cand_prio)
 				best = k;
 		}
-		json_object_set_new(j, "given", given && given[i] ? json_string(given[i])
-		                                                  : json_null());
-		json_object_set_new(j, "alias", names && names[i] ? json_string(names[i])
-		                                                  : json_null());
+		json_object_set_new(j, "given",
+		                    given && given[i] ? json_string(given[i]) : json_null());
+		json_object_set_new(j, "alias",
+		                    names && names[i] ? json_string(names[i]) : json_null());
 		make_key(s, n, i, &devs[i], given ? given[i] : NULL, names ? names[i] : NULL, j);
 		json_object_set_new(j, "role", nd->role[0] ? json_string(nd->role) : json_null());
 		json_object_set_new(j, "group",
 		                    members > 1 && s->node[best].cand[0]
 		                        ? json_string(s->node[best].cand)
 		                        : json_null());
-		json_object_set_new(
-		    j, "signature",
-		    g->type[0] ? json_pack("{s:s, s:s?, s:s?}", "type", g->type, "uuid",
-		                           g->uuid[0] ? g->uuid : NULL, "label",
-		                           g->label[0] ? g->label : NULL)
-		               : json_null());
+		json_object_set_new(j, "signature",
+		                    g->type[0] ? json_pack("{s:s, s:s?, s:s?}", "type", g->type,
+		                                           "uuid", g->uuid[0] ? g->uuid : NULL,
+		                                           "label", g->label[0] ? g->label : NULL)
+		                               : json_null());
 		json_object_set_new(j, "stack", json_incref(nd->facts));
 	}
 out:

@@ -330,6 +330,15 @@ static void build_header(struct run *r)
 		                       o->snaplen ? o->snaplen : CAP_DEFAULT_SNAPLEN, "file",
 		                       RUNDIR_PCAP, "format", "pcap-ns");
 		json_object_set_new(r->network, "addresses", cap_iface_addresses_json(o->iface));
+		/* what the capture kept of which packets, for analyze to say */
+		json_object_set_new(
+		    r->network, "kept",
+		    o->filter ? json_pack("[{s:s, s:i}]", "filter", o->filter, "snaplen",
+		                          o->snaplen ? o->snaplen : CAP_DEFAULT_SNAPLEN)
+		              : json_pack("[{s:s, s:i}, {s:s, s:i}]", "filter", CAP_DEFAULT_FILTER,
+		                          "snaplen", o->snaplen ? o->snaplen : CAP_DEFAULT_SNAPLEN,
+		                          "filter", "other " CAP_HEADERS_FILTER, "snaplen",
+		                          CAP_HEADERS_SNAPLEN));
 		json_object_set_new(r->root, "network", json_incref(r->network));
 	}
 	if (o->cmd)
@@ -566,7 +575,9 @@ int cap_run(const struct cap_opts *o, struct cap_result *res, struct iot_err *e)
 	if (o->iface) {
 		snprintf(r.pcap_path, sizeof(r.pcap_path), "%s/" RUNDIR_PCAP, o->rundir);
 		ret = cap_pcap_start(&r.pcap, o->iface, o->filter ? o->filter : CAP_DEFAULT_FILTER,
-		                     o->snaplen ? o->snaplen : CAP_DEFAULT_SNAPLEN, r.pcap_path, e);
+		                     o->snaplen ? o->snaplen : CAP_DEFAULT_SNAPLEN,
+		                     o->filter ? NULL : CAP_HEADERS_FILTER, CAP_HEADERS_SNAPLEN,
+		                     r.pcap_path, e);
 		if (ret) {
 			unlink(r.pcap_path);
 			goto out;

@@ -147,6 +147,31 @@ static void text_cmds(FILE *f, const json_t *ex)
 	}
 }
 
+/* "packets kept: port 2049 or port 111 whole, other tcp or udp 128 bytes (headers)" */
+static void text_kept(FILE *f, const json_t *kept)
+{
+	const json_t *k;
+	char flt[160];
+	size_t i;
+
+	if (!json_array_size(kept))
+		return;
+	fputs("    packets kept:", f);
+	json_array_foreach(kept, i, k)
+	{
+		uint64_t snap = jget_u(k, "snaplen");
+
+		fprintf(
+		    f, "%s %s ", i ? "," : "",
+		    txt_escape(json_string_value(json_object_get(k, "filter")), flt, sizeof(flt)));
+		if (snap >= 65535)
+			fputs("whole", f);
+		else
+			fprintf(f, "%" PRIu64 " bytes (headers; sizes from the IP lengths)", snap);
+	}
+	fputc('\n', f);
+}
+
 /* What the device's gaps had in common: the other devices, the network, NFS, the period. */
 static void text_explain(FILE *f, const json_t *ex)
 {
@@ -186,6 +211,7 @@ static void text_explain(FILE *f, const json_t *ex)
 			fprintf(f, ", local %" PRIu64 " (%s)", jget_u(o, "packets_local"),
 			        fmt_bytes(jget_u(o, "bytes_local"), b1, sizeof(b1)));
 		fputc('\n', f);
+		text_kept(f, json_object_get(o, "kept"));
 	}
 	json_array_foreach(json_object_get(ex, "nfs"), i, o)
 	{

@@ -32,7 +32,8 @@ static const struct cli_opt capture_opts[] = {
     {.name = "filter",
      .key = 'F',
      .arg = "EXPR",
-     .help = "pcap filter (default: port 2049 or port 111)"},
+     .help = "pcap filter: exactly its packets, whole (default: NFS/RPC, port 2049 or port 111, "
+             "whole, and the first 128 bytes (headers) of every other TCP and UDP packet)"},
     {.name = "snaplen", .key = 'S', .arg = "N", .help = "bytes kept per packet (default: 262144)"},
     {.name = "backend",
      .key = 'B',

@@ -206,8 +206,7 @@ static void test_stacks(void **state)
 	    {7, 11, "ext4 /mnt/e journal", "ext4 /mnt/e", "loop11", "kernel_name"},
 	    {7, 12, "btrfs /mnt/b member", "btrfs /mnt/b", "loop12", "kernel_name"},
 	    {7, 13, "btrfs /mnt/b member", "btrfs /mnt/b", "loop13", "kernel_name"},
-	    {7, 14, "loop over /mnt/x/inner.img", "xfs /mnt/x", "/mnt/x/inner.img",
-	     "backing_file"},
+	    {7, 14, "loop over /mnt/x/inner.img", "xfs /mnt/x", "/mnt/x/inner.img", "backing_file"},
 	    {8, 0, "(null)", "(null)", "by-id/wwn-0x5000c500", "by-id"},
 	    {7, 3, "member of md0", "md0", "loop3", "kernel_name"},
 	};
