@@ -391,6 +391,41 @@ int write_document(FILE *f, const json_t *root, const struct devref *refs)
 /* ------------------------------------------------------------------------------------- */
 /* Text summary, rendered from the JSON document so that both say the same thing.         */
 
+/*
+ * More than a tenth of the completions matched no queued bio: btt's per-bio rows cover only
+ * the rest. Say so, and why: a bio split into several requests (X) completes in pieces at
+ * sectors no bio was queued at (writes over max_sectors_kb: a journal's), and a write with
+ * FUA or a preflush on a device without them ends with a flush sequence's completion.
+ */
+static void unmatched_note(FILE *f, const json_t *d)
+{
+	uint64_t un = jget_u(d, "matching.unmatched_completions");
+	uint64_t all = jget_u(d, "reads.ios") + jget_u(d, "writes.ios");
+	uint64_t splits = jget_u(d, "actions.split.reads") + jget_u(d, "actions.split.writes");
+	uint64_t flush = jget_u(d, "depth.flush_completions");
+
+	if (!all || 10 * un <= all)
+		return;
+	fprintf(f,
+	        "    note: %" PRIu64 " of %" PRIu64
+	        " completions (%.0f%%) matched no queued bio, so "
+	        "btt's rows above leave them out:",
+	        un, all, 100.0 * (double)un / (double)all);
+	if (splits)
+		fprintf(f,
+		        " %" PRIu64 " bios were split into requests (X) that complete at "
+		        "sectors no bio was queued at;",
+		        splits);
+	if (flush)
+		fprintf(f,
+		        " %" PRIu64 " completions ended a flush sequence (FUA or preflush "
+		        "writes);",
+		        flush);
+	if (!splits && !flush)
+		fprintf(f, " requests issued before the trace began, or lost records;");
+	fprintf(f, " d2c rq follows every request\n");
+}
+
 static void text_device(FILE *f, const json_t *d, uint64_t start)
 {
 	static const char *const lat[] = {"q2d", "d2c", "q2c", "q2g",        "g2i",
@@ -442,8 +477,11 @@ static void text_device(FILE *f, const json_t *d, uint64_t start)
 	        jget_u(d, "actions.backmerge.reads") + jget_u(d, "actions.backmerge.writes"),
 	        jget_u(d, "actions.frontmerge.reads") + jget_u(d, "actions.frontmerge.writes"),
 	        jget_u(d, "actions.requeue.reads") + jget_u(d, "actions.requeue.writes"));
-	fprintf(f, "  %-10s %8s %10s %10s %10s %10s %10s %10s\n", "latency", "count", "mean", "min",
-	        "p50", "p90", "p99", "max");
+	/* btt's intervals per bio, then the request-level D2C (what report and compare show) */
+	fprintf(
+	    f,
+	    "  %-10s %8s %10s %10s %10s %10s %10s %10s   (btt's, per bio; d2c rq: per request)\n",
+	    "latency", "count", "mean", "min", "p50", "p90", "p99", "max");
 	for (i = 0; i < sizeof(lat) / sizeof(lat[0]); i++) {
 		const json_t *h = json_object_get(json_object_get(d, "latency_ns"), lat[i]);
 		/* bios for the btt intervals; requests (one D, one C) for the last row */
@@ -462,6 +500,7 @@ static void text_device(FILE *f, const json_t *d, uint64_t start)
 	if (!jget_u(d, "latency_ns.q2c.count") && jget_u(d, "latency_ns.d2c_request.count"))
 		fprintf(f, "    (no queue (Q) events in the trace: d2c rq is per request, issue to "
 		           "completion)\n");
+	unmatched_note(f, d);
 	fprintf(f, "  %-10s mean %.2f, max %" PRIu64 "\n", "depth", jget_f(d, "depth.mean"),
 	        jget_u(d, "depth.max"));
 	text_idle(f, idle, start);

@@ -191,6 +191,17 @@ static double longest_ms(const json_t *idle)
 	return best / 1e6;
 }
 
+/* The D2C users compare: per request (d2c_request: issue to completion of every request,
+ * the pieces of a split bio and FUA writes included), else btt's per-bio d2c (a summary from
+ * before requests were measured). */
+const json_t *report_d2c(const json_t *dev)
+{
+	const json_t *l = json_object_get(dev, "latency_ns"),
+	             *r = json_object_get(l, "d2c_request");
+
+	return json_integer_value(json_object_get(r, "count")) > 0 ? r : json_object_get(l, "d2c");
+}
+
 static void section_summary(FILE *f, const struct report_input *in, size_t n)
 {
 	static const char *const d2c_keys[] = {"mean", "p50", "p99", "max"};
@@ -208,8 +219,7 @@ static void section_summary(FILE *f, const struct report_input *in, size_t n)
 		json_array_foreach(devs, k, d)
 		{
 			const json_t *dev = json_object_get(d, "dev");
-			const json_t *lat =
-			    json_object_get(json_object_get(d, "latency_ns"), "d2c");
+			const json_t *lat = report_d2c(d);
 
 			fputs("<tr><td>", f);
 			swatch(f, run_color(i));
