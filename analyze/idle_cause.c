@@ -17,11 +17,12 @@
  *                       half of its filesystem) had IO in flight for at least half of it
  *   other_device_busy   a device whose relation to it is not known (one of the two has no
  *                       group) had IO in flight for at least half of the gap
+ *   periodic            the gap is one of the device's periodic series (of all its gaps, or of
+ *                       those one command ended): a timer's gap is the timer's, whatever the
+ *                       network carried meanwhile (a Ceph messenger's traffic never stops)
  *   nfs_calls_outstanding  NFS calls were outstanding for at least half of the gap
  *   network_traffic     at least 10 packets during the gap, at a byte rate at least half the
  *                       capture's mean: the network worked while the disk did not
- *   periodic            the gap is one of the device's periodic series (of all its gaps, or of
- *                       those one command ended)
  *   no_work_offered     none of these: nothing reached the device
  *   other_group_busy    a device known to belong to another group (another OSD's disk) had IO
  *                       in flight for at least half of it: said, but it explains nothing, so

@@ -85,9 +85,9 @@ enum ie_cause {
 	IE_HELD,        /* a request waited in the block layer while the device was idle */
 	IE_GROUP_DEV,   /* a device of its own group (its journal) had IO in flight, most of it */
 	IE_OTHER_DEV,   /* another device, of no known relation (no group known), most of it */
+	IE_PERIODIC,    /* one of a series of gaps at a steady period (a sync's timer) */
 	IE_NFS,         /* NFS calls outstanding for most of the gap */
 	IE_NETWORK,     /* network traffic without disk work */
-	IE_PERIODIC,    /* one of a series of gaps at a steady period */
 	IE_NO_WORK,     /* none of the above: nothing was offered to the device */
 	IE_OTHER_GROUP, /* a device of another group was busy: said, but it explains nothing */
 	IE_CAUSES
