@@ -12,6 +12,7 @@ PKGS=(
 	libnfs-dev libnfs-utils libtracefs-dev libtraceevent-dev libblkid-dev
 	blktrace fio tshark tcpdump
 	nfs-ganesha nfs-ganesha-vfs rpcbind
+	ceph-mon ceph-mgr ceph-osd ceph-common
 	xfsprogs btrfs-progs e2fsprogs util-linux kmod iproute2
 	dosfstools ntfs-3g fdisk
 	libxml2-utils chromium
