@@ -453,8 +453,8 @@ static void rel_sysfs(struct stack *s, unsigned i, const struct cap_dev *d)
 	}
 }
 
-/* A loop device over a file on another device's filesystem (one group with that device when
- * it is traced too). */
+/* A loop device over a file on another device's filesystem: one group with that device, and
+ * a role, when it is traced too (else the file is only the device's key). */
 static void rel_loop(struct stack *s, unsigned i, const struct cap_dev *d)
 {
 	struct node *n = &s->node[i];
@@ -463,7 +463,6 @@ static void rel_loop(struct stack *s, unsigned i, const struct cap_dev *d)
 
 	if (!d->backing_file[0])
 		return;
-	role(n, P_DISK, "loop over %s", d->backing_file);
 	if (!s->env->filedev(s->env->arg, d->backing_file, &ma, &mi)) {
 		/* btrfs gives its files an anonymous device: its mount names the source */
 		for (unsigned m = 0; m < s->nm && k < 0; m++)
@@ -484,6 +483,7 @@ static void rel_loop(struct stack *s, unsigned i, const struct cap_dev *d)
 		if (s->node[k].traced >= 0) {
 			unite(s, i, (unsigned)k);
 			cand(&s->node[k], P_DISK, g);
+			role(n, P_DISK, "loop over %s", d->backing_file);
 		}
 		fact(n, json_pack("{s:s, s:s, s:s, s:s?}", "kind", "loop", "backing_file",
 		                  d->backing_file, "on", s->node[k].name, "mountpoint", mp));
@@ -857,8 +857,10 @@ int cap_devstack(const struct cap_stack_env *env, const struct cap_dev *devs, un
 		                    names && names[i] ? json_string(names[i]) : json_null());
 		make_key(s, n, i, &devs[i], given ? given[i] : NULL, names ? names[i] : NULL, j);
 		json_object_set_new(j, "role", nd->role[0] ? json_string(nd->role) : json_null());
+		/* a Ceph OSD is a group even of one device (BlueStore's block alone) */
 		json_object_set_new(j, "group",
-		                    members > 1 && s->node[best].cand[0]
+		                    (members > 1 || s->node[best].cand_prio == P_CEPH) &&
+		                            s->node[best].cand[0]
 		                        ? json_string(s->node[best].cand)
 		                        : json_null());
 		json_object_set_new(j, "signature",

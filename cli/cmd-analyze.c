@@ -78,7 +78,7 @@ const struct cli_doc doc_analyze = {
     .operands = CLI_INPUT,
     .exit_status = "0 success, 2 usage or input error (bad magic, unsupported version, "
                    "truncated record, empty set), 3 system error",
-    .docs = "analyze.md json.md nfs.md diagnose-idle.md",
+    .docs = "analyze.md json.md nfs.md diagnose-idle.md ceph.md",
     .see_also = "blkparse(1) btt(1) tshark(1)",
 };
 

@@ -105,7 +105,7 @@ const struct cli_doc doc_capture = {
     .exit_status = "COMMAND's, 127 if it was not found, 126 if it could not run; 2 for bad "
                    "options or a missing device or interface; 3 for system errors (not root, "
                    "tracing unavailable or busy, disk full).",
-    .docs = "capture.md",
+    .docs = "capture.md ceph.md",
     .see_also = "blktrace(8) tcpdump(8)",
 };
 

@@ -14,7 +14,9 @@
 #
 # With "up", `export CEPH_CONF=DIR/ceph.conf` makes ceph(8) and rados(8) talk to it. What was
 # made is written down as it is made (DIR/state): "down" undoes exactly that, also after a
-# failed "up". DIR/osds lists each OSD's devices: "ID DATA JOURNAL" (filestore), "ID BLOCK". Facts about Pacific on this machine: ../../../shared/ENVIRONMENT.md ("Ceph").
+# failed "up". DIR/osds lists each OSD's devices: "ID DATA JOURNAL" (filestore), "ID BLOCK";
+# DIR/dev/osdN-data, osdN-journal, osdN-block are links to them, the same whatever loop
+# devices a cluster got (what a sweep gives capture: -d DIR/dev/osd0-data). Facts about Pacific on this machine: ../../../shared/ENVIRONMENT.md ("Ceph").
 
 # ceph_log MSG: progress on stderr
 ceph_log() { echo "ceph: $*" >&2; }
@@ -125,6 +127,8 @@ ceph_osd_filestore() {
 	ceph-osd --conf "$dir/ceph.conf" -i "$id" --osd-objectstore filestore \
 		>>"$dir/log/start.log" 2>&1 || return 1
 	echo "$id $data $journal" >>"$dir/osds"
+	ln -s "$data" "$dir/dev/osd$id-data"
+	ln -s "$journal" "$dir/dev/osd$id-journal"
 	ceph_log "osd.$id: filestore on $fs $data, journal $journal"
 }
 
@@ -145,6 +149,7 @@ ceph_osd_bluestore() {
 	ceph-osd --conf "$dir/ceph.conf" -i "$id" --osd-objectstore bluestore \
 		>>"$dir/log/start.log" 2>&1 || return 1
 	echo "$id $block" >>"$dir/osds"
+	ln -s "$block" "$dir/dev/osd$id-block"
 	ceph_log "osd.$id: bluestore on $block"
 }
 
@@ -152,7 +157,7 @@ ceph_osd_bluestore() {
 ceph_up() {
 	local dir=$1 fsid id=0 kind
 	shift
-	mkdir -p "$dir"/{run,log,crash,img,mon,mgr,osd}
+	mkdir -p "$dir"/{run,log,crash,img,mon,mgr,osd,dev}
 	: >"$dir/state"
 	fsid=$(cat /proc/sys/kernel/random/uuid)
 	ceph_conf "$dir" "$fsid" "$(printf '%s\n' "$@" | grep -x btrfs | head -1)"
