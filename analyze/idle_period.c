@@ -345,7 +345,8 @@ int ie_cmds_build(struct idle_explain *x, struct ie_dev *d, uint64_t threshold_n
 		goto nomem;
 	for (unsigned k = 0; k < d->ncmds; k++)
 		d->cmds[k].per.first_ns = k; /* its old index, through the sort */
-	qsort(d->cmds, d->ncmds, sizeof(*d->cmds), by_ended);
+	if (d->ncmds) /* no gap ended by an issue: no table, and qsort() takes none */
+		qsort(d->cmds, d->ncmds, sizeof(*d->cmds), by_ended);
 	for (unsigned k = 0; k < d->ncmds; k++) {
 		rank[d->cmds[k].per.first_ns] = k;
 		d->cmds[k].per.first_ns = 0;
