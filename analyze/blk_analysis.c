@@ -148,6 +148,11 @@ void blk_analysis_free(struct blk_analysis *a)
 	free(a);
 }
 
+const struct bt_comm_table *blk_analysis_comms(const struct blk_analysis *a)
+{
+	return a->comms;
+}
+
 void blk_analysis_set_comms(struct blk_analysis *a, const struct bt_comm_table *comms)
 {
 	a->comms = comms;

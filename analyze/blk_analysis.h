@@ -22,6 +22,7 @@ void *blk_analysis_add_sink(struct blk_analysis *a, const struct blk_sink_ops *o
 void *blk_analysis_sink(const struct blk_analysis *a, const struct blk_sink_ops *ops);
 /* Names for pids (the reader's table; it may keep growing while events are fed). */
 void blk_analysis_set_comms(struct blk_analysis *a, const struct bt_comm_table *comms);
+const struct bt_comm_table *blk_analysis_comms(const struct blk_analysis *a);
 void blk_analysis_feed(struct blk_analysis *a, const struct blk_event *ev);
 /* The same for n events in a row (notifies among them are skipped). */
 void blk_analysis_feed_batch(struct blk_analysis *a, const struct blk_event *ev, unsigned n);

@@ -682,8 +682,6 @@ static __attribute__((noinline)) void on_complete(struct blk_latency *l, struct 
 		if (x->d != NONE) {
 			lat_add(d, BLK_LAT_D2C, blk_tdelta(x->d, t));
 			lat_add(d, BLK_LAT_Q2D, blk_tdelta(x->q, x->d));
-			if (dev < l->nbinned)
-				lat_bin_add(l, dev, t, blk_tdelta(x->d, t));
 		}
 		found[n++] = x;
 	});
@@ -695,6 +693,10 @@ static __attribute__((noinline)) void on_complete(struct blk_latency *l, struct 
 	pp = rq_link(l, dev, s);
 	if (*pp) {
 		lat_add(d, BLK_LAT_D2C_REQ, blk_tdelta((*pp)->d, t));
+		/* the report's per-interval D2C: per request, as compare's (a split bio's later
+		 * pieces match no bio) */
+		if (dev < l->nbinned)
+			lat_bin_add(l, dev, t, blk_tdelta((*pp)->d, t));
 		rq_remove(l, pp);
 	}
 }

@@ -49,7 +49,8 @@ const struct blk_latency_dev *blk_latency_dev(const struct blk_latency *l, unsig
 unsigned blk_latency_tracked(const struct blk_latency *l);
 int blk_latency_to_json(const struct blk_latency *l, unsigned dev, json_t *obj);
 /*
- * Per-interval D2C (blk_opts.lat_bins_devices): the D2C of each bio in the bin of its
+ * Per-interval D2C (blk_opts.lat_bins_devices): the D2C of each request (d2c_request: the
+ * pieces of a split bio each, which btt's per-bio D2C cannot match) in the bin of its
  * completion, on a clock like the timeline's (same origin, interval and max_bins, so the
  * same bins once the pass has finished). NULL for a bin without completions or a device
  * without bins.

@@ -11,15 +11,24 @@
 #include "common/jsonint.h"
 
 /*
- * The rules, in order; a gap's cause is the first that holds (every one that holds is listed):
+ * The rules, in rank order; a gap's cause is the first that holds (every one that holds is
+ * listed, in this order):
  *   held_in_queue       a request was queued on the device during the gap and waited for at
  *                       least half of it (plugging, the I/O scheduler, throttling)
- *   other_device_busy   another device had IO in flight for at least half of the gap
+ *   own_group_busy      a device of the gap's own group (the data disk's journal, the other
+ *                       half of its filesystem) had IO in flight for at least half of it
+ *   other_device_busy   a device whose relation to it is not known (one of the two has no
+ *                       group) had IO in flight for at least half of the gap
+ *   periodic            the gap is one of the device's periodic series (of all its gaps, or of
+ *                       those one command ended): a timer's gap is the timer's, whatever the
+ *                       network carried meanwhile (a Ceph messenger's traffic never stops)
  *   nfs_calls_outstanding  NFS calls were outstanding for at least half of the gap
  *   network_traffic     at least 10 packets during the gap, at a byte rate at least half the
  *                       capture's mean: the network worked while the disk did not
- *   periodic            the gap is one of the device's periodic series
  *   no_work_offered     none of these: nothing reached the device
+ *   other_group_busy    a device known to belong to another group (another OSD's disk) had IO
+ *                       in flight for at least half of it: said, but it explains nothing, so
+ *                       it ranks last
  */
 #define HALF(part, whole) (2 * (part) >= (whole))
 #define NET_MIN_PACKETS 10u
@@ -29,13 +38,18 @@ static const struct {
 } causes[IE_CAUSES] = {
     [IE_HELD] = {"held_in_queue", "a request waited in the block layer for at least half of the "
                                   "gap while the device was idle"},
-    [IE_OTHER_DEV] = {"other_device_busy",
-                      "another device had IO in flight for at least half of the gap"},
+    [IE_GROUP_DEV] = {"own_group_busy", "a device of its own group had IO in flight for at "
+                                        "least half of the gap"},
+    [IE_OTHER_DEV] = {"other_device_busy", "another device, of no known group, had IO in "
+                                           "flight for at least half of the gap"},
     [IE_NFS] = {"nfs_calls_outstanding", "NFS calls were outstanding for at least half of the gap"},
     [IE_NETWORK] = {"network_traffic", "at least 10 packets during the gap, at a byte rate of at "
                                        "least half the capture's mean"},
     [IE_PERIODIC] = {"periodic", "the gap is one of a series recurring at a steady period"},
     [IE_NO_WORK] = {"no_work_offered", "none of the above: nothing reached the device"},
+    [IE_OTHER_GROUP] = {"other_group_busy", "a device of another group had IO in flight for at "
+                                            "least half of the gap (it ranks last: another "
+                                            "stack's work explains nothing)"},
 };
 
 const char *idle_cause_name(enum ie_cause c)
@@ -48,13 +62,37 @@ const char *idle_cause_rule(enum ie_cause c)
 	return c < IE_CAUSES ? causes[c].rule : "?";
 }
 
-/* The other device busiest during g (global index), or -1. */
-static int busiest(const struct ie_gap *g)
+/* How another device relates to d: its group, another group, or not known. */
+enum rel { REL_GROUP, REL_UNKNOWN, REL_OTHER };
+
+static enum rel relation(const struct ie_dev *d, const struct ie_dev *o)
+{
+	if (!d->group || !o->group)
+		return REL_UNKNOWN;
+	return d->host == o->host && !strcmp(d->group, o->group) ? REL_GROUP : REL_OTHER;
+}
+
+/* The other device of relation r busiest during g (global index), or -1. */
+static int busiest(const struct idle_explain *x, const struct ie_dev *d, const struct ie_gap *g,
+                   enum rel r)
 {
 	int best = -1;
 
 	for (unsigned k = 0; k < g->n_oth; k++)
-		if (g->oth[k].busy_ns && (best < 0 || g->oth[k].busy_ns > g->oth[best].busy_ns))
+		if (x->devs[k] != d && relation(d, x->devs[k]) == r && g->oth[k].busy_ns &&
+		    (best < 0 || g->oth[k].busy_ns > g->oth[best].busy_ns))
+			best = (int)k;
+	return best;
+}
+
+/* The busiest other device of any relation, or -1. */
+static int busiest_any(const struct idle_explain *x, const struct ie_dev *d, const struct ie_gap *g)
+{
+	int best = -1;
+
+	for (unsigned k = 0; k < g->n_oth; k++)
+		if (x->devs[k] != d && g->oth[k].busy_ns &&
+		    (best < 0 || g->oth[k].busy_ns > g->oth[best].busy_ns))
 			best = (int)k;
 	return best;
 }
@@ -74,20 +112,27 @@ static bool net_busy(const struct ie_host *hs, const struct ie_net *n, uint64_t 
 	return n->packets >= NET_MIN_PACKETS && mean > 0 && rate >= mean / 2;
 }
 
+#define BEFORE_NO_WORK ((1u << IE_NO_WORK) - 1)
+
 void ie_causes(struct idle_explain *x, struct ie_dev *d)
 {
+	static const enum ie_cause by_rel[3] = {IE_GROUP_DEV, IE_OTHER_DEV, IE_OTHER_GROUP};
+
 	memset(d->cause_gaps, 0, sizeof(d->cause_gaps));
 	for (unsigned i = 0; i < d->ntop; i++) {
 		struct ie_gap *g = d->top[i];
 		uint64_t len = g->g.end - g->g.start;
-		int b = busiest(g);
 
 		g->causes = 0;
-		g->periodic = ie_period_member(d, g->cs);
+		g->periodic = ie_period_member(d, g->cs) || ie_cmd_member(d, g->cs);
 		if (g->g.queued && HALF(g->g.queued_ns, len))
 			g->causes |= 1u << IE_HELD;
-		if (b >= 0 && HALF(g->oth[b].busy_ns, len))
-			g->causes |= 1u << IE_OTHER_DEV;
+		for (int r = REL_GROUP; r <= REL_OTHER; r++) {
+			int b = busiest(x, d, g, (enum rel)r);
+
+			if (b >= 0 && HALF(g->oth[b].busy_ns, len))
+				g->causes |= 1u << by_rel[r];
+		}
 		for (unsigned h = 0; h < x->nhosts; h++) {
 			if (!x->host[h].have_capture || !g->nfs)
 				continue;
@@ -98,8 +143,8 @@ void ie_causes(struct idle_explain *x, struct ie_dev *d)
 		}
 		if (g->periodic)
 			g->causes |= 1u << IE_PERIODIC;
-		if (!g->causes)
-			g->causes = 1u << IE_NO_WORK;
+		if (!(g->causes & BEFORE_NO_WORK))
+			g->causes |= 1u << IE_NO_WORK;
 		g->cause = (enum ie_cause)__builtin_ctz(g->causes);
 		d->cause_gaps[g->cause]++;
 	}
@@ -131,17 +176,19 @@ static const char *addr_str(uint8_t family, const uint8_t *a, char *buf, size_t 
 	return buf;
 }
 
-/* "8,16", or "8,16 on HOST" with several hosts. */
+/* "8,16", "osd.0 journal (8,16)", with " on HOST" with several hosts. */
 static const char *dev_label(const struct idle_explain *x, const struct ie_dev *o, char *buf,
                              size_t len)
 {
-	char n[24];
+	char n[24], h[80] = "";
 
 	blk_dev_name(o->devno, n);
 	if (x->nhosts > 1 && x->host[o->host].name)
-		snprintf(buf, len, "%s on %s", n, x->host[o->host].name);
+		snprintf(h, sizeof(h), " on %s", x->host[o->host].name);
+	if (o->role)
+		snprintf(buf, len, "%s (%s)%s", o->role, n, h);
 	else
-		snprintf(buf, len, "%s", n);
+		snprintf(buf, len, "%s%s", n, h);
 	return buf;
 }
 
@@ -246,15 +293,15 @@ static json_t *nfs_json(const struct idle_explain *x, unsigned h, const struct i
 	return o;
 }
 
-/* The sentence that justifies the cause, with its numbers. */
+/* The sentence that justifies cause c of gap g, with its numbers. */
 static void because(const struct idle_explain *x, const struct ie_dev *d, const struct ie_gap *g,
-                    char *buf, size_t len)
+                    enum ie_cause c, char *buf, size_t len)
 {
 	uint64_t glen = g->g.end - g->g.start;
-	char b1[32], b2[32], who[96];
-	int k = busiest(g);
+	char b1[32], b2[32], who[256];
+	int k;
 
-	switch (g->cause) {
+	switch (c) {
 	case IE_HELD:
 		snprintf(buf, len,
 		         "a request waited %s of the gap's %s (%.0f%%) in the block layer before "
@@ -262,11 +309,23 @@ static void because(const struct idle_explain *x, const struct ie_dev *d, const 
 		         dur(g->g.queued_ns, b1, sizeof(b1)), dur(glen, b2, sizeof(b2)),
 		         pct(g->g.queued_ns, glen));
 		return;
+	case IE_GROUP_DEV:
 	case IE_OTHER_DEV:
+	case IE_OTHER_GROUP:
+		k = busiest(x, d, g,
+		            c == IE_GROUP_DEV   ? REL_GROUP
+		            : c == IE_OTHER_DEV ? REL_UNKNOWN
+		                                : REL_OTHER);
+		if (k < 0)
+			break;
 		snprintf(buf, len,
-		         "%s had IO in flight for %s of the gap's %s (%.0f%%): %llu IOs, "
+		         "%s%s%s%s%s had IO in flight for %s of the gap's %s (%.0f%%): %llu IOs, "
 		         "%llu bytes completed",
 		         dev_label(x, x->devs[k], who, sizeof(who)),
+		         c == IE_GROUP_DEV ? ", of its own group " : "",
+		         c == IE_OTHER_GROUP ? ", of group " : "",
+		         c == IE_GROUP_DEV || c == IE_OTHER_GROUP ? x->devs[k]->group : "",
+		         c == IE_GROUP_DEV || c == IE_OTHER_GROUP ? "," : "",
 		         dur(g->oth[k].busy_ns, b1, sizeof(b1)), dur(glen, b2, sizeof(b2)),
 		         pct(g->oth[k].busy_ns, glen), (unsigned long long)g->oth[k].ios,
 		         (unsigned long long)g->oth[k].bytes);
@@ -303,17 +362,30 @@ static void because(const struct idle_explain *x, const struct ie_dev *d, const 
 			return;
 		}
 		break;
-	case IE_PERIODIC:
-		snprintf(buf, len, "one of %u gaps ending every %s +- %s", d->per.count + 1,
-		         dur(d->per.period_ns, b1, sizeof(b1)),
-		         dur(d->per.jitter_ns, b2, sizeof(b2)));
+	case IE_PERIODIC: {
+		const struct ie_cmd *cm =
+		    ie_period_member(d, g->cs) ? NULL : ie_cmd_member(d, g->cs);
+		const struct ie_period *p = cm ? &cm->per : &d->per;
+
+		if (cm)
+			snprintf(buf, len, "one of %u gaps ended by %s%s%s%s every %s +- %s",
+			         p->count + 1, cm->comm, cm->process ? " (" : "",
+			         cm->process ? cm->process : "", cm->process ? ")" : "",
+			         dur(p->period_ns, b1, sizeof(b1)),
+			         dur(p->jitter_ns, b2, sizeof(b2)));
+		else
+			snprintf(buf, len, "one of %u gaps ending every %s +- %s", p->count + 1,
+			         dur(p->period_ns, b1, sizeof(b1)),
+			         dur(p->jitter_ns, b2, sizeof(b2)));
 		return;
+	}
 	default:
 		break;
 	}
 	{
 		uint64_t pk = 0;
 
+		k = busiest_any(x, d, g);
 		for (unsigned h = 0; g->net && h < x->nhosts; h++)
 			pk += g->net[h].packets;
 		snprintf(buf, len, "nothing waited on the device; %s%s%s%s%s; %llu packets",
@@ -332,6 +404,9 @@ static json_t *other_json(const struct idle_explain *x, const struct ie_dev *o,
 
 	json_object_set_new(j, "dev", json_string(blk_dev_name(o->devno, n)));
 	set_host(x, j, o->host);
+	json_object_set_new(j, "key", o->key ? json_string(o->key) : json_string(n));
+	json_object_set_new(j, "role", o->role ? json_string(o->role) : json_null());
+	json_object_set_new(j, "group", o->group ? json_string(o->group) : json_null());
 	json_object_set_new(j, "busy_ns", json_u64(r->busy_ns));
 	json_object_set_new(j, "busy_pct", json_real(pct(r->busy_ns, len)));
 	json_object_set_new(j, "ios", json_u64(r->ios));
@@ -350,7 +425,7 @@ static json_t *gap_json(const struct idle_explain *x, const struct ie_dev *d,
 {
 	uint64_t len = g->g.end - g->g.start;
 	json_t *o = json_object(), *devs = json_array(), *net = json_array(), *nfs = json_array();
-	json_t *all = json_array();
+	json_t *all = json_array(), *reasons = json_array();
 	char buf[512];
 
 	for (unsigned k = 0; k < g->n_oth; k++)
@@ -368,13 +443,29 @@ static json_t *gap_json(const struct idle_explain *x, const struct ie_dev *d,
 	json_object_set_new(o, "nfs", nfs);
 	json_object_set_new(o, "periodic", json_boolean(g->periodic));
 	json_object_set_new(o, "cause", json_string(idle_cause_name(g->cause)));
-	for (unsigned c = 0; c < IE_CAUSES; c++)
-		if (g->causes & (1u << c))
-			json_array_append_new(all, json_string(idle_cause_name(c)));
+	for (unsigned c = 0; c < IE_CAUSES; c++) {
+		if (!(g->causes & (1u << c)))
+			continue;
+		json_array_append_new(all, json_string(idle_cause_name(c)));
+		because(x, d, g, c, buf, sizeof(buf));
+		json_array_append_new(
+		    reasons, json_pack("{s:s, s:s}", "cause", idle_cause_name(c), "because", buf));
+	}
 	json_object_set_new(o, "causes", all);
-	because(x, d, g, buf, sizeof(buf));
+	json_object_set_new(o, "reasons", reasons);
+	because(x, d, g, g->cause, buf, sizeof(buf));
 	json_object_set_new(o, "because", json_string(buf));
 	return o;
+}
+
+static int by_began(const void *a, const void *b)
+{
+	const struct ie_cmd *x = *(const struct ie_cmd *const *)a;
+	const struct ie_cmd *y = *(const struct ie_cmd *const *)b;
+
+	if (x->began_ns != y->began_ns)
+		return x->began_ns > y->began_ns ? -1 : 1;
+	return strcmp(x->comm, y->comm);
 }
 
 static json_t *period_json(const struct ie_period *p)
@@ -384,6 +475,48 @@ static json_t *period_json(const struct ie_period *p)
 	return json_pack("{s:I, s:I, s:i, s:i, s:I}", "period_ns", (json_int_t)p->period_ns,
 	                 "jitter_ns", (json_int_t)p->jitter_ns, "count", p->count, "gaps", p->gaps,
 	                 "min_gap_ns", (json_int_t)p->min_gap_ns);
+}
+
+/* The gaps by the command that ended them (with its periodicity) or began them, most idle
+ * time first; at most IE_CMDS listed, the rest summed as "others". */
+#define IE_CMDS 16u
+static json_t *cmds_json(const struct ie_dev *d, bool ended)
+{
+	const struct ie_cmd **v = calloc(d->ncmds ? d->ncmds : 1, sizeof(*v));
+	json_t *a = json_array();
+	uint64_t og = 0, ons = 0;
+	unsigned n = 0, nothers = 0;
+
+	for (unsigned k = 0; v && k < d->ncmds; k++)
+		if (ended ? d->cmds[k].ended : d->cmds[k].began)
+			v[n++] = &d->cmds[k];
+	if (!ended && v)
+		qsort(v, n, sizeof(*v), by_began);
+	for (unsigned k = 0; k < n; k++) {
+		const struct ie_cmd *c = v[k];
+		uint64_t gaps = ended ? c->ended : c->began, ns = ended ? c->ended_ns : c->began_ns;
+		json_t *o;
+
+		if (k >= IE_CMDS) {
+			og += gaps;
+			ons += ns;
+			nothers++;
+			continue;
+		}
+		o = json_pack("{s:s, s:s?, s:I, s:I, s:f}", "comm", c->comm, "process", c->process,
+		              "gaps", (json_int_t)gaps, "total_ns", (json_int_t)ns, "pct",
+		              pct(ns, d->gap_ns));
+		if (ended)
+			json_object_set_new(o, "periodicity", period_json(&c->per));
+		json_array_append_new(a, o);
+	}
+	if (nothers)
+		json_array_append_new(a, json_pack("{s:s, s:n, s:I, s:I, s:f, s:i}", "comm",
+		                                   "(others)", "process", "gaps", (json_int_t)og,
+		                                   "total_ns", (json_int_t)ons, "pct",
+		                                   pct(ons, d->gap_ns), "commands", (int)nothers));
+	free(v);
+	return a;
 }
 
 static json_t *totals_json(const struct idle_explain *x, const struct ie_dev *d)
@@ -415,12 +548,17 @@ static json_t *totals_json(const struct idle_explain *x, const struct ie_dev *d)
 		                        ? json_string(hs->local_inferred ? "inferred" : "manifest")
 		                        : json_null());
 		json_object_set_new(n, "mapped", json_boolean(hs->cap_mapped));
+		/* what the capture kept: headers only of most packets (their sizes come from the
+		 * IP lengths), NFS whole */
+		json_object_set_new(n, "kept", hs->kept ? json_incref(hs->kept) : json_null());
 		json_array_append_new(net, n);
 		json_array_append_new(nfs, nfs_json(x, h, &d->nfs_tot[h], d->gap_ns, true));
 	}
 	json_object_set_new(o, "network", net);
 	json_object_set_new(o, "nfs", nfs);
 	json_object_set_new(o, "periodicity", period_json(&d->per));
+	json_object_set_new(o, "ended_by", cmds_json(d, true));
+	json_object_set_new(o, "began_by", cmds_json(d, false));
 	for (unsigned c = 0; c < IE_CAUSES; c++)
 		json_object_set_new(cz, idle_cause_name(c), json_u64(d->cause_gaps[c]));
 	json_object_set_new(o, "causes", cz);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/blktrace.h"
 #include "formats/manifest.h"
 
 #define NONE UINT64_MAX
@@ -45,6 +46,10 @@ static void dev_free(struct ie_dev *d, unsigned nhosts)
 	free(d->all);
 	free(d->snap);
 	free(d->tot);
+	free(d->key);
+	free(d->role);
+	free(d->group);
+	ie_cmds_free(d);
 	free(d);
 }
 
@@ -57,6 +62,7 @@ void idle_explain_free(struct idle_explain *x)
 	for (unsigned h = 0; h < x->nhosts; h++) {
 		free(x->host[h].dev);
 		free(x->host[h].name);
+		json_decref(x->host[h].kept);
 	}
 	free(x->addrs);
 	free(x);
@@ -102,6 +108,42 @@ uint64_t idle_explain_alignment_ns(const struct idle_explain *x)
 /* ------------------------------------------------------------------------------------- */
 /* Devices                                                                                 */
 
+/* What the run's manifest says the device is: its key, role and group (copied). */
+static void ie_dev_ident(const struct ie_host *hs, struct ie_dev *d)
+{
+	const struct manifest_dev *md =
+	    manifest_dev_find(hs->ident, BLK_DEV_MAJOR(d->devno), BLK_DEV_MINOR(d->devno));
+
+	free(d->key);
+	free(d->role);
+	free(d->group);
+	d->key = md && md->key ? strdup(md->key) : NULL;
+	d->role = md && md->role ? strdup(md->role) : NULL;
+	d->group = md && md->group ? strdup(md->group) : NULL;
+}
+
+void idle_explain_set_manifest(struct idle_explain *x, unsigned h, const struct manifest *m)
+{
+	if (h >= x->nhosts)
+		return;
+	x->host[h].ident = m;
+	if (m) {
+		json_decref(x->host[h].kept);
+		x->host[h].kept =
+		    json_deep_copy(json_object_get(json_object_get(m->root, "network"), "kept"));
+	}
+	/* NULL only lets go of the manifest: what the devices took from it stays */
+	for (unsigned i = 0; m && i < x->host[h].ndev; i++)
+		if (x->host[h].dev[i])
+			ie_dev_ident(&x->host[h], x->host[h].dev[i]);
+}
+
+void idle_explain_set_comms(struct idle_explain *x, unsigned h, const struct bt_comm_table *c)
+{
+	if (h < x->nhosts)
+		x->host[h].comms = c;
+}
+
 struct ie_dev *ie_dev_get(struct idle_explain *x, unsigned h, unsigned idx)
 {
 	struct ie_host *hs = &x->host[h];
@@ -138,6 +180,7 @@ struct ie_dev *ie_dev_get(struct idle_explain *x, unsigned h, unsigned idx)
 	d->g = x->ndevs;
 	d->devno = blk_analysis_device(hs->a, idx);
 	d->snap_t = NONE;
+	ie_dev_ident(hs, d);
 	x->devs[x->ndevs++] = d;
 	hs->dev[idx] = d;
 	return d;
@@ -242,7 +285,7 @@ drop:
 	free(g->oth);
 }
 
-static void keep_span(struct ie_dev *d, uint64_t cs, uint64_t ce, bool by_issue)
+static void keep_span(struct ie_dev *d, uint64_t cs, uint64_t ce, const struct blk_gap *bg)
 {
 	if (d->nall == d->cap_all) {
 		size_t n = d->cap_all ? 2 * d->cap_all : 64;
@@ -255,7 +298,13 @@ static void keep_span(struct ie_dev *d, uint64_t cs, uint64_t ce, bool by_issue)
 		d->all = p;
 		d->cap_all = n;
 	}
-	d->all[d->nall++] = (struct ie_span){cs, ce, by_issue};
+	d->all[d->nall++] = (struct ie_span){.cs = cs,
+	                                     .ce = ce,
+	                                     .end_pid = bg->pid,
+	                                     .begin_pid = bg->before.pid,
+	                                     .cmd = UINT32_MAX,
+	                                     .by_issue = bg->ended_by == BLK_GAP_ISSUE,
+	                                     .has_begin = bg->before.action && bg->before.has_pid};
 }
 
 /* The idle sink counted a gap of device idx: what the others did during it. */
@@ -277,7 +326,7 @@ static void on_gap(void *ctx, unsigned idx, const struct blk_gap *bg)
 		g.ce = g.cs;
 	d->gaps++;
 	d->gap_ns += bg->end - bg->start;
-	keep_span(d, g.cs, g.ce, bg->ended_by == BLK_GAP_ISSUE);
+	keep_span(d, g.cs, g.ce, bg);
 	/* the snapshot taken when this stretch began; none: it began with the trace, or before
 	 * any other device existed, when all of them had done nothing */
 	snap = d->snap_t == bg->start;
@@ -376,8 +425,13 @@ void idle_explain_block_done(struct idle_explain *x)
 			}
 		}
 		qsort(d->timed, d->ntop, sizeof(*d->timed), by_start);
+		if (!x->host[d->host].comms)
+			x->host[d->host].comms = blk_analysis_comms(x->host[d->host].a);
 		ie_period_find(d, x->host[d->host].idle->o.idle_threshold_ns);
-		ie_causes(x, d);
+		ie_cmds_build(x, d, x->host[d->host].idle->o.idle_threshold_ns);
+	}
+	for (unsigned k = 0; k < x->ndevs; k++) {
+		ie_causes(x, x->devs[k]);
 	}
 }
 

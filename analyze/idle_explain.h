@@ -36,6 +36,7 @@
 
 /* How a host's trace clock and the realtime clock (packets) meet. */
 struct manifest;
+struct bt_comm_table;
 struct ie_clock {
 	const struct manifest *m; /* clock pairs, interpolated (kept by the caller), or NULL */
 	bool have_wall;           /* else the trace's TIMESTAMP: realtime = trace + wall_ns */
@@ -79,13 +80,16 @@ struct ie_nfs {
 	uint64_t arrivals; /* calls that arrived */
 };
 
+/* In rank order: a gap's label is the first that holds (docs/diagnose-idle.md). */
 enum ie_cause {
-	IE_HELD,      /* a request waited in the block layer while the device was idle */
-	IE_OTHER_DEV, /* another device had IO in flight for most of the gap */
-	IE_NFS,       /* NFS calls outstanding for most of the gap */
-	IE_NETWORK,   /* network traffic without disk work */
-	IE_PERIODIC,  /* one of a series of gaps at a steady period */
-	IE_NO_WORK,   /* none of these: nothing was offered to the device */
+	IE_HELD,        /* a request waited in the block layer while the device was idle */
+	IE_GROUP_DEV,   /* a device of its own group (its journal) had IO in flight, most of it */
+	IE_OTHER_DEV,   /* another device, of no known relation (no group known), most of it */
+	IE_PERIODIC,    /* one of a series of gaps at a steady period (a sync's timer) */
+	IE_NFS,         /* NFS calls outstanding for most of the gap */
+	IE_NETWORK,     /* network traffic without disk work */
+	IE_NO_WORK,     /* none of the above: nothing was offered to the device */
+	IE_OTHER_GROUP, /* a device of another group was busy: said, but it explains nothing */
 	IE_CAUSES
 };
 
@@ -105,7 +109,11 @@ struct ie_gap {
 /* A gap as kept for the totals and the periodicity: on the common clock. */
 struct ie_span {
 	uint64_t cs, ce;
-	bool by_issue; /* an issue ended it (not the end of the trace) */
+	uint32_t end_pid;   /* the issue's that ended it (by_issue) */
+	uint32_t begin_pid; /* the issuer of the IO whose completion began it (has_begin) */
+	uint32_t cmd;       /* after the pass: its ending command's index in cmds[] (by_issue) */
+	bool by_issue;      /* an issue ended it (not the end of the trace) */
+	bool has_begin;
 };
 
 struct ie_period {
@@ -117,9 +125,19 @@ struct ie_period {
 	uint64_t first_ns;             /* common clock: the first gap end of the series */
 };
 
+/* The gaps a command (a thread's name: filestore_sync, kworker/u4:2) ended or began. */
+struct ie_cmd {
+	char *comm;    /* "?" for pids without a name */
+	char *process; /* the process it is a thread of (the manifest's threads), or NULL */
+	uint64_t ended, ended_ns; /* gaps it ended with an issue, their time */
+	uint64_t began, began_ns; /* gaps whose first IO it issued */
+	struct ie_period per;     /* the gaps it ended, at a steady period */
+};
+
 struct ie_dev {
 	unsigned host, idx, g; /* host, index in its pass, global index */
 	uint32_t devno;
+	char *key, *role, *group; /* from the run's manifest (NULL: not known) */
 	/* what the others had done when this device last went idle */
 	uint64_t snap_t; /* own clock; UINT64_MAX: none */
 	unsigned snap_n; /* devices known then (the others are zero) */
@@ -141,6 +159,9 @@ struct ie_dev {
 	size_t nall, cap_all;
 	uint64_t all_dropped;
 	struct ie_period per;
+	/* the gaps by the command that ended them (then began them), most idle time first */
+	struct ie_cmd *cmds;
+	unsigned ncmds;
 	/* cursors while a capture is laid over the gaps: its packets, its NFS calls */
 	size_t cur_all, cur_top, ncur_all, ncur_top;
 };
@@ -163,6 +184,16 @@ int idle_explain_add_host(struct idle_explain *x, struct blk_analysis *a, const 
  */
 int idle_explain_read(struct idle_explain *x, struct bt_reader **rd, struct iot_err *e,
                       unsigned *bad);
+/*
+ * Host h's run manifest: each device's key, role and group (capture's discovery), which the
+ * rules use (a busy device of the gap's own group first), and its threads' processes. m must
+ * outlive idle_explain_block_done() (or be let go of by a call with NULL, which keeps what the
+ * devices took from it).
+ */
+void idle_explain_set_manifest(struct idle_explain *x, unsigned h, const struct manifest *m);
+/* Host h's process names (pid -> name) for the commands that ended the gaps; it must outlive
+ * idle_explain_block_done(). Without it, the pass's own (blk_analysis_comms()). */
+void idle_explain_set_comms(struct idle_explain *x, unsigned h, const struct bt_comm_table *c);
 /* Host h's clocks, once known (the trace's TIMESTAMP is read with the trace). */
 void idle_explain_set_clock(struct idle_explain *x, unsigned h, const struct ie_clock *clk);
 /* After every pass has finished: the longest gaps in the idle sinks' order, periodicity. */
@@ -211,7 +242,10 @@ struct ie_host {
 	struct blk_idle *idle;
 	char *name;
 	struct ie_clock clk;
-	struct ie_dev **dev; /* by the pass's index */
+	const struct manifest *ident;      /* identities and threads (until block_done) */
+	json_t *kept;                      /* what the capture kept of the packets (manifest) */
+	const struct bt_comm_table *comms; /* process names (until block_done) */
+	struct ie_dev **dev;               /* by the pass's index */
 	unsigned ndev;
 	bool have_capture;
 	bool cap_mapped; /* its packets could be placed on the common clock */
@@ -248,6 +282,12 @@ struct ie_dev *ie_dev_get(struct idle_explain *x, unsigned h, unsigned idx);
 bool ie_real_to_common(const struct idle_explain *x, int64_t real, uint64_t *c);
 void ie_period_find(struct ie_dev *d, uint64_t threshold_ns);
 bool ie_period_member(const struct ie_dev *d, uint64_t cs);
+/* The gaps by command (d->cmds) and each command's periodicity. 0 or -ENOMEM. */
+int ie_cmds_build(struct idle_explain *x, struct ie_dev *d, uint64_t threshold_ns);
+void ie_cmds_free(struct ie_dev *d);
+/* The command series gap cs belongs to (its end one period from the next or previous gap the
+ * same command ended), or NULL. */
+const struct ie_cmd *ie_cmd_member(const struct ie_dev *d, uint64_t cs);
 void ie_causes(struct idle_explain *x, struct ie_dev *d);
 int ie_flows_add(struct ie_flows *t, const struct pkt *p);
 void ie_flows_free(struct ie_flows *t);

@@ -55,6 +55,7 @@ int run_summary_block(struct run_summary *r, struct bt_reader *rd, const struct 
 		return iot_err_set(e, -ENOMEM, "out of memory");
 	if (setup && (ret = setup(ctx, r->blk)))
 		return iot_err_set(e, ret, "out of memory");
+	idle_explain_set_manifest(r->x, 0, r->ident);
 	stop = blk_analysis_read(r->blk, rd, e);
 	if (stop && !(bad_bytes(stop) && bt_reader_stats(rd)->events))
 		return stop;
@@ -68,7 +69,11 @@ int run_summary_block(struct run_summary *r, struct bt_reader *rd, const struct 
 	idle_explain_block_done(r->x);
 	ret = blk_analysis_to_json(r->blk, r->doc, 0);
 	if (!ret)
+		ret = blk_ident_json(json_object_get(r->doc, "devices"), r->ident, NULL);
+	if (!ret)
 		ret = idle_explain_json(r->x, 0, json_object_get(r->doc, "devices"));
+	/* the manifest is the caller's: nothing of it is kept past the pass */
+	idle_explain_set_manifest(r->x, 0, NULL);
 	if (ret)
 		return iot_err_set(e, ret, "out of memory");
 	if (stop) {

@@ -31,9 +31,21 @@ struct run_summary {
 	 * packets laid over the gaps on the block trace's clock; kept by the caller meanwhile),
 	 * and a hook that sees every frame too (as nfs_pipe's frame_fn) */
 	const struct manifest *clock;
+	/* optional, for run_summary_block(): the run's manifest, its devices' key, role and group
+	 * (into the document, and to the rules that explain the gaps; kept by the caller during
+	 * the call) */
+	const struct manifest *ident;
 	void (*frame_fn)(void *arg, const struct pkt *p, uint64_t ts_ns);
 	void *frame_arg;
 };
+
+/*
+ * Each device of a document's devices[] (blk_analysis_to_json()'s) with what manifest m says
+ * it is (NULL: nothing): "key" (how it is known across runs: capture's key, else its kernel
+ * name, else "MAJOR,MINOR"), "role" and "group" (null when not known). With host, only the
+ * devices of that host ("host" key). 0 or -ENOMEM.
+ */
+int blk_ident_json(json_t *devices, const struct manifest *m, const char *host);
 
 int run_summary_init(struct run_summary *r);
 void run_summary_release(struct run_summary *r);

@@ -25,9 +25,19 @@ struct sink_dev {
 	struct blk_span span; /* of the records written */
 };
 
+/* A traced pid that is a thread of another process (its tgid): the process's command. */
+struct sink_thread {
+	uint32_t pid, tgid;
+	char process[COMM_LEN];
+};
+#define MAX_THREADS 65536u
+
 struct cap_sink {
 	struct sink_dev *dev;
 	unsigned ndev;
+	struct bt_comm_table *thr_seen; /* pids whose process was looked up */
+	struct sink_thread *thr;
+	size_t nthr, capthr;
 	char *dir;
 	int keep_seq;   /* relay: the kernel numbered the records; gaps are its drops */
 	char *cmdlines; /* tracefs saved_cmdlines path */
@@ -53,7 +63,8 @@ int cap_sink_new(struct cap_sink **out, const char *dir, const struct cap_dev *d
 	}
 	s->ndev = n;
 	s->dir = strdup(dir);
-	if (!s->dir) {
+	s->thr_seen = bt_comm_table_new();
+	if (!s->dir || !s->thr_seen) {
 		cap_sink_close(s, NULL);
 		return iot_err_set(e, -ENOMEM, "out of memory");
 	}
@@ -175,6 +186,55 @@ static int comm_of(const struct cap_sink *s, uint32_t pid, char out[COMM_LEN])
 	return found;
 }
 
+/*
+ * The kernel names a thread on its own (Ceph's filestore_sync, journal_write): the trace's
+ * pid is the thread's. Which process it belongs to is read once, while it lives.
+ */
+static void thread_note(struct cap_sink *s, uint32_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long tgid;
+	struct sink_thread *t;
+
+	if (!pid || bt_comm_table_get(s->thr_seen, pid) || s->nthr == MAX_THREADS ||
+	    bt_comm_table_set(s->thr_seen, pid, "", 0))
+		return;
+	snprintf(path, sizeof(path), "/proc/%u/status", pid);
+	if (cap_read_str(path, buf, sizeof(buf)) || !(p = strstr(buf, "\nTgid:")))
+		return;
+	tgid = strtoul(p + 6, NULL, 10);
+	if (!tgid || tgid == pid || tgid > UINT32_MAX)
+		return;
+	if (s->nthr == s->capthr) {
+		size_t n = s->capthr ? 2 * s->capthr : 64;
+
+		if (!(t = realloc(s->thr, n * sizeof(*t))))
+			return;
+		s->thr = t;
+		s->capthr = n;
+	}
+	t = &s->thr[s->nthr];
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	t->tgid = (uint32_t)tgid;
+	snprintf(path, sizeof(path), "/proc/%lu/comm", tgid);
+	if (cap_read_str(path, buf, sizeof(buf)) || !buf[0])
+		return;
+	memcpy(t->process, buf, strnlen(buf, COMM_LEN - 1));
+	s->nthr++;
+}
+
+json_t *cap_sink_threads_json(const struct cap_sink *s)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; s && i < s->nthr; i++)
+		json_array_append_new(a, json_pack("{s:i, s:i, s:s}", "pid", (int)s->thr[i].pid,
+		                                   "tgid", (int)s->thr[i].tgid, "process",
+		                                   s->thr[i].process));
+	return a;
+}
+
 static int process_note(struct cap_sink *s, struct sink_dev *d, unsigned cpu,
                         const struct blk_event *ev, const char *known, struct iot_err *e)
 {
@@ -193,6 +253,7 @@ static int process_note(struct cap_sink *s, struct sink_dev *d, unsigned cpu,
 	} else if (!comm_of(s, ev->pid, comm)) {
 		return 0;
 	}
+	thread_note(s, ev->pid);
 	n.time = ev->time;
 	n.flags = BLK_F_NOTIFY;
 	n.action = BLK_N_PROCESS;
@@ -368,6 +429,8 @@ int cap_sink_close(struct cap_sink *s, struct iot_err *e)
 	free(s->cgroups);
 	free(s->dir);
 	free(s->cmdlines);
+	bt_comm_table_free(s->thr_seen);
+	free(s->thr);
 	free(s);
 	return ret;
 }

@@ -44,6 +44,36 @@ json_t *cap_dev_json(const struct cap_dev *d);
 /* "[none] mq-deadline kyber" -> "none" */
 void cap_pick_bracketed(const char *s, char *out, size_t cap);
 
+/* ---- what each traced device is part of (devstack.c) -------------------------------- */
+
+/* A device's filesystem signature, libblkid's tags ("" when absent). */
+struct cap_sig {
+	char type[64], uuid[64], uuid_sub[64], ext_journal[64], loguuid[64], label[64];
+};
+
+/* Where discovery looks: the real system (cap_stack_env_real()) or a test's. */
+struct cap_stack_env {
+	const char *sysroot; /* prefix of /sys and /dev/disk/by-id: "" for the real ones */
+	FILE *mountinfo;     /* /proc/self/mountinfo (read from its start), or NULL */
+	/* the block device at path (stat()'s st_rdev): 0, or -errno (-ENOTBLK: not one) */
+	int (*blockdev)(void *arg, const char *path, unsigned *ma, unsigned *mi);
+	/* the device whose filesystem holds the file at path (st_dev) */
+	int (*filedev)(void *arg, const char *path, unsigned *ma, unsigned *mi);
+	/* the signature of the block device at path (/dev/NAME): 0 or -errno */
+	int (*probe)(void *arg, const char *path, struct cap_sig *sig);
+	void *arg;
+};
+void cap_stack_env_real(struct cap_stack_env *env, FILE *mountinfo);
+/*
+ * The roles and groups of the n traced devices (docs/capture.md): adds to each jdevs[i] (as
+ * cap_dev_json() made it) "given" (the -d argument: given[i]), "alias" (NAME of -d NAME=DEV:
+ * names[i], or NULL), "key" and "key_from" (how the device is known across runs), "role",
+ * "group", "signature" and "stack" (the relations found). given and names may be NULL.
+ * 0 or -ENOMEM.
+ */
+int cap_devstack(const struct cap_stack_env *env, const struct cap_dev *devs, unsigned n,
+                 char *const *given, char *const *names, json_t *jdevs);
+
 /* ---- host and clocks (hostinfo.c) ---------------------------------------------------- */
 
 struct cap_clock_pair {
@@ -106,6 +136,9 @@ uint64_t cap_sink_dev_events(const struct cap_sink *s, unsigned i);
 /* Device i's first and last event and the sectors issued, of the records written. */
 struct blk_span cap_sink_dev_span(const struct cap_sink *s, unsigned i);
 uint64_t cap_sink_foreign(const struct cap_sink *s);
+/* The traced pids that are threads of another process: [{pid, tgid, process}] (new). After
+ * the reader has finished. */
+json_t *cap_sink_threads_json(const struct cap_sink *s);
 uint64_t cap_sink_bad(const struct cap_sink *s);
 int cap_sink_close(struct cap_sink *s, struct iot_err *e);
 
@@ -200,8 +233,11 @@ void cap_unmount_own(const char *dir);
 /* ---- packets (pcap_live.c) ----------------------------------------------------------- */
 
 struct cap_pcap;
+/* filter's packets whole (snaplen); with hdr_filter, that filter's others cut to
+ * hdr_snaplen bytes (their headers), in one kernel filter. */
 int cap_pcap_start(struct cap_pcap **out, const char *iface, const char *filter, unsigned snaplen,
-                   const char *path, struct iot_err *e);
+                   const char *hdr_filter, unsigned hdr_snaplen, const char *path,
+                   struct iot_err *e);
 uint64_t cap_pcap_packets(const struct cap_pcap *p);
 int cap_pcap_failed(const struct cap_pcap *p);
 /* Stop, flush, close; fills {"packets","drops":{...}} into info. */

@@ -42,15 +42,19 @@ struct cap_progress {
 
 struct cap_opts {
 	const char *rundir;
-	char *const *devs; /* block device paths or names ("/dev/loop0", "loop0") */
+	char *const *devs;  /* block device paths or names ("/dev/loop0", "loop0") */
+	char *const *names; /* NULL, or per device the NAME of -d NAME=DEV (NULL: none) */
 	unsigned ndevs;
-	const char *iface;  /* NULL: no packet capture */
-	const char *filter; /* NULL: "port 2049 or port 111" */
-	unsigned snaplen;   /* 0: 262144 */
+	const char *iface; /* NULL: no packet capture */
+	/* NULL: NFS/RPC whole (CAP_DEFAULT_FILTER) and the headers of every other TCP and UDP
+	 * packet (CAP_HEADERS_FILTER, CAP_HEADERS_SNAPLEN bytes) */
+	const char *filter;
+	unsigned snaplen; /* 0: 262144 */
 	enum cap_backend backend;
 	enum cap_detail detail;
 	enum cap_read_mode reader;
 	uint64_t duration_ns; /* 0: until the command exits or a signal */
+	uint64_t wait_ns;     /* the blk tracer busy (another capture): wait this long for it */
 	unsigned buffer_kb;   /* per-CPU ring buffer size; 0: 8192 */
 	uint16_t act_mask;    /* categories to trace (enum blktrace_cat bits); 0: all */
 	char *const *cmd;     /* NULL-terminated argv of COMMAND, or NULL */
@@ -121,6 +125,8 @@ const char *cap_backend_name(int b);
 const char *cap_reader_name(int r);
 
 #define CAP_DEFAULT_FILTER "port 2049 or port 111"
+#define CAP_HEADERS_FILTER "tcp or udp"
+#define CAP_HEADERS_SNAPLEN 128u /* Ethernet, IPv6 and TCP with options: 114 bytes at most */
 #define CAP_DEFAULT_SNAPLEN 262144u
 #define CAP_DEFAULT_BUFFER_KB 8192u
 /* the summary level's timeline bin and idle threshold: analyze's defaults */

@@ -4,6 +4,7 @@
 
 #include <poll.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,6 +67,55 @@ static void *pcap_main(void *arg)
 	return NULL;
 }
 
+/*
+ * The default filter keeps two things: NFS/RPC packets whole (filter, at the handle's
+ * snaplen), and the headers of every other TCP and UDP packet (hdr_filter, hdr_snaplen
+ * bytes): the network half of "why was the disk idle" (a Ceph messenger, replication) needs
+ * every flow's packets and sizes, not its payload. One classic BPF program does both, in the
+ * kernel: a socket filter's return value is how many bytes of the packet are kept. filter's
+ * program comes first; its "reject" (ret #0) becomes a jump to hdr_filter's program, which
+ * returns hdr_snaplen for what it accepts (compiled on a dead handle of that snaplen).
+ * Jumps are relative and forward, so both stay valid where they are.
+ */
+static int two_level(pcap_t *p, const char *filter, const char *hdr_filter, unsigned hdr_snaplen,
+                     struct bpf_program *out, struct iot_err *e)
+{
+	struct bpf_program a, b;
+	pcap_t *dead = pcap_open_dead(pcap_datalink(p), (int)hdr_snaplen);
+	struct bpf_insn *ins;
+	int ret = 0;
+
+	if (!dead)
+		return iot_err_set(e, -ENOMEM, "out of memory");
+	if (pcap_compile(p, &a, filter, 1, PCAP_NETMASK_UNKNOWN)) {
+		ret = iot_err_set(e, -EINVAL, "filter '%s': %s", filter, pcap_geterr(p));
+		goto out;
+	}
+	if (pcap_compile(dead, &b, hdr_filter, 1, PCAP_NETMASK_UNKNOWN)) {
+		ret = iot_err_set(e, -EINVAL, "filter '%s': %s", hdr_filter, pcap_geterr(dead));
+		pcap_freecode(&a);
+		goto out;
+	}
+	ins = calloc(a.bf_len + b.bf_len, sizeof(*ins));
+	if (!ins) {
+		ret = iot_err_set(e, -ENOMEM, "out of memory");
+	} else {
+		memcpy(ins, a.bf_insns, a.bf_len * sizeof(*ins));
+		memcpy(ins + a.bf_len, b.bf_insns, b.bf_len * sizeof(*ins));
+		for (unsigned i = 0; i < a.bf_len; i++)
+			if (ins[i].code == (BPF_RET | BPF_K) && ins[i].k == 0)
+				ins[i] =
+				    (struct bpf_insn){BPF_JMP | BPF_JA, 0, 0, a.bf_len - i - 1};
+		out->bf_len = a.bf_len + b.bf_len;
+		out->bf_insns = ins;
+	}
+	pcap_freecode(&a);
+	pcap_freecode(&b);
+out:
+	pcap_close(dead);
+	return ret;
+}
+
 static int activate_error(pcap_t *p, int st, const char *iface, struct iot_err *e)
 {
 	switch (st) {
@@ -82,8 +132,10 @@ static int activate_error(pcap_t *p, int st, const char *iface, struct iot_err *
 }
 
 int cap_pcap_start(struct cap_pcap **out, const char *iface, const char *filter, unsigned snaplen,
-                   const char *path, struct iot_err *e)
+                   const char *hdr_filter, unsigned hdr_snaplen, const char *path,
+                   struct iot_err *e)
 {
+	bool own = false;
 	struct cap_pcap *c = calloc(1, sizeof(*c));
 	char eb[PCAP_ERRBUF_SIZE] = "";
 	struct bpf_program prog;
@@ -107,12 +159,19 @@ int cap_pcap_start(struct cap_pcap **out, const char *iface, const char *filter,
 		ret = activate_error(c->p, st, iface, e);
 		goto fail;
 	}
-	if (pcap_compile(c->p, &prog, filter, 1, PCAP_NETMASK_UNKNOWN)) {
+	if (hdr_filter) {
+		if ((ret = two_level(c->p, filter, hdr_filter, hdr_snaplen, &prog, e)))
+			goto fail;
+		own = true;
+	} else if (pcap_compile(c->p, &prog, filter, 1, PCAP_NETMASK_UNKNOWN)) {
 		ret = iot_err_set(e, -EINVAL, "filter '%s': %s", filter, pcap_geterr(c->p));
 		goto fail;
 	}
 	st = pcap_setfilter(c->p, &prog);
-	pcap_freecode(&prog);
+	if (own)
+		free(prog.bf_insns);
+	else
+		pcap_freecode(&prog);
 	if (st) {
 		ret = iot_err_set(e, -EINVAL, "filter '%s': %s", filter, pcap_geterr(c->p));
 		goto fail;

@@ -148,6 +148,7 @@ struct run {
 	struct cap_clock_pair start, end;
 	char pcap_path[4096];
 	char reserve[4096]; /* the reserve's path while it exists */
+	int *hold;          /* each traced device held open while the capture runs, or -1 */
 };
 
 static void notice(const struct cap_opts *o, const char *fmt, ...)
@@ -313,6 +314,53 @@ static int start_block(struct run *r, struct iot_err *e)
 	}
 }
 
+/*
+ * The blk tracer is one per kernel: with o->wait_ns, a tracer another capture holds (or
+ * another tool's current tracer) is waited for, once a second, before anything is started
+ * (no packets, no run directory meanwhile), saying so once. 0 when it is free (or the error
+ * is not a busy tracer: the start reports that), -EBUSY after the wait, -EINTR on a signal.
+ */
+static int wait_tracer(const struct cap_opts *o, struct cap_result *res, struct iot_err *e)
+{
+	uint64_t deadline = now_ns() + o->wait_ns;
+	bool said = false;
+	char msg[256];
+
+	for (;;) {
+		struct iot_err busy = {""};
+		int ret = cap_tracefs_release(msg, sizeof(msg), &busy);
+
+		if (ret != -EBUSY)
+			return 0;
+		if (o->stop && *o->stop) {
+			res->stop_signal = *o->stop;
+			return iot_err_set(e, -EINTR, "stopped while waiting for the tracer: %s",
+			                   busy.msg);
+		}
+		if (now_ns() >= deadline)
+			return iot_err_set(e, -EBUSY, "%s (waited %.3g s for it)", busy.msg,
+			                   (double)o->wait_ns / 1e9);
+		if (!said)
+			notice(o, "waiting up to %.3g s for the blk tracer: %s",
+			       (double)o->wait_ns / 1e9, busy.msg);
+		said = true;
+		sleep_ms(TICK_MS * 5);
+	}
+}
+
+/* Whether the capture will take the kernel's one blk tracer: relay and tracefs do; bpf, the
+ * default where it was built, takes nothing global (captures run side by side). */
+static bool uses_blk_tracer(const struct cap_opts *o)
+{
+	if (o->backend == CAP_BACKEND_RELAY || o->backend == CAP_BACKEND_TRACEFS)
+		return true;
+#ifdef IOTAPE_HAVE_BPF
+	return false;
+#else
+	return o->backend != CAP_BACKEND_BPF;
+#endif
+}
+
 static void build_header(struct run *r)
 {
 	const struct cap_opts *o = r->o;
@@ -361,6 +409,14 @@ static void build_header(struct run *r)
 		json_object_set_new(d, "files", json_string(files));
 		json_array_append_new(r->jdevs, d);
 	}
+	{
+		/* what each device is part of, discovered before tracing starts (its reads are
+		 * not in the trace) */
+		struct cap_stack_env env;
+
+		cap_stack_env_real(&env, mi);
+		cap_devstack(&env, r->devs, o->ndevs, o->devs, o->names, r->jdevs);
+	}
 	if (mi)
 		fclose(mi);
 	json_object_set_new(r->root, "devices", json_incref(r->jdevs));
@@ -372,6 +428,15 @@ static void build_header(struct run *r)
 		                       o->snaplen ? o->snaplen : CAP_DEFAULT_SNAPLEN, "file",
 		                       RUNDIR_PCAP, "format", "pcap-ns");
 		json_object_set_new(r->network, "addresses", cap_iface_addresses_json(o->iface));
+		/* what the capture kept of which packets, for analyze to say */
+		json_object_set_new(
+		    r->network, "kept",
+		    o->filter ? json_pack("[{s:s, s:i}]", "filter", o->filter, "snaplen",
+		                          o->snaplen ? o->snaplen : CAP_DEFAULT_SNAPLEN)
+		              : json_pack("[{s:s, s:i}, {s:s, s:i}]", "filter", CAP_DEFAULT_FILTER,
+		                          "snaplen", o->snaplen ? o->snaplen : CAP_DEFAULT_SNAPLEN,
+		                          "filter", "other " CAP_HEADERS_FILTER, "snaplen",
+		                          CAP_HEADERS_SNAPLEN));
 		json_object_set_new(r->root, "network", json_incref(r->network));
 	}
 	if (o->cmd)
@@ -536,6 +601,8 @@ static void finish_manifest(struct run *r, const char *state)
 		              : json_pack("{s:o, s:o, s:o}", "ios", json_u64(x->ios), "lo_sector",
 		                          json_u64(x->lo), "end_sector", json_u64(x->hi)));
 	}
+	if (r->sink)
+		json_object_set_new(r->root, "threads", cap_sink_threads_json(r->sink));
 	if (r->o->cmd) {
 		json_t *c = json_object_get(r->root, "command");
 
@@ -607,7 +674,11 @@ int cap_run(const struct cap_opts *o, struct cap_result *res, struct iot_err *e)
 			}
 		}
 	}
-	if ((ret = check_outputs(o, e)) || (ret = prepare_rundir(o->rundir, e)) ||
+	if ((ret = check_outputs(o, e)))
+		goto out;
+	if (o->ndevs && o->wait_ns && uses_blk_tracer(o) && (ret = wait_tracer(o, res, e)))
+		goto out;
+	if ((ret = prepare_rundir(o->rundir, e)) ||
 	    (ret = open_output(o->cmd_stdout, "--stdout", &r.out_fd, e)) ||
 	    (ret = open_output(o->cmd_stderr, "--stderr", &r.err_fd, e)))
 		goto out;
@@ -622,6 +693,17 @@ int cap_run(const struct cap_opts *o, struct cap_result *res, struct iot_err *e)
 				       "warning: '%s' is on traced device '%s': the trace will "
 				       "include its own writes",
 				       o->rundir, r.devs[i].name);
+	}
+	/*
+	 * Each traced device is held open (read-only) until the capture ends. The kernel drops a
+	 * block device's page cache at its last close, so every probe of its superblocks (ours in
+	 * build_header(), blkid's, another capture's) would read the device again, and a capture
+	 * running beside this one would trace those reads; held open, a probe after the first is
+	 * served from the cache. Best effort: a device that will not open is probed all the same.
+	 */
+	if (o->ndevs && (r.hold = malloc(o->ndevs * sizeof(*r.hold)))) {
+		for (unsigned i = 0; i < o->ndevs; i++)
+			r.hold[i] = open(o->devs[i], O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	}
 	build_header(&r);
 	if (o->ndevs)
@@ -644,7 +726,9 @@ int cap_run(const struct cap_opts *o, struct cap_result *res, struct iot_err *e)
 	if (o->iface) {
 		snprintf(r.pcap_path, sizeof(r.pcap_path), "%s/" RUNDIR_PCAP, o->rundir);
 		ret = cap_pcap_start(&r.pcap, o->iface, o->filter ? o->filter : CAP_DEFAULT_FILTER,
-		                     o->snaplen ? o->snaplen : CAP_DEFAULT_SNAPLEN, r.pcap_path, e);
+		                     o->snaplen ? o->snaplen : CAP_DEFAULT_SNAPLEN,
+		                     o->filter ? NULL : CAP_HEADERS_FILTER, CAP_HEADERS_SNAPLEN,
+		                     r.pcap_path, e);
 		if (ret) {
 			unlink(r.pcap_path);
 			goto out;
@@ -710,6 +794,11 @@ out_stop:
 	                                                            : res->reader_lost) +
 	            res->relay_dropped;
 out:
+	for (unsigned i = 0; r.hold && i < o->ndevs; i++)
+		if (r.hold[i] >= 0)
+			close(r.hold[i]);
+	free(r.hold);
+	r.hold = NULL;
 	if (r.pcap) {
 		le.msg[0] = '\0';
 		if (cap_pcap_stop(r.pcap, r.network, &res->totals.packets, &drops, &ifdrops, &le) &&

@@ -88,18 +88,92 @@ static const char *io_text(const json_t *io, char *buf, size_t len)
 	return buf;
 }
 
-/* "8,16" or "8,16 on HOST" for an entry of explain.devices */
+/* "8,16", "8,16 (osd.0 journal)", with " on HOST", for an entry of explain.devices */
 static const char *dev_text(const json_t *o, char *buf, size_t len)
 {
-	const json_t *host = json_object_get(o, "host");
-	char name[64];
+	const json_t *host = json_object_get(o, "host"), *role = json_object_get(o, "role");
+	char name[64], r[160];
 
+	snprintf(buf, len, "%s", json_string_value(json_object_get(o, "dev")));
+	if (json_is_string(role))
+		snprintf(buf + strlen(buf), len - strlen(buf), " (%s)",
+		         txt_escape(json_string_value(role), r, sizeof(r)));
 	if (json_is_string(host))
-		snprintf(buf, len, "%s on %s", json_string_value(json_object_get(o, "dev")),
+		snprintf(buf + strlen(buf), len - strlen(buf), " on %s",
 		         txt_escape(json_string_value(host), name, sizeof(name)));
-	else
-		snprintf(buf, len, "%s", json_string_value(json_object_get(o, "dev")));
 	return buf;
+}
+
+/* "filestore_sync (ceph-osd)": a command of explain.ended_by, with its process */
+static const char *cmd_text(const json_t *c, char *buf, size_t len)
+{
+	const json_t *proc = json_object_get(c, "process");
+	char a[64], b[64];
+
+	txt_escape(json_string_value(json_object_get(c, "comm")), a, sizeof(a));
+	if (json_is_string(proc))
+		snprintf(buf, len, "%s (%s)", a, txt_escape(json_string_value(proc), b, sizeof(b)));
+	else
+		snprintf(buf, len, "%s", a);
+	return buf;
+}
+
+/* The gaps by the command that ended them (and their period), then that began them. */
+static void text_cmds(FILE *f, const json_t *ex)
+{
+	const json_t *c, *p;
+	char b1[32], b2[32], b3[32], who[160];
+	size_t i;
+
+	json_array_foreach(json_object_get(ex, "ended_by"), i, c)
+	{
+		fprintf(f, "    %-9s %-34s %6" PRIu64 " gaps %12s (%5.1f%%)", i ? "" : "ended by",
+		        cmd_text(c, who, sizeof(who)), jget_u(c, "gaps"),
+		        fmt_duration((double)jget_u(c, "total_ns"), b1, sizeof(b1)),
+		        jget_f(c, "pct"));
+		p = json_object_get(c, "periodicity");
+		if (json_is_object(p))
+			fprintf(f,
+			        "  periodic: every %s +- %s (%" PRIu64 " of %" PRIu64
+			        " intervals, gaps >= %s)",
+			        fmt_duration((double)jget_u(p, "period_ns"), b2, sizeof(b2)),
+			        fmt_duration((double)jget_u(p, "jitter_ns"), b3, sizeof(b3)),
+			        jget_u(p, "count"), jget_u(p, "gaps") - 1,
+			        fmt_duration((double)jget_u(p, "min_gap_ns"), b1, sizeof(b1)));
+		fputc('\n', f);
+	}
+	json_array_foreach(json_object_get(ex, "began_by"), i, c)
+	{
+		fprintf(f, "    %-9s %-34s %6" PRIu64 " gaps %12s (%5.1f%%)\n", i ? "" : "began by",
+		        cmd_text(c, who, sizeof(who)), jget_u(c, "gaps"),
+		        fmt_duration((double)jget_u(c, "total_ns"), b1, sizeof(b1)),
+		        jget_f(c, "pct"));
+	}
+}
+
+/* "packets kept: port 2049 or port 111 whole, other tcp or udp 128 bytes (headers)" */
+static void text_kept(FILE *f, const json_t *kept)
+{
+	const json_t *k;
+	char flt[160];
+	size_t i;
+
+	if (!json_array_size(kept))
+		return;
+	fputs("    packets kept:", f);
+	json_array_foreach(kept, i, k)
+	{
+		uint64_t snap = jget_u(k, "snaplen");
+
+		fprintf(
+		    f, "%s %s ", i ? "," : "",
+		    txt_escape(json_string_value(json_object_get(k, "filter")), flt, sizeof(flt)));
+		if (snap >= 65535)
+			fputs("whole", f);
+		else
+			fprintf(f, "%" PRIu64 " bytes (headers; sizes from the IP lengths)", snap);
+	}
+	fputc('\n', f);
 }
 
 /* What the device's gaps had in common: the other devices, the network, NFS, the period. */
@@ -141,6 +215,7 @@ static void text_explain(FILE *f, const json_t *ex)
 			fprintf(f, ", local %" PRIu64 " (%s)", jget_u(o, "packets_local"),
 			        fmt_bytes(jget_u(o, "bytes_local"), b1, sizeof(b1)));
 		fputc('\n', f);
+		text_kept(f, json_object_get(o, "kept"));
 	}
 	json_array_foreach(json_object_get(ex, "nfs"), i, o)
 	{
@@ -163,6 +238,7 @@ static void text_explain(FILE *f, const json_t *ex)
 		        fmt_duration((double)jget_u(p, "period_ns"), b2, sizeof(b2)),
 		        fmt_duration((double)jget_u(p, "jitter_ns"), b3, sizeof(b3)),
 		        jget_u(p, "count"), jget_u(p, "gaps") - 1);
+	text_cmds(f, ex);
 	fprintf(f, "    causes of the gaps listed:");
 	json_object_foreach((json_t *)json_object_get(ex, "causes"), key, c)
 	{
@@ -191,8 +267,9 @@ static void text_idle(FILE *f, const json_t *idle, uint64_t start)
 		        "cause");
 	json_array_foreach(longest, i, g)
 	{
-		const json_t *ex = json_object_get(g, "explain");
-		char before[160], after[160], because[600], t1[40], t2[40];
+		const json_t *ex = json_object_get(g, "explain"), *c;
+		char before[160], after[160], because[600], causes[256], t1[40], t2[40];
+		size_t k;
 
 		io_text(json_object_get(g, "io_before"), before, sizeof(before));
 		if (!strcmp(json_string_value(json_object_get(g, "ended_by")), "end"))
@@ -204,16 +281,24 @@ static void text_idle(FILE *f, const json_t *idle, uint64_t start)
 			fmt_duration((double)jget_u(g, "queued_ns"), b2, sizeof(b2));
 		else
 			snprintf(b2, sizeof(b2), "-");
+		/* every cause that holds, ranked: the label first */
+		causes[0] = '\0';
+		json_array_foreach(json_object_get(ex, "causes"), k, c)
+		{
+			snprintf(causes + strlen(causes), sizeof(causes) - strlen(causes), "%s%s",
+			         k ? ", " : "", json_string_value(c));
+		}
 		fprintf(f, "    %14s %14s %12s %12s  %-30s %-30s %s\n",
 		        fmt_secs(jget_u(g, "start_ns") - start, 6, t1, sizeof(t1)),
 		        fmt_secs(jget_u(g, "end_ns") - start, 6, t2, sizeof(t2)),
 		        fmt_duration((double)jget_u(g, "duration_ns"), b1, sizeof(b1)), b2, before,
-		        after,
-		        json_is_object(ex) ? json_string_value(json_object_get(ex, "cause")) : "-");
-		if (json_is_object(ex))
-			fprintf(f, "      %s\n",
-			        txt_escape(json_string_value(json_object_get(ex, "because")),
+		        after, causes[0] ? causes : "-");
+		json_array_foreach(json_object_get(ex, "reasons"), k, c)
+		{
+			fprintf(f, "      %s: %s\n", json_string_value(json_object_get(c, "cause")),
+			        txt_escape(json_string_value(json_object_get(c, "because")),
 			                   because, sizeof(because)));
+		}
 	}
 }
 
@@ -310,6 +395,41 @@ int write_document(FILE *f, const json_t *root, const struct devref *refs)
 /* ------------------------------------------------------------------------------------- */
 /* Text summary, rendered from the JSON document so that both say the same thing.         */
 
+/*
+ * More than a tenth of the completions matched no queued bio: btt's per-bio rows cover only
+ * the rest. Say so, and why: a bio split into several requests (X) completes in pieces at
+ * sectors no bio was queued at (writes over max_sectors_kb: a journal's), and a write with
+ * FUA or a preflush on a device without them ends with a flush sequence's completion.
+ */
+static void unmatched_note(FILE *f, const json_t *d)
+{
+	uint64_t un = jget_u(d, "matching.unmatched_completions");
+	uint64_t all = jget_u(d, "reads.ios") + jget_u(d, "writes.ios");
+	uint64_t splits = jget_u(d, "actions.split.reads") + jget_u(d, "actions.split.writes");
+	uint64_t flush = jget_u(d, "depth.flush_completions");
+
+	if (!all || 10 * un <= all)
+		return;
+	fprintf(f,
+	        "    note: %" PRIu64 " of %" PRIu64
+	        " completions (%.0f%%) matched no queued bio, so "
+	        "btt's rows above leave them out:",
+	        un, all, 100.0 * (double)un / (double)all);
+	if (splits)
+		fprintf(f,
+		        " %" PRIu64 " bios were split into requests (X) that complete at "
+		        "sectors no bio was queued at;",
+		        splits);
+	if (flush)
+		fprintf(f,
+		        " %" PRIu64 " completions ended a flush sequence (FUA or preflush "
+		        "writes);",
+		        flush);
+	if (!splits && !flush)
+		fprintf(f, " requests issued before the trace began, or lost records;");
+	fprintf(f, " d2c rq follows every request\n");
+}
+
 static void text_device(FILE *f, const json_t *d, uint64_t start)
 {
 	static const char *const lat[] = {"q2d", "d2c", "q2c", "q2g",        "g2i",
@@ -320,6 +440,18 @@ static void text_device(FILE *f, const json_t *d, uint64_t start)
 	char name[64];
 
 	fprintf(f, "\ndevice %s", json_string_value(json_object_get(d, "dev")));
+	if (json_is_string(json_object_get(d, "role")) ||
+	    json_is_string(json_object_get(d, "group"))) {
+		char r[160], g[160];
+		const char *role = json_string_value(json_object_get(d, "role"));
+		const char *grp = json_string_value(json_object_get(d, "group"));
+
+		fprintf(f, " (%s%s%s)", role ? txt_escape(role, r, sizeof(r)) : "",
+		        role && grp ? ", group "
+		        : grp       ? "group "
+		                    : "",
+		        grp ? txt_escape(grp, g, sizeof(g)) : "");
+	}
 	if (json_is_string(json_object_get(d, "host")))
 		fprintf(
 		    f, " on %s",
@@ -349,8 +481,11 @@ static void text_device(FILE *f, const json_t *d, uint64_t start)
 	        jget_u(d, "actions.backmerge.reads") + jget_u(d, "actions.backmerge.writes"),
 	        jget_u(d, "actions.frontmerge.reads") + jget_u(d, "actions.frontmerge.writes"),
 	        jget_u(d, "actions.requeue.reads") + jget_u(d, "actions.requeue.writes"));
-	fprintf(f, "  %-10s %8s %10s %10s %10s %10s %10s %10s\n", "latency", "count", "mean", "min",
-	        "p50", "p90", "p99", "max");
+	/* btt's intervals per bio, then the request-level D2C (what report and compare show) */
+	fprintf(
+	    f,
+	    "  %-10s %8s %10s %10s %10s %10s %10s %10s   (btt's, per bio; d2c rq: per request)\n",
+	    "latency", "count", "mean", "min", "p50", "p90", "p99", "max");
 	for (i = 0; i < sizeof(lat) / sizeof(lat[0]); i++) {
 		const json_t *h = json_object_get(json_object_get(d, "latency_ns"), lat[i]);
 		/* bios for the btt intervals; requests (one D, one C) for the last row */
@@ -369,6 +504,7 @@ static void text_device(FILE *f, const json_t *d, uint64_t start)
 	if (!jget_u(d, "latency_ns.q2c.count") && jget_u(d, "latency_ns.d2c_request.count"))
 		fprintf(f, "    (no queue (Q) events in the trace: d2c rq is per request, issue to "
 		           "completion)\n");
+	unmatched_note(f, d);
 	fprintf(f, "  %-10s mean %.2f, max %" PRIu64 "\n", "depth", jget_f(d, "depth.mean"),
 	        jget_u(d, "depth.max"));
 	text_idle(f, idle, start);

@@ -14,6 +14,7 @@
 #include "analyze/blk_analysis.h"
 #include "analyze/blk_bycg.h"
 #include "analyze/idle_explain.h"
+#include "analyze/run_summary.h"
 #include "cli/analyze.h"
 #include "cli/inputs.h"
 #include "common/fs.h"
@@ -88,7 +89,7 @@ const struct cli_doc doc_analyze = {
     .operands = CLI_INPUT,
     .exit_status = "0 success, 2 usage or input error (bad magic, unsupported version, "
                    "truncated record, empty set), 3 system error",
-    .docs = "analyze.md json.md nfs.md diagnose-idle.md",
+    .docs = "analyze.md json.md nfs.md diagnose-idle.md ceph.md",
     .see_also = "blkparse(1) btt(1) tshark(1)",
 };
 
@@ -457,9 +458,10 @@ static int explain_start(struct run *r)
 {
 	struct ie_clock clk = {.m = r->have_man && r->man.have_clock ? &r->man : NULL};
 
-	if (idle_explain_new(&r->x, r->bo.top))
+	if (idle_explain_new(&r->x, r->bo.top) || idle_explain_add_host(r->x, r->a, NULL, &clk) < 0)
 		return -ENOMEM;
-	return idle_explain_add_host(r->x, r->a, NULL, &clk) < 0 ? -ENOMEM : 0;
+	idle_explain_set_manifest(r->x, 0, r->have_man ? &r->man : NULL);
+	return 0;
 }
 
 /* After the pass: without clock pairs, the trace's TIMESTAMP places it on the realtime clock. */
@@ -499,6 +501,7 @@ static int block_json(struct run *r, json_t *root)
 	unsigned n = blk_analysis_ndevices(r->a);
 
 	if (blk_analysis_to_json(r->a, root, 0) ||
+	    blk_ident_json(json_object_get(root, "devices"), r->have_man ? &r->man : NULL, NULL) ||
 	    idle_explain_json(r->x, 0, json_object_get(root, "devices")))
 		return -ENOMEM;
 	if (r->cg && blk_bycg_to_json(
@@ -533,6 +536,7 @@ static int hosts_pass(struct run *r)
 			free(rd);
 			return error("out of memory"), EXIT_SYSTEM;
 		}
+		idle_explain_set_manifest(r->x, i, &r->in[i].man);
 	}
 	ret = idle_explain_read(r->x, rd, &e, &bad);
 	free(rd);
@@ -571,6 +575,7 @@ static int hosts_json(struct run *r, json_t *root)
 		size_t k;
 
 		if (!t || blk_analysis_to_json(in->a, t, 0) ||
+		    blk_ident_json(json_object_get(t, "devices"), &in->man, NULL) ||
 		    idle_explain_json(r->x, i, json_object_get(t, "devices"))) {
 			json_decref(t);
 			goto nomem;

@@ -19,9 +19,11 @@ static const struct cli_opt capture_opts[] = {
      .help = "run directory (created; must not hold a capture already)"},
     {.name = "device",
      .short_name = 'd',
-     .arg = "DEV",
+     .arg = "[NAME=]DEV",
      .kind = CLI_BLOCKDEV,
-     .help = "block device or partition to trace (repeatable)"},
+     .help = "block device or partition to trace (repeatable); NAME=DEV names it: the name "
+             "identifies the device across runs (compare, sweep, report) and is kept as "
+             "given, as is a symbolic link's path (/dev/disk/by-id/...)"},
     {.name = "interface",
      .short_name = 'i',
      .arg = "IFACE",
@@ -30,7 +32,8 @@ static const struct cli_opt capture_opts[] = {
     {.name = "filter",
      .key = 'F',
      .arg = "EXPR",
-     .help = "pcap filter (default: port 2049 or port 111)"},
+     .help = "pcap filter: exactly its packets, whole (default: NFS/RPC, port 2049 or port 111, "
+             "whole, and the first 128 bytes (headers) of every other TCP and UDP packet)"},
     {.name = "snaplen", .key = 'S', .arg = "N", .help = "bytes kept per packet (default: 262144)"},
     {.name = "backend",
      .key = 'B',
@@ -52,6 +55,11 @@ static const struct cli_opt capture_opts[] = {
      .key = 'K',
      .arg = "N",
      .help = "per-CPU trace buffer in KiB (default: 8192)"},
+    {.name = "wait-tracer",
+     .key = 'W',
+     .arg = "DUR",
+     .help = "when another capture holds the kernel's blk tracer, wait up to DUR for it "
+             "(default: fail at once, exit 3)"},
     {.name = "duration",
      .key = 'T',
      .arg = "SECONDS",
@@ -85,12 +93,13 @@ static const struct cli_opt capture_opts[] = {
 
 const struct cli_doc doc_capture = {
     .summary = "trace block devices and packets while a command runs",
-    .synopsis = "-o RUNDIR -d DEV [-d DEV ...] [-i IFACE [--filter EXPR] [--snaplen N]] "
-                "[--backend auto|bpf|relay|tracefs] [--detail events|io|summary] "
-                "[--reader raw|pipe] [--buffer-kb N] [-a LIST] "
-                "[--duration SECONDS] [--label KEY=VALUE]... "
-                "[--stdout FILE] [--stderr FILE] [-- COMMAND [ARGS...]]\n"
-                "--release",
+    .synopsis =
+        "-o RUNDIR -d [NAME=]DEV [-d [NAME=]DEV ...] [-i IFACE [--filter EXPR] [--snaplen N]] "
+        "[--backend auto|bpf|relay|tracefs] [--detail events|io|summary] "
+        "[--reader raw|pipe] [--buffer-kb N] [-a LIST] [--duration SECONDS] "
+        "[--wait-tracer DUR] [--label KEY=VALUE]... [--stdout FILE] [--stderr FILE] "
+        "[-- COMMAND [ARGS...]]\n"
+        "--release",
     .description =
         "Trace the block devices (and packets on IFACE) while COMMAND runs, into RUNDIR: "
         "DEV.blktrace.CPU files (blktrace version 7: blkparse, btt and iowatcher read them), "
@@ -109,7 +118,7 @@ const struct cli_doc doc_capture = {
     .exit_status = "COMMAND's, 127 if it was not found, 126 if it could not run; 2 for bad "
                    "options or a missing device or interface; 3 for system errors (not root, "
                    "tracing unavailable or busy, disk full).",
-    .docs = "capture.md",
+    .docs = "capture.md ceph.md",
     .see_also = "blktrace(8) tcpdump(8)",
 };
 
@@ -174,6 +183,7 @@ static int capture_exit_code(int err)
 	case EOPNOTSUPP:
 	case ENOSYS:
 	case EAGAIN:
+	case EINTR:
 		return EXIT_SYSTEM;
 	default:
 		return EXIT_USAGE;
@@ -196,6 +206,16 @@ static int parse_seconds(const char *s, unsigned long long *ns)
 	return parse_duration_ns("--duration", s, ns);
 }
 
+/* names[] has a slot per -d: the copies of their NAMEs, or NULL */
+static void free_all(char **devs, char **labels, char **names)
+{
+	for (size_t i = 0; names && devs && devs[i]; i++)
+		free(names[i]);
+	free(devs);
+	free(labels);
+	free(names);
+}
+
 int cmd_capture(int argc, char **argv)
 {
 	struct cap_opts o = {0};
@@ -204,16 +224,19 @@ int cmd_capture(int argc, char **argv)
 	struct sigaction sa = {0};
 	char **devs = calloc((size_t)argc + 1, sizeof(char *));
 	char **labels = calloc((size_t)argc + 1, sizeof(char *));
+	char **names = calloc((size_t)argc + 1, sizeof(char *));
 	unsigned long long v;
 	uint64_t lost;
 	int c, ret, release = 0;
 
-	if (!devs || !labels) {
+	if (!devs || !labels || !names) {
 		free(devs);
 		free(labels);
+		free(names);
 		return error("out of memory"), EXIT_SYSTEM;
 	}
 	o.devs = devs;
+	o.names = names;
 	o.labels = labels;
 	o.argc = argc;
 	o.argv = argv;
@@ -223,9 +246,27 @@ int cmd_capture(int argc, char **argv)
 		case 'o':
 			o.rundir = optarg;
 			break;
-		case 'd':
+		case 'd': {
+			/* NAME=DEV: an '=' before any '/' (no device path or kernel name has one)
+			 */
+			char *eq = strchr(optarg, '=');
+
+			if (eq && eq < optarg + strcspn(optarg, "/")) {
+				if (eq == optarg || !eq[1]) {
+					usage_error("-d: '%s' is not NAME=DEV", optarg);
+					goto usage;
+				}
+				/* a copy: argv stays whole for the manifest's iotape_argv */
+				if (!(names[o.ndevs] = strndup(optarg, (size_t)(eq - optarg)))) {
+					error("out of memory");
+					free_all(devs, labels, names);
+					return EXIT_SYSTEM;
+				}
+				optarg = eq + 1;
+			}
 			devs[o.ndevs++] = optarg;
 			break;
+		}
 		case 'i':
 			o.iface = optarg;
 			break;
@@ -285,6 +326,11 @@ int cmd_capture(int argc, char **argv)
 		case 'X':
 			release = 1;
 			break;
+		case 'W':
+			if (parse_duration_ns("--wait-tracer", optarg, &v))
+				goto usage;
+			o.wait_ns = v;
+			break;
 		case 'L': {
 			const char *eq = strchr(optarg, '=');
 
@@ -312,8 +358,7 @@ int cmd_capture(int argc, char **argv)
 	if (release) {
 		char msg[256];
 
-		free(devs);
-		free(labels);
+		free_all(devs, labels, names);
 		if (argc != 2)
 			return usage_error("--release takes no other option or command");
 		if ((ret = cap_tracefs_release(msg, sizeof(msg), &e)))
@@ -357,8 +402,7 @@ int cmd_capture(int argc, char **argv)
 	ret = cap_run(&o, &res, &e);
 	if (progress_shown)
 		fputc('\n', stderr);
-	free(devs);
-	free(labels);
+	free_all(devs, labels, names);
 	if (ret)
 		return error("%s", e.msg), capture_exit_code(ret);
 	lost = res.lost;
@@ -387,7 +431,6 @@ int cmd_capture(int argc, char **argv)
 		return res.cmd_status;
 	return EXIT_OK;
 usage:
-	free(devs);
-	free(labels);
+	free_all(devs, labels, names);
 	return EXIT_USAGE;
 }

@@ -59,6 +59,10 @@ static const struct cli_opt compare_opts[] = {
      .key = 'M',
      .arg = "LIST",
      .help = "show only these metrics (e.g. mbps,wall_s)"},
+    {.name = "pool",
+     .key = 'P',
+     .help = "pool runs into one group even when their manifests' labels differ (without it, "
+             "a layout that would pool them is refused)"},
     {.name = "format",
      .key = 'F',
      .arg = "F",
@@ -83,11 +87,16 @@ const struct cli_doc doc_compare = {
         "RUN|SUMMARY.json|SWEEPDIR... [--label L]... [--baseline LABEL] "
         "[--fail-if 'METRIC<-10%']... [--alpha P] [--by KEY,...] "
         "[--rows KEY,... --cols KEY,... [--tables KEY,...]] [--format text|markdown|csv|json] "
-        "[-o FILE] [--metrics LIST] [--idle-threshold DUR]",
+        "[-o FILE] [--metrics LIST] [--pool] [--idle-threshold DUR]",
     .description =
         "Compare runs: run directories (analyzed here) or saved 'iotape analyze --json' output. "
         "Runs with the same label form a group: mean, sd, median, 95% CI (Student t), and "
-        "Welch's t-test against the baseline group. A SWEEPDIR ('iotape sweep') gives its "
+        "Welch's t-test against the baseline group. A group counts runs, not devices: a run "
+        "of several devices in one group is one value (MB/s and IOPS summed over them; "
+        "per-device figures with device or role in the layout). Runs are pooled only when "
+        "something says they repeat one configuration (kernel, distro, filesystem or a "
+        "label known for all), and never when their manifests' labels differ unless --pool "
+        "says so. A SWEEPDIR ('iotape sweep') gives its "
         "finished runs, grouped by their cells; its parameters are keys for --by, --rows, "
         "--cols and --tables (two parameters: rows and columns by default; three or more: a "
         "table per value of the first, columns the last, rows the others), and its metrics "
@@ -118,11 +127,15 @@ struct summary_feed {
 	struct blk_opts o;
 };
 
-static int feed_block(void *ctx, struct bt_reader *rd, struct iot_err *e)
+static int feed_block(void *ctx, struct bt_reader *rd, const struct manifest *m, struct iot_err *e)
 {
 	struct summary_feed *f = ctx;
+	int ret;
 
-	return run_summary_block(&f->s, rd, &f->o, NULL, NULL, e);
+	f->s.ident = m;
+	ret = run_summary_block(&f->s, rd, &f->o, NULL, NULL, e);
+	f->s.ident = NULL;
+	return ret;
 }
 
 static int feed_packets(void *ctx, struct pcap_src *src, const struct manifest *clock,
@@ -230,6 +243,21 @@ int load_summary(const char *path, uint64_t idle_ns, json_t **summary, json_t **
 	return ret;
 }
 
+/* What grouping could not do: runs nothing told apart, runs of several devices summed. */
+static void warn_pooling(const struct compare *c)
+{
+	if (c->unpooled)
+		warning("%zu runs: nothing says whether they repeat one configuration (no kernel, "
+		        "distro, filesystem or label known for every one): each is a group of its "
+		        "own; give --label to pool them",
+		        c->unpooled);
+	if (c->merged)
+		warning("%zu groups hold several devices of one run (up to %zu): their MB/s and "
+		        "IOPS are each run's sum, their per-device figures left out (put device or "
+		        "role in --by, --rows, --cols or --tables to see them)",
+		        c->merged, c->merged_devices);
+}
+
 /* Gates that failed for want of data say why: a missing value is a failure, not a pass. */
 static void warn_missing(const struct compare *c)
 {
@@ -314,6 +342,9 @@ int cmd_compare(int argc, char **argv)
 		case 'T':
 			o.tables = optarg;
 			break;
+		case 'P':
+			o.pool = true;
+			break;
 		case 'M':
 			o.metrics = optarg;
 			break;
@@ -396,6 +427,7 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	}
 	warn_missing(&c);
+	warn_pooling(&c);
 	/* written beside the target and renamed: a failure never leaves half a table */
 	if ((ret = iot_outfile_open(&of, outpath ? outpath : "-", 0, &e)) ||
 	    !iot_outfile_stream(&of)) {

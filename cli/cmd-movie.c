@@ -215,7 +215,8 @@ static int open_block(struct run *r, bool first)
 	return EXIT_OK;
 }
 
-/* "loop0 (ext4)" from the manifest, else "MAJ,MIN". */
+/* "loop0 (ext4)", "loop4 osd.0 data (xfs)" (the role capture found) from the manifest, else
+ * "MAJ,MIN". */
 static int name_devices(struct run *r)
 {
 	r->devname = calloc(r->probe.ndev ? r->probe.ndev : 1, sizeof(*r->devname));
@@ -230,10 +231,10 @@ static int name_devices(struct run *r)
 			if (r->mf.devs[k].major == dev >> 20 &&
 			    r->mf.devs[k].minor == (dev & 0xfffff))
 				md = &r->mf.devs[k];
-		if (md && md->name && md->fstype)
-			n = asprintf(&r->devname[i], "%s (%s)", md->name, md->fstype);
-		else if (md && md->name)
-			n = asprintf(&r->devname[i], "%s", md->name);
+		if (md && md->name)
+			n = asprintf(&r->devname[i], "%s%s%s%s%s%s", md->name, md->role ? " " : "",
+			             md->role ? md->role : "", md->fstype ? " (" : "",
+			             md->fstype ? md->fstype : "", md->fstype ? ")" : "");
 		else
 			n = asprintf(&r->devname[i], "%u,%u", dev >> 20, dev & 0xfffff);
 		if (n < 0)

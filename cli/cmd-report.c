@@ -147,7 +147,9 @@ int load_run(struct cli_input *ci, const struct run_feed *f, json_t **manifest,
              struct iot_err *stop)
 {
 	struct iot_err e;
-	int ret;
+	struct manifest id;
+	bool have_id;
+	int ret = 0;
 
 	*manifest = NULL;
 	if (ci->summary && !ci->block && !ci->capture)
@@ -155,8 +157,15 @@ int load_run(struct cli_input *ci, const struct run_feed *f, json_t **manifest,
 		             "from records; 'iotape analyze' and 'iotape compare' read its figures",
 		             ci->arg),
 		       EXIT_USAGE;
-	if (ci->block && (ret = f->block(f->ctx, ci->block, &e)) < 0)
+	/* the run's manifest says what its devices are before the pass explains their gaps */
+	have_id = ci->block && ci->manifest && !manifest_load(ci->manifest, &id, NULL);
+	if (ci->block && (ret = f->block(f->ctx, ci->block, have_id ? &id : NULL, &e)) < 0) {
+		if (have_id)
+			manifest_release(&id);
 		return input_error(&e, ret);
+	}
+	if (have_id)
+		manifest_release(&id);
 	if (ci->block && ret > 0)
 		partial_results("block trace", &e, stop, NULL);
 	if (ci->block)
@@ -194,9 +203,9 @@ int load_run(struct cli_input *ci, const struct run_feed *f, json_t **manifest,
 	return EXIT_OK;
 }
 
-static int feed_block(void *ctx, struct bt_reader *rd, struct iot_err *e)
+static int feed_block(void *ctx, struct bt_reader *rd, const struct manifest *m, struct iot_err *e)
 {
-	return report_run_block(ctx, rd, e);
+	return report_run_block(ctx, rd, m, e);
 }
 
 static int feed_packets(void *ctx, struct pcap_src *src, const struct manifest *clock,

@@ -80,6 +80,11 @@ static const struct cli_opt sweep_opts[] = {
      .key = 't',
      .arg = "DUR",
      .help = "stop a run's command after DUR (10s, 5m); the run fails"},
+    {.name = "wait-tracer",
+     .key = 'W',
+     .arg = "DUR",
+     .help = "how long a run's capture waits for the kernel's blk tracer while another "
+             "capture holds it (default 10m; the wait is not part of --timeout)"},
     {.name = "dry-run",
      .key = 'D',
      .help = "print the runs in order, with their commands; run nothing"},
@@ -97,7 +102,8 @@ const struct cli_doc doc_sweep = {
     .synopsis = "-o SWEEPDIR [--param NAME=VALUES]... [--reps N] [--setup CMD] [--teardown CMD] "
                 "[-d DEV]... [-i IFACE] [--capture-arg ARG]... [--no-capture] "
                 "[--metric NAME=REGEX|NAME=json:PATH]... [--order shuffled|rounds|sequential] "
-                "[--seed N] [--timeout DUR] [--dry-run] -- COMMAND [ARGS...]\n"
+                "[--seed N] [--timeout DUR] [--wait-tracer DUR] [--dry-run] -- COMMAND "
+                "[ARGS...]\n"
                 "--resume SWEEPDIR [--retry-failed]",
     .description =
         "Run COMMAND once per cell of the parameter matrix and repetition, each run an "
@@ -426,6 +432,11 @@ int cmd_sweep(int argc, char **argv)
 			if (parse_duration_ns("--timeout", optarg, &v))
 				goto out;
 			d.timeout_ns = v;
+			break;
+		case 'W':
+			if (parse_duration_ns("--wait-tracer", optarg, &v))
+				goto out;
+			d.wait_tracer_ns = v;
 			break;
 		case 'D':
 			dry = true;

@@ -41,6 +41,8 @@ int replay_capture_start(struct replay_capture *c, const char *dir, char **devs,
 	c->o.devs = devs;
 	c->o.ndevs = n;
 	c->o.iface = iface;
+	/* the calls the server received, nothing else of every interface */
+	c->o.filter = iface ? CAP_DEFAULT_FILTER : NULL;
 	c->o.argc = argc;
 	c->o.argv = argv;
 	c->o.stop = &c->stop;

@@ -207,6 +207,62 @@ static const char *default_by(const struct compare *c, char *buf, size_t cap)
 	return "kernel,distro,filesystem,device";
 }
 
+/* The repetition of a sweep's cell (capture --label rep=N): the one label runs are pooled by */
+#define REP_LABEL "rep"
+
+/* Does a label (the manifest's "labels") of some sample differ from another's? */
+static bool label_varies(const struct compare *c, const char *key)
+{
+	for (size_t i = 1; i < c->nsamples; i++)
+		if (!json_equal(
+		        json_object_get(json_object_get(c->sample[i].manifest, "labels"), key),
+		        json_object_get(json_object_get(c->sample[0].manifest, "labels"), key)))
+			return true;
+	return false;
+}
+
+/* The default --by, plus the manifests' labels whose values differ between the runs (but
+ * the repetition): runs labelled differently are never pooled by default. */
+static void by_with_labels(const struct compare *c, char *buf, size_t cap)
+{
+	for (size_t i = 0; i < c->nsamples; i++) {
+		const char *key;
+		json_t *v;
+
+		json_object_foreach(json_object_get(c->sample[i].manifest, "labels"), key, v)
+		{
+			char part[72];
+			size_t len = strlen(buf);
+
+			(void)v;
+			snprintf(part, sizeof(part), ",%s,", key);
+			if (!strcmp(key, REP_LABEL) || strlen(key) > 63 || !label_varies(c, key))
+				continue;
+			/* already there */
+			{
+				char padded[1100];
+
+				snprintf(padded, sizeof(padded), ",%s,", buf);
+				if (strstr(padded, part))
+					continue;
+			}
+			if (len + strlen(key) + 2 < cap)
+				snprintf(buf + len, cap - len, ",%s", key);
+		}
+	}
+}
+
+/* Attributes of the run itself, not of one of its devices. */
+static bool run_attr(const char *name)
+{
+	static const char *const dev[] = {"device", "dev", "role", "group"};
+
+	for (size_t i = 0; i < sizeof(dev) / sizeof(dev[0]); i++)
+		if (!strcasecmp(name, dev[i]))
+			return false;
+	return true;
+}
+
 /* Automatic labels: the --by attributes that differ between samples, joined by " / ". */
 static int derive_labels(struct compare *c, struct iot_err *e)
 {
@@ -214,8 +270,16 @@ static int derive_labels(struct compare *c, struct iot_err *e)
 	const char *by = c->opts.by ? c->opts.by : default_by(c, dflt, sizeof(dflt));
 	char names[16][64];
 	size_t nnames = 0;
-	bool varies[16] = {false}, any = false;
-	const char *p = by;
+	bool varies[16] = {false}, any = false, run_known = false;
+	const char *p;
+
+	if (!c->opts.by) {
+		if (by != dflt)
+			snprintf(dflt, sizeof(dflt), "%s", by);
+		by_with_labels(c, dflt, sizeof(dflt));
+		by = dflt;
+	}
+	p = by;
 
 	while (*p && nnames < 16) {
 		size_t len = strcspn(p, ",");
@@ -229,6 +293,8 @@ static int derive_labels(struct compare *c, struct iot_err *e)
 		p += len + (p[len] == ',');
 	}
 	for (size_t k = 0; k < nnames; k++) {
+		bool known = true;
+
 		for (size_t i = 0; i < c->nsamples; i++) {
 			char *a = compare_sample_attr(&c->sample[i], names[k]);
 			char *b = compare_sample_attr(&c->sample[0], names[k]);
@@ -238,9 +304,24 @@ static int derive_labels(struct compare *c, struct iot_err *e)
 				any = true;
 			if (!str_eq(a, b))
 				varies[k] = true;
+			known &= a != NULL;
 			free(a);
 			free(b);
 		}
+		/* something about the runs themselves that every one of them says */
+		run_known |= known && run_attr(names[k]);
+	}
+	/*
+	 * Runs are pooled only when something says they repeat one configuration: a kernel,
+	 * distro, filesystem or label known for every one of them. Without it (summaries with
+	 * an empty manifest, or none), each run is a group of its own, named by its file, and
+	 * the caller says so (unpooled).
+	 */
+	c->unpooled = 0;
+	if (!run_known && c->nruns > 1) {
+		for (size_t i = 0; i < c->nsamples; i++)
+			if (!c->sample[i].label)
+				c->unpooled = c->nruns;
 	}
 	for (size_t i = 0; i < c->nsamples; i++) {
 		struct cmp_sample *s = &c->sample[i];
@@ -265,6 +346,19 @@ static int derive_labels(struct compare *c, struct iot_err *e)
 			s->label = path_base(s->path);
 			if (!s->label)
 				return iot_err_set(e, -ENOMEM, "out of memory");
+			continue;
+		}
+		if (c->unpooled) {
+			/* nothing tells the runs apart, nor says they repeat each other: the run
+			 * leads the label (its devices, when they differ, follow) */
+			char *run = path_base(s->path);
+
+			if (!run)
+				return iot_err_set(e, -ENOMEM, "out of memory");
+			if (some && buf[0] && asprintf(&s->label, "%s / %s", run, buf) >= 0)
+				free(run);
+			else
+				s->label = run;
 			continue;
 		}
 		if (!some && any) {
@@ -357,23 +451,119 @@ static int make_groups(struct compare *c, struct iot_err *e)
 	return 0;
 }
 
+/*
+ * Metric m of one run in a group from its k samples there (one per device of the run the
+ * group holds; a run's samples are next to each other): with one, its value; with several,
+ * MB/s and IOPS are the run's sum over them, the run's own numbers (NFS, a sweep's metrics:
+ * given once per run) stay, and a per-device figure (a latency, an idle share) is not the
+ * run's: unknown. Counting devices as samples made one run of four disks "4.90 +- 7.56".
+ */
+static double run_value(const struct compare *c, const size_t *idx, size_t k, size_t m)
+{
+	double sum = NAN;
+
+	if (k == 1)
+		return c->sample[idx[0]].v[m];
+	for (size_t j = 0; j < k; j++) {
+		double v = c->sample[idx[j]].v[m];
+
+		if (isnan(v))
+			continue;
+		if (m >= M_NBLOCK)
+			return v;
+		if (m != M_MBPS && m != M_IOPS)
+			return NAN;
+		sum = isnan(sum) ? v : sum + v;
+	}
+	return sum;
+}
+
+/* No group pools runs whose manifests' labels differ (but the repetition), unless asked
+ * (opts.pool) or grouped by --label: the layout left out something that tells them apart. */
+static int check_pooled_labels(const struct compare *c, struct iot_err *e)
+{
+	if (c->opts.pool)
+		return 0;
+	for (size_t i = 0; i < c->nsamples; i++) {
+		const struct cmp_sample *a = &c->sample[i], *b = NULL;
+		const json_t *la = json_object_get(a->manifest, "labels"), *lb, *v;
+		const char *key;
+
+		if (a->labeled)
+			continue;
+		for (size_t j = 0; j < i && !b; j++)
+			if (c->sample[j].group == a->group && c->sample[j].run != a->run &&
+			    !c->sample[j].labeled)
+				b = &c->sample[j];
+		if (!b)
+			continue;
+		lb = json_object_get(b->manifest, "labels");
+		for (int side = 0; side < 2; side++) {
+			json_object_foreach((json_t *)(side ? lb : la), key, v)
+			{
+				const json_t *w = json_object_get(side ? la : lb, key);
+				char *x, *y;
+
+				if (!strcmp(key, REP_LABEL) || json_equal(v, w))
+					continue;
+				x = compare_jtext(side ? w : v);
+				y = compare_jtext(side ? v : w);
+				iot_err_set(
+				    e, -EINVAL,
+				    "'%s' and '%s' differ in their label '%s' ('%s', '%s') but "
+				    "would be pooled in group '%s': add %s to the layout (--by, "
+				    "--rows, --cols or --tables), or give --pool to pool them",
+				    b->path, a->path, key, y ? y : "none", x ? x : "none",
+				    c->group[a->group].label, key);
+				free(x);
+				free(y);
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
 static int summarize(struct compare *c, struct iot_err *e)
 {
 	double *x = malloc((c->nsamples ? c->nsamples : 1) * sizeof(*x));
+	size_t *idx = malloc((c->nsamples ? c->nsamples : 1) * sizeof(*idx));
 
-	if (!x)
+	if (!x || !idx) {
+		free(x);
+		free(idx);
 		return iot_err_set(e, -ENOMEM, "out of memory");
+	}
+	c->merged = c->merged_devices = 0;
 	for (size_t g = 0; g < c->ngroups; g++) {
+		size_t nidx = 0;
+
+		for (size_t i = 0; i < c->nsamples; i++)
+			if (c->sample[i].group == g)
+				idx[nidx++] = i;
 		for (size_t m = 0; m < c->nmetrics; m++) {
 			size_t n = 0;
 
-			for (size_t i = 0; i < c->nsamples; i++)
-				if (c->sample[i].group == g && !isnan(c->sample[i].v[m]))
-					x[n++] = c->sample[i].v[m];
+			for (size_t a = 0, b; a < nidx; a = b) {
+				double v;
+
+				for (b = a + 1;
+				     b < nidx && c->sample[idx[b]].run == c->sample[idx[a]].run;)
+					b++;
+				if (m == 0 && b - a > 1) {
+					c->merged++;
+					if (b - a > c->merged_devices)
+						c->merged_devices = b - a;
+				}
+				v = run_value(c, idx + a, b - a, m);
+				if (!isnan(v))
+					x[n++] = v;
+			}
 			stats_summarize(x, n, &c->group[g].cell[m].s);
 		}
 	}
 	free(x);
+	free(idx);
 	for (size_t g = 0; g < c->ngroups; g++) {
 		for (size_t m = 0; m < c->nmetrics; m++) {
 			struct cmp_cell *cell = &c->group[g].cell[m];
@@ -517,6 +707,8 @@ int compare_finish(struct compare *c, const struct compare_opts *o, struct iot_e
 		ret = compare_check_layout(c, e); /* after the labels: "label" is a key too */
 	if (!ret)
 		ret = make_groups(c, e);
+	if (!ret)
+		ret = check_pooled_labels(c, e);
 	if (ret)
 		return ret;
 	c->baseline = 0;

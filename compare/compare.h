@@ -14,9 +14,11 @@
 /*
  * The model: every input (a run directory's analysis or a saved `iotape analyze --json`
  * summary) gives one sample per block device, each sample a vector of metric values. Samples
- * with the same label form a group; each group gets a stats_summary per metric and, against
- * the baseline group, a percent change and Welch's t-test. Renderers (compare_render.c) only
- * read the finished model.
+ * with the same label form a group; the group's values are its runs', not its devices': the
+ * samples of one run in one group are one value (MB/s and IOPS summed over its devices, a
+ * per-device figure unknown), so n counts runs. Each group gets a stats_summary per metric
+ * and, against the baseline group, a percent change and Welch's t-test. Renderers
+ * (compare_render.c) only read the finished model.
  */
 
 #define CMP_MAX_METRICS 32
@@ -26,7 +28,9 @@ enum cmp_attr {
 	CMP_ATTR_KERNEL,
 	CMP_ATTR_DISTRO,
 	CMP_ATTR_FILESYSTEM,
-	CMP_ATTR_DEVICE,
+	CMP_ATTR_DEVICE, /* the device's key (docs/json.md: capture's name, role, ...) */
+	CMP_ATTR_ROLE,   /* what it is ("osd.0 journal"), from the summary or manifest */
+	CMP_ATTR_GROUP,  /* its stack ("osd.0") */
 	CMP_ATTR_NUM,
 };
 
@@ -45,6 +49,8 @@ struct cmp_sample {
 	json_t *params;   /* a sweep run's parameters {NAME: VALUE}, or NULL */
 	double v[CMP_MAX_METRICS];
 	size_t group;
+	size_t run;   /* the input it came from (a run traced several devices: one sample each) */
+	bool labeled; /* its label was given (--label), not derived */
 };
 
 enum cmp_op { CMP_LT, CMP_LE, CMP_GT, CMP_GE };
@@ -86,6 +92,7 @@ struct compare_opts {
 	const char *by;      /* comma-separated attributes for automatic labels; NULL: all four */
 	double alpha;        /* >0: a relative rule fails only when also p < alpha */
 	const char *metrics; /* comma-separated metrics to show (NULL: every one with values) */
+	bool pool;           /* pool runs whose manifests' labels differ (else an error) */
 };
 
 struct compare {
@@ -100,7 +107,13 @@ struct compare {
 	struct cmp_rule rule[CMP_MAX_RULES];
 	size_t nrules;
 	struct compare_opts opts;
-	size_t nfailed;               /* group x metric cells that failed a rule */
+	size_t nfailed; /* group x metric cells that failed a rule */
+	/* a group held several devices of one run: its MB/s and IOPS are the run's sum, its
+	 * per-device figures unknown; how many (group, run) pairs, of how many devices at most */
+	size_t merged, merged_devices;
+	/* runs nothing told apart (no kernel, distro, filesystem or label known for all): each
+	 * is a group of its own, not pooled; compare_finish() counts them */
+	size_t unpooled;
 	bool param_base;              /* --baseline NAME=V: each group has a baseline of its own */
 	bool hidden[CMP_MAX_METRICS]; /* left out by opts.metrics */
 };

@@ -205,9 +205,14 @@ static void block_values(double *v, const json_t *d)
 
 	v[M_MBPS] = jpath(d, "throughput", "mbps", NULL);
 	v[M_IOPS] = jpath(d, "throughput", "iops", NULL);
-	v[M_P50] = jpath(d, "latency_ns", "d2c", "p50") / 1e3;
-	v[M_P99] = jpath(d, "latency_ns", "d2c", "p99") / 1e3;
-	if (jpath(d, "latency_ns", "d2c", "count") == 0)
+	/* per request (every piece of a split bio, FUA writes), as the report's graph; btt's
+	 * per-bio d2c for a summary without it */
+	const char *lat =
+	    jpath(d, "latency_ns", "d2c_request", "count") > 0 ? "d2c_request" : "d2c";
+
+	v[M_P50] = jpath(d, "latency_ns", lat, "p50") / 1e3;
+	v[M_P99] = jpath(d, "latency_ns", lat, "p99") / 1e3;
+	if (jpath(d, "latency_ns", lat, "count") == 0)
 		v[M_P50] = v[M_P99] = NAN; /* no latency measured is not a latency of zero */
 	v[M_IDLE] = jnum(idle, "pct");
 	v[M_GAP] = longest_gap_ns(idle) / 1e6;
@@ -269,12 +274,14 @@ int compare_sample_new(struct compare *c, const char *path, const char *label, j
 		s->v[i] = NAN;
 	s->path = strdup(path);
 	s->label = label ? strdup(label) : NULL;
+	s->labeled = label != NULL;
 	if (!s->path || (label && !s->label)) {
 		free(s->path);
 		free(s->label);
 		return -ENOMEM;
 	}
 	s->manifest = json_incref(m);
+	s->run = c->nruns ? c->nruns - 1 : 0;
 	if (m) {
 		const json_t *host = json_object_get(m, "host");
 
@@ -332,11 +339,24 @@ int compare_add(struct compare *c, const char *path, json_t *summary, json_t *ma
 			return iot_err_set(e, ret, "out of memory");
 		}
 		md = manifest_device(manifest, dev, ndev);
-		s->attr[CMP_ATTR_DEVICE] = md ? compare_jtext(json_object_get(md, "name")) : NULL;
+		/* the device as runs know it: its key (not a loop number that changes between
+		 * runs), else the manifest's name, else the summary's */
+		s->attr[CMP_ATTR_DEVICE] = compare_jtext(json_object_get(md, "key"));
+		if (!s->attr[CMP_ATTR_DEVICE] && json_is_string(json_object_get(d, "key")) &&
+		    (md || !json_equal(json_object_get(d, "key"), json_object_get(d, "dev"))))
+			s->attr[CMP_ATTR_DEVICE] = compare_jtext(json_object_get(d, "key"));
+		if (!s->attr[CMP_ATTR_DEVICE] && md)
+			s->attr[CMP_ATTR_DEVICE] = compare_jtext(json_object_get(md, "name"));
 		if (s->attr[CMP_ATTR_DEVICE])
 			free(dev);
 		else
 			s->attr[CMP_ATTR_DEVICE] = dev;
+		s->attr[CMP_ATTR_ROLE] = compare_jtext(json_object_get(d, "role"));
+		if (!s->attr[CMP_ATTR_ROLE])
+			s->attr[CMP_ATTR_ROLE] = compare_jtext(json_object_get(md, "role"));
+		s->attr[CMP_ATTR_GROUP] = compare_jtext(json_object_get(d, "group"));
+		if (!s->attr[CMP_ATTR_GROUP])
+			s->attr[CMP_ATTR_GROUP] = compare_jtext(json_object_get(md, "group"));
 		s->attr[CMP_ATTR_FILESYSTEM] = device_fs(md);
 		block_values(s->v, d);
 		/* NFS numbers belong to the run, not to a device: count them once */

@@ -21,6 +21,8 @@ static const char *const attr_names[CMP_ATTR_NUM] = {
     [CMP_ATTR_DISTRO] = "distro",
     [CMP_ATTR_FILESYSTEM] = "filesystem",
     [CMP_ATTR_DEVICE] = "device",
+    [CMP_ATTR_ROLE] = "role",
+    [CMP_ATTR_GROUP] = "group",
 };
 
 const char *compare_attr_name(enum cmp_attr a)

@@ -82,9 +82,9 @@ int compare_add_run(struct compare *c, const char *path, json_t *summary, json_t
 		if ((ret = compare_add(c, path, summary, manifest, NULL, e)))
 			return ret;
 	} else {
+		c->nruns++;
 		if ((ret = compare_sample_new(c, path, NULL, manifest, &s)))
 			return iot_err_set(e, ret, "out of memory");
-		c->nruns++;
 	}
 	for (size_t i = first; i < c->nsamples; i++)
 		c->sample[i].params = json_incref(params);

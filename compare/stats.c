@@ -4,31 +4,73 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-double stats_mean(const double *x, size_t n)
+/* The largest magnitude of x, to sum x / it when the plain sum overflows (two of 1e308 give
+ * their mean, not inf); the plain sum otherwise, which rounds as the values' sum does. 1 when
+ * all are 0 (or not finite). */
+static double scale_of(const double *x, size_t n)
+{
+	double m = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(x[i]) && fabs(x[i]) > m)
+			m = fabs(x[i]);
+	return m > 0 ? m : 1;
+}
+
+static bool all_finite(const double *x, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(x[i]))
+			return false;
+	return true;
+}
+
+static double mean_in(const double *x, size_t n, double k)
 {
 	double s = 0;
 
+	for (size_t i = 0; i < n; i++)
+		s += x[i] / k;
+	return s / (double)n;
+}
+
+double stats_mean(const double *x, size_t n)
+{
+	double m, k;
+
 	if (!n)
 		return NAN;
+	m = mean_in(x, n, 1);
+	if (isfinite(m) || !all_finite(x, n))
+		return m;
+	k = scale_of(x, n);
+	return mean_in(x, n, k) * k;
+}
+
+/* Squared deviations from the mean, in units of k (two-pass: no catastrophic cancellation). */
+static double sd_in(const double *x, size_t n, double k)
+{
+	double m = stats_mean(x, n) / k, ss = 0;
+
 	for (size_t i = 0; i < n; i++)
-		s += x[i];
-	return s / (double)n;
+		ss += (x[i] / k - m) * (x[i] / k - m);
+	return sqrt(ss / (double)(n - 1)) * k;
 }
 
 double stats_sd(const double *x, size_t n)
 {
-	double m, ss = 0;
+	double sd;
 
 	if (n < 2)
 		return NAN;
-	/* two-pass: the mean first, then squared deviations (no catastrophic cancellation) */
-	m = stats_mean(x, n);
-	for (size_t i = 0; i < n; i++)
-		ss += (x[i] - m) * (x[i] - m);
-	return sqrt(ss / (double)(n - 1));
+	sd = sd_in(x, n, 1);
+	if (isfinite(sd) || !all_finite(x, n))
+		return sd;
+	return sd_in(x, n, scale_of(x, n));
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -50,6 +92,8 @@ double stats_median(const double *x, size_t n)
 	memcpy(c, x, n * sizeof(*c));
 	qsort(c, n, sizeof(*c), cmp_double);
 	m = n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
+	if (!isfinite(m) && isfinite(c[n / 2 - 1]) && isfinite(c[n / 2]))
+		m = c[n / 2 - 1] / 2 + c[n / 2] / 2; /* their sum overflowed */
 	free(c);
 	return m;
 }

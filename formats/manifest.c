@@ -173,7 +173,10 @@ static int parse_devs(json_t *arr, struct manifest *m, struct iot_err *e)
 		    (ret = get_u64(d, "events", &md->events, ctx, e)) ||
 		    (ret = get_axis(d, "first_event_ns", &first, &h1, ctx, e)) ||
 		    (ret = get_axis(d, "last_event_ns", &last, &h2, ctx, e)) ||
-		    (ret = get_obj(d, "issued", &issued, ctx, e)))
+		    (ret = get_obj(d, "issued", &issued, ctx, e)) ||
+		    (ret = get_str(d, "key", &md->key, ctx, e)) ||
+		    (ret = get_str(d, "role", &md->role, ctx, e)) ||
+		    (ret = get_str(d, "group", &md->group, ctx, e)))
 			return ret;
 		if (issued && (ret = parse_issued(issued, &md->issued, ctx, e)))
 			return ret;
@@ -276,6 +279,14 @@ int manifest_parse(const char *buf, size_t len, struct manifest *m, struct iot_e
 	m->exit_status = (int)st;
 	if ((ret = parse_devs(json_object_get(o, "devices"), m, e)))
 		goto fail;
+	{
+		json_t *t = json_object_get(o, "threads");
+
+		if (t && !json_is_null(t) && !json_is_array(t)) {
+			ret = iot_err_set(e, -EINVAL, "manifest: threads: expected an array");
+			goto fail;
+		}
+	}
 	if ((ret = get_obj(o, "network", &net, "", e)))
 		goto fail;
 	if (net && (ret = get_str(net, "file", &m->pcap_file, "network.", e)))
@@ -333,6 +344,31 @@ int manifest_load(const char *path, struct manifest *m, struct iot_err *e)
 	if (ret)
 		iot_err_prefix(e, "'%s'", file);
 	return ret;
+}
+
+const struct manifest_dev *manifest_dev_find(const struct manifest *m, unsigned major,
+                                             unsigned minor)
+{
+	for (unsigned i = 0; m && i < m->ndevs; i++)
+		if (m->devs[i].major == major && m->devs[i].minor == minor)
+			return &m->devs[i];
+	return NULL;
+}
+
+const char *manifest_thread_process(const struct manifest *m, uint32_t pid)
+{
+	const json_t *t = m ? json_object_get(m->root, "threads") : NULL, *e;
+	size_t i;
+
+	json_array_foreach(t, i, e)
+	{
+		const json_t *p = json_object_get(e, "pid"), *c = json_object_get(e, "process");
+
+		if (json_is_integer(p) && json_integer_value(p) == (json_int_t)pid &&
+		    json_is_string(c))
+			return json_string_value(c);
+	}
+	return NULL;
 }
 
 void manifest_release(struct manifest *m)

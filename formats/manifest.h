@@ -24,7 +24,9 @@
  *   devices [{name, path, dev, major, minor, size_bytes, logical_block_size, rotational,
  *             scheduler, model, partition, parent, mounts[{mountpoint, fstype, source,
  *             options, super_options}], files, events, first_event_ns, last_event_ns,
- *             issued {ios, lo_sector, end_sector}}]
+ *             issued {ios, lo_sector, end_sector}, given, alias, key, key_from, role, group,
+ *             signature {type, uuid, label}, stack [...]}]
+ *   threads [{pid, tgid, process}] (the traced pids that are threads of another process)
  *   network {interface, filter, snaplen, file, packets, received, drops{kernel, interface}}
  *   counts {events, trace_bytes, lost, overrun, dropped, reader_lost, relay_dropped,
  *           foreign_events, packets, packet_drops}
@@ -45,6 +47,9 @@ struct manifest_dev {
 	struct blk_extent issued;
 	unsigned nmounts;
 	const char *fstype; /* first mount's filesystem type, or NULL */
+	/* what the device is (capture's discovery, docs/capture.md), NULL when not recorded:
+	 * the key that names it across runs, its role ("osd.0 journal") and group ("osd.0") */
+	const char *key, *role, *group;
 };
 
 struct manifest {
@@ -68,6 +73,12 @@ int manifest_parse(const char *buf, size_t len, struct manifest *m, struct iot_e
 /* Load DIR/manifest.json (path may be the run directory or the file itself). */
 int manifest_load(const char *path, struct manifest *m, struct iot_err *e);
 void manifest_release(struct manifest *m);
+
+/* The device major:minor, or NULL. */
+const struct manifest_dev *manifest_dev_find(const struct manifest *m, unsigned major,
+                                             unsigned minor);
+/* The process (its command) that thread pid belongs to, from "threads", or NULL. */
+const char *manifest_thread_process(const struct manifest *m, uint32_t pid);
 
 /* Write root to DIR/manifest.json atomically (temporary file, fsync, rename). */
 int manifest_save(const char *dir, json_t *root, struct iot_err *e);

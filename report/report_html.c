@@ -192,6 +192,17 @@ static double longest_ms(const json_t *idle)
 	return best / 1e6;
 }
 
+/* The D2C users compare: per request (d2c_request: issue to completion of every request,
+ * the pieces of a split bio and FUA writes included), else btt's per-bio d2c (a summary from
+ * before requests were measured). */
+const json_t *report_d2c(const json_t *dev)
+{
+	const json_t *l = json_object_get(dev, "latency_ns"),
+	             *r = json_object_get(l, "d2c_request");
+
+	return json_integer_value(json_object_get(r, "count")) > 0 ? r : json_object_get(l, "d2c");
+}
+
 static void section_summary(FILE *f, const struct report_input *in, size_t n)
 {
 	static const char *const d2c_keys[] = {"mean", "p50", "p99", "max"};
@@ -209,8 +220,7 @@ static void section_summary(FILE *f, const struct report_input *in, size_t n)
 		json_array_foreach(devs, k, d)
 		{
 			const json_t *dev = json_object_get(d, "dev");
-			const json_t *lat =
-			    json_object_get(json_object_get(d, "latency_ns"), "d2c");
+			const json_t *lat = report_d2c(d);
 
 			fputs("<tr><td>", f);
 			swatch(f, run_color(i));
@@ -580,35 +590,71 @@ out:
 	free(names);
 }
 
-/* " (loop0, ext4 on /mnt)" from the first manifest that knows the device number */
-static void device_name(FILE *f, const struct report_input *in, size_t n, uint32_t dev)
+/* " (loop0, ext4)": the device's kernel name and filesystem from the run's manifest */
+static void device_name(FILE *f, const struct report_input *in, uint32_t dev)
 {
-	for (size_t i = 0; i < n; i++) {
-		const json_t *devs = json_object_get(in[i].manifest, "devices"), *d;
-		size_t k;
+	const json_t *devs = json_object_get(in->manifest, "devices"), *d;
+	size_t k;
 
-		json_array_foreach(devs, k, d)
-		{
-			const json_t *ma = json_object_get(d, "major"),
-			             *mi = json_object_get(d, "minor");
-			const json_t *mt = json_array_get(json_object_get(d, "mounts"), 0);
-			const char *name = json_string_value(json_object_get(d, "name"));
-			const char *fs = json_string_value(json_object_get(mt, "fstype"));
+	json_array_foreach(devs, k, d)
+	{
+		const json_t *ma = json_object_get(d, "major"), *mi = json_object_get(d, "minor");
+		const json_t *mt = json_array_get(json_object_get(d, "mounts"), 0);
+		const char *name = json_string_value(json_object_get(d, "name"));
+		const char *fs = json_string_value(json_object_get(mt, "fstype"));
 
-			if (!json_is_integer(ma) || !json_is_integer(mi) || !name ||
-			    json_integer_value(ma) != BLK_DEV_MAJOR(dev) ||
-			    json_integer_value(mi) != BLK_DEV_MINOR(dev))
-				continue;
-			fputs(" (", f);
-			xml_puts(f, name);
-			if (fs) {
-				fputs(", ", f);
-				xml_puts(f, fs);
-			}
-			fputc(')', f);
-			return;
+		if (!json_is_integer(ma) || !json_is_integer(mi) || !name ||
+		    json_integer_value(ma) != BLK_DEV_MAJOR(dev) ||
+		    json_integer_value(mi) != BLK_DEV_MINOR(dev))
+			continue;
+		fputs(" (", f);
+		xml_puts(f, name);
+		if (fs) {
+			fputs(", ", f);
+			xml_puts(f, fs);
 		}
+		fputc(')', f);
+		return;
 	}
+}
+
+/* ": osd.0 journal, group osd.0 (key /img/j.img)": what the device is, from the summary */
+static void device_heading(FILE *f, const json_t *d, const char *key)
+{
+	const char *role = json_string_value(json_object_get(d, "role"));
+	const char *group = json_string_value(json_object_get(d, "group"));
+	char mm[32];
+
+	snprintf(mm, sizeof(mm), "%s",
+	         json_string_value(json_object_get(d, "dev"))
+	             ? json_string_value(json_object_get(d, "dev"))
+	             : "");
+	if (role) {
+		fputs(": ", f);
+		xml_puts(f, role);
+	}
+	if (group) {
+		fputs(role ? ", group " : ": group ", f);
+		xml_puts(f, group);
+	}
+	/* the key, when it says more than the role or the number */
+	if (key && strcmp(key, mm) && (!role || strcmp(key, role))) {
+		fputs(role || group ? "; key " : ": key ", f);
+		xml_puts(f, key);
+	}
+}
+
+/* How device idx of a run is known across runs: its summary's key (capture's, through the
+ * manifest), else its number. */
+static const char *device_key(const struct report_input *in, unsigned idx, char *buf, size_t len)
+{
+	const char *k = json_string_value(json_object_get(report_dev_json(in, idx), "key"));
+	uint32_t dev = blk_analysis_device(in->blk, idx);
+
+	if (k)
+		return k;
+	snprintf(buf, len, "%u,%u", BLK_DEV_MAJOR(dev), BLK_DEV_MINOR(dev));
+	return buf;
 }
 
 /* The devices of a run with graphs: the first RPT_GRID_DEVICES the pass numbered. */
@@ -627,8 +673,9 @@ static double span_s(const struct blk_analysis *a)
 static void section_devices(struct emit *em, const struct report_input *in, size_t n,
                             uint64_t width, double xmax_min)
 {
-	uint32_t *devs = NULL;
-	size_t ndevs = 0;
+	char **keys = NULL;
+	uint32_t *secdev = NULL; /* each section's device number (the first run's) */
+	size_t nkeys = 0, nsec;
 	bool one_each = true;
 	double xmax = 0;
 
@@ -639,35 +686,42 @@ static void section_devices(struct emit *em, const struct report_input *in, size
 		if (span_s(a) > xmax)
 			xmax = span_s(a);
 		for (unsigned k = 0; k < graphed(a); k++) {
-			uint32_t dev = blk_analysis_device(a, k), *p;
+			char buf[32], **p;
+			const char *key = device_key(&in[i], k, buf, sizeof(buf));
 			size_t j;
 
-			for (j = 0; j < ndevs; j++)
-				if (devs[j] == dev)
+			for (j = 0; j < nkeys; j++)
+				if (!strcmp(keys[j], key))
 					break;
-			if (j < ndevs)
+			if (j < nkeys)
 				continue;
-			p = realloc(devs, (ndevs + 1) * sizeof(*devs));
-			if (!p) {
-				free(devs);
+			p = realloc(keys, (nkeys + 1) * sizeof(*keys));
+			if (!p || !(p[nkeys] = strdup(key))) {
+				free(p ? p : keys);
+				keys = NULL;
+				nkeys = 0;
 				em->err = -ENOMEM;
 				return;
 			}
-			devs = p;
-			devs[ndevs++] = dev;
+			keys = p;
+			nkeys++;
 		}
 	}
 	if (xmax < xmax_min)
 		xmax = xmax_min;
 	if (xmax <= 0)
 		xmax = 1e-6;
+	secdev = calloc(nkeys ? nkeys : 1, sizeof(*secdev));
+	if (!secdev)
+		em->err = -ENOMEM;
 	/* every run traced one device: compare them on the same graphs whatever their names */
-	if (one_each && n > 1 && ndevs)
-		ndevs = 1;
-	for (size_t j = 0; j < ndevs && !em->err; j++) {
+	nsec = one_each && n > 1 && nkeys ? 1 : nkeys;
+	for (size_t j = 0; j < nsec && !em->err; j++) {
 		struct devrun *dr = calloc(n, sizeof(*dr));
+		const json_t *first = NULL;
+		uint32_t dev = 0;
 		size_t m = 0;
-		char devid[48];
+		char devid[64];
 
 		if (!dr) {
 			em->err = -ENOMEM;
@@ -679,12 +733,21 @@ static void section_devices(struct emit *em, const struct report_input *in, size
 			    a ? blk_analysis_sink(a, &rpt_grid_ops) : NULL;
 
 			for (unsigned k = 0; k < graphed(a); k++) {
-				if (!(one_each && n > 1) && blk_analysis_device(a, k) != devs[j])
+				char buf[32];
+
+				/* the same device in every run: the same key, never the same place
+				 * in a list */
+				if (!(one_each && n > 1) &&
+				    strcmp(device_key(&in[i], k, buf, sizeof(buf)), keys[j]))
 					continue;
 				dr[m].run = i;
 				dr[m].idx = k;
 				dr[m].grid = grid ? rpt_grid_dev(grid, k) : NULL;
 				dr[m].clock = grid ? &grid->clock : NULL;
+				if (!m) {
+					dev = blk_analysis_device(a, k);
+					first = report_dev_json(&in[i], k);
+				}
 				if (report_points_make(a, k, width, &dr[m].p) ||
 				    make_bands(&dr[m], a, n > 1 ? run_color(i) : IDLE_COLOR)) {
 					report_points_release(&dr[m].p);
@@ -698,10 +761,22 @@ static void section_devices(struct emit *em, const struct report_input *in, size
 		/* one run in this section: plain grey shading, as for a single run */
 		for (size_t i = 0; m == 1 && i < dr[0].nbands; i++)
 			dr[0].bands[i].color = IDLE_COLOR;
-		snprintf(devid, sizeof(devid), "dev%u-%u", BLK_DEV_MAJOR(devs[j]),
-		         BLK_DEV_MINOR(devs[j]));
-		fprintf(em->f, "<h2>Device %u,%u", BLK_DEV_MAJOR(devs[j]), BLK_DEV_MINOR(devs[j]));
-		device_name(em->f, in, n, devs[j]);
+		/* element ids by the first run's device number (one section per number, unless two
+		 * runs' devices of one number are different devices) */
+		secdev[j] = dev;
+		snprintf(devid, sizeof(devid), "dev%u-%u", BLK_DEV_MAJOR(dev), BLK_DEV_MINOR(dev));
+		for (size_t k = 0; k < j; k++) {
+			if (secdev[k] != dev)
+				continue;
+			/* an earlier section of the same number: this one is told apart */
+			snprintf(devid, sizeof(devid), "dev%u-%u-%zu", BLK_DEV_MAJOR(dev),
+			         BLK_DEV_MINOR(dev), j);
+			break;
+		}
+		fprintf(em->f, "<h2>Device %u,%u", BLK_DEV_MAJOR(dev), BLK_DEV_MINOR(dev));
+		device_heading(em->f, first, keys[j]);
+		if (m)
+			device_name(em->f, &in[dr[0].run], dev);
 		fprintf(em->f, "%s</h2>\n",
 		        one_each && n > 1 ? " (and the one device of every other run)" : "");
 		fprintf(em->f,
@@ -721,7 +796,10 @@ static void section_devices(struct emit *em, const struct report_input *in, size
 		}
 		free(dr);
 	}
-	free(devs);
+	for (size_t j = 0; j < nkeys; j++)
+		free(keys[j]);
+	free(keys);
+	free(secdev);
 }
 
 /* The plotted interval: a power-of-two multiple of every run's bin width, at most

@@ -21,15 +21,22 @@ static const char *js(const json_t *o, const char *k, const char *none)
 	return v ? v : none;
 }
 
-/* A run's device idx in its summary (devices[] in the pass's order), or NULL. */
-static const json_t *dev_json(const struct report_input *in, unsigned idx)
+/* The run's device idx (the pass's index) in its summary, found by its number: the summary
+ * orders its devices by number, the pass by first event (never look it up by position). */
+const json_t *report_dev_json(const struct report_input *in, unsigned idx)
 {
-	const json_t *d = json_array_get(json_object_get(in->summary, "devices"), idx);
-	char want[32];
+	const json_t *devs = json_object_get(in->summary, "devices"), *d;
 	uint32_t dev = blk_analysis_device(in->blk, idx);
+	char want[32];
+	size_t i;
 
 	snprintf(want, sizeof(want), "%u,%u", BLK_DEV_MAJOR(dev), BLK_DEV_MINOR(dev));
-	return d && !strcmp(js(d, "dev", ""), want) ? d : NULL;
+	json_array_foreach(devs, i, d)
+	{
+		if (!strcmp(js(d, "dev", ""), want))
+			return d;
+	}
+	return NULL;
 }
 
 static uint64_t ju(const json_t *o, const char *k)
@@ -66,6 +73,75 @@ static void td_io(FILE *f, const json_t *io, const char *none)
 		fputc(')', f);
 	}
 	fputs("</td>", f);
+}
+
+/* A cell of a list's strings (key: of each object's key), joined by sep ("\n": a line each,
+ * "cause: because"); "-" for none. */
+static void td_list(FILE *f, const json_t *a, const char *key, const char *sep)
+{
+	const json_t *v;
+	size_t i;
+
+	fputs("<td>", f);
+	if (!json_array_size(a))
+		fputc('-', f);
+	json_array_foreach(a, i, v)
+	{
+		if (i)
+			fputs(strcmp(sep, "\n") ? sep : "<br>", f);
+		if (key) {
+			xml_puts(f, js(v, "cause", "?"));
+			fputs(": ", f);
+			xml_puts(f, js(v, key, ""));
+		} else {
+			xml_puts(f, json_is_string(v) ? json_string_value(v) : "?");
+		}
+	}
+	fputs("</td>", f);
+}
+
+/* The gaps by the thread that ended them (each one's period) and that began them. */
+static void cmds(FILE *f, const json_t *ex)
+{
+	static const char *const lists[2] = {"ended_by", "began_by"};
+	const json_t *c, *p;
+	size_t i;
+
+	if (!json_array_size(json_object_get(ex, "ended_by")) &&
+	    !json_array_size(json_object_get(ex, "began_by")))
+		return;
+	fputs("<table class=\"idle-cmds\">\n<thead><tr><th>the gaps</th><th>thread</th>"
+	      "<th>process</th><th>gaps</th><th>idle (s)</th><th>of the gaps (%)</th>"
+	      "<th>periodic</th></tr></thead>\n",
+	      f);
+	for (int l = 0; l < 2; l++) {
+		json_array_foreach(json_object_get(ex, lists[l]), i, c)
+		{
+			p = json_object_get(c, "periodicity");
+			fputs("<tr>", f);
+			td_text(f, i ? "" : l ? "began by" : "ended by");
+			td_text(f, js(c, "comm", "?"));
+			td_text(f, js(c, "process", ""));
+			td_num(f, (double)ju(c, "gaps"), 0);
+			td_num(f, (double)ju(c, "total_ns") / 1e9, 3);
+			td_num(f, jf(c, "pct"), 1);
+			if (json_is_object(p)) {
+				char buf[160];
+
+				snprintf(buf, sizeof(buf),
+				         "every %.3f ms \u00b1 %.3f ms (%" PRIu64 " of %" PRIu64
+				         " intervals)",
+				         (double)ju(p, "period_ns") / 1e6,
+				         (double)ju(p, "jitter_ns") / 1e6, ju(p, "count"),
+				         ju(p, "gaps") ? ju(p, "gaps") - 1 : 0);
+				td_text(f, buf);
+			} else {
+				td_text(f, "");
+			}
+			fputs("</tr>\n", f);
+		}
+	}
+	fputs("</table>\n", f);
 }
 
 /* What the device's gaps had in common (idle.explain), as a list. */
@@ -123,11 +199,12 @@ static void totals(FILE *f, const json_t *ex)
 		        (double)ju(p, "jitter_ns") / 1e6, ju(p, "count"),
 		        ju(p, "gaps") ? ju(p, "gaps") - 1 : 0);
 	fputs("</ul>\n", f);
+	cmds(f, ex);
 }
 
 void report_idle_table(FILE *f, const struct report_input *in, unsigned idx, bool multi)
 {
-	const json_t *d = dev_json(in, idx), *idle = json_object_get(d, "idle");
+	const json_t *d = report_dev_json(in, idx), *idle = json_object_get(d, "idle");
 	const json_t *longest = json_object_get(idle, "longest"), *g;
 	uint64_t start = ju(in->summary, "start_ns");
 	size_t i;
@@ -159,8 +236,9 @@ void report_idle_table(FILE *f, const struct report_input *in, unsigned idx, boo
 		       3);
 		td_io(f, json_object_get(g, "io_before"), "start of trace");
 		td_io(f, end ? NULL : json_object_get(g, "io_after"), "end of trace");
-		td_text(f, js(ex, "cause", "-"));
-		td_text(f, js(ex, "because", ""));
+		/* every cause that holds, ranked, each with its numbers */
+		td_list(f, json_object_get(ex, "causes"), NULL, ", ");
+		td_list(f, json_object_get(ex, "reasons"), "because", "\n");
 		fputs("</tr>\n", f);
 	}
 	fputs("</table>\n", f);
@@ -188,6 +266,22 @@ static int net_points(const struct rpt_nfs *nf, double xmax, double **x, double 
 	return 0;
 }
 
+/* The network on a chart of its own when its peak is more than this many times the other
+ * devices' peak. */
+#define NET_APART 2.0
+
+/* The highest value of n series. */
+static double peak(const struct svg_series *s, size_t n)
+{
+	double m = 0;
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < s[i].n; j++)
+			if (!isnan(s[i].mean[j]) && s[i].mean[j] > m)
+				m = s[i].mean[j];
+	return m;
+}
+
 static const char *const other_colors[] = {"#ff7f0e", "#2ca02c", "#9467bd", "#8c564b",
                                            "#e377c2", "#bcbd22", "#7f7f7f"};
 
@@ -198,9 +292,10 @@ int report_idle_chart(struct emit *em, const struct report_input *in, unsigned i
 	bool net = in->nfs && in->nfs->aligned && in->nfs->net_packets;
 	struct report_points *pts = calloc(ndev ? ndev : 1, sizeof(*pts));
 	struct svg_series *ser = calloc(ndev + 1, sizeof(*ser));
-	char(*names)[40] = calloc(ndev + 1, sizeof(*names));
+	char(*names)[200] = calloc(ndev + 1, sizeof(*names));
 	double *nx = NULL, *ny = NULL;
 	size_t nn = 0, k = 0;
+	bool net_apart = false;
 	int ret = 0;
 
 	if (!pts || !ser || !names) {
@@ -209,13 +304,18 @@ int report_idle_chart(struct emit *em, const struct report_input *in, unsigned i
 	}
 	for (unsigned j = 0; j < ndev && j < RPT_GRID_DEVICES; j++) {
 		uint32_t dev = blk_analysis_device(in->blk, j);
+		const char *role = js(report_dev_json(in, j), "role", NULL);
 
 		if (j == idx)
 			continue;
 		if ((ret = report_points_make(in->blk, j, width, &pts[j])))
 			goto out;
-		snprintf(names[k], sizeof(names[k]), "%u,%u MB/s", BLK_DEV_MAJOR(dev),
-		         BLK_DEV_MINOR(dev));
+		if (role)
+			snprintf(names[k], sizeof(names[k]), "%s (%u,%u) MB/s", role,
+			         BLK_DEV_MAJOR(dev), BLK_DEV_MINOR(dev));
+		else
+			snprintf(names[k], sizeof(names[k]), "%u,%u MB/s", BLK_DEV_MAJOR(dev),
+			         BLK_DEV_MINOR(dev));
 		ser[k] = (struct svg_series){names[k],    other_colors[nother++ % 7],
 		                             pts[j].n,    pts[j].x,
 		                             pts[j].mbps, NULL,
@@ -223,17 +323,28 @@ int report_idle_chart(struct emit *em, const struct report_input *in, unsigned i
 		k++;
 	}
 	if (net) {
+		double dmax = peak(ser, k), nmax;
+
 		if ((ret = net_points(in->nfs, xmax, &nx, &ny, &nn)))
 			goto out;
 		snprintf(names[k], sizeof(names[k]), "network MB/s (payload)");
 		ser[k] = (struct svg_series){names[k], NET_COLOR, nn, nx, ny, NULL, NULL, true};
-		k++;
+		nmax = peak(&ser[k], 1);
+		/* a network far busier than the disks would flatten them to the axis: it gets a
+		 * chart of its own beneath, on the same time axis and shading */
+		if (k && nmax > NET_APART * dmax)
+			net_apart = true;
+		else
+			k++;
 	}
 	if (k) {
 		struct svg_chart c = {.id = id,
-		                      .title =
-		                          "while it idled: the other devices' throughput and the "
-		                          "network's (shaded: this device's idle time)",
+		                      .title = net_apart ? "while it idled: the other devices' "
+		                                           "throughput (shaded: this device's idle "
+		                                           "time)"
+		                                         : "while it idled: the other devices' "
+		                                           "throughput and the network's (shaded: "
+		                                           "this device's idle time)",
 		                      .ylabel = "MB/s",
 		                      .xmax = xmax,
 		                      .height = 180,
@@ -242,6 +353,23 @@ int report_idle_chart(struct emit *em, const struct report_input *in, unsigned i
 		                      .bands = bands,
 		                      .nbands = nbands};
 
+		emit_chart(em, &c);
+	}
+	if (net_apart) {
+		char nid[160];
+		struct svg_chart c = {.id = nid,
+		                      .title = "while it idled: the network's payload throughput, "
+		                               "on a scale of its own (shaded: this device's idle "
+		                               "time)",
+		                      .ylabel = "MB/s",
+		                      .xmax = xmax,
+		                      .height = 140,
+		                      .series = &ser[k],
+		                      .nseries = 1,
+		                      .bands = bands,
+		                      .nbands = nbands};
+
+		snprintf(nid, sizeof(nid), "%s-net", id);
 		emit_chart(em, &c);
 	}
 out:

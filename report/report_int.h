@@ -43,6 +43,10 @@ void report_nfs_srt_charts(struct emit *em, const struct report_input *in, size_
  * in's summary (multi: name the run), and a chart of the run's other devices' throughput and
  * the network's on the same time axis, shaded with the device's idle bands. */
 void report_idle_table(FILE *f, const struct report_input *in, unsigned idx, bool multi);
+/* A device's D2C as compared (per request, else btt's per bio: docs/report.md). */
+const json_t *report_d2c(const json_t *dev);
+/* Device idx of run in's pass in its summary (devices[]), found by its number, or NULL. */
+const json_t *report_dev_json(const struct report_input *in, unsigned idx);
 int report_idle_chart(struct emit *em, const struct report_input *in, unsigned idx, uint64_t width,
                       const struct svg_band *bands, size_t nbands, const char *id, double xmax);
 

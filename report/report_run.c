@@ -33,9 +33,11 @@ static int add_grid(void *ctx, struct blk_analysis *a)
 	return blk_analysis_add_sink(a, &rpt_grid_ops) ? 0 : -ENOMEM;
 }
 
-int report_run_block(struct report_run *r, struct bt_reader *rd, struct iot_err *e)
+int report_run_block(struct report_run *r, struct bt_reader *rd, const struct manifest *m,
+                     struct iot_err *e)
 {
 	struct blk_opts o;
+	int ret;
 
 	blk_opts_init(&o);
 	o.interval_ns = r->interval_ns ? r->interval_ns : RPT_BASE_WIDTH_NS;
@@ -43,7 +45,10 @@ int report_run_block(struct report_run *r, struct bt_reader *rd, struct iot_err 
 	if (r->idle_ns)
 		o.idle_threshold_ns = r->idle_ns;
 	o.lat_bins_devices = RPT_GRID_DEVICES;
-	return run_summary_block(&r->s, rd, &o, add_grid, NULL, e);
+	r->s.ident = m;
+	ret = run_summary_block(&r->s, rd, &o, add_grid, NULL, e);
+	r->s.ident = NULL;
+	return ret;
 }
 
 int report_run_packets(struct report_run *r, struct pcap_src *src, const struct manifest *clock,

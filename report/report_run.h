@@ -29,8 +29,9 @@ struct report_run {
 
 int report_run_init(struct report_run *r, uint64_t interval_ns, uint64_t idle_ns);
 void report_run_release(struct report_run *r);
-/* Every event of rd into the pass. */
-int report_run_block(struct report_run *r, struct bt_reader *rd, struct iot_err *e);
+/* Every event of rd into the pass; m: the run's manifest (its devices' roles), or NULL. */
+int report_run_block(struct report_run *r, struct bt_reader *rd, const struct manifest *m,
+                     struct iot_err *e);
 /* Every packet of src into the NFS statistics and series. With clock (the run's manifest,
  * with clock pairs) and a block pass done first, the NFS series are on the block trace's
  * clock. */

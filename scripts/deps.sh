@@ -13,6 +13,7 @@ PKGS=(
 	libbpf-dev bpftool
 	blktrace fio tshark tcpdump
 	nfs-ganesha nfs-ganesha-vfs rpcbind
+	ceph-mon ceph-mgr ceph-osd ceph-common
 	xfsprogs btrfs-progs e2fsprogs util-linux kmod iproute2
 	dosfstools ntfs-3g fdisk
 	libxml2-utils chromium

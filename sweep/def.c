@@ -40,6 +40,7 @@ void sweep_def_init(struct sweep_def *d)
 	memset(d, 0, sizeof(*d));
 	d->reps = 1;
 	d->capture = true;
+	d->wait_tracer_ns = SWEEP_WAIT_TRACER_NS;
 }
 
 static void strv_free(char **v)
@@ -176,6 +177,7 @@ json_t *sweep_def_to_json(const struct sweep_def *d)
 	json_object_set_new(root, "order", json_string(sweep_order_name(d->order)));
 	json_object_set_new(root, "seed", json_u64(d->seed));
 	json_object_set_new(root, "timeout_ns", json_u64(d->timeout_ns));
+	json_object_set_new(root, "wait_tracer_ns", json_u64(d->wait_tracer_ns));
 	return root;
 }
 
@@ -294,6 +296,7 @@ int sweep_def_from_json(const json_t *j, struct sweep_def *d, struct iot_err *e)
 	const char *order = json_string_value(json_object_get(j, "order"));
 	const json_t *reps = json_object_get(j, "reps"), *seed = json_object_get(j, "seed");
 	const json_t *timeout = json_object_get(j, "timeout_ns");
+	const json_t *wait = json_object_get(j, "wait_tracer_ns");
 	int ret;
 
 	sweep_def_init(d);
@@ -309,6 +312,9 @@ int sweep_def_from_json(const json_t *j, struct sweep_def *d, struct iot_err *e)
 		return iot_err_set(e, -EINVAL, "'seed' is not a non-negative integer");
 	if (timeout && json_u64_get(timeout, &d->timeout_ns))
 		return iot_err_set(e, -EINVAL, "'timeout_ns' is not a non-negative integer");
+	/* a sweep.json from before waits were kept: the default */
+	if (wait && json_u64_get(wait, &d->wait_tracer_ns))
+		return iot_err_set(e, -EINVAL, "'wait_tracer_ns' is not a non-negative integer");
 	if (order && sweep_order_parse(order, &d->order))
 		return iot_err_set(e, -EINVAL, "'order': '%s' is not an order", order);
 	if ((ret = params_from(json_object_get(j, "params"), d, e)) ||

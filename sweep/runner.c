@@ -150,10 +150,10 @@ static void last_line(const char *dir, const char *name, char *out, size_t cap)
  * forward is set; else the child is left to finish) and the timeout (SIGTERM). Either is
  * followed by SIGKILL after grace_ns. *why says what ended it early: 'S' stop, 'T' timeout.
  */
-static void wait_child(struct ctx *c, struct iot_proc *p, bool forward, bool group,
+static void wait_child(struct ctx *c, struct iot_proc *p, uint64_t limit, bool forward, bool group,
                        uint64_t grace_ns, int *status, char *why)
 {
-	uint64_t limit = c->d->timeout_ns, signalled = 0;
+	uint64_t signalled = 0;
 	bool killed = false;
 
 	*why = 0;
@@ -210,7 +210,7 @@ static int run_shell(struct ctx *c, const struct sweep_slot *s, const char *cmd,
 	}
 	if ((ret = iot_spawn(&o, &p, e)))
 		goto out;
-	wait_child(c, &p, stoppable, true, KILL_GRACE_NS, &st, why);
+	wait_child(c, &p, c->d->timeout_ns, stoppable, true, KILL_GRACE_NS, &st, why);
 	ret = st;
 out:
 	if (o.fd_in >= 0)
@@ -261,6 +261,13 @@ static char **run_argv(struct ctx *c, size_t cell, unsigned rep, const char *run
 		}
 		if (d->iface)
 			bad |= strv_push(&v, &n, "-i") || strv_push(&v, &n, d->iface);
+		if (d->wait_tracer_ns) {
+			/* another capture (another sweep, a user's) holding the tracer is waited
+			 * for, not a reason to stop the sweep */
+			snprintf(buf, sizeof(buf), "%llums",
+			         (unsigned long long)(d->wait_tracer_ns / 1000000));
+			bad |= strv_push(&v, &n, "--wait-tracer") || strv_push(&v, &n, buf);
+		}
 		for (size_t i = 0; d->capture_args && d->capture_args[i]; i++)
 			bad |= strv_push(&v, &n, d->capture_args[i]);
 		sweep_cell_index(d, cell, idx);
@@ -381,8 +388,10 @@ static enum run_end run_command(struct ctx *c, size_t cell, unsigned rep, char *
 	}
 	/* a capture forwards the signal to its command itself; a plain command's whole process
 	 * group gets it */
-	wait_child(c, &p, true, !d->capture, d->capture ? CAPTURE_GRACE_NS : KILL_GRACE_NS, &st,
-	           &why);
+	/* a capture's wait for a busy tracer is not the command's time */
+	wait_child(c, &p,
+	           d->timeout_ns && d->capture ? d->timeout_ns + d->wait_tracer_ns : d->timeout_ns,
+	           true, !d->capture, d->capture ? CAPTURE_GRACE_NS : KILL_GRACE_NS, &st, &why);
 	if (d->capture) {
 		end = capture_outcome(rundir, st, why, res);
 		if (end == RUN_FATAL)

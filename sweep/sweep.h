@@ -57,6 +57,9 @@ enum sweep_order {
 	SWEEP_ORDER_SEQUENTIAL, /* every repetition of a cell, then the next cell */
 };
 
+/* A captured run's wait for a busy blk tracer, by default (capture --wait-tracer). */
+#define SWEEP_WAIT_TRACER_NS (600ull * 1000000000ull)
+
 struct sweep_def {
 	struct sweep_param param[SWEEP_MAX_PARAMS];
 	size_t nparams;
@@ -72,7 +75,10 @@ struct sweep_def {
 	enum sweep_order order;
 	uint64_t seed;
 	uint64_t timeout_ns; /* a run's command is stopped after this long (0: never) */
-	json_t *argv;        /* the sweep's own command line, kept in sweep.json */
+	/* a captured run's capture waits this long for a busy blk tracer (capture
+	 * --wait-tracer; not counted in timeout_ns) */
+	uint64_t wait_tracer_ns;
+	json_t *argv; /* the sweep's own command line, kept in sweep.json */
 };
 
 /* ---- parameters (param.c) ---- */

@@ -76,4 +76,41 @@ capture -o "$TMP/run2" -i lo --filter "tcp port $PORT" -- \
 	python3 -c "import urllib.request as u; u.urlopen('http://127.0.0.1:$PORT/index.html').read()" ||
 	fail "packet-only capture exited $?"
 [ "$(json '["network"]["packets"]' "$TMP/run2/manifest.json")" -ge 4 ] || fail "packet-only: too few packets"
+
+# the default filter (issue #23 item 6): NFS/RPC whole, the headers of every other TCP and
+# UDP packet: a big HTTP answer is in the capture with 128 bytes of each packet, a UDP
+# datagram to port 2049 whole; the manifest says what was kept
+head -c 200000 /dev/urandom >"$MNT/big.bin"
+capture -o "$TMP/run3" -i lo -- python3 -c "import socket, urllib.request as u
+assert len(u.urlopen('http://127.0.0.1:$PORT/big.bin').read()) == 200000
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.sendto(bytes(1000), ('127.0.0.1', 2049))" ||
+	fail "default filter: capture exited $?"
+python3 - "$TMP/run3" "$PORT" <<'PY' || fail "default filter"
+import json, struct, sys
+run, port = sys.argv[1], int(sys.argv[2])
+m = json.load(open(run + "/manifest.json"))
+kept = m["network"]["kept"]
+assert [k["snaplen"] for k in kept] == [262144, 128], kept
+assert kept[0]["filter"] == "port 2049 or port 111", kept
+d = open(run + "/net.pcap", "rb").read()
+off, http, http_bytes, nfs = 24, 0, 0, None
+while off + 16 <= len(d):
+    caplen, length = struct.unpack_from("<II", d, off + 8)
+    fr = d[off + 16:off + 16 + caplen]
+    if len(fr) >= 38 and fr[12:14] == b"\x08\x00":
+        ihl = (fr[14] & 15) * 4
+        sp, dp = struct.unpack_from("!HH", fr, 14 + ihl)
+        if port in (sp, dp):
+            http += 1
+            http_bytes += length
+            assert caplen <= 128, ("HTTP packet kept whole", caplen, length)
+        if dp == 2049 and fr[23] == 17:
+            nfs = (caplen, length)
+    off += 16 + caplen
+assert http >= 10 and http_bytes > 200000, (http, http_bytes)
+assert nfs == (1042, 1042), nfs
+print("default filter: %d HTTP packets (%d bytes on the wire) as headers, the NFS port's whole" % (http, http_bytes))
+PY
+# analyze counts the payload from the IP lengths: the headers-only packets' bytes are all there
+"$IOTAPE" analyze --json "$TMP/run3" >/dev/null || fail "analyze of a headers-only capture"
 echo "ok"

@@ -5,11 +5,15 @@
 # manifest.json with clock pairs (realtime = trace time + OFFSET) and, for some, net.pcap.
 #   pair      devices 8,0 and 8,16, each busy exactly in the other's gaps: bursts of 100 IOs
 #             (9 ms each, 1 ms apart) at 0, 2, ... s on 8,0 and 1, 3, ... s on 8,16
-#   net       one device 8,0, bursts of 10 IOs (99 ms) at 0, 2, 4, 6, 8 s; a capture whose flows
-#             fall in the gap 0.099-2 s (TCP in and out, UDP), NFS calls outstanding in the gap
-#             2.099-4 s, a request queued from 4.5 s until the issue at 6 s, nothing in 6.099-8 s
+#   net       one device 8,0, bursts of 10 IOs (99 ms) at 0, 2, 4, 6, 8.7 s; a capture whose
+#             flows fall in the gap 0.099-2 s (TCP in and out, UDP), NFS calls outstanding in
+#             the gap 2.099-4 s, a request queued from 4.5 s until the issue at 6 s, nothing in
+#             6.099-8.7 s (the last burst late: the gaps the one process ended are no series)
 #   periodic  8,0: a burst every 5 s (+- 1 ms) and shorter random gaps between: a 5 s period
 #   random    8,0: gaps of random length at random times (exponential): no period
+#   four      devices 8,48, 8,32, 8,16, 8,0 (first events in that order, the reverse of the
+#             numbers), bursts of 10 IOs every second, 250 ms apart; the manifest says what they
+#             are: osd.0's data (8,0) and journal (8,16), osd.1's data (8,32) and journal (8,48)
 #   hostA / hostB   two hosts, one device 8,0 each, on trace clocks 7.5 s apart (hostB's manifest
 #             says so): hostB's device busy exactly in hostA's gaps, as "pair" on one clock
 import json
@@ -39,7 +43,7 @@ def burst(ev, t0, n, dev, write=False, step=10 * MS, dur=9 * MS):
         io(ev, t0 + k * step, dur, 4096 + k * 8, write, dev)
 
 
-def manifest(d, devs, span, offset=OFFSET, trace0=0, host='synthetic', addrs=None):
+def manifest(d, devs, span, offset=OFFSET, trace0=0, host='synthetic', addrs=None, roles=None):
     m = {
         'format': 'iotape-run', 'format_version': 1, 'iotape_version': 'synthetic',
         'state': 'complete', 'host': {'hostname': host},
@@ -51,6 +55,8 @@ def manifest(d, devs, span, offset=OFFSET, trace0=0, host='synthetic', addrs=Non
         'devices': [{'name': n, 'major': ma, 'minor': mi, 'files': n + '.blktrace'}
                     for (n, ma, mi) in devs],
     }
+    for dev, (role, group) in zip(m['devices'], roles or []):
+        dev.update({'key': role, 'key_from': 'role', 'role': role, 'group': group})
     if addrs is not None:
         m['network'] = {'interface': 'eth0', 'file': 'net.pcap', 'addresses': addrs}
     with open(os.path.join(d, 'manifest.json'), 'w') as f:
@@ -129,8 +135,8 @@ def pair(d):
 
 def net(d):
     ev = []
-    for b in range(5):
-        burst(ev, 2 * b * S, 10, DEV_A)
+    for t in (0, 2 * S, 4 * S, 6 * S, 8700 * MS):
+        burst(ev, t, 10, DEV_A)
     # a request queued at 4.5 s, held until 6 s (the burst's first issue is its D)
     ev = [e for e in ev if not (e[0] == 6 * S and e[2] == 'Q')]
     ev.append((4500 * MS, 0, 'Q', False, 4096, 8, 1000, DEV_A))
@@ -185,6 +191,19 @@ def random_gaps(d, seed=9):
     manifest(d, [('sda', 8, 0)], t)
 
 
+def four(d):
+    devs = [mkdev(8, 48), mkdev(8, 32), mkdev(8, 16), mkdev(8, 0)]
+    ev = []
+    for b in range(4):
+        for k, dev in enumerate(devs):
+            burst(ev, b * S + k * 250 * MS, 10, dev, write=True)
+    for name, dev in zip(('sdd', 'sdc', 'sdb', 'sda'), devs):
+        write_set(os.path.join(d, name), [e for e in ev if e[7] == dev], 1)
+    manifest(d, [('sda', 8, 0), ('sdb', 8, 16), ('sdc', 8, 32), ('sdd', 8, 48)], 4 * S,
+             roles=[('osd.0 data', 'osd.0'), ('osd.0 journal', 'osd.0'),
+                    ('osd.1 data', 'osd.1'), ('osd.1 journal', 'osd.1')])
+
+
 SHIFT = 7500 * MS  # hostB's trace clock runs 7.5 s ahead of hostA's
 
 
@@ -205,7 +224,7 @@ def main():
     if seed is not None:
         {'periodic': periodic, 'random': random_gaps}[scen](d, seed)
         return
-    {'pair': pair, 'net': net, 'periodic': periodic, 'random': random_gaps,
+    {'pair': pair, 'net': net, 'periodic': periodic, 'random': random_gaps, 'four': four,
      'hostA': lambda d: host(d, 'A'), 'hostB': lambda d: host(d, 'B')}[scen](d)
 
 

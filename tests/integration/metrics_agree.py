@@ -57,7 +57,10 @@ def longest_ns(idle):
 
 
 def d2c(dev, key, scale):
-    lat = dev["latency_ns"]["d2c"]
+    # the D2C compared (report, compare): per request, else btt's per bio
+    lat = dev["latency_ns"].get("d2c_request") or {"count": 0}
+    if not lat["count"]:
+        lat = dev["latency_ns"]["d2c"]
     return lat[key] / scale if lat["count"] else None
 
 

@@ -3,14 +3,17 @@
 # gives analyze's gaps and causes in analyze's order, with the chart of the other devices' and
 # the network's throughput beneath the offset graph (the network series holds every payload
 # byte of the capture); compare's idle_other_busy and idle_nfs_work are analyze's figures.
-# Synthetic runs with known answers (idle_gen.py).
+# Synthetic runs with known answers (idle_gen.py). "four" numbers its devices in the reverse
+# of the order they first appear in: every device still gets its table (matched by identity,
+# never by position), with its role in the heading.
 source "$SRCDIR/tests/integration/lib.bash"
 cd "$TMP"
 GEN="python3 $SRCDIR/tests/integration/idle_gen.py"
 $GEN pair pair
 $GEN net net
+$GEN four four
 
-for run in pair net; do
+for run in pair net four; do
 	"$IOTAPE" analyze --json "$run" >"$run.json" || fail "$run: analyze"
 	"$IOTAPE" report -o "$run.html" --svg "svg-$run" "$run" || fail "$run: report"
 	python3 - "$run.json" "$run.html" "svg-$run" "$run" <<'EOF' || fail "$run: the report's gaps"
@@ -32,7 +35,10 @@ for dev in d['devices']:
         td = [html.unescape(re.sub('<[^>]*>', '', c)) for c in re.findall(r'<td[^>]*>(.*?)</td>', tr, re.S)]
         assert abs(float(td[0]) - (g['start_ns'] - d['start_ns']) / 1e9) < 1e-6, (td, g)
         assert abs(float(td[1]) - g['duration_ns'] / 1e6) < 1e-3, (td, g)
-        assert td[5] == g['explain']['cause'] and td[6] == g['explain']['because'], (td, g)
+        ex = g['explain']
+        assert td[5] == ', '.join(ex['causes']), (td, g)
+        assert td[6] == ''.join('%s: %s' % (r['cause'], r['because']) for r in ex['reasons']), (td, g)
+        assert td[6].startswith('%s: %s' % (ex['cause'], ex['because'])), (td, g)
     # the chart beneath the offset graph: after it, before the throughput graph
     devid = 'dev' + dev['dev'].replace(',', '-')
     o, i, t = (sec.find('id="%s-%s"' % (devid, k)) for k in ('offset', 'idle', 'mbps'))
@@ -40,8 +46,15 @@ for dev in d['devices']:
     svg = open('%s/%s-idle.svg' % (sys.argv[3], devid)).read()
     others = [x['dev'] for x in d['devices'] if x['dev'] != dev['dev']]
     for x in others:
-        assert '%s MB/s' % x in svg, (x, 'not in the chart')
+        assert re.search(re.escape(x) + r'\)? MB/s', svg), (x, 'not in the chart')
     assert ('network MB/s' in svg) == (run == 'net'), run
+    if run == 'four':
+        head = re.search(r'<h2>Device %s(.*?)</h2>' % dev['dev'], page).group(1)
+        assert dev['role'] in head and dev['group'] in head, (dev['dev'], head)
+        assert '%s (%s)' % (dev['role'], dev['dev']) not in svg, 'the chart names itself'
+        for x in d['devices']:
+            if x['dev'] != dev['dev']:
+                assert x['role'] in svg, (x['role'], 'not in the chart')
 EOF
 done
 
@@ -64,7 +77,7 @@ assert metric(sys.argv[2], 'idle_nfs_work') == {}, 'no capture, no figure'
 n = json.load(open(sys.argv[3]))
 want = n['devices'][0]['idle']['explain']['nfs'][0]['idle_with_work_pct']
 got = list(metric(sys.argv[4], 'idle_nfs_work').values())
-assert len(got) == 1 and close(got[0], want) and close(want, 100 * 1.7 / 7.604), (got, want)
+assert len(got) == 1 and close(got[0], want) and close(want, 100 * 1.7 / 8.304), (got, want)
 assert metric(sys.argv[4], 'idle_other_busy') == {}, 'one device: no other'
 EOF
 echo "report_idle: ok"

@@ -90,4 +90,32 @@ expect_eq "its exit status" "$(json '["exit_status"]' "$M/n=1/rep-1/result.json"
 grep -qF "cannot run '$TMP/no-such-command': No such file or directory" "$M/n=1/rep-1/result.json" ||
 	fail "no reason: $(cat "$M/n=1/rep-1/result.json")"
 tracing_is_off
+
+# another capture holds the tracer (its lock: what a live capture holds) when a run starts:
+# the sweep waits for it (capture --wait-tracer), says so in the run's capture.log, and goes
+# on once it is free, rather than stopping with exit 3 (issue #23 item 7). The blk tracer is
+# what relay and tracefs take; the bpf backend (the default where it was built) takes nothing
+# global and never waits, so these captures ask for tracefs.
+W="$TMP/wait"
+flock -x /run/iotape-tracefs.lock sleep 3 &
+holder=$!
+sleep 0.3
+rc=0
+"$IOTAPE" sweep -o "$W" -d "$LOOP" --capture-arg=--backend --capture-arg=tracefs -p n=1 -- \
+	dd if=/dev/zero of="$LOOP" bs=64k count=1 oflag=direct status=none 2>"$TMP/werr" || rc=$?
+wait "$holder" || true
+expect_eq "a sweep behind a busy tracer" "$rc" 0
+grep -q "waiting up to" "$W/n=1/rep-1/capture.log" ||
+	fail "no word of the wait: $(cat "$W/n=1/rep-1/capture.log")"
+expect_eq "its run" "$(json '["state"]' "$W/n=1/rep-1/result.json")" done
+tracing_is_off
+# a capture that waits too long gives up with exit 3, saying how long it waited
+flock -x /run/iotape-tracefs.lock sleep 3 &
+holder=$!
+sleep 0.3
+rc=0
+"$IOTAPE" capture -o "$TMP/w2" -d "$LOOP" --backend tracefs --wait-tracer 500ms -- true 2>"$TMP/w2err" || rc=$?
+wait "$holder" || true
+expect_eq "capture --wait-tracer 500ms behind a busy tracer" "$rc" 3
+grep -q "waited 0.5 s for it" "$TMP/w2err" || fail "no word of the wait: $(cat "$TMP/w2err")"
 echo "sweep with capture: ok"

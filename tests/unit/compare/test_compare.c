@@ -167,6 +167,114 @@ static void test_labels(void **state)
 	compare_release(&c);
 }
 
+/* Runs that nothing says are repeats are not pooled (issue #25 item 14): an ext4 summary
+ * whose manifest holds only the host's name and an xfs one without any were one group of
+ * n = 2. Runs whose labels differ are never pooled by default, and a layout that would pool
+ * them is refused unless --pool says so; the repetition label of a sweep is pooled. */
+static void test_pooling(void **state)
+{
+	struct compare c;
+	struct iot_err e;
+	struct compare_opts by_kernel = {.by = "kernel"}, pool = {.by = "kernel", .pool = true};
+	json_t *s;
+
+	(void)state;
+	compare_init(&c);
+	s = summary(1, 1, NULL, NULL);
+	json_object_set_new(s, "manifest", json_pack("{s:{s:s}}", "host", "hostname", "h1"));
+	add(&c, "ext4.json", s, NULL);
+	add(&c, "xfs.json", summary(2, 1, NULL, NULL), NULL);
+	assert_int_equal(compare_finish(&c, NULL, &e), 0);
+	assert_int_equal(c.ngroups, 2);
+	assert_int_equal(c.unpooled, 2);
+	assert_int_equal(c.group[0].cell[0].s.n, 1);
+	compare_release(&c);
+
+	/* labels: bs differs, rep is the repetition */
+	for (int mode = 0; mode < 3; mode++) {
+		compare_init(&c);
+		for (int i = 0; i < 4; i++) {
+			s = summary(1 + i, 1, "6.1", "xfs");
+			json_object_set_new(
+			    json_object_get(s, "manifest"), "labels",
+			    json_pack("{s:s, s:i}", "bs", i < 2 ? "4k" : "128k", "rep", i % 2 + 1));
+			add(&c, i < 2 ? "small" : "large", s, NULL);
+		}
+		if (mode == 0) {
+			/* by default the label tells them apart: two groups of two repetitions */
+			assert_int_equal(compare_finish(&c, NULL, &e), 0);
+			assert_int_equal(c.ngroups, 2);
+			assert_int_equal(c.group[0].cell[0].s.n, 2);
+			assert_non_null(strstr(c.group[1].label, "128k"));
+			assert_int_equal(c.unpooled, 0);
+		} else if (mode == 1) {
+			assert_int_equal(compare_finish(&c, &by_kernel, &e), -EINVAL);
+			assert_non_null(strstr(e.msg, "label 'bs' ('4k', '128k')"));
+			assert_non_null(strstr(e.msg, "--pool"));
+		} else {
+			assert_int_equal(compare_finish(&c, &pool, &e), 0);
+			assert_int_equal(c.ngroups, 1);
+			assert_int_equal(c.group[0].cell[0].s.n, 4);
+		}
+		compare_release(&c);
+	}
+}
+
+/* A run of two devices: one sample per device when the layout has the device (matched by
+ * key across runs whose loop numbers differ), one value per run otherwise (MB/s summed,
+ * per-device latency left out). */
+static void test_devices_of_a_run(void **state)
+{
+	struct compare c;
+	struct iot_err e;
+	struct compare_opts by_kernel = {.by = "kernel"};
+	json_t *s;
+
+	(void)state;
+	for (int by = 0; by < 2; by++) {
+		compare_init(&c);
+		for (int run = 0; run < 2; run++) {
+			char path[16];
+
+			s = summary(10 + run, 100, "6.1", "xfs");
+			json_array_append_new(
+			    json_object_get(s, "devices"),
+			    json_deep_copy(json_array_get(json_object_get(s, "devices"), 0)));
+			/* loop numbers differ between the runs; the keys do not */
+			json_object_set_new(json_array_get(json_object_get(s, "devices"), 0), "dev",
+			                    json_string(run ? "7,4" : "7,2"));
+			json_object_set_new(json_array_get(json_object_get(s, "devices"), 1), "dev",
+			                    json_string(run ? "7,5" : "7,3"));
+			json_object_set_new(json_array_get(json_object_get(s, "devices"), 0), "key",
+			                    json_string("osd.0 data"));
+			json_object_set_new(json_array_get(json_object_get(s, "devices"), 1), "key",
+			                    json_string("osd.0 journal"));
+			json_object_set_new(json_array_get(json_object_get(s, "devices"), 1),
+			                    "role", json_string("osd.0 journal"));
+			json_object_del(json_object_get(s, "manifest"), "devices");
+			snprintf(path, sizeof(path), "run%d", run);
+			add(&c, path, s, NULL);
+		}
+		/* by default (device is one of the keys) each device is a group, by its key */
+		assert_int_equal(compare_finish(&c, by ? &by_kernel : NULL, &e), 0);
+		if (!by) {
+			assert_int_equal(c.ngroups, 2);
+			assert_string_equal(c.group[0].label, "osd.0 data");
+			assert_int_equal(c.group[0].cell[0].s.n, 2);
+			NEAR(c.group[0].cell[0].s.mean, 10.5, 1e-9);
+			assert_int_equal(c.group[1].cell[3].s.n, 2); /* p99, per device */
+			assert_int_equal(c.merged, 0);
+		} else {
+			assert_int_equal(c.ngroups, 1);
+			assert_int_equal(c.group[0].cell[0].s.n, 2);
+			NEAR(c.group[0].cell[0].s.mean, 21, 1e-9); /* (20 + 22) / 2 */
+			assert_int_equal(c.group[0].cell[3].s.n, 0);
+			assert_int_equal(c.merged, 2);
+		}
+		compare_release(&c);
+	}
+}
+
 static void test_matrix_and_render(void **state)
 {
 	struct compare c;
@@ -314,10 +422,11 @@ static void test_csv_quoting(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_parse_rule),  cmocka_unit_test(test_groups_and_welch),
-	    cmocka_unit_test(test_labels),      cmocka_unit_test(test_matrix_and_render),
-	    cmocka_unit_test(test_tables),      cmocka_unit_test(test_malformed),
-	    cmocka_unit_test(test_csv_quoting),
+	    cmocka_unit_test(test_parse_rule),       cmocka_unit_test(test_groups_and_welch),
+	    cmocka_unit_test(test_labels),           cmocka_unit_test(test_matrix_and_render),
+	    cmocka_unit_test(test_tables),           cmocka_unit_test(test_malformed),
+	    cmocka_unit_test(test_csv_quoting),      cmocka_unit_test(test_pooling),
+	    cmocka_unit_test(test_devices_of_a_run),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

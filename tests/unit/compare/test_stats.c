@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Tests for analyze/stats.c against hand-computed values and published t tables. */
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -36,6 +37,28 @@ static void test_sd_no_cancellation(void **state)
 
 	(void)state;
 	NEAR(stats_sd(x, 4), sqrt(90.0 / 3.0), 1e-6);
+}
+
+/* Values near the top of the double range: the mean, median and sd of what fits, not inf
+ * (issue #25 item 14: two 1e308 values gave a mean of inf). */
+static void test_huge_values(void **state)
+{
+	const double same[] = {1e308, 1e308}, both[] = {1e308, -1e308},
+	             big[] = {DBL_MAX, DBL_MAX, DBL_MAX};
+	struct stats_summary s;
+
+	(void)state;
+	assert_true(stats_mean(same, 2) == 1e308);
+	assert_true(stats_median(same, 2) == 1e308);
+	assert_true(stats_sd(same, 2) == 0);
+	assert_true(stats_mean(both, 2) == 0);
+	assert_true(isfinite(stats_sd(both, 2)) &&
+	            fabs(stats_sd(both, 2) / 1.4142135623730951e308 - 1) < 1e-12);
+	assert_true(stats_median(both, 2) == 0);
+	assert_true(stats_mean(big, 3) == DBL_MAX);
+	stats_summarize(same, 2, &s);
+	assert_true(s.mean == 1e308 && s.median == 1e308 && s.sd == 0);
+	assert_true(s.ci_lo == 1e308 && s.ci_hi == 1e308);
 }
 
 static void test_ibeta(void **state)
@@ -170,6 +193,7 @@ int main(void)
 	    cmocka_unit_test(test_ibeta),          cmocka_unit_test(test_t_cdf),
 	    cmocka_unit_test(test_t_quantile),     cmocka_unit_test(test_summary_ci),
 	    cmocka_unit_test(test_welch),          cmocka_unit_test(test_welch_degenerate),
+	    cmocka_unit_test(test_huge_values),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

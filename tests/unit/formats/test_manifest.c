@@ -23,8 +23,10 @@ static const char good[] =
     " \"command\": {\"argv\": [\"dd\"], \"exit_status\": 3},"
     " \"devices\": [{\"name\": \"loop0\", \"major\": 7, \"minor\": 0, \"files\": "
     "\"loop0.blktrace\","
-    "   \"events\": 126, \"mounts\": [{\"fstype\": \"xfs\", \"mountpoint\": \"/mnt\"}]},"
+    "   \"events\": 126, \"mounts\": [{\"fstype\": \"xfs\", \"mountpoint\": \"/mnt\"}],"
+    "   \"key\": \"osd.0 data\", \"role\": \"osd.0 data\", \"group\": \"osd.0\"},"
     "   {\"name\": \"vda1\", \"major\": 253, \"minor\": 1, \"mounts\": []}],"
+    " \"threads\": [{\"pid\": 42, \"tgid\": 40, \"process\": \"ceph-osd\"}],"
     " \"network\": {\"interface\": \"lo\", \"file\": \"net.pcap\"},"
     " \"counts\": {\"events\": 130, \"lost\": 2, \"packets\": 40, \"packet_drops\": 1}}";
 
@@ -50,8 +52,16 @@ static void test_parse_good(void **state)
 	assert_int_equal(m.devs[0].events, 126);
 	assert_int_equal(m.devs[0].nmounts, 1);
 	assert_string_equal(m.devs[0].fstype, "xfs");
+	assert_string_equal(m.devs[0].key, "osd.0 data");
+	assert_string_equal(m.devs[0].role, "osd.0 data");
+	assert_string_equal(m.devs[0].group, "osd.0");
 	assert_int_equal(m.devs[1].minor, 1);
 	assert_null(m.devs[1].fstype);
+	assert_null(m.devs[1].role);
+	assert_ptr_equal(manifest_dev_find(&m, 253, 1), &m.devs[1]);
+	assert_null(manifest_dev_find(&m, 253, 2));
+	assert_string_equal(manifest_thread_process(&m, 42), "ceph-osd");
+	assert_null(manifest_thread_process(&m, 40));
 	assert_string_equal(m.pcap_file, "net.pcap");
 	assert_int_equal(m.events, 130);
 	assert_int_equal(m.lost, 2);
@@ -130,6 +140,11 @@ static void test_parse_bad(void **state)
 	           -EINVAL, "counts.events");
 	expect_bad("{\"format\": \"iotape-run\", \"format_version\": 1, \"backend\": 3}", -EINVAL,
 	           "backend");
+	expect_bad("{\"format\": \"iotape-run\", \"format_version\": 1, \"devices\": "
+	           "[{\"name\": \"x\", \"group\": 1}]}",
+	           -EINVAL, "devices[0].group: expected a string");
+	expect_bad("{\"format\": \"iotape-run\", \"format_version\": 1, \"threads\": {}}", -EINVAL,
+	           "threads");
 }
 
 static void test_extreme_clock(void **state)

@@ -109,6 +109,33 @@ static void test_clocks_agree(void **state)
 	blk_analysis_free(a);
 }
 
+/* A 1 MiB write split in two requests (a journal's writes over max_sectors_kb): btt matches
+ * the first piece's completion to the bio and not the second's; the report's per-interval D2C
+ * follows both requests, as compare's latency does (issue #23 item 4). */
+static void test_split_d2c(void **state)
+{
+	struct blk_analysis *a = pass(0);
+	const struct blk_latency *lt = blk_analysis_sink(a, &blk_latency_ops);
+	uint64_t n = 0, bins;
+
+	(void)state;
+	ev(a, 1 * MS, BLK_A_QUEUE, 0, 1 << 20, true);
+	ev(a, 1 * MS, BLK_A_SPLIT, 0, 1 << 19, true);
+	ev(a, 1 * MS, BLK_A_ISSUE, 0, 1 << 19, true);
+	ev(a, 1 * MS, BLK_A_ISSUE, 1024, 1 << 19, true);
+	ev(a, 3 * MS, BLK_A_COMPLETE, 0, 1 << 19, true);
+	ev(a, 5 * MS, BLK_A_COMPLETE, 1024, 1 << 19, true);
+	blk_analysis_finish(a);
+	bins = blk_timeline_nbins(blk_analysis_sink(a, &blk_timeline_ops));
+	for (uint64_t k = 0; k < bins; k++) {
+		const struct hist_coarse *h = blk_latency_bin(lt, 0, k);
+
+		n += h ? h->count : 0;
+	}
+	assert_int_equal(n, 2);
+	blk_analysis_free(a);
+}
+
 static void test_points(void **state)
 {
 	struct blk_analysis *a = three();
@@ -236,9 +263,8 @@ static void test_rare_gap(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_clocks_agree),
-	    cmocka_unit_test(test_points),
-	    cmocka_unit_test(test_grid_rows),
+	    cmocka_unit_test(test_clocks_agree), cmocka_unit_test(test_points),
+	    cmocka_unit_test(test_split_d2c),    cmocka_unit_test(test_grid_rows),
 	    cmocka_unit_test(test_rare_gap),
 	};
 
