@@ -119,7 +119,7 @@ ceph_cmd "$CEPHDIR" tell 'osd.*' config set filestore_max_sync_interval 1 >/dev/
 	fail "cannot set filestore_max_sync_interval"
 RUN2=$TMP/run2
 capture -o "$RUN2" -d "$D0" -d "$J0" -d "$D1" -d "$J1" -i lo -- \
-	rados -p bench bench 10 write -b 65536 -t 1 --no-cleanup >"$TMP/bench2.txt" ||
+	rados -p bench bench 20 write -b 65536 -t 1 --no-cleanup >"$TMP/bench2.txt" ||
 	fail "capture of rados bench (64 KiB) exited $?: $(tail -5 "$TMP/bench2.txt")"
 tracing_is_off
 "$IOTAPE" analyze --json "$RUN2" >"$TMP/a2.json" || fail "analyze (64 KiB)"
