@@ -81,8 +81,6 @@ static int on_done(struct rp *r, struct rp_io *io)
 		r->pend[io->pend].slot = -1;
 	if (io->trace_done)
 		r->outstanding--;
-	if (io->own_buf)
-		free(io->buf);
 	r->free_slots[r->nfree++] = (unsigned)((struct rp_slot *)io - r->slots);
 	return ret;
 }
@@ -234,11 +232,53 @@ static int due_time(struct rp *r, const struct blk_event *ev, uint64_t *deadline
  * completions: io->pend is -1 then). */
 static void unissue(struct rp *r, struct rp_io *io, unsigned slot)
 {
-	if (io->own_buf)
-		free(io->buf);
 	if (io->pend >= 0)
 		r->pend[io->pend].slot = -1;
 	r->free_slots[r->nfree++] = slot;
+}
+
+static void *map_buf(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* The buffer of an IO larger than a slot (sched.h: kept, never allocated per IO). 0 or
+ * -ENOMEM with the error set. */
+static int big_buffer(struct rp *r, struct rp_io *io, unsigned slot)
+{
+	size_t len = ((size_t)io->len + 4095) & ~(size_t)4095;
+
+	if (io->op == RP_OP_READ) {
+		if (r->big_cap[slot] < len) {
+			uint8_t *p = map_buf(len);
+
+			if (!p)
+				return iot_err_set(r->e, -ENOMEM, "out of memory");
+			if (r->big[slot])
+				munmap(r->big[slot], r->big_cap[slot]);
+			r->big[slot] = p;
+			r->big_cap[slot] = len;
+		}
+		io->buf = r->big[slot];
+		return 0;
+	}
+	if (!r->nbigpat || r->bigpat_cap[r->nbigpat - 1] < len) {
+		size_t cap = r->nbigpat ? r->bigpat_cap[r->nbigpat - 1] : RP_SLOT_BYTES;
+		uint8_t *p;
+
+		while (cap < len)
+			cap *= 2;
+		if (r->nbigpat == RP_BIGPAT_MAX || !(p = map_buf(cap)))
+			return iot_err_set(r->e, -ENOMEM, "out of memory");
+		/* the same bytes as the slot's pattern, further on */
+		rp_pattern_fill(p, cap, 0x10ae);
+		r->bigpat[r->nbigpat] = p;
+		r->bigpat_cap[r->nbigpat++] = cap;
+	}
+	io->buf = r->bigpat[r->nbigpat - 1];
+	return 0;
 }
 
 static int replay_one(struct rp *r, const struct blk_event *ev)
@@ -337,17 +377,9 @@ static int replay_one(struct rp *r, const struct blk_event *ev)
 			io->buf_index = op == RP_OP_READ ? (int)slot : (int)r->depth;
 			io->buf =
 			    op == RP_OP_READ ? r->mem + (size_t)slot * RP_SLOT_BYTES : pattern(r);
-		} else {
-			size_t len = ((size_t)io->len + 4095) & ~(size_t)4095;
-
-			io->buf = aligned_alloc(4096, len);
-			if (!io->buf) {
-				r->free_slots[r->nfree++] = slot;
-				return iot_err_set(r->e, -ENOMEM, "out of memory");
-			}
-			io->own_buf = true;
-			if (op == RP_OP_WRITE)
-				rp_pattern_fill(io->buf, len, 0x10ae);
+		} else if ((ret = big_buffer(r, io, slot))) {
+			r->free_slots[r->nfree++] = slot;
+			return ret;
 		}
 	}
 	io->pend = rp_pend_add(r, ev, (long)slot);
@@ -472,7 +504,9 @@ static int setup(struct rp *r)
 	r->free_slots = calloc(r->depth, sizeof(*r->free_slots));
 	r->iov = calloc(r->depth + 1, sizeof(*r->iov));
 	r->pend = calloc(RP_PEND_MAX, sizeof(*r->pend));
-	if (!r->slots || !r->free_slots || !r->iov || !r->pend)
+	r->big = calloc(r->depth, sizeof(*r->big));
+	r->big_cap = calloc(r->depth, sizeof(*r->big_cap));
+	if (!r->slots || !r->free_slots || !r->iov || !r->pend || !r->big || !r->big_cap)
 		return iot_err_set(r->e, -ENOMEM, "out of memory");
 	if (r->o->from == RP_FROM_ISSUE) {
 		r->bucket_head = malloc(PEND_BUCKETS * sizeof(*r->bucket_head));
@@ -543,6 +577,13 @@ static void teardown(struct rp *r)
 	}
 	if (r->mem)
 		munmap(r->mem, r->mem_len);
+	for (unsigned i = 0; r->big && i < r->depth; i++)
+		if (r->big[i])
+			munmap(r->big[i], r->big_cap[i]);
+	for (unsigned i = 0; i < r->nbigpat; i++)
+		munmap(r->bigpat[i], r->bigpat_cap[i]);
+	free(r->big);
+	free(r->big_cap);
 	free(r->tgts);
 	free(r->map_tgt);
 	free(r->slots);

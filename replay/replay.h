@@ -60,7 +60,6 @@ struct rp_io {
 	struct rp_target *tgt;
 	long pend;       /* index into the trace-pending window, or -1 */
 	bool trace_done; /* the trace had completed it while the replay had not */
-	bool own_buf;    /* buf was allocated for this IO (larger than a slot) */
 };
 
 /* --map SRCDEV=PATH */

@@ -30,6 +30,9 @@ struct pend {
 #define PEND_BUCKETS 16384u
 #define PEND_NIL UINT32_MAX
 
+/* The pattern for writes larger than a slot, doubled from RP_SLOT_BYTES up to 4 GiB */
+#define RP_BIGPAT_MAX 16u
+
 struct rp {
 	const struct replay_opts *o;
 	struct replay_stats *st;
@@ -46,6 +49,14 @@ struct rp {
 	uint8_t *mem; /* depth read buffers, then the write pattern */
 	size_t mem_len;
 	struct iovec *iov;
+	/* IOs larger than a slot read into the slot's own buffer (grown to the largest it read,
+	 * kept) and write from one pattern (grown to the largest write, filled once; the ones it
+	 * outgrew kept for the IOs still using them): nothing allocated or filled per IO */
+	uint8_t **big;
+	size_t *big_cap;
+	uint8_t *bigpat[RP_BIGPAT_MAX];
+	size_t bigpat_cap[RP_BIGPAT_MAX];
+	unsigned nbigpat;
 	/* trace-pending window: a ring indexed by absolute counters */
 	struct pend *pend;
 	uint64_t pend_head, pend_tail, pend_live;
