@@ -300,11 +300,6 @@ static void print_fidelity(const struct rp_fid_result *f)
 	printf("            sequence %s\n", f->sequence_equal ? "equal" : "not equal");
 }
 
-static int reader_next(void *arg, struct blk_event *ev, struct iot_err *e)
-{
-	return bt_reader_next(arg, ev, e);
-}
-
 static double rate(uint64_t n, uint64_t ns)
 {
 	return ns ? (double)n * 1e9 / (double)ns : 0.0;
@@ -660,8 +655,7 @@ int cmd_replay(int argc, char **argv)
 			goto out;
 		}
 	}
-	src.next = reader_next;
-	src.arg = rd;
+	src = rp_source_reader(rd);
 	if (show_progress && !json) {
 		o.progress = progress;
 	}

@@ -86,6 +86,7 @@ char *replay_stats_json(const struct replay_opts *o, const struct replay_stats *
 	json_object_set_new(rp, "max_inflight", json_integer(st->max_inflight));
 	json_object_set_new(rp, "dependency_waits", json_integer((json_int_t)st->dep_waits));
 	json_object_set_new(rp, "depth_waits", json_integer((json_int_t)st->depth_waits));
+	json_object_set_new(rp, "inline", json_integer((json_int_t)st->inline_ios));
 	json_object_set_new(rp, "errors", json_integer((json_int_t)st->errors));
 	if (st->errors) {
 		json_object_set_new(rp, "first_error", json_string(strerror(-st->first_error)));

@@ -147,3 +147,16 @@ void rp_pend_on_complete(struct rp *r, const struct blk_event *ev)
 		pend_trim(r);
 	}
 }
+
+bool rp_pend_completes(struct rp *r, long idx, const struct blk_event *ev)
+{
+	const struct pend *p = &r->pend[idx];
+
+	if (!p->live || p->dev != ev->dev)
+		return false;
+	if (r->bucket_head) /* issue mode: the oldest live IO at the sector */
+		return p->sector == ev->sector && chain_find(r, ev->dev, ev->sector) == p;
+	if (ev->bytes == 0)
+		return p->sector == ev->sector;
+	return p->sector >= ev->sector && p->sector < ev->sector + ev->bytes / 512;
+}

@@ -58,8 +58,9 @@ struct rp_io {
 	uint32_t trace_dev;
 	uint64_t trace_sector;
 	struct rp_target *tgt;
-	long pend;       /* index into the trace-pending window, or -1 */
-	bool trace_done; /* the trace had completed it while the replay had not */
+	long pend;        /* index into the trace-pending window, or -1 */
+	bool trace_done;  /* the trace had completed it while the replay had not */
+	bool done_inline; /* done in the scheduler's thread (engine run()), not queued */
 };
 
 /* --map SRCDEV=PATH */
@@ -68,11 +69,18 @@ struct rp_map {
 	const char *path;
 };
 
-/* Where the events come from: bt_reader_next() or, in tests, an array. */
+/* Where the events come from: a blktrace reader (rp_source_reader()) or, in tests, an array. */
 struct rp_source {
 	int (*next)(void *arg, struct blk_event *ev, struct iot_err *e); /* 1, 0 at end, -errno */
 	void *arg;
+	/* or, when set, several at once: ev[0..*n) (*n >= 1 when 1 is returned), valid until the
+	 * next call */
+	int (*batch)(void *arg, const struct blk_event **ev, unsigned *n, struct iot_err *e);
 };
+
+struct bt_reader;
+/* A source reading rd (formats/blktrace.h) in batches; rd stays the caller's. */
+struct rp_source rp_source_reader(struct bt_reader *rd);
 
 struct replay_stats;
 
@@ -162,7 +170,10 @@ struct replay_stats {
 	uint64_t unaligned_buffered; /* not aligned for O_DIRECT: done through the page cache */
 	uint64_t dep_waits;          /* IOs that waited for the dependency rule */
 	uint64_t depth_waits;        /* IOs that waited for the --depth cap */
-	uint64_t pend_evicted;       /* trace IOs whose C never came within the window */
+	/* IOs done in the scheduler's own thread: the next IO depended on them and nothing else
+	 * was in flight, so no hand-off to an engine's thread and back */
+	uint64_t inline_ios;
+	uint64_t pend_evicted; /* trace IOs whose C never came within the window */
 	unsigned max_inflight;
 	bool stopped; /* interrupted */
 	/* set by the caller after comparing with a capture (--capture), for the JSON; or NULL */

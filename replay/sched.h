@@ -30,11 +30,16 @@ struct pend {
 #define PEND_BUCKETS 16384u
 #define PEND_NIL UINT32_MAX
 
+/* Events kept from a batch of the trace while looking ahead of the IO being replayed, to see
+ * whether the trace completes it before the next IO (replay.c, dependent()); a longer look
+ * finds the IOs independent */
+#define RP_AHEAD 64u
 /* The pattern for writes larger than a slot, doubled from RP_SLOT_BYTES up to 4 GiB */
 #define RP_BIGPAT_MAX 16u
 
 struct rp {
 	const struct replay_opts *o;
+	const struct rp_source *src;
 	struct replay_stats *st;
 	struct iot_err *e;
 	const struct rp_engine_ops *ops;
@@ -57,6 +62,15 @@ struct rp {
 	uint8_t *bigpat[RP_BIGPAT_MAX];
 	size_t bigpat_cap[RP_BIGPAT_MAX];
 	unsigned nbigpat;
+	/* the trace: the source's batch [cur, end) not replayed yet (one event in one when the
+	 * source has no batches), after ahead_ev[ahead_pos, ahead_n): the rest of an earlier
+	 * batch that looking ahead went past; src_end: what the source last said (1 more, 0 the
+	 * end, -errno) */
+	const struct blk_event *cur, *end;
+	struct blk_event one;
+	struct blk_event ahead_ev[RP_AHEAD];
+	unsigned ahead_pos, ahead_n;
+	int src_end;
 	/* trace-pending window: a ring indexed by absolute counters */
 	struct pend *pend;
 	uint64_t pend_head, pend_tail, pend_live;
@@ -79,5 +93,7 @@ struct rp {
 long rp_pend_add(struct rp *r, const struct blk_event *ev, long slot);
 /* A C event of the trace: the IOs it completes may no longer hold the replay back. */
 void rp_pend_on_complete(struct rp *r, const struct blk_event *ev);
+/* Whether the C event ev, were it next, would complete the window's entry idx. */
+bool rp_pend_completes(struct rp *r, long idx, const struct blk_event *ev);
 
 #endif
