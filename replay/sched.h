@@ -75,6 +75,7 @@ struct rp {
 	struct pend *pend;
 	uint64_t pend_head, pend_tail, pend_live;
 	uint32_t *bucket_head, *bucket_tail; /* issue mode: chains of live entries, or NULL */
+	uint32_t lone; /* issue mode: the one live entry, kept out of the chains, or PEND_NIL */
 	/* the dependency rule: IOs the trace had completed that the replay has not */
 	uint64_t outstanding;
 	unsigned inflight, batch;
@@ -84,6 +85,7 @@ struct rp {
 	uint64_t next_progress;
 	int timerslack;
 	uint64_t spin_ns;
+	uint64_t lat_pending, lag_pending; /* sums not yet in st->lat, st->lag (settle()) */
 };
 
 /* ---- the trace-pending window (pending.c) ---- */
