@@ -73,8 +73,11 @@ char *replay_stats_json(const struct replay_opts *o, const struct replay_stats *
 	json_object_set_new(rp, "ops", by_op(st->ops));
 	json_object_set_new(rp, "op_bytes", by_op(st->op_bytes));
 	json_object_set_new(rp, "split",
-	                    json_pack("{s:I, s:I}", "ios", (json_int_t)st->split_ios, "requests",
-	                              (json_int_t)st->split_requests));
+	                    json_pack("{s:I, s:I, s:I, s:I, s:b}", "ios", (json_int_t)st->split_ios,
+	                              "requests", (json_int_t)st->split_requests, "ios_max",
+	                              (json_int_t)st->split_ios_max, "requests_max",
+	                              (json_int_t)st->split_requests_max, "estimate",
+	                              st->split_estimate));
 	json_object_set_new(rp, "duration_ns", json_integer((json_int_t)st->replay_span_ns));
 	json_object_set_new(rp, "iops", json_real(per_sec(st->ios, st->replay_span_ns)));
 	json_object_set_new(rp, "mb_per_s",

@@ -37,11 +37,16 @@ static long find_target(struct rp *r, uint32_t dev)
 
 /* ---- completions ------------------------------------------------------------------- */
 
-/* The histograms' counts and sums, which the hot path leaves to this (hist_add_fast()) */
+/* What the hot path leaves to this: the histograms' counts and sums (hist_add_fast()), and
+ * whether the split prediction is an estimate */
 static void settle(struct rp *r)
 {
-	hist_settle(&r->st->lat, &r->lat_pending);
-	hist_settle(&r->st->lag, &r->lag_pending);
+	struct replay_stats *st = r->st;
+
+	hist_settle(&st->lat, &r->lat_pending);
+	hist_settle(&st->lag, &r->lag_pending);
+	st->split_estimate =
+	    st->split_ios != st->split_ios_max || st->split_requests != st->split_requests_max;
 }
 
 /* inline: its call cost 1 % of the null engine's replay at depth 16 (bench/replay-insns.sh) */
@@ -246,6 +251,18 @@ static void unissue(struct rp *r, struct rp_io *io, unsigned slot)
 	r->free_slots[r->nfree++] = slot;
 }
 
+static void count_split(struct replay_stats *st, uint32_t lo, uint32_t hi)
+{
+	if (lo > 1) {
+		st->split_ios++;
+		st->split_requests += lo;
+	}
+	if (hi > 1) {
+		st->split_ios_max++;
+		st->split_requests_max += hi;
+	}
+}
+
 /* The bookkeeping of an IO handed to the engine, or done: counts, the comparison with a
  * capture, the split the kernel will make, the lag, the observer, the recorder, progress. */
 static int issued(struct rp *r, struct rp_io *io)
@@ -263,10 +280,19 @@ static int issued(struct rp *r, struct rp_io *io)
 	if (o->fid && t->is_blk)
 		rp_fid_expect(o->fid, t->dev, t->disk_dev, io->off / 512 + t->part_start, io->len,
 		              op, io->t_issue);
-	if (t->max_bytes[op] && io->len > t->max_bytes[op]) {
-		/* the kernel splits it into requests the device takes */
-		st->split_ios++;
-		st->split_requests += (io->len + t->max_bytes[op] - 1) / t->max_bytes[op];
+	if (op == RP_OP_READ || op == RP_OP_WRITE) {
+		/* the requests the kernel makes of it; not of what goes through the page cache */
+		if ((io->len > t->whole || (t->chunk && io->off % t->chunk + io->len > t->chunk)) &&
+		    io->fd == t->fd && t->direct) {
+			uint32_t lo, hi;
+
+			rp_split_predict(t, io->off, io->len, io->buf_unit, &lo, &hi);
+			count_split(st, lo, hi);
+		}
+	} else if (t->max_bytes[op] && io->len > t->max_bytes[op]) {
+		uint32_t n = (io->len + t->max_bytes[op] - 1) / t->max_bytes[op];
+
+		count_split(st, n, n);
 	}
 	if (io->intended)
 		hist_add_fast(&st->lag, &r->lag_pending, io->t_issue - io->intended);
@@ -286,47 +312,30 @@ static int issued(struct rp *r, struct rp_io *io)
 	return 0;
 }
 
-static void *map_buf(size_t len)
-{
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
 /* The buffer of an IO larger than a slot (sched.h: kept, never allocated per IO). 0 or
  * -ENOMEM with the error set. */
 static int big_buffer(struct rp *r, struct rp_io *io, unsigned slot)
 {
-	size_t len = ((size_t)io->len + 4095) & ~(size_t)4095;
+	size_t len = io->len;
+	struct rp_buf *b;
 
 	if (io->op == RP_OP_READ) {
-		if (r->big_cap[slot] < len) {
-			uint8_t *p = map_buf(len);
-
-			if (!p)
-				return iot_err_set(r->e, -ENOMEM, "out of memory");
-			if (r->big[slot])
-				munmap(r->big[slot], r->big_cap[slot]);
-			r->big[slot] = p;
-			r->big_cap[slot] = len;
-		}
-		io->buf = r->big[slot];
-		return 0;
-	}
-	if (!r->nbigpat || r->bigpat_cap[r->nbigpat - 1] < len) {
-		size_t cap = r->nbigpat ? r->bigpat_cap[r->nbigpat - 1] : RP_SLOT_BYTES;
-		uint8_t *p;
-
-		while (cap < len)
-			cap *= 2;
-		if (r->nbigpat == RP_BIGPAT_MAX || !(p = map_buf(cap)))
+		b = &r->big[slot];
+		if (b->cap < len && (rp_bufs_put(&r->bufs, b) || rp_bufs_get(&r->bufs, len, b)))
 			return iot_err_set(r->e, -ENOMEM, "out of memory");
-		/* the same bytes as the slot's pattern, further on */
-		rp_pattern_fill(p, cap, 0x10ae);
-		r->bigpat[r->nbigpat] = p;
-		r->bigpat_cap[r->nbigpat++] = cap;
+	} else {
+		b = r->nbigpat ? &r->bigpat[r->nbigpat - 1] : NULL;
+		if (!b || b->cap < len) {
+			if (r->nbigpat == RP_BIGPAT_MAX ||
+			    rp_bufs_get(&r->bufs, len, &r->bigpat[r->nbigpat]))
+				return iot_err_set(r->e, -ENOMEM, "out of memory");
+			b = &r->bigpat[r->nbigpat++];
+			/* the same bytes as the slot's pattern, further on */
+			rp_pattern_fill(b->p, b->cap, 0x10ae);
+		}
 	}
-	io->buf = r->bigpat[r->nbigpat - 1];
+	io->buf = b->p;
+	io->buf_unit = b->unit;
 	return 0;
 }
 
@@ -648,8 +657,8 @@ static int setup(struct rp *r)
 	r->iov = calloc(r->depth + 1, sizeof(*r->iov));
 	r->pend = calloc(RP_PEND_MAX, sizeof(*r->pend));
 	r->big = calloc(r->depth, sizeof(*r->big));
-	r->big_cap = calloc(r->depth, sizeof(*r->big_cap));
-	if (!r->slots || !r->free_slots || !r->iov || !r->pend || !r->big || !r->big_cap)
+	rp_bufs_init(&r->bufs);
+	if (!r->slots || !r->free_slots || !r->iov || !r->pend || !r->big)
 		return iot_err_set(r->e, -ENOMEM, "out of memory");
 	if (r->o->from == RP_FROM_ISSUE) {
 		r->bucket_head = malloc(PEND_BUCKETS * sizeof(*r->bucket_head));
@@ -720,13 +729,8 @@ static void teardown(struct rp *r)
 	}
 	if (r->mem)
 		munmap(r->mem, r->mem_len);
-	for (unsigned i = 0; r->big && i < r->depth; i++)
-		if (r->big[i])
-			munmap(r->big[i], r->big_cap[i]);
-	for (unsigned i = 0; i < r->nbigpat; i++)
-		munmap(r->bigpat[i], r->bigpat_cap[i]);
+	rp_bufs_free(&r->bufs);
 	free(r->big);
-	free(r->big_cap);
 	free(r->tgts);
 	free(r->map_tgt);
 	free(r->slots);

@@ -58,9 +58,10 @@ struct rp_io {
 	uint32_t trace_dev;
 	uint64_t trace_sector;
 	struct rp_target *tgt;
-	long pend;        /* index into the trace-pending window, or -1 */
-	bool trace_done;  /* the trace had completed it while the replay had not */
-	bool done_inline; /* done in the scheduler's thread (engine run()), not queued */
+	long pend;         /* index into the trace-pending window, or -1 */
+	bool trace_done;   /* the trace had completed it while the replay had not */
+	bool done_inline;  /* done in the scheduler's thread (engine run()), not queued */
+	uint32_t buf_unit; /* buf is physically contiguous in pieces this long, or 0: unknown */
 };
 
 /* --map SRCDEV=PATH */
@@ -152,9 +153,13 @@ struct replay_stats {
 	uint64_t ios, bytes;        /* IOs issued and bytes of data moved (reads and writes) */
 	uint64_t ops[RP_OP_N];      /* issued, by operation */
 	uint64_t op_bytes[RP_OP_N]; /* done, by operation (discards: the bytes covered) */
-	/* IOs longer than the target takes in one request (queue/max_sectors_kb and friends),
-	 * which the kernel splits, and the requests they became */
+	/* IOs longer than the target takes in one request (its queue's limits: replay/split.c),
+	 * which the kernel splits, and the requests they became: IOs split for certain and their
+	 * fewest requests, and at most so many IOs in so many requests (equal to the first two
+	 * unless the layout of the buffers in memory decides: an estimate) */
 	uint64_t split_ios, split_requests;
+	uint64_t split_ios_max, split_requests_max;
+	bool split_estimate;     /* the two pairs differ */
 	uint64_t replay_span_ns; /* start to the last completion */
 	uint64_t errors;         /* IOs that completed with an error */
 	int first_error;         /* its -errno */

@@ -34,7 +34,7 @@ struct pend {
  * whether the trace completes it before the next IO (replay.c, dependent()); a longer look
  * finds the IOs independent */
 #define RP_AHEAD 64u
-/* The pattern for writes larger than a slot, doubled from RP_SLOT_BYTES up to 4 GiB */
+/* The pattern for writes larger than a slot, doubled from twice a slot up to 4 GiB */
 #define RP_BIGPAT_MAX 16u
 
 struct rp {
@@ -56,11 +56,11 @@ struct rp {
 	struct iovec *iov;
 	/* IOs larger than a slot read into the slot's own buffer (grown to the largest it read,
 	 * kept) and write from one pattern (grown to the largest write, filled once; the ones it
-	 * outgrew kept for the IOs still using them): nothing allocated or filled per IO */
-	uint8_t **big;
-	size_t *big_cap;
-	uint8_t *bigpat[RP_BIGPAT_MAX];
-	size_t bigpat_cap[RP_BIGPAT_MAX];
+	 * outgrew kept for the IOs still using them): nothing allocated or filled per IO; both on
+	 * huge pages where the kernel gives them (bufs.c) */
+	struct rp_bufs bufs;
+	struct rp_buf *big;
+	struct rp_buf bigpat[RP_BIGPAT_MAX];
 	unsigned nbigpat;
 	/* the trace: the source's batch [cur, end) not replayed yet (one event in one when the
 	 * source has no batches), after ahead_ev[ahead_pos, ahead_n): the rest of an earlier
