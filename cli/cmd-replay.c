@@ -319,11 +319,6 @@ static void print_fidelity(const struct rp_fid_result *f)
 	printf("            sequence %s\n", f->sequence_equal ? "equal" : "not equal");
 }
 
-static int reader_next(void *arg, struct blk_event *ev, struct iot_err *e)
-{
-	return bt_reader_next(arg, ev, e);
-}
-
 static double rate(uint64_t n, uint64_t ns)
 {
 	return ns ? (double)n * 1e9 / (double)ns : 0.0;
@@ -374,11 +369,19 @@ static void print_summary(const struct replay_stats *st)
 			       mib(b, sizeof(b), st->trace_op_bytes[i]));
 		printf("\n");
 	}
-	if (st->split_ios)
+	if (st->split_ios_max && !st->split_estimate)
 		printf("  split:    %llu IOs longer than the target takes in one request went to "
-		       "it as "
-		       "%llu requests\n",
+		       "it as %llu requests\n",
 		       (unsigned long long)st->split_ios, (unsigned long long)st->split_requests);
+	else if (st->split_ios_max)
+		printf(
+		    "  split:    %llu to %llu IOs longer than the target takes in one request went "
+		    "to it as %llu to %llu requests (an estimate: where the replay's buffers lie "
+		    "in "
+		    "memory decides)\n",
+		    (unsigned long long)st->split_ios, (unsigned long long)st->split_ios_max,
+		    (unsigned long long)st->split_requests,
+		    (unsigned long long)st->split_requests_max);
 	if (st->lag.count)
 		printf("  issue lag: p50 %.1f us  p99 %.1f us  max %.1f us\n",
 		       hist_quantile(&st->lag, 0.5) / 1e3, hist_quantile(&st->lag, 0.99) / 1e3,
@@ -687,8 +690,7 @@ int cmd_replay(int argc, char **argv)
 			goto out;
 		}
 	}
-	src.next = reader_next;
-	src.arg = rd;
+	src = rp_source_reader(rd);
 	if (show_progress && !json) {
 		o.progress = progress;
 	}

@@ -42,6 +42,10 @@ struct rp_engine_ops {
 	 * RP_WAIT_FOREVER waits for one, else an absolute CLOCK_MONOTONIC time in ns. Returns the
 	 * number reaped (0 at the deadline) or -errno. */
 	int (*reap)(struct rp_engine *eng, struct rp_io **done, unsigned max, uint64_t wait_until);
+	/* Do one IO now, in the caller's thread (res, t_done filled), while nothing else is
+	 * outstanding: a dependent IO, which the next waits for anyway, without a hand-off to
+	 * another thread and back. */
+	void (*run)(struct rp_engine *eng, struct rp_io *io);
 	void (*cleanup)(struct rp_engine *eng);
 };
 

@@ -74,6 +74,21 @@ static int null_reap(struct rp_engine *n, struct rp_io **done, unsigned max, uin
 	return (int)got;
 }
 
+/* The same latency, waited for here */
+static void null_run(struct rp_engine *n, struct rp_io *io)
+{
+	uint64_t due = io->t_issue + n->lat;
+
+	io->res = io->op == RP_OP_FLUSH ? 0 : io->len;
+	if (n->lat && due > rp_now()) {
+		struct timespec ts = rp_ts(due);
+
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+			;
+	}
+	io->t_done = n->lat ? rp_now() : io->t_issue;
+}
+
 static void null_cleanup(struct rp_engine *n)
 {
 	if (!n)
@@ -88,5 +103,6 @@ const struct rp_engine_ops rp_engine_null = {
     .queue = null_queue,
     .commit = null_commit,
     .reap = null_reap,
+    .run = null_run,
     .cleanup = null_cleanup,
 };

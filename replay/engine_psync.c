@@ -448,11 +448,18 @@ static int psync_reap(struct rp_engine *p, struct rp_io **done, unsigned max, ui
 	return (int)n;
 }
 
+/* In the submitter's thread, with the reaper's own buffers on a RAM device, as when it helps */
+static void psync_run(struct rp_engine *p, struct rp_io *io)
+{
+	exec(p, io, p->tb ? &p->tb[p->nthreads] : NULL);
+}
+
 const struct rp_engine_ops rp_engine_psync = {
     .name = "psync",
     .init = psync_init,
     .queue = psync_queue,
     .commit = psync_commit,
     .reap = psync_reap,
+    .run = psync_run,
     .cleanup = psync_cleanup,
 };

@@ -74,8 +74,11 @@ char *replay_stats_json(const struct replay_opts *o, const struct replay_stats *
 	json_object_set_new(rp, "ops", by_op(st->ops));
 	json_object_set_new(rp, "op_bytes", by_op(st->op_bytes));
 	json_object_set_new(rp, "split",
-	                    json_pack("{s:I, s:I}", "ios", (json_int_t)st->split_ios, "requests",
-	                              (json_int_t)st->split_requests));
+	                    json_pack("{s:o, s:o, s:o, s:o, s:b}", "ios", json_u64(st->split_ios),
+	                              "requests", json_u64(st->split_requests), "ios_max",
+	                              json_u64(st->split_ios_max), "requests_max",
+	                              json_u64(st->split_requests_max), "estimate",
+	                              st->split_estimate));
 	json_object_set_new(rp, "duration_ns", json_u64(st->replay_span_ns));
 	json_object_set_new(rp, "iops", json_real(per_sec(st->ios, st->replay_span_ns)));
 	json_object_set_new(rp, "mb_per_s",
@@ -87,6 +90,7 @@ char *replay_stats_json(const struct replay_opts *o, const struct replay_stats *
 	json_object_set_new(rp, "max_inflight", json_integer(st->max_inflight));
 	json_object_set_new(rp, "dependency_waits", json_u64(st->dep_waits));
 	json_object_set_new(rp, "depth_waits", json_u64(st->depth_waits));
+	json_object_set_new(rp, "inline", json_u64(st->inline_ios));
 	json_object_set_new(rp, "errors", json_u64(st->errors));
 	if (st->errors) {
 		json_object_set_new(rp, "first_error", json_string(strerror(-st->first_error)));

@@ -37,7 +37,20 @@ static long find_target(struct rp *r, uint32_t dev)
 
 /* ---- completions ------------------------------------------------------------------- */
 
-static int on_done(struct rp *r, struct rp_io *io)
+/* What the hot path leaves to this: the histograms' counts and sums (hist_add_fast()), and
+ * whether the split prediction is an estimate */
+static void settle(struct rp *r)
+{
+	struct replay_stats *st = r->st;
+
+	hist_settle(&st->lat, &r->lat_pending);
+	hist_settle(&st->lag, &r->lag_pending);
+	st->split_estimate =
+	    st->split_ios != st->split_ios_max || st->split_requests != st->split_requests_max;
+}
+
+/* inline: its call cost 1 % of the null engine's replay at depth 16 (bench/replay-insns.sh) */
+static inline __attribute__((always_inline)) int on_done(struct rp *r, struct rp_io *io)
 {
 	struct replay_stats *st = r->st;
 	int ret = 0;
@@ -58,6 +71,7 @@ static int on_done(struct rp *r, struct rp_io *io)
 			}
 			st->ios--;
 			st->ops[io->op]--;
+			st->inline_ios -= io->done_inline;
 		} else {
 			if (!st->errors++) {
 				st->first_error = err;
@@ -70,7 +84,7 @@ static int on_done(struct rp *r, struct rp_io *io)
 	} else {
 		st->op_bytes[io->op] += io->len; /* what a discard or write-zeroes covered */
 	}
-	hist_add(&st->lat, io->t_done - io->t_issue);
+	hist_add_fast(&st->lat, &r->lat_pending, io->t_done - io->t_issue);
 	if (io->t_done > r->last_done)
 		r->last_done = io->t_done;
 	if (r->o->observe)
@@ -81,8 +95,6 @@ static int on_done(struct rp *r, struct rp_io *io)
 		r->pend[io->pend].slot = -1;
 	if (io->trace_done)
 		r->outstanding--;
-	if (io->own_buf)
-		free(io->buf);
 	r->free_slots[r->nfree++] = (unsigned)((struct rp_slot *)io - r->slots);
 	return ret;
 }
@@ -234,11 +246,195 @@ static int due_time(struct rp *r, const struct blk_event *ev, uint64_t *deadline
  * completions: io->pend is -1 then). */
 static void unissue(struct rp *r, struct rp_io *io, unsigned slot)
 {
-	if (io->own_buf)
-		free(io->buf);
 	if (io->pend >= 0)
 		r->pend[io->pend].slot = -1;
 	r->free_slots[r->nfree++] = slot;
+}
+
+static void count_split(struct replay_stats *st, uint32_t lo, uint32_t hi)
+{
+	if (lo > 1) {
+		st->split_ios++;
+		st->split_requests += lo;
+	}
+	if (hi > 1) {
+		st->split_ios_max++;
+		st->split_requests_max += hi;
+	}
+}
+
+/* The bookkeeping of an IO handed to the engine, or done: counts, the comparison with a
+ * capture, the split the kernel will make, the lag, the observer, the recorder, progress. */
+static int issued(struct rp *r, struct rp_io *io)
+{
+	const struct replay_opts *o = r->o;
+	struct replay_stats *st = r->st;
+	struct rp_target *t = io->tgt;
+	unsigned op = io->op;
+	int ret;
+
+	if (r->inflight > st->max_inflight)
+		st->max_inflight = r->inflight;
+	st->ios++;
+	st->ops[op]++;
+	if (o->fid && t->is_blk)
+		rp_fid_expect(o->fid, t->dev, t->disk_dev, io->off / 512 + t->part_start, io->len,
+		              op, io->t_issue);
+	if (op == RP_OP_READ || op == RP_OP_WRITE) {
+		/* the requests the kernel makes of it; not of what goes through the page cache */
+		if ((io->len > t->whole || (t->chunk && io->off % t->chunk + io->len > t->chunk)) &&
+		    io->fd == t->fd && t->direct) {
+			uint32_t lo, hi;
+
+			rp_split_predict(t, io->off, io->len, io->buf_unit, &lo, &hi);
+			count_split(st, lo, hi);
+		}
+	} else if (t->max_bytes[op] && io->len > t->max_bytes[op]) {
+		uint32_t n = (io->len + t->max_bytes[op] - 1) / t->max_bytes[op];
+
+		count_split(st, n, n);
+	}
+	if (io->intended)
+		hist_add_fast(&st->lag, &r->lag_pending, io->t_issue - io->intended);
+	if (o->observe)
+		o->observe(o->observe_arg, io, false);
+	if (t->rec && (ret = rp_record_io(t, io, false, r->t0, r->e)))
+		return ret;
+	if (o->progress && !(io->seq & 255)) {
+		uint64_t now = rp_now();
+
+		if (now >= r->next_progress) {
+			r->next_progress = now + 1000000000ull;
+			settle(r);
+			o->progress(o->progress_arg, st, now - r->t0);
+		}
+	}
+	return 0;
+}
+
+/* The buffer of an IO larger than a slot (sched.h: kept, never allocated per IO). 0 or
+ * -ENOMEM with the error set. */
+static int big_buffer(struct rp *r, struct rp_io *io, unsigned slot)
+{
+	size_t len = io->len;
+	struct rp_buf *b;
+
+	if (io->op == RP_OP_READ) {
+		b = &r->big[slot];
+		if (b->cap < len && (rp_bufs_put(&r->bufs, b) || rp_bufs_get(&r->bufs, len, b)))
+			return iot_err_set(r->e, -ENOMEM, "out of memory");
+	} else {
+		b = r->nbigpat ? &r->bigpat[r->nbigpat - 1] : NULL;
+		if (!b || b->cap < len) {
+			if (r->nbigpat == RP_BIGPAT_MAX ||
+			    rp_bufs_get(&r->bufs, len, &r->bigpat[r->nbigpat]))
+				return iot_err_set(r->e, -ENOMEM, "out of memory");
+			b = &r->bigpat[r->nbigpat++];
+			/* the same bytes as the slot's pattern, further on */
+			rp_pattern_fill(b->p, b->cap, 0x10ae);
+		}
+	}
+	io->buf = b->p;
+	io->buf_unit = b->unit;
+	return 0;
+}
+
+/* ---- the trace, read ahead --------------------------------------------------------- */
+
+/* The source's next events into [cur, end): a batch, or one event. 1, 0 at the end, -errno. */
+static int fetch(struct rp *r)
+{
+	const struct rp_source *src = r->src;
+	unsigned n = 0;
+	int ret;
+
+	if (r->src_end <= 0)
+		return r->src_end;
+	if (src->batch) {
+		ret = src->batch(src->arg, &r->cur, &n, r->e);
+	} else {
+		ret = src->next(src->arg, &r->one, r->e);
+		r->cur = &r->one;
+		n = 1;
+	}
+	if (ret <= 0) {
+		r->src_end = ret;
+		r->cur = r->end = NULL;
+		return ret;
+	}
+	r->end = r->cur + n;
+	return 1;
+}
+
+/* The next event (valid until the next call here or to dependent()): those read ahead first.
+ * 1, 0 at the end, -errno. */
+static int next_event(struct rp *r, const struct blk_event **ev)
+{
+	int ret;
+
+	if (__builtin_expect(r->ahead_n != 0, 0)) {
+		if (r->ahead_pos < r->ahead_n) {
+			*ev = &r->ahead_ev[r->ahead_pos++];
+			return 1;
+		}
+		r->ahead_pos = r->ahead_n = 0;
+	}
+	if (r->cur == r->end && (ret = fetch(r)) <= 0)
+		return ret;
+	*ev = r->cur++;
+	return 1;
+}
+
+/* Whether the trace completes the IO at window entry pend before it issues another: the next
+ * IO then waits for this one (the dependency rule), which may as well be done in this thread.
+ * Reads ahead in the source's batch; past its end, the rest of it is kept (at most RP_AHEAD
+ * events, else: not dependent) and the next batch looked at. */
+static bool dependent(struct rp *r, long pend)
+{
+	unsigned want = r->o->from == RP_FROM_QUEUE ? BLK_A_QUEUE : BLK_A_ISSUE;
+	unsigned i = r->ahead_pos;
+	const struct blk_event *p = r->cur;
+
+	for (;;) {
+		const struct blk_event *ev;
+
+		if (i < r->ahead_n) {
+			ev = &r->ahead_ev[i++];
+		} else if (p < r->end) {
+			ev = p++;
+		} else {
+			size_t rest = (size_t)(r->end - r->cur);
+
+			if (r->src_end <= 0)
+				return false;
+			if (r->ahead_pos) {
+				r->ahead_n -= r->ahead_pos;
+				memmove(r->ahead_ev, r->ahead_ev + r->ahead_pos,
+				        r->ahead_n * sizeof(*r->ahead_ev));
+				r->ahead_pos = 0;
+			}
+			if (r->ahead_n + rest > RP_AHEAD)
+				return false;
+			for (size_t k = 0; k < rest; k++) {
+				r->ahead_ev[r->ahead_n + k] = r->cur[k];
+				r->ahead_ev[r->ahead_n + k].pdu = NULL; /* the batch's, not kept */
+				r->ahead_ev[r->ahead_n + k].pdu_len = 0;
+			}
+			r->ahead_n += (unsigned)rest;
+			i = r->ahead_n;
+			r->cur = r->end;
+			if (fetch(r) <= 0)
+				return false;
+			p = r->cur;
+			continue;
+		}
+		if (blk_is_notify(ev))
+			continue;
+		if (ev->action == want)
+			return false;
+		if (ev->action == BLK_A_COMPLETE && rp_pend_completes(r, pend, ev))
+			return true;
+	}
 }
 
 static int replay_one(struct rp *r, const struct blk_event *ev)
@@ -251,6 +447,7 @@ static int replay_one(struct rp *r, const struct blk_event *ev)
 	long ti;
 	int op, rwf, ret;
 	unsigned slot;
+	bool inline_ok;
 
 	if (!r->started) {
 		r->started = true;
@@ -337,20 +534,16 @@ static int replay_one(struct rp *r, const struct blk_event *ev)
 			io->buf_index = op == RP_OP_READ ? (int)slot : (int)r->depth;
 			io->buf =
 			    op == RP_OP_READ ? r->mem + (size_t)slot * RP_SLOT_BYTES : pattern(r);
-		} else {
-			size_t len = ((size_t)io->len + 4095) & ~(size_t)4095;
-
-			io->buf = aligned_alloc(4096, len);
-			if (!io->buf) {
-				r->free_slots[r->nfree++] = slot;
-				return iot_err_set(r->e, -ENOMEM, "out of memory");
-			}
-			io->own_buf = true;
-			if (op == RP_OP_WRITE)
-				rp_pattern_fill(io->buf, len, 0x10ae);
+		} else if ((ret = big_buffer(r, io, slot))) {
+			r->free_slots[r->nfree++] = slot;
+			return ret;
 		}
 	}
 	io->pend = rp_pend_add(r, ev, (long)slot);
+	/* an IO the next one waits for anyway is done here when nothing else is in flight (ev
+	 * may point into the source's batch, which looking ahead ends: not used below) */
+	inline_ok = r->ops->run && !r->inflight &&
+	            (r->depth == 1 || (io->pend >= 0 && dependent(r, io->pend)));
 	if (deadline && (ret = wait_deadline(r, deadline))) {
 		/* stopped (or failed) before this IO was due: it is not issued */
 		unissue(r, io, slot);
@@ -358,42 +551,33 @@ static int replay_one(struct rp *r, const struct blk_event *ev)
 	}
 	io->intended = deadline;
 	io->t_issue = rp_now();
-	ret = r->ops->queue(r->eng, io);
-	if (ret) {
-		unissue(r, io, slot);
-		return iot_err_set(r->e, ret, "%s: queue: %s", r->ops->name, strerror(-ret));
+	if (inline_ok && !r->inflight) {
+		r->ops->run(r->eng, io);
+		io->done_inline = true;
+		st->inline_ios++;
+	} else {
+		inline_ok = false;
+		ret = r->ops->queue(r->eng, io);
+		if (ret) {
+			unissue(r, io, slot);
+			return iot_err_set(r->e, ret, "%s: queue: %s", r->ops->name,
+			                   strerror(-ret));
+		}
+		r->batch++;
 	}
 	r->inflight++;
-	r->batch++;
-	if (r->inflight > st->max_inflight)
-		st->max_inflight = r->inflight;
-	st->ios++;
-	st->ops[op]++;
-	if (o->fid && t->is_blk)
-		rp_fid_expect(o->fid, t->dev, t->disk_dev, off / 512 + t->part_start, io->len,
-		              (unsigned)op, io->t_issue);
-	if (t->max_bytes[op] && io->len > t->max_bytes[op]) {
-		/* the kernel splits it into requests the device takes */
-		st->split_ios++;
-		st->split_requests += (io->len + t->max_bytes[op] - 1) / t->max_bytes[op];
-	}
-	if (deadline)
-		hist_add(&st->lag, io->t_issue - deadline);
-	if (o->timing == RP_TIMING_ORIGINAL || r->batch >= AFAP_BATCH)
-		if ((ret = commit(r)))
-			return ret;
-	if (o->observe)
-		o->observe(o->observe_arg, io, false);
-	if (t->rec && (ret = rp_record_io(t, io, false, r->t0, r->e)))
+	if (!inline_ok && (o->timing == RP_TIMING_ORIGINAL || r->batch >= AFAP_BATCH) &&
+	    (ret = commit(r))) {
 		return ret;
-	if (o->progress && !(io->seq & 255)) {
-		uint64_t now = rp_now();
-
-		if (now >= r->next_progress) {
-			r->next_progress = now + 1000000000ull;
-			o->progress(o->progress_arg, st, now - r->t0);
-		}
 	}
+	ret = issued(r, io);
+	if (inline_ok) {
+		int r2 = on_done(r, io);
+
+		return ret ? ret : r2;
+	}
+	if (ret)
+		return ret;
 	/* pick up what finished while we were busy, without waiting */
 	if (r->inflight && (o->timing == RP_TIMING_ORIGINAL || r->inflight >= r->depth))
 		if ((ret = reap(r, 0)) < 0)
@@ -472,7 +656,9 @@ static int setup(struct rp *r)
 	r->free_slots = calloc(r->depth, sizeof(*r->free_slots));
 	r->iov = calloc(r->depth + 1, sizeof(*r->iov));
 	r->pend = calloc(RP_PEND_MAX, sizeof(*r->pend));
-	if (!r->slots || !r->free_slots || !r->iov || !r->pend)
+	r->big = calloc(r->depth, sizeof(*r->big));
+	rp_bufs_init(&r->bufs);
+	if (!r->slots || !r->free_slots || !r->iov || !r->pend || !r->big)
 		return iot_err_set(r->e, -ENOMEM, "out of memory");
 	if (r->o->from == RP_FROM_ISSUE) {
 		r->bucket_head = malloc(PEND_BUCKETS * sizeof(*r->bucket_head));
@@ -543,6 +729,8 @@ static void teardown(struct rp *r)
 	}
 	if (r->mem)
 		munmap(r->mem, r->mem_len);
+	rp_bufs_free(&r->bufs);
+	free(r->big);
 	free(r->tgts);
 	free(r->map_tgt);
 	free(r->slots);
@@ -557,8 +745,8 @@ int replay_run(const struct replay_opts *o, const struct rp_source *src, struct 
                struct iot_err *e)
 {
 	unsigned want = o->from == RP_FROM_QUEUE ? BLK_A_QUEUE : BLK_A_ISSUE;
-	struct rp r = {.o = o, .st = st, .e = e};
-	struct blk_event ev;
+	struct rp r = {.o = o, .src = src, .st = st, .e = e, .lone = PEND_NIL, .src_end = 1};
+	const struct blk_event *ev;
 	int ret;
 
 	memset(st, 0, sizeof(*st));
@@ -567,20 +755,20 @@ int replay_run(const struct replay_opts *o, const struct rp_source *src, struct 
 	if ((ret = setup(&r)))
 		goto out;
 	while (!(o->stop && *o->stop)) {
-		ret = src->next(src->arg, &ev, e);
+		ret = next_event(&r, &ev);
 		if (ret <= 0)
 			break;
 		ret = 0;
-		if (blk_is_notify(&ev))
+		if (blk_is_notify(ev))
 			continue;
-		if (ev.action == BLK_A_COMPLETE) {
+		if (ev->action == BLK_A_COMPLETE) {
 			if (r.started)
-				rp_pend_on_complete(&r, &ev);
+				rp_pend_on_complete(&r, ev);
 			continue;
 		}
-		if (ev.action != want)
+		if (ev->action != want)
 			continue;
-		if ((ret = replay_one(&r, &ev)))
+		if ((ret = replay_one(&r, ev)))
 			break;
 	}
 	if (o->stop && *o->stop)
@@ -594,6 +782,7 @@ int replay_run(const struct replay_opts *o, const struct rp_source *src, struct 
 		if (r2 && !ret)
 			ret = -EIO;
 	}
+	settle(&r);
 	if (r.started) {
 		st->trace_span_ns = r.trace_last - r.trace_t0;
 		st->replay_span_ns = (r.last_done > r.t0 ? r.last_done : rp_now()) - r.t0;

@@ -58,9 +58,10 @@ struct rp_io {
 	uint32_t trace_dev;
 	uint64_t trace_sector;
 	struct rp_target *tgt;
-	long pend;       /* index into the trace-pending window, or -1 */
-	bool trace_done; /* the trace had completed it while the replay had not */
-	bool own_buf;    /* buf was allocated for this IO (larger than a slot) */
+	long pend;         /* index into the trace-pending window, or -1 */
+	bool trace_done;   /* the trace had completed it while the replay had not */
+	bool done_inline;  /* done in the scheduler's thread (engine run()), not queued */
+	uint32_t buf_unit; /* buf is physically contiguous in pieces this long, or 0: unknown */
 };
 
 /* --map SRCDEV=PATH */
@@ -69,11 +70,18 @@ struct rp_map {
 	const char *path;
 };
 
-/* Where the events come from: bt_reader_next() or, in tests, an array. */
+/* Where the events come from: a blktrace reader (rp_source_reader()) or, in tests, an array. */
 struct rp_source {
 	int (*next)(void *arg, struct blk_event *ev, struct iot_err *e); /* 1, 0 at end, -errno */
 	void *arg;
+	/* or, when set, several at once: ev[0..*n) (*n >= 1 when 1 is returned), valid until the
+	 * next call */
+	int (*batch)(void *arg, const struct blk_event **ev, unsigned *n, struct iot_err *e);
 };
+
+struct bt_reader;
+/* A source reading rd (formats/blktrace.h) in batches; rd stays the caller's. */
+struct rp_source rp_source_reader(struct bt_reader *rd);
 
 struct replay_stats;
 
@@ -145,9 +153,13 @@ struct replay_stats {
 	uint64_t ios, bytes;        /* IOs issued and bytes of data moved (reads and writes) */
 	uint64_t ops[RP_OP_N];      /* issued, by operation */
 	uint64_t op_bytes[RP_OP_N]; /* done, by operation (discards: the bytes covered) */
-	/* IOs longer than the target takes in one request (queue/max_sectors_kb and friends),
-	 * which the kernel splits, and the requests they became */
+	/* IOs longer than the target takes in one request (its queue's limits: replay/split.c),
+	 * which the kernel splits, and the requests they became: IOs split for certain and their
+	 * fewest requests, and at most so many IOs in so many requests (equal to the first two
+	 * unless the layout of the buffers in memory decides: an estimate) */
 	uint64_t split_ios, split_requests;
+	uint64_t split_ios_max, split_requests_max;
+	bool split_estimate;     /* the two pairs differ */
 	uint64_t replay_span_ns; /* start to the last completion */
 	uint64_t errors;         /* IOs that completed with an error */
 	int first_error;         /* its -errno */
@@ -163,7 +175,10 @@ struct replay_stats {
 	uint64_t unaligned_buffered; /* not aligned for O_DIRECT: done through the page cache */
 	uint64_t dep_waits;          /* IOs that waited for the dependency rule */
 	uint64_t depth_waits;        /* IOs that waited for the --depth cap */
-	uint64_t pend_evicted;       /* trace IOs whose C never came within the window */
+	/* IOs done in the scheduler's own thread: the next IO depended on them and nothing else
+	 * was in flight, so no hand-off to an engine's thread and back */
+	uint64_t inline_ios;
+	uint64_t pend_evicted; /* trace IOs whose C never came within the window */
 	unsigned max_inflight;
 	bool stopped; /* interrupted */
 	/* set by the caller after comparing with a capture (--capture), for the JSON; or NULL */

@@ -30,8 +30,16 @@ struct pend {
 #define PEND_BUCKETS 16384u
 #define PEND_NIL UINT32_MAX
 
+/* Events kept from a batch of the trace while looking ahead of the IO being replayed, to see
+ * whether the trace completes it before the next IO (replay.c, dependent()); a longer look
+ * finds the IOs independent */
+#define RP_AHEAD 64u
+/* The pattern for writes larger than a slot, doubled from twice a slot up to 4 GiB */
+#define RP_BIGPAT_MAX 16u
+
 struct rp {
 	const struct replay_opts *o;
+	const struct rp_source *src;
 	struct replay_stats *st;
 	struct iot_err *e;
 	const struct rp_engine_ops *ops;
@@ -46,10 +54,28 @@ struct rp {
 	uint8_t *mem; /* depth read buffers, then the write pattern */
 	size_t mem_len;
 	struct iovec *iov;
+	/* IOs larger than a slot read into the slot's own buffer (grown to the largest it read,
+	 * kept) and write from one pattern (grown to the largest write, filled once; the ones it
+	 * outgrew kept for the IOs still using them): nothing allocated or filled per IO; both on
+	 * huge pages where the kernel gives them (bufs.c) */
+	struct rp_bufs bufs;
+	struct rp_buf *big;
+	struct rp_buf bigpat[RP_BIGPAT_MAX];
+	unsigned nbigpat;
+	/* the trace: the source's batch [cur, end) not replayed yet (one event in one when the
+	 * source has no batches), after ahead_ev[ahead_pos, ahead_n): the rest of an earlier
+	 * batch that looking ahead went past; src_end: what the source last said (1 more, 0 the
+	 * end, -errno) */
+	const struct blk_event *cur, *end;
+	struct blk_event one;
+	struct blk_event ahead_ev[RP_AHEAD];
+	unsigned ahead_pos, ahead_n;
+	int src_end;
 	/* trace-pending window: a ring indexed by absolute counters */
 	struct pend *pend;
 	uint64_t pend_head, pend_tail, pend_live;
 	uint32_t *bucket_head, *bucket_tail; /* issue mode: chains of live entries, or NULL */
+	uint32_t lone; /* issue mode: the one live entry, kept out of the chains, or PEND_NIL */
 	/* the dependency rule: IOs the trace had completed that the replay has not */
 	uint64_t outstanding;
 	unsigned inflight, batch;
@@ -59,6 +85,7 @@ struct rp {
 	uint64_t next_progress;
 	int timerslack;
 	uint64_t spin_ns;
+	uint64_t lat_pending, lag_pending; /* sums not yet in st->lat, st->lag (settle()) */
 };
 
 /* ---- the trace-pending window (pending.c) ---- */
@@ -68,5 +95,7 @@ struct rp {
 long rp_pend_add(struct rp *r, const struct blk_event *ev, long slot);
 /* A C event of the trace: the IOs it completes may no longer hold the replay back. */
 void rp_pend_on_complete(struct rp *r, const struct blk_event *ev);
+/* Whether the C event ev, were it next, would complete the window's entry idx. */
+bool rp_pend_completes(struct rp *r, long idx, const struct blk_event *ev);
 
 #endif

@@ -59,7 +59,7 @@ static uint64_t sys_u64(const char *dir, const char *file)
 static void block_limits(struct rp_target *t, const struct stat *st)
 {
 	char dev[64], disk[80], q[96];
-	uint64_t v, seg;
+	uint64_t v;
 
 	snprintf(dev, sizeof(dev), "/sys/dev/block/%u:%u", major(st->st_rdev), minor(st->st_rdev));
 	snprintf(disk, sizeof(disk), "%s%s", dev, sys_u64(dev, "partition") ? "/.." : "");
@@ -79,13 +79,18 @@ static void block_limits(struct rp_target *t, const struct stat *st)
 	snprintf(q, sizeof(q), "%s/mq", disk);
 	t->bio_based = access(q, F_OK) != 0;
 	snprintf(q, sizeof(q), "%s/queue", disk);
-	/* a request holds at most max_sectors_kb, and max_segments pieces of memory: with the
-	 * replay's buffers, a page each (physically contiguous pages may make fewer) */
+	/* a request holds at most max_sectors_kb, and max_segments pieces of physically
+	 * contiguous memory of at most max_segment_size each (replay/split.c); no request crosses
+	 * a multiple of chunk_sectors */
 	v = sys_u64(q, "max_sectors_kb") << 10;
-	seg = sys_u64(q, "max_segments") * (uint64_t)sysconf(_SC_PAGESIZE);
-	if (seg && (!v || seg < v))
-		v = seg;
-	t->max_bytes[RP_OP_READ] = t->max_bytes[RP_OP_WRITE] = v > UINT32_MAX ? 0 : (uint32_t)v;
+	t->max_io = v > UINT32_MAX ? 0 : (uint32_t)v;
+	v = sys_u64(q, "max_segments");
+	t->max_segs = v > UINT32_MAX ? 0 : (uint32_t)v;
+	v = sys_u64(q, "max_segment_size");
+	t->seg_bytes = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+	v = sys_u64(q, "chunk_sectors") << 9;
+	t->chunk = v > UINT32_MAX ? 0 : (uint32_t)v;
+	t->page = (uint32_t)sysconf(_SC_PAGESIZE);
 	v = sys_u64(q, "discard_max_bytes");
 	t->max_bytes[RP_OP_DISCARD] = v > UINT32_MAX ? 0 : (uint32_t)v;
 	v = sys_u64(q, "write_zeroes_max_bytes");
@@ -102,6 +107,7 @@ int rp_target_open(struct rp_target *t, const char *path, const struct replay_op
 
 	memset(t, 0, sizeof(*t));
 	t->fd = t->fd_buf = -1;
+	t->whole = UINT32_MAX; /* files: not predicted */
 	fd0 = rp_target_open_checked(path, o, &st, warn, sizeof(warn), e);
 	if (fd0 < 0)
 		return fd0;
@@ -166,6 +172,13 @@ int rp_target_open(struct rp_target *t, const char *path, const struct replay_op
 		t->ram =
 		    t->bio_based && (!strncmp(t->name, "zram", 4) || !strncmp(t->name, "ram", 3) ||
 		                     !strncmp(t->name, "pmem", 4));
+		/* a bio-based driver splits only if it asks the block layer to: these take a bio of
+		 * any size (their queue's limits are no request's); device-mapper and md do split,
+		 * by their own rules and on the devices below them */
+		t->split = !t->bio_based ? RP_SPLIT_LIMITS
+		           : t->ram      ? RP_SPLIT_NONE
+		                         : RP_SPLIT_GUESS;
+		t->whole = rp_split_whole(t);
 	} else {
 		t->size = (uint64_t)st.st_size;
 		t->lbs = 512;
@@ -201,6 +214,7 @@ void rp_target_close(struct rp_target *t)
 	if (t->fd_buf >= 0)
 		close(t->fd_buf);
 	t->fd = t->fd_buf = -1;
+	t->whole = UINT32_MAX; /* files: not predicted */
 	free(t->path);
 	t->path = NULL;
 }

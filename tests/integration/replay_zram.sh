@@ -32,6 +32,8 @@ expect_eq "unaligned" "$(json '["replay"]["unaligned_buffered"]' "$TMP/afap.json
 cmp -s "$TMP/want" "$TMP/got" || fail "recorded sequence differs from the trace's"
 [ "$(json '["replay"]["max_inflight"]' "$TMP/afap.json")" -le \
   "$(json '["trace"]["max_depth"]' "$TMP/afap.json")" ] || fail "deeper than the trace"
+# IOs that overlapped in the trace went to the engine's threads, not all done inline
+[ "$(json '["replay"]["inline"]' "$TMP/afap.json")" -lt 20000 ] || fail "overlapping IOs inline"
 
 # original timing: 4000 IOs over 2 s
 "$gen" -o "$TMP/slow" -n sdb --ios 4000 --seed 12 --gap-us 500 --jitter --lat-us 40 \
@@ -45,4 +47,6 @@ print("duration ratio %.4f, lag p50 %d ns, p99 %d ns" % (r, d["replay"]["issue_l
       d["replay"]["issue_lag"]["p99_ns"]))
 sys.exit(0 if 0.98 <= r <= 1.02 else 1)
 PY
+# a depth-1 trace: each IO done in the scheduler's own thread (the next one waited for it)
+expect_eq "done inline" "$(json '["replay"]["inline"]' "$TMP/orig.json")" 4000
 echo PASS

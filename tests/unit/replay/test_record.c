@@ -47,7 +47,7 @@ static void test_record(void **state)
 	char target[] = "/tmp/iotape-ut-record.XXXXXX", dir[] = "/tmp/iotape-ut-recdir.XXXXXX";
 	struct replay_opts o = {0};
 	struct replay_stats st;
-	struct rp_source src = {next, NULL};
+	struct rp_source src = {.next = next};
 	struct iot_err e = {{0}};
 	struct bt_reader *r;
 	struct blk_event ev;

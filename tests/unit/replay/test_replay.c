@@ -125,7 +125,7 @@ static struct replay_opts opts(void)
 static void run(const struct replay_opts *o, struct replay_stats *st)
 {
 	struct arr a = {evs, nev, 0};
-	struct rp_source src = {arr_next, &a};
+	struct rp_source src = {.next = arr_next, .arg = &a};
 	struct iot_err e = {{0}};
 	int ret = replay_run(o, &src, st, &e);
 
@@ -266,7 +266,7 @@ static void test_time_leap(void **state)
 	struct replay_opts o = opts();
 	struct replay_stats st;
 	struct arr a;
-	struct rp_source src = {arr_next, &a};
+	struct rp_source src = {.next = arr_next, .arg = &a};
 	struct iot_err e = {{0}};
 	uint64_t t0 = now_ns();
 
@@ -503,7 +503,7 @@ static void test_window_eviction(void **state)
 	struct replay_opts o = opts();
 	struct replay_stats st;
 	struct gen g = {0, RP_PEND_MAX + 100, 16384 + 5};
-	struct rp_source src = {gen_next, &g};
+	struct rp_source src = {.next = gen_next, .arg = &g};
 	struct iot_err e = {{0}};
 
 	(void)state;
@@ -715,7 +715,7 @@ static void test_fallback_without_io_uring(void **state)
 	if (pid == 0) {
 		struct replay_opts o = opts();
 		struct arr a;
-		struct rp_source src = {arr_next, &a};
+		struct rp_source src = {.next = arr_next, .arg = &a};
 		struct replay_stats st;
 		struct iot_err e = {{0}};
 
