@@ -8,7 +8,9 @@
 # journal-disk story of a storage server. With PORT, the bursts' data arrives over TCP (a
 # client thread sends it to a server thread on 127.0.0.1:PORT), as replication traffic: 1 MiB
 # before every fourth write, so the journal's writes, not the network, fill the burst even
-# on a loaded machine.
+# on a loaded machine. The server asks for each 1 MiB (one byte back) so that it crosses the
+# wire inside its burst: sent ahead, it would sit in the sockets' buffers (several MiB on lo)
+# and a late burst would see no packets.
 import mmap
 import os
 import socket
@@ -46,6 +48,7 @@ def writer():
         with lock:
             for i in range(BURST):
                 if conn and i % EVERY == 0:
+                    conn.sendall(b'g')
                     recv_exactly(conn, buf)
                 os.pwrite(fd, buf, ((k * BURST + i) % 32) * JSZ)
         time.sleep(0.15)  # the reader's turn
@@ -58,6 +61,8 @@ def client():
     with socket.create_connection(('127.0.0.1', port)) as s:
         msg = b'r' * JSZ
         for _ in range(ROUNDS * BURST // EVERY):
+            if s.recv(1) != b'g':
+                raise EOFError('server went away')
             s.sendall(msg)
 
 
