@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "analyze/blk_analysis.h"
+#include "common/jsonint.h"
 
 /*
  * Every record of an IO carries the cgroup id of its blkcg (the bpf backend writes it into Q,
@@ -132,14 +133,13 @@ int blk_bycg_to_json(struct blk_bycg *b, const json_t *paths, json_t *root)
 			return -ENOMEM;
 		}
 		json_object_del(o, "timeline");
-		json_object_set_new(o, "id",
-		                    g->id == BLK_BYCG_OTHER ? json_string("other")
-		                                            : json_integer((json_int_t)g->id));
+		json_object_set_new(
+		    o, "id", g->id == BLK_BYCG_OTHER ? json_string("other") : json_u64(g->id));
 		json_object_set_new(o, "path",
 		                    g->id == BLK_BYCG_NONE || g->id == BLK_BYCG_OTHER
 		                        ? json_null()
 		                        : path_of(paths, g->id));
-		json_object_set_new(o, "events", json_integer((json_int_t)g->events));
+		json_object_set_new(o, "events", json_u64(g->events));
 		json_array_append_new(arr, o);
 	}
 	json_object_set_new(root, "cgroups", arr);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analyze/blk_counts.h"
+#include "common/jsonint.h"
 
 /*
  * summary.json (docs/capture.md "summary.json") holds, per device, figures the kernel computed
@@ -19,9 +20,10 @@
 
 static uint64_t ju(const json_t *o, const char *k)
 {
-	const json_t *v = json_object_get(o, k);
+	uint64_t v;
 
-	return json_is_integer(v) ? (uint64_t)json_integer_value(v) : 0;
+	json_u64_member(o, k, &v); /* 0 when absent or not a u64 */
+	return v;
 }
 
 static int hist_from(const json_t *lat, struct hist *h)
@@ -82,9 +84,9 @@ static json_t *idle_json(const json_t *gaps, uint64_t threshold, uint64_t span, 
 		                                "duration_ns", (json_int_t)(g[i][1] - g[i][0]),
 		                                "at_start", 0, "ended_by", "issue", "queued", 0));
 	free(g);
-	json_object_set_new(o, "threshold_ns", json_integer((json_int_t)threshold));
-	json_object_set_new(o, "gaps", json_integer((json_int_t)n));
-	json_object_set_new(o, "total_ns", json_integer((json_int_t)total));
+	json_object_set_new(o, "threshold_ns", json_u64(threshold));
+	json_object_set_new(o, "gaps", json_u64(n));
+	json_object_set_new(o, "total_ns", json_u64(total));
 	json_object_set_new(o, "pct", json_real(span ? 100.0 * (double)total / (double)span : 0));
 	json_object_set_new(o, "histogram", blk_hist_json(&h, 1));
 	json_object_set_new(o, "longest", longest);
@@ -204,9 +206,9 @@ int blk_summary_json(const json_t *sum, unsigned top, json_t *root, struct iot_e
 		json_object_set_new(d, "timeline", tl);
 		json_array_append_new(out, d);
 	}
-	json_object_set_new(root, "start_ns", json_integer((json_int_t)origin));
-	json_object_set_new(root, "end_ns", json_integer((json_int_t)end));
-	json_object_set_new(root, "span_ns", json_integer((json_int_t)span));
+	json_object_set_new(root, "start_ns", json_u64(origin));
+	json_object_set_new(root, "end_ns", json_u64(end));
+	json_object_set_new(root, "span_ns", json_u64(span));
 	json_object_set_new(root, "timeline",
 	                    json_pack("{s:I, s:I, s:I}", "interval_ns", (json_int_t)interval,
 	                              "bins",

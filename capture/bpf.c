@@ -19,6 +19,7 @@
 
 #include "capture/bpf/blk_rec.h"
 #include "blk.skel.h" /* generated at build time by bpftool (CMakeLists.txt) */
+#include "common/jsonint.h"
 #include "formats/blktrace.h"
 #include "formats/rundir.h"
 
@@ -471,10 +472,10 @@ static int write_summary(struct cap_backend_state *s, uint64_t end_ns)
 	json_object_set_new(root, "format", json_string("iotape-summary"));
 	json_object_set_new(root, "format_version", json_integer(1));
 	json_object_set_new(root, "trace_clock", json_string("mono"));
-	json_object_set_new(root, "origin_ns", json_integer((json_int_t)s->skel->bss->origin_ns));
-	json_object_set_new(root, "end_ns", json_integer((json_int_t)end_ns));
-	json_object_set_new(root, "interval_ns", json_integer((json_int_t)s->interval_ns));
-	json_object_set_new(root, "idle_threshold_ns", json_integer((json_int_t)s->idle_ns));
+	json_object_set_new(root, "origin_ns", json_u64(s->skel->bss->origin_ns));
+	json_object_set_new(root, "end_ns", json_u64(end_ns));
+	json_object_set_new(root, "interval_ns", json_u64(s->interval_ns));
+	json_object_set_new(root, "idle_threshold_ns", json_u64(s->idle_ns));
 	for (unsigned i = 0; i < s->nsd; i++) {
 		struct sum_dev *d = &s->sd[i];
 		struct iot_sum_dev st = {0};
@@ -861,19 +862,16 @@ static int bpf_teardown(struct cap_backend_state *s, struct cap_result *res, jso
 
 		json_object_set_new(info, "program", json_string("tp_btf"));
 		json_object_set_new(info, "detail", json_string(cap_detail_name(s->detail)));
-		json_object_set_new(info, "ring_buffer_bytes",
-		                    json_integer((json_int_t)s->rb_bytes));
+		json_object_set_new(info, "ring_buffer_bytes", json_u64(s->rb_bytes));
 		json_object_set_new(info, "tracepoints", json_incref(s->attached));
-		json_object_set_new(info, "records", json_integer((json_int_t)s->records));
-		json_object_set_new(info, "lost_records", json_integer((json_int_t)lost));
+		json_object_set_new(info, "records", json_u64(s->records));
+		json_object_set_new(info, "lost_records", json_u64(lost));
 		if (s->detail != CAP_DETAIL_EVENTS) {
 			json_object_set_new(info, "unpaired_completions",
-			                    json_integer((json_int_t)counter(s, IOT_CNT_UNPAIRED)));
-			json_object_set_new(
-			    info, "inflight_table_full",
-			    json_integer((json_int_t)counter(s, IOT_CNT_TABLE_FULL)));
-			json_object_set_new(info, "merges",
-			                    json_integer((json_int_t)counter(s, IOT_CNT_MERGES)));
+			                    json_u64(counter(s, IOT_CNT_UNPAIRED)));
+			json_object_set_new(info, "inflight_table_full",
+			                    json_u64(counter(s, IOT_CNT_TABLE_FULL)));
+			json_object_set_new(info, "merges", json_u64(counter(s, IOT_CNT_MERGES)));
 		}
 		json_object_set_new(info, "reorder",
 		                    json_pack("{s:I, s:I, s:I}", "hold_ns", (json_int_t)s->hold,

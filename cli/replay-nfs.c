@@ -16,6 +16,7 @@
 
 #include "cli/inputs.h"
 #include "cli/replay.h"
+#include "common/jsonint.h"
 #include "common/textesc.h"
 #include "replay/nfs_replay.h"
 
@@ -273,9 +274,9 @@ static char *with_verify(char *s, const char *ref, const struct nfs_verify_resul
 		json_array_append_new(
 		    a, json_pack("{ssss}", "path", v->shown[i].path, "what", v->shown[i].what));
 	json_object_set_new(o, "reference", json_string(ref));
-	json_object_set_new(o, "entries", json_integer((json_int_t)v->entries));
-	json_object_set_new(o, "differences", json_integer((json_int_t)v->differences));
-	json_object_set_new(o, "bytes", json_integer((json_int_t)v->bytes));
+	json_object_set_new(o, "entries", json_u64(v->entries));
+	json_object_set_new(o, "differences", json_u64(v->differences));
+	json_object_set_new(o, "bytes", json_u64(v->bytes));
 	json_object_set_new(o, "first", a);
 	json_object_set_new(root, "verify", o);
 	out = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS);
