@@ -13,6 +13,9 @@
 #      CONFIGS="tracefs bpf:events bpf:io bpf:summary biolat" (BACKEND[:DETAIL-or-READER],
 #      tracefs:pipe, tracefs:raw:issue,complete for a mask; biolat: the floor, one histogram
 #      update per IO, build/biolat)
+#      RT="chrt -f 10" (default; RT= for normal priority): every run (fio, iotape and its
+#      reader, biolat) at a real-time priority, as bench/replay.sh, so that other jobs on a
+#      shared machine move the IOPS less
 #      BPF_STATS=1: also the kernel's own count of the time the BPF programs ran, per IO
 #      (kernel.bpf_stats_enabled on during the runs, put back after): the in-kernel cost of
 #      the bpf levels and the floor, which the machine's other load moves far less than IOPS
@@ -23,6 +26,7 @@ SECS=${SECS:-3}
 DEPTH=${DEPTH:-16}
 TARGETS=${TARGETS:-loop zram}
 CONFIGS=${CONFIGS:-tracefs bpf:events bpf:io bpf:summary biolat}
+RT=${RT-chrt -f 10}
 BIOLAT=${BIOLAT:-$(dirname "$(command -v "$IOTAPE")")/biolat}
 [ "$(id -u)" -eq 0 ] || { echo "capture-overhead: needs root" >&2; exit 2; }
 command -v fio >/dev/null || { echo "capture-overhead: needs fio" >&2; exit 2; }
@@ -102,14 +106,14 @@ run() {
 	[ "$BPF_STATS" = 1 ] && [ "$c" != none ] &&
 		fio=(sh -c '"$@" && bpftool -j prog show >"'"$WORK"'/progs.json"' sh "${fio[@]}")
 	case $c in
-	none) "${fio[@]}" >/dev/null ;;
-	biolat) "$BIOLAT" "$DEV" -- "${fio[@]}" >/dev/null 2>"$WORK/err" || { cat "$WORK/err" >&2; exit 1; } ;;
+	none) $RT "${fio[@]}" >/dev/null ;;
+	biolat) $RT "$BIOLAT" "$DEV" -- "${fio[@]}" >/dev/null 2>"$WORK/err" || { cat "$WORK/err" >&2; exit 1; } ;;
 	*)
 		IFS=: read -r b d m <<<"$c"
 		local args=(--backend "$b")
 		if [ "$b" = bpf ]; then args+=(--detail "${d:-events}"); else args+=(--reader "${d:-raw}"); fi
 		[ -n "$m" ] && args+=(-a "$m")
-		"$IOTAPE" capture -o "$WORK/run" -d "$DEV" "${args[@]}" -- "${fio[@]}" >/dev/null 2>"$WORK/err" ||
+		$RT "$IOTAPE" capture -o "$WORK/run" -d "$DEV" "${args[@]}" -- "${fio[@]}" >/dev/null 2>"$WORK/err" ||
 			{ cat "$WORK/err" >&2; exit 1; }
 		;;
 	esac
@@ -121,7 +125,7 @@ for target in $TARGETS; do
 		continue
 	fi
 	echo
-	echo "== $DEV: $KIND; fio $ENGINE 4 KiB randread iodepth $DEPTH, ${SECS}s runs, $RUNS rounds; load average $(loadavg)"
+	echo "== $DEV: $KIND; fio $ENGINE 4 KiB randread iodepth $DEPTH, ${SECS}s runs, $RUNS rounds; priority: ${RT:-normal}; load average $(loadavg)"
 	declare -A iops=() cpu=() ratio=() cratio=() lost=() events=() icpu=() kns=()
 	all=(none $CONFIGS)
 	n=${#all[@]}
