@@ -40,7 +40,7 @@ static const struct blk_sink_ops *const fed_sinks[] = {
  * A split pass (blk_analysis_split) feeds these sinks from the reader's thread, on each batch
  * right after it is decoded (still in that CPU's cache), and the others from the caller's:
  * the reader's thread also bears the decoding and the kernel's page-table work for the mapped
- * file, and this split is the one that balances the two (docs/design.md, the measurements).
+ * file, and this split is the one that balances the two (bench/README.md, "History").
  */
 #define SIDE_SINKS (1u << S_COUNTS | 1u << S_TIMELINE)
 #define MAIN_SINKS (ALL_SINKS & ~SIDE_SINKS)
