@@ -20,20 +20,35 @@ sys.exit(0 if lo <= r <= hi else 1)
 PY
 }
 
+# timed RUN: the replay at a real-time priority where it may have one (as root; what
+# docs/replay.md advises for original timing), so that other jobs on a busy machine do not
+# decide the figures; a run whose duration is off is run once more before the test fails: a
+# single stall of the machine near the end of a 1 s replay moves the ratio by 5 %, a timing
+# bug moves every run.
+RT=()
+[ "$(id -u)" -eq 0 ] && command -v chrt >/dev/null && RT=(chrt -f 10)
+timed() { # OUT LO HI ARGS...: the replay's JSON into OUT, its duration ratio in [LO, HI]
+	local out=$1 lo=$2 hi=$3 try
+	shift 3
+	for try in 1 2; do
+		"${RT[@]}" "$IOTAPE" replay "$@" --json --target "$TMP/target.img" "$TMP/tr/sdb" >"$out"
+		ratio_ok "$out" "$lo" "$hi" && return 0
+	done
+	return 1
+}
+
 for eng in io_uring psync null; do
 	echo "== engine $eng"
-	"$IOTAPE" replay --engine "$eng" --json --target "$TMP/target.img" "$TMP/tr/sdb" \
-		>"$TMP/orig.json"
-	ratio_ok "$TMP/orig.json" 0.98 1.02 || fail "$eng: original timing off by more than 2 %"
+	timed "$TMP/orig.json" 0.98 1.02 --engine "$eng" ||
+		fail "$eng: original timing off by more than 2 %"
 	expect_eq "$eng: IOs" "$(json '["replay"]["ios"]' "$TMP/orig.json")" \
 		"$(json '["replay"]["ios"]' "$TMP/orig.json")"
 	# never early: issue lag is actual minus intended, a u64 histogram would show wrap-around
 	p50=$(json '["replay"]["issue_lag"]["p50_ns"]' "$TMP/orig.json")
 	[ "$p50" -lt 1000000 ] || fail "$eng: issue lag p50 ${p50} ns"
 
-	"$IOTAPE" replay --engine "$eng" --speed 2 --json --target "$TMP/target.img" \
-		"$TMP/tr/sdb" >"$TMP/fast.json"
-	ratio_ok "$TMP/fast.json" 0.49 0.51 || fail "$eng: --speed 2 is not half the time"
+	timed "$TMP/fast.json" 0.49 0.51 --engine "$eng" --speed 2 ||
+		fail "$eng: --speed 2 is not half the time"
 done
 # SIGINT and SIGTERM in a long idle stretch: the replay stops at once (not when the next IO
 # is due, 30 s later), prints what it replayed, and exits 128 + the signal
