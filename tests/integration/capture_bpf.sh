@@ -11,7 +11,7 @@ source "$SRCDIR/tests/integration/capture_lib.bash"
 need_cmd fio
 need_cmd bpftool
 need_cmd python3
-"$IOTAPE" version | grep -q "capture backends: bpf" || fail "iotape was built without bpf: $("$IOTAPE" version)"
+"$IOTAPE" version | grep "capture backends: bpf" >/dev/null || fail "iotape was built without bpf: $("$IOTAPE" version)"
 
 make_loop 256M
 CG=""

@@ -87,11 +87,15 @@ echo 11111111-2222-3333-4444-555555555555 >"$TMP/osd/ceph-7/fsid"
 ln -s "$OSDJ" "$TMP/osd/ceph-7/journal"
 
 # a link to a device, as /dev/disk/by-id links are: given as the path, kept as the key
+# (the captured command writes a file on the OSD's data device: what the mounts and mkfs
+# wrote before may be on the disk before the capture starts, and the text below needs the
+# data device's IO)
 ln -s "$B2" "$TMP/b2-link"
 
 RUN=$TMP/run
 capture -o "$RUN" -d "$P1" -d "$E" -d "$EJ" -d "$X" -d mylog="$XL" -d "$IN" -d "$B1" \
-	-d "$TMP/b2-link" -d "$OSD" -d "$OSDJ" -- sync || fail "capture exited $?"
+	-d "$TMP/b2-link" -d "$OSD" -d "$OSDJ" -- \
+	sh -c 'echo probe >"$1/osd/ceph-7/probe" && sync' sh "$TMP" || fail "capture exited $?"
 LOOPNAME=$(basename "$E")
 tracing_is_off
 
@@ -133,7 +137,9 @@ assert 'osd.7 journal' in roles or 'osd.7 data' in roles, roles
 for x in a['devices']:
     assert 'key' in x and 'group' in x, x
 EOF
-"$IOTAPE" analyze "$RUN" | grep -q "(osd.7 data, group osd.7)" || fail "text: no role beside the device"
+"$IOTAPE" analyze "$RUN" >"$TMP/a.txt" || fail "analyze (text)"
+grep -q "(osd.7 data, group osd.7)" "$TMP/a.txt" ||
+	fail "text: no role beside the device: $(grep '^device' "$TMP/a.txt")"
 
 # -d NAME=DEV: a name is not a device path
 "$IOTAPE" capture -o "$TMP/bad" -d =/dev/null -- true 2>"$TMP/err" && fail "-d =DEV accepted"

@@ -78,12 +78,34 @@ for role in ('osd.0 data', 'osd.1 data'):
     print(role, {k: (v['gaps'], v['periodicity'] and v['periodicity']['period_ns']) for k, v in by.items()})
     assert any(c['process'] == 'ceph-osd' for c in by.values()), by
 PY
-# 4. the journals' split requests: the text says why btt's rows miss most completions
+# 4. the journals' split requests: the text says why btt's rows miss most completions, on
+# each device where more than a tenth went unmatched (a 4 MiB bench splits the journals'
+# writes over max_sectors_kb; how many depends on how the journal batched them, which a slow
+# machine changes: the note is checked against the document's own counts)
+notes=0
 for j in "$J0" "$J1"; do
 	mm=$(printf '%d,%d' "$(stat -c '0x%t' "$j")" "$(stat -c '0x%T' "$j")")
-	sed -n "/^device $mm /,/^device /p" "$TMP/a.txt" | grep -q "matched no queued bio" ||
-		fail "no unmatched-completion note for the journal $j ($mm)"
+	due=$(python3 - "$TMP/a.json" "$mm" <<'PY'
+import json, sys
+d = [x for x in json.load(open(sys.argv[1]))['devices'] if x['dev'] == sys.argv[2]][0]
+un = d['matching']['unmatched_completions']
+n = d['reads']['ios'] + d['writes']['ios']
+print('%d of %d completions unmatched, %d bios split' % (un, n, d['actions']['split']['writes']),
+      file=sys.stderr)
+print(1 if n and 10 * un > n else 0)
+PY
+	)
+	# (the section into a variable first: grep -q leaving early would kill sed, and the
+	# pipeline would fail under pipefail)
+	sec=$(sed -n "/^device $mm /,/^device /p" "$TMP/a.txt")
+	if grep -q "matched no queued bio" <<<"$sec"; then
+		[ "$due" = 1 ] || fail "an unmatched-completion note for the journal $j ($mm) with few unmatched"
+		notes=$((notes + 1))
+	else
+		[ "$due" = 0 ] || fail "no unmatched-completion note for the journal $j ($mm)"
+	fi
 done
+echo "unmatched-completion notes on $notes of 2 journals"
 grep -q "ended by  .* (ceph-osd)" "$TMP/a.txt" || fail "text: no gaps by thread"
 
 # 5. the report: every device with gaps has its table, headed with its role

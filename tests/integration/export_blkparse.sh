@@ -24,7 +24,7 @@ same() {
 	"$IOTAPE" export "$run" -f blkparse | cmp -s - io.txt || fail "$what: stdout differs from -o"
 }
 
-"$IOTAPE" help export | grep -q -- "--format" || fail "help export lacks --format"
+"$IOTAPE" help export | grep -- "--format" >/dev/null || fail "help export lacks --format"
 
 # the real samples: run directories (blkparse -D DIR -i NAME ...), a set, and one of its files
 nsamples=0

@@ -1,6 +1,9 @@
 # SPDX-License-Identifier: MIT
 # Sourced by integration tests: common helpers. Not a test itself (no .sh test of its own).
 set -euo pipefail
+# Under pipefail, `CMD | grep -q` fails when grep leaves at its first match while CMD still
+# writes (CMD dies of SIGPIPE, as iotape and sed do): a slow CMD (ASan) makes it a race. Give
+# grep the whole output (`grep PATTERN >/dev/null`), or keep the output in a file first.
 
 : "${IOTAPE:?IOTAPE must point at the built binary}"
 : "${TOOLS:?TOOLS must point at the tests build directory}"

@@ -135,7 +135,7 @@ run "sectors to 2^64" "$IOTAPE" movie "$TMP/wide" -o "$TMP/wide.webm" --length 2
 # streaming: iotape's own peak memory follows the frame and the window, not the trace (a trace
 # twice as long adds under 4 MiB; bench/peaks.py tells iotape's peak from its ffmpeg child's);
 # sanitizer builds carry shadow memory and quarantine, so the bounds are for normal builds
-if ! nm -D "$IOTAPE" 2>/dev/null | grep -q __asan_init; then
+if ! nm -D "$IOTAPE" 2>/dev/null | grep __asan_init >/dev/null; then
 	mkdir -p "$TMP/m1" "$TMP/m2"
 	"$TOOLS/blkgen" -o "$TMP/m1" --ios 200000 --seed 5 --gaps 4 >/dev/null
 	"$TOOLS/blkgen" -o "$TMP/m2" --ios 400000 --seed 5 --gaps 4 >/dev/null

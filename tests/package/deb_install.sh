@@ -104,7 +104,7 @@ got=$(ffprobe -v error -select_streams v:0 -count_frames \
 # the manual
 page=$(man -w iotape-capture) || fail "man -w iotape-capture found nothing"
 [ "$page" = /usr/share/man/man1/iotape-capture.1.gz ] || fail "man -w iotape-capture: $page"
-MANPAGER=cat MANWIDTH=100 man iotape-capture 2>/dev/null | grep -q "iotape-capture - " ||
+MANPAGER=cat MANWIDTH=100 man iotape-capture 2>/dev/null | grep "iotape-capture - " >/dev/null ||
 	fail "man iotape-capture does not show the page"
 for c in $($iotape --help | sed -n '/^commands:$/,/^$/p' | sed -n 's/^   \([a-z][a-z0-9-]*\) .*/\1/p'); do
 	man -w "iotape-$c" >/dev/null || fail "no man page for $c"
