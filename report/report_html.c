@@ -10,6 +10,7 @@
 #include "common/jsonint.h"
 #include "analyze/blk_idle.h"
 #include "analyze/blk_timeline.h"
+#include "common/units.h"
 #include "report/report_grid.h"
 
 #include "report/report_int.h"
@@ -430,7 +431,7 @@ static void device_graphs(struct emit *em, const struct report_input *in, struct
 	uint64_t smin = UINT64_MAX, smax = 0;
 	double latmax = 0, lat_div;
 	const char *lat_unit;
-	char id[128], title[256];
+	char id[128], title[256], wtxt[32], t_mbps[96], t_iops[96], t_seeks[96];
 
 	for (size_t i = 0; i < n; i++)
 		nb += dr[i].nbands;
@@ -518,17 +519,22 @@ static void device_graphs(struct emit *em, const struct report_input *in, struct
 
 	for (size_t i = 0; i < n; i++)
 		names[i] = (char *)run_label(&in[dr[i].run]);
+	/* a rate is a count over an interval: the interval is on the graph */
+	iot_fmt_dur((double)width, wtxt, sizeof(wtxt));
+	snprintf(t_mbps, sizeof(t_mbps), "throughput (per %s interval)", wtxt);
+	snprintf(t_iops, sizeof(t_iops), "IOPS (per %s interval)", wtxt);
+	snprintf(t_seeks, sizeof(t_seeks), "seeks per second (per %s interval)", wtxt);
 	if (multi) {
-		CHART("mbps", "throughput", "MB/s",
+		CHART("mbps", t_mbps, "MB/s",
 		      for (size_t i = 0; i < n; i++)
 		          series_set(&ser[k++], names[i], run_color(dr[i].run), &dr[i].p,
 		                     dr[i].p.mbps, dr[i].p.mbps_lo, dr[i].p.mbps_hi, false));
-		CHART("iops", "IOPS", "IO/s",
+		CHART("iops", t_iops, "IO/s",
 		      for (size_t i = 0; i < n; i++)
 		          series_set(&ser[k++], names[i], run_color(dr[i].run), &dr[i].p,
 		                     dr[i].p.iops, dr[i].p.iops_lo, dr[i].p.iops_hi, false));
 	} else {
-		CHART("mbps", "throughput", "MB/s", {
+		CHART("mbps", t_mbps, "MB/s", {
 			series_set(&ser[k++], "read", READ_COLOR, &dr[0].p, dr[0].p.rd_mbps, NULL,
 			           NULL, false);
 			series_set(&ser[k++], "write", WRITE_COLOR, &dr[0].p, dr[0].p.wr_mbps, NULL,
@@ -536,7 +542,7 @@ static void device_graphs(struct emit *em, const struct report_input *in, struct
 			series_set(&ser[k++], "total", "#555", &dr[0].p, dr[0].p.mbps,
 			           dr[0].p.mbps_lo, dr[0].p.mbps_hi, true);
 		});
-		CHART("iops", "IOPS", "IO/s", {
+		CHART("iops", t_iops, "IO/s", {
 			series_set(&ser[k++], "read", READ_COLOR, &dr[0].p, dr[0].p.rd_iops, NULL,
 			           NULL, false);
 			series_set(&ser[k++], "write", WRITE_COLOR, &dr[0].p, dr[0].p.wr_iops, NULL,
@@ -545,7 +551,7 @@ static void device_graphs(struct emit *em, const struct report_input *in, struct
 			           dr[0].p.iops_lo, dr[0].p.iops_hi, true);
 		});
 	}
-	CHART("seeks", "seeks per second", "seeks/s",
+	CHART("seeks", t_seeks, "seeks/s",
 	      for (size_t i = 0; i < n; i++) series_set(
 	          &ser[k++], multi ? names[i] : "seeks", multi ? run_color(dr[i].run) : "#2ca02c",
 	          &dr[i].p, dr[i].p.seeks, dr[i].p.seeks_lo, dr[i].p.seeks_hi, false));
@@ -720,6 +726,7 @@ static void section_devices(struct emit *em, const struct report_input *in, size
 		struct devrun *dr = calloc(n, sizeof(*dr));
 		const json_t *first = NULL;
 		uint32_t dev = 0;
+		uint64_t fine = 0, swidth;
 		size_t m = 0;
 		char devid[64];
 
@@ -748,14 +755,20 @@ static void section_devices(struct emit *em, const struct report_input *in, size
 					dev = blk_analysis_device(a, k);
 					first = report_dev_json(&in[i], k);
 				}
-				if (report_points_make(a, k, width, &dr[m].p) ||
-				    make_bands(&dr[m], a, n > 1 ? run_color(i) : IDLE_COLOR)) {
-					report_points_release(&dr[m].p);
-					free(dr[m].bands);
-					em->err = -ENOMEM;
-					break;
-				}
+				if (report_points_min_width(a, k) > fine)
+					fine = report_points_min_width(a, k);
 				m++;
+			}
+		}
+		/* one width for the section's runs: the widest any of them needs */
+		swidth = fine > width ? fine : width;
+		for (size_t i = 0; i < m && !em->err; i++) {
+			const struct blk_analysis *a = in[dr[i].run].blk;
+
+			if (report_points_make(a, dr[i].idx, swidth, fine, &dr[i].p) ||
+			    make_bands(&dr[i], a, m > 1 ? run_color(dr[i].run) : IDLE_COLOR)) {
+				em->err = -ENOMEM;
+				break;
 			}
 		}
 		/* one run in this section: plain grey shading, as for a single run */
@@ -785,9 +798,9 @@ static void section_devices(struct emit *em, const struct report_input *in, size
 		        "the longest gaps (as analyze lists them) exactly. "
 		        "Bands around lines: minimum and maximum of the finer intervals "
 		        "inside each plotted point. Plotted interval: %.6g ms.</p>\n",
-		        (double)width / 1e6);
+		        (double)swidth / 1e6);
 		if (!em->err)
-			device_graphs(em, in, dr, m, devid, xmax, width);
+			device_graphs(em, in, dr, m, devid, xmax, swidth);
 		for (size_t i = 0; i < m && !em->err; i++)
 			report_idle_table(em->f, &in[dr[i].run], dr[i].idx, m > 1);
 		for (size_t i = 0; i < m; i++) {

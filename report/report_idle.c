@@ -305,10 +305,13 @@ int report_idle_chart(struct emit *em, const struct report_input *in, unsigned i
 	for (unsigned j = 0; j < ndev && j < RPT_GRID_DEVICES; j++) {
 		uint32_t dev = blk_analysis_device(in->blk, j);
 		const char *role = js(report_dev_json(in, j), "role", NULL);
+		uint64_t wj;
 
 		if (j == idx)
 			continue;
-		if ((ret = report_points_make(in->blk, j, width, &pts[j])))
+		/* its own rate over no narrower an interval than its IOs bear */
+		wj = report_points_min_width(in->blk, j);
+		if ((ret = report_points_make(in->blk, j, wj > width ? wj : width, wj, &pts[j])))
 			goto out;
 		if (role)
 			snprintf(names[k], sizeof(names[k]), "%s (%u,%u) MB/s", role,

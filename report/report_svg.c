@@ -74,6 +74,12 @@ static double py(const struct frame *fr, double y)
 	return fr->y0 + fr->h - r * fr->h;
 }
 
+/* v moved into [lo, hi] */
+static double inside(double v, double lo, double hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
 static void draw_series(FILE *f, const struct frame *fr, const struct svg_series *s)
 {
 	/* envelope: one polygon per run of defined points, upper edge then lower edge back */
@@ -191,13 +197,16 @@ int svg_chart_write(FILE *f, const struct svg_chart *c, bool standalone)
 		        "href=\"data:image/png;base64,%s\"/>\n",
 		        fr.x0, yt, fr.w, yb - yt > 1 ? yb - yt : 1, c->image->png_b64);
 	}
+	/* whole dots inside the frame: one on the top or bottom row is not cut in half by it */
 	for (size_t i = 0; i < c->ndots; i++) {
 		const struct svg_dot *d = &c->dots[i];
 
 		fprintf(f,
-		        "<rect x=\"%.1f\" y=\"%.1f\" width=\"3\" height=\"3\" fill=\"%s\" "
-		        "fill-opacity=\"%.2f\"/>\n",
-		        px(&fr, d->x) - 1.5, py(&fr, d->y) - 1.5, d->color, d->opacity);
+		        "<rect class=\"dot\" x=\"%.1f\" y=\"%.1f\" width=\"3\" height=\"3\" "
+		        "fill=\"%s\" fill-opacity=\"%.2f\"/>\n",
+		        inside(px(&fr, d->x) - 1.5, fr.x0 + 1, fr.x0 + fr.w - 4),
+		        inside(py(&fr, d->y) - 1.5, fr.y0 + 1, fr.y0 + fr.h - 4), d->color,
+		        d->opacity);
 	}
 	/* axes and grid */
 	step = svg_nice_step(fr.ymax - fr.ymin, 4);
