@@ -3,22 +3,25 @@
  */
 #include "movie/movie_int.h"
 
+#include "common/palette.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-/* A dark background: the IO glows, idle stretches are a soft violet band. */
+/* A dark background: the IO glows, idle stretches are a grey band. The data and the state
+ * shading take the report's colours (common/palette.h), so that they read alike in both. */
 #define C_BG 0x0f1115u
 #define C_PLOT 0x181c24u
 #define C_EDGE 0x2c323du
 #define C_TEXT 0xd8dee9u
 #define C_DIM 0x8a93a6u
-#define C_READ 0x4da3ffu
-#define C_WRITE 0xff5a4au
-#define C_IDLE 0xb48eadu
-#define C_IOPS 0xa3be8cu
-#define C_SEEK 0xebcb8bu
+#define C_READ pal_rgb(PAL_READ)
+#define C_WRITE pal_rgb(PAL_WRITE)
+#define C_IDLE pal_rgb(PAL_IDLE)
+#define C_IOPS pal_rgb(PAL_IOPS)
+#define C_SEEK pal_rgb(PAL_SEEKS)
 #define IDLE_ALPHA 0.32
 #define FADE 0.8 /* the oldest IO of the window keeps 1 - FADE of its colour */
 
@@ -348,7 +351,7 @@ static void draw_graphs(struct movie *m, cairo_t *cr, const struct movie_track *
 /* Right-aligned at x: the colours of reads, writes and idle gaps. */
 static void legend(cairo_t *cr, double x, double y, double size)
 {
-	static const struct {
+	const struct {
 		const char *name;
 		uint32_t c;
 		double a;

@@ -270,7 +270,7 @@ struct devrun {
  * thinner than a pixel and a half. The data-* attributes carry the nanoseconds, so that a test
  * can hold the shading to analyze's figures.
  */
-static int make_bands(struct devrun *dr, const struct blk_analysis *a, const char *color)
+static int make_bands(struct devrun *dr, const struct blk_analysis *a, size_t hatch)
 {
 	const struct blk_idle_dev *g = blk_idle_dev(blk_analysis_sink(a, &blk_idle_ops), dr->idx);
 	unsigned ngaps = g ? g->ntop : 0;
@@ -292,7 +292,8 @@ static int make_bands(struct devrun *dr, const struct blk_analysis *a, const cha
 		x1 = dr->p.x[j] + w / 2;
 		if (x0 < 0)
 			x0 = 0;
-		*b = (struct svg_band){x0, x1, 0.08 + 0.3 * dr->p.idle_frac[j], color, 0, ""};
+		*b = (struct svg_band){x0, x1,   0.08 + 0.3 * dr->p.idle_frac[j], IDLE_COLOR, 0,
+		                       "", hatch};
 		snprintf(b->attrs, sizeof(b->attrs),
 		         "class=\"idle\" data-run=\"%zu\" data-idle-ns=\"%llu\"", dr->run,
 		         (unsigned long long)dr->p.idle_ns[j]);
@@ -302,7 +303,8 @@ static int make_bands(struct devrun *dr, const struct blk_analysis *a, const cha
 		uint64_t s0 = g->top[k].start - t0, s1 = g->top[k].end - t0;
 		struct svg_band *b = &dr->bands[n++];
 
-		*b = (struct svg_band){(double)s0 / 1e9, (double)s1 / 1e9, 0.25, color, 1.5, ""};
+		*b = (struct svg_band){
+		    (double)s0 / 1e9, (double)s1 / 1e9, 0.25, pal_hex(PAL_GAP), 1.5, "", hatch};
 		snprintf(b->attrs, sizeof(b->attrs),
 		         "class=\"idle-gap\" data-run=\"%zu\" data-start-ns=\"%llu\" "
 		         "data-end-ns=\"%llu\"",
@@ -539,7 +541,7 @@ static void device_graphs(struct emit *em, const struct report_input *in, struct
 			           NULL, false);
 			series_set(&ser[k++], "write", WRITE_COLOR, &dr[0].p, dr[0].p.wr_mbps, NULL,
 			           NULL, false);
-			series_set(&ser[k++], "total", "#555", &dr[0].p, dr[0].p.mbps,
+			series_set(&ser[k++], "total", pal_hex(PAL_TOTAL), &dr[0].p, dr[0].p.mbps,
 			           dr[0].p.mbps_lo, dr[0].p.mbps_hi, true);
 		});
 		CHART("iops", t_iops, "IO/s", {
@@ -547,18 +549,20 @@ static void device_graphs(struct emit *em, const struct report_input *in, struct
 			           NULL, false);
 			series_set(&ser[k++], "write", WRITE_COLOR, &dr[0].p, dr[0].p.wr_iops, NULL,
 			           NULL, false);
-			series_set(&ser[k++], "total", "#555", &dr[0].p, dr[0].p.iops,
+			series_set(&ser[k++], "total", pal_hex(PAL_TOTAL), &dr[0].p, dr[0].p.iops,
 			           dr[0].p.iops_lo, dr[0].p.iops_hi, true);
 		});
 	}
 	CHART("seeks", t_seeks, "seeks/s",
-	      for (size_t i = 0; i < n; i++) series_set(
-	          &ser[k++], multi ? names[i] : "seeks", multi ? run_color(dr[i].run) : "#2ca02c",
-	          &dr[i].p, dr[i].p.seeks, dr[i].p.seeks_lo, dr[i].p.seeks_hi, false));
+	      for (size_t i = 0; i < n; i++)
+	          series_set(&ser[k++], multi ? names[i] : "seeks",
+	                     multi ? run_color(dr[i].run) : pal_hex(PAL_SEEKS), &dr[i].p,
+	                     dr[i].p.seeks, dr[i].p.seeks_lo, dr[i].p.seeks_hi, false));
 	CHART("qdepth", "queue depth (issued, not completed; band: min mean .. max)", "requests",
-	      for (size_t i = 0; i < n; i++) series_set(
-	          &ser[k++], multi ? names[i] : "depth", multi ? run_color(dr[i].run) : "#9467bd",
-	          &dr[i].p, dr[i].p.qd, dr[i].p.qd_lo, dr[i].p.qd_hi, false));
+	      for (size_t i = 0; i < n; i++)
+	          series_set(&ser[k++], multi ? names[i] : "depth",
+	                     multi ? run_color(dr[i].run) : pal_hex(PAL_DEPTH), &dr[i].p,
+	                     dr[i].p.qd, dr[i].p.qd_lo, dr[i].p.qd_hi, false));
 	/* latency in ms or us, whichever reads better */
 	lat_div = latmax >= 1e6 ? 1e6 : 1e3;
 	lat_unit = latmax >= 1e6 ? "ms" : "us";
@@ -579,12 +583,12 @@ static void device_graphs(struct emit *em, const struct report_input *in, struct
 	CHART(
 	    "d2c", "D2C latency per interval (p50 solid, p99 dashed)", lat_unit,
 	    for (size_t i = 0; i < n; i++) {
-		    const char *col = multi ? run_color(dr[i].run) : "#1f77b4";
+		    const char *col = multi ? run_color(dr[i].run) : pal_hex(PAL_LATENCY);
 
 		    series_set(&ser[k++], names[n + 2 * i], col, &dr[i].p, dr[i].p.p50, NULL, NULL,
 		               false);
-		    series_set(&ser[k++], names[n + 2 * i + 1], multi ? col : "#d62728", &dr[i].p,
-		               dr[i].p.p99, NULL, NULL, true);
+		    series_set(&ser[k++], names[n + 2 * i + 1], col, &dr[i].p, dr[i].p.p99, NULL,
+		               NULL, true);
 	    });
 #undef CHART
 	for (size_t i = 0; i < 2 * n; i++)
@@ -766,14 +770,11 @@ static void section_devices(struct emit *em, const struct report_input *in, size
 			const struct blk_analysis *a = in[dr[i].run].blk;
 
 			if (report_points_make(a, dr[i].idx, swidth, fine, &dr[i].p) ||
-			    make_bands(&dr[i], a, m > 1 ? run_color(dr[i].run) : IDLE_COLOR)) {
+			    make_bands(&dr[i], a, m > 1 ? dr[i].run + 1 : 0)) {
 				em->err = -ENOMEM;
 				break;
 			}
 		}
-		/* one run in this section: plain grey shading, as for a single run */
-		for (size_t i = 0; m == 1 && i < dr[0].nbands; i++)
-			dr[0].bands[i].color = IDLE_COLOR;
 		/* element ids by the first run's device number (one section per number, unless two
 		 * runs' devices of one number are different devices) */
 		secdev[j] = dev;
@@ -859,7 +860,7 @@ static void partial_note(FILE *f, const json_t *input, const char *what)
 }
 
 /* One row of the Runs table: what the pass saw, from the summary and the pass. */
-static void run_row(FILE *f, const struct report_input *in, size_t i)
+static void run_row(FILE *f, const struct report_input *in, size_t i, bool multi)
 {
 	const struct blk_analysis *a = in[i].blk;
 	const json_t *devs = json_object_get(in[i].summary, "devices"), *d;
@@ -881,6 +882,11 @@ static void run_row(FILE *f, const struct report_input *in, size_t i)
 	         : NAN,
 	       3);
 	fputs("<td>", f);
+	if (multi) {
+		/* its idle time on the shared graphs: grey, hatched as this */
+		svg_hatch_swatch(f, i);
+		fputs(" its idle shading. ", f);
+	}
 	if (ndev > RPT_GRID_DEVICES)
 		fprintf(f, "graphs for the first %u devices; %u more in the tables only. ",
 		        RPT_GRID_DEVICES, ndev - RPT_GRID_DEVICES);
@@ -911,7 +917,7 @@ int report_write_html(FILE *f, const struct report_input *in, size_t n, const st
 	      "<th>events</th><th>devices</th><th>bin width (ms)</th><th>notes</th></tr></thead>\n",
 	      f);
 	for (size_t i = 0; i < n; i++)
-		run_row(f, in, i);
+		run_row(f, in, i, n > 1);
 	fputs("</table>\n", f);
 	section_manifests(f, in, n);
 	section_summary(f, in, n);

@@ -10,11 +10,13 @@
 #include "report/report_html.h"
 #include "report/report_svg.h"
 
-#define READ_COLOR "#1f77b4"
-#define WRITE_COLOR "#d62728"
-#define IDLE_COLOR "#7f7f7f"
+#include "common/palette.h"
 
-/* The colour of run i (a fixed palette: docs/report.md). */
+#define READ_COLOR pal_hex(PAL_READ)
+#define WRITE_COLOR pal_hex(PAL_WRITE)
+#define IDLE_COLOR pal_hex(PAL_IDLE)
+
+/* The colour of run i (common/palette.h: docs/report.md). */
 const char *run_color(size_t i);
 extern const char report_css[];
 

@@ -81,8 +81,7 @@ static void points_free(struct nfs_points *p)
 	memset(p, 0, sizeof(*p));
 }
 
-static int points_make(const struct rpt_nfs *nf, uint64_t width, const char *idle_color,
-                       struct nfs_points *p)
+static int points_make(const struct rpt_nfs *nf, uint64_t width, size_t hatch, struct nfs_points *p)
 {
 	uint64_t span = rpt_nfs_span(nf), f;
 	struct hist_coarse lat;
@@ -143,15 +142,16 @@ static int points_make(const struct rpt_nfs *nf, uint64_t width, const char *idl
 			p->bands[p->nbands - 1].x1 =
 			    (double)(t0 + dur) / 1e9; /* one band, not stripes */
 		else
-			p->bands[p->nbands++] = (struct svg_band){
-			    (double)t0 / 1e9, (double)(t0 + dur) / 1e9, 0.3, idle_color, 1, ""};
+			p->bands[p->nbands++] = (struct svg_band){(double)t0 / 1e9,
+			                                          (double)(t0 + dur) / 1e9,
+			                                          0.3,
+			                                          IDLE_COLOR,
+			                                          1,
+			                                          "",
+			                                          hatch};
 	}
 	return 0;
 }
-
-static const char *const op_colors[RPT_NFS_SLOTS] = {"#1f77b4", "#d62728", "#2ca02c",
-                                                     "#ff7f0e", "#9467bd", "#8c564b",
-                                                     "#e377c2", "#17becf", "#7f7f7f"};
 
 void report_nfs_section(struct emit *em, const struct report_input *in, size_t n, double xmax_min)
 {
@@ -204,7 +204,7 @@ void report_nfs_section(struct emit *em, const struct report_input *in, size_t n
 	for (size_t i = 0; i < n; i++) {
 		if (!in[i].nfs || !in[i].nfs->txns)
 			continue;
-		if (points_make(in[i].nfs, width, multi ? run_color(i) : IDLE_COLOR, &pts[i])) {
+		if (points_make(in[i].nfs, width, multi ? i + 1 : 0, &pts[i])) {
 			em->err = -ENOMEM;
 			goto out;
 		}
@@ -242,7 +242,7 @@ void report_nfs_section(struct emit *em, const struct report_input *in, size_t n
 				continue;
 			}
 			for (unsigned s = 0; s < nf->nslots; s++)
-				ser[k++] = (struct svg_series){nf->slot[s], op_colors[s],  pts[i].n,
+				ser[k++] = (struct svg_series){nf->slot[s], run_color(s),  pts[i].n,
 				                               pts[i].x,    pts[i].ops[s], NULL,
 				                               NULL,        false};
 		}
@@ -263,7 +263,7 @@ void report_nfs_section(struct emit *em, const struct report_input *in, size_t n
 			if (in[i].nfs && in[i].nfs->txns)
 				ser[k++] =
 				    (struct svg_series){multi ? run_label(&in[i]) : "outstanding",
-				                        multi ? run_color(i) : "#9467bd",
+				                        multi ? run_color(i) : pal_hex(PAL_DEPTH),
 				                        pts[i].n,
 				                        pts[i].x,
 				                        pts[i].outstanding,
@@ -285,7 +285,7 @@ void report_nfs_section(struct emit *em, const struct report_input *in, size_t n
 		size_t k = 0;
 
 		for (size_t i = 0; i < n; i++) {
-			const char *col = multi ? run_color(i) : "#1f77b4";
+			const char *col = multi ? run_color(i) : pal_hex(PAL_LATENCY);
 
 			if (!in[i].nfs || !in[i].nfs->txns)
 				continue;
@@ -297,14 +297,8 @@ void report_nfs_section(struct emit *em, const struct report_input *in, size_t n
 				names[2 * i + 1] = NULL;
 			ser[k++] = (struct svg_series){names[2 * i], col,  pts[i].n, pts[i].x,
 			                               pts[i].p50,   NULL, NULL,     false};
-			ser[k++] = (struct svg_series){names[2 * i + 1],
-			                               multi ? col : "#d62728",
-			                               pts[i].n,
-			                               pts[i].x,
-			                               pts[i].p99,
-			                               NULL,
-			                               NULL,
-			                               true};
+			ser[k++] = (struct svg_series){names[2 * i + 1], col,  pts[i].n, pts[i].x,
+			                               pts[i].p99,       NULL, NULL,     true};
 		}
 		c.nseries = k;
 		emit_chart(em, &c);

@@ -9,6 +9,7 @@
 
 #include <cairo.h>
 
+#include "common/palette.h"
 #include "common/xml.h"
 
 enum { ML = 64, MR = 16, MT = 26, MB = 34 }; /* margins: left, right, top, bottom */
@@ -72,6 +73,78 @@ static double py(const struct frame *fr, double y)
 	if (r > 1)
 		r = 1;
 	return fr->y0 + fr->h - r * fr->h;
+}
+
+/* The id of the pattern hatching as run i: unique in a page of many charts. */
+static void hatch_id(char *buf, size_t len, const struct svg_chart *c, size_t i)
+{
+	snprintf(buf, len, "%s-hatch%zu", c->id ? c->id : "chart", i);
+}
+
+/* The fill of a band: its colour, or its run's hatching. */
+static void band_fill(char *buf, size_t len, const struct svg_chart *c, const struct svg_band *b)
+{
+	char id[160];
+
+	if (!b->hatch) {
+		snprintf(buf, len, "%s", b->color ? b->color : "#888");
+		return;
+	}
+	hatch_id(id, sizeof(id), c, b->hatch - 1);
+	snprintf(buf, len, "url(#%s)", id);
+}
+
+/*
+ * One pattern per run whose bands are hatched: lines in the band's (neutral) colour at the
+ * run's angle and spacing, so that where runs' idle time overlaps the shading crosses and
+ * stays grey rather than mixing into a colour of its own.
+ */
+static void hatch_defs(FILE *f, const struct svg_chart *c)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < c->nbands; i++) {
+		const struct svg_band *b = &c->bands[i];
+		bool seen = false;
+		double angle, sp;
+		char id[160];
+
+		if (!b->hatch)
+			continue;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = c->bands[j].hatch == b->hatch;
+		if (seen)
+			continue;
+		if (!any)
+			fputs("<defs>\n", f);
+		any = true;
+		pal_hatch(b->hatch - 1, &angle, &sp);
+		hatch_id(id, sizeof(id), c, b->hatch - 1);
+		fputs("<pattern id=\"", f);
+		xml_puts(f, id);
+		fprintf(f,
+		        "\" class=\"hatch\" patternUnits=\"userSpaceOnUse\" width=\"%g\" "
+		        "height=\"%g\" patternTransform=\"rotate(%g)\"><line x1=\"0\" y1=\"0\" "
+		        "x2=\"0\" y2=\"%g\" stroke=\"%s\" stroke-width=\"2\"/></pattern>\n",
+		        sp, sp, angle, sp, b->color ? b->color : "#888");
+	}
+	if (any)
+		fputs("</defs>\n", f);
+}
+
+void svg_hatch_swatch(FILE *f, size_t run)
+{
+	double angle, sp;
+
+	pal_hatch(run, &angle, &sp);
+	fprintf(f,
+	        "<svg class=\"hatchsw\" width=\"24\" height=\"12\" viewBox=\"0 0 24 12\">"
+	        "<defs><pattern id=\"runs-hatch%zu\" patternUnits=\"userSpaceOnUse\" "
+	        "width=\"%g\" height=\"%g\" patternTransform=\"rotate(%g)\"><line x1=\"0\" "
+	        "y1=\"0\" x2=\"0\" y2=\"%g\" stroke=\"%s\" stroke-width=\"2\"/></pattern></defs>"
+	        "<rect width=\"24\" height=\"12\" fill=\"url(#runs-hatch%zu)\" "
+	        "fill-opacity=\"0.6\" stroke=\"#999\"/></svg>",
+	        run, sp, sp, angle, sp, pal_hex(PAL_IDLE), run);
 }
 
 /* v moved into [lo, hi] */
@@ -173,20 +246,25 @@ int svg_chart_write(FILE *f, const struct svg_chart *c, bool standalone)
 	fputs("<text x=\"4\" y=\"16\" font-size=\"13\" font-weight=\"bold\">", f);
 	xml_puts(f, c->title);
 	fputs("</text>\n", f);
+	hatch_defs(f, c);
 	/* idle shading first, under everything */
 	for (size_t i = 0; i < c->nbands; i++) {
 		const struct svg_band *b = &c->bands[i];
 		double x0 = px(&fr, b->x0), x1 = px(&fr, b->x1);
+		char fill[200];
 
 		if (x1 - x0 < b->min_px)
 			x1 = x0 + b->min_px;
 		if (x1 > fr.x0 + fr.w)
 			x1 = fr.x0 + fr.w;
+		band_fill(fill, sizeof(fill), c, b);
+		fputs("<rect", f);
 		fprintf(f,
-		        "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" "
+		        " x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" "
 		        "fill-opacity=\"%.2f\"%s%s/>\n",
-		        x0, fr.y0, x1 - x0 > 0.1 ? x1 - x0 : 0.1, fr.h,
-		        b->color ? b->color : "#888", b->opacity, b->attrs[0] ? " " : "", b->attrs);
+		        x0, fr.y0, x1 - x0 > 0.1 ? x1 - x0 : 0.1, fr.h, fill,
+		        b->hatch ? (b->opacity * 1.5 > 1 ? 1 : b->opacity * 1.5) : b->opacity,
+		        b->attrs[0] ? " " : "", b->attrs);
 	}
 	if (c->image && c->image->png_b64) {
 		double yt = py(&fr, c->image->y1), yb = py(&fr, c->image->y0);
@@ -252,13 +330,26 @@ int svg_chart_write(FILE *f, const struct svg_chart *c, bool standalone)
 		    i < c->nseries ? c->series[i].name : c->legend_names[i - c->nseries];
 		const char *col =
 		    i < c->nseries ? c->series[i].color : c->legend_colors[i - c->nseries];
+		bool dashed = i < c->nseries && c->series[i].dashed;
 		double tw = 6.5 * (double)strlen(name ? name : "") + 20;
 
 		if (!name)
 			continue;
 		lx -= tw;
-		fprintf(f, "<rect x=\"%.1f\" y=\"8\" width=\"10\" height=\"10\" fill=\"%s\"/>", lx,
-		        col);
+		/* a swatch as its line is drawn: a dashed series' is a dashed stroke, so that p50
+		 * and p99 of one run (one colour) are told apart */
+		if (dashed)
+			fprintf(
+			    f,
+			    "<line class=\"swatch\" x1=\"%.1f\" y1=\"13\" x2=\"%.1f\" y2=\"13\" "
+			    "stroke=\"%s\" stroke-width=\"2\" stroke-dasharray=\"4 2\"/>",
+			    lx, lx + 10, col);
+		else
+			fprintf(
+			    f,
+			    "<rect class=\"swatch\" x=\"%.1f\" y=\"8\" width=\"10\" height=\"10\" "
+			    "fill=\"%s\"/>",
+			    lx, col);
 		fprintf(f, "<text x=\"%.1f\" y=\"17\">", lx + 13);
 		xml_puts(f, name);
 		fputs("</text>\n", f);

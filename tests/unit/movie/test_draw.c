@@ -56,8 +56,9 @@ static struct count count(struct movie *m, unsigned r)
 				c.write[q]++;
 			else if (bl > 150 && red < 150)
 				c.read[q]++;
-			else if (red >= 52 && red <= 100 && g >= 45 && g <= 90 && red > g)
-				c.idle++;
+			else if (red >= 45 && red <= 100 && g >= 45 && g <= 100 && bl >= 50 &&
+			         bl <= 105 && bl - red <= 16)
+				c.idle++; /* the palette's grey over the dark plot */
 		}
 	}
 	return c;
