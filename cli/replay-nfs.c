@@ -166,6 +166,18 @@ static void print_summary(const struct nfs_replay_opts *o, const struct nfs_repl
 	       "capture\n",
 	       (unsigned long long)st->same, (unsigned long long)st->diverged,
 	       (unsigned long long)st->unanswered);
+	/* where the user will compare: the recording does not hold v4 calls as v4 */
+	for (unsigned i = 0; o->record_dir && i < st->nprocs; i++) {
+		if (st->procs[i].vers != 4 || !st->procs[i].replayed)
+			continue;
+		printf(
+		    "  recorded: '%s' holds every call as NFSv3, v4 ones as the v3 procedure of "
+		    "their action (a v4 LOOKUP as a v3 GETATTR, OPEN as ACCESS or CREATE, "
+		    "ALLOCATE as SETATTR): compare its nfs3.* figures with other recordings, not "
+		    "with the capture's v4 ones\n",
+		    o->record_dir);
+		break;
+	}
 	printf("\n  %-20s %9s %9s %8s %8s %9s %10s %10s %10s\n", "procedure", "captured",
 	       "replayed", "skipped", "refused", "diverged", "lat p50", "lat p99", "capture p50");
 	for (unsigned i = 0; i < st->nprocs; i++) {
