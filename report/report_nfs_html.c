@@ -22,7 +22,8 @@ static double jd(const json_t *o, const char *a, const char *b)
 
 static void nfs_table(FILE *f, const struct report_input *in, size_t n)
 {
-	fputs("<table>\n<thead><tr><th>run</th><th>version</th><th>operation</th><th>calls</th>"
+	fputs("<table>\n<thead><tr><th>run</th><th>program</th><th>version</th><th>operation</th>"
+	      "<th>calls</th>"
 	      "<th>errors</th><th>MB</th><th>SRT mean (ms)</th><th>SRT p50 (ms)</th>"
 	      "<th>SRT p99 (ms)</th><th>SRT max (ms)</th></tr></thead>\n",
 	      f);
@@ -36,6 +37,7 @@ static void nfs_table(FILE *f, const struct report_input *in, size_t n)
 		{
 			const json_t *ver = json_object_get(p, "version");
 			const char *name = json_string_value(json_object_get(p, "name"));
+			const char *prog = json_string_value(json_object_get(p, "program"));
 			char vbuf[32];
 
 			if (json_is_string(ver))
@@ -46,6 +48,7 @@ static void nfs_table(FILE *f, const struct report_input *in, size_t n)
 			swatch(f, run_color(i));
 			xml_puts(f, run_label(&in[i]));
 			fputs("</td>", f);
+			td_text(f, prog ? prog : "?");
 			td_text(f, vbuf);
 			td_text(f, name ? name : "?");
 			td_num(f, jd(p, "calls", NULL), 0);
