@@ -98,7 +98,7 @@ static void key_facts(FILE *f, const json_t *m)
 	    {"distro", "host", "distro", "pretty_name"},
 	    {"tracing backend", "backend", "name", NULL},
 	    {"command exit status", "command", "exit_status", NULL},
-	    {"duration (ns)", "duration_ns", NULL, NULL},
+	    {"duration", "duration_ns", NULL, NULL},
 	};
 	const json_t *devs = json_object_get(m, "devices"), *d;
 	size_t i;
@@ -112,8 +112,15 @@ static void key_facts(FILE *f, const json_t *m)
 			v = json_object_get(v, paths[k][j]);
 		if (!v || json_is_null(v))
 			continue;
-		s = json_is_string(v) ? strdup(json_string_value(v))
-		                      : json_dumps(v, JSON_ENCODE_ANY);
+		if (json_is_number(v) && !strcmp(paths[k][1], "duration_ns")) {
+			char dur[32];
+
+			/* a person reads "498.92 ms", not 498924772 */
+			s = strdup(iot_fmt_dur(json_number_value(v), dur, sizeof(dur)));
+		} else {
+			s = json_is_string(v) ? strdup(json_string_value(v))
+			                      : json_dumps(v, JSON_ENCODE_ANY);
+		}
 		fputs("<tr>", f);
 		td_text(f, paths[k][0]);
 		td_text(f, s ? s : "");
