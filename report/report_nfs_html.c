@@ -163,9 +163,9 @@ void report_nfs_section(struct emit *em, const struct report_input *in, size_t n
 	struct svg_band *bands;
 	uint64_t width = 1, span = 0;
 	size_t m = 0, nb = 0;
-	double xmax;
+	double xmax, xmin = INFINITY;
 	char **names;
-	bool multi;
+	bool multi, all_aligned = true;
 
 	for (size_t i = 0; i < n; i++) {
 		if (!in[i].nfs || !in[i].nfs->txns)
@@ -175,6 +175,9 @@ void report_nfs_section(struct emit *em, const struct report_input *in, size_t n
 			width = in[i].nfs->clock.width;
 		if (rpt_nfs_span(in[i].nfs) > span)
 			span = rpt_nfs_span(in[i].nfs);
+		all_aligned &= in[i].nfs->aligned;
+		/* the first call on the graphs' axis */
+		xmin = fmin(xmin, rpt_nfs_x(in[i].nfs, in[i].nfs->cap0));
 	}
 	if (!m)
 		return;
@@ -185,16 +188,20 @@ void report_nfs_section(struct emit *em, const struct report_input *in, size_t n
 	else
 		while (span / width > (em->o->max_points ? em->o->max_points : 600))
 			width *= 2;
+	/* the axis over the calls: on the block trace's clock (aligned), the capture may be a
+	 * tenth of the block trace; the graphs show the capture's own time, in trace seconds */
 	xmax = span ? (double)span / 1e9 : 1e-6;
-	if (xmax < xmax_min)
-		xmax = xmax_min;
+	if (!all_aligned || !(xmin > 0) || !(xmin < xmax))
+		xmin = 0;
+	(void)xmax_min;
 	fputs("<h2>NFS</h2>\n", em->f);
 	nfs_table(em->f, in, n);
 	fprintf(em->f,
 	        "<p class=\"note\">%s Shaded: intervals with no call sent and none "
 	        "outstanding. Plotted interval: %.6g ms.</p>\n",
-	        xmax_min > 0 ? "Time axis shared with the block graphs (packet times moved onto "
-	                       "the trace clock with the manifest's clock pairs)."
+	        xmax_min > 0 ? "Times on the block trace's clock, as on the block graphs (packet "
+	                       "times moved onto it with the manifest's clock pairs), over the "
+	                       "capture's calls only."
 	                     : "Graphs on the capture's clock from each run's first call.",
 	        (double)width / 1e6);
 	pts = calloc(n, sizeof(*pts));
@@ -227,6 +234,7 @@ void report_nfs_section(struct emit *em, const struct report_input *in, size_t n
 		struct svg_chart c = {.id = "nfs-ops",
 		                      .title = "NFS operations per second",
 		                      .ylabel = "ops/s",
+		                      .xmin = xmin,
 		                      .xmax = xmax,
 		                      .series = ser,
 		                      .bands = bands,
@@ -256,6 +264,7 @@ void report_nfs_section(struct emit *em, const struct report_input *in, size_t n
 		struct svg_chart c = {.id = "nfs-outstanding",
 		                      .title = "outstanding NFS requests (mean per interval)",
 		                      .ylabel = "requests",
+		                      .xmin = xmin,
 		                      .xmax = xmax,
 		                      .series = ser,
 		                      .bands = bands,
@@ -281,6 +290,7 @@ void report_nfs_section(struct emit *em, const struct report_input *in, size_t n
 		                      .title =
 		                          "NFS response time per interval (p50 solid, p99 dashed)",
 		                      .ylabel = "ms",
+		                      .xmin = xmin,
 		                      .xmax = xmax,
 		                      .series = ser,
 		                      .bands = bands,
@@ -307,7 +317,7 @@ void report_nfs_section(struct emit *em, const struct report_input *in, size_t n
 		emit_chart(em, &c);
 	}
 	free(bands);
-	report_nfs_srt_charts(em, in, n, xmax);
+	report_nfs_srt_charts(em, in, n, xmin, xmax);
 	report_nfs_tables(em->f, in, n);
 out:
 	for (size_t i = 0; pts && i < n; i++)

@@ -259,7 +259,8 @@ static const json_t *series_of(const struct report_input *in, const char *ver, c
 	return NULL;
 }
 
-void report_nfs_srt_charts(struct emit *em, const struct report_input *in, size_t n, double xmax)
+void report_nfs_srt_charts(struct emit *em, const struct report_input *in, size_t n, double xmin,
+                           double xmax)
 {
 	/* procedures in the order the first run that has them lists them */
 	for (size_t i = 0; i < n; i++) {
@@ -316,6 +317,7 @@ void report_nfs_srt_charts(struct emit *em, const struct report_input *in, size_
 				char id[96];
 				struct svg_chart c = {.title = title,
 				                      .ylabel = "ms",
+				                      .xmin = xmin,
 				                      .xmax = xmax,
 				                      .series = ser,
 				                      .nseries = k};

@@ -57,11 +57,20 @@ static void fmt_time(char *buf, size_t cap, double s, double step)
 struct frame {
 	double x0, y0, w, h; /* plot area in px */
 	double xmax, ymin, ymax;
+	double xmin;
 };
 
 static double px(const struct frame *fr, double x)
 {
-	return fr->x0 + (fr->xmax > 0 ? x / fr->xmax : 0) * fr->w;
+	return fr->x0 + (fr->xmax > fr->xmin ? (x - fr->xmin) / (fr->xmax - fr->xmin) : 0) * fr->w;
+}
+
+/* A point before or after the shown part of the axis (a chart with an xmin): not drawn. */
+static bool off_axis(const struct frame *fr, double x)
+{
+	double tol = (fr->xmax - fr->xmin) * 1e-9;
+
+	return fr->xmin > 0 && (x < fr->xmin - tol || x > fr->xmax + tol);
 }
 
 static double py(const struct frame *fr, double y)
@@ -162,9 +171,12 @@ static void draw_series(FILE *f, const struct frame *fr, const struct svg_series
 		while (i < s->n) {
 			size_t j;
 
-			while (i < s->n && (isnan(s->lo[i]) || isnan(s->hi[i])))
+			while (i < s->n &&
+			       (isnan(s->lo[i]) || isnan(s->hi[i]) || off_axis(fr, s->x[i])))
 				i++;
-			for (j = i; j < s->n && !isnan(s->lo[j]) && !isnan(s->hi[j]); j++)
+			for (j = i; j < s->n && !isnan(s->lo[j]) && !isnan(s->hi[j]) &&
+			            !off_axis(fr, s->x[j]);
+			     j++)
 				;
 			if (j - i >= 1) {
 				fprintf(f, "<polygon fill=\"%s\" fill-opacity=\"0.18\" points=\"",
@@ -181,9 +193,9 @@ static void draw_series(FILE *f, const struct frame *fr, const struct svg_series
 	for (size_t i = 0; i < s->n;) {
 		size_t j;
 
-		while (i < s->n && isnan(s->mean[i]))
+		while (i < s->n && (isnan(s->mean[i]) || off_axis(fr, s->x[i])))
 			i++;
-		for (j = i; j < s->n && !isnan(s->mean[j]); j++)
+		for (j = i; j < s->n && !isnan(s->mean[j]) && !off_axis(fr, s->x[j]); j++)
 			;
 		if (j == i + 1) {
 			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"1.5\" fill=\"%s\"/>\n",
@@ -204,7 +216,7 @@ static void draw_series(FILE *f, const struct frame *fr, const struct svg_series
 int svg_chart_write(FILE *f, const struct svg_chart *c, bool standalone)
 {
 	int W = c->width ? c->width : 1100, H = c->height ? c->height : 220;
-	struct frame fr = {ML, MT, W - ML - MR, H - MT - MB, c->xmax, c->ymin, c->ymax};
+	struct frame fr = {ML, MT, W - ML - MR, H - MT - MB, c->xmax, c->ymin, c->ymax, 0};
 	double step, xstep;
 	size_t nleg = c->nseries + c->nlegend;
 	double lx;
@@ -212,6 +224,7 @@ int svg_chart_write(FILE *f, const struct svg_chart *c, bool standalone)
 
 	if (!(fr.xmax > 0))
 		fr.xmax = 1;
+	fr.xmin = c->xmin > 0 && c->xmin < fr.xmax ? c->xmin : 0;
 	if (!(fr.ymax > fr.ymin)) {
 		double m = 0;
 
@@ -253,6 +266,10 @@ int svg_chart_write(FILE *f, const struct svg_chart *c, bool standalone)
 		double x0 = px(&fr, b->x0), x1 = px(&fr, b->x1);
 		char fill[200];
 
+		if (x1 < fr.x0 || x0 > fr.x0 + fr.w)
+			continue; /* outside the shown part */
+		if (x0 < fr.x0)
+			x0 = fr.x0;
 		if (x1 - x0 < b->min_px)
 			x1 = x0 + b->min_px;
 		if (x1 > fr.x0 + fr.w)
@@ -298,9 +315,10 @@ int svg_chart_write(FILE *f, const struct svg_chart *c, bool standalone)
 		fprintf(f, "<text x=\"%d\" y=\"%.1f\">%s</text>\n", ML - 4, py(&fr, y) + 4, buf);
 	}
 	fputs("</g>\n", f);
-	xstep = svg_nice_step(fr.xmax, 10);
+	xstep = svg_nice_step(fr.xmax - fr.xmin, 10);
 	fputs("<g fill=\"#333\" text-anchor=\"middle\">\n", f);
-	for (double x = 0; x <= fr.xmax + xstep * 1e-9; x += xstep) {
+	for (double x = ceil(fr.xmin / xstep - 1e-9) * xstep; x <= fr.xmax + xstep * 1e-9;
+	     x += xstep) {
 		fmt_time(buf, sizeof(buf), x, xstep);
 		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n", px(&fr, x), fr.y0 + fr.h + 14,
 		        buf);

@@ -47,7 +47,7 @@ struct svg_chart {
 	const char *id; /* element id and --svg file name stem */
 	const char *title;
 	const char *ylabel; /* unit shown on the axis, e.g. "MB/s" */
-	double xmax;        /* seconds */
+	double xmin, xmax;  /* seconds (xmin 0 unless a chart shows a part of the run) */
 	double ymin, ymax;  /* ymax <= ymin: automatic (0 .. data max) */
 	bool ybytes;        /* y ticks as byte offsets (kB, MB, GB) */
 	int width, height;
