@@ -388,7 +388,18 @@ static void because(const struct idle_explain *x, const struct ie_dev *d, const 
 		k = busiest_any(x, d, g);
 		for (unsigned h = 0; g->net && h < x->nhosts; h++)
 			pk += g->net[h].packets;
-		snprintf(buf, len, "nothing waited on the device; %s%s%s%s%s; %llu packets",
+		char wait[96];
+
+		/* the gap's ending request may have waited a little (too little for
+		 * held_in_queue): said as the row's "IO waiting" says it */
+		if (g->g.queued && g->g.queued_ns)
+			snprintf(wait, sizeof(wait),
+			         "the request that ended it waited %s in the block layer (%.1f%% "
+			         "of the gap)",
+			         dur(g->g.queued_ns, b2, sizeof(b2)), pct(g->g.queued_ns, glen));
+		else
+			snprintf(wait, sizeof(wait), "nothing waited on the device");
+		snprintf(buf, len, "%s; %s%s%s%s%s; %llu packets", wait,
 		         k >= 0 ? "the busiest other device, " : "no other device was busy",
 		         k >= 0 ? dev_label(x, x->devs[k], who, sizeof(who)) : "",
 		         k >= 0 ? ", was busy " : "", k >= 0 ? dur(g->oth[k].busy_ns, b1, 32) : "",

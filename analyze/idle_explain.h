@@ -230,6 +230,13 @@ const struct ie_dev *idle_explain_find(const struct idle_explain *x, unsigned h,
 bool idle_explain_to_common(const struct idle_explain *x, unsigned h, uint64_t t, uint64_t *c);
 /* The worst alignment error across hosts: the clock pairs' uncertainty (ns). */
 uint64_t idle_explain_alignment_ns(const struct idle_explain *x);
+/*
+ * Were the hosts' traces captured together? After the pass: false, with the reason in msg,
+ * when on the common clock two of them do not overlap, or they span more than
+ * IE_APART_FACTOR times the longest one (runs of minutes apart, compared as if at once).
+ */
+#define IE_APART_FACTOR 10
+bool idle_explain_hosts_together(const struct idle_explain *x, char *msg, size_t len);
 /* Names of the causes ("other_device_busy", ...) and their rules, as docs/diagnose-idle.md. */
 const char *idle_cause_name(enum ie_cause c);
 const char *idle_cause_rule(enum ie_cause c);

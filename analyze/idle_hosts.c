@@ -3,6 +3,7 @@
 #include "analyze/idle_explain.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 /* One host's reader: its current batch and the next event's time on the common clock. */
@@ -87,4 +88,41 @@ int idle_explain_read(struct idle_explain *x, struct bt_reader **rd, struct iot_
 		}
 	free(hd);
 	return ret;
+}
+
+bool idle_explain_hosts_together(const struct idle_explain *x, char *msg, size_t len)
+{
+	uint64_t lo = UINT64_MAX, hi = 0, longest = 0, late_start = 0, early_end = UINT64_MAX;
+	unsigned first = 0, last = 0;
+
+	if (x->nhosts < 2)
+		return true;
+	for (unsigned h = 0; h < x->nhosts; h++) {
+		uint64_t s = blk_analysis_start(x->host[h].a), f = blk_analysis_end(x->host[h].a);
+		uint64_t cs, cf;
+
+		if (f <= s || !idle_explain_to_common(x, h, s, &cs) ||
+		    !idle_explain_to_common(x, h, f, &cf))
+			continue;
+		lo = cs < lo ? cs : lo;
+		hi = cf > hi ? cf : hi;
+		longest = cf - cs > longest ? cf - cs : longest;
+		if (cs > late_start)
+			late_start = cs, last = h;
+		if (cf < early_end)
+			early_end = cf, first = h;
+	}
+	if (!longest || (late_start < early_end && hi - lo <= IE_APART_FACTOR * longest))
+		return true;
+	snprintf(msg, len,
+	         "--hosts: the traces span %.3f s on the common clock, %.0f times the longest "
+	         "(%.3f s)%s%s%s%s%s: were they captured together? Idle gaps are explained by what "
+	         "the other hosts did at the same moment, which only runs traced at once can say",
+	         (double)(hi - lo) / 1e9, (double)(hi - lo) / (double)longest,
+	         (double)longest / 1e9, late_start >= early_end ? "; " : "",
+	         late_start >= early_end && x->host[first].name ? x->host[first].name : "",
+	         late_start >= early_end ? " ends before " : "",
+	         late_start >= early_end && x->host[last].name ? x->host[last].name : "",
+	         late_start >= early_end ? " starts" : "");
+	return false;
 }

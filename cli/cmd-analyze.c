@@ -362,6 +362,14 @@ static void warn_inputs(const struct run *r, json_t *list)
 		warn_block_input(r->in[i].r, list);
 	if (r->a)
 		warn_dropped_devices(NULL, blk_analysis_dropped(r->a), list);
+	if (r->hosts && r->x) {
+		char why[512];
+
+		if (!idle_explain_hosts_together(r->x, why, sizeof(why))) {
+			warning("%s", why);
+			json_array_append_new(list, json_string(why));
+		}
+	}
 }
 
 static json_t *input_json(const struct run *r, json_t *warnings)

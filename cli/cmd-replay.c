@@ -15,6 +15,7 @@
 #include "capture/capture.h"
 #include "cli/inputs.h"
 #include "cli/replay.h"
+#include "common/units.h"
 
 static const struct cli_opt replay_opts[] = {
     {.name = "target",
@@ -335,7 +336,7 @@ static void print_summary(const struct replay_stats *st)
 {
 	static const char *const names[RP_OP_N] = {"reads", "writes", "flushes", "discards",
 	                                           "write-zeroes"};
-	char a[32], b[32], t1[40], t2[40];
+	char a[32], b[32], t1[40], t2[40], d[4][24];
 
 	printf("replayed %llu of %llu IOs on %s%s\n", (unsigned long long)st->ios,
 	       (unsigned long long)st->trace_ios, st->engine, st->stopped ? " (interrupted)" : "");
@@ -383,13 +384,16 @@ static void print_summary(const struct replay_stats *st)
 		    (unsigned long long)st->split_requests,
 		    (unsigned long long)st->split_requests_max);
 	if (st->lag.count)
-		printf("  issue lag: p50 %.1f us  p99 %.1f us  max %.1f us\n",
-		       hist_quantile(&st->lag, 0.5) / 1e3, hist_quantile(&st->lag, 0.99) / 1e3,
-		       st->lag.max / 1e3);
+		printf("  issue lag: p50 %s  p99 %s  max %s\n",
+		       iot_fmt_dur((double)hist_quantile(&st->lag, 0.5), d[0], sizeof(d[0])),
+		       iot_fmt_dur((double)hist_quantile(&st->lag, 0.99), d[1], sizeof(d[1])),
+		       iot_fmt_dur((double)st->lag.max, d[2], sizeof(d[2])));
 	if (st->lat.count)
-		printf("  latency:  p50 %.1f us  p90 %.1f us  p99 %.1f us  max %.1f us\n",
-		       hist_quantile(&st->lat, 0.5) / 1e3, hist_quantile(&st->lat, 0.9) / 1e3,
-		       hist_quantile(&st->lat, 0.99) / 1e3, st->lat.max / 1e3);
+		printf("  latency:  p50 %s  p90 %s  p99 %s  max %s\n",
+		       iot_fmt_dur((double)hist_quantile(&st->lat, 0.5), d[0], sizeof(d[0])),
+		       iot_fmt_dur((double)hist_quantile(&st->lat, 0.9), d[1], sizeof(d[1])),
+		       iot_fmt_dur((double)hist_quantile(&st->lat, 0.99), d[2], sizeof(d[2])),
+		       iot_fmt_dur((double)st->lat.max, d[3], sizeof(d[3])));
 	if (st->fidelity)
 		print_fidelity(st->fidelity);
 	printf("  waits:    %llu for the dependency rule, %llu for the depth cap\n",

@@ -39,7 +39,8 @@ static const struct cli_opt report_opts[] = {
     {.name = "interval",
      .key = 'i',
      .arg = "DUR",
-     .help = "plotted interval (default: about 600 points over the longest run)"},
+     .help = "plotted interval (default: about 600 points over the longest run; never one in "
+             "which a device averaged fewer than 8 IOs)"},
     {.name = "idle-threshold",
      .key = 'I',
      .arg = "DUR",

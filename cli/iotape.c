@@ -10,6 +10,7 @@
 
 #include "common/numfmt.h"
 #include "common/textesc.h"
+#include "common/units.h"
 
 /* The single command table: one line per subcommand (git style). Each command's text, options
  * and completion are its doc (cli/doc.h), in its own file. */
@@ -207,15 +208,7 @@ int parse_duration_ns(const char *opt, const char *s, unsigned long long *out)
 
 const char *fmt_duration(double ns, char *buf, size_t len)
 {
-	if (ns < 1e3)
-		snprintf(buf, len, "%.0f ns", ns);
-	else if (ns < 1e6)
-		snprintf(buf, len, "%.1f us", ns / 1e3);
-	else if (ns < 1e9)
-		snprintf(buf, len, "%.2f ms", ns / 1e6);
-	else
-		snprintf(buf, len, "%.3f s", ns / 1e9);
-	return buf;
+	return iot_fmt_dur(ns, buf, len); /* one formatter for every renderer */
 }
 
 const char *fmt_secs(uint64_t ns, unsigned dec, char *buf, size_t len)

@@ -18,6 +18,7 @@
 #include "cli/replay.h"
 #include "common/jsonint.h"
 #include "common/textesc.h"
+#include "common/units.h"
 #include "replay/nfs_replay.h"
 
 static volatile sig_atomic_t nfs_stop;
@@ -140,7 +141,7 @@ static const char *proc_label(const struct nr_proc *p, char *buf, size_t len)
 
 static void print_summary(const struct nfs_replay_opts *o, const struct nfs_replay_stats *st)
 {
-	char b[3][24], l[48], cs[48], rs[48], pb[640];
+	char b[3][24], l[48], cs[48], rs[48], pb[640], d[3][24];
 
 	printf("replayed %llu of %llu NFS calls onto %s '%s'%s\n", (unsigned long long)st->replayed,
 	       (unsigned long long)st->calls, st->target_kind,
@@ -167,6 +168,18 @@ static void print_summary(const struct nfs_replay_opts *o, const struct nfs_repl
 	       "capture\n",
 	       (unsigned long long)st->same, (unsigned long long)st->diverged,
 	       (unsigned long long)st->unanswered);
+	/* where the user will compare: the recording does not hold v4 calls as v4 */
+	for (unsigned i = 0; o->record_dir && i < st->nprocs; i++) {
+		if (st->procs[i].vers != 4 || !st->procs[i].replayed)
+			continue;
+		printf(
+		    "  recorded: '%s' holds every call as NFSv3, v4 ones as the v3 procedure of "
+		    "their action (a v4 LOOKUP as a v3 GETATTR, OPEN as ACCESS or CREATE, "
+		    "ALLOCATE as SETATTR): compare its nfs3.* figures with other recordings, not "
+		    "with the capture's v4 ones\n",
+		    o->record_dir);
+		break;
+	}
 	printf("\n  %-20s %9s %9s %8s %8s %9s %10s %10s %10s\n", "procedure", "captured",
 	       "replayed", "skipped", "refused", "diverged", "lat p50", "lat p99", "capture p50");
 	for (unsigned i = 0; i < st->nprocs; i++) {
@@ -212,9 +225,10 @@ static void print_summary(const struct nfs_replay_opts *o, const struct nfs_repl
 		}
 	}
 	if (st->lag.count)
-		printf("  issue lag: p50 %.1f us  p99 %.1f us  max %.1f us\n",
-		       hist_quantile(&st->lag, 0.5) / 1e3, hist_quantile(&st->lag, 0.99) / 1e3,
-		       st->lag.max / 1e3);
+		printf("  issue lag: p50 %s  p99 %s  max %s\n",
+		       iot_fmt_dur((double)hist_quantile(&st->lag, 0.5), d[0], sizeof(d[0])),
+		       iot_fmt_dur((double)hist_quantile(&st->lag, 0.99), d[1], sizeof(d[1])),
+		       iot_fmt_dur((double)st->lag.max, d[2], sizeof(d[2])));
 	printf("  waits:    %llu for the dependency rule, %llu for the same file, %llu for the "
 	       "depth cap\n",
 	       (unsigned long long)st->dep_waits, (unsigned long long)st->file_waits,

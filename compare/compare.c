@@ -11,17 +11,19 @@
 #include <string.h>
 #include <strings.h>
 
+#define NONNEG 0, INFINITY
+#define PCT 0, 100
 static const struct cmp_metric block_metrics[M_NBLOCK] = {
-    [M_MBPS] = {"mbps", "MB/s", "", 2},
-    [M_IOPS] = {"iops", "IOPS", "", 1},
-    [M_P50] = {"lat_p50", "D2C p50", "us", 1},
-    [M_P99] = {"lat_p99", "D2C p99", "us", 1},
-    [M_IDLE] = {"idle_pct", "idle", "%", 1},
-    [M_GAP] = {"longest_gap", "longest gap", "ms", 2},
-    [M_SEEKS] = {"seeks", "seeks/s", "", 1},
-    [M_SEQ] = {"seq_pct", "sequential", "%", 1},
-    [M_IDLE_OTHER] = {"idle_other_busy", "other device busy while idle", "%", 1},
-    [M_IDLE_WORK] = {"idle_nfs_work", "idle with NFS calls outstanding", "%", 1},
+    [M_MBPS] = {"mbps", "MB/s", "MB/s", 2, NONNEG},
+    [M_IOPS] = {"iops", "IOPS", "IOPS", 1, NONNEG},
+    [M_P50] = {"lat_p50", "D2C p50", "us", 1, NONNEG},
+    [M_P99] = {"lat_p99", "D2C p99", "us", 1, NONNEG},
+    [M_IDLE] = {"idle_pct", "idle", "%", 1, PCT},
+    [M_GAP] = {"longest_gap", "longest gap", "ms", 2, NONNEG},
+    [M_SEEKS] = {"seeks", "seeks/s", "seeks/s", 1, NONNEG},
+    [M_SEQ] = {"seq_pct", "sequential", "%", 1, PCT},
+    [M_IDLE_OTHER] = {"idle_other_busy", "other device busy while idle", "%", 1, PCT},
+    [M_IDLE_WORK] = {"idle_nfs_work", "idle with NFS calls outstanding", "%", 1, PCT},
 };
 
 int compare_init(struct compare *c)
@@ -478,6 +480,23 @@ static double run_value(const struct compare *c, const size_t *idx, size_t k, si
 	return sum;
 }
 
+/* A confidence interval ends at the quantity's bounds (struct cmp_metric). */
+static void clip_ci(const struct compare *c, size_t m, struct stats_summary *s)
+{
+	double lo = c->metric[m].lo, hi = c->metric[m].hi;
+
+	if (isnan(lo)) {
+		lo = 0;
+		for (size_t i = 0; i < c->nsamples; i++)
+			if (c->sample[i].v[m] < 0)
+				lo = -INFINITY;
+	}
+	if (!isnan(s->ci_lo) && s->ci_lo < lo)
+		s->ci_lo = lo;
+	if (!isnan(s->ci_hi) && s->ci_hi > hi)
+		s->ci_hi = hi;
+}
+
 /* No group pools runs whose manifests' labels differ (but the repetition), unless asked
  * (opts.pool) or grouped by --label: the layout left out something that tells them apart. */
 static int check_pooled_labels(const struct compare *c, struct iot_err *e)
@@ -560,6 +579,7 @@ static int summarize(struct compare *c, struct iot_err *e)
 					x[n++] = v;
 			}
 			stats_summarize(x, n, &c->group[g].cell[m].s);
+			clip_ci(c, m, &c->group[g].cell[m].s);
 		}
 	}
 	free(x);
@@ -665,10 +685,12 @@ static void assign_bases(struct compare *c)
 	}
 }
 
-/* --metrics LIST: every other metric hidden; an unknown name is an error. */
+/* --metrics LIST: every other metric hidden, the listed ones shown in its order; an unknown
+ * name is an error. */
 static int select_metrics(struct compare *c, struct iot_err *e)
 {
 	const char *p = c->opts.metrics;
+	size_t k = 0;
 
 	if (!p)
 		return 0;
@@ -685,11 +707,22 @@ static int select_metrics(struct compare *c, struct iot_err *e)
 			if ((m = compare_metric_find(c, name)) < 0)
 				return iot_err_set(e, -EINVAL, "--metrics: unknown metric '%s'",
 				                   name);
+			if (c->hidden[m])
+				c->order[k++] = (size_t)m;
 			c->hidden[m] = false;
 		}
 		p += len + (p[len] == ',');
 	}
+	for (size_t m = 0; m < c->nmetrics; m++)
+		if (c->hidden[m])
+			c->order[k++] = m;
+	c->ordered = true;
 	return 0;
+}
+
+size_t compare_metric_at(const struct compare *c, size_t i)
+{
+	return c->ordered && i < c->nmetrics ? c->order[i] : i;
 }
 
 int compare_finish(struct compare *c, const struct compare_opts *o, struct iot_err *e)

@@ -37,8 +37,12 @@ enum cmp_attr {
 struct cmp_metric {
 	char key[64];   /* "mbps", "lat_p99", "nfs3.READ" (what --fail-if names) */
 	char title[64]; /* "MB/s", "D2C p99", "NFSv3 READ" */
-	char unit[8];   /* "us", "%", "ms", "" */
+	char unit[8];   /* "us", "%", "ms", "MB/s", "" */
 	int decimals;   /* for text, Markdown and HTML */
+	/* The quantity's bounds: a confidence interval ends there (two runs of 1 and 900 MB/s
+	 * do not make -5000 MB/s likely). lo NaN: 0 unless a value is below 0 (a command's
+	 * own number, whose sign nothing else tells). */
+	double lo, hi;
 };
 
 struct cmp_sample {
@@ -116,6 +120,9 @@ struct compare {
 	size_t unpooled;
 	bool param_base;              /* --baseline NAME=V: each group has a baseline of its own */
 	bool hidden[CMP_MAX_METRICS]; /* left out by opts.metrics */
+	/* the order metrics are shown in: opts.metrics's, then the rest (compare_metric_at) */
+	size_t order[CMP_MAX_METRICS];
+	bool ordered;
 };
 
 /* Attribute names as accepted by --rows, --cols and --by. */
@@ -153,6 +160,8 @@ int compare_finish(struct compare *c, const struct compare_opts *o, struct iot_e
 
 /* Is metric m in the tables: some group has a value, and --metrics does not leave it out. */
 bool compare_metric_shown(const struct compare *c, size_t m);
+/* The metric shown i-th (i < nmetrics): --metrics's order first, then the table's. */
+size_t compare_metric_at(const struct compare *c, size_t i);
 
 /* Metric index by key or alias ("MB/s", "p99", "nfs.READ"), or -1. */
 int compare_metric_find(const struct compare *c, const char *name);

@@ -147,6 +147,9 @@ int compare_metric_add(struct compare *c, const char *key, const char *title, co
 	snprintf(c->metric[c->nmetrics].title, sizeof(c->metric[0].title), "%s", title);
 	snprintf(c->metric[c->nmetrics].unit, sizeof(c->metric[0].unit), "%s", unit);
 	c->metric[c->nmetrics].decimals = decimals;
+	/* a share is 0 .. 100; a number with a unit (a time, a rate) is not below 0 */
+	c->metric[c->nmetrics].lo = *unit ? 0 : NAN;
+	c->metric[c->nmetrics].hi = strcmp(unit, "%") ? INFINITY : 100;
 	for (size_t i = 0; i < c->nsamples; i++)
 		c->sample[i].v[c->nmetrics] = NAN;
 	return (int)c->nmetrics++;

@@ -218,7 +218,7 @@ static void metric_name(const struct compare *c, size_t m, char *buf, size_t cap
 {
 	const struct cmp_metric *mt = &c->metric[m];
 
-	if (*mt->unit)
+	if (*mt->unit && strcmp(mt->unit, mt->title))
 		snprintf(buf, cap, "%s (%s)", mt->title, mt->unit);
 	else
 		snprintf(buf, cap, "%s", mt->title);
@@ -281,7 +281,8 @@ static int build_long(const struct compare *c, struct tbl *t)
 	}
 	if (rules)
 		tbl_set(t, col++, "result");
-	for (size_t m = 0; m < c->nmetrics; m++) {
+	for (size_t at = 0; at < c->nmetrics; at++) {
+		size_t m = compare_metric_at(c, at);
 		char name[96];
 
 		if (!compare_metric_shown(c, m))
@@ -503,7 +504,8 @@ static int render_tables(const struct compare *c, enum cmp_format fmt, FILE *f)
 			}
 			first = false;
 		}
-		for (size_t m = 0; m < c->nmetrics && !ret; m++) {
+		for (size_t at = 0; at < c->nmetrics && !ret; at++) {
+			size_t m = compare_metric_at(c, at);
 			struct tbl t = {0};
 			char name[96];
 
@@ -604,7 +606,9 @@ static void render_csv(const struct compare *c, FILE *f)
 	fputs("metric,unit,group,n,mean,sd,median,ci95_lo,ci95_hi,change_pct,welch_t,welch_df,"
 	      "p_value,result\n",
 	      f);
-	for (size_t m = 0; m < c->nmetrics; m++) {
+	for (size_t at = 0; at < c->nmetrics; at++) {
+		size_t m = compare_metric_at(c, at);
+
 		if (!compare_metric_shown(c, m))
 			continue;
 		for (size_t g = 0; g < c->ngroups; g++) {
@@ -695,7 +699,8 @@ json_t *compare_to_json(const struct compare *c)
 		json_object_set_new(o, "runs", runs);
 		json_array_append_new(groups, o);
 	}
-	for (size_t m = 0; m < c->nmetrics; m++) {
+	for (size_t at = 0; at < c->nmetrics; at++) {
+		size_t m = compare_metric_at(c, at);
 		json_t *o, *rows;
 
 		if (!compare_metric_shown(c, m))

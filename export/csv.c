@@ -98,8 +98,9 @@ static const char *const tl_keys[] = {
     "write_ios", "iops",     "seeks",      "depth",       "depth_max", "idle_ns",    "idle_frac"};
 #define NTL (sizeof(tl_keys) / sizeof(tl_keys[0]))
 
+/* start_ns from t0, the trace's first event, as the event rows' time_ns (docs/export.md) */
 static void tl_rows(struct cw *w, const struct blk_timeline *t, const uint32_t *devs,
-                    unsigned ndevs)
+                    unsigned ndevs, uint64_t t0)
 {
 	uint64_t nb = blk_timeline_nbins(t);
 
@@ -116,7 +117,7 @@ static void tl_rows(struct cw *w, const struct blk_timeline *t, const uint32_t *
 
 				*p++ = ',';
 				if (!json_u64_get(v, &u))
-					p = numfmt_u64(p, u);
+					p = numfmt_u64(p, i == 0 ? (u > t0 ? u - t0 : 0) : u);
 				else
 					p += snprintf(p, 32, "%.9g", json_number_value(v));
 			}
@@ -147,7 +148,8 @@ static int dev_index(uint32_t **devs, unsigned *n, uint32_t dev, unsigned *last)
 }
 
 static int pass(struct cw *w, struct bt_reader *r, const struct export_csv_opts *o,
-                struct blk_timeline *tl, uint32_t **devs, unsigned *ndevs, struct iot_err *e)
+                struct blk_timeline *tl, uint32_t **devs, unsigned *ndevs, uint64_t *t0_out,
+                struct iot_err *e)
 {
 	struct bt_comm_table *comms = bt_comm_table_new();
 	const struct blk_event *evs;
@@ -187,6 +189,7 @@ static int pass(struct cw *w, struct bt_reader *r, const struct export_csv_opts 
 			break;
 	}
 out:
+	*t0_out = t0;
 	bt_comm_table_free(comms);
 	return ret;
 }
@@ -201,6 +204,7 @@ int export_csv(const char *run, const struct export_csv_opts *o, int fd, struct 
 	uint32_t *devs = NULL;
 	unsigned ndevs = 0;
 	struct blk_opts bo;
+	uint64_t t0 = 0;
 	int ret;
 
 	if (!st)
@@ -239,12 +243,12 @@ int export_csv(const char *run, const struct export_csv_opts *o, int fd, struct 
 		memcpy(cw_room(w, sizeof(ev_header)), ev_header, strlen(ev_header));
 		w->len += strlen(ev_header);
 	}
-	if ((ret = pass(w, r, o, tl, &devs, &ndevs, e)))
+	if ((ret = pass(w, r, o, tl, &devs, &ndevs, &t0, e)))
 		goto out;
 	if (o->timeline) {
 		/* the span ends with the last event fed, as in the analysis */
 		blk_timeline_finish(tl, 0, 0);
-		tl_rows(w, tl, devs, ndevs);
+		tl_rows(w, tl, devs, ndevs, t0);
 	}
 	cw_flush(w);
 	if (w->err)

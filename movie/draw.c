@@ -3,22 +3,25 @@
  */
 #include "movie/movie_int.h"
 
+#include "common/palette.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-/* A dark background: the IO glows, idle stretches are a soft violet band. */
+/* A dark background: the IO glows, idle stretches are a grey band. The data and the state
+ * shading take the report's colours (common/palette.h), so that they read alike in both. */
 #define C_BG 0x0f1115u
 #define C_PLOT 0x181c24u
 #define C_EDGE 0x2c323du
 #define C_TEXT 0xd8dee9u
 #define C_DIM 0x8a93a6u
-#define C_READ 0x4da3ffu
-#define C_WRITE 0xff5a4au
-#define C_IDLE 0xb48eadu
-#define C_IOPS 0xa3be8cu
-#define C_SEEK 0xebcb8bu
+#define C_READ pal_rgb(PAL_READ)
+#define C_WRITE pal_rgb(PAL_WRITE)
+#define C_IDLE pal_rgb(PAL_IDLE)
+#define C_IOPS pal_rgb(PAL_IOPS)
+#define C_SEEK pal_rgb(PAL_SEEKS)
 #define IDLE_ALPHA 0.32
 #define FADE 0.8 /* the oldest IO of the window keeps 1 - FADE of its colour */
 
@@ -62,6 +65,23 @@ static double text(cairo_t *cr, double x, double y, double size, bool bold, uint
 	cairo_move_to(cr, round(x), round(y));
 	cairo_show_text(cr, buf);
 	return ext.x_advance;
+}
+
+/* The centre x of text centred at cx, moved so that the whole text lies in [lo, hi]. */
+static double centre_in(cairo_t *cr, double size, bool bold, const char *s, double cx, double lo,
+                        double hi)
+{
+	cairo_text_extents_t ext;
+
+	cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL,
+	                       bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
+	cairo_set_font_size(cr, size);
+	cairo_text_extents(cr, s, &ext);
+	if (cx + ext.x_advance / 2 > hi)
+		cx = hi - ext.x_advance / 2;
+	if (cx - ext.x_advance / 2 < lo)
+		cx = lo + ext.x_advance / 2;
+	return cx;
 }
 
 static const char *fmt_time(char *buf, size_t len, double ns)
@@ -227,13 +247,20 @@ static void draw_plot(struct movie *m, cairo_t *cr, const struct movie_track *t,
 	if (*idle_now) {
 		double x0 = fmax(plot_x(b, &d->grid, now, cur.start), b->x);
 		double cx = (x0 + b->x + b->w) / 2, cy = b->y + b->h / 2.0;
+		double lo = b->x + 4, hi = b->x + b->w - 4;
+		char cap[2][96];
 
-		text(cr, cx, cy, m->layout.font * 1.3, true, C_TEXT, CENTER, "idle %s",
-		     fmt_time(buf[0], sizeof(buf[0]), (double)(cur.end - cur.start)));
-		if (cur.queued)
-			text(cr, cx, cy + m->layout.font * 1.4, fs, false, C_TEXT, CENTER,
-			     "IO queued for %s",
-			     fmt_time(buf[1], sizeof(buf[1]), (double)cur.queued_ns));
+		/* centred on the gap, but whole: a gap just begun is a sliver at the edge */
+		snprintf(cap[0], sizeof(cap[0]), "idle %s",
+		         fmt_time(buf[0], sizeof(buf[0]), (double)(cur.end - cur.start)));
+		text(cr, centre_in(cr, m->layout.font * 1.3, true, cap[0], cx, lo, hi), cy,
+		     m->layout.font * 1.3, true, C_TEXT, CENTER, "%s", cap[0]);
+		if (cur.queued) {
+			snprintf(cap[1], sizeof(cap[1]), "IO queued for %s",
+			         fmt_time(buf[1], sizeof(buf[1]), (double)cur.queued_ns));
+			text(cr, centre_in(cr, fs, false, cap[1], cx, lo, hi),
+			     cy + m->layout.font * 1.4, fs, false, C_TEXT, CENTER, "%s", cap[1]);
+		}
 	}
 	text(cr, b->x + 4, b->y + b->h - 4, fs, false, C_DIM, LEFT, "-%s",
 	     fmt_time(buf[0], sizeof(buf[0]), (double)win));
@@ -348,7 +375,7 @@ static void draw_graphs(struct movie *m, cairo_t *cr, const struct movie_track *
 /* Right-aligned at x: the colours of reads, writes and idle gaps. */
 static void legend(cairo_t *cr, double x, double y, double size)
 {
-	static const struct {
+	const struct {
 		const char *name;
 		uint32_t c;
 		double a;

@@ -73,6 +73,44 @@ static int plan_clock(struct movie *m, struct iot_err *e)
 	return 0;
 }
 
+/* The probes with shared axes (movie.axes): device j of every run from the lowest sector any
+ * run's device j issued to the highest. 0 or -ENOMEM. */
+static int share_axes(struct movie *m, const struct movie_probe *probes, unsigned n)
+{
+	unsigned most = 0;
+
+	if (!(m->axes = calloc(n, sizeof(*m->axes))))
+		return -ENOMEM;
+	for (unsigned i = 0; i < n; i++) {
+		m->axes[i] = probes[i];
+		m->axes[i].dev =
+		    calloc(probes[i].ndev ? probes[i].ndev : 1, sizeof(*probes[i].dev));
+		if (!m->axes[i].dev)
+			return -ENOMEM;
+		if (probes[i].ndev)
+			memcpy(m->axes[i].dev, probes[i].dev,
+			       probes[i].ndev * sizeof(*probes[i].dev));
+		most = probes[i].ndev > most ? probes[i].ndev : most;
+	}
+	for (unsigned j = 0; j < most; j++) {
+		uint64_t lo = UINT64_MAX, hi = 0;
+
+		for (unsigned i = 0; i < n; i++) {
+			if (j >= probes[i].ndev || !probes[i].dev[j].issues)
+				continue;
+			lo = probes[i].dev[j].lo < lo ? probes[i].dev[j].lo : lo;
+			hi = probes[i].dev[j].hi > hi ? probes[i].dev[j].hi : hi;
+		}
+		for (unsigned i = 0; i < n && hi > lo; i++) {
+			if (j >= probes[i].ndev)
+				continue;
+			m->axes[i].dev[j].lo = lo;
+			m->axes[i].dev[j].hi = hi;
+		}
+	}
+	return 0;
+}
+
 int movie_new(struct movie **out, const struct movie_opts *o, const struct movie_probe *probes,
               const struct movie_run_info *info, unsigned n, struct iot_err *e)
 {
@@ -90,6 +128,11 @@ int movie_new(struct movie **out, const struct movie_opts *o, const struct movie
 		return iot_err_set(e, -ENOMEM, "out of memory");
 	m->o = *o;
 	m->n = n;
+	if (share_axes(m, probes, n)) {
+		ret = iot_err_set(e, -ENOMEM, "out of memory");
+		goto fail;
+	}
+	probes = m->axes;
 	m->probes = probes;
 	for (unsigned i = 0; i < n; i++) {
 		if (probes[i].span > m->span)
@@ -140,6 +183,9 @@ void movie_free(struct movie *m)
 	for (unsigned i = 0; m->track && i < m->n; i++)
 		movie_track_release(&m->track[i]);
 	free(m->track);
+	for (unsigned i = 0; m->axes && i < m->n; i++)
+		free(m->axes[i].dev);
+	free(m->axes);
 	if (m->surface)
 		cairo_surface_destroy(m->surface);
 	free(m);

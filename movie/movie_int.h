@@ -131,6 +131,9 @@ struct movie {
 	struct movie_opts o;
 	unsigned n;
 	const struct movie_probe *probes;
+	/* the probes as drawn: with several panels each device's axis is the union of the
+	 * panels' (device j of every run), so that positions compare side by side */
+	struct movie_probe *axes;
 	struct movie_track *track;
 	struct movie_layout layout;
 	uint64_t step, frames, window, span;

@@ -8,20 +8,9 @@
 #include "common/xml.h"
 #include "report/report_int.h"
 
-/*
- * One colour per run: Tableau's 20 (Tableau 10's strong colours for the first ten runs, their
- * light companions for the next ten), which stay apart for the usual colour visions and in
- * print. Past 20 runs the colours repeat; labels in legends and tables tell the runs apart.
- */
-static const char *const run_colors[] = {
-    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
-    "#7f7f7f", "#bcbd22", "#17becf", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896",
-    "#c5b0d5", "#c49c94", "#f7b6d2", "#c7c7c7", "#dbdb8d", "#9edae5",
-};
-
 const char *run_color(size_t i)
 {
-	return run_colors[i % (sizeof(run_colors) / sizeof(run_colors[0]))];
+	return pal_run_hex(i);
 }
 
 static const char *base_name(const char *p)

@@ -10,6 +10,7 @@
 #include "common/jsonint.h"
 #include "analyze/blk_idle.h"
 #include "analyze/blk_timeline.h"
+#include "common/units.h"
 #include "report/report_grid.h"
 
 #include "report/report_int.h"
@@ -97,7 +98,7 @@ static void key_facts(FILE *f, const json_t *m)
 	    {"distro", "host", "distro", "pretty_name"},
 	    {"tracing backend", "backend", "name", NULL},
 	    {"command exit status", "command", "exit_status", NULL},
-	    {"duration (ns)", "duration_ns", NULL, NULL},
+	    {"duration", "duration_ns", NULL, NULL},
 	};
 	const json_t *devs = json_object_get(m, "devices"), *d;
 	size_t i;
@@ -111,8 +112,15 @@ static void key_facts(FILE *f, const json_t *m)
 			v = json_object_get(v, paths[k][j]);
 		if (!v || json_is_null(v))
 			continue;
-		s = json_is_string(v) ? strdup(json_string_value(v))
-		                      : json_dumps(v, JSON_ENCODE_ANY);
+		if (json_is_number(v) && !strcmp(paths[k][1], "duration_ns")) {
+			char dur[32];
+
+			/* a person reads "498.92 ms", not 498924772 */
+			s = strdup(iot_fmt_dur(json_number_value(v), dur, sizeof(dur)));
+		} else {
+			s = json_is_string(v) ? strdup(json_string_value(v))
+			                      : json_dumps(v, JSON_ENCODE_ANY);
+		}
 		fputs("<tr>", f);
 		td_text(f, paths[k][0]);
 		td_text(f, s ? s : "");
@@ -269,7 +277,7 @@ struct devrun {
  * thinner than a pixel and a half. The data-* attributes carry the nanoseconds, so that a test
  * can hold the shading to analyze's figures.
  */
-static int make_bands(struct devrun *dr, const struct blk_analysis *a, const char *color)
+static int make_bands(struct devrun *dr, const struct blk_analysis *a, size_t hatch)
 {
 	const struct blk_idle_dev *g = blk_idle_dev(blk_analysis_sink(a, &blk_idle_ops), dr->idx);
 	unsigned ngaps = g ? g->ntop : 0;
@@ -291,7 +299,8 @@ static int make_bands(struct devrun *dr, const struct blk_analysis *a, const cha
 		x1 = dr->p.x[j] + w / 2;
 		if (x0 < 0)
 			x0 = 0;
-		*b = (struct svg_band){x0, x1, 0.08 + 0.3 * dr->p.idle_frac[j], color, 0, ""};
+		*b = (struct svg_band){x0, x1,   0.08 + 0.3 * dr->p.idle_frac[j], IDLE_COLOR, 0,
+		                       "", hatch};
 		snprintf(b->attrs, sizeof(b->attrs),
 		         "class=\"idle\" data-run=\"%zu\" data-idle-ns=\"%llu\"", dr->run,
 		         (unsigned long long)dr->p.idle_ns[j]);
@@ -301,7 +310,8 @@ static int make_bands(struct devrun *dr, const struct blk_analysis *a, const cha
 		uint64_t s0 = g->top[k].start - t0, s1 = g->top[k].end - t0;
 		struct svg_band *b = &dr->bands[n++];
 
-		*b = (struct svg_band){(double)s0 / 1e9, (double)s1 / 1e9, 0.25, color, 1.5, ""};
+		*b = (struct svg_band){
+		    (double)s0 / 1e9, (double)s1 / 1e9, 0.25, pal_hex(PAL_GAP), 1.5, "", hatch};
 		snprintf(b->attrs, sizeof(b->attrs),
 		         "class=\"idle-gap\" data-run=\"%zu\" data-start-ns=\"%llu\" "
 		         "data-end-ns=\"%llu\"",
@@ -430,7 +440,7 @@ static void device_graphs(struct emit *em, const struct report_input *in, struct
 	uint64_t smin = UINT64_MAX, smax = 0;
 	double latmax = 0, lat_div;
 	const char *lat_unit;
-	char id[128], title[256];
+	char id[128], title[256], wtxt[32], t_mbps[96], t_iops[96], t_seeks[96];
 
 	for (size_t i = 0; i < n; i++)
 		nb += dr[i].nbands;
@@ -518,41 +528,48 @@ static void device_graphs(struct emit *em, const struct report_input *in, struct
 
 	for (size_t i = 0; i < n; i++)
 		names[i] = (char *)run_label(&in[dr[i].run]);
+	/* a rate is a count over an interval: the interval is on the graph */
+	iot_fmt_dur((double)width, wtxt, sizeof(wtxt));
+	snprintf(t_mbps, sizeof(t_mbps), "throughput (per %s interval)", wtxt);
+	snprintf(t_iops, sizeof(t_iops), "IOPS (per %s interval)", wtxt);
+	snprintf(t_seeks, sizeof(t_seeks), "seeks per second (per %s interval)", wtxt);
 	if (multi) {
-		CHART("mbps", "throughput", "MB/s",
+		CHART("mbps", t_mbps, "MB/s",
 		      for (size_t i = 0; i < n; i++)
 		          series_set(&ser[k++], names[i], run_color(dr[i].run), &dr[i].p,
 		                     dr[i].p.mbps, dr[i].p.mbps_lo, dr[i].p.mbps_hi, false));
-		CHART("iops", "IOPS", "IO/s",
+		CHART("iops", t_iops, "IO/s",
 		      for (size_t i = 0; i < n; i++)
 		          series_set(&ser[k++], names[i], run_color(dr[i].run), &dr[i].p,
 		                     dr[i].p.iops, dr[i].p.iops_lo, dr[i].p.iops_hi, false));
 	} else {
-		CHART("mbps", "throughput", "MB/s", {
+		CHART("mbps", t_mbps, "MB/s", {
 			series_set(&ser[k++], "read", READ_COLOR, &dr[0].p, dr[0].p.rd_mbps, NULL,
 			           NULL, false);
 			series_set(&ser[k++], "write", WRITE_COLOR, &dr[0].p, dr[0].p.wr_mbps, NULL,
 			           NULL, false);
-			series_set(&ser[k++], "total", "#555", &dr[0].p, dr[0].p.mbps,
+			series_set(&ser[k++], "total", pal_hex(PAL_TOTAL), &dr[0].p, dr[0].p.mbps,
 			           dr[0].p.mbps_lo, dr[0].p.mbps_hi, true);
 		});
-		CHART("iops", "IOPS", "IO/s", {
+		CHART("iops", t_iops, "IO/s", {
 			series_set(&ser[k++], "read", READ_COLOR, &dr[0].p, dr[0].p.rd_iops, NULL,
 			           NULL, false);
 			series_set(&ser[k++], "write", WRITE_COLOR, &dr[0].p, dr[0].p.wr_iops, NULL,
 			           NULL, false);
-			series_set(&ser[k++], "total", "#555", &dr[0].p, dr[0].p.iops,
+			series_set(&ser[k++], "total", pal_hex(PAL_TOTAL), &dr[0].p, dr[0].p.iops,
 			           dr[0].p.iops_lo, dr[0].p.iops_hi, true);
 		});
 	}
-	CHART("seeks", "seeks per second", "seeks/s",
-	      for (size_t i = 0; i < n; i++) series_set(
-	          &ser[k++], multi ? names[i] : "seeks", multi ? run_color(dr[i].run) : "#2ca02c",
-	          &dr[i].p, dr[i].p.seeks, dr[i].p.seeks_lo, dr[i].p.seeks_hi, false));
+	CHART("seeks", t_seeks, "seeks/s",
+	      for (size_t i = 0; i < n; i++)
+	          series_set(&ser[k++], multi ? names[i] : "seeks",
+	                     multi ? run_color(dr[i].run) : pal_hex(PAL_SEEKS), &dr[i].p,
+	                     dr[i].p.seeks, dr[i].p.seeks_lo, dr[i].p.seeks_hi, false));
 	CHART("qdepth", "queue depth (issued, not completed; band: min mean .. max)", "requests",
-	      for (size_t i = 0; i < n; i++) series_set(
-	          &ser[k++], multi ? names[i] : "depth", multi ? run_color(dr[i].run) : "#9467bd",
-	          &dr[i].p, dr[i].p.qd, dr[i].p.qd_lo, dr[i].p.qd_hi, false));
+	      for (size_t i = 0; i < n; i++)
+	          series_set(&ser[k++], multi ? names[i] : "depth",
+	                     multi ? run_color(dr[i].run) : pal_hex(PAL_DEPTH), &dr[i].p,
+	                     dr[i].p.qd, dr[i].p.qd_lo, dr[i].p.qd_hi, false));
 	/* latency in ms or us, whichever reads better */
 	lat_div = latmax >= 1e6 ? 1e6 : 1e3;
 	lat_unit = latmax >= 1e6 ? "ms" : "us";
@@ -573,12 +590,12 @@ static void device_graphs(struct emit *em, const struct report_input *in, struct
 	CHART(
 	    "d2c", "D2C latency per interval (p50 solid, p99 dashed)", lat_unit,
 	    for (size_t i = 0; i < n; i++) {
-		    const char *col = multi ? run_color(dr[i].run) : "#1f77b4";
+		    const char *col = multi ? run_color(dr[i].run) : pal_hex(PAL_LATENCY);
 
 		    series_set(&ser[k++], names[n + 2 * i], col, &dr[i].p, dr[i].p.p50, NULL, NULL,
 		               false);
-		    series_set(&ser[k++], names[n + 2 * i + 1], multi ? col : "#d62728", &dr[i].p,
-		               dr[i].p.p99, NULL, NULL, true);
+		    series_set(&ser[k++], names[n + 2 * i + 1], col, &dr[i].p, dr[i].p.p99, NULL,
+		               NULL, true);
 	    });
 #undef CHART
 	for (size_t i = 0; i < 2 * n; i++)
@@ -720,6 +737,7 @@ static void section_devices(struct emit *em, const struct report_input *in, size
 		struct devrun *dr = calloc(n, sizeof(*dr));
 		const json_t *first = NULL;
 		uint32_t dev = 0;
+		uint64_t fine = 0, swidth;
 		size_t m = 0;
 		char devid[64];
 
@@ -748,19 +766,22 @@ static void section_devices(struct emit *em, const struct report_input *in, size
 					dev = blk_analysis_device(a, k);
 					first = report_dev_json(&in[i], k);
 				}
-				if (report_points_make(a, k, width, &dr[m].p) ||
-				    make_bands(&dr[m], a, n > 1 ? run_color(i) : IDLE_COLOR)) {
-					report_points_release(&dr[m].p);
-					free(dr[m].bands);
-					em->err = -ENOMEM;
-					break;
-				}
+				if (report_points_min_width(a, k) > fine)
+					fine = report_points_min_width(a, k);
 				m++;
 			}
 		}
-		/* one run in this section: plain grey shading, as for a single run */
-		for (size_t i = 0; m == 1 && i < dr[0].nbands; i++)
-			dr[0].bands[i].color = IDLE_COLOR;
+		/* one width for the section's runs: the widest any of them needs */
+		swidth = fine > width ? fine : width;
+		for (size_t i = 0; i < m && !em->err; i++) {
+			const struct blk_analysis *a = in[dr[i].run].blk;
+
+			if (report_points_make(a, dr[i].idx, swidth, fine, &dr[i].p) ||
+			    make_bands(&dr[i], a, m > 1 ? dr[i].run + 1 : 0)) {
+				em->err = -ENOMEM;
+				break;
+			}
+		}
 		/* element ids by the first run's device number (one section per number, unless two
 		 * runs' devices of one number are different devices) */
 		secdev[j] = dev;
@@ -785,9 +806,9 @@ static void section_devices(struct emit *em, const struct report_input *in, size
 		        "the longest gaps (as analyze lists them) exactly. "
 		        "Bands around lines: minimum and maximum of the finer intervals "
 		        "inside each plotted point. Plotted interval: %.6g ms.</p>\n",
-		        (double)width / 1e6);
+		        (double)swidth / 1e6);
 		if (!em->err)
-			device_graphs(em, in, dr, m, devid, xmax, width);
+			device_graphs(em, in, dr, m, devid, xmax, swidth);
 		for (size_t i = 0; i < m && !em->err; i++)
 			report_idle_table(em->f, &in[dr[i].run], dr[i].idx, m > 1);
 		for (size_t i = 0; i < m; i++) {
@@ -846,7 +867,7 @@ static void partial_note(FILE *f, const json_t *input, const char *what)
 }
 
 /* One row of the Runs table: what the pass saw, from the summary and the pass. */
-static void run_row(FILE *f, const struct report_input *in, size_t i)
+static void run_row(FILE *f, const struct report_input *in, size_t i, bool multi)
 {
 	const struct blk_analysis *a = in[i].blk;
 	const json_t *devs = json_object_get(in[i].summary, "devices"), *d;
@@ -868,6 +889,11 @@ static void run_row(FILE *f, const struct report_input *in, size_t i)
 	         : NAN,
 	       3);
 	fputs("<td>", f);
+	if (multi) {
+		/* its idle time on the shared graphs: grey, hatched as this */
+		svg_hatch_swatch(f, i);
+		fputs(" its idle shading. ", f);
+	}
 	if (ndev > RPT_GRID_DEVICES)
 		fprintf(f, "graphs for the first %u devices; %u more in the tables only. ",
 		        RPT_GRID_DEVICES, ndev - RPT_GRID_DEVICES);
@@ -898,7 +924,7 @@ int report_write_html(FILE *f, const struct report_input *in, size_t n, const st
 	      "<th>events</th><th>devices</th><th>bin width (ms)</th><th>notes</th></tr></thead>\n",
 	      f);
 	for (size_t i = 0; i < n; i++)
-		run_row(f, in, i);
+		run_row(f, in, i, n > 1);
 	fputs("</table>\n", f);
 	section_manifests(f, in, n);
 	section_summary(f, in, n);

@@ -52,9 +52,21 @@ struct report_points {
 };
 
 /* Reduce device idx (the pass's numbering) of a finished pass to points of width_ns, a
- * power-of-two multiple of the timeline's interval (rounded up to one). */
+ * power-of-two multiple of the timeline's interval (rounded up to one). The envelope (lo, hi)
+ * is of sub-intervals of fine_ns (rounded to whole bins; 0: the timeline's bins). */
 int report_points_make(const struct blk_analysis *a, unsigned idx, uint64_t width_ns,
-                       struct report_points *p);
+                       uint64_t fine_ns, struct report_points *p);
+
+/*
+ * A rate over an interval holding one IO says nothing but the interval's width: in 64 us bins
+ * one 512 KiB write is 8000 MB/s, though the run averaged 125. So no rate is plotted over an
+ * interval narrower than one in which the device averaged RPT_MIN_IOS_PER_POINT IOs: a lone IO
+ * then reads at most 1/RPT_MIN_IOS_PER_POINT of the run's mean, and a peak of k times the mean
+ * needs k * RPT_MIN_IOS_PER_POINT IOs in one interval.
+ */
+#define RPT_MIN_IOS_PER_POINT 8
+/* That narrowest interval for device idx: a power-of-two multiple of the timeline's interval. */
+uint64_t report_points_min_width(const struct blk_analysis *a, unsigned idx);
 void report_points_release(struct report_points *p);
 
 #endif

@@ -12,7 +12,7 @@
 #include "report/report_grid.h"
 #include "report/report_int.h"
 
-#define NET_COLOR "#17becf"
+#define NET_COLOR pal_hex(PAL_NET)
 
 static const char *js(const json_t *o, const char *k, const char *none)
 {
@@ -282,9 +282,6 @@ static double peak(const struct svg_series *s, size_t n)
 	return m;
 }
 
-static const char *const other_colors[] = {"#ff7f0e", "#2ca02c", "#9467bd", "#8c564b",
-                                           "#e377c2", "#bcbd22", "#7f7f7f"};
-
 int report_idle_chart(struct emit *em, const struct report_input *in, unsigned idx, uint64_t width,
                       const struct svg_band *bands, size_t nbands, const char *id, double xmax)
 {
@@ -305,10 +302,13 @@ int report_idle_chart(struct emit *em, const struct report_input *in, unsigned i
 	for (unsigned j = 0; j < ndev && j < RPT_GRID_DEVICES; j++) {
 		uint32_t dev = blk_analysis_device(in->blk, j);
 		const char *role = js(report_dev_json(in, j), "role", NULL);
+		uint64_t wj;
 
 		if (j == idx)
 			continue;
-		if ((ret = report_points_make(in->blk, j, width, &pts[j])))
+		/* its own rate over no narrower an interval than its IOs bear */
+		wj = report_points_min_width(in->blk, j);
+		if ((ret = report_points_make(in->blk, j, wj > width ? wj : width, wj, &pts[j])))
 			goto out;
 		if (role)
 			snprintf(names[k], sizeof(names[k]), "%s (%u,%u) MB/s", role,
@@ -316,10 +316,9 @@ int report_idle_chart(struct emit *em, const struct report_input *in, unsigned i
 		else
 			snprintf(names[k], sizeof(names[k]), "%u,%u MB/s", BLK_DEV_MAJOR(dev),
 			         BLK_DEV_MINOR(dev));
-		ser[k] = (struct svg_series){names[k],    other_colors[nother++ % 7],
-		                             pts[j].n,    pts[j].x,
-		                             pts[j].mbps, NULL,
-		                             NULL,        false};
+		ser[k] = (struct svg_series){
+		    names[k], run_color(nother++), pts[j].n, pts[j].x, pts[j].mbps, NULL, NULL,
+		    false};
 		k++;
 	}
 	if (net) {

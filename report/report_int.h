@@ -10,11 +10,13 @@
 #include "report/report_html.h"
 #include "report/report_svg.h"
 
-#define READ_COLOR "#1f77b4"
-#define WRITE_COLOR "#d62728"
-#define IDLE_COLOR "#7f7f7f"
+#include "common/palette.h"
 
-/* The colour of run i (a fixed palette: docs/report.md). */
+#define READ_COLOR pal_hex(PAL_READ)
+#define WRITE_COLOR pal_hex(PAL_WRITE)
+#define IDLE_COLOR pal_hex(PAL_IDLE)
+
+/* The colour of run i (common/palette.h: docs/report.md). */
 const char *run_color(size_t i);
 extern const char report_css[];
 
@@ -37,7 +39,8 @@ void report_nfs_section(struct emit *em, const struct report_input *in, size_t n
 /* The NFS clients, files and slowest calls tables from the runs' summaries. */
 void report_nfs_tables(FILE *f, const struct report_input *in, size_t n);
 /* One chart per procedure: response time p50/p99 per interval (the summaries' series). */
-void report_nfs_srt_charts(struct emit *em, const struct report_input *in, size_t n, double xmax);
+void report_nfs_srt_charts(struct emit *em, const struct report_input *in, size_t n, double xmin,
+                           double xmax);
 
 /* Under a device's graphs (report_idle.c): its longest idle gaps with their causes, from run
  * in's summary (multi: name the run), and a chart of the run's other devices' throughput and

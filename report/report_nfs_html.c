@@ -22,7 +22,8 @@ static double jd(const json_t *o, const char *a, const char *b)
 
 static void nfs_table(FILE *f, const struct report_input *in, size_t n)
 {
-	fputs("<table>\n<thead><tr><th>run</th><th>version</th><th>operation</th><th>calls</th>"
+	fputs("<table>\n<thead><tr><th>run</th><th>program</th><th>version</th><th>operation</th>"
+	      "<th>calls</th>"
 	      "<th>errors</th><th>MB</th><th>SRT mean (ms)</th><th>SRT p50 (ms)</th>"
 	      "<th>SRT p99 (ms)</th><th>SRT max (ms)</th></tr></thead>\n",
 	      f);
@@ -36,6 +37,7 @@ static void nfs_table(FILE *f, const struct report_input *in, size_t n)
 		{
 			const json_t *ver = json_object_get(p, "version");
 			const char *name = json_string_value(json_object_get(p, "name"));
+			const char *prog = json_string_value(json_object_get(p, "program"));
 			char vbuf[32];
 
 			if (json_is_string(ver))
@@ -46,6 +48,7 @@ static void nfs_table(FILE *f, const struct report_input *in, size_t n)
 			swatch(f, run_color(i));
 			xml_puts(f, run_label(&in[i]));
 			fputs("</td>", f);
+			td_text(f, prog ? prog : "?");
 			td_text(f, vbuf);
 			td_text(f, name ? name : "?");
 			td_num(f, jd(p, "calls", NULL), 0);
@@ -81,8 +84,7 @@ static void points_free(struct nfs_points *p)
 	memset(p, 0, sizeof(*p));
 }
 
-static int points_make(const struct rpt_nfs *nf, uint64_t width, const char *idle_color,
-                       struct nfs_points *p)
+static int points_make(const struct rpt_nfs *nf, uint64_t width, size_t hatch, struct nfs_points *p)
 {
 	uint64_t span = rpt_nfs_span(nf), f;
 	struct hist_coarse lat;
@@ -143,15 +145,16 @@ static int points_make(const struct rpt_nfs *nf, uint64_t width, const char *idl
 			p->bands[p->nbands - 1].x1 =
 			    (double)(t0 + dur) / 1e9; /* one band, not stripes */
 		else
-			p->bands[p->nbands++] = (struct svg_band){
-			    (double)t0 / 1e9, (double)(t0 + dur) / 1e9, 0.3, idle_color, 1, ""};
+			p->bands[p->nbands++] = (struct svg_band){(double)t0 / 1e9,
+			                                          (double)(t0 + dur) / 1e9,
+			                                          0.3,
+			                                          IDLE_COLOR,
+			                                          1,
+			                                          "",
+			                                          hatch};
 	}
 	return 0;
 }
-
-static const char *const op_colors[RPT_NFS_SLOTS] = {"#1f77b4", "#d62728", "#2ca02c",
-                                                     "#ff7f0e", "#9467bd", "#8c564b",
-                                                     "#e377c2", "#17becf", "#7f7f7f"};
 
 void report_nfs_section(struct emit *em, const struct report_input *in, size_t n, double xmax_min)
 {
@@ -160,9 +163,9 @@ void report_nfs_section(struct emit *em, const struct report_input *in, size_t n
 	struct svg_band *bands;
 	uint64_t width = 1, span = 0;
 	size_t m = 0, nb = 0;
-	double xmax;
+	double xmax, xmin = INFINITY;
 	char **names;
-	bool multi;
+	bool multi, all_aligned = true;
 
 	for (size_t i = 0; i < n; i++) {
 		if (!in[i].nfs || !in[i].nfs->txns)
@@ -172,6 +175,9 @@ void report_nfs_section(struct emit *em, const struct report_input *in, size_t n
 			width = in[i].nfs->clock.width;
 		if (rpt_nfs_span(in[i].nfs) > span)
 			span = rpt_nfs_span(in[i].nfs);
+		all_aligned &= in[i].nfs->aligned;
+		/* the first call on the graphs' axis */
+		xmin = fmin(xmin, rpt_nfs_x(in[i].nfs, in[i].nfs->cap0));
 	}
 	if (!m)
 		return;
@@ -182,16 +188,20 @@ void report_nfs_section(struct emit *em, const struct report_input *in, size_t n
 	else
 		while (span / width > (em->o->max_points ? em->o->max_points : 600))
 			width *= 2;
+	/* the axis over the calls: on the block trace's clock (aligned), the capture may be a
+	 * tenth of the block trace; the graphs show the capture's own time, in trace seconds */
 	xmax = span ? (double)span / 1e9 : 1e-6;
-	if (xmax < xmax_min)
-		xmax = xmax_min;
+	if (!all_aligned || !(xmin > 0) || !(xmin < xmax))
+		xmin = 0;
+	(void)xmax_min;
 	fputs("<h2>NFS</h2>\n", em->f);
 	nfs_table(em->f, in, n);
 	fprintf(em->f,
 	        "<p class=\"note\">%s Shaded: intervals with no call sent and none "
 	        "outstanding. Plotted interval: %.6g ms.</p>\n",
-	        xmax_min > 0 ? "Time axis shared with the block graphs (packet times moved onto "
-	                       "the trace clock with the manifest's clock pairs)."
+	        xmax_min > 0 ? "Times on the block trace's clock, as on the block graphs (packet "
+	                       "times moved onto it with the manifest's clock pairs), over the "
+	                       "capture's calls only."
 	                     : "Graphs on the capture's clock from each run's first call.",
 	        (double)width / 1e6);
 	pts = calloc(n, sizeof(*pts));
@@ -204,7 +214,7 @@ void report_nfs_section(struct emit *em, const struct report_input *in, size_t n
 	for (size_t i = 0; i < n; i++) {
 		if (!in[i].nfs || !in[i].nfs->txns)
 			continue;
-		if (points_make(in[i].nfs, width, multi ? run_color(i) : IDLE_COLOR, &pts[i])) {
+		if (points_make(in[i].nfs, width, multi ? i + 1 : 0, &pts[i])) {
 			em->err = -ENOMEM;
 			goto out;
 		}
@@ -224,6 +234,7 @@ void report_nfs_section(struct emit *em, const struct report_input *in, size_t n
 		struct svg_chart c = {.id = "nfs-ops",
 		                      .title = "NFS operations per second",
 		                      .ylabel = "ops/s",
+		                      .xmin = xmin,
 		                      .xmax = xmax,
 		                      .series = ser,
 		                      .bands = bands,
@@ -242,7 +253,7 @@ void report_nfs_section(struct emit *em, const struct report_input *in, size_t n
 				continue;
 			}
 			for (unsigned s = 0; s < nf->nslots; s++)
-				ser[k++] = (struct svg_series){nf->slot[s], op_colors[s],  pts[i].n,
+				ser[k++] = (struct svg_series){nf->slot[s], run_color(s),  pts[i].n,
 				                               pts[i].x,    pts[i].ops[s], NULL,
 				                               NULL,        false};
 		}
@@ -253,6 +264,7 @@ void report_nfs_section(struct emit *em, const struct report_input *in, size_t n
 		struct svg_chart c = {.id = "nfs-outstanding",
 		                      .title = "outstanding NFS requests (mean per interval)",
 		                      .ylabel = "requests",
+		                      .xmin = xmin,
 		                      .xmax = xmax,
 		                      .series = ser,
 		                      .bands = bands,
@@ -263,7 +275,7 @@ void report_nfs_section(struct emit *em, const struct report_input *in, size_t n
 			if (in[i].nfs && in[i].nfs->txns)
 				ser[k++] =
 				    (struct svg_series){multi ? run_label(&in[i]) : "outstanding",
-				                        multi ? run_color(i) : "#9467bd",
+				                        multi ? run_color(i) : pal_hex(PAL_DEPTH),
 				                        pts[i].n,
 				                        pts[i].x,
 				                        pts[i].outstanding,
@@ -278,6 +290,7 @@ void report_nfs_section(struct emit *em, const struct report_input *in, size_t n
 		                      .title =
 		                          "NFS response time per interval (p50 solid, p99 dashed)",
 		                      .ylabel = "ms",
+		                      .xmin = xmin,
 		                      .xmax = xmax,
 		                      .series = ser,
 		                      .bands = bands,
@@ -285,7 +298,7 @@ void report_nfs_section(struct emit *em, const struct report_input *in, size_t n
 		size_t k = 0;
 
 		for (size_t i = 0; i < n; i++) {
-			const char *col = multi ? run_color(i) : "#1f77b4";
+			const char *col = multi ? run_color(i) : pal_hex(PAL_LATENCY);
 
 			if (!in[i].nfs || !in[i].nfs->txns)
 				continue;
@@ -297,20 +310,14 @@ void report_nfs_section(struct emit *em, const struct report_input *in, size_t n
 				names[2 * i + 1] = NULL;
 			ser[k++] = (struct svg_series){names[2 * i], col,  pts[i].n, pts[i].x,
 			                               pts[i].p50,   NULL, NULL,     false};
-			ser[k++] = (struct svg_series){names[2 * i + 1],
-			                               multi ? col : "#d62728",
-			                               pts[i].n,
-			                               pts[i].x,
-			                               pts[i].p99,
-			                               NULL,
-			                               NULL,
-			                               true};
+			ser[k++] = (struct svg_series){names[2 * i + 1], col,  pts[i].n, pts[i].x,
+			                               pts[i].p99,       NULL, NULL,     true};
 		}
 		c.nseries = k;
 		emit_chart(em, &c);
 	}
 	free(bands);
-	report_nfs_srt_charts(em, in, n, xmax);
+	report_nfs_srt_charts(em, in, n, xmin, xmax);
 	report_nfs_tables(em->f, in, n);
 out:
 	for (size_t i = 0; pts && i < n; i++)

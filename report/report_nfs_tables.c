@@ -259,7 +259,8 @@ static const json_t *series_of(const struct report_input *in, const char *ver, c
 	return NULL;
 }
 
-void report_nfs_srt_charts(struct emit *em, const struct report_input *in, size_t n, double xmax)
+void report_nfs_srt_charts(struct emit *em, const struct report_input *in, size_t n, double xmin,
+                           double xmax)
 {
 	/* procedures in the order the first run that has them lists them */
 	for (size_t i = 0; i < n; i++) {
@@ -295,7 +296,7 @@ void report_nfs_srt_charts(struct emit *em, const struct report_input *in, size_
 			for (size_t r = 0; r < n; r++) {
 				const json_t *sr =
 				    series_of(&in[r], str(s, "version"), str(s, "name"));
-				const char *col = multi ? run_color(r) : "#1f77b4";
+				const char *col = multi ? run_color(r) : pal_hex(PAL_LATENCY);
 
 				if (!sr)
 					continue;
@@ -308,19 +309,15 @@ void report_nfs_srt_charts(struct emit *em, const struct report_input *in, size_
 				ser[k++] =
 				    (struct svg_series){names + 128 * r, col,  pts[r].n, pts[r].x,
 				                        pts[r].p50,      NULL, NULL,     false};
-				ser[k++] = (struct svg_series){multi ? "" : "p99",
-				                               multi ? col : "#d62728",
-				                               pts[r].n,
-				                               pts[r].x,
-				                               pts[r].p99,
-				                               NULL,
-				                               NULL,
-				                               true};
+				ser[k++] = (struct svg_series){
+				    multi ? "" : "p99", col,  pts[r].n, pts[r].x,
+				    pts[r].p99,         NULL, NULL,     true};
 			}
 			if (!em->err) {
 				char id[96];
 				struct svg_chart c = {.title = title,
 				                      .ylabel = "ms",
+				                      .xmin = xmin,
 				                      .xmax = xmax,
 				                      .series = ser,
 				                      .nseries = k};

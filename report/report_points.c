@@ -41,13 +41,50 @@ static double maxv(double a, double b)
 	return isnan(a) || b > a ? b : a;
 }
 
+uint64_t report_points_min_width(const struct blk_analysis *a, unsigned idx)
+{
+	const struct blk_timeline *tl = blk_analysis_sink(a, &blk_timeline_ops);
+	uint64_t span = blk_analysis_end(a) - blk_analysis_start(a);
+	uint64_t w = blk_timeline_interval(tl), nb = blk_timeline_nbins(tl), ios = 0;
+
+	for (uint64_t k = 0; k < nb; k++)
+		ios += blk_timeline_bin(tl, idx, k).ios;
+	if (!w)
+		w = 1;
+	/* span * RPT_MIN_IOS / ios without overflow: a span near 2^64 ns needs no care here */
+	while (w < UINT64_MAX / 2 &&
+	       (double)w * (double)(ios ? ios : 1) < (double)RPT_MIN_IOS_PER_POINT * (double)span)
+		w *= 2;
+	return w;
+}
+
+/* One sub-interval of a point for the envelope: sums over whole bins of the timeline. */
+struct sub {
+	double bytes, ios, seeks, area;
+	uint64_t dur;
+};
+
+static void sub_flush(struct report_points *p, size_t j, struct sub *s)
+{
+	double ks = (double)(s->dur ? s->dur : 1) / 1e9;
+
+	p->mbps_lo[j] = minv(p->mbps_lo[j], s->bytes / ks / 1e6);
+	p->mbps_hi[j] = maxv(p->mbps_hi[j], s->bytes / ks / 1e6);
+	p->iops_lo[j] = minv(p->iops_lo[j], s->ios / ks);
+	p->iops_hi[j] = maxv(p->iops_hi[j], s->ios / ks);
+	p->seeks_lo[j] = minv(p->seeks_lo[j], s->seeks / ks);
+	p->seeks_hi[j] = maxv(p->seeks_hi[j], s->seeks / ks);
+	p->qd_lo[j] = minv(p->qd_lo[j], s->area / (double)(s->dur ? s->dur : 1));
+	*s = (struct sub){0};
+}
+
 int report_points_make(const struct blk_analysis *a, unsigned idx, uint64_t width_ns,
-                       struct report_points *p)
+                       uint64_t fine_ns, struct report_points *p)
 {
 	double **arrs[] = POINT_ARRAYS(p);
 	const struct blk_timeline *tl = blk_analysis_sink(a, &blk_timeline_ops);
 	const struct blk_latency *lt = blk_analysis_sink(a, &blk_latency_ops);
-	uint64_t span = blk_analysis_end(a) - blk_analysis_start(a), f;
+	uint64_t span = blk_analysis_end(a) - blk_analysis_start(a), f, g;
 	uint64_t w = blk_timeline_interval(tl), nb = blk_timeline_nbins(tl);
 	/* the D2C bins start where the timeline's do, as narrow or narrower: the timeline's
 	 * devices share a budget of bins (bins_share()), the D2C's few devices need not */
@@ -59,6 +96,10 @@ int report_points_make(const struct blk_analysis *a, unsigned idx, uint64_t widt
 	if (width_ns < w)
 		width_ns = w;
 	f = width_ns / w;
+	/* the envelope's sub-intervals: whole bins, never wider than a point */
+	g = fine_ns > w ? fine_ns / w : 1;
+	if (g > f)
+		g = f;
 	n = (size_t)(span / width_ns) + 1;
 	if (span && span % width_ns == 0)
 		n = (size_t)(span / width_ns);
@@ -79,9 +120,13 @@ int report_points_make(const struct blk_analysis *a, unsigned idx, uint64_t widt
 	p->n = n;
 	for (size_t j = 0; j < n; j++) {
 		uint64_t t0 = j * width_ns, dur = span > t0 ? span - t0 : 0;
+		uint64_t kend = j + 1 == n ? nb : (j + 1) * f;
 		double rd = 0, wr = 0, rio = 0, wio = 0, sk = 0, area = 0, secs;
+		struct sub s = {0};
 		uint64_t idle = 0;
 
+		if (kend > nb)
+			kend = nb;
 		if (dur > width_ns)
 			dur = width_ns;
 		if (!dur)
@@ -91,14 +136,12 @@ int report_points_make(const struct blk_analysis *a, unsigned idx, uint64_t widt
 		p->seeks_lo[j] = p->seeks_hi[j] = p->qd_lo[j] = p->qd_hi[j] = NAN;
 		memset(lat, 0, sizeof(*lat));
 		/* the last point takes the bin of the last event too (it starts at the end) */
-		for (uint64_t k = j * f; k < (j + 1 == n ? nb : (j + 1) * f) && k < nb; k++) {
+		for (uint64_t k = j * f; k < kend; k++) {
 			struct blk_bin b = blk_timeline_bin(tl, idx, k);
 			uint64_t kt0 = k * w, kd = span > kt0 ? span - kt0 : 0;
-			double ks;
 
 			if (kd > w)
 				kd = w;
-			ks = (double)(kd ? kd : 1) / 1e9;
 			rd += (double)b.read_bytes;
 			wr += (double)b.write_bytes;
 			rio += (double)(b.ios - b.write_ios);
@@ -106,16 +149,15 @@ int report_points_make(const struct blk_analysis *a, unsigned idx, uint64_t widt
 			sk += (double)b.seeks;
 			area += (double)b.depth_area;
 			idle += b.idle_ns;
-			p->mbps_lo[j] =
-			    minv(p->mbps_lo[j], (double)(b.read_bytes + b.write_bytes) / ks / 1e6);
-			p->mbps_hi[j] =
-			    maxv(p->mbps_hi[j], (double)(b.read_bytes + b.write_bytes) / ks / 1e6);
-			p->iops_lo[j] = minv(p->iops_lo[j], (double)b.ios / ks);
-			p->iops_hi[j] = maxv(p->iops_hi[j], (double)b.ios / ks);
-			p->seeks_lo[j] = minv(p->seeks_lo[j], (double)b.seeks / ks);
-			p->seeks_hi[j] = maxv(p->seeks_hi[j], (double)b.seeks / ks);
-			p->qd_lo[j] =
-			    minv(p->qd_lo[j], (double)b.depth_area / (double)(kd ? kd : 1));
+			s.bytes += (double)(b.read_bytes + b.write_bytes);
+			s.ios += (double)b.ios;
+			s.seeks += (double)b.seeks;
+			s.area += (double)b.depth_area;
+			s.dur += kd;
+			/* a bin past the end (the last event's, of no length) joins the sub
+			 * before it: alone it would be a rate over nothing */
+			if (((k - j * f + 1) % g == 0 || k + 1 == kend) && s.dur)
+				sub_flush(p, j, &s);
 			p->qd_hi[j] = maxv(p->qd_hi[j], (double)b.depth_max);
 			for (uint64_t q = k * r; q < (k + 1) * r; q++) {
 				const struct hist_coarse *h = blk_latency_bin(lt, idx, q);
@@ -137,7 +179,7 @@ int report_points_make(const struct blk_analysis *a, unsigned idx, uint64_t widt
 		p->idle_frac[j] = (double)idle / (double)dur > 1 ? 1 : (double)idle / (double)dur;
 		p->p50[j] = lat->count ? (double)histc_quantile(lat, 0.5) : NAN;
 		p->p99[j] = lat->count ? (double)histc_quantile(lat, 0.99) : NAN;
-		if (f == 1) {
+		if (f / g <= 1) {
 			/* nothing finer to show: the envelope would only repeat the line */
 			p->mbps_lo[j] = p->mbps_hi[j] = p->iops_lo[j] = p->iops_hi[j] = NAN;
 			p->seeks_lo[j] = p->seeks_hi[j] = NAN;

@@ -9,6 +9,7 @@
 
 #include <cairo.h>
 
+#include "common/palette.h"
 #include "common/xml.h"
 
 enum { ML = 64, MR = 16, MT = 26, MB = 34 }; /* margins: left, right, top, bottom */
@@ -56,11 +57,20 @@ static void fmt_time(char *buf, size_t cap, double s, double step)
 struct frame {
 	double x0, y0, w, h; /* plot area in px */
 	double xmax, ymin, ymax;
+	double xmin;
 };
 
 static double px(const struct frame *fr, double x)
 {
-	return fr->x0 + (fr->xmax > 0 ? x / fr->xmax : 0) * fr->w;
+	return fr->x0 + (fr->xmax > fr->xmin ? (x - fr->xmin) / (fr->xmax - fr->xmin) : 0) * fr->w;
+}
+
+/* A point before or after the shown part of the axis (a chart with an xmin): not drawn. */
+static bool off_axis(const struct frame *fr, double x)
+{
+	double tol = (fr->xmax - fr->xmin) * 1e-9;
+
+	return fr->xmin > 0 && (x < fr->xmin - tol || x > fr->xmax + tol);
 }
 
 static double py(const struct frame *fr, double y)
@@ -74,6 +84,84 @@ static double py(const struct frame *fr, double y)
 	return fr->y0 + fr->h - r * fr->h;
 }
 
+/* The id of the pattern hatching as run i: unique in a page of many charts. */
+static void hatch_id(char *buf, size_t len, const struct svg_chart *c, size_t i)
+{
+	snprintf(buf, len, "%s-hatch%zu", c->id ? c->id : "chart", i);
+}
+
+/* The fill of a band: its colour, or its run's hatching. */
+static void band_fill(char *buf, size_t len, const struct svg_chart *c, const struct svg_band *b)
+{
+	char id[160];
+
+	if (!b->hatch) {
+		snprintf(buf, len, "%s", b->color ? b->color : "#888");
+		return;
+	}
+	hatch_id(id, sizeof(id), c, b->hatch - 1);
+	snprintf(buf, len, "url(#%s)", id);
+}
+
+/*
+ * One pattern per run whose bands are hatched: lines in the band's (neutral) colour at the
+ * run's angle and spacing, so that where runs' idle time overlaps the shading crosses and
+ * stays grey rather than mixing into a colour of its own.
+ */
+static void hatch_defs(FILE *f, const struct svg_chart *c)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < c->nbands; i++) {
+		const struct svg_band *b = &c->bands[i];
+		bool seen = false;
+		double angle, sp;
+		char id[160];
+
+		if (!b->hatch)
+			continue;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = c->bands[j].hatch == b->hatch;
+		if (seen)
+			continue;
+		if (!any)
+			fputs("<defs>\n", f);
+		any = true;
+		pal_hatch(b->hatch - 1, &angle, &sp);
+		hatch_id(id, sizeof(id), c, b->hatch - 1);
+		fputs("<pattern id=\"", f);
+		xml_puts(f, id);
+		fprintf(f,
+		        "\" class=\"hatch\" patternUnits=\"userSpaceOnUse\" width=\"%g\" "
+		        "height=\"%g\" patternTransform=\"rotate(%g)\"><line x1=\"0\" y1=\"0\" "
+		        "x2=\"0\" y2=\"%g\" stroke=\"%s\" stroke-width=\"2\"/></pattern>\n",
+		        sp, sp, angle, sp, b->color ? b->color : "#888");
+	}
+	if (any)
+		fputs("</defs>\n", f);
+}
+
+void svg_hatch_swatch(FILE *f, size_t run)
+{
+	double angle, sp;
+
+	pal_hatch(run, &angle, &sp);
+	fprintf(f,
+	        "<svg class=\"hatchsw\" width=\"24\" height=\"12\" viewBox=\"0 0 24 12\">"
+	        "<defs><pattern id=\"runs-hatch%zu\" patternUnits=\"userSpaceOnUse\" "
+	        "width=\"%g\" height=\"%g\" patternTransform=\"rotate(%g)\"><line x1=\"0\" "
+	        "y1=\"0\" x2=\"0\" y2=\"%g\" stroke=\"%s\" stroke-width=\"2\"/></pattern></defs>"
+	        "<rect width=\"24\" height=\"12\" fill=\"url(#runs-hatch%zu)\" "
+	        "fill-opacity=\"0.6\" stroke=\"#999\"/></svg>",
+	        run, sp, sp, angle, sp, pal_hex(PAL_IDLE), run);
+}
+
+/* v moved into [lo, hi] */
+static double inside(double v, double lo, double hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
 static void draw_series(FILE *f, const struct frame *fr, const struct svg_series *s)
 {
 	/* envelope: one polygon per run of defined points, upper edge then lower edge back */
@@ -83,9 +171,12 @@ static void draw_series(FILE *f, const struct frame *fr, const struct svg_series
 		while (i < s->n) {
 			size_t j;
 
-			while (i < s->n && (isnan(s->lo[i]) || isnan(s->hi[i])))
+			while (i < s->n &&
+			       (isnan(s->lo[i]) || isnan(s->hi[i]) || off_axis(fr, s->x[i])))
 				i++;
-			for (j = i; j < s->n && !isnan(s->lo[j]) && !isnan(s->hi[j]); j++)
+			for (j = i; j < s->n && !isnan(s->lo[j]) && !isnan(s->hi[j]) &&
+			            !off_axis(fr, s->x[j]);
+			     j++)
 				;
 			if (j - i >= 1) {
 				fprintf(f, "<polygon fill=\"%s\" fill-opacity=\"0.18\" points=\"",
@@ -102,9 +193,9 @@ static void draw_series(FILE *f, const struct frame *fr, const struct svg_series
 	for (size_t i = 0; i < s->n;) {
 		size_t j;
 
-		while (i < s->n && isnan(s->mean[i]))
+		while (i < s->n && (isnan(s->mean[i]) || off_axis(fr, s->x[i])))
 			i++;
-		for (j = i; j < s->n && !isnan(s->mean[j]); j++)
+		for (j = i; j < s->n && !isnan(s->mean[j]) && !off_axis(fr, s->x[j]); j++)
 			;
 		if (j == i + 1) {
 			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"1.5\" fill=\"%s\"/>\n",
@@ -125,7 +216,7 @@ static void draw_series(FILE *f, const struct frame *fr, const struct svg_series
 int svg_chart_write(FILE *f, const struct svg_chart *c, bool standalone)
 {
 	int W = c->width ? c->width : 1100, H = c->height ? c->height : 220;
-	struct frame fr = {ML, MT, W - ML - MR, H - MT - MB, c->xmax, c->ymin, c->ymax};
+	struct frame fr = {ML, MT, W - ML - MR, H - MT - MB, c->xmax, c->ymin, c->ymax, 0};
 	double step, xstep;
 	size_t nleg = c->nseries + c->nlegend;
 	double lx;
@@ -133,6 +224,7 @@ int svg_chart_write(FILE *f, const struct svg_chart *c, bool standalone)
 
 	if (!(fr.xmax > 0))
 		fr.xmax = 1;
+	fr.xmin = c->xmin > 0 && c->xmin < fr.xmax ? c->xmin : 0;
 	if (!(fr.ymax > fr.ymin)) {
 		double m = 0;
 
@@ -167,20 +259,29 @@ int svg_chart_write(FILE *f, const struct svg_chart *c, bool standalone)
 	fputs("<text x=\"4\" y=\"16\" font-size=\"13\" font-weight=\"bold\">", f);
 	xml_puts(f, c->title);
 	fputs("</text>\n", f);
+	hatch_defs(f, c);
 	/* idle shading first, under everything */
 	for (size_t i = 0; i < c->nbands; i++) {
 		const struct svg_band *b = &c->bands[i];
 		double x0 = px(&fr, b->x0), x1 = px(&fr, b->x1);
+		char fill[200];
 
+		if (x1 < fr.x0 || x0 > fr.x0 + fr.w)
+			continue; /* outside the shown part */
+		if (x0 < fr.x0)
+			x0 = fr.x0;
 		if (x1 - x0 < b->min_px)
 			x1 = x0 + b->min_px;
 		if (x1 > fr.x0 + fr.w)
 			x1 = fr.x0 + fr.w;
+		band_fill(fill, sizeof(fill), c, b);
+		fputs("<rect", f);
 		fprintf(f,
-		        "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" "
+		        " x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" "
 		        "fill-opacity=\"%.2f\"%s%s/>\n",
-		        x0, fr.y0, x1 - x0 > 0.1 ? x1 - x0 : 0.1, fr.h,
-		        b->color ? b->color : "#888", b->opacity, b->attrs[0] ? " " : "", b->attrs);
+		        x0, fr.y0, x1 - x0 > 0.1 ? x1 - x0 : 0.1, fr.h, fill,
+		        b->hatch ? (b->opacity * 1.5 > 1 ? 1 : b->opacity * 1.5) : b->opacity,
+		        b->attrs[0] ? " " : "", b->attrs);
 	}
 	if (c->image && c->image->png_b64) {
 		double yt = py(&fr, c->image->y1), yb = py(&fr, c->image->y0);
@@ -191,13 +292,16 @@ int svg_chart_write(FILE *f, const struct svg_chart *c, bool standalone)
 		        "href=\"data:image/png;base64,%s\"/>\n",
 		        fr.x0, yt, fr.w, yb - yt > 1 ? yb - yt : 1, c->image->png_b64);
 	}
+	/* whole dots inside the frame: one on the top or bottom row is not cut in half by it */
 	for (size_t i = 0; i < c->ndots; i++) {
 		const struct svg_dot *d = &c->dots[i];
 
 		fprintf(f,
-		        "<rect x=\"%.1f\" y=\"%.1f\" width=\"3\" height=\"3\" fill=\"%s\" "
-		        "fill-opacity=\"%.2f\"/>\n",
-		        px(&fr, d->x) - 1.5, py(&fr, d->y) - 1.5, d->color, d->opacity);
+		        "<rect class=\"dot\" x=\"%.1f\" y=\"%.1f\" width=\"3\" height=\"3\" "
+		        "fill=\"%s\" fill-opacity=\"%.2f\"/>\n",
+		        inside(px(&fr, d->x) - 1.5, fr.x0 + 1, fr.x0 + fr.w - 4),
+		        inside(py(&fr, d->y) - 1.5, fr.y0 + 1, fr.y0 + fr.h - 4), d->color,
+		        d->opacity);
 	}
 	/* axes and grid */
 	step = svg_nice_step(fr.ymax - fr.ymin, 4);
@@ -211,9 +315,10 @@ int svg_chart_write(FILE *f, const struct svg_chart *c, bool standalone)
 		fprintf(f, "<text x=\"%d\" y=\"%.1f\">%s</text>\n", ML - 4, py(&fr, y) + 4, buf);
 	}
 	fputs("</g>\n", f);
-	xstep = svg_nice_step(fr.xmax, 10);
+	xstep = svg_nice_step(fr.xmax - fr.xmin, 10);
 	fputs("<g fill=\"#333\" text-anchor=\"middle\">\n", f);
-	for (double x = 0; x <= fr.xmax + xstep * 1e-9; x += xstep) {
+	for (double x = ceil(fr.xmin / xstep - 1e-9) * xstep; x <= fr.xmax + xstep * 1e-9;
+	     x += xstep) {
 		fmt_time(buf, sizeof(buf), x, xstep);
 		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n", px(&fr, x), fr.y0 + fr.h + 14,
 		        buf);
@@ -243,13 +348,26 @@ int svg_chart_write(FILE *f, const struct svg_chart *c, bool standalone)
 		    i < c->nseries ? c->series[i].name : c->legend_names[i - c->nseries];
 		const char *col =
 		    i < c->nseries ? c->series[i].color : c->legend_colors[i - c->nseries];
+		bool dashed = i < c->nseries && c->series[i].dashed;
 		double tw = 6.5 * (double)strlen(name ? name : "") + 20;
 
 		if (!name)
 			continue;
 		lx -= tw;
-		fprintf(f, "<rect x=\"%.1f\" y=\"8\" width=\"10\" height=\"10\" fill=\"%s\"/>", lx,
-		        col);
+		/* a swatch as its line is drawn: a dashed series' is a dashed stroke, so that p50
+		 * and p99 of one run (one colour) are told apart */
+		if (dashed)
+			fprintf(
+			    f,
+			    "<line class=\"swatch\" x1=\"%.1f\" y1=\"13\" x2=\"%.1f\" y2=\"13\" "
+			    "stroke=\"%s\" stroke-width=\"2\" stroke-dasharray=\"4 2\"/>",
+			    lx, lx + 10, col);
+		else
+			fprintf(
+			    f,
+			    "<rect class=\"swatch\" x=\"%.1f\" y=\"8\" width=\"10\" height=\"10\" "
+			    "fill=\"%s\"/>",
+			    lx, col);
 		fprintf(f, "<text x=\"%.1f\" y=\"17\">", lx + 13);
 		xml_puts(f, name);
 		fputs("</text>\n", f);

@@ -28,6 +28,7 @@ struct svg_band {
 	const char *color;
 	double min_px;   /* draw at least this wide (a rare long gap stays visible) */
 	char attrs[120]; /* more attributes of the rect, as written (class, data-*), or "" */
+	size_t hatch;    /* 0: filled with color; i + 1: hatched in color as run i (pal_hatch) */
 };
 
 struct svg_image {
@@ -46,7 +47,7 @@ struct svg_chart {
 	const char *id; /* element id and --svg file name stem */
 	const char *title;
 	const char *ylabel; /* unit shown on the axis, e.g. "MB/s" */
-	double xmax;        /* seconds */
+	double xmin, xmax;  /* seconds (xmin 0 unless a chart shows a part of the run) */
 	double ymin, ymax;  /* ymax <= ymin: automatic (0 .. data max) */
 	bool ybytes;        /* y ticks as byte offsets (kB, MB, GB) */
 	int width, height;
@@ -64,6 +65,9 @@ struct svg_chart {
 
 /* Write the chart as an <svg> element (standalone adds the XML declaration). 0 or -EIO. */
 int svg_chart_write(FILE *f, const struct svg_chart *c, bool standalone);
+
+/* A small inline SVG of run i's idle hatching (as on the graphs), for a legend or table. */
+void svg_hatch_swatch(FILE *f, size_t run);
 
 /* "Nice" axis ticks: step for about n ticks over [0, max]. */
 double svg_nice_step(double max, int n);

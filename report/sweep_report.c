@@ -411,7 +411,9 @@ int sweep_report_write_html(FILE *f, const struct sweep_report *r, struct iot_er
 	      "95 % confidence interval of the mean (Student t), where a cell has two runs or "
 	      "more.</p>\n",
 	      f);
-	for (size_t m = 0; m < c->nmetrics; m++) {
+	for (size_t at = 0; at < c->nmetrics; at++) {
+		size_t m = compare_metric_at(c, at);
+
 		if (!compare_metric_shown(c, m))
 			continue;
 		for (size_t xi = 0; xi < r->nparams; xi++) {

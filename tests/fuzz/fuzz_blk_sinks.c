@@ -121,7 +121,7 @@ static json_t *run(const struct blk_event *ev, size_t n, const struct blk_opts *
 			for (unsigned w = 0; w < 2; w++) {
 				struct report_points p;
 
-				if (!report_points_make(a, d, w ? UINT64_MAX / 2 : 1, &p))
+				if (!report_points_make(a, d, w ? UINT64_MAX / 2 : 1, 0, &p))
 					report_points_release(&p);
 			}
 		for (unsigned d = 0; d < blk_analysis_ndevices(a); d++)

@@ -105,7 +105,9 @@ if procs:
         want = [fmt(p["calls"], 0), fmt(p["errors"], 0), fmt(p["bytes"] / 1e6, 2)] + [
             fmt(srt[k] / 1e6, 3) if isinstance(srt.get(k), (int, float)) else "-"
             for k in ("mean", "p50", "p99", "max")]
-        check(f"nfs {p['name']}", r[3:], want)
+        # the program: PORTMAP's NULL and GETPORT are no "NFS version 2" (#27 item 5)
+        check(f"nfs {p['name']} program", r[1], p["program"])
+        check(f"nfs {p['name']}", r[4:], want)
 
 # ---- compare: groups per device (a manifest names them), or one group for one device
 metrics = {m["key"]: m for m in C["metrics"]} if C else {}

@@ -23,8 +23,9 @@ def is_read(p):
 
 
 def is_idle(p):
+    # the palette's neutral grey (common/palette.h) over the dark plot: grey, a little blue
     r, g, b = p
-    return 52 <= r <= 100 and 45 <= g <= 90 and 58 <= b <= 105 and r > g
+    return 45 <= r <= 100 and 45 <= g <= 100 and 50 <= b <= 105 and max(p) - min(p) <= 16
 
 
 def main():

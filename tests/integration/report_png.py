@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-# report_png.py BLANK.png SHOT.png: fail unless SHOT has many more colours than BLANK and
-# the report colours (read blue, write red, run orange) are present. PNG decoded with zlib
+# report_png.py BLANK.png SHOT.png [NAME=RRGGBB...]: fail unless SHOT has many more colours
+# than BLANK and the given colours (default: read blue, write red, first run orange) are
+# present. PNG decoded with zlib
 # alone (RFC 2083 filters), since the test machine has no imaging library.
 import struct, sys, zlib
 
@@ -63,7 +64,13 @@ def near(rgb, tol=40):
                if all(abs(px[k] - rgb[k]) <= tol for k in range(3)))
 
 
-for name, rgb in [("read blue", (0x1f, 0x77, 0xb4)), ("write red", (0xd6, 0x27, 0x28)),
-                  ("second run orange", (0xff, 0x7f, 0x0e))]:
+# the colours to find: NAME=RRGGBB arguments, else the report's read, write and first run's
+# (common/palette.c)
+want = [("read blue", (0x1f, 0x77, 0xb4)), ("write red", (0xd6, 0x27, 0x28)),
+        ("first run orange", (0xff, 0x7f, 0x0e))]
+if len(sys.argv) > 3:
+    want = [(a.split("=")[0], tuple(int(a.split("=")[1][i:i + 2], 16) for i in (0, 2, 4)))
+            for a in sys.argv[3:]]
+for name, rgb in want:
     if near(rgb) < 50:
         sys.exit(f"no {name} pixels in the screenshot")

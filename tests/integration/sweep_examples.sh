@@ -129,7 +129,7 @@ grep -q 'wall time by data' vdi.html || fail "example 3: no graph against data"
 	fail "report --svg"
 expect_eq "graphs as files" "$(ls "$TMP/svg"/sweep-wall_s-by-*.svg | wc -l)" 2
 xmllint --noout "$TMP/svg"/*.svg || fail "the graphs are not well-formed XML"
-# the browser draws the page: graphs with four lines of the palette (blue, orange, green, red)
+# the browser draws the page: graphs with four lines of the palette (common/palette.c's runs)
 need_cmd chromium
 shot() { # HTML PNG
 	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
@@ -141,5 +141,6 @@ shot() { # HTML PNG
 shot "$TMP/vdi.html" "$TMP/vdi.png"
 echo '<!DOCTYPE html><html><body></body></html>' >"$TMP/blank.html"
 shot "$TMP/blank.html" "$TMP/blank.png"
-python3 "$SRCDIR/tests/integration/report_png.py" "$TMP/blank.png" "$TMP/vdi.png"
+python3 "$SRCDIR/tests/integration/report_png.py" "$TMP/blank.png" "$TMP/vdi.png" \
+	orange=ff7f0e green=2ca02c purple=9467bd brown=8c564b
 echo "worked examples: ok"

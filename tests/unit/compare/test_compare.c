@@ -414,7 +414,7 @@ static void test_csv_quoting(void **state)
 	f = open_memstream(&buf, &len);
 	assert_int_equal(compare_render(&c, CMP_FMT_CSV, f), 0);
 	fclose(f);
-	assert_non_null(strstr(buf, "\nmbps,,\"a,\"\"b\"\"\",1,10,,10,,,,,,,\n"));
+	assert_non_null(strstr(buf, "\nmbps,MB/s,\"a,\"\"b\"\"\",1,10,,10,,,,,,,\n"));
 	free(buf);
 	compare_release(&c);
 }

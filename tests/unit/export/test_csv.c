@@ -81,11 +81,12 @@ static void test_timeline(void **s)
 	assert_string_equal(line(text, 0), "device,start_ns,width_ns,read_bytes,write_bytes,"
 	                                   "read_mbps,write_mbps,ios,write_ios,iops,seeks,depth,"
 	                                   "depth_max,idle_ns,idle_frac");
-	/* from the first event: 0.1 s and 0.5 s in the first second, 1.5 s in the next */
-	assert_string_equal(line(text, 1), "8:16,100000000,1000000000,131072,0,0.131072,0,2,0,2,1,"
+	/* from the first event (start_ns 0, as the event rows' time_ns): 0.1 s and 0.5 s in the
+	 * first second, 1.5 s in the next */
+	assert_string_equal(line(text, 1), "8:16,0,1000000000,131072,0,0.131072,0,2,0,2,1,"
 	                                   "0.002,1,998000000,0.998");
 	/* the last bin ends with the last event; the gap 0.501 s - 1.5 s is idle in both */
-	assert_string_equal(line(text, 2), "8:16,1100000000,401000000,65536,0,0.163431421,0,1,0,"
+	assert_string_equal(line(text, 2), "8:16,1000000000,401000000,65536,0,0.163431421,0,1,0,"
 	                                   "2.49376559,1,0.00249376559,1,400000000,0.997506234");
 	assert_int_equal(count(text, "\n"), 3);
 	assert_int_equal(st.lines, 2);

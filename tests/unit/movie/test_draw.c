@@ -56,8 +56,9 @@ static struct count count(struct movie *m, unsigned r)
 				c.write[q]++;
 			else if (bl > 150 && red < 150)
 				c.read[q]++;
-			else if (red >= 52 && red <= 100 && g >= 45 && g <= 90 && red > g)
-				c.idle++;
+			else if (red >= 45 && red <= 100 && g >= 45 && g <= 100 && bl >= 50 &&
+			         bl <= 105 && bl - red <= 16)
+				c.idle++; /* the palette's grey over the dark plot */
 		}
 	}
 	return c;
@@ -209,11 +210,89 @@ static void test_clock(void **s)
 	assert_int_equal(movie_new(&m, &o, p, info, 2, &e), -EINVAL);
 }
 
+/* The caption of a gap that began just before now stays whole inside the plot (#27 item 9):
+ * centred on a band 20 ms wide at the right edge, it was cut there. */
+static void test_live_caption(void **s)
+{
+	struct movie_probe_dev pd = {DEV, 0, 1000, 800};
+	const uint64_t t0 = 1000 * MS;
+	struct movie_probe p = {4000 * MS, false, 1, &pd};
+	struct movie_run_info info = {"one", NULL};
+	struct movie_opts o;
+	struct movie *m;
+	struct movie_track *t;
+	struct iot_err e;
+	cairo_t *cr;
+	const struct movie_box *b;
+	const uint8_t *data;
+	int stride;
+	unsigned bright = 0;
+
+	(void)s;
+	movie_opts_init(&o);
+	o.width = 640;
+	o.height = 360;
+	o.fps = 10;
+	o.speed = 1;
+	o.length_ns = 0;
+	o.window_ns = 500 * MS;
+	assert_int_equal(movie_new(&m, &o, &p, &info, 1, &e), 0);
+	t = &m->track[0];
+	t->start = t->last = t0;
+	cr = cairo_create(m->surface);
+	for (uint64_t at = 0; at < 880 * MS; at += 2 * MS)
+		io(t, t0 + at, 760 + at / MS % 230, 1);
+	for (uint64_t k = 0; k <= 8; k++)
+		movie_track_frame_done(t, k);
+	movie_draw_frame(m, cr, 8); /* ends at 0.9 s: a gap of 20 ms in progress */
+	b = &m->layout.panel[0].dev[0].plot;
+	data = cairo_image_surface_get_data(m->surface);
+	stride = cairo_image_surface_get_stride(m->surface);
+	cairo_surface_flush(m->surface);
+	/* the caption's rows, the plot's last three columns: no text there */
+	for (int y = b->y + b->h / 2 - 2 * (int)m->layout.font; y < b->y + b->h / 2 + 4; y++) {
+		for (int x = b->x + b->w - 3; x < b->x + b->w; x++) {
+			uint32_t px = ((const uint32_t *)(data + (size_t)y * (size_t)stride))[x];
+
+			bright +=
+			    (px >> 16 & 255) > 150 && (px >> 8 & 255) > 150 && (px & 255) > 150;
+		}
+	}
+	assert_int_equal(bright, 0);
+	cairo_destroy(cr);
+	movie_free(m);
+}
+
+/* Side-by-side panels share one offset axis (#27 item 9): each run's device is drawn against
+ * the union of the runs' sector ranges, so positions compare across panels. */
+static void test_shared_axis(void **s)
+{
+	struct movie_probe_dev a = {DEV, 3, 1000, 10}, b = {DEV, 200, 500000, 10};
+	struct movie_probe p[2] = {{1000 * MS, false, 1, &a}, {1000 * MS, false, 1, &b}};
+	struct movie_run_info info[2] = {{"a", NULL}, {"b", NULL}};
+	struct movie_opts o;
+	struct movie *m;
+	struct iot_err e;
+
+	(void)s;
+	movie_opts_init(&o);
+	o.length_ns = 1000 * MS;
+	assert_int_equal(movie_new(&m, &o, p, info, 2, &e), 0);
+	for (unsigned i = 0; i < 2; i++) {
+		assert_int_equal(m->track[i].dev[0].pd->lo, 3);
+		assert_int_equal(m->track[i].dev[0].pd->hi, 500000);
+	}
+	/* the probes the caller gave are its own, unchanged */
+	assert_int_equal(a.hi, 1000);
+	assert_int_equal(b.lo, 200);
+	movie_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_points_and_idle),
-	    cmocka_unit_test(test_clock),
+	    cmocka_unit_test(test_shared_axis),     cmocka_unit_test(test_live_caption),
+	    cmocka_unit_test(test_points_and_idle), cmocka_unit_test(test_clock),
 	    cmocka_unit_test(test_gap_near_2_64),
 	};
 

@@ -145,7 +145,7 @@ static void test_points(void **state)
 
 	(void)state;
 	/* points of 256 bins: 16.384 ms */
-	assert_int_equal(report_points_make(a, 0, 64000ull * 256, &p), 0);
+	assert_int_equal(report_points_make(a, 0, 64000ull * 256, 0, &p), 0);
 	assert_int_equal(p.n, 7); /* 104 ms / 16.384 ms */
 	for (size_t j = 0; j < p.n; j++) {
 		double secs =
@@ -252,7 +252,7 @@ static void test_rare_gap(void **state)
 	for (uint64_t k = 0; k < blk_timeline_nbins(tl); k++)
 		idle += blk_timeline_bin(tl, 0, k).idle_ns;
 	assert_int_equal(idle, 50 * MS);
-	assert_int_equal(report_points_make(a, 0, w * 4, &p), 0);
+	assert_int_equal(report_points_make(a, 0, w * 4, 0, &p), 0);
 	for (size_t j = 0; j < p.n; j++)
 		shaded += p.idle_frac[j] * (double)(w * 4);
 	NEAR(shaded, 50.0 * MS, 1);

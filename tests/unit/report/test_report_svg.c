@@ -163,7 +163,7 @@ static void test_chart(void **state)
 	const double x[] = {0.5, 1.5, 2.5, 3.5}, y[] = {1, NAN, 3, 4}, lo[] = {0, 0, 2, 3},
 	             hi[] = {2, 1, 4, 5};
 	struct svg_series s = {"a<b", "#123456", 4, x, y, lo, hi, true};
-	struct svg_band band = {1, 1.0001, 0.3, "#888", 1.5, "class=\"idle\""};
+	struct svg_band band = {1, 1.0001, 0.3, "#888", 1.5, "class=\"idle\"", 0};
 	struct svg_chart c = {.id = "t\"1",
 	                      .title = "T & co",
 	                      .ylabel = "MB/s",

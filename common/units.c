@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/* The one unit system of everything a person reads: binary byte sizes, readable durations. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "common/units.h"
+
+const char *iot_fmt_bytes(uint64_t b, char *buf, size_t len)
+{
+	static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+	double v = (double)b;
+	unsigned u = 0;
+
+	while (v >= 1024 && u + 1 < sizeof(unit) / sizeof(unit[0])) {
+		v /= 1024;
+		u++;
+	}
+	if (u)
+		snprintf(buf, len, "%.1f %s", v, unit[u]);
+	else
+		snprintf(buf, len, "%" PRIu64 " B", b);
+	return buf;
+}
+
+const char *iot_fmt_dur(double ns, char *buf, size_t len)
+{
+	double a = fabs(ns);
+
+	if (isnan(ns))
+		snprintf(buf, len, "-");
+	else if (a < 1e3)
+		snprintf(buf, len, "%.0f ns", ns);
+	else if (a < 1e6)
+		snprintf(buf, len, "%.1f us", ns / 1e3);
+	else if (a < 1e9)
+		snprintf(buf, len, "%.2f ms", ns / 1e6);
+	else
+		snprintf(buf, len, "%.3f s", ns / 1e9);
+	return buf;
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/* The one unit system of everything a person reads: binary byte sizes, readable durations. */
+#ifndef IOTAPE_COMMON_UNITS_H
+#define IOTAPE_COMMON_UNITS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * docs/units.md: sizes are binary (KiB, MiB, GiB: powers of 1024), as analyze's text has
+ * always printed them; rates of bytes are MiB/s. Durations take the largest unit of ns, us,
+ * ms and s that keeps them at least 1, so no reader counts digits. Every renderer (text,
+ * report, movie, compare) formats through here, so that one figure reads the same wherever it
+ * is shown.
+ */
+#define IOT_MIB 1048576.0
+
+/* "512 B", "4.0 KiB", "164.2 MiB". Returns buf. */
+const char *iot_fmt_bytes(uint64_t b, char *buf, size_t len);
+/* "830 ns", "434.1 ms", "1.02 ms", "2.500 s" (NaN: "-"). Returns buf. */
+const char *iot_fmt_dur(double ns, char *buf, size_t len);
+
+#endif
