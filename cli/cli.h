@@ -22,10 +22,10 @@ struct cmd {
 	const struct cli_doc *doc; /* help, man page, completion and options (cli/doc.h) */
 };
 
-/* The command table (iotape.c), ending with a NULL name. */
-extern const struct cmd cli_commands[];
+/* The command table, ending with a NULL name: iotape.c's, set by main() (cli/util.c). */
+extern const struct cmd *cli_commands;
 extern const struct cmd *cli_cmd; /* the running command, for message prefixes */
-/* The command called name, or NULL. */
+/* The command called name, or NULL (cli/util.c, as are the helpers below). */
 const struct cmd *cli_find_cmd(const char *name);
 
 /* The text of iotape(1) and `iotape --help` (cmd-help.c). */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Loading a RUN for report and compare (defined in cmd-report.c). */
+/* Loading a RUN for report, compare and a sweep's runs (cli/runs.c). */
 #ifndef IOTAPE_CLI_RUNS_H
 #define IOTAPE_CLI_RUNS_H
 
@@ -39,7 +39,7 @@ struct run_feed {
 int load_run(struct cli_input *ci, const struct run_feed *f, json_t **manifest,
              struct iot_err *stop);
 
-/* --svg DIR: each graph into DIR/NAME (cmd-report.c); ctx is a struct svg_dir. -errno after
+/* --svg DIR: each graph into DIR/NAME; ctx is a struct svg_dir. -errno after
  * printing the error. */
 struct svg_dir {
 	const char *dir;
@@ -48,7 +48,7 @@ struct svg_dir {
 int write_svg(void *ctx, const char *name, const char *svg, size_t len);
 
 /* A saved `iotape analyze --json` document, or a RUN analyzed as analyze would (the summary
- * alone): compare's inputs, and a sweep's runs (cmd-compare.c). An exit code. */
+ * alone): compare's inputs, and a sweep's runs. An exit code. */
 int load_summary(const char *path, uint64_t idle_ns, json_t **summary, json_t **manifest,
                  struct iot_err *stop);
 
