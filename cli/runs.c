@@ -128,7 +128,6 @@ static size_t read_json(void *buf, size_t len, void *arg)
 /* A run's summary alone: the pass as analyze runs it (no graphs), the NFS statistics. */
 struct summary_feed {
 	struct run_summary s;
-	struct blk_opts o;
 };
 
 static int feed_block(void *ctx, struct bt_reader *rd, const struct manifest *m, struct iot_err *e)
@@ -137,7 +136,7 @@ static int feed_block(void *ctx, struct bt_reader *rd, const struct manifest *m,
 	int ret;
 
 	f->s.ident = m;
-	ret = run_summary_block(&f->s, rd, &f->o, NULL, NULL, e);
+	ret = run_summary_block(&f->s, rd, NULL, NULL, e);
 	f->s.ident = NULL;
 	return ret;
 }
@@ -179,11 +178,15 @@ int load_summary(const char *path, uint64_t idle_ns, json_t **summary, json_t **
 {
 	struct summary_feed run;
 	struct run_feed feed = {feed_block, feed_packets, &run};
+	struct blk_opts o;
 	struct cli_input ci;
 	json_error_t je;
 	int ret;
 
 	*summary = *manifest = NULL;
+	/* analyze's defaults: the figures of a run are those 'iotape analyze' gives it */
+	blk_opts_init(&o);
+	o.idle_threshold_ns = idle_ns;
 	if ((ret = cli_input_open(&ci, path, CLI_INPUT_JSON)))
 		return ret;
 	if (ci.json) {
@@ -217,7 +220,7 @@ int load_summary(const char *path, uint64_t idle_ns, json_t **summary, json_t **
 		struct iot_err e;
 
 		ret = !sum ? (error("'%s': %s (line %d)", ci.summary, je.text, je.line), EXIT_USAGE)
-		      : blk_summary_json(sum, BLK_DEFAULT_TOP, doc, &e)
+		      : blk_summary_json(sum, o.top, doc, &e)
 		          ? (error("'%s': %s", ci.summary, e.msg), EXIT_USAGE)
 		          : EXIT_OK;
 		json_decref(sum);
@@ -230,12 +233,10 @@ int load_summary(const char *path, uint64_t idle_ns, json_t **summary, json_t **
 			*summary = doc;
 		return ret;
 	}
-	if (run_summary_init(&run.s)) {
+	if (run_summary_init(&run.s, &o)) {
 		cli_input_release(&ci);
 		return error("out of memory"), EXIT_SYSTEM;
 	}
-	blk_opts_init(&run.o);
-	run.o.idle_threshold_ns = idle_ns;
 	ret = load_run(&ci, &feed, manifest, stop);
 	if (!ret) {
 		*summary = json_incref(run.s.doc);
