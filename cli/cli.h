@@ -68,7 +68,8 @@ int bad_value(int key, const char *s);
 const char *opt_name(int key);
 int parse_u64(const char *opt, const char *s, unsigned long long *out);
 int parse_double(const char *opt, const char *s, double *out);
-/* "10ms", "1.5s", "250us", "2000000" (ns) into ns. */
+/* "10ms", "1.5s", "250us" into ns: a duration has its unit, a bare number other than 0 is
+ * refused (common/parse.h). */
 int parse_duration_ns(const char *opt, const char *s, unsigned long long *out);
 
 /* A command: its function, and its text and options (the doc_X its CMD(X) in the table of

@@ -62,8 +62,8 @@ static const struct cli_opt capture_opts[] = {
              "(default: fail at once, exit 3)"},
     {.name = "duration",
      .key = 'T',
-     .arg = "SECONDS",
-     .help = "stop after this long (also 500ms, 2m)"},
+     .arg = "DUR",
+     .help = "stop after this long (e.g. 30s, 500ms, 2m)"},
     {.name = "mask",
      .short_name = 'a',
      .arg = "LIST",
@@ -96,7 +96,7 @@ const struct cli_doc doc_capture = {
     .synopsis =
         "-o RUNDIR -d [NAME=]DEV [-d [NAME=]DEV ...] [-i IFACE [--filter EXPR] [--snaplen N]] "
         "[--backend auto|bpf|relay|tracefs] [--detail events|io|summary] "
-        "[--reader raw|pipe] [--buffer-kb N] [-a LIST] [--duration SECONDS] "
+        "[--reader raw|pipe] [--buffer-kb N] [-a LIST] [--duration DUR] "
         "[--wait-tracer DUR] [--label KEY=VALUE]... [--stdout FILE] [--stderr FILE] "
         "[-- COMMAND [ARGS...]]\n"
         "--release",
@@ -188,22 +188,6 @@ static int capture_exit_code(int err)
 	default:
 		return EXIT_USAGE;
 	}
-}
-
-static int parse_seconds(const char *s, unsigned long long *ns)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (!errno && end != s && !*end) {
-		if (v <= 0 || v > 1e9)
-			return usage_error("--duration: '%s' is out of range", s), -1;
-		*ns = (unsigned long long)(v * 1e9);
-		return 0;
-	}
-	return parse_duration_ns("--duration", s, ns);
 }
 
 /* names[] has a slot per -d: the copies of their NAMEs, or NULL */
@@ -319,8 +303,13 @@ int cmd_capture(int argc, char **argv)
 			}
 			break;
 		case 'T':
-			if (parse_seconds(optarg, &v))
+			if (parse_duration_ns("--duration", optarg, &v))
 				goto usage;
+			/* 0 would be none; the end is computed on the monotonic clock */
+			if (!v || v > 1000000000000000000ull) {
+				usage_error("--duration: '%s' is out of range", optarg);
+				goto usage;
+			}
 			o.duration_ns = v;
 			break;
 		case 'X':

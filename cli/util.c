@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/numfmt.h"
+#include "common/parse.h"
 #include "common/textesc.h"
 
 /* Set by main() to its command table: help lists the commands through it without calling
@@ -162,30 +163,14 @@ int parse_double(const char *opt, const char *s, double *out)
 
 int parse_duration_ns(const char *opt, const char *s, unsigned long long *out)
 {
-	static const struct {
-		const char *suffix;
-		double mult;
-	} units[] = {{"ns", 1},   {"us", 1e3},   {"ms", 1e6}, {"s", 1e9},
-	             {"m", 60e9}, {"h", 3600e9}, {"", 1}};
-	char *end;
-	double v;
+	struct iot_err e;
+	uint64_t ns;
 
-	errno = 0;
-	if (!s || !*s)
-		return usage_error("%s: missing duration", opt), -1;
-	v = strtod(s, &end);
-	if (errno || end == s || v < 0)
-		return usage_error("%s: '%s' is not a duration (e.g. 10ms, 1.5s)", opt, s), -1;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (!strcmp(end, units[i].suffix)) {
-			double ns = v * units[i].mult;
-			if (ns > 1.8e19)
-				return usage_error("%s: '%s' is too long", opt, s), -1;
-			*out = (unsigned long long)(ns + 0.5);
-			return 0;
-		}
-	}
-	return usage_error("%s: '%s' has an unknown unit (ns, us, ms, s, m, h)", opt, s), -1;
+	/* one rule for every option (common/parse.h): a duration has its unit */
+	if (iot_parse_duration(s, &ns, &e))
+		return usage_error("%s: %s", opt, e.msg), -1;
+	*out = ns;
+	return 0;
 }
 
 const char *fmt_duration(double ns, char *buf, size_t len)
