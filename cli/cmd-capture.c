@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "capture/capture.h"
+#include "common/stop.h"
 
 static const struct cli_opt capture_opts[] = {
     {.name = "output",
@@ -122,13 +123,7 @@ const struct cli_doc doc_capture = {
     .see_also = "blktrace(8) tcpdump(8)",
 };
 
-static volatile sig_atomic_t stop_sig;
 static int progress_shown;
-
-static void on_signal(int sig)
-{
-	stop_sig = sig;
-}
 
 static void human(char *buf, size_t cap, double v)
 {
@@ -205,7 +200,6 @@ int cmd_capture(int argc, char **argv)
 	struct cap_opts o = {0};
 	struct cap_result res;
 	struct iot_err e = {""};
-	struct sigaction sa = {0};
 	char **devs = calloc((size_t)argc + 1, sizeof(char *));
 	char **labels = calloc((size_t)argc + 1, sizeof(char *));
 	char **names = calloc((size_t)argc + 1, sizeof(char *));
@@ -374,12 +368,9 @@ int cmd_capture(int argc, char **argv)
 		warning("no COMMAND and no --duration: capturing until SIGINT or SIGTERM");
 	}
 
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	iot_stop_catch(0); /* a second signal too waits for the run to be tidied up */
 	signal(SIGPIPE, SIG_IGN);
-	o.stop = &stop_sig;
+	o.stop = &iot_stop_sig;
 	o.notice = show_notice;
 	if (isatty(STDERR_FILENO))
 		o.progress = show_progress;

@@ -15,18 +15,7 @@
 #include "capture/capture.h"
 #include "cli/inputs.h"
 #include "cli/replay.h"
-
-static volatile sig_atomic_t stop_flag;
-
-static void on_signal(int sig)
-{
-	if (stop_flag) {
-		/* a second one: the user does not want to wait for the IOs in flight either */
-		signal(sig, SIG_DFL);
-		raise(sig);
-	}
-	stop_flag = sig;
-}
+#include "common/stop.h"
 
 static void progress(void *arg, const struct replay_stats *st, uint64_t elapsed)
 {
@@ -218,7 +207,6 @@ int cmd_replay(int argc, char **argv)
 	struct rp_map *maps = NULL;
 	struct bt_reader *rd = NULL;
 	struct rp_source src;
-	struct sigaction sa;
 	struct iot_err e = {{0}};
 	bool json = false, show_progress = isatty(2);
 	const char *capture_dir = NULL;
@@ -478,11 +466,9 @@ int cmd_replay(int argc, char **argv)
 		o.progress = progress;
 	}
 	o.notice = notice;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	o.stop = &stop_flag;
+	/* a second signal: the user does not want to wait for the IOs in flight either */
+	iot_stop_catch(IOT_STOP_TWICE);
+	o.stop = &iot_stop_sig;
 
 	if (capture_dir && rp_fid_new(&o.fid, 0)) {
 		rc = (error("out of memory"), EXIT_SYSTEM);
@@ -522,7 +508,7 @@ int cmd_replay(int argc, char **argv)
 		rc = EXIT_SYSTEM;
 	}
 	if (st.stopped)
-		rc = rc ? rc : 128 + (int)stop_flag;
+		rc = rc ? rc : 128 + (int)iot_stop_sig;
 out:
 	rp_fid_free(o.fid);
 	bt_reader_free(rd);
