@@ -11,6 +11,7 @@
 
 #include "analyze/blk_sink.h"
 #include "analyze/blk_summary.h"
+#include "analyze/run_load.h"
 #include "analyze/run_summary.h"
 #include "cli/inputs.h"
 #include "common/fs.h"
@@ -61,10 +62,10 @@ static json_t *load_manifest(const char *mpath)
 int load_run(struct cli_input *ci, const struct run_feed *f, json_t **manifest,
              struct iot_err *stop)
 {
+	struct run_src src = {ci->block, ci->manifest, ci->capture};
+	struct run_load_notes n;
 	struct iot_err e;
-	struct manifest id;
-	bool have_id;
-	int ret = 0;
+	int ret;
 
 	*manifest = NULL;
 	if (ci->summary && !ci->block && !ci->capture)
@@ -72,48 +73,20 @@ int load_run(struct cli_input *ci, const struct run_feed *f, json_t **manifest,
 		             "from records; 'iotape analyze' and 'iotape compare' read its figures",
 		             ci->arg),
 		       EXIT_USAGE;
-	/* the run's manifest says what its devices are before the pass explains their gaps */
-	have_id = ci->block && ci->manifest && !manifest_load(ci->manifest, &id, NULL);
-	if (ci->block && (ret = f->block(f->ctx, ci->block, have_id ? &id : NULL, &e)) < 0) {
-		if (have_id)
-			manifest_release(&id);
-		return input_error(&e, ret);
-	}
-	if (have_id)
-		manifest_release(&id);
-	if (ci->block && ret > 0)
-		partial_results("block trace", &e, stop, NULL);
-	if (ci->block)
+	/* the loading is the library's (analyze/run_load.h); the messages, in its order, ours */
+	ret = run_load(&src, f, &n, &e);
+	ci->capture = src.capture; /* taken */
+	if (n.block_partial)
+		partial_results("block trace", &n.block_e, stop, NULL);
+	if (n.block_read)
 		warn_block_input(ci->block, NULL);
-	if (ci->capture) {
-		struct pcap_src *src;
-		struct manifest m;
-		bool have_m = ci->block && ci->manifest && !manifest_load(ci->manifest, &m, NULL);
-		char *name = strdup(in_stream_name(ci->capture));
-
-		ret = name ? pcap_src_open_stream(&src, ci->capture, &e)
-		           : iot_err_set(&e, -ENOMEM, "out of memory");
-		if (name)
-			ci->capture = NULL; /* taken by the source */
-		if (!ret) {
-			/* block and packets of one capture: one time axis via the clock pairs */
-			ret = f->packets(f->ctx, src, have_m ? &m : NULL, &e);
-			if (pcap_src_truncated(src))
-				warning("'%s': the capture ends inside a packet record (truncated "
-				        "file)",
-				        name);
-			pcap_src_free(src);
-			if (ret)
-				iot_err_prefix(&e, "'%s'", name);
-		}
-		if (have_m)
-			manifest_release(&m);
-		free(name);
-		if (ret < 0)
-			return input_error(&e, ret);
-		if (ret > 0)
-			partial_results("capture", &e, stop, NULL);
-	}
+	if (n.capture_truncated)
+		warning("'%s': the capture ends inside a packet record (truncated file)",
+		        n.capture_name);
+	if (ret < 0)
+		return input_error(&e, ret);
+	if (n.capture_partial)
+		partial_results("capture", &n.capture_e, stop, NULL);
 	*manifest = load_manifest(ci->manifest);
 	return EXIT_OK;
 }

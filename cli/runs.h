@@ -6,28 +6,10 @@
 #include <jansson.h>
 #include <stdint.h>
 
+#include "analyze/run_load.h"
 #include "common/err.h"
 
-struct bt_reader;
 struct cli_input;
-struct manifest;
-struct pcap_src;
-
-/*
- * What loading a run feeds: its block trace (a reader ready to read) with the run's manifest
- * (what its devices are), and its packets, with the manifest as clock when it has both. The report
- * feeds its pass with graphs (report/report_run.h), compare the summary alone
- * (analyze/run_summary.h).
- */
-struct run_feed {
-	/* 0, -errno, or 1: bad bytes stopped the input after good data (partial results) */
-	/* manifest: the run's (its devices' roles and groups), or NULL */
-	int (*block)(void *ctx, struct bt_reader *rd, const struct manifest *manifest,
-	             struct iot_err *e);
-	int (*packets)(void *ctx, struct pcap_src *src, const struct manifest *clock,
-	               struct iot_err *e);
-	void *ctx;
-};
 
 /*
  * Read one RUN, opened (cli/inputs.h: a run directory, a trace set NAME, one trace file, or a
