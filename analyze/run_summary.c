@@ -12,9 +12,13 @@
 #include "formats/manifest.h"
 #include "formats/nfs_pipe.h"
 
-int run_summary_init(struct run_summary *r)
+int run_summary_init(struct run_summary *r, const struct blk_opts *o)
 {
 	memset(r, 0, sizeof(*r));
+	if (o)
+		r->o = *o;
+	else
+		blk_opts_init(&r->o);
 	r->doc = json_object();
 	return r->doc ? 0 : -ENOMEM;
 }
@@ -40,40 +44,65 @@ static void mark_partial(json_t *o, const struct iot_err *e)
 	json_object_set_new(o, "error", json_string(e->msg));
 }
 
-int run_summary_block(struct run_summary *r, struct bt_reader *rd, const struct blk_opts *o,
+int run_explain_new(struct idle_explain **x, struct blk_analysis *a, const struct blk_opts *o,
+                    const struct manifest *m)
+{
+	struct ie_clock clk = {.m = m && m->have_clock ? m : NULL};
+
+	if (idle_explain_new(x, o->top) || idle_explain_add_host(*x, a, NULL, &clk) < 0)
+		return -ENOMEM;
+	idle_explain_set_manifest(*x, 0, m);
+	return 0;
+}
+
+/* The trace's TIMESTAMP as its realtime clock, when it has one. */
+static struct ie_clock trace_clock(const struct bt_stats *st)
+{
+	if (!st || !st->have_wallclock)
+		return (struct ie_clock){0};
+	return (struct ie_clock){.have_wall = true,
+	                         .wall_ns = st->wall_sec * 1000000000ll + st->wall_nsec};
+}
+
+void run_explain_block_done(struct idle_explain *x, const struct manifest *m,
+                            const struct bt_stats *st)
+{
+	/* the clock pairs win over the TIMESTAMP: they are measured around the trace */
+	if (!(m && m->have_clock) && st && st->have_wallclock) {
+		struct ie_clock clk = trace_clock(st);
+
+		idle_explain_set_clock(x, 0, &clk);
+	}
+	idle_explain_block_done(x);
+}
+
+int run_summary_block(struct run_summary *r, struct bt_reader *rd,
                       int (*setup)(void *ctx, struct blk_analysis *a), void *ctx, struct iot_err *e)
 {
-	struct ie_clock clk = {0};
-	const struct bt_stats *st;
+	struct ie_clock clk;
 	int ret, stop;
 
 	idle_explain_free(r->x);
 	r->x = NULL;
 	blk_analysis_free(r->blk);
-	if (blk_analysis_new(&r->blk, o) || idle_explain_new(&r->x, o->top) ||
-	    idle_explain_add_host(r->x, r->blk, NULL, &clk) < 0)
+	if (blk_analysis_new(&r->blk, &r->o) || run_explain_new(&r->x, r->blk, &r->o, r->ident))
 		return iot_err_set(e, -ENOMEM, "out of memory");
 	if (setup && (ret = setup(ctx, r->blk)))
 		return iot_err_set(e, ret, "out of memory");
-	idle_explain_set_manifest(r->x, 0, r->ident);
 	stop = blk_analysis_read(r->blk, rd, e);
 	if (stop && !(bad_bytes(stop) && bt_reader_stats(rd)->events))
 		return stop;
-	/* without clock pairs, the trace's TIMESTAMP places the packets on its clock */
-	st = bt_reader_stats(rd);
-	if (st->have_wallclock) {
-		clk = (struct ie_clock){.have_wall = true,
-		                        .wall_ns = st->wall_sec * 1000000000ll + st->wall_nsec};
-		idle_explain_set_clock(r->x, 0, &clk);
-	}
-	idle_explain_block_done(r->x);
+	run_explain_block_done(r->x, r->ident, bt_reader_stats(rd));
 	ret = blk_analysis_to_json(r->blk, r->doc, 0);
 	if (!ret)
 		ret = blk_ident_json(json_object_get(r->doc, "devices"), r->ident, NULL);
 	if (!ret)
 		ret = idle_explain_json(r->x, 0, json_object_get(r->doc, "devices"));
-	/* the manifest is the caller's: nothing of it is kept past the pass */
+	/* the manifest is the caller's: nothing of it is kept past the pass; the packets are
+	 * placed on the TIMESTAMP's clock, or on the clock pairs of run_summary_packets()'s */
 	idle_explain_set_manifest(r->x, 0, NULL);
+	clk = trace_clock(bt_reader_stats(rd));
+	idle_explain_set_clock(r->x, 0, &clk);
 	if (ret)
 		return iot_err_set(e, ret, "out of memory");
 	if (stop) {
@@ -86,93 +115,132 @@ int run_summary_block(struct run_summary *r, struct bt_reader *rd, const struct 
 	return stop ? 1 : 0;
 }
 
-struct both {
-	struct nfs_stats *s;
-	rpc_txn_fn also;
-	void *ctx;
-	struct idle_explain *x; /* NULL: no gaps to lay the packets over */
-	const struct run_summary *r;
-};
-
-static void both_txn(void *arg, const struct rpc_txn *t)
+static void run_nfs_txn(void *arg, const struct rpc_txn *t)
 {
-	struct both *b = arg;
+	struct run_nfs *n = arg;
 
-	nfs_stats_txn(b->s, t);
-	if (b->x)
-		idle_explain_txn(b->x, t);
-	if (b->also)
-		b->also(b->ctx, t);
+	nfs_stats_txn(&n->s, t);
+	if (n->x)
+		idle_explain_txn(n->x, t);
+	if (n->also)
+		n->also(n->ctx, t);
 }
 
 /* Every frame: over the gaps, and to the caller's hook. */
-static void both_frame(void *arg, const struct pkt *p, uint64_t ts_ns)
+static void run_nfs_frame(void *arg, const struct pkt *p, uint64_t ts_ns)
 {
-	struct both *b = arg;
+	struct run_nfs *n = arg;
 
-	if (b->x)
-		idle_explain_frame(b->x, p, ts_ns);
-	if (b->r->frame_fn)
-		b->r->frame_fn(b->r->frame_arg, p, ts_ns);
+	if (n->x)
+		idle_explain_frame(n->x, p, ts_ns);
+	if (n->frame_fn)
+		n->frame_fn(n->frame_arg, p, ts_ns);
+}
+
+int run_nfs_init(struct run_nfs *n, const struct blk_opts *o, uint64_t interval_ns,
+                 struct idle_explain *x, unsigned h)
+{
+	struct nfs_stats_cfg cfg = {.interval_ns = interval_ns ? interval_ns : o->interval_ns,
+	                            .top = o->top};
+	struct tcp_cfg tcfg = {.event = nfs_stats_event, .event_arg = &n->s};
+	struct rpc_dec_cfg rcfg = {.event = nfs_stats_event,
+	                           .event_arg = &n->s,
+	                           .call = x ? idle_explain_call : NULL,
+	                           .call_arg = x};
+
+	/* not a memset of the whole: the statistics and the pipe clear their own parts */
+	n->x = x;
+	n->also = NULL;
+	n->ctx = NULL;
+	n->frame_fn = NULL;
+	n->frame_arg = NULL;
+	if (nfs_stats_init(&n->s, &cfg))
+		return -ENOMEM;
+	if (nfs_pipe_init(&n->p, &tcfg, &rcfg, run_nfs_txn, n)) {
+		nfs_stats_release(&n->s);
+		return -ENOMEM;
+	}
+	if (x)
+		idle_explain_capture_begin(x, h);
+	return 0;
+}
+
+int run_nfs_read(struct run_nfs *n, struct pcap_src **src, struct nfs_pipe_file *files,
+                 unsigned count, struct iot_err *e, unsigned *bad)
+{
+	if (n->x || n->frame_fn) {
+		n->p.frame_fn = run_nfs_frame;
+		n->p.frame_arg = n;
+	}
+	*bad = 0;
+	return files ? nfs_pipe_run_many(&n->p, src, files, count, e, bad)
+	             : nfs_pipe_run(&n->p, src[0], e);
+}
+
+json_t *run_nfs_finish(struct run_nfs *n, const struct iot_err *stop)
+{
+	json_t *j, *in;
+
+	nfs_pipe_finish(&n->p);
+	if (n->x)
+		idle_explain_capture_end(n->x);
+	nfs_stats_sort(&n->s);
+	j = nfs_stats_json(&n->s, &n->p);
+	in = json_object_get(j, "input");
+	json_object_set_new(in, "partial", json_boolean(stop != NULL));
+	if (stop)
+		json_object_set_new(in, "error", json_string(stop->msg));
+	return j;
+}
+
+void run_nfs_release(struct run_nfs *n)
+{
+	nfs_pipe_release(&n->p);
+	nfs_stats_release(&n->s);
 }
 
 int run_summary_packets(struct run_summary *r, struct pcap_src *src, rpc_txn_fn also, void *ctx,
                         struct iot_err *e)
 {
-	struct nfs_stats_cfg cfg = {.interval_ns = r->nfs_interval_ns};
-	struct nfs_stats s;
-	struct nfs_pipe p;
 	/* the gaps' explanation: only after a block pass */
-	struct both b = {&s, also, ctx, r->has_block ? r->x : NULL, r};
-	struct tcp_cfg tcfg = {.event = nfs_stats_event, .event_arg = &s};
-	struct rpc_dec_cfg rcfg = {.event = nfs_stats_event,
-	                           .event_arg = &s,
-	                           .call = b.x ? idle_explain_call : NULL,
-	                           .call_arg = b.x};
+	struct idle_explain *x = r->has_block ? r->x : NULL;
+	struct run_nfs n;
 	struct ie_clock before;
+	unsigned bad;
 	json_t *j;
 	int ret;
 
-	if (nfs_stats_init(&s, &cfg))
-		return iot_err_set(e, -ENOMEM, "out of memory");
-	if (nfs_pipe_init(&p, &tcfg, &rcfg, both_txn, &b)) {
-		nfs_stats_release(&s);
-		return iot_err_set(e, -ENOMEM, "out of memory");
-	}
-	if (b.x || r->frame_fn) {
-		p.frame_fn = both_frame;
-		p.frame_arg = &b;
-	}
-	if (b.x) {
+	if (x) {
 		/* the manifest's clock pairs while the packets are placed (the caller keeps it) */
-		before = b.x->host[0].clk;
+		before = x->host[0].clk;
 		if (r->clock && r->clock->have_clock)
-			idle_explain_set_clock(b.x, 0, &(struct ie_clock){.m = r->clock});
-		idle_explain_capture_begin(b.x, 0);
+			idle_explain_set_clock(x, 0, &(struct ie_clock){.m = r->clock});
 	}
-	ret = nfs_pipe_run(&p, src, e);
-	if (!ret || (bad_bytes(ret) && p.n.frames)) {
+	if (run_nfs_init(&n, &r->o, r->nfs_interval_ns, x, 0)) {
+		if (x)
+			idle_explain_set_clock(x, 0, &before);
+		return iot_err_set(e, -ENOMEM, "out of memory");
+	}
+	n.also = also;
+	n.ctx = ctx;
+	n.frame_fn = r->frame_fn;
+	n.frame_arg = r->frame_arg;
+	ret = run_nfs_read(&n, &src, NULL, 1, e, &bad);
+	if (!ret || (bad_bytes(ret) && n.p.n.frames)) {
 		int stop = ret;
 
-		nfs_pipe_finish(&p);
-		if (b.x)
-			idle_explain_capture_end(b.x);
-		nfs_stats_sort(&s);
-		j = nfs_stats_json(&s, &p);
-		if (!j || (b.x && idle_explain_json(b.x, 0, json_object_get(r->doc, "devices")))) {
+		j = run_nfs_finish(&n, stop ? e : NULL);
+		if (!j || (x && idle_explain_json(x, 0, json_object_get(r->doc, "devices")))) {
 			json_decref(j);
 			ret = iot_err_set(e, -ENOMEM, "out of memory");
 		} else {
-			if (stop)
-				mark_partial(json_object_get(j, "input"), e);
 			json_object_set_new(r->doc, "nfs", j);
 			ret = stop ? 1 : 0;
 		}
 	}
-	if (b.x)
-		idle_explain_set_clock(b.x, 0, &before);
-	nfs_pipe_release(&p);
-	nfs_stats_release(&s);
+	if (x)
+		idle_explain_set_clock(x, 0, &before);
+	run_nfs_release(&n);
 	if (ret >= 0)
 		r->has_nfs = true;
 	return ret;

@@ -8,13 +8,16 @@
 #include <jansson.h>
 
 #include "analyze/blk_analysis.h"
+#include "analyze/nfs_stats.h"
 #include "common/err.h"
+#include "formats/nfs_pipe.h"
 #include "formats/rpc.h"
 
 struct pcap_src;
 struct idle_explain;
 struct pkt;
 struct manifest;
+struct bt_stats;
 
 /*
  * What report and compare read of a run: the document `iotape analyze --json` prints (the
@@ -23,10 +26,13 @@ struct manifest;
  */
 struct run_summary {
 	json_t *doc;
+	/* the options of both passes (run_summary_init()'s): the block sinks', and the NFS
+	 * statistics' top and bins (interval_ns, unless nfs_interval_ns says otherwise) */
+	struct blk_opts o;
 	struct blk_analysis *blk; /* after run_summary_block(), finished */
 	struct idle_explain *x;   /* its gaps explained (analyze/idle_explain.h), as analyze does */
 	bool has_block, has_nfs;
-	uint64_t nfs_interval_ns; /* the NFS timeline's bin width (0: the default, 1 s) */
+	uint64_t nfs_interval_ns; /* the NFS timeline's bin width (0: o.interval_ns) */
 	/* optional, for run_summary_packets(): the run's manifest (clock pairs, addresses: the
 	 * packets laid over the gaps on the block trace's clock; kept by the caller meanwhile),
 	 * and a hook that sees every frame too (as nfs_pipe's frame_fn) */
@@ -47,18 +53,19 @@ struct run_summary {
  */
 int blk_ident_json(json_t *devices, const struct manifest *m, const char *host);
 
-int run_summary_init(struct run_summary *r);
+/* o: the options of every pass of the run (NULL: blk_opts_init()'s). 0 or -ENOMEM. */
+int run_summary_init(struct run_summary *r, const struct blk_opts *o);
 void run_summary_release(struct run_summary *r);
 
 /*
- * Every event of rd through a pass with options o (blk_analysis_read()); setup(ctx, pass),
+ * Every event of rd through a pass with the run's options (blk_analysis_read()); setup(ctx, pass),
  * when given, runs before the first event (to add sinks). Adds devices[], span_ns and the
  * timeline's keys to doc, the devices' timelines left out (null), and each device's idle gaps
  * explained by the others (idle.longest[].explain, idle.explain). 0 or -errno (e filled);
  * 1 when bad bytes stopped the trace after good records: the summary holds what came before
  * them, doc's "input" says {"partial": true, "error": e's message}, e says what stopped it.
  */
-int run_summary_block(struct run_summary *r, struct bt_reader *rd, const struct blk_opts *o,
+int run_summary_block(struct run_summary *r, struct bt_reader *rd,
                       int (*setup)(void *ctx, struct blk_analysis *a), void *ctx,
                       struct iot_err *e);
 /* Every packet of src through the RPC decoder into the NFS statistics ("nfs" in doc); also,
@@ -67,5 +74,48 @@ int run_summary_block(struct run_summary *r, struct bt_reader *rd, const struct 
  * partial results, as above ("nfs"'s "input" marked). */
 int run_summary_packets(struct run_summary *r, struct pcap_src *src, rpc_txn_fn also, void *ctx,
                         struct iot_err *e);
+
+/*
+ * The parts every command wires the same way (iotape analyze, which merges several traces and
+ * hosts, and the run summary above): one rule, one set of options.
+ *
+ * The explanation of a pass's gaps (analyze/idle_explain.h), top o->top, on the clock of
+ * manifest m: its clock pairs when it has them (m kept by the caller until
+ * idle_explain_block_done() and as long as the packets are placed), else the trace's
+ * TIMESTAMP, told by run_explain_block_done(). m also says what the devices are. 0 or -ENOMEM.
+ */
+int run_explain_new(struct idle_explain **x, struct blk_analysis *a, const struct blk_opts *o,
+                    const struct manifest *m);
+/* After the pass over the trace whose reader's statistics are st (NULL: none): without clock
+ * pairs in m, the trace's TIMESTAMP places it on the realtime clock; the longest gaps kept. */
+void run_explain_block_done(struct idle_explain *x, const struct manifest *m,
+                            const struct bt_stats *st);
+
+/*
+ * The NFS pipeline of a run: every packet through the stream and RPC decoders into the NFS
+ * statistics (top o->top, bins interval_ns, 0: o->interval_ns); with x, every frame, call and
+ * transaction also laid over host h's gaps (after run_explain_block_done(), on the clock host
+ * h has then); also and frame_fn, when set before run_nfs_read(), see every transaction and
+ * frame too.
+ */
+struct run_nfs {
+	struct nfs_stats s;
+	struct nfs_pipe p;
+	struct idle_explain *x;
+	rpc_txn_fn also;
+	void *ctx;
+	void (*frame_fn)(void *arg, const struct pkt *p, uint64_t ts_ns);
+	void *frame_arg;
+};
+int run_nfs_init(struct run_nfs *n, const struct blk_opts *o, uint64_t interval_ns,
+                 struct idle_explain *x, unsigned h);
+/* The captures src[0..count-1] merged by time (nfs_pipe_run_many(); files NULL: one capture,
+ * nfs_pipe_run()). 0 or -errno (e filled, *bad the capture at fault). */
+int run_nfs_read(struct run_nfs *n, struct pcap_src **src, struct nfs_pipe_file *files,
+                 unsigned count, struct iot_err *e, unsigned *bad);
+/* End of input: the statistics finished and their "nfs" object (NULL: out of memory), its
+ * "input" saying whether stop (non-NULL) cut it short, and why. */
+json_t *run_nfs_finish(struct run_nfs *n, const struct iot_err *stop);
+void run_nfs_release(struct run_nfs *n);
 
 #endif

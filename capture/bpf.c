@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "capture/bpf/blk_rec.h"
+#include "common/clock.h"
 #include "blk.skel.h" /* generated at build time by bpftool (CMakeLists.txt) */
 #include "common/jsonint.h"
 #include "formats/blktrace.h"
@@ -362,14 +363,6 @@ static int on_record(void *ctx, void *data, size_t size)
 
 /* ---- the summary level: reading the maps, summary.json -------------------------------- */
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* a bin the kernel is done with (its ring slot moved on, or the capture ended) */
 static int bin_done(struct cap_backend_state *s, struct sum_dev *d, const struct iot_sum_bin *b)
 {
@@ -522,7 +515,7 @@ static int write_summary(struct cap_backend_state *s, uint64_t end_ns)
 
 static int summary_tick(struct cap_backend_state *s, int final)
 {
-	uint64_t now = mono_ns();
+	uint64_t now = iot_now_ns();
 	int ret = 0;
 
 	if (!final && now - s->last_read < 1000000000ull)

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/jsonint.h"
 #include "common/fs.h"
 #include "formats/manifest.h"
@@ -27,14 +28,6 @@
 /* Room kept for the final manifest: a disk that the trace fills up must still take it */
 #define RESERVE_NAME ".manifest.reserve"
 #define RESERVE_MIN (64u << 10)
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static void sleep_ms(unsigned ms)
 {
@@ -322,7 +315,7 @@ static int start_block(struct run *r, struct iot_err *e)
  */
 static int wait_tracer(const struct cap_opts *o, struct cap_result *res, struct iot_err *e)
 {
-	uint64_t deadline = now_ns() + o->wait_ns;
+	uint64_t deadline = iot_now_ns() + o->wait_ns;
 	bool said = false;
 	char msg[256];
 
@@ -337,7 +330,7 @@ static int wait_tracer(const struct cap_opts *o, struct cap_result *res, struct 
 			return iot_err_set(e, -EINTR, "stopped while waiting for the tracer: %s",
 			                   busy.msg);
 		}
-		if (now_ns() >= deadline)
+		if (iot_now_ns() >= deadline)
 			return iot_err_set(e, -EBUSY, "%s (waited %.3g s for it)", busy.msg,
 			                   (double)o->wait_ns / 1e9);
 		if (!said)
@@ -452,9 +445,9 @@ static void stop_command(struct run *r, int sig)
 	if (!r->cmd_running)
 		return;
 	iot_proc_kill(&r->cmd.proc, sig ? sig : SIGTERM);
-	deadline = now_ns() + KILL_GRACE_NS;
+	deadline = iot_now_ns() + KILL_GRACE_NS;
 	while (!cap_cmd_wait(&r->cmd, 20, &st)) {
-		if (now_ns() > deadline) {
+		if (iot_now_ns() > deadline) {
 			iot_proc_kill(&r->cmd.proc, SIGKILL);
 			while (!cap_cmd_wait(&r->cmd, -1, &st))
 				;
@@ -470,7 +463,7 @@ static void progress(struct run *r, uint64_t t0)
 	struct cap_progress *p = &r->res->totals;
 	uint64_t garbage;
 
-	p->elapsed_ns = now_ns() - t0;
+	p->elapsed_ns = iot_now_ns() - t0;
 	cap_sink_counts(r->sink, &p->events, &p->bytes);
 	if (r->rd)
 		cap_reader_lost(r->rd, &p->lost, &garbage, &garbage);
@@ -484,7 +477,7 @@ static void progress(struct run *r, uint64_t t0)
 static void wait_loop(struct run *r)
 {
 	const struct cap_opts *o = r->o;
-	uint64_t t0 = now_ns();
+	uint64_t t0 = iot_now_ns();
 	int st;
 
 	for (;;) {
@@ -508,7 +501,7 @@ static void wait_loop(struct run *r)
 			r->res->cmd_status = st;
 			break;
 		}
-		if (o->duration_ns && now_ns() - t0 >= o->duration_ns) {
+		if (o->duration_ns && iot_now_ns() - t0 >= o->duration_ns) {
 			stop_command(r, SIGTERM);
 			break;
 		}

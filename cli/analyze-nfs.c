@@ -8,6 +8,7 @@
 
 #include "analyze/idle_explain.h"
 #include "analyze/nfs_stats.h"
+#include "analyze/run_summary.h"
 #include "cli/cli.h"
 #include "cli/inputs.h"
 #include "common/textesc.h"
@@ -320,33 +321,15 @@ static void text_render(FILE *f, const struct nfs_pipe_file *files, unsigned n,
 		        (unsigned long long)r->cut_compounds);
 }
 
-/* Each transaction to the statistics and to the gaps' explanation. */
-struct tee {
-	struct nfs_stats *s;
-	struct idle_explain *x;
-};
-
-static void tee_txn(void *arg, const struct rpc_txn *t)
-{
-	struct tee *tee = arg;
-
-	nfs_stats_txn(tee->s, t);
-	if (tee->x)
-		idle_explain_txn(tee->x, t);
-}
-
 int analyze_captures(struct in_stream **in, unsigned n, const struct analyze_opts *o, json_t *root,
                      FILE *text, struct iot_err *stop, struct idle_explain *x, unsigned h)
 {
-	struct tee tee = {NULL, x};
-	struct nfs_stats_cfg scfg = {.interval_ns = o ? o->interval_ns : 0, .top = o ? o->top : 0};
-	struct tcp_cfg tcfg;
-	struct rpc_dec_cfg rcfg;
-	struct nfs_stats s;
-	struct nfs_pipe p;
+	struct blk_opts bo;
+	struct run_nfs rn;
 	struct pcap_src **src = calloc(n, sizeof(*src));
 	struct nfs_pipe_file *files = calloc(n, sizeof(*files));
 	struct iot_err e;
+	json_t *nfs;
 	unsigned i, bad = 0;
 	int ret = 0;
 
@@ -368,24 +351,15 @@ int analyze_captures(struct in_stream **in, unsigned n, const struct analyze_opt
 		}
 		ret = pcap_src_open_stream(&src[i], in[i], &e); /* takes in[i], even on failure */
 	}
-	if (!ret && nfs_stats_init(&s, &scfg)) {
-		ret = -ENOMEM;
-	} else if (!ret) {
-		tcfg = (struct tcp_cfg){.event = nfs_stats_event, .event_arg = &s};
-		rcfg = (struct rpc_dec_cfg){.event = nfs_stats_event,
-		                            .event_arg = &s,
-		                            .call = x ? idle_explain_call : NULL,
-		                            .call_arg = x};
-		tee.s = &s;
-		if (nfs_pipe_init(&p, &tcfg, &rcfg, tee_txn, &tee)) {
-			nfs_stats_release(&s);
-			ret = -ENOMEM;
-		} else if (x) {
-			idle_explain_capture_begin(x, h);
-			p.frame_fn = idle_explain_frame;
-			p.frame_arg = x;
-		}
+	/* the statistics' options: the block pass's (--interval, --top), as for every command */
+	blk_opts_init(&bo);
+	if (o) {
+		bo.interval_ns = o->interval_ns;
+		bo.idle_threshold_ns = o->idle_threshold_ns;
+		bo.top = o->top;
 	}
+	if (!ret && run_nfs_init(&rn, &bo, 0, x, h))
+		ret = -ENOMEM;
 	if (ret) {
 		if (ret == -ENOMEM)
 			error("out of memory");
@@ -394,11 +368,10 @@ int analyze_captures(struct in_stream **in, unsigned n, const struct analyze_opt
 		ret = exit_code_for(ret);
 		goto done;
 	}
-	ret = nfs_pipe_run_many(&p, src, files, n, &e, &bad);
-	if (ret && (exit_code_for(ret) != EXIT_USAGE || !p.n.frames)) {
+	ret = run_nfs_read(&rn, src, files, n, &e, &bad);
+	if (ret && (exit_code_for(ret) != EXIT_USAGE || !rn.p.n.frames)) {
 		error("'%s': %s", files[bad].name, e.msg);
-		nfs_pipe_release(&p);
-		nfs_stats_release(&s);
+		run_nfs_release(&rn);
 		ret = exit_code_for(ret);
 		goto done;
 	}
@@ -409,30 +382,23 @@ int analyze_captures(struct in_stream **in, unsigned n, const struct analyze_opt
 		iot_err_prefix(&e, "'%s'", files[bad].name);
 		partial_results("capture", &e, stop ? stop : &kept, NULL);
 	}
-	nfs_pipe_finish(&p);
-	if (x)
-		idle_explain_capture_end(x);
+	nfs = run_nfs_finish(&rn, ret ? &e : NULL);
 	for (i = 0; i < n; i++)
 		if (files[i].truncated)
 			warning("'%s': the capture ends inside a packet record (truncated file)",
 			        files[i].name);
-	if (p.n.skipped[PKT_LINKTYPE])
+	if (rn.p.n.skipped[PKT_LINKTYPE])
 		warning("'%s'%s: link type %d (%s) is not decoded: %llu frames skipped",
-		        files[0].name, n > 1 ? " and the others" : "", p.n.dlt,
-		        pcap_src_dlt_name(p.n.dlt), (unsigned long long)p.n.skipped[PKT_LINKTYPE]);
-	nfs_stats_sort(&s);
-	if (root) {
-		json_t *nfs = nfs_stats_json(&s, &p), *jin = json_object_get(nfs, "input");
-
-		json_object_set_new(jin, "partial", json_boolean(ret != 0));
-		if (ret)
-			json_object_set_new(jin, "error", json_string(e.msg));
+		        files[0].name, n > 1 ? " and the others" : "", rn.p.n.dlt,
+		        pcap_src_dlt_name(rn.p.n.dlt),
+		        (unsigned long long)rn.p.n.skipped[PKT_LINKTYPE]);
+	if (root)
 		json_object_set_new(root, "nfs", nfs);
-	}
+	else
+		json_decref(nfs);
 	if (text)
-		text_render(text, files, n, &s, &p, ret ? e.msg : NULL);
-	nfs_pipe_release(&p);
-	nfs_stats_release(&s);
+		text_render(text, files, n, &rn.s, &rn.p, ret ? e.msg : NULL);
+	run_nfs_release(&rn);
 	if (ret && !stop)
 		error("%s", e.msg);
 	ret = ret && !stop ? EXIT_USAGE : EXIT_OK;

@@ -22,10 +22,10 @@ struct cmd {
 	const struct cli_doc *doc; /* help, man page, completion and options (cli/doc.h) */
 };
 
-/* The command table (iotape.c), ending with a NULL name. */
-extern const struct cmd cli_commands[];
+/* The command table, ending with a NULL name: iotape.c's, set by main() (cli/util.c). */
+extern const struct cmd *cli_commands;
 extern const struct cmd *cli_cmd; /* the running command, for message prefixes */
-/* The command called name, or NULL. */
+/* The command called name, or NULL (cli/util.c, as are the helpers below). */
 const struct cmd *cli_find_cmd(const char *name);
 
 /* The text of iotape(1) and `iotape --help` (cmd-help.c). */
@@ -68,7 +68,8 @@ int bad_value(int key, const char *s);
 const char *opt_name(int key);
 int parse_u64(const char *opt, const char *s, unsigned long long *out);
 int parse_double(const char *opt, const char *s, double *out);
-/* "10ms", "1.5s", "250us", "2000000" (ns) into ns. */
+/* "10ms", "1.5s", "250us" into ns: a duration has its unit, a bare number other than 0 is
+ * refused (common/parse.h). */
 int parse_duration_ns(const char *opt, const char *s, unsigned long long *out);
 
 /* A command: its function, and its text and options (the doc_X its CMD(X) in the table of

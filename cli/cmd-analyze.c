@@ -461,37 +461,14 @@ static void run_release(struct run *r)
 		manifest_release(&r->man);
 }
 
-/* The explanation of each gap, fed by the pass's idle sink (before the first event). */
-static int explain_start(struct run *r)
-{
-	struct ie_clock clk = {.m = r->have_man && r->man.have_clock ? &r->man : NULL};
-
-	if (idle_explain_new(&r->x, r->bo.top) || idle_explain_add_host(r->x, r->a, NULL, &clk) < 0)
-		return -ENOMEM;
-	idle_explain_set_manifest(r->x, 0, r->have_man ? &r->man : NULL);
-	return 0;
-}
-
-/* After the pass: without clock pairs, the trace's TIMESTAMP places it on the realtime clock. */
-static void explain_block_done(struct run *r)
-{
-	const struct bt_stats *st = r->nin ? bt_reader_stats(r->in[0].r) : NULL;
-
-	if (!(r->have_man && r->man.have_clock) && st && st->have_wallclock) {
-		struct ie_clock clk = {.have_wall = true,
-		                       .wall_ns = st->wall_sec * 1000000000ll + st->wall_nsec};
-
-		idle_explain_set_clock(r->x, 0, &clk);
-	}
-	idle_explain_block_done(r->x);
-}
-
 /* One host (or several inputs merged into one pass): the pass, the explanation fed by it. */
 static int block_pass(struct run *r)
 {
 	int ret;
 
-	if (blk_analysis_new(&r->a, &r->bo) || explain_start(r) ||
+	/* the explanation of each gap, fed by the pass's idle sink (analyze/run_summary.h) */
+	if (blk_analysis_new(&r->a, &r->bo) ||
+	    run_explain_new(&r->x, r->a, &r->bo, r->have_man ? &r->man : NULL) ||
 	    (r->by_cgroup && blk_bycg_new(&r->cg, &r->bo)))
 		return error("out of memory"), EXIT_SYSTEM;
 	blk_analysis_set_comms(r->a, r->comms);
@@ -499,7 +476,8 @@ static int block_pass(struct run *r)
 		blk_bycg_set_comms(r->cg, r->comms);
 	ret = run_pass(r);
 	if (ret == EXIT_OK)
-		explain_block_done(r);
+		run_explain_block_done(r->x, r->have_man ? &r->man : NULL,
+		                       r->nin ? bt_reader_stats(r->in[0].r) : NULL);
 	return ret;
 }
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "capture/capture.h"
+#include "common/stop.h"
 
 static const struct cli_opt capture_opts[] = {
     {.name = "output",
@@ -62,8 +63,8 @@ static const struct cli_opt capture_opts[] = {
              "(default: fail at once, exit 3)"},
     {.name = "duration",
      .key = 'T',
-     .arg = "SECONDS",
-     .help = "stop after this long (also 500ms, 2m)"},
+     .arg = "DUR",
+     .help = "stop after this long (e.g. 30s, 500ms, 2m)"},
     {.name = "mask",
      .short_name = 'a',
      .arg = "LIST",
@@ -96,7 +97,7 @@ const struct cli_doc doc_capture = {
     .synopsis =
         "-o RUNDIR -d [NAME=]DEV [-d [NAME=]DEV ...] [-i IFACE [--filter EXPR] [--snaplen N]] "
         "[--backend auto|bpf|relay|tracefs] [--detail events|io|summary] "
-        "[--reader raw|pipe] [--buffer-kb N] [-a LIST] [--duration SECONDS] "
+        "[--reader raw|pipe] [--buffer-kb N] [-a LIST] [--duration DUR] "
         "[--wait-tracer DUR] [--label KEY=VALUE]... [--stdout FILE] [--stderr FILE] "
         "[-- COMMAND [ARGS...]]\n"
         "--release",
@@ -122,13 +123,7 @@ const struct cli_doc doc_capture = {
     .see_also = "blktrace(8) tcpdump(8)",
 };
 
-static volatile sig_atomic_t stop_sig;
 static int progress_shown;
-
-static void on_signal(int sig)
-{
-	stop_sig = sig;
-}
 
 static void human(char *buf, size_t cap, double v)
 {
@@ -190,22 +185,6 @@ static int capture_exit_code(int err)
 	}
 }
 
-static int parse_seconds(const char *s, unsigned long long *ns)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (!errno && end != s && !*end) {
-		if (v <= 0 || v > 1e9)
-			return usage_error("--duration: '%s' is out of range", s), -1;
-		*ns = (unsigned long long)(v * 1e9);
-		return 0;
-	}
-	return parse_duration_ns("--duration", s, ns);
-}
-
 /* names[] has a slot per -d: the copies of their NAMEs, or NULL */
 static void free_all(char **devs, char **labels, char **names)
 {
@@ -221,7 +200,6 @@ int cmd_capture(int argc, char **argv)
 	struct cap_opts o = {0};
 	struct cap_result res;
 	struct iot_err e = {""};
-	struct sigaction sa = {0};
 	char **devs = calloc((size_t)argc + 1, sizeof(char *));
 	char **labels = calloc((size_t)argc + 1, sizeof(char *));
 	char **names = calloc((size_t)argc + 1, sizeof(char *));
@@ -319,8 +297,13 @@ int cmd_capture(int argc, char **argv)
 			}
 			break;
 		case 'T':
-			if (parse_seconds(optarg, &v))
+			if (parse_duration_ns("--duration", optarg, &v))
 				goto usage;
+			/* 0 would be none; the end is computed on the monotonic clock */
+			if (!v || v > 1000000000000000000ull) {
+				usage_error("--duration: '%s' is out of range", optarg);
+				goto usage;
+			}
 			o.duration_ns = v;
 			break;
 		case 'X':
@@ -385,12 +368,9 @@ int cmd_capture(int argc, char **argv)
 		warning("no COMMAND and no --duration: capturing until SIGINT or SIGTERM");
 	}
 
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	iot_stop_catch(0); /* a second signal too waits for the run to be tidied up */
 	signal(SIGPIPE, SIG_IGN);
-	o.stop = &stop_sig;
+	o.stop = &iot_stop_sig;
 	o.notice = show_notice;
 	if (isatty(STDERR_FILENO))
 		o.progress = show_progress;

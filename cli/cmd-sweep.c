@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* iotape sweep: run a command (captured) over a parameter matrix; resume; progress. */
 #include "cli/cli.h"
+#include "common/stop.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -125,14 +126,6 @@ const struct cli_doc doc_sweep = {
     .see_also = "fio(1)",
 };
 
-static volatile sig_atomic_t stop_sig;
-
-static void on_signal(int sig)
-{
-	/* forwarded to the run: a SIGHUP would kill a capture before it tidies up */
-	stop_sig = sig == SIGHUP ? SIGTERM : sig;
-}
-
 static void hms(uint64_t ns, char *buf, size_t cap)
 {
 	unsigned long long s = (ns + 500000000ull) / 1000000000ull;
@@ -252,10 +245,9 @@ static int run_sweep(const char *dir, const struct sweep_def *d, bool retry)
 	struct sweep_runner r = {.dir = dir,
 	                         .def = d,
 	                         .retry_failed = retry,
-	                         .stop = &stop_sig,
+	                         .stop = &iot_stop_sig,
 	                         .event = on_event,
 	                         .arg = (void *)d};
-	struct sigaction sa = {0};
 	char exe[PATH_MAX];
 	struct iot_err e = {""};
 	ssize_t n;
@@ -268,19 +260,17 @@ static int run_sweep(const char *dir, const struct sweep_def *d, bool retry)
 	else
 		exe[n] = 0;
 	r.exe = exe;
-	sa.sa_handler = on_signal; /* no SA_RESTART: a signal wakes the wait for the run */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	/* a signal wakes the wait for the run and is forwarded to it; a SIGHUP as SIGTERM,
+	 * which would kill a capture before it tidies up */
+	iot_stop_catch(IOT_STOP_HUP);
 	signal(SIGPIPE, SIG_IGN);
 	ret = sweep_run(&r, &e);
 	if (ret == -EINTR) {
 		fprintf(stderr,
 		        "iotape: sweep: stopped by signal %d after %zu runs; continue with "
 		        "'iotape sweep --resume %s'\n",
-		        (int)stop_sig, r.ran, dir);
-		return 128 + stop_sig;
+		        (int)iot_stop_sig, r.ran, dir);
+		return 128 + iot_stop_sig;
 	}
 	if (ret) {
 		error("%s", e.msg);

@@ -167,6 +167,18 @@ static int opt_head(char *buf, size_t len, const struct cli_opt *o)
 	return n;
 }
 
+/* What every DUR value is (common/parse.h), under the options of a command that has one. */
+static const char dur_note[] = "DUR is a duration with its unit: ns, us, ms, s, m or h (250us, "
+                               "1.5s, 10m); a number without one is refused, except 0.";
+
+static int has_dur(const struct cli_opt *o, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (o[i].arg && !strcmp(o[i].arg, "DUR"))
+			return 1;
+	return 0;
+}
+
 void cli_doc_help(FILE *f, const char *name, const struct cli_doc *d, const struct cli_page *cmds,
                   const char *docdir)
 {
@@ -205,6 +217,10 @@ void cli_doc_help(FILE *f, const char *name, const struct cli_doc *d, const stru
 			fprintf(f, "%*s", col - w, "");
 		fill(f, o->help, strlen(o->help), col, col, HELP_WIDTH, 0);
 		fputc('\n', f);
+	}
+	if (has_dur(d->opts, n)) {
+		fputc('\n', f);
+		help_prose(f, dur_note, 0);
 	}
 	if (d->exit_status) {
 		fputs("\nexit status:\n", f);
@@ -487,6 +503,10 @@ void cli_doc_man(FILE *f, const char *name, const struct cli_doc *d, const struc
 			roff_fill(&r, o[i].group, strlen(o[i].group));
 		}
 		man_opt(&r, &o[i]);
+	}
+	if (has_dur(o, n)) {
+		roff_req(&r, ".PP");
+		roff_prose(&r, dur_note);
 	}
 	if (d->exit_status) {
 		roff_req(&r, ".SH EXIT STATUS");

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* iotape replay --fio-client: a trace replayed across hosts through fio's client/server mode. */
 #include "cli/cli.h"
+#include "common/stop.h"
 
 #include <getopt.h> /* optarg, optind */
 #include <inttypes.h>
@@ -12,13 +13,6 @@
 
 #include "cli/replay.h"
 #include "fioclient/fioclient.h"
-
-static volatile sig_atomic_t fio_stop;
-
-static void on_signal(int sig)
-{
-	fio_stop = sig;
-}
 
 struct fopts {
 	struct fc_opts o;
@@ -360,7 +354,6 @@ int replay_fio(int argc, char **argv)
 	struct fopts f;
 	struct fc_result res;
 	struct iot_err e;
-	struct sigaction sa;
 	int rc, ret;
 
 	memset(&f, 0, sizeof(f));
@@ -375,11 +368,8 @@ int replay_fio(int argc, char **argv)
 		}
 		f.o.dir = f.tmpdir;
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	f.o.stop = &fio_stop;
+	iot_stop_catch(0);
+	f.o.stop = &iot_stop_sig;
 	ret = fc_run(&f.o, &res, &e);
 	if (ret) {
 		rc = (error("%s", e.msg), exit_code_for(ret));
@@ -411,7 +401,7 @@ int replay_fio(int argc, char **argv)
 		rc = EXIT_SYSTEM;
 	}
 	if (res.stopped)
-		rc = 128 + (int)fio_stop;
+		rc = 128 + (int)iot_stop_sig;
 	fc_result_release(&res);
 out:
 	fopts_release(&f);

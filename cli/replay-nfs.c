@@ -17,20 +17,10 @@
 #include "cli/inputs.h"
 #include "cli/replay.h"
 #include "common/jsonint.h"
+#include "common/stop.h"
 #include "common/textesc.h"
 #include "common/units.h"
 #include "replay/nfs_replay.h"
-
-static volatile sig_atomic_t nfs_stop;
-
-static void on_signal(int sig)
-{
-	if (nfs_stop) {
-		signal(sig, SIG_DFL);
-		raise(sig);
-	}
-	nfs_stop = sig;
-}
 
 /* Each pass opens the capture: the first takes the stream cmd-replay.c opened. */
 struct reopen {
@@ -314,14 +304,13 @@ int replay_nfs(struct replay_nfs_args *a, struct cli_input *ci)
 	    .argv = (const char *const *)a->argv,
 	    .record_dir = a->record_dir,
 	    .notice = notice,
-	    .stop = &nfs_stop,
+	    .stop = &iot_stop_sig,
 	};
 	struct reopen ro = {.arg = ci->arg, .first = ci->capture};
 	struct nfs_verify_result vres;
 	bool verified = false;
 	struct capture_ctx cc = {0};
 	struct nfs_replay_stats st;
-	struct sigaction sa;
 	struct iot_err e = {{0}};
 	uint8_t fh[128];
 	char root_path[4096];
@@ -378,10 +367,7 @@ int replay_nfs(struct replay_nfs_args *a, struct cli_input *ci)
 		o.host = cap_host_json("/etc/os-release"); /* the distribution too */
 	o.open = reopen;
 	o.open_arg = &ro;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	iot_stop_catch(IOT_STOP_TWICE);
 	ret = nfs_replay_run(&o, &st, &e);
 	json_decref(o.host);
 	if (ro.first)
@@ -426,7 +412,7 @@ int replay_nfs(struct replay_nfs_args *a, struct cli_input *ci)
 			print_verify(a, &vres);
 	}
 	if (st.stopped)
-		rc = rc ? rc : 128 + (int)nfs_stop;
+		rc = rc ? rc : 128 + (int)iot_stop_sig;
 	if (verified && vres.differences && !rc) {
 		error("the replayed tree differs from '%s' in %llu names (listed above)", a->verify,
 		      (unsigned long long)vres.differences);

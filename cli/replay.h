@@ -83,7 +83,7 @@ int replay_nfs(struct replay_nfs_args *a, struct cli_input *ci);
 
 /* iotape replay --fio-client/--fio-hosts: the whole command line (replay-fio.c). */
 int replay_fio(int argc, char **argv);
-/* The trace's device numbers into o (cmd-replay.c). */
+/* The trace's device numbers into o (replay-opts.c). */
 int replay_input_ids(struct bt_reader *rd, struct replay_opts *o);
 
 #endif

@@ -1,33 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* Loading a RUN for report and compare (defined in cmd-report.c). */
+/* Loading a RUN for report, compare and a sweep's runs (cli/runs.c). */
 #ifndef IOTAPE_CLI_RUNS_H
 #define IOTAPE_CLI_RUNS_H
 
 #include <jansson.h>
 #include <stdint.h>
 
+#include "analyze/run_load.h"
 #include "common/err.h"
 
-struct bt_reader;
 struct cli_input;
-struct manifest;
-struct pcap_src;
-
-/*
- * What loading a run feeds: its block trace (a reader ready to read) with the run's manifest
- * (what its devices are), and its packets, with the manifest as clock when it has both. The report
- * feeds its pass with graphs (report/report_run.h), compare the summary alone
- * (analyze/run_summary.h).
- */
-struct run_feed {
-	/* 0, -errno, or 1: bad bytes stopped the input after good data (partial results) */
-	/* manifest: the run's (its devices' roles and groups), or NULL */
-	int (*block)(void *ctx, struct bt_reader *rd, const struct manifest *manifest,
-	             struct iot_err *e);
-	int (*packets)(void *ctx, struct pcap_src *src, const struct manifest *clock,
-	               struct iot_err *e);
-	void *ctx;
-};
 
 /*
  * Read one RUN, opened (cli/inputs.h: a run directory, a trace set NAME, one trace file, or a
@@ -39,7 +21,7 @@ struct run_feed {
 int load_run(struct cli_input *ci, const struct run_feed *f, json_t **manifest,
              struct iot_err *stop);
 
-/* --svg DIR: each graph into DIR/NAME (cmd-report.c); ctx is a struct svg_dir. -errno after
+/* --svg DIR: each graph into DIR/NAME; ctx is a struct svg_dir. -errno after
  * printing the error. */
 struct svg_dir {
 	const char *dir;
@@ -48,7 +30,7 @@ struct svg_dir {
 int write_svg(void *ctx, const char *name, const char *svg, size_t len);
 
 /* A saved `iotape analyze --json` document, or a RUN analyzed as analyze would (the summary
- * alone): compare's inputs, and a sweep's runs (cmd-compare.c). An exit code. */
+ * alone): compare's inputs, and a sweep's runs. An exit code. */
 int load_summary(const char *path, uint64_t idle_ns, json_t **summary, json_t **manifest,
                  struct iot_err *stop);
 

@@ -14,15 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
+
 extern char **environ;
-
-uint64_t iot_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /*
  * execvpe(), but with a shell's verdict: "not found" (127) only when no PATH entry has the

@@ -48,7 +48,4 @@ int iot_proc_kill(const struct iot_proc *p, int sig);
 /* Wall time of a finished child in ns (0 while it runs). */
 uint64_t iot_proc_wall_ns(const struct iot_proc *p);
 
-/* CLOCK_MONOTONIC in ns. */
-uint64_t iot_now_ns(void);
-
 #endif

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/fs.h"
 #include "common/numfmt.h"
 #include "formats/blktrace.h"
@@ -208,14 +209,6 @@ static uint64_t fio_limit(const struct fc_opts *o, const struct fc_result *res)
 	return t;
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
 static int run_fio(const struct fc_opts *o, const struct hostset *h, const char *dir,
                    struct fc_result *res, struct iot_err *e)
 {
@@ -226,7 +219,7 @@ static int run_fio(const struct fc_opts *o, const struct hostset *h, const char 
 	pid_t pid;
 	int ret, status = 0;
 	bool signalled = false;
-	uint64_t start = mono_ns(), kill_at = 0;
+	uint64_t start = iot_now_ns(), kill_at = 0;
 
 	if (!argv)
 		return iot_err_set(e, -ENOMEM, "out of memory");
@@ -274,7 +267,7 @@ static int run_fio(const struct fc_opts *o, const struct hostset *h, const char 
 			ret = iot_err_set(e, -errno, "waitpid: %s", strerror(errno));
 			goto out;
 		}
-		now = mono_ns();
+		now = iot_now_ns();
 		if (!signalled && o->stop && *o->stop) {
 			kill(pid, SIGINT);
 			signalled = true;

@@ -53,7 +53,7 @@ uint64_t rp_clock_spin(uint64_t spin_ns)
 int rp_clock_sleep(uint64_t deadline, uint64_t spin_ns, volatile sig_atomic_t *stop)
 {
 	for (;;) {
-		uint64_t now = rp_now(), until;
+		uint64_t now = iot_now_ns(), until;
 		struct timespec ts;
 
 		if (now >= deadline)
@@ -61,7 +61,7 @@ int rp_clock_sleep(uint64_t deadline, uint64_t spin_ns, volatile sig_atomic_t *s
 		if (stop && *stop)
 			return 1;
 		if (deadline - now <= spin_ns) {
-			while (rp_now() < deadline)
+			while (iot_now_ns() < deadline)
 				rp_cpu_relax();
 			return 0;
 		}

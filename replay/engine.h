@@ -7,6 +7,7 @@
 #include <sys/uio.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "replay/replay.h"
 
 struct rp_engine; /* each engine's private state */
@@ -54,14 +55,6 @@ extern const struct rp_engine_ops rp_engine_psync;
 extern const struct rp_engine_ops rp_engine_null;
 
 const struct rp_engine_ops *rp_engine_find(const char *name);
-
-static inline uint64_t rp_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static inline struct timespec rp_ts(uint64_t ns)
 {

@@ -31,7 +31,7 @@ static int null_queue(struct rp_engine *n, struct rp_io *io)
 	if (n->n == n->cap)
 		return -EBUSY;
 	if (!io->t_issue)
-		io->t_issue = rp_now();
+		io->t_issue = iot_now_ns();
 	io->res = io->op == RP_OP_FLUSH ? 0 : io->len;
 	n->fifo[(n->head + n->n++) % n->cap] = io;
 	return 0;
@@ -46,7 +46,7 @@ static int null_commit(struct rp_engine *n)
 static int null_reap(struct rp_engine *n, struct rp_io **done, unsigned max, uint64_t wait_until)
 {
 	unsigned got = 0;
-	uint64_t now = rp_now();
+	uint64_t now = iot_now_ns();
 
 	if (!n->n)
 		return 0;
@@ -60,7 +60,7 @@ static int null_reap(struct rp_engine *n, struct rp_io **done, unsigned max, uin
 
 			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 				;
-			now = rp_now();
+			now = iot_now_ns();
 		}
 	}
 	while (got < max && n->n && n->fifo[n->head]->t_issue + n->lat <= now) {
@@ -80,13 +80,13 @@ static void null_run(struct rp_engine *n, struct rp_io *io)
 	uint64_t due = io->t_issue + n->lat;
 
 	io->res = io->op == RP_OP_FLUSH ? 0 : io->len;
-	if (n->lat && due > rp_now()) {
+	if (n->lat && due > iot_now_ns()) {
 		struct timespec ts = rp_ts(due);
 
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 			;
 	}
-	io->t_done = n->lat ? rp_now() : io->t_issue;
+	io->t_done = n->lat ? iot_now_ns() : io->t_issue;
 }
 
 static void null_cleanup(struct rp_engine *n)

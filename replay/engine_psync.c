@@ -227,14 +227,14 @@ static void ring_sleep(struct ring *q, const atomic_bool *stop, uint64_t until)
 /* spin until q has something, stop is set, or PSYNC_SPIN_NS pass (or until); true if it has */
 static bool spin_for(struct rp_engine *p, struct ring *q, uint64_t until)
 {
-	uint64_t end = rp_now() + PSYNC_SPIN_NS;
+	uint64_t end = iot_now_ns() + PSYNC_SPIN_NS;
 
 	if (until && until < end)
 		end = until;
 	for (unsigned i = 0;; i++) {
 		if (ring_ready(q) || atomic_load_explicit(&p->stop, memory_order_relaxed))
 			return true;
-		if (!(i & 63) && rp_now() >= end)
+		if (!(i & 63) && iot_now_ns() >= end)
 			return false;
 		relax();
 	}
@@ -261,7 +261,7 @@ static void exec(struct rp_engine *p, struct rp_io *io, struct tbufs *tb)
 	io->res = rp_io_sync(io);
 	io->buf = buf;
 	io->fd = fd;
-	io->t_done = rp_now();
+	io->t_done = iot_now_ns();
 }
 
 /* A thread's own opening of a target: each system call on a descriptor takes a reference on
@@ -434,7 +434,7 @@ static int psync_reap(struct rp_engine *p, struct rp_io **done, unsigned max, ui
 			done[n++] = io;
 			continue;
 		}
-		if (!wait_until || (wait_until != RP_WAIT_FOREVER && rp_now() >= wait_until))
+		if (!wait_until || (wait_until != RP_WAIT_FOREVER && iot_now_ns() >= wait_until))
 			break;
 		/* spin only when waiting is all there is to do: a caller with a deadline spins
 		 * itself before it, and two spinners starve a real-time CPU budget */

@@ -65,7 +65,7 @@ static int uring_queue(struct rp_engine *u, struct rp_io *io)
 
 	if (io->op == RP_OP_DISCARD && io->is_blk) {
 		io->res = rp_io_sync(io);
-		io->t_done = rp_now();
+		io->t_done = iot_now_ns();
 		u->inline_done[u->ninline++] = io;
 		return 0;
 	}
@@ -175,7 +175,7 @@ static int uring_reap(struct rp_engine *u, struct rp_io **done, unsigned max, ui
 		return ret;
 	if (u->defer && !io_uring_cq_ready(&u->ring))
 		io_uring_get_events(&u->ring); /* run the deferred completion work */
-	n += take(u, done + n, max - n, rp_now());
+	n += take(u, done + n, max - n, iot_now_ns());
 	if (n || !wait_until)
 		return (int)n;
 	for (;;) {
@@ -184,7 +184,7 @@ static int uring_reap(struct rp_engine *u, struct rp_io **done, unsigned max, ui
 		if (wait_until == RP_WAIT_FOREVER) {
 			ret = io_uring_wait_cqe(&u->ring, &cqe);
 		} else {
-			uint64_t now = rp_now();
+			uint64_t now = iot_now_ns();
 			struct __kernel_timespec ts;
 
 			if (now >= wait_until)
@@ -199,7 +199,7 @@ static int uring_reap(struct rp_engine *u, struct rp_io **done, unsigned max, ui
 			continue;
 		if (ret < 0)
 			return ret;
-		return (int)take(u, done, max, rp_now());
+		return (int)take(u, done, max, iot_now_ns());
 	}
 }
 
@@ -224,7 +224,7 @@ static void uring_run(struct rp_engine *u, struct rp_io *io)
 {
 	(void)u;
 	io->res = rp_io_sync(io);
-	io->t_done = rp_now();
+	io->t_done = iot_now_ns();
 }
 
 const struct rp_engine_ops rp_engine_uring = {

@@ -180,9 +180,9 @@ static void *stream_main(void *arg)
 		pthread_mutex_unlock(&s->mu);
 		if (!op)
 			return NULL;
-		op->t_issue = rp_now();
+		op->t_issue = iot_now_ns();
 		r->t->exec(s->ctx, op);
-		op->t_done = rp_now();
+		op->t_done = iot_now_ns();
 		pthread_mutex_lock(&r->done_mu);
 		atomic_store(&op->done, 1);
 		pthread_cond_signal(&r->done_cv);
@@ -340,7 +340,7 @@ static int issue(struct run *r, struct nr_op *op)
 		struct timespec ts;
 
 		r->started = true;
-		r->clk.t0 = rp_now();
+		r->clk.t0 = iot_now_ns();
 		r->clk.trace_t0 = op->call_ns;
 		st->t0_ns = r->clk.t0;
 		clock_gettime(CLOCK_REALTIME, &ts);
@@ -362,7 +362,7 @@ static int issue(struct run *r, struct nr_op *op)
 	st->dep_waits += dep;
 	st->file_waits += file;
 	st->depth_waits += depth;
-	now = rp_now();
+	now = iot_now_ns();
 	if (op->t_due && now > op->t_due)
 		hist_add(&st->lag, now - op->t_due);
 	else if (op->t_due)
@@ -371,7 +371,7 @@ static int issue(struct run *r, struct nr_op *op)
 		/* nothing overlaps it: done here, without a thread's wakeup */
 		op->t_issue = now;
 		r->t->exec(r->ctx, op);
-		op->t_done = rp_now();
+		op->t_done = iot_now_ns();
 		account_done(r, op);
 		free(op);
 		return 0;

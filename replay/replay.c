@@ -141,7 +141,7 @@ static int wait_deadline(struct rp *r, uint64_t deadline)
 	if ((ret = commit(r)))
 		return ret;
 	for (;;) {
-		uint64_t now = rp_now(), until;
+		uint64_t now = iot_now_ns(), until;
 
 		if (now >= deadline)
 			return 0;
@@ -149,7 +149,7 @@ static int wait_deadline(struct rp *r, uint64_t deadline)
 			return STOPPED;
 		if (deadline - now <= r->spin_ns) {
 			/* completions are still timestamped while spinning */
-			while (rp_now() < deadline) {
+			while (iot_now_ns() < deadline) {
 				if (r->inflight && (ret = reap(r, 0)) < 0)
 					return ret;
 				cpu_relax();
@@ -184,7 +184,7 @@ static int wait_ready(struct rp *r)
 			depth = true;
 		if (stop_asked(r))
 			return STOPPED;
-		if ((ret = commit(r)) || (ret = reap(r, rp_now() + STOP_POLL_NS)) < 0)
+		if ((ret = commit(r)) || (ret = reap(r, iot_now_ns() + STOP_POLL_NS)) < 0)
 			return ret;
 	}
 	r->st->dep_waits += dep;
@@ -301,7 +301,7 @@ static int issued(struct rp *r, struct rp_io *io)
 	if (t->rec && (ret = rp_record_io(t, io, false, r->t0, r->e)))
 		return ret;
 	if (o->progress && !(io->seq & 255)) {
-		uint64_t now = rp_now();
+		uint64_t now = iot_now_ns();
 
 		if (now >= r->next_progress) {
 			r->next_progress = now + 1000000000ull;
@@ -452,7 +452,7 @@ static int replay_one(struct rp *r, const struct blk_event *ev)
 	if (!r->started) {
 		r->started = true;
 		r->trace_t0 = ev->time;
-		r->t0 = rp_now();
+		r->t0 = iot_now_ns();
 		r->clk = (struct rp_clock){.speed = o->speed,
 		                           .max_gap = o->max_gap_ns,
 		                           .t0 = r->t0,
@@ -550,7 +550,7 @@ static int replay_one(struct rp *r, const struct blk_event *ev)
 		return ret == STOPPED ? 0 : ret;
 	}
 	io->intended = deadline;
-	io->t_issue = rp_now();
+	io->t_issue = iot_now_ns();
 	if (inline_ok && !r->inflight) {
 		r->ops->run(r->eng, io);
 		io->done_inline = true;
@@ -785,7 +785,7 @@ int replay_run(const struct replay_opts *o, const struct rp_source *src, struct 
 	settle(&r);
 	if (r.started) {
 		st->trace_span_ns = r.trace_last - r.trace_t0;
-		st->replay_span_ns = (r.last_done > r.t0 ? r.last_done : rp_now()) - r.t0;
+		st->replay_span_ns = (r.last_done > r.t0 ? r.last_done : iot_now_ns()) - r.t0;
 	}
 	if (o->record_dir && r.ntgts) {
 		int r2 = rp_record_close(o->record_dir, r.tgts, r.ntgts, o, ret ? NULL : st, e);

@@ -10,10 +10,18 @@
 
 int report_run_init(struct report_run *r, uint64_t interval_ns, uint64_t idle_ns)
 {
+	struct blk_opts o;
+
 	memset(r, 0, sizeof(*r));
 	r->interval_ns = interval_ns;
 	r->idle_ns = idle_ns;
-	if (run_summary_init(&r->s) || rpt_nfs_init(&r->nfs, interval_ns)) {
+	blk_opts_init(&o);
+	o.interval_ns = interval_ns ? interval_ns : RPT_BASE_WIDTH_NS;
+	o.max_bins = RPT_MAX_BINS;
+	if (idle_ns)
+		o.idle_threshold_ns = idle_ns;
+	o.lat_bins_devices = RPT_GRID_DEVICES;
+	if (run_summary_init(&r->s, &o) || rpt_nfs_init(&r->nfs, interval_ns)) {
 		report_run_release(r);
 		return -ENOMEM;
 	}
@@ -36,17 +44,10 @@ static int add_grid(void *ctx, struct blk_analysis *a)
 int report_run_block(struct report_run *r, struct bt_reader *rd, const struct manifest *m,
                      struct iot_err *e)
 {
-	struct blk_opts o;
 	int ret;
 
-	blk_opts_init(&o);
-	o.interval_ns = r->interval_ns ? r->interval_ns : RPT_BASE_WIDTH_NS;
-	o.max_bins = RPT_MAX_BINS;
-	if (r->idle_ns)
-		o.idle_threshold_ns = r->idle_ns;
-	o.lat_bins_devices = RPT_GRID_DEVICES;
 	r->s.ident = m;
-	ret = run_summary_block(&r->s, rd, &o, add_grid, NULL, e);
+	ret = run_summary_block(&r->s, rd, add_grid, NULL, e);
 	r->s.ident = NULL;
 	return ret;
 }

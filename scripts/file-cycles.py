@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-# Files of one library that call each other, found from a build's object files (nm): a file
-# defining a symbol another file of the library uses depends on it; a cycle is a set of files
-# that all depend on each other. Prints the cycles and exits 1 when there are some.
-#   scripts/file-cycles.py [BUILD_DIR] [LIBRARY...]   (default: build, every iotape_* library)
+# Files of one library or of the iotape executable that call each other, found from a build's
+# object files (nm): a file defining a symbol another file of the same target uses depends on it;
+# a cycle is a set of files that all depend on each other. Prints the cycles and exits 1 when
+# there are some.
+#   scripts/file-cycles.py [BUILD_DIR] [TARGET...]
+# (default: build, every iotape_* library and the iotape executable, whose files are cli/'s)
 import collections
 import glob
 import subprocess
@@ -12,7 +14,9 @@ import sys
 build = sys.argv[1] if len(sys.argv) > 1 else "build"
 libs = set(sys.argv[2:])
 defs, uses = {}, collections.defaultdict(set)
-for o in glob.glob(build + "/CMakeFiles/iotape_*.dir/**/*.o", recursive=True):
+objs = glob.glob(build + "/CMakeFiles/iotape_*.dir/**/*.o", recursive=True)
+objs += glob.glob(build + "/CMakeFiles/iotape.dir/**/*.o", recursive=True)
+for o in objs:
     lib = o.split("CMakeFiles/")[1].split(".dir")[0]
     if libs and lib not in libs:
         continue

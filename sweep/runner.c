@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/jsonint.h"
 #include "common/fs.h"
 #include "common/spawn.h"

@@ -68,15 +68,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	snprintf(name, sizeof(name), "%s/t", dir);
 	snprintf(p0, sizeof(p0), "%s.blktrace.0", name);
 	snprintf(p1, sizeof(p1), "%s.blktrace.1", name);
-	if (write_file(p0, blk, half) || write_file(p1, blk + half, nblk - half) ||
-	    run_summary_init(&s))
-		goto out;
-	have_m = !manifest_parse((const char *)man, nman, &m, &e);
 	blk_opts_init(&o);
 	o.idle_threshold_ns = 1000;
 	o.top = 4;
+	if (write_file(p0, blk, half) || write_file(p1, blk + half, nblk - half) ||
+	    run_summary_init(&s, &o))
+		goto out;
+	have_m = !manifest_parse((const char *)man, nman, &m, &e);
 	if (bt_reader_open(&r, name, &e) == 0) {
-		int ret = run_summary_block(&s, r, &o, NULL, NULL, &e);
+		int ret = run_summary_block(&s, r, NULL, NULL, &e);
 
 		bt_reader_free(r);
 		if (ret >= 0 && size) {

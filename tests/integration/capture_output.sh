@@ -31,7 +31,7 @@ grep -q '^mbps,MB/s,4k,2,' "$TMP/cmp.csv" || fail "compare did not group by the 
 # usage errors, before anything is traced
 rc=0; "$IOTAPE" capture -o "$TMP/r2" -d "$LOOP" --label novalue -- true 2>/dev/null || rc=$?
 expect_eq "--label without =" "$rc" 2
-rc=0; "$IOTAPE" capture -o "$TMP/r3" -d "$LOOP" --duration 1 --stdout "$TMP/x" 2>/dev/null || rc=$?
+rc=0; "$IOTAPE" capture -o "$TMP/r3" -d "$LOOP" --duration 1s --stdout "$TMP/x" 2>/dev/null || rc=$?
 expect_eq "--stdout without COMMAND" "$rc" 2
 rc=0; capture -o "$TMP/r4" -d "$LOOP" --stdout "$TMP/no/such/dir/x" -- true 2>/dev/null || rc=$?
 expect_eq "--stdout in a missing directory" "$rc" 2

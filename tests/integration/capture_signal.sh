@@ -73,7 +73,7 @@ expect_eq "--release with other options" "$rc" 2
 # no command: --duration ends the capture, exit status 0
 RUN="$TMP/run-duration"
 (sleep 0.5; dd if=/dev/zero of="$MNT/g" bs=1M count=4 oflag=direct status=none) &
-capture -o "$RUN" -d "$LOOP" --duration 2 || fail "--duration capture exited $?"
+capture -o "$RUN" -d "$LOOP" --duration 2s || fail "--duration capture exited $?"
 wait
 tracing_is_off
 expect_eq "duration state" "$(json '["state"]' "$RUN/manifest.json")" "complete"

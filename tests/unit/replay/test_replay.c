@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "replay/replay.h"
 
 #define US 1000ull
@@ -191,14 +192,6 @@ static void *stop_later(void *arg)
 	return NULL;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* A stop request during a long idle stretch ends the replay at once, not when the next IO
  * is due; the summary counts what was replayed. */
 static void test_stop_while_idle(void **state)
@@ -216,10 +209,10 @@ static void test_stop_while_idle(void **state)
 	C(60000 * MS + 10 * US, 8, 4096, RD);
 	stop_flag = 0;
 	o.stop = &stop_flag;
-	t0 = now_ns();
+	t0 = iot_now_ns();
 	assert_int_equal(pthread_create(&th, NULL, stop_later, (void *)(uintptr_t)(50 * MS)), 0);
 	run(&o, &st);
-	took = now_ns() - t0;
+	took = iot_now_ns() - t0;
 	pthread_join(th, NULL);
 	/* within 100 ms of the request (plus what a loaded machine adds to a thread) */
 	assert_true(took < 50 * MS + 100 * MS + 100 * MS);
@@ -236,11 +229,11 @@ static void test_stop_while_idle(void **state)
 	o.timing = RP_TIMING_AFAP;
 	o.null_lat_ns = 100 * MS;
 	stop_flag = 0;
-	t0 = now_ns();
+	t0 = iot_now_ns();
 	assert_int_equal(pthread_create(&th, NULL, stop_later, (void *)(uintptr_t)(20 * MS)), 0);
 	run(&o, &st);
 	pthread_join(th, NULL);
-	took = now_ns() - t0;
+	took = iot_now_ns() - t0;
 	assert_true(st.stopped);
 	assert_int_equal(st.ios, 1);
 	assert_true(took < 200 * MS); /* the drain waits for IO 0 (100 ms), not for more */
@@ -268,7 +261,7 @@ static void test_time_leap(void **state)
 	struct arr a;
 	struct rp_source src = {.next = arr_next, .arg = &a};
 	struct iot_err e = {{0}};
-	uint64_t t0 = now_ns();
+	uint64_t t0 = iot_now_ns();
 
 	(void)state;
 	nev = 0;
@@ -281,7 +274,7 @@ static void test_time_leap(void **state)
 	assert_non_null(strstr(e.msg, "leaps"));
 	assert_non_null(strstr(e.msg, "IO #1"));
 	assert_non_null(strstr(e.msg, "--max-gap"));
-	assert_true(now_ns() - t0 < 1000 * MS);
+	assert_true(iot_now_ns() - t0 < 1000 * MS);
 	/* with no limit, still refused: no clock waits that long */
 	o.max_gap_ns = UINT64_MAX;
 	a = (struct arr){evs, nev, 0};

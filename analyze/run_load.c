@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/* One run's block trace and packets through a caller's feed, for report, compare and sweeps. */
+#include "analyze/run_load.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "formats/instream.h"
+#include "formats/manifest.h"
+#include "formats/pcap_src.h"
+
+int run_load(struct run_src *s, const struct run_feed *f, struct run_load_notes *n,
+             struct iot_err *e)
+{
+	struct manifest m;
+	bool have_m;
+	int ret = 0;
+
+	memset(n, 0, sizeof(*n));
+	/* the run's manifest says what its devices are before the pass explains their gaps; the
+	 * same manifest is the packets' clock */
+	have_m = s->block && s->manifest && !manifest_load(s->manifest, &m, NULL);
+	if (s->block) {
+		ret = f->block(f->ctx, s->block, have_m ? &m : NULL, e);
+		if (ret < 0)
+			goto out;
+		n->block_read = true;
+		if (ret > 0) {
+			n->block_partial = 1;
+			n->block_e = *e;
+		}
+		ret = 0;
+	}
+	if (s->capture) {
+		struct pcap_src *src;
+
+		snprintf(n->capture_name, sizeof(n->capture_name), "%s",
+		         in_stream_name(s->capture));
+		ret = pcap_src_open_stream(&src, s->capture, e);
+		s->capture = NULL; /* taken by the source, even on failure */
+		if (ret)
+			goto out;
+		/* block and packets of one capture: one time axis via the clock pairs */
+		ret = f->packets(f->ctx, src, have_m ? &m : NULL, e);
+		n->capture_truncated = pcap_src_truncated(src);
+		pcap_src_free(src);
+		if (ret)
+			iot_err_prefix(e, "'%s'", n->capture_name);
+		if (ret > 0) {
+			n->capture_partial = 1;
+			n->capture_e = *e;
+			ret = 0;
+		}
+	}
+out:
+	if (have_m)
+		manifest_release(&m);
+	return ret;
+}

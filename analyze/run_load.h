@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/* One run's block trace and packets through a caller's feed, for report, compare and sweeps. */
+#ifndef IOTAPE_ANALYZE_RUN_LOAD_H
+#define IOTAPE_ANALYZE_RUN_LOAD_H
+
+#include <stdbool.h>
+
+#include "common/err.h"
+
+struct bt_reader;
+struct in_stream;
+struct manifest;
+struct pcap_src;
+
+/*
+ * What loading a run feeds: its block trace (a reader ready to read) with the run's manifest
+ * (what its devices are), and its packets, with the manifest as clock when it has both. The
+ * report feeds its pass with graphs (report/report_run.h), compare the summary alone
+ * (analyze/run_summary.h). Each returns 0, -errno, or 1: bad bytes stopped the input after
+ * good data (partial results, e says why).
+ */
+struct run_feed {
+	/* manifest: the run's (its devices' roles and groups), or NULL */
+	int (*block)(void *ctx, struct bt_reader *rd, const struct manifest *manifest,
+	             struct iot_err *e);
+	int (*packets)(void *ctx, struct pcap_src *src, const struct manifest *clock,
+	               struct iot_err *e);
+	void *ctx;
+};
+
+/* A run's parts, opened by the caller (a run directory, a trace set, a trace file, a packet
+ * capture). */
+struct run_src {
+	struct bt_reader *block;   /* its block trace, or NULL (the caller's) */
+	const char *manifest;      /* its manifest.json, or NULL */
+	struct in_stream *capture; /* its packets, or NULL: taken by run_load() */
+};
+
+/* What the caller tells the user after run_load(), in this order. */
+struct run_load_notes {
+	bool block_read;   /* the block trace went through the feed */
+	int block_partial; /* 1: bad bytes stopped it after good data (block_e says) */
+	struct iot_err block_e;
+	bool capture_truncated; /* the capture ends inside a packet record */
+	int capture_partial;    /* 1: as block_partial, for the packets (capture_e) */
+	struct iot_err capture_e;
+	char capture_name[256]; /* the capture's name, for the messages */
+};
+
+/*
+ * Feed s's block trace to f->block (with the manifest when it parses), then its packets to
+ * f->packets (with the manifest as clock when the run has a block trace too: one time axis by
+ * its clock pairs). Bad bytes after good data are partial results, in n. 0, or -errno (e
+ * filled: the block trace's error as its reader says it, the capture's prefixed with its
+ * name); n says what happened before.
+ */
+int run_load(struct run_src *s, const struct run_feed *f, struct run_load_notes *n,
+             struct iot_err *e);
+
+#endif

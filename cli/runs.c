@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: MIT */
+/* Loading a RUN for report, compare and a sweep's runs (cli/runs.h): no command is called from
+ * here. */
+#include "cli/cli.h"
+#include "cli/runs.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/blk_sink.h"
+#include "analyze/blk_summary.h"
+#include "analyze/run_load.h"
+#include "analyze/run_summary.h"
+#include "cli/inputs.h"
+#include "common/fs.h"
+#include "formats/blktrace.h"
+#include "formats/instream.h"
+#include "formats/manifest.h"
+#include "formats/outcheck.h"
+#include "formats/pcap_src.h"
+
+int write_svg(void *ctx, const char *name, const char *svg, size_t len)
+{
+	struct svg_dir *s = ctx;
+	struct iot_outfile o;
+	struct iot_err e;
+	char *path;
+	int ret;
+
+	if (asprintf(&path, "%s/%s", s->dir, name) < 0)
+		return -ENOMEM;
+	if (!(ret = iot_outfile_open(&o, path, 0, &e))) {
+		if ((ret = iot_write_all(o.fd, svg, len, NULL))) {
+			iot_err_set(&e, ret, "'%s': write: %s", path, strerror(-ret));
+			iot_outfile_abort(&o);
+		} else {
+			ret = iot_outfile_commit(&o, &e);
+		}
+	}
+	if (ret)
+		error("%s", e.msg);
+	free(path);
+	s->files++;
+	return ret;
+}
+
+static json_t *load_manifest(const char *mpath)
+{
+	json_error_t je;
+	json_t *m;
+
+	if (!mpath)
+		return NULL;
+	m = json_load_file(mpath, 0, &je);
+	if (!m)
+		warning("'%s': %s (line %d); left out of the report", mpath, je.text, je.line);
+	return m;
+}
+
+int load_run(struct cli_input *ci, const struct run_feed *f, json_t **manifest,
+             struct iot_err *stop)
+{
+	struct run_src src = {ci->block, ci->manifest, ci->capture};
+	struct run_load_notes n;
+	struct iot_err e;
+	int ret;
+
+	*manifest = NULL;
+	if (ci->summary && !ci->block && !ci->capture)
+		return error("'%s' is a summary run (capture --detail summary): the report draws "
+		             "from records; 'iotape analyze' and 'iotape compare' read its figures",
+		             ci->arg),
+		       EXIT_USAGE;
+	/* the loading is the library's (analyze/run_load.h); the messages, in its order, ours */
+	ret = run_load(&src, f, &n, &e);
+	ci->capture = src.capture; /* taken */
+	if (n.block_partial)
+		partial_results("block trace", &n.block_e, stop, NULL);
+	if (n.block_read)
+		warn_block_input(ci->block, NULL);
+	if (n.capture_truncated)
+		warning("'%s': the capture ends inside a packet record (truncated file)",
+		        n.capture_name);
+	if (ret < 0)
+		return input_error(&e, ret);
+	if (n.capture_partial)
+		partial_results("capture", &n.capture_e, stop, NULL);
+	*manifest = load_manifest(ci->manifest);
+	return EXIT_OK;
+}
+
+static size_t read_json(void *buf, size_t len, void *arg)
+{
+	ssize_t n = in_stream_read(arg, buf, len, NULL);
+
+	return n < 0 ? (size_t)-1 : (size_t)n;
+}
+
+/* A run's summary alone: the pass as analyze runs it (no graphs), the NFS statistics. */
+struct summary_feed {
+	struct run_summary s;
+};
+
+static int feed_block(void *ctx, struct bt_reader *rd, const struct manifest *m, struct iot_err *e)
+{
+	struct summary_feed *f = ctx;
+	int ret;
+
+	f->s.ident = m;
+	ret = run_summary_block(&f->s, rd, NULL, NULL, e);
+	f->s.ident = NULL;
+	return ret;
+}
+
+static int feed_packets(void *ctx, struct pcap_src *src, const struct manifest *clock,
+                        struct iot_err *e)
+{
+	struct summary_feed *f = ctx;
+	int ret;
+
+	/* the packets laid over the idle gaps on the block trace's clock */
+	f->s.clock = clock;
+	ret = run_summary_packets(&f->s, src, NULL, NULL, e);
+	f->s.clock = NULL;
+	return ret;
+}
+
+/* A JSON document given to compare must be a summary: a manifest or anything else is named. */
+static int check_summary(const char *path, const json_t *doc)
+{
+	const char *format = json_string_value(json_object_get(doc, "format"));
+
+	if (format && !strcmp(format, MANIFEST_FORMAT))
+		return error("'%s': a run's manifest.json, not an 'iotape analyze --json' summary: "
+		             "give its run directory",
+		             path),
+		       EXIT_USAGE;
+	if (!json_is_object(doc) ||
+	    (!json_object_get(doc, "devices") && !json_object_get(doc, "nfs")))
+		return error("'%s': not an 'iotape analyze --json' summary (no devices, no nfs)",
+		             path),
+		       EXIT_USAGE;
+	return EXIT_OK;
+}
+
+/* A saved summary (a JSON document), or anything else analyzed here as a run. */
+int load_summary(const char *path, uint64_t idle_ns, json_t **summary, json_t **manifest,
+                 struct iot_err *stop)
+{
+	struct summary_feed run;
+	struct run_feed feed = {feed_block, feed_packets, &run};
+	struct blk_opts o;
+	struct cli_input ci;
+	json_error_t je;
+	int ret;
+
+	*summary = *manifest = NULL;
+	/* analyze's defaults: the figures of a run are those 'iotape analyze' gives it */
+	blk_opts_init(&o);
+	o.idle_threshold_ns = idle_ns;
+	if ((ret = cli_input_open(&ci, path, CLI_INPUT_JSON)))
+		return ret;
+	if (ci.json) {
+		json_t *doc = json_load_callback(read_json, ci.json, 0, &je);
+
+		if (!doc && in_stream_status(ci.json))
+			ret = (error("'%s': %s", path, in_stream_error(ci.json)), EXIT_USAGE);
+		else if (!doc)
+			ret = (error("'%s': not a JSON summary: %s (line %d)", path, je.text,
+			             je.line),
+			       EXIT_USAGE);
+		else
+			ret = check_summary(path, doc);
+		cli_input_release(&ci);
+		if (ret) {
+			json_decref(doc);
+			return ret;
+		}
+		if (json_is_true(json_object_get(json_object_get(doc, "input"), "partial")) ||
+		    json_is_true(json_object_get(
+		        json_object_get(json_object_get(doc, "nfs"), "input"), "partial")))
+			warning("'%s': partial results: the analysis it saves stopped at bad bytes",
+			        path);
+		warn_summary_dropped(path, doc);
+		*summary = doc;
+		return EXIT_OK;
+	}
+	if (ci.summary && !ci.block && !ci.capture) {
+		/* a summary run: its figures as analyze lays them out (analyze/blk_summary.h) */
+		json_t *sum = json_load_file(ci.summary, 0, &je), *doc = json_object();
+		struct iot_err e;
+
+		ret = !sum ? (error("'%s': %s (line %d)", ci.summary, je.text, je.line), EXIT_USAGE)
+		      : blk_summary_json(sum, o.top, doc, &e)
+		          ? (error("'%s': %s", ci.summary, e.msg), EXIT_USAGE)
+		          : EXIT_OK;
+		json_decref(sum);
+		if (!ret && ci.manifest)
+			*manifest = json_load_file(ci.manifest, 0, NULL);
+		cli_input_release(&ci);
+		if (ret)
+			json_decref(doc);
+		else
+			*summary = doc;
+		return ret;
+	}
+	if (run_summary_init(&run.s, &o)) {
+		cli_input_release(&ci);
+		return error("out of memory"), EXIT_SYSTEM;
+	}
+	ret = load_run(&ci, &feed, manifest, stop);
+	if (!ret) {
+		*summary = json_incref(run.s.doc);
+		warn_summary_dropped(path, run.s.doc);
+	}
+	run_summary_release(&run.s);
+	cli_input_release(&ci);
+	return ret;
+}

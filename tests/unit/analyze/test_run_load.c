@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests: a run's block trace and packets through a feed (analyze/run_load.h). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdint.h>
+#include <string.h>
+
+#include "analyze/run_load.h"
+#include "formats/blktrace.h"
+#include "formats/instream.h"
+#include "formats/manifest.h"
+#include "formats/pcap_src.h"
+#include "test_blk_events.h"
+#include "../tmpdir.h"
+
+/* What the feed saw, and what it answers. */
+struct seen {
+	int blocks, packets;
+	const struct manifest *block_m, *clock;
+	bool clock_has_pairs, block_m_has_pairs;
+	int block_ret, packets_ret;
+};
+
+static int feed_block(void *ctx, struct bt_reader *rd, const struct manifest *m, struct iot_err *e)
+{
+	struct seen *s = ctx;
+
+	(void)rd;
+	s->blocks++;
+	s->block_m = m;
+	s->block_m_has_pairs = m && m->have_clock;
+	if (s->block_ret > 0)
+		iot_err_set(e, -EINVAL, "bad bytes at 7");
+	return s->block_ret;
+}
+
+static int feed_packets(void *ctx, struct pcap_src *src, const struct manifest *clock,
+                        struct iot_err *e)
+{
+	struct seen *s = ctx;
+	const uint8_t *frame;
+	uint32_t caplen;
+	uint64_t ts;
+	struct iot_err ignored;
+
+	/* every frame read, as the NFS pipeline reads them (a cut capture says so at its end) */
+	while (pcap_src_next(src, &frame, &caplen, &ts, &ignored) > 0)
+		;
+	s->packets++;
+	s->clock = clock;
+	s->clock_has_pairs = clock && clock->have_clock;
+	if (s->packets_ret)
+		iot_err_set(e, -EIO, "bad frame");
+	return s->packets_ret;
+}
+
+/* An empty pcap (global header only, Ethernet); cut: a record header cut short after it. */
+static struct in_stream *capture(bool cut)
+{
+	static const uint8_t pcap[24 + 8] = {0xd4, 0xc3, 0xb2, 0xa1, 2,    0,    4, 0, 0, 0, 0, 0,
+	                                     0,    0,    0,    0,    0xff, 0xff, 0, 0, 1, 0, 0, 0};
+	struct in_stream *in;
+	struct iot_err e;
+
+	assert_int_equal(in_stream_open_mem(&in, pcap, cut ? sizeof(pcap) : 24, "net.pcap", &e), 0);
+	return in;
+}
+
+static struct bt_reader *trace(void)
+{
+	struct bt_writer *w;
+	struct bt_reader *rd;
+	struct iot_err e;
+	struct blk_event ev = EV_D(1000, 0, 8, R);
+
+	assert_int_equal(bt_writer_open(&w, tpath("t.blktrace.0"), &e), 0);
+	assert_int_equal(bt_writer_write(w, &ev, &e), 0);
+	assert_int_equal(bt_writer_close(w, &e), 0);
+	assert_int_equal(bt_reader_open(&rd, tpath("t.blktrace.0"), &e), 0);
+	return rd;
+}
+
+static const char *manifest_file(void)
+{
+	static const char m[] = "{\"format\": \"iotape-run\", \"format_version\": 1, \"clock\": {"
+	                        "\"start\": {\"realtime_ns\": 5000000000, \"trace_ns\": 1000}}}";
+	FILE *f = fopen(tpath("manifest.json"), "w");
+
+	assert_non_null(f);
+	fputs(m, f);
+	fclose(f);
+	return tpath("manifest.json");
+}
+
+/* Block and packets: the manifest to both, as the packets' clock too; the capture taken. */
+static void test_both(void **st)
+{
+	struct seen s = {0};
+	struct run_feed f = {feed_block, feed_packets, &s};
+	struct run_src src = {trace(), manifest_file(), capture(false)};
+	struct run_load_notes n;
+	struct iot_err e;
+
+	(void)st;
+	assert_int_equal(run_load(&src, &f, &n, &e), 0);
+	assert_int_equal(s.blocks, 1);
+	assert_int_equal(s.packets, 1);
+	assert_true(s.block_m_has_pairs);
+	assert_true(s.clock_has_pairs);
+	assert_ptr_equal(s.clock, s.block_m);
+	assert_null(src.capture);
+	assert_true(n.block_read);
+	assert_false(n.block_partial || n.capture_partial || n.capture_truncated);
+	assert_string_equal(n.capture_name, "net.pcap");
+	bt_reader_free(src.block);
+}
+
+/* Packets alone: no clock (nothing to lay them over); a cut capture is said so. */
+static void test_packets_alone(void **st)
+{
+	struct seen s = {0};
+	struct run_feed f = {feed_block, feed_packets, &s};
+	struct run_src src = {NULL, manifest_file(), capture(true)};
+	struct run_load_notes n;
+	struct iot_err e;
+
+	(void)st;
+	assert_int_equal(run_load(&src, &f, &n, &e), 0);
+	assert_int_equal(s.blocks, 0);
+	assert_int_equal(s.packets, 1);
+	assert_null(s.clock);
+	assert_false(n.block_read);
+	assert_true(n.capture_truncated);
+}
+
+/* Partial results of each part are kept apart; a failing capture names itself. */
+static void test_partial_and_errors(void **st)
+{
+	struct seen s = {.block_ret = 1, .packets_ret = 1};
+	struct run_feed f = {feed_block, feed_packets, &s};
+	struct run_src src = {trace(), NULL, capture(false)};
+	struct run_load_notes n;
+	struct iot_err e;
+
+	(void)st;
+	assert_int_equal(run_load(&src, &f, &n, &e), 0);
+	assert_null(s.block_m);
+	assert_true(n.block_read);
+	assert_int_equal(n.block_partial, 1);
+	assert_string_equal(n.block_e.msg, "bad bytes at 7");
+	assert_int_equal(n.capture_partial, 1);
+	assert_string_equal(n.capture_e.msg, "'net.pcap': bad frame");
+	bt_reader_free(src.block);
+
+	memset(&s, 0, sizeof(s));
+	s.packets_ret = -EIO;
+	src = (struct run_src){trace(), NULL, capture(false)};
+	assert_int_equal(run_load(&src, &f, &n, &e), -EIO);
+	assert_string_equal(e.msg, "'net.pcap': bad frame");
+	assert_true(n.block_read);
+	assert_null(src.capture);
+	bt_reader_free(src.block);
+
+	/* a block trace that fails: the packets are not read */
+	memset(&s, 0, sizeof(s));
+	s.block_ret = -EIO;
+	src = (struct run_src){trace(), NULL, capture(false)};
+	assert_int_equal(run_load(&src, &f, &n, &e), -EIO);
+	assert_int_equal(s.packets, 0);
+	assert_false(n.block_read);
+	in_stream_close(src.capture);
+	bt_reader_free(src.block);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_both),
+	    cmocka_unit_test(test_packets_alone),
+	    cmocka_unit_test(test_partial_and_errors),
+	};
+
+	return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
+}
