@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # iotape capture --host across two "hosts" (network namespaces with their own sshd,
 # lib_hosts.bash): each host's loop device (bpf backend: several captures at once on one
-# kernel) and packets on its veth, brought back into a run set with runset.json. Then: a host with a missing device is reported before
+# kernel) and packets on its veth, brought back into a run set with runset.json; analyze of the
+# set explains a gap on h1 by h2's device. Then: a host with a missing device is reported before
 # anything starts; a host whose capture is killed mid-run is marked failed while the other's run
 # is kept; SIGINT of the local iotape stops every remote capture.
 source "$SRCDIR/tests/integration/lib.bash"
@@ -99,6 +100,35 @@ ls set/h2/"$(basename "$L2")".blktrace.* >/dev/null || fail "h2: no block trace 
 expect_eq "h2's backend" "$(json '["backend"]["name"]' set/h2/manifest.json)" bpf
 no_capture_left "${HOST_NS[1]}" "${HOST_NS[2]}"
 
+# analyze SET: both hosts on one clock; h1's longest gap has h2's device busy in it
+"$IOTAPE" analyze --json set >an.json || fail "analyze of the run set"
+python3 - an.json "$(devno "$L1")" "$(devno "$L2")" <<'EOF' || fail "analyze SET: $(head -c 3000 an.json)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+hosts = [h["host"] for h in d["hosts"]]
+assert hosts == ["h1", "h2"], d["hosts"]
+devs = {x["host"]: x for x in d["devices"]}
+g = devs["h1"]["idle"]["longest"][0]
+assert g["duration_ns"] > 300e6, g
+o = [x for x in g["explain"]["devices"] if x["host"] == "h2"]
+assert o and o[0]["dev"] == sys.argv[3] and o[0]["busy_ns"] > 0 and o[0]["ios"] >= 40, g["explain"]
+EOF
+
+# the offset measured at capture puts a host on the capturing host's clock: h2's realtime
+# said to be 5 s ahead moves its trace 5 s earlier on the common clock
+python3 - set/runset.json <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["hosts"][1]["clock"]["offset_ns"] += 5000000000
+json.dump(r, open(sys.argv[1], "w"))
+EOF
+"$IOTAPE" analyze --json set >an5.json || fail "analyze of the run set, h2 5 s ahead"
+python3 - an.json an5.json <<'EOF' || fail "the run set's clock offset is not applied"
+import json, sys
+a, b = (json.load(open(f))["hosts"][1]["offset_ns"] for f in sys.argv[1:])
+assert abs((a - b) - 5000000000) < 1000, (a, b)
+EOF
+
 # --- a missing device: said for its host, nothing started, no set made ----------------------
 rc=0
 "$IOTAPE" capture -o set2 --ssh-config "$SSH_CONFIG" --backend bpf \
@@ -140,6 +170,8 @@ assert h2["capture_exit"] == 137, h2
 EOF
 [ -s set3/h1/manifest.json ] || fail "a host killed: h1's run was not kept"
 no_capture_left "${HOST_NS[1]}" "${HOST_NS[2]}"
+"$IOTAPE" analyze set3 >/dev/null 2>an3.err || fail "analyze of a partial set: $(cat an3.err)"
+grep -q "host h2 left out: its capture failed" an3.err || fail "analyze of a partial set: no warning"
 
 # --- SIGINT of the local iotape: every remote capture stops, both runs come back --------------
 "$IOTAPE" capture -o set4 --ssh-config "$SSH_CONFIG" --backend bpf \
