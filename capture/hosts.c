@@ -30,6 +30,9 @@
 #define READY_LINE "iotape-host: tracing"
 #define EXIT_PREFIX "iotape-host: capture exit "
 #define CHECKED_LINE "iotape-host: checked"
+/* before the tar stream: what a login shell's startup files print comes before it */
+#define TAR_LINE "iotape-host: tar"
+#define TAR_SEARCH 65536
 #define CLOCK_SAMPLES 8
 #define CHECK_TIMEOUT_MS 30000
 #define START_TIMEOUT_MS 120000
@@ -242,7 +245,8 @@ static char *capture_script(const struct caph_opts *o, const struct caph_host *h
 	          ?: append(&s, &n,
 	                    " -- sh -c 'echo \"" READY_LINE "\" >&2; exec cat >/dev/null' >&2; "
 	                    "echo \"" EXIT_PREFIX "$?\" >&2; "
-	                    "[ -f \"$d/run/manifest.json\" ] && tar -C \"$d/run\" -cf - .");
+	                    "[ -f \"$d/run/manifest.json\" ] && { echo '" TAR_LINE "'; "
+	                    "tar -C \"$d/run\" -cf - .; }");
 	if (ret) {
 		free(s);
 		return NULL;
@@ -594,21 +598,48 @@ static int stopping(const struct caph_opts *o, struct caph_result *res)
 	return 0;
 }
 
-/* Unpack SET/.NAME.tar into SET/NAME. */
+/* Where the tar stream starts in what the host sent: after TAR_LINE. -1 when it is not
+ * there (no run, or a session cut short before it). */
+static off_t tar_start(int fd)
+{
+	char buf[TAR_SEARCH + 1], *p = buf, *nl;
+	ssize_t n = pread(fd, buf, TAR_SEARCH, 0);
+
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	while (p < buf + n) {
+		if (!strncmp(p, TAR_LINE "\n", sizeof(TAR_LINE)))
+			return (off_t)(p - buf) + (off_t)sizeof(TAR_LINE);
+		if (!(nl = memchr(p, '\n', (size_t)(buf + n - p))))
+			break;
+		p = nl + 1;
+	}
+	return -1;
+}
+
+/* Unpack SET/.NAME.tar (from its TAR_LINE on) into SET/NAME. */
 static int unpack(struct live *l, const char *dir, struct iot_err *e)
 {
-	char *const argv[] = {"tar", "-x", "-f", l->tar, "-C", (char *)dir, "--no-same-owner",
-	                      NULL};
-	struct iot_spawn_opts so = {.argv = argv, .fd_in = -1, .fd_out = -1, .fd_err = -1};
+	char *const argv[] = {"tar", "-x", "-f", "-", "-C", (char *)dir, "--no-same-owner", NULL};
+	struct iot_spawn_opts so = {.argv = argv, .fd_out = -1, .fd_err = -1};
 	struct iot_proc p;
-	struct stat sb;
-	int ret, status;
+	int ret, status, fd = open(l->tar, O_RDONLY | O_CLOEXEC);
+	off_t at = fd >= 0 ? tar_start(fd) : -1;
 
-	if (stat(l->tar, &sb) || !sb.st_size)
+	if (at < 0 || lseek(fd, at, SEEK_SET) != at) {
+		if (fd >= 0)
+			close(fd);
 		return iot_err_set(e, -ENOENT, "no run came back");
-	if ((ret = iot_mkdir_p(dir, e)))
+	}
+	if ((ret = iot_mkdir_p(dir, e))) {
+		close(fd);
 		return ret;
-	if ((ret = iot_spawn(&so, &p, e)))
+	}
+	so.fd_in = fd;
+	ret = iot_spawn(&so, &p, e);
+	close(fd);
+	if (ret)
 		return ret;
 	while (!iot_proc_wait(&p, -1, &status))
 		;

@@ -11,6 +11,8 @@
 #
 # The namespaces share the filesystem with this test, so iotape is "installed" on each host by
 # the sessions' PATH: sshd sets it (SetEnv) to a directory holding only a link to $IOTAPE first.
+# Every session prints a greeting on standard output first (ForceCommand), as a shell's
+# startup files do on many hosts: what iotape reads from a session must not mind it.
 # Everything (sshds, namespaces, veths) goes on exit. Root only.
 
 need_root
@@ -99,6 +101,7 @@ UsePAM no
 StrictModes no
 PidFile none
 SetEnv PATH=$SSH_DIR/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+ForceCommand echo "welcome to h$i"; eval "\$SSH_ORIGINAL_COMMAND"
 EOF
 		ip netns exec "$ns" /usr/sbin/sshd -D -e -f "$SSH_DIR/sshd$i.conf" \
 			2>"$SSH_DIR/sshd$i.log" &
