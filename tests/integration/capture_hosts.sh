@@ -4,7 +4,8 @@
 # kernel) and packets on its veth, brought back into a run set with runset.json; analyze of the
 # set explains a gap on h1 by h2's device. Then: a host with a missing device is reported before
 # anything starts; a host whose capture is killed mid-run is marked failed while the other's run
-# is kept; SIGINT of the local iotape stops every remote capture.
+# is kept; a host whose capture cannot start (the tracer taken) likewise; SIGINT of the local
+# iotape stops every remote capture.
 source "$SRCDIR/tests/integration/lib.bash"
 source "$SRCDIR/tests/integration/capture_lib.bash"
 source "$SRCDIR/tests/integration/lib_hosts.bash"
@@ -172,6 +173,27 @@ EOF
 no_capture_left "${HOST_NS[1]}" "${HOST_NS[2]}"
 "$IOTAPE" analyze set3 >/dev/null 2>an3.err || fail "analyze of a partial set: $(cat an3.err)"
 grep -q "host h2 left out: its capture failed" an3.err || fail "analyze of a partial set: no warning"
+
+# --- a host that cannot start: one kernel has one blk tracer, so of two tracefs captures one
+# gets it and the other fails at its start; that host is marked, the other kept, exit 4 -----
+rc=0
+"$IOTAPE" capture -o set6 --ssh-config "$SSH_CONFIG" --backend tracefs \
+	--host "h1:$L1" --host "h2:$L2" -- \
+	dd if=/dev/zero of="$L1" bs=64k count=10 oflag=direct 2>err6.txt || rc=$?
+cat err6.txt >&2
+expect_eq "a host that cannot start: exit status" "$rc" 4
+python3 - set6/runset.json <<'EOF' || fail "a host that cannot start: runset.json"
+import json, sys
+r = json.load(open(sys.argv[1]))
+ok = [h for h in r["hosts"] if h["status"] == "ok"]
+bad = [h for h in r["hosts"] if h["status"] == "failed"]
+assert len(ok) == 1 and len(bad) == 1 and r["complete"] is False, r["hosts"]
+assert bad[0]["reason"].startswith("its capture did not start: "), bad[0]
+assert "in use" in bad[0]["reason"] and bad[0]["capture_exit"] == 3, bad[0]
+assert r["command"]["ran"] is True and r["command"]["status"] == 0, r["command"]
+EOF
+for l in "$L1" "$L2"; do LOOPNAME=$(basename "$l") tracing_is_off; done
+no_capture_left "${HOST_NS[1]}" "${HOST_NS[2]}"
 
 # --- SIGINT of the local iotape: every remote capture stops, both runs come back --------------
 "$IOTAPE" capture -o set4 --ssh-config "$SSH_CONFIG" --backend bpf \
