@@ -502,9 +502,11 @@ static void check_host(const struct caph_opts *o, const struct caph_host *h, str
 		iot_proc_wait(&s.p, -1, &s.status);
 	}
 	if (!c.checked) {
-		snprintf(st->reason, sizeof(st->reason),
-		         "cannot check it over ssh (ssh status %d%s%s)", s.status,
-		         s.el.last[0] ? ": " : "", s.el.last);
+		char full[sizeof(s.el.last) + 64];
+
+		snprintf(full, sizeof(full), "cannot check it over ssh (ssh status %d%s%s)",
+		         s.status, s.el.last[0] ? ": " : "", s.el.last);
+		set_str(st->reason, sizeof(st->reason), full);
 		return;
 	}
 	if (c.problems[0]) {
@@ -889,9 +891,13 @@ int caph_run(const struct caph_opts *o, struct caph_status *st, struct caph_resu
 			else if (s->capture_exit)
 				snprintf(why, sizeof(why), "its capture ended with status %d",
 				         s->capture_exit);
-			if (why[0])
-				snprintf(s->reason, sizeof(s->reason), "%s%s%s", why,
+			if (why[0]) {
+				char full[sizeof(why) + sizeof(l->s.el.last) + 2];
+
+				snprintf(full, sizeof(full), "%s%s%s", why,
 				         l->s.el.last[0] ? ": " : "", l->s.el.last);
+				set_str(s->reason, sizeof(s->reason), full);
+			}
 		}
 		if (!unpack(l, dir, &ue))
 			s->have_run = 1;
