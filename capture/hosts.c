@@ -445,26 +445,37 @@ static int wait_fd(int fd, int ms)
 	return poll(&p, 1, ms) > 0;
 }
 
-static void check_host(const struct caph_opts *o, const struct caph_host *h, struct caph_status *st)
+/* Start host h's check session: 0, or -1 with st->reason. */
+static int check_begin(const struct caph_opts *o, const struct caph_host *h, struct caph_status *st,
+                       struct sshp *s)
 {
-	struct check c = {.o = o, .h = h, .st = st};
 	struct iot_err e;
-	struct sshp s;
 	char *script = check_script(h);
-	uint64_t deadline;
-	int samples = 0;
+	int ret;
 
 	st->capture_exit = -1;
 	if (!script) {
 		snprintf(st->reason, sizeof(st->reason), "out of memory");
-		return;
+		return -1;
 	}
-	if (ssh_start(o, h, script, -1, &s, &e)) {
-		free(script);
-		set_str(st->reason, sizeof(st->reason), e.msg);
-		return;
-	}
+	ret = ssh_start(o, h, script, -1, s, &e);
 	free(script);
+	if (ret) {
+		set_str(st->reason, sizeof(st->reason), e.msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* The session check_begin() started: its answers, its clock samples; its end. */
+static void check_host(const struct caph_opts *o, const struct caph_host *h, struct caph_status *st,
+                       struct sshp *sp)
+{
+	struct check c = {.o = o, .h = h, .st = st};
+	struct sshp s = *sp;
+	uint64_t deadline;
+	int samples = 0;
+
 	deadline = iot_now_ns() + CHECK_TIMEOUT_MS * 1000000ull;
 	/* the checks' lines, then a clock sample per line we send */
 	while (s.out >= 0 && iot_now_ns() < deadline && !(o->stop && *o->stop)) {
@@ -768,6 +779,7 @@ int caph_run(const struct caph_opts *o, struct caph_status *st, struct caph_resu
              struct iot_err *e)
 {
 	struct live *lv;
+	struct sshp *chk;
 	char bad[512] = "", dir[4200], name[256];
 	size_t bl = 0;
 	unsigned nstarted = 0;
@@ -789,12 +801,35 @@ int caph_run(const struct caph_opts *o, struct caph_status *st, struct caph_resu
 		                   "'%s' exists already: give a new directory for the "
 		                   "run set",
 		                   o->set);
-	/* every host first: nothing starts anywhere while one of them cannot capture */
+	/* every host first: nothing starts anywhere while one of them cannot capture. The
+	 * sessions all start at once (their connections are made meanwhile); each one's answers
+	 * and clock samples are then taken in turn, so that no other exchange delays its round
+	 * trips. */
+	if (!(chk = calloc(o->nhosts, sizeof(*chk))))
+		return iot_err_set(e, -ENOMEM, "out of memory");
 	for (unsigned i = 0; i < o->nhosts; i++) {
 		note(o, "%s: checking", o->hosts[i].dest);
-		check_host(o, &o->hosts[i], &st[i]);
-		if (stopping(o, res))
+		chk[i].p.pid = -1;
+		if (check_begin(o, &o->hosts[i], &st[i], &chk[i]))
+			chk[i].done = 1;
+	}
+	for (unsigned i = 0; i < o->nhosts; i++) {
+		if (!chk[i].done)
+			check_host(o, &o->hosts[i], &st[i], &chk[i]);
+		chk[i].done = 1;
+		if (stopping(o, res)) {
+			for (unsigned j = i + 1; j < o->nhosts; j++) {
+				if (chk[j].done)
+					continue;
+				close_fd(&chk[j].in);
+				close_fd(&chk[j].out);
+				close_fd(&chk[j].err);
+				iot_proc_kill(&chk[j].p, SIGTERM);
+				iot_proc_wait(&chk[j].p, -1, &chk[j].status);
+			}
+			free(chk);
 			return iot_err_set(e, -EINTR, "interrupted while checking the hosts");
+		}
 		if (!st[i].checked && bl < sizeof(bad) - 1)
 			bl += (size_t)snprintf(bad + bl, sizeof(bad) - bl, "%s%s: %s",
 			                       bl ? "; " : "", o->hosts[i].dest, st[i].reason);
@@ -806,6 +841,7 @@ int caph_run(const struct caph_opts *o, struct caph_status *st, struct caph_resu
 			e2 = st[i].clock_err_ns;
 		}
 	}
+	free(chk);
 	if (bl)
 		return iot_err_set(e, -EINVAL, "%s", bad);
 	res->align_err_ns = o->nhosts > 1 ? e1 + e2 : e1;
