@@ -5,7 +5,7 @@
 # set explains a gap on h1 by h2's device. Then: a host with a missing device is reported before
 # anything starts; a host whose capture is killed mid-run is marked failed while the other's run
 # is kept; a host whose capture cannot start (the tracer taken) likewise; SIGINT of the local
-# iotape stops every remote capture.
+# iotape stops every remote capture and still brings the runs back; SIGKILL of it stops them.
 source "$SRCDIR/tests/integration/lib.bash"
 source "$SRCDIR/tests/integration/capture_lib.bash"
 source "$SRCDIR/tests/integration/lib_hosts.bash"
@@ -212,4 +212,24 @@ assert r["stop_signal"] == 2 and r["complete"] is True, r
 assert [h["status"] for h in r["hosts"]] == ["ok", "ok"], r["hosts"]
 EOF
 no_capture_left "${HOST_NS[1]}" "${HOST_NS[2]}"
+# --- SIGKILL of the local iotape: its ssh sessions end, and with them every remote capture ---
+"$IOTAPE" capture -o set7 --ssh-config "$SSH_CONFIG" --backend bpf \
+	--host "h1:$L1:${HOST_IF[1]}" --host "h2:$L2:${HOST_IF[2]}" -- sleep 60 2>err7.txt &
+cap=$!
+wait_tracing err7.txt 2 "$cap"
+kids=$(cat /proc/"$cap"/task/*/children)
+[ "$(wc -w <<<"$kids")" -eq 3 ] || fail "SIGKILL: want two ssh and COMMAND under iotape: $kids"
+kill -KILL "$cap"
+wait "$cap" || true
+for i in $(seq 100); do
+	left=""
+	for p in $kids; do
+		case $(awk '{print $3}' /proc/"$p"/stat 2>/dev/null) in "" | Z) ;; *) left+=" $p" ;; esac
+	done
+	[ -z "$left" ] && break
+	sleep 0.1
+done
+[ -z "$left" ] || fail "SIGKILL: iotape's ssh or COMMAND outlived it:$left"
+no_capture_left "${HOST_NS[1]}" "${HOST_NS[2]}"
+
 echo "ok"
