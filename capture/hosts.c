@@ -187,7 +187,18 @@ static const char *dev_path(const char *d)
 	return d;
 }
 
-static char *check_script(const struct caph_host *h)
+/* Whether every host's capture uses the tracefs backend (the one global blk tracer). */
+static int wants_tracefs(const struct caph_opts *o)
+{
+	int t = 0;
+
+	for (unsigned i = 0; i + 1 < o->ncapture_args; i++)
+		if (!strcmp(o->capture_args[i], "--backend"))
+			t = !strcmp(o->capture_args[i + 1], "tracefs");
+	return t;
+}
+
+static char *check_script(const struct caph_host *h, int tracefs)
 {
 	char *s = NULL;
 	size_t n = 0;
@@ -208,6 +219,12 @@ static char *check_script(const struct caph_host *h)
 		          ?: append(&s, &n,
 		                    "; [ -e \"/sys/class/net/$i\" ] || echo \"noiface $i\"; ");
 	}
+	/* the tracer held by a live capture (capture/tracefs.c's state file names its pid) */
+	if (!ret && tracefs)
+		ret =
+		    append(&s, &n,
+		           "f=/run/iotape-tracefs.state; p=$(sed -n 's/^pid //p' $f 2>/dev/null); "
+		           "[ -n \"$p\" ] && kill -0 \"$p\" 2>/dev/null && echo \"tracer $p\"; ");
 	ret =
 	    ret ?: append(&s, &n, "echo '" CHECKED_LINE "'; while read -r x; do date +%s%N; done");
 	if (ret) {
@@ -422,6 +439,11 @@ static void check_line(void *arg, const char *line)
 		c->uid_ok = 1;
 	} else if (!strncmp(line, "nodev ", 6)) {
 		add_problem(c, "no block device %s", line + 6);
+	} else if (!strncmp(line, "tracer ", 7)) {
+		add_problem(c,
+		            "the blk tracer is in use (an iotape capture, pid %s): the tracefs "
+		            "backend needs it; --backend bpf does not",
+		            line + 7);
 	} else if (!strncmp(line, "noiface ", 8)) {
 		add_problem(c, "no interface %s", line + 8);
 	} else if (!strcmp(line, CHECKED_LINE)) {
@@ -450,7 +472,7 @@ static int check_begin(const struct caph_opts *o, const struct caph_host *h, str
                        struct sshp *s)
 {
 	struct iot_err e;
-	char *script = check_script(h);
+	char *script = check_script(h, wants_tracefs(o));
 	int ret;
 
 	st->capture_exit = -1;

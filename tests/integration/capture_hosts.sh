@@ -195,6 +195,23 @@ EOF
 for l in "$L1" "$L2"; do LOOPNAME=$(basename "$l") tracing_is_off; done
 no_capture_left "${HOST_NS[1]}" "${HOST_NS[2]}"
 
+# --- the tracer held by a capture already: with --backend tracefs that is said before
+# anything starts (the hosts share this kernel, so this test's own capture holds it) --------
+wait_tracer_free
+"$IOTAPE" capture -o held -d "$L1" --backend tracefs -- sleep 60 2>held.err &
+holder=$!
+LOOPNAME=$(basename "$L1") wait_tracing_on "$holder"
+rc=0
+"$IOTAPE" capture -o set8 --ssh-config "$SSH_CONFIG" --backend tracefs --host "h2:$L2" \
+	-- true 2>err8.txt || rc=$?
+cat err8.txt >&2
+kill -INT "$holder"
+wait "$holder" || true
+expect_eq "the tracer held: exit status" "$rc" 2
+grep -q "h2: the blk tracer is in use (an iotape capture, pid $holder)" err8.txt ||
+	fail "the tracer held: the message"
+[ ! -e set8 ] || fail "the tracer held: the run set was made"
+
 # --- SIGINT of the local iotape: every remote capture stops, both runs come back --------------
 "$IOTAPE" capture -o set4 --ssh-config "$SSH_CONFIG" --backend bpf \
 	--host "h1:$L1:${HOST_IF[1]}" --host "h2:$L2:${HOST_IF[2]}" -- sleep 60 2>err4.txt &
