@@ -131,6 +131,44 @@ bad:
 	return iot_err_set(e, -EINVAL, "--host '%s' is not DEST[:DEV,DEV...][:IFACE]", spec);
 }
 
+int caph_parse_file(const char *path, struct caph_host *hosts, unsigned max, unsigned *n,
+                    struct iot_err *e)
+{
+	FILE *f = fopen(path, "re");
+	char *line = NULL, *p, *end;
+	size_t cap = 0;
+	unsigned lineno = 0;
+	int ret = 0;
+
+	if (!f)
+		return iot_err_set(e, -errno, "--hosts '%s': %s", path, strerror(errno));
+	while (getline(&line, &cap, f) >= 0) {
+		lineno++;
+		for (p = line; *p == ' ' || *p == '\t'; p++)
+			;
+		end = p + strlen(p);
+		while (end > p && strchr(" \t\r\n", end[-1]))
+			*--end = 0;
+		if (!*p || *p == '#')
+			continue;
+		if (*n >= max) {
+			ret =
+			    iot_err_set(e, -EINVAL, "%s:%u: more than %u hosts", path, lineno, max);
+			break;
+		}
+		if ((ret = caph_parse(p, &hosts[*n], e))) {
+			iot_err_prefix(e, "%s:%u", path, lineno);
+			break;
+		}
+		(*n)++;
+	}
+	if (!ret && ferror(f))
+		ret = iot_err_set(e, -EIO, "--hosts '%s': read error", path);
+	free(line);
+	fclose(f);
+	return ret;
+}
+
 const char *caph_dir_name(const struct caph_host *h, char *buf, size_t cap)
 {
 	snprintf(buf, cap, "%s", h->dest);

@@ -62,6 +62,13 @@ struct caph_result {
 /* Parse DEST[:DEV,DEV...][:IFACE] into h (h->spec owned; caph_host_free). -EINVAL with e. */
 int caph_parse(const char *spec, struct caph_host *h, struct iot_err *e);
 void caph_host_free(struct caph_host *h);
+/*
+ * A hosts file: a --host argument a line (leading and trailing blanks dropped; empty lines
+ * and lines starting with '#' skipped), appended to hosts[*n] (at most max in all). -EINVAL
+ * naming FILE:LINE, -ENOENT etc. when it cannot be read (e filled either way).
+ */
+int caph_parse_file(const char *path, struct caph_host *hosts, unsigned max, unsigned *n,
+                    struct iot_err *e);
 /* The directory name of a host in the set (its destination, '/' made '_'). */
 const char *caph_dir_name(const struct caph_host *h, char *buf, size_t cap);
 

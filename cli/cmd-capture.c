@@ -92,6 +92,11 @@ static const struct cli_opt capture_opts[] = {
              "instead of here, its devices DEV (as -d) and packets on IFACE (repeatable): "
              "RUNDIR becomes a run set, a run per host in RUNDIR/DEST and runset.json "
              "(docs/capture.md \"Several hosts\"); COMMAND runs here"},
+    {.name = "hosts",
+     .key = 'J',
+     .arg = "FILE",
+     .kind = CLI_FILE,
+     .help = "--host for each line of FILE (DEST[:DEV,...][:IFACE]; '#' comments)"},
     {.name = "ssh-config",
      .key = 'G',
      .arg = "FILE",
@@ -112,7 +117,7 @@ const struct cli_doc doc_capture = {
         "[--reader raw|pipe] [--buffer-kb N] [-a LIST] [--duration SECONDS] "
         "[--wait-tracer DUR] [--label KEY=VALUE]... [--stdout FILE] [--stderr FILE] "
         "[-- COMMAND [ARGS...]]\n"
-        "-o SET --host DEST[:DEV,...][:IFACE] [--host ...] [--ssh-config FILE] "
+        "-o SET --host DEST[:DEV,...][:IFACE] [--host ...] [--hosts FILE] [--ssh-config FILE] "
         "[--backend B] [--detail LEVEL] [...] [-- COMMAND [ARGS...]]\n"
         "--release",
     .description =
@@ -340,7 +345,7 @@ int cmd_capture(int argc, char **argv)
 	int c, ret, release = 0;
 	struct hosts_cli hc = {0};
 
-	hc.hosts = calloc((size_t)argc + 1, sizeof(*hc.hosts));
+	hc.hosts = calloc((size_t)argc + CAPH_MAX_HOSTS + 1, sizeof(*hc.hosts));
 	hc.pass = calloc((size_t)argc * 2 + 1, sizeof(char *));
 	if (!devs || !labels || !names || !hc.hosts || !hc.pass) {
 		hosts_free(&hc);
@@ -364,6 +369,12 @@ int cmd_capture(int argc, char **argv)
 				goto usage;
 			}
 			hc.n++;
+			break;
+		case 'J':
+			if (caph_parse_file(optarg, hc.hosts, CAPH_MAX_HOSTS, &hc.n, &e)) {
+				usage_error("%s", e.msg);
+				goto usage;
+			}
 			break;
 		case 'G':
 			hc.ssh_config = optarg;

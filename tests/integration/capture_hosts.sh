@@ -175,10 +175,11 @@ no_capture_left "${HOST_NS[1]}" "${HOST_NS[2]}"
 grep -q "host h2 left out: its capture failed" an3.err || fail "analyze of a partial set: no warning"
 
 # --- a host that cannot start: one kernel has one blk tracer, so of two tracefs captures one
-# gets it and the other fails at its start; that host is marked, the other kept, exit 4 -----
+# gets it and the other fails at its start; that host is marked, the other kept, exit 4 (the
+# hosts from a --hosts file) ------------------------------------------------------------------
 rc=0
-"$IOTAPE" capture -o set6 --ssh-config "$SSH_CONFIG" --backend tracefs \
-	--host "h1:$L1" --host "h2:$L2" -- \
+printf '# one kernel, one tracer\nh1:%s\n\nh2:%s\n' "$L1" "$L2" >hosts6.txt
+"$IOTAPE" capture -o set6 --ssh-config "$SSH_CONFIG" --backend tracefs --hosts hosts6.txt -- \
 	dd if=/dev/zero of="$L1" bs=64k count=10 oflag=direct 2>err6.txt || rc=$?
 cat err6.txt >&2
 expect_eq "a host that cannot start: exit status" "$rc" 4

@@ -63,6 +63,45 @@ static void parse_bad(void **state)
 	}
 }
 
+static void parse_file(void **state)
+{
+	char path[] = "/tmp/iotape-ut-hosts-XXXXXX";
+	struct caph_host h[3];
+	struct iot_err e;
+	unsigned n = 0;
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+
+	(void)state;
+	assert_non_null(f);
+	fputs("# the OSD hosts\n\n  osd1:/dev/sdb,/dev/sdc:eth0  \r\n\tosd2::eth0\n", f);
+	fclose(f);
+	assert_int_equal(caph_parse_file(path, h, 3, &n, &e), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(h[0].dest, "osd1");
+	assert_int_equal(h[0].ndevs, 2);
+	assert_string_equal(h[0].iface, "eth0");
+	assert_string_equal(h[1].dest, "osd2");
+	assert_string_equal(h[1].iface, "eth0");
+	/* past max; a bad line named by its number, the hosts before it kept */
+	assert_int_equal(caph_parse_file(path, h, 3, &n, &e), -EINVAL);
+	assert_int_equal(n, 3);
+	assert_non_null(strstr(e.msg, ":4: more than 3 hosts"));
+	for (unsigned i = 0; i < n; i++)
+		caph_host_free(&h[i]);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("osd1:/dev/sdb\nosd2\n", f);
+	fclose(f);
+	n = 0;
+	assert_int_equal(caph_parse_file(path, h, 3, &n, &e), -EINVAL);
+	assert_int_equal(n, 1);
+	assert_non_null(strstr(e.msg, ":2: --host 'osd2': nothing to capture"));
+	caph_host_free(&h[0]);
+	unlink(path);
+	assert_int_equal(caph_parse_file(path, h, 3, &n, &e), -ENOENT);
+}
+
 static void runset_load(void **state)
 {
 	char dir[] = "/tmp/iotape-ut-runset-XXXXXX", path[128], cmd[160];
@@ -111,6 +150,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(parse_ok),
 	    cmocka_unit_test(parse_bad),
+	    cmocka_unit_test(parse_file),
 	    cmocka_unit_test(runset_load),
 	};
 
