@@ -10,11 +10,11 @@
 bool ie_clock_to_real(const struct ie_clock *c, uint64_t t, int64_t *r)
 {
 	if (c->m) {
-		*r = manifest_trace_to_real(c->m, (int64_t)t);
+		*r = manifest_trace_to_real(c->m, (int64_t)t) - c->real_off_ns;
 		return true;
 	}
 	if (c->have_wall) {
-		*r = (int64_t)t + c->wall_ns;
+		*r = (int64_t)t + c->wall_ns - c->real_off_ns;
 		return true;
 	}
 	return false;
@@ -24,6 +24,7 @@ bool ie_clock_from_real(const struct ie_clock *c, int64_t r, uint64_t *t)
 {
 	int64_t v;
 
+	r += c->real_off_ns;
 	if (c->m)
 		v = manifest_real_to_trace(c->m, r);
 	else if (c->have_wall)

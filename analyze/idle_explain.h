@@ -41,6 +41,9 @@ struct ie_clock {
 	const struct manifest *m; /* clock pairs, interpolated (kept by the caller), or NULL */
 	bool have_wall;           /* else the trace's TIMESTAMP: realtime = trace + wall_ns */
 	int64_t wall_ns;
+	/* this host's CLOCK_REALTIME minus the common one, as measured (a run set's ssh round
+	 * trips): taken off its realtime; 0 where the hosts' clocks are trusted to agree */
+	int64_t real_off_ns;
 };
 
 /* What one other device did during a gap, or during all of a device's gaps. */

@@ -263,4 +263,11 @@ int cap_read_str(const char *path, char *buf, size_t cap);
 int cap_read_u64(const char *path, uint64_t *out);
 int cap_write_str(const char *path, const char *s);
 
+/* capture/runset.c: write SET/runset.json for caph_run() (capture/hosts.h's types). */
+struct caph_opts;
+struct caph_status;
+struct caph_result;
+int caph_runset_write(const struct caph_opts *o, const struct caph_status *st,
+                      const struct caph_result *res, struct iot_err *e);
+
 #endif

@@ -14,6 +14,7 @@
 #include "analyze/blk_analysis.h"
 #include "analyze/blk_bycg.h"
 #include "analyze/idle_explain.h"
+#include "capture/hosts.h"
 #include "analyze/run_summary.h"
 #include "cli/analyze.h"
 #include "cli/inputs.h"
@@ -80,7 +81,9 @@ const struct cli_doc doc_analyze = {
         "clients per connection, AUTH_SYS uid and machine, files by name, the slowest calls, "
         "per-procedure series, retransmissions and capture gaps (docs/nfs.md).\n"
         "\n"
-        "INPUT is a run directory, a per-CPU set NAME (NAME.blktrace.0, .1, ...), a single "
+        "INPUT is a run directory, a run set (capture --host: its hosts' runs as with "
+        "--hosts, each put on the capturing host's clock through the offset measured then), "
+        "a per-CPU set NAME (NAME.blktrace.0, .1, ...), a single "
         "blktrace file (e.g. blkparse -d output), a fio iolog (its IOs as issue events), '-' "
         "for stdin, or a pcap/pcapng capture. "
         "Several inputs are merged by time. Inputs may be gzip- or zstd-compressed, FIFOs or "
@@ -104,6 +107,7 @@ struct input {
 	int have_man;
 	struct in_stream *capture;
 	char *host;
+	int64_t real_off_ns; /* a run set's measured clock offset (struct ie_clock) */
 };
 
 struct run {
@@ -121,12 +125,14 @@ struct run {
 	uint64_t events, notifies, messages;
 	struct iot_err stop; /* bad bytes ended the pass: what was read before them is reported */
 	int stopped;
-	int hosts;           /* --hosts */
-	char *summary;       /* a summary run's summary.json (taken from its input) */
-	int by_cgroup;       /* --by cgroup */
-	struct blk_bycg *cg; /* its passes */
-	json_t *detail;      /* the first run's manifest "detail": what its level lacks */
-	struct devref *refs; /* the document's devices: which pass, which position */
+	int hosts;                   /* --hosts */
+	char *summary;               /* a summary run's summary.json (taken from its input) */
+	int by_cgroup;               /* --by cgroup */
+	struct blk_bycg *cg;         /* its passes */
+	json_t *detail;              /* the first run's manifest "detail": what its level lacks */
+	struct devref *refs;         /* the document's devices: which pass, which position */
+	struct caph_runset_host *rs; /* INPUT was a run set (capture --host): its hosts */
+	unsigned nrs;
 };
 
 /*
@@ -459,6 +465,62 @@ static void run_release(struct run *r)
 	blk_analysis_free(r->a);
 	if (r->have_man)
 		manifest_release(&r->man);
+	caph_runset_free(r->rs, r->nrs);
+}
+
+/*
+ * INPUT is a run set (capture --host): its hosts' runs, as --hosts would take them, each
+ * named as in the set and put on the capturing host's clock through the offset measured
+ * then. -ENOENT when it is not one.
+ */
+static int open_runset(struct run *r, const char *path)
+{
+	struct iot_err e;
+	int ret = caph_runset_load(path, &r->rs, &r->nrs, &e);
+
+	if (ret == -ENOENT)
+		return ret;
+	if (ret)
+		return error("%s", e.msg), exit_code_for(ret);
+	/* a failed host's run is partial at best (a killed capture's last records never made
+	 * it to disk): the others are analyzed without it, and that is said */
+	for (unsigned i = 0, k = 0; i < r->nrs; i++) {
+		if (!r->rs[i].ok) {
+			warning("host %s left out: its capture failed (%s/runset.json says why)",
+			        r->rs[i].name, path);
+			free(r->rs[i].run);
+			free(r->rs[i].name);
+		} else {
+			r->rs[k++] = r->rs[i];
+		}
+		if (i + 1 == r->nrs)
+			r->nrs = k;
+	}
+	if (!r->nrs)
+		return usage_error("'%s': no host brought a whole run back", path);
+	if (r->nrs > IE_MAX_HOSTS)
+		return usage_error("'%s': at most %u hosts", path, IE_MAX_HOSTS);
+	if (r->by_cgroup && r->nrs > 1)
+		return usage_error("--by cgroup and a run set of several hosts do not go together "
+		                   "(yet)");
+	r->hosts = r->nrs > 1;
+	for (unsigned i = 0; i < r->nrs; i++) {
+		unsigned had = r->nin;
+
+		if ((ret = open_input(r, r->rs[i].run)))
+			return ret;
+		if (r->hosts && r->nin > had) {
+			struct input *in = &r->in[r->nin - 1];
+			char *name = strdup(r->rs[i].name);
+
+			if (!name)
+				return error("out of memory"), EXIT_SYSTEM;
+			free(in->host);
+			in->host = name;
+			in->real_off_ns = r->rs[i].offset_ns;
+		}
+	}
+	return EXIT_OK;
 }
 
 /* One host (or several inputs merged into one pass): the pass, the explanation fed by it. */
@@ -514,7 +576,7 @@ static int hosts_pass(struct run *r)
 		return error("out of memory"), EXIT_SYSTEM;
 	}
 	for (unsigned i = 0; i < r->nin; i++) {
-		struct ie_clock clk = {.m = &r->in[i].man};
+		struct ie_clock clk = {.m = &r->in[i].man, .real_off_ns = r->in[i].real_off_ns};
 
 		rd[i] = r->in[i].r;
 		if (blk_analysis_new(&r->in[i].a, &r->bo) ||
@@ -739,6 +801,11 @@ int cmd_analyze(int argc, char **argv)
 		run_release(&r);
 		return error("out of memory"), EXIT_SYSTEM;
 	}
+	/* a run set alone: its hosts' runs (--hosts implied) */
+	if (argc - first == 1 && !r.hosts && (ret = open_runset(&r, argv[first])) != -ENOENT)
+		first = argc;
+	else
+		ret = EXIT_OK;
 	for (int i = first; i < argc && ret == EXIT_OK; i++)
 		ret = open_input(&r, argv[i]);
 	/* the block sinks only for block traces: their pools are 10 MB a capture does not need */

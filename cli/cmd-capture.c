@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "capture/capture.h"
+#include "capture/hosts.h"
 #include "common/stop.h"
 
 static const struct cli_opt capture_opts[] = {
@@ -85,6 +86,23 @@ static const struct cli_opt capture_opts[] = {
      .arg = "FILE",
      .kind = CLI_FILE,
      .help = "COMMAND's standard error goes to FILE (iotape's own messages stay on iotape's)"},
+    {.name = "host",
+     .key = 'U',
+     .arg = "DEST[:DEV,...][:IFACE]",
+     .help = "capture on the host DEST (an ssh destination: any ssh_config name) over ssh "
+             "instead of here, its devices DEV (as -d) and packets on IFACE (repeatable): "
+             "RUNDIR becomes a run set, a run per host in RUNDIR/DEST and runset.json "
+             "(docs/capture.md \"Several hosts\"); COMMAND runs here"},
+    {.name = "hosts",
+     .key = 'J',
+     .arg = "FILE",
+     .kind = CLI_FILE,
+     .help = "--host for each line of FILE (DEST[:DEV,...][:IFACE]; '#' comments)"},
+    {.name = "ssh-config",
+     .key = 'G',
+     .arg = "FILE",
+     .kind = CLI_FILE,
+     .help = "--host: ssh reads FILE (ssh -F FILE) instead of ~/.ssh/config"},
     {.name = "release",
      .key = 'X',
      .help = "capture nothing: put back the kernel tracer settings a capture killed with "
@@ -100,6 +118,8 @@ const struct cli_doc doc_capture = {
         "[--reader raw|pipe] [--buffer-kb N] [-a LIST] [--duration DUR] "
         "[--wait-tracer DUR] [--label KEY=VALUE]... [--stdout FILE] [--stderr FILE] "
         "[-- COMMAND [ARGS...]]\n"
+        "-o SET --host DEST[:DEV,...][:IFACE] [--host ...] [--hosts FILE] [--ssh-config FILE] "
+        "[--backend B] [--detail LEVEL] [...] [-- COMMAND [ARGS...]]\n"
         "--release",
     .description =
         "Trace the block devices (and packets on IFACE) while COMMAND runs, into RUNDIR: "
@@ -112,13 +132,25 @@ const struct cli_doc doc_capture = {
         "number of captures at once); --detail io writes one IO per completion (Q, D, C), "
         "--detail summary no records at all: summary.json, which analyze reads.\n"
         "\n"
-        "If iotape dies (even by SIGKILL), COMMAND gets SIGKILL.",
+        "If iotape dies (even by SIGKILL), COMMAND gets SIGKILL.\n"
+        "\n"
+        "With --host, iotape checks every host over ssh first (reachable, the same iotape on "
+        "its PATH, root, devices and interface there) and starts nothing while one cannot "
+        "capture; then starts `iotape capture` on each (with this command's --backend, "
+        "--detail, --reader, --buffer-kb, -a, --filter, --snaplen, --wait-tracer and "
+        "--label), runs COMMAND here once all trace, stops them, and brings each run back "
+        "over its ssh session into SET/DEST. SET/runset.json lists the hosts, each one's "
+        "status (ok, or failed and why), its clock offset from ssh round trips and the "
+        "alignment error; `iotape analyze SET` analyzes the hosts on one clock. A host that "
+        "fails does not stop the others; the exit status is then 4. SIGINT or SIGTERM (or "
+        "iotape's death) stops every host's capture: it ends with its ssh session.",
     .opts = capture_opts,
     .operands = CLI_COMMAND,
     .in_order = 1, /* options end at COMMAND, whose own options stay its own */
     .exit_status = "COMMAND's, 127 if it was not found, 126 if it could not run; 2 for bad "
                    "options or a missing device or interface; 3 for system errors (not root, "
-                   "tracing unavailable or busy, disk full).",
+                   "tracing unavailable or busy, disk full); with --host, 4 when a host's run "
+                   "is missing or incomplete (runset.json says which and why).",
     .docs = "capture.md ceph.md",
     .see_also = "blktrace(8) tcpdump(8)",
 };
@@ -185,6 +217,89 @@ static int capture_exit_code(int err)
 	}
 }
 
+/* --host: each host's capture; pass[] the options every remote capture gets */
+struct hosts_cli {
+	struct caph_host *hosts;
+	unsigned n;
+	const char *ssh_config;
+	char **pass;
+	unsigned npass;
+};
+
+static void hosts_free(struct hosts_cli *h)
+{
+	for (unsigned i = 0; i < h->n; i++)
+		caph_host_free(&h->hosts[i]);
+	free(h->hosts);
+	free(h->pass);
+}
+
+/* The option c with its value, for every host's `iotape capture`. */
+static void pass_on(struct hosts_cli *h, int c, const char *val)
+{
+	static const struct {
+		int key;
+		const char *opt;
+	} names[] = {{'B', "--backend"},   {'Y', "--detail"}, {'R', "--reader"},
+	             {'K', "--buffer-kb"}, {'a', "-a"},       {'F', "--filter"},
+	             {'S', "--snaplen"},   {'L', "--label"},  {'W', "--wait-tracer"}};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (names[i].key == c) {
+			h->pass[h->npass++] = (char *)names[i].opt;
+			h->pass[h->npass++] = (char *)val;
+		}
+	}
+}
+
+static void show_host_notice(void *arg, const char *msg)
+{
+	(void)arg;
+	fprintf(stderr, "iotape: capture: %s\n", msg);
+}
+
+static int capture_hosts(struct hosts_cli *hc, const struct cap_opts *co)
+{
+	struct caph_opts o = {.set = co->rundir,
+	                      .hosts = hc->hosts,
+	                      .nhosts = hc->n,
+	                      .ssh_config = hc->ssh_config,
+	                      .capture_args = hc->pass,
+	                      .ncapture_args = hc->npass,
+	                      .cmd = co->cmd,
+	                      .duration_ns = co->duration_ns,
+	                      .argc = co->argc,
+	                      .argv = co->argv,
+	                      .stop = co->stop,
+	                      .notice = show_host_notice};
+	struct caph_status *st = calloc(hc->n, sizeof(*st));
+	struct caph_result res;
+	struct iot_err e = {""};
+	int ret;
+
+	if (!st)
+		return error("out of memory"), EXIT_SYSTEM;
+	if ((ret = caph_run(&o, st, &res, &e))) {
+		free(st);
+		return error("%s", e.msg), ret == -EINVAL ? EXIT_USAGE : capture_exit_code(ret);
+	}
+	for (unsigned i = 0; i < hc->n; i++)
+		if (!st[i].ok)
+			error("host %s: %s", hc->hosts[i].dest, st[i].reason);
+	if (res.cmd_error[0])
+		error("cannot run %s", res.cmd_error);
+	fprintf(stderr,
+	        "iotape: capture: %u of %u hosts brought back, clocks aligned within %.3f ms -> "
+	        "%s/%s\n",
+	        res.nok, hc->n, (double)res.align_err_ns / 1e6, co->rundir, CAPH_RUNSET_FILE);
+	free(st);
+	if (res.nok < hc->n)
+		return 4; /* a part is missing */
+	if (co->cmd && !res.cmd_ran && res.stop_signal)
+		return 128 + res.stop_signal;
+	return co->cmd ? res.cmd_status : EXIT_OK;
+}
+
 /* names[] has a slot per -d: the copies of their NAMEs, or NULL */
 static void free_all(char **devs, char **labels, char **names)
 {
@@ -206,8 +321,12 @@ int cmd_capture(int argc, char **argv)
 	unsigned long long v;
 	uint64_t lost;
 	int c, ret, release = 0;
+	struct hosts_cli hc = {0};
 
-	if (!devs || !labels || !names) {
+	hc.hosts = calloc((size_t)argc + CAPH_MAX_HOSTS + 1, sizeof(*hc.hosts));
+	hc.pass = calloc((size_t)argc * 2 + 1, sizeof(char *));
+	if (!devs || !labels || !names || !hc.hosts || !hc.pass) {
+		hosts_free(&hc);
 		free(devs);
 		free(labels);
 		free(names);
@@ -220,7 +339,24 @@ int cmd_capture(int argc, char **argv)
 	o.argv = argv;
 	optind = 1;
 	while ((c = cli_getopt(argc, argv, &doc_capture)) != -1) {
+		pass_on(&hc, c, optarg);
 		switch (c) {
+		case 'U':
+			if (caph_parse(optarg, &hc.hosts[hc.n], &e)) {
+				usage_error("%s", e.msg);
+				goto usage;
+			}
+			hc.n++;
+			break;
+		case 'J':
+			if (caph_parse_file(optarg, hc.hosts, CAPH_MAX_HOSTS, &hc.n, &e)) {
+				usage_error("%s", e.msg);
+				goto usage;
+			}
+			break;
+		case 'G':
+			hc.ssh_config = optarg;
+			break;
 		case 'o':
 			o.rundir = optarg;
 			break;
@@ -238,6 +374,7 @@ int cmd_capture(int argc, char **argv)
 				if (!(names[o.ndevs] = strndup(optarg, (size_t)(eq - optarg)))) {
 					error("out of memory");
 					free_all(devs, labels, names);
+					hosts_free(&hc);
 					return EXIT_SYSTEM;
 				}
 				optarg = eq + 1;
@@ -342,6 +479,7 @@ int cmd_capture(int argc, char **argv)
 		char msg[256];
 
 		free_all(devs, labels, names);
+		hosts_free(&hc);
 		if (argc != 2)
 			return usage_error("--release takes no other option or command");
 		if ((ret = cap_tracefs_release(msg, sizeof(msg), &e)))
@@ -353,11 +491,21 @@ int cmd_capture(int argc, char **argv)
 		usage_error("missing -o RUNDIR");
 		goto usage;
 	}
-	if (!o.ndevs && !o.iface) {
+	if (hc.n && (o.ndevs || o.iface || o.cmd_stdout || o.cmd_stderr)) {
+		usage_error(
+		    "--host captures on the hosts only: -d, -i, --stdout and --stderr do "
+		    "not go with it (a host of its own, --host localhost:..., captures here)");
+		goto usage;
+	}
+	if (hc.ssh_config && !hc.n) {
+		usage_error("--ssh-config needs --host");
+		goto usage;
+	}
+	if (!hc.n && !o.ndevs && !o.iface) {
 		usage_error("nothing to capture: give -d DEV (and/or -i IFACE)");
 		goto usage;
 	}
-	if ((o.filter || o.snaplen) && !o.iface) {
+	if ((o.filter || o.snaplen) && !o.iface && !hc.n) {
 		usage_error("--filter and --snaplen need -i IFACE");
 		goto usage;
 	}
@@ -379,6 +527,13 @@ int cmd_capture(int argc, char **argv)
 		usage_error("--stdout and --stderr need a COMMAND");
 		goto usage;
 	}
+	if (hc.n) {
+		free_all(devs, labels, names);
+		ret = capture_hosts(&hc, &o);
+		hosts_free(&hc);
+		return ret;
+	}
+	hosts_free(&hc);
 	ret = cap_run(&o, &res, &e);
 	if (progress_shown)
 		fputc('\n', stderr);
@@ -412,5 +567,6 @@ int cmd_capture(int argc, char **argv)
 	return EXIT_OK;
 usage:
 	free_all(devs, labels, names);
+	hosts_free(&hc);
 	return EXIT_USAGE;
 }

@@ -22,6 +22,7 @@ PKGS=(
 	librsvg2-bin
 	man-db groff-base bash-completion
 	python3 time locales zstd binutils
+	openssh-server openssh-client
 )
 missing=()
 for p in "${PKGS[@]}"; do
