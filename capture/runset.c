@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "common/fs.h"
+#include "common/jsonint.h"
 #include "iotape_version.h"
 
 void caph_host_free(struct caph_host *h)
@@ -146,8 +147,7 @@ static json_t *runset_json(const struct caph_opts *o, const struct caph_status *
 		json_array_append_new(hosts, hj);
 	}
 	json_object_set_new(root, "hosts", hosts);
-	json_object_set_new(root, "alignment_error_ns",
-	                    json_integer((json_int_t)res->align_err_ns));
+	json_object_set_new(root, "alignment_error_ns", json_u64(res->align_err_ns));
 	cmd = json_object();
 	if (o->cmd) {
 		json_t *ca = json_array();

@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "common/jsonint.h"
 #include "common/textesc.h"
+#include "common/units.h"
 
 uint64_t jget_u(const json_t *o, const char *path)
 {
@@ -52,19 +53,7 @@ double jget_f(const json_t *o, const char *path)
 
 const char *fmt_bytes(uint64_t b, char *buf, size_t len)
 {
-	static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-	double v = (double)b;
-	unsigned u = 0;
-
-	while (v >= 1024 && u + 1 < sizeof(unit) / sizeof(unit[0])) {
-		v /= 1024;
-		u++;
-	}
-	if (u)
-		snprintf(buf, len, "%.1f %s", v, unit[u]);
-	else
-		snprintf(buf, len, "%" PRIu64 " B", b);
-	return buf;
+	return iot_fmt_bytes(b, buf, len); /* one formatter for every renderer */
 }
 
 /* The IO at an edge of a gap ("W 4.0 KiB pid 7 (jbd2)"), or "-". */
