@@ -388,7 +388,7 @@ static void because(const struct idle_explain *x, const struct ie_dev *d, const 
 		k = busiest_any(x, d, g);
 		for (unsigned h = 0; g->net && h < x->nhosts; h++)
 			pk += g->net[h].packets;
-		char wait[96];
+		char wait[160]; /* room for the longest dur() and pct() */
 
 		/* the gap's ending request may have waited a little (too little for
 		 * held_in_queue): said as the row's "IO waiting" says it */

@@ -36,12 +36,17 @@ longest = idle['longest']
 # the bursts: the data device idle, the journal busy (synchronous writes back to back). On a
 # loaded machine the reader thread may also pause 10 ms or more between its reads with the
 # journal idle: those gaps are not bursts (no_work_offered), so the bursts are picked by the
-# journal's writes during them, not by rank.
+# journal's writes during them, not by rank; and a burst the reader was slow to follow (CI's
+# ASan pass: 30 ms of writes in a 154 ms gap) is mostly the reader's own pause, which the
+# explanation rightly ranks elsewhere (periodic): a burst is a gap the journal filled at least
+# half of.
 # (a gap before the journal's first IO has no entry for it: it did nothing then)
+def journal_of(g):
+    return next((o for o in g['explain']['devices'] if o['dev'] == journal),
+                {'ios': 0, 'busy_ns': 0})
 bursts = [g for g in longest
-          if next((o for o in g['explain']['devices'] if o['dev'] == journal),
-                  {'ios': 0})['ios'] >= 16]
-assert len(bursts) >= 5, 'only %d bursts among %d gaps' % (len(bursts), len(longest))
+          if journal_of(g)['ios'] >= 16 and 2 * journal_of(g)['busy_ns'] >= g['duration_ns']]
+assert len(bursts) >= 4, 'only %d bursts among %d gaps' % (len(bursts), len(longest))
 for g in bursts:
     e = g['explain']
     assert e['cause'] == 'other_device_busy', (g['duration_ns'], e)

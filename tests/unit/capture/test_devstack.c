@@ -18,7 +18,7 @@ static char root[64];
 
 static void put(const char *rel, const char *text)
 {
-	char p[512], cmd[600];
+	char p[640], cmd[720]; /* root (64) and a 512-byte rel fit */
 	FILE *f;
 
 	snprintf(p, sizeof(p), "%s/%s", root, rel);
@@ -32,7 +32,7 @@ static void put(const char *rel, const char *text)
 
 static void link_to(const char *rel, const char *target)
 {
-	char p[512], cmd[600];
+	char p[640], cmd[720];
 
 	snprintf(p, sizeof(p), "%s/%s", root, rel);
 	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", p);
