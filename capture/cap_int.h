@@ -270,4 +270,9 @@ struct caph_result;
 int caph_runset_write(const struct caph_opts *o, const struct caph_status *st,
                       const struct caph_result *res, struct iot_err *e);
 
+/* fmt formatted (cut at 767 bytes) to notice(arg, line); nothing when notice is NULL. The
+ * capture's and the hosts' messages both go through it (capture/say.c). */
+void cap_say(void (*notice)(void *arg, const char *msg), void *arg, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 #endif

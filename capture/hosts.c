@@ -52,21 +52,6 @@ struct sshp {
 	struct lines ol, el;
 };
 
-static void note(const struct caph_opts *o, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void note(const struct caph_opts *o, const char *fmt, ...)
-{
-	char buf[600];
-	va_list ap;
-
-	if (!o->notice)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	o->notice(o->arg, buf);
-}
-
 /* src into dst, cut to fit (messages: a cut one is still a message) */
 static void set_str(char *dst, size_t cap, const char *src)
 {
@@ -516,7 +501,7 @@ static void live_line(void *arg, const char *line)
 
 	if (!strcmp(line, READY_LINE)) {
 		l->st->started = 1;
-		note(l->o, "%s: tracing", l->h->dest);
+		cap_say(l->o->notice, l->o->arg, "%s: tracing", l->h->dest);
 		return;
 	}
 	if (!strncmp(line, EXIT_PREFIX, strlen(EXIT_PREFIX))) {
@@ -527,7 +512,7 @@ static void live_line(void *arg, const char *line)
 	if (!*line)
 		return;
 	set_str(l->s.el.last, sizeof(l->s.el.last), line);
-	note(l->o, "%s: %s", l->h->dest, line);
+	cap_say(l->o->notice, l->o->arg, "%s: %s", l->h->dest, line);
 }
 
 /* Poll every host's stderr for up to ms; reap the ssh of each one whose stderr closed. */
@@ -703,7 +688,7 @@ int caph_run(const struct caph_opts *o, struct caph_status *st, struct caph_resu
 	if (!(chk = calloc(o->nhosts, sizeof(*chk))))
 		return iot_err_set(e, -ENOMEM, "out of memory");
 	for (unsigned i = 0; i < o->nhosts; i++) {
-		note(o, "%s: checking", o->hosts[i].dest);
+		cap_say(o->notice, o->arg, "%s: checking", o->hosts[i].dest);
 		chk[i].p.pid = -1;
 		if (check_begin(o, &o->hosts[i], &st[i], &chk[i]))
 			chk[i].done = 1;
@@ -790,8 +775,9 @@ int caph_run(const struct caph_opts *o, struct caph_status *st, struct caph_resu
 		nstarted += st[i].started && lv[i].running;
 	if (nstarted && !stopping(o, res)) {
 		if (nstarted < o->nhosts)
-			note(o, "%u of %u hosts trace: going on without the others", nstarted,
-			     o->nhosts);
+			cap_say(o->notice, o->arg,
+			        "%u of %u hosts trace: going on without the others", nstarted,
+			        o->nhosts);
 		run_command(o, lv, res);
 	}
 	/* stop: each host's session sees its input end, its capture stops and its run comes */

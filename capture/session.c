@@ -144,21 +144,6 @@ struct run {
 	int *hold;          /* each traced device held open while the capture runs, or -1 */
 };
 
-static void notice(const struct cap_opts *o, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void notice(const struct cap_opts *o, const char *fmt, ...)
-{
-	char buf[768];
-	va_list ap;
-
-	if (!o->notice)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	o->notice(o->arg, buf);
-}
-
 /*
  * The manifest is rewritten at the end (state, counts, error), and a capture that stopped
  * because the disk is full must still be able to say so: the space is set aside at the start
@@ -259,7 +244,7 @@ static int start_auto(struct run *r, struct iot_err *e)
 		if (!ret)
 			json_object_set_new(r->backend, "fallback_reason", json_string(bpf_e.msg));
 		if (!ret)
-			notice(o, "%s", why);
+			cap_say(o->notice, o->arg, "%s", why);
 		return ret;
 	}
 	snprintf(
@@ -269,7 +254,7 @@ static int start_auto(struct run *r, struct iot_err *e)
 	    o->detail != CAP_DETAIL_EVENTS ? " (every event: --detail " : "",
 	    o->detail != CAP_DETAIL_EVENTS ? cap_detail_name(o->detail) : "",
 	    o->detail != CAP_DETAIL_EVENTS ? " needs bpf)" : "");
-	notice(o, "%s", why);
+	cap_say(o->notice, o->arg, "%s", why);
 	json_object_set_new(r->backend, "fallback_reason",
 	                    json_pack("{s:s, s:s}", "bpf", bpf_e.msg, "relay", relay_e.msg));
 	r->res->backend = CAP_BACKEND_TRACEFS;
@@ -288,7 +273,7 @@ static int start_block(struct run *r, struct iot_err *e)
 		                   "--detail %s needs the bpf backend (--backend bpf or auto)",
 		                   cap_detail_name(o->detail));
 	if (cap_tracefs_recover(why, sizeof(why))) {
-		notice(o, "%s", why);
+		cap_say(o->notice, o->arg, "%s", why);
 		json_object_set_new(r->backend, "recovered", json_string(why));
 	}
 	switch (o->backend) {
@@ -334,8 +319,8 @@ static int wait_tracer(const struct cap_opts *o, struct cap_result *res, struct 
 			return iot_err_set(e, -EBUSY, "%s (waited %.3g s for it)", busy.msg,
 			                   (double)o->wait_ns / 1e9);
 		if (!said)
-			notice(o, "waiting up to %.3g s for the blk tracer: %s",
-			       (double)o->wait_ns / 1e9, busy.msg);
+			cap_say(o->notice, o->arg, "waiting up to %.3g s for the blk tracer: %s",
+			        (double)o->wait_ns / 1e9, busy.msg);
 		said = true;
 		sleep_ms(TICK_MS * 5);
 	}
@@ -682,10 +667,10 @@ int cap_run(const struct cap_opts *o, struct cap_result *res, struct iot_err *e)
 		for (unsigned i = 0; i < o->ndevs && !stat(o->rundir, &st); i++)
 			if (major(st.st_dev) == r.devs[i].major &&
 			    minor(st.st_dev) == r.devs[i].minor)
-				notice(o,
-				       "warning: '%s' is on traced device '%s': the trace will "
-				       "include its own writes",
-				       o->rundir, r.devs[i].name);
+				cap_say(o->notice, o->arg,
+				        "warning: '%s' is on traced device '%s': the trace will "
+				        "include its own writes",
+				        o->rundir, r.devs[i].name);
 	}
 	/*
 	 * Each traced device is held open (read-only) until the capture ends. The kernel drops a
