@@ -69,6 +69,33 @@ static void safe_name(char *dst, size_t cap, const char *src)
 	dst[i] = 0;
 }
 
+/* A name no earlier device has: names the file rule maps together ("osd 0", "osd/0") or that
+ * were cut to one prefix get _MAJOR_MINOR (and then _N) added, so no log is shared. */
+static void unique_name(const struct xp *x, struct export_iolog_dev *d)
+{
+	char base[sizeof(d->name)], sfx[32];
+	unsigned n = 1;
+
+	memcpy(base, d->name, sizeof(base));
+	for (;;) {
+		bool taken = false;
+
+		for (unsigned i = 0; i < x->ndevs && !taken; i++)
+			taken = !strcmp(x->devs[i].name, d->name);
+		if (!taken)
+			return;
+		if (n == 1)
+			snprintf(sfx, sizeof(sfx), "_%u_%u", BLK_DEV_MAJOR(d->dev),
+			         BLK_DEV_MINOR(d->dev));
+		else
+			snprintf(sfx, sizeof(sfx), "_%u_%u_%u", BLK_DEV_MAJOR(d->dev),
+			         BLK_DEV_MINOR(d->dev), n);
+		n++;
+		snprintf(d->name, sizeof(d->name), "%.*s%s",
+		         (int)(sizeof(d->name) - 1 - strlen(sfx)), base, sfx);
+	}
+}
+
 static const struct export_target *target_of(const struct export_iolog_opts *o, uint32_t dev)
 {
 	for (unsigned i = 0; i < o->ntargets; i++)
@@ -143,6 +170,7 @@ static int dev_of(struct xp *x, uint32_t dev, struct iot_err *e)
 		name = buf;
 	}
 	safe_name(d->name, sizeof(d->name), name);
+	unique_name(x, d);
 	t = target_of(x->o, dev);
 	x->x[x->ndevs].out = !t && x->o->only_targets;
 	d->job = t ? t->job : 0;

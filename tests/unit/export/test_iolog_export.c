@@ -4,6 +4,8 @@
 
 #include "export/export.h"
 
+#include <sys/stat.h>
+
 #define DEV_8_32 ((8u << 20) | 32u)
 
 static void trace(void)
@@ -116,11 +118,59 @@ static void test_v2_queue(void **s)
 	export_iolog_result_release(&res);
 }
 
+/* Device names that the file-name rule maps to one name (and one cut at 63 bytes) get logs of
+ * their own: the second gets _MAJOR_MINOR added, never the first's file. */
+static void test_name_clash(void **s)
+{
+	static const char *mf =
+	    "{\"format\": \"iotape-run\", \"format_version\": 1, \"devices\": ["
+	    "{\"name\": \"osd 0\", \"major\": 8, \"minor\": 16, \"files\": \"io.blktrace\"},"
+	    "{\"name\": \"osd/0\", \"major\": 8, \"minor\": 32, \"files\": \"io.blktrace\"}]}";
+	struct export_iolog_opts o;
+	struct export_iolog_result res;
+	struct iot_err e;
+	struct file f;
+	FILE *m;
+	char *log;
+
+	(void)s;
+	assert_int_equal(mkdir(tpath("run"), 0755), 0);
+	m = fopen(tpath("run/manifest.json"), "w");
+	assert_non_null(m);
+	fputs(mf, m);
+	assert_int_equal(fclose(m), 0);
+	file_open(&f, "run/io", 0);
+	put(&f, 1000, BLK_A_ISSUE, BLK_F_READ | BLK_F_ISSUE, 0, 4096, 1, 0, NULL, 0);
+	f.dev = (8u << 20) | 32u;
+	put(&f, 2000, BLK_A_ISSUE, BLK_F_READ | BLK_F_ISSUE, 8, 4096, 1, 0, NULL, 0);
+	file_close(&f);
+	memset(&o, 0, sizeof(o));
+	o.dir = tpath("outc");
+	o.version = 3;
+	assert_int_equal(export_fio_iolog(tpath("run"), &o, &res, &e), 0);
+	assert_int_equal(res.ndevs, 2);
+	assert_string_equal(res.devs[0].iolog, "osd_0.iolog");
+	assert_string_equal(res.devs[1].iolog, "osd_0_8_32.iolog");
+	log = slurp(tpath("outc/osd_0.iolog"));
+	assert_non_null(strstr(log, "/dev/osd_0 read 0 4096\n"));
+	assert_null(strstr(log, "4096 4096"));
+	free(log);
+	log = slurp(tpath("outc/osd_0_8_32.iolog"));
+	assert_non_null(strstr(log, "/dev/osd_0_8_32 read 4096 4096\n"));
+	free(log);
+	log = slurp(tpath("outc/replay.fio"));
+	assert_non_null(strstr(log, "[osd_0]"));
+	assert_non_null(strstr(log, "[osd_0_8_32]"));
+	free(log);
+	export_iolog_result_release(&res);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_v3),
 	    cmocka_unit_test(test_v2_queue),
+	    cmocka_unit_test(test_name_clash),
 	};
 
 	return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
