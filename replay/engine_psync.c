@@ -76,7 +76,8 @@ struct rp_engine {
 	bool help; /* the reaper does queued IOs itself while it waits */
 	pthread_t *threads;
 	struct warg *wargs;
-	unsigned nthreads;
+	unsigned nthreads; /* started so far: all want of them at the first queue() */
+	unsigned want;
 	uint8_t *tbmem; /* the tb buffers, 2 * RP_SLOT_BYTES per thread and the reaper */
 	size_t tbmem_len;
 };
@@ -383,26 +384,37 @@ static int psync_init(struct rp_engine **out, const struct rp_engine_conf *c, st
 	 * submission queue */
 	if (want && !syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0))
 		p->sq.asym = p->cq.asym = true;
-	for (; p->nthreads < want; p->nthreads++) {
+	p->want = want;
+	*out = p;
+	return 0;
+}
+
+/* The threads start with the first IO queued, not before: a trace of dependent IOs does them
+ * all in the caller's thread (run()), and an idle thread would still cost each of its system
+ * calls: a process with one thread uses its descriptors without taking a reference, one with
+ * two takes and drops one per call (fdget/fput), on a RAM device's 4 KiB IO as much as the
+ * rest of the replay's own code. 0 or -errno. */
+static int start_threads(struct rp_engine *p)
+{
+	for (; p->nthreads < p->want; p->nthreads++) {
 		struct warg *a = &p->wargs[p->nthreads];
 		int ret;
 
 		a->p = p;
 		a->tb = p->tb ? &p->tb[p->nthreads] : NULL;
 		ret = pthread_create(&p->threads[p->nthreads], NULL, worker, a);
-
-		if (ret) {
-			psync_cleanup(p);
-			return iot_err_set(e, -ret, "psync: cannot start a thread: %s",
-			                   strerror(ret));
-		}
+		if (ret)
+			return -ret;
 	}
-	*out = p;
 	return 0;
 }
 
 static int psync_queue(struct rp_engine *p, struct rp_io *io)
 {
+	int ret;
+
+	if (__builtin_expect(p->nthreads < p->want, 0) && (ret = start_threads(p)))
+		return ret;
 	if (!sq_push(&p->sq, io))
 		return -EBUSY;
 	ring_notify(&p->sq, false);
@@ -430,7 +442,7 @@ static int psync_reap(struct rp_engine *p, struct rp_io **done, unsigned max, ui
 		 * only until its final spin, which leaves it that much margin; even a caller that
 		 * does not wait gets one done, so an IO is never left for a later wait */
 		if (p->help && (io = sq_pop(&p->sq))) {
-			exec(p, io, p->tb ? &p->tb[p->nthreads] : NULL);
+			exec(p, io, p->tb ? &p->tb[p->want] : NULL);
 			done[n++] = io;
 			continue;
 		}
@@ -451,7 +463,7 @@ static int psync_reap(struct rp_engine *p, struct rp_io **done, unsigned max, ui
 /* In the submitter's thread, with the reaper's own buffers on a RAM device, as when it helps */
 static void psync_run(struct rp_engine *p, struct rp_io *io)
 {
-	exec(p, io, p->tb ? &p->tb[p->nthreads] : NULL);
+	exec(p, io, p->tb ? &p->tb[p->want] : NULL);
 }
 
 const struct rp_engine_ops rp_engine_psync = {

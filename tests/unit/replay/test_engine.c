@@ -275,6 +275,48 @@ static void test_psync_deadline(void **state)
 	ops->cleanup(eng);
 }
 
+/* threads of this process */
+static unsigned count_tasks(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	unsigned n = 0;
+	struct dirent *de;
+
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/* The pool starts with the first IO queued: IOs done in the caller's thread (run()) leave the
+ * process with one thread, whose system calls then take no reference on their descriptor. */
+static void test_psync_threads_on_demand(void **state)
+{
+	const struct rp_engine_ops *ops = rp_engine_find("psync");
+	struct rp_engine_conf conf = {.depth = 4};
+	static uint8_t buf[4096] __attribute__((aligned(4096)));
+	struct rp_io io = {.op = RP_OP_READ, .buf = buf, .len = 4096, .buf_index = -1};
+	struct rp_engine *eng;
+	unsigned before = count_tasks();
+
+	(void)state;
+	for (int in = 0; in < 2; in++) {
+		conf.inline_ok = in;
+		assert_int_equal(ops->init(&eng, &conf, NULL), 0);
+		io.fd = fd;
+		ops->run(eng, &io);
+		assert_int_equal(io.res, 4096);
+		assert_int_equal(count_tasks(), before);
+		io.res = 0;
+		run(ops, eng, &io, 1);
+		assert_int_equal(io.res, 4096);
+		assert_true(count_tasks() > before);
+		ops->cleanup(eng);
+		assert_int_equal(count_tasks(), before);
+	}
+}
+
 static void test_null_latency(void **state)
 {
 	const struct rp_engine_ops *ops = rp_engine_find("null");
@@ -304,9 +346,13 @@ static void test_null_latency(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_uring),          cmocka_unit_test(test_psync),
-	    cmocka_unit_test(test_psync_inline),   cmocka_unit_test(test_psync_stress),
-	    cmocka_unit_test(test_psync_deadline), cmocka_unit_test(test_null_latency),
+	    cmocka_unit_test(test_uring),
+	    cmocka_unit_test(test_psync),
+	    cmocka_unit_test(test_psync_inline),
+	    cmocka_unit_test(test_psync_stress),
+	    cmocka_unit_test(test_psync_deadline),
+	    cmocka_unit_test(test_null_latency),
+	    cmocka_unit_test(test_psync_threads_on_demand),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -107,6 +108,47 @@ static void test_own_input(void **state)
 	unlink(path);
 }
 
+/* pages of fd's first len bytes in the page cache */
+static size_t resident(int fd, size_t len)
+{
+	unsigned char vec[(sizeof(buf) + 4095) / 4096];
+	void *p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	size_t n = 0;
+
+	assert_true(p != MAP_FAILED);
+	assert_int_equal(mincore(p, len, vec), 0);
+	for (size_t i = 0; i < (len + 4095) / 4096; i++)
+		n += vec[i] & 1;
+	munmap(p, len);
+	return n;
+}
+
+/* The check's probe leaves no pages of the target in the page cache: with pages there, every
+ * O_DIRECT IO of the replay writes back and invalidates its range. On the build tree's
+ * filesystem (a disk's: /tmp may be tmpfs, whose pages are its storage). */
+static void test_probe_leaves_no_cache(void **state)
+{
+	struct replay_opts o = {0};
+	struct iot_err e = {{0}};
+	char img[] = "iotape-ut-safety-cache.XXXXXX";
+	int fd = mkstemp(img);
+
+	(void)state;
+	assert_true(fd >= 0);
+	memset(buf, 0xa5, sizeof(buf));
+	assert_int_equal(write(fd, buf, sizeof(buf)), (ssize_t)sizeof(buf));
+	assert_int_equal(fsync(fd), 0);
+	assert_int_equal(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+	if (resident(fd, sizeof(buf))) {
+		unlink(img);
+		fail_msg("the filesystem of '.' keeps clean pages after POSIX_FADV_DONTNEED");
+	}
+	assert_int_equal(rp_target_check(img, &o, &e), 0);
+	assert_int_equal(resident(fd, sizeof(buf)), 0);
+	close(fd);
+	unlink(img);
+}
+
 /* what each risk needs, and what the messages say */
 static void test_judge(void **state)
 {
@@ -149,9 +191,8 @@ static void test_judge(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_signature),
-	    cmocka_unit_test(test_target_check),
-	    cmocka_unit_test(test_own_input),
+	    cmocka_unit_test(test_signature), cmocka_unit_test(test_target_check),
+	    cmocka_unit_test(test_own_input), cmocka_unit_test(test_probe_leaves_no_cache),
 	    cmocka_unit_test(test_judge),
 	};
 	int fd = mkstemp(path);
