@@ -6,6 +6,7 @@
 #include <getopt.h> /* optarg, optind */
 #include <inttypes.h>
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,7 @@
 #include "analyze/blk_analysis.h"
 #include "analyze/blk_bycg.h"
 #include "analyze/idle_explain.h"
+#include "analyze/nfs_ends.h"
 #include "capture/hosts.h"
 #include "analyze/run_summary.h"
 #include "cli/analyze.h"
@@ -24,6 +26,7 @@
 #include "analyze/blk_summary.h"
 #include "formats/manifest.h"
 #include "formats/outcheck.h"
+#include "formats/rundir.h"
 #include "iotape_version.h"
 
 static const struct cli_opt analyze_opts[] = {
@@ -133,6 +136,7 @@ struct run {
 	struct devref *refs;         /* the document's devices: which pass, which position */
 	struct caph_runset_host *rs; /* INPUT was a run set (capture --host): its hosts */
 	unsigned nrs;
+	struct nfs_ends *ends; /* a run set's NFS calls seen from both ends */
 };
 
 /*
@@ -466,6 +470,21 @@ static void run_release(struct run *r)
 	if (r->have_man)
 		manifest_release(&r->man);
 	caph_runset_free(r->rs, r->nrs);
+	nfs_ends_free(r->ends);
+}
+
+/* A run directory with a packet capture and no block trace (a capture --host HOST::IFACE). */
+static bool runset_packets_only(const char *run)
+{
+	struct rundir rd;
+	struct iot_err e;
+	bool only;
+
+	if (rundir_scan(&rd, run, &e))
+		return false;
+	only = rd.ncaptures && !rd.ntraces && !rd.summary;
+	rundir_release(&rd);
+	return only;
 }
 
 /*
@@ -498,6 +517,20 @@ static int open_runset(struct run *r, const char *path)
 	}
 	if (!r->nrs)
 		return usage_error("'%s': no host brought a whole run back", path);
+	if ((ret = analyze_runset_ends(r->rs, r->nrs, &r->ends)))
+		return ret;
+	/* a host with packets only: what it saw is in the split of the calls seen from both
+	 * ends; the block pass is for hosts with a block trace */
+	for (unsigned i = 0, k = 0, n = r->nrs; r->ends && i < n; i++) {
+		if (!runset_packets_only(r->rs[i].run)) {
+			r->rs[k++] = r->rs[i];
+		} else {
+			free(r->rs[i].run);
+			free(r->rs[i].name);
+		}
+		if (i + 1 == n)
+			r->nrs = k;
+	}
 	if (r->nrs > IE_MAX_HOSTS)
 		return usage_error("'%s': at most %u hosts", path, IE_MAX_HOSTS);
 	if (r->by_cgroup && r->nrs > 1)
@@ -893,6 +926,15 @@ int cmd_analyze(int argc, char **argv)
 		text_summary(out, root);
 	if (capbuf && ret == EXIT_OK)
 		fwrite(capbuf, 1, caplen, out);
+	if (ret == EXIT_OK && r.ends) {
+		json_t *ends = nfs_ends_json(r.ends);
+
+		if (!ends)
+			ret = (error("out of memory"), EXIT_SYSTEM);
+		json_object_set_new(root, "nfs_ends", ends);
+		if (!r.ao.json)
+			nfs_ends_text(out, r.ends);
+	}
 	if (ret == EXIT_OK && r.ao.json && write_document(out, root, r.refs))
 		ret = (error("writing the JSON document failed"), EXIT_SYSTEM);
 	if (out == stdout && fflush(out) == EOF)
