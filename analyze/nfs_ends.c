@@ -111,7 +111,8 @@ static int row_of(struct nfs_ends *x, const struct rpc_txn *t, uint16_t *row)
 		struct row *w;
 
 		if (x->nrows == ROWS_MAX) {
-			*row = ROWS_MAX - 1; /* a flood of made-up procedures: the last row holds it */
+			*row =
+			    ROWS_MAX - 1; /* a flood of made-up procedures: the last row holds it */
 			return 0;
 		}
 		if (!x->rows && !(x->rows = calloc(ROWS_MAX, sizeof(*x->rows))))
@@ -119,8 +120,7 @@ static int row_of(struct nfs_ends *x, const struct rpc_txn *t, uint16_t *row)
 		w = &x->rows[x->nrows++];
 		w->prog = t->prog;
 		snprintf(w->version, sizeof(w->version), "%s", version);
-		snprintf(w->name, sizeof(w->name), "%s",
-		         x->nrows == ROWS_MAX ? "other" : name);
+		snprintf(w->name, sizeof(w->name), "%s", x->nrows == ROWS_MAX ? "other" : name);
 		hist_init(&w->server);
 		hist_init(&w->total);
 		hist_init(&w->rest);
@@ -287,7 +287,8 @@ static void match_conn(struct nfs_ends *x, const uint32_t *idx, size_t lo, size_
 		b = &x->r[a->mate - 1];
 		if ((a->host == pa && b->host == pb) || (a->host == pb && b->host == pa)) {
 			/* sum < 0: the lower host's times are the shorter ones, it is the server;
-			 * no reply at all: the end that saw the call later is (the request's leg) */
+			 * no reply at all: the end that saw the call later is (the request's leg)
+			 */
 			bool lower = sum ? sum < 0 : lead < 0;
 
 			a_server = lower == (a->host == pa);
@@ -405,11 +406,12 @@ void nfs_ends_call(const struct nfs_ends *x, size_t i, struct nfs_ends_call *k)
 	k->rest_ns = (int64_t)(k->total_ns - k->server_ns);
 	/* the legs on the common clock: each host's time less its offset */
 	k->out_ns = (s->acall_ns) - c->acall_ns;
-	k->back_ns = ((int64_t)c->reply_ns - hc->offset_ns) - ((int64_t)s->reply_ns - hs->offset_ns);
+	k->back_ns =
+	    ((int64_t)c->reply_ns - hc->offset_ns) - ((int64_t)s->reply_ns - hs->offset_ns);
 }
 
-void nfs_ends_host_counts(const struct nfs_ends *x, unsigned h, uint64_t *txns,
-                          uint64_t *matched, uint64_t *unmatched)
+void nfs_ends_host_counts(const struct nfs_ends *x, unsigned h, uint64_t *txns, uint64_t *matched,
+                          uint64_t *unmatched)
 {
 	*txns = x->h[h].txns;
 	*matched = x->h[h].matched;
@@ -433,8 +435,8 @@ static uint64_t max_bound(const struct nfs_ends *x)
 
 static json_t *negs_json(const struct negs *n)
 {
-	return json_pack("{s:o, s:o}", "within_alignment", json_u64(n->within),
-	                 "beyond_alignment", json_u64(n->beyond));
+	return json_pack("{s:o, s:o}", "within_alignment", json_u64(n->within), "beyond_alignment",
+	                 json_u64(n->beyond));
 }
 
 static const char *flag_of(const struct nfs_ends_call *k)
@@ -476,11 +478,11 @@ json_t *nfs_ends_json(const struct nfs_ends *x)
 			continue;
 		json_array_append_new(
 		    procs, json_pack("{s:o, s:s, s:s, s:o, s:o, s:o, s:o, s:o}", "program",
-		                     pn ? json_string(pn) : json_u64(w->prog), "version", w->version,
-		                     "procedure", w->name, "calls", json_u64(w->calls), "replied",
-		                     json_u64(w->replied), "server_ns", nfs_hist_json(&w->server),
-		                     "rest_ns", nfs_hist_json(&w->rest), "total_ns",
-		                     nfs_hist_json(&w->total)));
+		                     pn ? json_string(pn) : json_u64(w->prog), "version",
+		                     w->version, "procedure", w->name, "calls", json_u64(w->calls),
+		                     "replied", json_u64(w->replied), "server_ns",
+		                     nfs_hist_json(&w->server), "rest_ns", nfs_hist_json(&w->rest),
+		                     "total_ns", nfs_hist_json(&w->total)));
 	}
 	for (size_t i = 0; i < x->np && i < NFS_ENDS_MAX_CALLS; i++) {
 		struct nfs_ends_call k;
@@ -557,17 +559,21 @@ void nfs_ends_text(FILE *f, const struct nfs_ends *x)
 		fprintf(f, "no call was seen by two hosts\n");
 		return;
 	}
-	fprintf(f, "\n%-7s %-20s %8s | %9s %9s %9s | %9s %9s %9s | %9s %9s %9s\n", "version",
-	        "procedure", "calls", "server", "p90", "p99", "rest", "p90", "p99", "total", "p90",
-	        "p99");
-	fprintf(f, "%-7s %-20s %8s | %9s %9s %9s | %9s %9s %9s | %9s %9s %9s\n", "", "", "", "p50",
-	        "", "", "p50", "", "", "p50", "", "");
+	fprintf(f, "\n%-8s %-7s %-16s %7s | %9s %9s %9s | %9s %9s %9s | %9s %9s %9s\n", "program",
+	        "version", "procedure", "calls", "server", "p90", "p99", "rest", "p90", "p99",
+	        "total", "p90", "p99");
+	fprintf(f, "%-8s %-7s %-16s %7s | %9s %9s %9s | %9s %9s %9s | %9s %9s %9s\n", "", "", "",
+	        "", "p50", "", "", "p50", "", "", "p50", "", "");
 	for (unsigned i = 0; i < x->nrows; i++) {
 		const struct row *w = &x->rows[i];
+		const char *pn = rpc_prog_name(w->prog);
+		char pb[16];
 
 		if (!w->calls)
 			continue;
-		fprintf(f, "%-7s %-20s %8llu | %9s %9s %9s | %9s %9s %9s | %9s %9s %9s\n",
+		if (!pn)
+			snprintf(pb, sizeof(pb), "%u", w->prog), pn = pb;
+		fprintf(f, "%-8s %-7s %-16s %7llu | %9s %9s %9s | %9s %9s %9s | %9s %9s %9s\n", pn,
 		        w->version, w->name, (unsigned long long)w->calls,
 		        dur(&w->server, .5, b[0], 24), dur(&w->server, .9, b[1], 24),
 		        dur(&w->server, .99, b[2], 24), dur(&w->rest, .5, b[3], 24),
@@ -587,11 +593,12 @@ void nfs_ends_text(FILE *f, const struct nfs_ends *x)
 		        (unsigned long long)x->rest.within, (unsigned long long)x->out.within,
 		        (unsigned long long)x->back.within);
 	if (x->rest.beyond + x->out.beyond + x->back.beyond)
-		fprintf(f,
-		        "FLAGGED: below zero beyond the alignment error: rest %llu, request leg %llu, "
-		        "reply leg %llu (a clock stepped or a capture's time stamps are off)\n",
-		        (unsigned long long)x->rest.beyond, (unsigned long long)x->out.beyond,
-		        (unsigned long long)x->back.beyond);
+		fprintf(
+		    f,
+		    "FLAGGED: below zero beyond the alignment error: rest %llu, request leg %llu, "
+		    "reply leg %llu (a clock stepped or a capture's time stamps are off)\n",
+		    (unsigned long long)x->rest.beyond, (unsigned long long)x->out.beyond,
+		    (unsigned long long)x->back.beyond);
 	for (size_t i = 0; i < x->np && shown < 10; i++) {
 		struct nfs_ends_call k;
 		const char *fl;

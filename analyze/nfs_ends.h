@@ -63,8 +63,8 @@ struct nfs_ends_call {
 size_t nfs_ends_ncalls(const struct nfs_ends *x);
 void nfs_ends_call(const struct nfs_ends *x, size_t i, struct nfs_ends_call *c);
 /* Per host: transactions read, matched with another host's, unmatched. */
-void nfs_ends_host_counts(const struct nfs_ends *x, unsigned h, uint64_t *txns,
-                          uint64_t *matched, uint64_t *unmatched);
+void nfs_ends_host_counts(const struct nfs_ends *x, unsigned h, uint64_t *txns, uint64_t *matched,
+                          uint64_t *unmatched);
 
 /* The "nfs_ends" object (docs/json.md), or NULL when out of memory. */
 json_t *nfs_ends_json(const struct nfs_ends *x);
