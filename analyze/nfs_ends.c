@@ -64,6 +64,21 @@ struct nfs_ends {
 	struct negs rest, out, back;
 };
 
+/* t (a host's clock) less off, saturated: offsets come from a file anyone may edit */
+static int64_t minus(int64_t t, int64_t off)
+{
+	int64_t r;
+
+	if (__builtin_sub_overflow(t, off, &r))
+		return off > 0 ? INT64_MIN : INT64_MAX;
+	return r;
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
 int nfs_ends_new(struct nfs_ends **out)
 {
 	*out = calloc(1, sizeof(**out));
@@ -151,7 +166,7 @@ int nfs_ends_txn(struct nfs_ends *x, unsigned h, const struct rpc_txn *t)
 	r->call_ns = t->call_ns;
 	r->reply_ns = t->replied ? t->reply_ns : 0;
 	r->replied = t->replied && t->reply_ns >= t->call_ns;
-	r->acall_ns = (int64_t)t->call_ns - x->h[h].offset_ns;
+	r->acall_ns = minus((int64_t)t->call_ns, x->h[h].offset_ns);
 	r->xid = t->xid;
 	r->host = (uint16_t)h;
 	r->cport = t->cport;
@@ -241,9 +256,9 @@ static uint64_t absdiff(int64_t a, int64_t b)
 	return a > b ? (uint64_t)a - (uint64_t)b : (uint64_t)b - (uint64_t)a;
 }
 
-static int64_t srt(const struct rec *r)
+static double srt(const struct rec *r)
 {
-	return (int64_t)(r->reply_ns - r->call_ns);
+	return (double)(r->reply_ns - r->call_ns);
 }
 
 /*
@@ -253,7 +268,8 @@ static int64_t srt(const struct rec *r)
  */
 static void match_conn(struct nfs_ends *x, const uint32_t *idx, size_t lo, size_t hi)
 {
-	int64_t sum = 0, lead = 0;
+	double sum = 0; /* of times up to 2^64 each: the sign is what counts */
+	int64_t lead = 0;
 	int pa = -1, pb = -1;
 
 	for (size_t i = lo; i + 1 < hi; i++) {
@@ -289,7 +305,7 @@ static void match_conn(struct nfs_ends *x, const uint32_t *idx, size_t lo, size_
 			/* sum < 0: the lower host's times are the shorter ones, it is the server;
 			 * no reply at all: the end that saw the call later is (the request's leg)
 			 */
-			bool lower = sum ? sum < 0 : lead < 0;
+			bool lower = sum != 0 ? sum < 0 : lead < 0;
 
 			a_server = lower == (a->host == pa);
 		} else if (a->replied && b->replied && srt(a) != srt(b)) {
@@ -306,7 +322,7 @@ static void neg(struct negs *n, int64_t v, uint64_t bound)
 {
 	if (v >= 0)
 		return;
-	if ((uint64_t)-v <= bound)
+	if ((uint64_t)0 - (uint64_t)v <= bound)
 		n->within++;
 	else
 		n->beyond++;
@@ -397,7 +413,7 @@ void nfs_ends_call(const struct nfs_ends *x, size_t i, struct nfs_ends_call *k)
 	k->version = x->rows[c->row].version;
 	k->procedure = x->rows[c->row].name;
 	k->call_ns = (uint64_t)c->acall_ns;
-	k->bound_ns = hc->error_ns + hs->error_ns;
+	k->bound_ns = sat_add(hc->error_ns, hs->error_ns);
 	k->replied = c->replied && s->replied;
 	if (!k->replied)
 		return;
@@ -405,9 +421,9 @@ void nfs_ends_call(const struct nfs_ends *x, size_t i, struct nfs_ends_call *k)
 	k->total_ns = c->reply_ns - c->call_ns;
 	k->rest_ns = (int64_t)(k->total_ns - k->server_ns);
 	/* the legs on the common clock: each host's time less its offset */
-	k->out_ns = (s->acall_ns) - c->acall_ns;
-	k->back_ns =
-	    ((int64_t)c->reply_ns - hc->offset_ns) - ((int64_t)s->reply_ns - hs->offset_ns);
+	k->out_ns = minus(s->acall_ns, c->acall_ns);
+	k->back_ns = minus(minus((int64_t)c->reply_ns, hc->offset_ns),
+	                   minus((int64_t)s->reply_ns, hs->offset_ns));
 }
 
 void nfs_ends_host_counts(const struct nfs_ends *x, unsigned h, uint64_t *txns, uint64_t *matched,
@@ -430,7 +446,7 @@ static uint64_t max_bound(const struct nfs_ends *x)
 		else if (x->h[i].error_ns > e2)
 			e2 = x->h[i].error_ns;
 	}
-	return e1 + e2;
+	return sat_add(e1, e2);
 }
 
 static json_t *negs_json(const struct negs *n)
@@ -446,9 +462,9 @@ static const char *flag_of(const struct nfs_ends_call *k)
 
 	for (unsigned i = 0; k->replied && i < 3; i++)
 		if (v[i] < 0)
-			f = (uint64_t)-v[i] > k->bound_ns ? "beyond_alignment"
-			    : f                           ? f
-			                                  : "clock_error";
+			f = (uint64_t)0 - (uint64_t)v[i] > k->bound_ns ? "beyond_alignment"
+			    : f                                        ? f
+			                                               : "clock_error";
 	return f;
 }
 

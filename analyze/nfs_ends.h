@@ -11,7 +11,7 @@
 #include "formats/pcap_src.h"
 #include "formats/rpc.h"
 
-#define NFS_ENDS_MAX_HOSTS 64
+#define NFS_ENDS_MAX_HOSTS 256 /* as a run set's */
 /* two sightings of one (connection, XID) are one call only when their calls, put on the
  * common clock, are this close: an XID comes back on a connection only after 2^32 calls */
 #define NFS_ENDS_WINDOW_NS 10000000000ull

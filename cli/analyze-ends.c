@@ -52,7 +52,10 @@ int analyze_runset_ends(const struct caph_runset_host *rs, unsigned n, struct nf
 		return EXIT_OK;
 	}
 	nfs_ends_free(x);
-	if (ret == -ENOMEM || ret == -E2BIG)
+	if (ret == -E2BIG)
+		return error("at most %u hosts with packet captures", NFS_ENDS_MAX_HOSTS),
+		       EXIT_USAGE;
+	if (ret == -ENOMEM)
 		goto nomem;
 	return ret ? exit_code_for(ret) : EXIT_OK;
 nomem:
