@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* libFuzzer target: a run set's manifest (runset.json), its hosts' clocks into the two-ended split. */
+/* libFuzzer target: a run set's manifest (runset.json), its hosts' clocks into the two-ended split.
+ */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +31,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (unsigned i = 0; i < n; i++)
 		if (!hosts[i].run || !hosts[i].name || strncmp(hosts[i].run, "SET/", 4) ||
 		    strchr(hosts[i].run + 4, '/'))
-			abort(); /* a host's run is a directory of the set, never a path out of it */
+			abort(); /* a host's run is a directory of the set, never a path out of it
+			          */
 	if (nfs_ends_new(&x)) {
 		caph_runset_free(hosts, n);
 		return 0;
