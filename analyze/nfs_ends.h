@@ -18,7 +18,7 @@
 #define NFS_ENDS_MAX_CALLS 10000u /* calls listed one by one in the JSON (all are counted) */
 
 /*
- * Each host's capture is read on its own (every transaction kept: ~100 bytes a call); then a
+ * Each host's capture is read on its own (every transaction kept: 80 bytes each); then a
  * call seen by two hosts (the same client address:port, server address:port and XID, NAT-free,
  * calls within NFS_ENDS_WINDOW_NS on the common clock) is one call seen from both ends. The
  * server's end is, per connection, the host whose call-to-reply times sum to less: the
