@@ -125,6 +125,22 @@ static void row_name(struct nfs_proc_stats *r)
 		snprintf(r->version, sizeof(r->version), "%u", r->vers);
 }
 
+void nfs_txn_row_name(const struct rpc_txn *t, char *version, size_t vlen, char *name, size_t nlen)
+{
+	struct nfs_proc_stats r;
+
+	memset(&r, 0, sizeof(r));
+	row_key(t, &r.minor, &r.op, &r.is_proc);
+	if (r.minor > 99)
+		r.minor = 99;
+	r.kind = t->kind;
+	r.prog = t->prog;
+	r.vers = t->vers;
+	row_name(&r);
+	snprintf(version, vlen, "%s", r.version);
+	snprintf(name, nlen, "%s", r.name);
+}
+
 static struct nfs_proc_stats *row_get(struct nfs_stats *s, const struct rpc_txn *t)
 {
 	uint32_t minor, op;

@@ -227,6 +227,9 @@ void nfs_stats_event(void *s, const struct net_event *ev);
 void nfs_stats_sort(struct nfs_stats *s);
 /* The row with a given id (rows move when sorted), or NULL. */
 const struct nfs_proc_stats *nfs_stats_row(const struct nfs_stats *s, unsigned id);
+/* The row a transaction is counted in, as named in the rows: version ("3", "4.1") and
+ * procedure or main op ("READ", "COMPOUND_CUT"). */
+void nfs_txn_row_name(const struct rpc_txn *t, char *version, size_t vlen, char *name, size_t nlen);
 /* The status of a transaction as counted: 0, an NFS status or an NFS_ERR_RPC_* code. */
 uint32_t nfs_txn_status(const struct rpc_txn *t);
 

@@ -98,6 +98,9 @@ struct caph_runset_host {
  */
 int caph_runset_load(const char *dir, struct caph_runset_host **hosts, unsigned *n,
                      struct iot_err *e);
+/* The same from runset.json's text (the fuzz target's way in). */
+int caph_runset_parse(const char *text, size_t len, const char *dir,
+                      struct caph_runset_host **hosts, unsigned *n, struct iot_err *e);
 void caph_runset_free(struct caph_runset_host *hosts, unsigned n);
 
 #endif

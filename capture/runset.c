@@ -191,22 +191,16 @@ void caph_runset_free(struct caph_runset_host *hosts, unsigned n)
 	free(hosts);
 }
 
-int caph_runset_load(const char *dir, struct caph_runset_host **out, unsigned *n, struct iot_err *e)
+/* The hosts of a parsed runset.json (root: taken), their runs under dir; path names it in
+ * messages. */
+static int runset_hosts(json_t *root, const char *dir, const char *path,
+                        struct caph_runset_host **out, unsigned *n, struct iot_err *e)
 {
-	char path[4200];
-	json_error_t je;
-	json_t *root, *hosts, *h;
+	json_t *hosts, *h;
 	size_t i;
-	struct caph_runset_host *r;
+	struct caph_runset_host *r = NULL;
 	unsigned k = 0;
 
-	*n = 0;
-	*out = NULL;
-	snprintf(path, sizeof(path), "%s/%s", dir, CAPH_RUNSET_FILE);
-	if (access(path, F_OK))
-		return -ENOENT;
-	if (!(root = json_load_file(path, 0, &je)))
-		return iot_err_set(e, -EINVAL, "'%s': line %d: %s", path, je.line, je.text);
 	hosts = json_object_get(root, "hosts");
 	if (strcmp(json_string_value(json_object_get(root, "kind")) ?: "", "iotape-runset") ||
 	    !json_is_array(hosts) || json_array_size(hosts) > CAPH_MAX_HOSTS) {
@@ -220,6 +214,7 @@ int caph_runset_load(const char *dir, struct caph_runset_host **out, unsigned *n
 		const char *run = json_string_value(json_object_get(h, "run"));
 		const char *name = json_string_value(json_object_get(h, "name"));
 		json_t *clk = json_object_get(h, "clock");
+		json_int_t err = json_integer_value(json_object_get(clk, "error_ns"));
 
 		/* a run's name is a directory in the set, never a path out of it */
 		if (!run || !name || !*run || strchr(run, '/') || !strcmp(run, "..") ||
@@ -231,7 +226,7 @@ int caph_runset_load(const char *dir, struct caph_runset_host **out, unsigned *n
 		}
 		r[k].name = strdup(name);
 		r[k].offset_ns = json_integer_value(json_object_get(clk, "offset_ns"));
-		r[k].error_ns = (uint64_t)json_integer_value(json_object_get(clk, "error_ns"));
+		r[k].error_ns = err > 0 ? (uint64_t)err : 0; /* a negative error is none */
 		r[k].ok = !strcmp(json_string_value(json_object_get(h, "status")) ?: "", "ok");
 		if (!r[k++].name)
 			goto nomem;
@@ -244,4 +239,34 @@ nomem:
 	json_decref(root);
 	caph_runset_free(r, k);
 	return iot_err_set(e, -ENOMEM, "out of memory");
+}
+
+int caph_runset_load(const char *dir, struct caph_runset_host **out, unsigned *n, struct iot_err *e)
+{
+	char path[4200];
+	json_error_t je;
+	json_t *root;
+
+	*n = 0;
+	*out = NULL;
+	snprintf(path, sizeof(path), "%s/%s", dir, CAPH_RUNSET_FILE);
+	if (access(path, F_OK))
+		return -ENOENT;
+	if (!(root = json_load_file(path, 0, &je)))
+		return iot_err_set(e, -EINVAL, "'%s': line %d: %s", path, je.line, je.text);
+	return runset_hosts(root, dir, path, out, n, e);
+}
+
+int caph_runset_parse(const char *text, size_t len, const char *dir, struct caph_runset_host **out,
+                      unsigned *n, struct iot_err *e)
+{
+	json_error_t je;
+	json_t *root;
+
+	*n = 0;
+	*out = NULL;
+	if (!(root = json_loadb(text, len, 0, &je)))
+		return iot_err_set(e, -EINVAL, "'%s/%s': line %d: %s", dir, CAPH_RUNSET_FILE,
+		                   je.line, je.text);
+	return runset_hosts(root, dir, CAPH_RUNSET_FILE, out, n, e);
 }

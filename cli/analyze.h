@@ -33,6 +33,15 @@ struct idle_explain;
 int analyze_captures(struct in_stream **in, unsigned n, const struct analyze_opts *o, json_t *root,
                      FILE *text, struct iot_err *stop, struct idle_explain *x, unsigned h);
 
+/*
+ * A run set's NFS calls seen from both ends: each host's packet capture (rs[i].run's) read on
+ * its own, the calls two hosts saw matched and split (analyze/nfs_ends.h) into *out; NULL when
+ * fewer than two hosts have a capture. An exit code after printing any error.
+ */
+struct caph_runset_host;
+struct nfs_ends;
+int analyze_runset_ends(const struct caph_runset_host *rs, unsigned n, struct nfs_ends **out);
+
 /* The text summary's parts (analyze-text.c): values of the JSON document by dotted path
  * ("reads.ios"), sizes, and the idle gaps of one device with their explanation. */
 uint64_t jget_u(const json_t *o, const char *path);

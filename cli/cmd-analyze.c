@@ -6,6 +6,7 @@
 #include <getopt.h> /* optarg, optind */
 #include <inttypes.h>
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,7 @@
 #include "analyze/blk_analysis.h"
 #include "analyze/blk_bycg.h"
 #include "analyze/idle_explain.h"
+#include "analyze/nfs_ends.h"
 #include "capture/hosts.h"
 #include "analyze/run_summary.h"
 #include "cli/analyze.h"
@@ -24,6 +26,7 @@
 #include "analyze/blk_summary.h"
 #include "formats/manifest.h"
 #include "formats/outcheck.h"
+#include "formats/rundir.h"
 #include "iotape_version.h"
 
 static const struct cli_opt analyze_opts[] = {
@@ -79,7 +82,9 @@ const struct cli_doc doc_analyze = {
         "\n"
         "For NFS captures: response times per procedure (p50 to p99.9, histograms in JSON), "
         "clients per connection, AUTH_SYS uid and machine, files by name, the slowest calls, "
-        "per-procedure series, retransmissions and capture gaps (docs/nfs.md).\n"
+        "per-procedure series, retransmissions and capture gaps (docs/nfs.md). In a run set "
+        "whose hosts captured an NFS client and its server, each call seen from both ends, "
+        "its time split into the server's and the rest (network, client side).\n"
         "\n"
         "INPUT is a run directory, a run set (capture --host: its hosts' runs as with "
         "--hosts, each put on the capturing host's clock through the offset measured then), "
@@ -133,6 +138,7 @@ struct run {
 	struct devref *refs;         /* the document's devices: which pass, which position */
 	struct caph_runset_host *rs; /* INPUT was a run set (capture --host): its hosts */
 	unsigned nrs;
+	struct nfs_ends *ends; /* a run set's NFS calls seen from both ends */
 };
 
 /*
@@ -466,6 +472,21 @@ static void run_release(struct run *r)
 	if (r->have_man)
 		manifest_release(&r->man);
 	caph_runset_free(r->rs, r->nrs);
+	nfs_ends_free(r->ends);
+}
+
+/* A run directory with a packet capture and no block trace (a capture --host HOST::IFACE). */
+static bool runset_packets_only(const char *run)
+{
+	struct rundir rd;
+	struct iot_err e;
+	bool only;
+
+	if (rundir_scan(&rd, run, &e))
+		return false;
+	only = rd.ncaptures && !rd.ntraces && !rd.summary;
+	rundir_release(&rd);
+	return only;
 }
 
 /*
@@ -498,6 +519,20 @@ static int open_runset(struct run *r, const char *path)
 	}
 	if (!r->nrs)
 		return usage_error("'%s': no host brought a whole run back", path);
+	if ((ret = analyze_runset_ends(r->rs, r->nrs, &r->ends)))
+		return ret;
+	/* a host with packets only: what it saw is in the split of the calls seen from both
+	 * ends; the block pass is for hosts with a block trace */
+	for (unsigned i = 0, k = 0, n = r->nrs; r->ends && i < n; i++) {
+		if (!runset_packets_only(r->rs[i].run)) {
+			r->rs[k++] = r->rs[i];
+		} else {
+			free(r->rs[i].run);
+			free(r->rs[i].name);
+		}
+		if (i + 1 == n)
+			r->nrs = k;
+	}
 	if (r->nrs > IE_MAX_HOSTS)
 		return usage_error("'%s': at most %u hosts", path, IE_MAX_HOSTS);
 	if (r->by_cgroup && r->nrs > 1)
@@ -893,6 +928,15 @@ int cmd_analyze(int argc, char **argv)
 		text_summary(out, root);
 	if (capbuf && ret == EXIT_OK)
 		fwrite(capbuf, 1, caplen, out);
+	if (ret == EXIT_OK && r.ends) {
+		json_t *ends = nfs_ends_json(r.ends);
+
+		if (!ends)
+			ret = (error("out of memory"), EXIT_SYSTEM);
+		json_object_set_new(root, "nfs_ends", ends);
+		if (!r.ao.json)
+			nfs_ends_text(out, r.ends);
+	}
 	if (ret == EXIT_OK && r.ao.json && write_document(out, root, r.refs))
 		ret = (error("writing the JSON document failed"), EXIT_SYSTEM);
 	if (out == stdout && fflush(out) == EOF)

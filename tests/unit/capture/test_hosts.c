@@ -122,11 +122,13 @@ static void runset_load(void **state)
 	      " \"clock\": {\"offset_ns\": -1500, \"error_ns\": 400}},"
 	      "{\"name\": \"b\", \"run\": \"../etc\", \"status\": \"ok\"},"
 	      "{\"name\": \"c\", \"run\": null, \"status\": \"failed\"},"
-	      "{\"name\": \"d\", \"run\": \"d\", \"status\": \"failed\"}]}",
+	      "{\"name\": \"d\", \"run\": \"d\", \"status\": \"failed\"},"
+	      "{\"name\": \"e\", \"run\": \"e\", \"status\": \"ok\","
+	      " \"clock\": {\"offset_ns\": 5, \"error_ns\": -7}}]}",
 	      f);
 	fclose(f);
 	assert_int_equal(caph_runset_load(dir, &hs, &n, &e), 0);
-	assert_int_equal(n, 2);
+	assert_int_equal(n, 3);
 	assert_string_equal(hs[0].name, "a");
 	assert_int_equal(hs[0].offset_ns, -1500);
 	assert_int_equal(hs[0].error_ns, 400);
@@ -134,6 +136,8 @@ static void runset_load(void **state)
 	assert_string_equal(hs[1].name, "d");
 	assert_false(hs[1].ok);
 	assert_int_equal(strcmp(hs[1].run + strlen(dir), "/d"), 0);
+	/* an error below 0 (an edited file) is none, not 2^64 - 7 ns that would excuse anything */
+	assert_int_equal(hs[2].error_ns, 0);
 	caph_runset_free(hs, n);
 
 	f = fopen(path, "w");
@@ -141,6 +145,15 @@ static void runset_load(void **state)
 	fputs("{\"kind\": \"something else\", \"hosts\": []}", f);
 	fclose(f);
 	assert_int_equal(caph_runset_load(dir, &hs, &n, &e), -EINVAL);
+	/* the same from the text */
+	assert_int_equal(caph_runset_parse("{\"kind\": \"iotape-runset\", \"hosts\": "
+	                                   "[{\"name\": \"x\", \"run\": \"x\"}]}",
+	                                   63, "S", &hs, &n, &e),
+	                 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(hs[0].run, "S/x");
+	caph_runset_free(hs, n);
+	assert_int_equal(caph_runset_parse("{", 1, "S", &hs, &n, &e), -EINVAL);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	assert_int_equal(system(cmd), 0);
 }
