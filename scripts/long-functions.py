@@ -35,7 +35,6 @@ NOT_YET = {
     "capture/hosts.c:caph_run": 172,
     "report/report_svg.c:svg_chart_write": 162,
     "capture/tracefs.c:tracefs_start": 157,
-    "cli/cmd-analyze.c:cmd_analyze": 152,
     "replay/replay.c:replay_one": 147,
     "cli/replay-fio.c:parse": 141,
     "cli/replay-nfs.c:replay_nfs": 139,
