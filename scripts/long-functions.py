@@ -24,7 +24,6 @@ ALLOWED = {
 
 # FILE:NAME: lines today. To be split (#24 item 5); a ceiling, so that none grows meanwhile.
 NOT_YET = {
-    "cli/cmd-replay.c:cmd_replay": 316,
     "cli/cmd-capture.c:cmd_capture": 260,
     "capture/session.c:cap_run": 247,
     "cli/cmd-report.c:cmd_report": 216,
