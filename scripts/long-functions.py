@@ -27,7 +27,6 @@ NOT_YET = {
     "cli/cmd-capture.c:cmd_capture": 260,
     "capture/session.c:cap_run": 247,
     "cli/cmd-report.c:cmd_report": 216,
-    "cli/cmd-sweep.c:cmd_sweep": 197,
     "report/report_html.c:device_graphs": 180,
     "report/report_nfs_html.c:report_nfs_section": 172,
     "cli/cmd-compare.c:cmd_compare": 172,
