@@ -35,7 +35,6 @@ NOT_YET = {
     "capture/tracefs.c:tracefs_start": 157,
     "replay/replay.c:replay_one": 147,
     "cli/replay-fio.c:parse": 141,
-    "cli/replay-nfs.c:replay_nfs": 139,
     "report/report_html.c:section_devices": 135,
     "replay/nfs_source.c:on_txn": 128,
     "formats/rpc.c:on_call": 128,
