@@ -34,7 +34,6 @@ NOT_YET = {
     "report/report_svg.c:svg_chart_write": 162,
     "capture/tracefs.c:tracefs_start": 157,
     "replay/replay.c:replay_one": 147,
-    "cli/replay-fio.c:parse": 141,
     "report/report_html.c:section_devices": 135,
     "replay/nfs_source.c:on_txn": 128,
     "formats/rpc.c:on_call": 128,
