@@ -37,7 +37,6 @@ NOT_YET = {
     "report/report_html.c:section_devices": 135,
     "replay/nfs_source.c:on_txn": 128,
     "formats/rpc.c:on_call": 128,
-    "fioclient/run.c:fc_run": 122,
 }
 
 FOLDERS = ["cli", "common", "formats", "analyze", "compare", "report", "movie", "capture",
