@@ -42,21 +42,4 @@ struct caph_runset_host;
 struct nfs_ends;
 int analyze_runset_ends(const struct caph_runset_host *rs, unsigned n, struct nfs_ends **out);
 
-/* The text summary's parts (analyze-text.c): values of the JSON document by dotted path
- * ("reads.ios"), sizes, and the idle gaps of one device with their explanation. */
-uint64_t jget_u(const json_t *o, const char *path);
-double jget_f(const json_t *o, const char *path);
-const char *fmt_bytes(uint64_t b, char *buf, size_t len);
-
-/* The JSON document, its devices' timelines streamed from their passes: device i of
- * "devices" is the device at position refs[i].pos of refs[i].a's. 0 or -1 (write error). */
-struct blk_analysis;
-struct devref {
-	const struct blk_analysis *a;
-	unsigned pos;
-};
-int write_document(FILE *f, const json_t *root, const struct devref *refs);
-/* The text summary, from the document. */
-void text_summary(FILE *f, const json_t *root);
-
 #endif

@@ -14,6 +14,8 @@
 #include "analyze/blk_latency.h"
 #include "analyze/blk_analysis.h"
 #include "analyze/blk_bycg.h"
+#include "analyze/blk_doc.h"
+#include "analyze/blk_text.h"
 #include "analyze/idle_explain.h"
 #include "analyze/nfs_ends.h"
 #include "capture/hosts.h"
@@ -745,6 +747,17 @@ static int summary_doc(struct run *r, json_t *root)
 	return EXIT_OK;
 }
 
+/* The text summary of root. A figure the text reads but the document lacks is a bug of
+ * iotape (a renamed key): an error, never a silent 0. An exit code. */
+static int print_text(FILE *out, const json_t *root)
+{
+	struct iot_err e;
+
+	if (blk_text_summary(out, root, &e))
+		return error("internal error: %s", e.msg), EXIT_SYSTEM;
+	return EXIT_OK;
+}
+
 static int parse_args(struct run *r, int argc, char **argv, const char **out)
 {
 	unsigned long long v;
@@ -801,163 +814,168 @@ static int parse_args(struct run *r, int argc, char **argv, const char **out)
 	return optind;
 }
 
-int cmd_analyze(int argc, char **argv)
+/* Options, the output checked against the inputs, the inputs opened, the pass run. An exit
+ * code after printing any error. */
+static int read_inputs(struct run *r, int argc, char **argv, const char **out_path)
 {
-	struct run r;
-	const char *out_path = NULL;
-	json_t *root = NULL, *warnings = NULL;
-	FILE *out = stdout, *captext = NULL;
-	struct iot_outfile of;
 	struct iot_err e;
-	char *capbuf = NULL;
-	size_t caplen = 0;
 	int first, err, ret = EXIT_OK;
 
-	memset(&r, 0, sizeof(r));
-	blk_opts_init(&r.bo);
-	r.ao.interval_ns = r.bo.interval_ns;
-	r.ao.idle_threshold_ns = r.bo.idle_threshold_ns;
-	r.ao.top = r.bo.top;
-	first = parse_args(&r, argc, argv, &out_path);
+	blk_opts_init(&r->bo);
+	r->ao.interval_ns = r->bo.interval_ns;
+	r->ao.idle_threshold_ns = r->bo.idle_threshold_ns;
+	r->ao.top = r->bo.top;
+	first = parse_args(r, argc, argv, out_path);
 	if (first < 0)
 		return EXIT_USAGE;
 	{
-		const struct out_spec o = {out_path, OUT_FILE, "-o"};
+		const struct out_spec o = {*out_path, OUT_FILE, "-o"};
 
 		if ((err = out_check((const char *const *)argv + first, (size_t)(argc - first),
 		                     NULL, 0, &o, 1, &e)))
 			return error("%s", e.msg), exit_code_for(err);
 	}
-	r.bo.interval_ns = r.ao.interval_ns;
-	r.bo.idle_threshold_ns = r.ao.idle_threshold_ns;
-	r.bo.top = r.ao.top;
-	r.comms = bt_comm_table_new();
-	if (!r.comms) {
-		run_release(&r);
+	r->bo.interval_ns = r->ao.interval_ns;
+	r->bo.idle_threshold_ns = r->ao.idle_threshold_ns;
+	r->bo.top = r->ao.top;
+	r->comms = bt_comm_table_new();
+	if (!r->comms)
 		return error("out of memory"), EXIT_SYSTEM;
-	}
 	/* a run set alone: its hosts' runs (--hosts implied) */
-	if (argc - first == 1 && !r.hosts && (ret = open_runset(&r, argv[first])) != -ENOENT)
+	if (argc - first == 1 && !r->hosts && (ret = open_runset(r, argv[first])) != -ENOENT)
 		first = argc;
 	else
 		ret = EXIT_OK;
 	for (int i = first; i < argc && ret == EXIT_OK; i++)
-		ret = open_input(&r, argv[i]);
+		ret = open_input(r, argv[i]);
 	/* the block sinks only for block traces: their pools are 10 MB a capture does not need */
-	if (ret == EXIT_OK && r.nin)
-		ret = r.hosts ? hosts_pass(&r) : block_pass(&r);
-	if (ret != EXIT_OK)
-		goto done;
-	warnings = json_array();
-	warn_inputs(&r, warnings);
-	root = json_object();
+	if (ret == EXIT_OK && r->nin)
+		ret = r->hosts ? hosts_pass(r) : block_pass(r);
+	return ret;
+}
+
+/* The document into *root: the options, what the capture's level of detail could not record,
+ * then a summary run's figures, or the input and the passes' devices (the timelines are
+ * streamed by blk_doc_write(), the text does not show them). An exit code. */
+static int document(struct run *r, json_t **rootp)
+{
+	json_t *warnings = json_array(), *root = json_object();
+
+	*rootp = root;
+	warn_inputs(r, warnings);
 	json_object_set_new(root, "tool", json_string("iotape"));
 	json_object_set_new(root, "version", json_string(IOTAPE_VERSION));
 	json_object_set_new(root, "command", json_string("analyze"));
 	json_object_set_new(root, "options",
-	                    json_pack("{sIsIsI}", "interval_ns", (json_int_t)r.ao.interval_ns,
-	                              "idle_threshold_ns", (json_int_t)r.ao.idle_threshold_ns,
-	                              "top", (json_int_t)r.ao.top));
+	                    json_pack("{sIsIsI}", "interval_ns", (json_int_t)r->ao.interval_ns,
+	                              "idle_threshold_ns", (json_int_t)r->ao.idle_threshold_ns,
+	                              "top", (json_int_t)r->ao.top));
 	/* what the capture's level of detail could not record (docs/capture.md) */
-	if (r.have_man && json_is_object(json_object_get(r.man.root, "detail")))
-		json_object_set(root, "detail", json_object_get(r.man.root, "detail"));
-	if (r.summary) {
-		if ((ret = summary_doc(&r, root)))
-			goto done;
-		if (out_path && !(out = fopen(out_path, "w"))) {
-			int err = errno;
+	if (r->have_man && json_is_object(json_object_get(r->man.root, "detail")))
+		json_object_set(root, "detail", json_object_get(r->man.root, "detail"));
+	if (r->summary || !r->nin) {
+		json_decref(warnings);
+		return r->summary ? summary_doc(r, root) : EXIT_OK;
+	}
+	json_object_set_new(root, "input", input_json(r, warnings));
+	if (r->hosts ? hosts_json(r, root) : block_json(r, root))
+		return error("out of memory"), EXIT_SYSTEM;
+	return EXIT_OK;
+}
 
-			ret = (error("'%s': %s", out_path, strerror(err)), exit_code_for(-err));
-			out = stdout;
-			goto done;
-		}
-		if (r.ao.json ? json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) ||
-		                    fputc('\n', out) == EOF
-		              : (text_summary(out, root), 0))
-			ret = (error("writing the document failed"), EXIT_SYSTEM);
-		if (fflush(out) == EOF)
-			ret = (error("write error: %s", strerror(errno)), EXIT_SYSTEM);
-		goto done;
+/*
+ * The packet captures (their text after the block devices', whose gaps they help explain),
+ * then the text summary or the JSON document, into out. An exit code.
+ */
+static int emit(struct run *r, json_t *root, FILE *out)
+{
+	FILE *captext = NULL;
+	char *capbuf = NULL;
+	size_t caplen = 0;
+	int ret = EXIT_OK;
+
+	if (r->summary) {
+		if (!r->ao.json)
+			return print_text(out, root);
+		if (json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) ||
+		    fputc('\n', out) == EOF)
+			return error("writing the document failed"), EXIT_SYSTEM;
+		return EXIT_OK;
 	}
-	if (r.nin) {
-		json_object_set_new(root, "input", input_json(&r, warnings));
-		warnings = NULL;
-		/* the timelines are streamed by write_document(), the text does not show them */
-		if (r.hosts ? hosts_json(&r, root) : block_json(&r, root)) {
-			ret = (error("out of memory"), EXIT_SYSTEM);
-			goto done;
-		}
-	}
-	/* written beside the target and renamed: a failure never leaves half a document */
-	if (out_path && (err = iot_outfile_open(&of, out_path, 0, &e))) {
-		ret = (error("%s", e.msg), exit_code_for(err));
-		goto done;
-	}
-	if (out_path && !(out = iot_outfile_stream(&of))) {
-		iot_outfile_abort(&of);
-		out = stdout;
-		ret = (error("out of memory"), EXIT_SYSTEM);
-		goto done;
-	}
-	/* the captures' text after the block devices', whose gaps they help explain */
-	if ((r.ncap || r.hosts) && !r.ao.json && r.nin &&
-	    !(captext = open_memstream(&capbuf, &caplen))) {
-		ret = (error("out of memory"), EXIT_SYSTEM);
-		goto done;
-	}
-	if (r.ncap && ret == EXIT_OK) {
+	if ((r->ncap || r->hosts) && !r->ao.json && r->nin &&
+	    !(captext = open_memstream(&capbuf, &caplen)))
+		return error("out of memory"), EXIT_SYSTEM;
+	if (r->ncap) {
 		/* all packet captures together, merged by time, as the block traces are */
-		ret = analyze_captures(r.captures, r.ncap, &r.ao, root,
-		                       r.ao.json ? NULL
-		                       : captext ? captext
-		                                 : out,
-		                       &r.stop, r.x, 0);
-		r.stopped |= r.stop.msg[0] != 0;
-		for (unsigned i = 0; i < r.ncap; i++)
-			r.captures[i] = NULL; /* taken */
-		if (ret == EXIT_OK && r.x &&
-		    idle_explain_json(r.x, 0, json_object_get(root, "devices")))
+		ret = analyze_captures(r->captures, r->ncap, &r->ao, root,
+		                       r->ao.json ? NULL
+		                       : captext  ? captext
+		                                  : out,
+		                       &r->stop, r->x, 0);
+		r->stopped |= r->stop.msg[0] != 0;
+		for (unsigned i = 0; i < r->ncap; i++)
+			r->captures[i] = NULL; /* taken */
+		if (ret == EXIT_OK && r->x &&
+		    idle_explain_json(r->x, 0, json_object_get(root, "devices")))
 			ret = (error("out of memory"), EXIT_SYSTEM);
 	}
-	if (r.hosts && ret == EXIT_OK)
-		ret = hosts_captures(&r, root, captext);
+	if (r->hosts && ret == EXIT_OK)
+		ret = hosts_captures(r, root, captext);
 	if (captext && fclose(captext))
 		ret = (error("out of memory"), EXIT_SYSTEM);
-	captext = NULL;
-	if (r.nin && !r.ao.json && ret == EXIT_OK)
-		text_summary(out, root);
+	if (r->nin && !r->ao.json && ret == EXIT_OK)
+		ret = print_text(out, root);
 	if (capbuf && ret == EXIT_OK)
 		fwrite(capbuf, 1, caplen, out);
-	if (ret == EXIT_OK && r.ends) {
-		json_t *ends = nfs_ends_json(r.ends);
+	free(capbuf);
+	if (ret == EXIT_OK && r->ends) {
+		json_t *ends = nfs_ends_json(r->ends);
 
 		if (!ends)
 			ret = (error("out of memory"), EXIT_SYSTEM);
 		json_object_set_new(root, "nfs_ends", ends);
-		if (!r.ao.json)
-			nfs_ends_text(out, r.ends);
+		if (!r->ao.json)
+			nfs_ends_text(out, r->ends);
 	}
-	if (ret == EXIT_OK && r.ao.json && write_document(out, root, r.refs))
+	if (ret == EXIT_OK && r->ao.json && blk_doc_write(out, root, r->refs))
 		ret = (error("writing the JSON document failed"), EXIT_SYSTEM);
-	if (out == stdout && fflush(out) == EOF)
-		ret = (error("write error: %s", strerror(errno)), EXIT_SYSTEM);
-	if (out != stdout) {
+	return ret;
+}
+
+int cmd_analyze(int argc, char **argv)
+{
+	struct run r;
+	const char *out_path = NULL;
+	json_t *root = NULL;
+	FILE *out = stdout;
+	struct iot_outfile of;
+	struct iot_err e;
+	int err, ret;
+
+	memset(&r, 0, sizeof(r));
+	ret = read_inputs(&r, argc, argv, &out_path);
+	if (ret == EXIT_OK)
+		ret = document(&r, &root);
+	/* written beside the target and renamed: a failure never leaves half a document */
+	if (ret == EXIT_OK && out_path && (err = iot_outfile_open(&of, out_path, 0, &e)))
+		ret = (error("%s", e.msg), exit_code_for(err));
+	else if (ret == EXIT_OK && out_path && !(out = iot_outfile_stream(&of))) {
+		iot_outfile_abort(&of);
 		out = stdout;
-		if (ret != EXIT_OK)
-			iot_outfile_abort(&of);
-		else if ((err = iot_outfile_commit(&of, &e)))
-			ret = (error("%s", e.msg), EXIT_SYSTEM);
+		ret = (error("out of memory"), EXIT_SYSTEM);
 	}
+	if (ret == EXIT_OK) {
+		ret = emit(&r, root, out);
+		if (out == stdout && fflush(out) == EOF)
+			ret = (error("write error: %s", strerror(errno)), EXIT_SYSTEM);
+	}
+	if (out != stdout && ret != EXIT_OK)
+		iot_outfile_abort(&of);
+	else if (out != stdout && (err = iot_outfile_commit(&of, &e)))
+		ret = (error("%s", e.msg), EXIT_SYSTEM);
 	if (ret == EXIT_OK && r.stopped)
 		ret = (error("%s", r.stop.msg), EXIT_USAGE); /* after the partial results */
-done:
-	if (out != stdout)
-		iot_outfile_abort(&of);
-	if (captext)
-		fclose(captext);
-	free(capbuf);
 	json_decref(root);
-	json_decref(warnings);
 	run_release(&r);
 	return ret;
 }

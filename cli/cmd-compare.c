@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "cli/inputs.h"
-#include "cli/sweep-runs.h"
 #include "analyze/blk_sink.h"
 #include "analyze/blk_summary.h"
 #include "common/fs.h"
@@ -19,6 +18,7 @@
 #include "formats/outcheck.h"
 #include "analyze/run_summary.h"
 #include "formats/blktrace.h"
+#include "sweep/runs.h"
 
 static const struct cli_opt compare_opts[] = {
     {.name = "label",
@@ -269,9 +269,9 @@ int cmd_compare(int argc, char **argv)
 				                  argv[i]);
 				goto out;
 			}
-			ret = sweep_runs_load(&s, argv[i], idle_ns, &stop);
-			if (!ret)
-				ret = sweep_runs_add(&s, &c);
+			ret = load_sweep(&s, argv[i], idle_ns, &stop);
+			if (!ret && (ret = sweep_runs_add(&s, &c, &e)))
+				ret = (error("%s", e.msg), exit_code_for(ret));
 			if (!ret && argc - optind == 1)
 				sweep_default_layout(&s.def, &o, layout);
 			sweep_runs_release(&s);

@@ -326,197 +326,213 @@ static uint64_t random_seed(void)
 	return v % 1000000; /* short enough to type back */
 }
 
-int cmd_sweep(int argc, char **argv)
+/* The command's own options, beside the sweep's definition. */
+struct sweep_cli {
+	const char *dir, *resume;
+	size_t ndevs, ncargs;
+	bool retry, dry, seeded;
+	bool defined; /* an option of the definition (all but -o, --resume, --retry-failed) */
+};
+
+/* Option opt into the definition d or s. An exit code. */
+static int sweep_opt(struct sweep_def *d, struct sweep_cli *s, int opt, char **argv)
 {
-	struct sweep_def d;
 	struct iot_err e = {""};
-	const char *dir = NULL, *resume = NULL;
-	size_t ndevs = 0, ncargs = 0;
-	bool retry = false, dry = false, seeded = false, defined = false;
 	unsigned long long v;
-	int opt, ret = EXIT_USAGE, lockfd = -1;
 
-	sweep_def_init(&d);
-	optind = 1;
-	while ((opt = cli_getopt(argc, argv, &doc_sweep)) != -1) {
-		defined |= !strchr("oRF", opt);
-		switch (opt) {
-		case 'o':
-			dir = optarg;
-			break;
-		case 'p':
-			if (d.nparams >= SWEEP_MAX_PARAMS) {
-				usage_error("more than %d --param", SWEEP_MAX_PARAMS);
-				goto out;
-			}
-			if (sweep_param_parse(optarg, &d.param[d.nparams], &e)) {
-				usage_error("%s", e.msg);
-				goto out;
-			}
-			d.nparams++;
-			break;
-		case 'r':
-			if (parse_u64("--reps", optarg, &v))
-				goto out;
-			if (v < 1 || v > SWEEP_MAX_RUNS) {
-				usage_error("--reps: %llu is out of range (1..%d)", v,
-				            SWEEP_MAX_RUNS);
-				goto out;
-			}
-			d.reps = (unsigned)v;
-			break;
-		case 'S':
-			if (set_str(&d.setup, optarg))
-				goto oom;
-			break;
-		case 'T':
-			if (set_str(&d.teardown, optarg))
-				goto oom;
-			break;
-		case 'd':
-			if (push(&d.devs, &ndevs, optarg))
-				goto oom;
-			break;
-		case 'i':
-			if (set_str(&d.iface, optarg))
-				goto oom;
-			break;
-		case 'C':
-			if (push(&d.capture_args, &ncargs, optarg))
-				goto oom;
-			break;
-		case 'N':
-			d.capture = false;
-			break;
-		case 'm': {
-			struct sweep_metric *nm = realloc(d.metric, (d.nmetrics + 1) * sizeof(*nm));
+	s->defined |= !strchr("oRF", opt);
+	switch (opt) {
+	case 'o':
+		s->dir = optarg;
+		break;
+	case 'p':
+		if (d->nparams >= SWEEP_MAX_PARAMS) {
+			usage_error("more than %d --param", SWEEP_MAX_PARAMS);
+			return EXIT_USAGE;
+		}
+		if (sweep_param_parse(optarg, &d->param[d->nparams], &e)) {
+			usage_error("%s", e.msg);
+			return EXIT_USAGE;
+		}
+		d->nparams++;
+		break;
+	case 'r':
+		if (parse_u64("--reps", optarg, &v))
+			return EXIT_USAGE;
+		if (v < 1 || v > SWEEP_MAX_RUNS) {
+			usage_error("--reps: %llu is out of range (1..%d)", v, SWEEP_MAX_RUNS);
+			return EXIT_USAGE;
+		}
+		d->reps = (unsigned)v;
+		break;
+	case 'S':
+		if (set_str(&d->setup, optarg))
+			return error("out of memory"), EXIT_SYSTEM;
+		break;
+	case 'T':
+		if (set_str(&d->teardown, optarg))
+			return error("out of memory"), EXIT_SYSTEM;
+		break;
+	case 'd':
+		if (push(&d->devs, &s->ndevs, optarg))
+			return error("out of memory"), EXIT_SYSTEM;
+		break;
+	case 'i':
+		if (set_str(&d->iface, optarg))
+			return error("out of memory"), EXIT_SYSTEM;
+		break;
+	case 'C':
+		if (push(&d->capture_args, &s->ncargs, optarg))
+			return error("out of memory"), EXIT_SYSTEM;
+		break;
+	case 'N':
+		d->capture = false;
+		break;
+	case 'm': {
+		struct sweep_metric *nm = realloc(d->metric, (d->nmetrics + 1) * sizeof(*nm));
 
-			if (!nm)
-				goto oom;
-			d.metric = nm;
-			if (sweep_metric_parse(optarg, &d.metric[d.nmetrics], &e)) {
-				usage_error("%s", e.msg);
-				goto out;
-			}
-			d.nmetrics++;
-			break;
+		if (!nm)
+			return error("out of memory"), EXIT_SYSTEM;
+		d->metric = nm;
+		if (sweep_metric_parse(optarg, &d->metric[d->nmetrics], &e)) {
+			usage_error("%s", e.msg);
+			return EXIT_USAGE;
 		}
-		case 'O':
-			if (sweep_order_parse(optarg, &d.order)) {
-				usage_error("--order: '%s' is not shuffled, rounds or sequential",
-				            optarg);
-				goto out;
-			}
-			break;
-		case 's':
-			if (parse_u64("--seed", optarg, &v))
-				goto out;
-			if (v > INT64_MAX) {
-				usage_error("--seed: %llu is too large", v);
-				goto out;
-			}
-			d.seed = v;
-			seeded = true;
-			break;
-		case 't':
-			if (parse_duration_ns("--timeout", optarg, &v))
-				goto out;
-			d.timeout_ns = v;
-			break;
-		case 'W':
-			if (parse_duration_ns("--wait-tracer", optarg, &v))
-				goto out;
-			d.wait_tracer_ns = v;
-			break;
-		case 'D':
-			dry = true;
-			break;
-		case 'R':
-			resume = optarg;
-			break;
-		case 'F':
-			retry = true;
-			break;
-		default:
-			ret = bad_option(argv);
-			goto out;
-		}
+		d->nmetrics++;
+		break;
 	}
-	if (resume) {
-		if (defined || dir || optind < argc) {
-			usage_error("--resume takes the sweep's directory and --retry-failed only: "
-			            "the rest is in its sweep.json");
-			goto out;
+	case 'O':
+		if (sweep_order_parse(optarg, &d->order)) {
+			usage_error("--order: '%s' is not shuffled, rounds or sequential", optarg);
+			return EXIT_USAGE;
 		}
-		if ((ret = sweep_open(resume, &d, &e))) {
-			error("%s", e.msg);
-			ret = ret == -ENOENT ? EXIT_USAGE : exit_code_for(ret);
-			goto out;
+		break;
+	case 's':
+		if (parse_u64("--seed", optarg, &v))
+			return EXIT_USAGE;
+		if (v > INT64_MAX) {
+			usage_error("--seed: %llu is too large", v);
+			return EXIT_USAGE;
 		}
-		if ((ret = sweep_lock(resume, &lockfd, &e))) {
-			error("%s", e.msg);
-			ret = ret == -EBUSY ? EXIT_SYSTEM : exit_code_for(ret);
-			goto out;
-		}
-		fprintf(stderr,
-		        "iotape: sweep: resuming '%s': %zu cells x %u repetitions, order %s "
-		        "(seed %llu)\n",
-		        resume, sweep_ncells(&d), d.reps, sweep_order_name(d.order),
-		        (unsigned long long)d.seed);
-		ret = run_sweep(resume, &d, retry);
-		goto out;
+		d->seed = v;
+		s->seeded = true;
+		break;
+	case 't':
+		if (parse_duration_ns("--timeout", optarg, &v))
+			return EXIT_USAGE;
+		d->timeout_ns = v;
+		break;
+	case 'W':
+		if (parse_duration_ns("--wait-tracer", optarg, &v))
+			return EXIT_USAGE;
+		d->wait_tracer_ns = v;
+		break;
+	case 'D':
+		s->dry = true;
+		break;
+	case 'R':
+		s->resume = optarg;
+		break;
+	case 'F':
+		s->retry = true;
+		break;
+	default:
+		return bad_option(argv);
 	}
-	if (retry) {
-		usage_error("--retry-failed goes with --resume");
-		goto out;
+	return EXIT_OK;
+}
+
+/* --resume DIR: the sweep in DIR, locked, goes on where it stopped. An exit code. */
+static int resume_sweep(struct sweep_def *d, const struct sweep_cli *s, int argc, int *lockfd)
+{
+	struct iot_err e = {""};
+	int ret;
+
+	if (s->defined || s->dir || optind < argc)
+		return usage_error("--resume takes the sweep's directory and --retry-failed only: "
+		                   "the rest is in its sweep.json");
+	if ((ret = sweep_open(s->resume, d, &e))) {
+		error("%s", e.msg);
+		return ret == -ENOENT ? EXIT_USAGE : exit_code_for(ret);
 	}
-	if (!dir) {
+	if ((ret = sweep_lock(s->resume, lockfd, &e))) {
+		error("%s", e.msg);
+		return ret == -EBUSY ? EXIT_SYSTEM : exit_code_for(ret);
+	}
+	fprintf(stderr,
+	        "iotape: sweep: resuming '%s': %zu cells x %u repetitions, order %s "
+	        "(seed %llu)\n",
+	        s->resume, sweep_ncells(d), d->reps, sweep_order_name(d->order),
+	        (unsigned long long)d->seed);
+	return run_sweep(s->resume, d, s->retry);
+}
+
+/* A new sweep into s->dir (or its dry run): checked, written, locked and run. An exit code. */
+static int new_sweep(struct sweep_def *d, const struct sweep_cli *s, int argc, char **argv,
+                     int *lockfd)
+{
+	struct iot_err e = {""};
+	int ret;
+
+	if (!s->dir) {
 		usage_error("missing -o SWEEPDIR");
-		goto out;
+		return EXIT_USAGE;
 	}
 	if (optind < argc) {
 		size_t n = 0;
 
 		for (int i = optind; i < argc; i++)
-			if (push(&d.cmd, &n, argv[i]))
-				goto oom;
+			if (push(&d->cmd, &n, argv[i]))
+				return error("out of memory"), EXIT_SYSTEM;
 	}
-	if (!seeded)
-		d.seed = random_seed();
-	if (sweep_def_check(&d, &e)) {
+	if (!s->seeded)
+		d->seed = random_seed();
+	if (sweep_def_check(d, &e)) {
 		usage_error("%s", e.msg);
-		goto out;
+		return EXIT_USAGE;
 	}
-	if (sweep_check_output(&d, dir, &e)) {
+	if (sweep_check_output(d, s->dir, &e)) {
 		error("%s", e.msg);
-		goto out;
+		return EXIT_USAGE;
 	}
-	if (metric_names_clash(&d))
-		goto out;
-	d.argv = json_array();
-	json_array_append_new(d.argv, json_string("iotape"));
+	if (metric_names_clash(d))
+		return EXIT_USAGE;
+	d->argv = json_array();
+	json_array_append_new(d->argv, json_string("iotape"));
 	for (int i = 0; i < argc; i++)
-		json_array_append_new(d.argv, json_string(argv[i]));
-	if (dry) {
-		ret = dry_run(&d, dir);
-		goto out;
-	}
-	if ((ret = iot_mkdir_p(dir, &e)) || (ret = sweep_lock(dir, &lockfd, &e)) ||
-	    (ret = sweep_create(dir, &d, &e))) {
+		json_array_append_new(d->argv, json_string(argv[i]));
+	if (s->dry)
+		return dry_run(d, s->dir);
+	if ((ret = iot_mkdir_p(s->dir, &e)) || (ret = sweep_lock(s->dir, lockfd, &e)) ||
+	    (ret = sweep_create(s->dir, d, &e))) {
 		error("%s", e.msg);
-		ret = ret == -EEXIST ? EXIT_USAGE : EXIT_SYSTEM;
-		goto out;
+		return ret == -EEXIST ? EXIT_USAGE : EXIT_SYSTEM;
 	}
 	fprintf(stderr,
 	        "iotape: sweep: %zu cells x %u repetitions = %zu runs, order %s (seed %llu: "
 	        "--seed %llu repeats it) -> %s\n",
-	        sweep_ncells(&d), d.reps, sweep_ncells(&d) * d.reps, sweep_order_name(d.order),
-	        (unsigned long long)d.seed, (unsigned long long)d.seed, dir);
-	ret = run_sweep(dir, &d, false);
-	goto out;
-oom:
-	error("out of memory");
-	ret = EXIT_SYSTEM;
+	        sweep_ncells(d), d->reps, sweep_ncells(d) * d->reps, sweep_order_name(d->order),
+	        (unsigned long long)d->seed, (unsigned long long)d->seed, s->dir);
+	return run_sweep(s->dir, d, false);
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+	struct sweep_def d;
+	struct sweep_cli s = {0};
+	int opt, ret = EXIT_OK, lockfd = -1;
+
+	sweep_def_init(&d);
+	optind = 1;
+	while ((opt = cli_getopt(argc, argv, &doc_sweep)) != -1)
+		if ((ret = sweep_opt(&d, &s, opt, argv)) != EXIT_OK)
+			goto out;
+	if (s.resume)
+		ret = resume_sweep(&d, &s, argc, &lockfd);
+	else if (s.retry)
+		ret = usage_error("--retry-failed goes with --resume");
+	else
+		ret = new_sweep(&d, &s, argc, argv, &lockfd);
 out:
 	if (lockfd >= 0)
 		close(lockfd);

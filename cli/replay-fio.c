@@ -86,129 +86,144 @@ static int resolve_map(struct fopts *f, char *arg)
 	return 0;
 }
 
-static int parse(struct fopts *f, int argc, char **argv)
+/* --fio-client SLOT: one more fio server. An exit code. */
+static int add_slot(struct fopts *f, const char *arg)
+{
+	struct fc_slot s, *v;
+	struct iot_err e;
+
+	if (fc_slot_parse(&s, arg, &e))
+		return usage_error("--fio-client: %s", e.msg);
+	v = realloc(f->slots, (f->nslots + 1) * sizeof(*v));
+	if (!v) {
+		fc_slot_release(&s);
+		return error("out of memory"), EXIT_SYSTEM;
+	}
+	f->slots = v;
+	v[f->nslots++] = s;
+	return EXIT_OK;
+}
+
+/* Option c of a replay through fio into f. An exit code. */
+static int parse_opt(struct fopts *f, int c, char **argv)
 {
 	struct fc_opts *o = &f->o;
 	unsigned long long u;
 	double speed = 1.0;
 	struct iot_err e;
+	int ret;
+
+	switch (c) {
+	case 'm': {
+		char **v = realloc(f->map_args, (f->nmap_args + 1) * sizeof(*v));
+
+		if (!v)
+			return error("out of memory"), EXIT_SYSTEM;
+		f->map_args = v;
+		v[f->nmap_args++] = optarg;
+		break;
+	}
+	case 'd':
+		if (parse_u64("--depth", optarg, &u))
+			return EXIT_USAGE;
+		if (!u || u > 4096)
+			return usage_error("--depth: '%s' is not in 1..4096", optarg);
+		o->xo.max_iodepth = (unsigned)u;
+		break;
+	case 'e':
+		/* the replay's engine names, as fio's ioengines */
+		if (!strcmp(optarg, "io_uring") || !strcmp(optarg, "psync") ||
+		    !strcmp(optarg, "null") || !strcmp(optarg, "libaio"))
+			o->xo.ioengine = optarg;
+		else if (!strcmp(optarg, "sync") || !strcmp(optarg, "fallback"))
+			o->xo.ioengine = "psync";
+		else
+			return usage_error("--engine: '%s' is not libaio, io_uring, psync or "
+			                   "null (fio's ioengines)",
+			                   optarg);
+		break;
+	case O_FROM:
+		if (strcmp(optarg, "issue") && strcmp(optarg, "queue") && strcmp(optarg, "D") &&
+		    strcmp(optarg, "Q"))
+			return bad_value(O_FROM, optarg);
+		o->xo.from_queue = !strcmp(optarg, "queue") || !strcmp(optarg, "Q");
+		break;
+	case O_TIMING:
+		if (strcmp(optarg, "original") && strcmp(optarg, "afap"))
+			return bad_value(O_TIMING, optarg);
+		o->xo.no_stall = !strcmp(optarg, "afap");
+		break;
+	case O_SPEED:
+		if (parse_double("--speed", optarg, &speed))
+			return EXIT_USAGE;
+		/* fio's replay_time_scale: a percentage of the log's delays' inverse */
+		if (!(speed >= 0.01) || speed > 1e6)
+			return usage_error("--speed: '%s' is not a factor in 0.01..1000000",
+			                   optarg);
+		o->xo.time_scale = (unsigned)(speed * 100 + 0.5);
+		break;
+	case O_BUFFERED:
+		o->xo.buffered = true;
+		break;
+	case O_ALLOW_WRITES:
+		f->allow_writes = true;
+		break;
+	case O_WRITES_AS_READS:
+		f->writes_as_reads = true;
+		break;
+	case O_FORCE:
+		f->force = true;
+		break;
+	case O_OFFSET:
+		if (parse_u64("--offset", optarg, &u))
+			return EXIT_USAGE;
+		o->xo.offset = u;
+		break;
+	case O_JSON:
+		f->json = true;
+		break;
+	case O_NO_PROGRESS:
+		break;
+	case O_FIO_CLIENT:
+		return add_slot(f, optarg);
+	case O_FIO_HOSTS:
+		if ((ret = fc_hosts_file(optarg, &f->slots, &f->nslots, &f->maps, &f->nmaps,
+		                         rp_parse_dev, &e)))
+			return error("--fio-hosts: %s", e.msg), exit_code_for(ret);
+		break;
+	case O_FIO_DIR:
+		o->dir = optarg;
+		break;
+	case O_FIO_REMOTE_DIR:
+		o->remote_dir = optarg;
+		break;
+	case O_FIO_BIN:
+		o->fio = optarg;
+		break;
+	case O_FIO_TIMEOUT:
+		if (parse_duration_ns("--fio-timeout", optarg, &u))
+			return EXIT_USAGE;
+		o->timeout_ns = u ? u : UINT64_MAX;
+		break;
+	case '?':
+		return bad_option(argv);
+	default: /* one of replay's options on this machine (doc_replay) */
+		return usage_error("'%s' is not an option of a replay through fio "
+		                   "(--fio-client, --fio-hosts)",
+		                   opt_name(c));
+	}
+	return EXIT_OK;
+}
+
+static int parse(struct fopts *f, int argc, char **argv)
+{
+	struct fc_opts *o = &f->o;
 	int c, ret;
 
 	optind = 1;
-	while ((c = cli_getopt(argc, argv, &doc_replay)) != -1) {
-		switch (c) {
-		case 'm': {
-			char **v = realloc(f->map_args, (f->nmap_args + 1) * sizeof(*v));
-
-			if (!v)
-				return error("out of memory"), EXIT_SYSTEM;
-			f->map_args = v;
-			v[f->nmap_args++] = optarg;
-			break;
-		}
-		case 'd':
-			if (parse_u64("--depth", optarg, &u))
-				return EXIT_USAGE;
-			if (!u || u > 4096)
-				return usage_error("--depth: '%s' is not in 1..4096", optarg);
-			o->xo.max_iodepth = (unsigned)u;
-			break;
-		case 'e':
-			/* the replay's engine names, as fio's ioengines */
-			if (!strcmp(optarg, "io_uring") || !strcmp(optarg, "psync") ||
-			    !strcmp(optarg, "null") || !strcmp(optarg, "libaio"))
-				o->xo.ioengine = optarg;
-			else if (!strcmp(optarg, "sync") || !strcmp(optarg, "fallback"))
-				o->xo.ioengine = "psync";
-			else
-				return usage_error(
-				    "--engine: '%s' is not libaio, io_uring, psync or "
-				    "null (fio's ioengines)",
-				    optarg);
-			break;
-		case O_FROM:
-			if (strcmp(optarg, "issue") && strcmp(optarg, "queue") &&
-			    strcmp(optarg, "D") && strcmp(optarg, "Q"))
-				return bad_value(O_FROM, optarg);
-			o->xo.from_queue = !strcmp(optarg, "queue") || !strcmp(optarg, "Q");
-			break;
-		case O_TIMING:
-			if (strcmp(optarg, "original") && strcmp(optarg, "afap"))
-				return bad_value(O_TIMING, optarg);
-			o->xo.no_stall = !strcmp(optarg, "afap");
-			break;
-		case O_SPEED:
-			if (parse_double("--speed", optarg, &speed))
-				return EXIT_USAGE;
-			/* fio's replay_time_scale: a percentage of the log's delays' inverse */
-			if (!(speed >= 0.01) || speed > 1e6)
-				return usage_error("--speed: '%s' is not a factor in 0.01..1000000",
-				                   optarg);
-			o->xo.time_scale = (unsigned)(speed * 100 + 0.5);
-			break;
-		case O_BUFFERED:
-			o->xo.buffered = true;
-			break;
-		case O_ALLOW_WRITES:
-			f->allow_writes = true;
-			break;
-		case O_WRITES_AS_READS:
-			f->writes_as_reads = true;
-			break;
-		case O_FORCE:
-			f->force = true;
-			break;
-		case O_OFFSET:
-			if (parse_u64("--offset", optarg, &u))
-				return EXIT_USAGE;
-			o->xo.offset = u;
-			break;
-		case O_JSON:
-			f->json = true;
-			break;
-		case O_NO_PROGRESS:
-			break;
-		case O_FIO_CLIENT: {
-			struct fc_slot s, *v;
-
-			if (fc_slot_parse(&s, optarg, &e))
-				return usage_error("--fio-client: %s", e.msg);
-			v = realloc(f->slots, (f->nslots + 1) * sizeof(*v));
-			if (!v) {
-				fc_slot_release(&s);
-				return error("out of memory"), EXIT_SYSTEM;
-			}
-			f->slots = v;
-			v[f->nslots++] = s;
-			break;
-		}
-		case O_FIO_HOSTS:
-			if ((ret = fc_hosts_file(optarg, &f->slots, &f->nslots, &f->maps, &f->nmaps,
-			                         rp_parse_dev, &e)))
-				return error("--fio-hosts: %s", e.msg), exit_code_for(ret);
-			break;
-		case O_FIO_DIR:
-			o->dir = optarg;
-			break;
-		case O_FIO_REMOTE_DIR:
-			o->remote_dir = optarg;
-			break;
-		case O_FIO_BIN:
-			o->fio = optarg;
-			break;
-		case O_FIO_TIMEOUT:
-			if (parse_duration_ns("--fio-timeout", optarg, &u))
-				return EXIT_USAGE;
-			o->timeout_ns = u ? u : UINT64_MAX;
-			break;
-		case '?':
-			return bad_option(argv);
-		default: /* one of replay's options on this machine (doc_replay) */
-			return usage_error("'%s' is not an option of a replay through fio "
-			                   "(--fio-client, --fio-hosts)",
-			                   opt_name(c));
-		}
-	}
+	while ((c = cli_getopt(argc, argv, &doc_replay)) != -1)
+		if ((ret = parse_opt(f, c, argv)) != EXIT_OK)
+			return ret;
 	if (optind + 1 != argc)
 		return usage_error(optind == argc ? "missing TRACE" : "one TRACE at a time");
 	o->run = argv[optind];

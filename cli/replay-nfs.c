@@ -288,6 +288,93 @@ static char *with_verify(char *s, const char *ref, const struct nfs_verify_resul
 	return out;
 }
 
+/*
+ * What an NFS replay checks before it reads: one of --target and --nfs, --root-path (into
+ * root_path, cap bytes) and --root-fh (into fh) as o's root, --capture apart from --record and
+ * from the target. An exit code after printing any error.
+ */
+static int check_args(const struct replay_nfs_args *a, struct nfs_replay_opts *o, char *root_path,
+                      size_t cap, uint8_t *fh, struct iot_err *e)
+{
+	if (!!a->target == !!a->nfs_url)
+		return usage_error("an NFS capture replays onto --target DIR or --nfs URL (one of "
+		                   "them)");
+	if (a->root_path) {
+		/* "/export/" -> "export"; "/" is the capture's own root */
+		const char *p = a->root_path;
+		size_t n;
+
+		while (*p == '/')
+			p++;
+		n = strlen(p);
+		while (n && p[n - 1] == '/')
+			n--;
+		if (n >= cap || strstr(p, "//") || !strncmp(p, "..", 2) || strstr(p, "/.."))
+			return usage_error("--root-path: '%s' is not a plain path", a->root_path);
+		memcpy(root_path, p, n);
+		root_path[n] = 0;
+		o->root_path = root_path;
+	}
+	if (a->root_fh) {
+		if (nr_parse_fh(a->root_fh, fh, &o->root_fh_len))
+			return usage_error("--root-fh: '%s' is not a file handle in hex",
+			                   a->root_fh);
+		o->root_fh = fh;
+	}
+	if (a->capture_dir && a->record_dir && !strcmp(a->capture_dir, a->record_dir))
+		return usage_error("--capture and --record need different directories");
+	if (a->capture_dir && a->target &&
+	    nfs_replay_check_output("--capture", a->capture_dir, a->target, e))
+		return usage_error("%s", e->msg);
+	return EXIT_OK;
+}
+
+/* After the replay: the tree verified, the result printed, the exit code (rc: the capture's). */
+static int finish(const struct replay_nfs_args *a, const struct nfs_replay_opts *o,
+                  const struct nfs_replay_stats *st, int rc)
+{
+	struct nfs_verify_result vres;
+	struct iot_err e = {{0}};
+	bool verified = false;
+
+	if (a->verify && !st->stopped) {
+		int vr =
+		    nfs_replay_verify(a->target ? a->target : a->nfs_url, a->verify, &vres, &e);
+
+		if (vr)
+			return error("%s", e.msg), exit_code_for(vr);
+		verified = true;
+	}
+	if (a->json) {
+		char *s = nfs_replay_json(o, st);
+
+		if (s && verified)
+			s = with_verify(s, a->verify, &vres);
+		if (!s)
+			return error("out of memory"), EXIT_SYSTEM;
+		printf("%s\n", s);
+		free(s);
+	} else {
+		print_summary(o, st);
+		if (verified)
+			print_verify(a, &vres);
+	}
+	if (st->stopped)
+		rc = rc ? rc : 128 + (int)iot_stop_sig;
+	if (verified && vres.differences && !rc) {
+		error("the replayed tree differs from '%s' in %llu names (listed above)", a->verify,
+		      (unsigned long long)vres.differences);
+		rc = EXIT_THRESHOLD;
+	}
+	if (st->diverged && !a->allow_divergence && !rc) {
+		error("%llu calls ended otherwise than in the capture (listed above; "
+		      "--allow-divergence to accept that)",
+		      (unsigned long long)st->diverged);
+		rc = EXIT_THRESHOLD;
+	}
+	return rc;
+}
+
 int replay_nfs(struct replay_nfs_args *a, struct cli_input *ci)
 {
 	struct nfs_replay_opts o = {
@@ -307,8 +394,6 @@ int replay_nfs(struct replay_nfs_args *a, struct cli_input *ci)
 	    .stop = &iot_stop_sig,
 	};
 	struct reopen ro = {.arg = ci->arg, .first = ci->capture};
-	struct nfs_verify_result vres;
-	bool verified = false;
 	struct capture_ctx cc = {0};
 	struct nfs_replay_stats st;
 	struct iot_err e = {{0}};
@@ -317,46 +402,9 @@ int replay_nfs(struct replay_nfs_args *a, struct cli_input *ci)
 	int ret, rc = EXIT_OK;
 
 	ci->capture = NULL; /* ours now */
-	if (!!a->target == !!a->nfs_url) {
+	if ((rc = check_args(a, &o, root_path, sizeof(root_path), fh, &e))) {
 		in_stream_close(ro.first);
-		return usage_error("an NFS capture replays onto --target DIR or --nfs URL (one of "
-		                   "them)");
-	}
-	if (a->root_path) {
-		/* "/export/" -> "export"; "/" is the capture's own root */
-		const char *p = a->root_path;
-		size_t n;
-
-		while (*p == '/')
-			p++;
-		n = strlen(p);
-		while (n && p[n - 1] == '/')
-			n--;
-		if (n >= sizeof(root_path) || strstr(p, "//") || !strncmp(p, "..", 2) ||
-		    strstr(p, "/..")) {
-			in_stream_close(ro.first);
-			return usage_error("--root-path: '%s' is not a plain path", a->root_path);
-		}
-		memcpy(root_path, p, n);
-		root_path[n] = 0;
-		o.root_path = root_path;
-	}
-	if (a->root_fh) {
-		if (nr_parse_fh(a->root_fh, fh, &o.root_fh_len)) {
-			in_stream_close(ro.first);
-			return usage_error("--root-fh: '%s' is not a file handle in hex",
-			                   a->root_fh);
-		}
-		o.root_fh = fh;
-	}
-	if (a->capture_dir && a->record_dir && !strcmp(a->capture_dir, a->record_dir)) {
-		in_stream_close(ro.first);
-		return usage_error("--capture and --record need different directories");
-	}
-	if (a->capture_dir && a->target &&
-	    nfs_replay_check_output("--capture", a->capture_dir, a->target, &e)) {
-		in_stream_close(ro.first);
-		return usage_error("%s", e.msg);
+		return rc;
 	}
 	if (a->capture_dir) {
 		cc.a = a;
@@ -385,45 +433,7 @@ int replay_nfs(struct replay_nfs_args *a, struct cli_input *ci)
 			return cc.rc; /* said why */
 		return error("%s", e.msg), exit_code_for(ret);
 	}
-	if (a->verify && !st.stopped) {
-		int vr =
-		    nfs_replay_verify(a->target ? a->target : a->nfs_url, a->verify, &vres, &e);
-
-		if (vr) {
-			nfs_replay_stats_release(&st);
-			return error("%s", e.msg), exit_code_for(vr);
-		}
-		verified = true;
-	}
-	if (a->json) {
-		char *s = nfs_replay_json(&o, &st);
-
-		if (s && verified)
-			s = with_verify(s, a->verify, &vres);
-		if (!s) {
-			nfs_replay_stats_release(&st);
-			return error("out of memory"), EXIT_SYSTEM;
-		}
-		printf("%s\n", s);
-		free(s);
-	} else {
-		print_summary(&o, &st);
-		if (verified)
-			print_verify(a, &vres);
-	}
-	if (st.stopped)
-		rc = rc ? rc : 128 + (int)iot_stop_sig;
-	if (verified && vres.differences && !rc) {
-		error("the replayed tree differs from '%s' in %llu names (listed above)", a->verify,
-		      (unsigned long long)vres.differences);
-		rc = EXIT_THRESHOLD;
-	}
-	if (st.diverged && !a->allow_divergence && !rc) {
-		error("%llu calls ended otherwise than in the capture (listed above; "
-		      "--allow-divergence to accept that)",
-		      (unsigned long long)st.diverged);
-		rc = EXIT_THRESHOLD;
-	}
+	rc = finish(a, &o, &st, rc);
 	nfs_replay_stats_release(&st);
 	return rc;
 }

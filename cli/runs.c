@@ -18,6 +18,7 @@
 #include "formats/blktrace.h"
 #include "formats/instream.h"
 #include "formats/manifest.h"
+#include "sweep/runs.h"
 #include "formats/outcheck.h"
 #include "formats/pcap_src.h"
 
@@ -218,4 +219,32 @@ int load_summary(const char *path, uint64_t idle_ns, json_t **summary, json_t **
 	run_summary_release(&run.s);
 	cli_input_release(&ci);
 	return ret;
+}
+
+struct sweep_load {
+	uint64_t idle_ns;
+	struct iot_err *stop;
+};
+
+static int sweep_load_summary(void *ctx, const char *rundir, json_t **summary, json_t **manifest)
+{
+	struct sweep_load *l = ctx;
+
+	return load_summary(rundir, l->idle_ns, summary, manifest, l->stop);
+}
+
+int load_sweep(struct sweep_runs *s, const char *dir, uint64_t idle_ns, struct iot_err *stop)
+{
+	struct sweep_load l = {idle_ns, stop};
+	struct iot_err e = {""};
+	int ret = sweep_runs_load(s, dir, sweep_load_summary, &l, &e);
+
+	if (ret > 0)
+		return ret; /* load_summary's exit code, its error printed */
+	if ((!ret || ret == -ENOENT) && (s->failed || s->missing))
+		warning("'%s': %zu of %zu runs are in the tables; %zu failed, %zu not run (yet)",
+		        dir, s->n, s->total, s->failed, s->missing);
+	if (ret)
+		return error("%s", e.msg), ret == -ENOENT ? EXIT_USAGE : exit_code_for(ret);
+	return EXIT_OK;
 }

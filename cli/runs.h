@@ -34,4 +34,10 @@ int write_svg(void *ctx, const char *name, const char *svg, size_t len);
 int load_summary(const char *path, uint64_t idle_ns, json_t **summary, json_t **manifest,
                  struct iot_err *stop);
 
+/* A sweep's done runs (sweep/runs.h), each captured one's summary through load_summary(), with
+ * the warning about the runs left out. An exit code after printing any error; s is to be
+ * released either way. */
+struct sweep_runs;
+int load_sweep(struct sweep_runs *s, const char *dir, uint64_t idle_ns, struct iot_err *stop);
+
 #endif

@@ -293,6 +293,31 @@ out:
 	return ret;
 }
 
+/* fio ran past its time limit and was stopped: -ETIMEDOUT, e naming the hosts and the log. */
+static int timed_out(const struct fc_opts *o, const struct hostset *h, const struct fc_result *res,
+                     struct iot_err *e)
+{
+	char hosts[256] = "", secs[40];
+
+	for (unsigned i = 0; i < h->n; i++) {
+		char name[300];
+		size_t len = strlen(hosts);
+
+		fc_slot_name(&o->slots[h->first_slot[i]], name, sizeof(name));
+		if (len + strlen(name) + 3 < sizeof(hosts)) {
+			strcat(hosts, i ? ", " : "");
+			strcat(hosts, name);
+		}
+	}
+	*numfmt_secs(secs, res->timeout_ns, 3) = '\0';
+	return iot_err_set(e, -ETIMEDOUT,
+	                   "fio did not finish within %s s and was stopped: does every server "
+	                   "answer? (%s; --fio-timeout sets the limit, by default %u times the "
+	                   "trace's span plus %u s; fio's output: %s)",
+	                   secs, hosts, FC_TIMEOUT_FACTOR,
+	                   (unsigned)(FC_TIMEOUT_SLACK_NS / 1000000000ull), res->fio_log);
+}
+
 int fc_run(const struct fc_opts *o, struct fc_result *res, struct iot_err *e)
 {
 	struct export_iolog_opts xo = o->xo;
@@ -381,26 +406,7 @@ int fc_run(const struct fc_opts *o, struct fc_result *res, struct iot_err *e)
 	if ((ret = run_fio(o, &h, dir, res, e)))
 		goto out;
 	if (res->timed_out) {
-		char hosts[256] = "", secs[40];
-
-		for (unsigned i = 0; i < h.n; i++) {
-			char name[300];
-			size_t len = strlen(hosts);
-
-			fc_slot_name(&o->slots[h.first_slot[i]], name, sizeof(name));
-			if (len + strlen(name) + 3 < sizeof(hosts)) {
-				strcat(hosts, i ? ", " : "");
-				strcat(hosts, name);
-			}
-		}
-		*numfmt_secs(secs, res->timeout_ns, 3) = '\0';
-		ret = iot_err_set(
-		    e, -ETIMEDOUT,
-		    "fio did not finish within %s s and was stopped: does every server "
-		    "answer? (%s; --fio-timeout sets the limit, by default %u times the "
-		    "trace's span plus %u s; fio's output: %s)",
-		    secs, hosts, FC_TIMEOUT_FACTOR, (unsigned)(FC_TIMEOUT_SLACK_NS / 1000000000ull),
-		    res->fio_log);
+		ret = timed_out(o, &h, res, e);
 		goto out;
 	}
 	ret = fc_parse_output(res->fio_json, res, e);

@@ -1,31 +1,59 @@
 /* SPDX-License-Identifier: MIT */
-/* iotape analyze's output: the JSON document streamed, and the text summary rendered from it. */
-#include "cli/analyze.h"
+/* analyze's text summary of block traces, rendered from the document its sinks wrote. */
+#include "analyze/blk_text.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <string.h>
 
 #include "analyze/blk_analysis.h"
-#include "cli/cli.h"
 #include "common/jsonint.h"
+#include "common/numfmt.h"
 #include "common/textesc.h"
 #include "common/units.h"
 
-uint64_t jget_u(const json_t *o, const char *path)
-{
-	char key[64];
-	const char *dot;
-	uint64_t v;
+/*
+ * Every figure the text prints is read from the document by its path, and a path the document
+ * lacks is an error, not a 0: a key renamed in the JSON view fails every text rendering (and
+ * the tests that run one) instead of printing 0. Optional parts are tested for (json_is_object,
+ * json_object_get) before they are read. The one exception is a summary run's device (capture
+ * --detail summary, analyze/blk_summary.h): it carries "not_given", and lacks those figures and
+ * others its level cannot give (actions, depth, matching, ...), which print 0 as they always
+ * have.
+ */
+struct txt {
+	FILE *f;
+	char missing[96];        /* the first path read that the document lacks */
+	const json_t *not_given; /* the device being read is a summary's: what it lacks */
+};
 
-	while ((dot = strchr(path, '.'))) {
+/* o's value at path ("reads.ios"), or NULL (the miss remembered). */
+static const json_t *jget(struct txt *t, const json_t *o, const char *path)
+{
+	const char *p = path, *dot;
+	char key[64];
+
+	while (o && (dot = strchr(p, '.'))) {
 		size_t n =
-		    (size_t)(dot - path) < sizeof(key) - 1 ? (size_t)(dot - path) : sizeof(key) - 1;
-		memcpy(key, path, n);
+		    (size_t)(dot - p) < sizeof(key) - 1 ? (size_t)(dot - p) : sizeof(key) - 1;
+
+		memcpy(key, p, n);
 		key[n] = '\0';
 		o = json_object_get(o, key);
-		path = dot + 1;
+		p = dot + 1;
 	}
-	o = json_object_get(o, path);
+	if (o)
+		o = json_object_get(o, p);
+	if (!o && !t->missing[0] && !t->not_given)
+		snprintf(t->missing, sizeof(t->missing), "%s", path);
+	return o;
+}
+
+static uint64_t jget_u(struct txt *t, const json_t *o, const char *path)
+{
+	uint64_t v = 0;
+
+	o = jget(t, o, path);
 	if (json_is_real(o)) {
 		double d = json_real_value(o);
 
@@ -35,29 +63,39 @@ uint64_t jget_u(const json_t *o, const char *path)
 	return v;
 }
 
-double jget_f(const json_t *o, const char *path)
+static double jget_f(struct txt *t, const json_t *o, const char *path)
 {
-	char key[64];
-	const char *dot;
-
-	while ((dot = strchr(path, '.'))) {
-		size_t n =
-		    (size_t)(dot - path) < sizeof(key) - 1 ? (size_t)(dot - path) : sizeof(key) - 1;
-		memcpy(key, path, n);
-		key[n] = '\0';
-		o = json_object_get(o, key);
-		path = dot + 1;
-	}
-	return json_number_value(json_object_get(o, path));
+	return json_number_value(jget(t, o, path));
 }
 
-const char *fmt_bytes(uint64_t b, char *buf, size_t len)
+static int64_t jget_i(struct txt *t, const json_t *o, const char *path)
 {
-	return iot_fmt_bytes(b, buf, len); /* one formatter for every renderer */
+	return json_integer_value(jget(t, o, path));
+}
+
+/* Seconds on the trace clock with dec decimals ("12.500000"), and signed ("+0.000120000"). */
+static const char *secs(uint64_t ns, unsigned dec, char *buf, size_t len)
+{
+	char tmp[40];
+
+	*numfmt_secs(tmp, ns, dec) = '\0';
+	snprintf(buf, len, "%s", tmp);
+	return buf;
+}
+
+static const char *secs_signed(int64_t ns, unsigned dec, char *buf, size_t len)
+{
+	char tmp[40];
+	uint64_t mag = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
+
+	tmp[0] = ns < 0 ? '-' : '+';
+	*numfmt_secs(tmp + 1, mag, dec) = '\0';
+	snprintf(buf, len, "%s", tmp);
+	return buf;
 }
 
 /* The IO at an edge of a gap ("W 4.0 KiB pid 7 (jbd2)"), or "-". */
-static const char *io_text(const json_t *io, char *buf, size_t len)
+static const char *io_text(struct txt *t, const json_t *io, char *buf, size_t len)
 {
 	const json_t *comm = json_object_get(io, "comm"), *pid = json_object_get(io, "pid");
 	char b[32], name[64]; /* the process name is the trace's: shown, never sent raw */
@@ -67,10 +105,10 @@ static const char *io_text(const json_t *io, char *buf, size_t len)
 		return buf;
 	}
 	snprintf(buf, len, "%s %s", json_string_value(json_object_get(io, "rwbs")),
-	         fmt_bytes(jget_u(io, "bytes"), b, sizeof(b)));
+	         iot_fmt_bytes(jget_u(t, io, "bytes"), b, sizeof(b)));
 	if (json_is_integer(pid))
 		snprintf(buf + strlen(buf), len - strlen(buf), " pid %" PRIu64 " (%s)",
-		         jget_u(io, "pid"),
+		         jget_u(t, io, "pid"),
 		         json_is_string(comm)
 		             ? txt_escape(json_string_value(comm), name, sizeof(name))
 		             : "?");
@@ -108,8 +146,9 @@ static const char *cmd_text(const json_t *c, char *buf, size_t len)
 }
 
 /* The gaps by the command that ended them (and their period), then that began them. */
-static void text_cmds(FILE *f, const json_t *ex)
+static void text_cmds(struct txt *t, const json_t *ex)
 {
+	FILE *f = t->f;
 	const json_t *c, *p;
 	char b1[32], b2[32], b3[32], who[160];
 	size_t i;
@@ -117,32 +156,33 @@ static void text_cmds(FILE *f, const json_t *ex)
 	json_array_foreach(json_object_get(ex, "ended_by"), i, c)
 	{
 		fprintf(f, "    %-9s %-34s %6" PRIu64 " gaps %12s (%5.1f%%)", i ? "" : "ended by",
-		        cmd_text(c, who, sizeof(who)), jget_u(c, "gaps"),
-		        fmt_duration((double)jget_u(c, "total_ns"), b1, sizeof(b1)),
-		        jget_f(c, "pct"));
+		        cmd_text(c, who, sizeof(who)), jget_u(t, c, "gaps"),
+		        iot_fmt_dur((double)jget_u(t, c, "total_ns"), b1, sizeof(b1)),
+		        jget_f(t, c, "pct"));
 		p = json_object_get(c, "periodicity");
 		if (json_is_object(p))
 			fprintf(f,
 			        "  periodic: every %s +- %s (%" PRIu64 " of %" PRIu64
 			        " intervals, gaps >= %s)",
-			        fmt_duration((double)jget_u(p, "period_ns"), b2, sizeof(b2)),
-			        fmt_duration((double)jget_u(p, "jitter_ns"), b3, sizeof(b3)),
-			        jget_u(p, "count"), jget_u(p, "gaps") - 1,
-			        fmt_duration((double)jget_u(p, "min_gap_ns"), b1, sizeof(b1)));
+			        iot_fmt_dur((double)jget_u(t, p, "period_ns"), b2, sizeof(b2)),
+			        iot_fmt_dur((double)jget_u(t, p, "jitter_ns"), b3, sizeof(b3)),
+			        jget_u(t, p, "count"), jget_u(t, p, "gaps") - 1,
+			        iot_fmt_dur((double)jget_u(t, p, "min_gap_ns"), b1, sizeof(b1)));
 		fputc('\n', f);
 	}
 	json_array_foreach(json_object_get(ex, "began_by"), i, c)
 	{
 		fprintf(f, "    %-9s %-34s %6" PRIu64 " gaps %12s (%5.1f%%)\n", i ? "" : "began by",
-		        cmd_text(c, who, sizeof(who)), jget_u(c, "gaps"),
-		        fmt_duration((double)jget_u(c, "total_ns"), b1, sizeof(b1)),
-		        jget_f(c, "pct"));
+		        cmd_text(c, who, sizeof(who)), jget_u(t, c, "gaps"),
+		        iot_fmt_dur((double)jget_u(t, c, "total_ns"), b1, sizeof(b1)),
+		        jget_f(t, c, "pct"));
 	}
 }
 
 /* "packets kept: port 2049 or port 111 whole, other tcp or udp 128 bytes (headers)" */
-static void text_kept(FILE *f, const json_t *kept)
+static void text_kept(struct txt *t, const json_t *kept)
 {
+	FILE *f = t->f;
 	const json_t *k;
 	char flt[160];
 	size_t i;
@@ -152,7 +192,7 @@ static void text_kept(FILE *f, const json_t *kept)
 	fputs("    packets kept:", f);
 	json_array_foreach(kept, i, k)
 	{
-		uint64_t snap = jget_u(k, "snaplen");
+		uint64_t snap = jget_u(t, k, "snaplen");
 
 		fprintf(
 		    f, "%s %s ", i ? "," : "",
@@ -166,24 +206,25 @@ static void text_kept(FILE *f, const json_t *kept)
 }
 
 /* What the device's gaps had in common: the other devices, the network, NFS, the period. */
-static void text_explain(FILE *f, const json_t *ex)
+static void text_explain(struct txt *t, const json_t *ex)
 {
+	FILE *f = t->f;
 	const json_t *o, *p = json_object_get(ex, "periodicity"), *c;
 	const char *key;
 	char b1[32], b2[32], b3[32], who[128];
 	size_t i;
 	int any = 0;
 
-	if (!json_is_object(ex) || !jget_u(ex, "gaps_ns"))
+	if (!json_is_object(ex) || !jget_u(t, ex, "gaps_ns"))
 		return;
 	json_array_foreach(json_object_get(ex, "devices"), i, o)
 	{
 		fprintf(f, "    %s %s busy %s of the gaps' %s (%.1f%%), %" PRIu64 " IOs, %s\n",
 		        i ? "         " : "while idle:", dev_text(o, who, sizeof(who)),
-		        fmt_duration((double)jget_u(o, "busy_ns"), b1, sizeof(b1)),
-		        fmt_duration((double)jget_u(ex, "gaps_ns"), b2, sizeof(b2)),
-		        jget_f(o, "busy_pct"), jget_u(o, "ios"),
-		        fmt_bytes(jget_u(o, "bytes"), b3, sizeof(b3)));
+		        iot_fmt_dur((double)jget_u(t, o, "busy_ns"), b1, sizeof(b1)),
+		        iot_fmt_dur((double)jget_u(t, ex, "gaps_ns"), b2, sizeof(b2)),
+		        jget_f(t, o, "busy_pct"), jget_u(t, o, "ios"),
+		        iot_fmt_bytes(jget_u(t, o, "bytes"), b3, sizeof(b3)));
 	}
 	json_array_foreach(json_object_get(ex, "network"), i, o)
 	{
@@ -196,38 +237,40 @@ static void text_explain(FILE *f, const json_t *ex)
 		fprintf(f,
 		        "    network during the gaps: %" PRIu64
 		        " packets, %s (%.3f MB/s): in %" PRIu64 " (%s), out %" PRIu64 " (%s)",
-		        jget_u(o, "packets"), fmt_bytes(jget_u(o, "bytes"), b1, sizeof(b1)),
-		        jget_f(o, "mb_per_s"), jget_u(o, "packets_in"),
-		        fmt_bytes(jget_u(o, "bytes_in"), b2, sizeof(b2)), jget_u(o, "packets_out"),
-		        fmt_bytes(jget_u(o, "bytes_out"), b3, sizeof(b3)));
-		if (jget_u(o, "packets_local"))
-			fprintf(f, ", local %" PRIu64 " (%s)", jget_u(o, "packets_local"),
-			        fmt_bytes(jget_u(o, "bytes_local"), b1, sizeof(b1)));
+		        jget_u(t, o, "packets"),
+		        iot_fmt_bytes(jget_u(t, o, "bytes"), b1, sizeof(b1)),
+		        jget_f(t, o, "mb_per_s"), jget_u(t, o, "packets_in"),
+		        iot_fmt_bytes(jget_u(t, o, "bytes_in"), b2, sizeof(b2)),
+		        jget_u(t, o, "packets_out"),
+		        iot_fmt_bytes(jget_u(t, o, "bytes_out"), b3, sizeof(b3)));
+		if (jget_u(t, o, "packets_local"))
+			fprintf(f, ", local %" PRIu64 " (%s)", jget_u(t, o, "packets_local"),
+			        iot_fmt_bytes(jget_u(t, o, "bytes_local"), b1, sizeof(b1)));
 		fputc('\n', f);
-		text_kept(f, json_object_get(o, "kept"));
+		text_kept(t, json_object_get(o, "kept"));
 	}
 	json_array_foreach(json_object_get(ex, "nfs"), i, o)
 	{
-		if (!jget_u(o, "arrivals") && !jget_u(o, "idle_with_work_ns"))
+		if (!jget_u(t, o, "arrivals") && !jget_u(t, o, "idle_with_work_ns"))
 			continue;
 		fprintf(
 		    f,
 		    "    NFS during the gaps: disk idle while the server had work %s (%.1f%% of "
 		    "the gaps), %" PRIu64 " calls arrived, %.2f outstanding on average, at most "
 		    "%" PRIu64 "\n",
-		    fmt_duration((double)jget_u(o, "idle_with_work_ns"), b1, sizeof(b1)),
-		    jget_f(o, "idle_with_work_pct"), jget_u(o, "arrivals"),
-		    jget_f(o, "outstanding_mean"), jget_u(o, "outstanding_max"));
+		    iot_fmt_dur((double)jget_u(t, o, "idle_with_work_ns"), b1, sizeof(b1)),
+		    jget_f(t, o, "idle_with_work_pct"), jget_u(t, o, "arrivals"),
+		    jget_f(t, o, "outstanding_mean"), jget_u(t, o, "outstanding_max"));
 	}
 	if (json_is_object(p))
 		fprintf(f,
 		        "    periodic: gaps of at least %s end every %s +- %s (%" PRIu64
 		        " of %" PRIu64 " intervals)\n",
-		        fmt_duration((double)jget_u(p, "min_gap_ns"), b1, sizeof(b1)),
-		        fmt_duration((double)jget_u(p, "period_ns"), b2, sizeof(b2)),
-		        fmt_duration((double)jget_u(p, "jitter_ns"), b3, sizeof(b3)),
-		        jget_u(p, "count"), jget_u(p, "gaps") - 1);
-	text_cmds(f, ex);
+		        iot_fmt_dur((double)jget_u(t, p, "min_gap_ns"), b1, sizeof(b1)),
+		        iot_fmt_dur((double)jget_u(t, p, "period_ns"), b2, sizeof(b2)),
+		        iot_fmt_dur((double)jget_u(t, p, "jitter_ns"), b3, sizeof(b3)),
+		        jget_u(t, p, "count"), jget_u(t, p, "gaps") - 1);
+	text_cmds(t, ex);
 	fprintf(f, "    causes of the gaps listed:");
 	json_object_foreach((json_t *)json_object_get(ex, "causes"), key, c)
 	{
@@ -238,18 +281,19 @@ static void text_explain(FILE *f, const json_t *ex)
 	fprintf(f, "%s\n", any ? "" : " none");
 }
 
-static void text_idle(FILE *f, const json_t *idle, uint64_t start)
+static void text_idle(struct txt *t, const json_t *idle, uint64_t start)
 {
+	FILE *f = t->f;
 	const json_t *longest = json_object_get(idle, "longest"), *g;
 	char b1[32], b2[32];
 	size_t i;
 
 	fprintf(f, "  %-10s %" PRIu64 " gaps >= %s, %s in total (%.1f%% of the span)\n", "idle",
-	        jget_u(idle, "gaps"),
-	        fmt_duration((double)jget_u(idle, "threshold_ns"), b1, sizeof(b1)),
-	        fmt_duration((double)jget_u(idle, "total_ns"), b2, sizeof(b2)),
-	        jget_f(idle, "pct"));
-	text_explain(f, json_object_get(idle, "explain"));
+	        jget_u(t, idle, "gaps"),
+	        iot_fmt_dur((double)jget_u(t, idle, "threshold_ns"), b1, sizeof(b1)),
+	        iot_fmt_dur((double)jget_u(t, idle, "total_ns"), b2, sizeof(b2)),
+	        jget_f(t, idle, "pct"));
+	text_explain(t, json_object_get(idle, "explain"));
 	if (json_array_size(longest))
 		fprintf(f, "    %14s %14s %12s %12s  %-30s %-30s %s\n", "start (s)", "end (s)",
 		        "length", "IO waiting", "began by (completed)", "ended by (issued)",
@@ -260,14 +304,14 @@ static void text_idle(FILE *f, const json_t *idle, uint64_t start)
 		char before[160], after[160], because[600], causes[256], t1[40], t2[40];
 		size_t k;
 
-		io_text(json_object_get(g, "io_before"), before, sizeof(before));
+		io_text(t, json_object_get(g, "io_before"), before, sizeof(before));
 		if (!strcmp(json_string_value(json_object_get(g, "ended_by")), "end"))
 			snprintf(after, sizeof(after), "end of trace");
 		else
-			io_text(json_object_get(g, "io_after"), after, sizeof(after));
+			io_text(t, json_object_get(g, "io_after"), after, sizeof(after));
 		/* how long a queued request waited while the device sat idle */
 		if (json_is_true(json_object_get(g, "queued")))
-			fmt_duration((double)jget_u(g, "queued_ns"), b2, sizeof(b2));
+			iot_fmt_dur((double)jget_u(t, g, "queued_ns"), b2, sizeof(b2));
 		else
 			snprintf(b2, sizeof(b2), "-");
 		/* every cause that holds, ranked: the label first */
@@ -278,10 +322,10 @@ static void text_idle(FILE *f, const json_t *idle, uint64_t start)
 			         k ? ", " : "", json_string_value(c));
 		}
 		fprintf(f, "    %14s %14s %12s %12s  %-30s %-30s %s\n",
-		        fmt_secs(jget_u(g, "start_ns") - start, 6, t1, sizeof(t1)),
-		        fmt_secs(jget_u(g, "end_ns") - start, 6, t2, sizeof(t2)),
-		        fmt_duration((double)jget_u(g, "duration_ns"), b1, sizeof(b1)), b2, before,
-		        after, causes[0] ? causes : "-");
+		        secs(jget_u(t, g, "start_ns") - start, 6, t1, sizeof(t1)),
+		        secs(jget_u(t, g, "end_ns") - start, 6, t2, sizeof(t2)),
+		        iot_fmt_dur((double)jget_u(t, g, "duration_ns"), b1, sizeof(b1)), b2,
+		        before, after, causes[0] ? causes : "-");
 		json_array_foreach(json_object_get(ex, "reasons"), k, c)
 		{
 			fprintf(f, "      %s: %s\n", json_string_value(json_object_get(c, "cause")),
@@ -291,111 +335,20 @@ static void text_idle(FILE *f, const json_t *idle, uint64_t start)
 	}
 }
 
-/* ------------------------------------------------------------------------------------- */
-/*
- * The JSON document, streamed: jansson writes every key and value, but the devices'
- * timelines are written one bin at a time (as jansson objects a 100000-bin timeline would
- * take 170 MB). The layout is jansson's JSON_INDENT(2), with one timeline bin per line.
- */
-
-#define DUMP_FLAGS (JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17) | JSON_ENCODE_ANY)
-
-/* v with jansson, its continuation lines indented by ind more spaces. */
-static void put_value(FILE *f, const json_t *v, int ind, size_t flags)
-{
-	char *s = json_dumps(v, flags);
-
-	if (!s) {
-		fputs("null", f); /* only without memory; the caller's ferror check sees the rest */
-		return;
-	}
-	for (const char *p = s; *p; p++) {
-		fputc(*p, f);
-		if (*p == '\n')
-			fprintf(f, "%*s", ind, "");
-	}
-	free(s);
-}
-
-static void put_key(FILE *f, const char *key, int ind, int first)
-{
-	json_t *k = json_string(key);
-
-	fprintf(f, "%s\n%*s", first ? "" : ",", ind, "");
-	put_value(f, k, 0, DUMP_FLAGS);
-	fputs(": ", f);
-	json_decref(k);
-}
-
-static void put_device(FILE *f, const json_t *dev, const struct blk_analysis *a, unsigned pos)
-{
-	const char *key;
-	json_t *v;
-	int first = 1;
-
-	fputs("{", f);
-	json_object_foreach((json_t *)dev, key, v)
-	{
-		put_key(f, key, 6, first);
-		first = 0;
-		if (strcmp(key, "timeline") || !json_is_null(v)) {
-			put_value(f, v, 6, DUMP_FLAGS | JSON_INDENT(2));
-			continue;
-		}
-		fputs("[", f);
-		for (uint64_t k = 0, n = blk_analysis_timeline_bins(a); k < n; k++) {
-			json_t *bin = blk_analysis_timeline_bin(a, pos, k);
-
-			fprintf(f, "%s\n        ", k ? "," : "");
-			put_value(f, bin, 0, DUMP_FLAGS | JSON_COMPACT);
-			json_decref(bin);
-		}
-		fputs("\n      ]", f);
-	}
-	fputs("\n    }", f);
-}
-
-int write_document(FILE *f, const json_t *root, const struct devref *refs)
-{
-	const char *key;
-	json_t *v;
-	int first = 1;
-
-	fputs("{", f);
-	json_object_foreach((json_t *)root, key, v)
-	{
-		put_key(f, key, 2, first);
-		first = 0;
-		if (strcmp(key, "devices") || !json_is_array(v)) {
-			put_value(f, v, 2, DUMP_FLAGS | JSON_INDENT(2));
-			continue;
-		}
-		fputs("[", f);
-		for (size_t i = 0; i < json_array_size(v); i++) {
-			fprintf(f, "%s\n    ", i ? "," : "");
-			put_device(f, json_array_get(v, i), refs[i].a, refs[i].pos);
-		}
-		fputs(json_array_size(v) ? "\n  ]" : "]", f);
-	}
-	fputs("\n}\n", f);
-	return ferror(f) ? -1 : 0;
-}
-
-/* ------------------------------------------------------------------------------------- */
-/* Text summary, rendered from the JSON document so that both say the same thing.         */
-
 /*
  * More than a tenth of the completions matched no queued bio: btt's per-bio rows cover only
  * the rest. Say so, and why: a bio split into several requests (X) completes in pieces at
  * sectors no bio was queued at (writes over max_sectors_kb: a journal's), and a write with
  * FUA or a preflush on a device without them ends with a flush sequence's completion.
  */
-static void unmatched_note(FILE *f, const json_t *d)
+static void unmatched_note(struct txt *t, const json_t *d)
 {
-	uint64_t un = jget_u(d, "matching.unmatched_completions");
-	uint64_t all = jget_u(d, "reads.ios") + jget_u(d, "writes.ios");
-	uint64_t splits = jget_u(d, "actions.split.reads") + jget_u(d, "actions.split.writes");
-	uint64_t flush = jget_u(d, "depth.flush_completions");
+	FILE *f = t->f;
+	uint64_t un = jget_u(t, d, "matching.unmatched_completions");
+	uint64_t all = jget_u(t, d, "reads.ios") + jget_u(t, d, "writes.ios");
+	uint64_t splits =
+	    jget_u(t, d, "actions.split.reads") + jget_u(t, d, "actions.split.writes");
+	uint64_t flush = jget_u(t, d, "depth.flush_completions");
 
 	if (!all || 10 * un <= all)
 		return;
@@ -419,14 +372,19 @@ static void unmatched_note(FILE *f, const json_t *d)
 	fprintf(f, " d2c rq follows every request\n");
 }
 
-static void text_device(FILE *f, const json_t *d, uint64_t start)
+static void text_device(struct txt *t, const json_t *d, uint64_t start)
 {
+	FILE *f = t->f;
 	static const char *const lat[] = {"q2d", "d2c", "q2c", "q2g",        "g2i",
 	                                  "q2m", "i2d", "m2d", "d2c_request"};
 	char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
 	const json_t *idle = json_object_get(d, "idle");
 	size_t i;
 	char name[64];
+
+	/* a summary run's device says which figures its level of detail could not give: those
+	 * are absent and print 0, as they always have */
+	t->not_given = json_object_get(d, "not_given");
 
 	fprintf(f, "\ndevice %s", json_string_value(json_object_get(d, "dev")));
 	if (json_is_string(json_object_get(d, "role")) ||
@@ -445,31 +403,33 @@ static void text_device(FILE *f, const json_t *d, uint64_t start)
 		fprintf(
 		    f, " on %s",
 		    txt_escape(json_string_value(json_object_get(d, "host")), name, sizeof(name)));
-	fprintf(f, ": %" PRIu64 " events\n", jget_u(d, "events"));
+	fprintf(f, ": %" PRIu64 " events\n", jget_u(t, d, "events"));
 	/* writes of data; a discard's or write-zeroes' range is no transfer (fstrim's 592 MiB
 	 * of "writes"): each has its line, as have flushes */
 	fprintf(f, "  %-10s %12" PRIu64 " ios %12s   writes %12" PRIu64 " ios %12s\n", "reads",
-	        jget_u(d, "reads.ios"), fmt_bytes(jget_u(d, "reads.bytes"), b1, sizeof(b1)),
-	        jget_u(d, "data_writes.ios"),
-	        fmt_bytes(jget_u(d, "data_writes.bytes"), b2, sizeof(b2)));
-	if (jget_u(d, "discards.ios"))
+	        jget_u(t, d, "reads.ios"),
+	        iot_fmt_bytes(jget_u(t, d, "reads.bytes"), b1, sizeof(b1)),
+	        jget_u(t, d, "data_writes.ios"),
+	        iot_fmt_bytes(jget_u(t, d, "data_writes.bytes"), b2, sizeof(b2)));
+	if (jget_u(t, d, "discards.ios"))
 		fprintf(f, "  %-10s %12" PRIu64 " ios %12s covered (no data: not in writes)\n",
-		        "discards", jget_u(d, "discards.ios"),
-		        fmt_bytes(jget_u(d, "discards.bytes"), b1, sizeof(b1)));
-	if (jget_u(d, "write_zeroes.ios"))
+		        "discards", jget_u(t, d, "discards.ios"),
+		        iot_fmt_bytes(jget_u(t, d, "discards.bytes"), b1, sizeof(b1)));
+	if (jget_u(t, d, "write_zeroes.ios"))
 		fprintf(f, "  %-10s %12" PRIu64 " ios %12s covered (no data: not in writes)\n",
-		        "w-zeroes", jget_u(d, "write_zeroes.ios"),
-		        fmt_bytes(jget_u(d, "write_zeroes.bytes"), b1, sizeof(b1)));
-	if (jget_u(d, "flushes"))
+		        "w-zeroes", jget_u(t, d, "write_zeroes.ios"),
+		        iot_fmt_bytes(jget_u(t, d, "write_zeroes.bytes"), b1, sizeof(b1)));
+	if (jget_u(t, d, "flushes"))
 		fprintf(f, "  %-10s %12" PRIu64 " requests (no data)\n", "flushes",
-		        jget_u(d, "flushes"));
-	fprintf(f,
-	        "  %-10s %12" PRIu64 " bios (%" PRIu64 " back, %" PRIu64 " front merges), %" PRIu64
-	        " requeues\n",
-	        "queued", jget_u(d, "actions.queue.reads") + jget_u(d, "actions.queue.writes"),
-	        jget_u(d, "actions.backmerge.reads") + jget_u(d, "actions.backmerge.writes"),
-	        jget_u(d, "actions.frontmerge.reads") + jget_u(d, "actions.frontmerge.writes"),
-	        jget_u(d, "actions.requeue.reads") + jget_u(d, "actions.requeue.writes"));
+		        jget_u(t, d, "flushes"));
+	fprintf(
+	    f,
+	    "  %-10s %12" PRIu64 " bios (%" PRIu64 " back, %" PRIu64 " front merges), %" PRIu64
+	    " requeues\n",
+	    "queued", jget_u(t, d, "actions.queue.reads") + jget_u(t, d, "actions.queue.writes"),
+	    jget_u(t, d, "actions.backmerge.reads") + jget_u(t, d, "actions.backmerge.writes"),
+	    jget_u(t, d, "actions.frontmerge.reads") + jget_u(t, d, "actions.frontmerge.writes"),
+	    jget_u(t, d, "actions.requeue.reads") + jget_u(t, d, "actions.requeue.writes"));
 	/* btt's intervals per bio, then the request-level D2C (what report and compare show) */
 	fprintf(
 	    f,
@@ -480,36 +440,38 @@ static void text_device(FILE *f, const json_t *d, uint64_t start)
 		/* bios for the btt intervals; requests (one D, one C) for the last row */
 		const char *name = strcmp(lat[i], "d2c_request") ? lat[i] : "d2c rq";
 
-		if (!jget_u(h, "count") && i > 2)
+		if (!jget_u(t, h, "count") && i > 2)
 			continue;
 		fprintf(f, "    %-8s %8" PRIu64 " %10s %10s %10s %10s %10s %10s\n", name,
-		        jget_u(h, "count"), fmt_duration(jget_f(h, "mean"), b1, sizeof(b1)),
-		        fmt_duration((double)jget_u(h, "min"), b2, sizeof(b2)),
-		        fmt_duration((double)jget_u(h, "p50"), b3, sizeof(b3)),
-		        fmt_duration((double)jget_u(h, "p90"), b4, sizeof(b4)),
-		        fmt_duration((double)jget_u(h, "p99"), b5, sizeof(b5)),
-		        fmt_duration((double)jget_u(h, "max"), b6, sizeof(b6)));
+		        jget_u(t, h, "count"), iot_fmt_dur(jget_f(t, h, "mean"), b1, sizeof(b1)),
+		        iot_fmt_dur((double)jget_u(t, h, "min"), b2, sizeof(b2)),
+		        iot_fmt_dur((double)jget_u(t, h, "p50"), b3, sizeof(b3)),
+		        iot_fmt_dur((double)jget_u(t, h, "p90"), b4, sizeof(b4)),
+		        iot_fmt_dur((double)jget_u(t, h, "p99"), b5, sizeof(b5)),
+		        iot_fmt_dur((double)jget_u(t, h, "max"), b6, sizeof(b6)));
 	}
-	if (!jget_u(d, "latency_ns.q2c.count") && jget_u(d, "latency_ns.d2c_request.count"))
+	if (!jget_u(t, d, "latency_ns.q2c.count") && jget_u(t, d, "latency_ns.d2c_request.count"))
 		fprintf(f, "    (no queue (Q) events in the trace: d2c rq is per request, issue to "
 		           "completion)\n");
-	unmatched_note(f, d);
-	fprintf(f, "  %-10s mean %.2f, max %" PRIu64 "\n", "depth", jget_f(d, "depth.mean"),
-	        jget_u(d, "depth.max"));
-	text_idle(f, idle, start);
+	unmatched_note(t, d);
+	fprintf(f, "  %-10s mean %.2f, max %" PRIu64 "\n", "depth", jget_f(t, d, "depth.mean"),
+	        jget_u(t, d, "depth.max"));
+	text_idle(t, idle, start);
 	fprintf(f,
 	        "  %-10s %" PRIu64 " (%" PRIu64 " over 128 sectors), %.1f%% sequential, %.1f/s, "
 	        "%" PRIu64 " forward, %" PRIu64 " backward\n",
-	        "seeks", jget_u(d, "seeks.count"), jget_u(d, "seeks.seekwatcher"),
-	        jget_f(d, "seeks.sequential_pct"), jget_f(d, "seeks.per_sec"),
-	        jget_u(d, "seeks.forward"), jget_u(d, "seeks.backward"));
+	        "seeks", jget_u(t, d, "seeks.count"), jget_u(t, d, "seeks.seekwatcher"),
+	        jget_f(t, d, "seeks.sequential_pct"), jget_f(t, d, "seeks.per_sec"),
+	        jget_u(t, d, "seeks.forward"), jget_u(t, d, "seeks.backward"));
+	t->not_given = NULL;
 }
 
-void text_summary(FILE *f, const json_t *root)
+int blk_text_summary(FILE *f, const json_t *root, struct iot_err *e)
 {
+	struct txt tx = {.f = f}, *t = &tx;
 	const json_t *in = json_object_get(root, "input"), *devs = json_object_get(root, "devices");
 	const json_t *hosts = json_object_get(root, "hosts"), *h;
-	uint64_t start = jget_u(root, "start_ns");
+	uint64_t start = jget_u(t, root, "start_ns");
 	char b1[32], b2[40];
 	size_t i;
 	json_t *d;
@@ -520,11 +482,11 @@ void text_summary(FILE *f, const json_t *root)
 		        "them:\n",
 		        json_string_value(json_object_get(in, "error")));
 	fprintf(f, "%zu file(s), %" PRIu64 " events, %zu device(s), span %s",
-	        json_array_size(json_object_get(in, "files")), jget_u(in, "events"),
+	        json_array_size(jget(t, in, "files")), jget_u(t, in, "events"),
 	        json_array_size(devs),
-	        fmt_duration((double)jget_u(root, "span_ns"), b1, sizeof(b1)));
-	fprintf(f, ", timeline %" PRIu64 " bins of %s (--json)\n", jget_u(root, "timeline.bins"),
-	        fmt_duration((double)jget_u(root, "timeline.interval_ns"), b2, sizeof(b2)));
+	        iot_fmt_dur((double)jget_u(t, root, "span_ns"), b1, sizeof(b1)));
+	fprintf(f, ", timeline %" PRIu64 " bins of %s (--json)\n", jget_u(t, root, "timeline.bins"),
+	        iot_fmt_dur((double)jget_u(t, root, "timeline.interval_ns"), b2, sizeof(b2)));
 	/* a level of detail below every event (bpf --detail io or summary) says what it lacks */
 	if (json_is_object(json_object_get(root, "detail")) &&
 	    json_array_size(json_object_get(json_object_get(root, "detail"), "not_given"))) {
@@ -539,13 +501,13 @@ void text_summary(FILE *f, const json_t *root)
 	}
 	/* the JSON's times are on the trace's clock; the text's count from its start */
 	fprintf(f, "times in seconds from %s s on the trace clock (start_ns)\n",
-	        fmt_secs(start, 9, b2, sizeof(b2)));
-	if (jget_u(root, "events_dropped_devices"))
+	        secs(start, 9, b2, sizeof(b2)));
+	if (json_object_get(root, "events_dropped_devices")) /* only when there were some */
 		fprintf(f,
 		        "not analyzed: %" PRIu64
 		        " events on devices past the first %u (more devices "
 		        "than iotape keeps apart)\n",
-		        jget_u(root, "events_dropped_devices"), BLK_MAX_DEVICES);
+		        jget_u(t, root, "events_dropped_devices"), BLK_MAX_DEVICES);
 	json_array_foreach(hosts, i, h)
 	{
 		char name[64];
@@ -554,16 +516,15 @@ void text_summary(FILE *f, const json_t *root)
 		    f, "host %s (%s): span %s, its trace clock %s s from the first host's",
 		    txt_escape(json_string_value(json_object_get(h, "host")), name, sizeof(name)),
 		    json_string_value(json_object_get(h, "path")),
-		    fmt_duration((double)jget_u(h, "span_ns"), b1, sizeof(b1)),
-		    fmt_secs_signed(json_integer_value(json_object_get(h, "offset_ns")), 9, b2,
-		                    sizeof(b2)));
+		    iot_fmt_dur((double)jget_u(t, h, "span_ns"), b1, sizeof(b1)),
+		    secs_signed(jget_i(t, h, "offset_ns"), 9, b2, sizeof(b2)));
 		fputc('\n', f);
 	}
 	if (json_array_size(hosts))
 		fprintf(f,
 		        "one clock (the first host's trace clock) through the manifests' clock "
 		        "pairs: alignment error at most %s\n",
-		        fmt_duration((double)jget_u(root, "alignment_error_ns"), b1, sizeof(b1)));
+		        iot_fmt_dur((double)jget_u(t, root, "alignment_error_ns"), b1, sizeof(b1)));
 	/* --by cgroup: the same per cgroup, after the devices' figures of all IO (below) */
 	json_array_foreach(devs, i, d)
 	{
@@ -574,9 +535,9 @@ void text_summary(FILE *f, const json_t *root)
 		json_array_foreach(hosts, k, h)
 		{
 			if (json_equal(json_object_get(h, "host"), json_object_get(d, "host")))
-				off = json_integer_value(json_object_get(h, "offset_ns"));
+				off = jget_i(t, h, "offset_ns");
 		}
-		text_device(f, d, (uint64_t)((int64_t)start - off));
+		text_device(t, d, (uint64_t)((int64_t)start - off));
 	}
 	json_array_foreach(json_object_get(root, "cgroups"), i, h)
 	{
@@ -588,16 +549,21 @@ void text_summary(FILE *f, const json_t *root)
 			fprintf(f,
 			        "\nrecords without a cgroup id (plug, unplug; or captured without "
 			        "ids): %" PRIu64 " events\n",
-			        jget_u(h, "events"));
+			        jget_u(t, h, "events"));
 		else if (json_is_integer(id))
 			fprintf(f, "\ncgroup %s (id %" PRIu64 "): %" PRIu64 " events\n",
 			        json_is_string(path)
 			            ? txt_escape(json_string_value(path), name, sizeof(name))
 			            : "(path unknown)",
-			        (uint64_t)json_integer_value(id), jget_u(h, "events"));
+			        (uint64_t)json_integer_value(id), jget_u(t, h, "events"));
 		else
 			fprintf(f, "\ncgroups past the first %u: %" PRIu64 " events\n", 63u,
-			        jget_u(h, "events"));
-		json_array_foreach(json_object_get(h, "devices"), k, d) text_device(f, d, start);
+			        jget_u(t, h, "events"));
+		json_array_foreach(json_object_get(h, "devices"), k, d) text_device(t, d, start);
 	}
+	if (tx.missing[0])
+		return iot_err_set(e, -EPROTO,
+		                   "the text summary reads '%s', which the document lacks",
+		                   tx.missing);
+	return 0;
 }

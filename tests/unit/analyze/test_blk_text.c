@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests: analyze's block text reads every figure from the pass's document, none absent. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/blk_analysis.h"
+#include "analyze/blk_text.h"
+#include "test_blk_events.h"
+
+/* The document of a small pass (with the "input" analyze adds), as the command builds it. */
+static json_t *document(void)
+{
+	struct blk_event ev[] = {
+	    EV_Q(500, 0, 8, R),  EV_Q(1000, 8, 8, W), EV_D(1100, 8, 8, W),
+	    EV_D(1200, 0, 8, R), EV_C(2100, 8, 8, W), EV_C(3200, 0, 8, R),
+	};
+	struct blk_analysis *a;
+	struct blk_opts o;
+	json_t *root = json_object();
+
+	ev[0].dev = ev[3].dev = ev[5].dev = BLK_MKDEV(8, 16);
+	blk_opts_init(&o);
+	assert_int_equal(blk_analysis_new(&a, &o), 0);
+	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
+		blk_analysis_feed(a, &ev[i]);
+	blk_analysis_finish(a);
+	assert_int_equal(blk_analysis_to_json(a, root, 0), 0);
+	blk_analysis_free(a);
+	json_object_set_new(root, "input", json_pack("{s:[], s:i}", "files", "events", 6));
+	return root;
+}
+
+static char *render(const json_t *root, int *ret, struct iot_err *e)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	*ret = blk_text_summary(f, root, e);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+static void test_every_path_there(void **s)
+{
+	json_t *root = document();
+	struct iot_err e = {""};
+	int ret;
+	char *text = render(root, &ret, &e);
+
+	(void)s;
+	assert_int_equal(ret, 0);
+	assert_string_equal(e.msg, "");
+	/* the figures are the sinks': the write of 8 sectors on 8,0, the read on 8,16 */
+	assert_non_null(strstr(text, "0 file(s), 6 events, 2 device(s), span 2.7 us"));
+	assert_non_null(strstr(text, "\ndevice 8,0: 3 events\n"));
+	assert_non_null(strstr(text, "\ndevice 8,16: 3 events\n"));
+	assert_non_null(strstr(text, "writes            1 ios      4.0 KiB"));
+	free(text);
+	json_decref(root);
+}
+
+/* A key the text reads, renamed in the JSON view: an error naming the path, not a 0. */
+static void test_renamed_key_fails(void **s)
+{
+	json_t *root = document(), *d = json_array_get(json_object_get(root, "devices"), 0);
+	struct iot_err e = {""};
+	int ret;
+	char *text;
+
+	(void)s;
+	json_object_set(d, "data_writes_renamed", json_object_get(d, "data_writes"));
+	json_object_del(d, "data_writes");
+	text = render(root, &ret, &e);
+	assert_int_equal(ret, -EPROTO);
+	assert_non_null(strstr(e.msg, "'data_writes.")); /* ios or bytes: argument order */
+	free(text);
+	/* a figure of the whole document, too */
+	json_object_set(d, "data_writes", json_object_get(d, "data_writes_renamed"));
+	json_object_del(root, "span_ns");
+	text = render(root, &ret, &e);
+	assert_int_equal(ret, -EPROTO);
+	assert_non_null(strstr(e.msg, "'span_ns'"));
+	free(text);
+	json_decref(root);
+}
+
+/* A summary run's device (it says what it was not given) may lack figures: they print 0. */
+static void test_summary_device(void **s)
+{
+	json_t *root = document(), *d = json_array_get(json_object_get(root, "devices"), 0);
+	struct iot_err e = {""};
+	int ret;
+	char *text;
+
+	(void)s;
+	json_object_del(d, "depth");
+	text = render(root, &ret, &e);
+	assert_int_equal(ret, -EPROTO);
+	free(text);
+	json_object_set_new(d, "not_given", json_pack("[s]", "depth"));
+	text = render(root, &ret, &e);
+	assert_int_equal(ret, 0);
+	assert_non_null(strstr(text, "  depth      mean 0.00, max 0\n"));
+	free(text);
+	json_decref(root);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_every_path_there),
+	    cmocka_unit_test(test_renamed_key_fails),
+	    cmocka_unit_test(test_summary_device),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

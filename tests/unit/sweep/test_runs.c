@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests for sweep/runs.c: a sweep's done runs walked in matrix order, the rest counted. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "common/fs.h"
+#include "sweep/runs.h"
+
+static char base[64];
+
+/* fs=ext4,xfs x bs=4k,64k, no capture; cells 0 and 2 done, 1 failed, 3 not run. */
+static void make_sweep(const char *dir)
+{
+	static const enum sweep_run_state st[] = {SWEEP_RUN_DONE, SWEEP_RUN_FAILED, SWEEP_RUN_DONE};
+	struct sweep_def d;
+	struct iot_err e;
+	char rel[256], p[512];
+
+	sweep_def_init(&d);
+	assert_int_equal(sweep_param_parse("fs=ext4,xfs", &d.param[0], &e), 0);
+	assert_int_equal(sweep_param_parse("bs=4k,64k", &d.param[1], &e), 0);
+	d.nparams = 2;
+	d.capture = false;
+	d.cmd = calloc(2, sizeof(char *));
+	d.cmd[0] = strdup("true");
+	assert_int_equal(sweep_create(dir, &d, &e), 0);
+	for (size_t cell = 0; cell < 3; cell++) {
+		struct sweep_result r = {.state = st[cell], .exit_status = cell == 1 ? 1 : 0};
+
+		r.wall_ns = 2000000000ull * (cell + 1);
+		r.metrics = json_pack("{s:f}", "bw", 10.0 * (double)(cell + 1));
+		if (cell == 1)
+			snprintf(r.error, sizeof(r.error), "exit status 1");
+		assert_int_equal(sweep_run_path(&d, cell, 1, rel, sizeof(rel)), 0);
+		snprintf(p, sizeof(p), "%s/%s", dir, rel);
+		assert_int_equal(iot_mkdir_p(p, &e), 0);
+		assert_int_equal(sweep_result_save(p, &d, cell, 1, &r, &e), 0);
+		json_decref(r.metrics);
+	}
+	sweep_def_release(&d);
+}
+
+static int no_load(void *ctx, const char *rundir, json_t **summary, json_t **manifest)
+{
+	(void)ctx, (void)rundir, (void)summary, (void)manifest;
+	fail_msg("a sweep without capture has no analysis to load");
+	return 1;
+}
+
+static void test_walk(void **state)
+{
+	struct sweep_runs s;
+	struct iot_err e = {""};
+	struct compare c;
+	struct compare_opts o = {0};
+	char dir[128], names[3][SWEEP_LAYOUT_MAX];
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/walk", base);
+	make_sweep(dir);
+	assert_int_equal(sweep_runs_load(&s, dir, no_load, NULL, &e), 0);
+	assert_int_equal(s.total, 4);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(s.failed, 1);
+	assert_int_equal(s.missing, 1);
+	assert_int_equal(json_array_size(s.failed_list), 1);
+	assert_string_equal(
+	    json_string_value(json_object_get(json_array_get(s.failed_list, 0), "error")),
+	    "exit status 1");
+	/* matrix order, each with its cell's parameters, its metrics and its wall time */
+	assert_string_equal(json_string_value(json_object_get(s.run[0].params, "bs")), "4k");
+	assert_string_equal(json_string_value(json_object_get(s.run[1].params, "fs")), "xfs");
+	assert_true(json_number_value(json_object_get(s.run[1].metrics, "bw")) == 30.0);
+	assert_true(json_number_value(json_object_get(s.run[1].metrics, "wall_s")) == 6.0);
+	assert_null(s.run[0].summary);
+	compare_init(&c);
+	assert_int_equal(sweep_runs_add(&s, &c, &e), 0);
+	compare_release(&c);
+	/* two parameters: rows and columns */
+	sweep_default_layout(&s.def, &o, names);
+	assert_string_equal(o.rows, "fs");
+	assert_string_equal(o.cols, "bs");
+	assert_null(o.tables);
+	sweep_runs_release(&s);
+}
+
+static void test_nothing_done(void **state)
+{
+	struct sweep_runs s;
+	struct iot_err e = {""};
+	struct sweep_def d;
+	char dir[128];
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/none", base);
+	sweep_def_init(&d);
+	assert_int_equal(sweep_param_parse("fs=ext4,xfs", &d.param[0], &e), 0);
+	d.nparams = 1;
+	d.capture = false;
+	d.cmd = calloc(2, sizeof(char *));
+	d.cmd[0] = strdup("true");
+	assert_int_equal(sweep_create(dir, &d, &e), 0);
+	sweep_def_release(&d);
+	assert_int_equal(sweep_runs_load(&s, dir, no_load, NULL, &e), -ENOENT);
+	assert_non_null(strstr(e.msg, "no run of the sweep is done"));
+	assert_int_equal(s.missing, 2);
+	sweep_runs_release(&s);
+	snprintf(dir, sizeof(dir), "%s/not-a-sweep", base);
+	assert_int_equal(sweep_runs_load(&s, dir, no_load, NULL, &e), -ENOENT);
+	sweep_runs_release(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_walk),
+	    cmocka_unit_test(test_nothing_done),
+	};
+	char cmd[128];
+	int ret;
+
+	snprintf(base, sizeof(base), "/tmp/iotape-test-sweep-runs.XXXXXX");
+	if (!mkdtemp(base))
+		return 1;
+	ret = cmocka_run_group_tests(tests, NULL, NULL);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+	if (system(cmd))
+		ret = 1;
+	return ret;
+}
