@@ -313,7 +313,7 @@ int cmd_replay(int argc, char **argv)
 			break;
 		case O_OFFSET:
 			blk_only = true;
-			if (parse_u64("--offset", optarg, &u))
+			if (parse_size_bytes("--offset", optarg, &u))
 				return free(maps), EXIT_USAGE;
 			o.offset = u;
 			break;

@@ -159,7 +159,7 @@ static int parse(struct fopts *f, int argc, char **argv)
 			f->force = true;
 			break;
 		case O_OFFSET:
-			if (parse_u64("--offset", optarg, &u))
+			if (parse_size_bytes("--offset", optarg, &u))
 				return EXIT_USAGE;
 			o->xo.offset = u;
 			break;

@@ -174,6 +174,18 @@ int parse_duration_ns(const char *opt, const char *s, unsigned long long *out)
 	return 0;
 }
 
+int parse_size_bytes(const char *opt, const char *s, unsigned long long *out)
+{
+	struct iot_err e;
+	uint64_t n;
+
+	/* one rule for every option (common/parse.h): a bare number is bytes */
+	if (iot_parse_size(s, &n, &e))
+		return usage_error("%s: %s", opt, e.msg), -1;
+	*out = n;
+	return 0;
+}
+
 const char *fmt_duration(double ns, char *buf, size_t len)
 {
 	return iot_fmt_dur(ns, buf, len); /* one formatter for every renderer */
