@@ -766,6 +766,45 @@ static int parse_args(struct run *r, int argc, char **argv, const char **out)
 	return optind;
 }
 
+/* -o PATH (NULL: standard output) written beside the target and renamed: a failure never
+ * leaves half a document. EXIT_OK with *out the stream, or an exit status after the error. */
+static int open_output(const char *path, struct iot_outfile *of, FILE **out)
+{
+	struct iot_err e;
+	int err;
+
+	if (!path)
+		return EXIT_OK;
+	if ((err = iot_outfile_open(of, path, 0, &e)))
+		return error("%s", e.msg), exit_code_for(err);
+	if (!(*out = iot_outfile_stream(of))) {
+		iot_outfile_abort(of);
+		*out = stdout;
+		return error("out of memory"), EXIT_SYSTEM;
+	}
+	return EXIT_OK;
+}
+
+/* Finish what open_output() opened: renamed into place when ret is EXIT_OK, else dropped (the
+ * old file stays). Returns ret, or the write's failure. */
+static int close_output(struct iot_outfile *of, FILE **out, int ret)
+{
+	struct iot_err e;
+	int err;
+
+	if (*out == stdout) {
+		if (fflush(stdout) == EOF)
+			ret = (error("write error: %s", strerror(errno)), EXIT_SYSTEM);
+		return ret;
+	}
+	*out = stdout;
+	if (ret != EXIT_OK)
+		iot_outfile_abort(of);
+	else if ((err = iot_outfile_commit(of, &e)))
+		ret = (error("%s", e.msg), EXIT_SYSTEM);
+	return ret;
+}
+
 int cmd_analyze(int argc, char **argv)
 {
 	struct run r;
@@ -827,21 +866,13 @@ int cmd_analyze(int argc, char **argv)
 	if (r.have_man && json_is_object(json_object_get(r.man.root, "detail")))
 		json_object_set(root, "detail", json_object_get(r.man.root, "detail"));
 	if (r.summary) {
-		if ((ret = summary_doc(&r, root)))
+		if ((ret = summary_doc(&r, root)) || (ret = open_output(out_path, &of, &out)))
 			goto done;
-		if (out_path && !(out = fopen(out_path, "w"))) {
-			int err = errno;
-
-			ret = (error("'%s': %s", out_path, strerror(err)), exit_code_for(-err));
-			out = stdout;
-			goto done;
-		}
 		if (r.ao.json ? json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) ||
 		                    fputc('\n', out) == EOF
 		              : (text_summary(out, root), 0))
 			ret = (error("writing the document failed"), EXIT_SYSTEM);
-		if (fflush(out) == EOF)
-			ret = (error("write error: %s", strerror(errno)), EXIT_SYSTEM);
+		ret = close_output(&of, &out, ret);
 		goto done;
 	}
 	if (r.nin) {
@@ -853,17 +884,8 @@ int cmd_analyze(int argc, char **argv)
 			goto done;
 		}
 	}
-	/* written beside the target and renamed: a failure never leaves half a document */
-	if (out_path && (err = iot_outfile_open(&of, out_path, 0, &e))) {
-		ret = (error("%s", e.msg), exit_code_for(err));
+	if ((ret = open_output(out_path, &of, &out)))
 		goto done;
-	}
-	if (out_path && !(out = iot_outfile_stream(&of))) {
-		iot_outfile_abort(&of);
-		out = stdout;
-		ret = (error("out of memory"), EXIT_SYSTEM);
-		goto done;
-	}
 	/* the captures' text after the block devices', whose gaps they help explain */
 	if ((r.ncap || r.hosts) && !r.ao.json && r.nin &&
 	    !(captext = open_memstream(&capbuf, &caplen))) {
@@ -895,15 +917,7 @@ int cmd_analyze(int argc, char **argv)
 		fwrite(capbuf, 1, caplen, out);
 	if (ret == EXIT_OK && r.ao.json && write_document(out, root, r.refs))
 		ret = (error("writing the JSON document failed"), EXIT_SYSTEM);
-	if (out == stdout && fflush(out) == EOF)
-		ret = (error("write error: %s", strerror(errno)), EXIT_SYSTEM);
-	if (out != stdout) {
-		out = stdout;
-		if (ret != EXIT_OK)
-			iot_outfile_abort(&of);
-		else if ((err = iot_outfile_commit(&of, &e)))
-			ret = (error("%s", e.msg), EXIT_SYSTEM);
-	}
+	ret = close_output(&of, &out, ret);
 	if (ret == EXIT_OK && r.stopped)
 		ret = (error("%s", r.stop.msg), EXIT_USAGE); /* after the partial results */
 done:

@@ -59,7 +59,8 @@ static void test_header(void **state)
 
 	(void)state;
 	assert_string_equal(json_string_value(json_object_get(m, "format")), MANIFEST_FORMAT);
-	assert_int_equal(json_integer_value(json_object_get(m, "format_version")), MANIFEST_VERSION);
+	assert_int_equal(json_integer_value(json_object_get(m, "format_version")),
+	                 MANIFEST_VERSION);
 	assert_non_null(json_string_value(json_object_get(m, "iotape_version")));
 	assert_string_equal(json_string_value(json_object_get(m, "kind")), "replay");
 	assert_non_null(json_object_get(json_object_get(m, "host"), "hostname"));
@@ -80,8 +81,8 @@ static json_t *big(int gen)
 	json_t *m = manifest_header(NULL, NULL, 0), *devs = json_array();
 
 	for (int i = 0; i < 2000; i++)
-		json_array_append_new(devs, json_pack("{s:s, s:i, s:i, s:i}", "name", "sda", "major",
-		                                      8, "minor", i, "events", gen));
+		json_array_append_new(devs, json_pack("{s:s, s:i, s:i, s:i}", "name", "sda",
+		                                      "major", 8, "minor", i, "events", gen));
 	json_object_set_new(m, "devices", devs);
 	return m;
 }
