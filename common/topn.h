@@ -37,7 +37,8 @@ static inline void *iot_topn_at(const struct iot_topn *t, unsigned i)
 }
 
 /* Whether x would be kept: there is room, or the root drops first. */
-static inline bool iot_topn_wants(const struct iot_topn *t, const void *x, iot_topn_less drops_first)
+static inline bool iot_topn_wants(const struct iot_topn *t, const void *x,
+                                  iot_topn_less drops_first)
 {
 	return t->cap && (t->n < t->cap || drops_first(t->v, x));
 }
