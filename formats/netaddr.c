@@ -16,8 +16,7 @@ const char *net_addr_str(uint8_t family, const uint8_t *a, char *buf, size_t len
 	return buf;
 }
 
-const char *net_endpoint_str(uint8_t family, const uint8_t *a, uint16_t port, char *buf,
-                             size_t len)
+const char *net_endpoint_str(uint8_t family, const uint8_t *a, uint16_t port, char *buf, size_t len)
 {
 	char s[48];
 
