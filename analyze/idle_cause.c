@@ -2,13 +2,13 @@
 /* Why was the disk idle: a cause per listed gap from a small rule set, and the JSON. */
 #include "analyze/idle_explain.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/jsonint.h"
+#include "formats/netaddr.h"
 
 /*
  * The rules, in rank order; a gap's cause is the first that holds (every one that holds is
@@ -169,13 +169,6 @@ static double pct(uint64_t part, uint64_t whole)
 	return whole ? 100.0 * (double)part / (double)whole : 0;
 }
 
-static const char *addr_str(uint8_t family, const uint8_t *a, char *buf, size_t len)
-{
-	if (!inet_ntop(family == 6 ? AF_INET6 : AF_INET, a, buf, (socklen_t)len))
-		snprintf(buf, len, "?");
-	return buf;
-}
-
 /* "8,16", "osd.0 journal (8,16)", with " on HOST" with several hosts. */
 static const char *dev_label(const struct idle_explain *x, const struct ie_dev *o, char *buf,
                              size_t len)
@@ -268,9 +261,9 @@ static json_t *net_json(const struct idle_explain *x, unsigned h, const struct i
 		json_array_append_new(
 		    fl, json_pack("{s:s, s:s, s:i, s:s, s:i, s:I, s:I, s:s}", "proto",
 		                  f->proto == 6 ? "tcp" : "udp", "src",
-		                  addr_str(f->family, f->src, a1, sizeof(a1)), "sport", f->sport,
-		                  "dst", addr_str(f->family, f->dst, a2, sizeof(a2)), "dport",
-		                  f->dport, "packets", (json_int_t)f->packets, "bytes",
+		                  net_addr_str(f->family, f->src, a1, sizeof(a1)), "sport",
+		                  f->sport, "dst", net_addr_str(f->family, f->dst, a2, sizeof(a2)),
+		                  "dport", f->dport, "packets", (json_int_t)f->packets, "bytes",
 		                  (json_int_t)f->bytes, "direction", dir_names[d]));
 	}
 	json_object_set_new(o, "flows", fl);
@@ -551,8 +544,8 @@ static json_t *totals_json(const struct idle_explain *x, const struct ie_dev *d)
 		n = net_json(x, h, &d->net_tot[h], d->gap_ns);
 		for (unsigned i = 0; i < hs->nlocal; i++)
 			json_array_append_new(
-			    loc,
-			    json_string(addr_str(hs->local[i][0], &hs->local[i][1], a, sizeof(a))));
+			    loc, json_string(net_addr_str(hs->local[i][0], &hs->local[i][1], a,
+			                                  sizeof(a))));
 		json_object_set_new(n, "local_addresses", loc);
 		json_object_set_new(n, "local_from",
 		                    hs->nlocal

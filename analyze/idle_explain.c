@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/topn.h"
 #include "formats/blktrace.h"
 #include "formats/manifest.h"
 
@@ -223,66 +224,32 @@ static void on_idle(void *ctx, unsigned idx, uint64_t t)
 			activity(x, x->devs[k], c, &d->snap[k]);
 }
 
-/* Heap of the longest gaps: the root is the one the idle sink would drop first (the
- * shortest; of equal ones, the latest). */
-static bool drops_first(const struct ie_gap *a, const struct ie_gap *b)
+/* Top-N heap (common/topn.h) of the longest gaps: the root is the one the idle sink would
+ * drop first (the shortest; of equal ones, the latest). */
+static bool drops_first(const void *pa, const void *pb)
 {
+	const struct ie_gap *a = pa, *b = pb;
 	uint64_t la = a->g.end - a->g.start, lb = b->g.end - b->g.start;
 
 	return la < lb || (la == lb && a->g.start > b->g.start);
 }
 
-static void heap_down(struct ie_gap *h, unsigned n, unsigned i)
-{
-	for (;;) {
-		unsigned l = 2 * i + 1, r = l + 1, m = i;
-		struct ie_gap t;
-
-		if (l < n && drops_first(&h[l], &h[m]))
-			m = l;
-		if (r < n && drops_first(&h[r], &h[m]))
-			m = r;
-		if (m == i)
-			return;
-		t = h[i];
-		h[i] = h[m];
-		h[m] = t;
-		i = m;
-	}
-}
-
-static void heap_up(struct ie_gap *h, unsigned i)
-{
-	while (i && drops_first(&h[i], &h[(i - 1) / 2])) {
-		struct ie_gap t = h[i];
-
-		h[i] = h[(i - 1) / 2];
-		h[(i - 1) / 2] = t;
-		i = (i - 1) / 2;
-	}
-}
-
 /* Keep gap g (with its others) among the longest, as the idle sink keeps its list. */
 static void keep_longest(struct idle_explain *x, struct ie_dev *d, struct ie_gap *g)
 {
+	struct iot_topn top = {d->heap, sizeof(*d->heap), d->nheap, x->top};
+	struct ie_gap out;
 	uint64_t len = g->g.end - g->g.start;
 
-	if (!x->top)
-		goto drop;
-	if (d->nheap < x->top) {
-		d->heap[d->nheap] = *g;
-		heap_up(d->heap, d->nheap++);
+	/* equal to the shortest kept: the sink keeps the earlier */
+	if (!iot_topn_wants(&top, g, drops_first) ||
+	    (d->nheap == x->top && len <= d->heap[0].g.end - d->heap[0].g.start)) {
+		free(g->oth);
 		return;
 	}
-	/* equal to the shortest kept: the sink keeps the earlier */
-	if (len <= d->heap[0].g.end - d->heap[0].g.start)
-		goto drop;
-	free(d->heap[0].oth);
-	d->heap[0] = *g;
-	heap_down(d->heap, d->nheap, 0);
-	return;
-drop:
-	free(g->oth);
+	if (iot_topn_put(&top, g, &out, drops_first))
+		free(out.oth);
+	d->nheap = top.n;
 }
 
 static void keep_span(struct ie_dev *d, uint64_t cs, uint64_t ce, const struct blk_gap *bg)

@@ -11,6 +11,7 @@
 #include "common/hist.h"
 #include "common/jsonint.h"
 #include "common/units.h"
+#include "formats/netaddr.h"
 #include "formats/nfs_pipe.h"
 
 #define ROWS_MAX 128 /* as the statistics' rows; past it, one "other" row */
@@ -508,8 +509,8 @@ json_t *nfs_ends_json(const struct nfs_ends *x)
 		json_t *j;
 
 		nfs_ends_call(x, i, &k);
-		nfs_addr_str(c->family, c->client, ca, sizeof(ca));
-		nfs_addr_str(c->family, c->server, sa, sizeof(sa));
+		net_addr_str(c->family, c->client, ca, sizeof(ca));
+		net_addr_str(c->family, c->server, sa, sizeof(sa));
 		j = json_pack("{s:o, s:s, s:s, s:s, s:i, s:s, s:i, s:o, s:s, s:s}", "xid",
 		              json_u64(k.xid), "client_host", x->h[k.client_host].name,
 		              "server_host", x->h[k.server_host].name, "client", ca, "client_port",

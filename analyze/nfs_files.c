@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "analyze/nfs_stats.h"
+#include "common/topn.h"
 
 #define EVICT_SAMPLE 8 /* entries looked at to choose the one folded out */
 
@@ -320,43 +321,29 @@ unsigned nfs_stats_file_path(const struct nfs_stats *s, uint32_t node, const uin
 	return NFS_PATH_PLACEHOLDER;
 }
 
-/* --- the slowest calls: a min-heap of cfg.top entries on the response time --- */
+/* --- the slowest calls: a top-N heap (common/topn.h) of cfg.top entries on the response
+ * time --- */
 
 static bool slower(const struct nfs_slow *a, const struct nfs_slow *b)
 {
 	return a->srt > b->srt || (a->srt == b->srt && a->call_ns < b->call_ns);
 }
 
-static void sift_down(struct nfs_slow *h, unsigned n, unsigned i)
+/* the heap drops the least slow first */
+static bool less_slow(const void *a, const void *b)
 {
-	for (;;) {
-		unsigned l = 2 * i + 1, r = l + 1, m = i;
-		struct nfs_slow tmp;
-
-		if (l < n && slower(&h[m], &h[l]))
-			m = l;
-		if (r < n && slower(&h[m], &h[r]))
-			m = r;
-		if (m == i)
-			return;
-		tmp = h[i];
-		h[i] = h[m];
-		h[m] = tmp;
-		i = m;
-	}
+	return slower(b, a);
 }
 
 void nfs_slow_txn(struct nfs_stats *s, const struct rpc_txn *t, unsigned row, uint32_t node,
                   uint64_t srt, uint32_t st)
 {
-	struct nfs_slow e, *h = s->slow;
-	unsigned n = s->cfg.top;
+	struct iot_topn top = {s->slow, sizeof(*s->slow), s->nslow, s->slow ? s->cfg.top : 0};
+	struct nfs_slow e;
 
-	if (!h || !n)
-		return;
 	e.srt = srt;
 	e.call_ns = t->call_ns;
-	if (s->nslow == n && !slower(&e, &h[0]))
+	if (!iot_topn_wants(&top, &e, less_slow))
 		return;
 	memset(&e, 0, sizeof(e));
 	e.srt = srt;
@@ -384,22 +371,8 @@ void nfs_slow_txn(struct nfs_stats *s, const struct rpc_txn *t, unsigned row, ui
 	e.offset = t->call.offset;
 	e.count = t->call.count;
 	e.status = st;
-	if (s->nslow < n) {
-		unsigned i = s->nslow++;
-
-		h[i] = e;
-		/* sift up: the heap's top is the least slow */
-		while (i > 0 && slower(&h[(i - 1) / 2], &h[i])) {
-			struct nfs_slow tmp = h[i];
-
-			h[i] = h[(i - 1) / 2];
-			h[(i - 1) / 2] = tmp;
-			i = (i - 1) / 2;
-		}
-		return;
-	}
-	h[0] = e;
-	sift_down(h, n, 0);
+	iot_topn_put(&top, &e, NULL, less_slow);
+	s->nslow = top.n;
 }
 
 static int slow_cmp(const void *a, const void *b)

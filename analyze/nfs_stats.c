@@ -2,7 +2,6 @@
 /* NFS statistics: fed one RPC transaction at a time, fixed memory per row, bin and table. */
 #include "analyze/nfs_stats.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,12 +70,6 @@ size_t nfs_stats_mem(const struct nfs_stats *s)
 	if (s->series)
 		m += (size_t)NFS_SERIES_BINS * NFS_SERIES * sizeof(*s->series);
 	return m + nfs_names_mem(s->names);
-}
-
-void nfs_addr_str(uint8_t family, const uint8_t *a, char *buf, size_t len)
-{
-	if (!inet_ntop(family == 6 ? AF_INET6 : AF_INET, a, buf, (socklen_t)len))
-		snprintf(buf, len, "?");
 }
 
 /* --- rows --- */

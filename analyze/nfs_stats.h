@@ -10,6 +10,7 @@
 #include "analyze/nfs_sketch.h"
 #include "common/bins.h"
 #include "common/hist.h"
+#include "formats/netaddr.h"
 #include "formats/nfs_names.h"
 #include "formats/nfs_pipe.h"
 #include "formats/rpc.h"
@@ -258,9 +259,6 @@ size_t nfs_stats_mem(const struct nfs_stats *s);
 /* A status as text: "NFS3ERR_NOENT", "NFS4ERR_DELAY" (v4: an NFSv4 or callback row),
  * "RPC_PROC_UNAVAIL", "RPC_DENIED", or the number. */
 void nfs_status_str(uint32_t status, int v4, char *buf, size_t len);
-
-/* Address to text ("10.0.0.1", "fe80::1"). */
-void nfs_addr_str(uint8_t family, const uint8_t *a, char *buf, size_t len);
 
 /* --- internal to analyze/nfs_*.c --- */
 void nfs_clients_init(struct nfs_stats *s);

@@ -7,6 +7,7 @@
 #include "common/numfmt.h"
 #include "common/textesc.h"
 #include "common/units.h"
+#include "formats/netaddr.h"
 
 /* Seconds with dec decimals ("12.500000"). */
 static const char *secs(uint64_t ns, unsigned dec, char *buf, size_t len)
@@ -161,12 +162,9 @@ static void text_clients(FILE *f, const struct nfs_stats *s)
 		fprintf(f, "\nclients by time waited, %s (%u of %u):\n", title[k], n, tb->n);
 		for (unsigned i = 0; i < n; i++) {
 			const struct nfs_client *c = &tb->c[idx[i]];
-			char a[64];
 
 			if (k == NFS_BY_CONNECTION) {
-				nfs_addr_str(c->family, c->addr, a, sizeof(a));
-				snprintf(who, sizeof(who), c->family == 6 ? "[%s]:%u" : "%s:%u", a,
-				         c->port);
+				net_endpoint_str(c->family, c->addr, c->port, who, sizeof(who));
 			} else if (k == NFS_BY_UID) {
 				snprintf(who, sizeof(who), "uid %u gid %u", c->uid, c->gid);
 			} else {
@@ -225,7 +223,7 @@ static void text_slowest(FILE *f, const struct nfs_stats *s)
 		const struct nfs_slow *x = &v[i];
 		const struct nfs_proc_stats *r = nfs_stats_row(s, x->row);
 
-		nfs_addr_str(x->family, x->client, a, sizeof(a));
+		net_addr_str(x->family, x->client, a, sizeof(a));
 		nfs_stats_file_path(s, x->node, x->fh, x->fh_len, path, sizeof(path));
 		nfs_status_str(x->status, r && r->vers != 3, st, sizeof(st));
 		fprintf(f, "  %10s s %9s  %s:%u xid 0x%08x  %s %s %s",

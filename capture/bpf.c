@@ -19,6 +19,7 @@
 
 #include "capture/bpf/blk_rec.h"
 #include "common/clock.h"
+#include "common/fs.h"
 #include "blk.skel.h" /* generated at build time by bpftool (CMakeLists.txt) */
 #include "common/jsonint.h"
 #include "formats/blktrace.h"
@@ -455,12 +456,13 @@ static json_t *hist_json(struct cap_backend_state *s, unsigned idx)
 }
 
 /* summary.json (docs/capture.md "summary.json"): written every minute and at the end, through
- * a temporary file renamed into place */
+ * a temporary file renamed into place (no fsync: the run directory may be on a traced device) */
 static int write_summary(struct cap_backend_state *s, uint64_t end_ns)
 {
 	json_t *root = json_object(), *devs = json_array();
 	int sfd = bpf_map__fd(s->skel->maps.sum_devs);
-	char path[4096], tmp[4096];
+	char path[4096], *text;
+	int ret;
 
 	json_object_set_new(root, "format", json_string("iotape-summary"));
 	json_object_set_new(root, "format_version", json_integer(1));
@@ -501,16 +503,13 @@ static int write_summary(struct cap_backend_state *s, uint64_t end_ns)
 	}
 	json_object_set_new(root, "devices", devs);
 	snprintf(path, sizeof(path), "%s/" RUNDIR_SUMMARY, s->rundir);
-	snprintf(tmp, sizeof(tmp), "%s/." RUNDIR_SUMMARY ".tmp", s->rundir);
-	if (json_dump_file(root, tmp, JSON_COMPACT) || rename(tmp, path)) {
-		int err = errno ? errno : EIO;
-
-		unlink(tmp);
-		json_decref(root);
-		return iot_err_set(&s->e, -err, "'%s': %s", path, strerror(err));
-	}
+	text = json_dumps(root, JSON_COMPACT);
 	json_decref(root);
-	return 0;
+	if (!text)
+		return iot_err_set(&s->e, -ENOMEM, "'%s': out of memory", path);
+	ret = iot_write_file(path, text, strlen(text), 0, &s->e);
+	free(text);
+	return ret;
 }
 
 static int summary_tick(struct cap_backend_state *s, int final)

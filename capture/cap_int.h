@@ -83,10 +83,6 @@ struct cap_clock_pair {
 };
 void cap_clock_pair_read(struct cap_clock_pair *p);
 json_t *cap_clock_pair_json(const struct cap_clock_pair *p);
-/* host: hostname, kernel (uname), distro (os-release at path), ncpu */
-json_t *cap_host_json(const char *os_release_path);
-/* Parse an os-release file into {"id","version_id","pretty_name",...}. */
-json_t *cap_os_release_json(FILE *f);
 /* The IPv4 and IPv6 addresses of interface iface ("any": of every interface) as strings: the
  * manifest's network.addresses, which say what a packet's direction is (docs/capture.md). */
 json_t *cap_iface_addresses_json(const char *iface);

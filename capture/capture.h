@@ -96,10 +96,6 @@ struct cap_result {
  */
 int cap_run(const struct cap_opts *o, struct cap_result *res, struct iot_err *e);
 
-/* The manifest's "host" object (uname, the distribution from os_release_path, CPUs), for
- * runs made elsewhere than cap_run (an NFS replay's --record). */
-struct json_t *cap_host_json(const char *os_release_path);
-
 /*
  * Release the kernel's blk tracer without capturing: restore what a capture killed with
  * SIGKILL left (its state file), else say whether the tracer is free (msg). -EBUSY when a

@@ -56,65 +56,6 @@ json_t *cap_clock_pair_json(const struct cap_clock_pair *p)
 	                 (json_int_t)p->uncertainty_ns);
 }
 
-json_t *cap_os_release_json(FILE *f)
-{
-	static const struct {
-		const char *key, *json;
-	} keys[] = {{"ID", "id"},
-	            {"VERSION_ID", "version_id"},
-	            {"VERSION_CODENAME", "codename"},
-	            {"PRETTY_NAME", "pretty_name"}};
-	json_t *j = json_object();
-	char *line = NULL;
-	size_t cap = 0;
-
-	while (getline(&line, &cap, f) > 0) {
-		char *eq = strchr(line, '='), *v;
-		size_t n;
-
-		if (!eq)
-			continue;
-		*eq = '\0';
-		v = eq + 1;
-		v[strcspn(v, "\n")] = '\0';
-		n = strlen(v);
-		if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0]) {
-			v[n - 1] = '\0';
-			v++;
-		}
-		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-			if (!strcmp(line, keys[i].key))
-				json_object_set_new(j, keys[i].json, json_string(v));
-	}
-	free(line);
-	return j;
-}
-
-json_t *cap_host_json(const char *os_release_path)
-{
-	struct utsname u;
-	char host[256] = "";
-	json_t *j = json_object();
-	FILE *f;
-
-	gethostname(host, sizeof(host) - 1);
-	json_object_set_new(j, "hostname", json_string(host));
-	if (!uname(&u))
-		json_object_set_new(j, "kernel",
-		                    json_pack("{s:s, s:s, s:s, s:s}", "sysname", u.sysname,
-		                              "release", u.release, "version", u.version, "machine",
-		                              u.machine));
-	f = fopen(os_release_path, "re");
-	if (!f && !strcmp(os_release_path, "/etc/os-release"))
-		f = fopen("/usr/lib/os-release", "re");
-	if (f) {
-		json_object_set_new(j, "distro", cap_os_release_json(f));
-		fclose(f);
-	}
-	json_object_set_new(j, "ncpu", json_integer(sysconf(_SC_NPROCESSORS_CONF)));
-	return j;
-}
-
 json_t *cap_iface_addresses_json(const char *iface)
 {
 	struct ifaddrs *all, *a;

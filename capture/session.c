@@ -21,7 +21,6 @@
 #include "formats/manifest.h"
 #include "formats/outcheck.h"
 #include "formats/rundir.h"
-#include "iotape_version.h"
 
 #define TICK_MS 200
 #define KILL_GRACE_NS (5ull * 1000000000ull)
@@ -344,20 +343,14 @@ static void build_header(struct run *r)
 	const struct cap_opts *o = r->o;
 	FILE *mi = fopen("/proc/self/mountinfo", "re");
 
-	r->root = json_object();
-	json_object_set_new(r->root, "format", json_string(MANIFEST_FORMAT));
-	json_object_set_new(r->root, "format_version", json_integer(MANIFEST_VERSION));
-	json_object_set_new(r->root, "iotape_version", json_string(IOTAPE_VERSION));
+	r->root = manifest_header(NULL, (const char *const *)o->argv, o->argc);
 	json_object_set_new(r->root, "state", json_string("running"));
-	json_object_set_new(r->root, "host", cap_host_json("/etc/os-release"));
-	json_object_set_new(r->root, "iotape_argv", argv_json(o->argv, o->argc));
 	if (o->act_mask) {
 		char m[200];
 
 		json_object_set_new(r->root, "act_mask",
 		                    json_string(cap_mask_str(o->act_mask, m, sizeof(m))));
 	}
-	json_array_insert_new(json_object_get(r->root, "iotape_argv"), 0, json_string("iotape"));
 	if (o->nlabels) {
 		json_t *labels = json_object();
 

@@ -71,6 +71,8 @@ int parse_double(const char *opt, const char *s, double *out);
 /* "10ms", "1.5s", "250us" into ns: a duration has its unit, a bare number other than 0 is
  * refused (common/parse.h). */
 int parse_duration_ns(const char *opt, const char *s, unsigned long long *out);
+/* A SIZE (common/parse.h: bytes, or 4k, 1.5m, 2g): a usage error naming opt when it is not one. */
+int parse_size_bytes(const char *opt, const char *s, unsigned long long *out);
 
 /* A command: its function, and its text and options (the doc_X its CMD(X) in the table of
  * iotape.c names). One CMD_DECL per subcommand. */

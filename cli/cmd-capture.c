@@ -36,7 +36,10 @@ static const struct cli_opt capture_opts[] = {
      .arg = "EXPR",
      .help = "pcap filter: exactly its packets, whole (default: NFS/RPC, port 2049 or port 111, "
              "whole, and the first 128 bytes (headers) of every other TCP and UDP packet)"},
-    {.name = "snaplen", .key = 'S', .arg = "N", .help = "bytes kept per packet (default: 262144)"},
+    {.name = "snaplen",
+     .key = 'S',
+     .arg = "SIZE",
+     .help = "bytes kept per packet, 64 to 256k (default: 256k)"},
     {.name = "backend",
      .key = 'B',
      .arg = "B",
@@ -53,10 +56,10 @@ static const struct cli_opt capture_opts[] = {
      .arg = "R",
      .values = "raw pipe",
      .help = "tracefs ring-buffer reader: raw or pipe (default: raw)"},
-    {.name = "buffer-kb",
+    {.name = "buffer",
      .key = 'K',
-     .arg = "N",
-     .help = "per-CPU trace buffer in KiB (default: 8192)"},
+     .arg = "SIZE",
+     .help = "per-CPU trace buffer, 64k to 4g, whole KiB (default: 8m); was --buffer-kb N"},
     {.name = "wait-tracer",
      .key = 'W',
      .arg = "DUR",
@@ -113,9 +116,9 @@ static const struct cli_opt capture_opts[] = {
 const struct cli_doc doc_capture = {
     .summary = "trace block devices and packets while a command runs",
     .synopsis =
-        "-o RUNDIR -d [NAME=]DEV [-d [NAME=]DEV ...] [-i IFACE [--filter EXPR] [--snaplen N]] "
+        "-o RUNDIR -d [NAME=]DEV [-d [NAME=]DEV ...] [-i IFACE [--filter EXPR] [--snaplen SIZE]] "
         "[--backend auto|bpf|relay|tracefs] [--detail events|io|summary] "
-        "[--reader raw|pipe] [--buffer-kb N] [-a LIST] [--duration DUR] "
+        "[--reader raw|pipe] [--buffer SIZE] [-a LIST] [--duration DUR] "
         "[--wait-tracer DUR] [--label KEY=VALUE]... [--stdout FILE] [--stderr FILE] "
         "[-- COMMAND [ARGS...]]\n"
         "-o SET --host DEST[:DEV,...][:IFACE] [--host ...] [--hosts FILE] [--ssh-config FILE] "
@@ -137,7 +140,7 @@ const struct cli_doc doc_capture = {
         "With --host, iotape checks every host over ssh first (reachable, the same iotape on "
         "its PATH, root, devices and interface there) and starts nothing while one cannot "
         "capture; then starts `iotape capture` on each (with this command's --backend, "
-        "--detail, --reader, --buffer-kb, -a, --filter, --snaplen, --wait-tracer and "
+        "--detail, --reader, --buffer, -a, --filter, --snaplen, --wait-tracer and "
         "--label), runs COMMAND here once all trace, stops them, and brings each run back "
         "over its ssh session into SET/DEST. SET/runset.json lists the hosts, each one's "
         "status (ok, or failed and why), its clock offset from ssh round trips and the "
@@ -240,9 +243,9 @@ static void pass_on(struct hosts_cli *h, int c, const char *val)
 	static const struct {
 		int key;
 		const char *opt;
-	} names[] = {{'B', "--backend"},   {'Y', "--detail"}, {'R', "--reader"},
-	             {'K', "--buffer-kb"}, {'a', "-a"},       {'F', "--filter"},
-	             {'S', "--snaplen"},   {'L', "--label"},  {'W', "--wait-tracer"}};
+	} names[] = {{'B', "--backend"}, {'Y', "--detail"}, {'R', "--reader"},
+	             {'K', "--buffer"},  {'a', "-a"},       {'F', "--filter"},
+	             {'S', "--snaplen"}, {'L', "--label"},  {'W', "--wait-tracer"}};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		if (names[i].key == c) {
@@ -389,10 +392,10 @@ int cmd_capture(int argc, char **argv)
 			o.filter = optarg;
 			break;
 		case 'S':
-			if (parse_u64("--snaplen", optarg, &v))
+			if (parse_size_bytes("--snaplen", optarg, &v))
 				goto usage;
 			if (v < 64 || v > 262144) {
-				usage_error("--snaplen: %llu is out of range (64..262144)", v);
+				usage_error("--snaplen: %s is out of range (64 to 256k)", optarg);
 				goto usage;
 			}
 			o.snaplen = (unsigned)v;
@@ -416,13 +419,13 @@ int cmd_capture(int argc, char **argv)
 			}
 			break;
 		case 'K':
-			if (parse_u64("--buffer-kb", optarg, &v))
+			if (parse_size_bytes("--buffer", optarg, &v))
 				goto usage;
-			if (v < 64 || v > (1u << 22)) {
-				usage_error("--buffer-kb: %llu is out of range (64..4194304)", v);
+			if (v < (64u << 10) || v > (4ull << 30) || v % 1024) {
+				usage_error("--buffer: %s is not 64k to 4g in whole KiB", optarg);
 				goto usage;
 			}
-			o.buffer_kb = (unsigned)v;
+			o.buffer_kb = (unsigned)(v >> 10);
 			break;
 		case 'a':
 			if (cap_mask_parse(optarg, &o.act_mask, &e)) {
@@ -543,7 +546,7 @@ int cmd_capture(int argc, char **argv)
 	lost = res.lost;
 	if (lost)
 		warning("%llu block events lost (ring-buffer overrun %llu, dropped %llu, seen by "
-		        "the reader %llu, relay %llu); try a larger --buffer-kb",
+		        "the reader %llu, relay %llu); try a larger --buffer",
 		        (unsigned long long)lost, (unsigned long long)res.overrun,
 		        (unsigned long long)res.dropped, (unsigned long long)res.reader_lost,
 		        (unsigned long long)res.relay_dropped);

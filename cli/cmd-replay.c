@@ -273,7 +273,7 @@ static int block_opt(struct replay_cli *r, int c)
 		break;
 	case O_OFFSET:
 		r->blk_only = true;
-		if (parse_u64("--offset", optarg, &u))
+		if (parse_size_bytes("--offset", optarg, &u))
 			return EXIT_USAGE;
 		r->o.offset = u;
 		break;

@@ -167,14 +167,17 @@ static int opt_head(char *buf, size_t len, const struct cli_opt *o)
 	return n;
 }
 
-/* What every DUR value is (common/parse.h), under the options of a command that has one. */
+/* What every DUR and SIZE value is (common/parse.h), under the options of a command that has
+ * one. */
 static const char dur_note[] = "DUR is a duration with its unit: ns, us, ms, s, m or h (250us, "
                                "1.5s, 10m); a number without one is refused, except 0.";
+static const char size_note[] = "SIZE is bytes, or a number with a binary unit: k, m, g, t "
+                                "(4k = 4KiB = 4096, 1.5m, 2g); a number without one is bytes.";
 
-static int has_dur(const struct cli_opt *o, int n)
+static int has_arg(const struct cli_opt *o, int n, const char *arg)
 {
 	for (int i = 0; i < n; i++)
-		if (o[i].arg && !strcmp(o[i].arg, "DUR"))
+		if (o[i].arg && !strcmp(o[i].arg, arg))
 			return 1;
 	return 0;
 }
@@ -218,9 +221,13 @@ void cli_doc_help(FILE *f, const char *name, const struct cli_doc *d, const stru
 		fill(f, o->help, strlen(o->help), col, col, HELP_WIDTH, 0);
 		fputc('\n', f);
 	}
-	if (has_dur(d->opts, n)) {
+	if (has_arg(d->opts, n, "DUR")) {
 		fputc('\n', f);
 		help_prose(f, dur_note, 0);
+	}
+	if (has_arg(d->opts, n, "SIZE")) {
+		fputc('\n', f);
+		help_prose(f, size_note, 0);
 	}
 	if (d->exit_status) {
 		fputs("\nexit status:\n", f);
@@ -504,9 +511,13 @@ void cli_doc_man(FILE *f, const char *name, const struct cli_doc *d, const struc
 		}
 		man_opt(&r, &o[i]);
 	}
-	if (has_dur(o, n)) {
+	if (has_arg(o, n, "DUR")) {
 		roff_req(&r, ".PP");
 		roff_prose(&r, dur_note);
+	}
+	if (has_arg(o, n, "SIZE")) {
+		roff_req(&r, ".PP");
+		roff_prose(&r, size_note);
 	}
 	if (d->exit_status) {
 		roff_req(&r, ".SH EXIT STATUS");

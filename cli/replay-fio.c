@@ -175,7 +175,7 @@ static int parse_opt(struct fopts *f, int c, char **argv)
 		f->force = true;
 		break;
 	case O_OFFSET:
-		if (parse_u64("--offset", optarg, &u))
+		if (parse_size_bytes("--offset", optarg, &u))
 			return EXIT_USAGE;
 		o->xo.offset = u;
 		break;

@@ -411,13 +411,10 @@ int replay_nfs(struct replay_nfs_args *a, struct cli_input *ci)
 		o.on_start = capture_begin;
 		o.on_start_arg = &cc;
 	}
-	if (a->record_dir)
-		o.host = cap_host_json("/etc/os-release"); /* the distribution too */
 	o.open = reopen;
 	o.open_arg = &ro;
 	iot_stop_catch(IOT_STOP_TWICE);
 	ret = nfs_replay_run(&o, &st, &e);
-	json_decref(o.host);
 	if (ro.first)
 		in_stream_close(ro.first);
 	if (cc.started) {

@@ -30,7 +30,7 @@ static const struct cli_opt replay_opts[] = {
      .help = "replay device SRCDEV (MAJ,MIN or a name) onto PATH; repeatable. Across hosts: "
              "SRCDEV=HOST[:PORT] (or =N, the number of a --fio-client) says which --fio-client "
              "replays it; without, the devices go in order of MAJ,MIN"},
-    {.name = "offset", .key = O_OFFSET, .arg = "BYTES", .help = "add BYTES to every IO's position"},
+    {.name = "offset", .key = O_OFFSET, .arg = "SIZE", .help = "add SIZE to every IO's position"},
     {.name = "wrap", .key = O_WRAP, .help = "wrap IOs past the end of a smaller target (counted)"},
     {.name = "from",
      .key = O_FROM,

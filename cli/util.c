@@ -162,16 +162,27 @@ int parse_double(const char *opt, const char *s, double *out)
 	return 0;
 }
 
-int parse_duration_ns(const char *opt, const char *s, unsigned long long *out)
+/* A value through one of common/parse.h's parsers, its refusal a usage error naming opt. */
+static int parse_with(int (*parse)(const char *, uint64_t *, struct iot_err *), const char *opt,
+                      const char *s, unsigned long long *out)
 {
 	struct iot_err e;
-	uint64_t ns;
+	uint64_t v;
 
-	/* one rule for every option (common/parse.h): a duration has its unit */
-	if (iot_parse_duration(s, &ns, &e))
+	if (parse(s, &v, &e))
 		return usage_error("%s: %s", opt, e.msg), -1;
-	*out = ns;
+	*out = v;
 	return 0;
+}
+
+int parse_duration_ns(const char *opt, const char *s, unsigned long long *out)
+{
+	return parse_with(iot_parse_duration, opt, s, out); /* a duration has its unit */
+}
+
+int parse_size_bytes(const char *opt, const char *s, unsigned long long *out)
+{
+	return parse_with(iot_parse_size, opt, s, out); /* a bare number is bytes */
 }
 
 const char *fmt_duration(double ns, char *buf, size_t len)

@@ -215,21 +215,28 @@ int iot_outfile_commit(struct iot_outfile *o, struct iot_err *e)
 	return ret;
 }
 
-int iot_write_atomic(const char *dir, const char *name, const void *data, size_t len,
-                     struct iot_err *e)
+int iot_write_file(const char *path, const void *data, size_t len, unsigned flags,
+                   struct iot_err *e)
 {
 	struct iot_outfile o;
-	char file[PATH_MAX];
 	int ret;
 
-	if ((size_t)snprintf(file, sizeof(file), "%s/%s", dir, name) >= sizeof(file))
-		return iot_err_set(e, -ENAMETOOLONG, "'%s/%s': path too long", dir, name);
-	if ((ret = iot_outfile_open(&o, file, IOT_OUT_SYNC, e)))
+	if ((ret = iot_outfile_open(&o, path, flags, e)))
 		return ret;
 	if ((ret = iot_write_all(o.fd, data, len, NULL))) {
-		iot_err_set(e, ret, "'%s': write: %s", file, strerror(-ret));
+		iot_err_set(e, ret, "'%s': write: %s", path, strerror(-ret));
 		iot_outfile_abort(&o);
 		return ret;
 	}
 	return iot_outfile_commit(&o, e);
+}
+
+int iot_write_atomic(const char *dir, const char *name, const void *data, size_t len,
+                     struct iot_err *e)
+{
+	char file[PATH_MAX];
+
+	if ((size_t)snprintf(file, sizeof(file), "%s/%s", dir, name) >= sizeof(file))
+		return iot_err_set(e, -ENAMETOOLONG, "'%s/%s': path too long", dir, name);
+	return iot_write_file(file, data, len, IOT_OUT_SYNC, e);
 }

@@ -47,8 +47,12 @@ int iot_outfile_commit(struct iot_outfile *o, struct iot_err *e);
 /* Give up: close, remove the temporary (the old file stays). Releases o; safe twice. */
 void iot_outfile_abort(struct iot_outfile *o);
 
+/* Replace PATH with len bytes of data through an iot_outfile (flags: IOT_OUT_SYNC or 0), so
+ * that a failure or a signal never leaves half of it. 0 or -errno, e naming PATH. */
+int iot_write_file(const char *path, const void *data, size_t len, unsigned flags,
+                   struct iot_err *e);
 /* Replace DIR/NAME with len bytes of data so that a crash or SIGKILL at any moment leaves
- * either the old file or the new one, whole (iot_outfile with IOT_OUT_SYNC: the new file is
+ * either the old file or the new one, whole (iot_write_file with IOT_OUT_SYNC: the new file is
  * fsynced before the rename, and DIR after it, so that the rename itself is on disk). */
 int iot_write_atomic(const char *dir, const char *name, const void *data, size_t len,
                      struct iot_err *e);

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* Option values with a unit: one rule for every command (durations). */
+/* Option values with a unit: one rule for every command (durations, sizes). */
 #include "common/parse.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,4 +47,53 @@ int iot_parse_duration(const char *s, uint64_t *ns, struct iot_err *e)
 		}
 	}
 	return iot_err_set(e, -EINVAL, "'%s' has an unknown unit (ns, us, ms, s, m or h)", s);
+}
+
+size_t iot_size_unit(const char *s, int *power)
+{
+	static const char units[] = "kmgtp";
+	const char *u = *s ? strchr(units, tolower((unsigned char)*s)) : NULL;
+	size_t len;
+
+	if (!u) {
+		if ((*s == 'b' || *s == 'B') && !s[1]) {
+			*power = 0;
+			return 1;
+		}
+		return 0;
+	}
+	*power = (int)(u - units) + 1;
+	len = 1;
+	if (s[1] == 'i' && (s[2] == 'b' || s[2] == 'B'))
+		len = 3;
+	else if (s[1] == 'b' || s[1] == 'B')
+		len = 2;
+	return s[len] ? 0 : len;
+}
+
+int iot_parse_size(const char *s, uint64_t *bytes, struct iot_err *e)
+{
+	size_t digits;
+	double v;
+	int power = 0;
+	const char *unit;
+
+	if (!s || !*s)
+		return iot_err_set(e, -EINVAL, "missing size");
+	/* decimal only: strtod's signs, spaces, "inf" and hexadecimal are no sizes */
+	digits = strspn(s, "0123456789");
+	unit = s + digits;
+	if (*unit == '.')
+		unit += 1 + strspn(unit + 1, "0123456789");
+	if (unit == s || (unit == s + 1 && *s == '.') || (*unit && !iot_size_unit(unit, &power)))
+		return iot_err_set(
+		    e, -EINVAL, "'%s' is not a size (bytes, or with a unit: 4k, 1.5m, 2g, 64KiB)",
+		    s);
+	v = strtod(s, NULL) * pow(1024, power);
+	if (v >= 18446744073709551616.0)
+		return iot_err_set(e, -ERANGE, "'%s' is too large", s);
+	if (v != floor(v))
+		return iot_err_set(e, -EINVAL, "'%s' is not a whole number of bytes", s);
+	*bytes = (uint64_t)v;
+	return 0;
 }

@@ -329,16 +329,20 @@ static int job_file(struct xp *x, unsigned job, struct iot_err *e)
 	const struct export_iolog_opts *o = x->o;
 	const char *name = o->njobs && o->job_names ? o->job_names[job] : "replay";
 	char *path, *jdir = NULL;
+	struct iot_outfile of;
 	FILE *f;
 	int ret = 0, any = 0;
 
 	if (asprintf(&path, "%s/%s.fio", x->dir, name) < 0)
 		return iot_err_set(e, -ENOMEM, "out of memory");
-	f = fopen(path, "w");
-	if (!f) {
-		ret = iot_err_set(e, -errno, "'%s': %s", path, strerror(errno));
-		free(path);
+	/* written beside and renamed: an interrupted export never leaves half a job file */
+	ret = iot_outfile_open(&of, path, 0, e);
+	free(path);
+	if (ret)
 		return ret;
+	if (!(f = iot_outfile_stream(&of))) {
+		iot_outfile_abort(&of);
+		return iot_err_set(e, -ENOMEM, "out of memory");
 	}
 	jdir = (char *)(o->job_dir ? o->job_dir : x->dir);
 	fprintf(f,
@@ -372,11 +376,8 @@ static int job_file(struct xp *x, unsigned job, struct iot_err *e)
 	}
 	if (!any)
 		fprintf(f, "\n; (no device of the trace has IOs for this job)\n");
-	if (ferror(f) | fclose(f))
-		ret = iot_err_set(e, -EIO, "'%s': write failed", path);
-	else
+	if (!(ret = iot_outfile_commit(&of, e)))
 		x->res->st.files++;
-	free(path);
 	return ret;
 }
 

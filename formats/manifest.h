@@ -5,6 +5,7 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "common/err.h"
@@ -80,7 +81,17 @@ const struct manifest_dev *manifest_dev_find(const struct manifest *m, unsigned 
 /* The process (its command) that thread pid belongs to, from "threads", or NULL. */
 const char *manifest_thread_process(const struct manifest *m, uint32_t pid);
 
-/* Write root to DIR/manifest.json atomically (temporary file, fsync, rename). */
+/* The head every writer of a manifest starts from (manifest_header.c): format, format_version,
+ * iotape_version, kind (when not NULL: "replay", "nfs-replay"), host (manifest_host_json of
+ * /etc/os-release) and iotape_argv ("iotape" and the command's argc words of argv). */
+json_t *manifest_header(const char *kind, const char *const *argv, int argc);
+/* host: hostname, kernel (uname), distro (os-release at path, when readable), ncpu */
+json_t *manifest_host_json(const char *os_release_path);
+/* Parse an os-release file into {"id","version_id","codename","pretty_name"}. */
+json_t *manifest_os_release_json(FILE *f);
+
+/* Write root to DIR/manifest.json atomically (temporary file, fsync, rename): every writer of
+ * a manifest saves it here, so that a reader or a crash sees the old one or the new one. */
 int manifest_save(const char *dir, json_t *root, struct iot_err *e);
 
 /* Place a trace-clock time on the wall clock (ns since the epoch) using the start and end

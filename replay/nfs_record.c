@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/fs.h"
+#include "formats/manifest.h"
 #include "formats/nfs_rec.h"
 #include "formats/rundir.h"
 #include "replay/internal.h"
@@ -182,12 +183,10 @@ int nr_record_close(struct nr_record *r, const struct nfs_replay_opts *o,
 	json_t *target = json_object(), *labels = json_object(), *rep;
 	struct statfs sf;
 	const char *fs = NULL;
-	char *s, *path = NULL;
+	char *s;
 	int ret = nfs_rec_close(r->rec, e);
 
 	r->rec = NULL;
-	if (o->host)
-		json_object_set(m, "host", o->host);
 	/* the target: a directory's filesystem and mount, or the NFS URL */
 	if (o->target_dir) {
 		json_object_set_new(target, "directory", json_string(o->target_dir));
@@ -212,12 +211,9 @@ int nr_record_close(struct nr_record *r, const struct nfs_replay_opts *o,
 	free(s);
 	if (rep)
 		json_object_set_new(m, "nfs_replay", rep);
-	if (!ret && asprintf(&path, "%s/%s", r->dir, RUNDIR_MANIFEST) < 0)
-		ret = iot_err_set(e, -ENOMEM, "out of memory");
-	if (!ret && json_dump_file(m, path, JSON_INDENT(2) | JSON_SORT_KEYS))
-		ret = iot_err_set(e, -EIO, "'%s': cannot write", path);
+	if (!ret)
+		ret = manifest_save(r->dir, m, e);
 	json_decref(m);
-	free(path);
 	free(r->dir);
 	free(r);
 	return ret;

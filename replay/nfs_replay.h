@@ -45,7 +45,6 @@ struct nfs_replay_opts {
 	nr_open_fn open;
 	void *open_arg;
 	const char *record_dir; /* --record RUNDIR */
-	struct json_t *host;    /* its manifest's "host" (with the distribution), NULL: uname's */
 	const char *const *argv;
 	int argc;
 	volatile sig_atomic_t *stop;

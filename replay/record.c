@@ -7,13 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "common/jsonint.h"
 #include "common/fs.h"
-#include "iotape_version.h"
+#include "formats/manifest.h"
 #include "replay/internal.h"
 
 int rp_record_open(const char *dir, struct rp_target *t, unsigned n, struct iot_err *e)
@@ -104,41 +103,19 @@ int rp_record_io(struct rp_target *t, const struct rp_io *io, bool done, uint64_
 	return bt_set_writer_write(t->rec, &ev, e);
 }
 
-/* What every replay's manifest starts with (formats/manifest.h's keys, format "iotape-run",
- * kind "replay"): the host and kernel, iotape's command line, the clock (trace time 0 is the
- * replay's start at start_real_ns). */
+/* What every replay's manifest starts with: the one header (formats/manifest.h) of kind
+ * "replay", and the clock (trace time 0 is the replay's start at start_real_ns). */
 json_t *rp_manifest_new(int argc, const char *const *argv, int64_t start_real_ns)
 {
-	json_t *m = json_object(), *args = json_array(), *host = json_object();
-	json_t *kern = json_object(), *clock = json_object(), *start = json_object();
-	struct utsname u;
-	char when[64], host_name[256] = "";
+	json_t *m = manifest_header("replay", argv, argc), *clock = json_object();
+	char when[64];
 	time_t secs = (time_t)(start_real_ns / 1000000000);
 
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&secs));
-	gethostname(host_name, sizeof(host_name) - 1);
-	json_object_set_new(m, "format", json_string("iotape-run"));
-	json_object_set_new(m, "format_version", json_integer(1));
-	json_object_set_new(m, "iotape_version", json_string(IOTAPE_VERSION));
-	json_object_set_new(m, "kind", json_string("replay"));
-	json_object_set_new(host, "hostname", json_string(host_name));
-	if (!uname(&u)) {
-		json_object_set_new(kern, "sysname", json_string(u.sysname));
-		json_object_set_new(kern, "release", json_string(u.release));
-		json_object_set_new(kern, "version", json_string(u.version));
-		json_object_set_new(kern, "machine", json_string(u.machine));
-	}
-	json_object_set_new(host, "kernel", kern);
-	json_object_set_new(host, "ncpu", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
-	json_object_set_new(m, "host", host);
-	for (int i = 0; i < argc && argv; i++)
-		json_array_append_new(args, json_string(argv[i]));
-	json_object_set_new(m, "iotape_argv", args);
-	json_object_set_new(start, "wall", json_string(when));
-	json_object_set_new(start, "realtime_ns", json_integer(start_real_ns));
-	json_object_set_new(start, "trace_ns", json_integer(0));
 	json_object_set_new(clock, "trace_clock", json_string("CLOCK_MONOTONIC"));
-	json_object_set_new(clock, "start", start);
+	json_object_set_new(clock, "start",
+	                    json_pack("{s:s, s:I, s:I}", "wall", when, "realtime_ns",
+	                              (json_int_t)start_real_ns, "trace_ns", (json_int_t)0));
 	json_object_set_new(m, "clock", clock);
 	return m;
 }
@@ -191,7 +168,6 @@ int rp_record_close(const char *dir, struct rp_target *t, unsigned n, const stru
                     const struct replay_stats *st, struct iot_err *e)
 {
 	int ret = 0;
-	char *path;
 	json_t *m;
 
 	for (unsigned i = 0; i < n; i++) {
@@ -203,12 +179,8 @@ int rp_record_close(const char *dir, struct rp_target *t, unsigned n, const stru
 	}
 	if (ret || !st)
 		return ret;
-	if (asprintf(&path, "%s/manifest.json", dir) < 0)
-		return iot_err_set(e, -ENOMEM, "out of memory");
 	m = manifest(t, n, o, st);
-	if (json_dump_file(m, path, JSON_INDENT(2) | JSON_SORT_KEYS))
-		ret = iot_err_set(e, -EIO, "'%s': cannot write", path);
+	ret = manifest_save(dir, m, e);
 	json_decref(m);
-	free(path);
 	return ret;
 }

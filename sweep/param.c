@@ -2,6 +2,8 @@
 /* Sweep parameters: value lists, ranges with size suffixes, value files, names, dir names. */
 #include "sweep/sweep.h"
 
+#include "common/parse.h"
+
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -46,30 +48,6 @@ env:
 	                   "parameter name '%s' would replace that environment variable for the "
 	                   "commands; choose another",
 	                   name);
-}
-
-/* A size suffix at s: k m g t p (either case), optionally followed by b, B, ib or iB. Its
- * power of 1024 and length, or 0. A bare b/B is bytes (power 0, length 1). */
-static size_t size_suffix(const char *s, int *power)
-{
-	static const char units[] = "kmgtp";
-	const char *u = *s ? strchr(units, tolower((unsigned char)*s)) : NULL;
-	size_t len;
-
-	if (!u) {
-		if ((*s == 'b' || *s == 'B') && !s[1]) {
-			*power = 0;
-			return 1;
-		}
-		return 0;
-	}
-	*power = (int)(u - units) + 1;
-	len = 1;
-	if (s[1] == 'i' && (s[2] == 'b' || s[2] == 'B'))
-		len = 3;
-	else if (s[1] == 'b' || s[1] == 'B')
-		len = 2;
-	return s[len] ? 0 : len;
 }
 
 /* Length of the decimal number at s (sign, digits, fraction, exponent), 0 if none: strtod
@@ -119,7 +97,7 @@ double sweep_value_num(const char *text, bool *size)
 		return NAN;
 	if (!text[len])
 		return v;
-	if (!size_suffix(text + len, &power))
+	if (!iot_size_unit(text + len, &power))
 		return NAN;
 	if (size)
 		*size = true;
@@ -172,7 +150,7 @@ static void style_of(const char *bound, struct suffix_style *st)
 	const char *s = bound + decimal_len(bound);
 	int power;
 
-	if (!*s || !size_suffix(s, &power) || power == 0)
+	if (!*s || !iot_size_unit(s, &power) || power == 0)
 		return; /* no unit letter (a bare b is bytes): nothing to copy */
 	st->size = true;
 	st->upper = isupper((unsigned char)*s);

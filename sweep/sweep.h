@@ -85,9 +85,9 @@ struct sweep_def {
 
 /*
  * "NAME=V1,V2,..." where each item is a value or a range A..B[:STEP] (STEP xF multiplies,
- * +D or D adds; A and B may carry size suffixes k m g t p, binary, kept in the values it
- * makes: 1k..4g:x2 is 1k 2k ... 512k 1m ... 4g), or "NAME=@FILE" (one value a line; blank
- * lines and lines starting with # are skipped). -EINVAL with e filled.
+ * +D or D adds; A and B may carry size units as options do (common/parse.h: k m g t p,
+ * binary), kept in the values it makes: 1k..4g:x2 is 1k 2k ... 512k 1m ... 4g), or "NAME=@FILE"
+ * (one value a line; blank lines and lines starting with # are skipped). -EINVAL with e filled.
  */
 int sweep_param_parse(const char *spec, struct sweep_param *p, struct iot_err *e);
 /* NAME is [A-Za-z_][A-Za-z0-9_]*, not rep or run, and not an environment variable a shell

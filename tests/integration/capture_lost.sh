@@ -10,7 +10,7 @@ need_cmd fio
 make_loop 256M
 for reader in raw pipe; do
 	RUN="$TMP/run-$reader"
-	capture -o "$RUN" -d "$LOOP" --backend tracefs --reader $reader --buffer-kb 64 -- \
+	capture -o "$RUN" -d "$LOOP" --backend tracefs --reader $reader --buffer 64k -- \
 		fio --name=lost --filename="$LOOP" --rw=randread --bs=4k --direct=1 \
 		--ioengine=libaio --iodepth=16 --runtime=3 --time_based --output=/dev/null \
 		2>"$TMP/err" || fail "$reader: capture exited $?: $(cat "$TMP/err")"

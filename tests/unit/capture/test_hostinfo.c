@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests: os-release parsing, host facts, clock pairs. */
+/* Unit tests: clock pairs, interface addresses. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -10,42 +10,6 @@
 #include <time.h>
 
 #include "capture/cap_int.h"
-
-static void test_os_release(void **state)
-{
-	static const char text[] = "PRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\n"
-	                           "NAME=\"Debian GNU/Linux\"\n"
-	                           "VERSION_ID='12'\n"
-	                           "VERSION_CODENAME=bookworm\n"
-	                           "ID=debian\n"
-	                           "no equals sign here\n"
-	                           "HOME_URL=\"https://www.debian.org/\"\n";
-	FILE *f = fmemopen((void *)text, sizeof(text) - 1, "r");
-	json_t *j = cap_os_release_json(f);
-
-	(void)state;
-	fclose(f);
-	assert_string_equal(json_string_value(json_object_get(j, "id")), "debian");
-	assert_string_equal(json_string_value(json_object_get(j, "version_id")), "12");
-	assert_string_equal(json_string_value(json_object_get(j, "codename")), "bookworm");
-	assert_string_equal(json_string_value(json_object_get(j, "pretty_name")),
-	                    "Debian GNU/Linux 12 (bookworm)");
-	assert_null(json_object_get(j, "home_url"));
-	json_decref(j);
-}
-
-static void test_host(void **state)
-{
-	json_t *j = cap_host_json("/nonexistent/os-release");
-
-	(void)state;
-	assert_non_null(json_object_get(j, "hostname"));
-	assert_string_equal(
-	    json_string_value(json_object_get(json_object_get(j, "kernel"), "sysname")), "Linux");
-	assert_null(json_object_get(j, "distro"));
-	assert_true(json_integer_value(json_object_get(j, "ncpu")) >= 1);
-	json_decref(j);
-}
 
 static void test_clock_pair(void **state)
 {
@@ -92,8 +56,6 @@ static void test_addresses(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_os_release),
-	    cmocka_unit_test(test_host),
 	    cmocka_unit_test(test_clock_pair),
 	    cmocka_unit_test(test_addresses),
 	};

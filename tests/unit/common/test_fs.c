@@ -152,6 +152,30 @@ static void test_outfile_replaces(void **state)
 	unlink(hard);
 }
 
+/* iot_write_file: the whole of a buffer (capture's summary.json) the same way */
+static void test_write_file(void **state)
+{
+	char p[256], hard[256];
+	struct iot_err e;
+
+	(void)state;
+	snprintf(p, sizeof(p), "%s/summary.json", base);
+	snprintf(hard, sizeof(hard), "%s/hard.json", base);
+	assert_int_equal(iot_write_file(p, "{}", 2, 0, &e), 0);
+	expect(p, "{}");
+	assert_int_equal(link(p, hard), 0);
+	assert_int_equal(iot_write_file(p, "{\"a\": 1}", 8, IOT_OUT_SYNC, &e), 0);
+	expect(p, "{\"a\": 1}");
+	expect(hard, "{}");
+	assert_int_equal(hidden_files(base), 0);
+	snprintf(p, sizeof(p), "%s/no/such/dir/x", base);
+	assert_int_equal(iot_write_file(p, "y", 1, 0, &e), -ENOENT);
+	assert_non_null(strstr(e.msg, "no/such/dir/x"));
+	unlink(hard);
+	snprintf(p, sizeof(p), "%s/summary.json", base);
+	unlink(p);
+}
+
 /* a symbolic link at the place stays, and the file it names is replaced */
 static void test_outfile_link(void **state)
 {
@@ -216,6 +240,7 @@ int main(void)
 	    cmocka_unit_test(test_parents),      cmocka_unit_test(test_file_in_the_way),
 	    cmocka_unit_test(test_write_atomic), cmocka_unit_test(test_outfile_replaces),
 	    cmocka_unit_test(test_outfile_link), cmocka_unit_test(test_outfile_special),
+	    cmocka_unit_test(test_write_file),
 	};
 	char cmd[128];
 	int ret;

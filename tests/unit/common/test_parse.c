@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests: durations on the command line have their unit (common/parse.h). */
+/* Unit tests: durations on the command line have their unit, sizes are bytes or have a binary
+ * unit (common/parse.h). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -78,12 +79,94 @@ static void test_refused(void **s)
 	assert_true(ok("5124095h") > 18446740000000000000ull);
 }
 
+static uint64_t size_ok(const char *s)
+{
+	struct iot_err e = {0};
+	uint64_t n = 12345;
+
+	assert_int_equal(iot_parse_size(s, &n, &e), 0);
+	return n;
+}
+
+static int size_bad(const char *s, const char *want)
+{
+	struct iot_err e = {0};
+	uint64_t n = 12345;
+	int ret = iot_parse_size(s, &n, &e);
+
+	assert_true(ret < 0);
+	assert_non_null(strstr(e.msg, want));
+	assert_int_equal(n, 12345);
+	return ret;
+}
+
+static void test_size(void **s)
+{
+	(void)s;
+	/* a bare number is bytes, for every option */
+	assert_int_equal(size_ok("0"), 0);
+	assert_int_equal(size_ok("128"), 128);
+	assert_int_equal(size_ok("1048576"), 1048576);
+	assert_int_equal(size_ok("64b"), 64);
+	assert_int_equal(size_ok("64B"), 64);
+	/* binary units, either case, with or without b/B/ib/iB: one value */
+	assert_int_equal(size_ok("4k"), 4096);
+	assert_int_equal(size_ok("4K"), 4096);
+	assert_int_equal(size_ok("4kB"), 4096);
+	assert_int_equal(size_ok("4KiB"), 4096);
+	assert_int_equal(size_ok("4kib"), 4096);
+	assert_int_equal(size_ok("1.5m"), 1572864);
+	assert_int_equal(size_ok("2g"), 2ull << 30);
+	assert_int_equal(size_ok("3t"), 3ull << 40);
+	assert_int_equal(size_ok("1p"), 1ull << 50);
+	assert_int_equal(size_ok("0.5k"), 512);
+	assert_int_equal(size_ok("8191p"), 8191ull << 50);
+}
+
+static void test_size_refused(void **s)
+{
+	(void)s;
+	assert_int_equal(size_bad(NULL, "missing size"), -EINVAL);
+	assert_int_equal(size_bad("", "missing size"), -EINVAL);
+	assert_int_equal(size_bad("big", "is not a size"), -EINVAL);
+	assert_int_equal(size_bad("-1", "is not a size"), -EINVAL);
+	assert_int_equal(size_bad("+1k", "is not a size"), -EINVAL);
+	assert_int_equal(size_bad(" 1k", "is not a size"), -EINVAL);
+	assert_int_equal(size_bad("0x100", "is not a size"), -EINVAL);
+	assert_int_equal(size_bad("1e3", "is not a size"), -EINVAL);
+	assert_int_equal(size_bad(".", "is not a size"), -EINVAL);
+	assert_int_equal(size_bad("k", "is not a size"), -EINVAL);
+	assert_int_equal(size_bad("4 k", "is not a size"), -EINVAL);
+	assert_int_equal(size_bad("4kk", "is not a size"), -EINVAL);
+	assert_int_equal(size_bad("4x", "is not a size"), -EINVAL);
+	assert_int_equal(size_bad("1.5", "whole number of bytes"), -EINVAL);
+	assert_int_equal(size_bad("0.3k", "whole number of bytes"), -EINVAL);
+	assert_int_equal(size_bad("16384p", "too large"), -ERANGE); /* 2^64 */
+	assert_int_equal(size_bad("18446744073709551616", "too large"), -ERANGE);
+}
+
+static void test_size_unit(void **s)
+{
+	int power = -1;
+
+	(void)s;
+	assert_int_equal(iot_size_unit("", &power), 0);
+	assert_int_equal(iot_size_unit("x", &power), 0);
+	assert_int_equal(iot_size_unit("b", &power), 1);
+	assert_int_equal(power, 0);
+	assert_int_equal(iot_size_unit("MiB", &power), 3);
+	assert_int_equal(power, 2);
+	assert_int_equal(iot_size_unit("gb", &power), 2);
+	assert_int_equal(power, 3);
+	assert_int_equal(iot_size_unit("kbx", &power), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_units),
-	    cmocka_unit_test(test_bare_number),
-	    cmocka_unit_test(test_refused),
+	    cmocka_unit_test(test_units),        cmocka_unit_test(test_bare_number),
+	    cmocka_unit_test(test_refused),      cmocka_unit_test(test_size),
+	    cmocka_unit_test(test_size_refused), cmocka_unit_test(test_size_unit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -52,8 +52,9 @@ static void test_record(void **state)
 	struct bt_reader *r;
 	struct blk_event ev;
 	struct manifest m;
-	char path[128];
+	char path[128], old[160], buf[16] = "";
 	unsigned d = 0, c = 0;
+	FILE *f;
 	int fd;
 
 	(void)state;
@@ -72,7 +73,20 @@ static void test_record(void **state)
 	o.allow_writes = true;
 	o.timing = RP_TIMING_AFAP;
 	o.record_dir = dir;
+	/* a manifest already there, hard-linked from elsewhere: replaced, never written into
+	 * (manifest_save()'s rename; json_dump_file() wrote into it) */
+	snprintf(old, sizeof(old), "%s.old", dir);
+	snprintf(path, sizeof(path), "%s/manifest.json", dir);
+	assert_non_null(f = fopen(old, "w"));
+	fputs("old\n", f);
+	fclose(f);
+	assert_int_equal(link(old, path), 0);
 	assert_int_equal(replay_run(&o, &src, &st, &e), 0);
+	assert_non_null(f = fopen(old, "r"));
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	assert_string_equal(buf, "old\n");
+	unlink(old);
 	assert_int_equal(st.ios, 3);
 
 	snprintf(path, sizeof(path), "%s/file", dir);
@@ -105,6 +119,11 @@ static void test_record(void **state)
 	assert_string_equal(m.devs[0].name, "file");
 	assert_int_equal(m.devs[0].events, 7); /* a PROCESS note, 3 D, 3 C */
 	assert_true(m.have_clock);
+	/* the one header (formats/manifest.h): the whole command line, the host with its kernel */
+	assert_string_equal(json_string_value(json_object_get(m.root, "kind")), "replay");
+	assert_string_equal(
+	    json_string_value(json_array_get(json_object_get(m.root, "iotape_argv"), 0)), "iotape");
+	assert_non_null(json_object_get(json_object_get(m.root, "host"), "kernel"));
 	manifest_release(&m);
 
 	snprintf(path, sizeof(path), "rm -rf '%s'", dir);

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/* A packet's network address as text. */
+#include "formats/netaddr.h"
+
+#include <arpa/inet.h>
+#include <stdio.h>
+
+const char *net_addr_str(uint8_t family, const uint8_t *a, char *buf, size_t len)
+{
+	if (family != 4 && family != 6) {
+		snprintf(buf, len, "?");
+		return buf;
+	}
+	if (!inet_ntop(family == 6 ? AF_INET6 : AF_INET, a, buf, (socklen_t)len))
+		snprintf(buf, len, "?");
+	return buf;
+}
+
+const char *net_endpoint_str(uint8_t family, const uint8_t *a, uint16_t port, char *buf, size_t len)
+{
+	char s[48];
+
+	net_addr_str(family, a, s, sizeof(s));
+	snprintf(buf, len, family == 6 ? "[%s]:%u" : "%s:%u", s, port);
+	return buf;
+}
