@@ -170,11 +170,12 @@ static json_t *device_json(const json_t *sd, uint64_t origin, uint64_t span, uin
 		json_object_set_new(d, "idle",
 		                    idle_json(json_object_get(sd, "gaps"), threshold, span, top));
 	}
-	json_object_set_new(
-	    d, "not_given",
-	    bio ? json_pack("[s, s, s, s, s]", "events", "q2d", "d2c", "depth", "actions")
-	        : json_pack("[s, s, s, s, s, s, s, s, s]", "events", "q2d", "q2c", "q2g", "g2i",
-	                    "q2m", "depth", "timeline depth and idle time", "actions"));
+	json_object_set_new(d, "not_given",
+	                    bio ? json_pack("[s, s, s, s, s, s, s]", "events", "q2d", "d2c",
+	                                    "depth", "actions", "seeks", "idle")
+	                        : json_pack("[s, s, s, s, s, s, s, s, s]", "events", "q2d", "q2c",
+	                                    "q2g", "g2i", "q2m", "depth",
+	                                    "timeline depth and idle time", "actions"));
 	return d;
 }
 

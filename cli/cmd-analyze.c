@@ -21,7 +21,6 @@
 #include "common/fs.h"
 #include "common/textesc.h"
 #include "formats/blktrace.h"
-#include "analyze/blk_summary.h"
 #include "formats/manifest.h"
 #include "formats/outcheck.h"
 #include "iotape_version.h"
@@ -685,23 +684,22 @@ static int hosts_captures(struct run *r, json_t *root, FILE *text)
 	return ret;
 }
 
-/* A summary run: its figures into root as the sinks would write them (analyze/blk_summary.h). */
+/* A summary run: its figures into root as the sinks would write them, read where every command
+ * reads them (analyze/run_summary.h). */
 static int summary_doc(struct run *r, json_t *root)
 {
-	json_error_t je;
-	json_t *sum = json_load_file(r->summary, 0, &je);
+	struct run_summary s;
 	struct iot_err e;
 	int ret;
 
-	if (!sum)
-		return error("'%s': %s (line %d)", r->summary, je.text, je.line), EXIT_USAGE;
-	json_object_set_new(root, "input",
-	                    json_pack("{s:[s], s:s, s:[], s:I}", "paths", r->summary, "summary",
-	                              r->summary, "files", "events", (json_int_t)0));
-	ret = blk_summary_json(sum, r->bo.top, root, &e);
-	json_decref(sum);
+	if (run_summary_init(&s, &r->bo))
+		return error("out of memory"), EXIT_SYSTEM;
+	ret = run_summary_file(&s, r->summary, &e);
+	if (!ret && json_object_update(root, s.doc))
+		ret = iot_err_set(&e, -ENOMEM, "out of memory");
+	run_summary_release(&s);
 	if (ret)
-		return error("'%s': %s", r->summary, e.msg), EXIT_USAGE;
+		return error("%s", e.msg), exit_code_for(ret);
 	if (r->bo.interval_ns != BLK_DEFAULT_INTERVAL_NS ||
 	    r->bo.idle_threshold_ns != BLK_DEFAULT_IDLE_NS)
 		warning("'%s': a summary run keeps the capture's bins and idle threshold (%s); "

@@ -92,7 +92,9 @@ const struct cli_doc doc_report = {
         "seeks/s, queue depth and D2C latency p50/p99 per interval, idle gaps shaded. Several "
         "runs share the axes (one colour per run) and get a comparison table as 'iotape "
         "compare' makes it, laid out by --rows, --cols, --tables, --metrics and --fail-if. RUN "
-        "is a run directory, a per-CPU set NAME, a trace file or a packet capture.\n"
+        "is a run directory, a per-CPU set NAME, a trace file or a packet capture; a summary run "
+        "(capture --detail summary) shows the figures it holds (bins, latency histogram, idle "
+        "gaps, seeks) and says it has no per-IO points.\n"
         "\n"
         "For a sweep ('iotape sweep'): its definition, failed runs, the tables 'iotape compare "
         "SWEEPDIR' makes with the same options, and a graph per metric against each parameter "
@@ -114,6 +116,11 @@ static int feed_packets(void *ctx, struct pcap_src *src, const struct manifest *
                         struct iot_err *e)
 {
 	return report_run_packets(ctx, src, clock, e);
+}
+
+static int feed_summary(void *ctx, const char *path, struct iot_err *e)
+{
+	return report_run_summary(ctx, path, e);
 }
 
 int cmd_report(int argc, char **argv)
@@ -253,7 +260,7 @@ int cmd_report(int argc, char **argv)
 	for (size_t i = 0; i < n; i++) {
 		const char *path = argv[optind + (int)i];
 
-		struct run_feed feed = {feed_block, feed_packets, &runs[i]};
+		struct run_feed feed = {feed_block, feed_packets, &runs[i], feed_summary};
 		struct cli_input ci;
 
 		in[i].path = path;
