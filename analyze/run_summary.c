@@ -127,7 +127,7 @@ int run_summary_file(struct run_summary *r, const char *path, struct iot_err *e)
 	json_object_set_new(r->doc, "input",
 	                    json_pack("{s:[s], s:s, s:[], s:I}", "paths", path, "summary", path,
 	                              "files", "events", (json_int_t)0));
-	ret = blk_summary_json(sum, r->o.top, r->doc, e);
+	ret = blk_summary_json(sum, r->o.top, r->want_interval_ns, r->want_idle_ns, r->doc, e);
 	json_decref(sum);
 	if (ret)
 		return iot_err_prefix(e, "'%s'", path), ret;

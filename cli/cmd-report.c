@@ -138,7 +138,7 @@ int cmd_report(int argc, char **argv)
 	struct compare cmp;
 	struct iot_err e, stop = {""};
 	struct iot_outfile of;
-	int opt, ret = EXIT_OK;
+	int opt, ret = EXIT_OK, idle_given = 0;
 
 	if (!labels || !rules) {
 		free(labels);
@@ -166,6 +166,7 @@ int cmd_report(int argc, char **argv)
 		case 'I':
 			if (parse_duration_ns("--idle-threshold", optarg, &idle))
 				goto usage;
+			idle_given = 1;
 			break;
 		case 'l':
 			labels[nlabels++] = optarg;
@@ -265,7 +266,7 @@ int cmd_report(int argc, char **argv)
 
 		in[i].path = path;
 		in[i].label = nlabels ? labels[i] : NULL;
-		if (report_run_init(&runs[i], interval, idle)) {
+		if (report_run_init(&runs[i], interval, idle_given ? idle : 0)) {
 			ret = EXIT_SYSTEM;
 			error("out of memory");
 			goto out;

@@ -192,6 +192,8 @@ int load_summary(const char *path, uint64_t idle_ns, json_t **summary, json_t **
 		cli_input_release(&ci);
 		return error("out of memory"), EXIT_SYSTEM;
 	}
+	/* a summary run: its own threshold, unless another was asked for */
+	run.s.want_idle_ns = idle_ns != BLK_DEFAULT_IDLE_NS ? idle_ns : 0;
 	ret = load_run(&ci, &feed, manifest, stop);
 	if (!ret) {
 		*summary = json_incref(run.s.doc);

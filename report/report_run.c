@@ -54,6 +54,9 @@ int report_run_block(struct report_run *r, struct bt_reader *rd, const struct ma
 
 int report_run_summary(struct report_run *r, const char *path, struct iot_err *e)
 {
+	/* the bins and threshold asked for, if any: a summary's own else */
+	r->s.want_interval_ns = r->interval_ns;
+	r->s.want_idle_ns = r->idle_ns;
 	return run_summary_file(&r->s, path, e);
 }
 

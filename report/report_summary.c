@@ -95,7 +95,8 @@ static size_t gap_bands(const json_t *doc, const json_t *dev, size_t run, struct
 
 		if (n >= cap || isnan(s0) || isnan(s1))
 			break;
-		bands[n] = (struct svg_band){s0 / 1e9, s1 / 1e9, 0.25, pal_hex(PAL_GAP), 1.5, "", 0};
+		bands[n] =
+		    (struct svg_band){s0 / 1e9, s1 / 1e9, 0.25, pal_hex(PAL_GAP), 1.5, "", 0};
 		snprintf(bands[n].attrs, sizeof(bands[n].attrs),
 		         "class=\"idle-gap\" data-run=\"%zu\" data-start-ns=\"%.0f\" "
 		         "data-end-ns=\"%.0f\"",
@@ -145,7 +146,8 @@ static void charts(struct emit *em, const struct report_input *in, size_t run, c
 	ser[0] = (struct svg_series){"read", READ_COLOR, s.n, s.x, s.rd_mbps, NULL, NULL, false};
 	ser[1] = (struct svg_series){"write", WRITE_COLOR, s.n, s.x, s.wr_mbps, NULL, NULL, false};
 	SUMCHART("mbps", "throughput", "MB/s", 2);
-	ser[0] = (struct svg_series){"IOPS", pal_hex(PAL_TOTAL), s.n, s.x, s.iops, NULL, NULL, false};
+	ser[0] =
+	    (struct svg_series){"IOPS", pal_hex(PAL_TOTAL), s.n, s.x, s.iops, NULL, NULL, false};
 	SUMCHART("iops", "IOPS", "IO/s", 1);
 	ser[0] =
 	    (struct svg_series){"seeks", pal_hex(PAL_SEEKS), s.n, s.x, s.seeks, NULL, NULL, false};
@@ -249,15 +251,16 @@ static void idle_seek_tables(FILE *f, const json_t *doc, const json_t *dev)
 		fputs("</table>\n", f);
 	}
 	if (seeks) {
-		static const char *const k[] = {"count", "seekwatcher", "transitions", "sequential",
-		                                "forward", "backward"};
+		static const char *const k[] = {"count",      "seekwatcher", "transitions",
+		                                "sequential", "forward",     "backward"};
 
 		fputs("<h4>seeks</h4>\n<table class=\"sum-seeks\">\n<thead><tr>", f);
 		for (i = 0; i < 6; i++)
 			fprintf(f, "<th>%s</th>", k[i]);
 		fputs("<th>per second</th></tr></thead>\n<tr>", f);
 		for (i = 0; i < 6; i++)
-			fprintf(f, "<td class=\"n\" data-key=\"%s\">%.0f</td>", k[i], num(seeks, k[i]));
+			fprintf(f, "<td class=\"n\" data-key=\"%s\">%.0f</td>", k[i],
+			        num(seeks, k[i]));
 		td_num(f, num(seeks, "per_sec"), 2);
 		fputs("</tr>\n</table>\n", f);
 	}
@@ -303,8 +306,8 @@ void report_summary_section(struct emit *em, const struct report_input *in, size
 			for (char *c = devid; *c; c++)
 				if (*c == ',')
 					*c = '-';
-			fprintf(em->f, "<section class=\"summary-run\" data-run=\"%zu\" data-dev=\"",
-			        r);
+			fprintf(em->f,
+			        "<section class=\"summary-run\" data-run=\"%zu\" data-dev=\"", r);
 			xml_puts(em->f, dev ? dev : "?");
 			fputs("\">\n<h2>Device ", em->f);
 			xml_puts(em->f, dev ? dev : "?");
