@@ -7,6 +7,7 @@
 
 #include "analyze/blk_counts.h"
 #include "common/jsonint.h"
+#include "common/units.h"
 
 /*
  * summary.json (docs/capture.md "summary.json") holds, per device, figures the kernel computed
@@ -59,22 +60,27 @@ static int cmp_len(const void *a, const void *b)
 
 static json_t *idle_json(const json_t *gaps, uint64_t threshold, uint64_t span, unsigned top)
 {
-	size_t n = json_array_size(gaps), i;
+	size_t n = json_array_size(gaps), i, k;
 	uint64_t(*g)[2] = calloc(n ? n : 1, sizeof(*g)), total = 0;
 	struct hist h;
 	json_t *o = json_object(), *longest = json_array();
 
 	hist_init(&h);
-	for (i = 0; g && i < n; i++) {
+	for (i = 0, k = 0; g && i < n; i++) {
 		const json_t *e = json_array_get(gaps, i);
 
-		g[i][0] = (uint64_t)json_integer_value(json_array_get(e, 0));
-		g[i][1] = (uint64_t)json_integer_value(json_array_get(e, 1));
-		if (g[i][1] < g[i][0])
-			g[i][1] = g[i][0];
-		total += g[i][1] - g[i][0];
-		hist_add(&h, g[i][1] - g[i][0]);
+		g[k][0] = (uint64_t)json_integer_value(json_array_get(e, 0));
+		g[k][1] = (uint64_t)json_integer_value(json_array_get(e, 1));
+		if (g[k][1] < g[k][0])
+			g[k][1] = g[k][0];
+		/* a threshold above the capture's: its gaps that long, as the idle sink's */
+		if (g[k][1] - g[k][0] < threshold)
+			continue;
+		total += g[k][1] - g[k][0];
+		hist_add(&h, g[k][1] - g[k][0]);
+		k++;
 	}
+	n = g ? k : 0;
 	if (g)
 		qsort(g, n, sizeof(*g), cmp_len);
 	for (i = 0; g && i < n && i < top; i++)
@@ -93,14 +99,31 @@ static json_t *idle_json(const json_t *gaps, uint64_t threshold, uint64_t span, 
 	return o;
 }
 
-static json_t *device_json(const json_t *sd, uint64_t origin, uint64_t span, uint64_t interval,
-                           uint64_t threshold, unsigned top, json_t *timeline, struct iot_err *e)
+/* one bin of the timeline sink's: v is ios, write_ios, read_bytes, write_bytes, seeks */
+static json_t *bin_json(uint64_t origin, uint64_t interval, uint64_t k, const uint64_t *v)
+{
+	double width = (double)interval / 1e9;
+
+	return json_pack("{s:I, s:I, s:I, s:I, s:f, s:f, s:I, s:I, s:f, s:I}", "start_ns",
+	                 (json_int_t)(origin + k * interval), "width_ns", (json_int_t)interval,
+	                 "read_bytes", (json_int_t)v[2], "write_bytes", (json_int_t)v[3],
+	                 "read_mbps", (double)v[2] / 1e6 / width, "write_mbps",
+	                 (double)v[3] / 1e6 / width, "ios", (json_int_t)v[0], "write_ios",
+	                 (json_int_t)v[1], "iops", (double)v[0] / width, "seeks", (json_int_t)v[4]);
+}
+
+/* sint: the summary's bin width; interval: the timeline's (a multiple of it) */
+static json_t *device_json(const json_t *sd, uint64_t origin, uint64_t span, uint64_t sint,
+                           uint64_t interval, uint64_t threshold, unsigned top, json_t *timeline,
+                           struct iot_err *e)
 {
 	const json_t *lat = json_object_get(sd, "latency"), *seeks = json_object_get(sd, "seeks");
 	const json_t *bins = json_object_get(sd, "bins"), *b;
 	const char *kind = json_string_value(json_object_get(lat, "kind"));
 	int bio = json_is_true(json_object_get(sd, "bio_based"));
 	uint64_t ios[2] = {0, 0}, bytes[2] = {0, 0}, tr = ju(seeks, "transitions");
+	uint64_t acc[5] = {0}, cur = 0;
+	int have = 0;
 	double secs = (double)span / 1e9;
 	struct hist h;
 	json_t *d = json_object(), *l = json_object(), *s;
@@ -113,29 +136,29 @@ static json_t *device_json(const json_t *sd, uint64_t origin, uint64_t span, uin
 		            json_string_value(json_object_get(sd, "dev")));
 		return NULL;
 	}
+	/* the summary's bins (sorted, those with IO), interval / summary's of them to a bin */
 	json_array_foreach(bins, i, b)
 	{
-		uint64_t k = (uint64_t)json_integer_value(json_array_get(b, 0));
-		uint64_t n = (uint64_t)json_integer_value(json_array_get(b, 1));
-		uint64_t w = (uint64_t)json_integer_value(json_array_get(b, 2));
-		uint64_t rb = (uint64_t)json_integer_value(json_array_get(b, 3));
-		uint64_t wb = (uint64_t)json_integer_value(json_array_get(b, 4));
-		uint64_t sk = (uint64_t)json_integer_value(json_array_get(b, 5));
-		double width = (double)interval / 1e9;
+		uint64_t k = (uint64_t)json_integer_value(json_array_get(b, 0)) * sint / interval;
+		uint64_t v[5];
 
-		ios[0] += n - w;
-		ios[1] += w;
-		bytes[0] += rb;
-		bytes[1] += wb;
-		json_array_append_new(
-		    timeline,
-		    json_pack("{s:I, s:I, s:I, s:I, s:f, s:f, s:I, s:I, s:f, s:I}", "start_ns",
-		              (json_int_t)(origin + k * interval), "width_ns", (json_int_t)interval,
-		              "read_bytes", (json_int_t)rb, "write_bytes", (json_int_t)wb,
-		              "read_mbps", (double)rb / 1e6 / width, "write_mbps",
-		              (double)wb / 1e6 / width, "ios", (json_int_t)n, "write_ios",
-		              (json_int_t)w, "iops", (double)n / width, "seeks", (json_int_t)sk));
+		for (unsigned j = 0; j < 5; j++)
+			v[j] = (uint64_t)json_integer_value(json_array_get(b, j + 1));
+		ios[0] += v[0] - v[1];
+		ios[1] += v[1];
+		bytes[0] += v[2];
+		bytes[1] += v[3];
+		if (have && k != cur) {
+			json_array_append_new(timeline, bin_json(origin, interval, cur, acc));
+			memset(acc, 0, sizeof(acc));
+		}
+		cur = k;
+		have = 1;
+		for (unsigned j = 0; j < 5; j++)
+			acc[j] += v[j];
 	}
+	if (have)
+		json_array_append_new(timeline, bin_json(origin, interval, cur, acc));
 	json_object_set_new(d, "dev", json_incref(json_object_get(sd, "dev")));
 	json_object_set_new(d, "name", json_incref(json_object_get(sd, "name")));
 	json_object_set_new(
@@ -170,33 +193,51 @@ static json_t *device_json(const json_t *sd, uint64_t origin, uint64_t span, uin
 		json_object_set_new(d, "idle",
 		                    idle_json(json_object_get(sd, "gaps"), threshold, span, top));
 	}
-	json_object_set_new(
-	    d, "not_given",
-	    bio ? json_pack("[s, s, s, s, s]", "events", "q2d", "d2c", "depth", "actions")
-	        : json_pack("[s, s, s, s, s, s, s, s, s]", "events", "q2d", "q2c", "q2g", "g2i",
-	                    "q2m", "depth", "timeline depth and idle time", "actions"));
+	json_object_set_new(d, "not_given",
+	                    bio ? json_pack("[s, s, s, s, s, s, s]", "events", "q2d", "d2c",
+	                                    "depth", "actions", "seeks", "idle")
+	                        : json_pack("[s, s, s, s, s, s, s, s, s]", "events", "q2d", "q2c",
+	                                    "q2g", "g2i", "q2m", "depth",
+	                                    "timeline depth and idle time", "actions"));
 	return d;
 }
 
-int blk_summary_json(const json_t *sum, unsigned top, json_t *root, struct iot_err *e)
+int blk_summary_json(const json_t *sum, unsigned top, uint64_t want_interval, uint64_t want_idle,
+                     json_t *root, struct iot_err *e)
 {
 	const json_t *devs = json_object_get(sum, "devices"), *sd;
 	uint64_t origin = ju(sum, "origin_ns"), end = ju(sum, "end_ns");
-	uint64_t interval = ju(sum, "interval_ns"), threshold = ju(sum, "idle_threshold_ns");
+	uint64_t sint = ju(sum, "interval_ns"), threshold = ju(sum, "idle_threshold_ns");
+	uint64_t interval = sint;
+	char ib[32], tb[32];
 	uint64_t span = end > origin ? end - origin : 0;
 	json_t *out = json_array();
 	size_t i;
 	const char *format = json_string_value(json_object_get(sum, "format"));
 
 	if (!format || strcmp(format, "iotape-summary") || ju(sum, "format_version") != 1 ||
-	    !json_is_array(devs) || !interval) {
+	    !json_is_array(devs) || !sint) {
 		json_decref(out);
 		return iot_err_set(e, -EINVAL, "not an iotape summary (format iotape-summary 1)");
 	}
+	/* what the kernel did not keep cannot be had: finer bins, shorter gaps */
+	if ((want_interval && want_interval < sint) || (want_idle && want_idle < threshold)) {
+		json_decref(out);
+		return iot_err_set(
+		    e, -ERANGE,
+		    "a summary run holds %s bins and idle gaps of %s or more (capture "
+		    "--interval, --idle-threshold): it cannot give finer",
+		    iot_fmt_dur((double)sint, ib, sizeof(ib)),
+		    iot_fmt_dur((double)threshold, tb, sizeof(tb)));
+	}
+	if (want_interval && want_interval % sint == 0)
+		interval = want_interval;
+	if (want_idle)
+		threshold = want_idle;
 	json_array_foreach(devs, i, sd)
 	{
 		json_t *tl = json_array(),
-		       *d = device_json(sd, origin, span, interval, threshold, top, tl, e);
+		       *d = device_json(sd, origin, span, sint, interval, threshold, top, tl, e);
 
 		if (!d) {
 			json_decref(tl);

@@ -18,6 +18,14 @@ int run_load(struct run_src *s, const struct run_feed *f, struct run_load_notes 
 	int ret = 0;
 
 	memset(n, 0, sizeof(*n));
+	if (s->summary && !s->block && !s->capture) {
+		if (!f->summary)
+			return iot_err_set(e, -EOPNOTSUPP, "'%s': a summary run (no records)",
+			                   s->summary);
+		ret = f->summary(f->ctx, s->summary, e);
+		n->summary_read = !ret;
+		return ret;
+	}
 	/* the run's manifest says what its devices are before the pass explains their gaps; the
 	 * same manifest is the packets' clock */
 	have_m = s->block && s->manifest && !manifest_load(s->manifest, &m, NULL);

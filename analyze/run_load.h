@@ -26,6 +26,9 @@ struct run_feed {
 	int (*packets)(void *ctx, struct pcap_src *src, const struct manifest *clock,
 	               struct iot_err *e);
 	void *ctx;
+	/* a summary run's summary.json (run_summary_file()'s), when the run has no records; NULL:
+	 * the caller cannot take one (run_load() says so) */
+	int (*summary)(void *ctx, const char *path, struct iot_err *e);
 };
 
 /* A run's parts, opened by the caller (a run directory, a trace set, a trace file, a packet
@@ -34,10 +37,12 @@ struct run_src {
 	struct bt_reader *block;   /* its block trace, or NULL (the caller's) */
 	const char *manifest;      /* its manifest.json, or NULL */
 	struct in_stream *capture; /* its packets, or NULL: taken by run_load() */
+	const char *summary;       /* its summary.json, or NULL: read only without records */
 };
 
 /* What the caller tells the user after run_load(), in this order. */
 struct run_load_notes {
+	bool summary_read; /* a summary run: its summary.json went through the feed */
 	bool block_read;   /* the block trace went through the feed */
 	int block_partial; /* 1: bad bytes stopped it after good data (block_e says) */
 	struct iot_err block_e;
@@ -52,7 +57,8 @@ struct run_load_notes {
  * f->packets (with the manifest as clock when the run has a block trace too: one time axis by
  * its clock pairs). Bad bytes after good data are partial results, in n. 0, or -errno (e
  * filled: the block trace's error as its reader says it, the capture's prefixed with its
- * name); n says what happened before.
+ * name); n says what happened before. A summary run (no block trace, no packets) goes to
+ * f->summary: -EOPNOTSUPP when f has none.
  */
 int run_load(struct run_src *s, const struct run_feed *f, struct run_load_notes *n,
              struct iot_err *e);

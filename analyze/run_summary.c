@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "analyze/blk_summary.h"
 #include "analyze/idle_explain.h"
 #include "analyze/nfs_stats.h"
 #include "formats/blktrace.h"
@@ -113,6 +114,25 @@ int run_summary_block(struct run_summary *r, struct bt_reader *rd,
 	}
 	r->has_block = true;
 	return stop ? 1 : 0;
+}
+
+int run_summary_file(struct run_summary *r, const char *path, struct iot_err *e)
+{
+	json_error_t je;
+	json_t *sum = json_load_file(path, 0, &je);
+	int ret;
+
+	if (!sum)
+		return iot_err_set(e, -EINVAL, "'%s': %s (line %d)", path, je.text, je.line);
+	json_object_set_new(r->doc, "input",
+	                    json_pack("{s:[s], s:s, s:[], s:I}", "paths", path, "summary", path,
+	                              "files", "events", (json_int_t)0));
+	ret = blk_summary_json(sum, r->o.top, r->want_interval_ns, r->want_idle_ns, r->doc, e);
+	json_decref(sum);
+	if (ret)
+		return iot_err_prefix(e, "'%s'", path), ret;
+	r->from_summary = true;
+	return 0;
 }
 
 static void run_nfs_txn(void *arg, const struct rpc_txn *t)

@@ -32,6 +32,10 @@ struct run_summary {
 	struct blk_analysis *blk; /* after run_summary_block(), finished */
 	struct idle_explain *x;   /* its gaps explained (analyze/idle_explain.h), as analyze does */
 	bool has_block, has_nfs;
+	bool from_summary; /* after run_summary_file(): figures without records, blk NULL */
+	/* for run_summary_file(): the bin width and idle threshold the user asked for (0: none
+	 * asked: the summary's own); a summary holds its capture's and cannot give finer */
+	uint64_t want_interval_ns, want_idle_ns;
 	uint64_t nfs_interval_ns; /* the NFS timeline's bin width (0: o.interval_ns) */
 	/* optional, for run_summary_packets(): the run's manifest (clock pairs, addresses: the
 	 * packets laid over the gaps on the block trace's clock; kept by the caller meanwhile),
@@ -68,6 +72,14 @@ void run_summary_release(struct run_summary *r);
 int run_summary_block(struct run_summary *r, struct bt_reader *rd,
                       int (*setup)(void *ctx, struct blk_analysis *a), void *ctx,
                       struct iot_err *e);
+/*
+ * A summary run (capture --detail summary, no records): its summary.json at path into doc as
+ * analyze lays it out (analyze/blk_summary.h; top o.top, the bins and threshold of
+ * want_interval_ns and want_idle_ns), "input" naming it. Every command that reads a summary
+ * run takes its figures from here. 0 or -errno (e filled: -EINVAL for a file that is no
+ * summary, -ERANGE for bins or a threshold finer than it holds).
+ */
+int run_summary_file(struct run_summary *r, const char *path, struct iot_err *e);
 /* Every packet of src through the RPC decoder into the NFS statistics ("nfs" in doc); also,
  * when given, sees every transaction too. After a block pass, the packets and NFS calls are
  * laid over its gaps (the devices' "idle" explanations rewritten). 0 or -errno (e filled); 1 for

@@ -103,6 +103,7 @@ struct cap_backend_state {
 	struct sum_dev *sd;
 	unsigned nsd, ncpu;
 	uint64_t interval_ns, idle_ns, last_read, last_write;
+	uint64_t read_every;          /* summary_tick()'s period */
 	struct iot_sum_bin *bins_buf; /* one map read: ncpu values */
 };
 
@@ -517,7 +518,9 @@ static int summary_tick(struct cap_backend_state *s, int final)
 	uint64_t now = iot_now_ns();
 	int ret = 0;
 
-	if (!final && now - s->last_read < 1000000000ull)
+	/* a slot's last read must come after its bin ended and before the ring comes round to
+	 * it again: a read every quarter of the ring, at most a second apart */
+	if (!final && now - s->last_read < s->read_every)
 		return 0;
 	s->last_read = now;
 	if ((ret = read_bins(s, final)))
@@ -758,8 +761,11 @@ static int bpf_start(struct cap_backend_state **out, const struct cap_dev *devs,
 	                         : o->detail == CAP_DETAIL_SUMMARY ? IOT_BPF_SUMMARY
 	                                                           : IOT_BPF_EVENTS;
 	s->skel->rodata->act_mask = o->act_mask ? o->act_mask : 0xffff;
-	s->interval_ns = BLK_SUMMARY_INTERVAL_NS;
-	s->idle_ns = BLK_SUMMARY_IDLE_NS;
+	s->interval_ns = o->sum_interval_ns ? o->sum_interval_ns : BLK_SUMMARY_INTERVAL_NS;
+	s->idle_ns = o->sum_idle_ns ? o->sum_idle_ns : BLK_SUMMARY_IDLE_NS;
+	s->read_every = s->interval_ns * (IOT_SUM_RING / 4) < 1000000000ull
+	                    ? s->interval_ns * (IOT_SUM_RING / 4)
+	                    : 1000000000ull;
 	s->skel->rodata->interval_ns = s->interval_ns;
 	s->skel->rodata->idle_ns = s->idle_ns;
 	/* the tests' check of the summary against analyze of the same IOs (capture_bpf.sh) */

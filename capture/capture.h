@@ -57,7 +57,10 @@ struct cap_opts {
 	uint64_t wait_ns;     /* the blk tracer busy (another capture): wait this long for it */
 	unsigned buffer_kb;   /* per-CPU ring buffer size; 0: 8192 */
 	uint16_t act_mask;    /* categories to trace (enum blktrace_cat bits); 0: all */
-	char *const *cmd;     /* NULL-terminated argv of COMMAND, or NULL */
+	/* --detail summary: the timeline's bin width and the idle threshold the kernel keeps
+	 * (analyze's --interval and --idle-threshold; 0: BLK_SUMMARY_INTERVAL_NS, _IDLE_NS) */
+	uint64_t sum_interval_ns, sum_idle_ns;
+	char *const *cmd;                    /* NULL-terminated argv of COMMAND, or NULL */
 	const char *cmd_stdout, *cmd_stderr; /* files for COMMAND's output (NULL: iotape's) */
 	char *const *labels; /* "KEY=VALUE": the manifest's "labels" object (compare's keys) */
 	unsigned nlabels;
@@ -128,5 +131,8 @@ const char *cap_reader_name(int r);
 /* the summary level's timeline bin and idle threshold: analyze's defaults */
 #define BLK_SUMMARY_INTERVAL_NS 1000000000ull
 #define BLK_SUMMARY_IDLE_NS 10000000ull
+/* the finest bin a summary keeps: the reader empties the kernel's ring of bins every
+ * IOT_SUM_RING / 4 of them (at most every second), so finer would be a reader always awake */
+#define BLK_SUMMARY_MIN_INTERVAL_NS 10000000ull
 
 #endif

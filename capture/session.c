@@ -501,7 +501,7 @@ static void wait_loop(struct run *r)
  * What a level of detail records, and which of analyze's figures it therefore cannot give
  * (docs/capture.md "Levels of detail"): readers show "not_given" beside their figures.
  */
-static json_t *detail_json(enum cap_detail d)
+static json_t *detail_json(enum cap_detail d, const struct cap_opts *o)
 {
 	switch (d) {
 	case CAP_DETAIL_IO:
@@ -514,10 +514,15 @@ static json_t *detail_json(enum cap_detail d)
 		    "queue time): q2d and q2c start there, and merges are counted "
 		    "(backend.merges), not recorded");
 	case CAP_DETAIL_SUMMARY:
-		return json_pack("{s:s, s:s, s:[sssssssss]}", "level", "summary", "records",
-		                 "none: summary.json holds the figures", "not_given", "events",
-		                 "q2d", "q2c (request-based devices)", "q2g", "g2i", "q2m", "depth",
-		                 "timeline depth and idle time", "per-IO records");
+		/* the bins and threshold it keeps (summary.json says them too) */
+		return json_pack(
+		    "{s:s, s:s, s:[sssssssss], s:o, s:o}", "level", "summary", "records",
+		    "none: summary.json holds the figures", "not_given", "events", "q2d",
+		    "q2c (request-based devices)", "q2g", "g2i", "q2m", "depth",
+		    "timeline depth and idle time", "per-IO records", "interval_ns",
+		    json_u64(o->sum_interval_ns ? o->sum_interval_ns : BLK_SUMMARY_INTERVAL_NS),
+		    "idle_threshold_ns",
+		    json_u64(o->sum_idle_ns ? o->sum_idle_ns : BLK_SUMMARY_IDLE_NS));
 	default:
 		return json_pack("{s:s, s:s}", "level", "events", "records",
 		                 "every blktrace action");
@@ -541,7 +546,7 @@ static void finish_manifest(struct run *r, const char *state)
 	json_object_set_new(r->backend, "trace_clock",
 	                    json_string(res->backend == CAP_BACKEND_RELAY ? "ktime_get" : "mono"));
 	if (r->o->ndevs)
-		json_object_set_new(r->root, "detail", detail_json(r->detail));
+		json_object_set_new(r->root, "detail", detail_json(r->detail, r->o));
 	if (r->sink) {
 		unsigned ncg;
 		const uint64_t *ids = cap_sink_cgroups(r->sink, &ncg);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/jsonint.h"
+#include "common/units.h"
 #include "analyze/blk_latency.h"
 #include "analyze/blk_analysis.h"
 #include "analyze/blk_bycg.h"
@@ -25,7 +26,6 @@
 #include "common/fs.h"
 #include "common/textesc.h"
 #include "formats/blktrace.h"
-#include "analyze/blk_summary.h"
 #include "formats/manifest.h"
 #include "formats/outcheck.h"
 #include "formats/rundir.h"
@@ -132,10 +132,11 @@ struct run {
 	uint64_t events, notifies, messages;
 	struct iot_err stop; /* bad bytes ended the pass: what was read before them is reported */
 	int stopped;
-	int hosts;                   /* --hosts */
-	char *summary;               /* a summary run's summary.json (taken from its input) */
-	int by_cgroup;               /* --by cgroup */
-	struct blk_bycg *cg;         /* its passes */
+	int hosts;                      /* --hosts */
+	char *summary;                  /* a summary run's summary.json (taken from its input) */
+	int interval_given, idle_given; /* --interval, --idle-threshold (a summary's are its own) */
+	int by_cgroup;                  /* --by cgroup */
+	struct blk_bycg *cg;            /* its passes */
 	json_t *detail;              /* the first run's manifest "detail": what its level lacks */
 	struct devref *refs;         /* the document's devices: which pass, which position */
 	struct caph_runset_host *rs; /* INPUT was a run set (capture --host): its hosts */
@@ -722,28 +723,33 @@ static int hosts_captures(struct run *r, json_t *root, FILE *text)
 	return ret;
 }
 
-/* A summary run: its figures into root as the sinks would write them (analyze/blk_summary.h). */
+/* A summary run: its figures into root as the sinks would write them, read where every command
+ * reads them (analyze/run_summary.h). */
 static int summary_doc(struct run *r, json_t *root)
 {
-	json_error_t je;
-	json_t *sum = json_load_file(r->summary, 0, &je);
+	struct run_summary s;
 	struct iot_err e;
+	uint64_t w = 0;
+	char a[32], b[32];
 	int ret;
 
-	if (!sum)
-		return error("'%s': %s (line %d)", r->summary, je.text, je.line), EXIT_USAGE;
-	json_object_set_new(root, "input",
-	                    json_pack("{s:[s], s:s, s:[], s:I}", "paths", r->summary, "summary",
-	                              r->summary, "files", "events", (json_int_t)0));
-	ret = blk_summary_json(sum, r->bo.top, root, &e);
-	json_decref(sum);
+	if (run_summary_init(&s, &r->bo))
+		return error("out of memory"), EXIT_SYSTEM;
+	s.want_interval_ns = r->interval_given ? r->bo.interval_ns : 0;
+	s.want_idle_ns = r->idle_given ? r->bo.idle_threshold_ns : 0;
+	ret = run_summary_file(&s, r->summary, &e);
+	if (!ret && json_object_update(root, s.doc))
+		ret = iot_err_set(&e, -ENOMEM, "out of memory");
+	run_summary_release(&s);
 	if (ret)
-		return error("'%s': %s", r->summary, e.msg), EXIT_USAGE;
-	if (r->bo.interval_ns != BLK_DEFAULT_INTERVAL_NS ||
-	    r->bo.idle_threshold_ns != BLK_DEFAULT_IDLE_NS)
-		warning("'%s': a summary run keeps the capture's bins and idle threshold (%s); "
-		        "--interval and --idle-threshold do not change them",
-		        r->summary, "1 s and 10 ms");
+		return error("%s", e.msg), exit_code_for(ret);
+	json_u64_member(json_object_get(root, "timeline"), "interval_ns", &w);
+	/* coarser bins are the summary's merged, when they divide: else they are kept */
+	if (r->interval_given && w != r->bo.interval_ns)
+		warning("'%s': --interval %s is no multiple of the summary run's %s bins: its bins "
+		        "are kept",
+		        r->summary, iot_fmt_dur((double)r->bo.interval_ns, a, sizeof(a)),
+		        iot_fmt_dur((double)w, b, sizeof(b)));
 	return EXIT_OK;
 }
 
@@ -775,11 +781,13 @@ static int parse_args(struct run *r, int argc, char **argv, const char **out)
 			if (!v)
 				return usage_error("--interval: must be more than 0"), -1;
 			r->ao.interval_ns = v;
+			r->interval_given = 1;
 			break;
 		case 't':
 			if (parse_duration_ns("--idle-threshold", optarg, &v))
 				return -1;
 			r->ao.idle_threshold_ns = v;
+			r->idle_given = 1;
 			break;
 		case 'n':
 			if (parse_u64("--top", optarg, &v))

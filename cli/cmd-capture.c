@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analyze/blk_sink.h"
 #include "capture/capture.h"
 #include "capture/hosts.h"
 #include "common/stop.h"
@@ -51,6 +52,16 @@ static const struct cli_opt capture_opts[] = {
      .values = "events io summary",
      .help = "bpf backend: every event, one IO per completion (as Q, D, C records) or "
              "in-kernel summaries only (default: events)"},
+    {.name = "interval",
+     .key = 'V',
+     .arg = "DUR",
+     .help = "--detail summary: the timeline's bin width the kernel keeps, as analyze's "
+             "--interval (default 1s, at least 10ms)"},
+    {.name = "idle-threshold",
+     .key = 'H',
+     .arg = "DUR",
+     .help = "--detail summary: the shortest idle gap the kernel keeps, as analyze's "
+             "--idle-threshold (default " BLK_DEFAULT_IDLE_TEXT ")"},
     {.name = "reader",
      .key = 'R',
      .arg = "R",
@@ -117,7 +128,8 @@ const struct cli_doc doc_capture = {
     .summary = "trace block devices and packets while a command runs",
     .synopsis =
         "-o RUNDIR -d [NAME=]DEV [-d [NAME=]DEV ...] [-i IFACE [--filter EXPR] [--snaplen SIZE]] "
-        "[--backend auto|bpf|relay|tracefs] [--detail events|io|summary] "
+        "[--backend auto|bpf|relay|tracefs] [--detail events|io|summary [--interval DUR] "
+        "[--idle-threshold DUR]] "
         "[--reader raw|pipe] [--buffer SIZE] [-a LIST] [--duration DUR] "
         "[--wait-tracer DUR] [--label KEY=VALUE]... [--stdout FILE] [--stderr FILE] "
         "[-- COMMAND [ARGS...]]\n"
@@ -133,14 +145,16 @@ const struct cli_doc doc_capture = {
         "The bpf backend (the default where the kernel has BTF) records what the blk tracer "
         "records, with each IO's cgroup, through BPF programs that die with iotape (any "
         "number of captures at once); --detail io writes one IO per completion (Q, D, C), "
-        "--detail summary no records at all: summary.json, which analyze reads.\n"
+        "--detail summary no records at all: summary.json, which analyze, report and compare "
+        "read, its bins and idle threshold those of --interval and --idle-threshold.\n"
         "\n"
         "If iotape dies (even by SIGKILL), COMMAND gets SIGKILL.\n"
         "\n"
         "With --host, iotape checks every host over ssh first (reachable, the same iotape on "
         "its PATH, root, devices and interface there) and starts nothing while one cannot "
         "capture; then starts `iotape capture` on each (with this command's --backend, "
-        "--detail, --reader, --buffer, -a, --filter, --snaplen, --wait-tracer and "
+        "--detail, --interval, --idle-threshold, --reader, --buffer, -a, --filter, "
+        "--snaplen, --wait-tracer and "
         "--label), runs COMMAND here once all trace, stops them, and brings each run back "
         "over its ssh session into SET/DEST. SET/runset.json lists the hosts, each one's "
         "status (ok, or failed and why), its clock offset from ssh round trips and the "
@@ -243,9 +257,17 @@ static void pass_on(struct hosts_cli *h, int c, const char *val)
 	static const struct {
 		int key;
 		const char *opt;
-	} names[] = {{'B', "--backend"}, {'Y', "--detail"}, {'R', "--reader"},
-	             {'K', "--buffer"},  {'a', "-a"},       {'F', "--filter"},
-	             {'S', "--snaplen"}, {'L', "--label"},  {'W', "--wait-tracer"}};
+	} names[] = {{'B', "--backend"},
+	             {'Y', "--detail"},
+	             {'R', "--reader"},
+	             {'K', "--buffer"},
+	             {'a', "-a"},
+	             {'F', "--filter"},
+	             {'S', "--snaplen"},
+	             {'L', "--label"},
+	             {'W', "--wait-tracer"},
+	             {'V', "--interval"},
+	             {'H', "--idle-threshold"}};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		if (names[i].key == c) {
@@ -412,6 +434,26 @@ int cmd_capture(int argc, char **argv)
 				goto usage;
 			}
 			break;
+		case 'V':
+			if (parse_duration_ns("--interval", optarg, &v))
+				goto usage;
+			if (v < BLK_SUMMARY_MIN_INTERVAL_NS || v > 3600000000000ull) {
+				usage_error("--interval: '%s' is out of range (10ms..1h)", optarg);
+				goto usage;
+			}
+			o.sum_interval_ns = v;
+			break;
+		case 'H':
+			if (parse_duration_ns("--idle-threshold", optarg, &v))
+				goto usage;
+			if (!v || v > 3600000000000ull) {
+				usage_error("--idle-threshold: '%s' is out of range (more than 0, "
+				            "at most 1h)",
+				            optarg);
+				goto usage;
+			}
+			o.sum_idle_ns = v;
+			break;
 		case 'R':
 			if (cap_reader_parse(optarg, &o.reader)) {
 				bad_value('R', optarg);
@@ -506,6 +548,12 @@ int cmd_capture(int argc, char **argv)
 	}
 	if (!hc.n && !o.ndevs && !o.iface) {
 		usage_error("nothing to capture: give -d DEV (and/or -i IFACE)");
+		goto usage;
+	}
+	/* the other levels record every IO: analyze chooses bins and threshold afterwards */
+	if ((o.sum_interval_ns || o.sum_idle_ns) && o.detail != CAP_DETAIL_SUMMARY) {
+		usage_error("--interval and --idle-threshold are what --detail summary keeps; "
+		            "the other levels record every IO (analyze --interval chooses later)");
 		goto usage;
 	}
 	if ((o.filter || o.snaplen) && !o.iface && !hc.n) {

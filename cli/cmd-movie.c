@@ -197,6 +197,14 @@ static int open_block(struct run *r, bool first)
 
 	if (ret)
 		return ret;
+	if (!r->ci.block && r->ci.summary) {
+		cli_input_release(&r->ci);
+		return error("'%s' is a summary run (capture --detail summary): no per-IO records, "
+		             "no sector offsets to draw; 'iotape report' and 'iotape analyze' show "
+		             "its figures",
+		             r->arg),
+		       EXIT_USAGE;
+	}
 	if (!r->ci.block) {
 		cli_input_release(&r->ci);
 		return error(

@@ -93,7 +93,9 @@ const struct cli_doc doc_report = {
         "seeks/s, queue depth and D2C latency p50/p99 per interval, idle gaps shaded. Several "
         "runs share the axes (one colour per run) and get a comparison table as 'iotape "
         "compare' makes it, laid out by --rows, --cols, --tables, --metrics and --fail-if. RUN "
-        "is a run directory, a per-CPU set NAME, a trace file or a packet capture.\n"
+        "is a run directory, a per-CPU set NAME, a trace file or a packet capture; a summary run "
+        "(capture --detail summary) shows the figures it holds (bins, latency histogram, idle "
+        "gaps, seeks) and says it has no per-IO points.\n"
         "\n"
         "For a sweep ('iotape sweep'): its definition, failed runs, the tables 'iotape compare "
         "SWEEPDIR' makes with the same options, and a graph per metric against each parameter "
@@ -228,6 +230,11 @@ out:
 	return ret;
 }
 
+static int feed_summary(void *ctx, const char *path, struct iot_err *e)
+{
+	return report_run_summary(ctx, path, e);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	const char *outpath = NULL, *title = NULL;
@@ -243,7 +250,7 @@ int cmd_report(int argc, char **argv)
 	struct compare cmp;
 	struct iot_err e, stop = {""};
 	struct iot_outfile of;
-	int opt, ret = EXIT_OK;
+	int opt, ret = EXIT_OK, idle_given = 0;
 
 	if (!labels || !rules) {
 		free(labels);
@@ -271,6 +278,7 @@ int cmd_report(int argc, char **argv)
 		case 'I':
 			if (parse_duration_ns("--idle-threshold", optarg, &idle))
 				goto usage;
+			idle_given = 1;
 			break;
 		case 'l':
 			labels[nlabels++] = optarg;
@@ -365,12 +373,12 @@ int cmd_report(int argc, char **argv)
 	for (size_t i = 0; i < n; i++) {
 		const char *path = argv[optind + (int)i];
 
-		struct run_feed feed = {feed_block, feed_packets, &runs[i]};
+		struct run_feed feed = {feed_block, feed_packets, &runs[i], feed_summary};
 		struct cli_input ci;
 
 		in[i].path = path;
 		in[i].label = nlabels ? labels[i] : NULL;
-		if (report_run_init(&runs[i], interval, idle)) {
+		if (report_run_init(&runs[i], interval, idle_given ? idle : 0)) {
 			ret = EXIT_SYSTEM;
 			error("out of memory");
 			goto out;

@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "analyze/blk_sink.h"
-#include "analyze/blk_summary.h"
 #include "analyze/run_load.h"
 #include "analyze/run_summary.h"
 #include "cli/inputs.h"
@@ -63,17 +62,12 @@ static json_t *load_manifest(const char *mpath)
 int load_run(struct cli_input *ci, const struct run_feed *f, json_t **manifest,
              struct iot_err *stop)
 {
-	struct run_src src = {ci->block, ci->manifest, ci->capture};
+	struct run_src src = {ci->block, ci->manifest, ci->capture, ci->summary};
 	struct run_load_notes n;
 	struct iot_err e;
 	int ret;
 
 	*manifest = NULL;
-	if (ci->summary && !ci->block && !ci->capture)
-		return error("'%s' is a summary run (capture --detail summary): the report draws "
-		             "from records; 'iotape analyze' and 'iotape compare' read its figures",
-		             ci->arg),
-		       EXIT_USAGE;
 	/* the loading is the library's (analyze/run_load.h); the messages, in its order, ours */
 	ret = run_load(&src, f, &n, &e);
 	ci->capture = src.capture; /* taken */
@@ -128,6 +122,13 @@ static int feed_packets(void *ctx, struct pcap_src *src, const struct manifest *
 	return ret;
 }
 
+static int feed_summary(void *ctx, const char *path, struct iot_err *e)
+{
+	struct summary_feed *f = ctx;
+
+	return run_summary_file(&f->s, path, e);
+}
+
 /* A JSON document given to compare must be a summary: a manifest or anything else is named. */
 static int check_summary(const char *path, const json_t *doc)
 {
@@ -151,7 +152,7 @@ int load_summary(const char *path, uint64_t idle_ns, json_t **summary, json_t **
                  struct iot_err *stop)
 {
 	struct summary_feed run;
-	struct run_feed feed = {feed_block, feed_packets, &run};
+	struct run_feed feed = {feed_block, feed_packets, &run, feed_summary};
 	struct blk_opts o;
 	struct cli_input ci;
 	json_error_t je;
@@ -188,29 +189,12 @@ int load_summary(const char *path, uint64_t idle_ns, json_t **summary, json_t **
 		*summary = doc;
 		return EXIT_OK;
 	}
-	if (ci.summary && !ci.block && !ci.capture) {
-		/* a summary run: its figures as analyze lays them out (analyze/blk_summary.h) */
-		json_t *sum = json_load_file(ci.summary, 0, &je), *doc = json_object();
-		struct iot_err e;
-
-		ret = !sum ? (error("'%s': %s (line %d)", ci.summary, je.text, je.line), EXIT_USAGE)
-		      : blk_summary_json(sum, o.top, doc, &e)
-		          ? (error("'%s': %s", ci.summary, e.msg), EXIT_USAGE)
-		          : EXIT_OK;
-		json_decref(sum);
-		if (!ret && ci.manifest)
-			*manifest = json_load_file(ci.manifest, 0, NULL);
-		cli_input_release(&ci);
-		if (ret)
-			json_decref(doc);
-		else
-			*summary = doc;
-		return ret;
-	}
 	if (run_summary_init(&run.s, &o)) {
 		cli_input_release(&ci);
 		return error("out of memory"), EXIT_SYSTEM;
 	}
+	/* a summary run: its own threshold, unless another was asked for */
+	run.s.want_idle_ns = idle_ns != BLK_DEFAULT_IDLE_NS ? idle_ns : 0;
 	ret = load_run(&ci, &feed, manifest, stop);
 	if (!ret) {
 		*summary = json_incref(run.s.doc);

@@ -577,6 +577,9 @@ static int summarize(struct compare *c, struct iot_err *e)
 				v = run_value(c, idx + a, b - a, m);
 				if (!isnan(v))
 					x[n++] = v;
+				for (size_t k = a; k < b; k++)
+					c->group[g].cell[m].not_given |=
+					    c->sample[idx[k]].not_given[m];
 			}
 			stats_summarize(x, n, &c->group[g].cell[m].s);
 			clip_ci(c, m, &c->group[g].cell[m].s);

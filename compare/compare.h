@@ -52,6 +52,9 @@ struct cmp_sample {
 	json_t *manifest; /* borrowed reference kept for --rows/--cols on other keys */
 	json_t *params;   /* a sweep run's parameters {NAME: VALUE}, or NULL */
 	double v[CMP_MAX_METRICS];
+	/* a metric its run's level of detail cannot give (a summary run's "not_given"): named
+	 * as not given, never read as 0 */
+	bool not_given[CMP_MAX_METRICS];
 	size_t group;
 	size_t run;   /* the input it came from (a run traced several devices: one sample each) */
 	bool labeled; /* its label was given (--label), not derived */
@@ -75,8 +78,9 @@ struct cmp_cell {
 	double change_pct;        /* mean against the baseline's mean; NaN for the baseline */
 	struct stats_welch welch; /* against the baseline; NaN when undefined */
 	enum cmp_result result;
-	int rule;     /* the first rule that failed, or -1 */
-	bool missing; /* a rule had no value here to check: it failed (a gate fails closed) */
+	int rule;       /* the first rule that failed, or -1 */
+	bool missing;   /* a rule had no value here to check: it failed (a gate fails closed) */
+	bool not_given; /* no value, and some run of the group cannot give it (summary runs) */
 };
 
 struct cmp_group {

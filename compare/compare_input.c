@@ -362,6 +362,10 @@ int compare_add(struct compare *c, const char *path, json_t *summary, json_t *ma
 			s->attr[CMP_ATTR_GROUP] = compare_jtext(json_object_get(md, "group"));
 		s->attr[CMP_ATTR_FILESYSTEM] = device_fs(md);
 		block_values(s->v, d);
+		/* a summary run names what its level lacks: those of its metrics have no value */
+		if (json_is_array(json_object_get(d, "not_given")))
+			for (size_t m = 0; m <= M_SEQ; m++)
+				s->not_given[m] = isnan(s->v[m]);
 		/* NFS numbers belong to the run, not to a device: count them once */
 		if (i == 0)
 			nfs_values(c, s, summary);

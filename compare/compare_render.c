@@ -293,7 +293,8 @@ static int build_long(const struct compare *c, struct tbl *t)
 			int d = c->metric[m].decimals;
 			char a[64], b[64];
 
-			if (!cell->s.n && !cell->missing && g != c->group[g].base)
+			if (!cell->s.n && !cell->missing && !cell->not_given &&
+			    g != c->group[g].base)
 				continue; /* a run without this kind of data (CSV and JSON keep it)
 				           */
 			if (tbl_row(t))
@@ -303,7 +304,8 @@ static int build_long(const struct compare *c, struct tbl *t)
 			tbl_set(t, col++, "%s", c->group[g].label);
 			tbl_set(t, col++, "%zu", cell->s.n);
 			fmt_num(a, sizeof(a), cell->s.mean, d);
-			tbl_set(t, col++, "%s", a);
+			/* not a zero: the run's level of detail does not record it */
+			tbl_set(t, col++, "%s", !cell->s.n && cell->not_given ? "not given" : a);
 			fmt_num(a, sizeof(a), cell->s.sd, d);
 			tbl_set(t, col++, "%s", a);
 			fmt_num(a, sizeof(a), cell->s.median, d);
@@ -428,8 +430,12 @@ static int build_matrix(const struct compare *c, size_t m, const char *tab, cons
 				char a[64], ci[64] = "", ch[64] = "";
 
 				if (strcmp(nz(gr->rowv), rv[i]) || strcmp(nz(gr->colv), cv[j]) ||
-				    strcmp(nz(gr->tabv), tab) || !cell->s.n)
+				    strcmp(nz(gr->tabv), tab) || (!cell->s.n && !cell->not_given))
 					continue;
+				if (!cell->s.n) {
+					tbl_set(t, j + 1, "not given");
+					continue;
+				}
 				fmt_num(a, sizeof(a), cell->s.mean, d);
 				if (!isnan(cell->s.ci_hi))
 					snprintf(ci, sizeof(ci), " ±%.*f", d,
@@ -735,6 +741,8 @@ json_t *compare_to_json(const struct compare *c)
 				    json_string(cell->result == CMP_FAIL ? "FAIL" : "PASS"));
 			if (cell->missing)
 				json_object_set_new(r, "missing", json_true());
+			if (cell->not_given)
+				json_object_set_new(r, "not_given", json_true());
 			json_array_append_new(rows, r);
 		}
 		json_object_set_new(o, "rows", rows);

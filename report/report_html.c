@@ -883,10 +883,12 @@ static void run_row(FILE *f, const struct report_input *in, size_t i, bool multi
 	td_text(f, in[i].path);
 	td_num(f, jd(in[i].summary, "span_ns", 0, 0) / 1e9, 3);
 	td_num(f, events + (isnan(dropped) ? 0 : dropped), 0);
-	td_num(f, ndev, 0);
+	td_num(f, a || !report_summary_run(&in[i]) ? ndev : json_array_size(devs), 0);
+	/* a summary run's bins are its capture's (report_summary.c) */
 	td_num(f,
 	       a ? (double)blk_timeline_interval(blk_analysis_sink(a, &blk_timeline_ops)) / 1e6
-	         : NAN,
+	       : report_summary_run(&in[i]) ? jd(in[i].summary, "timeline", "interval_ns", 0) / 1e6
+	                                    : NAN,
 	       3);
 	fputs("<td>", f);
 	if (multi) {
@@ -945,6 +947,8 @@ int report_write_html(FILE *f, const struct report_input *in, size_t n, const st
 		}
 	}
 	section_devices(&em, in, n, width, xshared);
+	if (!em.err)
+		report_summary_section(&em, in, n);
 	if (!em.err)
 		report_nfs_section(&em, in, n, xshared);
 	fputs("</body>\n</html>\n", f);

@@ -53,4 +53,9 @@ const json_t *report_dev_json(const struct report_input *in, unsigned idx);
 int report_idle_chart(struct emit *em, const struct report_input *in, unsigned idx, uint64_t width,
                       const struct svg_band *bands, size_t nbands, const char *id, double xmax);
 
+/* A summary run (capture --detail summary: figures, no records; report_summary.c): its devices'
+ * bins, latency histogram, idle gaps and seeks, and what it cannot show. */
+bool report_summary_run(const struct report_input *in);
+void report_summary_section(struct emit *em, const struct report_input *in, size_t n);
+
 #endif

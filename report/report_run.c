@@ -52,6 +52,14 @@ int report_run_block(struct report_run *r, struct bt_reader *rd, const struct ma
 	return ret;
 }
 
+int report_run_summary(struct report_run *r, const char *path, struct iot_err *e)
+{
+	/* the bins and threshold asked for, if any: a summary's own else */
+	r->s.want_interval_ns = r->interval_ns;
+	r->s.want_idle_ns = r->idle_ns;
+	return run_summary_file(&r->s, path, e);
+}
+
 int report_run_packets(struct report_run *r, struct pcap_src *src, const struct manifest *clock,
                        struct iot_err *e)
 {

@@ -32,6 +32,9 @@ void report_run_release(struct report_run *r);
 /* Every event of rd into the pass; m: the run's manifest (its devices' roles), or NULL. */
 int report_run_block(struct report_run *r, struct bt_reader *rd, const struct manifest *m,
                      struct iot_err *e);
+/* A summary run's summary.json (no records: no pass, no graphs of the pass; the document
+ * analyze makes of it, analyze/run_summary.h). */
+int report_run_summary(struct report_run *r, const char *path, struct iot_err *e);
 /* Every packet of src into the NFS statistics and series. With clock (the run's manifest,
  * with clock pairs) and a block pass done first, the NFS series are on the block trace's
  * clock. */

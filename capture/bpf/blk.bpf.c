@@ -60,7 +60,7 @@ struct {
 	__type(value, __u32);
 } last_pid SEC(".maps");
 
-/* size set by the loader (--buffer-kb per CPU) */
+/* size set by the loader (--buffer per CPU) */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 1 << 24);
@@ -597,7 +597,7 @@ SEC("tp_btf/block_rq_issue")
 int BPF_PROG(rq_issue, struct request *rq)
 {
 	const volatile struct iot_bpf_dev *d;
-	__u64 now;
+	__u64 now, sector;
 
 	if (level == IOT_BPF_EVENTS) {
 		rq_event(rq, TA_ISSUE, (rq->__data_len), 0);
@@ -606,13 +606,20 @@ int BPF_PROG(rq_issue, struct request *rq)
 	d = dev_of_disk((rq->q->disk));
 	if (!d)
 		return 0;
+	/* another partition's request is none of this capture's: not in flight here, no seek,
+	 * and its completion (dropped by rq_complete) must not find it counted in the depth */
+	sector = (rq->__sector);
+	if (is_passthrough((rq->cmd_flags)) || sector == (__u64)-1)
+		sector = 0;
+	if (out_of_range(d, sector))
+		return 0;
 	now = bpf_ktime_get_ns();
 	inflight_start((__u64)rq, now);
 	if (level == IOT_BPF_SUMMARY) {
 		__u64 alloc = (rq->start_time_ns);
 
 		note_origin(also_io && alloc && alloc <= now ? alloc : now);
-		sum_issue(d, now, (rq->__sector), (rq->__data_len));
+		sum_issue(d, now, sector, (rq->__data_len));
 	}
 	return 0;
 }

@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!sum)
 		return 0;
 	root = json_object();
-	ret = blk_summary_json(sum, 10, root, &e);
+	ret = blk_summary_json(sum, 10, 0, 0, root, &e);
 	if (ret && (ret != -EINVAL || !e.msg[0]))
 		abort();
 	text = json_dumps(root, 0);

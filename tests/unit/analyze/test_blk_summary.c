@@ -46,7 +46,7 @@ static void test_request_based(void **s)
 	struct iot_err e;
 
 	(void)s;
-	assert_int_equal(blk_summary_json(sum, 10, root, &e), 0);
+	assert_int_equal(blk_summary_json(sum, 10, 0, 0, root, &e), 0);
 	assert_int_equal(geti(root, "start_ns", NULL), 5000000000ll);
 	assert_int_equal(geti(root, "span_ns", NULL), 2000000000ll);
 	assert_int_equal(geti(root, "timeline", "bins"), 2);
@@ -94,6 +94,54 @@ static void test_request_based(void **s)
 	json_decref(root);
 }
 
+/* Coarser than the capture's: bins merged (a multiple), gaps that long kept; finer: refused */
+static void test_asked(void **s)
+{
+	json_t *sum =
+	    doc("{\"format\": \"iotape-summary\", \"format_version\": 1, \"origin_ns\": 0,"
+	        " \"end_ns\": 4000, \"interval_ns\": 1000, \"idle_threshold_ns\": 10,"
+	        " \"devices\": [{\"dev\": \"7,0\", \"bio_based\": false, \"latency\":"
+	        " {\"kind\": \"d2c\", \"count\": 1, \"sum\": 7, \"min\": 7, \"max\": 7,"
+	        " \"buckets\": [[7, 1]]}, \"seeks\": {},"
+	        " \"bins\": [[0, 1, 0, 512, 0, 0], [1, 2, 1, 512, 512, 1], [3, 4, 0, 2048, 0, 2]],"
+	        " \"gaps\": [[100, 120], [200, 300], [1000, 1050]]}]}");
+	json_t *root = json_object(), *d, *tl, *idle;
+	struct iot_err e;
+
+	(void)s;
+	assert_int_equal(blk_summary_json(sum, 10, 2000, 50, root, &e), 0);
+	assert_int_equal(geti(root, "timeline", "interval_ns"), 2000);
+	assert_int_equal(geti(root, "timeline", "bins"), 2);
+	d = json_array_get(json_object_get(root, "devices"), 0);
+	tl = json_object_get(d, "timeline");
+	assert_int_equal(json_array_size(tl), 2);
+	assert_int_equal(geti(json_array_get(tl, 0), "ios", NULL), 3);
+	assert_int_equal(geti(json_array_get(tl, 0), "write_ios", NULL), 1);
+	assert_int_equal(geti(json_array_get(tl, 0), "seeks", NULL), 1);
+	assert_int_equal(geti(json_array_get(tl, 0), "width_ns", NULL), 2000);
+	assert_int_equal(geti(json_array_get(tl, 1), "start_ns", NULL), 2000);
+	assert_int_equal(geti(json_array_get(tl, 1), "ios", NULL), 4);
+	idle = json_object_get(d, "idle");
+	assert_int_equal(geti(idle, "threshold_ns", NULL), 50);
+	assert_int_equal(geti(idle, "gaps", NULL), 2);
+	assert_int_equal(geti(idle, "total_ns", NULL), 150);
+	json_decref(root);
+
+	/* no multiple: the summary's bins */
+	root = json_object();
+	assert_int_equal(blk_summary_json(sum, 10, 1500, 0, root, &e), 0);
+	assert_int_equal(geti(root, "timeline", "interval_ns"), 1000);
+	json_decref(root);
+
+	/* finer than it holds: said, not made up */
+	root = json_object();
+	assert_int_equal(blk_summary_json(sum, 10, 500, 0, root, &e), -ERANGE);
+	assert_non_null(strstr(e.msg, "cannot give finer"));
+	assert_int_equal(blk_summary_json(sum, 10, 0, 5, root, &e), -ERANGE);
+	json_decref(root);
+	json_decref(sum);
+}
+
 /* A bio-based device: Q2C, no seeks or gaps (it issues no requests) */
 static void test_bio_based(void **s)
 {
@@ -107,7 +155,7 @@ static void test_bio_based(void **s)
 	struct iot_err e;
 
 	(void)s;
-	assert_int_equal(blk_summary_json(sum, 10, root, &e), 0);
+	assert_int_equal(blk_summary_json(sum, 10, 0, 0, root, &e), 0);
 	d = json_array_get(json_object_get(root, "devices"), 0);
 	assert_int_equal(geti(json_object_get(d, "latency_ns"), "q2c", "p50"), 7);
 	assert_null(json_object_get(json_object_get(d, "latency_ns"), "d2c"));
@@ -146,7 +194,7 @@ static void test_bad(void **s)
 		json_t *sum = doc(bad[i]), *root = json_object();
 		struct iot_err e = {""};
 
-		assert_int_equal(blk_summary_json(sum, 10, root, &e), -EINVAL);
+		assert_int_equal(blk_summary_json(sum, 10, 0, 0, root, &e), -EINVAL);
 		assert_true(e.msg[0] != '\0');
 		json_decref(sum);
 		json_decref(root);
@@ -157,6 +205,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_request_based),
+	    cmocka_unit_test(test_asked),
 	    cmocka_unit_test(test_bio_based),
 	    cmocka_unit_test(test_bad),
 	};

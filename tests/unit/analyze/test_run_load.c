@@ -22,7 +22,19 @@ struct seen {
 	const struct manifest *block_m, *clock;
 	bool clock_has_pairs, block_m_has_pairs;
 	int block_ret, packets_ret;
+	int summaries;
+	const char *summary_path;
 };
+
+static int feed_summary(void *ctx, const char *path, struct iot_err *e)
+{
+	struct seen *s = ctx;
+
+	(void)e;
+	s->summaries++;
+	s->summary_path = path;
+	return 0;
+}
 
 static int feed_block(void *ctx, struct bt_reader *rd, const struct manifest *m, struct iot_err *e)
 {
@@ -99,8 +111,8 @@ static const char *manifest_file(void)
 static void test_both(void **st)
 {
 	struct seen s = {0};
-	struct run_feed f = {feed_block, feed_packets, &s};
-	struct run_src src = {trace(), manifest_file(), capture(false)};
+	struct run_feed f = {feed_block, feed_packets, &s, NULL};
+	struct run_src src = {trace(), manifest_file(), capture(false), NULL};
 	struct run_load_notes n;
 	struct iot_err e;
 
@@ -122,8 +134,8 @@ static void test_both(void **st)
 static void test_packets_alone(void **st)
 {
 	struct seen s = {0};
-	struct run_feed f = {feed_block, feed_packets, &s};
-	struct run_src src = {NULL, manifest_file(), capture(true)};
+	struct run_feed f = {feed_block, feed_packets, &s, NULL};
+	struct run_src src = {NULL, manifest_file(), capture(true), NULL};
 	struct run_load_notes n;
 	struct iot_err e;
 
@@ -136,12 +148,42 @@ static void test_packets_alone(void **st)
 	assert_true(n.capture_truncated);
 }
 
+/* A summary run (no records): its summary.json to the feed's summary, or named when the feed
+ * takes none; with records beside it, the records go through and the summary does not. */
+static void test_summary_run(void **st)
+{
+	struct seen s = {0};
+	struct run_feed f = {feed_block, feed_packets, &s, feed_summary};
+	struct run_src src = {NULL, manifest_file(), NULL, "/r/summary.json"};
+	struct run_load_notes n;
+	struct iot_err e;
+
+	(void)st;
+	assert_int_equal(run_load(&src, &f, &n, &e), 0);
+	assert_int_equal(s.summaries, 1);
+	assert_string_equal(s.summary_path, "/r/summary.json");
+	assert_true(n.summary_read);
+	assert_int_equal(s.blocks + s.packets, 0);
+
+	f.summary = NULL;
+	assert_int_equal(run_load(&src, &f, &n, &e), -EOPNOTSUPP);
+	assert_non_null(strstr(e.msg, "summary run"));
+
+	memset(&s, 0, sizeof(s));
+	f.summary = feed_summary;
+	src = (struct run_src){trace(), NULL, NULL, "/r/summary.json"};
+	assert_int_equal(run_load(&src, &f, &n, &e), 0);
+	assert_int_equal(s.blocks, 1);
+	assert_int_equal(s.summaries, 0);
+	bt_reader_free(src.block);
+}
+
 /* Partial results of each part are kept apart; a failing capture names itself. */
 static void test_partial_and_errors(void **st)
 {
 	struct seen s = {.block_ret = 1, .packets_ret = 1};
-	struct run_feed f = {feed_block, feed_packets, &s};
-	struct run_src src = {trace(), NULL, capture(false)};
+	struct run_feed f = {feed_block, feed_packets, &s, NULL};
+	struct run_src src = {trace(), NULL, capture(false), NULL};
 	struct run_load_notes n;
 	struct iot_err e;
 
@@ -157,7 +199,7 @@ static void test_partial_and_errors(void **st)
 
 	memset(&s, 0, sizeof(s));
 	s.packets_ret = -EIO;
-	src = (struct run_src){trace(), NULL, capture(false)};
+	src = (struct run_src){trace(), NULL, capture(false), NULL};
 	assert_int_equal(run_load(&src, &f, &n, &e), -EIO);
 	assert_string_equal(e.msg, "'net.pcap': bad frame");
 	assert_true(n.block_read);
@@ -167,7 +209,7 @@ static void test_partial_and_errors(void **st)
 	/* a block trace that fails: the packets are not read */
 	memset(&s, 0, sizeof(s));
 	s.block_ret = -EIO;
-	src = (struct run_src){trace(), NULL, capture(false)};
+	src = (struct run_src){trace(), NULL, capture(false), NULL};
 	assert_int_equal(run_load(&src, &f, &n, &e), -EIO);
 	assert_int_equal(s.packets, 0);
 	assert_false(n.block_read);
@@ -180,6 +222,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_both),
 	    cmocka_unit_test(test_packets_alone),
+	    cmocka_unit_test(test_summary_run),
 	    cmocka_unit_test(test_partial_and_errors),
 	};
 
