@@ -100,4 +100,17 @@ int caph_runset_load(const char *dir, struct caph_runset_host **hosts, unsigned 
                      struct iot_err *e);
 void caph_runset_free(struct caph_runset_host *hosts, unsigned n);
 
+/* A host of a run set that failed (status not "ok"), with or without a run brought back. */
+struct caph_runset_fault {
+	char name[256];
+	char reason[320]; /* runset.json's reason, cut to fit */
+	int have_run;     /* a partial run of it is in the set */
+};
+/*
+ * The failed hosts of a run set, in its order, into *faults (malloc'd, *n of them; free()).
+ * -ENOENT when dir has no runset.json; -EINVAL when it is not a run set's manifest (e).
+ */
+int caph_runset_faults(const char *dir, struct caph_runset_fault **faults, unsigned *n,
+                       struct iot_err *e);
+
 #endif

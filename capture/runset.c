@@ -245,3 +245,47 @@ nomem:
 	caph_runset_free(r, k);
 	return iot_err_set(e, -ENOMEM, "out of memory");
 }
+
+int caph_runset_faults(const char *dir, struct caph_runset_fault **out, unsigned *n,
+                       struct iot_err *e)
+{
+	char path[4200];
+	json_error_t je;
+	json_t *root, *hosts, *h;
+	size_t i;
+	struct caph_runset_fault *f;
+
+	*n = 0;
+	*out = NULL;
+	snprintf(path, sizeof(path), "%s/%s", dir, CAPH_RUNSET_FILE);
+	if (access(path, F_OK))
+		return -ENOENT;
+	if (!(root = json_load_file(path, 0, &je)))
+		return iot_err_set(e, -EINVAL, "'%s': line %d: %s", path, je.line, je.text);
+	hosts = json_object_get(root, "hosts");
+	if (strcmp(json_string_value(json_object_get(root, "kind")) ?: "", "iotape-runset") ||
+	    !json_is_array(hosts) || json_array_size(hosts) > CAPH_MAX_HOSTS) {
+		json_decref(root);
+		return iot_err_set(e, -EINVAL, "'%s' is not a run set's manifest", path);
+	}
+	if (!(f = calloc(json_array_size(hosts) + 1, sizeof(*f)))) {
+		json_decref(root);
+		return iot_err_set(e, -ENOMEM, "out of memory");
+	}
+	json_array_foreach(hosts, i, h)
+	{
+		const char *name = json_string_value(json_object_get(h, "name"));
+		const char *reason = json_string_value(json_object_get(h, "reason"));
+
+		if (!strcmp(json_string_value(json_object_get(h, "status")) ?: "", "ok"))
+			continue;
+		snprintf(f[*n].name, sizeof(f[*n].name), "%s", name ? name : "?");
+		snprintf(f[*n].reason, sizeof(f[*n].reason), "%s",
+		         reason ? reason : "no reason given");
+		f[*n].have_run = json_is_string(json_object_get(h, "run"));
+		(*n)++;
+	}
+	json_decref(root);
+	*out = f;
+	return 0;
+}

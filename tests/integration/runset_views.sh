@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# report, compare and movie read a run set (issue #30 item 3). The set is made here from
+# idle_gen.py's hostA/hostB (synthetic runs: their manifests' clock pairs put hostB's bursts
+# exactly in hostA's gaps, hostB's first 1 s after hostA's) with a runset.json as capture
+# --host writes it, a third host failed: so the measured offsets are known, which a capture on
+# one kernel (offset 0 within its error) cannot show. capture_hosts.sh and capture_on.sh read
+# real sets.
+source "$SRCDIR/tests/integration/lib.bash"
+
+cd "$TMP"
+for h in hostA hostB; do python3 "$SRCDIR/tests/integration/idle_gen.py" $h $h; done
+# mkset DIR OFFSET2_NS: h1 = hostA, h2 = hostB with its measured clock offset, h3 failed
+mkset() {
+	mkdir -p "$1"
+	cp -r hostA "$1/h1"
+	cp -r hostB "$1/h2"
+	cat >"$1/runset.json" <<EOF
+{"kind": "iotape-runset", "complete": false, "alignment_error_ns": 2000, "hosts": [
+ {"name": "h1", "run": "h1", "status": "ok", "reason": null,
+  "clock": {"offset_ns": 0, "rtt_ns": 2000, "error_ns": 1000}},
+ {"name": "h2", "run": "h2", "status": "ok", "reason": null,
+  "clock": {"offset_ns": $2, "rtt_ns": 2000, "error_ns": 1000}},
+ {"name": "h3", "run": null, "status": "failed",
+  "reason": "its capture did not start: the blk tracer is in use",
+  "clock": {"offset_ns": 0, "rtt_ns": 0, "error_ns": 0}}]}
+EOF
+}
+mkset set 0
+mkset set5 5000000000
+
+# t0s HTML: each host's start on the set's axis, "h1=0.000000000 h2=1.000000000"
+t0s() {
+	python3 - "$1" <<'EOF'
+import re, sys
+h = open(sys.argv[1]).read()
+rows = re.findall(r'host ([^ <]+) of the run set: its graphs start <span class="host-t0" '
+                  r'data-t0-s="([0-9.]+)"', h)
+print(" ".join("%s=%s" % r for r in rows))
+EOF
+}
+
+# --- report SET: a row per host on one axis, devices keyed by host, the failed host named -----
+"$IOTAPE" report set -o r.html 2>r.err || fail "report of a run set: $(cat r.err)"
+grep -q "host h3 left out: its capture did not start" r.err || fail "report: no warning for h3"
+expect_eq "report: the hosts' starts" "$(t0s r.html)" "h1=0.000000000 h2=1.000000000"
+grep -q '<h2>Device 8,0: key h1:sda' r.html || fail "report: no section for h1's sda"
+grep -q '<h2>Device 8,0: key h2:sda' r.html || fail "report: no section for h2's sda"
+grep -q '<tr><td>h3</td><td>its capture did not start: the blk tracer is in use</td></tr>' \
+	r.html || fail "report: the failed host is not named with its reason"
+# h2's clock measured 5 s ahead: on the capturing host's clock it started 4 s before h1
+"$IOTAPE" report set5 -o r5.html 2>/dev/null || fail "report of a run set, h2 5 s ahead"
+expect_eq "report: offsets applied" "$(t0s r5.html)" "h1=4.000000000 h2=0.000000000"
+# a run set is reported on its own
+rc=0
+"$IOTAPE" report set hostA -o x.html 2>x.err || rc=$?
+expect_eq "report: a run set with a run" "$rc" 2
+grep -q "'set' is a run set: report it on its own" x.err || fail "report: $(cat x.err)"
+
+echo ok
