@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analyze/blk_sink.h"
 #include "analyze/blk_summary.h"
@@ -219,6 +220,14 @@ int load_summary(const char *path, uint64_t idle_ns, json_t **summary, json_t **
 	run_summary_release(&run.s);
 	cli_input_release(&ci);
 	return ret;
+}
+
+bool cli_is_runset(const char *path)
+{
+	char p[4200];
+
+	snprintf(p, sizeof(p), "%s/%s", path, CAPH_RUNSET_FILE);
+	return !access(p, F_OK);
 }
 
 void cli_runset_release(struct cli_runset *rs)

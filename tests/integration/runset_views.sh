@@ -57,4 +57,31 @@ rc=0
 expect_eq "report: a run set with a run" "$rc" 2
 grep -q "'set' is a run set: report it on its own" x.err || fail "report: $(cat x.err)"
 
+# --- compare SET1 SET2: host by host (a row per host, a column per set, each host against its
+# own in the first set); a run of its own next to a set is a set of one host ------------------
+cp -r set set2
+"$IOTAPE" compare set set2 --metrics mbps --format json >c.json 2>c.err ||
+	fail "compare of two run sets: $(cat c.err)"
+python3 - c.json <<'EOF' || fail "compare of two run sets: $(cat c.json)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+g = {(x["params"]["host"], x["params"]["set"]): x for x in d["groups"]}
+assert sorted(g) == [("h1", "set"), ("h1", "set2"), ("h2", "set"), ("h2", "set2")], list(g)
+for h in ("h1", "h2"):
+    assert g[(h, "set")]["col"] == "set" and g[(h, "set")]["row"] == h, g[(h, "set")]
+    assert g[(h, "set2")]["baseline"] == g[(h, "set")]["label"], g[(h, "set2")]
+    assert g[(h, "set")]["runs"] == ["set/" + h], g[(h, "set")]
+EOF
+"$IOTAPE" compare set hostA --metrics mbps --format json >c2.json 2>c2.err ||
+	fail "compare of a run set and a run: $(cat c2.err)"
+python3 - c2.json <<'EOF' || fail "compare of a run set and a run: $(cat c2.json)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+g = sorted((x["params"]["host"], x["params"]["set"]) for x in d["groups"])
+assert g == [("h1", "set"), ("h2", "set"), ("hostA", "hostA")], g
+EOF
+rc=0
+"$IOTAPE" compare set set2 --label a --label b 2>x.err || rc=$?
+expect_eq "compare: --label with run sets" "$rc" 2
+
 echo ok
