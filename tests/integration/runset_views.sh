@@ -84,4 +84,29 @@ rc=0
 "$IOTAPE" compare set set2 --label a --label b 2>x.err || rc=$?
 expect_eq "compare: --label with run sets" "$rc" 2
 
+# --- movie SET: a panel per host, as the hosts' runs given with their names as labels --------
+if command -v ffmpeg >/dev/null && command -v ffprobe >/dev/null; then
+	frame() {
+		ffmpeg -v error -y -i "$1" -vf "select=eq(n\,$2)" -frames:v 1 -f rawvideo \
+			-pix_fmt rgb24 "$3"
+	}
+	"$IOTAPE" movie set -o set.mp4 --fps 5 --length 2s --size 640x360 -q 2>m.err ||
+		fail "movie of a run set: $(cat m.err)"
+	grep -q "host h3 left out" m.err || fail "movie: no warning for h3"
+	"$IOTAPE" movie set/h1 set/h2 --label h1 --label h2 -o runs.mp4 --fps 5 --length 2s \
+		--size 640x360 -q || fail "movie of the hosts' runs"
+	for k in 3 7; do
+		frame set.mp4 $k set$k.rgb
+		frame runs.mp4 $k runs$k.rgb
+		[ -s set$k.rgb ] || fail "movie: no frame $k"
+		cmp -s set$k.rgb runs$k.rgb || fail "movie: frame $k of the set is not its hosts' panels"
+	done
+	rc=0
+	"$IOTAPE" movie set hostA -o x.mp4 2>x.err || rc=$?
+	expect_eq "movie: a run set with a run" "$rc" 2
+else
+	[ -z "${IOTAPE_NO_SKIP:-}" ] || fail "ffmpeg is missing: the movie of a run set is not checked"
+	echo "no ffmpeg: the movie of a run set is not checked" >&2
+fi
+
 echo ok
