@@ -160,16 +160,19 @@ static int add_capture(struct run *r, struct in_stream *in)
 	return 0;
 }
 
-/* --hosts: INPUT is one host's run directory, with a block trace and clock pairs. */
+/* --hosts: INPUT is one host's run directory, with clock pairs and a block trace, or packets
+ * alone (a host that captured only its packets: its captures join the others'). */
 static int open_host(struct run *r, const char *path, struct cli_input *ci)
 {
 	struct input *in;
 	struct iot_err e;
 	const char *name;
 
-	if (!ci->block || !ci->manifest) {
+	if (!(ci->block || ci->capture) || !ci->manifest) {
 		cli_input_release(ci);
-		return usage_error("--hosts: '%s' is not a run directory with a block trace", path);
+		return usage_error("--hosts: '%s' is not a run directory with a block trace or "
+		                   "packets",
+		                   path);
 	}
 	in = realloc(r->in, (r->nin + 1) * sizeof(*in));
 	if (!in) {
@@ -365,7 +368,8 @@ static void warn_inputs(const struct run *r, json_t *list)
 	if (r->stopped)
 		partial_results("block trace", &r->stop, &kept, list);
 	for (unsigned i = 0; i < r->nin; i++)
-		warn_block_input(r->in[i].r, list);
+		if (r->in[i].r) /* a packets-only host has none */
+			warn_block_input(r->in[i].r, list);
 	if (r->a)
 		warn_dropped_devices(NULL, blk_analysis_dropped(r->a), list);
 	if (r->hosts && r->x) {
@@ -380,6 +384,7 @@ static void warn_inputs(const struct run *r, json_t *list)
 
 static json_t *input_json(const struct run *r, json_t *warnings)
 {
+	static const struct bt_stats no_stats;
 	json_t *o = json_object(), *paths = json_array(), *files = json_array();
 	json_t *versions = json_array();
 	uint64_t skips = 0, truncated = 0;
@@ -387,7 +392,7 @@ static json_t *input_json(const struct run *r, json_t *warnings)
 	json_t *wall = NULL;
 
 	for (unsigned i = 0; i < r->nin; i++) {
-		const struct bt_stats *st = bt_reader_stats(r->in[i].r);
+		const struct bt_stats *st = r->in[i].r ? bt_reader_stats(r->in[i].r) : &no_stats;
 
 		json_array_append_new(paths, json_string(r->in[i].path));
 		skips += st->skips;
@@ -589,8 +594,10 @@ static int hosts_pass(struct run *r)
 	ret = idle_explain_read(r->x, rd, &e, &bad);
 	free(rd);
 	for (unsigned i = 0; i < r->nin; i++) {
-		const struct bt_stats *st = bt_reader_stats(r->in[i].r);
+		const struct bt_stats *st = r->in[i].r ? bt_reader_stats(r->in[i].r) : NULL;
 
+		if (!st)
+			continue;
 		r->events += st->events;
 		r->notifies += st->notifies;
 		r->messages += st->messages;
@@ -631,8 +638,11 @@ static int hosts_json(struct run *r, json_t *root)
 		if (!idle_explain_to_common(r->x, i, s, &cs) ||
 		    !idle_explain_to_common(r->x, i, f, &cf))
 			cs = s, cf = f;
-		start = cs < start ? cs : start;
-		end = cf > end ? cf : end;
+		/* a packets-only host has no block span to join the others' */
+		if (blk_analysis_ndevices(in->a)) {
+			start = cs < start ? cs : start;
+			end = cf > end ? cf : end;
+		}
 		h = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I}", "host", in->host, "path", in->path,
 		              "start_ns", (json_int_t)s, "end_ns", (json_int_t)f, "span_ns",
 		              (json_int_t)(f - s), "offset_ns", (json_int_t)(cs - s));
