@@ -19,6 +19,23 @@ void caph_host_free(struct caph_host *h)
 	memset(h, 0, sizeof(*h));
 }
 
+int caph_parse_dest(const char *spec, struct caph_host *h, struct iot_err *e)
+{
+	char *colon;
+
+	memset(h, 0, sizeof(*h));
+	if (!(h->spec = strdup(spec)))
+		return iot_err_set(e, -ENOMEM, "out of memory");
+	h->dest = h->spec;
+	if ((colon = strchr(h->spec, ':')))
+		*colon = 0;
+	if (!*h->dest || h->dest[0] == '-' || strchr(h->dest, '/')) {
+		caph_host_free(h);
+		return iot_err_set(e, -EINVAL, "--host '%s' is not an ssh destination", spec);
+	}
+	return 0;
+}
+
 int caph_parse(const char *spec, struct caph_host *h, struct iot_err *e)
 {
 	char *devs, *iface, *tok, *save = NULL;
