@@ -537,10 +537,11 @@ static json_t *totals_json(const struct idle_explain *x, const struct ie_dev *d)
 	json_object_set_new(o, "devices", devs);
 	for (unsigned h = 0; d->net_tot && h < x->nhosts; h++) {
 		const struct ie_host *hs = &x->host[h];
-		json_t *n, *loc = json_array();
+		json_t *n, *loc;
 
-		if (!hs->have_capture)
+		if (!hs->have_capture) /* a host without packets: nothing made for it */
 			continue;
+		loc = json_array();
 		n = net_json(x, h, &d->net_tot[h], d->gap_ns);
 		for (unsigned i = 0; i < hs->nlocal; i++)
 			json_array_append_new(

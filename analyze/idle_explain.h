@@ -181,9 +181,9 @@ void idle_explain_free(struct idle_explain *x);
 int idle_explain_add_host(struct idle_explain *x, struct blk_analysis *a, const char *name,
                           const struct ie_clock *clk);
 /*
- * Every host's block trace (rd[h], fresh readers) through its pass, all in the order of the
- * common clock, each pass finished at the end of its trace. 0 or -errno (e filled, *bad the
- * host at fault; the passes hold what came before).
+ * Every host's block trace (rd[h], fresh readers; NULL: a host with packets alone) through its
+ * pass, all in the order of the common clock, each pass finished at the end of its trace. 0 or
+ * -errno (e filled, *bad the host at fault; the passes hold what came before).
  */
 int idle_explain_read(struct idle_explain *x, struct bt_reader **rd, struct iot_err *e,
                       unsigned *bad);

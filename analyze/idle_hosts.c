@@ -49,8 +49,11 @@ int idle_explain_read(struct idle_explain *x, struct bt_reader **rd, struct iot_
 	if (!hd)
 		return iot_err_set(e, -ENOMEM, "out of memory");
 	for (unsigned h = 0; h < n && !ret; h++)
-		if ((ret = bt_reader_prefetch(rd[h], e)) ||
-		    (ret = next_batch(x, h, rd[h], &hd[h], e)))
+		if (!rd[h]) { /* a host without a block trace (its packets alone): no events */
+			hd[h].done = true;
+			blk_analysis_finish(x->host[h].a);
+		} else if ((ret = bt_reader_prefetch(rd[h], e)) ||
+		           (ret = next_batch(x, h, rd[h], &hd[h], e)))
 			*bad = h;
 	while (!ret) {
 		unsigned k = n, lh = n, run;

@@ -94,6 +94,12 @@ int run_summary_block(struct run_summary *r, struct bt_reader *rd,
 	if (stop && !(bad_bytes(stop) && bt_reader_stats(rd)->events))
 		return stop;
 	run_explain_block_done(r->x, r->ident, bt_reader_stats(rd));
+	/* the first event on the common clock: the same ie_clock analyze gives a run set's host */
+	clk = r->ident && r->ident->have_clock ? (struct ie_clock){.m = r->ident}
+	                                       : trace_clock(bt_reader_stats(rd));
+	clk.real_off_ns = r->real_off_ns;
+	r->have_real_start = blk_analysis_ndevices(r->blk) &&
+	                     ie_clock_to_real(&clk, blk_analysis_start(r->blk), &r->real_start_ns);
 	ret = blk_analysis_to_json(r->blk, r->doc, 0);
 	if (!ret)
 		ret = blk_ident_json(json_object_get(r->doc, "devices"), r->ident, NULL);

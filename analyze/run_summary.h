@@ -47,6 +47,13 @@ struct run_summary {
 	const struct manifest *ident;
 	void (*frame_fn)(void *arg, const struct pkt *p, uint64_t ts_ns);
 	void *frame_arg;
+	/* optional, for run_summary_block(): this host's CLOCK_REALTIME minus the common one (a
+	 * run set's measured offset, struct ie_clock's real_off_ns); then, after the pass, where
+	 * its first event falls on that common realtime clock (by the clock pairs, else the
+	 * trace's TIMESTAMP, as analyze places a run set's hosts), when it can be placed */
+	int64_t real_off_ns;
+	bool have_real_start;
+	int64_t real_start_ns;
 };
 
 /*

@@ -492,7 +492,9 @@ struct live {
 	struct sshp s;
 	int running;   /* ssh not waited for yet */
 	int exit_seen; /* the script's EXIT_PREFIX line came */
-	char tar[4200];
+	/* what the host sends (its run as a tar, after TAR_LINE): a file of SET unlinked as soon
+	 * as made, so that a local iotape killed before unpacking it leaves no part of it */
+	int tfd;
 };
 
 static void live_line(void *arg, const char *line)
@@ -583,27 +585,21 @@ static off_t tar_start(int fd)
 	return -1;
 }
 
-/* Unpack SET/.NAME.tar (from its TAR_LINE on) into SET/NAME. */
+/* Unpack what the host sent (from its TAR_LINE on) into SET/NAME. */
 static int unpack(struct live *l, const char *dir, struct iot_err *e)
 {
 	char *const argv[] = {"tar", "-x", "-f", "-", "-C", (char *)dir, "--no-same-owner", NULL};
 	struct iot_spawn_opts so = {.argv = argv, .fd_out = -1, .fd_err = -1};
 	struct iot_proc p;
-	int ret, status, fd = open(l->tar, O_RDONLY | O_CLOEXEC);
+	int ret, status, fd = l->tfd;
 	off_t at = fd >= 0 ? tar_start(fd) : -1;
 
-	if (at < 0 || lseek(fd, at, SEEK_SET) != at) {
-		if (fd >= 0)
-			close(fd);
+	if (at < 0 || lseek(fd, at, SEEK_SET) != at)
 		return iot_err_set(e, -ENOENT, "no run came back");
-	}
-	if ((ret = iot_mkdir_p(dir, e))) {
-		close(fd);
+	if ((ret = iot_mkdir_p(dir, e)))
 		return ret;
-	}
 	so.fd_in = fd;
 	ret = iot_spawn(&so, &p, e);
-	close(fd);
 	if (ret)
 		return ret;
 	while (!iot_proc_wait(&p, -1, &status))
@@ -613,7 +609,41 @@ static int unpack(struct live *l, const char *dir, struct iot_err *e)
 	return 0;
 }
 
-/* COMMAND here, while every host traces; or until a signal or the duration. */
+/*
+ * ssh [-F FILE] -T -o BatchMode=yes -- DEST 'COMMAND...' (each word quoted for the remote
+ * shell): COMMAND --on DEST. NULL without memory; *text is the whole, to be freed.
+ */
+static char **on_argv(const struct caph_opts *o, char **text)
+{
+	char **argv = calloc(10, sizeof(*argv));
+	size_t len = 0;
+	int n = 0, ret = 0;
+
+	*text = NULL;
+	for (unsigned i = 0; !ret && o->cmd[i]; i++)
+		ret = shq(text, &len, o->cmd[i]);
+	if (ret || !argv) {
+		free(argv);
+		free(*text);
+		*text = NULL;
+		return NULL;
+	}
+	argv[n++] = (char *)"ssh";
+	if (o->ssh_config) {
+		argv[n++] = (char *)"-F";
+		argv[n++] = (char *)o->ssh_config;
+	}
+	argv[n++] = (char *)"-T";
+	argv[n++] = (char *)"-o";
+	argv[n++] = (char *)"BatchMode=yes";
+	argv[n++] = (char *)"--";
+	argv[n++] = (char *)o->on;
+	argv[n++] = *text;
+	return argv;
+}
+
+/* COMMAND here (or --on its host), while every host traces; or until a signal or the
+ * duration. */
 static void run_command(const struct caph_opts *o, struct live *lv, struct caph_result *res)
 {
 	uint64_t t0 = iot_now_ns();
@@ -622,10 +652,18 @@ static void run_command(const struct caph_opts *o, struct live *lv, struct caph_
 	int running = 0, status, killed = 0;
 
 	if (o->cmd) {
-		struct iot_spawn_opts so = {
-		    .argv = o->cmd, .fd_in = -1, .fd_out = -1, .fd_err = -1, .pdeathsig = SIGKILL};
+		char *text = NULL, **on = o->on ? on_argv(o, &text) : NULL;
+		struct iot_spawn_opts so = {.argv = on ? on : o->cmd,
+		                            .fd_in = -1,
+		                            .fd_out = -1,
+		                            .fd_err = -1,
+		                            .pdeathsig = SIGKILL};
+		int sret = o->on && !on ? iot_err_set(&e, -ENOMEM, "out of memory")
+		                        : iot_spawn(&so, &p, &e);
 
-		if (iot_spawn(&so, &p, &e)) {
+		free(on);
+		free(text);
+		if (sret) {
 			res->cmd_status = 126;
 			set_str(res->cmd_error, sizeof(res->cmd_error), e.msg);
 			return;
@@ -633,8 +671,8 @@ static void run_command(const struct caph_opts *o, struct live *lv, struct caph_
 		if (p.exec_errno) {
 			iot_proc_wait(&p, -1, &status);
 			res->cmd_status = p.exec_errno == ENOENT ? 127 : 126;
-			snprintf(res->cmd_error, sizeof(res->cmd_error), "'%s': %s", o->cmd[0],
-			         strerror(p.exec_errno));
+			snprintf(res->cmd_error, sizeof(res->cmd_error), "'%s': %s",
+			         o->on ? "ssh" : o->cmd[0], strerror(p.exec_errno));
 			return;
 		}
 		running = res->cmd_ran = 1;
@@ -653,6 +691,31 @@ static void run_command(const struct caph_opts *o, struct live *lv, struct caph_
 		}
 		poll_hosts(lv, o->nhosts, 100);
 	}
+}
+
+/*
+ * SET/runset.json as a local iotape killed from here on leaves it (SIGKILL cannot be caught):
+ * every host failed, no run back (the remote captures die with their sessions, before they
+ * stream their runs). The set's end replaces it.
+ */
+static int runset_killed(const struct caph_opts *o, const struct caph_status *st,
+                         const struct caph_result *res, struct iot_err *e)
+{
+	struct caph_status *k = calloc(o->nhosts, sizeof(*k));
+	int ret;
+
+	if (!k)
+		return iot_err_set(e, -ENOMEM, "out of memory");
+	for (unsigned i = 0; i < o->nhosts; i++) {
+		k[i] = st[i];
+		k[i].capture_exit = -1;
+		snprintf(k[i].reason, sizeof(k[i].reason),
+		         "the capturing iotape ended before the runs came back (killed): the "
+		         "host's capture stopped with its ssh session, its run was not sent");
+	}
+	ret = caph_runset_write(o, k, res, e);
+	free(k);
+	return ret;
 }
 
 int caph_run(const struct caph_opts *o, struct caph_status *st, struct caph_result *res,
@@ -727,33 +790,33 @@ int caph_run(const struct caph_opts *o, struct caph_status *st, struct caph_resu
 	res->align_err_ns = o->nhosts > 1 ? e1 + e2 : e1;
 	if (mkdir(o->set, 0777))
 		return iot_err_set(e, -errno, "cannot make '%s': %s", o->set, strerror(errno));
+	if ((ret = runset_killed(o, st, res, e)))
+		return ret;
 	if (!(lv = calloc(o->nhosts, sizeof(*lv))))
 		return iot_err_set(e, -ENOMEM, "out of memory");
 	for (unsigned i = 0; i < o->nhosts; i++) {
 		struct live *l = &lv[i];
 		struct iot_err he;
-		char *script = capture_script(o, &o->hosts[i]);
-		int fd;
+		char *script = capture_script(o, &o->hosts[i]), tar[4200];
 
 		l->o = o;
 		l->h = &o->hosts[i];
 		l->st = &st[i];
 		l->s.in = l->s.out = l->s.err = -1;
 		st[i].capture_exit = -1;
-		snprintf(l->tar, sizeof(l->tar), "%s/.%s.tar", o->set,
+		snprintf(tar, sizeof(tar), "%s/.%s.tar", o->set,
 		         caph_dir_name(l->h, name, sizeof(name)));
-		fd = open(l->tar, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-		if (!script || fd < 0) {
+		l->tfd = open(tar, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (l->tfd >= 0)
+			unlink(tar);
+		if (!script || l->tfd < 0) {
 			snprintf(st[i].reason, sizeof(st[i].reason), "%s",
 			         script ? strerror(errno) : "out of memory");
 			free(script);
-			if (fd >= 0)
-				close(fd);
 			continue;
 		}
-		ret = ssh_start(o, l->h, script, fd, &l->s, &he);
+		ret = ssh_start(o, l->h, script, l->tfd, &l->s, &he);
 		free(script);
-		close(fd);
 		if (ret) {
 			set_str(st[i].reason, sizeof(st[i].reason), he.msg);
 			continue;
@@ -820,10 +883,65 @@ int caph_run(const struct caph_opts *o, struct caph_status *st, struct caph_resu
 			s->have_run = 1;
 		else if (!s->reason[0])
 			set_str(s->reason, sizeof(s->reason), ue.msg);
-		unlink(l->tar);
+		if (l->tfd >= 0)
+			close(l->tfd);
 		s->ok = !s->reason[0] && s->have_run;
 		res->nok += (unsigned)s->ok;
 	}
 	free(lv);
 	return caph_runset_write(o, st, res, e);
+}
+
+/* ---- --release on every host ---- */
+
+struct rel {
+	const struct caph_opts *o;
+	const struct caph_host *h;
+	struct caph_status *st;
+};
+
+static void release_line(void *arg, const char *line)
+{
+	struct rel *r = arg;
+
+	if (!strncmp(line, EXIT_PREFIX, strlen(EXIT_PREFIX))) {
+		r->st->capture_exit = atoi(line + strlen(EXIT_PREFIX));
+		return;
+	}
+	if (!*line)
+		return;
+	set_str(r->st->reason, sizeof(r->st->reason), line);
+	cap_say(r->o->notice, r->o->arg, "%s: %s", r->h->dest, line);
+}
+
+int caph_release(const struct caph_opts *o, struct caph_status *st, struct iot_err *e)
+{
+	/* stdout: a login's greeting, if any; iotape says what it did on stderr */
+	static const char script[] = "iotape capture --release; echo \"" EXIT_PREFIX "$?\" >&2";
+	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+	memset(st, 0, o->nhosts * sizeof(*st));
+	if (null < 0)
+		return iot_err_set(e, -errno, "/dev/null: %s", strerror(errno));
+	for (unsigned i = 0; i < o->nhosts; i++) {
+		struct rel r = {o, &o->hosts[i], &st[i]};
+		struct sshp s;
+		struct iot_err he;
+
+		st[i].capture_exit = -1;
+		if (ssh_start(o, &o->hosts[i], script, null, &s, &he)) {
+			set_str(st[i].reason, sizeof(st[i].reason), he.msg);
+			continue;
+		}
+		close_fd(&s.in);
+		while (read_lines(&s.err, &s.el, release_line, &r))
+			;
+		iot_proc_wait(&s.p, -1, &s.status);
+		if (st[i].capture_exit < 0 && !st[i].reason[0])
+			snprintf(st[i].reason, sizeof(st[i].reason),
+			         "the connection failed (ssh status %d)", s.status);
+		st[i].ok = st[i].capture_exit == 0;
+	}
+	close(null);
+	return 0;
 }

@@ -42,6 +42,7 @@ struct caph_opts {
 	char *const *capture_args; /* options for every remote `iotape capture` (--backend ...) */
 	unsigned ncapture_args;
 	char *const *cmd;     /* NULL-terminated COMMAND run here, or NULL: until a signal */
+	const char *on;       /* COMMAND runs on this ssh destination instead (--on), or NULL */
 	uint64_t duration_ns; /* 0: until COMMAND ends or a signal */
 	int argc;             /* iotape's own command line, for runset.json */
 	char *const *argv;
@@ -62,6 +63,8 @@ struct caph_result {
 /* Parse DEST[:DEV,DEV...][:IFACE] into h (h->spec owned; caph_host_free). -EINVAL with e. */
 int caph_parse(const char *spec, struct caph_host *h, struct iot_err *e);
 void caph_host_free(struct caph_host *h);
+/* DEST alone (what follows a ':' is ignored): a host for --release, which captures nothing. */
+int caph_parse_dest(const char *spec, struct caph_host *h, struct iot_err *e);
 /*
  * A hosts file: a --host argument a line (leading and trailing blanks dropped; empty lines
  * and lines starting with '#' skipped), appended to hosts[*n] (at most max in all). -EINVAL
@@ -81,6 +84,13 @@ const char *caph_dir_name(const struct caph_host *h, char *buf, size_t cap);
  */
 int caph_run(const struct caph_opts *o, struct caph_status *st, struct caph_result *res,
              struct iot_err *e);
+
+/*
+ * `iotape capture --release` on every host over ssh (a tracer a killed capture left on).
+ * st[i].capture_exit is its exit status (-1: it did not run), st[i].reason what it said last
+ * (or why it did not run), st[i].ok when it exited 0. 0, or -ENOMEM.
+ */
+int caph_release(const struct caph_opts *o, struct caph_status *st, struct iot_err *e);
 
 /* One host of a run set that brought a run back. */
 struct caph_runset_host {
@@ -102,5 +112,18 @@ int caph_runset_load(const char *dir, struct caph_runset_host **hosts, unsigned 
 int caph_runset_parse(const char *text, size_t len, const char *dir,
                       struct caph_runset_host **hosts, unsigned *n, struct iot_err *e);
 void caph_runset_free(struct caph_runset_host *hosts, unsigned n);
+
+/* A host of a run set that failed (status not "ok"), with or without a run brought back. */
+struct caph_runset_fault {
+	char name[256];
+	char reason[320]; /* runset.json's reason, cut to fit */
+	int have_run;     /* a partial run of it is in the set */
+};
+/*
+ * The failed hosts of a run set, in its order, into *faults (malloc'd, *n of them; free()).
+ * -ENOENT when dir has no runset.json; -EINVAL when it is not a run set's manifest (e).
+ */
+int caph_runset_faults(const char *dir, struct caph_runset_fault **faults, unsigned *n,
+                       struct iot_err *e);
 
 #endif

@@ -19,6 +19,23 @@ void caph_host_free(struct caph_host *h)
 	memset(h, 0, sizeof(*h));
 }
 
+int caph_parse_dest(const char *spec, struct caph_host *h, struct iot_err *e)
+{
+	char *colon;
+
+	memset(h, 0, sizeof(*h));
+	if (!(h->spec = strdup(spec)))
+		return iot_err_set(e, -ENOMEM, "out of memory");
+	h->dest = h->spec;
+	if ((colon = strchr(h->spec, ':')))
+		*colon = 0;
+	if (!*h->dest || h->dest[0] == '-' || strchr(h->dest, '/')) {
+		caph_host_free(h);
+		return iot_err_set(e, -EINVAL, "--host '%s' is not an ssh destination", spec);
+	}
+	return 0;
+}
+
 int caph_parse(const char *spec, struct caph_host *h, struct iot_err *e)
 {
 	char *devs, *iface, *tok, *save = NULL;
@@ -269,4 +286,48 @@ int caph_runset_parse(const char *text, size_t len, const char *dir, struct caph
 		return iot_err_set(e, -EINVAL, "'%s/%s': line %d: %s", dir, CAPH_RUNSET_FILE,
 		                   je.line, je.text);
 	return runset_hosts(root, dir, CAPH_RUNSET_FILE, out, n, e);
+}
+
+int caph_runset_faults(const char *dir, struct caph_runset_fault **out, unsigned *n,
+                       struct iot_err *e)
+{
+	char path[4200];
+	json_error_t je;
+	json_t *root, *hosts, *h;
+	size_t i;
+	struct caph_runset_fault *f;
+
+	*n = 0;
+	*out = NULL;
+	snprintf(path, sizeof(path), "%s/%s", dir, CAPH_RUNSET_FILE);
+	if (access(path, F_OK))
+		return -ENOENT;
+	if (!(root = json_load_file(path, 0, &je)))
+		return iot_err_set(e, -EINVAL, "'%s': line %d: %s", path, je.line, je.text);
+	hosts = json_object_get(root, "hosts");
+	if (strcmp(json_string_value(json_object_get(root, "kind")) ?: "", "iotape-runset") ||
+	    !json_is_array(hosts) || json_array_size(hosts) > CAPH_MAX_HOSTS) {
+		json_decref(root);
+		return iot_err_set(e, -EINVAL, "'%s' is not a run set's manifest", path);
+	}
+	if (!(f = calloc(json_array_size(hosts) + 1, sizeof(*f)))) {
+		json_decref(root);
+		return iot_err_set(e, -ENOMEM, "out of memory");
+	}
+	json_array_foreach(hosts, i, h)
+	{
+		const char *name = json_string_value(json_object_get(h, "name"));
+		const char *reason = json_string_value(json_object_get(h, "reason"));
+
+		if (!strcmp(json_string_value(json_object_get(h, "status")) ?: "", "ok"))
+			continue;
+		snprintf(f[*n].name, sizeof(f[*n].name), "%s", name ? name : "?");
+		snprintf(f[*n].reason, sizeof(f[*n].reason), "%s",
+		         reason ? reason : "no reason given");
+		f[*n].have_run = json_is_string(json_object_get(h, "run"));
+		(*n)++;
+	}
+	json_decref(root);
+	*out = f;
+	return 0;
 }

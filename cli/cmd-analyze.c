@@ -28,7 +28,6 @@
 #include "formats/blktrace.h"
 #include "formats/manifest.h"
 #include "formats/outcheck.h"
-#include "formats/rundir.h"
 #include "iotape_version.h"
 
 static const struct cli_opt analyze_opts[] = {
@@ -169,16 +168,19 @@ static int add_capture(struct run *r, struct in_stream *in)
 	return 0;
 }
 
-/* --hosts: INPUT is one host's run directory, with a block trace and clock pairs. */
+/* --hosts: INPUT is one host's run directory, with clock pairs and a block trace, or packets
+ * alone (a host that captured only its packets: its captures join the others'). */
 static int open_host(struct run *r, const char *path, struct cli_input *ci)
 {
 	struct input *in;
 	struct iot_err e;
 	const char *name;
 
-	if (!ci->block || !ci->manifest) {
+	if (!(ci->block || ci->capture) || !ci->manifest) {
 		cli_input_release(ci);
-		return usage_error("--hosts: '%s' is not a run directory with a block trace", path);
+		return usage_error("--hosts: '%s' is not a run directory with a block trace or "
+		                   "packets",
+		                   path);
 	}
 	in = realloc(r->in, (r->nin + 1) * sizeof(*in));
 	if (!in) {
@@ -374,7 +376,8 @@ static void warn_inputs(const struct run *r, json_t *list)
 	if (r->stopped)
 		partial_results("block trace", &r->stop, &kept, list);
 	for (unsigned i = 0; i < r->nin; i++)
-		warn_block_input(r->in[i].r, list);
+		if (r->in[i].r) /* a packets-only host has none */
+			warn_block_input(r->in[i].r, list);
 	if (r->a)
 		warn_dropped_devices(NULL, blk_analysis_dropped(r->a), list);
 	if (r->hosts && r->x) {
@@ -389,6 +392,7 @@ static void warn_inputs(const struct run *r, json_t *list)
 
 static json_t *input_json(const struct run *r, json_t *warnings)
 {
+	static const struct bt_stats no_stats;
 	json_t *o = json_object(), *paths = json_array(), *files = json_array();
 	json_t *versions = json_array();
 	uint64_t skips = 0, truncated = 0;
@@ -396,7 +400,7 @@ static json_t *input_json(const struct run *r, json_t *warnings)
 	json_t *wall = NULL;
 
 	for (unsigned i = 0; i < r->nin; i++) {
-		const struct bt_stats *st = bt_reader_stats(r->in[i].r);
+		const struct bt_stats *st = r->in[i].r ? bt_reader_stats(r->in[i].r) : &no_stats;
 
 		json_array_append_new(paths, json_string(r->in[i].path));
 		skips += st->skips;
@@ -478,20 +482,6 @@ static void run_release(struct run *r)
 	nfs_ends_free(r->ends);
 }
 
-/* A run directory with a packet capture and no block trace (a capture --host HOST::IFACE). */
-static bool runset_packets_only(const char *run)
-{
-	struct rundir rd;
-	struct iot_err e;
-	bool only;
-
-	if (rundir_scan(&rd, run, &e))
-		return false;
-	only = rd.ncaptures && !rd.ntraces && !rd.summary;
-	rundir_release(&rd);
-	return only;
-}
-
 /*
  * INPUT is a run set (capture --host): its hosts' runs, as --hosts would take them, each
  * named as in the set and put on the capturing host's clock through the offset measured
@@ -524,18 +514,6 @@ static int open_runset(struct run *r, const char *path)
 		return usage_error("'%s': no host brought a whole run back", path);
 	if ((ret = analyze_runset_ends(r->rs, r->nrs, &r->ends)))
 		return ret;
-	/* a host with packets only: what it saw is in the split of the calls seen from both
-	 * ends; the block pass is for hosts with a block trace */
-	for (unsigned i = 0, k = 0, n = r->nrs; r->ends && i < n; i++) {
-		if (!runset_packets_only(r->rs[i].run)) {
-			r->rs[k++] = r->rs[i];
-		} else {
-			free(r->rs[i].run);
-			free(r->rs[i].name);
-		}
-		if (i + 1 == n)
-			r->nrs = k;
-	}
 	if (r->nrs > IE_MAX_HOSTS)
 		return usage_error("'%s': at most %u hosts", path, IE_MAX_HOSTS);
 	if (r->by_cgroup && r->nrs > 1)
@@ -627,8 +605,10 @@ static int hosts_pass(struct run *r)
 	ret = idle_explain_read(r->x, rd, &e, &bad);
 	free(rd);
 	for (unsigned i = 0; i < r->nin; i++) {
-		const struct bt_stats *st = bt_reader_stats(r->in[i].r);
+		const struct bt_stats *st = r->in[i].r ? bt_reader_stats(r->in[i].r) : NULL;
 
+		if (!st)
+			continue;
 		r->events += st->events;
 		r->notifies += st->notifies;
 		r->messages += st->messages;
@@ -669,8 +649,11 @@ static int hosts_json(struct run *r, json_t *root)
 		if (!idle_explain_to_common(r->x, i, s, &cs) ||
 		    !idle_explain_to_common(r->x, i, f, &cf))
 			cs = s, cf = f;
-		start = cs < start ? cs : start;
-		end = cf > end ? cf : end;
+		/* a packets-only host has no block span to join the others' */
+		if (blk_analysis_ndevices(in->a)) {
+			start = cs < start ? cs : start;
+			end = cf > end ? cf : end;
+		}
 		h = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I}", "host", in->host, "path", in->path,
 		              "start_ns", (json_int_t)s, "end_ns", (json_int_t)f, "span_ns",
 		              (json_int_t)(f - s), "offset_ns", (json_int_t)(cs - s));

@@ -106,7 +106,12 @@ static const struct cli_opt capture_opts[] = {
      .help = "capture on the host DEST (an ssh destination: any ssh_config name) over ssh "
              "instead of here, its devices DEV (as -d) and packets on IFACE (repeatable): "
              "RUNDIR becomes a run set, a run per host in RUNDIR/DEST and runset.json "
-             "(docs/capture.md \"Several hosts\"); COMMAND runs here"},
+             "(docs/capture.md \"Several hosts\"); COMMAND runs here (or --on); DEST::IFACE: "
+             "packets only"},
+    {.name = "on",
+     .key = 'N',
+     .arg = "DEST",
+     .help = "--host: COMMAND runs on DEST over ssh (the same ssh setup) instead of here"},
     {.name = "hosts",
      .key = 'J',
      .arg = "FILE",
@@ -120,7 +125,7 @@ static const struct cli_opt capture_opts[] = {
     {.name = "release",
      .key = 'X',
      .help = "capture nothing: put back the kernel tracer settings a capture killed with "
-             "SIGKILL left, or say the tracer is free"},
+             "SIGKILL left, or say the tracer is free; with --host, on each host over ssh"},
     {0},
 };
 
@@ -134,8 +139,8 @@ const struct cli_doc doc_capture = {
         "[--wait-tracer DUR] [--label KEY=VALUE]... [--stdout FILE] [--stderr FILE] "
         "[-- COMMAND [ARGS...]]\n"
         "-o SET --host DEST[:DEV,...][:IFACE] [--host ...] [--hosts FILE] [--ssh-config FILE] "
-        "[--backend B] [--detail LEVEL] [...] [-- COMMAND [ARGS...]]\n"
-        "--release",
+        "[--on DEST] [--backend B] [--detail LEVEL] [...] [-- COMMAND [ARGS...]]\n"
+        "--release [--host DEST... [--hosts FILE] [--ssh-config FILE]]",
     .description =
         "Trace the block devices (and packets on IFACE) while COMMAND runs, into RUNDIR: "
         "DEV.blktrace.CPU files (blktrace version 7: blkparse, btt and iowatcher read them), "
@@ -239,6 +244,7 @@ struct hosts_cli {
 	struct caph_host *hosts;
 	unsigned n;
 	const char *ssh_config;
+	const char *on; /* --on DEST */
 	char **pass;
 	unsigned npass;
 };
@@ -292,6 +298,7 @@ static int capture_hosts(struct hosts_cli *hc, const struct cap_opts *co)
 	                      .capture_args = hc->pass,
 	                      .ncapture_args = hc->npass,
 	                      .cmd = co->cmd,
+	                      .on = hc->on,
 	                      .duration_ns = co->duration_ns,
 	                      .argc = co->argc,
 	                      .argv = co->argv,
@@ -325,6 +332,36 @@ static int capture_hosts(struct hosts_cli *hc, const struct cap_opts *co)
 	return co->cmd ? res.cmd_status : EXIT_OK;
 }
 
+/* --release --host: `iotape capture --release` on every host; 0 when each one exited 0, else
+ * the first failing host's status (255: ssh could not reach it). */
+static int release_hosts(struct hosts_cli *hc)
+{
+	struct caph_opts o = {.hosts = hc->hosts,
+	                      .nhosts = hc->n,
+	                      .ssh_config = hc->ssh_config,
+	                      .notice = show_host_notice};
+	struct caph_status *st = calloc(hc->n, sizeof(*st));
+	struct iot_err e;
+	int ret = EXIT_OK;
+
+	if (!st)
+		return error("out of memory"), EXIT_SYSTEM;
+	if (caph_release(&o, st, &e)) {
+		free(st);
+		return error("%s", e.msg), EXIT_SYSTEM;
+	}
+	for (unsigned i = 0; i < hc->n; i++) {
+		if (st[i].ok)
+			continue;
+		error("host %s: %s", hc->hosts[i].dest,
+		      st[i].capture_exit < 0 ? st[i].reason : "its release failed");
+		if (ret == EXIT_OK)
+			ret = st[i].capture_exit < 0 ? 255 : st[i].capture_exit;
+	}
+	free(st);
+	return ret;
+}
+
 /* names[] has a slot per -d: the copies of their NAMEs, or NULL */
 static void free_all(char **devs, char **labels, char **names)
 {
@@ -345,7 +382,7 @@ int cmd_capture(int argc, char **argv)
 	char **names = calloc((size_t)argc + 1, sizeof(char *));
 	unsigned long long v;
 	uint64_t lost;
-	int c, ret, release = 0;
+	int c, ret, release = 0, release_given = 0;
 	struct hosts_cli hc = {0};
 
 	hc.hosts = calloc((size_t)argc + CAPH_MAX_HOSTS + 1, sizeof(*hc.hosts));
@@ -362,12 +399,16 @@ int cmd_capture(int argc, char **argv)
 	o.labels = labels;
 	o.argc = argc;
 	o.argv = argv;
+	/* --release --host DEST: a destination alone is enough (nothing is captured there) */
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		release_given |= !strcmp(argv[i], "--release");
 	optind = 1;
 	while ((c = cli_getopt(argc, argv, &doc_capture)) != -1) {
 		pass_on(&hc, c, optarg);
 		switch (c) {
 		case 'U':
-			if (caph_parse(optarg, &hc.hosts[hc.n], &e)) {
+			if ((release_given ? caph_parse_dest : caph_parse)(optarg, &hc.hosts[hc.n],
+			                                                   &e)) {
 				usage_error("%s", e.msg);
 				goto usage;
 			}
@@ -381,6 +422,9 @@ int cmd_capture(int argc, char **argv)
 			break;
 		case 'G':
 			hc.ssh_config = optarg;
+			break;
+		case 'N':
+			hc.on = optarg;
 			break;
 		case 'o':
 			o.rundir = optarg;
@@ -520,6 +564,18 @@ int cmd_capture(int argc, char **argv)
 			goto usage;
 		}
 	}
+	if (release && hc.n) {
+		free_all(devs, labels, names);
+		if (o.rundir || o.ndevs || o.iface || optind < argc || hc.on || hc.npass ||
+		    o.duration_ns) {
+			hosts_free(&hc);
+			return usage_error("--release with --host takes only --host, --hosts and "
+			                   "--ssh-config");
+		}
+		ret = release_hosts(&hc);
+		hosts_free(&hc);
+		return ret;
+	}
 	if (release) {
 		char msg[256];
 
@@ -544,6 +600,10 @@ int cmd_capture(int argc, char **argv)
 	}
 	if (hc.ssh_config && !hc.n) {
 		usage_error("--ssh-config needs --host");
+		goto usage;
+	}
+	if (hc.on && (!hc.n || optind >= argc)) {
+		usage_error("--on needs --host and a COMMAND");
 		goto usage;
 	}
 	if (!hc.n && !o.ndevs && !o.iface) {

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli/inputs.h"
+#include "capture/hosts.h"
 #include "analyze/blk_sink.h"
 #include "analyze/blk_summary.h"
 #include "common/fs.h"
@@ -100,7 +101,10 @@ const struct cli_doc doc_compare = {
         "finished runs, grouped by their cells; its parameters are keys for --by, --rows, "
         "--cols and --tables (two parameters: rows and columns by default; three or more: a "
         "table per value of the first, columns the last, rows the others), and its metrics "
-        "(--metric, wall_s) are columns of their own.\n"
+        "(--metric, wall_s) are columns of their own. Run sets ('iotape capture --host') are "
+        "compared host by host: every run is a host (its name in the set; a run of its own: "
+        "its manifest's hostname) of a set (its path), keys 'host' and 'set'; by default a "
+        "row per host, a column per set, each host against its own in the first set.\n"
         "\n"
         "Metrics: mbps, iops, lat_p50, lat_p99 (D2C, us), idle_pct, longest_gap (ms), seeks, "
         "seq_pct, idle_other_busy and idle_nfs_work (% of the idle gaps with another device "
@@ -159,6 +163,72 @@ static void warn_missing(const struct compare *c)
 		}
 }
 
+/* One run of a comparison of run sets: its figures, with its host and set as dimensions. */
+static int add_host_run(struct compare *c, const char *path, const char *host, const char *set,
+                        uint64_t idle_ns, struct iot_err *stop)
+{
+	json_t *summary, *manifest, *params;
+	struct iot_err e;
+	int ret = load_summary(path, idle_ns, &summary, &manifest, stop);
+
+	if (ret)
+		return ret;
+	/* a run of its own: its host is the one its manifest names, else its name */
+	if (!host) {
+		const char *b = strrchr(path, '/');
+
+		host = json_string_value(json_object_get(
+		    json_object_get(manifest ? manifest : json_object_get(summary, "manifest"),
+		                    "host"),
+		    "hostname"));
+		host = host ? host : b && b[1] ? b + 1 : path;
+	}
+	params = json_pack("{s:s, s:s}", "host", host, "set", set);
+	ret = params ? compare_add_run(c, path, summary, manifest, params, NULL, &e)
+	             : iot_err_set(&e, -ENOMEM, "out of memory");
+	json_decref(params);
+	json_decref(summary);
+	json_decref(manifest);
+	if (ret)
+		return error("%s", e.msg), exit_code_for(ret);
+	return EXIT_OK;
+}
+
+/*
+ * Run sets (capture --host) among the inputs: every run is a host of a set (a run of its own
+ * is a set of one host), compared host by host: by default a row per host, a column per set,
+ * each host against its own in the first set.
+ */
+static int add_runsets(struct compare *c, struct compare_opts *o, char **paths, int n,
+                       uint64_t idle_ns, struct iot_err *stop, char *base, size_t cap)
+{
+	int ret = EXIT_OK;
+
+	for (int i = 0; i < n && ret == EXIT_OK; i++) {
+		struct cli_runset rs;
+
+		if (sweep_is_dir(paths[i]))
+			return usage_error("'%s' is a sweep: compare it without run sets",
+			                   paths[i]);
+		if ((ret = cli_runset_open(paths[i], &rs)) == -ENOENT) {
+			ret = add_host_run(c, paths[i], NULL, paths[i], idle_ns, stop);
+			continue;
+		}
+		for (unsigned h = 0; h < rs.n && ret == EXIT_OK; h++)
+			ret = add_host_run(c, rs.h[h].run, rs.h[h].name, paths[i], idle_ns, stop);
+		cli_runset_release(&rs);
+	}
+	if (!o->rows && !o->cols && !o->tables && !o->by) {
+		o->rows = "host";
+		o->cols = "set";
+	}
+	if (!o->baseline) {
+		snprintf(base, cap, "set=%s", paths[0]);
+		o->baseline = base;
+	}
+	return ret;
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	struct compare_opts o = {0};
@@ -167,7 +237,8 @@ int cmd_compare(int argc, char **argv)
 	const char *outpath = NULL;
 	unsigned long long idle_ns = BLK_DEFAULT_IDLE_NS;
 	size_t nlabels = 0;
-	char layout[3][SWEEP_LAYOUT_MAX];
+	char layout[3][SWEEP_LAYOUT_MAX], base[4200];
+	bool sets = false;
 	struct compare c;
 	struct iot_err e, stop = {""};
 	struct iot_outfile of;
@@ -257,7 +328,17 @@ int cmd_compare(int argc, char **argv)
 			goto out;
 		}
 	}
-	for (int i = optind; i < argc; i++) {
+	for (int i = optind; i < argc; i++)
+		sets |= cli_is_runset(argv[i]);
+	if (sets && nlabels) {
+		ret = usage_error("--label does not apply to run sets: their hosts and paths name "
+		                  "the groups");
+		goto out;
+	}
+	if (sets && (ret = add_runsets(&c, &o, argv + optind, argc - optind, idle_ns, &stop, base,
+	                               sizeof(base))))
+		goto out;
+	for (int i = optind; i < argc && !sets; i++) {
 		json_t *summary, *manifest;
 
 		if (sweep_is_dir(argv[i])) {

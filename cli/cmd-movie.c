@@ -17,7 +17,9 @@
 #include <fontconfig/fontconfig.h>
 
 #include "common/jsonint.h"
+#include "capture/hosts.h"
 #include "cli/inputs.h"
+#include "cli/runs.h"
 #include "common/fs.h"
 #include "compare/compare.h"
 #include "formats/manifest.h"
@@ -72,7 +74,8 @@ const struct cli_doc doc_movie = {
         "window (the newest bright, older fading; reads blue, writes red), idle gaps shaded "
         "while they last, and below it MB/s, IOPS and seeks/s over the whole run. Every run "
         "plays on one clock from its own first event. The figures are those of "
-        "'iotape analyze' (its idle and timeline sinks).\n"
+        "'iotape analyze' (its idle and timeline sinks). A run set ('iotape capture --host', "
+        "given alone) is a panel per host, labelled by its name.\n"
         "\n"
         "RUN is a run directory, a per-CPU set NAME or one trace file. A run directory is "
         "read once, as the frames are drawn: its manifest gives the axes (the trace's first "
@@ -446,6 +449,7 @@ int cmd_movie(int argc, char **argv)
 	struct movie *m = NULL;
 	struct compare cmp;
 	struct movie_probe *probes = NULL;
+	struct cli_runset rs = {0};
 	size_t nlabels = 0, n = 0;
 	bool quiet = false;
 	struct iot_err e;
@@ -462,6 +466,39 @@ int cmd_movie(int argc, char **argv)
 		goto out;
 	}
 	n = (size_t)(argc - optind);
+	/* a run set: a panel per host that brought a whole run back, named by the set */
+	for (size_t i = 0; i < n; i++) {
+		const char *a = argv[optind + (int)i];
+
+		if (!cli_is_runset(a))
+			continue;
+		if (n > 1 || nlabels) {
+			ret = usage_error(n > 1 ? "'%s' is a run set: give it on its own"
+			                        : "'%s' is a run set: its hosts name its panels "
+			                          "(no --label)",
+			                  a);
+			goto out;
+		}
+		if ((ret = cli_runset_open(a, &rs)))
+			goto out;
+		if (rs.n > MOVIE_MAX_RUNS) {
+			ret = usage_error("'%s': %u hosts: a movie shows at most %u", a, rs.n,
+			                  MOVIE_MAX_RUNS);
+			goto out;
+		}
+		n = rs.n;
+		free(labels);
+		free(label);
+		labels = calloc(n + 1, sizeof(*labels));
+		label = calloc(n + 1, sizeof(*label));
+		if (!labels || !label) {
+			ret = (error("out of memory"), EXIT_SYSTEM);
+			goto out;
+		}
+		for (unsigned h = 0; h < rs.n; h++)
+			labels[nlabels++] = rs.h[h].name;
+		break;
+	}
 	runs = calloc(n, sizeof(*runs));
 	info = calloc(n, sizeof(*info));
 	probes = calloc(n, sizeof(*probes));
@@ -470,7 +507,7 @@ int cmd_movie(int argc, char **argv)
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
-		runs[i].arg = argv[optind + (int)i];
+		runs[i].arg = rs.n ? rs.h[i].run : argv[optind + (int)i];
 		if (check_rereadable(runs[i].arg)) {
 			ret = EXIT_USAGE;
 			goto out;
@@ -548,6 +585,7 @@ out:
 			manifest_release(&runs[i].mf);
 	}
 	compare_release(&cmp);
+	cli_runset_release(&rs);
 	free(runs);
 	free(info);
 	free(probes);

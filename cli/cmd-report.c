@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "analyze/blk_sink.h"
+#include "capture/hosts.h"
 #include "common/fs.h"
 #include "compare/compare.h"
 #include "report/report_html.h"
@@ -95,7 +96,10 @@ const struct cli_doc doc_report = {
         "compare' makes it, laid out by --rows, --cols, --tables, --metrics and --fail-if. RUN "
         "is a run directory, a per-CPU set NAME, a trace file or a packet capture; a summary run "
         "(capture --detail summary) shows the figures it holds (bins, latency histogram, idle "
-        "gaps, seeks) and says it has no per-IO points.\n"
+        "gaps, seeks) and says it has no per-IO points. A run set "
+        "('iotape capture --host', given alone) is a run per host on one time axis (each "
+        "host's clock offset from runset.json applied, as 'iotape analyze' does), its devices "
+        "keyed HOST:KEY; the hosts that failed are named with their reason.\n"
         "\n"
         "For a sweep ('iotape sweep'): its definition, failed runs, the tables 'iotape compare "
         "SWEEPDIR' makes with the same options, and a graph per metric against each parameter "
@@ -235,6 +239,40 @@ static int feed_summary(void *ctx, const char *path, struct iot_err *e)
 	return report_run_summary(ctx, path, e);
 }
 
+/*
+ * A run set's hosts on one time axis: each host's first event placed on the capturing host's
+ * realtime clock by its pass (analyze/run_summary.h, the measured offset applied), the
+ * earliest at 0. The failed hosts, for the report to name. An exit code.
+ */
+static int runset_axis(struct report_input *in, const struct report_run *runs, size_t n,
+                       const struct cli_runset *rs, struct report_fault **faults)
+{
+	int64_t first = INT64_MAX;
+
+	for (size_t i = 0; i < n; i++)
+		if (runs[i].s.has_block && runs[i].s.have_real_start &&
+		    runs[i].s.real_start_ns < first)
+			first = runs[i].s.real_start_ns;
+	for (size_t i = 0; i < n; i++) {
+		if (!runs[i].s.has_block || !blk_analysis_ndevices(runs[i].s.blk))
+			continue;
+		if (!runs[i].s.have_real_start) {
+			warning("host %s: its trace has neither clock pairs nor a TIMESTAMP: its "
+			        "graphs start at 0 of the set's time axis",
+			        rs->h[i].name);
+			continue;
+		}
+		in[i].t0_s = (double)(runs[i].s.real_start_ns - first) / 1e9;
+	}
+	if (!rs->nf)
+		return EXIT_OK;
+	if (!(*faults = calloc(rs->nf, sizeof(**faults))))
+		return error("out of memory"), EXIT_SYSTEM;
+	for (unsigned i = 0; i < rs->nf; i++)
+		(*faults)[i] = (struct report_fault){rs->f[i].name, rs->f[i].reason};
+	return EXIT_OK;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	const char *outpath = NULL, *title = NULL;
@@ -250,6 +288,8 @@ int cmd_report(int argc, char **argv)
 	struct compare cmp;
 	struct iot_err e, stop = {""};
 	struct iot_outfile of;
+	struct cli_runset rs = {0};
+	struct report_fault *faults = NULL;
 	int opt, ret = EXIT_OK, idle_given = 0;
 
 	if (!labels || !rules) {
@@ -359,6 +399,28 @@ int cmd_report(int argc, char **argv)
 		ret = report_sweep(argv[optind], &so);
 		goto out;
 	}
+	/* a run set: its hosts as the runs, on one time axis */
+	for (size_t i = 0; i < n; i++) {
+		const char *path = argv[optind + (int)i];
+
+		if ((ret = cli_runset_open(path, &rs)) == -ENOENT) {
+			ret = EXIT_OK;
+			continue;
+		}
+		if (ret)
+			goto out;
+		if (n > 1) {
+			usage_error("'%s' is a run set: report it on its own", path);
+			goto usage;
+		}
+		if (nlabels) {
+			usage_error("--label does not apply to a run set: its hosts name its runs");
+			goto usage;
+		}
+		ro.runset = path;
+		n = rs.n;
+		break;
+	}
 	if (nlabels && nlabels != n) {
 		usage_error("%zu --label for %zu runs: give one per run, in order", nlabels, n);
 		goto usage;
@@ -371,17 +433,24 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
-		const char *path = argv[optind + (int)i];
+		const char *path = ro.runset ? rs.h[i].run : argv[optind + (int)i];
 
 		struct run_feed feed = {feed_block, feed_packets, &runs[i], feed_summary};
 		struct cli_input ci;
 
 		in[i].path = path;
-		in[i].label = nlabels ? labels[i] : NULL;
+		in[i].label = nlabels ? labels[i] : ro.runset ? rs.h[i].name : NULL;
 		if (report_run_init(&runs[i], interval, idle_given ? idle : 0)) {
 			ret = EXIT_SYSTEM;
 			error("out of memory");
 			goto out;
+		}
+		if (ro.runset) {
+			/* its clock on the capturing host's, as analyze puts it */
+			runs[i].s.real_off_ns = rs.h[i].offset_ns;
+			in[i].host = rs.h[i].name;
+			in[i].offset_ns = rs.h[i].offset_ns;
+			in[i].offset_err_ns = rs.h[i].error_ns;
 		}
 		ret = cli_input_open(&ci, path, 0);
 		if (!ret)
@@ -393,12 +462,21 @@ int cmd_report(int argc, char **argv)
 		in[i].nfs = runs[i].s.has_nfs ? &runs[i].nfs : NULL;
 		in[i].summary = runs[i].s.doc;
 		warn_summary_dropped(path, in[i].summary);
+		if (ro.runset && runset_key_devices(in[i].summary, rs.h[i].name)) {
+			ret = EXIT_SYSTEM;
+			error("out of memory");
+			goto out;
+		}
 		if (compare_add(&cmp, path, in[i].summary, in[i].manifest, in[i].label, &e)) {
 			ret = EXIT_SYSTEM;
 			error("%s", e.msg);
 			goto out;
 		}
 	}
+	if (ro.runset && (ret = runset_axis(in, runs, n, &rs, &faults)))
+		goto out;
+	ro.faults = faults;
+	ro.nfaults = faults ? rs.nf : 0;
 	if (n > 1) {
 		ret = compare_finish(&cmp, &co, &e);
 		if (ret) {
@@ -447,6 +525,8 @@ out:
 	}
 	free(in);
 	free(runs);
+	free(faults);
+	cli_runset_release(&rs);
 	free(labels);
 	free(rules);
 	compare_release(&cmp);

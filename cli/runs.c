@@ -8,10 +8,12 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analyze/blk_sink.h"
 #include "analyze/run_load.h"
 #include "analyze/run_summary.h"
+#include "capture/hosts.h"
 #include "cli/inputs.h"
 #include "common/fs.h"
 #include "formats/blktrace.h"
@@ -231,4 +233,75 @@ int load_sweep(struct sweep_runs *s, const char *dir, uint64_t idle_ns, struct i
 	if (ret)
 		return error("%s", e.msg), ret == -ENOENT ? EXIT_USAGE : exit_code_for(ret);
 	return EXIT_OK;
+}
+
+bool cli_is_runset(const char *path)
+{
+	char p[4200];
+
+	snprintf(p, sizeof(p), "%s/%s", path, CAPH_RUNSET_FILE);
+	return !access(p, F_OK);
+}
+
+void cli_runset_release(struct cli_runset *rs)
+{
+	caph_runset_free(rs->h, rs->n);
+	free(rs->f);
+	memset(rs, 0, sizeof(*rs));
+}
+
+int cli_runset_open(const char *path, struct cli_runset *rs)
+{
+	struct iot_err e;
+	unsigned k = 0;
+	int ret;
+
+	memset(rs, 0, sizeof(*rs));
+	ret = caph_runset_load(path, &rs->h, &rs->n, &e);
+	if (ret == -ENOENT)
+		return ret;
+	if (!ret)
+		ret = caph_runset_faults(path, &rs->f, &rs->nf, &e);
+	if (ret) {
+		cli_runset_release(rs);
+		return error("%s", e.msg), exit_code_for(ret);
+	}
+	/* a failed host's run is partial at best: left out, as analyze leaves it out */
+	for (unsigned i = 0; i < rs->n; i++) {
+		if (rs->h[i].ok) {
+			rs->h[k++] = rs->h[i];
+			continue;
+		}
+		free(rs->h[i].run);
+		free(rs->h[i].name);
+	}
+	rs->n = k;
+	for (unsigned i = 0; i < rs->nf; i++)
+		warning("host %s left out: %s", rs->f[i].name, rs->f[i].reason);
+	if (!rs->n) {
+		cli_runset_release(rs);
+		return usage_error("'%s': no host brought a whole run back", path);
+	}
+	return EXIT_OK;
+}
+
+int runset_key_devices(json_t *summary, const char *host)
+{
+	json_t *devs = json_object_get(summary, "devices"), *d;
+	size_t i;
+
+	json_array_foreach(devs, i, d)
+	{
+		const char *key = json_string_value(json_object_get(d, "key"));
+		char *k;
+
+		if (asprintf(&k, "%s:%s", host, key ? key : "?") < 0)
+			return -ENOMEM;
+		if (json_object_set_new(d, "key", json_string(k))) {
+			free(k);
+			return -ENOMEM;
+		}
+		free(k);
+	}
+	return 0;
 }

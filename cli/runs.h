@@ -4,12 +4,15 @@
 #define IOTAPE_CLI_RUNS_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "analyze/run_load.h"
 #include "common/err.h"
 
 struct cli_input;
+struct caph_runset_host;
+struct caph_runset_fault;
 
 /*
  * Read one RUN, opened (cli/inputs.h: a run directory, a trace set NAME, one trace file, or a
@@ -39,5 +42,25 @@ int load_summary(const char *path, uint64_t idle_ns, json_t **summary, json_t **
  * released either way. */
 struct sweep_runs;
 int load_sweep(struct sweep_runs *s, const char *dir, uint64_t idle_ns, struct iot_err *stop);
+
+/*
+ * A run set (iotape capture --host) given as a RUN: its hosts that brought a whole run back
+ * (each SET/HOST a run directory, with its measured clock offset) and the failed ones with
+ * their reasons, each of those warned about as analyze does. -ENOENT when path is not a run
+ * set (nothing printed); else an exit code after printing any error.
+ */
+struct cli_runset {
+	struct caph_runset_host *h;
+	unsigned n;
+	struct caph_runset_fault *f;
+	unsigned nf;
+};
+int cli_runset_open(const char *path, struct cli_runset *rs);
+/* Is path a run set (it holds a runset.json)? */
+bool cli_is_runset(const char *path);
+void cli_runset_release(struct cli_runset *rs);
+/* Every device of summary's devices[] keyed "HOST:KEY": a run set's hosts' devices apart,
+ * whatever their names. 0 or -ENOMEM. */
+int runset_key_devices(json_t *summary, const char *host);
 
 #endif

@@ -277,7 +277,7 @@ struct devrun {
  * thinner than a pixel and a half. The data-* attributes carry the nanoseconds, so that a test
  * can hold the shading to analyze's figures.
  */
-static int make_bands(struct devrun *dr, const struct blk_analysis *a, size_t hatch)
+static int make_bands(struct devrun *dr, const struct blk_analysis *a, size_t hatch, double t0_s)
 {
 	const struct blk_idle_dev *g = blk_idle_dev(blk_analysis_sink(a, &blk_idle_ops), dr->idx);
 	unsigned ngaps = g ? g->ntop : 0;
@@ -297,8 +297,8 @@ static int make_bands(struct devrun *dr, const struct blk_analysis *a, size_t ha
 			w = dr->p.x[j] - dr->p.x[j - 1];
 		x0 = dr->p.x[j] - w / 2;
 		x1 = dr->p.x[j] + w / 2;
-		if (x0 < 0)
-			x0 = 0;
+		if (x0 < t0_s)
+			x0 = t0_s;
 		*b = (struct svg_band){x0, x1,   0.08 + 0.3 * dr->p.idle_frac[j], IDLE_COLOR, 0,
 		                       "", hatch};
 		snprintf(b->attrs, sizeof(b->attrs),
@@ -310,8 +310,13 @@ static int make_bands(struct devrun *dr, const struct blk_analysis *a, size_t ha
 		uint64_t s0 = g->top[k].start - t0, s1 = g->top[k].end - t0;
 		struct svg_band *b = &dr->bands[n++];
 
-		*b = (struct svg_band){
-		    (double)s0 / 1e9, (double)s1 / 1e9, 0.25, pal_hex(PAL_GAP), 1.5, "", hatch};
+		*b = (struct svg_band){(double)s0 / 1e9 + t0_s,
+		                       (double)s1 / 1e9 + t0_s,
+		                       0.25,
+		                       pal_hex(PAL_GAP),
+		                       1.5,
+		                       "",
+		                       hatch};
 		snprintf(b->attrs, sizeof(b->attrs),
 		         "class=\"idle-gap\" data-run=\"%zu\" data-start-ns=\"%llu\" "
 		         "data-end-ns=\"%llu\"",
@@ -325,8 +330,8 @@ static int make_bands(struct devrun *dr, const struct blk_analysis *a, size_t ha
 #define MAX_DOTS 3000u
 
 /* Sparse data as dots (visible at any zoom), dense data as a density image. */
-static char *offset_png(const struct bins *clock, const struct rpt_grid_dev *d, double xmax_s,
-                        uint64_t smin, uint64_t smax, unsigned cols, unsigned rows,
+static char *offset_png(const struct bins *clock, const struct rpt_grid_dev *d, double t0_s,
+                        double xmax_s, uint64_t smin, uint64_t smax, unsigned cols, unsigned rows,
                         struct svg_dot *dots, size_t *ndots)
 {
 	size_t nonzero = 0;
@@ -339,7 +344,7 @@ static char *offset_png(const struct bins *clock, const struct rpt_grid_dev *d, 
 	if (!cnt || !px)
 		goto out;
 	for (uint64_t k = 0; k < d->ncell; k++) {
-		double t = ((double)k + 0.5) * (double)clock->width / 1e9;
+		double t = ((double)k + 0.5) * (double)clock->width / 1e9 + t0_s;
 		unsigned c = (unsigned)(t / xmax_s * cols);
 
 		if (c >= cols)
@@ -468,9 +473,10 @@ static void device_graphs(struct emit *em, const struct report_input *in, struct
 	for (size_t i = 0; i < n && smin <= smax; i++) {
 		struct svg_dot *dots = malloc(MAX_DOTS * sizeof(*dots));
 		size_t ndots = 0;
-		char *png = dots && dr[i].grid ? offset_png(dr[i].clock, dr[i].grid, xmax, smin,
-		                                            smax, 1000, 200, dots, &ndots)
-		                               : NULL;
+		char *png = dots && dr[i].grid
+		                ? offset_png(dr[i].clock, dr[i].grid, in[dr[i].run].t0_s, xmax,
+		                             smin, smax, 1000, 200, dots, &ndots)
+		                : NULL;
 		struct svg_image img = {png, (double)smin * 512, (double)(smax + 1) * 512};
 		struct svg_chart c = {.id = id,
 		                      .title = title,
@@ -693,15 +699,16 @@ static void section_devices(struct emit *em, const struct report_input *in, size
 	char **keys = NULL;
 	uint32_t *secdev = NULL; /* each section's device number (the first run's) */
 	size_t nkeys = 0, nsec;
-	bool one_each = true;
+	/* a run set's hosts: each host's devices its own, never merged with another's */
+	bool one_each = !(n && in[0].host);
 	double xmax = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		const struct blk_analysis *a = in[i].blk;
 
 		one_each &= a && blk_analysis_ndevices(a) == 1;
-		if (span_s(a) > xmax)
-			xmax = span_s(a);
+		if (span_s(a) + in[i].t0_s > xmax)
+			xmax = span_s(a) + in[i].t0_s;
 		for (unsigned k = 0; k < graphed(a); k++) {
 			char buf[32], **p;
 			const char *key = device_key(&in[i], k, buf, sizeof(buf));
@@ -776,8 +783,14 @@ static void section_devices(struct emit *em, const struct report_input *in, size
 		for (size_t i = 0; i < m && !em->err; i++) {
 			const struct blk_analysis *a = in[dr[i].run].blk;
 
-			if (report_points_make(a, dr[i].idx, swidth, fine, &dr[i].p) ||
-			    make_bands(&dr[i], a, m > 1 ? dr[i].run + 1 : 0)) {
+			double t0_s = in[dr[i].run].t0_s;
+
+			if (report_points_make(a, dr[i].idx, swidth, fine, &dr[i].p)) {
+				em->err = -ENOMEM;
+				break;
+			}
+			report_points_shift(&dr[i].p, t0_s);
+			if (make_bands(&dr[i], a, m > 1 ? dr[i].run + 1 : 0, t0_s)) {
 				em->err = -ENOMEM;
 				break;
 			}
@@ -866,6 +879,32 @@ static void partial_note(FILE *f, const json_t *input, const char *what)
 	fputs("); what came before them is shown. ", f);
 }
 
+/* A run set: one row per host above, on one time axis; the hosts that brought no whole run
+ * back are named with runset.json's reason. */
+static void runset_note(FILE *f, const struct report_opts *o)
+{
+	if (!o->runset)
+		return;
+	fputs("<p class=\"note\">Run set ", f);
+	xml_puts(f, o->runset);
+	fputs(": a row per host that brought a whole run back; every host's graphs on the set's "
+	      "one time axis (each host's clock put on the capturing host's by the offset "
+	      "measured then, as 'iotape analyze' does), its devices keyed by host.</p>\n",
+	      f);
+	if (!o->nfaults)
+		return;
+	fputs("<table class=\"faults\">\n<thead><tr><th>missing host</th><th>why</th></tr>"
+	      "</thead>\n",
+	      f);
+	for (size_t i = 0; i < o->nfaults; i++) {
+		fputs("<tr>", f);
+		td_text(f, o->faults[i].host);
+		td_text(f, o->faults[i].reason);
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
 /* One row of the Runs table: what the pass saw, from the summary and the pass. */
 static void run_row(FILE *f, const struct report_input *in, size_t i, bool multi)
 {
@@ -891,6 +930,17 @@ static void run_row(FILE *f, const struct report_input *in, size_t i, bool multi
 	                                    : NAN,
 	       3);
 	fputs("<td>", f);
+	if (in[i].host) {
+		fputs("host ", f);
+		xml_puts(f, in[i].host);
+		fprintf(
+		    f,
+		    " of the run set: its graphs start <span class=\"host-t0\" data-t0-s=\"%.9f\">"
+		    "%.6f s</span> into the set's time axis (its clock %+.6f ms from the "
+		    "capturing host's, within %.3f ms). ",
+		    in[i].t0_s, in[i].t0_s, (double)in[i].offset_ns / 1e6,
+		    (double)in[i].offset_err_ns / 1e6);
+	}
 	if (multi) {
 		/* its idle time on the shared graphs: grey, hatched as this */
 		svg_hatch_swatch(f, i);
@@ -928,6 +978,7 @@ int report_write_html(FILE *f, const struct report_input *in, size_t n, const st
 	for (size_t i = 0; i < n; i++)
 		run_row(f, in, i, n > 1);
 	fputs("</table>\n", f);
+	runset_note(f, o);
 	section_manifests(f, in, n);
 	section_summary(f, in, n);
 	if (o->cmp && o->cmp->ngroups) {

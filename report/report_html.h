@@ -21,6 +21,18 @@ struct report_input {
 	json_t *summary;   /* `iotape analyze --json` document (devices[], span_ns, nfs) */
 	const struct blk_analysis *blk; /* the block pass (report_run.h), or NULL: no block trace */
 	const struct rpt_nfs *nfs;      /* NFS series, or NULL when the run has no packets */
+	/* a run set's host (iotape capture --host): its name, and where its first event falls on
+	 * the set's common clock, in seconds after the earliest host's (its graphs start there:
+	 * one time axis for every host); NULL and 0 for a run of its own */
+	const char *host;
+	double t0_s;
+	int64_t offset_ns;      /* its clock's measured offset from the capturing host's */
+	uint64_t offset_err_ns; /* right within this */
+};
+
+/* A host of a run set that brought no whole run back, and why (runset.json's reason). */
+struct report_fault {
+	const char *host, *reason;
 };
 
 struct report_opts {
@@ -29,6 +41,10 @@ struct report_opts {
 	uint64_t interval_ns;      /* wanted width of a plotted interval (0: automatic) */
 	unsigned max_points;       /* points per series (0: 600) */
 	const struct compare *cmp; /* comparison section, or NULL */
+	/* the inputs are a run set's hosts: the set's path and its failed hosts */
+	const char *runset;
+	const struct report_fault *faults;
+	size_t nfaults;
 	/* --svg: called with each graph as a standalone SVG document */
 	int (*svg_out)(void *ctx, const char *name, const char *svg, size_t len);
 	void *svg_ctx;
@@ -68,5 +84,7 @@ int report_points_make(const struct blk_analysis *a, unsigned idx, uint64_t widt
 /* That narrowest interval for device idx: a power-of-two multiple of the timeline's interval. */
 uint64_t report_points_min_width(const struct blk_analysis *a, unsigned idx);
 void report_points_release(struct report_points *p);
+/* Every point moved s seconds later (a run set's host on the set's time axis). */
+void report_points_shift(struct report_points *p, double s);
 
 #endif

@@ -245,7 +245,8 @@ void report_idle_table(FILE *f, const struct report_input *in, unsigned idx, boo
 }
 
 /* The capture's payload per plotted point (MB/s), on the block trace's axis. */
-static int net_points(const struct rpt_nfs *nf, double xmax, double **x, double **y, size_t *n)
+static int net_points(const struct rpt_nfs *nf, double t0_s, double xmax, double **x, double **y,
+                      size_t *n)
 {
 	uint64_t w = nf->clock.width;
 	size_t m = nf->clock.n, k = 0;
@@ -255,7 +256,7 @@ static int net_points(const struct rpt_nfs *nf, double xmax, double **x, double 
 	if (!*x || !*y)
 		return -ENOMEM;
 	for (size_t b = 0; b < m; b++) {
-		double x0 = (double)b * (double)w / 1e9;
+		double x0 = (double)b * (double)w / 1e9 + t0_s;
 
 		if (x0 > xmax)
 			break;
@@ -310,6 +311,7 @@ int report_idle_chart(struct emit *em, const struct report_input *in, unsigned i
 		wj = report_points_min_width(in->blk, j);
 		if ((ret = report_points_make(in->blk, j, wj > width ? wj : width, wj, &pts[j])))
 			goto out;
+		report_points_shift(&pts[j], in->t0_s);
 		if (role)
 			snprintf(names[k], sizeof(names[k]), "%s (%u,%u) MB/s", role,
 			         BLK_DEV_MAJOR(dev), BLK_DEV_MINOR(dev));
@@ -324,7 +326,7 @@ int report_idle_chart(struct emit *em, const struct report_input *in, unsigned i
 	if (net) {
 		double dmax = peak(ser, k), nmax;
 
-		if ((ret = net_points(in->nfs, xmax, &nx, &ny, &nn)))
+		if ((ret = net_points(in->nfs, in->t0_s, xmax, &nx, &ny, &nn)))
 			goto out;
 		snprintf(names[k], sizeof(names[k]), "network MB/s (payload)");
 		ser[k] = (struct svg_series){names[k], NET_COLOR, nn, nx, ny, NULL, NULL, true};

@@ -189,3 +189,9 @@ int report_points_make(const struct blk_analysis *a, unsigned idx, uint64_t widt
 	free(lat);
 	return 0;
 }
+
+void report_points_shift(struct report_points *p, double s)
+{
+	for (size_t i = 0; s != 0 && i < p->n; i++)
+		p->x[i] += s;
+}

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# report, compare and movie read a run set (issue #30 item 3). The set is made here from
+# idle_gen.py's hostA/hostB (synthetic runs: their manifests' clock pairs put hostB's bursts
+# exactly in hostA's gaps, hostB's first 1 s after hostA's) with a runset.json as capture
+# --host writes it, a third host failed: so the measured offsets are known, which a capture on
+# one kernel (offset 0 within its error) cannot show. capture_hosts.sh and capture_on.sh read
+# real sets.
+source "$SRCDIR/tests/integration/lib.bash"
+
+cd "$TMP"
+for h in hostA hostB; do python3 "$SRCDIR/tests/integration/idle_gen.py" $h $h; done
+# mkset DIR OFFSET2_NS: h1 = hostA, h2 = hostB with its measured clock offset, h3 failed
+mkset() {
+	mkdir -p "$1"
+	cp -r hostA "$1/h1"
+	cp -r hostB "$1/h2"
+	cat >"$1/runset.json" <<EOF
+{"kind": "iotape-runset", "complete": false, "alignment_error_ns": 2000, "hosts": [
+ {"name": "h1", "run": "h1", "status": "ok", "reason": null,
+  "clock": {"offset_ns": 0, "rtt_ns": 2000, "error_ns": 1000}},
+ {"name": "h2", "run": "h2", "status": "ok", "reason": null,
+  "clock": {"offset_ns": $2, "rtt_ns": 2000, "error_ns": 1000}},
+ {"name": "h3", "run": null, "status": "failed",
+  "reason": "its capture did not start: the blk tracer is in use",
+  "clock": {"offset_ns": 0, "rtt_ns": 0, "error_ns": 0}}]}
+EOF
+}
+mkset set 0
+mkset set5 5000000000
+
+# t0s HTML: each host's start on the set's axis, "h1=0.000000000 h2=1.000000000"
+t0s() {
+	python3 - "$1" <<'EOF'
+import re, sys
+h = open(sys.argv[1]).read()
+rows = re.findall(r'host ([^ <]+) of the run set: its graphs start <span class="host-t0" '
+                  r'data-t0-s="([0-9.]+)"', h)
+print(" ".join("%s=%s" % r for r in rows))
+EOF
+}
+
+# --- report SET: a row per host on one axis, devices keyed by host, the failed host named -----
+"$IOTAPE" report set -o r.html 2>r.err || fail "report of a run set: $(cat r.err)"
+grep -q "host h3 left out: its capture did not start" r.err || fail "report: no warning for h3"
+expect_eq "report: the hosts' starts" "$(t0s r.html)" "h1=0.000000000 h2=1.000000000"
+grep -q '<h2>Device 8,0: key h1:sda' r.html || fail "report: no section for h1's sda"
+grep -q '<h2>Device 8,0: key h2:sda' r.html || fail "report: no section for h2's sda"
+grep -q '<tr><td>h3</td><td>its capture did not start: the blk tracer is in use</td></tr>' \
+	r.html || fail "report: the failed host is not named with its reason"
+# h2's clock measured 5 s ahead: on the capturing host's clock it started 4 s before h1
+"$IOTAPE" report set5 -o r5.html 2>/dev/null || fail "report of a run set, h2 5 s ahead"
+expect_eq "report: offsets applied" "$(t0s r5.html)" "h1=4.000000000 h2=0.000000000"
+# a run set is reported on its own
+rc=0
+"$IOTAPE" report set hostA -o x.html 2>x.err || rc=$?
+expect_eq "report: a run set with a run" "$rc" 2
+grep -q "'set' is a run set: report it on its own" x.err || fail "report: $(cat x.err)"
+
+# --- compare SET1 SET2: host by host (a row per host, a column per set, each host against its
+# own in the first set); a run of its own next to a set is a set of one host ------------------
+cp -r set set2
+"$IOTAPE" compare set set2 --metrics mbps --format json >c.json 2>c.err ||
+	fail "compare of two run sets: $(cat c.err)"
+python3 - c.json <<'EOF' || fail "compare of two run sets: $(cat c.json)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+g = {(x["params"]["host"], x["params"]["set"]): x for x in d["groups"]}
+assert sorted(g) == [("h1", "set"), ("h1", "set2"), ("h2", "set"), ("h2", "set2")], list(g)
+for h in ("h1", "h2"):
+    assert g[(h, "set")]["col"] == "set" and g[(h, "set")]["row"] == h, g[(h, "set")]
+    assert g[(h, "set2")]["baseline"] == g[(h, "set")]["label"], g[(h, "set2")]
+    assert g[(h, "set")]["runs"] == ["set/" + h], g[(h, "set")]
+EOF
+"$IOTAPE" compare set hostA --metrics mbps --format json >c2.json 2>c2.err ||
+	fail "compare of a run set and a run: $(cat c2.err)"
+python3 - c2.json <<'EOF' || fail "compare of a run set and a run: $(cat c2.json)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+g = sorted((x["params"]["host"], x["params"]["set"]) for x in d["groups"])
+assert g == [("h1", "set"), ("h2", "set"), ("hostA", "hostA")], g
+EOF
+rc=0
+"$IOTAPE" compare set set2 --label a --label b 2>x.err || rc=$?
+expect_eq "compare: --label with run sets" "$rc" 2
+
+# --- movie SET: a panel per host, as the hosts' runs given with their names as labels --------
+if command -v ffmpeg >/dev/null && command -v ffprobe >/dev/null; then
+	frame() {
+		ffmpeg -v error -y -i "$1" -vf "select=eq(n\,$2)" -frames:v 1 -f rawvideo \
+			-pix_fmt rgb24 "$3"
+	}
+	"$IOTAPE" movie set -o set.mp4 --fps 5 --length 2s --size 640x360 -q 2>m.err ||
+		fail "movie of a run set: $(cat m.err)"
+	grep -q "host h3 left out" m.err || fail "movie: no warning for h3"
+	"$IOTAPE" movie set/h1 set/h2 --label h1 --label h2 -o runs.mp4 --fps 5 --length 2s \
+		--size 640x360 -q || fail "movie of the hosts' runs"
+	for k in 3 7; do
+		frame set.mp4 $k set$k.rgb
+		frame runs.mp4 $k runs$k.rgb
+		[ -s set$k.rgb ] || fail "movie: no frame $k"
+		cmp -s set$k.rgb runs$k.rgb || fail "movie: frame $k of the set is not its hosts' panels"
+	done
+	rc=0
+	"$IOTAPE" movie set hostA -o x.mp4 2>x.err || rc=$?
+	expect_eq "movie: a run set with a run" "$rc" 2
+else
+	[ -z "${IOTAPE_NO_SKIP:-}" ] || fail "ffmpeg is missing: the movie of a run set is not checked"
+	echo "no ffmpeg: the movie of a run set is not checked" >&2
+fi
+
+echo ok
