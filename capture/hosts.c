@@ -718,32 +718,16 @@ static int runset_killed(const struct caph_opts *o, const struct caph_status *st
 	return ret;
 }
 
-int caph_run(const struct caph_opts *o, struct caph_status *st, struct caph_result *res,
-             struct iot_err *e)
+/* Every host checked (reachable, iotape, root, devices, tracer) and its clock measured: 0, or
+ * -EINVAL naming each host that cannot capture, -EINTR when stopped. */
+static int check_all(const struct caph_opts *o, struct caph_status *st, struct caph_result *res,
+                     struct iot_err *e)
 {
-	struct live *lv;
 	struct sshp *chk;
-	char bad[512] = "", dir[4200], name[256];
+	char bad[512] = "";
 	size_t bl = 0;
-	unsigned nstarted = 0;
-	uint64_t deadline, e1 = 0, e2 = 0;
-	int ret;
+	uint64_t e1 = 0, e2 = 0;
 
-	memset(res, 0, sizeof(*res));
-	memset(st, 0, o->nhosts * sizeof(*st));
-	if (!o->nhosts || o->nhosts > CAPH_MAX_HOSTS)
-		return iot_err_set(e, -EINVAL, "between 1 and %u hosts", CAPH_MAX_HOSTS);
-	for (unsigned i = 0; i < o->nhosts; i++)
-		for (unsigned j = 0; j < i; j++)
-			if (!strcmp(o->hosts[i].dest, o->hosts[j].dest))
-				return iot_err_set(e, -EINVAL, "host '%s' is given twice",
-				                   o->hosts[i].dest);
-	/* the set must be new: a run set is never written into */
-	if (!access(o->set, F_OK))
-		return iot_err_set(e, -EEXIST,
-		                   "'%s' exists already: give a new directory for the "
-		                   "run set",
-		                   o->set);
 	/* every host first: nothing starts anywhere while one of them cannot capture. The
 	 * sessions all start at once (their connections are made meanwhile); each one's answers
 	 * and clock samples are then taken in turn, so that no other exchange delays its round
@@ -788,6 +772,76 @@ int caph_run(const struct caph_opts *o, struct caph_status *st, struct caph_resu
 	if (bl)
 		return iot_err_set(e, -EINVAL, "%s", bad);
 	res->align_err_ns = o->nhosts > 1 ? e1 + e2 : e1;
+	return 0;
+}
+
+/* A host's outcome once its session ended: its run unpacked into SET/HOST, the reason it failed
+ * (if it did) in s->reason, s->ok when the run is whole. */
+static void host_outcome(const struct caph_opts *o, struct live *l, struct caph_status *s)
+{
+	char dir[4200], name[256];
+	struct iot_err ue;
+	char why[300] = "";
+
+	snprintf(dir, sizeof(dir), "%s/%s", o->set, caph_dir_name(l->h, name, sizeof(name)));
+	if (!s->reason[0]) {
+		if (!s->started)
+			snprintf(why, sizeof(why), "its capture did not start");
+		else if (!l->exit_seen)
+			snprintf(why, sizeof(why), "the connection was lost (ssh status %d)",
+			         l->s.status);
+		else if (s->capture_exit > 128 && s->capture_exit < 160)
+			/* the shell's own line about it (bash: "Killed ...") says no more
+			 */
+			snprintf(s->reason, sizeof(s->reason),
+			         "its capture ended with status %d (killed by signal %d)",
+			         s->capture_exit, s->capture_exit - 128);
+		else if (s->capture_exit)
+			snprintf(why, sizeof(why), "its capture ended with status %d",
+			         s->capture_exit);
+		if (why[0]) {
+			char full[sizeof(why) + sizeof(l->s.el.last) + 2];
+
+			snprintf(full, sizeof(full), "%s%s%s", why, l->s.el.last[0] ? ": " : "",
+			         l->s.el.last);
+			set_str(s->reason, sizeof(s->reason), full);
+		}
+	}
+	if (!unpack(l, dir, &ue))
+		s->have_run = 1;
+	else if (!s->reason[0])
+		set_str(s->reason, sizeof(s->reason), ue.msg);
+	if (l->tfd >= 0)
+		close(l->tfd);
+	s->ok = !s->reason[0] && s->have_run;
+}
+
+int caph_run(const struct caph_opts *o, struct caph_status *st, struct caph_result *res,
+             struct iot_err *e)
+{
+	struct live *lv;
+	char name[256];
+	unsigned nstarted = 0;
+	uint64_t deadline;
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	memset(st, 0, o->nhosts * sizeof(*st));
+	if (!o->nhosts || o->nhosts > CAPH_MAX_HOSTS)
+		return iot_err_set(e, -EINVAL, "between 1 and %u hosts", CAPH_MAX_HOSTS);
+	for (unsigned i = 0; i < o->nhosts; i++)
+		for (unsigned j = 0; j < i; j++)
+			if (!strcmp(o->hosts[i].dest, o->hosts[j].dest))
+				return iot_err_set(e, -EINVAL, "host '%s' is given twice",
+				                   o->hosts[i].dest);
+	/* the set must be new: a run set is never written into */
+	if (!access(o->set, F_OK))
+		return iot_err_set(e, -EEXIST,
+		                   "'%s' exists already: give a new directory for the "
+		                   "run set",
+		                   o->set);
+	if ((ret = check_all(o, st, res, e)))
+		return ret;
 	if (mkdir(o->set, 0777))
 		return iot_err_set(e, -errno, "cannot make '%s': %s", o->set, strerror(errno));
 	if ((ret = runset_killed(o, st, res, e)))
@@ -849,44 +903,8 @@ int caph_run(const struct caph_opts *o, struct caph_status *st, struct caph_resu
 	while (count_running(lv, o->nhosts))
 		poll_hosts(lv, o->nhosts, 200);
 	for (unsigned i = 0; i < o->nhosts; i++) {
-		struct live *l = &lv[i];
-		struct caph_status *s = &st[i];
-		struct iot_err ue;
-		char why[300] = "";
-
-		snprintf(dir, sizeof(dir), "%s/%s", o->set,
-		         caph_dir_name(l->h, name, sizeof(name)));
-		if (!s->reason[0]) {
-			if (!s->started)
-				snprintf(why, sizeof(why), "its capture did not start");
-			else if (!l->exit_seen)
-				snprintf(why, sizeof(why),
-				         "the connection was lost (ssh status %d)", l->s.status);
-			else if (s->capture_exit > 128 && s->capture_exit < 160)
-				/* the shell's own line about it (bash: "Killed ...") says no more
-				 */
-				snprintf(s->reason, sizeof(s->reason),
-				         "its capture ended with status %d (killed by signal %d)",
-				         s->capture_exit, s->capture_exit - 128);
-			else if (s->capture_exit)
-				snprintf(why, sizeof(why), "its capture ended with status %d",
-				         s->capture_exit);
-			if (why[0]) {
-				char full[sizeof(why) + sizeof(l->s.el.last) + 2];
-
-				snprintf(full, sizeof(full), "%s%s%s", why,
-				         l->s.el.last[0] ? ": " : "", l->s.el.last);
-				set_str(s->reason, sizeof(s->reason), full);
-			}
-		}
-		if (!unpack(l, dir, &ue))
-			s->have_run = 1;
-		else if (!s->reason[0])
-			set_str(s->reason, sizeof(s->reason), ue.msg);
-		if (l->tfd >= 0)
-			close(l->tfd);
-		s->ok = !s->reason[0] && s->have_run;
-		res->nok += (unsigned)s->ok;
+		host_outcome(o, &lv[i], &st[i]);
+		res->nok += (unsigned)st[i].ok;
 	}
 	free(lv);
 	return caph_runset_write(o, st, res, e);

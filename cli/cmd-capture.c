@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <getopt.h> /* optarg, optind, optopt */
 #include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -372,283 +373,264 @@ static void free_all(char **devs, char **labels, char **names)
 	free(names);
 }
 
-int cmd_capture(int argc, char **argv)
+/* The command line: the capture's options, the hosts', and the arrays they point into. */
+struct capture_cli {
+	struct cap_opts o;
+	struct hosts_cli hc;
+	char **devs, **labels, **names;
+	bool release, release_given;
+};
+
+/* Option c into k: EXIT_OK, or an exit code after the error. */
+/* How the block trace is taken (backend, detail, buffers, actions): EXIT_OK, an exit code after
+ * the error, or -1 when c is none of these. */
+static int trace_opt(struct cap_opts *o, int c)
 {
-	struct cap_opts o = {0};
-	struct cap_result res;
 	struct iot_err e = {""};
-	char **devs = calloc((size_t)argc + 1, sizeof(char *));
-	char **labels = calloc((size_t)argc + 1, sizeof(char *));
-	char **names = calloc((size_t)argc + 1, sizeof(char *));
 	unsigned long long v;
-	uint64_t lost;
-	int c, ret, release = 0, release_given = 0;
-	struct hosts_cli hc = {0};
 
-	hc.hosts = calloc((size_t)argc + CAPH_MAX_HOSTS + 1, sizeof(*hc.hosts));
-	hc.pass = calloc((size_t)argc * 2 + 1, sizeof(char *));
-	if (!devs || !labels || !names || !hc.hosts || !hc.pass) {
-		hosts_free(&hc);
-		free(devs);
-		free(labels);
-		free(names);
-		return error("out of memory"), EXIT_SYSTEM;
+	switch (c) {
+	case 'B':
+		if (cap_backend_parse(optarg, &o->backend)) {
+			bad_value('B', optarg);
+			return EXIT_USAGE;
+		}
+		break;
+	case 'Y':
+		if (cap_detail_parse(optarg, &o->detail)) {
+			bad_value('Y', optarg);
+			return EXIT_USAGE;
+		}
+		break;
+	case 'V':
+		if (parse_duration_ns("--interval", optarg, &v))
+			return EXIT_USAGE;
+		if (v < BLK_SUMMARY_MIN_INTERVAL_NS || v > 3600000000000ull) {
+			usage_error("--interval: '%s' is out of range (10ms..1h)", optarg);
+			return EXIT_USAGE;
+		}
+		o->sum_interval_ns = v;
+		break;
+	case 'H':
+		if (parse_duration_ns("--idle-threshold", optarg, &v))
+			return EXIT_USAGE;
+		if (!v || v > 3600000000000ull) {
+			usage_error("--idle-threshold: '%s' is out of range (more than 0, "
+			            "at most 1h)",
+			            optarg);
+			return EXIT_USAGE;
+		}
+		o->sum_idle_ns = v;
+		break;
+	case 'R':
+		if (cap_reader_parse(optarg, &o->reader)) {
+			bad_value('R', optarg);
+			return EXIT_USAGE;
+		}
+		break;
+	case 'K':
+		if (parse_size_bytes("--buffer", optarg, &v))
+			return EXIT_USAGE;
+		if (v < (64u << 10) || v > (4ull << 30) || v % 1024) {
+			usage_error("--buffer: %s is not 64k to 4g in whole KiB", optarg);
+			return EXIT_USAGE;
+		}
+		o->buffer_kb = (unsigned)(v >> 10);
+		break;
+	case 'a':
+		if (cap_mask_parse(optarg, &o->act_mask, &e)) {
+			usage_error("-a: %s (names: read write flush sync queue requeue "
+			            "issue complete fs pc notify ahead meta discard "
+			            "drv_data fua)",
+			            e.msg);
+			return EXIT_USAGE;
+		}
+		break;
+	default:
+		return -1;
 	}
-	o.devs = devs;
-	o.names = names;
-	o.labels = labels;
-	o.argc = argc;
-	o.argv = argv;
-	/* --release --host DEST: a destination alone is enough (nothing is captured there) */
-	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
-		release_given |= !strcmp(argv[i], "--release");
-	optind = 1;
-	while ((c = cli_getopt(argc, argv, &doc_capture)) != -1) {
-		pass_on(&hc, c, optarg);
-		switch (c) {
-		case 'U':
-			if ((release_given ? caph_parse_dest : caph_parse)(optarg, &hc.hosts[hc.n],
-			                                                   &e)) {
-				usage_error("%s", e.msg);
-				goto usage;
-			}
-			hc.n++;
-			break;
-		case 'J':
-			if (caph_parse_file(optarg, hc.hosts, CAPH_MAX_HOSTS, &hc.n, &e)) {
-				usage_error("%s", e.msg);
-				goto usage;
-			}
-			break;
-		case 'G':
-			hc.ssh_config = optarg;
-			break;
-		case 'N':
-			hc.on = optarg;
-			break;
-		case 'o':
-			o.rundir = optarg;
-			break;
-		case 'd': {
-			/* NAME=DEV: an '=' before any '/' (no device path or kernel name has one)
-			 */
-			char *eq = strchr(optarg, '=');
+	return EXIT_OK;
+}
 
-			if (eq && eq < optarg + strcspn(optarg, "/")) {
-				if (eq == optarg || !eq[1]) {
-					usage_error("-d: '%s' is not NAME=DEV", optarg);
-					goto usage;
-				}
-				/* a copy: argv stays whole for the manifest's iotape_argv */
-				if (!(names[o.ndevs] = strndup(optarg, (size_t)(eq - optarg)))) {
-					error("out of memory");
-					free_all(devs, labels, names);
-					hosts_free(&hc);
-					return EXIT_SYSTEM;
-				}
-				optarg = eq + 1;
-			}
-			devs[o.ndevs++] = optarg;
-			break;
-		}
-		case 'i':
-			o.iface = optarg;
-			break;
-		case 'F':
-			o.filter = optarg;
-			break;
-		case 'S':
-			if (parse_size_bytes("--snaplen", optarg, &v))
-				goto usage;
-			if (v < 64 || v > 262144) {
-				usage_error("--snaplen: %s is out of range (64 to 256k)", optarg);
-				goto usage;
-			}
-			o.snaplen = (unsigned)v;
-			break;
-		case 'B':
-			if (cap_backend_parse(optarg, &o.backend)) {
-				bad_value('B', optarg);
-				goto usage;
-			}
-			break;
-		case 'Y':
-			if (cap_detail_parse(optarg, &o.detail)) {
-				bad_value('Y', optarg);
-				goto usage;
-			}
-			break;
-		case 'V':
-			if (parse_duration_ns("--interval", optarg, &v))
-				goto usage;
-			if (v < BLK_SUMMARY_MIN_INTERVAL_NS || v > 3600000000000ull) {
-				usage_error("--interval: '%s' is out of range (10ms..1h)", optarg);
-				goto usage;
-			}
-			o.sum_interval_ns = v;
-			break;
-		case 'H':
-			if (parse_duration_ns("--idle-threshold", optarg, &v))
-				goto usage;
-			if (!v || v > 3600000000000ull) {
-				usage_error("--idle-threshold: '%s' is out of range (more than 0, "
-				            "at most 1h)",
-				            optarg);
-				goto usage;
-			}
-			o.sum_idle_ns = v;
-			break;
-		case 'R':
-			if (cap_reader_parse(optarg, &o.reader)) {
-				bad_value('R', optarg);
-				goto usage;
-			}
-			break;
-		case 'K':
-			if (parse_size_bytes("--buffer", optarg, &v))
-				goto usage;
-			if (v < (64u << 10) || v > (4ull << 30) || v % 1024) {
-				usage_error("--buffer: %s is not 64k to 4g in whole KiB", optarg);
-				goto usage;
-			}
-			o.buffer_kb = (unsigned)(v >> 10);
-			break;
-		case 'a':
-			if (cap_mask_parse(optarg, &o.act_mask, &e)) {
-				usage_error("-a: %s (names: read write flush sync queue requeue "
-				            "issue complete fs pc notify ahead meta discard "
-				            "drv_data fua)",
-				            e.msg);
-				goto usage;
-			}
-			break;
-		case 'T':
-			if (parse_duration_ns("--duration", optarg, &v))
-				goto usage;
-			/* 0 would be none; the end is computed on the monotonic clock */
-			if (!v || v > 1000000000000000000ull) {
-				usage_error("--duration: '%s' is out of range", optarg);
-				goto usage;
-			}
-			o.duration_ns = v;
-			break;
-		case 'X':
-			release = 1;
-			break;
-		case 'W':
-			if (parse_duration_ns("--wait-tracer", optarg, &v))
-				goto usage;
-			o.wait_ns = v;
-			break;
-		case 'L': {
-			const char *eq = strchr(optarg, '=');
+static int capture_opt(struct capture_cli *k, int c, char **argv)
+{
+	struct cap_opts *o = &k->o;
+	struct iot_err e = {""};
+	unsigned long long v;
+	int ret = trace_opt(o, c);
 
-			if (!eq || eq == optarg || eq - optarg > 255) {
-				usage_error("--label: '%s' is not KEY=VALUE", optarg);
-				goto usage;
+	if (ret >= 0)
+		return ret;
+	switch (c) {
+	case 'U':
+		if ((k->release_given ? caph_parse_dest : caph_parse)(optarg, &k->hc.hosts[k->hc.n],
+		                                                      &e)) {
+			usage_error("%s", e.msg);
+			return EXIT_USAGE;
+		}
+		k->hc.n++;
+		break;
+	case 'J':
+		if (caph_parse_file(optarg, k->hc.hosts, CAPH_MAX_HOSTS, &k->hc.n, &e)) {
+			usage_error("%s", e.msg);
+			return EXIT_USAGE;
+		}
+		break;
+	case 'G':
+		k->hc.ssh_config = optarg;
+		break;
+	case 'N':
+		k->hc.on = optarg;
+		break;
+	case 'o':
+		o->rundir = optarg;
+		break;
+	case 'd': {
+		/* NAME=DEV: an '=' before any '/' (no device path or kernel name has one)
+		 */
+		char *eq = strchr(optarg, '=');
+
+		if (eq && eq < optarg + strcspn(optarg, "/")) {
+			if (eq == optarg || !eq[1]) {
+				usage_error("-d: '%s' is not NAME=DEV", optarg);
+				return EXIT_USAGE;
 			}
-			labels[o.nlabels++] = optarg;
-			break;
+			/* a copy: argv stays whole for the manifest's iotape_argv */
+			if (!(k->names[o->ndevs] = strndup(optarg, (size_t)(eq - optarg))))
+				return error("out of memory"), EXIT_SYSTEM;
+			optarg = eq + 1;
 		}
-		case 'O':
-			o.cmd_stdout = optarg;
-			break;
-		case 'E':
-			o.cmd_stderr = optarg;
-			break;
-		default:
-			if (optopt && strchr("odia", optopt))
-				usage_error("option '-%c' needs a value", optopt);
-			else
-				bad_option(argv);
-			goto usage;
-		}
+		k->devs[o->ndevs++] = optarg;
+		break;
 	}
-	if (release && hc.n) {
-		free_all(devs, labels, names);
-		if (o.rundir || o.ndevs || o.iface || optind < argc || hc.on || hc.npass ||
-		    o.duration_ns) {
-			hosts_free(&hc);
+	case 'i':
+		o->iface = optarg;
+		break;
+	case 'F':
+		o->filter = optarg;
+		break;
+	case 'S':
+		if (parse_size_bytes("--snaplen", optarg, &v))
+			return EXIT_USAGE;
+		if (v < 64 || v > 262144) {
+			usage_error("--snaplen: %s is out of range (64 to 256k)", optarg);
+			return EXIT_USAGE;
+		}
+		o->snaplen = (unsigned)v;
+		break;
+	case 'T':
+		if (parse_duration_ns("--duration", optarg, &v))
+			return EXIT_USAGE;
+		/* 0 would be none; the end is computed on the monotonic clock */
+		if (!v || v > 1000000000000000000ull) {
+			usage_error("--duration: '%s' is out of range", optarg);
+			return EXIT_USAGE;
+		}
+		o->duration_ns = v;
+		break;
+	case 'X':
+		k->release = true;
+		break;
+	case 'W':
+		if (parse_duration_ns("--wait-tracer", optarg, &v))
+			return EXIT_USAGE;
+		o->wait_ns = v;
+		break;
+	case 'L': {
+		const char *eq = strchr(optarg, '=');
+
+		if (!eq || eq == optarg || eq - optarg > 255) {
+			usage_error("--label: '%s' is not KEY=VALUE", optarg);
+			return EXIT_USAGE;
+		}
+		k->labels[o->nlabels++] = optarg;
+		break;
+	}
+	case 'O':
+		o->cmd_stdout = optarg;
+		break;
+	case 'E':
+		o->cmd_stderr = optarg;
+		break;
+	default:
+		if (optopt && strchr("odia", optopt))
+			usage_error("option '-%c' needs a value", optopt);
+		else
+			bad_option(argv);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
+/* --release, here or on the hosts: an exit code. */
+static int release(struct capture_cli *k, int argc)
+{
+	struct iot_err e = {""};
+	char msg[256];
+	int ret;
+
+	if (k->hc.n) {
+		if (k->o.rundir || k->o.ndevs || k->o.iface || optind < argc || k->hc.on ||
+		    k->hc.npass || k->o.duration_ns)
 			return usage_error("--release with --host takes only --host, --hosts and "
 			                   "--ssh-config");
-		}
-		ret = release_hosts(&hc);
-		hosts_free(&hc);
-		return ret;
+		return release_hosts(&k->hc);
 	}
-	if (release) {
-		char msg[256];
+	if (argc != 2)
+		return usage_error("--release takes no other option or command");
+	if ((ret = cap_tracefs_release(msg, sizeof(msg), &e)))
+		return error("%s", e.msg), capture_exit_code(ret);
+	fprintf(stderr, "iotape: capture: %s\n", msg);
+	return EXIT_OK;
+}
 
-		free_all(devs, labels, names);
-		hosts_free(&hc);
-		if (argc != 2)
-			return usage_error("--release takes no other option or command");
-		if ((ret = cap_tracefs_release(msg, sizeof(msg), &e)))
-			return error("%s", e.msg), capture_exit_code(ret);
-		fprintf(stderr, "iotape: capture: %s\n", msg);
-		return EXIT_OK;
-	}
-	if (!o.rundir) {
-		usage_error("missing -o RUNDIR");
-		goto usage;
-	}
-	if (hc.n && (o.ndevs || o.iface || o.cmd_stdout || o.cmd_stderr)) {
-		usage_error(
+/* The options that do not go together, and COMMAND (argv from optind): EXIT_OK or
+ * EXIT_USAGE after the error. */
+static int check_opts(struct capture_cli *k, int argc, char **argv)
+{
+	struct cap_opts *o = &k->o;
+	const struct hosts_cli *hc = &k->hc;
+
+	if (!o->rundir)
+		return usage_error("missing -o RUNDIR");
+	if (hc->n && (o->ndevs || o->iface || o->cmd_stdout || o->cmd_stderr))
+		return usage_error(
 		    "--host captures on the hosts only: -d, -i, --stdout and --stderr do "
 		    "not go with it (a host of its own, --host localhost:..., captures here)");
-		goto usage;
-	}
-	if (hc.ssh_config && !hc.n) {
-		usage_error("--ssh-config needs --host");
-		goto usage;
-	}
-	if (hc.on && (!hc.n || optind >= argc)) {
-		usage_error("--on needs --host and a COMMAND");
-		goto usage;
-	}
-	if (!hc.n && !o.ndevs && !o.iface) {
-		usage_error("nothing to capture: give -d DEV (and/or -i IFACE)");
-		goto usage;
-	}
+	if (hc->ssh_config && !hc->n)
+		return usage_error("--ssh-config needs --host");
+	if (hc->on && (!hc->n || optind >= argc))
+		return usage_error("--on needs --host and a COMMAND");
+	if (!hc->n && !o->ndevs && !o->iface)
+		return usage_error("nothing to capture: give -d DEV (and/or -i IFACE)");
 	/* the other levels record every IO: analyze chooses bins and threshold afterwards */
-	if ((o.sum_interval_ns || o.sum_idle_ns) && o.detail != CAP_DETAIL_SUMMARY) {
-		usage_error("--interval and --idle-threshold are what --detail summary keeps; "
-		            "the other levels record every IO (analyze --interval chooses later)");
-		goto usage;
-	}
-	if ((o.filter || o.snaplen) && !o.iface && !hc.n) {
-		usage_error("--filter and --snaplen need -i IFACE");
-		goto usage;
-	}
+	if ((o->sum_interval_ns || o->sum_idle_ns) && o->detail != CAP_DETAIL_SUMMARY)
+		return usage_error(
+		    "--interval and --idle-threshold are what --detail summary keeps; "
+		    "the other levels record every IO (analyze --interval chooses later)");
+	if ((o->filter || o->snaplen) && !o->iface && !hc->n)
+		return usage_error("--filter and --snaplen need -i IFACE");
 	if (optind < argc) {
-		o.cmd = argv + optind;
-	} else if (!o.duration_ns && !isatty(STDIN_FILENO)) {
+		o->cmd = argv + optind;
+	} else if (!o->duration_ns && !isatty(STDIN_FILENO)) {
 		/* without a command, only a signal ends the capture: fine on a terminal */
 		warning("no COMMAND and no --duration: capturing until SIGINT or SIGTERM");
 	}
+	if ((o->cmd_stdout || o->cmd_stderr) && !o->cmd)
+		return usage_error("--stdout and --stderr need a COMMAND");
+	return EXIT_OK;
+}
 
-	iot_stop_catch(0); /* a second signal too waits for the run to be tidied up */
-	signal(SIGPIPE, SIG_IGN);
-	o.stop = &iot_stop_sig;
-	o.notice = show_notice;
-	if (isatty(STDERR_FILENO))
-		o.progress = show_progress;
+/* The capture on this host, its figures said: COMMAND's exit status, or an exit code. */
+static int capture_here(struct cap_opts *o)
+{
+	struct cap_result res;
+	struct iot_err e = {""};
+	uint64_t lost;
+	int ret = cap_run(o, &res, &e);
 
-	if ((o.cmd_stdout || o.cmd_stderr) && !o.cmd) {
-		usage_error("--stdout and --stderr need a COMMAND");
-		goto usage;
-	}
-	if (hc.n) {
-		free_all(devs, labels, names);
-		ret = capture_hosts(&hc, &o);
-		hosts_free(&hc);
-		return ret;
-	}
-	hosts_free(&hc);
-	ret = cap_run(&o, &res, &e);
 	if (progress_shown)
 		fputc('\n', stderr);
-	free_all(devs, labels, names);
 	if (ret)
 		return error("%s", e.msg), capture_exit_code(ret);
 	lost = res.lost;
@@ -665,19 +647,62 @@ int cmd_capture(int argc, char **argv)
 		error("cannot run %s", res.cmd_error);
 	if (res.late_err) {
 		error("%s (the capture stopped; what was captured until then is in '%s')",
-		      res.late_msg[0] ? res.late_msg : "capture failed", o.rundir);
+		      res.late_msg[0] ? res.late_msg : "capture failed", o->rundir);
 		return EXIT_SYSTEM;
 	}
 	fprintf(stderr, "iotape: capture: %llu events, %llu packets, %llu lost -> %s\n",
 	        (unsigned long long)res.totals.events, (unsigned long long)res.totals.packets,
-	        (unsigned long long)lost, o.rundir);
-	if (o.cmd && !res.cmd_ran && res.stop_signal)
+	        (unsigned long long)lost, o->rundir);
+	if (o->cmd && !res.cmd_ran && res.stop_signal)
 		return 128 + res.stop_signal; /* interrupted before COMMAND started */
-	if (o.cmd)
+	if (o->cmd)
 		return res.cmd_status;
 	return EXIT_OK;
-usage:
-	free_all(devs, labels, names);
-	hosts_free(&hc);
-	return EXIT_USAGE;
+}
+
+int cmd_capture(int argc, char **argv)
+{
+	struct capture_cli k = {0};
+	int c, ret = EXIT_OK;
+
+	k.devs = calloc((size_t)argc + 1, sizeof(char *));
+	k.labels = calloc((size_t)argc + 1, sizeof(char *));
+	k.names = calloc((size_t)argc + 1, sizeof(char *));
+	k.hc.hosts = calloc((size_t)argc + CAPH_MAX_HOSTS + 1, sizeof(*k.hc.hosts));
+	k.hc.pass = calloc((size_t)argc * 2 + 1, sizeof(char *));
+	if (!k.devs || !k.labels || !k.names || !k.hc.hosts || !k.hc.pass) {
+		ret = (error("out of memory"), EXIT_SYSTEM);
+		goto out;
+	}
+	k.o.devs = k.devs;
+	k.o.names = k.names;
+	k.o.labels = k.labels;
+	k.o.argc = argc;
+	k.o.argv = argv;
+	/* --release --host DEST: a destination alone is enough (nothing is captured there) */
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		k.release_given |= !strcmp(argv[i], "--release");
+	optind = 1;
+	while ((c = cli_getopt(argc, argv, &doc_capture)) != -1) {
+		pass_on(&k.hc, c, optarg);
+		if ((ret = capture_opt(&k, c, argv)))
+			goto out;
+	}
+	if (k.release) {
+		ret = release(&k, argc);
+		goto out;
+	}
+	if ((ret = check_opts(&k, argc, argv)))
+		goto out;
+	iot_stop_catch(0); /* a second signal too waits for the run to be tidied up */
+	signal(SIGPIPE, SIG_IGN);
+	k.o.stop = &iot_stop_sig;
+	k.o.notice = show_notice;
+	if (isatty(STDERR_FILENO))
+		k.o.progress = show_progress;
+	ret = k.hc.n ? capture_hosts(&k.hc, &k.o) : capture_here(&k.o);
+out:
+	free_all(k.devs, k.labels, k.names);
+	hosts_free(&k.hc);
+	return ret;
 }
