@@ -229,6 +229,96 @@ static int add_runsets(struct compare *c, struct compare_opts *o, char **paths, 
 	return ret;
 }
 
+/* The runs, sweeps or run sets argv[first..argc) into c, labelled by labels[] (nlabels of
+ * them); a single sweep's default layout into layout. An exit code after printing any error. */
+static int add_inputs(struct compare *c, struct compare_opts *o, int argc, char **argv, int first,
+                      const char **labels, size_t nlabels, uint64_t idle_ns, struct iot_err *stop,
+                      char layout[3][SWEEP_LAYOUT_MAX])
+{
+	char base[4200];
+	struct iot_err e;
+	bool sets = false;
+	int ret = EXIT_OK;
+
+	for (int i = first; i < argc; i++)
+		sets |= cli_is_runset(argv[i]);
+	if (sets && nlabels) {
+		ret = usage_error("--label does not apply to run sets: their hosts and paths name "
+		                  "the groups");
+		return ret;
+	}
+	if (sets && (ret = add_runsets(c, o, argv + first, argc - first, idle_ns, stop, base,
+	                               sizeof(base))))
+		return ret;
+	for (int i = first; i < argc && !sets; i++) {
+		json_t *summary, *manifest;
+
+		if (sweep_is_dir(argv[i])) {
+			struct sweep_runs s;
+
+			if (nlabels) {
+				ret = usage_error("--label does not apply to a sweep ('%s'): its "
+				                  "parameters name its groups",
+				                  argv[i]);
+				return ret;
+			}
+			ret = load_sweep(&s, argv[i], idle_ns, stop);
+			if (!ret && (ret = sweep_runs_add(&s, c, &e)))
+				ret = (error("%s", e.msg), exit_code_for(ret));
+			if (!ret && argc - first == 1)
+				sweep_default_layout(&s.def, o, layout);
+			sweep_runs_release(&s);
+			if (ret)
+				return ret;
+			continue;
+		}
+		ret = load_summary(argv[i], idle_ns, &summary, &manifest, stop);
+		if (ret)
+			return ret;
+		ret = compare_add(c, argv[i], summary, manifest, nlabels ? labels[i - first] : NULL,
+		                  &e);
+		json_decref(summary);
+		json_decref(manifest);
+		if (ret) {
+			error("%s", e.msg);
+			ret = exit_code_for(ret);
+			return ret;
+		}
+	}
+	return EXIT_OK;
+}
+
+/* The table rendered into outpath ("-" or NULL: standard output), written beside it and renamed:
+ * a failure never leaves half a table. An exit code after printing any error. */
+static int write_table(struct compare *c, enum cmp_format fmt, const char *outpath)
+{
+	struct iot_outfile of;
+	struct iot_err e;
+	int ret;
+
+	if ((ret = iot_outfile_open(&of, outpath ? outpath : "-", 0, &e)) ||
+	    !iot_outfile_stream(&of)) {
+		if (!ret)
+			iot_outfile_abort(&of);
+		ret = ret ? ret : -ENOMEM;
+		error("%s", ret == -ENOMEM ? "out of memory" : e.msg);
+		ret = exit_code_for(ret);
+		return ret;
+	}
+	ret = compare_render(c, fmt, iot_outfile_stream(&of));
+	if (ret) {
+		iot_outfile_abort(&of);
+		error("writing the table: %s", strerror(-ret));
+		return EXIT_SYSTEM;
+	}
+	if ((ret = iot_outfile_commit(&of, &e))) {
+		error("%s", e.msg);
+		ret = exit_code_for(ret);
+		return ret;
+	}
+	return EXIT_OK;
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	struct compare_opts o = {0};
@@ -237,11 +327,9 @@ int cmd_compare(int argc, char **argv)
 	const char *outpath = NULL;
 	unsigned long long idle_ns = BLK_DEFAULT_IDLE_NS;
 	size_t nlabels = 0;
-	char layout[3][SWEEP_LAYOUT_MAX], base[4200];
-	bool sets = false;
+	char layout[3][SWEEP_LAYOUT_MAX];
 	struct compare c;
 	struct iot_err e, stop = {""};
-	struct iot_outfile of;
 	int opt, ret = EXIT_OK;
 
 	if (!labels)
@@ -328,51 +416,8 @@ int cmd_compare(int argc, char **argv)
 			goto out;
 		}
 	}
-	for (int i = optind; i < argc; i++)
-		sets |= cli_is_runset(argv[i]);
-	if (sets && nlabels) {
-		ret = usage_error("--label does not apply to run sets: their hosts and paths name "
-		                  "the groups");
+	if ((ret = add_inputs(&c, &o, argc, argv, optind, labels, nlabels, idle_ns, &stop, layout)))
 		goto out;
-	}
-	if (sets && (ret = add_runsets(&c, &o, argv + optind, argc - optind, idle_ns, &stop, base,
-	                               sizeof(base))))
-		goto out;
-	for (int i = optind; i < argc && !sets; i++) {
-		json_t *summary, *manifest;
-
-		if (sweep_is_dir(argv[i])) {
-			struct sweep_runs s;
-
-			if (nlabels) {
-				ret = usage_error("--label does not apply to a sweep ('%s'): its "
-				                  "parameters name its groups",
-				                  argv[i]);
-				goto out;
-			}
-			ret = load_sweep(&s, argv[i], idle_ns, &stop);
-			if (!ret && (ret = sweep_runs_add(&s, &c, &e)))
-				ret = (error("%s", e.msg), exit_code_for(ret));
-			if (!ret && argc - optind == 1)
-				sweep_default_layout(&s.def, &o, layout);
-			sweep_runs_release(&s);
-			if (ret)
-				goto out;
-			continue;
-		}
-		ret = load_summary(argv[i], idle_ns, &summary, &manifest, &stop);
-		if (ret)
-			goto out;
-		ret = compare_add(&c, argv[i], summary, manifest,
-		                  nlabels ? labels[i - optind] : NULL, &e);
-		json_decref(summary);
-		json_decref(manifest);
-		if (ret) {
-			error("%s", e.msg);
-			ret = exit_code_for(ret);
-			goto out;
-		}
-	}
 	ret = compare_finish(&c, &o, &e);
 	if (ret) {
 		ret = usage_error("%s", e.msg);
@@ -380,28 +425,8 @@ int cmd_compare(int argc, char **argv)
 	}
 	warn_missing(&c);
 	warn_pooling(&c);
-	/* written beside the target and renamed: a failure never leaves half a table */
-	if ((ret = iot_outfile_open(&of, outpath ? outpath : "-", 0, &e)) ||
-	    !iot_outfile_stream(&of)) {
-		if (!ret)
-			iot_outfile_abort(&of);
-		ret = ret ? ret : -ENOMEM;
-		error("%s", ret == -ENOMEM ? "out of memory" : e.msg);
-		ret = exit_code_for(ret);
+	if ((ret = write_table(&c, fmt, outpath)))
 		goto out;
-	}
-	ret = compare_render(&c, fmt, iot_outfile_stream(&of));
-	if (ret) {
-		iot_outfile_abort(&of);
-		error("writing the table: %s", strerror(-ret));
-		ret = EXIT_SYSTEM;
-		goto out;
-	}
-	if ((ret = iot_outfile_commit(&of, &e))) {
-		error("%s", e.msg);
-		ret = exit_code_for(ret);
-		goto out;
-	}
 	/* partial results were compared: the bad bytes that cut them short come last */
 	if (stop.msg[0])
 		ret = (error("%s", stop.msg), EXIT_USAGE);

@@ -28,7 +28,6 @@ NOT_YET = {
     "cli/cmd-report.c:cmd_report": 216,
     "report/report_html.c:device_graphs": 180,
     "report/report_nfs_html.c:report_nfs_section": 172,
-    "cli/cmd-compare.c:cmd_compare": 172,
     "report/report_svg.c:svg_chart_write": 162,
     "capture/tracefs.c:tracefs_start": 157,
     "replay/replay.c:replay_one": 147,
