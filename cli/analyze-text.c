@@ -170,7 +170,7 @@ static void text_explain(FILE *f, const json_t *ex)
 {
 	const json_t *o, *p = json_object_get(ex, "periodicity"), *c;
 	const char *key;
-	char b1[32], b2[32], b3[32], who[128];
+	char b1[32], b2[32], b3[32], b4[32], who[128];
 	size_t i;
 	int any = 0;
 
@@ -194,11 +194,12 @@ static void text_explain(FILE *f, const json_t *ex)
 			continue;
 		}
 		fprintf(f,
-		        "    network during the gaps: %" PRIu64
-		        " packets, %s (%.3f MB/s): in %" PRIu64 " (%s), out %" PRIu64 " (%s)",
+		        "    network during the gaps: %" PRIu64 " packets, %s (%s): in %" PRIu64
+		        " (%s), out %" PRIu64 " (%s)",
 		        jget_u(o, "packets"), fmt_bytes(jget_u(o, "bytes"), b1, sizeof(b1)),
-		        jget_f(o, "mb_per_s"), jget_u(o, "packets_in"),
-		        fmt_bytes(jget_u(o, "bytes_in"), b2, sizeof(b2)), jget_u(o, "packets_out"),
+		        iot_fmt_rate(jget_f(o, "mb_per_s") * 1e6, b4, sizeof(b4)),
+		        jget_u(o, "packets_in"), fmt_bytes(jget_u(o, "bytes_in"), b2, sizeof(b2)),
+		        jget_u(o, "packets_out"),
 		        fmt_bytes(jget_u(o, "bytes_out"), b3, sizeof(b3)));
 		if (jget_u(o, "packets_local"))
 			fprintf(f, ", local %" PRIu64 " (%s)", jget_u(o, "packets_local"),

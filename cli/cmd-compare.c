@@ -92,7 +92,7 @@ const struct cli_doc doc_compare = {
         "Compare runs: run directories (analyzed here) or saved 'iotape analyze --json' output. "
         "Runs with the same label form a group: mean, sd, median, 95% CI (Student t), and "
         "Welch's t-test against the baseline group. A group counts runs, not devices: a run "
-        "of several devices in one group is one value (MB/s and IOPS summed over them; "
+        "of several devices in one group is one value (MiB/s and IOPS summed over them; "
         "per-device figures with device or role in the layout). Runs are pooled only when "
         "something says they repeat one configuration (kernel, distro, filesystem or a "
         "label known for all), and never when their manifests' labels differ unless --pool "
@@ -123,7 +123,7 @@ static void warn_pooling(const struct compare *c)
 		        "own; give --label to pool them",
 		        c->unpooled);
 	if (c->merged)
-		warning("%zu groups hold several devices of one run (up to %zu): their MB/s and "
+		warning("%zu groups hold several devices of one run (up to %zu): their MiB/s and "
 		        "IOPS are each run's sum, their per-device figures left out (put device or "
 		        "role in --by, --rows, --cols or --tables to see them)",
 		        c->merged, c->merged_devices);

@@ -115,6 +115,10 @@ int sweep_runs_add(const struct sweep_runs *s, struct compare *c)
 {
 	struct iot_err e = {""};
 
+	for (size_t i = 0; i < s->def.nmetrics; i++)
+		if (s->def.metric[i].unit[0] &&
+		    compare_sweep_unit(c, s->def.metric[i].name, s->def.metric[i].unit, &e))
+			return error("%s", e.msg), EXIT_USAGE;
 	for (size_t i = 0; i < s->n; i++) {
 		const struct sweep_run_data *d = &s->run[i];
 		int ret =

@@ -216,7 +216,7 @@ static void section_summary(FILE *f, const struct report_input *in, size_t n)
 	static const char *const d2c_keys[] = {"mean", "p50", "p99", "max"};
 
 	fputs("<h2>Summary</h2>\n<table>\n<thead><tr><th>run</th><th>device</th>"
-	      "<th>reads</th><th>read MB</th><th>writes</th><th>write MB</th><th>MB/s</th>"
+	      "<th>reads</th><th>read MiB</th><th>writes</th><th>write MiB</th><th>MiB/s</th>"
 	      "<th>IOPS</th><th>D2C mean (us)</th><th>D2C p50 (us)</th><th>D2C p99 (us)</th>"
 	      "<th>D2C max (us)</th><th>idle gaps</th><th>idle %</th><th>longest gap (ms)</th>"
 	      "<th>seeks/s</th><th>sequential %</th></tr></thead>\n",
@@ -236,10 +236,11 @@ static void section_summary(FILE *f, const struct report_input *in, size_t n)
 			fputs("</td>", f);
 			td_text(f, json_is_string(dev) ? json_string_value(dev) : "?");
 			td_num(f, jd(d, "reads", "ios", 0), 0);
-			td_num(f, jd(d, "reads", "bytes", 0) / 1e6, 1);
+			td_num(f, jd(d, "reads", "bytes", 0) / IOT_MIB, 1);
 			td_num(f, jd(d, "writes", "ios", 0), 0);
-			td_num(f, jd(d, "writes", "bytes", 0) / 1e6, 1);
-			td_num(f, jd(d, "throughput", "mbps", 0), 2);
+			td_num(f, jd(d, "writes", "bytes", 0) / IOT_MIB, 1);
+			/* the JSON's 10^6 bytes/s, shown in MiB/s (docs/units.md) */
+			td_num(f, jd(d, "throughput", "mbps", 0) * 1e6 / IOT_MIB, 2);
 			td_num(f, jd(d, "throughput", "iops", 0), 1);
 			/* no latency measured is not a latency of zero (compare says the same) */
 			for (unsigned q = 0; q < 4; q++)
@@ -534,7 +535,7 @@ static void device_graphs(struct emit *em, const struct report_input *in, struct
 	snprintf(t_iops, sizeof(t_iops), "IOPS (per %s interval)", wtxt);
 	snprintf(t_seeks, sizeof(t_seeks), "seeks per second (per %s interval)", wtxt);
 	if (multi) {
-		CHART("mbps", t_mbps, "MB/s",
+		CHART("mbps", t_mbps, "MiB/s",
 		      for (size_t i = 0; i < n; i++)
 		          series_set(&ser[k++], names[i], run_color(dr[i].run), &dr[i].p,
 		                     dr[i].p.mbps, dr[i].p.mbps_lo, dr[i].p.mbps_hi, false));
@@ -543,7 +544,7 @@ static void device_graphs(struct emit *em, const struct report_input *in, struct
 		          series_set(&ser[k++], names[i], run_color(dr[i].run), &dr[i].p,
 		                     dr[i].p.iops, dr[i].p.iops_lo, dr[i].p.iops_hi, false));
 	} else {
-		CHART("mbps", t_mbps, "MB/s", {
+		CHART("mbps", t_mbps, "MiB/s", {
 			series_set(&ser[k++], "read", READ_COLOR, &dr[0].p, dr[0].p.rd_mbps, NULL,
 			           NULL, false);
 			series_set(&ser[k++], "write", WRITE_COLOR, &dr[0].p, dr[0].p.wr_mbps, NULL,
