@@ -853,6 +853,26 @@ static uint64_t plot_width(const struct report_input *in, size_t n, const struct
 	return w;
 }
 
+/* The interval device k of run i is plotted in: its section's (section_devices()), the
+ * widest any run's device of that section needs, and never below the shared width. */
+static uint64_t plotted_width(const struct report_input *in, size_t n, uint64_t width, size_t i,
+                              unsigned k)
+{
+	bool one_each = n > 1;
+	uint64_t w = width;
+	char kb[32], buf[32];
+	const char *key = device_key(&in[i], k, kb, sizeof(kb));
+
+	for (size_t j = 0; j < n; j++)
+		one_each &= in[j].blk && blk_analysis_ndevices(in[j].blk) == 1;
+	for (size_t j = 0; j < n; j++)
+		for (unsigned d = 0; d < graphed(in[j].blk); d++)
+			if ((one_each || !strcmp(device_key(&in[j], d, buf, sizeof(buf)), key)) &&
+			    report_points_min_width(in[j].blk, d) > w)
+				w = report_points_min_width(in[j].blk, d);
+	return w;
+}
+
 /* A run's input stopped at bad bytes: its numbers are of what came before them. */
 static void partial_note(FILE *f, const json_t *input, const char *what)
 {
@@ -868,8 +888,9 @@ static void partial_note(FILE *f, const json_t *input, const char *what)
 }
 
 /* One row of the Runs table: what the pass saw, from the summary and the pass. */
-static void run_row(FILE *f, const struct report_input *in, size_t i, bool multi)
+static void run_row(FILE *f, const struct report_input *in, size_t n, size_t i, uint64_t width)
 {
+	bool multi = n > 1;
 	const struct blk_analysis *a = in[i].blk;
 	const json_t *devs = json_object_get(in[i].summary, "devices"), *d;
 	double events = 0, dropped = jd(in[i].summary, "events_dropped_devices", 0, 0);
@@ -885,10 +906,27 @@ static void run_row(FILE *f, const struct report_input *in, size_t i, bool multi
 	td_num(f, jd(in[i].summary, "span_ns", 0, 0) / 1e9, 3);
 	td_num(f, events + (isnan(dropped) ? 0 : dropped), 0);
 	td_num(f, ndev, 0);
-	td_num(f,
-	       a ? (double)blk_timeline_interval(blk_analysis_sink(a, &blk_timeline_ops)) / 1e6
-	         : NAN,
-	       3);
+	/* the bin the rate graphs plot (chosen from the data), not the timeline's interval */
+	{
+		uint64_t lo = UINT64_MAX, hi = 0;
+		char b1[32], b2[32];
+
+		for (unsigned k = 0; k < graphed(a); k++) {
+			uint64_t w = plotted_width(in, n, width, i, k);
+
+			lo = w < lo ? w : lo;
+			hi = w > hi ? w : hi;
+		}
+		fputs("<td class=\"n bin\">", f);
+		if (!hi)
+			fputs("-", f);
+		else if (lo == hi)
+			fputs(iot_fmt_dur((double)hi, b1, sizeof(b1)), f);
+		else
+			fprintf(f, "%s to %s", iot_fmt_dur((double)lo, b1, sizeof(b1)),
+			        iot_fmt_dur((double)hi, b2, sizeof(b2)));
+		fputs("</td>", f);
+	}
 	fputs("<td>", f);
 	if (multi) {
 		/* its idle time on the shared graphs: grey, hatched as this */
@@ -921,11 +959,12 @@ int report_write_html(FILE *f, const struct report_input *in, size_t n, const st
 	xml_puts(f, o->version ? o->version : "");
 	fputs("; one self-contained file (no network, no scripts).</p>\n", f);
 
-	fputs("<h2>Runs</h2>\n<table>\n<thead><tr><th>run</th><th>path</th><th>span (s)</th>"
-	      "<th>events</th><th>devices</th><th>bin width (ms)</th><th>notes</th></tr></thead>\n",
-	      f);
+	fputs(
+	    "<h2>Runs</h2>\n<table>\n<thead><tr><th>run</th><th>path</th><th>span (s)</th>"
+	    "<th>events</th><th>devices</th><th>rate graphs' bin</th><th>notes</th></tr></thead>\n",
+	    f);
 	for (size_t i = 0; i < n; i++)
-		run_row(f, in, i, n > 1);
+		run_row(f, in, n, i, width);
 	fputs("</table>\n", f);
 	section_manifests(f, in, n);
 	section_summary(f, in, n);
