@@ -188,7 +188,16 @@ static void on_event(void *arg, const struct sweep_event *ev)
 		fprintf(stderr, "iotape: sweep: [%zu/%zu] %s rep %u: done, %.3f s", ev->index,
 		        ev->total, cell, ev->slot->rep, (double)ev->result->wall_ns / 1e9);
 		json_object_foreach(ev->result->metrics, key, v)
-		    fprintf(stderr, "  %s=%.10g", key, json_number_value(v));
+		{
+			const char *unit = "";
+
+			/* the number as the command gave it, in the unit its --metric names */
+			for (size_t i = 0; i < d->nmetrics; i++)
+				if (!strcmp(d->metric[i].name, key))
+					unit = d->metric[i].unit;
+			fprintf(stderr, "  %s=%.10g%s%s", key, json_number_value(v),
+			        *unit ? " " : "", unit);
+		}
 		fputc('\n', stderr);
 	} else {
 		fprintf(stderr, "iotape: sweep: [%zu/%zu] %s rep %u: FAILED: %s (in '%s')\n",

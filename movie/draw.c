@@ -102,13 +102,7 @@ static const char *fmt_time(char *buf, size_t len, double ns)
 
 static const char *fmt_bytes(char *buf, size_t len, double b)
 {
-	static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB"};
-	int i = 0;
-
-	while (b >= 1024 && i < 7)
-		b /= 1024, i++;
-	snprintf(buf, len, b < 10 && i ? "%.1f %s" : "%.0f %s", b, unit[i]);
-	return buf;
+	return iot_fmt_size(b, buf, len); /* the one unit system, compact for an axis */
 }
 
 static const char *fmt_num(char *buf, size_t len, double v)

@@ -41,6 +41,7 @@ grep -q 'MiB' "$O/report-nfs.html" || fail "report (NFS): no MiB"
 grep -q '^mbps,MiB/s,' "$O/compare.csv" || fail "compare csv unit: $(head -3 "$O/compare.csv")"
 grep -q 'MiB/s' "$O/compare-sweep.txt" || fail "compare of a sweep: bw not in MiB/s: $(cat "$O/compare-sweep.txt")"
 grep -q 'MiB/s' "$O/svg-sweep/"*bw*.svg || fail "sweep report: bw axis names no unit"
+grep -q 'bw=600000000 B/s' "$O/sweep.txt" || fail "sweep's progress names no unit: $(cat "$O/sweep.txt")"
 grep -q 'MiB/s' "$O/replay.txt" || fail "replay: $(cat "$O/replay.txt")"
 # as Chromium renders them: the pages' text (tables, SVG axes and legends) after layout, and
 # screenshots (kept in $IOTAPE_KEEP_SCREENSHOT, a directory, when set)

@@ -21,6 +21,16 @@ static void test_bytes(void **state)
 	assert_string_equal(iot_fmt_bytes(3ull << 30, b, sizeof(b)), "3.0 GiB");
 }
 
+static void test_size(void **state)
+{
+	char b[32];
+
+	(void)state;
+	assert_string_equal(iot_fmt_size(512, b, sizeof(b)), "512 B");
+	assert_string_equal(iot_fmt_size(1536, b, sizeof(b)), "1.5 KiB");
+	assert_string_equal(iot_fmt_size(256.0 * 1048576, b, sizeof(b)), "256 MiB");
+}
+
 static void test_rate(void **state)
 {
 	char b[32];
@@ -47,6 +57,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_bytes),
+	    cmocka_unit_test(test_size),
 	    cmocka_unit_test(test_rate),
 	    cmocka_unit_test(test_dur),
 	};
