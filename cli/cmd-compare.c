@@ -102,7 +102,7 @@ const struct cli_doc doc_compare = {
         "table per value of the first, columns the last, rows the others), and its metrics "
         "(--metric, wall_s) are columns of their own.\n"
         "\n"
-        "Metrics: mbps, iops, lat_p50, lat_p99 (D2C, us), idle_pct, longest_gap (ms), seeks, "
+        "Metrics: mbps (MiB/s), iops, lat_p50, lat_p99 (D2C, us), idle_pct, longest_gap (ms), seeks, "
         "seq_pct, idle_other_busy and idle_nfs_work (% of the idle gaps with another device "
         "busy, with NFS calls outstanding), nfsV.OP (mean NFS response time, ms; nfs.OP for "
         "any version); a sweep's own "
