@@ -211,7 +211,7 @@ static void text_explain(struct txt *t, const json_t *ex)
 	FILE *f = t->f;
 	const json_t *o, *p = json_object_get(ex, "periodicity"), *c;
 	const char *key;
-	char b1[32], b2[32], b3[32], who[128];
+	char b1[32], b2[32], b3[32], b4[32], who[128];
 	size_t i;
 	int any = 0;
 
@@ -235,11 +235,12 @@ static void text_explain(struct txt *t, const json_t *ex)
 			continue;
 		}
 		fprintf(f,
-		        "    network during the gaps: %" PRIu64
-		        " packets, %s (%.3f MB/s): in %" PRIu64 " (%s), out %" PRIu64 " (%s)",
+		        "    network during the gaps: %" PRIu64 " packets, %s (%s): in %" PRIu64
+		        " (%s), out %" PRIu64 " (%s)",
 		        jget_u(t, o, "packets"),
 		        iot_fmt_bytes(jget_u(t, o, "bytes"), b1, sizeof(b1)),
-		        jget_f(t, o, "mb_per_s"), jget_u(t, o, "packets_in"),
+		        iot_fmt_rate(jget_f(t, o, "mb_per_s") * 1e6, b4, sizeof(b4)),
+		        jget_u(t, o, "packets_in"),
 		        iot_fmt_bytes(jget_u(t, o, "bytes_in"), b2, sizeof(b2)),
 		        jget_u(t, o, "packets_out"),
 		        iot_fmt_bytes(jget_u(t, o, "bytes_out"), b3, sizeof(b3)));

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/jsonint.h"
+#include "common/units.h"
 #include "formats/netaddr.h"
 
 /*
@@ -347,11 +348,11 @@ static void because(const struct idle_explain *x, const struct ie_dev *d, const 
 				continue;
 			snprintf(
 			    buf, len,
-			    "%llu packets, %llu bytes during the gap (%.3f MB/s; the capture's "
-			    "mean is %.3f MB/s)",
+			    "%llu packets, %llu bytes during the gap (%.3f MiB/s; the capture's "
+			    "mean is %.3f MiB/s)",
 			    (unsigned long long)n->packets, (unsigned long long)n->bytes,
-			    glen ? (double)n->bytes * 1e3 / (double)glen : 0,
-			    cap_rate(&x->host[h]) / 1e6);
+			    glen ? (double)n->bytes * 1e9 / IOT_MIB / (double)glen : 0,
+			    cap_rate(&x->host[h]) / IOT_MIB);
 			return;
 		}
 		break;

@@ -45,8 +45,8 @@ static void text_procs(FILE *f, const struct nfs_stats *s)
 	char b[8][24];
 
 	fprintf(f, "%-8s %-7s %-20s %9s %7s %10s %9s %9s %9s %9s %9s %9s %9s\n", "program",
-	        "version", "procedure", "calls", "errors", "MB", "min", "mean", "p50", "p90", "p99",
-	        "p99.9", "max");
+	        "version", "procedure", "calls", "errors", "MiB", "min", "mean", "p50", "p90",
+	        "p99", "p99.9", "max");
 	for (i = 0; i < s->nprocs; i++) {
 		const struct nfs_proc_stats *r = &s->procs[i];
 		const struct hist *h = r->srt;
@@ -54,7 +54,7 @@ static void text_procs(FILE *f, const struct nfs_stats *s)
 
 		fprintf(f, "%-8s %-7s %-20s %9llu %7llu %10.1f %9s %9s %9s %9s %9s %9s %9s\n",
 		        prog_name(r, b[7], 24), r->version, r->name, (unsigned long long)r->calls,
-		        (unsigned long long)r->e.errors, (double)r->bytes / 1e6,
+		        (unsigned long long)r->e.errors, (double)r->bytes / IOT_MIB,
 		        dur_or_dash(n, (double)h->min, b[0], 24),
 		        dur_or_dash(n, hist_mean(h), b[1], 24),
 		        dur_or_dash(n, (double)hist_quantile(h, .5), b[2], 24),
@@ -112,13 +112,13 @@ static void text_timeline(FILE *f, const struct nfs_stats *s)
 		return;
 	fprintf(f, "\ntimeline (%s bins):\n  %10s %10s %11s %11s %12s\n",
 	        iot_fmt_dur((double)s->clock.width, b, sizeof(b)), "start (s)", "ops/s",
-	        "read MB/s", "write MB/s", "outstanding");
+	        "read MiB/s", "write MiB/s", "outstanding");
 	for (i = 0; i < s->clock.n; i++) {
 		const struct nfs_bin *n = &s->bins[i];
 
 		fprintf(f, "  %10.3f %10.1f %11.2f %11.2f %12.2f\n", (double)i * secs,
-		        (double)n->ops / secs, (double)n->read_bytes / 1e6 / secs,
-		        (double)n->write_bytes / 1e6 / secs,
+		        (double)n->ops / secs, (double)n->read_bytes / IOT_MIB / secs,
+		        (double)n->write_bytes / IOT_MIB / secs,
 		        (double)n->busy_ns / (double)s->clock.width);
 	}
 }
@@ -171,10 +171,10 @@ static void text_clients(FILE *f, const struct nfs_stats *s)
 				snprintf(who, sizeof(who), "%s", c->machine);
 			}
 			fprintf(f,
-			        "  %-40s %9llu calls %7llu errors %10.1f MB  waited %s  mean %s "
+			        "  %-40s %9llu calls %7llu errors %10.1f MiB  waited %s  mean %s "
 			        "p99 %s\n",
 			        who, (unsigned long long)c->calls, (unsigned long long)c->errors,
-			        (double)(c->read_bytes + c->write_bytes) / 1e6,
+			        (double)(c->read_bytes + c->write_bytes) / IOT_MIB,
 			        iot_fmt_dur((double)c->wait_ns, b[0], 24),
 			        dur_or_dash(c->srt.count, nfs_sketch_mean(&c->srt), b[1], 24),
 			        dur_or_dash(c->srt.count, (double)nfs_sketch_quantile(&c->srt, .99),
@@ -202,9 +202,9 @@ static void text_files(FILE *f, const struct nfs_stats *s, enum nfs_rank by)
 		if (fl & NFS_PATH_REMOVED)
 			strncat(path, " (removed)", sizeof(path) - strlen(path) - 1);
 		fprintf(
-		    f, "  %-48s %8llu ops %9.1f MB read %9.1f MB written  waited %s  p99 %s\n",
+		    f, "  %-48s %8llu ops %9.1f MiB read %9.1f MiB written  waited %s  p99 %s\n",
 		    elide(path, e, sizeof(e), 48), (unsigned long long)x->ops,
-		    (double)x->rd.bytes / 1e6, (double)x->wr.bytes / 1e6,
+		    (double)x->rd.bytes / IOT_MIB, (double)x->wr.bytes / IOT_MIB,
 		    iot_fmt_dur((double)x->wait_ns, b[0], 24),
 		    dur_or_dash(x->srt.count, (double)nfs_sketch_quantile(&x->srt, .99), b[1], 24));
 	}
@@ -281,11 +281,11 @@ void nfs_text_render(FILE *f, const struct nfs_pipe_file *files, unsigned n,
 	if (s->copy.calls || s->copy.callbacks) {
 		fprintf(f,
 		        "\nserver-side copy: %llu COPY calls (%llu synchronous, %llu asynchronous, "
-		        "%llu errors), %.1f MB copied, %llu CB_OFFLOAD",
+		        "%llu errors), %.1f MiB copied, %llu CB_OFFLOAD",
 		        (unsigned long long)s->copy.calls,
 		        (unsigned long long)(s->copy.calls - s->copy.async),
 		        (unsigned long long)s->copy.async, (unsigned long long)s->copy.errors,
-		        (double)(s->copy.bytes + s->copy.cb_bytes) / 1e6,
+		        (double)(s->copy.bytes + s->copy.cb_bytes) / IOT_MIB,
 		        (unsigned long long)s->copy.callbacks);
 		if (s->copy.cb_latency.count)
 			fprintf(f, ", COPY to CB_OFFLOAD mean %s max %s",

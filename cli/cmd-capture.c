@@ -14,6 +14,7 @@
 #include "capture/capture.h"
 #include "capture/hosts.h"
 #include "common/stop.h"
+#include "common/units.h"
 
 static const struct cli_opt capture_opts[] = {
     {.name = "output",
@@ -182,14 +183,7 @@ static int progress_shown;
 
 static void human(char *buf, size_t cap, double v)
 {
-	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-	unsigned u = 0;
-
-	while (v >= 1024 && u < 4) {
-		v /= 1024;
-		u++;
-	}
-	snprintf(buf, cap, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+	iot_fmt_bytes((uint64_t)v, buf, cap); /* the one unit system */
 }
 
 static void show_progress(void *arg, const struct cap_progress *p)

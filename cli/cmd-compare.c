@@ -93,7 +93,7 @@ const struct cli_doc doc_compare = {
         "Compare runs: run directories (analyzed here) or saved 'iotape analyze --json' output. "
         "Runs with the same label form a group: mean, sd, median, 95% CI (Student t), and "
         "Welch's t-test against the baseline group. A group counts runs, not devices: a run "
-        "of several devices in one group is one value (MB/s and IOPS summed over them; "
+        "of several devices in one group is one value (MiB/s and IOPS summed over them; "
         "per-device figures with device or role in the layout). Runs are pooled only when "
         "something says they repeat one configuration (kernel, distro, filesystem or a "
         "label known for all), and never when their manifests' labels differ unless --pool "
@@ -106,7 +106,8 @@ const struct cli_doc doc_compare = {
         "its manifest's hostname) of a set (its path), keys 'host' and 'set'; by default a "
         "row per host, a column per set, each host against its own in the first set.\n"
         "\n"
-        "Metrics: mbps, iops, lat_p50, lat_p99 (D2C, us), idle_pct, longest_gap (ms), seeks, "
+        "Metrics: mbps (MiB/s), iops, lat_p50, lat_p99 (D2C, us), idle_pct, longest_gap (ms), "
+        "seeks, "
         "seq_pct, idle_other_busy and idle_nfs_work (% of the idle gaps with another device "
         "busy, with NFS calls outstanding), nfsV.OP (mean NFS response time, ms; nfs.OP for "
         "any version); a sweep's own "
@@ -127,7 +128,7 @@ static void warn_pooling(const struct compare *c)
 		        "own; give --label to pool them",
 		        c->unpooled);
 	if (c->merged)
-		warning("%zu groups hold several devices of one run (up to %zu): their MB/s and "
+		warning("%zu groups hold several devices of one run (up to %zu): their MiB/s and "
 		        "IOPS are each run's sum, their per-device figures left out (put device or "
 		        "role in --by, --rows, --cols or --tables to see them)",
 		        c->merged, c->merged_devices);

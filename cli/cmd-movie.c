@@ -72,7 +72,7 @@ const struct cli_doc doc_movie = {
         "A movie of block IO in the manner of seekwatcher: per run a panel (side by side, up "
         "to 16), per device the sector offset of every issued IO against time in a trailing "
         "window (the newest bright, older fading; reads blue, writes red), idle gaps shaded "
-        "while they last, and below it MB/s, IOPS and seeks/s over the whole run. Every run "
+        "while they last, and below it MiB/s, IOPS and seeks/s over the whole run. Every run "
         "plays on one clock from its own first event. The figures are those of "
         "'iotape analyze' (its idle and timeline sinks). A run set ('iotape capture --host', "
         "given alone) is a panel per host, labelled by its name.\n"

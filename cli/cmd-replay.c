@@ -97,11 +97,10 @@ static double rate(uint64_t n, uint64_t ns)
 	return ns ? (double)n * 1e9 / (double)ns : 0.0;
 }
 
-/* "12.3 MiB" */
+/* "12.3 MiB", through the one formatter */
 static const char *mib(char *buf, size_t cap, uint64_t bytes)
 {
-	snprintf(buf, cap, "%.1f MiB", (double)bytes / (1 << 20));
-	return buf;
+	return iot_fmt_bytes(bytes, buf, cap);
 }
 
 static void print_summary(const struct replay_stats *st)
@@ -113,15 +112,15 @@ static void print_summary(const struct replay_stats *st)
 	printf("replayed %llu of %llu IOs on %s%s\n", (unsigned long long)st->ios,
 	       (unsigned long long)st->trace_ios, st->engine, st->stopped ? " (interrupted)" : "");
 	/* data only: a discard's or write-zeroes' range is no transfer (fstrim's 592 MiB in
-	 * milliseconds would read as 10 GB/s) */
-	printf("  trace:    %10.0f IOPS %9.2f MB/s of reads and writes over %s s, depth up "
+	 * milliseconds would read as 10 GiB/s) */
+	printf("  trace:    %10.0f IOPS %9.2f MiB/s of reads and writes over %s s, depth up "
 	       "to %u\n",
 	       rate(st->trace_ios, st->trace_span_ns),
-	       rate(st->trace_bytes, st->trace_span_ns) / 1e6,
+	       rate(st->trace_bytes, st->trace_span_ns) / IOT_MIB,
 	       fmt_secs(st->trace_span_ns, 3, t1, sizeof(t1)), st->trace_max_depth);
-	printf("  replay:   %10.0f IOPS %9.2f MB/s of reads and writes over %s s (%.2f%% of "
+	printf("  replay:   %10.0f IOPS %9.2f MiB/s of reads and writes over %s s (%.2f%% of "
 	       "the trace's time), in flight up to %u\n",
-	       rate(st->ios, st->replay_span_ns), rate(st->bytes, st->replay_span_ns) / 1e6,
+	       rate(st->ios, st->replay_span_ns), rate(st->bytes, st->replay_span_ns) / IOT_MIB,
 	       fmt_secs(st->replay_span_ns, 3, t2, sizeof(t2)),
 	       st->trace_span_ns ? 100.0 * st->replay_span_ns / st->trace_span_ns : 0.0,
 	       st->max_inflight);
@@ -137,7 +136,7 @@ static void print_summary(const struct replay_stats *st)
 			printf(", %s of %s", mib(a, sizeof(a), st->op_bytes[i]),
 			       mib(b, sizeof(b), st->trace_op_bytes[i]));
 		else if (i != RP_OP_FLUSH)
-			printf(", covering %s of %s (not data: not in MB/s)",
+			printf(", covering %s of %s (not data: not in MiB/s)",
 			       mib(a, sizeof(a), st->op_bytes[i]),
 			       mib(b, sizeof(b), st->trace_op_bytes[i]));
 		printf("\n");

@@ -90,7 +90,7 @@ const struct cli_doc doc_report = {
                 "RULE]... [--metrics LIST] [--title TEXT]",
     .description =
         "One self-contained HTML file (inline SVG, no network, no scripts): the runs' "
-        "manifests, summary tables and, per device, sector offset over time, MB/s, IOPS, "
+        "manifests, summary tables and, per device, sector offset over time, MiB/s, IOPS, "
         "seeks/s, queue depth and D2C latency p50/p99 per interval, idle gaps shaded. Several "
         "runs share the axes (one colour per run) and get a comparison table as 'iotape "
         "compare' makes it, laid out by --rows, --cols, --tables, --metrics and --fail-if. RUN "

@@ -62,10 +62,11 @@ static const struct cli_opt sweep_opts[] = {
      .help = "run the command without tracing (time and metrics only)"},
     {.name = "metric",
      .short_name = 'm',
-     .arg = "NAME=REGEX|NAME=json:PATH",
+     .arg = "NAME[:UNIT]=REGEX|NAME[:UNIT]=json:PATH",
      .help = "a number from the command's output: the first capture group of the first match "
              "(stdout, then stderr), or a number in JSON on stdout (jobs[0].read.bw, "
-             "[\"key.with.dots\"], jobs[*].write.iops sums)"},
+             "[\"key.with.dots\"], jobs[*].write.iops sums); UNIT (B/s, KiB/s, B, s, ...) "
+             "names it on compare's tables and the report's axes, bytes in MiB and MiB/s"},
     {.name = "order",
      .key = 'O',
      .arg = "ORDER",
@@ -102,7 +103,8 @@ const struct cli_doc doc_sweep = {
     .summary = "run a command over a parameter matrix, each run captured",
     .synopsis = "-o SWEEPDIR [--param NAME=VALUES]... [--reps N] [--setup CMD] [--teardown CMD] "
                 "[-d DEV]... [-i IFACE] [--capture-arg ARG]... [--no-capture] "
-                "[--metric NAME=REGEX|NAME=json:PATH]... [--order shuffled|rounds|sequential] "
+                "[--metric NAME[:UNIT]=REGEX|NAME[:UNIT]=json:PATH]... [--order "
+                "shuffled|rounds|sequential] "
                 "[--seed N] [--timeout DUR] [--wait-tracer DUR] [--dry-run] -- COMMAND "
                 "[ARGS...]\n"
                 "--resume SWEEPDIR [--retry-failed]",
@@ -186,7 +188,16 @@ static void on_event(void *arg, const struct sweep_event *ev)
 		fprintf(stderr, "iotape: sweep: [%zu/%zu] %s rep %u: done, %.3f s", ev->index,
 		        ev->total, cell, ev->slot->rep, (double)ev->result->wall_ns / 1e9);
 		json_object_foreach(ev->result->metrics, key, v)
-		    fprintf(stderr, "  %s=%.10g", key, json_number_value(v));
+		{
+			const char *unit = "";
+
+			/* the number as the command gave it, in the unit its --metric names */
+			for (size_t i = 0; i < d->nmetrics; i++)
+				if (!strcmp(d->metric[i].name, key))
+					unit = d->metric[i].unit;
+			fprintf(stderr, "  %s=%.10g%s%s", key, json_number_value(v),
+			        *unit ? " " : "", unit);
+		}
 		fputc('\n', stderr);
 	} else {
 		fprintf(stderr, "iotape: sweep: [%zu/%zu] %s rep %u: FAILED: %s (in '%s')\n",

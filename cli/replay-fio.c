@@ -2,6 +2,7 @@
 /* iotape replay --fio-client: a trace replayed across hosts through fio's client/server mode. */
 #include "cli/cli.h"
 #include "common/stop.h"
+#include "common/units.h"
 
 #include <getopt.h> /* optarg, optind */
 #include <inttypes.h>
@@ -330,7 +331,7 @@ static void print_text(const struct fopts *f, const struct fc_result *res)
 		       s->target, dv->fio.have ? "" : ": no report from fio");
 		printf("    trace: ");
 		ops_text(ops);
-		printf(", %.1f MB, until %s s\n", (double)dv->x.bytes / 1e6,
+		printf(", %.1f MiB, until %s s\n", (double)dv->x.bytes / IOT_MIB,
 		       fmt_secs(span, 3, t, sizeof(t)));
 		if (dv->x.skipped_writes)
 			printf("    skipped %" PRIu64 " writes and trims (no --allow-writes)\n",
@@ -339,10 +340,10 @@ static void print_text(const struct fopts *f, const struct fc_result *res)
 			continue;
 		printf("    fio:   ");
 		ops_text(dv->fio.ios);
-		printf(", %.1f MB in %s s (ratio %.2f)",
+		printf(", %.1f MiB in %s s (ratio %.2f)",
 		       ((double)dv->fio.bytes[0] + (double)dv->fio.bytes[1] +
 		        (double)dv->fio.bytes[2]) /
-		           1e6,
+		           IOT_MIB,
 		       fmt_secs(dv->fio.runtime_ns, 3, t, sizeof(t)),
 		       span ? (double)dv->fio.runtime_ns / (double)span : 0.0);
 		if (dv->fio.error)

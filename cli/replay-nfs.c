@@ -137,23 +137,23 @@ static void print_summary(const struct nfs_replay_opts *o, const struct nfs_repl
 	       (unsigned long long)st->calls, st->target_kind,
 	       o->nfs_url ? o->nfs_url : o->target_dir, st->stopped ? " (interrupted)" : "");
 	printf("  capture:  %.3f s, %.1f MiB read, %.1f MiB written\n", st->capture_span_ns / 1e9,
-	       st->cap_bytes_read / 1048576.0, st->cap_bytes_written / 1048576.0);
+	       st->cap_bytes_read / IOT_MIB, st->cap_bytes_written / IOT_MIB);
 	printf("  replay:   %.3f s (%.0f calls/s), %.1f MiB read, %.1f MiB written, %u stream%s, "
 	       "up to %u in flight\n",
 	       st->replay_span_ns / 1e9,
 	       st->replay_span_ns ? st->replayed * 1e9 / (double)st->replay_span_ns : 0.0,
-	       st->bytes_read / 1048576.0, st->bytes_written / 1048576.0,
-	       st->streams ? st->streams : 1, st->streams > 1 ? "s" : "", st->max_inflight);
+	       st->bytes_read / IOT_MIB, st->bytes_written / IOT_MIB, st->streams ? st->streams : 1,
+	       st->streams > 1 ? "s" : "", st->max_inflight);
 	if (o->prepare)
 		printf(
 		    "  prepared: %llu directories, %llu files (%.1f MiB, holes), %llu symlinks%s\n",
 		    (unsigned long long)st->prep_dirs, (unsigned long long)st->prep_files,
-		    st->prep_bytes / 1048576.0, (unsigned long long)st->prep_links,
+		    st->prep_bytes / IOT_MIB, (unsigned long long)st->prep_links,
 		    st->prep_failed ? " (some failed)" : "");
 	if (st->payload_cut)
 		printf("  written:  %llu WRITEs the capture does not hold whole (the snaplen): "
 		       "%.1f MiB of a generated pattern in their place\n",
-		       (unsigned long long)st->payload_cut, st->payload_cut_bytes / 1048576.0);
+		       (unsigned long long)st->payload_cut, st->payload_cut_bytes / IOT_MIB);
 	printf("  outcomes: %llu as in the capture, %llu diverged, %llu not answered in the "
 	       "capture\n",
 	       (unsigned long long)st->same, (unsigned long long)st->diverged,
@@ -254,7 +254,7 @@ static void print_verify(const struct replay_nfs_args *a, const struct nfs_verif
 
 	printf("  verify:   %llu names beside '%s', %.1f MiB read: %llu differ",
 	       (unsigned long long)v->entries, txt_escape(a->verify, rb, sizeof(rb)),
-	       v->bytes / 1048576.0, (unsigned long long)v->differences);
+	       v->bytes / IOT_MIB, (unsigned long long)v->differences);
 	if (v->differences > v->nshown)
 		printf(" (the first %u listed)", v->nshown);
 	printf("\n");

@@ -23,6 +23,37 @@ const char *iot_fmt_bytes(uint64_t b, char *buf, size_t len)
 	return buf;
 }
 
+const char *iot_fmt_size(double b, char *buf, size_t len)
+{
+	static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB"};
+	unsigned i = 0;
+
+	while (b >= 1024 && i + 1 < sizeof(unit) / sizeof(unit[0])) {
+		b /= 1024;
+		i++;
+	}
+	snprintf(buf, len, b < 10 && i ? "%.1f %s" : "%.0f %s", b, unit[i]);
+	return buf;
+}
+
+const char *iot_fmt_rate(double bps, char *buf, size_t len)
+{
+	static const char *const unit[] = {"B/s", "KiB/s", "MiB/s", "GiB/s", "TiB/s", "PiB/s"};
+	double v = bps;
+	unsigned u = 0;
+
+	if (isnan(bps)) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	while (fabs(v) >= 1024 && u + 1 < sizeof(unit) / sizeof(unit[0])) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
+	return buf;
+}
+
 const char *iot_fmt_dur(double ns, char *buf, size_t len)
 {
 	double a = fabs(ns);

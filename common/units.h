@@ -13,10 +13,14 @@
  * report, movie, compare) formats through here, so that one figure reads the same wherever it
  * is shown.
  */
-#define IOT_MIB 1048576.0
+#define IOT_MIB 1048576.0 /* bytes in a MiB: what a rate in MiB/s divides by */
 
 /* "512 B", "4.0 KiB", "164.2 MiB". Returns buf. */
 const char *iot_fmt_bytes(uint64_t b, char *buf, size_t len);
+/* The same units, compact for an axis label: "512 B", "1.5 KiB", "256 MiB". Returns buf. */
+const char *iot_fmt_size(double b, char *buf, size_t len);
+/* "830 B/s", "12.3 MiB/s", "1.2 GiB/s" for a rate in bytes per second (NaN: "-"). Returns buf. */
+const char *iot_fmt_rate(double bytes_per_s, char *buf, size_t len);
 /* "830 ns", "434.1 ms", "1.02 ms", "2.500 s" (NaN: "-"). Returns buf. */
 const char *iot_fmt_dur(double ns, char *buf, size_t len);
 

@@ -14,7 +14,7 @@
 #define NONNEG 0, INFINITY
 #define PCT 0, 100
 static const struct cmp_metric block_metrics[M_NBLOCK] = {
-    [M_MBPS] = {"mbps", "MB/s", "MB/s", 2, NONNEG},
+    [M_MBPS] = {"mbps", "MiB/s", "MiB/s", 2, NONNEG},
     [M_IOPS] = {"iops", "IOPS", "IOPS", 1, NONNEG},
     [M_P50] = {"lat_p50", "D2C p50", "us", 1, NONNEG},
     [M_P99] = {"lat_p99", "D2C p99", "us", 1, NONNEG},

@@ -36,13 +36,14 @@ enum cmp_attr {
 
 struct cmp_metric {
 	char key[64];   /* "mbps", "lat_p99", "nfs3.READ" (what --fail-if names) */
-	char title[64]; /* "MB/s", "D2C p99", "NFSv3 READ" */
-	char unit[8];   /* "us", "%", "ms", "MB/s", "" */
+	char title[64]; /* "MiB/s", "D2C p99", "NFSv3 READ" */
+	char unit[8];   /* "us", "%", "ms", "MiB/s", "" */
 	int decimals;   /* for text, Markdown and HTML */
 	/* The quantity's bounds: a confidence interval ends there (two runs of 1 and 900 MB/s
 	 * do not make -5000 MB/s likely). lo NaN: 0 unless a value is below 0 (a command's
 	 * own number, whose sign nothing else tells). */
 	double lo, hi;
+	double scale; /* a sweep's number times this is shown (B/s as MiB/s); 0: as it is */
 };
 
 struct cmp_sample {
@@ -153,6 +154,9 @@ int compare_add(struct compare *c, const char *path, json_t *summary, json_t *ma
  */
 int compare_add_run(struct compare *c, const char *path, json_t *summary, json_t *manifest,
                     json_t *params, json_t *metrics, struct iot_err *e);
+/* A sweep's number KEY counts UNIT (`--metric NAME:UNIT=...`): its tables and axes name it,
+ * bytes (B, KiB, B/s, KiB/s) shown in MiB and MiB/s. Before its runs are added. */
+int compare_sweep_unit(struct compare *c, const char *key, const char *unit, struct iot_err *e);
 
 /* Parse "METRIC<-10%", "lat_p99>=2.5", "mbps < 100" into r. */
 int compare_parse_rule(const char *s, struct cmp_rule *r, struct iot_err *e);
@@ -167,7 +171,7 @@ bool compare_metric_shown(const struct compare *c, size_t m);
 /* The metric shown i-th (i < nmetrics): --metrics's order first, then the table's. */
 size_t compare_metric_at(const struct compare *c, size_t i);
 
-/* Metric index by key or alias ("MB/s", "p99", "nfs.READ"), or -1. */
+/* Metric index by key or alias ("MiB/s", "p99", "nfs.READ"), or -1. */
 int compare_metric_find(const struct compare *c, const char *name);
 
 enum cmp_format { CMP_FMT_TEXT, CMP_FMT_MARKDOWN, CMP_FMT_CSV, CMP_FMT_JSON, CMP_FMT_HTML };

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/jsonint.h"
+#include "common/units.h"
 #include "compare/compare.h"
 #include "compare/compare_int.h"
 
@@ -206,7 +207,8 @@ static void block_values(double *v, const json_t *d)
 {
 	const json_t *idle = json_object_get(d, "idle");
 
-	v[M_MBPS] = jpath(d, "throughput", "mbps", NULL);
+	/* the JSON's 10^6 B/s, shown in the one unit system (docs/units.md) */
+	v[M_MBPS] = jpath(d, "throughput", "mbps", NULL) * 1e6 / IOT_MIB;
 	v[M_IOPS] = jpath(d, "throughput", "iops", NULL);
 	/* per request (every piece of a split bio, FUA writes), as the report's graph; btt's
 	 * per-bio d2c for a summary without it */

@@ -10,10 +10,10 @@
 static const struct {
 	const char *alias, *key;
 } metric_aliases[] = {
-    {"mb/s", "mbps"},          {"mb_s", "mbps"},     {"throughput", "mbps"},
-    {"p50", "lat_p50"},        {"p99", "lat_p99"},   {"idle", "idle_pct"},
-    {"gap", "longest_gap"},    {"seeks/s", "seeks"}, {"seeks_per_s", "seeks"},
-    {"sequential", "seq_pct"}, {"seq", "seq_pct"},
+    {"mb/s", "mbps"},         {"mib/s", "mbps"},         {"mb_s", "mbps"},
+    {"throughput", "mbps"},   {"p50", "lat_p50"},        {"p99", "lat_p99"},
+    {"idle", "idle_pct"},     {"gap", "longest_gap"},    {"seeks/s", "seeks"},
+    {"seeks_per_s", "seeks"}, {"sequential", "seq_pct"}, {"seq", "seq_pct"},
 };
 
 static const char *const attr_names[CMP_ATTR_NUM] = {

@@ -3,6 +3,7 @@
  * baselines (--baseline NAME=V: the cell that differs only in NAME). */
 #include "compare/compare.h"
 #include "compare/compare_int.h"
+#include "common/units.h"
 
 #include <errno.h>
 #include <math.h>
@@ -64,10 +65,42 @@ static int add_metrics(struct compare *c, struct cmp_sample *s, json_t *metrics,
 		m = compare_metric_add(c, key, title, unit, decimals < 0 ? 3 : decimals);
 		if (m < 0)
 			return iot_err_set(e, m, "more than %d metrics", CMP_MAX_METRICS);
-		s->v[m] = json_number_value(v);
+		s->v[m] = json_number_value(v) * (c->metric[m].scale ? c->metric[m].scale : 1);
 		if (decimals < 0)
 			c->metric[m].decimals = decimals_for(c, (size_t)m);
 	}
+	return 0;
+}
+
+int compare_sweep_unit(struct compare *c, const char *key, const char *unit, struct iot_err *e)
+{
+	/* bytes are shown in the one unit system (docs/units.md); any other unit as it is */
+	static const struct {
+		const char *in, *shown;
+		double scale;
+	} conv[] = {
+	    {"B", "MiB", 1 / IOT_MIB},
+	    {"KiB", "MiB", 1 / 1024.0},
+	    {"B/s", "MiB/s", 1 / IOT_MIB},
+	    {"KiB/s", "MiB/s", 1 / 1024.0},
+	};
+	const char *shown = unit;
+	double scale = 0;
+	int m = compare_metric_find(c, key);
+
+	if (m >= 0 && m < M_NBLOCK)
+		return iot_err_set(e, -EINVAL,
+		                   "metric '%s' of the sweep has the name of iotape's own '%s'",
+		                   key, c->metric[m].key);
+	for (size_t k = 0; k < sizeof(conv) / sizeof(conv[0]); k++)
+		if (!strcmp(unit, conv[k].in)) {
+			shown = conv[k].shown;
+			scale = conv[k].scale;
+		}
+	m = compare_metric_add(c, key, key, shown, 3);
+	if (m < 0)
+		return iot_err_set(e, m, "more than %d metrics", CMP_MAX_METRICS);
+	c->metric[m].scale = scale;
 	return 0;
 }
 

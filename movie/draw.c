@@ -4,6 +4,7 @@
 #include "movie/movie_int.h"
 
 #include "common/palette.h"
+#include "common/units.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -101,13 +102,7 @@ static const char *fmt_time(char *buf, size_t len, double ns)
 
 static const char *fmt_bytes(char *buf, size_t len, double b)
 {
-	static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB"};
-	int i = 0;
-
-	while (b >= 1024 && i < 7)
-		b /= 1024, i++;
-	snprintf(buf, len, b < 10 && i ? "%.1f %s" : "%.0f %s", b, unit[i]);
-	return buf;
+	return iot_fmt_size(b, buf, len); /* the one unit system, compact for an axis */
 }
 
 static const char *fmt_num(char *buf, size_t len, double v)
@@ -278,7 +273,7 @@ static void draw_plot(struct movie *m, cairo_t *cr, const struct movie_track *t,
 	text(cr, b->x - 4, b->y + b->h / 2.0 + fs / 2, fs, false, C_DIM, RIGHT, "offset");
 }
 
-/* Rate of series value v over column j (per second; MB/s for bytes). */
+/* Rate of series value v over column j (per second; MiB/s for bytes). */
 static double col_rate(const struct movie_series *s, int v, unsigned j, uint64_t step)
 {
 	double secs = (double)s->bins[j] * (double)step / 1e9;
@@ -290,7 +285,7 @@ static double graph_value(const struct movie_series *s, int g, unsigned j, uint6
 {
 	switch (g) {
 	case MOVIE_G_MBPS:
-		return (col_rate(s, 0, j, step) + col_rate(s, 1, j, step)) / 1e6;
+		return (col_rate(s, 0, j, step) + col_rate(s, 1, j, step)) / IOT_MIB;
 	case MOVIE_G_IOPS:
 		return col_rate(s, 2, j, step);
 	default:
@@ -326,7 +321,7 @@ static void bars(cairo_t *cr, const struct movie_box *b, const struct movie_seri
 static void draw_graphs(struct movie *m, cairo_t *cr, const struct movie_track *t, unsigned i,
                         const struct movie_dev_box *db, uint64_t k)
 {
-	static const char *const names[] = {"MB/s", "IOPS", "seeks/s"};
+	static const char *const names[] = {"MiB/s", "IOPS", "seeks/s"};
 	const struct movie_devtrack *d = &t->dev[i];
 	const struct movie_series *s = &d->series;
 	unsigned upto = (unsigned)(k * s->ncols / m->frames) + 1; /* frame k is in the series */
@@ -342,11 +337,11 @@ static void draw_graphs(struct movie *m, cairo_t *cr, const struct movie_track *
 		memset(base, 0, sizeof(base[0]) * s->ncols);
 		cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
 		if (g == MOVIE_G_MBPS) {
-			bars(cr, b, s, 0, scale / 1e6, upto, t->step, base, C_READ);
-			bars(cr, b, s, 1, scale / 1e6, upto, t->step, base, C_WRITE);
-			now_v = wsecs > 0
-			            ? (double)(d->win.read_bytes + d->win.write_bytes) / 1e6 / wsecs
-			            : 0;
+			bars(cr, b, s, 0, scale / IOT_MIB, upto, t->step, base, C_READ);
+			bars(cr, b, s, 1, scale / IOT_MIB, upto, t->step, base, C_WRITE);
+			now_v = wsecs > 0 ? (double)(d->win.read_bytes + d->win.write_bytes) /
+			                        IOT_MIB / wsecs
+			                  : 0;
 		} else {
 			bars(cr, b, s, g == MOVIE_G_IOPS ? 2 : 3, scale, upto, t->step, base,
 			     g == MOVIE_G_IOPS ? C_IOPS : C_SEEK);

@@ -216,7 +216,7 @@ static void section_summary(FILE *f, const struct report_input *in, size_t n)
 	static const char *const d2c_keys[] = {"mean", "p50", "p99", "max"};
 
 	fputs("<h2>Summary</h2>\n<table>\n<thead><tr><th>run</th><th>device</th>"
-	      "<th>reads</th><th>read MB</th><th>writes</th><th>write MB</th><th>MB/s</th>"
+	      "<th>reads</th><th>read MiB</th><th>writes</th><th>write MiB</th><th>MiB/s</th>"
 	      "<th>IOPS</th><th>D2C mean (us)</th><th>D2C p50 (us)</th><th>D2C p99 (us)</th>"
 	      "<th>D2C max (us)</th><th>idle gaps</th><th>idle %</th><th>longest gap (ms)</th>"
 	      "<th>seeks/s</th><th>sequential %</th></tr></thead>\n",
@@ -236,10 +236,11 @@ static void section_summary(FILE *f, const struct report_input *in, size_t n)
 			fputs("</td>", f);
 			td_text(f, json_is_string(dev) ? json_string_value(dev) : "?");
 			td_num(f, jd(d, "reads", "ios", 0), 0);
-			td_num(f, jd(d, "reads", "bytes", 0) / 1e6, 1);
+			td_num(f, jd(d, "reads", "bytes", 0) / IOT_MIB, 1);
 			td_num(f, jd(d, "writes", "ios", 0), 0);
-			td_num(f, jd(d, "writes", "bytes", 0) / 1e6, 1);
-			td_num(f, jd(d, "throughput", "mbps", 0), 2);
+			td_num(f, jd(d, "writes", "bytes", 0) / IOT_MIB, 1);
+			/* the JSON's 10^6 bytes/s, shown in MiB/s (docs/units.md) */
+			td_num(f, jd(d, "throughput", "mbps", 0) * 1e6 / IOT_MIB, 2);
 			td_num(f, jd(d, "throughput", "iops", 0), 1);
 			/* no latency measured is not a latency of zero (compare says the same) */
 			for (unsigned q = 0; q < 4; q++)
@@ -540,7 +541,7 @@ static void device_graphs(struct emit *em, const struct report_input *in, struct
 	snprintf(t_iops, sizeof(t_iops), "IOPS (per %s interval)", wtxt);
 	snprintf(t_seeks, sizeof(t_seeks), "seeks per second (per %s interval)", wtxt);
 	if (multi) {
-		CHART("mbps", t_mbps, "MB/s",
+		CHART("mbps", t_mbps, "MiB/s",
 		      for (size_t i = 0; i < n; i++)
 		          series_set(&ser[k++], names[i], run_color(dr[i].run), &dr[i].p,
 		                     dr[i].p.mbps, dr[i].p.mbps_lo, dr[i].p.mbps_hi, false));
@@ -549,7 +550,7 @@ static void device_graphs(struct emit *em, const struct report_input *in, struct
 		          series_set(&ser[k++], names[i], run_color(dr[i].run), &dr[i].p,
 		                     dr[i].p.iops, dr[i].p.iops_lo, dr[i].p.iops_hi, false));
 	} else {
-		CHART("mbps", t_mbps, "MB/s", {
+		CHART("mbps", t_mbps, "MiB/s", {
 			series_set(&ser[k++], "read", READ_COLOR, &dr[0].p, dr[0].p.rd_mbps, NULL,
 			           NULL, false);
 			series_set(&ser[k++], "write", WRITE_COLOR, &dr[0].p, dr[0].p.wr_mbps, NULL,
@@ -865,6 +866,26 @@ static uint64_t plot_width(const struct report_input *in, size_t n, const struct
 	return w;
 }
 
+/* The interval device k of run i is plotted in: its section's (section_devices()), the
+ * widest any run's device of that section needs, and never below the shared width. */
+static uint64_t plotted_width(const struct report_input *in, size_t n, uint64_t width, size_t i,
+                              unsigned k)
+{
+	bool one_each = n > 1;
+	uint64_t w = width;
+	char kb[32], buf[32];
+	const char *key = device_key(&in[i], k, kb, sizeof(kb));
+
+	for (size_t j = 0; j < n; j++)
+		one_each &= in[j].blk && blk_analysis_ndevices(in[j].blk) == 1;
+	for (size_t j = 0; j < n; j++)
+		for (unsigned d = 0; d < graphed(in[j].blk); d++)
+			if ((one_each || !strcmp(device_key(&in[j], d, buf, sizeof(buf)), key)) &&
+			    report_points_min_width(in[j].blk, d) > w)
+				w = report_points_min_width(in[j].blk, d);
+	return w;
+}
+
 /* A run's input stopped at bad bytes: its numbers are of what came before them. */
 static void partial_note(FILE *f, const json_t *input, const char *what)
 {
@@ -906,8 +927,9 @@ static void runset_note(FILE *f, const struct report_opts *o)
 }
 
 /* One row of the Runs table: what the pass saw, from the summary and the pass. */
-static void run_row(FILE *f, const struct report_input *in, size_t i, bool multi)
+static void run_row(FILE *f, const struct report_input *in, size_t n, size_t i, uint64_t width)
 {
+	bool multi = n > 1;
 	const struct blk_analysis *a = in[i].blk;
 	const json_t *devs = json_object_get(in[i].summary, "devices"), *d;
 	double events = 0, dropped = jd(in[i].summary, "events_dropped_devices", 0, 0);
@@ -923,12 +945,30 @@ static void run_row(FILE *f, const struct report_input *in, size_t i, bool multi
 	td_num(f, jd(in[i].summary, "span_ns", 0, 0) / 1e9, 3);
 	td_num(f, events + (isnan(dropped) ? 0 : dropped), 0);
 	td_num(f, a || !report_summary_run(&in[i]) ? ndev : json_array_size(devs), 0);
-	/* a summary run's bins are its capture's (report_summary.c) */
-	td_num(f,
-	       a ? (double)blk_timeline_interval(blk_analysis_sink(a, &blk_timeline_ops)) / 1e6
-	       : report_summary_run(&in[i]) ? jd(in[i].summary, "timeline", "interval_ns", 0) / 1e6
-	                                    : NAN,
-	       3);
+	/* the bin the rate graphs plot (chosen from the data), not the timeline's interval; a
+	 * summary run's bins are its capture's (report_summary.c) */
+	{
+		uint64_t lo = UINT64_MAX, hi = 0;
+		char b1[32], b2[32];
+
+		for (unsigned k = 0; k < graphed(a); k++) {
+			uint64_t w = plotted_width(in, n, width, i, k);
+
+			lo = w < lo ? w : lo;
+			hi = w > hi ? w : hi;
+		}
+		if (!a && report_summary_run(&in[i]))
+			lo = hi = (uint64_t)jd(in[i].summary, "timeline", "interval_ns", 0);
+		fputs("<td class=\"n bin\">", f);
+		if (!hi)
+			fputs("-", f);
+		else if (lo == hi)
+			fputs(iot_fmt_dur((double)hi, b1, sizeof(b1)), f);
+		else
+			fprintf(f, "%s to %s", iot_fmt_dur((double)lo, b1, sizeof(b1)),
+			        iot_fmt_dur((double)hi, b2, sizeof(b2)));
+		fputs("</td>", f);
+	}
 	fputs("<td>", f);
 	if (in[i].host) {
 		fputs("host ", f);
@@ -972,11 +1012,12 @@ int report_write_html(FILE *f, const struct report_input *in, size_t n, const st
 	xml_puts(f, o->version ? o->version : "");
 	fputs("; one self-contained file (no network, no scripts).</p>\n", f);
 
-	fputs("<h2>Runs</h2>\n<table>\n<thead><tr><th>run</th><th>path</th><th>span (s)</th>"
-	      "<th>events</th><th>devices</th><th>bin width (ms)</th><th>notes</th></tr></thead>\n",
-	      f);
+	fputs(
+	    "<h2>Runs</h2>\n<table>\n<thead><tr><th>run</th><th>path</th><th>span (s)</th>"
+	    "<th>events</th><th>devices</th><th>rate graphs' bin</th><th>notes</th></tr></thead>\n",
+	    f);
 	for (size_t i = 0; i < n; i++)
-		run_row(f, in, i, n > 1);
+		run_row(f, in, n, i, width);
 	fputs("</table>\n", f);
 	runset_note(f, o);
 	section_manifests(f, in, n);

@@ -11,6 +11,7 @@
 
 #include "analyze/blk_analysis.h"
 #include "common/err.h"
+#include "common/units.h"
 #include "compare/compare.h"
 #include "report/report_nfs.h"
 
@@ -75,7 +76,7 @@ int report_points_make(const struct blk_analysis *a, unsigned idx, uint64_t widt
 
 /*
  * A rate over an interval holding one IO says nothing but the interval's width: in 64 us bins
- * one 512 KiB write is 8000 MB/s, though the run averaged 125. So no rate is plotted over an
+ * one 512 KiB write is 7629 MiB/s, though the run averaged 125. So no rate is plotted over an
  * interval narrower than one in which the device averaged RPT_MIN_IOS_PER_POINT IOs: a lone IO
  * then reads at most 1/RPT_MIN_IOS_PER_POINT of the run's mean, and a peak of k times the mean
  * needs k * RPT_MIN_IOS_PER_POINT IOs in one interval.

@@ -66,7 +66,11 @@ static void td_io(FILE *f, const json_t *io, const char *none)
 		return;
 	}
 	xml_puts(f, js(io, "rwbs", "?"));
-	fprintf(f, " %.1f KiB", (double)ju(io, "bytes") / 1024);
+	{
+		char sz[32];
+
+		fprintf(f, " %s", iot_fmt_bytes(ju(io, "bytes"), sz, sizeof(sz)));
+	}
 	if (json_is_integer(json_object_get(io, "pid"))) {
 		fprintf(f, ", pid %" PRIu64 " (", ju(io, "pid"));
 		xml_puts(f, json_is_string(comm) ? json_string_value(comm) : "?");
@@ -164,7 +168,7 @@ static void totals(FILE *f, const json_t *ex)
 		        " had IO in flight %.3f s of the gaps' %.3f s (%.1f%%): %" PRIu64
 		        " IOs, %.1f MiB</li>\n",
 		        (double)ju(o, "busy_ns") / 1e9, gaps / 1e9, jf(o, "busy_pct"), ju(o, "ios"),
-		        (double)ju(o, "bytes") / 1048576);
+		        (double)ju(o, "bytes") / IOT_MIB);
 	}
 	json_array_foreach(json_object_get(ex, "network"), i, o)
 	{
@@ -176,10 +180,11 @@ static void totals(FILE *f, const json_t *ex)
 			continue;
 		}
 		fprintf(f,
-		        "<li>network during the gaps: %" PRIu64 " packets, %.1f MiB (%.3f MB/s); "
+		        "<li>network during the gaps: %" PRIu64 " packets, %.1f MiB (%.3f MiB/s); "
 		        "in %" PRIu64 ", out %" PRIu64 ", local %" PRIu64 "</li>\n",
-		        ju(o, "packets"), (double)ju(o, "bytes") / 1048576, jf(o, "mb_per_s"),
-		        ju(o, "packets_in"), ju(o, "packets_out"), ju(o, "packets_local"));
+		        ju(o, "packets"), (double)ju(o, "bytes") / IOT_MIB,
+		        jf(o, "mb_per_s") * 1e6 / IOT_MIB, ju(o, "packets_in"),
+		        ju(o, "packets_out"), ju(o, "packets_local"));
 	}
 	json_array_foreach(json_object_get(ex, "nfs"), i, o)
 	{
@@ -244,7 +249,7 @@ void report_idle_table(FILE *f, const struct report_input *in, unsigned idx, boo
 	fputs("</table>\n", f);
 }
 
-/* The capture's payload per plotted point (MB/s), on the block trace's axis. */
+/* The capture's payload per plotted point (MiB/s), on the block trace's axis. */
 static int net_points(const struct rpt_nfs *nf, double t0_s, double xmax, double **x, double **y,
                       size_t *n)
 {
@@ -261,7 +266,7 @@ static int net_points(const struct rpt_nfs *nf, double t0_s, double xmax, double
 		if (x0 > xmax)
 			break;
 		(*x)[k] = x0 + (double)w / 2e9;
-		(*y)[k++] = (double)nf->bin[b].net_bytes / ((double)w / 1e9) / 1e6;
+		(*y)[k++] = (double)nf->bin[b].net_bytes / ((double)w / 1e9) / IOT_MIB;
 	}
 	*n = k;
 	return 0;
@@ -313,10 +318,10 @@ int report_idle_chart(struct emit *em, const struct report_input *in, unsigned i
 			goto out;
 		report_points_shift(&pts[j], in->t0_s);
 		if (role)
-			snprintf(names[k], sizeof(names[k]), "%s (%u,%u) MB/s", role,
+			snprintf(names[k], sizeof(names[k]), "%s (%u,%u) MiB/s", role,
 			         BLK_DEV_MAJOR(dev), BLK_DEV_MINOR(dev));
 		else
-			snprintf(names[k], sizeof(names[k]), "%u,%u MB/s", BLK_DEV_MAJOR(dev),
+			snprintf(names[k], sizeof(names[k]), "%u,%u MiB/s", BLK_DEV_MAJOR(dev),
 			         BLK_DEV_MINOR(dev));
 		ser[k] = (struct svg_series){
 		    names[k], run_color(nother++), pts[j].n, pts[j].x, pts[j].mbps, NULL, NULL,
@@ -328,7 +333,7 @@ int report_idle_chart(struct emit *em, const struct report_input *in, unsigned i
 
 		if ((ret = net_points(in->nfs, in->t0_s, xmax, &nx, &ny, &nn)))
 			goto out;
-		snprintf(names[k], sizeof(names[k]), "network MB/s (payload)");
+		snprintf(names[k], sizeof(names[k]), "network MiB/s (payload)");
 		ser[k] = (struct svg_series){names[k], NET_COLOR, nn, nx, ny, NULL, NULL, true};
 		nmax = peak(&ser[k], 1);
 		/* a network far busier than the disks would flatten them to the axis: it gets a
@@ -346,7 +351,7 @@ int report_idle_chart(struct emit *em, const struct report_input *in, unsigned i
 		                                         : "while it idled: the other devices' "
 		                                           "throughput and the network's (shaded: "
 		                                           "this device's idle time)",
-		                      .ylabel = "MB/s",
+		                      .ylabel = "MiB/s",
 		                      .xmax = xmax,
 		                      .height = 180,
 		                      .series = ser,
@@ -362,7 +367,7 @@ int report_idle_chart(struct emit *em, const struct report_input *in, unsigned i
 		                      .title = "while it idled: the network's payload throughput, "
 		                               "on a scale of its own (shaded: this device's idle "
 		                               "time)",
-		                      .ylabel = "MB/s",
+		                      .ylabel = "MiB/s",
 		                      .xmax = xmax,
 		                      .height = 140,
 		                      .series = &ser[k],

@@ -24,7 +24,7 @@ static void nfs_table(FILE *f, const struct report_input *in, size_t n)
 {
 	fputs("<table>\n<thead><tr><th>run</th><th>program</th><th>version</th><th>operation</th>"
 	      "<th>calls</th>"
-	      "<th>errors</th><th>MB</th><th>SRT mean (ms)</th><th>SRT p50 (ms)</th>"
+	      "<th>errors</th><th>MiB</th><th>SRT mean (ms)</th><th>SRT p50 (ms)</th>"
 	      "<th>SRT p99 (ms)</th><th>SRT max (ms)</th></tr></thead>\n",
 	      f);
 	for (size_t i = 0; i < n; i++) {
@@ -53,7 +53,7 @@ static void nfs_table(FILE *f, const struct report_input *in, size_t n)
 			td_text(f, name ? name : "?");
 			td_num(f, jd(p, "calls", NULL), 0);
 			td_num(f, jd(p, "errors", NULL), 0);
-			td_num(f, jd(p, "bytes", NULL) / 1e6, 2);
+			td_num(f, jd(p, "bytes", NULL) / IOT_MIB, 2);
 			td_num(f, jd(p, "srt_ns", "mean") / 1e6, 3);
 			td_num(f, jd(p, "srt_ns", "p50") / 1e6, 3);
 			td_num(f, jd(p, "srt_ns", "p99") / 1e6, 3);

@@ -61,7 +61,7 @@ static void client_row(FILE *f, const struct report_input *in, size_t i, const c
 	td_text(f, who);
 	td_num(f, num(c, "calls"), 0);
 	td_num(f, num(c, "errors"), 0);
-	td_num(f, (num(c, "read_bytes") + num(c, "write_bytes")) / 1e6, 2);
+	td_num(f, (num(c, "read_bytes") + num(c, "write_bytes")) / IOT_MIB, 2);
 	td_num(f, num(c, "wait_ns") / 1e6, 3);
 	td_num(f, num2(c, "srt_ns", "mean") / 1e6, 3);
 	td_num(f, num2(c, "srt_ns", "p99") / 1e6, 3);
@@ -81,7 +81,7 @@ static void clients_table(FILE *f, const struct report_input *in, size_t n)
 	if (!any_list(in, n, "clients", "by_connection"))
 		return;
 	fputs("<h3>NFS clients by time waited</h3>\n<table>\n<thead><tr><th>run</th><th>by</th>"
-	      "<th>client</th><th>calls</th><th>errors</th><th>MB</th><th>waited (ms)</th>"
+	      "<th>client</th><th>calls</th><th>errors</th><th>MiB</th><th>waited (ms)</th>"
 	      "<th>SRT mean (ms)</th><th>SRT p99 (ms)</th></tr></thead>\n",
 	      f);
 	for (size_t i = 0; i < n; i++) {
@@ -113,7 +113,7 @@ static void files_table(FILE *f, const struct report_input *in, size_t n)
 	if (!any_list(in, n, "files", "by_time"))
 		return;
 	fputs("<h3>NFS files by time waited</h3>\n<table>\n<thead><tr><th>run</th><th>file</th>"
-	      "<th>calls</th><th>errors</th><th>MB read</th><th>MB written</th>"
+	      "<th>calls</th><th>errors</th><th>MiB read</th><th>MiB written</th>"
 	      "<th>sequential %</th><th>waited (ms)</th><th>SRT p99 (ms)</th></tr></thead>\n",
 	      f);
 	for (size_t i = 0; i < n; i++) {
@@ -142,11 +142,13 @@ static void files_table(FILE *f, const struct report_input *in, size_t n)
 			td_num(f, num(x, "ops"), 0);
 			td_num(f, num(x, "errors"), 0);
 			td_num(f,
-			       isnan(num2(x, "read", "bytes")) ? 0 : num2(x, "read", "bytes") / 1e6,
+			       isnan(num2(x, "read", "bytes")) ? 0
+			                                       : num2(x, "read", "bytes") / IOT_MIB,
 			       2);
 			td_num(f,
-			       isnan(num2(x, "write", "bytes")) ? 0
-			                                        : num2(x, "write", "bytes") / 1e6,
+			       isnan(num2(x, "write", "bytes"))
+			           ? 0
+			           : num2(x, "write", "bytes") / IOT_MIB,
 			       2);
 			td_num(f, ios > 0 ? 100 * seq / ios : NAN, 1);
 			td_num(f, num(x, "wait_ns") / 1e6, 3);

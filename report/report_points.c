@@ -68,8 +68,8 @@ static void sub_flush(struct report_points *p, size_t j, struct sub *s)
 {
 	double ks = (double)(s->dur ? s->dur : 1) / 1e9;
 
-	p->mbps_lo[j] = minv(p->mbps_lo[j], s->bytes / ks / 1e6);
-	p->mbps_hi[j] = maxv(p->mbps_hi[j], s->bytes / ks / 1e6);
+	p->mbps_lo[j] = minv(p->mbps_lo[j], s->bytes / ks / IOT_MIB);
+	p->mbps_hi[j] = maxv(p->mbps_hi[j], s->bytes / ks / IOT_MIB);
 	p->iops_lo[j] = minv(p->iops_lo[j], s->ios / ks);
 	p->iops_hi[j] = maxv(p->iops_hi[j], s->ios / ks);
 	p->seeks_lo[j] = minv(p->seeks_lo[j], s->seeks / ks);
@@ -167,9 +167,9 @@ int report_points_make(const struct blk_analysis *a, unsigned idx, uint64_t widt
 			}
 		}
 		p->x[j] = ((double)t0 + (double)dur / 2) / 1e9;
-		p->rd_mbps[j] = rd / secs / 1e6;
-		p->wr_mbps[j] = wr / secs / 1e6;
-		p->mbps[j] = (rd + wr) / secs / 1e6;
+		p->rd_mbps[j] = rd / secs / IOT_MIB;
+		p->wr_mbps[j] = wr / secs / IOT_MIB;
+		p->mbps[j] = (rd + wr) / secs / IOT_MIB;
 		p->rd_iops[j] = rio / secs;
 		p->wr_iops[j] = wio / secs;
 		p->iops[j] = (rio + wio) / secs;

@@ -26,17 +26,29 @@ double svg_nice_step(double max, int n)
 	return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 2.5 ? 2.5 : f <= 5 ? 5 : 10) * mag;
 }
 
-/* Compact numbers for tick labels: 1.5k, 2M, 0.25. */
+/* A step of byte offsets: a nice step in the binary unit (KiB, MiB, ...) of the span, so the
+ * ticks read as whole numbers of the unit their labels name (docs/units.md). */
+static double nice_step_bytes(double max, int n)
+{
+	double u = 1;
+
+	while (max / u >= 1024 && u < 1125899906842624.0)
+		u *= 1024;
+	return svg_nice_step(max / u, n) * u;
+}
+
+/* Compact numbers for tick labels: 1.5k, 2M, 0.25; byte offsets in binary units. */
 static void fmt_tick(char *buf, size_t cap, double v, bool bytes)
 {
 	static const char *const si[] = {"", "k", "M", "G", "T", "P"};
+	static const char *const iec[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
 	int i = 0;
 	double a = fabs(v);
 
 	if (bytes) {
-		while (a >= 1000 && i < 5)
-			a /= 1000, v /= 1000, i++;
-		snprintf(buf, cap, "%g %sB", round(v * 100) / 100, si[i]);
+		while (a >= 1024 && i < 5)
+			a /= 1024, v /= 1024, i++;
+		snprintf(buf, cap, "%g %s", round(v * 100) / 100, iec[i]);
 		return;
 	}
 	while (a >= 10000 && i < 5)
@@ -304,7 +316,8 @@ int svg_chart_write(FILE *f, const struct svg_chart *c, bool standalone)
 		        d->opacity);
 	}
 	/* axes and grid */
-	step = svg_nice_step(fr.ymax - fr.ymin, 4);
+	step =
+	    c->ybytes ? nice_step_bytes(fr.ymax - fr.ymin, 4) : svg_nice_step(fr.ymax - fr.ymin, 4);
 	fputs("<g stroke=\"#ddd\" stroke-width=\"1\">\n", f);
 	for (double y = ceil(fr.ymin / step) * step; y <= fr.ymax + step * 1e-9; y += step)
 		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", ML,

@@ -46,10 +46,10 @@ struct svg_dot {
 struct svg_chart {
 	const char *id; /* element id and --svg file name stem */
 	const char *title;
-	const char *ylabel; /* unit shown on the axis, e.g. "MB/s" */
+	const char *ylabel; /* unit shown on the axis, e.g. "MiB/s" */
 	double xmin, xmax;  /* seconds (xmin 0 unless a chart shows a part of the run) */
 	double ymin, ymax;  /* ymax <= ymin: automatic (0 .. data max) */
-	bool ybytes;        /* y ticks as byte offsets (kB, MB, GB) */
+	bool ybytes;        /* y ticks as byte offsets (KiB, MiB, GiB) */
 	int width, height;
 	const struct svg_series *series;
 	size_t nseries;

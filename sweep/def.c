@@ -170,9 +170,9 @@ json_t *sweep_def_to_json(const struct sweep_def *d)
 	json_object_set_new(root, "capture_args", strv_json(d->capture_args));
 	for (size_t i = 0; i < d->nmetrics; i++)
 		json_array_append_new(
-		    metrics, json_pack("{s:s, s:s}", "name", d->metric[i].name,
+		    metrics, json_pack("{s:s, s:s, s:s}", "name", d->metric[i].name,
 		                       d->metric[i].kind == SWEEP_METRIC_JSON ? "json" : "regex",
-		                       d->metric[i].expr));
+		                       d->metric[i].expr, "unit", d->metric[i].unit));
 	json_object_set_new(root, "metrics", metrics);
 	json_object_set_new(root, "order", json_string(sweep_order_name(d->order)));
 	json_object_set_new(root, "seed", json_u64(d->seed));
@@ -274,12 +274,14 @@ static int metrics_from(const json_t *a, struct sweep_def *d, struct iot_err *e)
 		const char *name = json_string_value(json_object_get(m, "name"));
 		const char *re = json_string_value(json_object_get(m, "regex"));
 		const char *js = json_string_value(json_object_get(m, "json"));
+		const char *unit = json_string_value(json_object_get(m, "unit"));
 		char *spec;
 		int ret;
 
 		if (!name || !(re || js))
 			return iot_err_set(e, -EINVAL, "metrics[%zu]: no name, regex or json", i);
-		if (asprintf(&spec, "%s=%s%s", name, js ? "json:" : "", js ? js : re) < 0)
+		if (asprintf(&spec, "%s%s%s=%s%s", name, unit && *unit ? ":" : "", unit ? unit : "",
+		             js ? "json:" : "", js ? js : re) < 0)
 			return iot_err_set(e, -ENOMEM, "out of memory");
 		ret = sweep_metric_parse(spec, &d->metric[d->nmetrics], e);
 		free(spec);

@@ -175,6 +175,19 @@ int sweep_metric_parse(const char *spec, struct sweep_metric *m, struct iot_err 
 	if ((size_t)(eq - spec) >= sizeof(m->name))
 		return iot_err_set(e, -EINVAL, "--metric '%s': name too long", spec);
 	memcpy(m->name, spec, (size_t)(eq - spec));
+	/* NAME:UNIT: the unit its axis and table headers name (docs/sweep.md) */
+	char *colon = strchr(m->name, ':');
+
+	if (colon) {
+		if (!colon[1] || strlen(colon + 1) >= sizeof(m->unit) || strchr(colon + 1, ':'))
+			return iot_err_set(e, -EINVAL,
+			                   "--metric '%s': a unit after ':' is 1 to %zu characters",
+			                   spec, sizeof(m->unit) - 1);
+		snprintf(m->unit, sizeof(m->unit), "%s", colon + 1);
+		*colon = 0;
+	}
+	if (!m->name[0])
+		return iot_err_set(e, -EINVAL, "--metric '%s': no name", spec);
 	for (const char *c = m->name; *c; c++)
 		if (!isalnum((unsigned char)*c) && !strchr("_.-", *c))
 			return iot_err_set(

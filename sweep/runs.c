@@ -105,11 +105,18 @@ void sweep_runs_release(struct sweep_runs *s)
 
 int sweep_runs_add(const struct sweep_runs *s, struct compare *c, struct iot_err *e)
 {
+	int ret;
+
+	/* a metric's unit (--metric NAME:UNIT=...) names its rows and axes */
+	for (size_t i = 0; i < s->def.nmetrics; i++)
+		if (s->def.metric[i].unit[0] &&
+		    (ret = compare_sweep_unit(c, s->def.metric[i].name, s->def.metric[i].unit, e)))
+			return ret;
 	for (size_t i = 0; i < s->n; i++) {
 		const struct sweep_run_data *d = &s->run[i];
-		int ret =
-		    compare_add_run(c, d->path, d->summary, d->manifest, d->params, d->metrics, e);
 
+		ret =
+		    compare_add_run(c, d->path, d->summary, d->manifest, d->params, d->metrics, e);
 		if (ret)
 			return ret;
 	}

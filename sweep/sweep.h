@@ -47,6 +47,7 @@ enum sweep_metric_kind { SWEEP_METRIC_REGEX, SWEEP_METRIC_JSON };
 
 struct sweep_metric {
 	char name[SWEEP_NAME_MAX];
+	char unit[8]; /* NAME:UNIT=...: what the number counts ("B/s", "s"), or "" */
 	enum sweep_metric_kind kind;
 	char *expr; /* the regular expression (PCRE2), or the JSON path */
 };

@@ -26,7 +26,7 @@ wall=$(json '["command"]["wall_ns"]' "$RUN/manifest.json")
 [ "$wall" -le $((end - start)) ] || fail "command.wall_ns $wall is longer than the capture"
 # compare groups by a label
 "$IOTAPE" compare "$RUN" "$RUN" --by bs --format csv >"$TMP/cmp.csv" || fail "compare by label"
-grep -q '^mbps,MB/s,4k,2,' "$TMP/cmp.csv" || fail "compare did not group by the label: $(head -3 "$TMP/cmp.csv")"
+grep -q '^mbps,MiB/s,4k,2,' "$TMP/cmp.csv" || fail "compare did not group by the label: $(head -3 "$TMP/cmp.csv")"
 
 # usage errors, before anything is traced
 rc=0; "$IOTAPE" capture -o "$TMP/r2" -d "$LOOP" --label novalue -- true 2>/dev/null || rc=$?

@@ -48,7 +48,7 @@ rc=0
 "$IOTAPE" compare "$TMP"/slow{1,2,3} "$TMP"/fast{1,2,3} --label slow --label slow \
 	--label slow --label fast --label fast --label fast --format csv >"$TMP/dirs.csv" || rc=$?
 expect_eq "run directories" "$rc" 0
-grep -q '^mbps,MB/s,fast,3,' "$TMP/dirs.csv" || fail "no fast group: $(cat "$TMP/dirs.csv")"
+grep -q '^mbps,MiB/s,fast,3,' "$TMP/dirs.csv" || fail "no fast group: $(cat "$TMP/dirs.csv")"
 # a gate fails closed: a metric the runs do not have (no devices, a field that is no number)
 # is a failure, said as such, not a pass
 python3 - "$G/debian12-ext4-1.json" "$TMP" <<'PY'

@@ -30,7 +30,7 @@ rm doccopy/docs/diagnose-idle.png
 	fail "doc_links.py did not see the missing image"
 grep -q "diagnose-idle.png" links.txt || fail "doc_links.py: $(cat links.txt)"
 # the installed README's first command runs on the installed samples as written
-cmd=$(sed -n 's/^    \(iotape analyze \/usr\/share\/doc\/iotape\/[^ ]*\)$/\1/p' "$doc/README.md" | head -1)
+cmd=$(sed -n 's/^\(iotape analyze \/usr\/share\/doc\/iotape\/[^ ]*\)$/\1/p' "$doc/README.md" | head -1)
 [ -n "$cmd" ] || fail "the README gives no command for the installed samples"
 "$usr/bin/iotape" analyze "$TMP/root${cmd#iotape analyze }" >sample.txt ||
 	fail "$cmd: $(cat sample.txt)"

@@ -15,6 +15,8 @@ import json
 import re
 import sys
 
+MIB = 1048576.0  # sizes and rates are shown in binary units (docs/units.md)
+
 A = json.load(open(sys.argv[1]))
 C = json.load(open(sys.argv[2])) if sys.argv[2] != "-" else None
 H = open(sys.argv[3]).read()
@@ -81,15 +83,15 @@ rows = [r for r in table("Summary") if r and r[0] == label]
 check("summary rows", len(rows), len(devs))
 for r, d in zip(rows, devs):
     want = [label, d["dev"],
-            fmt(d["reads"]["ios"], 0), fmt(d["reads"]["bytes"] / 1e6, 1),
-            fmt(d["writes"]["ios"], 0), fmt(d["writes"]["bytes"] / 1e6, 1),
-            fmt(d["throughput"]["mbps"], 2), fmt(d["throughput"]["iops"], 1),
+            fmt(d["reads"]["ios"], 0), fmt(d["reads"]["bytes"] / MIB, 1),
+            fmt(d["writes"]["ios"], 0), fmt(d["writes"]["bytes"] / MIB, 1),
+            fmt(d["throughput"]["mbps"] * 1e6 / MIB, 2), fmt(d["throughput"]["iops"], 1),
             fmt(d2c(d, "mean", 1e3), 1), fmt(d2c(d, "p50", 1e3), 1),
             fmt(d2c(d, "p99", 1e3), 1), fmt(d2c(d, "max", 1e3), 1),
             fmt(d["idle"]["gaps"], 0), fmt(d["idle"]["pct"], 1),
             fmt(longest_ns(d["idle"]) / 1e6, 2),
             fmt(d["seeks"]["per_sec"], 1), fmt(d["seeks"]["sequential_pct"], 1)]
-    heads = ["run", "device", "reads", "read MB", "writes", "write MB", "MB/s", "IOPS",
+    heads = ["run", "device", "reads", "read MiB", "writes", "write MiB", "MiB/s", "IOPS",
              "D2C mean", "D2C p50", "D2C p99", "D2C max", "idle gaps", "idle %",
              "longest gap", "seeks/s", "sequential %"]
     for h, g, w in zip(heads, r, want):
@@ -102,7 +104,7 @@ if procs:
     check("nfs rows", len(rows), len(procs))
     for r, p in zip(rows, procs):
         srt = p.get("srt_ns") or {}
-        want = [fmt(p["calls"], 0), fmt(p["errors"], 0), fmt(p["bytes"] / 1e6, 2)] + [
+        want = [fmt(p["calls"], 0), fmt(p["errors"], 0), fmt(p["bytes"] / MIB, 2)] + [
             fmt(srt[k] / 1e6, 3) if isinstance(srt.get(k), (int, float)) else "-"
             for k in ("mean", "p50", "p99", "max")]
         # the program: PORTMAP's NULL and GETPORT are no "NFS version 2" (#27 item 5)
@@ -120,7 +122,7 @@ def near(what, got, want):
         fails.append(f"{what}: compare {got!r}, analyze {want!r}")
 
 
-block = {"mbps": lambda d: d["throughput"]["mbps"],
+block = {"mbps": lambda d: d["throughput"]["mbps"] * 1e6 / MIB,
          "iops": lambda d: d["throughput"]["iops"],
          "lat_p50": lambda d: d2c(d, "p50", 1e3),
          "lat_p99": lambda d: d2c(d, "p99", 1e3),
@@ -139,13 +141,13 @@ for p in procs:
     if C and key in metrics and p.get("srt_ns") and p["calls"] > 0:
         near(f"compare {key}", metrics[key]["rows"][0]["mean"], p["srt_ns"]["mean"] / 1e6)
 
-# ---- idle shading: in the first chart of each device (its MB/s graph)
+# ---- idle shading: in the first chart of each device (its MiB/s graph)
 for d in devs:
     dev = d["dev"].replace(",", "-")
     m = re.search(r'<svg[^>]*id="dev%s-mbps".*?</svg>' % dev, H, re.S)
     if not m:
         if devs.index(d) < 16:
-            fails.append(f"no MB/s chart for {d['dev']}")
+            fails.append(f"no MiB/s chart for {d['dev']}")
         continue
     svg = m.group(0)
     gaps = sorted((int(a), int(b)) for a, b in re.findall(

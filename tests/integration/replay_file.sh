@@ -80,7 +80,7 @@ PY
 	for kind in reads writes flushes discards; do
 		grep -q "^  $kind: .* in the trace" "$TMP/rw.txt" || fail "$eng: no $kind line"
 	done
-	grep -q "^  discards: .*covering .*not in MB/s" "$TMP/rw.txt" ||
+	grep -q "^  discards: .*covering .*not in MiB/s" "$TMP/rw.txt" ||
 		fail "$eng: the discards line does not say what it counts: $(cat "$TMP/rw.txt")"
 	[ -f "$TMP/rec/manifest.json" ] || fail "$eng: no manifest"
 	expect_eq "$eng: manifest format" "$(json '["format"]' "$TMP/rec/manifest.json")" iotape-run

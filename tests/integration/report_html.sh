@@ -46,7 +46,7 @@ t = json.load(open(sys.argv[1]))["devices"][0]
 c = {m["key"]: m["rows"][0]["mean"] for m in json.load(open(sys.argv[2]))["metrics"]}
 span = t["last_ns"] - t["first_ns"]
 want = {
-    "mbps": (t["reads"]["bytes"] + t["writes"]["bytes"]) / span * 1e3,
+    "mbps": (t["reads"]["bytes"] + t["writes"]["bytes"]) / span * 1e9 / 1048576,  # MiB/s
     "iops": (t["reads"]["ios"] + t["writes"]["ios"]) / span * 1e9,
     "seq_pct": 100.0 * (t["requests"] - t["seeks"]) / t["requests"],
     "idle_pct": 100.0 * t["idle"]["total_ns"] / span,

@@ -46,8 +46,8 @@ for dev in d['devices']:
     svg = open('%s/%s-idle.svg' % (sys.argv[3], devid)).read()
     others = [x['dev'] for x in d['devices'] if x['dev'] != dev['dev']]
     for x in others:
-        assert re.search(re.escape(x) + r'\)? MB/s', svg), (x, 'not in the chart')
-    assert ('network MB/s' in svg) == (run == 'net'), run
+        assert re.search(re.escape(x) + r'\)? MiB/s', svg), (x, 'not in the chart')
+    assert ('network MiB/s' in svg) == (run == 'net'), run
     if run == 'four':
         head = re.search(r'<h2>Device %s(.*?)</h2>' % dev['dev'], page).group(1)
         assert dev['role'] in head and dev['group'] in head, (dev['dev'], head)

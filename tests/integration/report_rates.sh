@@ -24,4 +24,21 @@ python3 "$SRCDIR/tests/integration/report_rates.py" "$TMP/few.json" "$TMP/svg-fe
 rm -f "$TMP"/svg-two/*offset-run2.svg
 python3 "$SRCDIR/tests/integration/report_rates.py" "$TMP/few.json" "$TMP/svg-two" ||
 	fail "two runs: the interval must suit the run with fewer IOs"
+# the Runs table names the bin the rate graphs plot, not the timeline's finer interval
+runs_bin() { # HTML SVGDIR
+	python3 - "$1" "$2" <<'PY'
+import glob, re, sys
+h = open(sys.argv[1]).read()
+cells = re.findall(r'<td class="n bin">([^<]*)</td>', h)
+titles = {re.search(r"per (\S+ \S+) interval", open(f).read()).group(1)
+          for f in glob.glob(sys.argv[2] + "/*-mbps.svg")}
+assert cells and len(titles) == 1, (cells, titles)
+title = titles.pop()
+assert all(c == title for c in cells), f"Runs table {cells}, graphs per {title}"
+PY
+}
+for r in few many; do
+	runs_bin "$TMP/$r.html" "$TMP/svg-$r" || fail "$r: the Runs table's bin is not the graphs'"
+done
+runs_bin "$TMP/two.html" "$TMP/svg-two" || fail "two runs: the Runs table's bin is not the graphs'"
 echo PASS

@@ -73,7 +73,7 @@ done
 expect_eq "tables" "$(grep -c '^## bs = ' fs-bs.md)" 2
 grep -qF '| sched \\ fs | ext4 | xfs | btrfs |' fs-bs.md || fail "table header: $(cat fs-bs.md)"
 expect_eq "rows" "$(grep -c '^| none |' fs-bs.md)" 2
-# every cell's mean MB/s is the mean of its two runs' own analyses
+# every cell's mean MiB/s is the mean of its two runs' own analyses
 "$IOTAPE" compare fs-bs --format json >fs-bs.json || fail "compare --format json"
 python3 - fs-bs.json <<'PY' || fail "compare's numbers are not the runs' analyses"
 import json, sys, os
@@ -87,7 +87,7 @@ for row in mb["rows"]:
     for run in g["runs"]:
         a = json.load(open(os.path.join(run, "analysis.json")))
         for d in a["devices"]:
-            vals.append(d["throughput"]["mbps"])
+            vals.append(d["throughput"]["mbps"] * 1e6 / 1048576)  # shown in MiB/s
     want = sum(vals) / len(vals)
     assert len(vals) == 2, (row["group"], vals)
     assert abs(row["mean"] - want) <= 1e-9 * max(1, want), (row["group"], row["mean"], want)

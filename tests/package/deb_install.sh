@@ -125,7 +125,7 @@ for c in "" $($iotape --help | sed -n '/^commands:$/,/^$/p' | sed -n 's/^   \([a
 		[ -s "$f" ] || fail "man iotape${c:+-$c} names $f, not installed"
 	done
 done
-cmd=$(sed -n "s|^    \(iotape analyze $doc/samples/[^ ]*\)$|\1|p" $doc/README.md | head -1)
+cmd=$(sed -n "s|^\(iotape analyze $doc/samples/[^ ]*\)$|\1|p" $doc/README.md | head -1)
 [ -n "$cmd" ] || fail "the installed README gives no command for the installed samples"
 $cmd >sample.txt || fail "$cmd: $(tail -3 sample.txt)"
 grep -q "^device " sample.txt || fail "$cmd: $(head sample.txt)"

@@ -11,18 +11,22 @@
 
 #include <cmocka.h>
 
+#include "common/units.h"
 #include "compare/compare.h"
 
 #define NEAR(a, b, tol) assert_true(fabs((a) - (b)) <= (tol))
 
-/* A summary with one device: mbps MB/s over 1 s, p99 in us, and a manifest. */
-static json_t *summary(double mbps, double p99_us, const char *kernel, const char *fs)
+/* A summary with one device: mib MiB/s over 1 s (what compare shows; the JSON's mbps is
+ * 10^6 bytes/s), p99 in us, and a manifest. */
+static json_t *summary(double mib, double p99_us, const char *kernel, const char *fs)
 {
+	double mbps = mib * IOT_MIB / 1e6;
+
 	json_t *s = json_pack(
 	    "{s:I,s:[{s:s,s:{s:I,s:I},s:{s:I,s:I},s:{s:f,s:f},s:{s:{s:I,s:I}},"
 	    "s:{s:f,s:[I]},s:{s:f,s:f}}]}",
 	    "span_ns", (json_int_t)1000000000, "devices", "dev", "8,0", "reads", "ios",
-	    (json_int_t)100, "bytes", (json_int_t)(mbps * 1e6), "writes", "ios", (json_int_t)0,
+	    (json_int_t)100, "bytes", (json_int_t)(mib * IOT_MIB), "writes", "ios", (json_int_t)0,
 	    "bytes", (json_int_t)0, "throughput", "mbps", mbps, "iops", 100.0, "latency_ns", "d2c",
 	    "p50", (json_int_t)100000, "p99", (json_int_t)(p99_us * 1000), "idle", "pct", 1.5,
 	    "longest", (json_int_t)20000000, "seeks", "per_sec", 10.0, "sequential_pct", 90.0);
@@ -414,7 +418,7 @@ static void test_csv_quoting(void **state)
 	f = open_memstream(&buf, &len);
 	assert_int_equal(compare_render(&c, CMP_FMT_CSV, f), 0);
 	fclose(f);
-	assert_non_null(strstr(buf, "\nmbps,MB/s,\"a,\"\"b\"\"\",1,10,,10,,,,,,,\n"));
+	assert_non_null(strstr(buf, "\nmbps,MiB/s,\"a,\"\"b\"\"\",1,10,,10,,,,,,,\n"));
 	free(buf);
 	compare_release(&c);
 }

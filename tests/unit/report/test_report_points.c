@@ -151,7 +151,7 @@ static void test_points(void **state)
 		double secs =
 		    j + 1 < p.n ? 64000.0 * 256 / 1e9 : (104.0 * MS - 64000.0 * 256 * j) / 1e9;
 
-		bytes += p.mbps[j] * 1e6 * secs;
+		bytes += p.mbps[j] * IOT_MIB * secs; /* MiB/s */
 		idle += p.idle_frac[j] * secs * 1e9;
 		idle_ns += p.idle_ns[j];
 		assert_true(p.mbps_lo[j] <= p.mbps[j] + 1e-9 && p.mbps[j] <= p.mbps_hi[j] + 1e-9);

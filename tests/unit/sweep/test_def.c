@@ -34,7 +34,8 @@ static void make_def(struct sweep_def *d)
 	d->devs[0] = strv_dup1("/dev/loop{rep}");
 	d->setup = strv_dup1("mkfs.{fs} -q /dev/x && awk '{print $1}' /proc/mounts");
 	d->metric = calloc(1, sizeof(*d->metric));
-	assert_int_equal(sweep_metric_parse("bw=json:jobs[0].write.bw", &d->metric[0], &e), 0);
+	assert_int_equal(sweep_metric_parse("bw:KiB/s=json:jobs[0].write.bw", &d->metric[0], &e),
+	                 0);
 	d->nmetrics = 1;
 	d->seed = 42;
 }
@@ -203,6 +204,8 @@ static void test_json(void **state)
 	assert_true(back.param[1].v[1].num == 131072);
 	assert_true(back.param[1].log);
 	assert_int_equal(back.metric[0].kind, SWEEP_METRIC_JSON);
+	assert_string_equal(back.metric[0].name, "bw");
+	assert_string_equal(back.metric[0].unit, "KiB/s"); /* kept in sweep.json */
 	free(t1);
 	free(t2);
 	json_decref(j2);

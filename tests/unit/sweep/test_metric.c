@@ -105,9 +105,10 @@ static void test_json(void **state)
 
 static void test_parse(void **state)
 {
-	static const char *const bad[] = {"noeq",        "=x",        "x=",           "x=(unclosed",
-	                                  "x=json:",     "x=json:a[", "x=json:a[x]",  "x=json:.a",
-	                                  "x=json:a..b", "a b=x",     "x=json:a[\"b]"};
+	static const char *const bad[] = {
+	    "noeq",          "=x",          "x=",        "x=(unclosed", "x=json:",
+	    "x=json:a[",     "x=json:a[x]", "x=json:.a", "x=json:a..b", "a b=x",
+	    "x=json:a[\"b]", "x:=y",        ":B/s=y",    "x:a:b=y",     "x:toolongunit=y"};
 	struct sweep_metric m;
 
 	(void)state;
@@ -119,6 +120,20 @@ static void test_parse(void **state)
 			fail_msg("'%s' was accepted", bad[i]);
 		}
 		assert_true(e.msg[0] != 0);
+	}
+	/* NAME:UNIT: the unit apart from the name */
+	{
+		struct iot_err e = {""};
+
+		assert_int_equal(
+		    sweep_metric_parse("fio_bw:B/s=json:jobs[0].write.bw_bytes", &m, &e), 0);
+		assert_string_equal(m.name, "fio_bw");
+		assert_string_equal(m.unit, "B/s");
+		assert_string_equal(m.expr, "jobs[0].write.bw_bytes");
+		sweep_metric_release(&m);
+		assert_int_equal(sweep_metric_parse("t=took ([0-9.]+) s", &m, &e), 0);
+		assert_string_equal(m.unit, "");
+		sweep_metric_release(&m);
 	}
 }
 
