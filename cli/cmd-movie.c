@@ -439,6 +439,73 @@ static int render(struct movie *m, const struct movie_opts *o, struct run *runs,
 	return EXIT_OK;
 }
 
+/* Is one of the n paths a run set? Then it must be alone and unlabelled, and its hosts are the
+ * panels: *n of them, labelled by their names (the label arrays made again for them). EXIT_OK,
+ * or an exit code after the error. */
+static int open_set(char **paths, size_t *n, struct cli_runset *rs, const char ***labels,
+                    const char ***label, size_t *nlabels)
+{
+	int ret;
+
+	for (size_t i = 0; i < *n; i++) {
+		const char *a = paths[i];
+
+		if (!cli_is_runset(a))
+			continue;
+		if (*n > 1 || *nlabels)
+			return usage_error(*n > 1 ? "'%s' is a run set: give it on its own"
+			                          : "'%s' is a run set: its hosts name its panels "
+			                            "(no --label)",
+			                   a);
+		if ((ret = cli_runset_open(a, rs)))
+			return ret;
+		if (rs->n > MOVIE_MAX_RUNS)
+			return usage_error("'%s': %u hosts: a movie shows at most %u", a, rs->n,
+			                   MOVIE_MAX_RUNS);
+		*n = rs->n;
+		free(*labels);
+		free(*label);
+		*labels = calloc(*n + 1, sizeof(**labels));
+		*label = calloc(*n + 1, sizeof(**label));
+		if (!*labels || !*label)
+			return error("out of memory"), EXIT_SYSTEM;
+		for (unsigned h = 0; h < rs->n; h++)
+			(*labels)[(*nlabels)++] = rs->h[h].name;
+		break;
+	}
+	return EXIT_OK;
+}
+
+/* Run r opened and its axes probed: from its manifest (one pass), else a first pass over the
+ * trace. EXIT_OK, or an exit code after the error. */
+static int probe_run(struct run *r)
+{
+	struct iot_err e;
+	int ret;
+
+	if ((ret = open_block(r, true)))
+		return ret;
+	if (r->have_mf && !(ret = movie_probe_from_manifest(&r->probe, &r->mf,
+	                                                    bt_reader_stats(r->ci.block), &e))) {
+		r->once = true;
+	} else {
+		if (ret == -ESTALE)
+			warning("'%s': %s; the axes come from a first pass over the trace", r->arg,
+			        e.msg);
+		ret = movie_probe_read(&r->probe, r->ci.block, &e);
+		cli_input_release(&r->ci);
+	}
+	if (ret)
+		return ret == -ENODATA ? (error("'%s': %s", r->arg, e.msg), EXIT_USAGE)
+		                       : input_error(&e, ret);
+	if (name_devices(r))
+		return error("out of memory"), EXIT_SYSTEM;
+	if (r->probe.ndev > MOVIE_MAX_DEVS)
+		warning("'%s': %u devices; the movie shows the first %u (by major, minor)", r->arg,
+		        r->probe.ndev, MOVIE_MAX_DEVS);
+	return EXIT_OK;
+}
+
 int cmd_movie(int argc, char **argv)
 {
 	struct movie_opts o;
@@ -467,38 +534,8 @@ int cmd_movie(int argc, char **argv)
 	}
 	n = (size_t)(argc - optind);
 	/* a run set: a panel per host that brought a whole run back, named by the set */
-	for (size_t i = 0; i < n; i++) {
-		const char *a = argv[optind + (int)i];
-
-		if (!cli_is_runset(a))
-			continue;
-		if (n > 1 || nlabels) {
-			ret = usage_error(n > 1 ? "'%s' is a run set: give it on its own"
-			                        : "'%s' is a run set: its hosts name its panels "
-			                          "(no --label)",
-			                  a);
-			goto out;
-		}
-		if ((ret = cli_runset_open(a, &rs)))
-			goto out;
-		if (rs.n > MOVIE_MAX_RUNS) {
-			ret = usage_error("'%s': %u hosts: a movie shows at most %u", a, rs.n,
-			                  MOVIE_MAX_RUNS);
-			goto out;
-		}
-		n = rs.n;
-		free(labels);
-		free(label);
-		labels = calloc(n + 1, sizeof(*labels));
-		label = calloc(n + 1, sizeof(*label));
-		if (!labels || !label) {
-			ret = (error("out of memory"), EXIT_SYSTEM);
-			goto out;
-		}
-		for (unsigned h = 0; h < rs.n; h++)
-			labels[nlabels++] = rs.h[h].name;
-		break;
-	}
+	if ((ret = open_set(argv + optind, &n, &rs, &labels, &label, &nlabels)))
+		goto out;
 	runs = calloc(n, sizeof(*runs));
 	info = calloc(n, sizeof(*info));
 	probes = calloc(n, sizeof(*probes));
@@ -528,34 +565,9 @@ int cmd_movie(int argc, char **argv)
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct run *r = &runs[i];
-
-		if ((ret = open_block(r, true)))
+		if ((ret = probe_run(&runs[i])))
 			goto out;
-		/* a run's manifest gives the axes: one pass; else a first pass over the trace */
-		if (r->have_mf && !(ret = movie_probe_from_manifest(
-		                        &r->probe, &r->mf, bt_reader_stats(r->ci.block), &e))) {
-			r->once = true;
-		} else {
-			if (ret == -ESTALE)
-				warning("'%s': %s; the axes come from a first pass over the trace",
-				        r->arg, e.msg);
-			ret = movie_probe_read(&r->probe, r->ci.block, &e);
-			cli_input_release(&r->ci);
-		}
-		if (ret) {
-			ret = ret == -ENODATA ? (error("'%s': %s", r->arg, e.msg), EXIT_USAGE)
-			                      : input_error(&e, ret);
-			goto out;
-		}
-		if (name_devices(r)) {
-			ret = (error("out of memory"), EXIT_SYSTEM);
-			goto out;
-		}
-		if (r->probe.ndev > MOVIE_MAX_DEVS)
-			warning("'%s': %u devices; the movie shows the first %u (by major, minor)",
-			        r->arg, r->probe.ndev, MOVIE_MAX_DEVS);
-		probes[i] = r->probe;
+		probes[i] = runs[i].probe;
 	}
 	if ((ret = derive_labels(runs, n, nlabels ? labels : NULL, label, &cmp)))
 		goto out;

@@ -273,251 +273,285 @@ static int runset_axis(struct report_input *in, const struct report_run *runs, s
 	return EXIT_OK;
 }
 
-int cmd_report(int argc, char **argv)
-{
-	const char *outpath = NULL, *title = NULL;
-	struct svg_dir svg = {0};
-	struct report_opts ro = {0};
-	struct compare_opts co = {0};
-	unsigned long long interval = 0, idle = BLK_DEFAULT_IDLE_NS;
-	struct report_input *in = NULL;
-	struct report_run *runs = NULL;
-	const char **labels = calloc((size_t)argc + 1, sizeof(*labels));
-	char **rules = calloc((size_t)argc + 1, sizeof(*rules));
-	size_t nlabels = 0, n = 0, nrules = 0;
+/* The command line. */
+struct report_cli {
+	const char *outpath, *title;
+	struct svg_dir svg;
+	struct compare_opts co;
+	unsigned long long interval, idle;
+	int idle_given;
+	const char **labels;
+	char **rules;
+	size_t nlabels, nrules;
 	struct compare cmp;
-	struct iot_err e, stop = {""};
-	struct iot_outfile of;
-	struct cli_runset rs = {0};
-	struct report_fault *faults = NULL;
-	int opt, ret = EXIT_OK, idle_given = 0;
+};
 
-	if (!labels || !rules) {
-		free(labels);
-		free(rules);
-		return error("out of memory"), EXIT_SYSTEM;
-	}
-	compare_init(&cmp);
-	optind = 1;
-	while ((opt = cli_getopt(argc, argv, &doc_report)) != -1) {
-		switch (opt) {
-		case 'o':
-			outpath = optarg;
-			break;
-		case 's':
-			svg.dir = optarg;
-			break;
-		case 'i':
-			if (parse_duration_ns("--interval", optarg, &interval))
-				goto usage;
-			if (!interval) {
-				usage_error("--interval: must be more than zero");
-				goto usage;
-			}
-			break;
-		case 'I':
-			if (parse_duration_ns("--idle-threshold", optarg, &idle))
-				goto usage;
-			idle_given = 1;
-			break;
-		case 'l':
-			labels[nlabels++] = optarg;
-			break;
-		case 'b':
-			co.baseline = optarg;
-			break;
-		case 't':
-			title = optarg;
-			break;
-		case 'r':
-			co.rows = optarg;
-			break;
-		case 'c':
-			co.cols = optarg;
-			break;
-		case 'T':
-			co.tables = optarg;
-			break;
-		case 'M':
-			co.metrics = optarg;
-			break;
-		case 'f':
-			if (compare_add_rule(&cmp, optarg, &e)) {
-				usage_error("--fail-if: %s", e.msg);
-				goto usage;
-			}
-			rules[nrules++] = optarg;
-			break;
-		default:
-			bad_option(argv);
-			goto usage;
-		}
-	}
-	if (!outpath) {
-		usage_error("-o REPORT.html is required");
-		goto usage;
-	}
-	if (optind >= argc) {
-		usage_error("no runs");
-		goto usage;
-	}
-	n = (size_t)(argc - optind);
-	{
-		const struct out_spec outs[] = {{outpath, OUT_FILE, "-o"},
-		                                {svg.dir, OUT_DIR, "--svg"}};
+/* Option opt into k: EXIT_OK, or EXIT_USAGE after the error. */
+static int report_opt(struct report_cli *k, int opt, char **argv)
+{
+	struct iot_err e;
 
-		if ((ret =
-		         out_check((const char *const *)argv + optind, n, NULL, 0, outs, 2, &e))) {
-			ret = (error("%s", e.msg), exit_code_for(ret));
-			goto out;
+	switch (opt) {
+	case 'o':
+		k->outpath = optarg;
+		break;
+	case 's':
+		k->svg.dir = optarg;
+		break;
+	case 'i':
+		if (parse_duration_ns("--interval", optarg, &k->interval))
+			return EXIT_USAGE;
+		if (!k->interval) {
+			usage_error("--interval: must be more than zero");
+			return EXIT_USAGE;
 		}
+		break;
+	case 'I':
+		if (parse_duration_ns("--idle-threshold", optarg, &k->idle))
+			return EXIT_USAGE;
+		k->idle_given = 1;
+		break;
+	case 'l':
+		k->labels[k->nlabels++] = optarg;
+		break;
+	case 'b':
+		k->co.baseline = optarg;
+		break;
+	case 't':
+		k->title = optarg;
+		break;
+	case 'r':
+		k->co.rows = optarg;
+		break;
+	case 'c':
+		k->co.cols = optarg;
+		break;
+	case 'T':
+		k->co.tables = optarg;
+		break;
+	case 'M':
+		k->co.metrics = optarg;
+		break;
+	case 'f':
+		if (compare_add_rule(&k->cmp, optarg, &e)) {
+			usage_error("--fail-if: %s", e.msg);
+			return EXIT_USAGE;
+		}
+		k->rules[k->nrules++] = optarg;
+		break;
+	default:
+		bad_option(argv);
+		return EXIT_USAGE;
 	}
-	if (svg.dir && mkdir(svg.dir, 0777) && errno != EEXIST) {
+	return EXIT_OK;
+}
+
+/* The page and the --svg directory are none of the inputs; the directory made. An exit code. */
+static int check_outputs(const struct report_cli *k, char **paths, size_t n)
+{
+	const struct out_spec outs[] = {{k->outpath, OUT_FILE, "-o"},
+	                                {k->svg.dir, OUT_DIR, "--svg"}};
+	struct iot_err e;
+	int ret;
+
+	if ((ret = out_check((const char *const *)paths, n, NULL, 0, outs, 2, &e)))
+		return error("%s", e.msg), exit_code_for(ret);
+	if (k->svg.dir && mkdir(k->svg.dir, 0777) && errno != EEXIST) {
 		ret = exit_code_for(-errno);
-		error("'%s': %s", svg.dir, strerror(errno));
-		goto out;
+		error("'%s': %s", k->svg.dir, strerror(errno));
+		return ret;
 	}
-	for (size_t i = 0; n > 1 && i < n; i++) {
-		if (sweep_is_dir(argv[optind + (int)i])) {
-			usage_error("'%s' is a sweep: report it on its own", argv[optind + (int)i]);
-			goto usage;
-		}
-	}
-	if (n == 1 && sweep_is_dir(argv[optind])) {
-		struct report_sweep_opts so = {.outpath = outpath,
-		                               .title = title,
-		                               .svg_dir = svg.dir,
-		                               .idle_ns = idle,
-		                               .co = co,
-		                               .rules = rules,
-		                               .nrules = nrules};
+	return EXIT_OK;
+}
 
-		if (nlabels || interval) {
-			usage_error("--label and --interval do not apply to a sweep");
-			goto usage;
-		}
-		ret = report_sweep(argv[optind], &so);
-		goto out;
-	}
-	/* a run set: its hosts as the runs, on one time axis */
-	for (size_t i = 0; i < n; i++) {
-		const char *path = argv[optind + (int)i];
+/* Is one of the n paths a run set? Then it must be alone and unlabelled: its hosts become the
+ * runs (rs, ro->runset, *n). EXIT_OK, or an exit code after the error. */
+static int open_set(const struct report_cli *k, char **paths, size_t *n, struct cli_runset *rs,
+                    struct report_opts *ro)
+{
+	for (size_t i = 0; i < *n; i++) {
+		int ret = cli_runset_open(paths[i], rs);
 
-		if ((ret = cli_runset_open(path, &rs)) == -ENOENT) {
-			ret = EXIT_OK;
+		if (ret == -ENOENT)
 			continue;
-		}
 		if (ret)
-			goto out;
-		if (n > 1) {
-			usage_error("'%s' is a run set: report it on its own", path);
-			goto usage;
-		}
-		if (nlabels) {
-			usage_error("--label does not apply to a run set: its hosts name its runs");
-			goto usage;
-		}
-		ro.runset = path;
-		n = rs.n;
+			return ret;
+		if (*n > 1)
+			return usage_error("'%s' is a run set: report it on its own", paths[i]);
+		if (k->nlabels)
+			return usage_error(
+			    "--label does not apply to a run set: its hosts name its runs");
+		ro->runset = paths[i];
+		*n = rs->n;
 		break;
 	}
-	if (nlabels && nlabels != n) {
-		usage_error("%zu --label for %zu runs: give one per run, in order", nlabels, n);
-		goto usage;
-	}
-	in = calloc(n, sizeof(*in));
-	runs = calloc(n, sizeof(*runs));
-	if (!in || !runs) {
-		ret = EXIT_SYSTEM;
-		error("out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < n; i++) {
-		const char *path = ro.runset ? rs.h[i].run : argv[optind + (int)i];
+	return EXIT_OK;
+}
 
-		struct run_feed feed = {feed_block, feed_packets, &runs[i], feed_summary};
-		struct cli_input ci;
+/* Run i of the report read (run set host i when rs is one), its figures into the comparison.
+ * An exit code after printing any error. */
+static int load_one(struct report_cli *k, struct report_input *in, struct report_run *runs,
+                    size_t i, const char *path, const struct cli_runset *rs, struct iot_err *stop)
+{
+	struct run_feed feed = {feed_block, feed_packets, &runs[i], feed_summary};
+	struct cli_input ci;
+	struct iot_err e;
+	bool set = rs->n > 0;
+	int ret;
 
-		in[i].path = path;
-		in[i].label = nlabels ? labels[i] : ro.runset ? rs.h[i].name : NULL;
-		if (report_run_init(&runs[i], interval, idle_given ? idle : 0)) {
-			ret = EXIT_SYSTEM;
-			error("out of memory");
-			goto out;
-		}
-		if (ro.runset) {
-			/* its clock on the capturing host's, as analyze puts it */
-			runs[i].s.real_off_ns = rs.h[i].offset_ns;
-			in[i].host = rs.h[i].name;
-			in[i].offset_ns = rs.h[i].offset_ns;
-			in[i].offset_err_ns = rs.h[i].error_ns;
-		}
-		ret = cli_input_open(&ci, path, 0);
-		if (!ret)
-			ret = load_run(&ci, &feed, &in[i].manifest, &stop);
-		cli_input_release(&ci);
-		if (ret)
-			goto out;
-		in[i].blk = runs[i].s.has_block ? runs[i].s.blk : NULL;
-		in[i].nfs = runs[i].s.has_nfs ? &runs[i].nfs : NULL;
-		in[i].summary = runs[i].s.doc;
-		warn_summary_dropped(path, in[i].summary);
-		if (ro.runset && runset_key_devices(in[i].summary, rs.h[i].name)) {
-			ret = EXIT_SYSTEM;
-			error("out of memory");
-			goto out;
-		}
-		if (compare_add(&cmp, path, in[i].summary, in[i].manifest, in[i].label, &e)) {
-			ret = EXIT_SYSTEM;
-			error("%s", e.msg);
-			goto out;
-		}
+	in[i].path = path;
+	in[i].label = k->nlabels ? k->labels[i] : set ? rs->h[i].name : NULL;
+	if (report_run_init(&runs[i], k->interval, k->idle_given ? k->idle : 0))
+		return error("out of memory"), EXIT_SYSTEM;
+	if (set) {
+		/* its clock on the capturing host's, as analyze puts it */
+		runs[i].s.real_off_ns = rs->h[i].offset_ns;
+		in[i].host = rs->h[i].name;
+		in[i].offset_ns = rs->h[i].offset_ns;
+		in[i].offset_err_ns = rs->h[i].error_ns;
 	}
-	if (ro.runset && (ret = runset_axis(in, runs, n, &rs, &faults)))
-		goto out;
-	ro.faults = faults;
-	ro.nfaults = faults ? rs.nf : 0;
-	if (n > 1) {
-		ret = compare_finish(&cmp, &co, &e);
-		if (ret) {
-			ret = usage_error("%s", e.msg);
-			goto out;
-		}
-		ro.cmp = &cmp;
-	}
-	ro.title = title;
-	ro.version = IOTAPE_VERSION;
-	ro.interval_ns = interval;
-	if (svg.dir) {
-		ro.svg_out = write_svg;
-		ro.svg_ctx = &svg;
-	}
-	/* written beside the target and renamed, so a failed run never leaves half a report */
+	ret = cli_input_open(&ci, path, 0);
+	if (!ret)
+		ret = load_run(&ci, &feed, &in[i].manifest, stop);
+	cli_input_release(&ci);
+	if (ret)
+		return ret;
+	in[i].blk = runs[i].s.has_block ? runs[i].s.blk : NULL;
+	in[i].nfs = runs[i].s.has_nfs ? &runs[i].nfs : NULL;
+	in[i].summary = runs[i].s.doc;
+	warn_summary_dropped(path, in[i].summary);
+	if (set && runset_key_devices(in[i].summary, rs->h[i].name))
+		return error("out of memory"), EXIT_SYSTEM;
+	if (compare_add(&k->cmp, path, in[i].summary, in[i].manifest, in[i].label, &e))
+		return error("%s", e.msg), EXIT_SYSTEM;
+	return EXIT_OK;
+}
+
+/* The page, written beside outpath and renamed, so a failed run never leaves half a report. An
+ * exit code after printing any error. */
+static int write_report(const char *outpath, const struct report_input *in, size_t n,
+                        const struct report_opts *ro)
+{
+	struct iot_outfile of;
+	struct iot_err e;
+	int ret;
+
 	if ((ret = iot_outfile_open(&of, outpath, 0, &e)) || !iot_outfile_stream(&of)) {
 		if (!ret)
 			iot_outfile_abort(&of);
 		ret = ret ? ret : -ENOMEM;
 		error("%s", ret == -ENOMEM ? "out of memory" : e.msg);
-		ret = exit_code_for(ret);
-		goto out;
+		return exit_code_for(ret);
 	}
-	ret = report_write_html(iot_outfile_stream(&of), in, n, &ro, &e);
+	ret = report_write_html(iot_outfile_stream(&of), in, n, ro, &e);
 	if (ret)
 		iot_outfile_abort(&of);
 	else
 		ret = iot_outfile_commit(&of, &e);
-	if (ret) {
-		error("%s", e.msg);
-		ret = exit_code_for(ret);
+	if (ret)
+		return error("%s", e.msg), exit_code_for(ret);
+	return EXIT_OK;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_cli k = {.idle = BLK_DEFAULT_IDLE_NS};
+	struct report_opts ro = {0};
+	struct report_input *in = NULL;
+	struct report_run *runs = NULL;
+	size_t n = 0;
+	struct iot_err e, stop = {""};
+	struct cli_runset rs = {0};
+	struct report_fault *faults = NULL;
+	int opt, ret = EXIT_OK;
+
+	k.labels = calloc((size_t)argc + 1, sizeof(*k.labels));
+	k.rules = calloc((size_t)argc + 1, sizeof(*k.rules));
+	if (!k.labels || !k.rules) {
+		free(k.labels);
+		free(k.rules);
+		return error("out of memory"), EXIT_SYSTEM;
+	}
+	compare_init(&k.cmp);
+	optind = 1;
+	while ((opt = cli_getopt(argc, argv, &doc_report)) != -1)
+		if ((ret = report_opt(&k, opt, argv)))
+			goto out;
+	if (!k.outpath) {
+		ret = usage_error("-o REPORT.html is required");
 		goto out;
 	}
+	if (optind >= argc) {
+		ret = usage_error("no runs");
+		goto out;
+	}
+	n = (size_t)(argc - optind);
+	if ((ret = check_outputs(&k, argv + optind, n)))
+		goto out;
+	for (size_t i = 0; n > 1 && i < n; i++) {
+		if (sweep_is_dir(argv[optind + (int)i])) {
+			ret = usage_error("'%s' is a sweep: report it on its own",
+			                  argv[optind + (int)i]);
+			goto out;
+		}
+	}
+	if (n == 1 && sweep_is_dir(argv[optind])) {
+		struct report_sweep_opts so = {.outpath = k.outpath,
+		                               .title = k.title,
+		                               .svg_dir = k.svg.dir,
+		                               .idle_ns = k.idle,
+		                               .co = k.co,
+		                               .rules = k.rules,
+		                               .nrules = k.nrules};
+
+		if (k.nlabels || k.interval)
+			ret = usage_error("--label and --interval do not apply to a sweep");
+		else
+			ret = report_sweep(argv[optind], &so);
+		goto out;
+	}
+	/* a run set: its hosts as the runs, on one time axis */
+	if ((ret = open_set(&k, argv + optind, &n, &rs, &ro)))
+		goto out;
+	if (k.nlabels && k.nlabels != n) {
+		ret = usage_error("%zu --label for %zu runs: give one per run, in order", k.nlabels,
+		                  n);
+		goto out;
+	}
+	in = calloc(n, sizeof(*in));
+	runs = calloc(n, sizeof(*runs));
+	if (!in || !runs) {
+		ret = (error("out of memory"), EXIT_SYSTEM);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		if ((ret = load_one(&k, in, runs, i,
+		                    ro.runset ? rs.h[i].run : argv[optind + (int)i], &rs, &stop)))
+			goto out;
+	if (ro.runset && (ret = runset_axis(in, runs, n, &rs, &faults)))
+		goto out;
+	ro.faults = faults;
+	ro.nfaults = faults ? rs.nf : 0;
+	if (n > 1) {
+		if ((ret = compare_finish(&k.cmp, &k.co, &e))) {
+			ret = usage_error("%s", e.msg);
+			goto out;
+		}
+		ro.cmp = &k.cmp;
+	}
+	ro.title = k.title;
+	ro.version = IOTAPE_VERSION;
+	ro.interval_ns = k.interval;
+	if (k.svg.dir) {
+		ro.svg_out = write_svg;
+		ro.svg_ctx = &k.svg;
+	}
+	if ((ret = write_report(k.outpath, in, n, &ro)))
+		goto out;
 	/* partial results were written: the bad bytes that cut them short come last */
-	ret = stop.msg[0]   ? (error("%s", stop.msg), EXIT_USAGE)
-	      : cmp.nfailed ? EXIT_THRESHOLD /* --fail-if, as compare says it */
-	                    : EXIT_OK;
-	goto out;
-usage:
-	ret = EXIT_USAGE;
+	ret = stop.msg[0]     ? (error("%s", stop.msg), EXIT_USAGE)
+	      : k.cmp.nfailed ? EXIT_THRESHOLD /* --fail-if, as compare says it */
+	                      : EXIT_OK;
 out:
 	for (size_t i = 0; in && runs && i < n; i++) {
 		json_decref(in[i].manifest);
@@ -527,8 +561,8 @@ out:
 	free(runs);
 	free(faults);
 	cli_runset_release(&rs);
-	free(labels);
-	free(rules);
-	compare_release(&cmp);
+	free(k.labels);
+	free(k.rules);
+	compare_release(&k.cmp);
 	return ret;
 }

@@ -432,6 +432,28 @@ static void series_set(struct svg_series *s, const char *name, const char *color
 }
 
 /* All graphs of one device section: dr[0..n) are the runs that have the device. */
+/* What the section's runs span together: their idle bands into bands (room for all), the
+ * sectors they touched, the highest p99 latency plotted. */
+static void section_extent(const struct devrun *dr, size_t n, struct svg_band *bands,
+                           uint64_t *smin, uint64_t *smax, double *latmax)
+{
+	size_t nb = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		memcpy(bands + nb, dr[i].bands, dr[i].nbands * sizeof(*bands));
+		nb += dr[i].nbands;
+		if (dr[i].grid) {
+			if (dr[i].grid->min_sector < *smin)
+				*smin = dr[i].grid->min_sector;
+			if (dr[i].grid->max_sector > *smax)
+				*smax = dr[i].grid->max_sector;
+		}
+		for (size_t j = 0; j < dr[i].p.n; j++)
+			if (!isnan(dr[i].p.p99[j]) && dr[i].p.p99[j] > *latmax)
+				*latmax = dr[i].p.p99[j];
+	}
+}
+
 static void device_graphs(struct emit *em, const struct report_input *in, struct devrun *dr,
                           size_t n, const char *devid, double xmax, uint64_t width)
 {
@@ -455,20 +477,7 @@ static void device_graphs(struct emit *em, const struct report_input *in, struct
 		em->err = -ENOMEM;
 		goto out;
 	}
-	nb = 0;
-	for (size_t i = 0; i < n; i++) {
-		memcpy(bands + nb, dr[i].bands, dr[i].nbands * sizeof(*bands));
-		nb += dr[i].nbands;
-		if (dr[i].grid) {
-			if (dr[i].grid->min_sector < smin)
-				smin = dr[i].grid->min_sector;
-			if (dr[i].grid->max_sector > smax)
-				smax = dr[i].grid->max_sector;
-		}
-		for (size_t j = 0; j < dr[i].p.n; j++)
-			if (!isnan(dr[i].p.p99[j]) && dr[i].p.p99[j] > latmax)
-				latmax = dr[i].p.p99[j];
-	}
+	section_extent(dr, n, bands, &smin, &smax, &latmax);
 
 	/* sector offset over time: one density image per run, same axes */
 	for (size_t i = 0; i < n && smin <= smax; i++) {
@@ -694,22 +703,21 @@ static double span_s(const struct blk_analysis *a)
 	return a ? (double)(blk_analysis_end(a) - blk_analysis_start(a)) / 1e9 : 0;
 }
 
-static void section_devices(struct emit *em, const struct report_input *in, size_t n,
-                            uint64_t width, double xmax_min)
+/* The devices' keys over every run, each once, in the order first seen; whether each run has
+ * one device only (*one_each stays true then); the end of the longest run on the axis. 0 or
+ * -ENOMEM (nothing kept then). */
+static int section_keys(const struct report_input *in, size_t n, char ***keysp, size_t *nkeysp,
+                        bool *one_each, double *xmax)
 {
 	char **keys = NULL;
-	uint32_t *secdev = NULL; /* each section's device number (the first run's) */
-	size_t nkeys = 0, nsec;
-	/* a run set's hosts: each host's devices its own, never merged with another's */
-	bool one_each = !(n && in[0].host);
-	double xmax = 0;
+	size_t nkeys = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		const struct blk_analysis *a = in[i].blk;
 
-		one_each &= a && blk_analysis_ndevices(a) == 1;
-		if (span_s(a) + in[i].t0_s > xmax)
-			xmax = span_s(a) + in[i].t0_s;
+		*one_each &= a && blk_analysis_ndevices(a) == 1;
+		if (span_s(a) + in[i].t0_s > *xmax)
+			*xmax = span_s(a) + in[i].t0_s;
 		for (unsigned k = 0; k < graphed(a); k++) {
 			char buf[32], **p;
 			const char *key = device_key(&in[i], k, buf, sizeof(buf));
@@ -720,18 +728,36 @@ static void section_devices(struct emit *em, const struct report_input *in, size
 					break;
 			if (j < nkeys)
 				continue;
-			p = realloc(keys, (nkeys + 1) * sizeof(*keys));
-			if (!p || !(p[nkeys] = strdup(key))) {
-				free(p ? p : keys);
-				keys = NULL;
-				nkeys = 0;
-				em->err = -ENOMEM;
-				return;
-			}
+			if (!(p = realloc(keys, (nkeys + 1) * sizeof(*keys))))
+				goto nomem;
 			keys = p;
+			if (!(keys[nkeys] = strdup(key)))
+				goto nomem;
 			nkeys++;
 		}
 	}
+	*keysp = keys;
+	*nkeysp = nkeys;
+	return 0;
+nomem:
+	for (size_t j = 0; j < nkeys; j++)
+		free(keys[j]);
+	free(keys);
+	return -ENOMEM;
+}
+
+static void section_devices(struct emit *em, const struct report_input *in, size_t n,
+                            uint64_t width, double xmax_min)
+{
+	char **keys = NULL;
+	uint32_t *secdev = NULL; /* each section's device number (the first run's) */
+	size_t nkeys = 0, nsec;
+	/* a run set's hosts: each host's devices its own, never merged with another's */
+	bool one_each = !(n && in[0].host);
+	double xmax = 0;
+
+	if ((em->err = section_keys(in, n, &keys, &nkeys, &one_each, &xmax)))
+		return;
 	if (xmax < xmax_min)
 		xmax = xmax_min;
 	if (xmax <= 0)

@@ -225,6 +225,33 @@ static void draw_series(FILE *f, const struct frame *fr, const struct svg_series
 	}
 }
 
+/* The chart's idle bands: each clipped to the frame, at least its min_px wide. */
+static void bands_write(FILE *f, const struct svg_chart *c, const struct frame *fr)
+{
+	for (size_t i = 0; i < c->nbands; i++) {
+		const struct svg_band *b = &c->bands[i];
+		double x0 = px(fr, b->x0), x1 = px(fr, b->x1);
+		char fill[200];
+
+		if (x1 < fr->x0 || x0 > fr->x0 + fr->w)
+			continue; /* outside the shown part */
+		if (x0 < fr->x0)
+			x0 = fr->x0;
+		if (x1 - x0 < b->min_px)
+			x1 = x0 + b->min_px;
+		if (x1 > fr->x0 + fr->w)
+			x1 = fr->x0 + fr->w;
+		band_fill(fill, sizeof(fill), c, b);
+		fputs("<rect", f);
+		fprintf(f,
+		        " x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" "
+		        "fill-opacity=\"%.2f\"%s%s/>\n",
+		        x0, fr->y0, x1 - x0 > 0.1 ? x1 - x0 : 0.1, fr->h, fill,
+		        b->hatch ? (b->opacity * 1.5 > 1 ? 1 : b->opacity * 1.5) : b->opacity,
+		        b->attrs[0] ? " " : "", b->attrs);
+	}
+}
+
 int svg_chart_write(FILE *f, const struct svg_chart *c, bool standalone)
 {
 	int W = c->width ? c->width : 1100, H = c->height ? c->height : 220;
@@ -273,28 +300,7 @@ int svg_chart_write(FILE *f, const struct svg_chart *c, bool standalone)
 	fputs("</text>\n", f);
 	hatch_defs(f, c);
 	/* idle shading first, under everything */
-	for (size_t i = 0; i < c->nbands; i++) {
-		const struct svg_band *b = &c->bands[i];
-		double x0 = px(&fr, b->x0), x1 = px(&fr, b->x1);
-		char fill[200];
-
-		if (x1 < fr.x0 || x0 > fr.x0 + fr.w)
-			continue; /* outside the shown part */
-		if (x0 < fr.x0)
-			x0 = fr.x0;
-		if (x1 - x0 < b->min_px)
-			x1 = x0 + b->min_px;
-		if (x1 > fr.x0 + fr.w)
-			x1 = fr.x0 + fr.w;
-		band_fill(fill, sizeof(fill), c, b);
-		fputs("<rect", f);
-		fprintf(f,
-		        " x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" "
-		        "fill-opacity=\"%.2f\"%s%s/>\n",
-		        x0, fr.y0, x1 - x0 > 0.1 ? x1 - x0 : 0.1, fr.h, fill,
-		        b->hatch ? (b->opacity * 1.5 > 1 ? 1 : b->opacity * 1.5) : b->opacity,
-		        b->attrs[0] ? " " : "", b->attrs);
-	}
+	bands_write(f, c, &fr);
 	if (c->image && c->image->png_b64) {
 		double yt = py(&fr, c->image->y1), yb = py(&fr, c->image->y0);
 
