@@ -90,7 +90,7 @@ $iotape report -o report.html "$src/samples/ext4" "$src/samples/xfs" "$src/sampl
 grep -q "<svg" report.html || fail "report: no graphs"
 $iotape compare "$src/samples/ext4" "$src/samples/xfs" "$src/samples/btrfs" >compare.txt ||
 	fail "compare"
-grep -q "mbps\|MB/s" compare.txt || fail "compare: $(head compare.txt)"
+grep -q "MiB/s" compare.txt || fail "compare: $(head compare.txt)"
 # movie: ten small frames, encoded by the ffmpeg program apt installed as recommended (it
 # brings ffprobe)
 command -v ffmpeg >/dev/null && command -v ffprobe >/dev/null ||
