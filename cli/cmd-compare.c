@@ -231,12 +231,13 @@ static int add_runsets(struct compare *c, struct compare_opts *o, char **paths, 
 }
 
 /* The runs, sweeps or run sets argv[first..argc) into c, labelled by labels[] (nlabels of
- * them); a single sweep's default layout into layout. An exit code after printing any error. */
+ * them); a single sweep's default layout into layout; run sets' default baseline into base (cap
+ * bytes, o->baseline may point there: it must live as long as o). An exit code after printing
+ * any error. */
 static int add_inputs(struct compare *c, struct compare_opts *o, int argc, char **argv, int first,
                       const char **labels, size_t nlabels, uint64_t idle_ns, struct iot_err *stop,
-                      char layout[3][SWEEP_LAYOUT_MAX])
+                      char layout[3][SWEEP_LAYOUT_MAX], char *base, size_t cap)
 {
-	char base[4200];
 	struct iot_err e;
 	bool sets = false;
 	int ret = EXIT_OK;
@@ -248,8 +249,7 @@ static int add_inputs(struct compare *c, struct compare_opts *o, int argc, char 
 		                  "the groups");
 		return ret;
 	}
-	if (sets && (ret = add_runsets(c, o, argv + first, argc - first, idle_ns, stop, base,
-	                               sizeof(base))))
+	if (sets && (ret = add_runsets(c, o, argv + first, argc - first, idle_ns, stop, base, cap)))
 		return ret;
 	for (int i = first; i < argc && !sets; i++) {
 		json_t *summary, *manifest;
@@ -328,7 +328,7 @@ int cmd_compare(int argc, char **argv)
 	const char *outpath = NULL;
 	unsigned long long idle_ns = BLK_DEFAULT_IDLE_NS;
 	size_t nlabels = 0;
-	char layout[3][SWEEP_LAYOUT_MAX];
+	char layout[3][SWEEP_LAYOUT_MAX], base[4200]; /* o.baseline may point into base */
 	struct compare c;
 	struct iot_err e, stop = {""};
 	int opt, ret = EXIT_OK;
@@ -417,7 +417,8 @@ int cmd_compare(int argc, char **argv)
 			goto out;
 		}
 	}
-	if ((ret = add_inputs(&c, &o, argc, argv, optind, labels, nlabels, idle_ns, &stop, layout)))
+	if ((ret = add_inputs(&c, &o, argc, argv, optind, labels, nlabels, idle_ns, &stop, layout,
+	                      base, sizeof(base))))
 		goto out;
 	ret = compare_finish(&c, &o, &e);
 	if (ret) {
