@@ -11,8 +11,8 @@
 #include <string.h>
 #include <strings.h>
 
-#define NONNEG 0, INFINITY
-#define PCT 0, 100
+#define NONNEG 0, INFINITY, 0 /* lo, hi, scale */
+#define PCT 0, 100, 0
 static const struct cmp_metric block_metrics[M_NBLOCK] = {
     [M_MBPS] = {"mbps", "MiB/s", "MiB/s", 2, NONNEG},
     [M_IOPS] = {"iops", "IOPS", "IOPS", 1, NONNEG},
