@@ -209,9 +209,13 @@ for name, other in (("events", dev_), ("io", dio)):
     print(f"D2C tracefs vs bpf {name}: {len(diffs)} IOs, |difference| median {med} ns, "
           f"max {worst} ns, {within * 100:.1f} % within 2 us")
     # the two probes of one tracepoint run one after the other: their clock reads differ by
-    # the other probe's run time (well under 2 us), unless an interrupt falls between them
-    if med > 1000 or within < 0.95 or worst > 200000:
-        bad.append(f"{name}: D2C differs: median {med} ns, max {worst} ns, {within:.3f} within 2 us")
+    # the other probe's run time (well under 2 us), unless an interrupt falls between them or
+    # the hypervisor takes the vCPU away (CI saw one IO in 4160 differ by 324 us): a few such
+    # IOs are the machine, many are a capture that pairs or times requests wrongly
+    far = sum(d > 200000 for d in diffs)
+    if med > 1000 or within < 0.95 or far > max(1, len(diffs) // 1000):
+        bad.append(f"{name}: D2C differs: median {med} ns, max {worst} ns, {within:.3f} "
+                   f"within 2 us, {far} IOs beyond 200 us")
 
 # the io level: one Q, D and C per IO, the D and C the events level saw
 cio = counts(io)
