@@ -8,10 +8,12 @@
 # (default: build, every iotape_* library and the iotape executable, whose files are cli/'s)
 import collections
 import glob
+import os
 import subprocess
 import sys
 
 build = sys.argv[1] if len(sys.argv) > 1 else "build"
+src = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 libs = set(sys.argv[2:])
 defs, uses = {}, collections.defaultdict(set)
 objs = glob.glob(build + "/CMakeFiles/iotape_*.dir/**/*.o", recursive=True)
@@ -21,6 +23,9 @@ for o in objs:
     if libs and lib not in libs:
         continue
     name = (lib, o.split(".dir/")[1].replace("__/", "").replace(".c.o", ".c"))
+    # an incremental build keeps the objects of deleted sources; they are not linked
+    if not os.path.exists(os.path.join(src, name[1])):
+        continue
     for line in subprocess.run(["nm", o], capture_output=True, text=True).stdout.splitlines():
         f = line.split()
         if len(f) == 3 and f[1] in "TDBRC":
