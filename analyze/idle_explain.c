@@ -3,6 +3,7 @@
 #include "analyze/idle_explain.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,6 +67,7 @@ void idle_explain_free(struct idle_explain *x)
 		json_decref(x->host[h].kept);
 	}
 	free(x->addrs);
+	free(x->host);
 	free(x);
 }
 
@@ -330,10 +332,17 @@ int idle_explain_add_host(struct idle_explain *x, struct blk_analysis *a, const 
 	struct ie_host *hs;
 	unsigned h = x->nhosts;
 
-	if (h == IE_MAX_HOSTS)
-		return -E2BIG;
 	if (h && !clk->m)
 		return -EINVAL; /* hosts meet on the realtime clock: clock pairs needed */
+	if (h == x->cap_hosts) {
+		unsigned n = x->cap_hosts ? 2 * x->cap_hosts : 4;
+		struct ie_host *p = h < UINT_MAX / 2 ? realloc(x->host, n * sizeof(*p)) : NULL;
+
+		if (!p)
+			return -ENOMEM;
+		x->host = p;
+		x->cap_hosts = n;
+	}
 	hs = &x->host[h];
 	memset(hs, 0, sizeof(*hs));
 	hs->x = x;

@@ -27,8 +27,7 @@
  * clock and mapped the same way.
  */
 
-#define IE_MAX_DEVICES 64u /* devices compared with each other, over all hosts */
-#define IE_MAX_HOSTS 16u
+#define IE_MAX_DEVICES 64u     /* devices compared with each other, over all hosts */
 #define IE_FLOWS 5u            /* flows listed per gap */
 #define IE_FLOW_CAP 1024u      /* flows counted per gap (more: "unclassified") */
 #define IE_MAX_GAPS (1u << 20) /* gaps kept per device for the network, NFS and periodicity */
@@ -268,8 +267,10 @@ struct ie_host {
 
 struct idle_explain {
 	unsigned top;
-	struct ie_host host[IE_MAX_HOSTS];
-	unsigned nhosts;
+	/* grown by idle_explain_add_host() only: per host, never per event (a run set's 256 or
+	 * more; the callbacks' contexts point into it and are set again when it moves) */
+	struct ie_host *host;
+	unsigned nhosts, cap_hosts;
 	struct ie_dev *devs[IE_MAX_DEVICES];
 	unsigned ndevs;
 	uint64_t untracked; /* devices past IE_MAX_DEVICES */

@@ -680,6 +680,7 @@ static void run_command(const struct caph_opts *o, struct live *lv, struct caph_
 	for (;;) {
 		if (running && iot_proc_wait(&p, 0, &status)) {
 			res->cmd_status = status;
+			res->cmd_wall_ns = iot_proc_wall_ns(&p);
 			return;
 		}
 		if (stopping(o, res) || (o->duration_ns && iot_now_ns() - t0 >= o->duration_ns)) {

@@ -53,8 +53,9 @@ struct caph_opts {
 
 struct caph_result {
 	int cmd_ran;
-	int cmd_status;      /* as capture's: exit status, 128 + N, 127, 126 */
-	char cmd_error[256]; /* why COMMAND could not run */
+	int cmd_status;       /* as capture's: exit status, 128 + N, 127, 126 */
+	uint64_t cmd_wall_ns; /* from starting COMMAND to its end (0: it did not run) */
+	char cmd_error[256];  /* why COMMAND could not run */
 	int stop_signal;
 	unsigned nok;          /* hosts whose run is whole */
 	uint64_t align_err_ns; /* the bound on the error between any two hosts' clocks */

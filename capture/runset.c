@@ -174,6 +174,7 @@ static json_t *runset_json(const struct caph_opts *o, const struct caph_status *
 		json_object_set_new(cmd, "argv", ca);
 		json_object_set_new(cmd, "ran", json_boolean(res->cmd_ran));
 		json_object_set_new(cmd, "status", json_integer(res->cmd_status));
+		json_object_set_new(cmd, "wall_ns", json_u64(res->cmd_wall_ns));
 	}
 	json_object_set_new(root, "command", cmd);
 	json_object_set_new(root, "stop_signal",

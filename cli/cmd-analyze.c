@@ -62,7 +62,8 @@ static const struct cli_opt analyze_opts[] = {
      .help = "each INPUT is the run directory of another host, captured at the same time: "
              "analyze them on one clock (the first's trace clock) through their manifests' "
              "realtime clock pairs, each device with its host, so that a gap on one host is "
-             "explained by the others' devices and traffic (docs/diagnose-idle.md)"},
+             "explained by the others' devices and traffic (docs/diagnose-idle.md); at most "
+             "256 hosts, as a run set"},
     {0},
 };
 
@@ -514,8 +515,6 @@ static int open_runset(struct run *r, const char *path)
 		return usage_error("'%s': no host brought a whole run back", path);
 	if ((ret = analyze_runset_ends(r->rs, r->nrs, &r->ends)))
 		return ret;
-	if (r->nrs > IE_MAX_HOSTS)
-		return usage_error("'%s': at most %u hosts", path, IE_MAX_HOSTS);
 	if (r->by_cgroup && r->nrs > 1)
 		return usage_error("--by cgroup and a run set of several hosts do not go together "
 		                   "(yet)");
@@ -800,8 +799,10 @@ static int parse_args(struct run *r, int argc, char **argv, const char **out)
 		return usage_error("--by cgroup and --hosts do not go together (yet)"), -1;
 	if (r->hosts && argc - optind < 2)
 		return usage_error("--hosts: give the run directories of two hosts or more"), -1;
-	if (r->hosts && argc - optind > (int)IE_MAX_HOSTS)
-		return usage_error("--hosts: at most %u hosts", IE_MAX_HOSTS), -1;
+	/* as many as a run set holds (the explanation itself has no limit; each host is an open
+	 * trace and capture) */
+	if (r->hosts && argc - optind > (int)CAPH_MAX_HOSTS)
+		return usage_error("--hosts: at most %u hosts (as a run set)", CAPH_MAX_HOSTS), -1;
 	return optind;
 }
 

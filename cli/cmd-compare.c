@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <getopt.h> /* optarg, optind */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,7 +105,9 @@ const struct cli_doc doc_compare = {
         "(--metric, wall_s) are columns of their own. Run sets ('iotape capture --host') are "
         "compared host by host: every run is a host (its name in the set; a run of its own: "
         "its manifest's hostname) of a set (its path), keys 'host' and 'set'; by default a "
-        "row per host, a column per set, each host against its own in the first set.\n"
+        "row per host, a column per set, each host against its own in the first set; a "
+        "SWEEPDIR among them gives each cell as a set (SWEEPDIR/NAME=V), and a sweep whose "
+        "cells are run sets (sweep --host) has 'host' as one more parameter.\n"
         "\n"
         "Metrics: mbps (MiB/s), iops, lat_p50, lat_p99 (D2C, us), idle_pct, longest_gap (ms), "
         "seeks, "
@@ -164,16 +167,15 @@ static void warn_missing(const struct compare *c)
 		}
 }
 
-/* One run of a comparison of run sets: its figures, with its host and set as dimensions. */
-static int add_host_run(struct compare *c, const char *path, const char *host, const char *set,
-                        uint64_t idle_ns, struct iot_err *stop)
+/* One run of a comparison of run sets (its summary, its manifest or NULL, a sweep's own numbers
+ * or NULL): its figures, with its host and set as dimensions. An exit code. */
+static int add_host_summary(struct compare *c, const char *path, const char *host, const char *set,
+                            json_t *summary, json_t *manifest, json_t *metrics)
 {
-	json_t *summary, *manifest, *params;
 	struct iot_err e;
-	int ret = load_summary(path, idle_ns, &summary, &manifest, stop);
+	json_t *params;
+	int ret;
 
-	if (ret)
-		return ret;
 	/* a run of its own: its host is the one its manifest names, else its name */
 	if (!host) {
 		const char *b = strrchr(path, '/');
@@ -185,32 +187,78 @@ static int add_host_run(struct compare *c, const char *path, const char *host, c
 		host = host ? host : b && b[1] ? b + 1 : path;
 	}
 	params = json_pack("{s:s, s:s}", "host", host, "set", set);
-	ret = params ? compare_add_run(c, path, summary, manifest, params, NULL, &e)
+	ret = params ? compare_add_run(c, path, summary, manifest, params, metrics, &e)
 	             : iot_err_set(&e, -ENOMEM, "out of memory");
 	json_decref(params);
-	json_decref(summary);
-	json_decref(manifest);
 	if (ret)
 		return error("%s", e.msg), exit_code_for(ret);
 	return EXIT_OK;
 }
 
+static int add_host_run(struct compare *c, const char *path, const char *host, const char *set,
+                        uint64_t idle_ns, struct iot_err *stop)
+{
+	json_t *summary, *manifest;
+	int ret = load_summary(path, idle_ns, &summary, &manifest, stop);
+
+	if (ret)
+		return ret;
+	ret = add_host_summary(c, path, host, set, summary, manifest, NULL);
+	json_decref(summary);
+	json_decref(manifest);
+	return ret;
+}
+
+/* A sweep among run sets: each cell a set of its own (SWEEPDIR/NAME=V/...), its repetitions
+ * the set's samples, each run with its host (a run set's cell: each of its hosts). */
+static int add_sweep_sets(struct compare *c, const char *dir, uint64_t idle_ns,
+                          struct iot_err *stop, char *first, size_t cap)
+{
+	struct sweep_runs s;
+	struct iot_err e;
+	int ret = load_sweep(&s, dir, idle_ns, stop);
+
+	if (!ret && (ret = sweep_runs_units(&s, c, &e)))
+		ret = (error("%s", e.msg), exit_code_for(ret));
+	for (size_t i = 0; i < s.n && !ret; i++) {
+		const struct sweep_run_data *d = &s.run[i];
+		char cell[PATH_MAX], set[PATH_MAX + 4200];
+
+		if (sweep_cell_path(&s.def, d->cell, cell, sizeof(cell))) {
+			ret = (error("'%s': path too long", dir), EXIT_USAGE);
+			break;
+		}
+		snprintf(set, sizeof(set), "%s/%s", dir, cell);
+		/* the default baseline: the first set given, here its first cell */
+		if (first && !first[0] && (size_t)snprintf(first, cap, "set=%s", set) >= cap) {
+			ret = (error("'%s': path too long", set), EXIT_USAGE);
+			break;
+		}
+		ret =
+		    add_host_summary(c, d->path, d->host, set, d->summary, d->manifest, d->metrics);
+	}
+	sweep_runs_release(&s);
+	return ret;
+}
+
 /*
  * Run sets (capture --host) among the inputs: every run is a host of a set (a run of its own
- * is a set of one host), compared host by host: by default a row per host, a column per set,
- * each host against its own in the first set.
+ * is a set of one host, a sweep's cell a set of its own), compared host by host: by default a
+ * row per host, a column per set, each host against its own in the first set.
  */
 static int add_runsets(struct compare *c, struct compare_opts *o, char **paths, int n,
                        uint64_t idle_ns, struct iot_err *stop, char *base, size_t cap)
 {
 	int ret = EXIT_OK;
 
+	base[0] = 0;
 	for (int i = 0; i < n && ret == EXIT_OK; i++) {
 		struct cli_runset rs;
 
-		if (sweep_is_dir(paths[i]))
-			return usage_error("'%s' is a sweep: compare it without run sets",
-			                   paths[i]);
+		if (sweep_is_dir(paths[i])) {
+			ret = add_sweep_sets(c, paths[i], idle_ns, stop, i ? NULL : base, cap);
+			continue;
+		}
 		if ((ret = cli_runset_open(paths[i], &rs)) == -ENOENT) {
 			ret = add_host_run(c, paths[i], NULL, paths[i], idle_ns, stop);
 			continue;
@@ -224,7 +272,8 @@ static int add_runsets(struct compare *c, struct compare_opts *o, char **paths, 
 		o->cols = "set";
 	}
 	if (!o->baseline) {
-		snprintf(base, cap, "set=%s", paths[0]);
+		if (!base[0])
+			snprintf(base, cap, "set=%s", paths[0]);
 		o->baseline = base;
 	}
 	return ret;
@@ -267,7 +316,7 @@ static int add_inputs(struct compare *c, struct compare_opts *o, int argc, char 
 			if (!ret && (ret = sweep_runs_add(&s, c, &e)))
 				ret = (error("%s", e.msg), exit_code_for(ret));
 			if (!ret && argc - first == 1)
-				sweep_default_layout(&s.def, o, layout);
+				sweep_default_layout(&s, o, layout);
 			sweep_runs_release(&s);
 			if (ret)
 				return ret;

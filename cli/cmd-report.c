@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <getopt.h> /* optarg, optind */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdbool.h>
@@ -134,7 +135,8 @@ struct report_sweep_opts {
 
 static int report_sweep(const char *dir, const struct report_sweep_opts *o)
 {
-	struct sweep_report_param params[SWEEP_MAX_PARAMS];
+	struct sweep_report_param params[SWEEP_MAX_PARAMS + 1];
+	double *host_num = NULL;
 	struct compare table, cells;
 	struct compare_opts to = o->co, co = {0};
 	struct sweep_runs s;
@@ -161,7 +163,7 @@ static int report_sweep(const char *dir, const struct report_sweep_opts *o)
 			goto out;
 		}
 	}
-	sweep_default_layout(&s.def, &to, layout);
+	sweep_default_layout(&s, &to, layout);
 	/* the graphs: one group per cell, the same metrics as the tables */
 	co.metrics = to.metrics;
 	if ((ret = compare_finish(&table, &to, &e)) || (ret = compare_finish(&cells, &co, &e))) {
@@ -184,14 +186,27 @@ static int report_sweep(const char *dir, const struct report_sweep_opts *o)
 		}
 		params[k] = (struct sweep_report_param){p->name, p->n, text[k], num[k], p->log};
 	}
+	/* cells captured on several hosts: the host is a dimension of each run (no axis, but a
+	 * line per host) */
+	if (s.nhosts) {
+		if (!(host_num = calloc(s.nhosts, sizeof(*host_num)))) {
+			error("out of memory");
+			ret = EXIT_SYSTEM;
+			goto out;
+		}
+		for (size_t j = 0; j < s.nhosts; j++)
+			host_num[j] = NAN;
+		params[s.def.nparams] = (struct sweep_report_param){
+		    "host", s.nhosts, (const char *const *)s.hosts, host_num, false};
+	}
 	r.title = o->title ? o->title : dir;
 	r.version = IOTAPE_VERSION;
 	r.dir = dir;
 	r.definition = s.definition;
 	r.param = params;
-	r.nparams = s.def.nparams;
+	r.nparams = s.def.nparams + (s.nhosts > 0);
 	r.runs_total = s.total;
-	r.runs_done = s.n;
+	r.runs_done = s.done;
 	r.runs_failed = s.failed;
 	r.failed = s.failed_list;
 	r.table = &table;
@@ -228,6 +243,7 @@ out:
 		free(text[k]);
 		free(num[k]);
 	}
+	free(host_num);
 	compare_release(&table);
 	compare_release(&cells);
 	sweep_runs_release(&s);

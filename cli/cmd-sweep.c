@@ -52,6 +52,12 @@ static const struct cli_opt sweep_opts[] = {
      .arg = "IFACE",
      .kind = CLI_IFACE,
      .help = "also capture packets on IFACE (as capture -i)"},
+    {.name = "host",
+     .key = 'H',
+     .arg = "DEST[:DEV,...][:IFACE]",
+     .help = "capture on the host DEST over ssh (repeatable; as capture --host): each run is a "
+             "run set in RUN/set, a run per host, and each host is a dimension of the run "
+             "(\"host\") in compare and report; not with -d or -i"},
     {.name = "capture-arg",
      .key = 'C',
      .arg = "ARG",
@@ -102,7 +108,8 @@ static const struct cli_opt sweep_opts[] = {
 const struct cli_doc doc_sweep = {
     .summary = "run a command over a parameter matrix, each run captured",
     .synopsis = "-o SWEEPDIR [--param NAME=VALUES]... [--reps N] [--setup CMD] [--teardown CMD] "
-                "[-d DEV]... [-i IFACE] [--capture-arg ARG]... [--no-capture] "
+                "[-d DEV]... [-i IFACE] [--host DEST[:DEV,...][:IFACE]]... [--capture-arg ARG]... "
+                "[--no-capture] "
                 "[--metric NAME[:UNIT]=REGEX|NAME[:UNIT]=json:PATH]... [--order "
                 "shuffled|rounds|sequential] "
                 "[--seed N] [--timeout DUR] [--wait-tracer DUR] [--dry-run] -- COMMAND "
@@ -114,7 +121,8 @@ const struct cli_doc doc_sweep = {
         "SWEEPDIR/NAME=VALUE/.../rep-K/ with the command's stdout, stderr, exit status, wall "
         "time and metrics. 'iotape compare SWEEPDIR' and 'iotape report SWEEPDIR' read it.\n"
         "\n"
-        "In COMMAND, -d DEV, --setup and --teardown, {NAME} is the cell's value of parameter "
+        "In COMMAND, -d DEV, --host, --setup and --teardown, {NAME} is the cell's value of "
+        "parameter "
         "NAME, {rep} the repetition and {run} the run directory; the commands also get "
         "NAME=VALUE and IOTAPE_SWEEP_DIR, IOTAPE_SWEEP_RUN, IOTAPE_SWEEP_CELL, "
         "IOTAPE_SWEEP_REP in their environment.",
@@ -340,7 +348,7 @@ static uint64_t random_seed(void)
 /* The command's own options, beside the sweep's definition. */
 struct sweep_cli {
 	const char *dir, *resume;
-	size_t ndevs, ncargs;
+	size_t ndevs, nhosts, ncargs;
 	bool retry, dry, seeded;
 	bool defined; /* an option of the definition (all but -o, --resume, --retry-failed) */
 };
@@ -386,6 +394,10 @@ static int sweep_opt(struct sweep_def *d, struct sweep_cli *s, int opt, char **a
 		break;
 	case 'd':
 		if (push(&d->devs, &s->ndevs, optarg))
+			return error("out of memory"), EXIT_SYSTEM;
+		break;
+	case 'H':
+		if (push(&d->hosts, &s->nhosts, optarg))
 			return error("out of memory"), EXIT_SYSTEM;
 		break;
 	case 'i':

@@ -5,6 +5,7 @@
 #include "cli/runs.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -212,11 +213,32 @@ struct sweep_load {
 	struct iot_err *stop;
 };
 
-static int sweep_load_summary(void *ctx, const char *rundir, json_t **summary, json_t **manifest)
+/* A cell's run: its summary, or each host's of its run set (sweep --host) with its host. */
+static int sweep_load_summary(void *ctx, const char *rundir, struct sweep_cell_runs *out)
 {
 	struct sweep_load *l = ctx;
+	struct cli_runset rs;
+	json_t *summary, *manifest;
+	char set[PATH_MAX + 16];
+	int ret;
 
-	return load_summary(rundir, l->idle_ns, summary, manifest, l->stop);
+	snprintf(set, sizeof(set), "%s/" SWEEP_SET_DIR, rundir);
+	if (!cli_is_runset(set)) {
+		if ((ret = load_summary(rundir, l->idle_ns, &summary, &manifest, l->stop)))
+			return ret;
+		if (sweep_cell_add(out, NULL, rundir, summary, manifest))
+			return error("out of memory"), EXIT_SYSTEM;
+		return EXIT_OK;
+	}
+	if ((ret = cli_runset_open(set, &rs)))
+		return ret == -ENOENT ? EXIT_USAGE : ret;
+	for (unsigned h = 0; h < rs.n && !ret; h++) {
+		ret = load_summary(rs.h[h].run, l->idle_ns, &summary, &manifest, l->stop);
+		if (!ret && sweep_cell_add(out, rs.h[h].name, rs.h[h].run, summary, manifest))
+			ret = (error("out of memory"), EXIT_SYSTEM);
+	}
+	cli_runset_release(&rs);
+	return ret;
 }
 
 int load_sweep(struct sweep_runs *s, const char *dir, uint64_t idle_ns, struct iot_err *stop)
@@ -229,7 +251,7 @@ int load_sweep(struct sweep_runs *s, const char *dir, uint64_t idle_ns, struct i
 		return ret; /* load_summary's exit code, its error printed */
 	if ((!ret || ret == -ENOENT) && (s->failed || s->missing))
 		warning("'%s': %zu of %zu runs are in the tables; %zu failed, %zu not run (yet)",
-		        dir, s->n, s->total, s->failed, s->missing);
+		        dir, s->done, s->total, s->failed, s->missing);
 	if (ret)
 		return error("%s", e.msg), ret == -ENOENT ? EXIT_USAGE : exit_code_for(ret);
 	return EXIT_OK;

@@ -59,6 +59,7 @@ void sweep_def_release(struct sweep_def *d)
 	free(d->metric);
 	strv_free(d->cmd);
 	strv_free(d->devs);
+	strv_free(d->hosts);
 	strv_free(d->capture_args);
 	free(d->setup);
 	free(d->teardown);
@@ -97,14 +98,22 @@ int sweep_def_check(const struct sweep_def *d, struct iot_err *e)
 		return iot_err_set(e, -EINVAL, "no COMMAND (give it after --)");
 	if (d->reps < 1)
 		return iot_err_set(e, -EINVAL, "--reps must be at least 1");
-	if (d->capture && !(d->devs && d->devs[0]) && !d->iface)
-		return iot_err_set(
-		    e, -EINVAL, "nothing to capture: give -d DEV and/or -i IFACE, or --no-capture");
-	if (!d->capture &&
-	    ((d->devs && d->devs[0]) || d->iface || (d->capture_args && d->capture_args[0])))
+	bool hosts = d->hosts && d->hosts[0];
+
+	if (d->capture && !(d->devs && d->devs[0]) && !d->iface && !hosts)
 		return iot_err_set(e, -EINVAL,
-		                   "--no-capture runs without tracing: -d, -i and --capture-arg "
-		                   "do not apply");
+		                   "nothing to capture: give -d DEV and/or -i IFACE, or --host, or "
+		                   "--no-capture");
+	if (!d->capture && ((d->devs && d->devs[0]) || d->iface || hosts ||
+	                    (d->capture_args && d->capture_args[0])))
+		return iot_err_set(e, -EINVAL,
+		                   "--no-capture runs without tracing: -d, -i, --host and "
+		                   "--capture-arg do not apply");
+	/* as capture: the hosts capture, not this one */
+	if (hosts && ((d->devs && d->devs[0]) || d->iface))
+		return iot_err_set(e, -EINVAL,
+		                   "--host captures on the hosts only: -d and -i do not go with it "
+		                   "(give this host as a --host of its own)");
 	for (size_t i = 0; i < d->nparams; i++) {
 		if (!d->param[i].n)
 			return iot_err_set(e, -EINVAL, "--param %s has no values",
@@ -113,6 +122,10 @@ int sweep_def_check(const struct sweep_def *d, struct iot_err *e)
 			if (!strcmp(d->param[i].name, d->param[j].name))
 				return iot_err_set(e, -EINVAL, "--param %s given twice",
 				                   d->param[i].name);
+		/* a run set's runs have their host as one more parameter */
+		if (hosts && !strcmp(d->param[i].name, "host"))
+			return iot_err_set(
+			    e, -EINVAL, "--param host: with --host, 'host' names each run's host");
 	}
 	for (size_t i = 0; i < d->nmetrics; i++)
 		for (size_t j = 0; j < i; j++)
@@ -167,6 +180,7 @@ json_t *sweep_def_to_json(const struct sweep_def *d)
 	json_object_set_new(root, "capture", json_boolean(d->capture));
 	json_object_set_new(root, "devices", strv_json(d->devs));
 	json_object_set_new(root, "interface", str_or_null(d->iface));
+	json_object_set_new(root, "hosts", strv_json(d->hosts));
 	json_object_set_new(root, "capture_args", strv_json(d->capture_args));
 	for (size_t i = 0; i < d->nmetrics; i++)
 		json_array_append_new(
@@ -323,6 +337,7 @@ int sweep_def_from_json(const json_t *j, struct sweep_def *d, struct iot_err *e)
 	    (ret = metrics_from(json_object_get(j, "metrics"), d, e)) ||
 	    (ret = strv_from(json_object_get(j, "command"), "command", &d->cmd, e)) ||
 	    (ret = strv_from(json_object_get(j, "devices"), "devices", &d->devs, e)) ||
+	    (ret = strv_from(json_object_get(j, "hosts"), "hosts", &d->hosts, e)) ||
 	    (ret = strv_from(json_object_get(j, "capture_args"), "capture_args", &d->capture_args,
 	                     e)) ||
 	    (ret = str_from(j, "setup", &d->setup, e)) ||

@@ -252,8 +252,18 @@ static char **run_argv(struct ctx *c, size_t cell, unsigned rep, const char *run
 	int bad = 0;
 
 	if (d->capture) {
+		bool hosts = d->hosts && d->hosts[0];
+
+		/* a run set is a new directory of its own (capture --host never writes into one) */
+		snprintf(buf, sizeof(buf), "%s%s", rundir, hosts ? "/" SWEEP_SET_DIR : "");
 		bad |= strv_push(&v, &n, c->r->exe) || strv_push(&v, &n, "capture") ||
-		       strv_push(&v, &n, "-o") || strv_push(&v, &n, rundir);
+		       strv_push(&v, &n, "-o") || strv_push(&v, &n, buf);
+		for (size_t i = 0; hosts && d->hosts[i]; i++) {
+			char *h = sweep_subst(d, cell, rep, rundir, d->hosts[i]);
+
+			bad |= !h || strv_push(&v, &n, "--host") || strv_push(&v, &n, h);
+			free(h);
+		}
 		for (size_t i = 0; d->devs && d->devs[i]; i++) {
 			char *dev = sweep_subst(d, cell, rep, rundir, d->devs[i]);
 
@@ -279,10 +289,13 @@ static char **run_argv(struct ctx *c, size_t cell, unsigned rep, const char *run
 		}
 		snprintf(buf, sizeof(buf), "rep=%u", rep);
 		bad |= strv_push(&v, &n, "--label") || strv_push(&v, &n, buf);
-		snprintf(buf, sizeof(buf), "%s/stdout", rundir);
-		bad |= strv_push(&v, &n, "--stdout") || strv_push(&v, &n, buf);
-		snprintf(buf, sizeof(buf), "%s/stderr", rundir);
-		bad |= strv_push(&v, &n, "--stderr") || strv_push(&v, &n, buf);
+		/* with --host, COMMAND's output is the capture's own (run_command()) */
+		if (!hosts) {
+			snprintf(buf, sizeof(buf), "%s/stdout", rundir);
+			bad |= strv_push(&v, &n, "--stdout") || strv_push(&v, &n, buf);
+			snprintf(buf, sizeof(buf), "%s/stderr", rundir);
+			bad |= strv_push(&v, &n, "--stderr") || strv_push(&v, &n, buf);
+		}
 		bad |= strv_push(&v, &n, "--");
 	}
 	for (size_t i = 0; d->cmd[i]; i++) {
@@ -350,11 +363,79 @@ static enum run_end capture_outcome(const char *rundir, int st, char why, struct
 	return RUN_FAILED;
 }
 
+/* The name of the first host runset.json says failed, with its reason, into out. */
+static void failed_host(const json_t *set, char *out, size_t cap)
+{
+	const json_t *h;
+	size_t i;
+
+	json_array_foreach(json_object_get(set, "hosts"), i, h)
+	{
+		const char *st = json_string_value(json_object_get(h, "status"));
+		const char *name = json_string_value(json_object_get(h, "name"));
+		const char *why = json_string_value(json_object_get(h, "reason"));
+
+		if (st && strcmp(st, "ok")) {
+			snprintf(out, cap, "host %s failed: %s", name ? name : "?",
+			         why ? why : "?");
+			return;
+		}
+	}
+	snprintf(out, cap, "a host's run did not come back whole");
+}
+
+/* After a capture on several hosts (--host): what RUNDIR/set/runset.json says about the run. */
+static enum run_end set_outcome(const char *rundir, int st, char why, struct sweep_result *res)
+{
+	char path[PATH_MAX + 64];
+	json_error_t je;
+	json_t *set, *cmd;
+	const json_t *status;
+	enum run_end end = RUN_OK;
+
+	snprintf(path, sizeof(path), "%s/" SWEEP_SET_DIR "/runset.json", rundir);
+	if (!(set = json_load_file(path, 0, &je)) || !json_is_object(set)) {
+		char line[400];
+
+		json_decref(set);
+		/* capture --host says why on its standard error, which is the run's */
+		last_line(rundir, "stderr", line, sizeof(line));
+		snprintf(res->error, sizeof(res->error),
+		         "the capture did not start (status %d): %.400s", st,
+		         line[0] ? line : je.text);
+		return why == 'S' ? RUN_STOPPED : RUN_FATAL;
+	}
+	cmd = json_object_get(set, "command");
+	status = json_object_get(cmd, "status");
+	res->exit_status = json_is_integer(status) ? (int)json_integer_value(status) : -1;
+	json_u64_get(json_object_get(cmd, "wall_ns"), &res->wall_ns); /* 0 when missing */
+	if (why == 'S') {
+		json_decref(set);
+		return RUN_STOPPED;
+	}
+	if (!json_is_true(json_object_get(set, "complete"))) {
+		/* a cell's hosts are its run: one missing fails it, as a failed capture does */
+		failed_host(set, res->error, sizeof(res->error));
+		end = RUN_FAILED;
+	} else if (json_is_integer(json_object_get(set, "stop_signal")) && why != 'T') {
+		snprintf(res->error, sizeof(res->error), "the capture was interrupted (status %d)",
+		         st);
+		end = RUN_FAILED;
+	} else if (json_is_false(json_object_get(cmd, "ran"))) {
+		/* the exit status (127, 126) fails the run */
+		snprintf(res->error, sizeof(res->error), "cannot run COMMAND (status %d)",
+		         res->exit_status);
+	}
+	json_decref(set);
+	return end;
+}
+
 /* The command (captured or not): fills exit_status, wall_ns and error. */
 static enum run_end run_command(struct ctx *c, size_t cell, unsigned rep, char **env,
                                 const char *rundir, struct sweep_result *res, struct iot_err *e)
 {
 	const struct sweep_def *d = c->d;
+	bool hosts = d->hosts && d->hosts[0];
 	struct iot_spawn_opts o = {.envp = env, .new_pgrp = 1};
 	enum run_end end = RUN_OK;
 	char **argv = run_argv(c, cell, rep, rundir);
@@ -366,11 +447,17 @@ static enum run_end run_command(struct ctx *c, size_t cell, unsigned rep, char *
 		return iot_err_set(e, -ENOMEM, "out of memory"), RUN_FATAL;
 	o.argv = argv;
 	o.fd_in = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (d->capture) {
+	if (d->capture && !hosts) {
 		/* the capture's own messages; the command's output goes to stdout and stderr. A
 		 * sweep that dies takes the capture with it, which then ends cleanly (tracing
 		 * off, manifest written) and takes the command along. */
 		o.fd_out = o.fd_err = open_in(rundir, "capture.log", O_WRONLY | O_CREAT | O_TRUNC);
+		o.pdeathsig = SIGTERM;
+	} else if (d->capture) {
+		/* capture --host runs COMMAND with its own output (it takes no --stdout): the run's
+		 * stdout, and stderr with the capture's messages; it stops every host on SIGTERM */
+		o.fd_out = open_in(rundir, "stdout", O_WRONLY | O_CREAT | O_TRUNC);
+		o.fd_err = open_in(rundir, "stderr", O_WRONLY | O_CREAT | O_TRUNC);
 		o.pdeathsig = SIGTERM;
 	} else {
 		o.fd_out = open_in(rundir, "stdout", O_WRONLY | O_CREAT | O_TRUNC);
@@ -394,7 +481,8 @@ static enum run_end run_command(struct ctx *c, size_t cell, unsigned rep, char *
 	           d->timeout_ns && d->capture ? d->timeout_ns + d->wait_tracer_ns : d->timeout_ns,
 	           true, !d->capture, d->capture ? CAPTURE_GRACE_NS : KILL_GRACE_NS, &st, &why);
 	if (d->capture) {
-		end = capture_outcome(rundir, st, why, res);
+		end = hosts ? set_outcome(rundir, st, why, res)
+		            : capture_outcome(rundir, st, why, res);
 		if (end == RUN_FATAL)
 			iot_err_set(e, -EIO, "%s", res->error);
 	} else {

@@ -8,27 +8,74 @@
 #include <stdlib.h>
 #include <string.h>
 
+struct sweep_cell_runs {
+	struct sweep_runs *s;
+	size_t cell;
+	const struct sweep_result *r;
+};
+
+/* host among the hosts' names (kept in the order first seen). 0 or -ENOMEM. */
+static int know_host(struct sweep_runs *s, const char *host)
+{
+	char **nh;
+
+	for (size_t i = 0; i < s->nhosts; i++)
+		if (!strcmp(s->hosts[i], host))
+			return 0;
+	if (!(nh = realloc(s->hosts, (s->nhosts + 1) * sizeof(*nh))))
+		return -ENOMEM;
+	s->hosts = nh;
+	if (!(nh[s->nhosts] = strdup(host)))
+		return -ENOMEM;
+	s->nhosts++;
+	return 0;
+}
+
+int sweep_cell_add(struct sweep_cell_runs *out, const char *host, const char *path, json_t *summary,
+                   json_t *manifest)
+{
+	struct sweep_runs *s = out->s;
+	struct sweep_run_data *d, *nr = realloc(s->run, (s->n + 1) * sizeof(*nr));
+
+	if (!nr) {
+		json_decref(summary);
+		json_decref(manifest);
+		return -ENOMEM;
+	}
+	s->run = nr;
+	d = &nr[s->n++];
+	memset(d, 0, sizeof(*d));
+	d->summary = summary;
+	d->manifest = manifest;
+	d->cell = out->cell;
+	d->path = strdup(path);
+	d->params = sweep_cell_params(&s->def, out->cell);
+	d->metrics = json_deep_copy(out->r->metrics);
+	if (!d->path || !d->params || !d->metrics)
+		return -ENOMEM;
+	/* a run set's host is one more dimension of the run (sweep_def_check keeps "host" free) */
+	if (host && (!(d->host = strdup(host)) || know_host(s, host) ||
+	             json_object_set_new(d->params, "host", json_string(host))))
+		return -ENOMEM;
+	return json_object_set_new(d->metrics, "wall_s", json_real((double)out->r->wall_ns / 1e9))
+	           ? -ENOMEM
+	           : 0;
+}
+
 static int keep(struct sweep_runs *s, const char *rundir, size_t cell, const struct sweep_result *r,
                 sweep_load_fn load, void *ctx, struct iot_err *e)
 {
-	struct sweep_run_data *d, *nr = realloc(s->run, (s->n + 1) * sizeof(*nr));
+	struct sweep_cell_runs out = {s, cell, r};
 	int ret;
 
-	if (!nr)
+	s->done++;
+	if (s->def.capture)
+		ret = load(ctx, rundir, &out);
+	else
+		ret = sweep_cell_add(&out, NULL, rundir, NULL, NULL);
+	if (ret == -ENOMEM)
 		return iot_err_set(e, -ENOMEM, "out of memory");
-	s->run = nr;
-	d = &nr[s->n];
-	memset(d, 0, sizeof(*d));
-	if (s->def.capture && (ret = load(ctx, rundir, &d->summary, &d->manifest)))
-		return ret;
-	d->path = strdup(rundir);
-	d->params = sweep_cell_params(&s->def, cell);
-	d->metrics = json_deep_copy(r->metrics);
-	s->n++;
-	if (!d->path || !d->params || !d->metrics)
-		return iot_err_set(e, -ENOMEM, "out of memory");
-	json_object_set_new(d->metrics, "wall_s", json_real((double)r->wall_ns / 1e9));
-	return 0;
+	return ret;
 }
 
 /* One cell's rep: kept when done, counted when failed or not run. */
@@ -91,19 +138,23 @@ void sweep_runs_release(struct sweep_runs *s)
 {
 	for (size_t i = 0; i < s->n; i++) {
 		free(s->run[i].path);
+		free(s->run[i].host);
 		json_decref(s->run[i].summary);
 		json_decref(s->run[i].manifest);
 		json_decref(s->run[i].params);
 		json_decref(s->run[i].metrics);
 	}
 	free(s->run);
+	for (size_t i = 0; i < s->nhosts; i++)
+		free(s->hosts[i]);
+	free(s->hosts);
 	json_decref(s->definition);
 	json_decref(s->failed_list);
 	sweep_def_release(&s->def);
 	memset(s, 0, sizeof(*s));
 }
 
-int sweep_runs_add(const struct sweep_runs *s, struct compare *c, struct iot_err *e)
+int sweep_runs_units(const struct sweep_runs *s, struct compare *c, struct iot_err *e)
 {
 	int ret;
 
@@ -112,6 +163,15 @@ int sweep_runs_add(const struct sweep_runs *s, struct compare *c, struct iot_err
 		if (s->def.metric[i].unit[0] &&
 		    (ret = compare_sweep_unit(c, s->def.metric[i].name, s->def.metric[i].unit, e)))
 			return ret;
+	return 0;
+}
+
+int sweep_runs_add(const struct sweep_runs *s, struct compare *c, struct iot_err *e)
+{
+	int ret = sweep_runs_units(s, c, e);
+
+	if (ret)
+		return ret;
 	for (size_t i = 0; i < s->n; i++) {
 		const struct sweep_run_data *d = &s->run[i];
 
@@ -123,23 +183,30 @@ int sweep_runs_add(const struct sweep_runs *s, struct compare *c, struct iot_err
 	return 0;
 }
 
-void sweep_default_layout(const struct sweep_def *d, struct compare_opts *o,
+void sweep_default_layout(const struct sweep_runs *s, struct compare_opts *o,
                           char names[3][SWEEP_LAYOUT_MAX])
 {
-	size_t len = 0;
+	const struct sweep_def *d = &s->def;
+	/* the dimensions, slowest first: a run set's hosts, then the parameters */
+	const char *dim[SWEEP_MAX_PARAMS + 1];
+	size_t n = 0, len = 0;
 
-	if (o->rows || o->cols || o->tables || o->by || d->nparams < 2)
+	if (s->nhosts)
+		dim[n++] = "host";
+	for (size_t i = 0; i < d->nparams; i++)
+		dim[n++] = d->param[i].name;
+	if (o->rows || o->cols || o->tables || o->by || n < 2)
 		return;
 	/* two: rows, columns; more: a table per value of the first, columns the last, rows the
 	 * ones between (the Ceph table: bs, then version,distro, then fs) */
-	snprintf(names[0], SWEEP_LAYOUT_MAX, "%s", d->param[0].name);
-	snprintf(names[2], SWEEP_LAYOUT_MAX, "%s", d->param[d->nparams - 1].name);
+	snprintf(names[0], SWEEP_LAYOUT_MAX, "%s", dim[0]);
+	snprintf(names[2], SWEEP_LAYOUT_MAX, "%s", dim[n - 1]);
 	names[1][0] = 0;
-	for (size_t i = 1; i + 1 < d->nparams; i++)
+	for (size_t i = 1; i + 1 < n; i++)
 		len += (size_t)snprintf(names[1] + len, SWEEP_LAYOUT_MAX - len, "%s%s",
-		                        i > 1 ? "," : "", d->param[i].name);
+		                        i > 1 ? "," : "", dim[i]);
 	o->cols = names[2];
-	if (d->nparams == 2) {
+	if (n == 2) {
 		o->rows = names[0];
 	} else {
 		o->tables = names[0];

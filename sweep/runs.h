@@ -11,7 +11,9 @@
 #include "sweep/sweep.h"
 
 struct sweep_run_data {
-	char *path;
+	char *path; /* the run's directory (a run set's host: SET/HOST) */
+	char *host; /* a cell captured on several hosts (sweep --host): its host, else NULL */
+	size_t cell;
 	json_t *summary, *manifest; /* a captured run's analysis and manifest, else NULL */
 	json_t *params, *metrics;   /* {NAME: VALUE}; the --metric values and wall_s */
 };
@@ -20,18 +22,30 @@ struct sweep_runs {
 	const char *dir;
 	struct sweep_def def;
 	json_t *definition;         /* sweep.json as written */
-	struct sweep_run_data *run; /* the runs that are done, in matrix order */
+	struct sweep_run_data *run; /* the runs that are done, in matrix order (a run set's: a
+	                             * run per host) */
 	size_t n;
-	size_t total, failed, missing;
+	size_t total, done, failed, missing; /* the sweep's runs (a run set is one) */
+	size_t nhosts;       /* the hosts' names the runs of run-set cells have (0: none) */
+	char **hosts;        /* in the order first seen */
 	json_t *failed_list; /* [{"run", "error"}] */
 };
 
 /*
- * A captured run's analysis (the caller's: the figures iotape analyze gives RUNDIR) into
- * *summary and its manifest (or NULL) into *manifest. 0, or anything else, which ends the walk
- * and is returned by sweep_runs_load() as it is.
+ * A captured run's analysis (the caller's: the figures iotape analyze gives RUNDIR), each
+ * through sweep_cell_add(): once for a run, once a host for a cell captured on several hosts
+ * (its run set, RUNDIR/SWEEP_SET_DIR). 0, or anything else, which ends the walk and is
+ * returned by sweep_runs_load() as it is.
  */
-typedef int (*sweep_load_fn)(void *ctx, const char *rundir, json_t **summary, json_t **manifest);
+struct sweep_cell_runs;
+typedef int (*sweep_load_fn)(void *ctx, const char *rundir, struct sweep_cell_runs *out);
+/*
+ * One run of the cell being loaded: host NULL (a run) or its host in the cell's run set (the
+ * run's parameters then have "host" too), path its directory; summary and manifest (or NULL)
+ * are taken over, whatever the outcome. 0 or -ENOMEM.
+ */
+int sweep_cell_add(struct sweep_cell_runs *out, const char *host, const char *path, json_t *summary,
+                   json_t *manifest);
 
 /*
  * Open the sweep in dir and load each run that is done (through load, when the sweep
@@ -43,14 +57,17 @@ typedef int (*sweep_load_fn)(void *ctx, const char *rundir, json_t **summary, js
 int sweep_runs_load(struct sweep_runs *s, const char *dir, sweep_load_fn load, void *ctx,
                     struct iot_err *e);
 void sweep_runs_release(struct sweep_runs *s);
-/* Add every loaded run to c. 0 or -errno (e says why). */
+/* The sweep's metrics' units into c (compare_sweep_unit()), before its runs. 0 or -errno. */
+int sweep_runs_units(const struct sweep_runs *s, struct compare *c, struct iot_err *e);
+/* Add every loaded run to c (with the units). 0 or -errno (e says why). */
 int sweep_runs_add(const struct sweep_runs *s, struct compare *c, struct iot_err *e);
 
 /* Without --rows, --cols, --tables or --by: two parameters make rows and columns, three or
  * more a table per value of the first, columns the last and rows the ones between (names
- * holds the names o then points to). */
+ * holds the names o then points to). Cells captured on several hosts have "host" as their
+ * first dimension: a row per host beside one parameter, a table per host beside more. */
 #define SWEEP_LAYOUT_MAX (SWEEP_MAX_PARAMS * SWEEP_NAME_MAX)
-void sweep_default_layout(const struct sweep_def *d, struct compare_opts *o,
+void sweep_default_layout(const struct sweep_runs *s, struct compare_opts *o,
                           char names[3][SWEEP_LAYOUT_MAX]);
 
 #endif

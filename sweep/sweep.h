@@ -23,6 +23,7 @@
 
 #define SWEEP_FILE "sweep.json"
 #define SWEEP_RESULT "result.json"
+#define SWEEP_SET_DIR "set" /* a run's run set (sweep --host): RUNDIR/set/runset.json */
 #define SWEEP_FORMAT "iotape-sweep"
 #define SWEEP_FORMAT_VERSION 1
 #define SWEEP_MAX_PARAMS 16
@@ -70,6 +71,8 @@ struct sweep_def {
 	bool capture;           /* each run is an `iotape capture` of cmd */
 	char **devs;            /* -d DEV for the capture, NULL-terminated (substituted too) */
 	char *iface;            /* -i IFACE, or NULL */
+	char **hosts;           /* --host SPEC for the capture (a run set a run), NULL-terminated
+	                           (substituted) */
 	char **capture_args;    /* further capture options, verbatim; NULL-terminated */
 	struct sweep_metric *metric;
 	size_t nmetrics;

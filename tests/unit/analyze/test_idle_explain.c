@@ -422,6 +422,7 @@ static void test_period_command(void **s)
 static void test_period_command_random(void **s)
 {
 	struct idle_explain x;
+	struct ie_host host;
 	struct ie_dev d;
 	struct ie_span sp[8];
 	uint64_t r = 0x9e3779b97f4a7c15ull;
@@ -433,8 +434,10 @@ static void test_period_command_random(void **s)
 			uint64_t now = 0;
 
 			memset(&x, 0, sizeof(x));
+			memset(&host, 0, sizeof(host));
 			memset(&d, 0, sizeof(d));
-			x.nhosts = 1;
+			x.nhosts = x.cap_hosts = 1;
+			x.host = &host;
 			x.host[0].x = &x;
 			for (unsigned k = 0; k <= ni; k++) {
 				double u;
@@ -494,6 +497,86 @@ static void test_json(void **s)
 	stop(&f);
 }
 
+/*
+ * More hosts than the explainer once held (16), as a run set may (256): 20 hosts, host h's
+ * trace clock h x 10 ms ahead of the first's (its manifest's clock pairs). A on the first host
+ * is idle 10-100 ms; on each other host h, its one device has one request in flight for h ms
+ * from 20 ms (common clock). The gap sees each of them, on the common clock. The hosts' state
+ * grows with the hosts, not with the events: the table holds at most twice the hosts.
+ */
+#define MANY_HOSTS 20u
+static void feed1(struct blk_analysis *a, struct blk_event e)
+{
+	blk_analysis_feed(a, &e);
+}
+
+static void test_many_hosts(void **s)
+{
+	struct manifest man[MANY_HOSTS];
+	struct blk_analysis *a[MANY_HOSTS];
+	struct idle_explain *x;
+	struct blk_opts o;
+	struct iot_err e;
+	const struct ie_dev *da;
+	const struct ie_gap *g;
+
+	(void)s;
+	blk_opts_init(&o);
+	o.idle_threshold_ns = 5 * MS;
+	assert_int_equal(idle_explain_new(&x, 4), 0);
+	for (unsigned h = 0; h < MANY_HOSTS; h++) {
+		char buf[512], name[16];
+		uint64_t t0 = h * 10 * MS + 1000;
+		int n = snprintf(buf, sizeof(buf),
+		                 "{\"format\": \"iotape-run\", \"format_version\": 1, \"clock\": {"
+		                 "\"start\": {\"realtime_ns\": 5000000000, \"trace_ns\": %llu},"
+		                 "\"end\": {\"realtime_ns\": 6000000000, \"trace_ns\": %llu}}}",
+		                 (unsigned long long)t0, (unsigned long long)(t0 + SEC));
+		struct ie_clock clk = {.m = &man[h]};
+
+		assert_int_equal(manifest_parse(buf, (size_t)n, &man[h], &e), 0);
+		assert_int_equal(blk_analysis_new(&a[h], &o), 0);
+		snprintf(name, sizeof(name), "h%u", h);
+		assert_int_equal(idle_explain_add_host(x, a[h], name, &clk), (int)h);
+	}
+	assert_true(x->cap_hosts >= MANY_HOSTS && x->cap_hosts <= 2 * MANY_HOSTS);
+	/* in the order of the common clock: host h's trace time is common + h x 10 ms */
+	feed1(a[0], on(EV_D(0, 0, 8, R), A));
+	feed1(a[0], on(EV_C(10 * MS, 0, 8, R), A));
+	for (unsigned h = 1; h < MANY_HOSTS; h++)
+		feed1(a[h], on(EV_D(20 * MS + h * 10 * MS, 0, 8, W), A));
+	for (unsigned h = 1; h < MANY_HOSTS; h++)
+		feed1(a[h], on(EV_C(20 * MS + h * MS + h * 10 * MS, 0, 8, W), A));
+	feed1(a[0], on(EV_D(100 * MS, 8, 8, R), A));
+	feed1(a[0], on(EV_C(101 * MS, 8, 8, R), A));
+	for (unsigned h = 0; h < MANY_HOSTS; h++)
+		blk_analysis_finish(a[h]);
+	idle_explain_block_done(x);
+	assert_int_equal(idle_explain_hosts(x), MANY_HOSTS);
+	assert_string_equal(idle_explain_host_name(x, MANY_HOSTS - 1), "h19");
+	da = idle_explain_find(x, 0, 0);
+	assert_non_null(da);
+	assert_true(da->ntop >= 1);
+	g = da->top[0];
+	assert_int_equal(g->g.start, 10 * MS);
+	assert_int_equal(g->g.end, 100 * MS);
+	assert_int_equal(g->n_oth, MANY_HOSTS);
+	for (unsigned h = 1; h < MANY_HOSTS; h++) {
+		const struct ie_dev *d = idle_explain_find(x, h, 0);
+
+		assert_non_null(d);
+		assert_int_equal(d->host, h);
+		assert_int_equal(g->oth[d->g].busy_ns, h * MS);
+		assert_int_equal(g->oth[d->g].ios, 1);
+		assert_int_equal(g->oth[d->g].inflight_start, 0);
+	}
+	idle_explain_free(x);
+	for (unsigned h = 0; h < MANY_HOSTS; h++) {
+		blk_analysis_free(a[h]);
+		manifest_release(&man[h]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -501,6 +584,7 @@ int main(void)
 	    cmocka_unit_test(test_flow_cap),       cmocka_unit_test(test_period),
 	    cmocka_unit_test(test_json),           cmocka_unit_test(test_groups),
 	    cmocka_unit_test(test_period_command), cmocka_unit_test(test_period_command_random),
+	    cmocka_unit_test(test_many_hosts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

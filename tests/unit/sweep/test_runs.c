@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests for sweep/runs.c: a sweep's done runs walked in matrix order, the rest counted. */
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -15,7 +16,7 @@
 static char base[64];
 
 /* fs=ext4,xfs x bs=4k,64k, no capture; cells 0 and 2 done, 1 failed, 3 not run. */
-static void make_sweep(const char *dir)
+static void make_sweep_hosts(const char *dir, bool hosts)
 {
 	static const enum sweep_run_state st[] = {SWEEP_RUN_DONE, SWEEP_RUN_FAILED, SWEEP_RUN_DONE};
 	struct sweep_def d;
@@ -26,9 +27,14 @@ static void make_sweep(const char *dir)
 	assert_int_equal(sweep_param_parse("fs=ext4,xfs", &d.param[0], &e), 0);
 	assert_int_equal(sweep_param_parse("bs=4k,64k", &d.param[1], &e), 0);
 	d.nparams = 2;
-	d.capture = false;
+	d.capture = hosts;
 	d.cmd = calloc(2, sizeof(char *));
 	d.cmd[0] = strdup("true");
+	if (hosts) {
+		d.hosts = calloc(3, sizeof(char *));
+		d.hosts[0] = strdup("h1::eth0");
+		d.hosts[1] = strdup("h2::eth0");
+	}
 	assert_int_equal(sweep_create(dir, &d, &e), 0);
 	for (size_t cell = 0; cell < 3; cell++) {
 		struct sweep_result r = {.state = st[cell], .exit_status = cell == 1 ? 1 : 0};
@@ -46,9 +52,14 @@ static void make_sweep(const char *dir)
 	sweep_def_release(&d);
 }
 
-static int no_load(void *ctx, const char *rundir, json_t **summary, json_t **manifest)
+static void make_sweep(const char *dir)
 {
-	(void)ctx, (void)rundir, (void)summary, (void)manifest;
+	make_sweep_hosts(dir, false);
+}
+
+static int no_load(void *ctx, const char *rundir, struct sweep_cell_runs *out)
+{
+	(void)ctx, (void)rundir, (void)out;
 	fail_msg("a sweep without capture has no analysis to load");
 	return 1;
 }
@@ -67,6 +78,7 @@ static void test_walk(void **state)
 	assert_int_equal(sweep_runs_load(&s, dir, no_load, NULL, &e), 0);
 	assert_int_equal(s.total, 4);
 	assert_int_equal(s.n, 2);
+	assert_int_equal(s.done, 2);
 	assert_int_equal(s.failed, 1);
 	assert_int_equal(s.missing, 1);
 	assert_int_equal(json_array_size(s.failed_list), 1);
@@ -83,10 +95,61 @@ static void test_walk(void **state)
 	assert_int_equal(sweep_runs_add(&s, &c, &e), 0);
 	compare_release(&c);
 	/* two parameters: rows and columns */
-	sweep_default_layout(&s.def, &o, names);
+	sweep_default_layout(&s, &o, names);
 	assert_string_equal(o.rows, "fs");
 	assert_string_equal(o.cols, "bs");
 	assert_null(o.tables);
+	sweep_runs_release(&s);
+}
+
+/* A cell captured on two hosts (its run set): a run each, "host" among their parameters. */
+static int two_hosts(void *ctx, const char *rundir, struct sweep_cell_runs *out)
+{
+	static const char *const host[] = {"h2", "h1"}; /* as the set lists them */
+	char path[512];
+
+	(void)ctx;
+	for (int i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/" SWEEP_SET_DIR "/%s", rundir, host[i]);
+		/* no analysis: the table is of the sweep's own numbers */
+		assert_int_equal(sweep_cell_add(out, host[i], path, NULL, NULL), 0);
+	}
+	return 0;
+}
+
+static void test_walk_hosts(void **state)
+{
+	struct sweep_runs s;
+	struct iot_err e = {""};
+	struct compare c;
+	struct compare_opts o = {0};
+	char dir[128], names[3][SWEEP_LAYOUT_MAX];
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/hosts", base);
+	make_sweep_hosts(dir, true);
+	assert_int_equal(sweep_runs_load(&s, dir, two_hosts, NULL, &e), 0);
+	assert_int_equal(s.total, 4);
+	assert_int_equal(s.n, 4); /* two cells done, two hosts each */
+	assert_int_equal(s.done, 2);
+	assert_int_equal(s.nhosts, 2);
+	assert_string_equal(s.hosts[0], "h2");
+	assert_string_equal(s.hosts[1], "h1");
+	assert_string_equal(s.run[1].host, "h1");
+	assert_non_null(strstr(s.run[1].path, "/" SWEEP_SET_DIR "/h1"));
+	assert_string_equal(json_string_value(json_object_get(s.run[1].params, "host")), "h1");
+	assert_string_equal(json_string_value(json_object_get(s.run[3].params, "fs")), "xfs");
+	assert_string_equal(json_string_value(json_object_get(s.run[3].params, "host")), "h1");
+	/* the cell's own figures are each host's */
+	assert_true(json_number_value(json_object_get(s.run[3].metrics, "wall_s")) == 6.0);
+	compare_init(&c);
+	assert_int_equal(sweep_runs_add(&s, &c, &e), 0);
+	compare_release(&c);
+	/* the hosts first, then the parameters: a table per host */
+	sweep_default_layout(&s, &o, names);
+	assert_string_equal(o.tables, "host");
+	assert_string_equal(o.rows, "fs");
+	assert_string_equal(o.cols, "bs");
 	sweep_runs_release(&s);
 }
 
@@ -120,6 +183,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_walk),
+	    cmocka_unit_test(test_walk_hosts),
 	    cmocka_unit_test(test_nothing_done),
 	};
 	char cmd[128];
