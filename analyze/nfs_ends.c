@@ -509,8 +509,8 @@ json_t *nfs_ends_json(const struct nfs_ends *x)
 		json_t *j;
 
 		nfs_ends_call(x, i, &k);
-		net_addr_str(c->family, c->client, ca, sizeof(ca));
-		net_addr_str(c->family, c->server, sa, sizeof(sa));
+		net_addr_str_bytes(c->family, c->client, ca, sizeof(ca));
+		net_addr_str_bytes(c->family, c->server, sa, sizeof(sa));
 		j = json_pack("{s:o, s:s, s:s, s:s, s:i, s:s, s:i, s:o, s:s, s:s}", "xid",
 		              json_u64(k.xid), "client_host", x->h[k.client_host].name,
 		              "server_host", x->h[k.server_host].name, "client", ca, "client_port",

@@ -28,7 +28,7 @@ static void set_addr(json_t *o, const char *key, uint8_t family, const uint8_t *
 {
 	char buf[64];
 
-	json_object_set_new(o, key, json_string(net_addr_str(family, a, buf, sizeof(buf))));
+	json_object_set_new(o, key, json_string(net_addr_str_bytes(family, a, buf, sizeof(buf))));
 }
 
 static json_t *client_proc_json(const struct nfs_stats *s, const struct nfs_client_proc *p)
