@@ -24,7 +24,14 @@ static void set_row(json_t *o, const struct nfs_stats *s, unsigned row)
 	json_object_set_new(o, "name", json_string(r->name));
 }
 
-static void set_addr(json_t *o, const char *key, uint8_t family, const uint8_t *a)
+static void set_addr(json_t *o, const char *key, const struct net_addr *a)
+{
+	char buf[64];
+
+	json_object_set_new(o, key, json_string(net_addr_str(a, buf, sizeof(buf))));
+}
+
+static void set_addr_bytes(json_t *o, const char *key, uint8_t family, const uint8_t *a)
 {
 	char buf[64];
 
@@ -69,14 +76,14 @@ static json_t *client_json(const struct nfs_stats *s, enum nfs_client_kind k,
 
 	switch (k) {
 	case NFS_BY_CONNECTION:
-		set_addr(o, "address", c->family, c->addr);
+		set_addr_bytes(o, "address", c->family, c->addr);
 		json_object_set_new(o, "port", JI(c->port));
-		set_addr(o, "server", c->family, c->server);
+		set_addr_bytes(o, "server", c->family, c->server);
 		json_object_set_new(o, "server_port", JI(c->sport));
 		json_object_set_new(o, "protocol", json_string(c->proto == 17 ? "udp" : "tcp"));
 		break;
 	case NFS_BY_ADDRESS:
-		set_addr(o, "address", c->family, c->addr);
+		set_addr_bytes(o, "address", c->family, c->addr);
 		break;
 	case NFS_BY_UID:
 		json_object_set_new(o, "uid", JI(c->uid));
@@ -250,9 +257,9 @@ json_t *nfs_slowest_json(const struct nfs_stats *s)
 		json_object_set_new(o, "call_offset_ns", JI(e->call_ns - s->first_call_ns));
 		json_object_set_new(o, "srt_ns", JI(e->srt));
 		json_object_set_new(o, "xid", JI(e->xid));
-		set_addr(o, "client", e->family, e->client);
+		set_addr_bytes(o, "client", e->family, e->client);
 		json_object_set_new(o, "client_port", JI(e->cport));
-		set_addr(o, "server", e->family, e->server);
+		set_addr_bytes(o, "server", e->family, e->server);
 		json_object_set_new(o, "server_port", JI(e->sport));
 		if (e->has_unix) {
 			json_object_set_new(o, "uid", JI(e->uid));
@@ -357,10 +364,10 @@ json_t *nfs_events_json(const struct nfs_stats *s)
 
 		json_object_set_new(x, "type", json_string(names[e->type]));
 		json_object_set_new(x, "ns", JI(e->ts_ns));
-		set_addr(x, "from", e->family, e->src);
-		json_object_set_new(x, "from_port", JI(e->sport));
-		set_addr(x, "to", e->family, e->dst);
-		json_object_set_new(x, "to_port", JI(e->dport));
+		set_addr(x, "from", &e->src.addr);
+		json_object_set_new(x, "from_port", JI(e->src.port));
+		set_addr(x, "to", &e->dst.addr);
+		json_object_set_new(x, "to_port", JI(e->dst.port));
 		json_object_set_new(x, "connection", JI(e->conn_id));
 		if (e->type == NET_EV_RETRANSMIT)
 			json_object_set_new(x, "xid", JI(e->xid));

@@ -160,9 +160,8 @@ struct nfs_event {
 	enum net_event_type type;
 	uint64_t ts_ns, conn_id, bytes;
 	uint32_t xid;
-	uint8_t family, proto;
-	uint8_t src[16], dst[16];
-	uint16_t sport, dport;
+	uint8_t proto;
+	struct net_endpoint src, dst;
 };
 
 struct nfs_copy_stats {
