@@ -31,13 +31,6 @@ static void set_addr(json_t *o, const char *key, const struct net_addr *a)
 	json_object_set_new(o, key, json_string(net_addr_str(a, buf, sizeof(buf))));
 }
 
-static void set_addr_bytes(json_t *o, const char *key, uint8_t family, const uint8_t *a)
-{
-	char buf[64];
-
-	json_object_set_new(o, key, json_string(net_addr_str_bytes(family, a, buf, sizeof(buf))));
-}
-
 static json_t *client_proc_json(const struct nfs_stats *s, const struct nfs_client_proc *p)
 {
 	json_t *o = json_object();
@@ -76,14 +69,14 @@ static json_t *client_json(const struct nfs_stats *s, enum nfs_client_kind k,
 
 	switch (k) {
 	case NFS_BY_CONNECTION:
-		set_addr_bytes(o, "address", c->family, c->addr);
-		json_object_set_new(o, "port", JI(c->port));
-		set_addr_bytes(o, "server", c->family, c->server);
-		json_object_set_new(o, "server_port", JI(c->sport));
+		set_addr(o, "address", &c->client.addr);
+		json_object_set_new(o, "port", JI(c->client.port));
+		set_addr(o, "server", &c->server.addr);
+		json_object_set_new(o, "server_port", JI(c->server.port));
 		json_object_set_new(o, "protocol", json_string(c->proto == 17 ? "udp" : "tcp"));
 		break;
 	case NFS_BY_ADDRESS:
-		set_addr_bytes(o, "address", c->family, c->addr);
+		set_addr(o, "address", &c->client.addr);
 		break;
 	case NFS_BY_UID:
 		json_object_set_new(o, "uid", JI(c->uid));
@@ -257,10 +250,10 @@ json_t *nfs_slowest_json(const struct nfs_stats *s)
 		json_object_set_new(o, "call_offset_ns", JI(e->call_ns - s->first_call_ns));
 		json_object_set_new(o, "srt_ns", JI(e->srt));
 		json_object_set_new(o, "xid", JI(e->xid));
-		set_addr_bytes(o, "client", e->family, e->client);
-		json_object_set_new(o, "client_port", JI(e->cport));
-		set_addr_bytes(o, "server", e->family, e->server);
-		json_object_set_new(o, "server_port", JI(e->sport));
+		set_addr(o, "client", &e->client.addr);
+		json_object_set_new(o, "client_port", JI(e->client.port));
+		set_addr(o, "server", &e->server.addr);
+		json_object_set_new(o, "server_port", JI(e->server.port));
 		if (e->has_unix) {
 			json_object_set_new(o, "uid", JI(e->uid));
 			json_object_set_new(o, "gid", JI(e->gid));

@@ -359,12 +359,9 @@ static void on_call(struct rpc_dec *d, const struct rpc_record *r, struct cur *c
 	p->dir = r->dir;
 	t = &p->t;
 	t->conn_id = r->conn_id;
-	t->family = r->src->addr.family;
 	t->proto = r->proto;
-	memcpy(t->client, r->src->addr.bytes, 16);
-	memcpy(t->server, r->dst->addr.bytes, 16);
-	t->cport = r->src->port;
-	t->sport = r->dst->port;
+	t->client = *r->src;
+	t->server = *r->dst;
 	t->xid = xid;
 	t->prog = prog;
 	t->vers = vers;

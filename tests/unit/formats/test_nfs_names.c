@@ -253,12 +253,12 @@ static void test_v3_names(void **state)
 	assert_int_equal(nfs_names_child(f.m, d, "f", 1), NFS_NAME_NONE);
 	/* READDIRPLUS names its entries ("." is not a name) */
 	readdirplus3(&f, D, ents, efh, 3);
-	x = nfs_names_handle(f.m, &(struct rpc_txn){.family = 4, .server = {10, 0, 0, 2}}, A, 8,
+	x = nfs_names_handle(f.m, &(struct rpc_txn){.server = {{4, {10, 0, 0, 2}}, 2049}}, A, 8,
 	                     false);
 	assert_string_equal(path(&f, x, NULL), "/srv/export/d/a");
 	assert_int_equal(nfs_names_child(f.m, d, "b", 1),
 	                 nfs_names_handle(f.m,
-	                                  &(struct rpc_txn){.family = 4, .server = {10, 0, 0, 2}},
+	                                  &(struct rpc_txn){.server = {{4, {10, 0, 0, 2}}, 2049}},
 	                                  B, 8, false));
 	assert_int_equal(nfs_names_child(f.m, d, ".", 1), NFS_NAME_NONE);
 	/* REMOVE: the node stays (its handle may still be in use), marked removed */
