@@ -2,7 +2,6 @@
 /* Why was the disk idle: a capture's packets and NFS calls laid over each device's gaps. */
 #include "analyze/idle_explain.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,15 +106,10 @@ static void manifest_addresses(struct ie_host *hs)
 
 	json_array_foreach(list, i, v)
 	{
-		const char *s = json_string_value(v);
-		struct net_addr a = {0};
+		struct net_addr a;
 
-		if (!s)
-			continue;
-		if (inet_pton(AF_INET, s, a.bytes) == 1)
-			a.family = 4, add_local(hs, &a);
-		else if (inet_pton(AF_INET6, s, a.bytes) == 1)
-			a.family = 6, add_local(hs, &a);
+		if (!net_addr_parse(json_string_value(v), &a))
+			add_local(hs, &a);
 	}
 }
 

@@ -82,10 +82,12 @@ static inline uint64_t net_endpoint_hash(const struct net_endpoint *e)
 const char *net_addr_str(const struct net_addr *a, char *buf, size_t len);
 /* With its port: "10.0.0.1:2049", "[fe80::1]:2049". Returns buf. */
 const char *net_endpoint_str(const struct net_endpoint *e, char *buf, size_t len);
-
-/* The same over a family and 16 bytes held apart (the callers not converted yet). */
-const char *net_addr_str_bytes(uint8_t family, const uint8_t *a, char *buf, size_t len);
-const char *net_endpoint_str_bytes(uint8_t family, const uint8_t *a, uint16_t port, char *buf,
-                                   size_t len);
+/* The text net_addr_str() writes (and a manifest's "network.addresses" hold) back into *a:
+ * 0, or -EINVAL (*a zeroed) when s is neither an IPv4 nor an IPv6 address. */
+int net_addr_parse(const char *s, struct net_addr *a);
+/* An interface's or a socket's address (AF_INET, AF_INET6) into *a: 0, or -EAFNOSUPPORT
+ * (*a zeroed) for another family or no address. */
+struct sockaddr;
+int net_addr_from_sockaddr(const struct sockaddr *sa, struct net_addr *a);
 
 #endif

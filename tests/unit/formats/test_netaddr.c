@@ -5,7 +5,10 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <errno.h>
+#include <netinet/in.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "formats/netaddr.h"
 
@@ -114,12 +117,59 @@ static void test_hash(void **state)
 	assert_true(net_addr_hash(&V4) != net_addr_hash(&MAPPED));
 }
 
+/* Text back into an address: what net_addr_str() writes, and what the manifest holds. */
+static void test_parse(void **state)
+{
+	static const struct net_addr v4_0 = {4, {0}};
+	struct net_addr a;
+	char buf[NET_ENDPOINT_STRLEN];
+
+	(void)state;
+	assert_int_equal(net_addr_parse("10.0.0.1", &a), 0);
+	assert_true(net_addr_eq(&a, &V4));
+	assert_int_equal(net_addr_parse("fe80::1", &a), 0);
+	assert_true(net_addr_eq(&a, &V6));
+	assert_int_equal(net_addr_parse("::ffff:10.0.0.1", &a), 0);
+	assert_true(net_addr_eq(&a, &MAPPED));
+	assert_int_equal(net_addr_parse("0.0.0.0", &a), 0);
+	assert_true(net_addr_eq(&a, &v4_0));
+	assert_int_equal(net_addr_parse(net_addr_str(&V6, buf, sizeof(buf)), &a), 0);
+	assert_true(net_addr_eq(&a, &V6));
+	/* not addresses: zeroed, family 0 */
+	static const char *const bad[] = {"", "10.0.0", "10.0.0.1:2049", "[fe80::1]", "host", "?"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&a, 0xa5, sizeof(a));
+		assert_int_equal(net_addr_parse(bad[i], &a), -EINVAL);
+		assert_true(net_addr_eq(&a, &(struct net_addr){0, {0}}));
+	}
+	assert_int_equal(net_addr_parse(NULL, &a), -EINVAL);
+}
+
+static void test_sockaddr(void **state)
+{
+	struct sockaddr_in in = {.sin_family = AF_INET, .sin_port = htons(2049)};
+	struct sockaddr_in6 in6 = {.sin6_family = AF_INET6, .sin6_port = htons(2049)};
+	struct sockaddr other = {.sa_family = AF_UNIX};
+	struct net_addr a;
+
+	(void)state;
+	memcpy(&in.sin_addr, V4.bytes, 4);
+	assert_int_equal(net_addr_from_sockaddr((const struct sockaddr *)&in, &a), 0);
+	assert_true(net_addr_eq(&a, &V4)); /* the rest of the 16 bytes zero */
+	memcpy(&in6.sin6_addr, MAPPED.bytes, 16);
+	assert_int_equal(net_addr_from_sockaddr((const struct sockaddr *)&in6, &a), 0);
+	assert_true(net_addr_eq(&a, &MAPPED));
+	assert_int_equal(net_addr_from_sockaddr(&other, &a), -EAFNOSUPPORT);
+	assert_int_equal(a.family, 0);
+	assert_int_equal(net_addr_from_sockaddr(NULL, &a), -EAFNOSUPPORT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_text),
-	    cmocka_unit_test(test_equal),
-	    cmocka_unit_test(test_hash),
+	    cmocka_unit_test(test_text),     cmocka_unit_test(test_equal),
+	    cmocka_unit_test(test_hash),     cmocka_unit_test(test_parse),
+	    cmocka_unit_test(test_sockaddr),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
