@@ -201,7 +201,7 @@ static const char *const dir_names[NDIRS] = {"in", "out", "local", "other", "unc
 
 static int flow_dir(const struct ie_host *hs, const struct ie_flow *f)
 {
-	int src = ie_is_local(hs, f->family, f->src), dst = ie_is_local(hs, f->family, f->dst);
+	int src = ie_is_local(hs, &f->src.addr), dst = ie_is_local(hs, &f->dst.addr);
 
 	if (!hs->nlocal)
 		return DIR_UNKNOWN;
@@ -262,9 +262,9 @@ static json_t *net_json(const struct idle_explain *x, unsigned h, const struct i
 		json_array_append_new(
 		    fl, json_pack("{s:s, s:s, s:i, s:s, s:i, s:I, s:I, s:s}", "proto",
 		                  f->proto == 6 ? "tcp" : "udp", "src",
-		                  net_addr_str(f->family, f->src, a1, sizeof(a1)), "sport",
-		                  f->sport, "dst", net_addr_str(f->family, f->dst, a2, sizeof(a2)),
-		                  "dport", f->dport, "packets", (json_int_t)f->packets, "bytes",
+		                  net_addr_str(&f->src.addr, a1, sizeof(a1)), "sport", f->src.port,
+		                  "dst", net_addr_str(&f->dst.addr, a2, sizeof(a2)), "dport",
+		                  f->dst.port, "packets", (json_int_t)f->packets, "bytes",
 		                  (json_int_t)f->bytes, "direction", dir_names[d]));
 	}
 	json_object_set_new(o, "flows", fl);
@@ -546,8 +546,7 @@ static json_t *totals_json(const struct idle_explain *x, const struct ie_dev *d)
 		n = net_json(x, h, &d->net_tot[h], d->gap_ns);
 		for (unsigned i = 0; i < hs->nlocal; i++)
 			json_array_append_new(
-			    loc, json_string(net_addr_str(hs->local[i][0], &hs->local[i][1], a,
-			                                  sizeof(a))));
+			    loc, json_string(net_addr_str(&hs->local[i], a, sizeof(a))));
 		json_object_set_new(n, "local_addresses", loc);
 		json_object_set_new(n, "local_from",
 		                    hs->nlocal

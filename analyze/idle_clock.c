@@ -58,10 +58,10 @@ void ie_flows_free(struct ie_flows *t)
 	memset(t, 0, sizeof(*t));
 }
 
-int ie_is_local(const struct ie_host *hs, uint8_t family, const uint8_t *a)
+int ie_is_local(const struct ie_host *hs, const struct net_addr *a)
 {
 	for (unsigned i = 0; i < hs->nlocal; i++)
-		if (hs->local[i][0] == family && !memcmp(&hs->local[i][1], a, 16))
+		if (net_addr_eq(&hs->local[i], a))
 			return 1;
 	return 0;
 }

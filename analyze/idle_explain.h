@@ -55,9 +55,8 @@ struct ie_other {
 
 /* A flow: one direction of a TCP or UDP conversation, with what it carried. */
 struct ie_flow {
-	uint8_t family, proto, used;
-	uint8_t src[16], dst[16];
-	uint16_t sport, dport;
+	uint8_t proto, used;
+	struct net_endpoint src, dst;
 	uint64_t packets, bytes;
 };
 
@@ -260,7 +259,7 @@ struct ie_host {
 	bool cap_mapped; /* its packets could be placed on the common clock */
 	/* capture facts for the rules */
 	uint64_t cap_packets, cap_bytes, cap_first, cap_last;
-	uint8_t local[IE_MAX_ADDRS][17]; /* family, address */
+	struct net_addr local[IE_MAX_ADDRS];
 	unsigned nlocal;
 	bool local_inferred;
 };
@@ -282,7 +281,7 @@ struct idle_explain {
 	unsigned outstanding;
 	/* address counts for inferring the local addresses */
 	struct ie_addr_count {
-		uint8_t a[17];
+		struct net_addr a;
 		uint64_t n;
 	} * addrs;
 	unsigned naddrs;
@@ -306,6 +305,6 @@ bool ie_clock_to_real(const struct ie_clock *c, uint64_t t, int64_t *r);
 bool ie_clock_from_real(const struct ie_clock *c, int64_t r, uint64_t *t);
 /* The gaps' explanations into analyze's JSON (idle_explain_json(), once the pass is done). */
 int ie_json(const struct idle_explain *x, unsigned h, json_t *devices);
-int ie_is_local(const struct ie_host *hs, uint8_t family, const uint8_t *a);
+int ie_is_local(const struct ie_host *hs, const struct net_addr *a);
 
 #endif

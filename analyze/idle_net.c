@@ -2,7 +2,6 @@
 /* Why was the disk idle: a capture's packets and NFS calls laid over each device's gaps. */
 #include "analyze/idle_explain.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,30 +13,30 @@
 /* ------------------------------------------------------------------------------------- */
 /* Flows                                                                                   */
 
-static uint64_t flow_hash(const struct pkt *p)
+/* The family is left out (flow_is() checks it); the slots' order shows in the ties of the
+ * flows listed, so the hash is kept as it was. */
+static uint64_t flow_hash(uint8_t proto, const struct net_endpoint *src,
+                          const struct net_endpoint *dst)
 {
-	uint64_t h = 1469598103934665603ull;
-	const uint8_t *parts[2] = {p->src, p->dst};
+	uint64_t h = net_addr_fnv(net_addr_fnv(NET_FNV_BASIS, &src->addr), &dst->addr);
 
-	for (int k = 0; k < 2; k++)
-		for (int i = 0; i < 16; i++)
-			h = (h ^ parts[k][i]) * 1099511628211ull;
-	h = (h ^ p->sport) * 1099511628211ull;
-	h = (h ^ p->dport) * 1099511628211ull;
-	return (h ^ p->proto) * 1099511628211ull;
+	h = (h ^ src->port) * NET_FNV_PRIME;
+	h = (h ^ dst->port) * NET_FNV_PRIME;
+	return (h ^ proto) * NET_FNV_PRIME;
 }
 
-static bool flow_is(const struct ie_flow *f, const struct pkt *p)
+static bool flow_is(const struct ie_flow *f, uint8_t proto, const struct net_endpoint *src,
+                    const struct net_endpoint *dst)
 {
-	return f->proto == p->proto && f->sport == p->sport && f->dport == p->dport &&
-	       f->family == p->family && !memcmp(f->src, p->src, 16) && !memcmp(f->dst, p->dst, 16);
+	return f->proto == proto && net_endpoint_eq(&f->src, src) && net_endpoint_eq(&f->dst, dst);
 }
 
-static struct ie_flow *flow_slot(struct ie_flow *tab, unsigned cap, const struct pkt *p)
+static struct ie_flow *flow_slot(struct ie_flow *tab, unsigned cap, uint8_t proto,
+                                 const struct net_endpoint *src, const struct net_endpoint *dst)
 {
-	unsigned i = (unsigned)flow_hash(p) & (cap - 1);
+	unsigned i = (unsigned)flow_hash(proto, src, dst) & (cap - 1);
 
-	while (tab[i].used && !flow_is(&tab[i], p))
+	while (tab[i].used && !flow_is(&tab[i], proto, src, dst))
 		i = (i + 1) & (cap - 1);
 	return &tab[i];
 }
@@ -50,18 +49,10 @@ static int flows_grow(struct ie_flows *t)
 	if (!n)
 		return -ENOMEM;
 	for (unsigned i = 0; i < t->cap; i++) {
-		struct pkt k;
+		const struct ie_flow *f = &t->f[i];
 
-		if (!t->f[i].used)
-			continue;
-		memset(&k, 0, sizeof(k));
-		k.family = t->f[i].family;
-		k.proto = t->f[i].proto;
-		memcpy(k.src, t->f[i].src, 16);
-		memcpy(k.dst, t->f[i].dst, 16);
-		k.sport = t->f[i].sport;
-		k.dport = t->f[i].dport;
-		*flow_slot(n, cap, &k) = t->f[i];
+		if (f->used)
+			*flow_slot(n, cap, f->proto, &f->src, &f->dst) = *f;
 	}
 	free(t->f);
 	t->f = n;
@@ -75,23 +66,20 @@ int ie_flows_add(struct ie_flows *t, const struct pkt *p)
 
 	/* at most half full; past IE_FLOW_CAP flows, new ones are counted without a direction */
 	if (2 * (t->n + 1) > t->cap && (t->n >= IE_FLOW_CAP || flows_grow(t))) {
-		f = t->cap ? flow_slot(t->f, t->cap, p) : NULL;
+		f = t->cap ? flow_slot(t->f, t->cap, p->proto, &p->src, &p->dst) : NULL;
 		if (!f || !f->used) {
 			t->over_packets++;
 			t->over_bytes += p->len;
 			return 0;
 		}
 	} else {
-		f = flow_slot(t->f, t->cap, p);
+		f = flow_slot(t->f, t->cap, p->proto, &p->src, &p->dst);
 	}
 	if (!f->used) {
 		f->used = 1;
-		f->family = p->family;
 		f->proto = p->proto;
-		memcpy(f->src, p->src, 16);
-		memcpy(f->dst, p->dst, 16);
-		f->sport = p->sport;
-		f->dport = p->dport;
+		f->src = p->src;
+		f->dst = p->dst;
 		t->n++;
 	}
 	f->packets++;
@@ -102,13 +90,10 @@ int ie_flows_add(struct ie_flows *t, const struct pkt *p)
 /* ------------------------------------------------------------------------------------- */
 /* Local addresses: the manifest's, else the address in the most packets                  */
 
-static void add_local(struct ie_host *hs, uint8_t family, const uint8_t *a)
+static void add_local(struct ie_host *hs, const struct net_addr *a)
 {
-	if (hs->nlocal < IE_MAX_ADDRS && !ie_is_local(hs, family, a)) {
-		hs->local[hs->nlocal][0] = family;
-		memcpy(&hs->local[hs->nlocal][1], a, 16);
-		hs->nlocal++;
-	}
+	if (hs->nlocal < IE_MAX_ADDRS && !ie_is_local(hs, a))
+		hs->local[hs->nlocal++] = *a;
 }
 
 static void manifest_addresses(struct ie_host *hs)
@@ -121,39 +106,30 @@ static void manifest_addresses(struct ie_host *hs)
 
 	json_array_foreach(list, i, v)
 	{
-		const char *s = json_string_value(v);
-		uint8_t a[16] = {0};
+		struct net_addr a;
 
-		if (!s)
-			continue;
-		if (inet_pton(AF_INET, s, a) == 1)
-			add_local(hs, 4, a);
-		else if (inet_pton(AF_INET6, s, a) == 1)
-			add_local(hs, 6, a);
+		if (!net_addr_parse(json_string_value(v), &a))
+			add_local(hs, &a);
 	}
 }
 
-static void count_addr(struct idle_explain *x, uint8_t family, const uint8_t *a)
+static void count_addr(struct idle_explain *x, const struct net_addr *a)
 {
-	uint64_t h = 1469598103934665603ull ^ family;
 	unsigned i;
 
 	if (!x->addrs && !(x->addrs = calloc(ADDR_SLOTS, sizeof(*x->addrs))))
 		return;
-	for (int k = 0; k < 16; k++)
-		h = (h ^ a[k]) * 1099511628211ull;
-	for (i = (unsigned)h & (ADDR_SLOTS - 1);; i = (i + 1) & (ADDR_SLOTS - 1)) {
+	for (i = (unsigned)net_addr_hash(a) & (ADDR_SLOTS - 1);; i = (i + 1) & (ADDR_SLOTS - 1)) {
 		struct ie_addr_count *c = &x->addrs[i];
 
-		if (c->n && c->a[0] == family && !memcmp(&c->a[1], a, 16)) {
+		if (c->n && net_addr_eq(&c->a, a)) {
 			c->n++;
 			return;
 		}
 		if (!c->n) {
 			if (2 * x->naddrs >= ADDR_SLOTS)
 				return; /* full: the local address is among the first ones anyway */
-			c->a[0] = family;
-			memcpy(&c->a[1], a, 16);
+			c->a = *a;
 			c->n = 1;
 			x->naddrs++;
 			return;
@@ -171,11 +147,11 @@ static void infer_local(struct idle_explain *x, struct ie_host *hs)
 		for (unsigned i = 0; i < ADDR_SLOTS; i++) {
 			const struct ie_addr_count *c = &x->addrs[i];
 
-			if (c->n && c->a[0] == (fam ? 6 : 4) && (!best || c->n > best->n))
+			if (c->n && c->a.family == (fam ? 6 : 4) && (!best || c->n > best->n))
 				best = c;
 		}
 		if (best && 2 * best->n >= x->addr_packets[fam]) {
-			add_local(hs, best->a[0], &best->a[1]);
+			add_local(hs, &best->a);
 			hs->local_inferred = true;
 		}
 	}
@@ -270,10 +246,10 @@ void idle_explain_frame(void *arg, const struct pkt *p, uint64_t ts_ns)
 		hs->cap_bytes += p->len;
 	if (p && !hs->nlocal) {
 		/* no addresses from the manifest: counted, to infer the host's at the end */
-		x->addr_packets[p->family == 6]++;
-		count_addr(x, p->family, p->src);
-		if (memcmp(p->src, p->dst, 16))
-			count_addr(x, p->family, p->dst);
+		x->addr_packets[p->src.addr.family == 6]++;
+		count_addr(x, &p->src.addr);
+		if (!net_addr_eq(&p->src.addr, &p->dst.addr))
+			count_addr(x, &p->dst.addr);
 	}
 	for (unsigned k = 0; k < x->ndevs; k++) {
 		struct ie_dev *d = x->devs[k];

@@ -53,12 +53,9 @@ static uint64_t mix(uint64_t h, const void *p, size_t n)
 /* The key of t in table k (machine borrowed from t: copied when an entry is made). */
 static void key_of(enum nfs_client_kind k, const struct rpc_txn *t, struct nfs_client *key)
 {
-	key->family = t->family;
 	key->proto = k == NFS_BY_CONNECTION ? t->proto : 0;
-	memcpy(key->addr, t->client, 16);
-	memcpy(key->server, t->server, 16);
-	key->port = t->cport;
-	key->sport = t->sport;
+	key->client = t->client;
+	key->server = t->server;
 	key->uid = t->uid;
 	key->gid = t->gid;
 	key->machine = (char *)t->machine;
@@ -70,14 +67,14 @@ static uint64_t key_hash(enum nfs_client_kind k, const struct nfs_client *c)
 
 	switch (k) {
 	case NFS_BY_CONNECTION:
-		h = mix(h, c->server, 16);
-		h = mix(h, &c->port, 2);
-		h = mix(h, &c->sport, 2);
+		h = net_addr_fnv(h, &c->server.addr);
+		h = mix(h, &c->client.port, 2);
+		h = mix(h, &c->server.port, 2);
 		h = mix(h, &c->proto, 1);
 		/* fall through */
 	case NFS_BY_ADDRESS:
-		h = mix(h, &c->family, 1);
-		h = mix(h, c->addr, 16);
+		h = mix(h, &c->client.addr.family, 1);
+		h = net_addr_fnv(h, &c->client.addr);
 		break;
 	case NFS_BY_UID:
 		h = mix(h, &c->uid, 4);
@@ -94,11 +91,10 @@ static bool key_eq(enum nfs_client_kind k, const struct nfs_client *a, const str
 {
 	switch (k) {
 	case NFS_BY_ADDRESS:
-		return a->family == b->family && !memcmp(a->addr, b->addr, 16);
+		return net_addr_eq(&a->client.addr, &b->client.addr);
 	case NFS_BY_CONNECTION:
-		return a->family == b->family && a->proto == b->proto && a->port == b->port &&
-		       a->sport == b->sport && !memcmp(a->addr, b->addr, 16) &&
-		       !memcmp(a->server, b->server, 16);
+		return a->proto == b->proto && net_endpoint_eq(&a->client, &b->client) &&
+		       net_endpoint_eq(&a->server, &b->server);
 	case NFS_BY_UID:
 		return a->uid == b->uid && a->gid == b->gid;
 	default:

@@ -23,9 +23,8 @@ struct rec {
 	uint32_t xid;
 	uint32_t mate; /* the other end's record + 1, 0 when unmatched */
 	uint16_t host, row;
-	uint16_t cport, sport;
-	uint8_t family, replied, is_server;
-	uint8_t client[16], server[16];
+	struct net_endpoint client, server;
+	uint8_t replied, is_server;
 };
 
 struct host {
@@ -170,11 +169,8 @@ int nfs_ends_txn(struct nfs_ends *x, unsigned h, const struct rpc_txn *t)
 	r->acall_ns = minus((int64_t)t->call_ns, x->h[h].offset_ns);
 	r->xid = t->xid;
 	r->host = (uint16_t)h;
-	r->cport = t->cport;
-	r->sport = t->sport;
-	r->family = t->family;
-	memcpy(r->client, t->client, 16);
-	memcpy(r->server, t->server, 16);
+	r->client = t->client;
+	r->server = t->server;
 	x->h[h].txns++;
 	x->n++;
 	return 0;
@@ -223,19 +219,9 @@ int nfs_ends_read(struct nfs_ends *x, unsigned h, struct pcap_src *src, int *par
 
 static int conn_cmp(const struct rec *a, const struct rec *b)
 {
-	int d;
+	int d = net_endpoint_cmp(&a->client, &b->client);
 
-	if (a->family != b->family)
-		return a->family < b->family ? -1 : 1;
-	if ((d = memcmp(a->client, b->client, 16)))
-		return d;
-	if (a->cport != b->cport)
-		return a->cport < b->cport ? -1 : 1;
-	if ((d = memcmp(a->server, b->server, 16)))
-		return d;
-	if (a->sport != b->sport)
-		return a->sport < b->sport ? -1 : 1;
-	return 0;
+	return d ? d : net_endpoint_cmp(&a->server, &b->server);
 }
 
 static int idx_cmp(const void *pa, const void *pb, void *base)
@@ -509,13 +495,14 @@ json_t *nfs_ends_json(const struct nfs_ends *x)
 		json_t *j;
 
 		nfs_ends_call(x, i, &k);
-		net_addr_str(c->family, c->client, ca, sizeof(ca));
-		net_addr_str(c->family, c->server, sa, sizeof(sa));
+		net_addr_str(&c->client.addr, ca, sizeof(ca));
+		net_addr_str(&c->server.addr, sa, sizeof(sa));
 		j = json_pack("{s:o, s:s, s:s, s:s, s:i, s:s, s:i, s:o, s:s, s:s}", "xid",
 		              json_u64(k.xid), "client_host", x->h[k.client_host].name,
 		              "server_host", x->h[k.server_host].name, "client", ca, "client_port",
-		              (int)c->cport, "server", sa, "server_port", (int)c->sport, "call_ns",
-		              json_u64(k.call_ns), "version", k.version, "procedure", k.procedure);
+		              (int)c->client.port, "server", sa, "server_port", (int)c->server.port,
+		              "call_ns", json_u64(k.call_ns), "version", k.version, "procedure",
+		              k.procedure);
 		if (j && k.replied) {
 			json_object_set_new(j, "server_ns", json_u64(k.server_ns));
 			json_object_set_new(j, "rest_ns", json_integer(k.rest_ns));

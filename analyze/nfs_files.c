@@ -349,11 +349,8 @@ void nfs_slow_txn(struct nfs_stats *s, const struct rpc_txn *t, unsigned row, ui
 	e.srt = srt;
 	e.call_ns = t->call_ns;
 	e.xid = t->xid;
-	e.family = t->family;
-	memcpy(e.client, t->client, 16);
-	memcpy(e.server, t->server, 16);
-	e.cport = t->cport;
-	e.sport = t->sport;
+	e.client = t->client;
+	e.server = t->server;
 	e.has_unix = t->has_unix;
 	e.uid = t->uid;
 	e.gid = t->gid;

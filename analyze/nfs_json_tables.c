@@ -24,11 +24,11 @@ static void set_row(json_t *o, const struct nfs_stats *s, unsigned row)
 	json_object_set_new(o, "name", json_string(r->name));
 }
 
-static void set_addr(json_t *o, const char *key, uint8_t family, const uint8_t *a)
+static void set_addr(json_t *o, const char *key, const struct net_addr *a)
 {
 	char buf[64];
 
-	json_object_set_new(o, key, json_string(net_addr_str(family, a, buf, sizeof(buf))));
+	json_object_set_new(o, key, json_string(net_addr_str(a, buf, sizeof(buf))));
 }
 
 static json_t *client_proc_json(const struct nfs_stats *s, const struct nfs_client_proc *p)
@@ -69,14 +69,14 @@ static json_t *client_json(const struct nfs_stats *s, enum nfs_client_kind k,
 
 	switch (k) {
 	case NFS_BY_CONNECTION:
-		set_addr(o, "address", c->family, c->addr);
-		json_object_set_new(o, "port", JI(c->port));
-		set_addr(o, "server", c->family, c->server);
-		json_object_set_new(o, "server_port", JI(c->sport));
+		set_addr(o, "address", &c->client.addr);
+		json_object_set_new(o, "port", JI(c->client.port));
+		set_addr(o, "server", &c->server.addr);
+		json_object_set_new(o, "server_port", JI(c->server.port));
 		json_object_set_new(o, "protocol", json_string(c->proto == 17 ? "udp" : "tcp"));
 		break;
 	case NFS_BY_ADDRESS:
-		set_addr(o, "address", c->family, c->addr);
+		set_addr(o, "address", &c->client.addr);
 		break;
 	case NFS_BY_UID:
 		json_object_set_new(o, "uid", JI(c->uid));
@@ -250,10 +250,10 @@ json_t *nfs_slowest_json(const struct nfs_stats *s)
 		json_object_set_new(o, "call_offset_ns", JI(e->call_ns - s->first_call_ns));
 		json_object_set_new(o, "srt_ns", JI(e->srt));
 		json_object_set_new(o, "xid", JI(e->xid));
-		set_addr(o, "client", e->family, e->client);
-		json_object_set_new(o, "client_port", JI(e->cport));
-		set_addr(o, "server", e->family, e->server);
-		json_object_set_new(o, "server_port", JI(e->sport));
+		set_addr(o, "client", &e->client.addr);
+		json_object_set_new(o, "client_port", JI(e->client.port));
+		set_addr(o, "server", &e->server.addr);
+		json_object_set_new(o, "server_port", JI(e->server.port));
 		if (e->has_unix) {
 			json_object_set_new(o, "uid", JI(e->uid));
 			json_object_set_new(o, "gid", JI(e->gid));
@@ -357,10 +357,10 @@ json_t *nfs_events_json(const struct nfs_stats *s)
 
 		json_object_set_new(x, "type", json_string(names[e->type]));
 		json_object_set_new(x, "ns", JI(e->ts_ns));
-		set_addr(x, "from", e->family, e->src);
-		json_object_set_new(x, "from_port", JI(e->sport));
-		set_addr(x, "to", e->family, e->dst);
-		json_object_set_new(x, "to_port", JI(e->dport));
+		set_addr(x, "from", &e->src.addr);
+		json_object_set_new(x, "from_port", JI(e->src.port));
+		set_addr(x, "to", &e->dst.addr);
+		json_object_set_new(x, "to_port", JI(e->dst.port));
 		json_object_set_new(x, "connection", JI(e->conn_id));
 		if (e->type == NET_EV_RETRANSMIT)
 			json_object_set_new(x, "xid", JI(e->xid));

@@ -493,12 +493,9 @@ void nfs_stats_event(void *arg, const struct net_event *ev)
 		e->conn_id = ev->conn_id;
 		e->bytes = ev->bytes;
 		e->xid = ev->xid;
-		e->family = ev->family;
 		e->proto = ev->proto;
-		memcpy(e->src, ev->src, 16);
-		memcpy(e->dst, ev->dst, 16);
-		e->sport = ev->sport;
-		e->dport = ev->dport;
+		e->src = *ev->src;
+		e->dst = *ev->dst;
 	}
 }
 

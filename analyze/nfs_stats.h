@@ -73,15 +73,14 @@ enum nfs_client_kind {
 
 struct nfs_client {
 	/* the key: what of it is used depends on the table */
-	uint8_t family, proto;
-	uint8_t addr[16], server[16];
-	uint16_t port, sport;
+	struct net_endpoint client, server;
 	uint32_t uid, gid;
 	char *machine;
 	uint64_t calls, replies, errors, read_bytes, write_bytes, retransmits;
 	uint64_t wait_ns; /* sum of response times: time spent waiting */
 	struct nfs_sketch srt;
 	unsigned nprocs;
+	uint8_t proto; /* of the key, here where it costs no room */
 	struct nfs_client_proc proc[NFS_CLIENT_PROCS], other;
 };
 
@@ -126,9 +125,7 @@ struct nfs_file_table {
 struct nfs_slow {
 	uint64_t call_ns, srt;
 	uint32_t xid;
-	uint8_t family;
-	uint8_t client[16], server[16];
-	uint16_t cport, sport;
+	struct net_endpoint client, server;
 	bool has_unix;
 	uint32_t uid, gid;
 	char machine[64];
@@ -160,9 +157,8 @@ struct nfs_event {
 	enum net_event_type type;
 	uint64_t ts_ns, conn_id, bytes;
 	uint32_t xid;
-	uint8_t family, proto;
-	uint8_t src[16], dst[16];
-	uint16_t sport, dport;
+	uint8_t proto;
+	struct net_endpoint src, dst;
 };
 
 struct nfs_copy_stats {

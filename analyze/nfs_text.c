@@ -164,7 +164,7 @@ static void text_clients(FILE *f, const struct nfs_stats *s)
 			const struct nfs_client *c = &tb->c[idx[i]];
 
 			if (k == NFS_BY_CONNECTION) {
-				net_endpoint_str(c->family, c->addr, c->port, who, sizeof(who));
+				net_endpoint_str(&c->client, who, sizeof(who));
 			} else if (k == NFS_BY_UID) {
 				snprintf(who, sizeof(who), "uid %u gid %u", c->uid, c->gid);
 			} else {
@@ -223,12 +223,12 @@ static void text_slowest(FILE *f, const struct nfs_stats *s)
 		const struct nfs_slow *x = &v[i];
 		const struct nfs_proc_stats *r = nfs_stats_row(s, x->row);
 
-		net_addr_str(x->family, x->client, a, sizeof(a));
+		net_addr_str(&x->client.addr, a, sizeof(a));
 		nfs_stats_file_path(s, x->node, x->fh, x->fh_len, path, sizeof(path));
 		nfs_status_str(x->status, r && r->vers != 3, st, sizeof(st));
 		fprintf(f, "  %10s s %9s  %s:%u xid 0x%08x  %s %s %s",
 		        secs(x->call_ns - s->first_call_ns, 6, t, sizeof(t)),
-		        iot_fmt_dur((double)x->srt, b, sizeof(b)), a, x->cport, x->xid,
+		        iot_fmt_dur((double)x->srt, b, sizeof(b)), a, x->client.port, x->xid,
 		        r ? r->version : "?", r ? r->name : "?",
 		        x->node != NFS_NAME_NONE || x->fh_len ? elide(path, e, sizeof(e), 40) : "");
 		if (x->has_io)

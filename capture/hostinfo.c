@@ -2,14 +2,14 @@
 /* The host a run was captured on (uname, os-release) and wall/trace clock pairs. */
 #include "capture/cap_int.h"
 
-#include <arpa/inet.h>
 #include <ifaddrs.h>
-#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "formats/netaddr.h"
 
 static int64_t ns_of(clockid_t id)
 {
@@ -64,20 +64,14 @@ json_t *cap_iface_addresses_json(const char *iface)
 	if (!list || getifaddrs(&all))
 		return list;
 	for (a = all; a; a = a->ifa_next) {
-		char buf[INET6_ADDRSTRLEN];
-		const void *addr;
-		int fam = a->ifa_addr ? a->ifa_addr->sa_family : AF_UNSPEC;
+		char buf[NET_ENDPOINT_STRLEN];
+		struct net_addr addr;
 
 		if (strcmp(iface, "any") && strcmp(iface, a->ifa_name))
 			continue;
-		if (fam == AF_INET)
-			addr = &((const struct sockaddr_in *)(const void *)a->ifa_addr)->sin_addr;
-		else if (fam == AF_INET6)
-			addr = &((const struct sockaddr_in6 *)(const void *)a->ifa_addr)->sin6_addr;
-		else
-			continue;
-		if (inet_ntop(fam, addr, buf, sizeof(buf)))
-			json_array_append_new(list, json_string(buf));
+		if (!net_addr_from_sockaddr(a->ifa_addr, &addr))
+			json_array_append_new(list,
+			                      json_string(net_addr_str(&addr, buf, sizeof(buf))));
 	}
 	freeifaddrs(all);
 	return list;

@@ -557,12 +557,11 @@ unsigned nn_server_of(struct nfs_names *m, const struct rpc_txn *t)
 	unsigned i;
 
 	for (i = 0; i < m->nsrv; i++)
-		if (m->srv[i].family == t->family && !memcmp(m->srv[i].addr, t->server, 16))
+		if (net_addr_eq(&m->srv[i].addr, &t->server.addr))
 			return i;
 	if (m->nsrv > MAX_SERVERS - 1)
 		return MAX_SERVERS;
-	m->srv[m->nsrv].family = t->family;
-	memcpy(m->srv[m->nsrv].addr, t->server, 16);
+	m->srv[m->nsrv].addr = t->server.addr;
 	m->srv[m->nsrv].v4root = NONE;
 	return m->nsrv++;
 }

@@ -34,8 +34,7 @@ struct node {
 };
 
 struct server {
-	uint8_t family;
-	uint8_t addr[16];
+	struct net_addr addr;
 	uint32_t v4root;
 };
 

@@ -522,8 +522,8 @@ static enum pkt_skip decode_l4(struct cur *c, uint8_t proto, struct pkt *p, uint
 	if (proto == 6) { /* RFC 9293 section 3.1 */
 		uint8_t off;
 
-		p->sport = cur_be16(&h);
-		p->dport = cur_be16(&h);
+		p->src.port = cur_be16(&h);
+		p->dst.port = cur_be16(&h);
 		p->seq = cur_be32(&h);
 		p->ack = cur_be32(&h);
 		off = (uint8_t)(cur_u8(&h) >> 4);
@@ -536,8 +536,8 @@ static enum pkt_skip decode_l4(struct cur *c, uint8_t proto, struct pkt *p, uint
 	} else if (proto == 17) { /* RFC 768 */
 		uint16_t ulen;
 
-		p->sport = cur_be16(&h);
-		p->dport = cur_be16(&h);
+		p->src.port = cur_be16(&h);
+		p->dst.port = cur_be16(&h);
 		ulen = cur_be16(&h);
 		if (h.err || ulen < 8 || !cur_skip(c, 8))
 			return PKT_SHORT;
@@ -578,10 +578,11 @@ static enum pkt_skip decode_ipv4(struct cur *c, struct pkt *p)
 	a = c->pos + 12;
 	if (!cur_need(c, ihl))
 		return PKT_SHORT;
-	p->family = 4;
-	memset(p->src, 0, 32);
-	memcpy(p->src, a, 4);
-	memcpy(p->dst, a + 4, 4);
+	p->src.addr.family = p->dst.addr.family = 4;
+	memset(p->src.addr.bytes, 0, 16);
+	memset(p->dst.addr.bytes, 0, 16);
+	memcpy(p->src.addr.bytes, a, 4);
+	memcpy(p->dst.addr.bytes, a + 4, 4);
 	cur_skip(c, ihl);
 	/* tot == 0 with TSO on some captures: trust the captured length. */
 	return decode_l4(c, proto, p, tot ? (uint32_t)(tot - ihl) : (uint32_t)cur_left(c));
@@ -601,9 +602,9 @@ static enum pkt_skip decode_ipv6(struct cur *c, struct pkt *p)
 	a = h.pos;
 	if (!cur_skip(&h, 32) || vtf >> 28 != 6)
 		return PKT_SHORT;
-	p->family = 6;
-	memcpy(p->src, a, 16);
-	memcpy(p->dst, a + 16, 16);
+	p->src.addr.family = p->dst.addr.family = 6;
+	memcpy(p->src.addr.bytes, a, 16);
+	memcpy(p->dst.addr.bytes, a + 16, 16);
 	*c = h;
 	/* extension headers: hop-by-hop, routing, fragment, destination options */
 	while ((nh == 0 || nh == 43 || nh == 44 || nh == 60) && hops++ < 8) {

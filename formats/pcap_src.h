@@ -8,15 +8,14 @@
 #include <stdio.h>
 
 #include "common/err.h"
+#include "formats/netaddr.h"
 
-/* One decoded TCP or UDP packet. Addresses are 16 bytes (IPv4 in the first 4, rest zero). */
+/* One decoded TCP or UDP packet. Both endpoints have the same family, 4 or 6. */
 struct pkt {
 	uint64_t ts_ns;
-	uint8_t family; /* 4 or 6 */
-	uint8_t proto;  /* 6 TCP, 17 UDP */
+	uint8_t proto; /* 6 TCP, 17 UDP */
 	uint8_t tcp_flags;
-	uint8_t src[16], dst[16];
-	uint16_t sport, dport;
+	struct net_endpoint src, dst;
 	uint32_t seq;
 	uint32_t ack; /* with TCPF_ACK */
 	const uint8_t *payload;

@@ -334,12 +334,9 @@ static void on_call(struct rpc_dec *d, const struct rpc_record *r, struct cur *c
 			    .type = NET_EV_RETRANSMIT,
 			    .ts_ns = r->ts_ns,
 			    .conn_id = r->conn_id,
-			    .family = r->family,
 			    .proto = r->proto,
 			    .src = r->src,
 			    .dst = r->dst,
-			    .sport = r->sport,
-			    .dport = r->dport,
 			    .xid = xid,
 			};
 
@@ -362,12 +359,9 @@ static void on_call(struct rpc_dec *d, const struct rpc_record *r, struct cur *c
 	p->dir = r->dir;
 	t = &p->t;
 	t->conn_id = r->conn_id;
-	t->family = r->family;
 	t->proto = r->proto;
-	memcpy(t->client, r->src, 16);
-	memcpy(t->server, r->dst, 16);
-	t->cport = r->sport;
-	t->sport = r->dport;
+	t->client = *r->src;
+	t->server = *r->dst;
 	t->xid = xid;
 	t->prog = prog;
 	t->vers = vers;

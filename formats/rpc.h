@@ -24,10 +24,8 @@ enum rpc_kind {
 /* One RPC transaction: a call and, when seen, its reply. */
 struct rpc_txn {
 	uint64_t conn_id;
-	uint8_t family;
 	uint8_t proto;
-	uint8_t client[16], server[16];
-	uint16_t cport, sport;
+	struct net_endpoint client, server; /* the call's sender and receiver */
 	uint32_t xid, prog, vers, proc;
 	enum rpc_kind kind;
 	uint64_t call_ns, reply_ns;   /* reply_ns is 0 when no reply was seen */

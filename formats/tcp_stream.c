@@ -71,11 +71,10 @@ struct dir {
 struct conn {
 	struct conn *hnext;
 	struct conn *lprev, *lnext;
-	uint8_t family, proto;
-	uint8_t addr[2][16];
-	uint16_t port[2];
+	struct net_endpoint end[2]; /* in canonical order (endpoint_swap()) */
 	uint64_t id;
 	unsigned bucket;
+	uint8_t proto;
 	bool non_rpc_counted;
 	struct dir d[2];
 };
@@ -176,12 +175,9 @@ static void deliver(struct tcp_table *t, struct conn *c, int dir, uint64_t ts)
 	    .ts_ns = ts,
 	    .conn_id = c->id,
 	    .dir = dir,
-	    .family = c->family,
 	    .proto = c->proto,
-	    .src = c->addr[dir],
-	    .dst = c->addr[!dir],
-	    .sport = c->port[dir],
-	    .dport = c->port[!dir],
+	    .src = &c->end[dir],
+	    .dst = &c->end[!dir],
 	};
 
 	t->n.records++;
@@ -411,12 +407,9 @@ static void stream_missing(struct tcp_table *t, struct conn *c, int dir, uint64_
 		    .type = NET_EV_GAP,
 		    .ts_ns = ts,
 		    .conn_id = c->id,
-		    .family = c->family,
 		    .proto = c->proto,
-		    .src = c->addr[dir],
-		    .dst = c->addr[!dir],
-		    .sport = c->port[dir],
-		    .dport = c->port[!dir],
+		    .src = &c->end[dir],
+		    .dst = &c->end[!dir],
 		    .bytes = n,
 		};
 
@@ -611,27 +604,19 @@ static void tcp_segment(struct tcp_table *t, struct conn *c, int dir, const stru
 
 /* --- the connection table --- */
 
-static unsigned hash_conn(const struct pkt *p, int swap)
+/* a and b in canonical order (the family is left out: the endpoints' equality checks it) */
+static unsigned hash_conn(const struct net_endpoint *a, const struct net_endpoint *b, uint8_t proto)
 {
-	const uint8_t *a = swap ? p->dst : p->src, *b = swap ? p->src : p->dst;
-	uint32_t pa = swap ? p->dport : p->sport, pb = swap ? p->sport : p->dport;
-	uint64_t h = 1469598103934665603ull;
-	unsigned i;
+	uint64_t h = net_addr_fnv(net_addr_fnv(NET_FNV_BASIS, &a->addr), &b->addr);
 
-	for (i = 0; i < 16; i++)
-		h = (h ^ a[i]) * 1099511628211ull;
-	for (i = 0; i < 16; i++)
-		h = (h ^ b[i]) * 1099511628211ull;
-	h = (h ^ (pa << 16 | pb) ^ ((uint64_t)p->proto << 40)) * 1099511628211ull;
+	h = (h ^ ((uint32_t)a->port << 16 | b->port) ^ ((uint64_t)proto << 40)) * NET_FNV_PRIME;
 	return (unsigned)(h ^ h >> 29) & (NBUCKETS - 1);
 }
 
-/* canonical order: endpoint A is the smaller (address, port) */
+/* canonical order: endpoint A is the smaller (address, port); a packet's two have one family */
 static int endpoint_swap(const struct pkt *p)
 {
-	int r = memcmp(p->src, p->dst, 16);
-
-	return r > 0 || (r == 0 && p->sport > p->dport);
+	return net_endpoint_cmp(&p->src, &p->dst) > 0;
 }
 
 static void lru_unlink(struct tcp_table *t, struct conn *c)
@@ -697,15 +682,14 @@ static void conn_flush(struct tcp_table *t, struct conn *c)
 static struct conn *conn_get(struct tcp_table *t, const struct pkt *p, int *dir, bool create)
 {
 	int swap = endpoint_swap(p);
-	unsigned b = hash_conn(p, swap);
-	const uint8_t *a = swap ? p->dst : p->src;
-	uint16_t pa = swap ? p->dport : p->sport, pb = swap ? p->sport : p->dport;
+	const struct net_endpoint *a = swap ? &p->dst : &p->src, *z = swap ? &p->src : &p->dst;
+	unsigned b = hash_conn(a, z, p->proto);
 	struct conn *c;
 
 	*dir = swap;
 	for (c = t->buckets[b]; c; c = c->hnext) {
-		if (c->proto == p->proto && c->port[0] == pa && c->port[1] == pb &&
-		    !memcmp(c->addr[0], a, 16) && !memcmp(c->addr[1], swap ? p->src : p->dst, 16)) {
+		if (c->proto == p->proto && net_endpoint_eq(&c->end[0], a) &&
+		    net_endpoint_eq(&c->end[1], z)) {
 			if (t->lru_head != c) {
 				lru_unlink(t, c);
 				lru_front(t, c);
@@ -723,12 +707,9 @@ static struct conn *conn_get(struct tcp_table *t, const struct pkt *p, int *dir,
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
-	c->family = p->family;
 	c->proto = p->proto;
-	memcpy(c->addr[0], a, 16);
-	memcpy(c->addr[1], swap ? p->src : p->dst, 16);
-	c->port[0] = pa;
-	c->port[1] = pb;
+	c->end[0] = *a;
+	c->end[1] = *z;
 	c->id = ++t->next_id;
 	c->bucket = b;
 	c->hnext = t->buckets[b];
@@ -772,12 +753,9 @@ void tcp_table_packet(struct tcp_table *t, const struct pkt *p)
 		    .ts_ns = p->ts_ns,
 		    .conn_id = c->id,
 		    .dir = dir,
-		    .family = p->family,
 		    .proto = 17,
-		    .src = p->src,
-		    .dst = p->dst,
-		    .sport = p->sport,
-		    .dport = p->dport,
+		    .src = &p->src,
+		    .dst = &p->dst,
 		};
 		if (p->caplen < p->len)
 			t->n.lost_bytes += p->len - p->caplen;

@@ -18,10 +18,8 @@ struct rpc_record {
 	uint64_t ts_ns;    /* time of the packet holding the last byte (as tshark's SRT) */
 	uint64_t conn_id;  /* unique per connection in this capture */
 	int dir;           /* 0: from the endpoint that sent the first packet, 1: the other */
-	uint8_t family;    /* 4 or 6 */
 	uint8_t proto;     /* 6 TCP, 17 UDP */
-	const uint8_t *src, *dst; /* 16-byte addresses of the sender and the receiver */
-	uint16_t sport, dport;
+	const struct net_endpoint *src, *dst; /* the sender and the receiver */
 };
 
 /* Things that happened on a stream, with when and where, for the timestamped event lists. */
@@ -35,11 +33,10 @@ struct net_event {
 	enum net_event_type type;
 	uint64_t ts_ns;
 	uint64_t conn_id;
-	uint8_t family, proto;
-	const uint8_t *src, *dst; /* 16-byte addresses: the sender of the bytes, the receiver */
-	uint16_t sport, dport;
-	uint32_t xid;   /* NET_EV_RETRANSMIT */
-	uint64_t bytes; /* NET_EV_GAP */
+	uint8_t proto;
+	const struct net_endpoint *src, *dst; /* the sender of the bytes, the receiver */
+	uint32_t xid;                         /* NET_EV_RETRANSMIT */
+	uint64_t bytes;                       /* NET_EV_GAP */
 };
 
 typedef void (*net_event_fn)(void *arg, const struct net_event *ev);

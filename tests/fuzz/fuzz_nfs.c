@@ -36,13 +36,9 @@ static void run_segments(struct nfs_pipe *p, const uint8_t *d, size_t n)
 			len = (uint32_t)(n - i);
 		memset(&k, 0, sizeof(k));
 		k.ts_ns = ts++ * 1000;
-		k.family = 4;
 		k.proto = fl & 2 ? 17 : 6;
-		k.src[0] = k.dst[0] = 10;
-		k.src[3] = dir ? 2 : 1;
-		k.dst[3] = dir ? 1 : 2;
-		k.sport = dir ? 2049 : 800;
-		k.dport = dir ? 800 : 2049;
+		k.src = (struct net_endpoint){{4, {10, 0, 0, dir ? 2 : 1}}, dir ? 2049 : 800};
+		k.dst = (struct net_endpoint){{4, {10, 0, 0, dir ? 1 : 2}}, dir ? 800 : 2049};
 		if (fl & 4)
 			seq[dir] += 100;
 		if ((fl & 8) && len)

@@ -48,11 +48,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		t.prog = 100003;
 		t.vers = 3;
 		t.proc = 6;
-		t.family = 4;
-		t.client[3] = 1;
-		t.server[3] = 2;
-		t.cport = 700;
-		t.sport = 2049;
+		t.client = (struct net_endpoint){{4, {[3] = 1}}, 700};
+		t.server = (struct net_endpoint){{4, {[3] = 2}}, 2049};
 		for (uint32_t xid = 1; xid <= 2; xid++) {
 			t.xid = xid;
 			t.call_ns = (uint64_t)hosts[i].offset_ns + xid * 1000000 + i * 1000;

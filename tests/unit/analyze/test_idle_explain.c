@@ -115,14 +115,9 @@ static struct pkt tcp(uint8_t src, uint16_t sport, uint8_t dst, uint16_t dport, 
 	struct pkt p;
 
 	memset(&p, 0, sizeof(p));
-	p.family = 4;
 	p.proto = 6;
-	p.src[0] = 10;
-	p.src[3] = src;
-	p.dst[0] = 10;
-	p.dst[3] = dst;
-	p.sport = sport;
-	p.dport = dport;
+	p.src = (struct net_endpoint){{4, {10, 0, 0, src}}, sport};
+	p.dst = (struct net_endpoint){{4, {10, 0, 0, dst}}, dport};
 	p.len = p.caplen = len;
 	return p;
 }
@@ -190,7 +185,8 @@ static void test_packets_and_calls(void **s)
 	/* 10.0.0.1 is in every packet: the local address */
 	assert_int_equal(f.x->host[0].nlocal, 1);
 	assert_true(f.x->host[0].local_inferred);
-	assert_int_equal(f.x->host[0].local[0][4], 1);
+	assert_int_equal(f.x->host[0].local[0].family, 4);
+	assert_int_equal(f.x->host[0].local[0].bytes[3], 1);
 	/* calls: 120-150 and 130-140 ms, 190 ms to the end (195 ms: the last packet) */
 	assert_int_equal(g2->nfs[0].arrivals, 3);
 	assert_int_equal(g2->nfs[0].max, 2);

@@ -25,12 +25,9 @@ static struct rpc_txn txn(uint16_t cport, uint32_t xid, uint64_t call, uint64_t 
 	t.prog = 100003;
 	t.vers = 3;
 	t.proc = 1;
-	t.family = 4;
 	t.proto = 6;
-	t.client[0] = 10, t.client[3] = 1;
-	t.server[0] = 10, t.server[3] = 2;
-	t.cport = cport;
-	t.sport = 2049;
+	t.client = (struct net_endpoint){{4, {10, 0, 0, 1}}, cport};
+	t.server = (struct net_endpoint){{4, {10, 0, 0, 2}}, 2049};
 	t.xid = xid;
 	t.call_ns = call;
 	t.reply_ns = reply;

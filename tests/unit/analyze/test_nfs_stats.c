@@ -19,10 +19,8 @@ static struct rpc_txn txn(uint32_t vers, uint32_t proc, uint64_t call, uint64_t 
 	t.prog = 100003;
 	t.vers = vers;
 	t.proc = proc;
-	t.family = 4;
-	t.client[0] = 192;
-	t.client[1] = 168;
-	t.client[3] = 7;
+	t.client.addr = (struct net_addr){4, {192, 168, 0, 7}};
+	t.server.addr.family = 4;
 	t.call_ns = call;
 	t.reply_ns = reply;
 	t.replied = reply != 0;

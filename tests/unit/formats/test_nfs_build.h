@@ -120,15 +120,12 @@ static inline struct pkt tcp_pkt(int from_server, uint16_t cport, uint32_t seq, 
 
 	memset(&p, 0, sizeof(p));
 	p.ts_ns = ts;
-	p.family = 4;
 	p.proto = 6;
 	p.tcp_flags = flags;
-	p.src[0] = 10;
-	p.src[3] = from_server ? 2 : 1;
-	p.dst[0] = 10;
-	p.dst[3] = from_server ? 1 : 2;
-	p.sport = from_server ? 2049 : cport;
-	p.dport = from_server ? cport : 2049;
+	p.src =
+	    (struct net_endpoint){{4, {10, 0, 0, from_server ? 2 : 1}}, from_server ? 2049 : cport};
+	p.dst =
+	    (struct net_endpoint){{4, {10, 0, 0, from_server ? 1 : 2}}, from_server ? cport : 2049};
 	p.seq = seq;
 	p.payload = data;
 	p.caplen = caplen;

@@ -51,7 +51,8 @@ static void fix_free(struct fix *f)
 
 static void feed(struct fix *f, const struct wb *msg, int from_server)
 {
-	static const uint8_t cli[16] = {10, 0, 0, 1}, srv[16] = {10, 0, 0, 2};
+	static const struct net_endpoint cli = {{4, {10, 0, 0, 1}}, 800},
+	                                 srv = {{4, {10, 0, 0, 2}}, 2049};
 	struct rpc_record r = {
 	    .head = msg->b,
 	    .head_len = (uint32_t)msg->n,
@@ -59,12 +60,9 @@ static void feed(struct fix *f, const struct wb *msg, int from_server)
 	    .ts_ns = 1000 + f->xid,
 	    .conn_id = 1,
 	    .dir = from_server,
-	    .family = 4,
 	    .proto = 6,
-	    .src = from_server ? srv : cli,
-	    .dst = from_server ? cli : srv,
-	    .sport = from_server ? 2049 : 800,
-	    .dport = from_server ? 800 : 2049,
+	    .src = from_server ? &srv : &cli,
+	    .dst = from_server ? &cli : &srv,
 	};
 
 	rpc_dec_record(f->d, &r);
@@ -255,12 +253,12 @@ static void test_v3_names(void **state)
 	assert_int_equal(nfs_names_child(f.m, d, "f", 1), NFS_NAME_NONE);
 	/* READDIRPLUS names its entries ("." is not a name) */
 	readdirplus3(&f, D, ents, efh, 3);
-	x = nfs_names_handle(f.m, &(struct rpc_txn){.family = 4, .server = {10, 0, 0, 2}}, A, 8,
+	x = nfs_names_handle(f.m, &(struct rpc_txn){.server = {{4, {10, 0, 0, 2}}, 2049}}, A, 8,
 	                     false);
 	assert_string_equal(path(&f, x, NULL), "/srv/export/d/a");
 	assert_int_equal(nfs_names_child(f.m, d, "b", 1),
 	                 nfs_names_handle(f.m,
-	                                  &(struct rpc_txn){.family = 4, .server = {10, 0, 0, 2}},
+	                                  &(struct rpc_txn){.server = {{4, {10, 0, 0, 2}}, 2049}},
 	                                  B, 8, false));
 	assert_int_equal(nfs_names_child(f.m, d, ".", 1), NFS_NAME_NONE);
 	/* REMOVE: the node stays (its handle may still be in use), marked removed */

@@ -77,9 +77,10 @@ static void ipv6_tcp(struct wb *w, const void *pl, uint16_t n)
 static void check_tcp(enum pkt_skip s, const struct pkt *p, uint8_t family)
 {
 	assert_int_equal(s, PKT_OK);
-	assert_int_equal(p->family, family);
+	assert_int_equal(p->src.addr.family, family);
+	assert_int_equal(p->dst.addr.family, family);
 	assert_int_equal(p->proto, 6);
-	assert_int_equal(p->dport, 2049);
+	assert_int_equal(p->dst.port, 2049);
 	assert_int_equal(p->caplen, 5);
 	assert_int_equal(p->len, 5);
 	assert_memory_equal(p->payload, "hello", 5);
@@ -98,9 +99,9 @@ static void test_link_types(void **state)
 	ipv4_tcp(&w, "hello", 5, 800, 1, 0x18, 0);
 	putzero(&w, 10); /* Ethernet padding is not payload */
 	check_tcp(pkt_decode(1, w.b, (uint32_t)w.n, 9, &p), &p, 4);
-	assert_int_equal(p.sport, 800);
+	assert_int_equal(p.src.port, 800);
 	assert_int_equal(p.ts_ns, 9);
-	assert_int_equal(p.src[3], 1);
+	assert_true(net_endpoint_eq(&p.src, &(struct net_endpoint){{4, {10, 0, 0, 1}}, 800}));
 	/* Linux cooked v1: protocol at offset 14 */
 	w.n = 0;
 	putzero(&w, 14);
@@ -113,8 +114,8 @@ static void test_link_types(void **state)
 	putzero(&w, 18);
 	ipv6_tcp(&w, "hello", 5);
 	check_tcp(pkt_decode(276, w.b, (uint32_t)w.n, 0, &p), &p, 6);
-	assert_int_equal(p.sport, 800);
-	assert_int_equal(p.dst[15], 2);
+	assert_int_equal(p.src.port, 800);
+	assert_int_equal(p.dst.addr.bytes[15], 2);
 	/* raw IP (LINKTYPE_RAW 101, DLT_RAW 12/14) */
 	w.n = 0;
 	ipv4_tcp(&w, "hello", 5, 800, 1, 0x18, 0);

@@ -26,7 +26,8 @@ static void on_txn(void *arg, const struct rpc_txn *t)
 	x->total++;
 }
 
-static const uint8_t A[16] = {10, 0, 0, 1}, B[16] = {10, 0, 0, 2};
+/* the client 10.0.0.1:800, the server 10.0.0.2:2049 */
+static const struct net_endpoint A = {{4, {10, 0, 0, 1}}, 800}, B = {{4, {10, 0, 0, 2}}, 2049};
 
 static void feed(struct rpc_dec *d, const struct wb *m, uint64_t conn, int dir, uint64_t ts)
 {
@@ -37,12 +38,9 @@ static void feed(struct rpc_dec *d, const struct wb *m, uint64_t conn, int dir, 
 	    .ts_ns = ts,
 	    .conn_id = conn,
 	    .dir = dir,
-	    .family = 4,
 	    .proto = 6,
-	    .src = dir ? B : A,
-	    .dst = dir ? A : B,
-	    .sport = dir ? 2049 : 800,
-	    .dport = dir ? 800 : 2049,
+	    .src = dir ? &B : &A,
+	    .dst = dir ? &A : &B,
 	};
 
 	rpc_dec_record(d, &r);
@@ -246,10 +244,9 @@ static void test_cut_call(void **state)
 	                          .head_len = 34,
 	                          .len = c.n,
 	                          .conn_id = 1,
-	                          .family = 4,
 	                          .proto = 6,
-	                          .src = A,
-	                          .dst = B,
+	                          .src = &A,
+	                          .dst = &B,
 	                          .ts_ns = 10};
 	rpc_dec_record(d, &rec);
 	rec.len = 34; /* the same bytes as a whole record: malformed */

@@ -122,7 +122,7 @@ static void frame(struct rpt_nfs *n, uint64_t ts, uint32_t len)
 	struct pkt p;
 
 	memset(&p, 0, sizeof(p));
-	p.family = 4;
+	p.src.addr.family = p.dst.addr.family = 4;
 	p.proto = 6;
 	p.ts_ns = ts;
 	p.len = p.caplen = len;
