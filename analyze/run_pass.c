@@ -319,3 +319,68 @@ int run_summary_json(struct run_summary *r, json_t *root)
 {
 	return r->hblk ? hosts_json(r, root) : block_json(r, root);
 }
+
+json_t *run_summary_input_json(const struct run_summary *r, struct bt_reader *const *rd,
+                               const char *const *path, unsigned n, const char *stop,
+                               json_t *warnings)
+{
+	static const struct bt_stats no_stats;
+	json_t *o = json_object(), *paths = json_array(), *files = json_array();
+	json_t *versions = json_array();
+	uint64_t skips = 0, truncated = 0;
+	unsigned seen = 0; /* versions seen, as a bit set */
+	json_t *wall = NULL;
+
+	for (unsigned i = 0; i < n; i++) {
+		const struct bt_stats *st = rd[i] ? bt_reader_stats(rd[i]) : &no_stats;
+
+		json_array_append_new(paths, json_string(path[i]));
+		skips += st->skips;
+		if (st->have_wallclock && !wall)
+			wall = json_pack("{sIsI}", "sec", (json_int_t)st->wall_sec, "nsec",
+			                 (json_int_t)st->wall_nsec);
+		for (unsigned f = 0; f < st->nfiles; f++) {
+			const struct bt_file_stats *fs = &st->files[f];
+			json_t *j = json_object();
+
+			truncated += fs->truncated != 0;
+			if (fs->version < 32)
+				seen |= 1u << fs->version;
+			json_object_set_new(j, "path", json_string(fs->path));
+			json_object_set_new(j, "format",
+			                    json_string(fs->format ? fs->format : "blktrace"));
+			json_object_set_new(j, "version", json_integer(fs->version));
+			if (fs->iolog_version)
+				json_object_set_new(j, "iolog_version",
+				                    json_integer(fs->iolog_version));
+			json_object_set_new(j, "byte_order",
+			                    json_string(fs->swapped ? "swapped" : "native"));
+			json_object_set_new(j, "gzip", json_boolean(fs->gzip));
+			json_object_set_new(j, "compression", json_string(fs->compression));
+			json_object_set_new(j, "records", json_u64(fs->records));
+			json_object_set_new(j, "bytes", json_u64(fs->bytes));
+			json_object_set_new(j, "skips", json_u64(fs->skips));
+			json_object_set_new(j, "truncated", json_boolean(fs->truncated));
+			if (fs->truncated)
+				json_object_set_new(j, "truncated_at", json_u64(fs->trunc_at));
+			json_array_append_new(files, j);
+		}
+	}
+	for (unsigned v = 1; v < 32; v++)
+		if (seen & (1u << v))
+			json_array_append_new(versions, json_integer(v));
+	json_object_set_new(o, "paths", paths);
+	json_object_set_new(o, "files", files);
+	json_object_set_new(o, "versions", versions);
+	json_object_set_new(o, "events", json_u64(r->events));
+	json_object_set_new(o, "notifies", json_u64(r->notifies));
+	json_object_set_new(o, "messages", json_u64(r->messages));
+	json_object_set_new(o, "skips", json_u64(skips));
+	json_object_set_new(o, "truncated", json_u64(truncated));
+	json_object_set_new(o, "wallclock", wall ? wall : json_null());
+	json_object_set_new(o, "partial", json_boolean(stop != NULL));
+	if (stop)
+		json_object_set_new(o, "error", json_string(stop));
+	json_object_set_new(o, "warnings", warnings);
+	return o;
+}

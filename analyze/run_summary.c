@@ -37,6 +37,10 @@ void run_summary_release(struct run_summary *r)
 	blk_bycg_free(r->cg);
 	bt_comm_table_free(r->comms);
 	free(r->refs);
+	if (r->nfs) {
+		run_nfs_release(r->nfs);
+		free(r->nfs);
+	}
 	memset(r, 0, sizeof(*r));
 }
 
@@ -189,48 +193,84 @@ void run_nfs_release(struct run_nfs *n)
 	nfs_stats_release(&n->s);
 }
 
-int run_summary_packets(struct run_summary *r, struct pcap_src *src, rpc_txn_fn also, void *ctx,
-                        struct iot_err *e)
+/* Host h's clock while its packets are placed: the clock pairs of r->clock (the caller's),
+ * when given, for the one host of a run. */
+static void packets_clock(struct run_summary *r, struct idle_explain *x, unsigned h,
+                          struct ie_clock *before)
+{
+	*before = x->host[h].clk;
+	if (!h && r->clock && r->clock->have_clock)
+		idle_explain_set_clock(x, 0, &(struct ie_clock){.m = r->clock});
+}
+
+int run_summary_captures(struct run_summary *r, const struct run_captures *c, struct iot_err *e,
+                         unsigned *bad)
 {
 	/* the gaps' explanation: only after a block pass */
-	struct idle_explain *x = r->has_block ? r->x : NULL;
-	struct run_nfs n;
+	struct idle_explain *x = r->passed ? r->x : NULL;
 	struct ie_clock before;
-	unsigned bad;
+	struct run_nfs *n;
 	json_t *j;
 	int ret;
 
-	if (x) {
-		/* the manifest's clock pairs while the packets are placed (the caller keeps it) */
-		before = x->host[0].clk;
-		if (r->clock && r->clock->have_clock)
-			idle_explain_set_clock(x, 0, &(struct ie_clock){.m = r->clock});
+	*bad = 0;
+	if (r->nfs) {
+		run_nfs_release(r->nfs);
+		free(r->nfs);
 	}
-	if (run_nfs_init(&n, &r->o, r->nfs_interval_ns, x, 0)) {
+	if (!(r->nfs = n = malloc(sizeof(*n))))
+		return iot_err_set(e, -ENOMEM, "out of memory");
+	if (x)
+		packets_clock(r, x, c->host, &before);
+	if (run_nfs_init(n, &r->o, r->nfs_interval_ns, x, c->host)) {
+		free(n);
+		r->nfs = NULL;
 		if (x)
-			idle_explain_set_clock(x, 0, &before);
+			idle_explain_set_clock(x, c->host, &before);
 		return iot_err_set(e, -ENOMEM, "out of memory");
 	}
-	n.also = also;
-	n.ctx = ctx;
-	n.frame_fn = r->frame_fn;
-	n.frame_arg = r->frame_arg;
-	ret = run_nfs_read(&n, &src, NULL, 1, e, &bad);
-	if (!ret || (bad_bytes(ret) && n.p.n.frames)) {
+	n->also = c->also;
+	n->ctx = c->ctx;
+	n->frame_fn = r->frame_fn;
+	n->frame_arg = r->frame_arg;
+	ret = run_nfs_read(n, c->src, c->files, c->n, e, bad);
+	if (ret && c->files)
+		iot_err_prefix(e, "'%s'", c->files[*bad].name);
+	if (!ret || (bad_bytes(ret) && n->p.n.frames)) {
 		int stop = ret;
 
-		j = run_nfs_finish(&n, stop ? e : NULL);
-		if (!j || (x && idle_explain_json(x, 0, json_object_get(r->doc, "devices")))) {
+		j = run_nfs_finish(n, stop ? e : NULL);
+		if (!j || (x && c->devices && idle_explain_json(x, c->host, c->devices))) {
 			json_decref(j);
 			ret = iot_err_set(e, -ENOMEM, "out of memory");
 		} else {
-			json_object_set_new(r->doc, "nfs", j);
+			json_object_set_new(c->into, "nfs", j);
 			ret = stop ? 1 : 0;
 		}
 	}
 	if (x)
-		idle_explain_set_clock(x, 0, &before);
-	run_nfs_release(&n);
+		idle_explain_set_clock(x, c->host, &before);
+	return ret;
+}
+
+int run_summary_packets(struct run_summary *r, struct pcap_src *src, rpc_txn_fn also, void *ctx,
+                        struct iot_err *e)
+{
+	struct run_captures c = {.src = &src,
+	                         .n = 1,
+	                         .into = r->doc,
+	                         .devices = json_object_get(r->doc, "devices"),
+	                         .also = also,
+	                         .ctx = ctx};
+	unsigned bad;
+	int ret = run_summary_captures(r, &c, e, &bad);
+
+	/* the statistics are in the document: the pipeline's tables go */
+	if (r->nfs) {
+		run_nfs_release(r->nfs);
+		free(r->nfs);
+		r->nfs = NULL;
+	}
 	if (ret >= 0)
 		r->has_nfs = true;
 	return ret;

@@ -21,6 +21,7 @@ struct bt_stats;
 struct bt_comm_table;
 struct blk_bycg;
 struct devref;
+struct run_nfs;
 
 /* One host of a run set for run_summary_hosts(): the caller's, kept until run_summary_json(). */
 struct run_host {
@@ -80,6 +81,9 @@ struct run_summary {
 	/* after run_summary_json(): each device of the document's devices[], its pass and
 	 * position there (blk_doc_write()) */
 	struct devref *refs;
+	/* after run_summary_captures(): its NFS pipeline and statistics (a text view's, and the
+	 * decoders' counts), until the next call or run_summary_release() */
+	struct run_nfs *nfs;
 };
 
 /*
@@ -118,6 +122,14 @@ int run_summary_hosts(struct run_summary *r, const struct run_host *h, unsigned 
  */
 int run_summary_json(struct run_summary *r, json_t *root);
 /*
+ * The "input" object of analyze's document after a pass over the traces rd[0..n-1] (NULL: a
+ * host with packets alone), read from path[0..n-1]: each file as its reader saw it, what the
+ * pass read, whether an error (stop, NULL: none) cut it short, and warnings (taken).
+ */
+json_t *run_summary_input_json(const struct run_summary *r, struct bt_reader *const *rd,
+                               const char *const *path, unsigned n, const char *stop,
+                               json_t *warnings);
+/*
  * Every event of rd through a pass with the run's options (blk_analysis_read()); setup(ctx, pass),
  * when given, runs before the first event (to add sinks). Adds devices[], span_ns and the
  * timeline's keys to doc, the devices' timelines left out (null), and each device's idle gaps
@@ -136,6 +148,25 @@ int run_summary_block(struct run_summary *r, struct bt_reader *rd,
  * summary, -ERANGE for bins or a threshold finer than it holds).
  */
 int run_summary_file(struct run_summary *r, const char *path, struct iot_err *e);
+/*
+ * Packet captures through the run's NFS pipeline (struct run_nfs below: its statistics with
+ * the run's top and bins), as host's: after a block pass, every frame and NFS call laid over
+ * the gaps (on host 0's clock with the clock pairs of clock, when given); into gets the "nfs"
+ * object, devices (when given) the explanations of their gaps rewritten after. Each frame and
+ * transaction to frame_fn and also too. 0, or -errno (e filled, prefixed with the name of the
+ * capture at fault when files are given; *bad: which); 1 when bad bytes stopped a capture after
+ * good frames: "nfs"'s "input" says so, r->nfs holds what came before.
+ */
+struct run_captures {
+	struct pcap_src **src;
+	struct nfs_pipe_file *files; /* their names, merged by time (NULL: one capture) */
+	unsigned n, host;
+	json_t *into, *devices;
+	rpc_txn_fn also;
+	void *ctx;
+};
+int run_summary_captures(struct run_summary *r, const struct run_captures *c, struct iot_err *e,
+                         unsigned *bad);
 /* Every packet of src through the RPC decoder into the NFS statistics ("nfs" in doc); also,
  * when given, sees every transaction too. After a block pass, the packets and NFS calls are
  * laid over its gaps (the devices' "idle" explanations rewritten). 0 or -errno (e filled); 1 for

@@ -285,66 +285,25 @@ static void warn_inputs(const struct run *r, json_t *list)
 	}
 }
 
+/* The document's "input": the traces, what the pass read, its warnings (taken). NULL: out of
+ * memory. */
 static json_t *input_json(const struct run *r, json_t *warnings)
 {
-	static const struct bt_stats no_stats;
-	json_t *o = json_object(), *paths = json_array(), *files = json_array();
-	json_t *versions = json_array();
-	uint64_t skips = 0, truncated = 0;
-	unsigned seen = 0; /* versions seen, as a bit set */
-	json_t *wall = NULL;
+	struct bt_reader **rd = calloc(r->nin, sizeof(*rd));
+	const char **paths = calloc(r->nin, sizeof(*paths));
+	json_t *o = NULL;
 
-	for (unsigned i = 0; i < r->nin; i++) {
-		const struct bt_stats *st = r->in[i].r ? bt_reader_stats(r->in[i].r) : &no_stats;
-
-		json_array_append_new(paths, json_string(r->in[i].path));
-		skips += st->skips;
-		if (st->have_wallclock && !wall)
-			wall = json_pack("{sIsI}", "sec", (json_int_t)st->wall_sec, "nsec",
-			                 (json_int_t)st->wall_nsec);
-		for (unsigned f = 0; f < st->nfiles; f++) {
-			const struct bt_file_stats *fs = &st->files[f];
-			json_t *j = json_object();
-
-			truncated += fs->truncated != 0;
-			if (fs->version < 32)
-				seen |= 1u << fs->version;
-			json_object_set_new(j, "path", json_string(fs->path));
-			json_object_set_new(j, "format",
-			                    json_string(fs->format ? fs->format : "blktrace"));
-			json_object_set_new(j, "version", json_integer(fs->version));
-			if (fs->iolog_version)
-				json_object_set_new(j, "iolog_version",
-				                    json_integer(fs->iolog_version));
-			json_object_set_new(j, "byte_order",
-			                    json_string(fs->swapped ? "swapped" : "native"));
-			json_object_set_new(j, "gzip", json_boolean(fs->gzip));
-			json_object_set_new(j, "compression", json_string(fs->compression));
-			json_object_set_new(j, "records", json_u64(fs->records));
-			json_object_set_new(j, "bytes", json_u64(fs->bytes));
-			json_object_set_new(j, "skips", json_u64(fs->skips));
-			json_object_set_new(j, "truncated", json_boolean(fs->truncated));
-			if (fs->truncated)
-				json_object_set_new(j, "truncated_at", json_u64(fs->trunc_at));
-			json_array_append_new(files, j);
-		}
+	for (unsigned i = 0; rd && paths && i < r->nin; i++) {
+		rd[i] = r->in[i].r;
+		paths[i] = r->in[i].path;
 	}
-	for (unsigned v = 1; v < 32; v++)
-		if (seen & (1u << v))
-			json_array_append_new(versions, json_integer(v));
-	json_object_set_new(o, "paths", paths);
-	json_object_set_new(o, "files", files);
-	json_object_set_new(o, "versions", versions);
-	json_object_set_new(o, "events", json_u64(r->s.events));
-	json_object_set_new(o, "notifies", json_u64(r->s.notifies));
-	json_object_set_new(o, "messages", json_u64(r->s.messages));
-	json_object_set_new(o, "skips", json_u64(skips));
-	json_object_set_new(o, "truncated", json_u64(truncated));
-	json_object_set_new(o, "wallclock", wall ? wall : json_null());
-	json_object_set_new(o, "partial", json_boolean(r->stopped));
-	if (r->stopped)
-		json_object_set_new(o, "error", json_string(r->stop.msg));
-	json_object_set_new(o, "warnings", warnings);
+	if (rd && paths)
+		o = run_summary_input_json(&r->s, rd, paths, r->nin,
+		                           r->stopped ? r->stop.msg : NULL, warnings);
+	else
+		json_decref(warnings);
+	free(rd);
+	free(paths);
 	return o;
 }
 
@@ -479,8 +438,7 @@ static int hosts_captures(struct run *r, json_t *root, FILE *text)
 		r->in[i].capture = NULL; /* taken */
 		if (text)
 			fprintf(text, "\nhost %s: ", r->in[i].host);
-		ret = analyze_captures(&c, 1, &r->ao, json_array_get(hosts, i), text, &r->stop,
-		                       r->s.x, i);
+		ret = analyze_captures(&c, 1, &r->s, i, json_array_get(hosts, i), text, &r->stop);
 		r->stopped |= r->stop.msg[0] != 0;
 	}
 	for (unsigned i = 0; i < r->nin && ret == EXIT_OK; i++)
@@ -650,8 +608,8 @@ static int document(struct run *r, json_t **rootp)
 		json_decref(warnings);
 		return r->summary ? summary_doc(r, root) : EXIT_OK;
 	}
-	json_object_set_new(root, "input", input_json(r, warnings));
-	if (run_summary_json(&r->s, root))
+	if (json_object_set_new(root, "input", input_json(r, warnings)) ||
+	    run_summary_json(&r->s, root))
 		return error("out of memory"), EXIT_SYSTEM;
 	return EXIT_OK;
 }
@@ -680,11 +638,11 @@ static int emit(struct run *r, json_t *root, FILE *out)
 		return error("out of memory"), EXIT_SYSTEM;
 	if (r->ncap) {
 		/* all packet captures together, merged by time, as the block traces are */
-		ret = analyze_captures(r->captures, r->ncap, &r->ao, root,
+		ret = analyze_captures(r->captures, r->ncap, &r->s, 0, root,
 		                       r->ao.json ? NULL
 		                       : captext  ? captext
 		                                  : out,
-		                       &r->stop, r->s.x, 0);
+		                       &r->stop);
 		r->stopped |= r->stop.msg[0] != 0;
 		for (unsigned i = 0; i < r->ncap; i++)
 			r->captures[i] = NULL; /* taken */

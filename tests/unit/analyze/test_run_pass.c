@@ -223,13 +223,47 @@ static void test_hosts(void **s)
 	}
 }
 
+/* analyze's "input": each file as its reader saw it, what the pass read, partial or whole. */
+static void test_input_json(void **s)
+{
+	static const char *const paths[2] = {SAMPLE("ext4"), "packets-only"};
+	struct run_summary r;
+	struct bt_reader *rd[2] = {open_trace(SAMPLE("ext4")), NULL};
+	struct iot_err e;
+	json_t *in, *w = json_array();
+	uint64_t v;
+
+	(void)s;
+	assert_int_equal(run_summary_init(&r, NULL), 0);
+	assert_int_equal(run_summary_pass(&r, rd, 1, NULL, NULL, &e), 0);
+	json_array_append_new(w, json_string("a warning"));
+	in = run_summary_input_json(&r, rd, paths, 2, NULL, w);
+	assert_non_null(in);
+	assert_int_equal(json_array_size(json_object_get(in, "paths")), 2);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(in, "paths"), 1)),
+	                    "packets-only");
+	assert_int_equal(json_array_size(json_object_get(in, "files")),
+	                 bt_reader_stats(rd[0])->nfiles);
+	assert_int_equal(json_u64_member(in, "events", &v), 0);
+	assert_int_equal(v, r.events);
+	assert_true(json_is_false(json_object_get(in, "partial")));
+	assert_null(json_object_get(in, "error"));
+	assert_ptr_equal(json_object_get(in, "warnings"), w);
+	json_decref(in);
+	in = run_summary_input_json(&r, rd, paths, 1, "stopped here", json_array());
+	assert_true(json_is_true(json_object_get(in, "partial")));
+	assert_string_equal(json_string_value(json_object_get(in, "error")), "stopped here");
+	json_decref(in);
+	bt_reader_free(rd[0]);
+	run_summary_release(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_merge),
-	    cmocka_unit_test(test_by_cgroup),
-	    cmocka_unit_test(test_partial),
-	    cmocka_unit_test(test_hosts),
+	    cmocka_unit_test(test_merge),      cmocka_unit_test(test_by_cgroup),
+	    cmocka_unit_test(test_partial),    cmocka_unit_test(test_hosts),
+	    cmocka_unit_test(test_input_json),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
