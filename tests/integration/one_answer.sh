@@ -3,8 +3,9 @@
 # One run, one answer (issue #24 item 2): analyze, report and compare get a run's figures
 # through one library function (analyze/run_summary.h) with the same options, so they agree:
 # a block run with --top and --idle-threshold, a run of block trace and packets whose manifest
-# has clock pairs and the same without them (the trace's TIMESTAMP places the packets), and a
-# packet capture alone. one_answer.py says what is checked.
+# has clock pairs and the same without them (the trace's TIMESTAMP places the packets), a
+# packet capture alone, and the hosts of a run set and of --hosts. one_answer.py and
+# one_answer_hosts.py say what is checked.
 source "$SRCDIR/tests/integration/lib.bash"
 
 agree() { # NAME RUN TOP [OPTION...]: OPTIONs to all three (the idle threshold)
