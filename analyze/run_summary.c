@@ -4,8 +4,10 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "analyze/blk_bycg.h"
 #include "analyze/blk_summary.h"
 #include "analyze/idle_explain.h"
 #include "analyze/nfs_stats.h"
@@ -29,6 +31,16 @@ void run_summary_release(struct run_summary *r)
 	json_decref(r->doc);
 	idle_explain_free(r->x);
 	blk_analysis_free(r->blk);
+	for (unsigned i = 0; r->hblk && i < r->nhosts; i++)
+		blk_analysis_free(r->hblk[i]);
+	free(r->hblk);
+	blk_bycg_free(r->cg);
+	bt_comm_table_free(r->comms);
+	free(r->refs);
+	if (r->nfs) {
+		run_nfs_release(r->nfs);
+		free(r->nfs);
+	}
 	memset(r, 0, sizeof(*r));
 }
 
@@ -45,70 +57,26 @@ static void mark_partial(json_t *o, const struct iot_err *e)
 	json_object_set_new(o, "error", json_string(e->msg));
 }
 
-int run_explain_new(struct idle_explain **x, struct blk_analysis *a, const struct blk_opts *o,
-                    const struct manifest *m)
-{
-	struct ie_clock clk = {.m = m && m->have_clock ? m : NULL};
-
-	if (idle_explain_new(x, o->top) || idle_explain_add_host(*x, a, NULL, &clk) < 0)
-		return -ENOMEM;
-	idle_explain_set_manifest(*x, 0, m);
-	return 0;
-}
-
-/* The trace's TIMESTAMP as its realtime clock, when it has one. */
-static struct ie_clock trace_clock(const struct bt_stats *st)
-{
-	if (!st || !st->have_wallclock)
-		return (struct ie_clock){0};
-	return (struct ie_clock){.have_wall = true,
-	                         .wall_ns = st->wall_sec * 1000000000ll + st->wall_nsec};
-}
-
-void run_explain_block_done(struct idle_explain *x, const struct manifest *m,
-                            const struct bt_stats *st)
-{
-	/* the clock pairs win over the TIMESTAMP: they are measured around the trace */
-	if (!(m && m->have_clock) && st && st->have_wallclock) {
-		struct ie_clock clk = trace_clock(st);
-
-		idle_explain_set_clock(x, 0, &clk);
-	}
-	idle_explain_block_done(x);
-}
-
 int run_summary_block(struct run_summary *r, struct bt_reader *rd,
                       int (*setup)(void *ctx, struct blk_analysis *a), void *ctx, struct iot_err *e)
 {
 	struct ie_clock clk;
 	int ret, stop;
 
-	idle_explain_free(r->x);
-	r->x = NULL;
-	blk_analysis_free(r->blk);
-	if (blk_analysis_new(&r->blk, &r->o) || run_explain_new(&r->x, r->blk, &r->o, r->ident))
-		return iot_err_set(e, -ENOMEM, "out of memory");
-	if (setup && (ret = setup(ctx, r->blk)))
-		return iot_err_set(e, ret, "out of memory");
-	stop = blk_analysis_read(r->blk, rd, e);
-	if (stop && !(bad_bytes(stop) && bt_reader_stats(rd)->events))
+	stop = run_summary_pass(r, &rd, 1, setup, ctx, e);
+	if (stop && !(r->passed && bad_bytes(stop) && r->events))
 		return stop;
-	run_explain_block_done(r->x, r->ident, bt_reader_stats(rd));
 	/* the first event on the common clock: the same ie_clock analyze gives a run set's host */
 	clk = r->ident && r->ident->have_clock ? (struct ie_clock){.m = r->ident}
-	                                       : trace_clock(bt_reader_stats(rd));
+	                                       : run_trace_clock(bt_reader_stats(rd));
 	clk.real_off_ns = r->real_off_ns;
 	r->have_real_start = blk_analysis_ndevices(r->blk) &&
 	                     ie_clock_to_real(&clk, blk_analysis_start(r->blk), &r->real_start_ns);
-	ret = blk_analysis_to_json(r->blk, r->doc, 0);
-	if (!ret)
-		ret = blk_ident_json(json_object_get(r->doc, "devices"), r->ident, NULL);
-	if (!ret)
-		ret = idle_explain_json(r->x, 0, json_object_get(r->doc, "devices"));
+	ret = run_summary_json(r, r->doc);
 	/* the manifest is the caller's: nothing of it is kept past the pass; the packets are
 	 * placed on the TIMESTAMP's clock, or on the clock pairs of run_summary_packets()'s */
 	idle_explain_set_manifest(r->x, 0, NULL);
-	clk = trace_clock(bt_reader_stats(rd));
+	clk = run_trace_clock(bt_reader_stats(rd));
 	idle_explain_set_clock(r->x, 0, &clk);
 	if (ret)
 		return iot_err_set(e, ret, "out of memory");
@@ -225,48 +193,84 @@ void run_nfs_release(struct run_nfs *n)
 	nfs_stats_release(&n->s);
 }
 
-int run_summary_packets(struct run_summary *r, struct pcap_src *src, rpc_txn_fn also, void *ctx,
-                        struct iot_err *e)
+/* Host h's clock while its packets are placed: the clock pairs of r->clock (the caller's),
+ * when given, for the one host of a run. */
+static void packets_clock(struct run_summary *r, struct idle_explain *x, unsigned h,
+                          struct ie_clock *before)
+{
+	*before = x->host[h].clk;
+	if (!h && r->clock && r->clock->have_clock)
+		idle_explain_set_clock(x, 0, &(struct ie_clock){.m = r->clock});
+}
+
+int run_summary_captures(struct run_summary *r, const struct run_captures *c, struct iot_err *e,
+                         unsigned *bad)
 {
 	/* the gaps' explanation: only after a block pass */
-	struct idle_explain *x = r->has_block ? r->x : NULL;
-	struct run_nfs n;
+	struct idle_explain *x = r->passed ? r->x : NULL;
 	struct ie_clock before;
-	unsigned bad;
+	struct run_nfs *n;
 	json_t *j;
 	int ret;
 
-	if (x) {
-		/* the manifest's clock pairs while the packets are placed (the caller keeps it) */
-		before = x->host[0].clk;
-		if (r->clock && r->clock->have_clock)
-			idle_explain_set_clock(x, 0, &(struct ie_clock){.m = r->clock});
+	*bad = 0;
+	if (r->nfs) {
+		run_nfs_release(r->nfs);
+		free(r->nfs);
 	}
-	if (run_nfs_init(&n, &r->o, r->nfs_interval_ns, x, 0)) {
+	if (!(r->nfs = n = malloc(sizeof(*n))))
+		return iot_err_set(e, -ENOMEM, "out of memory");
+	if (x)
+		packets_clock(r, x, c->host, &before);
+	if (run_nfs_init(n, &r->o, r->nfs_interval_ns, x, c->host)) {
+		free(n);
+		r->nfs = NULL;
 		if (x)
-			idle_explain_set_clock(x, 0, &before);
+			idle_explain_set_clock(x, c->host, &before);
 		return iot_err_set(e, -ENOMEM, "out of memory");
 	}
-	n.also = also;
-	n.ctx = ctx;
-	n.frame_fn = r->frame_fn;
-	n.frame_arg = r->frame_arg;
-	ret = run_nfs_read(&n, &src, NULL, 1, e, &bad);
-	if (!ret || (bad_bytes(ret) && n.p.n.frames)) {
+	n->also = c->also;
+	n->ctx = c->ctx;
+	n->frame_fn = r->frame_fn;
+	n->frame_arg = r->frame_arg;
+	ret = run_nfs_read(n, c->src, c->files, c->n, e, bad);
+	if (ret && c->files)
+		iot_err_prefix(e, "'%s'", c->files[*bad].name);
+	if (!ret || (bad_bytes(ret) && n->p.n.frames)) {
 		int stop = ret;
 
-		j = run_nfs_finish(&n, stop ? e : NULL);
-		if (!j || (x && idle_explain_json(x, 0, json_object_get(r->doc, "devices")))) {
+		j = run_nfs_finish(n, stop ? e : NULL);
+		if (!j || (x && c->devices && idle_explain_json(x, c->host, c->devices))) {
 			json_decref(j);
 			ret = iot_err_set(e, -ENOMEM, "out of memory");
 		} else {
-			json_object_set_new(r->doc, "nfs", j);
+			json_object_set_new(c->into, "nfs", j);
 			ret = stop ? 1 : 0;
 		}
 	}
 	if (x)
-		idle_explain_set_clock(x, 0, &before);
-	run_nfs_release(&n);
+		idle_explain_set_clock(x, c->host, &before);
+	return ret;
+}
+
+int run_summary_packets(struct run_summary *r, struct pcap_src *src, rpc_txn_fn also, void *ctx,
+                        struct iot_err *e)
+{
+	struct run_captures c = {.src = &src,
+	                         .n = 1,
+	                         .into = r->doc,
+	                         .devices = json_object_get(r->doc, "devices"),
+	                         .also = also,
+	                         .ctx = ctx};
+	unsigned bad;
+	int ret = run_summary_captures(r, &c, e, &bad);
+
+	/* the statistics are in the document: the pipeline's tables go */
+	if (r->nfs) {
+		run_nfs_release(r->nfs);
+		free(r->nfs);
+		r->nfs = NULL;
+	}
 	if (ret >= 0)
 		r->has_nfs = true;
 	return ret;

@@ -18,6 +18,18 @@ struct idle_explain;
 struct pkt;
 struct manifest;
 struct bt_stats;
+struct bt_comm_table;
+struct blk_bycg;
+struct devref;
+struct run_nfs;
+
+/* One host of a run set for run_summary_hosts(): the caller's, kept until run_summary_json(). */
+struct run_host {
+	struct bt_reader *rd;     /* its block trace, fresh; NULL: a host with packets alone */
+	const struct manifest *m; /* its manifest, with clock pairs */
+	const char *name, *path;  /* what the document calls it, and where it was read */
+	int64_t real_off_ns;      /* its measured clock offset in a run set (struct ie_clock) */
+};
 
 /*
  * What report and compare read of a run: the document `iotape analyze --json` prints (the
@@ -54,6 +66,24 @@ struct run_summary {
 	int64_t real_off_ns;
 	bool have_real_start;
 	int64_t real_start_ns;
+	/* optional, for run_summary_pass(): the block figures also split by cgroup (the paths
+	 * from ident's "cgroups") */
+	bool by_cgroup;
+	/* after run_summary_pass() or run_summary_hosts(): the pass ran (after an error too: its
+	 * sinks hold what came before, finished, the gaps explained), and what it read */
+	bool passed;
+	uint64_t events, notifies, messages;
+	struct blk_bycg *cg;          /* by_cgroup's passes */
+	struct bt_comm_table *comms;  /* several traces merged: their process names */
+	const struct run_host *hosts; /* run_summary_hosts()'s, with a pass each */
+	struct blk_analysis **hblk;
+	unsigned nhosts;
+	/* after run_summary_json(): each device of the document's devices[], its pass and
+	 * position there (blk_doc_write()) */
+	struct devref *refs;
+	/* after run_summary_captures(): its NFS pipeline and statistics (a text view's, and the
+	 * decoders' counts), until the next call or run_summary_release() */
+	struct run_nfs *nfs;
 };
 
 /*
@@ -68,6 +98,37 @@ int blk_ident_json(json_t *devices, const struct manifest *m, const char *host);
 int run_summary_init(struct run_summary *r, const struct blk_opts *o);
 void run_summary_release(struct run_summary *r);
 
+/*
+ * The block traces rd[0..n-1] (fresh readers) merged by time through one pass with the run's
+ * options, the gaps explained on the clock of ident (run_explain_new()) or rd[0]'s TIMESTAMP;
+ * setup(ctx, pass), when given, runs before the first event (to add sinks). 0, or -errno (e
+ * filled): with passed, an error stopped a trace after the pass began, and the sinks hold what
+ * came before it (the caller says whether that makes partial results).
+ */
+int run_summary_pass(struct run_summary *r, struct bt_reader **rd, unsigned n,
+                     int (*setup)(void *ctx, struct blk_analysis *a), void *ctx, struct iot_err *e);
+/*
+ * The hosts h[0..n-1] of a run set, a pass each, all read in the order of one clock (the
+ * first's trace clock, through each manifest's clock pairs) and each gap explained by every
+ * host (analyze/idle_explain.h). 0 or -errno as run_summary_pass() (*bad: the host at fault).
+ */
+int run_summary_hosts(struct run_summary *r, const struct run_host *h, unsigned n,
+                      struct iot_err *e, unsigned *bad);
+/*
+ * After a pass: its figures into root as `iotape analyze --json` lays them out (devices[]
+ * with what the manifests say they are and their gaps explained, the span, the timeline's
+ * keys; the cgroups' with by_cgroup; for hosts, "hosts", each device with its host, and the
+ * clocks' alignment), and refs. 0 or -ENOMEM.
+ */
+int run_summary_json(struct run_summary *r, json_t *root);
+/*
+ * The "input" object of analyze's document after a pass over the traces rd[0..n-1] (NULL: a
+ * host with packets alone), read from path[0..n-1]: each file as its reader saw it, what the
+ * pass read, whether an error (stop, NULL: none) cut it short, and warnings (taken).
+ */
+json_t *run_summary_input_json(const struct run_summary *r, struct bt_reader *const *rd,
+                               const char *const *path, unsigned n, const char *stop,
+                               json_t *warnings);
 /*
  * Every event of rd through a pass with the run's options (blk_analysis_read()); setup(ctx, pass),
  * when given, runs before the first event (to add sinks). Adds devices[], span_ns and the
@@ -87,6 +148,25 @@ int run_summary_block(struct run_summary *r, struct bt_reader *rd,
  * summary, -ERANGE for bins or a threshold finer than it holds).
  */
 int run_summary_file(struct run_summary *r, const char *path, struct iot_err *e);
+/*
+ * Packet captures through the run's NFS pipeline (struct run_nfs below: its statistics with
+ * the run's top and bins), as host's: after a block pass, every frame and NFS call laid over
+ * the gaps (on host 0's clock with the clock pairs of clock, when given); into gets the "nfs"
+ * object, devices (when given) the explanations of their gaps rewritten after. Each frame and
+ * transaction to frame_fn and also too. 0, or -errno (e filled, prefixed with the name of the
+ * capture at fault when files are given; *bad: which); 1 when bad bytes stopped a capture after
+ * good frames: "nfs"'s "input" says so, r->nfs holds what came before.
+ */
+struct run_captures {
+	struct pcap_src **src;
+	struct nfs_pipe_file *files; /* their names, merged by time (NULL: one capture) */
+	unsigned n, host;
+	json_t *into, *devices;
+	rpc_txn_fn also;
+	void *ctx;
+};
+int run_summary_captures(struct run_summary *r, const struct run_captures *c, struct iot_err *e,
+                         unsigned *bad);
 /* Every packet of src through the RPC decoder into the NFS statistics ("nfs" in doc); also,
  * when given, sees every transaction too. After a block pass, the packets and NFS calls are
  * laid over its gaps (the devices' "idle" explanations rewritten). 0 or -errno (e filled); 1 for
@@ -109,6 +189,9 @@ int run_explain_new(struct idle_explain **x, struct blk_analysis *a, const struc
  * pairs in m, the trace's TIMESTAMP places it on the realtime clock; the longest gaps kept. */
 void run_explain_block_done(struct idle_explain *x, const struct manifest *m,
                             const struct bt_stats *st);
+/* The realtime clock a trace's TIMESTAMP gives (st: its reader's statistics; none: no clock). */
+struct ie_clock;
+struct ie_clock run_trace_clock(const struct bt_stats *st);
 
 /*
  * The NFS pipeline of a run: every packet through the stream and RPC decoders into the NFS

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/idle_explain.h"
 #include "analyze/nfs_stats.h"
 #include "analyze/nfs_text.h"
 #include "analyze/run_summary.h"
@@ -15,15 +14,13 @@
 #include "formats/instream.h"
 #include "formats/nfs_pipe.h"
 
-int analyze_captures(struct in_stream **in, unsigned n, const struct analyze_opts *o, json_t *root,
-                     FILE *text, struct iot_err *stop, struct idle_explain *x, unsigned h)
+int analyze_captures(struct in_stream **in, unsigned n, struct run_summary *s, unsigned h,
+                     json_t *root, FILE *text, struct iot_err *stop)
 {
-	struct blk_opts bo;
-	struct run_nfs rn;
 	struct pcap_src **src = calloc(n, sizeof(*src));
 	struct nfs_pipe_file *files = calloc(n, sizeof(*files));
+	struct run_captures c = {.src = src, .files = files, .n = n, .host = h, .into = root};
 	struct iot_err e;
-	json_t *nfs;
 	unsigned i, bad = 0;
 	int ret = 0;
 
@@ -45,15 +42,6 @@ int analyze_captures(struct in_stream **in, unsigned n, const struct analyze_opt
 		}
 		ret = pcap_src_open_stream(&src[i], in[i], &e); /* takes in[i], even on failure */
 	}
-	/* the statistics' options: the block pass's (--interval, --top), as for every command */
-	blk_opts_init(&bo);
-	if (o) {
-		bo.interval_ns = o->interval_ns;
-		bo.idle_threshold_ns = o->idle_threshold_ns;
-		bo.top = o->top;
-	}
-	if (!ret && run_nfs_init(&rn, &bo, 0, x, h))
-		ret = -ENOMEM;
 	if (ret) {
 		if (ret == -ENOMEM)
 			error("out of memory");
@@ -62,10 +50,10 @@ int analyze_captures(struct in_stream **in, unsigned n, const struct analyze_opt
 		ret = exit_code_for(ret);
 		goto done;
 	}
-	ret = run_nfs_read(&rn, src, files, n, &e, &bad);
-	if (ret && (exit_code_for(ret) != EXIT_USAGE || !rn.p.n.frames)) {
-		error("'%s': %s", files[bad].name, e.msg);
-		run_nfs_release(&rn);
+	/* the run's NFS pipeline, with its options (--interval, --top), as for every command */
+	ret = run_summary_captures(s, &c, &e, &bad);
+	if (ret < 0) {
+		error("%s", e.msg);
 		ret = exit_code_for(ret);
 		goto done;
 	}
@@ -73,26 +61,19 @@ int analyze_captures(struct in_stream **in, unsigned n, const struct analyze_opt
 		/* bad bytes after good frames: those are reported, marked partial */
 		struct iot_err kept = {""};
 
-		iot_err_prefix(&e, "'%s'", files[bad].name);
 		partial_results("capture", &e, stop ? stop : &kept, NULL);
 	}
-	nfs = run_nfs_finish(&rn, ret ? &e : NULL);
 	for (i = 0; i < n; i++)
 		if (files[i].truncated)
 			warning("'%s': the capture ends inside a packet record (truncated file)",
 			        files[i].name);
-	if (rn.p.n.skipped[PKT_LINKTYPE])
+	if (s->nfs->p.n.skipped[PKT_LINKTYPE])
 		warning("'%s'%s: link type %d (%s) is not decoded: %llu frames skipped",
-		        files[0].name, n > 1 ? " and the others" : "", rn.p.n.dlt,
-		        pcap_src_dlt_name(rn.p.n.dlt),
-		        (unsigned long long)rn.p.n.skipped[PKT_LINKTYPE]);
-	if (root)
-		json_object_set_new(root, "nfs", nfs);
-	else
-		json_decref(nfs);
+		        files[0].name, n > 1 ? " and the others" : "", s->nfs->p.n.dlt,
+		        pcap_src_dlt_name(s->nfs->p.n.dlt),
+		        (unsigned long long)s->nfs->p.n.skipped[PKT_LINKTYPE]);
 	if (text)
-		nfs_text_render(text, files, n, &rn.s, &rn.p, ret ? e.msg : NULL);
-	run_nfs_release(&rn);
+		nfs_text_render(text, files, n, &s->nfs->s, &s->nfs->p, ret ? e.msg : NULL);
 	if (ret && !stop)
 		error("%s", e.msg);
 	ret = ret && !stop ? EXIT_USAGE : EXIT_OK;

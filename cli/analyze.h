@@ -17,21 +17,21 @@ struct analyze_opts {
 };
 
 struct in_stream;
-struct idle_explain;
+struct run_summary;
 
 /*
  * Analyze the packet captures in[0..n-1] (streams sniffed as pcap or pcapng; taken, closed
- * here), merged by time into one NFS analysis. Bad bytes in the middle end the reading with
- * partial results: they are rendered (marked partial, with a warning), the error goes into
- * *stop (when stop is not NULL; else it is printed) and EXIT_OK is returned, so that the
- * caller prints it last. Adds an "nfs" object to root (the JSON document the command writes
- * with --json) and, when text is non-NULL, prints the text summary there. With x, the
- * packets and NFS calls are also laid over the block trace's idle gaps as host h's capture
- * (analyze/idle_explain.h). Returns an exit code (EXIT_OK, EXIT_USAGE, EXIT_SYSTEM) after
- * printing any error.
+ * here), merged by time through s's NFS pipeline (analyze/run_summary.h
+ * run_summary_captures()) as host h's: after s's block pass, the packets and NFS calls are laid
+ * over its gaps. Bad bytes in the middle end the reading with partial results: they are
+ * rendered (marked partial, with a warning), the error goes into *stop (when stop is not NULL;
+ * else it is printed) and EXIT_OK is returned, so that the caller prints it last. Adds an "nfs"
+ * object to root (the JSON document the command writes with --json, or a host's entry) and,
+ * when text is non-NULL, prints the text summary there. Returns an exit code (EXIT_OK,
+ * EXIT_USAGE, EXIT_SYSTEM) after printing any error.
  */
-int analyze_captures(struct in_stream **in, unsigned n, const struct analyze_opts *o, json_t *root,
-                     FILE *text, struct iot_err *stop, struct idle_explain *x, unsigned h);
+int analyze_captures(struct in_stream **in, unsigned n, struct run_summary *s, unsigned h,
+                     json_t *root, FILE *text, struct iot_err *stop);
 
 /*
  * A run set's NFS calls seen from both ends: each host's packet capture (rs[i].run's) read on

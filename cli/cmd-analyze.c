@@ -14,7 +14,6 @@
 #include "common/units.h"
 #include "analyze/blk_latency.h"
 #include "analyze/blk_analysis.h"
-#include "analyze/blk_bycg.h"
 #include "analyze/blk_doc.h"
 #include "analyze/blk_text.h"
 #include "analyze/idle_explain.h"
@@ -106,10 +105,7 @@ const struct cli_doc doc_analyze = {
 struct input {
 	const char *path;
 	struct bt_reader *r;
-	struct blk_event ev; /* head, valid while have */
-	int have;
 	/* --hosts: each input is a host with its own pass, manifest and capture */
-	struct blk_analysis *a;
 	struct manifest man;
 	int have_man;
 	struct in_stream *capture;
@@ -124,34 +120,33 @@ struct run {
 	unsigned nin;
 	struct in_stream **captures;
 	unsigned ncap;
-	struct bt_comm_table *comms;
-	struct blk_analysis *a;
-	struct idle_explain *x; /* each gap explained (analyze/idle_explain.h) */
-	struct manifest man;    /* the first run directory's: its clock pairs */
+	/* the pass, its gaps explained, its document (analyze/run_summary.h) */
+	struct run_summary s;
+	struct run_host *rh; /* --hosts: the hosts s reads */
+	struct manifest man; /* the first run directory's: its clock pairs */
 	int have_man;
-	uint64_t events, notifies, messages;
 	struct iot_err stop; /* bad bytes ended the pass: what was read before them is reported */
 	int stopped;
 	int hosts;                      /* --hosts */
 	char *summary;                  /* a summary run's summary.json (taken from its input) */
 	int interval_given, idle_given; /* --interval, --idle-threshold (a summary's are its own) */
 	int by_cgroup;                  /* --by cgroup */
-	struct blk_bycg *cg;            /* its passes */
 	json_t *detail;              /* the first run's manifest "detail": what its level lacks */
-	struct devref *refs;         /* the document's devices: which pass, which position */
 	struct caph_runset_host *rs; /* INPUT was a run set (capture --host): its hosts */
 	unsigned nrs;
 	struct nfs_ends *ends; /* a run set's NFS calls seen from both ends */
 };
 
 /*
- * The pass met an error. Bad bytes (an input error) end it with partial results: the sinks
- * keep what came before them, the output says so, and the command exits 2 with the error
- * last. Anything else (out of memory, a read error) ends the command here.
+ * The pass's end. Bad bytes (an input error) end it with partial results: the sinks keep what
+ * came before them, the output says so, and the command exits 2 with the error last. Anything
+ * else (out of memory, a read error) ends the command here.
  */
-static int pass_error(struct run *r, const struct iot_err *e, int ret)
+static int pass_end(struct run *r, const struct iot_err *e, int ret)
 {
-	if (exit_code_for(ret) != EXIT_USAGE)
+	if (!ret)
+		return EXIT_OK;
+	if (!r->s.passed || exit_code_for(ret) != EXIT_USAGE)
 		return input_error(e, ret);
 	r->stop = *e;
 	r->stopped = 1;
@@ -269,106 +264,6 @@ nomem:
 	return error("out of memory"), EXIT_SYSTEM;
 }
 
-static int input_next(struct input *in, struct iot_err *e)
-{
-	int ret = bt_reader_next(in->r, &in->ev, e);
-
-	in->have = ret > 0;
-	return ret;
-}
-
-static void notify(struct run *r, const struct blk_event *ev)
-{
-	r->notifies++;
-	if (ev->action == BLK_N_PROCESS && ev->pdu_len)
-		bt_comm_table_set(r->comms, ev->pid, (const char *)ev->pdu, ev->pdu_len);
-	else if (ev->action == BLK_N_MESSAGE)
-		r->messages++;
-}
-
-static inline void consume(struct run *r, const struct blk_event *ev)
-{
-	r->events++;
-	if (!blk_is_notify(ev)) {
-		blk_analysis_feed(r->a, ev);
-		if (r->cg)
-			blk_bycg_feed(r->cg, ev, 1);
-	} else {
-		notify(r, ev);
-	}
-}
-
-/* Merge the inputs by time (few inputs: a linear scan beats a heap) and feed every sink. */
-static int run_pass(struct run *r)
-{
-	struct iot_err e;
-	int ret;
-
-	if (r->nin == 1 && r->cg) {
-		/* --by cgroup: one thread feeds the pass and the cgroups' passes */
-		struct bt_reader *rd = r->in[0].r;
-		const struct blk_event *ev;
-		const struct bt_stats *st;
-		unsigned n;
-
-		blk_analysis_set_comms(r->a, bt_reader_comms(rd));
-		blk_bycg_set_comms(r->cg, bt_reader_comms(rd));
-		while ((ret = bt_reader_next_batch(rd, &ev, &n, &e)) == 1) {
-			blk_analysis_feed_batch(r->a, ev, n);
-			blk_bycg_feed(r->cg, ev, n);
-		}
-		if (ret < 0 && (ret = pass_error(r, &e, ret)))
-			return ret;
-		blk_analysis_finish(r->a);
-		st = bt_reader_stats(rd);
-		r->events = st->events;
-		r->notifies = st->notifies;
-		r->messages = st->messages;
-		return EXIT_OK;
-	}
-	if (r->nin == 1) {
-		/*
-		 * The common case, without the merge: a reader thread decodes and merges the
-		 * per-CPU files into batches and runs part of the sinks on each batch while it is
-		 * in its cache; this thread runs the others (blk_analysis_read()).
-		 */
-		struct bt_reader *rd = r->in[0].r;
-		const struct bt_stats *st;
-
-		ret = blk_analysis_read(r->a, rd, &e);
-		if (ret < 0 && (ret = pass_error(r, &e, ret)))
-			return ret;
-		/* the reader counted the notifies and kept the names: no second look at each event
-		 */
-		st = bt_reader_stats(rd);
-		r->events = st->events;
-		r->notifies = st->notifies;
-		r->messages = st->messages;
-		return EXIT_OK;
-	}
-	/* decode each input in a thread of its own while the sinks run in this one */
-	for (unsigned i = 0; i < r->nin; i++)
-		if ((ret = bt_reader_prefetch(r->in[i].r, &e)))
-			return input_error(&e, ret);
-	for (unsigned i = 0; i < r->nin && !r->stopped; i++)
-		if ((ret = input_next(&r->in[i], &e)) < 0 && (ret = pass_error(r, &e, ret)))
-			return ret;
-	while (!r->stopped) {
-		struct input *best = NULL;
-
-		for (unsigned i = 0; i < r->nin; i++)
-			if (r->in[i].have && (!best || r->in[i].ev.time < best->ev.time))
-				best = &r->in[i];
-		if (!best)
-			break;
-		consume(r, &best->ev);
-		if ((ret = input_next(best, &e)) < 0 && (ret = pass_error(r, &e, ret)))
-			return ret;
-	}
-	blk_analysis_finish(r->a);
-	return EXIT_OK;
-}
-
 /* Warnings about the input, on stderr and (for the JSON document) in list. */
 static void warn_inputs(const struct run *r, json_t *list)
 {
@@ -379,78 +274,37 @@ static void warn_inputs(const struct run *r, json_t *list)
 	for (unsigned i = 0; i < r->nin; i++)
 		if (r->in[i].r) /* a packets-only host has none */
 			warn_block_input(r->in[i].r, list);
-	if (r->a)
-		warn_dropped_devices(NULL, blk_analysis_dropped(r->a), list);
-	if (r->hosts && r->x) {
+	if (r->s.blk)
+		warn_dropped_devices(NULL, blk_analysis_dropped(r->s.blk), list);
+	if (r->hosts && r->s.x) {
 		char why[512];
 
-		if (!idle_explain_hosts_together(r->x, why, sizeof(why))) {
+		if (!idle_explain_hosts_together(r->s.x, why, sizeof(why))) {
 			warning("%s", why);
 			json_array_append_new(list, json_string(why));
 		}
 	}
 }
 
+/* The document's "input": the traces, what the pass read, its warnings (taken). NULL: out of
+ * memory. */
 static json_t *input_json(const struct run *r, json_t *warnings)
 {
-	static const struct bt_stats no_stats;
-	json_t *o = json_object(), *paths = json_array(), *files = json_array();
-	json_t *versions = json_array();
-	uint64_t skips = 0, truncated = 0;
-	unsigned seen = 0; /* versions seen, as a bit set */
-	json_t *wall = NULL;
+	struct bt_reader **rd = calloc(r->nin, sizeof(*rd));
+	const char **paths = calloc(r->nin, sizeof(*paths));
+	json_t *o = NULL;
 
-	for (unsigned i = 0; i < r->nin; i++) {
-		const struct bt_stats *st = r->in[i].r ? bt_reader_stats(r->in[i].r) : &no_stats;
-
-		json_array_append_new(paths, json_string(r->in[i].path));
-		skips += st->skips;
-		if (st->have_wallclock && !wall)
-			wall = json_pack("{sIsI}", "sec", (json_int_t)st->wall_sec, "nsec",
-			                 (json_int_t)st->wall_nsec);
-		for (unsigned f = 0; f < st->nfiles; f++) {
-			const struct bt_file_stats *fs = &st->files[f];
-			json_t *j = json_object();
-
-			truncated += fs->truncated != 0;
-			if (fs->version < 32)
-				seen |= 1u << fs->version;
-			json_object_set_new(j, "path", json_string(fs->path));
-			json_object_set_new(j, "format",
-			                    json_string(fs->format ? fs->format : "blktrace"));
-			json_object_set_new(j, "version", json_integer(fs->version));
-			if (fs->iolog_version)
-				json_object_set_new(j, "iolog_version",
-				                    json_integer(fs->iolog_version));
-			json_object_set_new(j, "byte_order",
-			                    json_string(fs->swapped ? "swapped" : "native"));
-			json_object_set_new(j, "gzip", json_boolean(fs->gzip));
-			json_object_set_new(j, "compression", json_string(fs->compression));
-			json_object_set_new(j, "records", json_u64(fs->records));
-			json_object_set_new(j, "bytes", json_u64(fs->bytes));
-			json_object_set_new(j, "skips", json_u64(fs->skips));
-			json_object_set_new(j, "truncated", json_boolean(fs->truncated));
-			if (fs->truncated)
-				json_object_set_new(j, "truncated_at", json_u64(fs->trunc_at));
-			json_array_append_new(files, j);
-		}
+	for (unsigned i = 0; rd && paths && i < r->nin; i++) {
+		rd[i] = r->in[i].r;
+		paths[i] = r->in[i].path;
 	}
-	for (unsigned v = 1; v < 32; v++)
-		if (seen & (1u << v))
-			json_array_append_new(versions, json_integer(v));
-	json_object_set_new(o, "paths", paths);
-	json_object_set_new(o, "files", files);
-	json_object_set_new(o, "versions", versions);
-	json_object_set_new(o, "events", json_u64(r->events));
-	json_object_set_new(o, "notifies", json_u64(r->notifies));
-	json_object_set_new(o, "messages", json_u64(r->messages));
-	json_object_set_new(o, "skips", json_u64(skips));
-	json_object_set_new(o, "truncated", json_u64(truncated));
-	json_object_set_new(o, "wallclock", wall ? wall : json_null());
-	json_object_set_new(o, "partial", json_boolean(r->stopped));
-	if (r->stopped)
-		json_object_set_new(o, "error", json_string(r->stop.msg));
-	json_object_set_new(o, "warnings", warnings);
+	if (rd && paths)
+		o = run_summary_input_json(&r->s, rd, paths, r->nin,
+		                           r->stopped ? r->stop.msg : NULL, warnings);
+	else
+		json_decref(warnings);
+	free(rd);
+	free(paths);
 	return o;
 }
 
@@ -460,7 +314,6 @@ static void run_release(struct run *r)
 {
 	for (unsigned i = 0; i < r->nin; i++) {
 		bt_reader_free(r->in[i].r);
-		blk_analysis_free(r->in[i].a);
 		if (r->in[i].have_man)
 			manifest_release(&r->in[i].man);
 		if (r->in[i].capture)
@@ -468,15 +321,12 @@ static void run_release(struct run *r)
 		free(r->in[i].host);
 	}
 	free(r->in);
-	free(r->refs);
+	free(r->rh);
 	for (unsigned i = 0; i < r->ncap; i++)
 		in_stream_close(r->captures[i]);
 	free(r->captures);
 	free(r->summary);
-	blk_bycg_free(r->cg);
-	bt_comm_table_free(r->comms);
-	idle_explain_free(r->x);
-	blk_analysis_free(r->a);
+	run_summary_release(&r->s);
 	if (r->have_man)
 		manifest_release(&r->man);
 	caph_runset_free(r->rs, r->nrs);
@@ -538,146 +388,38 @@ static int open_runset(struct run *r, const char *path)
 	return EXIT_OK;
 }
 
-/* One host (or several inputs merged into one pass): the pass, the explanation fed by it. */
+/* One host (or several inputs merged into one pass): the pass, its gaps explained. */
 static int block_pass(struct run *r)
 {
+	struct bt_reader **rd = calloc(r->nin, sizeof(*rd));
+	struct iot_err e;
 	int ret;
 
-	/* the explanation of each gap, fed by the pass's idle sink (analyze/run_summary.h) */
-	if (blk_analysis_new(&r->a, &r->bo) ||
-	    run_explain_new(&r->x, r->a, &r->bo, r->have_man ? &r->man : NULL) ||
-	    (r->by_cgroup && blk_bycg_new(&r->cg, &r->bo)))
+	if (!rd)
 		return error("out of memory"), EXIT_SYSTEM;
-	blk_analysis_set_comms(r->a, r->comms);
-	if (r->cg)
-		blk_bycg_set_comms(r->cg, r->comms);
-	ret = run_pass(r);
-	if (ret == EXIT_OK)
-		run_explain_block_done(r->x, r->have_man ? &r->man : NULL,
-		                       r->nin ? bt_reader_stats(r->in[0].r) : NULL);
-	return ret;
-}
-
-/* devices[] and the span from the pass, the explanations into them. 0 or -ENOMEM. */
-static int block_json(struct run *r, json_t *root)
-{
-	unsigned n = blk_analysis_ndevices(r->a);
-
-	if (blk_analysis_to_json(r->a, root, 0) ||
-	    blk_ident_json(json_object_get(root, "devices"), r->have_man ? &r->man : NULL, NULL) ||
-	    idle_explain_json(r->x, 0, json_object_get(root, "devices")))
-		return -ENOMEM;
-	if (r->cg && blk_bycg_to_json(
-	                 r->cg, r->have_man ? json_object_get(r->man.root, "cgroups") : NULL, root))
-		return -ENOMEM;
-	r->refs = calloc(n ? n : 1, sizeof(*r->refs));
-	if (!r->refs)
-		return -ENOMEM;
-	for (unsigned i = 0; i < n; i++)
-		r->refs[i] = (struct devref){r->a, i};
-	return 0;
+	for (unsigned i = 0; i < r->nin; i++)
+		rd[i] = r->in[i].r;
+	r->s.ident = r->have_man ? &r->man : NULL;
+	r->s.by_cgroup = r->by_cgroup;
+	ret = run_summary_pass(&r->s, rd, r->nin, NULL, NULL, &e);
+	free(rd);
+	return pass_end(r, &e, ret);
 }
 
 /* --hosts: a pass per host, all fed in the order of one clock (analyze/idle_hosts.c). */
 static int hosts_pass(struct run *r)
 {
-	struct bt_reader **rd = calloc(r->nin, sizeof(*rd));
 	struct iot_err e;
-	unsigned bad = 0;
-	int ret;
+	unsigned bad;
 
-	if (!rd || idle_explain_new(&r->x, r->bo.top)) {
-		free(rd);
+	if (!(r->rh = calloc(r->nin, sizeof(*r->rh))))
 		return error("out of memory"), EXIT_SYSTEM;
-	}
-	for (unsigned i = 0; i < r->nin; i++) {
-		struct ie_clock clk = {.m = &r->in[i].man, .real_off_ns = r->in[i].real_off_ns};
-
-		rd[i] = r->in[i].r;
-		if (blk_analysis_new(&r->in[i].a, &r->bo) ||
-		    idle_explain_add_host(r->x, r->in[i].a, r->in[i].host, &clk) < 0) {
-			free(rd);
-			return error("out of memory"), EXIT_SYSTEM;
-		}
-		idle_explain_set_manifest(r->x, i, &r->in[i].man);
-	}
-	ret = idle_explain_read(r->x, rd, &e, &bad);
-	free(rd);
-	for (unsigned i = 0; i < r->nin; i++) {
-		const struct bt_stats *st = r->in[i].r ? bt_reader_stats(r->in[i].r) : NULL;
-
-		if (!st)
-			continue;
-		r->events += st->events;
-		r->notifies += st->notifies;
-		r->messages += st->messages;
-	}
-	if (ret < 0 && (ret = pass_error(r, &e, ret)))
-		return ret;
-	idle_explain_block_done(r->x);
-	return EXIT_OK;
-}
-
-/* --hosts: "hosts" (each one's span on its own clock and its offset to the common clock) and
- * every host's devices, each with its host. 0 or -ENOMEM. */
-static int hosts_json(struct run *r, json_t *root)
-{
-	json_t *hosts = json_array(), *devs = json_array();
-	uint64_t start = UINT64_MAX, end = 0;
-	size_t nd = 0;
-
-	if (!hosts || !devs)
-		goto nomem;
-	for (unsigned i = 0; i < r->nin; i++)
-		nd += blk_analysis_ndevices(r->in[i].a);
-	if (!(r->refs = calloc(nd ? nd : 1, sizeof(*r->refs))))
-		goto nomem;
-	nd = 0;
 	for (unsigned i = 0; i < r->nin; i++) {
 		const struct input *in = &r->in[i];
-		json_t *t = json_object(), *h, *d;
-		uint64_t s = blk_analysis_start(in->a), f = blk_analysis_end(in->a), cs, cf;
-		size_t k;
 
-		if (!t || blk_analysis_to_json(in->a, t, 0) ||
-		    blk_ident_json(json_object_get(t, "devices"), &in->man, NULL) ||
-		    idle_explain_json(r->x, i, json_object_get(t, "devices"))) {
-			json_decref(t);
-			goto nomem;
-		}
-		if (!idle_explain_to_common(r->x, i, s, &cs) ||
-		    !idle_explain_to_common(r->x, i, f, &cf))
-			cs = s, cf = f;
-		/* a packets-only host has no block span to join the others' */
-		if (blk_analysis_ndevices(in->a)) {
-			start = cs < start ? cs : start;
-			end = cf > end ? cf : end;
-		}
-		h = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I}", "host", in->host, "path", in->path,
-		              "start_ns", (json_int_t)s, "end_ns", (json_int_t)f, "span_ns",
-		              (json_int_t)(f - s), "offset_ns", (json_int_t)(cs - s));
-		json_array_append_new(hosts, h);
-		json_array_foreach(json_object_get(t, "devices"), k, d)
-		{
-			json_object_set_new(d, "host", json_string(in->host));
-			json_array_append(devs, d);
-			r->refs[nd++] = (struct devref){in->a, (unsigned)k};
-		}
-		if (!i) /* the timeline's keys: one interval for every host */
-			json_object_set(root, "timeline", json_object_get(t, "timeline"));
-		json_decref(t);
+		r->rh[i] = (struct run_host){in->r, &in->man, in->host, in->path, in->real_off_ns};
 	}
-	json_object_set_new(root, "start_ns", json_u64((nd ? start : 0)));
-	json_object_set_new(root, "end_ns", json_u64(end));
-	json_object_set_new(root, "span_ns", json_u64((nd ? end - start : 0)));
-	json_object_set_new(root, "hosts", hosts);
-	json_object_set_new(root, "alignment_error_ns", json_u64(idle_explain_alignment_ns(r->x)));
-	json_object_set_new(root, "devices", devs);
-	return 0;
-nomem:
-	json_decref(hosts);
-	json_decref(devs);
-	return -ENOMEM;
+	return pass_end(r, &e, run_summary_hosts(&r->s, r->rh, r->nin, &e, &bad));
 }
 
 /* --hosts: each host's capture on its own (its NFS statistics in its "hosts" entry), laid
@@ -695,12 +437,11 @@ static int hosts_captures(struct run *r, json_t *root, FILE *text)
 		r->in[i].capture = NULL; /* taken */
 		if (text)
 			fprintf(text, "\nhost %s: ", r->in[i].host);
-		ret = analyze_captures(&c, 1, &r->ao, json_array_get(hosts, i), text, &r->stop,
-		                       r->x, i);
+		ret = analyze_captures(&c, 1, &r->s, i, json_array_get(hosts, i), text, &r->stop);
 		r->stopped |= r->stop.msg[0] != 0;
 	}
 	for (unsigned i = 0; i < r->nin && ret == EXIT_OK; i++)
-		if (idle_explain_json(r->x, i, json_object_get(root, "devices")))
+		if (idle_explain_json(r->s.x, i, json_object_get(root, "devices")))
 			ret = (error("out of memory"), EXIT_SYSTEM);
 	return ret;
 }
@@ -830,8 +571,7 @@ static int read_inputs(struct run *r, int argc, char **argv, const char **out_pa
 	r->bo.interval_ns = r->ao.interval_ns;
 	r->bo.idle_threshold_ns = r->ao.idle_threshold_ns;
 	r->bo.top = r->ao.top;
-	r->comms = bt_comm_table_new();
-	if (!r->comms)
+	if (run_summary_init(&r->s, &r->bo))
 		return error("out of memory"), EXIT_SYSTEM;
 	/* a run set alone: its hosts' runs (--hosts implied) */
 	if (argc - first == 1 && !r->hosts && (ret = open_runset(r, argv[first])) != -ENOENT)
@@ -869,8 +609,8 @@ static int document(struct run *r, json_t **rootp)
 		json_decref(warnings);
 		return r->summary ? summary_doc(r, root) : EXIT_OK;
 	}
-	json_object_set_new(root, "input", input_json(r, warnings));
-	if (r->hosts ? hosts_json(r, root) : block_json(r, root))
+	if (json_object_set_new(root, "input", input_json(r, warnings)) ||
+	    run_summary_json(&r->s, root))
 		return error("out of memory"), EXIT_SYSTEM;
 	return EXIT_OK;
 }
@@ -899,16 +639,16 @@ static int emit(struct run *r, json_t *root, FILE *out)
 		return error("out of memory"), EXIT_SYSTEM;
 	if (r->ncap) {
 		/* all packet captures together, merged by time, as the block traces are */
-		ret = analyze_captures(r->captures, r->ncap, &r->ao, root,
+		ret = analyze_captures(r->captures, r->ncap, &r->s, 0, root,
 		                       r->ao.json ? NULL
 		                       : captext  ? captext
 		                                  : out,
-		                       &r->stop, r->x, 0);
+		                       &r->stop);
 		r->stopped |= r->stop.msg[0] != 0;
 		for (unsigned i = 0; i < r->ncap; i++)
 			r->captures[i] = NULL; /* taken */
-		if (ret == EXIT_OK && r->x &&
-		    idle_explain_json(r->x, 0, json_object_get(root, "devices")))
+		if (ret == EXIT_OK && r->s.x &&
+		    idle_explain_json(r->s.x, 0, json_object_get(root, "devices")))
 			ret = (error("out of memory"), EXIT_SYSTEM);
 	}
 	if (r->hosts && ret == EXIT_OK)
@@ -929,7 +669,7 @@ static int emit(struct run *r, json_t *root, FILE *out)
 		if (!r->ao.json)
 			nfs_ends_text(out, r->ends);
 	}
-	if (ret == EXIT_OK && r->ao.json && blk_doc_write(out, root, r->refs))
+	if (ret == EXIT_OK && r->ao.json && blk_doc_write(out, root, r->s.refs))
 		ret = (error("writing the JSON document failed"), EXIT_SYSTEM);
 	return ret;
 }

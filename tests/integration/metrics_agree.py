@@ -141,15 +141,17 @@ for p in procs:
     if C and key in metrics and p.get("srt_ns") and p["calls"] > 0:
         near(f"compare {key}", metrics[key]["rows"][0]["mean"], p["srt_ns"]["mean"] / 1e6)
 
-# ---- idle shading: in the first chart of each device (its MiB/s graph)
+# ---- idle shading: in the first chart of each device (its MiB/s graph); the hosts of a run
+# set each have their own ("dev8-0-1-mbps": the same device number on another host)
 for d in devs:
     dev = d["dev"].replace(",", "-")
-    m = re.search(r'<svg[^>]*id="dev%s-mbps".*?</svg>' % dev, H, re.S)
-    if not m:
+    svgs = [m.group(0) for m in re.finditer(r'<svg[^>]*id="dev%s(?:-\d+)?-mbps".*?</svg>' % dev,
+                                            H, re.S)]
+    if not svgs:
         if devs.index(d) < 16:
             fails.append(f"no MiB/s chart for {d['dev']}")
         continue
-    svg = m.group(0)
+    svg = "".join(s for s in svgs if 'data-run="%d"' % run in s)
     gaps = sorted((int(a), int(b)) for a, b in re.findall(
         r'class="idle-gap" data-run="%d" data-start-ns="(\d+)" data-end-ns="(\d+)"' % run, svg))
     t0 = u64(A["start_ns"])

@@ -3,8 +3,9 @@
 # One run, one answer (issue #24 item 2): analyze, report and compare get a run's figures
 # through one library function (analyze/run_summary.h) with the same options, so they agree:
 # a block run with --top and --idle-threshold, a run of block trace and packets whose manifest
-# has clock pairs and the same without them (the trace's TIMESTAMP places the packets), and a
-# packet capture alone. one_answer.py says what is checked.
+# has clock pairs and the same without them (the trace's TIMESTAMP places the packets), a
+# packet capture alone, and the hosts of a run set and of --hosts. one_answer.py and
+# one_answer_hosts.py say what is checked.
 source "$SRCDIR/tests/integration/lib.bash"
 
 agree() { # NAME RUN TOP [OPTION...]: OPTIONs to all three (the idle threshold)
@@ -45,4 +46,54 @@ agree pcap-top1 "$nfsrun/net.pcap" 1
 # the two clocks place the packets differently: each run was checked on its own clock
 cmp -s "$TMP/nfsrun.a.json" "$TMP/noclock.a.json" &&
 	fail "the clock pairs made no difference: the runs test one clock only"
+
+# --- hosts: a run set and --hosts (one_answer_hosts.py) ----------------------------------------
+# idle_gen.py's hostA and hostB (busy in each other's gaps, clock pairs 7.5 s apart) as the
+# run set h1, h2; net: packets and NFS calls with its block trace. Each host's pass is its run's
+# alone (the same options, --top and --idle-threshold too), bar the explanations of its gaps,
+# which the other hosts' devices and traffic join; report and compare of the set give each host
+# the figures analyze gives its run.
+HOSTS="python3 $SRCDIR/tests/integration/one_answer_hosts.py"
+cd "$TMP"
+for h in hostA hostB net; do python3 "$SRCDIR/tests/integration/idle_gen.py" $h $h; done
+mkdir set
+cp -r hostA set/h1
+cp -r hostB set/h2
+cat >set/runset.json <<'EOF'
+{"kind": "iotape-runset", "complete": true, "alignment_error_ns": 2000, "hosts": [
+ {"name": "h1", "run": "h1", "status": "ok", "reason": null,
+  "clock": {"offset_ns": 0, "rtt_ns": 2000, "error_ns": 1000}},
+ {"name": "h2", "run": "h2", "status": "ok", "reason": null,
+  "clock": {"offset_ns": 0, "rtt_ns": 2000, "error_ns": 1000}}]}
+EOF
+for opts in "" "--top 1 --idle-threshold 5ms"; do
+	for r in hostA hostB net; do
+		# shellcheck disable=SC2086
+		"$IOTAPE" analyze --json $opts $r >$r.a.json || fail "analyze $opts $r"
+	done
+	# shellcheck disable=SC2086
+	"$IOTAPE" analyze --json $opts set >set.a.json || fail "analyze $opts of the run set"
+	$HOSTS same set.a.json h1 hostA.a.json || fail "analyze $opts: the set's h1 is not hostA"
+	$HOSTS same set.a.json h2 hostB.a.json || fail "analyze $opts: the set's h2 is not hostB"
+	# shellcheck disable=SC2086
+	"$IOTAPE" analyze --json --hosts $opts hostA net >hosts.a.json || fail "analyze --hosts"
+	$HOSTS same hosts.a.json hostA hostA.a.json || fail "--hosts $opts: hostA is not its run"
+	$HOSTS same hosts.a.json synthetic net.a.json || fail "--hosts $opts: net is not its run"
+	echo "analyze ${opts:-(defaults)}: each host of a run set and of --hosts has its run's figures"
+done
+"$IOTAPE" analyze --json set >set.a.json || fail "analyze of the run set"
+"$IOTAPE" report set -o set.html || fail "report of the run set"
+"$IOTAPE" compare set --format json >set.c.json || fail "compare of the run set"
+for k in 0 1; do
+	h=h$((k + 1))
+	run=hostA
+	[ $k = 0 ] || run=hostB
+	"$IOTAPE" analyze --json $run >$run.a.json || fail "analyze $run"
+	$HOSTS split set.a.json $k $h.a.json
+	python3 "$SRCDIR/tests/integration/metrics_agree.py" $h.a.json - set.html $h $k ||
+		fail "report of the run set: $h is not analyze's"
+	"$IOTAPE" compare --format json $run.a.json >$run.c.json || fail "compare of $run"
+	$HOSTS compare set.c.json $h $run.c.json || fail "compare of the run set: $h is not $run"
+done
+echo "report and compare of a run set: each host's figures analyze's"
 echo "one answer for every run"

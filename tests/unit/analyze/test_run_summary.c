@@ -6,12 +6,15 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analyze/idle_explain.h"
 #include "analyze/run_summary.h"
 #include "formats/blktrace.h"
 #include "formats/manifest.h"
+#include "formats/pcap_src.h"
 
 #define MS 1000000ull
 
@@ -141,12 +144,88 @@ static void test_summary_options(void **s)
 	run_summary_release(&r);
 }
 
+/* A capture through the run's NFS pipeline: the "nfs" object where the caller asks, the run's
+ * top, the pipeline kept for a text view; bad bytes after good frames are partial results, the
+ * error named after its capture. */
+static void test_captures(void **s)
+{
+	static const char pcap[] = IOTAPE_SRCDIR "/samples/nfs/run/net.pcap";
+	char path[] = "/tmp/iotape-captures-XXXXXX";
+	struct nfs_pipe_file files[1] = {{.name = "net.pcap"}};
+	struct pcap_src *src;
+	struct run_summary r;
+	struct run_captures c = {.src = &src, .files = files, .n = 1};
+	struct blk_opts o;
+	struct iot_err e;
+	unsigned bad;
+	json_t *into, *in;
+	unsigned char buf[4096];
+	FILE *f, *g;
+	size_t len;
+	int fd;
+
+	(void)s;
+	blk_opts_init(&o);
+	o.top = 2;
+	assert_int_equal(run_summary_init(&r, &o), 0);
+	into = c.into = json_object();
+	assert_int_equal(pcap_src_open(&src, pcap, &e), 0);
+	assert_int_equal(run_summary_captures(&r, &c, &e, &bad), 0);
+	pcap_src_free(src);
+	assert_non_null(r.nfs);
+	assert_int_equal(r.nfs->s.cfg.top, 2);
+	assert_true(r.nfs->p.n.frames > 0);
+	assert_non_null(json_object_get(into, "nfs"));
+	assert_null(json_object_get(r.doc, "nfs"));
+	assert_true(json_array_size(json_object_get(json_object_get(into, "nfs"), "slowest")) <= 2);
+
+	/* the capture's first 4 KiB and a record header no capture has: partial */
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	f = fopen(pcap, "rb");
+	g = fopen(path, "wb");
+	assert_non_null(f);
+	assert_non_null(g);
+	len = fread(buf, 1, sizeof(buf), f);
+	assert_int_equal(len, sizeof(buf));
+	fclose(f);
+	/* whole records only: walk them (a pcap's 24-byte header, 16 bytes before each) */
+	for (size_t off = 24;;) {
+		uint32_t incl;
+
+		memcpy(&incl, buf + off + 8, 4);
+		if (off + 16 + incl > len) {
+			len = off;
+			break;
+		}
+		off += 16 + incl;
+	}
+	memset(buf + len, 0x7f, 16);
+	assert_int_equal(fwrite(buf, 1, len + 16, g), len + 16);
+	assert_int_equal(fclose(g), 0);
+	json_decref(into);
+	into = c.into = json_object();
+	assert_int_equal(pcap_src_open(&src, path, &e), 0);
+	assert_int_equal(run_summary_captures(&r, &c, &e, &bad), 1);
+	pcap_src_free(src);
+	assert_int_equal(bad, 0);
+	assert_int_equal(strncmp(e.msg, "'net.pcap': ", 12), 0);
+	in = json_object_get(json_object_get(into, "nfs"), "input");
+	assert_true(json_is_true(json_object_get(in, "partial")));
+	assert_string_equal(json_string_value(json_object_get(in, "error")), e.msg);
+	json_decref(into);
+	run_summary_release(&r);
+	assert_int_equal(unlink(path), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_explain_clock),
 	    cmocka_unit_test(test_nfs_options),
 	    cmocka_unit_test(test_summary_options),
+	    cmocka_unit_test(test_captures),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
