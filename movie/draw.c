@@ -429,10 +429,16 @@ void movie_draw_frame(struct movie *m, cairo_t *cr, uint64_t k)
 
 		text(cr, pb->title.x, pb->title.y + pb->title.h * 0.72, f * 1.15, true, C_TEXT,
 		     LEFT, "%s", t->label ? t->label : "");
-		if (t->ended && t->last < now)
+		/* on the movie's clock: a run set's host from its lag */
+		if (k < t->lag)
+			text(cr, pb->title.x + pb->title.w, pb->title.y + pb->title.h * 0.72,
+			     f * 0.9, false, C_DIM, RIGHT, "starts at %s",
+			     fmt_time(buf[0], sizeof(buf[0]), (double)(t->lag * m->step)));
+		else if (t->ended && t->last < now)
 			text(cr, pb->title.x + pb->title.w, pb->title.y + pb->title.h * 0.72,
 			     f * 0.9, false, C_DIM, RIGHT, "ended at %s",
-			     fmt_time(buf[0], sizeof(buf[0]), (double)(t->last - t->start)));
+			     fmt_time(buf[0], sizeof(buf[0]),
+			              (double)(t->last - t->start + t->lag * m->step)));
 		for (unsigned i = 0; i < t->nshow; i++) {
 			const struct movie_dev_box *db = &pb->dev[i];
 			const struct movie_devtrack *d = &t->dev[i];
