@@ -238,7 +238,8 @@ static void draw_plot(struct movie *m, cairo_t *cr, const struct movie_track *t,
 		cairo_rectangle(cr, x, b->y, b->x + b->w - x, b->h);
 		cairo_fill(cr);
 	}
-	draw_points(cr, b, d, t->start, now);
+	if (now > t->start) /* a run set's host before its first frame: nothing yet */
+		draw_points(cr, b, d, t->start, now);
 	if (*idle_now) {
 		double x0 = fmax(plot_x(b, &d->grid, now, cur.start), b->x);
 		double cx = (x0 + b->x + b->w) / 2, cy = b->y + b->h / 2.0;

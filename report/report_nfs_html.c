@@ -141,19 +141,22 @@ static int points_make(const struct rpt_nfs *nf, uint64_t width, size_t hatch, s
 		/* nothing sent, nothing outstanding: the server sat idle for the interval */
 		if (ops || busy > 0)
 			continue;
-		if (p->nbands &&
-		    p->bands[p->nbands - 1].x1 >= (double)t0 / 1e9 + nf->shift_s - 1e-12)
+		if (p->nbands && p->bands[p->nbands - 1].x1 >= (double)t0 / 1e9 - 1e-12)
 			p->bands[p->nbands - 1].x1 =
-			    (double)(t0 + dur) / 1e9 + nf->shift_s; /* one band, not stripes */
+			    (double)(t0 + dur) / 1e9; /* one band, not stripes */
 		else
-			p->bands[p->nbands++] =
-			    (struct svg_band){(double)t0 / 1e9 + nf->shift_s,
-			                      (double)(t0 + dur) / 1e9 + nf->shift_s,
-			                      0.3,
-			                      IDLE_COLOR,
-			                      1,
-			                      "",
-			                      hatch};
+			p->bands[p->nbands++] = (struct svg_band){(double)t0 / 1e9,
+			                                          (double)(t0 + dur) / 1e9,
+			                                          0.3,
+			                                          IDLE_COLOR,
+			                                          1,
+			                                          "",
+			                                          hatch};
+	}
+	/* a run set's host: its times on the set's axis, as every other time of its series */
+	for (size_t j = 0; j < p->nbands; j++) {
+		p->bands[j].x0 += nf->shift_s;
+		p->bands[j].x1 += nf->shift_s;
 	}
 	return 0;
 }
