@@ -11,6 +11,10 @@ source "$SRCDIR/tests/integration/lib_hosts.bash"
 need_cmd tar
 cd "$TMP"
 
+# the hosts' addresses (10.77.N.2, lib_hosts.bash) are those of every test that makes hosts:
+# one such test at a time with the capture tests, which hold this lock around theirs
+exec 9>/tmp/iotape-capture-tests.lock
+flock 9
 make_hosts 1
 SSHC=(--ssh-config "$SSH_CONFIG")
 # COMMAND's mark: a sleep of a length nothing else on this machine sleeps
@@ -71,7 +75,7 @@ for sig in TERM INT; do
 done
 
 # --duration: the capture ends COMMAND itself
-start dur --duration 2s
+start dur --duration 8s
 rc=0
 wait "$cap" || rc=$?
 [ "$rc" -ne 0 ] || fail "--duration: the capture exited 0 though COMMAND was stopped"
