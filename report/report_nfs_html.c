@@ -161,6 +161,21 @@ static int points_make(const struct rpt_nfs *nf, uint64_t width, size_t hatch, s
 	return 0;
 }
 
+/* What the graphs' time axis is (xmax_min > 0: some run's packets on its block trace's clock). */
+static const char *axis_note(const struct report_opts *o, double xmax_min)
+{
+	if (o->runset)
+		return "Times on the run set's one time axis, as on the block graphs: each host's "
+		       "packet times put on the capturing host's clock by the offset measured then "
+		       "(on the block trace's clock first, where its manifest's clock pairs "
+		       "allow), "
+		       "over the calls only.";
+	return xmax_min > 0 ? "Times on the block trace's clock, as on the block graphs (packet "
+	                      "times moved onto it with the manifest's clock pairs), over the "
+	                      "capture's calls only."
+	                    : "Graphs on the capture's clock from each run's first call.";
+}
+
 void report_nfs_section(struct emit *em, const struct report_input *in, size_t n, double xmax_min)
 {
 	struct nfs_points *pts;
@@ -205,15 +220,7 @@ void report_nfs_section(struct emit *em, const struct report_input *in, size_t n
 	fprintf(em->f,
 	        "<p class=\"note\">%s Shaded: intervals with no call sent and none "
 	        "outstanding. Plotted interval: %.6g ms.</p>\n",
-	        em->o->runset  ? "Times on the run set's one time axis, as on the block graphs: "
-	                         "each host's packet times put on the capturing host's clock by "
-	                         "the offset measured then (on the block trace's clock first, "
-	                         "where its manifest's clock pairs allow), over the calls only."
-	        : xmax_min > 0 ? "Times on the block trace's clock, as on the block graphs (packet "
-	                         "times moved onto it with the manifest's clock pairs), over the "
-	                         "capture's calls only."
-	                       : "Graphs on the capture's clock from each run's first call.",
-	        (double)width / 1e6);
+	        axis_note(em->o, xmax_min), (double)width / 1e6);
 	pts = calloc(n, sizeof(*pts));
 	ser = calloc(n * RPT_NFS_SLOTS + 2 * n, sizeof(*ser));
 	names = calloc(2 * n, sizeof(*names));
