@@ -610,18 +610,35 @@ static int unpack(struct live *l, const char *dir, struct iot_err *e)
 }
 
 /*
- * ssh [-F FILE] -T -o BatchMode=yes -- DEST 'COMMAND...' (each word quoted for the remote
- * shell): COMMAND --on DEST. NULL without memory; *text is the whole, to be freed.
+ * The remote side of --on: COMMAND under a watcher that dies with the ssh session. Without a
+ * terminal sshd signals nothing when the session ends (a stopped or killed local iotape, a lost
+ * connection): COMMAND would go on. So the session's input is the watcher's (COMMAND reads
+ * /dev/null); the watcher sees it end (iotape closes it on an early stop, and the session's
+ * end closes it) and signals the session's process group, which sshd made for it (setsid):
+ * COMMAND and the shell, none but this session's. When COMMAND ends first, the shell ends the
+ * watcher (its own child, not yet reaped: no other process can hold its pid).
+ */
+#define ON_WATCH                                                                                   \
+	"exec 3<&0 </dev/null; "                                                                   \
+	"(trap 'kill $k 2>/dev/null; exit 0' TERM; cat <&3 >/dev/null 2>&1 & k=$!; wait $k; "      \
+	"trap - TERM; kill -TERM 0) & w=$!; exec 3<&-;"
+#define ON_END "; s=$?; kill $w 2>/dev/null; exit $s"
+
+/*
+ * ssh [-F FILE] -T -o BatchMode=yes -- DEST 'WATCH COMMAND... END' (each word quoted for the
+ * remote shell): COMMAND --on DEST. NULL without memory; *text is the whole, to be freed.
  */
 static char **on_argv(const struct caph_opts *o, char **text)
 {
 	char **argv = calloc(10, sizeof(*argv));
 	size_t len = 0;
-	int n = 0, ret = 0;
+	int n = 0, ret;
 
 	*text = NULL;
+	ret = append(text, &len, ON_WATCH);
 	for (unsigned i = 0; !ret && o->cmd[i]; i++)
 		ret = shq(text, &len, o->cmd[i]);
+	ret = ret ?: append(text, &len, ON_END);
 	if (ret || !argv) {
 		free(argv);
 		free(*text);
@@ -649,20 +666,27 @@ static void run_command(const struct caph_opts *o, struct live *lv, struct caph_
 	uint64_t t0 = iot_now_ns();
 	struct iot_proc p;
 	struct iot_err e;
-	int running = 0, status, killed = 0;
+	int running = 0, status, killed = 0, watch[2] = {-1, -1};
 
 	if (o->cmd) {
 		char *text = NULL, **on = o->on ? on_argv(o, &text) : NULL;
+		/* --on: the session's input is the remote watcher's (on_argv()), open until the
+		 * end; closed early, COMMAND is stopped there */
+		int pret = o->on && pipe2(watch, O_CLOEXEC) ? -errno : 0;
 		struct iot_spawn_opts so = {.argv = on ? on : o->cmd,
-		                            .fd_in = -1,
+		                            .fd_in = watch[0],
 		                            .fd_out = -1,
 		                            .fd_err = -1,
 		                            .pdeathsig = SIGKILL};
-		int sret = o->on && !on ? iot_err_set(&e, -ENOMEM, "out of memory")
-		                        : iot_spawn(&so, &p, &e);
+		int sret = pret           ? iot_err_set(&e, pret, "pipe: %s", strerror(-pret))
+		           : o->on && !on ? iot_err_set(&e, -ENOMEM, "out of memory")
+		                          : iot_spawn(&so, &p, &e);
 
 		free(on);
 		free(text);
+		close_fd(&watch[0]);
+		if (sret || p.exec_errno)
+			close_fd(&watch[1]);
 		if (sret) {
 			res->cmd_status = 126;
 			set_str(res->cmd_error, sizeof(res->cmd_error), e.msg);
@@ -679,6 +703,7 @@ static void run_command(const struct caph_opts *o, struct live *lv, struct caph_
 	}
 	for (;;) {
 		if (running && iot_proc_wait(&p, 0, &status)) {
+			close_fd(&watch[1]);
 			res->cmd_status = status;
 			res->cmd_wall_ns = iot_proc_wall_ns(&p);
 			return;
@@ -686,7 +711,10 @@ static void run_command(const struct caph_opts *o, struct live *lv, struct caph_
 		if (stopping(o, res) || (o->duration_ns && iot_now_ns() - t0 >= o->duration_ns)) {
 			if (!running)
 				return;
-			if (!killed) /* as a local capture does: COMMAND gets the signal */
+			/* as a local capture does: COMMAND gets the signal (--on: the remote
+			 * watcher sees its input end and stops COMMAND there) */
+			close_fd(&watch[1]);
+			if (!killed)
 				iot_proc_kill(&p, res->stop_signal ? res->stop_signal : SIGTERM);
 			killed = 1;
 		}

@@ -88,7 +88,8 @@ const struct cli_doc doc_analyze = {
         "its time split into the server's and the rest (network, client side).\n"
         "\n"
         "INPUT is a run directory, a run set (capture --host: its hosts' runs as with "
-        "--hosts, each put on the capturing host's clock through the offset measured then), "
+        "--hosts, each put on the capturing host's clock through the offset measured then; "
+        "a set captured at --detail summary: each host's summary, on that clock), "
         "a per-CPU set NAME (NAME.blktrace.0, .1, ...), a single "
         "blktrace file (e.g. blkparse -d output), a fio iolog (its IOs as issue events), '-' "
         "for stdin, or a pcap/pcapng capture. "
@@ -134,6 +135,7 @@ struct run {
 	json_t *detail;              /* the first run's manifest "detail": what its level lacks */
 	struct caph_runset_host *rs; /* INPUT was a run set (capture --host): its hosts */
 	unsigned nrs;
+	bool summaries;        /* every host of the run set a summary run: no pass, their figures */
 	struct nfs_ends *ends; /* a run set's NFS calls seen from both ends */
 };
 
@@ -363,6 +365,16 @@ static int open_runset(struct run *r, const char *path)
 	}
 	if (!r->nrs)
 		return usage_error("'%s': no host brought a whole run back", path);
+	/* captured at --detail summary on every host (analyze each host where it ran, bring back
+	 * kilobytes): their figures, on one clock, without a pass or a host limit */
+	if ((ret = analyze_runset_summaries(r->rs, r->nrs)) < 0)
+		return usage_error("'%s': some hosts' runs are summaries (--detail summary), the "
+		                   "others' records: analyze them apart",
+		                   path);
+	if (ret && r->by_cgroup)
+		return usage_error("--by cgroup: a summary run holds no figures per cgroup");
+	if ((r->summaries = ret))
+		return EXIT_OK;
 	if ((ret = analyze_runset_ends(r->rs, r->nrs, &r->ends)))
 		return ret;
 	if (r->by_cgroup && r->nrs > 1)
@@ -605,6 +617,12 @@ static int document(struct run *r, json_t **rootp)
 	/* what the capture's level of detail could not record (docs/capture.md) */
 	if (r->have_man && json_is_object(json_object_get(r->man.root, "detail")))
 		json_object_set(root, "detail", json_object_get(r->man.root, "detail"));
+	if (r->summaries) {
+		json_decref(warnings);
+		return analyze_runset_summaries_doc(
+		    r->rs, r->nrs, &r->bo, r->interval_given ? r->bo.interval_ns : 0,
+		    r->idle_given ? r->bo.idle_threshold_ns : 0, root);
+	}
 	if (r->summary || !r->nin) {
 		json_decref(warnings);
 		return r->summary ? summary_doc(r, root) : EXIT_OK;
@@ -626,7 +644,7 @@ static int emit(struct run *r, json_t *root, FILE *out)
 	size_t caplen = 0;
 	int ret = EXIT_OK;
 
-	if (r->summary) {
+	if (r->summary || r->summaries) {
 		if (!r->ao.json)
 			return print_text(out, root);
 		if (json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) ||

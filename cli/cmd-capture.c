@@ -113,7 +113,8 @@ static const struct cli_opt capture_opts[] = {
     {.name = "on",
      .key = 'N',
      .arg = "DEST",
-     .help = "--host: COMMAND runs on DEST over ssh (the same ssh setup) instead of here"},
+     .help = "--host: COMMAND runs on DEST over ssh (the same ssh setup) instead of here, "
+             "its input /dev/null; an early stop of the capture stops it there too"},
     {.name = "hosts",
      .key = 'J',
      .arg = "FILE",

@@ -25,6 +25,7 @@
 #include "formats/manifest.h"
 #include "formats/outcheck.h"
 #include "analyze/blk_sink.h"
+#include "analyze/idle_explain.h"
 #include "movie/movie.h"
 
 static const struct cli_opt movie_opts[] = {
@@ -75,7 +76,8 @@ const struct cli_doc doc_movie = {
         "while they last, and below it MiB/s, IOPS and seeks/s over the whole run. Every run "
         "plays on one clock from its own first event. The figures are those of "
         "'iotape analyze' (its idle and timeline sinks). A run set ('iotape capture --host', "
-        "given alone) is a panel per host, labelled by its name.\n"
+        "given alone) is a panel per host, labelled by its name, on the set's clock: each "
+        "host from its first event as runset.json's clock offsets place it (to the frame).\n"
         "\n"
         "RUN is a run directory, a per-CPU set NAME or one trace file. A run directory is "
         "read once, as the frames are drawn: its manifest gives the axes (the trace's first "
@@ -506,6 +508,36 @@ static int probe_run(struct run *r)
 	return EXIT_OK;
 }
 
+/*
+ * A run set's hosts on the set's clock: each host's first event put on the capturing host's
+ * realtime clock by its manifest's clock pairs less the offset runset.json measured
+ * (ie_clock_to_real(), as analyze and report place a host), its panel's lag after the
+ * earliest host's. A host whose manifest has no clock pairs starts with the movie (said).
+ */
+static void runset_lags(const struct run *runs, const struct cli_runset *rs,
+                        struct movie_run_info *info)
+{
+	int64_t real[MOVIE_MAX_RUNS], first = INT64_MAX;
+	bool placed[MOVIE_MAX_RUNS];
+
+	for (unsigned i = 0; i < rs->n; i++) {
+		struct ie_clock clk = {.m = runs[i].have_mf && runs[i].mf.have_clock ? &runs[i].mf
+		                                                                     : NULL,
+		                       .real_off_ns = rs->h[i].offset_ns};
+
+		placed[i] = clk.m && ie_clock_to_real(&clk, runs[i].probe.first, &real[i]);
+		if (!placed[i])
+			warning(
+			    "host %s: its manifest has no clock pairs: its panel starts with the "
+			    "movie, not on the set's clock",
+			    rs->h[i].name);
+		else if (real[i] < first)
+			first = real[i];
+	}
+	for (unsigned i = 0; i < rs->n; i++)
+		info[i].lag_ns = placed[i] ? (uint64_t)(real[i] - first) : 0;
+}
+
 int cmd_movie(int argc, char **argv)
 {
 	struct movie_opts o;
@@ -575,6 +607,8 @@ int cmd_movie(int argc, char **argv)
 		info[i].label = label[i];
 		info[i].devname = (const char *const *)runs[i].devname;
 	}
+	if (rs.n)
+		runset_lags(runs, &rs, info);
 	ret = movie_new(&m, &o, probes, info, (unsigned)n, &e);
 	if (ret) {
 		ret = ret == -EINVAL ? usage_error("%s", e.msg) : (error("%s", e.msg), EXIT_SYSTEM);

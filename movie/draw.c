@@ -238,7 +238,8 @@ static void draw_plot(struct movie *m, cairo_t *cr, const struct movie_track *t,
 		cairo_rectangle(cr, x, b->y, b->x + b->w - x, b->h);
 		cairo_fill(cr);
 	}
-	draw_points(cr, b, d, t->start, now);
+	if (now > t->start) /* a run set's host before its first frame: nothing yet */
+		draw_points(cr, b, d, t->start, now);
 	if (*idle_now) {
 		double x0 = fmax(plot_x(b, &d->grid, now, cur.start), b->x);
 		double cx = (x0 + b->x + b->w) / 2, cy = b->y + b->h / 2.0;
@@ -429,10 +430,16 @@ void movie_draw_frame(struct movie *m, cairo_t *cr, uint64_t k)
 
 		text(cr, pb->title.x, pb->title.y + pb->title.h * 0.72, f * 1.15, true, C_TEXT,
 		     LEFT, "%s", t->label ? t->label : "");
-		if (t->ended && t->last < now)
+		/* on the movie's clock: a run set's host from its lag */
+		if (k < t->lag)
+			text(cr, pb->title.x + pb->title.w, pb->title.y + pb->title.h * 0.72,
+			     f * 0.9, false, C_DIM, RIGHT, "starts at %s",
+			     fmt_time(buf[0], sizeof(buf[0]), (double)(t->lag * m->step)));
+		else if (t->ended && t->last < now)
 			text(cr, pb->title.x + pb->title.w, pb->title.y + pb->title.h * 0.72,
 			     f * 0.9, false, C_DIM, RIGHT, "ended at %s",
-			     fmt_time(buf[0], sizeof(buf[0]), (double)(t->last - t->start)));
+			     fmt_time(buf[0], sizeof(buf[0]),
+			              (double)(t->last - t->start + t->lag * m->step)));
 		for (unsigned i = 0; i < t->nshow; i++) {
 			const struct movie_dev_box *db = &pb->dev[i];
 			const struct movie_devtrack *d = &t->dev[i];

@@ -12,7 +12,9 @@
 /*
  * Every run plays on one clock: frame k shows each run at (k + 1) x step after its own first
  * event, so configurations side by side are compared at the same time into their runs. The
- * step comes from --speed, or from --length and the longest run.
+ * hosts of a run set play on the set's clock instead: each from its lag (its first event after
+ * the earliest host's), rounded to whole frames. The step comes from --speed, or from
+ * --length and the longest run (with its lag).
  */
 
 void movie_opts_init(struct movie_opts *o)
@@ -135,8 +137,14 @@ int movie_new(struct movie **out, const struct movie_opts *o, const struct movie
 	probes = m->axes;
 	m->probes = probes;
 	for (unsigned i = 0; i < n; i++) {
-		if (probes[i].span > m->span)
-			m->span = probes[i].span;
+		uint64_t end = probes[i].span + info[i].lag_ns;
+
+		if (end < probes[i].span) {
+			ret = iot_err_set(e, -EINVAL, "%s starts too late", info[i].label);
+			goto fail;
+		}
+		if (end > m->span)
+			m->span = end;
 		ndev[i] = probes[i].ndev;
 	}
 	if (!m->span)
@@ -156,6 +164,7 @@ int movie_new(struct movie **out, const struct movie_opts *o, const struct movie
 			ret = iot_err_set(e, ret, "out of memory");
 			goto fail;
 		}
+		m->track[i].lag = (info[i].lag_ns + m->step / 2) / m->step;
 	}
 	/* the window as drawn: whole pixels of whole nanoseconds */
 	if (m->track[0].nshow)

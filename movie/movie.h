@@ -31,7 +31,8 @@ struct movie_probe_dev {
 };
 
 struct movie_probe {
-	uint64_t span; /* latest event - first event, notifies aside */
+	uint64_t first; /* the first event, notifies aside (trace clock) */
+	uint64_t span;  /* latest event - first event, notifies aside */
 	bool from_manifest;
 	unsigned ndev;
 	struct movie_probe_dev *dev;
@@ -83,13 +84,18 @@ int movie_enc_check(enum movie_format f, struct iot_err *e);
 struct movie_run_info {
 	const char *label;
 	const char *const *devname; /* one per probe device (NULL: "MAJ,MIN") */
+	/* where its first event falls on the movie's clock: a run set's host, after the earliest
+	 * host's first event (its panel starts that much later, to the frame); 0 for runs
+	 * compared side by side, each from its own first event */
+	uint64_t lag_ns;
 };
 
 struct movie;
 
 /*
  * Plan the movie of n runs (n <= MOVIE_MAX_RUNS) from their probes: the clock (trace ns per
- * frame, same for every run, each run from its own first event), the frame count, the layout.
+ * frame, same for every run, each run from its own first event after its lag_ns), the frame
+ * count, the layout.
  * The probes and infos must outlive the movie. 0, -EINVAL (e: why: too many frames, a frame
  * too small for the panels, ...) or -ENOMEM.
  */

@@ -91,7 +91,8 @@ struct movie_track {
 	struct blk_timeline *tl;
 	unsigned nshow; /* devices drawn: the first MOVIE_MAX_DEVS */
 	struct movie_devtrack *dev;
-	uint64_t start;   /* the first event (notifies aside): frame 0 starts there */
+	uint64_t start;   /* the first event (notifies aside): frame lag starts there */
+	uint64_t lag;     /* frames before its first event (movie_run_info's lag_ns) */
 	uint64_t last;    /* the latest event fed */
 	uint64_t unshown; /* events after the last frame */
 	uint64_t undrawn; /* events of devices the axes do not have */
@@ -119,7 +120,8 @@ int movie_track_dev_index(struct movie_track *t, uint32_t dev);
 void movie_track_feed(struct movie_track *t, const struct blk_event *ev);
 /* The trace is over: the sinks close what is open (the last idle gap). */
 void movie_track_end(struct movie_track *t);
-/* Frame k is complete (every event before its end fed): its bins go into the series. */
+/* Frame k of the movie is complete (every event before its end fed): its bins (the run's
+ * frame k - lag) go into the series. */
 void movie_track_frame_done(struct movie_track *t, uint64_t k);
 /* Row of sector on a grid for the device's axis (0 at the lowest sector). */
 unsigned movie_grid_row(const struct movie_grid *g, const struct movie_probe_dev *pd,
@@ -144,11 +146,12 @@ struct movie {
 /* Draw frame k (every run's events before the frame's end fed). */
 void movie_draw_frame(struct movie *m, cairo_t *cr, uint64_t k);
 
-/* Frame k's end on run t's clock, saturating. */
+/* Frame k's end on run t's clock, saturating; its start before its first frame (nothing
+ * of it shown yet). */
 static inline uint64_t movie_frame_end(const struct movie *m, const struct movie_track *t,
                                        uint64_t k)
 {
-	uint64_t off = (k + 1) * m->step;
+	uint64_t off = k < t->lag ? 0 : (k + 1 - t->lag) * m->step;
 
 	return t->start > UINT64_MAX - off ? UINT64_MAX : t->start + off;
 }

@@ -114,6 +114,7 @@ int movie_probe_read(struct movie_probe *p, struct bt_reader *rd, struct iot_err
 	free(seen);
 	p->ndev = nseen;
 	qsort(p->dev, p->ndev, sizeof(*p->dev), dev_cmp);
+	p->first = start;
 	p->span = end - start;
 	return 0;
 }
@@ -217,6 +218,7 @@ int movie_probe_from_manifest(struct movie_probe *p, const struct manifest *mf,
 		p->dev[i] =
 		    axis_of(mf->devs[i].major << 20 | mf->devs[i].minor, &mf->devs[i].issued);
 	qsort(p->dev, p->ndev, sizeof(*p->dev), dev_cmp);
+	p->first = first;
 	p->span = last - first;
 	p->from_manifest = true;
 	return 0;

@@ -272,12 +272,15 @@ static void bin_sub(struct blk_bin *a, const struct blk_bin *b)
 
 void movie_track_frame_done(struct movie_track *t, uint64_t k)
 {
-	if (k >= t->frames)
+	uint64_t j; /* the run's own frame: its timeline's bin */
+
+	if (k >= t->frames || k < t->lag)
 		return;
+	j = k - t->lag;
 	for (unsigned i = 0; i < t->nshow; i++) {
 		struct movie_devtrack *d = &t->dev[i];
 		struct movie_series *s = &d->series;
-		struct blk_bin b = blk_timeline_bin(t->tl, i, k);
+		struct blk_bin b = blk_timeline_bin(t->tl, i, j);
 		unsigned col = (unsigned)(k * s->ncols / t->frames);
 
 		s->v[0][col] += b.read_bytes;
@@ -286,8 +289,8 @@ void movie_track_frame_done(struct movie_track *t, uint64_t k)
 		s->v[3][col] += b.seeks;
 		s->bins[col]++;
 		bin_add(&d->win, &b);
-		if (k >= t->win_frames) {
-			struct blk_bin old = blk_timeline_bin(t->tl, i, k - t->win_frames);
+		if (j >= t->win_frames) {
+			struct blk_bin old = blk_timeline_bin(t->tl, i, j - t->win_frames);
 
 			bin_sub(&d->win, &old);
 		} else {

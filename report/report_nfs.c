@@ -83,7 +83,8 @@ static unsigned slot_of(struct rpt_nfs *n, const struct rpc_txn *t)
 
 double rpt_nfs_x(const struct rpt_nfs *n, uint64_t t)
 {
-	return ((double)n->map0 - (double)n->clock.origin + ((double)t - (double)n->cap0)) / 1e9;
+	return ((double)n->map0 - (double)n->clock.origin + ((double)t - (double)n->cap0)) / 1e9 +
+	       n->shift_s;
 }
 
 void rpt_nfs_frame(void *arg, const struct pkt *p, uint64_t ts_ns)

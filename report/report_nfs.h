@@ -40,6 +40,9 @@ struct rpt_nfs {
 	/* the first call seen: its capture time, and that time on the graphs' clock (they differ
 	 * when aligned), to put series made on the capture's clock on the same axis */
 	uint64_t cap0, map0;
+	/* seconds added to every time on the graphs: where origin falls on a run set's one time
+	 * axis (report_run_nfs_real0()), as the block graphs' report_input.t0_s; 0 otherwise */
+	double shift_s;
 	char slot[RPT_NFS_SLOTS][40]; /* "v3 READ" */
 	unsigned nslots;
 	uint64_t txns, replied, ignored; /* ignored: not NFS (MOUNT, portmap, callbacks) */
@@ -59,7 +62,7 @@ void rpt_nfs_txn(void *arg, const struct rpc_txn *t);
 struct pkt;
 void rpt_nfs_frame(void *arg, const struct pkt *p, uint64_t ts_ns);
 uint64_t rpt_nfs_span(const struct rpt_nfs *n);
-/* Seconds on the graphs' axis of a capture time t. */
+/* Seconds on the graphs' axis of a capture time t (shift_s included). */
 double rpt_nfs_x(const struct rpt_nfs *n, uint64_t t);
 
 #endif

@@ -133,7 +133,7 @@ static int points_make(const struct rpt_nfs *nf, uint64_t width, size_t hatch, s
 		}
 		for (unsigned s = 0; s < RPT_NFS_SLOTS; s++)
 			p->ops[s][j] /= secs;
-		p->x[j] = ((double)t0 + (double)dur / 2) / 1e9;
+		p->x[j] = ((double)t0 + (double)dur / 2) / 1e9 + nf->shift_s;
 		p->total[j] = (double)ops / secs;
 		p->outstanding[j] = busy / (double)dur;
 		p->p50[j] = replies ? (double)histc_quantile(&lat, 0.5) / 1e6 : NAN;
@@ -153,7 +153,27 @@ static int points_make(const struct rpt_nfs *nf, uint64_t width, size_t hatch, s
 			                                          "",
 			                                          hatch};
 	}
+	/* a run set's host: its times on the set's axis, as every other time of its series */
+	for (size_t j = 0; j < p->nbands; j++) {
+		p->bands[j].x0 += nf->shift_s;
+		p->bands[j].x1 += nf->shift_s;
+	}
 	return 0;
+}
+
+/* What the graphs' time axis is (xmax_min > 0: some run's packets on its block trace's clock). */
+static const char *axis_note(const struct report_opts *o, double xmax_min)
+{
+	if (o->runset)
+		return "Times on the run set's one time axis, as on the block graphs: each host's "
+		       "packet times put on the capturing host's clock by the offset measured then "
+		       "(on the block trace's clock first, where its manifest's clock pairs "
+		       "allow), "
+		       "over the calls only.";
+	return xmax_min > 0 ? "Times on the block trace's clock, as on the block graphs (packet "
+	                      "times moved onto it with the manifest's clock pairs), over the "
+	                      "capture's calls only."
+	                    : "Graphs on the capture's clock from each run's first call.";
 }
 
 void report_nfs_section(struct emit *em, const struct report_input *in, size_t n, double xmax_min)
@@ -163,7 +183,7 @@ void report_nfs_section(struct emit *em, const struct report_input *in, size_t n
 	struct svg_band *bands;
 	uint64_t width = 1, span = 0;
 	size_t m = 0, nb = 0;
-	double xmax, xmin = INFINITY;
+	double xmax = 1e-6, xmin = INFINITY;
 	char **names;
 	bool multi, all_aligned = true;
 
@@ -175,6 +195,8 @@ void report_nfs_section(struct emit *em, const struct report_input *in, size_t n
 			width = in[i].nfs->clock.width;
 		if (rpt_nfs_span(in[i].nfs) > span)
 			span = rpt_nfs_span(in[i].nfs);
+		/* a run set's host ends where its own span ends on the set's axis */
+		xmax = fmax(xmax, in[i].nfs->shift_s + (double)rpt_nfs_span(in[i].nfs) / 1e9);
 		all_aligned &= in[i].nfs->aligned;
 		/* the first call on the graphs' axis */
 		xmin = fmin(xmin, rpt_nfs_x(in[i].nfs, in[i].nfs->cap0));
@@ -190,7 +212,6 @@ void report_nfs_section(struct emit *em, const struct report_input *in, size_t n
 			width *= 2;
 	/* the axis over the calls: on the block trace's clock (aligned), the capture may be a
 	 * tenth of the block trace; the graphs show the capture's own time, in trace seconds */
-	xmax = span ? (double)span / 1e9 : 1e-6;
 	if (!all_aligned || !(xmin > 0) || !(xmin < xmax))
 		xmin = 0;
 	(void)xmax_min;
@@ -199,11 +220,7 @@ void report_nfs_section(struct emit *em, const struct report_input *in, size_t n
 	fprintf(em->f,
 	        "<p class=\"note\">%s Shaded: intervals with no call sent and none "
 	        "outstanding. Plotted interval: %.6g ms.</p>\n",
-	        xmax_min > 0 ? "Times on the block trace's clock, as on the block graphs (packet "
-	                       "times moved onto it with the manifest's clock pairs), over the "
-	                       "capture's calls only."
-	                     : "Graphs on the capture's clock from each run's first call.",
-	        (double)width / 1e6);
+	        axis_note(em->o, xmax_min), (double)width / 1e6);
 	pts = calloc(n, sizeof(*pts));
 	ser = calloc(n * RPT_NFS_SLOTS + 2 * n, sizeof(*ser));
 	names = calloc(2 * n, sizeof(*names));

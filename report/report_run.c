@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "analyze/idle_explain.h"
 #include "formats/manifest.h"
 #include "report/report_grid.h"
 
@@ -77,4 +78,19 @@ int report_run_packets(struct report_run *r, struct pcap_src *src, const struct 
 	r->nfs.clock_map = NULL; /* the caller's manifest: no longer needed */
 	r->s.clock = NULL;
 	return ret;
+}
+
+bool report_run_nfs_real0(const struct report_run *r, int64_t *real)
+{
+	/* packet times are the capturing host's CLOCK_REALTIME: the same clock as a trace's
+	 * TIMESTAMP with no distance to it, the run's offset taken off as for the block pass */
+	const struct ie_clock clk = {.have_wall = true, .real_off_ns = r->s.real_off_ns};
+
+	if (!r->nfs.txns)
+		return false;
+	if (r->nfs.aligned) { /* the series start at the block pass's first event */
+		*real = r->s.real_start_ns;
+		return r->s.have_real_start;
+	}
+	return ie_clock_to_real(&clk, r->nfs.clock.origin, real);
 }

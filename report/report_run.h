@@ -41,4 +41,12 @@ int report_run_summary(struct report_run *r, const char *path, struct iot_err *e
 int report_run_packets(struct report_run *r, struct pcap_src *src, const struct manifest *clock,
                        struct iot_err *e);
 
+/*
+ * Where the NFS series' origin (their 0 s) falls on the common realtime clock, the run's
+ * real_off_ns applied as to the block pass's first event (struct run_summary): on the block
+ * trace's axis (rpt_nfs_align()), that event's real_start_ns, the block graphs' own figure;
+ * else the first call's capture time. false without series, or when it cannot be placed.
+ */
+bool report_run_nfs_real0(const struct report_run *r, int64_t *real);
+
 #endif

@@ -7,6 +7,8 @@
 #   writes-top    write points in the top quarter of the offset axis, none below the middle,
 #                 no reads, not marked idle
 #   reads-bottom  read points in the bottom quarter, none above the middle, no writes
+#   some-io       IO points (at least 20 pixels, reads or writes)
+#   no-io         no IO points at all (a run set's host before its start)
 # The colours are iotape movie's (movie/draw.c), after 4:2:0 encoding: loose bounds.
 import json
 import sys
@@ -73,6 +75,12 @@ def main():
             fail.append('read points above the middle')
         if sum(wr):
             fail.append('write points in a read burst')
+    elif check == 'some-io':
+        if sum(wr) + sum(rd) < 20:
+            fail.append('no IO points')
+    elif check == 'no-io':
+        if sum(wr) + sum(rd):
+            fail.append('IO points')
     else:
         fail.append(f'unknown check {check}')
     if fail:

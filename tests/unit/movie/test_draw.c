@@ -72,8 +72,8 @@ static void test_points_and_idle(void **s)
 {
 	struct movie_probe_dev pd = {DEV, 0, 1000, 800};
 	const uint64_t t0 = 1000 * MS;
-	struct movie_probe p = {4000 * MS, false, 1, &pd};
-	struct movie_run_info info = {"one", NULL};
+	struct movie_probe p = {0, 4000 * MS, false, 1, &pd};
+	struct movie_run_info info = {"one", NULL, 0};
 	struct movie_opts o;
 	struct movie *m;
 	struct movie_track *t;
@@ -139,8 +139,8 @@ static void test_gap_near_2_64(void **s)
 {
 	struct movie_probe_dev pd = {DEV, 0, 1000, 500};
 	const uint64_t t0 = UINT64_MAX - 2000 * MS;
-	struct movie_probe p = {2000 * MS - 1, false, 1, &pd};
-	struct movie_run_info info = {"late", NULL};
+	struct movie_probe p = {0, 2000 * MS - 1, false, 1, &pd};
+	struct movie_run_info info = {"late", NULL, 0};
 	struct movie_opts o;
 	struct movie *m;
 	struct movie_track *t;
@@ -179,8 +179,8 @@ static void test_gap_near_2_64(void **s)
 static void test_clock(void **s)
 {
 	struct movie_probe_dev pd = {DEV, 0, 1000, 1};
-	struct movie_probe p[2] = {{10000 * MS, false, 1, &pd}, {4000 * MS, false, 1, &pd}};
-	struct movie_run_info info[2] = {{"a", NULL}, {"b", NULL}};
+	struct movie_probe p[2] = {{0, 10000 * MS, false, 1, &pd}, {0, 4000 * MS, false, 1, &pd}};
+	struct movie_run_info info[2] = {{"a", NULL, 0}, {"b", NULL, 0}};
 	struct movie_opts o;
 	struct movie *m;
 	struct iot_err e;
@@ -202,6 +202,17 @@ static void test_clock(void **s)
 	assert_int_equal(movie_step_ns(m), 80 * MS);
 	assert_int_equal(movie_frames(m), 126); /* 10 s / 80 ms + 1 */
 	movie_free(m);
+	/* a run set's host 7.96 s after the other: the movie runs to its end (11.96 s), its
+	 * frames start at frame 100 (7.96 s / 80 ms, rounded), ending a step in */
+	info[1].lag_ns = 7960 * MS;
+	assert_int_equal(movie_new(&m, &o, p, info, 2, &e), 0);
+	assert_int_equal(movie_frames(m), 150); /* 11.96 s / 80 ms + 1 */
+	assert_int_equal(m->track[1].lag, 100);
+	assert_int_equal(movie_frame_end(m, &m->track[1], 99), m->track[1].start);
+	assert_int_equal(movie_frame_end(m, &m->track[1], 100), m->track[1].start + 80 * MS);
+	assert_int_equal(movie_frame_end(m, &m->track[0], 100), m->track[0].start + 101 * 80 * MS);
+	movie_free(m);
+	info[1].lag_ns = 0;
 	o.speed = 1e-6;
 	assert_int_equal(movie_new(&m, &o, p, info, 2, &e), -EINVAL);
 	assert_non_null(strstr(e.msg, "frames"));
@@ -216,8 +227,8 @@ static void test_live_caption(void **s)
 {
 	struct movie_probe_dev pd = {DEV, 0, 1000, 800};
 	const uint64_t t0 = 1000 * MS;
-	struct movie_probe p = {4000 * MS, false, 1, &pd};
-	struct movie_run_info info = {"one", NULL};
+	struct movie_probe p = {0, 4000 * MS, false, 1, &pd};
+	struct movie_run_info info = {"one", NULL, 0};
 	struct movie_opts o;
 	struct movie *m;
 	struct movie_track *t;
@@ -268,8 +279,8 @@ static void test_live_caption(void **s)
 static void test_shared_axis(void **s)
 {
 	struct movie_probe_dev a = {DEV, 3, 1000, 10}, b = {DEV, 200, 500000, 10};
-	struct movie_probe p[2] = {{1000 * MS, false, 1, &a}, {1000 * MS, false, 1, &b}};
-	struct movie_run_info info[2] = {{"a", NULL}, {"b", NULL}};
+	struct movie_probe p[2] = {{0, 1000 * MS, false, 1, &a}, {0, 1000 * MS, false, 1, &b}};
+	struct movie_run_info info[2] = {{"a", NULL, 0}, {"b", NULL, 0}};
 	struct movie_opts o;
 	struct movie *m;
 	struct iot_err e;

@@ -48,13 +48,13 @@ struct fixture {
 static void setup(struct fixture *f, uint64_t start)
 {
 	unsigned nd = 2;
-	struct movie_run_info info = {"run", NULL};
+	struct movie_run_info info = {"run", NULL, 0};
 	struct iot_err e;
 
 	memset(f, 0, sizeof(*f));
 	f->pd[0] = (struct movie_probe_dev){BLK_MKDEV(8, 0), 0, 1, 0};
 	f->pd[1] = (struct movie_probe_dev){DEV, 1000, 2000, 10};
-	f->p = (struct movie_probe){1000 * MS, false, 2, f->pd};
+	f->p = (struct movie_probe){0, 1000 * MS, false, 2, f->pd};
 	assert_int_equal(movie_layout_make(&f->l, 640, 360, 1, &nd, &e), 0);
 	assert_int_equal(
 	    movie_track_init(&f->t, &f->p, &info, &f->l.panel[0], 100 * MS, 11, 500 * MS, 10 * MS),
@@ -178,8 +178,8 @@ static void test_dev_index(void **s)
 static void test_dot_size(void **s)
 {
 	struct movie_probe_dev pd = {DEV, 0, 1000000, 10000000};
-	struct movie_probe p = {1000 * MS, false, 1, &pd};
-	struct movie_run_info info = {"run", NULL};
+	struct movie_probe p = {0, 1000 * MS, false, 1, &pd};
+	struct movie_run_info info = {"run", NULL, 0};
 	unsigned nd = 1;
 	struct movie_layout l;
 	struct movie_track t;

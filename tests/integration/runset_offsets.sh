@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# A run set's hosts on one time axis in every graph (issue #30 item 3): the report's NFS graphs
+# and tables and the movie's panels put each host's times on the capturing host's clock by the
+# offset runset.json measured, as the report's block graphs do. The set is made here from
+# idle_gen.py's synthetic runs (realtime = trace time + the same OFFSET in each manifest), so the
+# offsets are known, which a capture on one kernel (offset 0 within its error) cannot show:
+#   h1  hostA: reads in bursts at 0-1 s and 2-3 s of its trace, offset 0: the axis' 0
+#   h2  net: a block trace from 0 s and NFS calls at 2.2 s (replied at 3.9 s: the slowest),
+#       2.3 s and 2.5 s on its clock pairs; offset -3 s (its clock 3 s behind): everything 3 s
+#       later on the set's axis, the slowest call at 5.2 s
+#   h3  net's packets alone (no devices: NFS graphs on the capture's own clock, from its first
+#       call); offset +1 s (its clock 1 s ahead): the slowest call at 1.2 s
+#   h4  hostA again, offset -1.5 s: the same bursts from 1.5 s (for the movie)
+source "$SRCDIR/tests/integration/lib.bash"
+
+cd "$TMP"
+G="$SRCDIR/tests/integration/idle_gen.py"
+python3 "$G" hostA hostA
+python3 "$G" net net
+mkdir set
+cp -r hostA set/h1
+cp -r net set/h2
+mkdir set/h3
+cp net/net.pcap set/h3/
+python3 - net/manifest.json set/h3/manifest.json <<'EOF'
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["devices"] = []
+json.dump(m, open(sys.argv[2], "w"), indent=1)
+EOF
+# host NAME OFFSET_NS: its runset.json entry
+host() {
+	echo "{\"name\": \"$1\", \"run\": \"$1\", \"status\": \"ok\", \"reason\": null,
+  \"clock\": {\"offset_ns\": $2, \"rtt_ns\": 2000, \"error_ns\": 1000}}"
+}
+cat >set/runset.json <<EOF
+{"kind": "iotape-runset", "complete": true, "alignment_error_ns": 2000, "hosts": [
+ $(host h1 0), $(host h2 -3000000000), $(host h3 1000000000)]}
+EOF
+
+# --- report: the slowest calls' times, and the NFS graphs' points, on the set's axis ---------
+"$IOTAPE" report set -o r.html --svg svg 2>r.err || fail "report of the set: $(cat r.err)"
+python3 - r.html svg <<'EOF' || fail "report: NFS times are not on the set's axis"
+import re, sys
+h = open(sys.argv[1]).read()
+# the block graphs' starts, as before: h2's block trace 3 s after h1's
+t0 = dict(re.findall(r'host ([^ <]+) of the run set: its graphs start <span class="host-t0" '
+                     r'data-t0-s="([0-9.]+)"', h))
+assert t0.get("h1") == "0.000000000" and t0.get("h2") == "3.000000000", t0
+# the slowest calls: run, at (s), SRT (ms), ..., XID
+sl = h[h.index("<h3>The slowest NFS calls</h3>"):]
+sl = sl[:sl.index("</table>")]
+rows = {}
+for tr in re.findall(r"<tr>(.*?)</tr>", sl, re.S)[1:]:
+    cells = [re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", tr, re.S)]
+    rows[(cells[0], cells[4])] = float(cells[1])
+print("slowest calls:", rows)
+for (run, xid), want in {("h2", "0x00000001"): 5.2, ("h2", "0x00000002"): 5.3,
+                         ("h3", "0x00000001"): 1.2, ("h3", "0x00000003"): 1.5}.items():
+    got = rows[(run, xid)]
+    assert abs(got - want) < 1e-6, f"{run} {xid}: at {got} s, want {want}"
+EOF
+python3 - svg/nfs-outstanding.svg <<'EOF' || fail "report: the NFS graph is not on the set's axis"
+import re, sys
+svg = open(sys.argv[1]).read()
+# the axis: ticks in seconds, the plot's x from them; each host's series of outstanding calls
+g = re.search(r'<g fill="#333" text-anchor="middle">(.*?)</g>', svg, re.S).group(1)
+ticks = [(float(x), float(v)) for x, v in re.findall(r'<text x="([0-9.]+)"[^>]*>([0-9.]+) s<', g)]
+assert len(ticks) >= 2, ticks
+(x0, s0), (x1, s1) = ticks[0], ticks[-1]
+sec = lambda px: s0 + (px - x0) * (s1 - s0) / (x1 - x0)
+lines = re.findall(r'<polyline[^>]*stroke="([^"]+)"[^>]*points="([^"]+)"', svg)
+assert len(lines) >= 2, lines
+pts = [[tuple(float(v) for v in p.split(",")) for p in ps.split()] for _, ps in lines]
+zero = max(y for ps in pts for _, y in ps)  # the bottom of the plot: no call outstanding
+spans = sorted((min(sec(x) for x, y in ps if y < zero - 0.5),
+                max(sec(x) for x, y in ps if y < zero - 0.5)) for ps in pts)
+print("calls outstanding (s):", spans)
+# h3's calls 1.2-2.9 s on the axis (its series from its first call replied, 1.3 s), h2's
+# 5.2-6.9 s (its series from its block trace's start, 3 s): each over its own calls
+(a0, a1), (b0, b1) = spans[0], spans[-1]
+assert 1.2 <= a0 <= 1.45 and 2.75 <= a1 <= 3.0, spans
+assert 5.1 <= b0 <= 5.35 and 6.75 <= b1 <= 7.0, spans
+EOF
+
+# --- movie: h4's panel starts 1.5 s into the movie ---------------------------------------------
+if command -v ffmpeg >/dev/null && command -v ffprobe >/dev/null; then
+	mkdir mset
+	cp -r hostA mset/h1
+	cp -r hostA mset/h4
+	cat >mset/runset.json <<EOF
+{"kind": "iotape-runset", "complete": true, "alignment_error_ns": 2000, "hosts": [
+ $(host h1 0), $(host h4 -1500000000)]}
+EOF
+	frame() {
+		ffmpeg -v error -y -i "$1" -vf "select=eq(n\,$2)" -frames:v 1 -f rawvideo \
+			-pix_fmt rgb24 "$3"
+	}
+	PIX="$SRCDIR/tests/integration/movie_pixels.py"
+	# 100 ms of the set's time a frame: frame k shows up to (k + 1) x 100 ms
+	"$IOTAPE" movie mset -o m.mp4 --fps 10 --speed 1 --window 500ms --size 640x360 -q \
+		2>m.err || fail "movie of the set: $(cat m.err)"
+	"$TOOLS/movielayout" 640 360 1 1 >l2.json
+	# frame 7 (0.3-0.8 s): h1 reads its first burst, h4 has not started
+	frame m.mp4 7 f7.rgb
+	python3 "$PIX" f7.rgb 640 360 l2.json 0 some-io || fail "frame 7: h1 without IO"
+	python3 "$PIX" f7.rgb 640 360 l2.json 1 no-io || fail "frame 7: h4 drawn before its start"
+	# frame 19 (1.5-2.0 s): h1 in its gap 1-2 s, h4 in its first burst (1.5-2.5 s)
+	frame m.mp4 19 f19.rgb
+	python3 "$PIX" f19.rgb 640 360 l2.json 0 idle || fail "frame 19: h1 not idle"
+	python3 "$PIX" f19.rgb 640 360 l2.json 1 some-io || fail "frame 19: h4 without IO"
+	# frame 34 (3.0-3.5 s): h1's last IO was at 3 s, h4 in its gap 2.5-3.5 s
+	frame m.mp4 34 f34.rgb
+	python3 "$PIX" f34.rgb 640 360 l2.json 1 idle || fail "frame 34: h4 not idle"
+	# the movie runs to h4's end: 1.5 s + its 2.999 s
+	n=$(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames \
+		-of csv=p=0 m.mp4)
+	expect_eq "movie: frames to the last host's end" "$n" 45
+else
+	[ -z "${IOTAPE_NO_SKIP:-}" ] || fail "ffmpeg is missing: the movie of a run set is not checked"
+	echo "no ffmpeg: the movie of a run set is not checked" >&2
+fi
+
+echo ok
