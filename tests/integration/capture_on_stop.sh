@@ -11,10 +11,6 @@ source "$SRCDIR/tests/integration/lib_hosts.bash"
 need_cmd tar
 cd "$TMP"
 
-# the hosts' addresses (10.77.N.2, lib_hosts.bash) are those of every test that makes hosts:
-# one such test at a time with the capture tests, which hold this lock around theirs
-exec 9>/tmp/iotape-capture-tests.lock
-flock 9
 make_hosts 1
 SSHC=(--ssh-config "$SSH_CONFIG")
 # COMMAND's mark: a sleep of a length nothing else on this machine sleeps

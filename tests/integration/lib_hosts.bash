@@ -3,9 +3,10 @@
 # test, each with its own sshd on its own address, reached over OpenSSH through an ssh_config
 # file of the test. Not a test itself.
 #
-#   make_hosts N   hosts h1..hN: namespace iot$$hI, a veth pair (itP<pid>aI here, 10.77.I.1;
-#                  itP<pid>bI in the namespace, 10.77.I.2), an sshd on 10.77.I.2:22 with a host
-#                  key and root's authorized key in $TMP/ssh
+#   make_hosts N   hosts h1..hN: namespace iot$$hI, a veth pair (itP<pid>aI here, 10.NET.I.1;
+#                  itP<pid>bI in the namespace, 10.NET.I.2), an sshd on 10.NET.I.2:22 with a
+#                  host key and root's authorized key in $TMP/ssh; NET is this test's own
+#                  (hosts_net), so tests that make hosts run side by side under ctest -j
 #   HOST_NS[I], HOST_IF[I], HOST_ADDR[I], HOST_SSHD[I] (the sshd's pid), SSH_CONFIG
 #   hssh hI CMD... ssh to a host through the test's ssh_config
 #
@@ -29,6 +30,33 @@ NHOSTS=0
 SSH_DIR="$TMP/ssh"
 SSH_CONFIG="$SSH_DIR/config"
 
+HOST_NET=""
+HOST_NET_DIR=/tmp/iotape-test-hostnets
+
+# hosts_net: a second address octet no other live test holds (100-199), kept in HOST_NET; a
+# directory per octet, made atomically, names its holder's pid, and a dead holder's is taken
+hosts_net() {
+	local n d p
+	mkdir -p "$HOST_NET_DIR"
+	for n in $(seq 100 199); do
+		d="$HOST_NET_DIR/$n"
+		if ! mkdir "$d" 2>/dev/null; then
+			p=$(cat "$d/pid" 2>/dev/null || true)
+			[ -n "$p" ] && kill -0 "$p" 2>/dev/null && continue
+			# a holder that died (or is writing its pid right now: give it a moment)
+			sleep 0.2
+			p=$(cat "$d/pid" 2>/dev/null || true)
+			[ -n "$p" ] && kill -0 "$p" 2>/dev/null && continue
+			rm -rf "$d"
+			mkdir "$d" 2>/dev/null || continue
+		fi
+		echo $$ >"$d/pid"
+		HOST_NET=$n
+		return 0
+	done
+	fail "no free host network in 10.100-199 ($HOST_NET_DIR)"
+}
+
 hosts_cleanup() {
 	local i
 	for ((i = 1; i <= NHOSTS; i++)); do
@@ -47,6 +75,9 @@ hosts_cleanup() {
 			ip netns del "${HOST_NS[$i]}" 2>/dev/null || true
 		fi
 	done
+	if [ -n "$HOST_NET" ]; then
+		rm -rf "${HOST_NET_DIR:?}/$HOST_NET"
+	fi
 }
 cleanup_hooks+=(hosts_cleanup)
 
@@ -72,25 +103,26 @@ make_hosts() {
 	# privilege separation needs it; a machine that never ran the sshd service lacks it
 	[ -d /run/sshd ] || mkdir -p -m 755 /run/sshd
 	: >"$SSH_CONFIG"
+	[ -n "$HOST_NET" ] || hosts_net
 	for ((i = 1; i <= n; i++)); do
 		ns="iot$$h$i"
 		a="it$$a$i"
 		b="it$$b$i"
 		HOST_NS[i]=$ns
 		HOST_IF[i]=$b
-		HOST_ADDR[i]="10.77.$i.2"
+		HOST_ADDR[i]="10.$HOST_NET.$i.2"
 		NHOSTS=$i
 		ip netns add "$ns"
 		ip link add "$a" type veth peer name "$b"
 		ip link set "$b" netns "$ns"
-		ip addr add "10.77.$i.1/24" dev "$a"
+		ip addr add "10.$HOST_NET.$i.1/24" dev "$a"
 		ip link set "$a" up
-		ip netns exec "$ns" ip addr add "10.77.$i.2/24" dev "$b"
+		ip netns exec "$ns" ip addr add "10.$HOST_NET.$i.2/24" dev "$b"
 		ip netns exec "$ns" ip link set "$b" up
 		ip netns exec "$ns" ip link set lo up
-		ip netns exec "$ns" ip route add default via "10.77.$i.1"
+		ip netns exec "$ns" ip route add default via "10.$HOST_NET.$i.1"
 		cat >"$SSH_DIR/sshd$i.conf" <<EOF
-ListenAddress 10.77.$i.2
+ListenAddress 10.$HOST_NET.$i.2
 Port 22
 HostKey $SSH_DIR/host_key
 AuthorizedKeysFile $SSH_DIR/authorized_keys
@@ -108,7 +140,7 @@ EOF
 		HOST_SSHD[i]=$!
 		cat >>"$SSH_CONFIG" <<EOF
 Host h$i
-	HostName 10.77.$i.2
+	HostName 10.$HOST_NET.$i.2
 	User root
 	IdentityFile $SSH_DIR/id
 	IdentitiesOnly yes

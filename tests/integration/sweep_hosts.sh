@@ -7,8 +7,6 @@
 # the same hosts has each cell as a set, host by host; report draws it; a run whose host's
 # capture dies fails with that host's reason and the sweep goes on.
 source "$SRCDIR/tests/integration/lib.bash"
-# the hosts' addresses (10.77.I.0/24) are every host test's: one at a time, under the lock
-source "$SRCDIR/tests/integration/capture_lib.bash"
 source "$SRCDIR/tests/integration/lib_hosts.bash"
 need_cmd tar
 cd "$TMP"
