@@ -10,7 +10,7 @@ source "$SRCDIR/tests/integration/capture_lib.bash"
 need_cmd sfdisk
 need_cmd python3
 need_cmd bpftool
-"$IOTAPE" version | grep "capture backends: bpf" >/dev/null || fail "iotape was built without bpf: $("$IOTAPE" version)"
+need_bpf
 
 # the captures end before the loop device goes (cleanup runs the hooks in order)
 PIDS=()
@@ -41,16 +41,6 @@ command -v udevadm >/dev/null && udevadm settle 2>/dev/null || true
 START=$(cat "/sys/class/block/$(basename "$P2")/start")
 [ "$START" -gt 0 ] || fail "partition 2 starts at sector '$START'"
 
-# wait_bpf PID: until capture PID holds its BPF links (capture_bpf.sh's way)
-wait_bpf() {
-	local i
-	for i in $(seq 300); do
-		cat /proc/"$1"/fdinfo/* 2>/dev/null | grep -q "^link_id:" && return 0
-		kill -0 "$1" 2>/dev/null || fail "the bpf capture ($1) ended before attaching"
-		sleep 0.1
-	done
-	fail "the bpf capture ($1) did not attach within 30 s"
-}
 wait_tracer_free
 "$IOTAPE" capture -o "$TMP/tr" -d "$P2" --backend tracefs -- sleep 600 2>"$TMP/tr.err" &
 TR=$!
