@@ -5,10 +5,8 @@
 #include "cli/runs.h"
 
 #include <errno.h>
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "analyze/blk_sink.h"
 #include "analyze/run_load.h"
@@ -233,14 +231,6 @@ int load_sweep(struct sweep_runs *s, const char *dir, uint64_t idle_ns, struct i
 	if (ret)
 		return error("%s", e.msg), ret == -ENOENT ? EXIT_USAGE : exit_code_for(ret);
 	return EXIT_OK;
-}
-
-bool cli_is_runset(const char *path)
-{
-	char p[4200];
-
-	snprintf(p, sizeof(p), "%s/%s", path, CAPH_RUNSET_FILE);
-	return !access(p, F_OK);
 }
 
 void cli_runset_release(struct cli_runset *rs)
