@@ -165,12 +165,61 @@ static void test_name_clash(void **s)
 	export_iolog_result_release(&res);
 }
 
+/* A placeholder's variable is one a shell can set: '-' and '.' of a device's name as '_'
+ * (IOTAPE_TARGET_dm_0 for dm-0), and names that would share one made apart as clashing file
+ * names are (dm_0 after dm-0 gets _MAJOR_MINOR). */
+static void test_env_names(void **s)
+{
+	static const char *mf =
+	    "{\"format\": \"iotape-run\", \"format_version\": 1, \"devices\": ["
+	    "{\"name\": \"dm-0\", \"major\": 8, \"minor\": 16, \"files\": \"io.blktrace\"},"
+	    "{\"name\": \"dm_0\", \"major\": 8, \"minor\": 32, \"files\": \"io.blktrace\"},"
+	    "{\"name\": \"a.b\", \"major\": 8, \"minor\": 48, \"files\": \"io.blktrace\"}]}";
+	struct export_iolog_opts o;
+	struct export_iolog_result res;
+	struct iot_err e;
+	struct file f;
+	FILE *m;
+	char *job;
+
+	(void)s;
+	assert_int_equal(mkdir(tpath("runv"), 0755), 0);
+	m = fopen(tpath("runv/manifest.json"), "w");
+	assert_non_null(m);
+	fputs(mf, m);
+	assert_int_equal(fclose(m), 0);
+	file_open(&f, "runv/io", 0);
+	put(&f, 1000, BLK_A_ISSUE, BLK_F_READ | BLK_F_ISSUE, 0, 4096, 1, 0, NULL, 0);
+	f.dev = (8u << 20) | 32u;
+	put(&f, 2000, BLK_A_ISSUE, BLK_F_READ | BLK_F_ISSUE, 8, 4096, 1, 0, NULL, 0);
+	f.dev = (8u << 20) | 48u;
+	put(&f, 3000, BLK_A_ISSUE, BLK_F_READ | BLK_F_ISSUE, 16, 4096, 1, 0, NULL, 0);
+	file_close(&f);
+	memset(&o, 0, sizeof(o));
+	o.dir = tpath("outv");
+	o.version = 3;
+	assert_int_equal(export_fio_iolog(tpath("runv"), &o, &res, &e), 0);
+	assert_int_equal(res.ndevs, 3);
+	assert_string_equal(res.devs[0].iolog, "dm-0.iolog");
+	assert_string_equal(res.devs[1].iolog, "dm_0_8_32.iolog");
+	assert_string_equal(res.devs[2].iolog, "a.b.iolog");
+	job = slurp(tpath("outv/replay.fio"));
+	assert_non_null(strstr(job, "\n[dm-0]\n"));
+	assert_non_null(strstr(job, "/outv/dm-0.iolog\nreplay_redirect=${IOTAPE_TARGET_dm_0}\n"));
+	assert_non_null(
+	    strstr(job, "/outv/dm_0_8_32.iolog\nreplay_redirect=${IOTAPE_TARGET_dm_0_8_32}\n"));
+	assert_non_null(strstr(job, "/outv/a.b.iolog\nreplay_redirect=${IOTAPE_TARGET_a_b}\n"));
+	free(job);
+	export_iolog_result_release(&res);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_v3),
 	    cmocka_unit_test(test_v2_queue),
 	    cmocka_unit_test(test_name_clash),
+	    cmocka_unit_test(test_env_names),
 	};
 
 	return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
