@@ -66,9 +66,12 @@ struct {
 	__uint(max_entries, 1 << 24);
 } records SEC(".maps");
 
+/* what the completion needs of the issue: its time and task, and the device's entry's fields
+ * (so that a completion found here looks no device up) */
 struct inflight {
 	__u64 t;
 	__u32 pid, cpu;
+	__u32 dev, idx; /* iot_bpf_dev's */
 	char comm[IOT_BPF_COMM];
 };
 
@@ -166,6 +169,17 @@ static __always_inline const volatile struct iot_bpf_dev *dev_of_disk(struct gen
 	if (ndevs == 1)
 		return dev_keys[0] == key ? &dev_tab[0] : NULL;
 	return bpf_map_lookup_elem(&devs, &key);
+}
+
+/*
+ * Whether a request of disk may be in flight here (io and summary levels). With one device
+ * the compare settles it, cheaper than any map operation; with several, the in-flight table's
+ * own lookup (or delete) does, and a request found there needs no device lookup: its entry
+ * carries the device's fields.
+ */
+static __always_inline int maybe_traced(struct gendisk *disk)
+{
+	return ndevs != 1 || dev_of_disk(disk);
 }
 
 /* Whether a record of pid must carry its name: not when this CPU's last record was pid's. */
@@ -364,18 +378,21 @@ static __always_inline void rq_event(struct request *rq, __u32 what, __u32 bytes
 
 /* ---- io and summary: one IO from issue (queue) to completion ------------------------------ */
 
-static __always_inline void inflight_start(__u64 key, __u64 now)
+static __always_inline void inflight_start(const volatile struct iot_bpf_dev *d, __u64 key,
+                                           __u64 now)
 {
-	struct inflight v = {
-	    .t = now, .pid = (__u32)bpf_get_current_pid_tgid(), .cpu = bpf_get_smp_processor_id()};
+	struct inflight v = {.t = now,
+	                     .pid = (__u32)bpf_get_current_pid_tgid(),
+	                     .cpu = bpf_get_smp_processor_id(),
+	                     .dev = d->dev,
+	                     .idx = d->idx};
 
 	bpf_get_current_comm(v.comm, sizeof(v.comm));
 	if (bpf_map_update_elem(&inflight, &key, &v, BPF_ANY))
 		count(IOT_CNT_TABLE_FULL, 1);
 }
 
-static __always_inline void io_record(const volatile struct iot_bpf_dev *d, __u64 key,
-                                      struct inflight *v, __u64 now, __u32 opf, __u32 extra,
+static __always_inline void io_record(struct inflight *v, __u64 now, __u32 opf, __u32 extra,
                                       __u64 sector, __u32 bytes, __u16 error, __u64 cgroup,
                                       __u64 t_queue, __u32 nbio, int issued)
 {
@@ -391,7 +408,7 @@ static __always_inline void io_record(const volatile struct iot_bpf_dev *d, __u6
 	r->ev.bytes = bytes;
 	r->ev.action = TA_COMPLETE | (op_categories(opf) | extra) << TC_SHIFT;
 	r->ev.pid = (__u32)bpf_get_current_pid_tgid();
-	r->ev.dev = d->dev;
+	r->ev.dev = v->dev;
 	r->ev.cpu = bpf_get_smp_processor_id();
 	r->ev.error = error;
 	r->ev.kind = IOT_REC_IO;
@@ -523,11 +540,27 @@ static __always_inline void sum_issue(const volatile struct iot_bpf_dev *d, __u6
 	}
 }
 
-/* at a completion whose issue (or queue) was seen: latency, depth, the bin's counts */
-static __always_inline void sum_complete(const volatile struct iot_bpf_dev *d, __u64 start,
-                                         __u64 now, __u32 opf, __u32 bytes, int issued)
+/* an issued request leaves device idx (completed or requeued): the depth, and the idle time's
+ * start when none is left */
+static __always_inline void sum_leave(__u32 idx, __u64 now)
 {
-	__u32 idx = d->idx, op = opf & OP_MASK, bk;
+	struct iot_sum_dev *s = bpf_map_lookup_elem(&sum_devs, &idx);
+
+	if (!s)
+		return;
+	bpf_spin_lock(&s->lock);
+	if (s->inflight)
+		s->inflight--;
+	if (!s->inflight)
+		s->idle_since = now;
+	bpf_spin_unlock(&s->lock);
+}
+
+/* at a completion whose issue (or queue) was seen: latency, depth, the bin's counts */
+static __always_inline void sum_complete(__u32 idx, __u64 start, __u64 now, __u32 opf, __u32 bytes,
+                                         int issued)
+{
+	__u32 op = opf & OP_MASK, bk;
 	__u64 lat = now > start ? now - start : 1; /* blk_tdelta() */
 	struct iot_sum_hist *h = bpf_map_lookup_elem(&sum_hist, &idx);
 	struct iot_sum_bin *b;
@@ -543,18 +576,8 @@ static __always_inline void sum_complete(const volatile struct iot_bpf_dev *d, _
 		h->count++;
 		h->sum += lat;
 	}
-	if (issued) {
-		struct iot_sum_dev *s = bpf_map_lookup_elem(&sum_devs, &idx);
-
-		if (s) {
-			bpf_spin_lock(&s->lock);
-			if (s->inflight)
-				s->inflight--;
-			if (!s->inflight)
-				s->idle_since = now;
-			bpf_spin_unlock(&s->lock);
-		}
-	}
+	if (issued)
+		sum_leave(idx, now);
 	/* completions with data, not discards nor write-zeroes (the timeline's ios) */
 	if (!bytes || op == REQ_OP_DISCARD || op == REQ_OP_SECURE_ERASE ||
 	    op == REQ_OP_WRITE_ZEROES)
@@ -614,7 +637,7 @@ int BPF_PROG(rq_issue, struct request *rq)
 	if (out_of_range(d, sector))
 		return 0;
 	now = bpf_ktime_get_ns();
-	inflight_start((__u64)rq, now);
+	inflight_start(d, (__u64)rq, now);
 	if (level == IOT_BPF_SUMMARY) {
 		__u64 alloc = (rq->start_time_ns);
 
@@ -641,25 +664,12 @@ int BPF_PROG(rq_requeue, struct request *rq)
 		rq_event(rq, TA_REQUEUE, (rq->__data_len), 0);
 		return 0;
 	}
-	/* io and summary: it is issued again; at the summary level it leaves the device now */
-	d = dev_of_disk((rq->q->disk));
-	if (!d || !bpf_map_lookup_elem(&inflight, &key))
+	/* io and summary: it is issued again (the delete fails when it was not in flight here); at
+	 * the summary level it leaves the device now */
+	if (!maybe_traced((rq->q->disk)) || bpf_map_delete_elem(&inflight, &key))
 		return 0;
-	bpf_map_delete_elem(&inflight, &key);
-	if (level == IOT_BPF_SUMMARY) {
-		__u32 idx = d->idx;
-		struct iot_sum_dev *s = bpf_map_lookup_elem(&sum_devs, &idx);
-		__u64 now = bpf_ktime_get_ns();
-
-		if (s) {
-			bpf_spin_lock(&s->lock);
-			if (s->inflight)
-				s->inflight--;
-			if (!s->inflight)
-				s->idle_since = now;
-			bpf_spin_unlock(&s->lock);
-		}
-	}
+	if (level == IOT_BPF_SUMMARY && (d = dev_of_disk((rq->q->disk))))
+		sum_leave(d->idx, bpf_ktime_get_ns());
 	return 0;
 }
 
@@ -675,32 +685,31 @@ int BPF_PROG(rq_complete, struct request *rq, blk_status_t error, unsigned int n
 		rq_event(rq, TA_COMPLETE, nr_bytes, status_errno(error));
 		return 0;
 	}
-	d = dev_of_disk((rq->q->disk));
-	if (!d)
+	if (!maybe_traced((rq->q->disk)))
 		return 0;
 	opf = (rq->cmd_flags);
 	sector = (rq->__sector);
 	if (is_passthrough(opf) || sector == (__u64)-1)
 		sector = 0;
-	if (out_of_range(d, sector)) {
-		bpf_map_delete_elem(&inflight, &key);
-		return 0;
-	}
+	/* in flight here: its issue found the device, within the partition's sectors */
 	v = bpf_map_lookup_elem(&inflight, &key);
 	if (!v) {
-		count(IOT_CNT_UNPAIRED, 1);
+		/* another disk's, another partition's, or issued before the capture began: only
+		 * a traced request's is unpaired */
+		d = dev_of_disk((rq->q->disk));
+		if (d && !out_of_range(d, sector))
+			count(IOT_CNT_UNPAIRED, 1);
 		return 0;
 	}
 	now = bpf_ktime_get_ns();
 	if (level == IOT_BPF_SUMMARY)
-		sum_complete(d, v->t, now, opf, nr_bytes, 1);
+		sum_complete(v->idx, v->t, now, opf, nr_bytes, 1);
 	if (level == IOT_BPF_IO || also_io) {
 		nbio = rq_nbio(rq);
 		if (nbio > 1)
 			count(IOT_CNT_MERGES, nbio - 1);
-		io_record(d, key, v, now, opf, is_passthrough(opf) ? TC_PC : TC_FS, sector,
-		          nr_bytes, status_errno(error), bio_cgroup((rq->bio)), (rq->start_time_ns),
-		          nbio, 1);
+		io_record(v, now, opf, is_passthrough(opf) ? TC_PC : TC_FS, sector, nr_bytes,
+		          status_errno(error), bio_cgroup((rq->bio)), (rq->start_time_ns), nbio, 1);
 	}
 	bpf_map_delete_elem(&inflight, &key);
 	return 0;
@@ -750,7 +759,7 @@ int BPF_PROG(bio_queue, struct bio *bio)
 	if (d && d->bio_based && !out_of_range(d, (bio->bi_iter.bi_sector))) {
 		__u64 now = bpf_ktime_get_ns();
 
-		inflight_start((__u64)bio, now);
+		inflight_start(d, (__u64)bio, now);
 		if (level == IOT_BPF_SUMMARY)
 			note_origin(now);
 	}
@@ -784,9 +793,9 @@ int BPF_PROG(bio_complete, struct request_queue *q, struct bio *bio)
 	opf = (bio->bi_opf);
 	bytes = (bio->bi_iter.bi_size);
 	if (level == IOT_BPF_SUMMARY)
-		sum_complete(d, v->t, now, opf, bytes, 0);
+		sum_complete(v->idx, v->t, now, opf, bytes, 0);
 	if (level == IOT_BPF_IO || also_io)
-		io_record(d, key, v, now, opf, 0, sector, bytes, status_errno((bio->bi_status)),
+		io_record(v, now, opf, 0, sector, bytes, status_errno((bio->bi_status)),
 		          bio_cgroup(bio), 0, 1, 0);
 	bpf_map_delete_elem(&inflight, &key);
 	return 0;
