@@ -83,11 +83,33 @@ static int disk_of(const struct cap_dev *d, uint32_t *key, int *bio_based, struc
 	return 0;
 }
 
+/* A request-based disk's in-flight slots (capture/bpf/blk.bpf.c rq_slot()), from its queue
+ * directory qdir: its hardware queues, and the most tags a request's place can take, the
+ * scheduler's (nr_requests) or the driver's (mq/N/nr_tags). 0 when sysfs does not say. */
+static void disk_slots(const char *qdir, uint32_t *nhw, uint32_t *depth)
+{
+	char p[600];
+	uint64_t v;
+
+	*nhw = *depth = 0;
+	snprintf(p, sizeof(p), "%s/nr_requests", qdir);
+	if (!cap_read_u64(p, &v) && v < UINT32_MAX)
+		*depth = (uint32_t)v;
+	for (uint32_t h = 0; h < 65536; h++) {
+		snprintf(p, sizeof(p), "%s/../mq/%u/nr_tags", qdir, h);
+		if (cap_read_u64(p, &v))
+			break;
+		*nhw = h + 1;
+		if (v > *depth && v < UINT32_MAX)
+			*depth = (uint32_t)v;
+	}
+}
+
 /* The device table, into the program before it is loaded (capture/bpf/blk.bpf.c). */
 static int fill_devices(struct cap_backend_state *s, const struct cap_dev *devs, unsigned n,
                         int *any_rq, int *any_bio, struct iot_err *e)
 {
-	uint32_t *keys = s->devkeys;
+	uint32_t *keys = s->devkeys, nslots = 0;
 	struct iot_bpf_dev *tab = s->devtab;
 
 	*any_rq = *any_bio = 0;
@@ -102,6 +124,18 @@ static int fill_devices(struct cap_backend_state *s, const struct cap_dev *devs,
 		if ((ret = disk_of(&devs[i], &key, &bio_based, e)))
 			return ret;
 		v.bio_based = (uint32_t)bio_based;
+		if (!bio_based && s->detail != CAP_DETAIL_EVENTS) {
+			uint32_t nhw, depth;
+
+			disk_slots(devs[i].queuedir, &nhw, &depth);
+			/* past SLOTS_MAX in all, a disk's requests go in the hash */
+			if (nhw && depth && (uint64_t)nhw * depth <= SLOTS_MAX - nslots) {
+				v.slot_base = nslots;
+				v.slot_depth = depth;
+				v.slot_nhw = nhw;
+				nslots += nhw * depth;
+			}
+		}
 		if (devs[i].partition) {
 			char p[600];
 			uint64_t start = 0, size = 0;
@@ -134,6 +168,7 @@ static int fill_devices(struct cap_backend_state *s, const struct cap_dev *devs,
 		}
 	}
 	s->skel->rodata->ndevs = n;
+	bpf_map__set_max_entries(s->skel->maps.slots, nslots ? nslots : 1);
 	return 0;
 }
 

@@ -42,7 +42,8 @@
 #define HOLD_IO_MAX_NS 10000000000ull
 #define PEND_MAX (1u << 18) /* records held at most (about 30 MiB) */
 #define INFLIGHT_MAX (1u << 16)
-#define IOT_BPF_FAST_DEVS 1 /* as capture/bpf/blk.bpf.c */
+#define SLOTS_MAX (1u << 18) /* in-flight slots of all request-based disks (48 bytes each) */
+#define IOT_BPF_FAST_DEVS 1  /* as capture/bpf/blk.bpf.c */
 
 /* one record waiting for its turn: the event and its PDU */
 struct pend {

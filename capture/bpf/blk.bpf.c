@@ -69,7 +69,8 @@ struct {
 /* what the completion needs of the issue: its time and task, and the device's entry's fields
  * (so that a completion found here looks no device up) */
 struct inflight {
-	__u64 t;
+	__u64 t;   /* 0 in a slot: none in flight there */
+	__u64 key; /* in a slot: the request's address (a flush request borrows a tag) */
 	__u32 pid, cpu;
 	__u32 dev, idx; /* iot_bpf_dev's */
 	char comm[IOT_BPF_COMM];
@@ -83,6 +84,16 @@ struct {
 	__type(key, __u64);
 	__type(value, struct inflight);
 } inflight SEC(".maps");
+
+/* io and summary levels, request-based disks: a request's entry at its place in its queue's
+ * tags (struct iot_bpf_dev's slot_*, sized by the loader from sysfs): an array element, written
+ * at the issue and cleared at the completion, instead of a hash insert and delete */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct inflight);
+} slots SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -169,17 +180,6 @@ static __always_inline const volatile struct iot_bpf_dev *dev_of_disk(struct gen
 	if (ndevs == 1)
 		return dev_keys[0] == key ? &dev_tab[0] : NULL;
 	return bpf_map_lookup_elem(&devs, &key);
-}
-
-/*
- * Whether a request of disk may be in flight here (io and summary levels). With one device
- * the compare settles it, cheaper than any map operation; with several, the in-flight table's
- * own lookup (or delete) does, and a request found there needs no device lookup: its entry
- * carries the device's fields.
- */
-static __always_inline int maybe_traced(struct gendisk *disk)
-{
-	return ndevs != 1 || dev_of_disk(disk);
 }
 
 /* Whether a record of pid must carry its name: not when this CPU's last record was pid's. */
@@ -378,6 +378,30 @@ static __always_inline void rq_event(struct request *rq, __u32 what, __u32 bytes
 
 /* ---- io and summary: one IO from issue (queue) to completion ------------------------------ */
 
+/*
+ * A request's slot: by its scheduler tag (internal_tag, from its allocation to its end, kept
+ * through a requeue), else its driver tag (without a scheduler: kept through a requeue, held
+ * from before the issue until after the completion), on its hardware queue. NULL when the
+ * disk has no slots or the place is outside them (the scheduler's depth raised during the
+ * capture): the request goes in the hash then, at its issue and its completion alike.
+ */
+static __always_inline struct inflight *rq_slot(const volatile struct iot_bpf_dev *d,
+                                                struct request *rq)
+{
+	int tag = (rq->internal_tag);
+	__u32 hw, i;
+
+	if (!d->slot_depth)
+		return NULL;
+	if (tag < 0)
+		tag = (rq->tag);
+	hw = (rq->mq_hctx->queue_num);
+	if (tag < 0 || (__u32)tag >= d->slot_depth || hw >= d->slot_nhw)
+		return NULL;
+	i = d->slot_base + hw * d->slot_depth + (__u32)tag;
+	return bpf_map_lookup_elem(&slots, &i);
+}
+
 static __always_inline void inflight_start(const volatile struct iot_bpf_dev *d, __u64 key,
                                            __u64 now)
 {
@@ -390,6 +414,19 @@ static __always_inline void inflight_start(const volatile struct iot_bpf_dev *d,
 	bpf_get_current_comm(v.comm, sizeof(v.comm));
 	if (bpf_map_update_elem(&inflight, &key, &v, BPF_ANY))
 		count(IOT_CNT_TABLE_FULL, 1);
+}
+
+/* the issue of request key into its slot sl (what inflight_start() puts in the hash) */
+static __always_inline void slot_start(struct inflight *sl, const volatile struct iot_bpf_dev *d,
+                                       __u64 key, __u64 now)
+{
+	sl->key = key;
+	sl->pid = (__u32)bpf_get_current_pid_tgid();
+	sl->cpu = bpf_get_smp_processor_id();
+	sl->dev = d->dev;
+	sl->idx = d->idx;
+	bpf_get_current_comm(sl->comm, sizeof(sl->comm));
+	sl->t = now;
 }
 
 static __always_inline void io_record(struct inflight *v, __u64 now, __u32 opf, __u32 extra,
@@ -620,6 +657,7 @@ SEC("tp_btf/block_rq_issue")
 int BPF_PROG(rq_issue, struct request *rq)
 {
 	const volatile struct iot_bpf_dev *d;
+	struct inflight *sl;
 	__u64 now, sector;
 
 	if (level == IOT_BPF_EVENTS) {
@@ -637,7 +675,11 @@ int BPF_PROG(rq_issue, struct request *rq)
 	if (out_of_range(d, sector))
 		return 0;
 	now = bpf_ktime_get_ns();
-	inflight_start(d, (__u64)rq, now);
+	sl = rq_slot(d, rq);
+	if (sl)
+		slot_start(sl, d, (__u64)rq, now);
+	else
+		inflight_start(d, (__u64)rq, now);
 	if (level == IOT_BPF_SUMMARY) {
 		__u64 alloc = (rq->start_time_ns);
 
@@ -658,17 +700,27 @@ SEC("tp_btf/block_rq_requeue")
 int BPF_PROG(rq_requeue, struct request *rq)
 {
 	const volatile struct iot_bpf_dev *d;
+	struct inflight *sl;
 	__u64 key = (__u64)rq;
 
 	if (level == IOT_BPF_EVENTS) {
 		rq_event(rq, TA_REQUEUE, (rq->__data_len), 0);
 		return 0;
 	}
-	/* io and summary: it is issued again (the delete fails when it was not in flight here); at
-	 * the summary level it leaves the device now */
-	if (!maybe_traced((rq->q->disk)) || bpf_map_delete_elem(&inflight, &key))
+	/* io and summary: it is issued again; at the summary level it leaves the device now.
+	 * In flight here: its slot held it (cleared now), or the hash (the delete fails when
+	 * it did not) */
+	if (!(d = dev_of_disk((rq->q->disk))))
 		return 0;
-	if (level == IOT_BPF_SUMMARY && (d = dev_of_disk((rq->q->disk))))
+	sl = rq_slot(d, rq);
+	if (sl) {
+		if (sl->key != key || !sl->t)
+			return 0;
+		sl->t = 0;
+	} else if (bpf_map_delete_elem(&inflight, &key)) {
+		return 0;
+	}
+	if (level == IOT_BPF_SUMMARY)
 		sum_leave(d->idx, bpf_ktime_get_ns());
 	return 0;
 }
@@ -677,7 +729,7 @@ SEC("tp_btf/block_rq_complete")
 int BPF_PROG(rq_complete, struct request *rq, blk_status_t error, unsigned int nr_bytes)
 {
 	const volatile struct iot_bpf_dev *d;
-	struct inflight *v;
+	struct inflight *v, *sl;
 	__u32 opf, nbio;
 	__u64 sector, now, key = (__u64)rq;
 
@@ -685,19 +737,19 @@ int BPF_PROG(rq_complete, struct request *rq, blk_status_t error, unsigned int n
 		rq_event(rq, TA_COMPLETE, nr_bytes, status_errno(error));
 		return 0;
 	}
-	if (!maybe_traced((rq->q->disk)))
+	if (!(d = dev_of_disk((rq->q->disk))))
 		return 0;
 	opf = (rq->cmd_flags);
 	sector = (rq->__sector);
 	if (is_passthrough(opf) || sector == (__u64)-1)
 		sector = 0;
 	/* in flight here: its issue found the device, within the partition's sectors */
-	v = bpf_map_lookup_elem(&inflight, &key);
+	sl = rq_slot(d, rq);
+	v = sl ? (sl->key == key && sl->t ? sl : NULL) : bpf_map_lookup_elem(&inflight, &key);
 	if (!v) {
-		/* another disk's, another partition's, or issued before the capture began: only
-		 * a traced request's is unpaired */
-		d = dev_of_disk((rq->q->disk));
-		if (d && !out_of_range(d, sector))
+		/* another partition's, or issued before the capture began: only a traced
+		 * request's is unpaired */
+		if (!out_of_range(d, sector))
 			count(IOT_CNT_UNPAIRED, 1);
 		return 0;
 	}
@@ -711,7 +763,10 @@ int BPF_PROG(rq_complete, struct request *rq, blk_status_t error, unsigned int n
 		io_record(v, now, opf, is_passthrough(opf) ? TC_PC : TC_FS, sector, nr_bytes,
 		          status_errno(error), bio_cgroup((rq->bio)), (rq->start_time_ns), nbio, 1);
 	}
-	bpf_map_delete_elem(&inflight, &key);
+	if (sl)
+		sl->t = 0;
+	else
+		bpf_map_delete_elem(&inflight, &key);
 	return 0;
 }
 
