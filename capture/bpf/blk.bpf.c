@@ -66,8 +66,8 @@ struct {
 	__uint(max_entries, 1 << 24);
 } records SEC(".maps");
 
-/* what the completion needs of the issue: its time and task, and the device's entry's fields
- * (so that a completion found here looks no device up) */
+/* what the completion needs of the issue: its time and task, and the device's dev and idx
+ * (io_record() and sum_complete() take them from here) */
 struct inflight {
 	__u64 t;   /* 0 in a slot: none in flight there */
 	__u64 key; /* in a slot: the request's address (a flush request borrows a tag) */
