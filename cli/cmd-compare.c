@@ -246,26 +246,26 @@ static int add_sweep_sets(struct compare *c, const char *dir, uint64_t idle_ns,
  * is a set of one host, a sweep's cell a set of its own), compared host by host: by default a
  * row per host, a column per set, each host against its own in the first set.
  */
-static int add_runsets(struct compare *c, struct compare_opts *o, char **paths, int n,
-                       uint64_t idle_ns, struct iot_err *stop, char *base, size_t cap)
+static int add_runsets(struct compare *c, struct compare_opts *o, char **paths,
+                       const struct cli_runset *sets, int n, uint64_t idle_ns, struct iot_err *stop,
+                       char *base, size_t cap)
 {
 	int ret = EXIT_OK;
 
 	base[0] = 0;
 	for (int i = 0; i < n && ret == EXIT_OK; i++) {
-		struct cli_runset rs;
+		const struct cli_runset *rs = &sets[i];
 
 		if (sweep_is_dir(paths[i])) {
 			ret = add_sweep_sets(c, paths[i], idle_ns, stop, i ? NULL : base, cap);
 			continue;
 		}
-		if ((ret = cli_runset_open(paths[i], &rs)) == -ENOENT) {
+		if (!rs->n) { /* not a set (cli_runset_open() gives none without a host) */
 			ret = add_host_run(c, paths[i], NULL, paths[i], idle_ns, stop);
 			continue;
 		}
-		for (unsigned h = 0; h < rs.n && ret == EXIT_OK; h++)
-			ret = add_host_run(c, rs.h[h].run, rs.h[h].name, paths[i], idle_ns, stop);
-		cli_runset_release(&rs);
+		for (unsigned h = 0; h < rs->n && ret == EXIT_OK; h++)
+			ret = add_host_run(c, rs->h[h].run, rs->h[h].name, paths[i], idle_ns, stop);
 	}
 	if (!o->rows && !o->cols && !o->tables && !o->by) {
 		o->rows = "host";
@@ -288,17 +288,28 @@ static int add_inputs(struct compare *c, struct compare_opts *o, int argc, char 
                       char layout[3][SWEEP_LAYOUT_MAX], char *base, size_t cap)
 {
 	struct iot_err e;
+	struct cli_runset *rs = calloc((size_t)(argc - first) + 1, sizeof(*rs));
 	bool sets = false;
 	int ret = EXIT_OK;
 
-	for (int i = first; i < argc; i++)
-		sets |= cli_is_runset(argv[i]);
-	if (sets && nlabels) {
+	if (!rs)
+		return error("out of memory"), EXIT_SYSTEM;
+	/* the run sets, opened once: -ENOENT says a path is none */
+	for (int i = first; i < argc && ret == EXIT_OK; i++) {
+		if ((ret = cli_runset_open(argv[i], &rs[i - first])) == -ENOENT)
+			ret = EXIT_OK;
+		else if (ret == EXIT_OK)
+			sets = true;
+	}
+	if (ret == EXIT_OK && sets && nlabels)
 		ret = usage_error("--label does not apply to run sets: their hosts and paths name "
 		                  "the groups");
-		return ret;
-	}
-	if (sets && (ret = add_runsets(c, o, argv + first, argc - first, idle_ns, stop, base, cap)))
+	else if (ret == EXIT_OK && sets)
+		ret = add_runsets(c, o, argv + first, rs, argc - first, idle_ns, stop, base, cap);
+	for (int i = first; i < argc; i++)
+		cli_runset_release(&rs[i - first]);
+	free(rs);
+	if (ret)
 		return ret;
 	for (int i = first; i < argc && !sets; i++) {
 		json_t *summary, *manifest;

@@ -452,15 +452,15 @@ static int open_set(char **paths, size_t *n, struct cli_runset *rs, const char *
 	for (size_t i = 0; i < *n; i++) {
 		const char *a = paths[i];
 
-		if (!cli_is_runset(a))
+		if ((ret = cli_runset_open(a, rs)) == -ENOENT)
 			continue;
+		if (ret)
+			return ret;
 		if (*n > 1 || *nlabels)
 			return usage_error(*n > 1 ? "'%s' is a run set: give it on its own"
 			                          : "'%s' is a run set: its hosts name its panels "
 			                            "(no --label)",
 			                   a);
-		if ((ret = cli_runset_open(a, rs)))
-			return ret;
 		if (rs->n > MOVIE_MAX_RUNS)
 			return usage_error("'%s': %u hosts: a movie shows at most %u", a, rs->n,
 			                   MOVIE_MAX_RUNS);

@@ -270,12 +270,6 @@ static int block_opt(struct replay_cli *r, int c)
 		r->blk_only = true;
 		r->o.allow_mounted = true;
 		break;
-	case O_OFFSET:
-		r->blk_only = true;
-		if (parse_size_bytes("--offset", optarg, &u))
-			return EXIT_USAGE;
-		r->o.offset = u;
-		break;
 	case O_WRAP:
 		r->blk_only = true;
 		r->o.wrap = true;
@@ -334,19 +328,14 @@ static int nfs_opt(struct replay_cli *r, int c)
 /* Option c, of any kind. An exit code. */
 static int replay_opt(struct replay_cli *r, int c, char **argv)
 {
+	const struct replay_shared_opts shared = {&r->o.depth, &r->o.speed, &r->o.offset,
+	                                          &r->o.force, &r->json};
 	unsigned long long u;
 	int ret;
 
 	switch (c) {
 	case 't':
 		r->o.target = optarg;
-		break;
-	case 'd':
-		if (parse_u64("--depth", optarg, &u))
-			return EXIT_USAGE;
-		if (!u || u > 4096)
-			return usage_error("--depth: '%s' is not in 1..4096", optarg);
-		r->o.depth = (unsigned)u;
 		break;
 	case O_TIMING:
 		if (!strcmp(optarg, "original"))
@@ -355,18 +344,6 @@ static int replay_opt(struct replay_cli *r, int c, char **argv)
 			r->o.timing = RP_TIMING_AFAP;
 		else
 			return bad_value(O_TIMING, optarg);
-		break;
-	case O_SPEED:
-		if (parse_double("--speed", optarg, &r->o.speed))
-			return EXIT_USAGE;
-		if (!(r->o.speed > 0) || r->o.speed > 1e6)
-			return usage_error("--speed: '%s' is not a positive factor", optarg);
-		break;
-	case O_FORCE:
-		r->o.force = true;
-		break;
-	case O_JSON:
-		r->json = true;
 		break;
 	case O_RECORD:
 		r->o.record_dir = optarg;
@@ -398,6 +375,10 @@ static int replay_opt(struct replay_cli *r, int c, char **argv)
 		return usage_error("%s is for a replay across hosts (--fio-client, --fio-hosts)",
 		                   opt_name(c));
 	default:
+		if ((ret = replay_shared_opt(&shared, c)) >= 0) {
+			r->blk_only |= c == O_OFFSET; /* a block replay's */
+			return ret;
+		}
 		if ((ret = block_opt(r, c)) >= 0 || (ret = nfs_opt(r, c)) >= 0)
 			return ret;
 		return bad_option(argv);

@@ -24,6 +24,7 @@ struct fopts {
 	char **map_args; /* --map SRCDEV=SLOT, resolved once every slot is known */
 	unsigned nmap_args;
 	bool json, allow_writes, writes_as_reads, force;
+	double speed;
 	char *tmpdir;
 };
 
@@ -109,11 +110,21 @@ static int add_slot(struct fopts *f, const char *arg)
 static int parse_opt(struct fopts *f, int c, char **argv)
 {
 	struct fc_opts *o = &f->o;
+	const struct replay_shared_opts shared = {&o->xo.max_iodepth, &f->speed, &o->xo.offset,
+	                                          &f->force, &f->json};
 	unsigned long long u;
-	double speed = 1.0;
 	struct iot_err e;
 	int ret;
 
+	if ((ret = replay_shared_opt(&shared, c)) >= 0) {
+		/* fio's replay_time_scale: a percentage of the log's delays' inverse */
+		if (ret == EXIT_OK && c == O_SPEED && !(f->speed >= 0.01))
+			return usage_error("--speed: '%s' is not a factor in 0.01..1000000",
+			                   optarg);
+		if (c == O_SPEED)
+			o->xo.time_scale = (unsigned)(f->speed * 100 + 0.5);
+		return ret;
+	}
 	switch (c) {
 	case 'm': {
 		char **v = realloc(f->map_args, (f->nmap_args + 1) * sizeof(*v));
@@ -124,13 +135,6 @@ static int parse_opt(struct fopts *f, int c, char **argv)
 		v[f->nmap_args++] = optarg;
 		break;
 	}
-	case 'd':
-		if (parse_u64("--depth", optarg, &u))
-			return EXIT_USAGE;
-		if (!u || u > 4096)
-			return usage_error("--depth: '%s' is not in 1..4096", optarg);
-		o->xo.max_iodepth = (unsigned)u;
-		break;
 	case 'e':
 		/* the replay's engine names, as fio's ioengines */
 		if (!strcmp(optarg, "io_uring") || !strcmp(optarg, "psync") ||
@@ -154,15 +158,6 @@ static int parse_opt(struct fopts *f, int c, char **argv)
 			return bad_value(O_TIMING, optarg);
 		o->xo.no_stall = !strcmp(optarg, "afap");
 		break;
-	case O_SPEED:
-		if (parse_double("--speed", optarg, &speed))
-			return EXIT_USAGE;
-		/* fio's replay_time_scale: a percentage of the log's delays' inverse */
-		if (!(speed >= 0.01) || speed > 1e6)
-			return usage_error("--speed: '%s' is not a factor in 0.01..1000000",
-			                   optarg);
-		o->xo.time_scale = (unsigned)(speed * 100 + 0.5);
-		break;
 	case O_BUFFERED:
 		o->xo.buffered = true;
 		break;
@@ -171,17 +166,6 @@ static int parse_opt(struct fopts *f, int c, char **argv)
 		break;
 	case O_WRITES_AS_READS:
 		f->writes_as_reads = true;
-		break;
-	case O_FORCE:
-		f->force = true;
-		break;
-	case O_OFFSET:
-		if (parse_size_bytes("--offset", optarg, &u))
-			return EXIT_USAGE;
-		o->xo.offset = u;
-		break;
-	case O_JSON:
-		f->json = true;
 		break;
 	case O_NO_PROGRESS:
 		break;

@@ -4,6 +4,7 @@
 #include "cli/cli.h"
 
 #include <errno.h>
+#include <getopt.h> /* optarg */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -44,7 +45,11 @@ static const struct cli_opt replay_opts[] = {
      .values = "original afap",
      .help = "original: trace times after the start (default), or afap: as fast as possible",
      .group = "timing"},
-    {.name = "speed", .key = O_SPEED, .arg = "X", .help = "original timing, X times faster"},
+    {.name = "speed",
+     .key = O_SPEED,
+     .arg = "X",
+     .help = "original timing, X times faster (at most 10^6; across hosts at least 0.01, "
+             "fio's replay_time_scale being in percent)"},
     {.name = "spin",
      .key = O_SPIN,
      .arg = "DUR",
@@ -226,4 +231,38 @@ int replay_input_ids(struct bt_reader *rd, struct replay_opts *o)
 	o->inputs = ids;
 	o->ninputs = n;
 	return 0;
+}
+
+int replay_shared_opt(const struct replay_shared_opts *s, int c)
+{
+	unsigned long long u;
+
+	switch (c) {
+	case 'd':
+		if (parse_u64("--depth", optarg, &u))
+			return EXIT_USAGE;
+		if (!u || u > 4096)
+			return usage_error("--depth: '%s' is not in 1..4096", optarg);
+		*s->depth = (unsigned)u;
+		return EXIT_OK;
+	case O_SPEED:
+		if (parse_double("--speed", optarg, s->speed))
+			return EXIT_USAGE;
+		if (!(*s->speed > 0) || *s->speed > 1e6)
+			return usage_error("--speed: '%s' is not a positive factor", optarg);
+		return EXIT_OK;
+	case O_OFFSET:
+		if (parse_size_bytes("--offset", optarg, &u))
+			return EXIT_USAGE;
+		*s->offset = u;
+		return EXIT_OK;
+	case O_FORCE:
+		*s->force = true;
+		return EXIT_OK;
+	case O_JSON:
+		*s->json = true;
+		return EXIT_OK;
+	default:
+		return -1;
+	}
 }

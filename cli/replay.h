@@ -83,6 +83,16 @@ int replay_nfs(struct replay_nfs_args *a, struct cli_input *ci);
 
 /* iotape replay --fio-client/--fio-hosts: the whole command line (replay-fio.c). */
 int replay_fio(int argc, char **argv);
+/* The options a replay on this machine and one through fio share, parsed and checked in one
+ * place (replay-opts.c) into the caller's fields: --depth, --speed, --offset, --force, --json. */
+struct replay_shared_opts {
+	unsigned *depth;
+	double *speed;
+	uint64_t *offset;
+	bool *force, *json;
+};
+/* Option c into s: EXIT_OK, or an exit code after the error; -1 when c is none of them. */
+int replay_shared_opt(const struct replay_shared_opts *s, int c);
 /* The trace's device numbers into o (replay-opts.c). */
 int replay_input_ids(struct bt_reader *rd, struct replay_opts *o);
 

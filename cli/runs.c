@@ -9,7 +9,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "analyze/blk_sink.h"
 #include "analyze/run_load.h"
@@ -223,15 +222,15 @@ static int sweep_load_summary(void *ctx, const char *rundir, struct sweep_cell_r
 	int ret;
 
 	snprintf(set, sizeof(set), "%s/" SWEEP_SET_DIR, rundir);
-	if (!cli_is_runset(set)) {
+	if ((ret = cli_runset_open(set, &rs)) == -ENOENT) { /* a run of one host */
 		if ((ret = load_summary(rundir, l->idle_ns, &summary, &manifest, l->stop)))
 			return ret;
 		if (sweep_cell_add(out, NULL, rundir, summary, manifest))
 			return error("out of memory"), EXIT_SYSTEM;
 		return EXIT_OK;
 	}
-	if ((ret = cli_runset_open(set, &rs)))
-		return ret == -ENOENT ? EXIT_USAGE : ret;
+	if (ret)
+		return ret;
 	for (unsigned h = 0; h < rs.n && !ret; h++) {
 		ret = load_summary(rs.h[h].run, l->idle_ns, &summary, &manifest, l->stop);
 		if (!ret && sweep_cell_add(out, rs.h[h].name, rs.h[h].run, summary, manifest))
@@ -255,14 +254,6 @@ int load_sweep(struct sweep_runs *s, const char *dir, uint64_t idle_ns, struct i
 	if (ret)
 		return error("%s", e.msg), ret == -ENOENT ? EXIT_USAGE : exit_code_for(ret);
 	return EXIT_OK;
-}
-
-bool cli_is_runset(const char *path)
-{
-	char p[4200];
-
-	snprintf(p, sizeof(p), "%s/%s", path, CAPH_RUNSET_FILE);
-	return !access(p, F_OK);
 }
 
 void cli_runset_release(struct cli_runset *rs)

@@ -4,7 +4,6 @@
 #define IOTAPE_CLI_RUNS_H
 
 #include <jansson.h>
-#include <stdbool.h>
 #include <stdint.h>
 
 #include "analyze/run_load.h"
@@ -56,8 +55,6 @@ struct cli_runset {
 	unsigned nf;
 };
 int cli_runset_open(const char *path, struct cli_runset *rs);
-/* Is path a run set (it holds a runset.json)? */
-bool cli_is_runset(const char *path);
 void cli_runset_release(struct cli_runset *rs);
 /* Every device of summary's devices[] keyed "HOST:KEY": a run set's hosts' devices apart,
  * whatever their names. 0 or -ENOMEM. */

@@ -69,8 +69,24 @@ static void safe_name(char *dst, size_t cap, const char *src)
 	dst[i] = 0;
 }
 
-/* A name no earlier device has: names the file rule maps together ("osd 0", "osd/0") or that
- * were cut to one prefix get _MAJOR_MINOR (and then _N) added, so no log is shared. */
+/* A name's character in its job's environment variable, IOTAPE_TARGET_NAME: '-' and '.' as
+ * '_', the only characters of a safe_name() a shell's `export` refuses (env(1) takes any). */
+static char var_char(char c)
+{
+	return c == '-' || c == '.' ? '_' : c;
+}
+
+/* Whether names a and b give one environment variable (equal names do). */
+static bool same_var(const char *a, const char *b)
+{
+	for (; *a && var_char(*a) == var_char(*b); a++, b++)
+		;
+	return var_char(*a) == var_char(*b);
+}
+
+/* A name no earlier device has, nor its variable: names the file rule maps together ("osd 0",
+ * "osd/0"), that were cut to one prefix, or that differ only in '-', '.' and '_' ("dm-0",
+ * "dm_0") get _MAJOR_MINOR (and then _N) added, so no log nor variable is shared. */
 static void unique_name(const struct xp *x, struct export_iolog_dev *d)
 {
 	char base[sizeof(d->name)], sfx[32];
@@ -81,7 +97,7 @@ static void unique_name(const struct xp *x, struct export_iolog_dev *d)
 		bool taken = false;
 
 		for (unsigned i = 0; i < x->ndevs && !taken; i++)
-			taken = !strcmp(x->devs[i].name, d->name);
+			taken = same_var(x->devs[i].name, d->name);
 		if (!taken)
 			return;
 		if (n == 1)
@@ -370,8 +386,12 @@ static int job_file(struct xp *x, unsigned job, struct iot_err *e)
 		fprintf(f, "\n[%s]\nread_iolog=%s/%s\n", d->name, jdir, d->iolog);
 		if (d->target)
 			fprintf(f, "replay_redirect=%s\n", d->target);
-		else
-			fprintf(f, "replay_redirect=${IOTAPE_TARGET_%s}\n", d->name);
+		else {
+			fprintf(f, "replay_redirect=${IOTAPE_TARGET_");
+			for (const char *c = d->name; *c; c++)
+				fputc(var_char(*c), f);
+			fprintf(f, "}\n");
+		}
 		fprintf(f, "iodepth=%u\n", d->iodepth);
 	}
 	if (!any)

@@ -66,9 +66,13 @@ struct {
 	__uint(max_entries, 1 << 24);
 } records SEC(".maps");
 
+/* what the completion needs of the issue: its time and task, and the device's dev and idx
+ * (io_record() and sum_complete() take them from here) */
 struct inflight {
-	__u64 t;
+	__u64 t;   /* 0 in a slot: none in flight there */
+	__u64 key; /* in a slot: the request's address (a flush request borrows a tag) */
 	__u32 pid, cpu;
+	__u32 dev, idx; /* iot_bpf_dev's */
 	char comm[IOT_BPF_COMM];
 };
 
@@ -80,6 +84,16 @@ struct {
 	__type(key, __u64);
 	__type(value, struct inflight);
 } inflight SEC(".maps");
+
+/* io and summary levels, request-based disks: a request's entry at its place in its queue's
+ * tags (struct iot_bpf_dev's slot_*, sized by the loader from sysfs): an array element, written
+ * at the issue and cleared at the completion, instead of a hash insert and delete */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct inflight);
+} slots SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -364,18 +378,58 @@ static __always_inline void rq_event(struct request *rq, __u32 what, __u32 bytes
 
 /* ---- io and summary: one IO from issue (queue) to completion ------------------------------ */
 
-static __always_inline void inflight_start(__u64 key, __u64 now)
+/*
+ * A request's slot: by its scheduler tag (internal_tag, from its allocation to its end, kept
+ * through a requeue), else its driver tag (without a scheduler: kept through a requeue, held
+ * from before the issue until after the completion), on its hardware queue. NULL when the
+ * disk has no slots or the place is outside them (the scheduler's depth raised during the
+ * capture): the request goes in the hash then, at its issue and its completion alike.
+ */
+static __always_inline struct inflight *rq_slot(const volatile struct iot_bpf_dev *d,
+                                                struct request *rq)
 {
-	struct inflight v = {
-	    .t = now, .pid = (__u32)bpf_get_current_pid_tgid(), .cpu = bpf_get_smp_processor_id()};
+	int tag = (rq->internal_tag);
+	__u32 hw, i;
+
+	if (!d->slot_depth)
+		return NULL;
+	if (tag < 0)
+		tag = (rq->tag);
+	hw = (rq->mq_hctx->queue_num);
+	if (tag < 0 || (__u32)tag >= d->slot_depth || hw >= d->slot_nhw)
+		return NULL;
+	i = d->slot_base + hw * d->slot_depth + (__u32)tag;
+	return bpf_map_lookup_elem(&slots, &i);
+}
+
+static __always_inline void inflight_start(const volatile struct iot_bpf_dev *d, __u64 key,
+                                           __u64 now)
+{
+	struct inflight v = {.t = now,
+	                     .pid = (__u32)bpf_get_current_pid_tgid(),
+	                     .cpu = bpf_get_smp_processor_id(),
+	                     .dev = d->dev,
+	                     .idx = d->idx};
 
 	bpf_get_current_comm(v.comm, sizeof(v.comm));
 	if (bpf_map_update_elem(&inflight, &key, &v, BPF_ANY))
 		count(IOT_CNT_TABLE_FULL, 1);
 }
 
-static __always_inline void io_record(const volatile struct iot_bpf_dev *d, __u64 key,
-                                      struct inflight *v, __u64 now, __u32 opf, __u32 extra,
+/* the issue of request key into its slot sl (what inflight_start() puts in the hash) */
+static __always_inline void slot_start(struct inflight *sl, const volatile struct iot_bpf_dev *d,
+                                       __u64 key, __u64 now)
+{
+	sl->key = key;
+	sl->pid = (__u32)bpf_get_current_pid_tgid();
+	sl->cpu = bpf_get_smp_processor_id();
+	sl->dev = d->dev;
+	sl->idx = d->idx;
+	bpf_get_current_comm(sl->comm, sizeof(sl->comm));
+	sl->t = now;
+}
+
+static __always_inline void io_record(struct inflight *v, __u64 now, __u32 opf, __u32 extra,
                                       __u64 sector, __u32 bytes, __u16 error, __u64 cgroup,
                                       __u64 t_queue, __u32 nbio, int issued)
 {
@@ -391,7 +445,7 @@ static __always_inline void io_record(const volatile struct iot_bpf_dev *d, __u6
 	r->ev.bytes = bytes;
 	r->ev.action = TA_COMPLETE | (op_categories(opf) | extra) << TC_SHIFT;
 	r->ev.pid = (__u32)bpf_get_current_pid_tgid();
-	r->ev.dev = d->dev;
+	r->ev.dev = v->dev;
 	r->ev.cpu = bpf_get_smp_processor_id();
 	r->ev.error = error;
 	r->ev.kind = IOT_REC_IO;
@@ -523,11 +577,27 @@ static __always_inline void sum_issue(const volatile struct iot_bpf_dev *d, __u6
 	}
 }
 
-/* at a completion whose issue (or queue) was seen: latency, depth, the bin's counts */
-static __always_inline void sum_complete(const volatile struct iot_bpf_dev *d, __u64 start,
-                                         __u64 now, __u32 opf, __u32 bytes, int issued)
+/* an issued request leaves device idx (completed or requeued): the depth, and the idle time's
+ * start when none is left */
+static __always_inline void sum_leave(__u32 idx, __u64 now)
 {
-	__u32 idx = d->idx, op = opf & OP_MASK, bk;
+	struct iot_sum_dev *s = bpf_map_lookup_elem(&sum_devs, &idx);
+
+	if (!s)
+		return;
+	bpf_spin_lock(&s->lock);
+	if (s->inflight)
+		s->inflight--;
+	if (!s->inflight)
+		s->idle_since = now;
+	bpf_spin_unlock(&s->lock);
+}
+
+/* at a completion whose issue (or queue) was seen: latency, depth, the bin's counts */
+static __always_inline void sum_complete(__u32 idx, __u64 start, __u64 now, __u32 opf, __u32 bytes,
+                                         int issued)
+{
+	__u32 op = opf & OP_MASK, bk;
 	__u64 lat = now > start ? now - start : 1; /* blk_tdelta() */
 	struct iot_sum_hist *h = bpf_map_lookup_elem(&sum_hist, &idx);
 	struct iot_sum_bin *b;
@@ -543,18 +613,8 @@ static __always_inline void sum_complete(const volatile struct iot_bpf_dev *d, _
 		h->count++;
 		h->sum += lat;
 	}
-	if (issued) {
-		struct iot_sum_dev *s = bpf_map_lookup_elem(&sum_devs, &idx);
-
-		if (s) {
-			bpf_spin_lock(&s->lock);
-			if (s->inflight)
-				s->inflight--;
-			if (!s->inflight)
-				s->idle_since = now;
-			bpf_spin_unlock(&s->lock);
-		}
-	}
+	if (issued)
+		sum_leave(idx, now);
 	/* completions with data, not discards nor write-zeroes (the timeline's ios) */
 	if (!bytes || op == REQ_OP_DISCARD || op == REQ_OP_SECURE_ERASE ||
 	    op == REQ_OP_WRITE_ZEROES)
@@ -597,6 +657,7 @@ SEC("tp_btf/block_rq_issue")
 int BPF_PROG(rq_issue, struct request *rq)
 {
 	const volatile struct iot_bpf_dev *d;
+	struct inflight *sl;
 	__u64 now, sector;
 
 	if (level == IOT_BPF_EVENTS) {
@@ -614,7 +675,11 @@ int BPF_PROG(rq_issue, struct request *rq)
 	if (out_of_range(d, sector))
 		return 0;
 	now = bpf_ktime_get_ns();
-	inflight_start((__u64)rq, now);
+	sl = rq_slot(d, rq);
+	if (sl)
+		slot_start(sl, d, (__u64)rq, now);
+	else
+		inflight_start(d, (__u64)rq, now);
 	if (level == IOT_BPF_SUMMARY) {
 		__u64 alloc = (rq->start_time_ns);
 
@@ -635,31 +700,28 @@ SEC("tp_btf/block_rq_requeue")
 int BPF_PROG(rq_requeue, struct request *rq)
 {
 	const volatile struct iot_bpf_dev *d;
+	struct inflight *sl;
 	__u64 key = (__u64)rq;
 
 	if (level == IOT_BPF_EVENTS) {
 		rq_event(rq, TA_REQUEUE, (rq->__data_len), 0);
 		return 0;
 	}
-	/* io and summary: it is issued again; at the summary level it leaves the device now */
-	d = dev_of_disk((rq->q->disk));
-	if (!d || !bpf_map_lookup_elem(&inflight, &key))
+	/* io and summary: it is issued again; at the summary level it leaves the device now.
+	 * In flight here: its slot held it (cleared now), or the hash (the delete fails when
+	 * it did not) */
+	if (!(d = dev_of_disk((rq->q->disk))))
 		return 0;
-	bpf_map_delete_elem(&inflight, &key);
-	if (level == IOT_BPF_SUMMARY) {
-		__u32 idx = d->idx;
-		struct iot_sum_dev *s = bpf_map_lookup_elem(&sum_devs, &idx);
-		__u64 now = bpf_ktime_get_ns();
-
-		if (s) {
-			bpf_spin_lock(&s->lock);
-			if (s->inflight)
-				s->inflight--;
-			if (!s->inflight)
-				s->idle_since = now;
-			bpf_spin_unlock(&s->lock);
-		}
+	sl = rq_slot(d, rq);
+	if (sl) {
+		if (sl->key != key || !sl->t)
+			return 0;
+		sl->t = 0;
+	} else if (bpf_map_delete_elem(&inflight, &key)) {
+		return 0;
 	}
+	if (level == IOT_BPF_SUMMARY)
+		sum_leave(d->idx, bpf_ktime_get_ns());
 	return 0;
 }
 
@@ -667,7 +729,7 @@ SEC("tp_btf/block_rq_complete")
 int BPF_PROG(rq_complete, struct request *rq, blk_status_t error, unsigned int nr_bytes)
 {
 	const volatile struct iot_bpf_dev *d;
-	struct inflight *v;
+	struct inflight *v, *sl;
 	__u32 opf, nbio;
 	__u64 sector, now, key = (__u64)rq;
 
@@ -675,34 +737,36 @@ int BPF_PROG(rq_complete, struct request *rq, blk_status_t error, unsigned int n
 		rq_event(rq, TA_COMPLETE, nr_bytes, status_errno(error));
 		return 0;
 	}
-	d = dev_of_disk((rq->q->disk));
-	if (!d)
+	if (!(d = dev_of_disk((rq->q->disk))))
 		return 0;
 	opf = (rq->cmd_flags);
 	sector = (rq->__sector);
 	if (is_passthrough(opf) || sector == (__u64)-1)
 		sector = 0;
-	if (out_of_range(d, sector)) {
-		bpf_map_delete_elem(&inflight, &key);
-		return 0;
-	}
-	v = bpf_map_lookup_elem(&inflight, &key);
+	/* in flight here: its issue found the device, within the partition's sectors */
+	sl = rq_slot(d, rq);
+	v = sl ? (sl->key == key && sl->t ? sl : NULL) : bpf_map_lookup_elem(&inflight, &key);
 	if (!v) {
-		count(IOT_CNT_UNPAIRED, 1);
+		/* another partition's, or issued before the capture began: only a traced
+		 * request's is unpaired */
+		if (!out_of_range(d, sector))
+			count(IOT_CNT_UNPAIRED, 1);
 		return 0;
 	}
 	now = bpf_ktime_get_ns();
 	if (level == IOT_BPF_SUMMARY)
-		sum_complete(d, v->t, now, opf, nr_bytes, 1);
+		sum_complete(v->idx, v->t, now, opf, nr_bytes, 1);
 	if (level == IOT_BPF_IO || also_io) {
 		nbio = rq_nbio(rq);
 		if (nbio > 1)
 			count(IOT_CNT_MERGES, nbio - 1);
-		io_record(d, key, v, now, opf, is_passthrough(opf) ? TC_PC : TC_FS, sector,
-		          nr_bytes, status_errno(error), bio_cgroup((rq->bio)), (rq->start_time_ns),
-		          nbio, 1);
+		io_record(v, now, opf, is_passthrough(opf) ? TC_PC : TC_FS, sector, nr_bytes,
+		          status_errno(error), bio_cgroup((rq->bio)), (rq->start_time_ns), nbio, 1);
 	}
-	bpf_map_delete_elem(&inflight, &key);
+	if (sl)
+		sl->t = 0;
+	else
+		bpf_map_delete_elem(&inflight, &key);
 	return 0;
 }
 
@@ -750,7 +814,7 @@ int BPF_PROG(bio_queue, struct bio *bio)
 	if (d && d->bio_based && !out_of_range(d, (bio->bi_iter.bi_sector))) {
 		__u64 now = bpf_ktime_get_ns();
 
-		inflight_start((__u64)bio, now);
+		inflight_start(d, (__u64)bio, now);
 		if (level == IOT_BPF_SUMMARY)
 			note_origin(now);
 	}
@@ -784,9 +848,9 @@ int BPF_PROG(bio_complete, struct request_queue *q, struct bio *bio)
 	opf = (bio->bi_opf);
 	bytes = (bio->bi_iter.bi_size);
 	if (level == IOT_BPF_SUMMARY)
-		sum_complete(d, v->t, now, opf, bytes, 0);
+		sum_complete(v->idx, v->t, now, opf, bytes, 0);
 	if (level == IOT_BPF_IO || also_io)
-		io_record(d, key, v, now, opf, 0, sector, bytes, status_errno((bio->bi_status)),
+		io_record(v, now, opf, 0, sector, bytes, status_errno((bio->bi_status)),
 		          bio_cgroup(bio), 0, 1, 0);
 	bpf_map_delete_elem(&inflight, &key);
 	return 0;

@@ -102,7 +102,12 @@ struct iot_bpf_dev {
 	__u32 dev;        /* dev_t written into records */
 	__u32 idx;        /* position in the capture's device list */
 	__u32 bio_based;  /* issues no requests: the io level pairs Q with C */
-	__u32 pad;
+	/* io and summary levels: the disk's requests in flight in the slots map, one slot per
+	 * hardware queue and tag, from slot_base: slot_nhw queues of slot_depth tags (0: none,
+	 * its requests go in the in-flight hash) */
+	__u32 slot_depth;
+	__u32 slot_base;
+	__u32 slot_nhw;
 };
 
 /* Counters, one set per CPU (a PERCPU_ARRAY of IOT_CNT_N). */

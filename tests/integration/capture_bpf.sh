@@ -11,7 +11,7 @@ source "$SRCDIR/tests/integration/capture_lib.bash"
 need_cmd fio
 need_cmd bpftool
 need_cmd python3
-"$IOTAPE" version | grep "capture backends: bpf" >/dev/null || fail "iotape was built without bpf: $("$IOTAPE" version)"
+need_bpf
 
 make_loop 256M
 CG=""
@@ -28,16 +28,6 @@ cleanup_hooks=(cg_cleanup "${cleanup_hooks[@]}")
 # its descriptors' fdinfo: Debian's bpftool cannot name the holders)
 bpf_ids() {
 	cat /proc/"$1"/fdinfo/* 2>/dev/null | sed -n 's/^prog_id:[[:space:]]*/prog /p; s/^link_id:[[:space:]]*/link /p' | sort -u
-}
-# wait_bpf PID: until capture PID has attached its programs (holds links)
-wait_bpf() {
-	local i
-	for i in $(seq 300); do
-		bpf_ids "$1" | grep -q "^link " && return 0
-		kill -0 "$1" 2>/dev/null || fail "the bpf capture ($1) ended before attaching"
-		sleep 0.1
-	done
-	fail "the bpf capture ($1) did not attach within 30 s"
 }
 # gone IDS: none of these programs and links exists any more (freed after an RCU grace
 # period): nothing of the capture stays attached

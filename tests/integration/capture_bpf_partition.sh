@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # A partition through the bpf backend at each level of detail, beside the blk tracer on the same
-# partition: a loop device with an sfdisk table (losetup -P, else partx -a), reads on both
-# partitions; each
-# capture of the second one holds its IOs and only its IOs, at the disk's sectors (the
-# partition's start added, as the blk tracer records them), and the summary counts them alone.
+# partition: a loop device with an sfdisk table (losetup -P, else partx -a) and a scheduler,
+# reads on both partitions; each capture of the second one holds its IOs and only its IOs, at
+# the disk's sectors (the partition's start added, as the blk tracer records them), and the
+# summary counts them alone.
 source "$SRCDIR/tests/integration/lib.bash"
 source "$SRCDIR/tests/integration/capture_lib.bash"
 need_cmd sfdisk
 need_cmd python3
 need_cmd bpftool
-"$IOTAPE" version | grep "capture backends: bpf" >/dev/null || fail "iotape was built without bpf: $("$IOTAPE" version)"
+need_bpf
 
 # the captures end before the loop device goes (cleanup runs the hooks in order)
 PIDS=()
@@ -38,19 +38,17 @@ if [ ! -b "$P2" ]; then
 fi
 [ -b "$P1" ] && [ -b "$P2" ] || fail "no $P1, $P2 after losetup -P (and partx -a)"
 command -v udevadm >/dev/null && udevadm settle 2>/dev/null || true
+# a scheduler on the disk: its requests' places are their scheduler tags, by which the io and
+# summary levels keep them in flight (capture/bpf/blk.bpf.c rq_slot(); capture_bpf.sh has the
+# driver's tags, no scheduler)
+if grep -qw mq-deadline "/sys/block/$LOOPNAME/queue/scheduler"; then
+	echo mq-deadline >"/sys/block/$LOOPNAME/queue/scheduler"
+else
+	echo "note: no mq-deadline scheduler: the driver's tags only" >&2
+fi
 START=$(cat "/sys/class/block/$(basename "$P2")/start")
 [ "$START" -gt 0 ] || fail "partition 2 starts at sector '$START'"
 
-# wait_bpf PID: until capture PID holds its BPF links (capture_bpf.sh's way)
-wait_bpf() {
-	local i
-	for i in $(seq 300); do
-		cat /proc/"$1"/fdinfo/* 2>/dev/null | grep -q "^link_id:" && return 0
-		kill -0 "$1" 2>/dev/null || fail "the bpf capture ($1) ended before attaching"
-		sleep 0.1
-	done
-	fail "the bpf capture ($1) did not attach within 30 s"
-}
 wait_tracer_free
 "$IOTAPE" capture -o "$TMP/tr" -d "$P2" --backend tracefs -- sleep 600 2>"$TMP/tr.err" &
 TR=$!

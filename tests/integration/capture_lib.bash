@@ -126,6 +126,24 @@ kill_capture() {
 	fail "the command ($CAP_CHILD) outlived the SIGKILLed capture ($(cat /proc/"$CAP_CHILD"/stat 2>/dev/null))"
 }
 
+# need_bpf: this iotape has the bpf capture backend (a failure, not a skip: CI builds it)
+need_bpf() {
+	"$IOTAPE" version | grep "capture backends: bpf" >/dev/null ||
+		fail "iotape was built without bpf: $("$IOTAPE" version)"
+}
+
+# wait_bpf PID: until the bpf capture PID started in the background has attached its programs
+# (holds BPF links: its descriptors' fdinfo names them)
+wait_bpf() {
+	local i
+	for i in $(seq 300); do
+		cat /proc/"$1"/fdinfo/* 2>/dev/null | grep -q "^link_id:" && return 0
+		kill -0 "$1" 2>/dev/null || fail "the bpf capture ($1) ended before attaching"
+		sleep 0.1
+	done
+	fail "the bpf capture ($1) did not attach within 30 s"
+}
+
 LOOP=""
 MNT="$TMP/mnt"
 cap_cleanup() {

@@ -9,7 +9,7 @@ source "$SRCDIR/tests/integration/lib.bash"
 source "$SRCDIR/tests/integration/capture_lib.bash"
 need_cmd fio
 need_cmd python3
-"$IOTAPE" version | grep "capture backends: bpf" >/dev/null || fail "iotape was built without bpf: $("$IOTAPE" version)"
+need_bpf
 
 # usage: the options are the summary level's
 rc=0

@@ -48,13 +48,14 @@ def looks_like_commands(body):
     if not lines:
         return False
     first = lines[0].strip()
-    if not re.match(r"(iotape|sudo|tcpdump|mkfs\.\w+|losetup|mount) |fio --", first):
+    if not re.match(r"(iotape|sudo|tcpdump|mkfs\.\w+|losetup|mount) |fio --|"
+                    r"(\./)?scripts/\S+( |$)", first):
         return False
     return not any(c in first for c in "[|") and "..." not in first
 
 
-INDENTED_CMD = re.compile(r"^(?: {4}|\t)\s*(?:\$ )?(?:iotape|scripts/\S+|sudo|fio|tcpdump|"
-                          r"mkfs\.\w+|losetup|cmake|ctest|truncate) ")
+INDENTED_CMD = re.compile(r"^(?: {4}|\t)\s*(?:\$ )?(?:(?:\./)?scripts/\S+(?: |$)|"
+                          r"(?:iotape|sudo|fio|tcpdump|mkfs\.\w+|losetup|cmake|ctest|truncate) )")
 
 
 def indented_commands(path):

@@ -22,6 +22,14 @@ mkdir -p "$TMP/scripts"
 (cd "$SRCDIR" && python3 tests/integration/docs_commands.py "$TMP/scripts" README.md docs/*.md) \
 	>"$TMP/blocks.txt" || fail "docs: blocks that are neither run nor marked (above)"
 cat "$TMP/blocks.txt"
+# the check itself: a ./scripts/ command, indented or in an unlabelled block, is named
+mkdir -p "$TMP/probe"
+printf 'Set up:\n\n    ./scripts/demo.sh\n\n```\n./scripts/build.sh release\n```\n' >"$TMP/probe/p.md"
+if python3 "$SRCDIR/tests/integration/docs_commands.py" "$TMP/probe" "$TMP/probe/p.md" \
+	>/dev/null 2>"$TMP/probe/err"; then
+	fail "docs_commands.py passed ./scripts/ commands that are neither fenced nor labelled"
+fi
+expect_eq "probe page's errors" "$(grep -c '^/.*/p.md:[35]: ' "$TMP/probe/err")" 2
 grep -q '^run: docs/replay-nfs.md:' "$TMP/blocks.txt" || fail "replay-nfs.md's worked example is not run"
 
 # `iotape` on PATH: this build's

@@ -39,11 +39,14 @@ GANESHA_EXPORT3=$TMP/export3
 mkdir -p "$GANESHA_DIR" "$GANESHA_EXPORT" "$GANESHA_EXPORT2" "$GANESHA_EXPORT3"
 chmod 777 "$GANESHA_EXPORT" "$GANESHA_EXPORT2" "$GANESHA_EXPORT3"
 
-# Poll a TCP port on 127.0.0.1 until it accepts (up to $2 tenths of a second).
+# wait_port PORT TENTHS [ADDR [NETNS]]: poll ADDR:PORT (127.0.0.1) until it accepts a TCP
+# connection, up to TENTHS tenths of a second; from inside network namespace NETNS if given.
 wait_port() {
-	local i
+	local i addr=${3:-127.0.0.1}
 	for ((i = 0; i < $2; i++)); do
-		if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then
+		if [ -n "${4:-}" ]; then
+			ip netns exec "$4" bash -c "exec 3<>/dev/tcp/$addr/$1" 2>/dev/null && return 0
+		elif (exec 3<>"/dev/tcp/$addr/$1") 2>/dev/null; then
 			return 0
 		fi
 		sleep 0.1
@@ -51,10 +54,39 @@ wait_port() {
 	return 1
 }
 
-ganesha_start() {
-	# One test server at a time on this machine (ctest -j, or several checkouts testing at once).
+# ganesha_lock: one test server at a time on this machine (ctest -j, or several checkouts
+# testing at once); held until the test ends.
+ganesha_lock() {
 	exec 8>/tmp/iotape-ganesha-tests.lock
 	flock 8
+}
+
+# ganesha_conf PATH=PSEUDO...: $GANESHA_DIR/ganesha.conf, NFSv3 and v4 on port 2049, one VFS
+# export per argument (Export_Id 1, 2, ... in their order). No Bind_addr: ganesha resolves it
+# with AI_ADDRCONFIG, which finds no address where lo is the only interface; in a namespace
+# of its own binding every address is binding that namespace's.
+ganesha_conf() {
+	local id=0 e
+	{
+		cat <<CONF
+NFS_CORE_PARAM { Protocols = 3, 4; NFS_Port = 2049;
+                 Enable_NLM = false; Enable_RQUOTA = false; }
+NFSV4 { Graceless = true; }
+CONF
+		for e in "$@"; do
+			id=$((id + 1))
+			cat <<CONF
+EXPORT { Export_Id = $id; Path = ${e%=*}; Pseudo = ${e##*=}; Access_Type = RW;
+         Squash = No_Root_Squash; SecType = sys; Protocols = 3, 4; Transports = TCP;
+         FSAL { Name = VFS; } }
+CONF
+		done
+		echo "LOG { Default_Log_Level = WARN; }"
+	} >"$GANESHA_DIR/ganesha.conf"
+}
+
+ganesha_start() {
+	ganesha_lock
 	# rpcbind: NFSv3 clients ask it for the MOUNT port (ours: see the namespace above)
 	if (exec 3<>/dev/tcp/127.0.0.1/2049) 2>/dev/null ||
 		(exec 3<>/dev/tcp/127.0.0.1/111) 2>/dev/null; then
@@ -64,23 +96,8 @@ ganesha_start() {
 	GANESHA_RPCBIND_PID=$!
 	cleanup_hooks+=("kill $GANESHA_RPCBIND_PID; wait $GANESHA_RPCBIND_PID 2>/dev/null")
 	wait_port 111 50 || fail "rpcbind did not start"
-	# no Bind_addr: ganesha resolves it with AI_ADDRCONFIG, which finds no address where lo is
-	# the only interface; in this namespace binding every address is binding lo
-	cat >"$GANESHA_DIR/ganesha.conf" <<CONF
-NFS_CORE_PARAM { Protocols = 3, 4; NFS_Port = 2049;
-                 Enable_NLM = false; Enable_RQUOTA = false; }
-NFSV4 { Graceless = true; }
-EXPORT { Export_Id = 1; Path = $GANESHA_EXPORT; Pseudo = /export; Access_Type = RW;
-         Squash = No_Root_Squash; SecType = sys; Protocols = 3, 4; Transports = TCP;
-         FSAL { Name = VFS; } }
-EXPORT { Export_Id = 2; Path = $GANESHA_EXPORT2; Pseudo = /export2; Access_Type = RW;
-         Squash = No_Root_Squash; SecType = sys; Protocols = 3, 4; Transports = TCP;
-         FSAL { Name = VFS; } }
-EXPORT { Export_Id = 3; Path = $GANESHA_EXPORT3; Pseudo = /export3; Access_Type = RW;
-         Squash = No_Root_Squash; SecType = sys; Protocols = 3, 4; Transports = TCP;
-         FSAL { Name = VFS; } }
-LOG { Default_Log_Level = WARN; }
-CONF
+	ganesha_conf "$GANESHA_EXPORT=/export" "$GANESHA_EXPORT2=/export2" \
+		"$GANESHA_EXPORT3=/export3"
 	ganesha.nfsd -F -f "$GANESHA_DIR/ganesha.conf" -L "$GANESHA_DIR/ganesha.log" \
 		-p "$GANESHA_DIR/ganesha.pid" -N NIV_WARN &
 	GANESHA_PID=$!

@@ -19,32 +19,15 @@ NS2=${HOST_NS[2]}
 SRV=${HOST_ADDR[2]}
 
 # ganesha and its rpcbind in h2, one test server at a time on this machine (ganesha.bash)
-exec 8>/tmp/iotape-ganesha-tests.lock
-flock 8
+ganesha_lock
 ip netns exec "$NS2" rpcbind -w -f &
 cleanup_hooks+=("kill $! 2>/dev/null; wait $! 2>/dev/null")
-wait_in_h2() {
-	local i
-	for ((i = 0; i < $2; i++)); do
-		ip netns exec "$NS2" bash -c "exec 3<>/dev/tcp/$SRV/$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
-wait_in_h2 111 50 || fail "rpcbind did not start in h2"
-cat >"$GANESHA_DIR/ganesha.conf" <<CONF
-NFS_CORE_PARAM { Protocols = 3, 4; NFS_Port = 2049;
-                 Enable_NLM = false; Enable_RQUOTA = false; }
-NFSV4 { Graceless = true; }
-EXPORT { Export_Id = 1; Path = $GANESHA_EXPORT; Pseudo = /export; Access_Type = RW;
-         Squash = No_Root_Squash; SecType = sys; Protocols = 3, 4; Transports = TCP;
-         FSAL { Name = VFS; } }
-LOG { Default_Log_Level = WARN; }
-CONF
+wait_port 111 50 "$SRV" "$NS2" || fail "rpcbind did not start in h2"
+ganesha_conf "$GANESHA_EXPORT=/export"
 ip netns exec "$NS2" ganesha.nfsd -F -f "$GANESHA_DIR/ganesha.conf" -L "$GANESHA_DIR/ganesha.log" \
 	-p "$GANESHA_DIR/ganesha.pid" -N NIV_WARN &
 cleanup_hooks+=("kill $! 2>/dev/null; wait $! 2>/dev/null")
-wait_in_h2 2049 100 || { cat "$GANESHA_DIR/ganesha.log" >&2; fail "ganesha did not start in h2"; }
+wait_port 2049 100 "$SRV" "$NS2" || { cat "$GANESHA_DIR/ganesha.log" >&2; fail "ganesha did not start in h2"; }
 
 # two_ends SET NFSLOAD_ARGS...: the client in h1, both ends captured (packets only), the
 # command run here; the split checked against tshark's times at each end

@@ -11,7 +11,7 @@ source "$SRCDIR/tests/integration/capture_lib.bash"
 need_cmd fio
 need_cmd python3
 need_cmd chromium
-"$IOTAPE" version | grep "capture backends: bpf" >/dev/null || fail "iotape was built without bpf: $("$IOTAPE" version)"
+need_bpf
 
 make_loop 128M
 # random reads in bursts with 60 ms pauses (idle gaps, seeks), over about two seconds

@@ -118,6 +118,37 @@ static void test_v2_queue(void **s)
 	export_iolog_result_release(&res);
 }
 
+/* Run directory run with manifest mf, and one 4 KiB read (at sector 8 * i, time 1000 * (i + 1)
+ * ns) on each of n devices 8:16, 8:32, ..., exported as version 3 iologs into out. */
+static void export_named(const char *run, const char *mf, unsigned n, const char *out,
+                         struct export_iolog_result *res)
+{
+	char path[64];
+	struct export_iolog_opts o;
+	struct iot_err e;
+	struct file f;
+	FILE *m;
+
+	assert_int_equal(mkdir(tpath(run), 0755), 0);
+	snprintf(path, sizeof(path), "%s/manifest.json", run);
+	m = fopen(tpath(path), "w");
+	assert_non_null(m);
+	fputs(mf, m);
+	assert_int_equal(fclose(m), 0);
+	snprintf(path, sizeof(path), "%s/io", run);
+	file_open(&f, path, 0);
+	for (unsigned i = 0; i < n; i++) {
+		f.dev = (8u << 20) | (16u * (i + 1));
+		put(&f, 1000 * (i + 1), BLK_A_ISSUE, BLK_F_READ | BLK_F_ISSUE, 8 * i, 4096, 1, 0,
+		    NULL, 0);
+	}
+	file_close(&f);
+	memset(&o, 0, sizeof(o));
+	o.dir = tpath(out);
+	o.version = 3;
+	assert_int_equal(export_fio_iolog(tpath(run), &o, res, &e), 0);
+}
+
 /* Device names that the file-name rule maps to one name (and one cut at 63 bytes) get logs of
  * their own: the second gets _MAJOR_MINOR added, never the first's file. */
 static void test_name_clash(void **s)
@@ -126,28 +157,11 @@ static void test_name_clash(void **s)
 	    "{\"format\": \"iotape-run\", \"format_version\": 1, \"devices\": ["
 	    "{\"name\": \"osd 0\", \"major\": 8, \"minor\": 16, \"files\": \"io.blktrace\"},"
 	    "{\"name\": \"osd/0\", \"major\": 8, \"minor\": 32, \"files\": \"io.blktrace\"}]}";
-	struct export_iolog_opts o;
 	struct export_iolog_result res;
-	struct iot_err e;
-	struct file f;
-	FILE *m;
 	char *log;
 
 	(void)s;
-	assert_int_equal(mkdir(tpath("run"), 0755), 0);
-	m = fopen(tpath("run/manifest.json"), "w");
-	assert_non_null(m);
-	fputs(mf, m);
-	assert_int_equal(fclose(m), 0);
-	file_open(&f, "run/io", 0);
-	put(&f, 1000, BLK_A_ISSUE, BLK_F_READ | BLK_F_ISSUE, 0, 4096, 1, 0, NULL, 0);
-	f.dev = (8u << 20) | 32u;
-	put(&f, 2000, BLK_A_ISSUE, BLK_F_READ | BLK_F_ISSUE, 8, 4096, 1, 0, NULL, 0);
-	file_close(&f);
-	memset(&o, 0, sizeof(o));
-	o.dir = tpath("outc");
-	o.version = 3;
-	assert_int_equal(export_fio_iolog(tpath("run"), &o, &res, &e), 0);
+	export_named("run", mf, 2, "outc", &res);
 	assert_int_equal(res.ndevs, 2);
 	assert_string_equal(res.devs[0].iolog, "osd_0.iolog");
 	assert_string_equal(res.devs[1].iolog, "osd_0_8_32.iolog");
@@ -165,12 +179,42 @@ static void test_name_clash(void **s)
 	export_iolog_result_release(&res);
 }
 
+/* A placeholder's variable is one a shell can set: '-' and '.' of a device's name as '_'
+ * (IOTAPE_TARGET_dm_0 for dm-0), and names that would share one made apart as clashing file
+ * names are (dm_0 after dm-0 gets _MAJOR_MINOR). */
+static void test_env_names(void **s)
+{
+	static const char *mf =
+	    "{\"format\": \"iotape-run\", \"format_version\": 1, \"devices\": ["
+	    "{\"name\": \"dm-0\", \"major\": 8, \"minor\": 16, \"files\": \"io.blktrace\"},"
+	    "{\"name\": \"dm_0\", \"major\": 8, \"minor\": 32, \"files\": \"io.blktrace\"},"
+	    "{\"name\": \"a.b\", \"major\": 8, \"minor\": 48, \"files\": \"io.blktrace\"}]}";
+	struct export_iolog_result res;
+	char *job;
+
+	(void)s;
+	export_named("runv", mf, 3, "outv", &res);
+	assert_int_equal(res.ndevs, 3);
+	assert_string_equal(res.devs[0].iolog, "dm-0.iolog");
+	assert_string_equal(res.devs[1].iolog, "dm_0_8_32.iolog");
+	assert_string_equal(res.devs[2].iolog, "a.b.iolog");
+	job = slurp(tpath("outv/replay.fio"));
+	assert_non_null(strstr(job, "\n[dm-0]\n"));
+	assert_non_null(strstr(job, "/outv/dm-0.iolog\nreplay_redirect=${IOTAPE_TARGET_dm_0}\n"));
+	assert_non_null(
+	    strstr(job, "/outv/dm_0_8_32.iolog\nreplay_redirect=${IOTAPE_TARGET_dm_0_8_32}\n"));
+	assert_non_null(strstr(job, "/outv/a.b.iolog\nreplay_redirect=${IOTAPE_TARGET_a_b}\n"));
+	free(job);
+	export_iolog_result_release(&res);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_v3),
 	    cmocka_unit_test(test_v2_queue),
 	    cmocka_unit_test(test_name_clash),
+	    cmocka_unit_test(test_env_names),
 	};
 
 	return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/* The bpf backend's ring buffer records as blktrace events: an IO's Q, D and C from one record. */
+#include "capture/bpf_int.h"
+
+#ifdef IOTAPE_HAVE_BPF
+
+#include <errno.h>
+#include <string.h>
+
+/* ---- records from the ring buffer ---------------------------------------------------- */
+
+static void ev_from(struct blk_event *ev, const struct iot_bpf_ev *r)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->time = r->time;
+	ev->sector = r->sector;
+	ev->bytes = r->bytes;
+	ev->flags = r->action >> 16;
+	ev->action = (uint16_t)(r->action & 0xff);
+	ev->pid = r->pid;
+	ev->dev = r->dev;
+	ev->cpu = r->cpu;
+	ev->error = r->error;
+	if (r->cgroup) {
+		ev->cgroup = r->cgroup;
+		ev->flags |= BLK_F_CGROUP;
+	}
+	if (r->pdu_len && r->pdu_len <= IOT_BPF_PDU_MAX) {
+		ev->pdu = r->pdu;
+		ev->pdu_len = r->pdu_len;
+	}
+}
+
+/*
+ * One IO as the records the blk tracer would have written for it: Q at its queue time (the
+ * bio's, on bio-based devices; the request's allocation, on request-based ones, where the
+ * kernel keeps no queue time), D at its issue, C at its completion. Q and D carry the issuing
+ * task and CPU, C the completing one.
+ */
+static int io_records(struct cap_backend_state *s, const struct iot_bpf_io *r)
+{
+	struct blk_event ev;
+	uint32_t cats = (r->ev.action >> 16) & ~(uint32_t)(BLK_F_COMPLETE);
+	int ret;
+
+	ev_from(&ev, &r->ev);
+	if (r->t_queue && r->t_queue <= (r->t_issue ? r->t_issue : r->ev.time)) {
+		struct blk_event q = ev;
+
+		q.time = r->t_queue;
+		q.action = BLK_A_QUEUE;
+		q.flags = (cats & ~(uint32_t)(BLK_F_FS | BLK_F_PC)) | BLK_F_QUEUE |
+		          (ev.flags & BLK_F_CGROUP);
+		q.pid = r->issue_pid;
+		q.cpu = r->issue_cpu;
+		q.error = 0;
+		if (r->ev.time - r->t_queue > s->hold / 2 && s->hold < HOLD_IO_MAX_NS)
+			s->hold = 2 * (r->ev.time - r->t_queue) < HOLD_IO_MAX_NS
+			              ? 2 * (r->ev.time - r->t_queue)
+			              : HOLD_IO_MAX_NS;
+		if ((ret = capbpf_push(s, &q)))
+			return ret;
+	}
+	if (r->t_issue) {
+		struct blk_event d = ev;
+
+		d.time = r->t_issue;
+		d.action = BLK_A_ISSUE;
+		d.flags = cats | BLK_F_ISSUE | (ev.flags & BLK_F_CGROUP);
+		d.pid = r->issue_pid;
+		d.cpu = r->issue_cpu;
+		d.error = 0;
+		if ((ret = capbpf_push(s, &d)))
+			return ret;
+	}
+	return capbpf_push(s, &ev);
+}
+
+static int set_name(struct cap_backend_state *s, uint32_t pid, const char *comm)
+{
+	const char *had = bt_comm_table_get(s->names, pid);
+	size_t len = strnlen(comm, IOT_BPF_COMM);
+
+	if (had && !strncmp(had, comm, len) && !had[len])
+		return 0;
+	if (bt_comm_table_set(s->names, pid, comm, len))
+		return iot_err_set(&s->e, -ENOMEM, "bpf: out of memory");
+	return 0;
+}
+
+int capbpf_on_record(void *ctx, void *data, size_t size)
+{
+	struct cap_backend_state *s = ctx;
+	const struct iot_bpf_ev *r = data;
+	struct blk_event ev;
+
+	if (size >= sizeof(struct iot_bpf_gap) &&
+	    ((const struct iot_bpf_gap *)data)->kind == IOT_REC_GAP)
+		return s->err = capbpf_sum_add_gap(s, data);
+	if (size < sizeof(*r))
+		return 0;
+	s->records++;
+	/* a record whose CPU's last record was another task's carries its name */
+	if (r->comm[0] && (s->err = set_name(s, r->pid, r->comm)))
+		return s->err;
+	if (r->kind == IOT_REC_IO && size >= sizeof(struct iot_bpf_io)) {
+		const struct iot_bpf_io *io = data;
+
+		if (!(s->err = set_name(s, io->issue_pid, io->issue_comm)))
+			s->err = io_records(s, io);
+	} else if (r->kind == IOT_REC_EVENT) {
+		ev_from(&ev, r);
+		s->err = capbpf_push(s, &ev);
+	}
+	return s->err; /* an error stops ring_buffer__consume() */
+}
+
+#else
+
+typedef int capbpf_not_built; /* not an empty translation unit */
+
+#endif
