@@ -26,7 +26,6 @@ ALLOWED = {
 NOT_YET = {
     "capture/session.c:cap_run": 247,
     "report/report_nfs_html.c:report_nfs_section": 172,
-    "capture/tracefs.c:tracefs_start": 157,
     "replay/replay.c:replay_one": 147,
     "replay/nfs_source.c:on_txn": 128,
     "formats/rpc.c:on_call": 128,
