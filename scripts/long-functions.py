@@ -24,7 +24,6 @@ ALLOWED = {
 
 # FILE:NAME: lines today. To be split (#24 item 5); a ceiling, so that none grows meanwhile.
 NOT_YET = {
-    "capture/session.c:cap_run": 247,
     "report/report_nfs_html.c:report_nfs_section": 172,
     "replay/replay.c:replay_one": 147,
     "replay/nfs_source.c:on_txn": 128,
