@@ -26,7 +26,6 @@ ALLOWED = {
 NOT_YET = {
     "report/report_nfs_html.c:report_nfs_section": 172,
     "replay/replay.c:replay_one": 147,
-    "replay/nfs_source.c:on_txn": 128,
     "formats/rpc.c:on_call": 128,
 }
 
