@@ -620,11 +620,289 @@ static void finish_manifest(struct run *r, const char *state)
 		json_object_set_new(r->root, "error", json_string(res->late_msg));
 }
 
+/* The devices given, resolved and probed; one given twice is refused. */
+static int resolve_devs(struct run *r, struct iot_err *e)
+{
+	const struct cap_opts *o = r->o;
+	int ret;
+
+	for (unsigned i = 0; i < o->ndevs; i++) {
+		unsigned ma, mi;
+
+		if ((ret = cap_dev_resolve(o->devs[i], &ma, &mi, e)) ||
+		    (ret = cap_dev_probe("", ma, mi, &r->devs[i], e)))
+			return ret;
+		for (unsigned j = 0; j < i; j++)
+			if (r->devs[j].kdev == r->devs[i].kdev)
+				return iot_err_set(e, -EINVAL, "device '%s' given twice",
+				                   o->devs[i]);
+	}
+	return 0;
+}
+
+/* As blktrace warns: writing the trace to a traced device traces its own writes. */
+static void warn_self_trace(const struct run *r)
+{
+	const struct cap_opts *o = r->o;
+	struct stat st;
+
+	for (unsigned i = 0; i < o->ndevs && !stat(o->rundir, &st); i++)
+		if (major(st.st_dev) == r->devs[i].major && minor(st.st_dev) == r->devs[i].minor)
+			cap_say(
+			    o->notice, o->arg,
+			    "warning: '%s' is on traced device '%s': the trace will include its "
+			    "own writes",
+			    o->rundir, r->devs[i].name);
+}
+
+/*
+ * Each traced device is held open (read-only) until the capture ends. The kernel drops a block
+ * device's page cache at its last close, so every probe of its superblocks (ours in
+ * build_header(), blkid's, another capture's) would read the device again, and a capture
+ * running beside this one would trace those reads; held open, a probe after the first is
+ * served from the cache. Best effort: a device that will not open is probed all the same.
+ */
+static void hold_devs(struct run *r)
+{
+	const struct cap_opts *o = r->o;
+
+	if (o->ndevs && (r->hold = malloc(o->ndevs * sizeof(*r->hold)))) {
+		for (unsigned i = 0; i < o->ndevs; i++)
+			r->hold[i] = open(o->devs[i], O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	}
+}
+
+static void release_devs(struct run *r)
+{
+	for (unsigned i = 0; r->hold && i < r->o->ndevs; i++)
+		if (r->hold[i] >= 0)
+			close(r->hold[i]);
+	free(r->hold);
+	r->hold = NULL;
+}
+
+/* An early manifest: proves the directory is writable and describes the run even if iotape is
+ * killed with SIGKILL; and the room for the last one set aside. */
+static int first_manifest(struct run *r, struct iot_err *e)
+{
+	char *text;
+	int ret;
+
+	if ((ret = manifest_save(r->o->rundir, r->root, e)))
+		return ret;
+	text = json_dumps(r->root, JSON_INDENT(2));
+	ret = text ? reserve_room(r, strlen(text), e) : iot_err_set(e, -ENOMEM, "out of memory");
+	free(text);
+	return ret;
+}
+
+/* With --iface: the packet capture into RUNDIR/net.pcap (none left if it cannot start). */
+static int start_packets(struct run *r, struct iot_err *e)
+{
+	const struct cap_opts *o = r->o;
+	int ret;
+
+	if (!o->iface)
+		return 0;
+	snprintf(r->pcap_path, sizeof(r->pcap_path), "%s/" RUNDIR_PCAP, o->rundir);
+	ret = cap_pcap_start(&r->pcap, o->iface, o->filter ? o->filter : CAP_DEFAULT_FILTER,
+	                     o->snaplen ? o->snaplen : CAP_DEFAULT_SNAPLEN,
+	                     o->filter ? NULL : CAP_HEADERS_FILTER, CAP_HEADERS_SNAPLEN,
+	                     r->pcap_path, e);
+	if (ret)
+		unlink(r->pcap_path);
+	return ret;
+}
+
+/* COMMAND run to its end, or without one the capture until it is stopped; a COMMAND that cannot
+ * be run has its exit status (127, 126) and error in res. 0, or -errno when it cannot start. */
+static int run_command(struct run *r, struct iot_err *e)
+{
+	const struct cap_opts *o = r->o;
+	struct cap_result *res = r->res;
+	int ret;
+
+	if (o->cmd && !(o->stop && *o->stop)) {
+		if ((ret = cap_cmd_spawn(&r->cmd, o->cmd, r->out_fd, r->err_fd, e)))
+			return ret;
+		if (r->cmd.exec_errno) {
+			int st;
+
+			while (!cap_cmd_wait(&r->cmd, -1, &st))
+				;
+			res->cmd_status = r->cmd.exec_errno == ENOENT ? 127 : 126;
+			snprintf(res->cmd_error, sizeof(res->cmd_error), "'%s': %s", o->cmd[0],
+			         strerror(r->cmd.exec_errno));
+		} else {
+			r->cmd_running = 1;
+			res->cmd_ran = 1;
+		}
+	}
+	if (!res->cmd_error[0] && (r->cmd_running || !o->cmd))
+		wait_loop(r);
+	if (res->cmd_ran)
+		res->cmd_wall_ns = iot_proc_wall_ns(&r->cmd.proc);
+	else if (o->stop && *o->stop)
+		res->stop_signal = *o->stop; /* stopped before COMMAND could start */
+	return 0;
+}
+
+/* Every exit path once the reader ran: stop events, drain, close the files, undo the kernel;
+ * what was lost counted. */
+static void stop_capture(struct run *r)
+{
+	struct cap_result *res = r->res;
+	uint64_t lost, marks, garbage;
+	struct iot_err le;
+
+	stop_command(r, SIGTERM);
+	if (r->ops)
+		r->ops->stop(r->bs);
+	le.msg[0] = '\0';
+	if (cap_reader_finish(r->rd, &le) && !res->late_err)
+		res->late_err = -EIO;
+	if (res->late_err && !res->late_msg[0])
+		snprintf(res->late_msg, sizeof(res->late_msg), "%s", le.msg);
+	cap_reader_lost(r->rd, &lost, &marks, &garbage);
+	res->reader_lost = lost + marks;
+	res->lost = res->overrun + res->dropped; /* set again after teardown read the stats */
+	if (garbage)
+		json_object_set_new(r->backend, "unparsed_bytes", json_u64(garbage));
+	if (cap_sink_bad(r->sink))
+		json_object_set_new(r->backend, "bad_records", json_u64(cap_sink_bad(r->sink)));
+	cap_reader_free(r->rd);
+	r->rd = NULL;
+	if (r->ops)
+		r->ops->teardown(r->bs, res, r->backend, NULL);
+	r->bs = NULL;
+	res->lost = (res->overrun + res->dropped > res->reader_lost ? res->overrun + res->dropped
+	                                                            : res->reader_lost) +
+	            res->relay_dropped;
+}
+
+/* The packet capture ended, its counts in res (a failure to finish it is the run's late
+ * error when it had started). */
+static void stop_packets(struct run *r, int ret)
+{
+	struct cap_result *res = r->res;
+	uint64_t drops = 0, ifdrops = 0;
+	struct iot_err le;
+
+	if (!r->pcap)
+		return;
+	le.msg[0] = '\0';
+	if (cap_pcap_stop(r->pcap, r->network, &res->totals.packets, &drops, &ifdrops, &le) &&
+	    !ret) {
+		if (!res->late_err)
+			res->late_err = -EIO;
+		if (!res->late_msg[0])
+			snprintf(res->late_msg, sizeof(res->late_msg), "%s", le.msg);
+	}
+	res->totals.pkt_drops = drops;
+	res->ifdrop = ifdrops;
+	r->pcap = NULL;
+}
+
+/* Remove device i's trace files (NAME.blktrace.N). */
+static void remove_traces(const struct run *r, unsigned i)
+{
+	char p[4096];
+
+	for (unsigned c = 0; c < 1024; c++)
+		if (rundir_trace_path(p, sizeof(p), r->o->rundir, r->devs[i].name, c) ||
+		    (unlink(p) && c > 256))
+			break;
+}
+
+/* The trace files closed (a failure is the run's late error). A summary run has no records:
+ * the sets hold only the TIMESTAMP written at the start, and go (summary.json has the
+ * figures). */
+static void close_sink(struct run *r, int ret)
+{
+	const struct cap_opts *o = r->o;
+	struct cap_result *res = r->res;
+	int no_traces = !ret && r->detail == CAP_DETAIL_SUMMARY;
+	struct iot_err le;
+
+	for (unsigned i = 0; i < o->ndevs && no_traces; i++)
+		no_traces = cap_sink_dev_events(r->sink, i) <= 1;
+	le.msg[0] = '\0';
+	if (cap_sink_close(r->sink, &le) && !ret && !res->late_err) {
+		res->late_err = -EIO;
+		snprintf(res->late_msg, sizeof(res->late_msg), "%s", le.msg);
+		json_object_set_new(r->root, "state", json_string("failed"));
+		json_object_set_new(r->root, "error", json_string(le.msg));
+	}
+	r->sink = NULL;
+	for (unsigned i = 0; i < o->ndevs && no_traces; i++) {
+		json_object_set_new(json_array_get(r->jdevs, i), "files", json_null());
+		remove_traces(r, i);
+	}
+	if (no_traces) {
+		res->totals.events = res->totals.bytes = 0;
+		json_object_set_new(json_object_get(r->root, "counts"), "events", json_integer(0));
+		json_object_set_new(json_object_get(r->root, "counts"), "trace_bytes",
+		                    json_integer(0));
+	}
+}
+
+/* The end of every run, ret its result so far: the devices let go, the packets and the traces
+ * closed and counted, the manifest finished and saved; a run that could not start leaves
+ * nothing that looks like a capture. */
+static void finish_run(struct run *r, int ret)
+{
+	const struct cap_opts *o = r->o;
+	struct cap_result *res = r->res;
+	struct iot_err le;
+
+	release_devs(r);
+	stop_packets(r, ret);
+	if (r->sink) {
+		uint64_t ev, by;
+
+		cap_sink_counts(r->sink, &ev, &by);
+		res->totals.events = ev;
+		res->totals.bytes = by;
+	}
+	if (r->root && !ret) {
+		cap_clock_pair_read(&r->end);
+		finish_manifest(r, res->late_err      ? "failed"
+		                   : res->stop_signal ? "interrupted"
+		                                      : "complete");
+	}
+	if (r->sink)
+		close_sink(r, ret);
+	release_room(r);
+	if (r->root && !ret) {
+		le.msg[0] = '\0';
+		if (manifest_save(o->rundir, r->root, &le) && !res->late_err) {
+			res->late_err = -EIO;
+			snprintf(res->late_msg, sizeof(res->late_msg), "%s", le.msg);
+		}
+	}
+	if (r->root && ret) {
+		char p[4096];
+
+		snprintf(p, sizeof(p), "%s/" MANIFEST_NAME, o->rundir);
+		unlink(p);
+		for (unsigned i = 0; i < o->ndevs; i++)
+			remove_traces(r, i);
+	}
+	if (r->out_fd >= 0)
+		close(r->out_fd);
+	if (r->err_fd >= 0)
+		close(r->err_fd);
+	cap_cgroups_free(r->cg);
+	json_decref(r->jdevs);
+	json_decref(r->backend);
+	json_decref(r->network);
+	json_decref(r->root);
+	free(r->devs);
+}
+
 int cap_run(const struct cap_opts *o, struct cap_result *res, struct iot_err *e)
 {
 	struct run r = {.o = o, .res = res, .out_fd = -1, .err_fd = -1};
-	struct iot_err le;
-	uint64_t lost, marks, garbage, drops = 0, ifdrops = 0;
 	int ret;
 
 	memset(res, 0, sizeof(*res));
@@ -636,21 +914,7 @@ int cap_run(const struct cap_opts *o, struct cap_result *res, struct iot_err *e)
 	r.devs = calloc(o->ndevs ? o->ndevs : 1, sizeof(*r.devs));
 	if (!r.devs)
 		return iot_err_set(e, -ENOMEM, "out of memory");
-	for (unsigned i = 0; i < o->ndevs; i++) {
-		unsigned ma, mi;
-
-		if ((ret = cap_dev_resolve(o->devs[i], &ma, &mi, e)) ||
-		    (ret = cap_dev_probe("", ma, mi, &r.devs[i], e)))
-			goto out;
-		for (unsigned j = 0; j < i; j++) {
-			if (r.devs[j].kdev == r.devs[i].kdev) {
-				ret =
-				    iot_err_set(e, -EINVAL, "device '%s' given twice", o->devs[i]);
-				goto out;
-			}
-		}
-	}
-	if ((ret = check_outputs(o, e)))
+	if ((ret = resolve_devs(&r, e)) || (ret = check_outputs(o, e)))
 		goto out;
 	if (o->ndevs && o->wait_ns && uses_blk_tracer(o) && (ret = wait_tracer(o, res, e)))
 		goto out;
@@ -658,212 +922,25 @@ int cap_run(const struct cap_opts *o, struct cap_result *res, struct iot_err *e)
 	    (ret = open_output(o->cmd_stdout, "--stdout", &r.out_fd, e)) ||
 	    (ret = open_output(o->cmd_stderr, "--stderr", &r.err_fd, e)))
 		goto out;
-	{
-		/* as blktrace warns: writing the trace to a traced device traces its own writes */
-		struct stat st;
-
-		for (unsigned i = 0; i < o->ndevs && !stat(o->rundir, &st); i++)
-			if (major(st.st_dev) == r.devs[i].major &&
-			    minor(st.st_dev) == r.devs[i].minor)
-				cap_say(o->notice, o->arg,
-				        "warning: '%s' is on traced device '%s': the trace will "
-				        "include its own writes",
-				        o->rundir, r.devs[i].name);
-	}
-	/*
-	 * Each traced device is held open (read-only) until the capture ends. The kernel drops a
-	 * block device's page cache at its last close, so every probe of its superblocks (ours in
-	 * build_header(), blkid's, another capture's) would read the device again, and a capture
-	 * running beside this one would trace those reads; held open, a probe after the first is
-	 * served from the cache. Best effort: a device that will not open is probed all the same.
-	 */
-	if (o->ndevs && (r.hold = malloc(o->ndevs * sizeof(*r.hold)))) {
-		for (unsigned i = 0; i < o->ndevs; i++)
-			r.hold[i] = open(o->devs[i], O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	}
+	warn_self_trace(&r);
+	hold_devs(&r);
 	build_header(&r);
 	if (o->ndevs)
 		cap_cgroups_scan(&r.cg); /* best effort: the ids are in the records anyway */
-	/* an early manifest: proves the directory is writable and describes the run even if
-	 * iotape is killed with SIGKILL */
-	if ((ret = manifest_save(o->rundir, r.root, e)))
+	if ((ret = first_manifest(&r, e)) ||
+	    (ret = cap_sink_new(&r.sink, o->rundir, r.devs, o->ndevs, "", e)) ||
+	    (ret = start_packets(&r, e)))
 		goto out;
-	{
-		char *text = json_dumps(r.root, JSON_INDENT(2));
-
-		ret = text ? reserve_room(&r, strlen(text), e)
-		           : iot_err_set(e, -ENOMEM, "out of memory");
-		free(text);
-		if (ret)
-			goto out;
-	}
-	if ((ret = cap_sink_new(&r.sink, o->rundir, r.devs, o->ndevs, "", e)))
-		goto out;
-	if (o->iface) {
-		snprintf(r.pcap_path, sizeof(r.pcap_path), "%s/" RUNDIR_PCAP, o->rundir);
-		ret = cap_pcap_start(&r.pcap, o->iface, o->filter ? o->filter : CAP_DEFAULT_FILTER,
-		                     o->snaplen ? o->snaplen : CAP_DEFAULT_SNAPLEN,
-		                     o->filter ? NULL : CAP_HEADERS_FILTER, CAP_HEADERS_SNAPLEN,
-		                     r.pcap_path, e);
-		if (ret) {
-			unlink(r.pcap_path);
-			goto out;
-		}
-	}
 	cap_clock_pair_read(&r.start);
 	if ((ret = cap_sink_timestamp(r.sink, &r.start, e)))
 		goto out;
-	if (o->ndevs)
-		ret = start_block(&r, e);
-	else
-		ret = cap_reader_new(&r.rd, r.sink, e);
+	ret = o->ndevs ? start_block(&r, e) : cap_reader_new(&r.rd, r.sink, e);
 	if (ret)
 		goto out;
-	if ((ret = cap_reader_start(r.rd, e)))
-		goto out_stop;
-	if (o->cmd && !(o->stop && *o->stop)) {
-		if ((ret = cap_cmd_spawn(&r.cmd, o->cmd, r.out_fd, r.err_fd, e)))
-			goto out_stop;
-		if (r.cmd.exec_errno) {
-			int st;
-
-			while (!cap_cmd_wait(&r.cmd, -1, &st))
-				;
-			res->cmd_status = r.cmd.exec_errno == ENOENT ? 127 : 126;
-			snprintf(res->cmd_error, sizeof(res->cmd_error), "'%s': %s", o->cmd[0],
-			         strerror(r.cmd.exec_errno));
-		} else {
-			r.cmd_running = 1;
-			res->cmd_ran = 1;
-		}
-	}
-	if (!res->cmd_error[0] && (r.cmd_running || !o->cmd))
-		wait_loop(&r);
-	if (res->cmd_ran)
-		res->cmd_wall_ns = iot_proc_wall_ns(&r.cmd.proc);
-	else if (o->stop && *o->stop)
-		res->stop_signal = *o->stop; /* stopped before COMMAND could start */
-	ret = 0;
-out_stop:
-	/* every exit path from here: stop events, drain, close the files, undo the kernel */
-	stop_command(&r, SIGTERM);
-	if (r.ops)
-		r.ops->stop(r.bs);
-	le.msg[0] = '\0';
-	if (cap_reader_finish(r.rd, &le) && !res->late_err)
-		res->late_err = -EIO;
-	if (res->late_err && !res->late_msg[0])
-		snprintf(res->late_msg, sizeof(res->late_msg), "%s", le.msg);
-	cap_reader_lost(r.rd, &lost, &marks, &garbage);
-	res->reader_lost = lost + marks;
-	res->lost = res->overrun + res->dropped; /* set again after teardown read the stats */
-	if (garbage)
-		json_object_set_new(r.backend, "unparsed_bytes", json_u64(garbage));
-	if (cap_sink_bad(r.sink))
-		json_object_set_new(r.backend, "bad_records", json_u64(cap_sink_bad(r.sink)));
-	cap_reader_free(r.rd);
-	r.rd = NULL;
-	if (r.ops)
-		r.ops->teardown(r.bs, res, r.backend, NULL);
-	r.bs = NULL;
-	res->lost = (res->overrun + res->dropped > res->reader_lost ? res->overrun + res->dropped
-	                                                            : res->reader_lost) +
-	            res->relay_dropped;
+	if (!(ret = cap_reader_start(r.rd, e)))
+		ret = run_command(&r, e);
+	stop_capture(&r);
 out:
-	for (unsigned i = 0; r.hold && i < o->ndevs; i++)
-		if (r.hold[i] >= 0)
-			close(r.hold[i]);
-	free(r.hold);
-	r.hold = NULL;
-	if (r.pcap) {
-		le.msg[0] = '\0';
-		if (cap_pcap_stop(r.pcap, r.network, &res->totals.packets, &drops, &ifdrops, &le) &&
-		    !ret) {
-			if (!res->late_err)
-				res->late_err = -EIO;
-			if (!res->late_msg[0])
-				snprintf(res->late_msg, sizeof(res->late_msg), "%s", le.msg);
-		}
-		res->totals.pkt_drops = drops;
-		res->ifdrop = ifdrops;
-		r.pcap = NULL;
-	}
-	if (r.sink) {
-		uint64_t ev, by;
-
-		cap_sink_counts(r.sink, &ev, &by);
-		res->totals.events = ev;
-		res->totals.bytes = by;
-	}
-	if (r.root && !ret) {
-		cap_clock_pair_read(&r.end);
-		finish_manifest(&r, res->late_err      ? "failed"
-		                    : res->stop_signal ? "interrupted"
-		                                       : "complete");
-	}
-	if (r.sink) {
-		/* a summary run has no records: the sets hold only the TIMESTAMP written at the
-		 * start, and go (summary.json has the figures) */
-		int no_traces = !ret && r.detail == CAP_DETAIL_SUMMARY;
-
-		for (unsigned i = 0; i < o->ndevs && no_traces; i++)
-			no_traces = cap_sink_dev_events(r.sink, i) <= 1;
-		le.msg[0] = '\0';
-		if (cap_sink_close(r.sink, &le) && !ret && !res->late_err) {
-			res->late_err = -EIO;
-			snprintf(res->late_msg, sizeof(res->late_msg), "%s", le.msg);
-			json_object_set_new(r.root, "state", json_string("failed"));
-			json_object_set_new(r.root, "error", json_string(le.msg));
-		}
-		r.sink = NULL;
-		for (unsigned i = 0; i < o->ndevs && no_traces; i++) {
-			char p[4096];
-
-			json_object_set_new(json_array_get(r.jdevs, i), "files", json_null());
-			for (unsigned c = 0; c < 1024; c++)
-				if (rundir_trace_path(p, sizeof(p), o->rundir, r.devs[i].name, c) ||
-				    (unlink(p) && c > 256))
-					break;
-		}
-		if (no_traces) {
-			res->totals.events = res->totals.bytes = 0;
-			json_object_set_new(json_object_get(r.root, "counts"), "events",
-			                    json_integer(0));
-			json_object_set_new(json_object_get(r.root, "counts"), "trace_bytes",
-			                    json_integer(0));
-		}
-	}
-	release_room(&r);
-	if (r.root && !ret) {
-		le.msg[0] = '\0';
-		if (manifest_save(o->rundir, r.root, &le) && !res->late_err) {
-			res->late_err = -EIO;
-			snprintf(res->late_msg, sizeof(res->late_msg), "%s", le.msg);
-		}
-	}
-	if (r.root && ret) {
-		/* could not start: leave nothing that looks like a capture */
-		char p[4096];
-
-		snprintf(p, sizeof(p), "%s/" MANIFEST_NAME, o->rundir);
-		unlink(p);
-		for (unsigned i = 0; i < o->ndevs; i++) {
-			for (unsigned c = 0; c < 1024; c++) {
-				if (rundir_trace_path(p, sizeof(p), o->rundir, r.devs[i].name, c) ||
-				    (unlink(p) && c > 256))
-					break;
-			}
-		}
-	}
-	if (r.out_fd >= 0)
-		close(r.out_fd);
-	if (r.err_fd >= 0)
-		close(r.err_fd);
-	cap_cgroups_free(r.cg);
-	json_decref(r.jdevs);
-	json_decref(r.backend);
-	json_decref(r.network);
-	json_decref(r.root);
-	free(r.devs);
+	finish_run(&r, ret);
 	return ret;
 }

@@ -361,71 +361,69 @@ out:
 	return ret;
 }
 
-static int tracefs_start(struct cap_backend_state **out, const struct cap_dev *devs, unsigned n,
-                         const struct cap_opts *o, struct cap_reader *rd, struct iot_err *e)
+/* The blk tracer, ours: one capture at a time (taking the lock makes "is the tracer free? take
+ * it" atomic among iotape processes, and the kernel drops it when a capture dies), tracefs
+ * mounted, a kernel with the tracer, and nobody using it. */
+static int take_tracer(struct cap_backend_state *s, struct iot_err *e)
 {
-	struct cap_backend_state *s = calloc(1, sizeof(*s));
-	char buf[256], kb[32], rel[64];
+	char buf[256];
 	int ret;
 
-	*out = NULL;
-	if (!s || !(s->enable = calloc(n ? n : 1, sizeof(char *))))
-		return free(s), iot_err_set(e, -ENOMEM, "out of memory");
-	s->devs = devs;
-	s->ndevs = n;
-	/* one capture at a time: taking the lock makes "is the tracer free? take it" atomic
-	 * among iotape processes (and the kernel drops it when a capture dies) */
 	s->lockfd = open(LOCK_FILE, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (s->lockfd >= 0 && flock(s->lockfd, LOCK_EX | LOCK_NB)) {
-		ret =
-		    iot_err_set(e, -EBUSY,
-		                "tracefs: the tracer is in use by another iotape capture; the blk "
-		                "tracer is global, so one capture at a time");
-		goto fail;
-	}
+	if (s->lockfd >= 0 && flock(s->lockfd, LOCK_EX | LOCK_NB))
+		return iot_err_set(e, -EBUSY,
+		                   "tracefs: the tracer is in use by another iotape capture; the "
+		                   "blk tracer is global, so one capture at a time");
 	ret = cap_ensure_mounted(TRACEFS, "tracefs", e);
 	if (ret < 0)
-		goto fail;
+		return ret;
 	s->mounted = ret;
 	ret = tf_read("available_tracers", buf, sizeof(buf));
-	if (ret || !strstr(buf, "blk")) {
-		ret = iot_err_set(e, -ENOTSUP,
-		                  "tracefs: this kernel has no blk tracer "
-		                  "(CONFIG_BLK_DEV_IO_TRACE)");
-		goto fail;
-	}
+	if (ret || !strstr(buf, "blk"))
+		return iot_err_set(e, -ENOTSUP,
+		                   "tracefs: this kernel has no blk tracer "
+		                   "(CONFIG_BLK_DEV_IO_TRACE)");
 	ret = tf_read("current_tracer", s->old_tracer, sizeof(s->old_tracer));
-	if (ret) {
-		iot_err_set(e, ret, "tracefs: cannot read current_tracer: %s", strerror(-ret));
-		goto fail;
-	}
-	if (strcmp(s->old_tracer, "nop")) {
-		ret = iot_err_set(e, -EBUSY,
-		                  "tracefs: the tracer is in use (current_tracer is '%s'); the blk "
-		                  "tracer is global, so one capture at a time (if a killed iotape "
-		                  "left it: echo nop > %s/current_tracer)",
-		                  s->old_tracer, TRACEFS);
-		goto fail;
-	}
-	/* a device somebody else traces (blktrace, another capture) is refused, not shared */
+	if (ret)
+		return iot_err_set(e, ret, "tracefs: cannot read current_tracer: %s",
+		                   strerror(-ret));
+	if (strcmp(s->old_tracer, "nop"))
+		return iot_err_set(e, -EBUSY,
+		                   "tracefs: the tracer is in use (current_tracer is '%s'); the "
+		                   "blk tracer is global, so one capture at a time (if a killed "
+		                   "iotape left it: echo nop > %s/current_tracer)",
+		                   s->old_tracer, TRACEFS);
+	return 0;
+}
+
+/* A device somebody else traces (blktrace, another capture) is refused, not shared. */
+static int devs_untraced(const struct cap_dev *devs, unsigned n, struct iot_err *e)
+{
 	for (unsigned i = 0; i < n; i++) {
-		char p[600];
+		char p[600], buf[256];
+		int ret;
 
 		snprintf(p, sizeof(p), "%s/trace/enable", devs[i].sysdir);
 		ret = cap_read_str(p, buf, sizeof(buf));
-		if (ret) {
-			iot_err_set(e, ret, "'%s': cannot read %s: %s", devs[i].name, p,
-			            strerror(-ret));
-			goto fail;
-		}
-		if (strcmp(buf, "0")) {
-			ret = iot_err_set(e, -EBUSY,
-			                  "'%s' is already being traced (%s is %s; if a killed "
-			                  "iotape left it: echo 0 > %s)",
-			                  devs[i].name, p, buf, p);
-			goto fail;
-		}
+		if (ret)
+			return iot_err_set(e, ret, "'%s': cannot read %s: %s", devs[i].name, p,
+			                   strerror(-ret));
+		if (strcmp(buf, "0"))
+			return iot_err_set(e, -EBUSY,
+			                   "'%s' is already being traced (%s is %s; if a killed "
+			                   "iotape left it: echo 0 > %s)",
+			                   devs[i].name, p, buf, p);
 	}
+	return 0;
+}
+
+/* The tracer's settings: the clock, the buffer, binary records with context, nothing that
+ * adds work to each event. Each is recorded for the restore. */
+static int set_tracer(struct cap_backend_state *s, const struct cap_opts *o, struct iot_err *e)
+{
+	char kb[32];
+	int ret;
+
 	s->buffer_kb = o->buffer_kb ? o->buffer_kb : CAP_DEFAULT_BUFFER_KB;
 	s->reader = o->reader;
 	snprintf(kb, sizeof(kb), "%u", s->buffer_kb);
@@ -433,7 +431,7 @@ static int tracefs_start(struct cap_backend_state **out, const struct cap_dev *d
 	 * can read beside CLOCK_REALTIME to place packets on the same timeline */
 	if ((ret = set_opt(s, "trace_clock", "mono", e)) ||
 	    (ret = set_opt(s, "buffer_size_kb", kb, e)) || (ret = set_opt(s, "tracing_on", "1", e)))
-		goto fail;
+		return ret;
 	/* Core options that add work to every event the blk tracer writes, in the workload's
 	 * context: stacktrace records a kernel stack after each one (ftrace_trace_stack() in
 	 * trace_buffer_unlock_commit_regs(); measured: fio CPU per 4 KiB IO on zram +100 %),
@@ -441,24 +439,31 @@ static int tracefs_start(struct cap_backend_state **out, const struct cap_dev *d
 	 * inherit them from whoever used the tracer before. */
 	if ((ret = set_opt_if_present(s, "options/stacktrace", "0", e)) ||
 	    (ret = set_opt_if_present(s, "options/userstacktrace", "0", e)))
-		goto fail;
+		return ret;
 	/* restored in reverse order: tracer options first, then the tracer, then the rest */
 	if ((ret = set_opt(s, "current_tracer", "blk", e)))
-		goto fail;
+		return ret;
 	s->tracer_set = 1;
 	/* the tracer's options exist only while it is current */
 	if ((ret = set_opt(s, "options/bin", "1", e)) ||
 	    (ret = set_opt(s, "options/context-info", "1", e)) ||
 	    (ret = set_opt(s, "options/blk_classic", "0", e)) ||
 	    (ret = set_opt(s, "options/blk_cgroup", "0", e)))
-		goto fail;
+		return ret;
+	return 0;
+}
+
+/* Every CPU's pipe into the reader, its overrun and drop counts at the start kept. */
+static int open_cpus(struct cap_backend_state *s, struct cap_reader *rd, struct iot_err *e)
+{
+	char rel[64];
+	int ret;
+
 	s->ncpu = (unsigned)sysconf(_SC_NPROCESSORS_CONF);
 	s->base_overrun = calloc(s->ncpu, sizeof(uint64_t));
 	s->base_dropped = calloc(s->ncpu, sizeof(uint64_t));
-	if (!s->base_overrun || !s->base_dropped) {
-		ret = iot_err_set(e, -ENOMEM, "out of memory");
-		goto fail;
-	}
+	if (!s->base_overrun || !s->base_dropped)
+		return iot_err_set(e, -ENOMEM, "out of memory");
 	for (unsigned c = 0; c < s->ncpu; c++) {
 		char p[128];
 		int fd;
@@ -472,49 +477,65 @@ static int tracefs_start(struct cap_backend_state **out, const struct cap_dev *d
 		         s->reader == CAP_READER_RAW ? "trace_pipe_raw" : "trace_pipe");
 		tf_path(p, sizeof(p), rel);
 		fd = open(p, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-		if (fd < 0) {
-			ret = iot_err_set(e, -errno, "tracefs: cannot open %s: %s", p,
-			                  strerror(errno));
-			goto fail;
-		}
+		if (fd < 0)
+			return iot_err_set(e, -errno, "tracefs: cannot open %s: %s", p,
+			                   strerror(errno));
 		ret = cap_reader_add(
 		    rd, fd, c, s->reader == CAP_READER_RAW ? CAP_STREAM_RAW : CAP_STREAM_PIPE, e);
 		if (ret)
-			goto fail;
+			return ret;
 	}
-	state_save(s);
-	for (unsigned i = 0; i < n; i++) {
-		if (asprintf(&s->enable[i], "%s/trace/enable", devs[i].sysdir) < 0) {
-			ret = iot_err_set(e, -ENOMEM, "out of memory");
-			goto fail;
-		}
+	return 0;
+}
+
+/* Tracing on for each device (s->nenable counts them, for the restore), with --act-mask. */
+static int enable_devs(struct cap_backend_state *s, const struct cap_opts *o, struct iot_err *e)
+{
+	for (unsigned i = 0; i < s->ndevs; i++) {
+		const struct cap_dev *d = &s->devs[i];
+		int ret;
+
+		if (asprintf(&s->enable[i], "%s/trace/enable", d->sysdir) < 0)
+			return iot_err_set(e, -ENOMEM, "out of memory");
 		s->nenable = i + 1;
 		ret = cap_write_str(s->enable[i], "1");
-		if (ret) {
-			iot_err_set(e, ret == -EBUSY ? -EBUSY : ret,
-			            "'%s': cannot enable tracing: %s", devs[i].name,
-			            strerror(-ret));
-			goto fail;
-		}
+		if (ret)
+			return iot_err_set(e, ret == -EBUSY ? -EBUSY : ret,
+			                   "'%s': cannot enable tracing: %s", d->name,
+			                   strerror(-ret));
 		if (o->act_mask) {
 			/* the trace enable just made; it goes away with it (enable 0) */
 			char p[600], m[16];
 
-			snprintf(p, sizeof(p), "%s/trace/act_mask", devs[i].sysdir);
+			snprintf(p, sizeof(p), "%s/trace/act_mask", d->sysdir);
 			snprintf(m, sizeof(m), "%u", o->act_mask);
 			ret = cap_write_str(p, m);
-			if (ret) {
-				iot_err_set(e, ret, "'%s': cannot set %s: %s", devs[i].name, p,
-				            strerror(-ret));
-				goto fail;
-			}
+			if (ret)
+				return iot_err_set(e, ret, "'%s': cannot set %s: %s", d->name, p,
+				                   strerror(-ret));
 		}
 	}
-	*out = s;
 	return 0;
-fail:
-	/* the caller frees the reader (closing the pipes) and then calls teardown; with no
-	 * state returned, undo what we did here, after the pipes are closed by the caller */
+}
+
+static int tracefs_start(struct cap_backend_state **out, const struct cap_dev *devs, unsigned n,
+                         const struct cap_opts *o, struct cap_reader *rd, struct iot_err *e)
+{
+	struct cap_backend_state *s = calloc(1, sizeof(*s));
+	int ret;
+
+	*out = NULL;
+	if (!s || !(s->enable = calloc(n ? n : 1, sizeof(char *))))
+		return free(s), iot_err_set(e, -ENOMEM, "out of memory");
+	s->devs = devs;
+	s->ndevs = n;
+	if (!(ret = take_tracer(s, e)) && !(ret = devs_untraced(devs, n, e)) &&
+	    !(ret = set_tracer(s, o, e)) && !(ret = open_cpus(s, rd, e))) {
+		state_save(s);
+		ret = enable_devs(s, o, e);
+	}
+	/* on failure too: the caller frees the reader (closing the pipes) and then calls
+	 * teardown, which undoes what was done here after the pipes are closed */
 	*out = s;
 	return ret;
 }

@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <getopt.h> /* optarg, optind */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdbool.h>
@@ -18,7 +17,7 @@
 #include "compare/compare.h"
 #include "report/report_html.h"
 #include "report/report_run.h"
-#include "report/sweep_report.h"
+#include "report/sweep_page.h"
 #include "sweep/runs.h"
 #include "cli/inputs.h"
 #include "formats/blktrace.h"
@@ -124,128 +123,31 @@ static int feed_packets(void *ctx, struct pcap_src *src, const struct manifest *
 	return report_run_packets(ctx, src, clock, e);
 }
 
-/* iotape report SWEEPDIR: the whole page. */
-struct report_sweep_opts {
-	const char *outpath, *title, *svg_dir;
-	uint64_t idle_ns;
-	struct compare_opts co;
-	char *const *rules;
-	size_t nrules;
-};
-
-static int report_sweep(const char *dir, const struct report_sweep_opts *o)
+/* iotape report SWEEPDIR: the page built by the report library, written beside the target and
+ * renamed. An exit code after printing any error. */
+static int report_sweep(const char *dir, const char *outpath, const struct sweep_page_opts *o,
+                        uint64_t idle_ns)
 {
-	struct sweep_report_param params[SWEEP_MAX_PARAMS + 1];
-	double *host_num = NULL;
-	struct compare table, cells;
-	struct compare_opts to = o->co, co = {0};
 	struct sweep_runs s;
-	struct sweep_report r = {0};
-	char layout[3][SWEEP_LAYOUT_MAX];
-	const char **text[SWEEP_MAX_PARAMS] = {0};
-	double *num[SWEEP_MAX_PARAMS] = {0};
+	struct sweep_page p;
 	struct iot_err e = {""}, stop = {""};
-	struct svg_dir svg = {.dir = o->svg_dir};
-	struct iot_outfile of;
 	int ret;
 
-	compare_init(&table);
-	compare_init(&cells);
-	if ((ret = load_sweep(&s, dir, o->idle_ns, &stop)))
-		goto out;
-	if ((ret = sweep_runs_add(&s, &table, &e)) || (ret = sweep_runs_add(&s, &cells, &e))) {
+	if ((ret = load_sweep(&s, dir, idle_ns, &stop))) {
+		sweep_runs_release(&s);
+		return ret;
+	}
+	if ((ret = sweep_page_build(&p, &s, o, &e)))
+		ret = p.bad_opts ? usage_error("%s", e.msg)
+		                 : (error("%s", e.msg), exit_code_for(ret));
+	else if ((ret = sweep_page_write(&p, outpath, &e)))
 		ret = (error("%s", e.msg), exit_code_for(ret));
-		goto out;
-	}
-	for (size_t i = 0; i < o->nrules; i++) {
-		if (compare_add_rule(&table, o->rules[i], &e)) {
-			ret = usage_error("--fail-if: %s", e.msg);
-			goto out;
-		}
-	}
-	sweep_default_layout(&s, &to, layout);
-	/* the graphs: one group per cell, the same metrics as the tables */
-	co.metrics = to.metrics;
-	if ((ret = compare_finish(&table, &to, &e)) || (ret = compare_finish(&cells, &co, &e))) {
-		ret = usage_error("%s", e.msg);
-		goto out;
-	}
-	for (size_t k = 0; k < s.def.nparams; k++) {
-		const struct sweep_param *p = &s.def.param[k];
-
-		text[k] = calloc(p->n, sizeof(*text[k]));
-		num[k] = calloc(p->n, sizeof(*num[k]));
-		if (!text[k] || !num[k]) {
-			error("out of memory");
-			ret = EXIT_SYSTEM;
-			goto out;
-		}
-		for (size_t j = 0; j < p->n; j++) {
-			text[k][j] = p->v[j].text;
-			num[k][j] = p->v[j].num;
-		}
-		params[k] = (struct sweep_report_param){p->name, p->n, text[k], num[k], p->log};
-	}
-	/* cells captured on several hosts: the host is a dimension of each run (no axis, but a
-	 * line per host) */
-	if (s.nhosts) {
-		if (!(host_num = calloc(s.nhosts, sizeof(*host_num)))) {
-			error("out of memory");
-			ret = EXIT_SYSTEM;
-			goto out;
-		}
-		for (size_t j = 0; j < s.nhosts; j++)
-			host_num[j] = NAN;
-		params[s.def.nparams] = (struct sweep_report_param){
-		    "host", s.nhosts, (const char *const *)s.hosts, host_num, false};
-	}
-	r.title = o->title ? o->title : dir;
-	r.version = IOTAPE_VERSION;
-	r.dir = dir;
-	r.definition = s.definition;
-	r.param = params;
-	r.nparams = s.def.nparams + (s.nhosts > 0);
-	r.runs_total = s.total;
-	r.runs_done = s.done;
-	r.runs_failed = s.failed;
-	r.failed = s.failed_list;
-	r.table = &table;
-	r.cells = &cells;
-	if (o->svg_dir) {
-		r.svg_out = write_svg;
-		r.svg_ctx = &svg;
-	}
-	/* written beside the target and renamed: a failure never leaves half a page */
-	if ((ret = iot_outfile_open(&of, o->outpath, 0, &e)) || !iot_outfile_stream(&of)) {
-		if (!ret)
-			iot_outfile_abort(&of);
-		ret = ret ? ret : -ENOMEM;
-		error("%s", ret == -ENOMEM ? "out of memory" : e.msg);
-		ret = exit_code_for(ret);
-		goto out;
-	}
-	ret = sweep_report_write_html(iot_outfile_stream(&of), &r, &e);
-	if (ret)
-		iot_outfile_abort(&of);
-	else
-		ret = iot_outfile_commit(&of, &e);
-	if (ret) {
-		error("%s", e.msg);
-		ret = exit_code_for(ret);
-		goto out;
-	}
 	/* partial results were written: the bad bytes that cut them short come last */
-	ret = stop.msg[0]     ? (error("%s", stop.msg), EXIT_USAGE)
-	      : table.nfailed ? EXIT_THRESHOLD
-	                      : EXIT_OK;
-out:
-	for (size_t k = 0; k < SWEEP_MAX_PARAMS; k++) {
-		free(text[k]);
-		free(num[k]);
-	}
-	free(host_num);
-	compare_release(&table);
-	compare_release(&cells);
+	else
+		ret = stop.msg[0]       ? (error("%s", stop.msg), EXIT_USAGE)
+		      : p.table.nfailed ? EXIT_THRESHOLD
+		                        : EXIT_OK;
+	sweep_page_release(&p);
 	sweep_runs_release(&s);
 	return ret;
 }
@@ -518,18 +420,19 @@ int cmd_report(int argc, char **argv)
 		}
 	}
 	if (n == 1 && sweep_is_dir(argv[optind])) {
-		struct report_sweep_opts so = {.outpath = k.outpath,
-		                               .title = k.title,
-		                               .svg_dir = k.svg.dir,
-		                               .idle_ns = k.idle,
-		                               .co = k.co,
-		                               .rules = k.rules,
-		                               .nrules = k.nrules};
+		struct sweep_page_opts so = {.dir = argv[optind],
+		                             .title = k.title,
+		                             .version = IOTAPE_VERSION,
+		                             .co = k.co,
+		                             .rules = k.rules,
+		                             .nrules = k.nrules,
+		                             .svg_out = k.svg.dir ? write_svg : NULL,
+		                             .svg_ctx = &k.svg};
 
 		if (k.nlabels || k.interval)
 			ret = usage_error("--label and --interval do not apply to a sweep");
 		else
-			ret = report_sweep(argv[optind], &so);
+			ret = report_sweep(argv[optind], k.outpath, &so, k.idle);
 		goto out;
 	}
 	/* a run set: its hosts as the runs, on one time axis */

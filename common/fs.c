@@ -174,6 +174,34 @@ void iot_outfile_abort(struct iot_outfile *o)
 	outfile_free(o);
 }
 
+int iot_outfile_suspend(struct iot_outfile *o, struct iot_err *e)
+{
+	int c;
+
+	if (o->fd <= STDERR_FILENO)
+		return 0;
+	if (o->f && (fflush(o->f) || ferror(o->f))) {
+		int err = errno ? errno : EIO;
+
+		fclose(o->f);
+		o->f = NULL;
+		o->fd = -1;
+		return iot_err_set(e, -err, "'%s': write: %s", o->path, strerror(err));
+	}
+	c = o->f ? fclose(o->f) : close(o->fd);
+	o->f = NULL;
+	o->fd = -1;
+	return c ? iot_err_set(e, -errno, "'%s': close: %s", o->path, strerror(errno)) : 0;
+}
+
+int iot_outfile_resume(struct iot_outfile *o, struct iot_err *e)
+{
+	if (o->fd >= 0)
+		return 0;
+	o->fd = open(o->tmp ? o->tmp : o->path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
+	return o->fd < 0 ? iot_err_set(e, -errno, "'%s': %s", o->path, strerror(errno)) : 0;
+}
+
 int iot_outfile_commit(struct iot_outfile *o, struct iot_err *e)
 {
 	const char *show = o->path ? o->path : "standard output";

@@ -46,6 +46,12 @@ FILE *iot_outfile_stream(struct iot_outfile *o);
 int iot_outfile_commit(struct iot_outfile *o, struct iot_err *e);
 /* Give up: close, remove the temporary (the old file stays). Releases o; safe twice. */
 void iot_outfile_abort(struct iot_outfile *o);
+/* Close the descriptor (stream flushed) and keep the output unfinished, its temporary neither
+ * renamed nor removed: a writer of many outputs holds a few open at a time. Nothing for "-".
+ * 0 or -errno (e naming PATH); o is still to be committed or aborted either way. */
+int iot_outfile_suspend(struct iot_outfile *o, struct iot_err *e);
+/* Open it again after iot_outfile_suspend(), appending. 0 or -errno (e naming PATH). */
+int iot_outfile_resume(struct iot_outfile *o, struct iot_err *e);
 
 /* Replace PATH with len bytes of data through an iot_outfile (flags: IOT_OUT_SYNC or 0), so
  * that a failure or a signal never leaves half of it. 0 or -errno, e naming PATH. */

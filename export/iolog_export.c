@@ -29,6 +29,7 @@
 /* What the pass keeps of a device besides its result (struct export_iolog_dev). */
 struct xdev {
 	struct iolog_writer *w; /* open, or NULL (never opened, or closed to make room) */
+	struct iot_outfile of;  /* its file, beside the log's place until the export ends */
 	uint64_t used;          /* the pass's clock when it last wrote */
 	uint16_t closed;        /* closed for room: the length of the close line it ends with */
 	bool out;               /* left out (no target, only_targets) */
@@ -231,6 +232,8 @@ static int end_log(struct xp *x, unsigned i, struct iot_err *e)
 	x->x[i].closed = (uint16_t)iolog_writer_last_len(x->x[i].w);
 	c = iolog_writer_close(x->x[i].w, ret ? &ce : e);
 	x->x[i].w = NULL;
+	if (!c)
+		c = iot_outfile_suspend(&x->x[i].of, ret ? &ce : e);
 	for (unsigned k = 0; k < x->nopen; k++)
 		if (x->open[k] == i) {
 			x->open[k] = x->open[--x->nopen];
@@ -266,12 +269,22 @@ static int writer_of(struct xp *x, unsigned i, struct iot_err *e)
 		return ret;
 	if (asprintf(&path, "%s/%s.iolog", x->dir, d->name) < 0)
 		return iot_err_set(e, -ENOMEM, "out of memory");
-	ret = first ? iolog_writer_open(&x->x[i].w, path, x->o->version, e)
-	            : iolog_writer_append(&x->x[i].w, path, x->o->version, x->x[i].closed, e);
+	/* written beside and renamed at the end (finish_logs): an export killed meanwhile never
+	 * leaves half a log under its name */
+	if (first && !(ret = iot_outfile_open(&x->x[i].of, path, 0, e)))
+		ret = iolog_writer_open(&x->x[i].w, x->x[i].of.fd, path, x->o->version, e);
+	else if (!first && !(ret = iot_outfile_resume(&x->x[i].of, e)))
+		ret = iolog_writer_append(&x->x[i].w, x->x[i].of.fd, path, x->o->version,
+		                          x->x[i].closed, e);
 	x->x[i].closed = 0;
 	free(path);
-	if (ret)
+	if (ret) {
+		if (first && x->x[i].of.fd >= 0)
+			iot_outfile_abort(&x->x[i].of);
+		else if (!first)
+			iot_outfile_suspend(&x->x[i].of, NULL);
 		return ret;
+	}
 	x->open[x->nopen++] = i;
 	if (first) {
 		snprintf(d->iolog, sizeof(d->iolog), "%s.iolog", d->name);
@@ -401,6 +414,21 @@ static int job_file(struct xp *x, unsigned job, struct iot_err *e)
 	return ret;
 }
 
+/* Every log renamed into its place once all are whole; after an error each is removed instead,
+ * and the files there before stay. */
+static int finish_logs(struct xp *x, int ret, struct iot_err *e)
+{
+	for (unsigned i = 0; i < x->ndevs; i++) {
+		if (!x->devs[i].iolog[0])
+			continue; /* never opened */
+		if (ret)
+			iot_outfile_abort(&x->x[i].of);
+		else
+			ret = iot_outfile_commit(&x->x[i].of, e);
+	}
+	return ret;
+}
+
 static int pass(struct xp *x, const char *run, struct iot_err *e)
 {
 	const struct export_iolog_opts *o = x->o;
@@ -492,6 +520,7 @@ int export_fio_iolog(const char *run, const struct export_iolog_opts *o,
 	}
 	for (unsigned i = 0; i < x.nopen; i++) /* after an error: those still open */
 		iolog_writer_close(x.x[x.open[i]].w, NULL);
+	ret = finish_logs(&x, ret, e);
 	for (unsigned j = 0; !ret && j < (o->njobs ? o->njobs : 1); j++)
 		ret = job_file(&x, j, e);
 	res->t0 = x.t0;

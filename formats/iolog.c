@@ -472,27 +472,20 @@ static void wr_flush(struct iolog_writer *w)
 	w->len = 0;
 }
 
-static int writer_open(struct iolog_writer **out, const char *path, unsigned version, int flags,
+static int writer_open(struct iolog_writer **out, int fd, const char *name, unsigned version,
                        struct iot_err *e)
 {
 	struct iolog_writer *w;
-	int ret;
 
 	*out = NULL;
 	if (version != 2 && version != 3)
 		return iot_err_set(e, -EINVAL, "iolog version %u is not supported", version);
 	w = malloc(sizeof(*w));
-	if (!w || !(w->path = strdup(path))) {
+	if (!w || !(w->path = strdup(name))) {
 		free(w);
 		return iot_err_set(e, -ENOMEM, "out of memory");
 	}
-	w->fd = open(path, O_WRONLY | O_CLOEXEC | flags, 0644);
-	if (w->fd < 0) {
-		ret = -errno;
-		free(w->path);
-		free(w);
-		return iot_err_set(e, ret, "'%s': %s", path, strerror(-ret));
-	}
+	w->fd = fd;
 	w->version = version;
 	w->err = 0;
 	w->len = w->last_len = 0;
@@ -500,10 +493,10 @@ static int writer_open(struct iolog_writer **out, const char *path, unsigned ver
 	return 0;
 }
 
-int iolog_writer_open(struct iolog_writer **out, const char *path, unsigned version,
+int iolog_writer_open(struct iolog_writer **out, int fd, const char *name, unsigned version,
                       struct iot_err *e)
 {
-	int ret = writer_open(out, path, version, O_CREAT | O_TRUNC, e);
+	int ret = writer_open(out, fd, name, version, e);
 
 	if (!ret)
 		(*out)->len = (size_t)sprintf((*out)->buf, "%s\n",
@@ -511,29 +504,27 @@ int iolog_writer_open(struct iolog_writer **out, const char *path, unsigned vers
 	return ret;
 }
 
-int iolog_writer_append(struct iolog_writer **out, const char *path, unsigned version, size_t drop,
-                        struct iot_err *e)
+int iolog_writer_append(struct iolog_writer **out, int fd, const char *name, unsigned version,
+                        size_t drop, struct iot_err *e)
 {
 	struct stat st;
-	int ret = writer_open(out, path, version, O_APPEND, e);
+	int ret;
 
-	if (ret || !drop)
-		return ret;
-	if (fstat((*out)->fd, &st))
-		ret = -errno;
-	else if ((uint64_t)st.st_size < drop)
-		ret = -EINVAL;
-	else if (ftruncate((*out)->fd, st.st_size - (off_t)drop))
-		ret = -errno;
-	if (ret) {
-		iot_err_set(e, ret, "'%s': cannot take back its last line: %s", path,
-		            strerror(-ret));
-		close((*out)->fd);
-		free((*out)->path);
-		free(*out);
-		*out = NULL;
+	*out = NULL;
+	if (drop) {
+		if (fstat(fd, &st))
+			ret = -errno;
+		else if ((uint64_t)st.st_size < drop)
+			ret = -EINVAL;
+		else if (ftruncate(fd, st.st_size - (off_t)drop))
+			ret = -errno;
+		else
+			ret = 0;
+		if (ret)
+			return iot_err_set(e, ret, "'%s': cannot take back its last line: %s", name,
+			                   strerror(-ret));
 	}
-	return ret;
+	return writer_open(out, fd, name, version, e);
 }
 
 size_t iolog_writer_last_len(const struct iolog_writer *w)
@@ -585,8 +576,6 @@ int iolog_writer_close(struct iolog_writer *w, struct iot_err *e)
 		return 0;
 	wr_flush(w);
 	ret = w->err;
-	if (close(w->fd) && !ret)
-		ret = -errno;
 	if (ret)
 		iot_err_set(e, ret, "'%s': %s", w->path, strerror(-ret));
 	free(w->path);

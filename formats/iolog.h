@@ -104,22 +104,23 @@ void iolog_reader_free(struct iolog_reader *r);
 
 struct iolog_writer;
 
-/* version 2 or 3; writes the header line. */
-int iolog_writer_open(struct iolog_writer **out, const char *path, unsigned version,
+/* A writer onto fd (the caller's: opened and closed by it; name says it in errors), version 2
+ * or 3; writes the header line. */
+int iolog_writer_open(struct iolog_writer **out, int fd, const char *name, unsigned version,
                       struct iot_err *e);
-/* A log opened before and closed (iolog_writer_close()), opened again to add lines at its end,
- * less its last drop bytes (a "close" line written when it was closed for room): a writer of
- * many logs keeps a few open at a time, since a writer holds a descriptor and a 256 KiB
- * buffer. */
-int iolog_writer_append(struct iolog_writer **out, const char *path, unsigned version, size_t drop,
-                        struct iot_err *e);
+/* A log written before and left (iolog_writer_close()), written on at its end through fd
+ * (opened to append), less its last drop bytes (a "close" line written when it was left for
+ * room): a writer of many logs keeps a few open at a time, since a writer holds a descriptor
+ * and a 256 KiB buffer. */
+int iolog_writer_append(struct iolog_writer **out, int fd, const char *name, unsigned version,
+                        size_t drop, struct iot_err *e);
 /* The length of the last line iolog_writer_line() wrote, its newline included. */
 size_t iolog_writer_last_len(const struct iolog_writer *w);
 /* A file action (IOLOG_ADD, IOLOG_OPEN, IOLOG_CLOSE) or an IO (IOLOG_READ ... IOLOG_TRIM);
  * time_us is ignored by version 2. */
 int iolog_writer_line(struct iolog_writer *w, uint64_t time_us, const char *file, unsigned op,
                       uint64_t offset, uint64_t len, struct iot_err *e);
-/* Flush and close; returns the first write error seen, if any. */
+/* Flush and free (the descriptor stays open); returns the first write error seen, if any. */
 int iolog_writer_close(struct iolog_writer *w, struct iot_err *e);
 
 #endif

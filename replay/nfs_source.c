@@ -539,98 +539,80 @@ static struct nr_op *op_new(const struct pbuf *path, const struct pbuf *path2, c
 	return op;
 }
 
-static void on_txn(void *arg, const struct rpc_txn *t)
+/* Does the action work on a directory (the object its handle names is one)? */
+static bool is_dir_op(const struct rpc_txn *t, uint8_t act)
 {
-	struct nr_source *s = arg;
-	struct nfs_replay_stats *st = s->st;
-	struct walk w;
-	struct nr_op *op;
-	struct pbuf *obj;
-	unsigned vers = t->vers, opno;
-	uint8_t act;
-	bool dir_op;
+	if (t->vers == 3 && t->proc == 3)
+		return true; /* LOOKUP */
+	return act == NR_CREATE || act == NR_OPEN || act == NR_MKDIR || act == NR_SYMLINK ||
+	       act == NR_MKNOD || act == NR_REMOVE || act == NR_RMDIR || act == NR_RENAME ||
+	       act == NR_LINK || act == NR_READDIR ||
+	       act == NR_FSSTAT; /* FSINFO, FSSTAT, PATHCONF: asked of the mount's root */
+}
 
-	if (s->err)
-		return;
-	if (t->kind != RPC_KIND_NFS || (vers != 3 && vers != 4)) {
-		st->other_rpc++;
-		nfs_names_txn(s->names, t); /* MOUNT names the export's root */
-		return;
-	}
-	st->calls++;
-	opno = vers == 3 ? t->proc : t->proc == 0 ? 0 : t->call.op;
-	act = t->proc == 0 ? NR_SKIP : vers == 3 ? act_v3(t) : act_v4(t);
-	if (vers == 3 && t->proc == 3)
-		dir_op = true; /* LOOKUP */
-	else
-		dir_op = act == NR_CREATE || act == NR_OPEN || act == NR_MKDIR ||
-		         act == NR_SYMLINK || act == NR_MKNOD || act == NR_REMOVE ||
-		         act == NR_RMDIR || act == NR_RENAME || act == NR_LINK ||
-		         act == NR_READDIR ||
-		         act == NR_FSSTAT; /* FSINFO, FSSTAT, PATHCONF: asked of the mount's root */
-	w.obj.len = 0;
-	w.obj.b[0] = 0;
-	w.obj.known = true;
-	w.obj.hostile = w.obj.placeholder = w.obj.v4 = false;
-	w.have_to = false;
-	w.data = NULL;
-	w.data_len = 0;
+/* The paths the call works on (w->obj, and w->to for RENAME and LINK) from its names, before
+ * the map learns from the reply; then the map fed. Under the export (v4) and --root-path;
+ * one outside the root is counted and marked unknown (refused). */
+static void call_paths(struct nr_source *s, const struct rpc_txn *t, uint8_t act, struct walk *w)
+{
+	bool dir_op = is_dir_op(t, act);
+
+	w->obj.len = 0;
+	w->obj.b[0] = 0;
+	w->obj.known = true;
+	w->obj.hostile = w->obj.placeholder = w->obj.v4 = false;
+	w->have_to = false;
+	w->data = NULL;
+	w->data_len = 0;
 	if (act != NR_SKIP) {
-		walk_names(s, t, dir_op, &w);
+		walk_names(s, t, dir_op, w);
 		/* no names recorded (cut by the snaplen, over the names memory): the handle */
-		if (!t->call.names_len && !w.have_obj && t->call.fh_len) {
+		if (!t->call.names_len && !w->have_obj && t->call.fh_len) {
 			uint32_t id =
 			    nfs_names_handle(s->names, t, t->call.fh, t->call.fh_len, true);
 
-			path_of(s, id, t->call.fh, t->call.fh_len, dir_op, &w.obj);
+			path_of(s, id, t->call.fh, t->call.fh_len, dir_op, &w->obj);
 		}
 	}
 	nfs_names_txn(s->names, t);
-	if (!s->v4_mapped && !s->o->root_path && vers == 4 && s->root_seen)
+	if (!s->v4_mapped && !s->o->root_path && t->vers == 4 && s->root_seen)
 		find_v4_root(s);
 	if (s->v4_mapped) {
-		v4_to_export(s, &w.obj);
-		if (w.have_to)
-			v4_to_export(s, &w.to);
+		v4_to_export(s, &w->obj);
+		if (w->have_to)
+			v4_to_export(s, &w->to);
 	}
-	obj = &w.obj;
-	if (act != NR_SKIP && s->o->root_path) {
-		bool out = !under_root(s->o->root_path, obj) ||
-		           (w.have_to && !under_root(s->o->root_path, &w.to));
+	if (act != NR_SKIP && s->o->root_path &&
+	    (!under_root(s->o->root_path, &w->obj) ||
+	     (w->have_to && !under_root(s->o->root_path, &w->to)))) {
+		s->st->outside_root++;
+		w->obj.known = false; /* refused below */
+	}
+}
 
-		if (out) {
-			st->outside_root++;
-			obj->known = false; /* refused below */
-		}
-	}
-	{
-		/* a WRITE's payload, as far as the capture holds it */
-		uint32_t wl = act != NR_WRITE                    ? 0
-		              : t->call.data_len < t->call.count ? t->call.data_len
-		                                                 : (uint32_t)t->call.count;
+/* The op with its paths and data: a WRITE's payload as far as the capture holds it (the rest,
+ * cut by the snaplen or a gap, counted). NULL when out of memory. */
+static struct nr_op *op_make(struct nr_source *s, const struct rpc_txn *t, uint8_t act,
+                             const struct walk *w)
+{
+	uint32_t wl = act != NR_WRITE                    ? 0
+	              : t->call.data_len < t->call.count ? t->call.data_len
+	                                                 : (uint32_t)t->call.count;
 
-		if (act == NR_WRITE && wl < t->call.count) {
-			st->payload_cut++; /* the snaplen (or a gap) took the rest */
-			st->payload_cut_bytes += t->call.count - wl;
-		}
+	if (act == NR_WRITE && wl < t->call.count) {
+		s->st->payload_cut++;
+		s->st->payload_cut_bytes += t->call.count - wl;
+	}
+	return op_new(&w->obj, w->have_to ? &w->to : NULL, w->data, w->data_len, t->call.data, wl);
+}
 
-		op = op_new(obj, w.have_to ? &w.to : NULL, w.data, w.data_len, t->call.data, wl);
-	}
-	if (!op) {
-		s->err = -ENOMEM;
-		return;
-	}
+/* What the call asks (times, attributes, range) and what its reply said. */
+static void op_fill(struct nr_op *op, const struct rpc_txn *t)
+{
 	op->call_ns = t->call_ns;
 	op->reply_ns = t->replied ? t->reply_ns : 0;
 	op->conn = t->conn_id;
-	op->proc = nr_proc_index(st, vers, opno);
-	if (op->proc == UINT32_MAX) {
-		free(op);
-		s->err = -ENOMEM;
-		return;
-	}
-	op->act = act;
-	op->vers = (uint8_t)vers;
+	op->vers = (uint8_t)t->vers;
 	op->set = t->call.set;
 	op->ftype = t->call.ftype;
 	op->exclusive = t->call.exclusive;
@@ -655,13 +637,55 @@ static void on_txn(void *arg, const struct rpc_txn *t)
 	op->cap_count = t->rep.count;
 	op->attr_size = t->rep.size;
 	op->has_size = t->rep.has_size;
-	op->hostile = obj->hostile || (w.have_to && w.to.hostile);
-	op->placeholder = obj->placeholder || (w.have_to && w.to.placeholder);
-	op->refused = act != NR_SKIP && (op->hostile || !obj->known || (w.have_to && !w.to.known));
-	if ((act == NR_RENAME || act == NR_LINK) && !w.have_to)
+}
+
+/* Refused: a hostile or unknown path, a RENAME or LINK without its second name, a SYMLINK
+ * without its target. */
+static void op_refuse(struct nr_op *op, const struct walk *w)
+{
+	op->hostile = w->obj.hostile || (w->have_to && w->to.hostile);
+	op->placeholder = w->obj.placeholder || (w->have_to && w->to.placeholder);
+	op->refused =
+	    op->act != NR_SKIP && (op->hostile || !w->obj.known || (w->have_to && !w->to.known));
+	if ((op->act == NR_RENAME || op->act == NR_LINK) && !w->have_to)
 		op->refused = true;
-	if (act == NR_SYMLINK && !w.data)
+	if (op->act == NR_SYMLINK && !w->data)
 		op->refused = true;
+}
+
+static void on_txn(void *arg, const struct rpc_txn *t)
+{
+	struct nr_source *s = arg;
+	struct nfs_replay_stats *st = s->st;
+	struct walk w;
+	struct nr_op *op;
+	unsigned vers = t->vers, opno;
+	uint8_t act;
+
+	if (s->err)
+		return;
+	if (t->kind != RPC_KIND_NFS || (vers != 3 && vers != 4)) {
+		st->other_rpc++;
+		nfs_names_txn(s->names, t); /* MOUNT names the export's root */
+		return;
+	}
+	st->calls++;
+	opno = vers == 3 ? t->proc : t->proc == 0 ? 0 : t->call.op;
+	act = t->proc == 0 ? NR_SKIP : vers == 3 ? act_v3(t) : act_v4(t);
+	call_paths(s, t, act, &w);
+	if (!(op = op_make(s, t, act, &w))) {
+		s->err = -ENOMEM;
+		return;
+	}
+	op_fill(op, t);
+	op->proc = nr_proc_index(st, vers, opno);
+	if (op->proc == UINT32_MAX) {
+		free(op);
+		s->err = -ENOMEM;
+		return;
+	}
+	op->act = act;
+	op_refuse(op, &w);
 	op->file_key = nr_hash(op->path, strlen(op->path), NR_HASH0);
 	op->mem_bytes = sizeof(*op) + 64 + op->wlen;
 	s->heap_bytes += op->mem_bytes;

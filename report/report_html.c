@@ -431,7 +431,6 @@ static void series_set(struct svg_series *s, const char *name, const char *color
 	*s = (struct svg_series){name, color, p->n, p->x, mean, lo, hi, dashed};
 }
 
-/* All graphs of one device section: dr[0..n) are the runs that have the device. */
 /* What the section's runs span together: their idle bands into bands (room for all), the
  * sectors they touched, the highest p99 latency plotted. */
 static void section_extent(const struct devrun *dr, size_t n, struct svg_band *bands,
@@ -454,50 +453,67 @@ static void section_extent(const struct devrun *dr, size_t n, struct svg_band *b
 	}
 }
 
-static void device_graphs(struct emit *em, const struct report_input *in, struct devrun *dr,
-                          size_t n, const char *devid, double xmax, uint64_t width)
+/* What the graphs of one device section share: its runs (dr[0..n), the runs that have the
+ * device), the time axis, every run's idle bands, and the series array each graph fills. */
+struct section {
+	struct emit *em;
+	const struct report_input *in;
+	struct devrun *dr;
+	size_t n;
+	bool multi; /* several runs: a series per run, in its colour */
+	const char *devid;
+	double xmax;
+	uint64_t width; /* the interval */
+	struct svg_series *ser;
+	struct svg_band *bands;
+	size_t nb;
+	char id[128];
+};
+
+/* The graph DEVID-KEY over time of the section's first nseries series. */
+static void time_chart(struct section *s, const char *key, const char *title, const char *unit,
+                       size_t nseries)
+{
+	struct svg_chart c = {.id = s->id,
+	                      .title = title,
+	                      .ylabel = unit,
+	                      .xmax = s->xmax,
+	                      .series = s->ser,
+	                      .nseries = nseries,
+	                      .bands = s->bands,
+	                      .nbands = s->nb};
+
+	snprintf(s->id, sizeof(s->id), "%s-%s", s->devid, key);
+	emit_chart(s->em, &c);
+}
+
+/* Sector offset over time: one density image per run, same axes, and beneath it what the rest
+ * of the run did meanwhile. */
+static void offset_charts(struct section *s, uint64_t smin, uint64_t smax)
 {
 	const char *rw_names[] = {"read", "write"}, *rw_colors[] = {READ_COLOR, WRITE_COLOR};
-	bool multi = n > 1;
-	size_t ns = multi ? n : 2, nb = 0;
-	/* series: at most two per run (p50 and p99) or three for one run (read, write, total) */
-	struct svg_series *ser = calloc(2 * n + 2, sizeof(*ser));
-	struct svg_band *bands;
-	/* names: the runs' labels, then a p50 and a p99 name per run */
-	char **names = calloc(3 * n, sizeof(*names));
-	uint64_t smin = UINT64_MAX, smax = 0;
-	double latmax = 0, lat_div;
-	const char *lat_unit;
-	char id[128], title[256], wtxt[32], t_mbps[96], t_iops[96], t_seeks[96];
+	const struct report_input *in = s->in;
+	char title[256];
 
-	for (size_t i = 0; i < n; i++)
-		nb += dr[i].nbands;
-	bands = calloc(nb ? nb : 1, sizeof(*bands));
-	if (!ser || !bands || !names) {
-		em->err = -ENOMEM;
-		goto out;
-	}
-	section_extent(dr, n, bands, &smin, &smax, &latmax);
-
-	/* sector offset over time: one density image per run, same axes */
-	for (size_t i = 0; i < n && smin <= smax; i++) {
+	for (size_t i = 0; i < s->n && smin <= smax; i++) {
+		const struct devrun *dr = &s->dr[i];
 		struct svg_dot *dots = malloc(MAX_DOTS * sizeof(*dots));
 		size_t ndots = 0;
-		char *png = dots && dr[i].grid
-		                ? offset_png(dr[i].clock, dr[i].grid, in[dr[i].run].t0_s, xmax,
-		                             smin, smax, 1000, 200, dots, &ndots)
+		char *png = dots && dr->grid
+		                ? offset_png(dr->clock, dr->grid, in[dr->run].t0_s, s->xmax, smin,
+		                             smax, 1000, 200, dots, &ndots)
 		                : NULL;
 		struct svg_image img = {png, (double)smin * 512, (double)(smax + 1) * 512};
-		struct svg_chart c = {.id = id,
+		struct svg_chart c = {.id = s->id,
 		                      .title = title,
 		                      .ylabel = "offset",
-		                      .xmax = xmax,
+		                      .xmax = s->xmax,
 		                      .ymin = img.y0,
 		                      .ymax = img.y1,
 		                      .ybytes = true,
 		                      .height = 260,
-		                      .bands = dr[i].bands,
-		                      .nbands = dr[i].nbands,
+		                      .bands = dr->bands,
+		                      .nbands = dr->nbands,
 		                      .image = &img,
 		                      .dots = dots,
 		                      .ndots = ndots,
@@ -505,121 +521,139 @@ static void device_graphs(struct emit *em, const struct report_input *in, struct
 		                      .legend_colors = rw_colors,
 		                      .nlegend = 2};
 
-		snprintf(id, sizeof(id), "%s-offset%s%zu", devid, multi ? "-run" : "",
-		         multi ? dr[i].run + 1 : 0);
-		if (!multi)
-			snprintf(id, sizeof(id), "%s-offset", devid);
-		snprintf(title, sizeof(title), "sector offset over time%s%s", multi ? ": " : "",
-		         multi ? run_label(&in[dr[i].run]) : "");
+		snprintf(s->id, sizeof(s->id), "%s-offset%s%zu", s->devid, s->multi ? "-run" : "",
+		         s->multi ? dr->run + 1 : 0);
+		if (!s->multi)
+			snprintf(s->id, sizeof(s->id), "%s-offset", s->devid);
+		snprintf(title, sizeof(title), "sector offset over time%s%s", s->multi ? ": " : "",
+		         s->multi ? run_label(&in[dr->run]) : "");
 		if (!dots)
-			em->err = -ENOMEM;
-		emit_chart(em, &c);
+			s->em->err = -ENOMEM;
+		emit_chart(s->em, &c);
 		free(png);
 		free(dots);
-		/* beneath it, what the rest of the run did meanwhile */
-		snprintf(id, sizeof(id), "%s-idle%s%zu", devid, multi ? "-run" : "",
-		         multi ? dr[i].run + 1 : 0);
-		if (!multi)
-			snprintf(id, sizeof(id), "%s-idle", devid);
-		if (!em->err)
-			em->err = report_idle_chart(em, &in[dr[i].run], dr[i].idx, width,
-			                            dr[i].bands, dr[i].nbands, id, xmax);
+		snprintf(s->id, sizeof(s->id), "%s-idle%s%zu", s->devid, s->multi ? "-run" : "",
+		         s->multi ? dr->run + 1 : 0);
+		if (!s->multi)
+			snprintf(s->id, sizeof(s->id), "%s-idle", s->devid);
+		if (!s->em->err)
+			s->em->err = report_idle_chart(s->em, &in[dr->run], dr->idx, s->width,
+			                               dr->bands, dr->nbands, s->id, s->xmax);
 	}
+}
 
-#define CHART(key, ttl, unit, build)                                                               \
-	do {                                                                                       \
-		struct svg_chart c = {.id = id,                                                    \
-		                      .title = ttl,                                                \
-		                      .ylabel = unit,                                              \
-		                      .xmax = xmax,                                                \
-		                      .series = ser,                                               \
-		                      .bands = bands,                                              \
-		                      .nbands = nb};                                               \
-		size_t k = 0;                                                                      \
-		snprintf(id, sizeof(id), "%s-%s", devid, key);                                     \
-		build;                                                                             \
-		c.nseries = k;                                                                     \
-		emit_chart(em, &c);                                                                \
-	} while (0)
+/* Throughput and IOPS (a line per run when there are several, else the run's reads, writes and
+ * dashed total), seeks and queue depth, each per interval, the interval named. */
+static void rate_charts(struct section *s)
+{
+	const struct devrun *dr = s->dr;
+	char wtxt[32], t_mbps[96], t_iops[96], t_seeks[96];
+	size_t k = 0;
 
-	for (size_t i = 0; i < n; i++)
-		names[i] = (char *)run_label(&in[dr[i].run]);
-	/* a rate is a count over an interval: the interval is on the graph */
-	iot_fmt_dur((double)width, wtxt, sizeof(wtxt));
+	iot_fmt_dur((double)s->width, wtxt, sizeof(wtxt));
 	snprintf(t_mbps, sizeof(t_mbps), "throughput (per %s interval)", wtxt);
 	snprintf(t_iops, sizeof(t_iops), "IOPS (per %s interval)", wtxt);
 	snprintf(t_seeks, sizeof(t_seeks), "seeks per second (per %s interval)", wtxt);
-	if (multi) {
-		CHART("mbps", t_mbps, "MiB/s",
-		      for (size_t i = 0; i < n; i++)
-		          series_set(&ser[k++], names[i], run_color(dr[i].run), &dr[i].p,
-		                     dr[i].p.mbps, dr[i].p.mbps_lo, dr[i].p.mbps_hi, false));
-		CHART("iops", t_iops, "IO/s",
-		      for (size_t i = 0; i < n; i++)
-		          series_set(&ser[k++], names[i], run_color(dr[i].run), &dr[i].p,
-		                     dr[i].p.iops, dr[i].p.iops_lo, dr[i].p.iops_hi, false));
+	if (s->multi) {
+		for (size_t i = 0; i < s->n; i++)
+			series_set(&s->ser[k++], run_label(&s->in[dr[i].run]), run_color(dr[i].run),
+			           &dr[i].p, dr[i].p.mbps, dr[i].p.mbps_lo, dr[i].p.mbps_hi, false);
+		time_chart(s, "mbps", t_mbps, "MiB/s", k);
+		for (k = 0; k < s->n; k++)
+			series_set(&s->ser[k], run_label(&s->in[dr[k].run]), run_color(dr[k].run),
+			           &dr[k].p, dr[k].p.iops, dr[k].p.iops_lo, dr[k].p.iops_hi, false);
+		time_chart(s, "iops", t_iops, "IO/s", k);
 	} else {
-		CHART("mbps", t_mbps, "MiB/s", {
-			series_set(&ser[k++], "read", READ_COLOR, &dr[0].p, dr[0].p.rd_mbps, NULL,
-			           NULL, false);
-			series_set(&ser[k++], "write", WRITE_COLOR, &dr[0].p, dr[0].p.wr_mbps, NULL,
-			           NULL, false);
-			series_set(&ser[k++], "total", pal_hex(PAL_TOTAL), &dr[0].p, dr[0].p.mbps,
-			           dr[0].p.mbps_lo, dr[0].p.mbps_hi, true);
-		});
-		CHART("iops", t_iops, "IO/s", {
-			series_set(&ser[k++], "read", READ_COLOR, &dr[0].p, dr[0].p.rd_iops, NULL,
-			           NULL, false);
-			series_set(&ser[k++], "write", WRITE_COLOR, &dr[0].p, dr[0].p.wr_iops, NULL,
-			           NULL, false);
-			series_set(&ser[k++], "total", pal_hex(PAL_TOTAL), &dr[0].p, dr[0].p.iops,
-			           dr[0].p.iops_lo, dr[0].p.iops_hi, true);
-		});
+		const struct report_points *p = &dr[0].p;
+
+		series_set(&s->ser[0], "read", READ_COLOR, p, p->rd_mbps, NULL, NULL, false);
+		series_set(&s->ser[1], "write", WRITE_COLOR, p, p->wr_mbps, NULL, NULL, false);
+		series_set(&s->ser[2], "total", pal_hex(PAL_TOTAL), p, p->mbps, p->mbps_lo,
+		           p->mbps_hi, true);
+		time_chart(s, "mbps", t_mbps, "MiB/s", 3);
+		series_set(&s->ser[0], "read", READ_COLOR, p, p->rd_iops, NULL, NULL, false);
+		series_set(&s->ser[1], "write", WRITE_COLOR, p, p->wr_iops, NULL, NULL, false);
+		series_set(&s->ser[2], "total", pal_hex(PAL_TOTAL), p, p->iops, p->iops_lo,
+		           p->iops_hi, true);
+		time_chart(s, "iops", t_iops, "IO/s", 3);
 	}
-	CHART("seeks", t_seeks, "seeks/s",
-	      for (size_t i = 0; i < n; i++)
-	          series_set(&ser[k++], multi ? names[i] : "seeks",
-	                     multi ? run_color(dr[i].run) : pal_hex(PAL_SEEKS), &dr[i].p,
-	                     dr[i].p.seeks, dr[i].p.seeks_lo, dr[i].p.seeks_hi, false));
-	CHART("qdepth", "queue depth (issued, not completed; band: min mean .. max)", "requests",
-	      for (size_t i = 0; i < n; i++)
-	          series_set(&ser[k++], multi ? names[i] : "depth",
-	                     multi ? run_color(dr[i].run) : pal_hex(PAL_DEPTH), &dr[i].p,
-	                     dr[i].p.qd, dr[i].p.qd_lo, dr[i].p.qd_hi, false));
-	/* latency in ms or us, whichever reads better */
-	lat_div = latmax >= 1e6 ? 1e6 : 1e3;
-	lat_unit = latmax >= 1e6 ? "ms" : "us";
-	for (size_t i = 0; i < n; i++) {
-		for (size_t j = 0; j < dr[i].p.n; j++) {
-			dr[i].p.p50[j] /= lat_div;
-			dr[i].p.p99[j] /= lat_div;
+	for (size_t i = 0; i < s->n; i++)
+		series_set(&s->ser[i], s->multi ? run_label(&s->in[dr[i].run]) : "seeks",
+		           s->multi ? run_color(dr[i].run) : pal_hex(PAL_SEEKS), &dr[i].p,
+		           dr[i].p.seeks, dr[i].p.seeks_lo, dr[i].p.seeks_hi, false);
+	time_chart(s, "seeks", t_seeks, "seeks/s", s->n);
+	for (size_t i = 0; i < s->n; i++)
+		series_set(&s->ser[i], s->multi ? run_label(&s->in[dr[i].run]) : "depth",
+		           s->multi ? run_color(dr[i].run) : pal_hex(PAL_DEPTH), &dr[i].p,
+		           dr[i].p.qd, dr[i].p.qd_lo, dr[i].p.qd_hi, false);
+	time_chart(s, "qdepth", "queue depth (issued, not completed; band: min mean .. max)",
+	           "requests", s->n);
+}
+
+/* D2C latency p50 (solid) and p99 (dashed) per interval, in ms or us, whichever reads better
+ * against the highest p99 (latmax, ns); names holds room for the series' 2n names. */
+static void latency_chart(struct section *s, double latmax, char **names)
+{
+	double div = latmax >= 1e6 ? 1e6 : 1e3;
+	size_t k = 0;
+
+	for (size_t i = 0; i < s->n; i++) {
+		for (size_t j = 0; j < s->dr[i].p.n; j++) {
+			s->dr[i].p.p50[j] /= div;
+			s->dr[i].p.p99[j] /= div;
 		}
 	}
-	for (size_t i = 0; i < n; i++) {
-		if (asprintf(&names[n + 2 * i], "%s%sp50", multi ? names[i] : "",
-		             multi ? " " : "") < 0)
-			names[n + 2 * i] = NULL;
-		if (asprintf(&names[n + 2 * i + 1], "%s%sp99", multi ? names[i] : "",
-		             multi ? " " : "") < 0)
-			names[n + 2 * i + 1] = NULL;
-	}
-	CHART(
-	    "d2c", "D2C latency per interval (p50 solid, p99 dashed)", lat_unit,
-	    for (size_t i = 0; i < n; i++) {
-		    const char *col = multi ? run_color(dr[i].run) : pal_hex(PAL_LATENCY);
+	for (size_t i = 0; i < s->n; i++) {
+		const char *label = s->multi ? run_label(&s->in[s->dr[i].run]) : "";
+		const char *col = s->multi ? run_color(s->dr[i].run) : pal_hex(PAL_LATENCY);
 
-		    series_set(&ser[k++], names[n + 2 * i], col, &dr[i].p, dr[i].p.p50, NULL, NULL,
-		               false);
-		    series_set(&ser[k++], names[n + 2 * i + 1], col, &dr[i].p, dr[i].p.p99, NULL,
-		               NULL, true);
-	    });
-#undef CHART
-	for (size_t i = 0; i < 2 * n; i++)
-		free(names[n + i]);
-	(void)ns;
-out:
-	free(ser);
-	free(bands);
+		if (asprintf(&names[2 * i], "%s%sp50", label, s->multi ? " " : "") < 0)
+			names[2 * i] = NULL;
+		if (asprintf(&names[2 * i + 1], "%s%sp99", label, s->multi ? " " : "") < 0)
+			names[2 * i + 1] = NULL;
+		series_set(&s->ser[k++], names[2 * i], col, &s->dr[i].p, s->dr[i].p.p50, NULL, NULL,
+		           false);
+		series_set(&s->ser[k++], names[2 * i + 1], col, &s->dr[i].p, s->dr[i].p.p99, NULL,
+		           NULL, true);
+	}
+	time_chart(s, "d2c", "D2C latency per interval (p50 solid, p99 dashed)",
+	           latmax >= 1e6 ? "ms" : "us", k);
+	for (size_t i = 0; i < 2 * s->n; i++)
+		free(names[i]);
+}
+
+/* All graphs of one device section: dr[0..n) are the runs that have the device. */
+static void device_graphs(struct emit *em, const struct report_input *in, struct devrun *dr,
+                          size_t n, const char *devid, double xmax, uint64_t width)
+{
+	struct section s = {.em = em,
+	                    .in = in,
+	                    .dr = dr,
+	                    .n = n,
+	                    .multi = n > 1,
+	                    .devid = devid,
+	                    .xmax = xmax,
+	                    .width = width};
+	/* names: a p50 and a p99 name per run */
+	char **names = calloc(2 * n, sizeof(*names));
+	uint64_t smin = UINT64_MAX, smax = 0;
+	double latmax = 0;
+
+	/* series: at most two per run (p50 and p99) or three for one run (read, write, total) */
+	s.ser = calloc(2 * n + 2, sizeof(*s.ser));
+	for (size_t i = 0; i < n; i++)
+		s.nb += dr[i].nbands;
+	s.bands = calloc(s.nb ? s.nb : 1, sizeof(*s.bands));
+	if (!s.ser || !s.bands || !names) {
+		em->err = -ENOMEM;
+	} else {
+		section_extent(dr, n, s.bands, &smin, &smax, &latmax);
+		offset_charts(&s, smin, smax);
+		rate_charts(&s);
+		latency_chart(&s, latmax, names);
+	}
+	free(s.ser);
+	free(s.bands);
 	free(names);
 }
 

@@ -252,34 +252,28 @@ static void bands_write(FILE *f, const struct svg_chart *c, const struct frame *
 	}
 }
 
-int svg_chart_write(FILE *f, const struct svg_chart *c, bool standalone)
+/* Without a y range given: 0 up to a round number above the highest mean of any series. */
+static void auto_y_range(struct frame *fr, const struct svg_chart *c)
 {
-	int W = c->width ? c->width : 1100, H = c->height ? c->height : 220;
-	struct frame fr = {ML, MT, W - ML - MR, H - MT - MB, c->xmax, c->ymin, c->ymax, 0};
-	double step, xstep;
-	size_t nleg = c->nseries + c->nlegend;
-	double lx;
-	char buf[64];
+	double m = 0, step;
 
-	if (!(fr.xmax > 0))
-		fr.xmax = 1;
-	fr.xmin = c->xmin > 0 && c->xmin < fr.xmax ? c->xmin : 0;
-	if (!(fr.ymax > fr.ymin)) {
-		double m = 0;
+	for (size_t s = 0; s < c->nseries; s++) {
+		const struct svg_series *se = &c->series[s];
 
-		for (size_t s = 0; s < c->nseries; s++) {
-			const struct svg_series *se = &c->series[s];
-
-			/* scaled to the lines: the envelope of very short intervals can be far
-			 * spikier, and is clipped at the top rather than flattening the lines */
-			for (size_t i = 0; i < se->n; i++)
-				if (!isnan(se->mean[i]) && se->mean[i] > m)
-					m = se->mean[i];
-		}
-		fr.ymin = 0;
-		step = svg_nice_step(m > 0 ? m : 1, 4);
-		fr.ymax = ceil((m > 0 ? m : 1) / step) * step;
+		/* scaled to the lines: the envelope of very short intervals can be far spikier,
+		 * and is clipped at the top rather than flattening the lines */
+		for (size_t i = 0; i < se->n; i++)
+			if (!isnan(se->mean[i]) && se->mean[i] > m)
+				m = se->mean[i];
 	}
+	fr->ymin = 0;
+	step = svg_nice_step(m > 0 ? m : 1, 4);
+	fr->ymax = ceil((m > 0 ? m : 1) / step) * step;
+}
+
+/* The svg element, its title and a white background with the title on it. */
+static void head_write(FILE *f, const struct svg_chart *c, int W, int H, bool standalone)
+{
 	if (standalone)
 		fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
 	fprintf(f,
@@ -298,71 +292,81 @@ int svg_chart_write(FILE *f, const struct svg_chart *c, bool standalone)
 	fputs("<text x=\"4\" y=\"16\" font-size=\"13\" font-weight=\"bold\">", f);
 	xml_puts(f, c->title);
 	fputs("</text>\n", f);
-	hatch_defs(f, c);
-	/* idle shading first, under everything */
-	bands_write(f, c, &fr);
+}
+
+/* The density image stretched over its y range, then its dots, whole inside the frame: one on
+ * the top or bottom row is not cut in half by it. */
+static void image_write(FILE *f, const struct svg_chart *c, const struct frame *fr)
+{
 	if (c->image && c->image->png_b64) {
-		double yt = py(&fr, c->image->y1), yb = py(&fr, c->image->y0);
+		double yt = py(fr, c->image->y1), yb = py(fr, c->image->y0);
 
 		fprintf(f,
 		        "<image x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
 		        "preserveAspectRatio=\"none\" style=\"image-rendering:pixelated\" "
 		        "href=\"data:image/png;base64,%s\"/>\n",
-		        fr.x0, yt, fr.w, yb - yt > 1 ? yb - yt : 1, c->image->png_b64);
+		        fr->x0, yt, fr->w, yb - yt > 1 ? yb - yt : 1, c->image->png_b64);
 	}
-	/* whole dots inside the frame: one on the top or bottom row is not cut in half by it */
 	for (size_t i = 0; i < c->ndots; i++) {
 		const struct svg_dot *d = &c->dots[i];
 
 		fprintf(f,
 		        "<rect class=\"dot\" x=\"%.1f\" y=\"%.1f\" width=\"3\" height=\"3\" "
 		        "fill=\"%s\" fill-opacity=\"%.2f\"/>\n",
-		        inside(px(&fr, d->x) - 1.5, fr.x0 + 1, fr.x0 + fr.w - 4),
-		        inside(py(&fr, d->y) - 1.5, fr.y0 + 1, fr.y0 + fr.h - 4), d->color,
+		        inside(px(fr, d->x) - 1.5, fr->x0 + 1, fr->x0 + fr->w - 4),
+		        inside(py(fr, d->y) - 1.5, fr->y0 + 1, fr->y0 + fr->h - 4), d->color,
 		        d->opacity);
 	}
-	/* axes and grid */
-	step =
-	    c->ybytes ? nice_step_bytes(fr.ymax - fr.ymin, 4) : svg_nice_step(fr.ymax - fr.ymin, 4);
+}
+
+/* Grid lines and y ticks at round steps (of bytes for a byte axis), the time ticks, the frame
+ * and the y label. */
+static void axes_write(FILE *f, const struct svg_chart *c, const struct frame *fr)
+{
+	double step = c->ybytes ? nice_step_bytes(fr->ymax - fr->ymin, 4)
+	                        : svg_nice_step(fr->ymax - fr->ymin, 4);
+	double xstep;
+	char buf[64];
+
 	fputs("<g stroke=\"#ddd\" stroke-width=\"1\">\n", f);
-	for (double y = ceil(fr.ymin / step) * step; y <= fr.ymax + step * 1e-9; y += step)
-		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", ML,
-		        py(&fr, y), fr.x0 + fr.w, py(&fr, y));
+	for (double y = ceil(fr->ymin / step) * step; y <= fr->ymax + step * 1e-9; y += step)
+		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", ML, py(fr, y),
+		        fr->x0 + fr->w, py(fr, y));
 	fputs("</g>\n<g fill=\"#333\" text-anchor=\"end\">\n", f);
-	for (double y = ceil(fr.ymin / step) * step; y <= fr.ymax + step * 1e-9; y += step) {
+	for (double y = ceil(fr->ymin / step) * step; y <= fr->ymax + step * 1e-9; y += step) {
 		fmt_tick(buf, sizeof(buf), fabs(y) < step * 1e-9 ? 0 : y, c->ybytes);
-		fprintf(f, "<text x=\"%d\" y=\"%.1f\">%s</text>\n", ML - 4, py(&fr, y) + 4, buf);
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\">%s</text>\n", ML - 4, py(fr, y) + 4, buf);
 	}
 	fputs("</g>\n", f);
-	xstep = svg_nice_step(fr.xmax - fr.xmin, 10);
+	xstep = svg_nice_step(fr->xmax - fr->xmin, 10);
 	fputs("<g fill=\"#333\" text-anchor=\"middle\">\n", f);
-	for (double x = ceil(fr.xmin / xstep - 1e-9) * xstep; x <= fr.xmax + xstep * 1e-9;
+	for (double x = ceil(fr->xmin / xstep - 1e-9) * xstep; x <= fr->xmax + xstep * 1e-9;
 	     x += xstep) {
 		fmt_time(buf, sizeof(buf), x, xstep);
-		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n", px(&fr, x), fr.y0 + fr.h + 14,
-		        buf);
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n", px(fr, x),
+		        fr->y0 + fr->h + 14, buf);
 	}
 	fputs("</g>\n", f);
 	fprintf(f,
 	        "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
 	        "stroke=\"#999\"/>\n",
-	        fr.x0, fr.y0, fr.w, fr.h);
+	        fr->x0, fr->y0, fr->w, fr->h);
 	if (c->ylabel) {
 		fprintf(f,
 		        "<text x=\"12\" y=\"%.1f\" transform=\"rotate(-90 12 %.1f)\" "
 		        "text-anchor=\"middle\" fill=\"#333\">",
-		        fr.y0 + fr.h / 2, fr.y0 + fr.h / 2);
+		        fr->y0 + fr->h / 2, fr->y0 + fr->h / 2);
 		xml_puts(f, c->ylabel);
 		fputs("</text>\n", f);
 	}
-	/* data (y is clamped to the plot area) */
-	fputs("<g>\n", f);
-	for (size_t s = 0; s < c->nseries; s++)
-		draw_series(f, &fr, &c->series[s]);
-	fputs("</g>\n", f);
-	/* legend, right-aligned in the top margin */
-	lx = W - MR;
-	for (size_t i = nleg; i-- > 0;) {
+}
+
+/* The legend, right-aligned in the top margin: the series, then the extra names. */
+static void legend_write(FILE *f, const struct svg_chart *c, int W)
+{
+	double lx = W - MR;
+
+	for (size_t i = c->nseries + c->nlegend; i-- > 0;) {
 		const char *name =
 		    i < c->nseries ? c->series[i].name : c->legend_names[i - c->nseries];
 		const char *col =
@@ -391,6 +395,30 @@ int svg_chart_write(FILE *f, const struct svg_chart *c, bool standalone)
 		xml_puts(f, name);
 		fputs("</text>\n", f);
 	}
+}
+
+int svg_chart_write(FILE *f, const struct svg_chart *c, bool standalone)
+{
+	int W = c->width ? c->width : 1100, H = c->height ? c->height : 220;
+	struct frame fr = {ML, MT, W - ML - MR, H - MT - MB, c->xmax, c->ymin, c->ymax, 0};
+
+	if (!(fr.xmax > 0))
+		fr.xmax = 1;
+	fr.xmin = c->xmin > 0 && c->xmin < fr.xmax ? c->xmin : 0;
+	if (!(fr.ymax > fr.ymin))
+		auto_y_range(&fr, c);
+	head_write(f, c, W, H, standalone);
+	hatch_defs(f, c);
+	/* idle shading first, under everything */
+	bands_write(f, c, &fr);
+	image_write(f, c, &fr);
+	axes_write(f, c, &fr);
+	/* data (y is clamped to the plot area) */
+	fputs("<g>\n", f);
+	for (size_t s = 0; s < c->nseries; s++)
+		draw_series(f, &fr, &c->series[s]);
+	fputs("</g>\n", f);
+	legend_write(f, c, W);
 	fputs("</svg>\n", f);
 	return ferror(f) ? -EIO : 0;
 }

@@ -152,6 +152,40 @@ static void test_outfile_replaces(void **state)
 	unlink(hard);
 }
 
+/* Suspended and resumed (a writer of many outputs): the descriptor closed, the temporary kept
+ * and appended to, nothing at the place until the commit; an abort removes it. */
+static void test_outfile_suspend(void **state)
+{
+	char p[256];
+	struct iot_outfile o;
+	struct iot_err e;
+
+	(void)state;
+	snprintf(p, sizeof(p), "%s/log.iolog", base);
+	put(p, "old\n");
+	assert_int_equal(iot_outfile_open(&o, p, 0, &e), 0);
+	fputs("one\n", iot_outfile_stream(&o));
+	assert_int_equal(iot_outfile_suspend(&o, &e), 0);
+	assert_int_equal(o.fd, -1);
+	assert_int_equal(iot_outfile_suspend(&o, &e), 0); /* twice is harmless */
+	expect(p, "old\n");
+	assert_int_equal(hidden_files(base), 1);
+	assert_int_equal(iot_outfile_resume(&o, &e), 0);
+	assert_int_equal(iot_write_all(o.fd, "two\n", 4, NULL), 0);
+	assert_int_equal(iot_outfile_suspend(&o, &e), 0);
+	assert_int_equal(iot_outfile_commit(&o, &e), 0); /* committed while suspended */
+	expect(p, "one\ntwo\n");
+	assert_int_equal(hidden_files(base), 0);
+
+	assert_int_equal(iot_outfile_open(&o, p, 0, &e), 0);
+	assert_int_equal(iot_write_all(o.fd, "three\n", 6, NULL), 0);
+	assert_int_equal(iot_outfile_suspend(&o, &e), 0);
+	iot_outfile_abort(&o);
+	expect(p, "one\ntwo\n");
+	assert_int_equal(hidden_files(base), 0);
+	unlink(p);
+}
+
 /* iot_write_file: the whole of a buffer (capture's summary.json) the same way */
 static void test_write_file(void **state)
 {
@@ -237,10 +271,10 @@ static void test_outfile_special(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_parents),      cmocka_unit_test(test_file_in_the_way),
-	    cmocka_unit_test(test_write_atomic), cmocka_unit_test(test_outfile_replaces),
-	    cmocka_unit_test(test_outfile_link), cmocka_unit_test(test_outfile_special),
-	    cmocka_unit_test(test_write_file),
+	    cmocka_unit_test(test_parents),         cmocka_unit_test(test_file_in_the_way),
+	    cmocka_unit_test(test_write_atomic),    cmocka_unit_test(test_outfile_replaces),
+	    cmocka_unit_test(test_outfile_link),    cmocka_unit_test(test_outfile_special),
+	    cmocka_unit_test(test_outfile_suspend), cmocka_unit_test(test_write_file),
 	};
 	char cmd[128];
 	int ret;

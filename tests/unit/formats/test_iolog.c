@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -253,8 +254,7 @@ static void test_writer_roundtrip(void **state)
 
 	(void)state;
 	assert_true(fd >= 0);
-	close(fd);
-	assert_int_equal(iolog_writer_open(&w, path, 3, &e), 0);
+	assert_int_equal(iolog_writer_open(&w, fd, path, 3, &e), 0);
 	assert_int_equal(iolog_writer_line(w, 1, "/dev/sdb", IOLOG_ADD, 0, 0, &e), 0);
 	assert_int_equal(iolog_writer_line(w, 1, "/dev/sdb", IOLOG_OPEN, 0, 0, &e), 0);
 	assert_int_equal(
@@ -263,6 +263,9 @@ static void test_writer_roundtrip(void **state)
 	assert_int_equal(iolog_writer_line(w, 5, "a b", IOLOG_READ, 0, 0, &e), -EINVAL);
 	assert_int_equal(iolog_writer_line(w, 20, "/dev/sdb", IOLOG_CLOSE, 0, 0, &e), 0);
 	assert_int_equal(iolog_writer_close(w, &e), 0);
+	/* the descriptor is the caller's: still open, at the end of what was written */
+	assert_int_equal(lseek(fd, 0, SEEK_CUR), 109);
+	close(fd);
 	f = fopen(path, "r");
 	n = fread(text, 1, sizeof(text) - 1, f);
 	fclose(f);
@@ -275,16 +278,36 @@ static void test_writer_roundtrip(void **state)
 	assert_int_equal(iolog_reader_next(r, &ev, &e), 0);
 	iolog_reader_free(r);
 
-	assert_int_equal(iolog_writer_open(&w, path, 2, &e), 0);
+	/* appended to, its last line (the close) taken back first */
+	fd = open(path, O_WRONLY | O_APPEND);
+	assert_true(fd >= 0);
+	assert_int_equal(iolog_writer_append(&w, fd, path, 3, 200, &e), -EINVAL);
+	assert_null(w);
+	assert_int_equal(iolog_writer_append(&w, fd, path, 3, strlen("20 /dev/sdb close\n"), &e),
+	                 0);
+	assert_int_equal(iolog_writer_line(w, 30, "/dev/sdb", IOLOG_CLOSE, 0, 0, &e), 0);
+	assert_int_equal(iolog_writer_close(w, &e), 0);
+	close(fd);
+	f = fopen(path, "r");
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = 0;
+	assert_string_equal(text, "fio version 3 iolog\n1 /dev/sdb add\n1 /dev/sdb open\n"
+	                          "18446744073709551 /dev/sdb write 0 4096\n30 /dev/sdb close\n");
+
+	fd = open(path, O_WRONLY | O_TRUNC);
+	assert_true(fd >= 0);
+	assert_int_equal(iolog_writer_open(&w, fd, path, 2, &e), 0);
 	assert_int_equal(iolog_writer_line(w, 77, "f", IOLOG_READ, 512, 1024, &e), 0);
 	assert_int_equal(iolog_writer_close(w, &e), 0);
+	close(fd);
 	f = fopen(path, "r");
 	n = fread(text, 1, sizeof(text) - 1, f);
 	fclose(f);
 	text[n] = 0;
 	assert_string_equal(text, "fio version 2 iolog\nf read 512 1024\n");
 	unlink(path);
-	assert_int_equal(iolog_writer_open(&w, path, 4, &e), -EINVAL);
+	assert_int_equal(iolog_writer_open(&w, -1, path, 4, &e), -EINVAL);
 }
 
 /* The blktrace reader takes an iolog as it takes a trace: its IOs as issue events. */
