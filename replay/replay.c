@@ -385,11 +385,12 @@ static int next_event(struct rp *r, const struct blk_event **ev)
 	return 1;
 }
 
-/* Whether the trace completes the IO at window entry pend before it issues another: the next
- * IO then waits for this one (the dependency rule), which may as well be done in this thread.
- * Reads ahead in the source's batch; past its end, the rest of it is kept (at most RP_AHEAD
- * events, else: not dependent) and the next batch looked at. */
-static bool dependent(struct rp *r, long pend)
+/* Whether the trace completes the IO at window entry pend (-1: the trace IO at dev and sector,
+ * were it the window's only live entry) before it issues another: the next IO then waits for
+ * this one (the dependency rule), which may as well be done in this thread. Reads ahead in the
+ * source's batch; past its end, the rest of it is kept (at most RP_AHEAD events, else: not
+ * dependent) and the next batch looked at. */
+static bool dependent(struct rp *r, long pend, uint32_t dev, uint64_t sector)
 {
 	unsigned want = r->o->from == RP_FROM_QUEUE ? BLK_A_QUEUE : BLK_A_ISSUE;
 	unsigned i = r->ahead_pos;
@@ -432,7 +433,9 @@ static bool dependent(struct rp *r, long pend)
 			continue;
 		if (ev->action == want)
 			return false;
-		if (ev->action == BLK_A_COMPLETE && rp_pend_completes(r, pend, ev))
+		if (ev->action == BLK_A_COMPLETE &&
+		    (pend < 0 ? rp_pend_lone_completes(r, dev, sector, ev)
+		              : rp_pend_completes(r, pend, ev)))
 			return true;
 	}
 }
@@ -479,7 +482,7 @@ static int replay_one(struct rp *r, const struct blk_event *ev)
 	ti = find_target(r, ev->dev);
 	if (ti < 0) {
 		st->skipped_unmapped++;
-		rp_pend_add(r, ev, -1);
+		rp_pend_add(r, ev->dev, ev->sector, ev->bytes, -1);
 		return 0;
 	}
 	t = &r->tgts[ti];
@@ -494,7 +497,7 @@ static int replay_one(struct rp *r, const struct blk_event *ev)
 		}
 	}
 	if (op < 0) {
-		rp_pend_add(r, ev, -1);
+		rp_pend_add(r, ev->dev, ev->sector, ev->bytes, -1);
 		return 0;
 	}
 	if (o->timing == RP_TIMING_ORIGINAL && (ret = due_time(r, ev, &deadline)))
@@ -539,11 +542,34 @@ static int replay_one(struct rp *r, const struct blk_event *ev)
 			return ret;
 		}
 	}
-	io->pend = rp_pend_add(r, ev, (long)slot);
 	/* an IO the next one waits for anyway is done here when nothing else is in flight (ev
 	 * may point into the source's batch, which looking ahead ends: not used below) */
-	inline_ok = r->ops->run && !r->inflight &&
-	            (r->depth == 1 || (io->pend >= 0 && dependent(r, io->pend)));
+	if (!r->ops->run || r->inflight) {
+		io->pend = rp_pend_add(r, ev->dev, ev->sector, ev->bytes, (long)slot);
+		inline_ok = false;
+	} else if (!r->pend_live && !o->no_completions) {
+		/* a depth-1 stretch: when its C comes before the next IO, this IO stays out of the
+		 * window (nothing else in it to match a C against, nothing in flight to wait for),
+		 * as if it entered and left it at that C (sched.h) */
+		uint32_t dev = ev->dev, bytes = ev->bytes;
+		uint64_t sector = ev->sector;
+
+		if (dependent(r, -1, dev, sector)) {
+			io->pend = -1;
+			r->ghost = true;
+			r->ghost_dev = dev;
+			r->ghost_sector = sector;
+			if (!st->trace_max_depth)
+				st->trace_max_depth = 1;
+			inline_ok = true;
+		} else {
+			io->pend = rp_pend_add(r, dev, sector, bytes, (long)slot);
+			inline_ok = r->depth == 1;
+		}
+	} else {
+		io->pend = rp_pend_add(r, ev->dev, ev->sector, ev->bytes, (long)slot);
+		inline_ok = r->depth == 1 || (io->pend >= 0 && dependent(r, io->pend, 0, 0));
+	}
 	if (deadline && (ret = wait_deadline(r, deadline))) {
 		/* stopped (or failed) before this IO was due: it is not issued */
 		unissue(r, io, slot);
@@ -762,8 +788,17 @@ int replay_run(const struct replay_opts *o, const struct rp_source *src, struct 
 		if (blk_is_notify(ev))
 			continue;
 		if (ev->action == BLK_A_COMPLETE) {
-			if (r.started)
+			/* an empty window has nothing a C could complete (it is empty before the
+			 * start); the IO of a depth-1 stretch only waits for its C (sched.h) */
+			if (__builtin_expect(r.ghost, 1)) {
+				if (rp_pend_lone_completes(&r, r.ghost_dev, r.ghost_sector, ev)) {
+					r.ghost = false;
+					if (ev->time > r.trace_last)
+						r.trace_last = ev->time;
+				}
+			} else if (r.pend_live) {
 				rp_pend_on_complete(&r, ev);
+			}
 			continue;
 		}
 		if (ev->action != want)
