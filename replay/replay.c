@@ -50,7 +50,8 @@ static void settle(struct rp *r)
 }
 
 /* inline: its call cost 1 % of the null engine's replay at depth 16 (bench/replay-insns.sh) */
-static inline __attribute__((always_inline)) int on_done(struct rp *r, struct rp_io *io)
+static inline __attribute__((always_inline)) int on_done(struct rp *r, struct rp_io *io,
+                                                         unsigned slot)
 {
 	struct replay_stats *st = r->st;
 	int ret = 0;
@@ -87,15 +88,17 @@ static inline __attribute__((always_inline)) int on_done(struct rp *r, struct rp
 	hist_add_fast(&st->lat, &r->lat_pending, io->t_done - io->t_issue);
 	if (io->t_done > r->last_done)
 		r->last_done = io->t_done;
-	if (r->o->observe)
-		r->o->observe(r->o->observe_arg, io, true);
-	if (io->tgt->rec)
-		ret = rp_record_io(io->tgt, io, true, r->t0, r->e);
+	if (__builtin_expect(r->hooks, 0)) {
+		if (r->o->observe)
+			r->o->observe(r->o->observe_arg, io, true);
+		if (io->tgt->rec)
+			ret = rp_record_io(io->tgt, io, true, r->t0, r->e);
+	}
 	if (io->pend >= 0)
 		r->pend[io->pend].slot = -1;
 	if (io->trace_done)
 		r->outstanding--;
-	r->free_slots[r->nfree++] = (unsigned)((struct rp_slot *)io - r->slots);
+	r->free_slots[r->nfree++] = slot;
 	return ret;
 }
 
@@ -111,7 +114,7 @@ static int reap(struct rp *r, uint64_t wait_until)
 	if (n < 0)
 		return iot_err_set(r->e, n, "%s: %s", r->ops->name, strerror(-n));
 	for (int i = 0; i < n; i++)
-		if ((ret = on_done(r, done[i])))
+		if ((ret = on_done(r, done[i], (unsigned)((struct rp_slot *)done[i] - r->slots))))
 			return ret;
 	return n;
 }
@@ -172,7 +175,7 @@ static int wait_deadline(struct rp *r, uint64_t deadline)
 
 /* Wait until the dependency rule and the depth cap let the next IO go; STOPPED when a stop
  * was asked for meanwhile. */
-static int wait_ready(struct rp *r)
+static int wait_ready_slow(struct rp *r)
 {
 	bool dep = false, depth = false;
 	int ret;
@@ -189,6 +192,13 @@ static int wait_ready(struct rp *r)
 	}
 	r->st->dep_waits += dep;
 	r->st->depth_waits += depth;
+	return 0;
+}
+
+static inline int wait_ready(struct rp *r)
+{
+	if (__builtin_expect(r->outstanding || r->inflight >= r->depth || !r->nfree, 0))
+		return wait_ready_slow(r);
 	return 0;
 }
 
@@ -210,11 +220,10 @@ static int op_of(const struct blk_event *ev)
 }
 
 /* What the event asks for, after the safety and target rules; -1 to skip (counted). */
-static int classify(struct rp *r, const struct blk_event *ev, struct rp_target *t, int *rwf)
+static int classify(struct rp *r, const struct blk_event *ev, int op, struct rp_target *t, int *rwf)
 {
 	const struct replay_opts *o = r->o;
 	struct replay_stats *st = r->st;
-	int op = op_of(ev);
 
 	*rwf = 0;
 	if (op < 0)
@@ -265,7 +274,7 @@ static void count_split(struct replay_stats *st, uint32_t lo, uint32_t hi)
 
 /* The bookkeeping of an IO handed to the engine, or done: counts, the comparison with a
  * capture, the split the kernel will make, the lag, the observer, the recorder, progress. */
-static int issued(struct rp *r, struct rp_io *io)
+static inline __attribute__((always_inline)) int issued(struct rp *r, struct rp_io *io)
 {
 	const struct replay_opts *o = r->o;
 	struct replay_stats *st = r->st;
@@ -277,9 +286,6 @@ static int issued(struct rp *r, struct rp_io *io)
 		st->max_inflight = r->inflight;
 	st->ios++;
 	st->ops[op]++;
-	if (o->fid && t->is_blk)
-		rp_fid_expect(o->fid, t->dev, t->disk_dev, io->off / 512 + t->part_start, io->len,
-		              op, io->t_issue);
 	if (op == RP_OP_READ || op == RP_OP_WRITE) {
 		/* the requests the kernel makes of it; not of what goes through the page cache */
 		if ((io->len > t->whole || (t->chunk && io->off % t->chunk + io->len > t->chunk)) &&
@@ -296,6 +302,11 @@ static int issued(struct rp *r, struct rp_io *io)
 	}
 	if (io->intended)
 		hist_add_fast(&st->lag, &r->lag_pending, io->t_issue - io->intended);
+	if (__builtin_expect(!r->hooks, 1))
+		return 0;
+	if (o->fid && t->is_blk)
+		rp_fid_expect(o->fid, t->dev, t->disk_dev, io->off / 512 + t->part_start, io->len,
+		              op, io->t_issue);
 	if (o->observe)
 		o->observe(o->observe_arg, io, false);
 	if (t->rec && (ret = rp_record_io(t, io, false, r->t0, r->e)))
@@ -440,35 +451,49 @@ static bool dependent(struct rp *r, long pend, uint32_t dev, uint64_t sector)
 	}
 }
 
-static int replay_one(struct rp *r, const struct blk_event *ev)
+/* The replay's clocks start at its first trace IO */
+static __attribute__((noinline)) void start(struct rp *r, const struct blk_event *ev)
+{
+	const struct replay_opts *o = r->o;
+	struct timespec ts;
+
+	r->started = true;
+	r->trace_t0 = ev->time;
+	r->t0 = iot_now_ns();
+	r->clk = (struct rp_clock){.speed = o->speed,
+	                           .max_gap = o->max_gap_ns,
+	                           .t0 = r->t0,
+	                           .trace_t0 = ev->time,
+	                           .what = "IO"};
+	clock_gettime(CLOCK_REALTIME, &ts);
+	r->st->start_real_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	r->next_progress = r->t0 + 1000000000ull;
+}
+
+/* Whether the trace completes the trace IO at dev and sector, were it the window's only live
+ * entry, before it issues another: the next event first (a depth-1 trace's C follows its D),
+ * then dependent() */
+static inline bool lone_dependent(struct rp *r, uint32_t dev, uint64_t sector)
+{
+	const struct blk_event *ev = r->cur;
+
+	if (__builtin_expect(!r->ahead_n && ev < r->end, 1) && ev->action == BLK_A_COMPLETE &&
+	    !blk_is_notify(ev) && rp_pend_lone_completes(r, dev, sector, ev))
+		return true;
+	return dependent(r, -1, dev, sector);
+}
+
+/* The trace's counts of IO ev, its target, what it asks for there and where (*tp, *rwf,
+ * *off): the op, or -1 when it is not replayed (counted, and entered in the window). */
+static inline __attribute__((always_inline)) int
+what_to_do(struct rp *r, const struct blk_event *ev, struct rp_target **tp, int *rwf, uint64_t *off)
 {
 	const struct replay_opts *o = r->o;
 	struct replay_stats *st = r->st;
 	struct rp_target *t;
-	struct rp_io *io;
-	uint64_t off = 0, deadline = 0;
 	long ti;
-	int op, rwf, ret;
-	unsigned slot;
-	bool inline_ok;
+	int op, ret;
 
-	if (!r->started) {
-		r->started = true;
-		r->trace_t0 = ev->time;
-		r->t0 = iot_now_ns();
-		r->clk = (struct rp_clock){.speed = o->speed,
-		                           .max_gap = o->max_gap_ns,
-		                           .t0 = r->t0,
-		                           .trace_t0 = ev->time,
-		                           .what = "IO"};
-		{
-			struct timespec ts;
-
-			clock_gettime(CLOCK_REALTIME, &ts);
-			st->start_real_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-		}
-		r->next_progress = r->t0 + 1000000000ull;
-	}
 	if (ev->time > r->trace_last)
 		r->trace_last = ev->time;
 	st->trace_ios++;
@@ -479,58 +504,73 @@ static int replay_one(struct rp *r, const struct blk_event *ev)
 		if (op == RP_OP_READ || op == RP_OP_WRITE)
 			st->trace_bytes += ev->bytes;
 	}
-	ti = find_target(r, ev->dev);
+	ti = o->nmaps ? find_target(r, ev->dev) : r->default_tgt;
 	if (ti < 0) {
 		st->skipped_unmapped++;
 		rp_pend_add(r, ev->dev, ev->sector, ev->bytes, -1);
-		return 0;
+		return -1;
 	}
-	t = &r->tgts[ti];
-	op = classify(r, ev, t, &rwf);
+	*tp = t = &r->tgts[ti];
+	op = classify(r, ev, op, t, rwf);
+	*off = 0;
 	if (op >= 0 && op != RP_OP_FLUSH) {
-		ret = rp_place(ev->sector * 512, ev->bytes, o->offset, t->size, o->wrap, &off);
-		if (ret < 0) {
-			st->skipped_range++;
-			op = -1;
-		} else if (ret > 0) {
-			st->wrapped++;
+		uint64_t pos = ev->sector * 512, at = pos + o->offset;
+
+		/* rp_place()'s first case inline: the IO lies inside the target */
+		if (at >= pos && ev->bytes <= t->size && at <= t->size - ev->bytes) {
+			*off = at;
+		} else {
+			ret = rp_place(pos, ev->bytes, o->offset, t->size, o->wrap, off);
+			if (ret < 0) {
+				st->skipped_range++;
+				op = -1;
+			} else if (ret > 0) {
+				st->wrapped++;
+			}
 		}
 	}
-	if (op < 0) {
+	if (op < 0)
 		rp_pend_add(r, ev->dev, ev->sector, ev->bytes, -1);
-		return 0;
-	}
-	if (o->timing == RP_TIMING_ORIGINAL && (ret = due_time(r, ev, &deadline)))
-		return ret;
-	if ((ret = wait_ready(r)))
-		return ret == STOPPED ? 0 : ret;
-	slot = r->free_slots[--r->nfree];
-	io = &r->slots[slot].io;
-	memset(io, 0, sizeof(*io));
-	io->op = (unsigned)op;
-	io->tgt = t;
-	io->fd = t->fd;
-	io->is_blk = t->is_blk;
-	io->punt = t->bio_based && t->direct;
-	io->rw_flags = rwf;
-	io->off = off;
-	io->len = op == RP_OP_FLUSH ? 0 : ev->bytes;
-	io->buf_index = -1;
-	io->seq = r->seq++;
-	io->trace_time = ev->time - r->trace_t0;
-	io->trace_flags = ev->flags;
-	io->trace_dev = ev->dev;
-	io->trace_sector = ev->sector;
+	return op;
+}
+
+/* A free slot's IO for the trace IO ev: what to do, with which buffer. 0 (the IO in *iop, its
+ * slot in *slotp) or -errno with the error set. */
+static inline __attribute__((always_inline)) int fill_io(struct rp *r, const struct blk_event *ev,
+                                                         struct rp_target *t, int op, int rwf,
+                                                         uint64_t off, struct rp_io **iop,
+                                                         unsigned *slotp)
+{
+	unsigned slot = r->free_slots[--r->nfree];
+	struct rp_io *io = &r->slots[slot].io;
+	int ret;
+
+	*io = (struct rp_io){.op = (unsigned)op,
+	                     .fd = t->fd,
+	                     .is_blk = t->is_blk,
+	                     .punt = t->bio_based && t->direct,
+	                     .rw_flags = rwf,
+	                     .off = off,
+	                     .len = op == RP_OP_FLUSH ? 0 : ev->bytes,
+	                     .buf_index = -1,
+	                     .seq = r->seq++,
+	                     .trace_time = ev->time - r->trace_t0,
+	                     .trace_flags = ev->flags,
+	                     .trace_dev = ev->dev,
+	                     .trace_sector = ev->sector,
+	                     .tgt = t};
+	*iop = io;
+	*slotp = slot;
 	if (t->direct && (op == RP_OP_READ || op == RP_OP_WRITE) &&
 	    ((off | io->len) & (t->lbs - 1))) {
-		int fd = rp_target_buffered_fd(t, o);
+		int fd = rp_target_buffered_fd(t, r->o);
 
 		if (fd < 0) {
 			r->free_slots[r->nfree++] = slot;
 			return iot_err_set(r->e, -errno, "'%s': %s", t->path, strerror(errno));
 		}
 		io->fd = fd;
-		st->unaligned_buffered++;
+		r->st->unaligned_buffered++;
 	}
 	if (op == RP_OP_READ || op == RP_OP_WRITE) {
 		if (io->len <= RP_SLOT_BYTES) {
@@ -542,34 +582,65 @@ static int replay_one(struct rp *r, const struct blk_event *ev)
 			return ret;
 		}
 	}
-	/* an IO the next one waits for anyway is done here when nothing else is in flight (ev
-	 * may point into the source's batch, which looking ahead ends: not used below) */
+	return 0;
+}
+
+/*
+ * The trace IO ev, done by io, enters the trace-pending window (io->pend). Whether it is done
+ * in this thread: an IO the next one waits for anyway, when nothing else is in flight (ev may
+ * point into the source's batch, which looking ahead ends: not used after this).
+ */
+static inline __attribute__((always_inline)) bool
+enter_window(struct rp *r, const struct blk_event *ev, struct rp_io *io, unsigned slot)
+{
 	if (!r->ops->run || r->inflight) {
 		io->pend = rp_pend_add(r, ev->dev, ev->sector, ev->bytes, (long)slot);
-		inline_ok = false;
-	} else if (!r->pend_live && !o->no_completions) {
+		return false;
+	}
+	if (!r->pend_live && !r->o->no_completions) {
 		/* a depth-1 stretch: when its C comes before the next IO, this IO stays out of the
 		 * window (nothing else in it to match a C against, nothing in flight to wait for),
 		 * as if it entered and left it at that C (sched.h) */
 		uint32_t dev = ev->dev, bytes = ev->bytes;
 		uint64_t sector = ev->sector;
 
-		if (dependent(r, -1, dev, sector)) {
+		if (lone_dependent(r, dev, sector)) {
 			io->pend = -1;
 			r->ghost = true;
 			r->ghost_dev = dev;
 			r->ghost_sector = sector;
-			if (!st->trace_max_depth)
-				st->trace_max_depth = 1;
-			inline_ok = true;
-		} else {
-			io->pend = rp_pend_add(r, dev, sector, bytes, (long)slot);
-			inline_ok = r->depth == 1;
+			if (__builtin_expect(!r->st->trace_max_depth, 0))
+				r->st->trace_max_depth = 1;
+			return true;
 		}
-	} else {
-		io->pend = rp_pend_add(r, ev->dev, ev->sector, ev->bytes, (long)slot);
-		inline_ok = r->depth == 1 || (io->pend >= 0 && dependent(r, io->pend, 0, 0));
+		io->pend = rp_pend_add(r, dev, sector, bytes, (long)slot);
+		return r->depth == 1;
 	}
+	io->pend = rp_pend_add(r, ev->dev, ev->sector, ev->bytes, (long)slot);
+	return r->depth == 1 || (io->pend >= 0 && dependent(r, io->pend, 0, 0));
+}
+
+static int replay_one(struct rp *r, const struct blk_event *ev)
+{
+	const struct replay_opts *o = r->o;
+	struct rp_target *t;
+	struct rp_io *io;
+	uint64_t off, deadline = 0;
+	int op, rwf, ret;
+	unsigned slot;
+	bool inline_ok;
+
+	if (__builtin_expect(!r->started, 0))
+		start(r, ev);
+	if ((op = what_to_do(r, ev, &t, &rwf, &off)) < 0)
+		return 0;
+	if (o->timing == RP_TIMING_ORIGINAL && (ret = due_time(r, ev, &deadline)))
+		return ret;
+	if ((ret = wait_ready(r)))
+		return ret == STOPPED ? 0 : ret;
+	if ((ret = fill_io(r, ev, t, op, rwf, off, &io, &slot)))
+		return ret;
+	inline_ok = enter_window(r, ev, io, slot);
 	if (deadline && (ret = wait_deadline(r, deadline))) {
 		/* stopped (or failed) before this IO was due: it is not issued */
 		unissue(r, io, slot);
@@ -580,29 +651,25 @@ static int replay_one(struct rp *r, const struct blk_event *ev)
 	if (inline_ok && !r->inflight) {
 		r->ops->run(r->eng, io);
 		io->done_inline = true;
-		st->inline_ios++;
-	} else {
-		inline_ok = false;
-		ret = r->ops->queue(r->eng, io);
-		if (ret) {
-			unissue(r, io, slot);
-			return iot_err_set(r->e, ret, "%s: queue: %s", r->ops->name,
-			                   strerror(-ret));
-		}
-		r->batch++;
-	}
-	r->inflight++;
-	if (!inline_ok && (o->timing == RP_TIMING_ORIGINAL || r->batch >= AFAP_BATCH) &&
-	    (ret = commit(r))) {
-		return ret;
-	}
-	ret = issued(r, io);
-	if (inline_ok) {
-		int r2 = on_done(r, io);
+		r->st->inline_ios++;
+		r->inflight++;
+		ret = issued(r, io);
+		{
+			int r2 = on_done(r, io, slot);
 
-		return ret ? ret : r2;
+			return ret ? ret : r2;
+		}
 	}
-	if (ret)
+	ret = r->ops->queue(r->eng, io);
+	if (ret) {
+		unissue(r, io, slot);
+		return iot_err_set(r->e, ret, "%s: queue: %s", r->ops->name, strerror(-ret));
+	}
+	r->batch++;
+	r->inflight++;
+	if ((o->timing == RP_TIMING_ORIGINAL || r->batch >= AFAP_BATCH) && (ret = commit(r)))
+		return ret;
+	if ((ret = issued(r, io)))
 		return ret;
 	/* pick up what finished while we were busy, without waiting */
 	if (r->inflight && (o->timing == RP_TIMING_ORIGINAL || r->inflight >= r->depth))
@@ -733,6 +800,7 @@ static int setup(struct rp *r)
 			return ret;
 	}
 	r->st->engine = r->ops->name;
+	r->hooks = o->fid || o->observe || o->progress || o->record_dir;
 	r->spin_ns = rp_clock_spin(o->spin_ns);
 	/* the kernel's default 50 us timer slack would swallow the lag budget */
 	r->timerslack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
@@ -772,6 +840,7 @@ int replay_run(const struct replay_opts *o, const struct rp_source *src, struct 
 {
 	unsigned want = o->from == RP_FROM_QUEUE ? BLK_A_QUEUE : BLK_A_ISSUE;
 	struct rp r = {.o = o, .src = src, .st = st, .e = e, .lone = PEND_NIL, .src_end = 1};
+	volatile sig_atomic_t no_stop = 0, *stop = o->stop ? o->stop : &no_stop;
 	const struct blk_event *ev;
 	int ret;
 
@@ -780,7 +849,7 @@ int replay_run(const struct replay_opts *o, const struct rp_source *src, struct 
 	hist_init(&st->lat);
 	if ((ret = setup(&r)))
 		goto out;
-	while (!(o->stop && *o->stop)) {
+	while (!*stop) {
 		ret = next_event(&r, &ev);
 		if (ret <= 0)
 			break;

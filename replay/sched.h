@@ -92,6 +92,7 @@ struct rp {
 	int timerslack;
 	uint64_t spin_ns;
 	uint64_t lat_pending, lag_pending; /* sums not yet in st->lat, st->lag (settle()) */
+	bool hooks; /* an observer, the recorder, --capture's comparison or progress is called */
 };
 
 /* ---- the trace-pending window (pending.c) ---- */

@@ -29,7 +29,6 @@ NOT_YET = {
     "report/report_nfs_html.c:report_nfs_section": 172,
     "report/report_svg.c:svg_chart_write": 142,
     "capture/tracefs.c:tracefs_start": 157,
-    "replay/replay.c:replay_one": 147,
     "replay/nfs_source.c:on_txn": 128,
     "formats/rpc.c:on_call": 128,
 }
