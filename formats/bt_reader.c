@@ -465,21 +465,36 @@ static inline int run_rekey(struct bt_src *s, struct run *rs)
 	return 1;
 }
 
-/* Can the record at rs->p take the fast path? Then its time is in rs->t. */
-static inline int run_peek(struct bt_src *s, struct run *rs)
+/* run_peek() of a record with a PDU, a notify, or of another (device, CPU) than the run's */
+static __attribute__((noinline)) int run_peek_other(struct bt_src *s, struct run *rs)
 {
 	const uint8_t *p = rs->p;
-	uint32_t action;
+	uint32_t action = load_u32(p + BT7_ACTION);
+
+	if ((load_u16(p + BT7_PDU_LEN) || ((action >> BT_TC_SHIFT) & BLK_F_NOTIFY)) &&
+	    !run_pdu_ok(rs, action))
+		return 0;
+	if (load_u64(p + BT7_DEVICE) != rs->key && !run_rekey(s, rs))
+		return 0;
+	rs->t = load_u64(p + BT7_TIME);
+	return 1;
+}
+
+/* Can the record at rs->p take the fast path? Then its time is in rs->t. Inline in the merge
+ * loops (the usual record: no PDU, no notify, the run's device and CPU), so that their runs
+ * stay in registers: a call took their state to memory (bench/README.md, the replay's hot
+ * path in instructions). */
+static inline __attribute__((always_inline)) int run_peek(struct bt_src *s, struct run *rs)
+{
+	const uint8_t *p = rs->p;
 
 	if (p >= rs->stop || load_u32(p) != (BT_MAGIC | BT_VERSION7))
 		return 0;
-	action = load_u32(p + BT7_ACTION);
-	if (__builtin_expect(load_u16(p + BT7_PDU_LEN) || ((action >> BT_TC_SHIFT) & BLK_F_NOTIFY),
-	                     0) &&
-	    !run_pdu_ok(rs, action))
-		return 0;
-	if (__builtin_expect(load_u64(p + BT7_DEVICE) != rs->key, 0) && !run_rekey(s, rs))
-		return 0;
+	if (__builtin_expect(load_u16(p + BT7_PDU_LEN) ||
+	                         ((load_u32(p + BT7_ACTION) >> BT_TC_SHIFT) & BLK_F_NOTIFY) ||
+	                         load_u64(p + BT7_DEVICE) != rs->key,
+	                     0))
+		return run_peek_other(s, rs);
 	rs->t = load_u64(p + BT7_TIME);
 	return 1;
 }
@@ -501,8 +516,8 @@ static void run_seq_jump(struct bt_src *s, struct run *rs, uint32_t seq)
  * arena + *used when arena is given (0 when there is no room for it: nothing taken), else ev
  * points into the buffer (a head).
  */
-static inline int run_take(struct bt_src *s, struct run *rs, struct blk_event *ev, uint8_t *arena,
-                           size_t *used)
+static inline __attribute__((always_inline)) int
+run_take(struct bt_src *s, struct run *rs, struct blk_event *ev, uint8_t *arena, size_t *used)
 {
 	const uint8_t *p = rs->p;
 	uint32_t action = load_u32(p + BT7_ACTION), seq = load_u32(p + BT7_SEQUENCE);
