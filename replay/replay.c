@@ -678,6 +678,21 @@ static int replay_one(struct rp *r, const struct blk_event *ev)
 	return 0;
 }
 
+/* A C event of the trace. An empty window has nothing it could complete (it is empty before
+ * the start); the IO of a depth-1 stretch only waits for its C (sched.h). */
+static inline void on_trace_complete(struct rp *r, const struct blk_event *ev)
+{
+	if (__builtin_expect(r->ghost, 1)) {
+		if (rp_pend_lone_completes(r, r->ghost_dev, r->ghost_sector, ev)) {
+			r->ghost = false;
+			if (ev->time > r->trace_last)
+				r->trace_last = ev->time;
+		}
+	} else if (r->pend_live) {
+		rp_pend_on_complete(r, ev);
+	}
+}
+
 /* ---- setup and teardown ------------------------------------------------------------ */
 
 static int open_targets(struct rp *r)
@@ -850,28 +865,35 @@ int replay_run(const struct replay_opts *o, const struct rp_source *src, struct 
 	if ((ret = setup(&r)))
 		goto out;
 	while (!*stop) {
-		ret = next_event(&r, &ev);
-		if (ret <= 0)
-			break;
-		ret = 0;
-		if (blk_is_notify(ev))
-			continue;
-		if (ev->action == BLK_A_COMPLETE) {
-			/* an empty window has nothing a C could complete (it is empty before the
-			 * start); the IO of a depth-1 stretch only waits for its C (sched.h) */
-			if (__builtin_expect(r.ghost, 1)) {
-				if (rp_pend_lone_completes(&r, r.ghost_dev, r.ghost_sector, ev)) {
-					r.ghost = false;
-					if (ev->time > r.trace_last)
-						r.trace_last = ev->time;
-				}
-			} else if (r.pend_live) {
-				rp_pend_on_complete(&r, ev);
+		const struct blk_event *p = r.cur, *end = r.end;
+
+		if (__builtin_expect(r.ahead_n != 0 || p == end, 0)) {
+			if ((ret = next_event(&r, &ev)) <= 0)
+				break;
+			ret = 0;
+			if (blk_is_notify(ev) || ev->action != want) {
+				if (ev->action == BLK_A_COMPLETE && !blk_is_notify(ev))
+					on_trace_complete(&r, ev);
+				continue;
 			}
-			continue;
+		} else {
+			/* the batch up to the next IO to replay, from this loop's registers (each
+			 * event after a look at the stop flag, as above) */
+			for (;;) {
+				ev = p++;
+				if (ev->action == want && !blk_is_notify(ev))
+					break;
+				if (ev->action == BLK_A_COMPLETE && !blk_is_notify(ev))
+					on_trace_complete(&r, ev);
+				if (p == end || *stop) {
+					ev = NULL;
+					break;
+				}
+			}
+			r.cur = p;
+			if (!ev)
+				continue;
 		}
-		if (ev->action != want)
-			continue;
 		if ((ret = replay_one(&r, ev)))
 			break;
 	}
