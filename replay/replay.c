@@ -864,6 +864,8 @@ int replay_run(const struct replay_opts *o, const struct rp_source *src, struct 
 	hist_init(&st->lat);
 	if ((ret = setup(&r)))
 		goto out;
+	if (src->keep)
+		src->keep(src->arg, 1u << want | 1u << BLK_A_COMPLETE);
 	while (!*stop) {
 		const struct blk_event *p = r.cur, *end = r.end;
 
