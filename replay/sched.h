@@ -95,6 +95,19 @@ struct rp {
 	bool hooks; /* an observer, the recorder, --capture's comparison or progress is called */
 };
 
+/* The write pattern for writes that fit a slot, after the slots' read buffers */
+static inline void *rp_pattern(struct rp *r)
+{
+	return r->mem + (size_t)r->depth * RP_SLOT_BYTES;
+}
+
+/* ---- setup and teardown (setup.c) ---- */
+
+/* The slots and buffers, the window, the targets (and their recording), the engine: 0 or
+ * -errno with the error set; rp_teardown() after either. */
+int rp_setup(struct rp *r);
+void rp_teardown(struct rp *r);
+
 /* ---- the trace-pending window (pending.c) ---- */
 
 /* The trace IO ev (a D, or a Q in queue mode) enters the window; slot is the replay IO doing
