@@ -469,19 +469,6 @@ static __attribute__((noinline)) void start(struct rp *r, const struct blk_event
 	r->next_progress = r->t0 + 1000000000ull;
 }
 
-/* Whether the trace completes the trace IO at dev and sector, were it the window's only live
- * entry, before it issues another: the next event first (a depth-1 trace's C follows its D),
- * then dependent() */
-static inline bool lone_dependent(struct rp *r, uint32_t dev, uint64_t sector)
-{
-	const struct blk_event *ev = r->cur;
-
-	if (__builtin_expect(!r->ahead_n && ev < r->end, 1) && ev->action == BLK_A_COMPLETE &&
-	    !blk_is_notify(ev) && rp_pend_lone_completes(r, dev, sector, ev))
-		return true;
-	return dependent(r, -1, dev, sector);
-}
-
 /* The trace's counts of IO ev, its target, what it asks for there and where (*tp, *rwf,
  * *off): the op, or -1 when it is not replayed (counted, and entered in the window). */
 static inline __attribute__((always_inline)) int
@@ -617,18 +604,29 @@ enter_window(struct rp *r, const struct blk_event *ev, struct rp_io *io, unsigne
 		 * as if it entered and left it at that C (sched.h) */
 		uint32_t dev = ev->dev, bytes = ev->bytes;
 		uint64_t sector = ev->sector;
+		const struct blk_event *c = r->cur;
 
-		if (lone_dependent(r, dev, sector)) {
-			io->pend = -1;
+		if (__builtin_expect(!r->ahead_n && c < r->end, 1) && c->action == BLK_A_COMPLETE &&
+		    !blk_is_notify(c) && rp_pend_lone_completes(r, dev, sector, c) &&
+		    r->o->timing == RP_TIMING_AFAP && !(r->o->stop && *r->o->stop)) {
+			/* its C is the next event: taken now, as the window would take it (the main
+			 * loop takes it next, after a look at the stop flag, which this one stands
+			 * for; afap only: nothing waits between here and the IO's issue) */
+			r->cur = c + 1;
+			if (c->time > r->trace_last)
+				r->trace_last = c->time;
+		} else if (dependent(r, -1, dev, sector)) {
 			r->ghost = true;
 			r->ghost_dev = dev;
 			r->ghost_sector = sector;
-			if (__builtin_expect(!r->st->trace_max_depth, 0))
-				r->st->trace_max_depth = 1;
-			return true;
+		} else {
+			io->pend = rp_pend_add(r, dev, sector, bytes, (long)slot);
+			return r->depth == 1;
 		}
-		io->pend = rp_pend_add(r, dev, sector, bytes, (long)slot);
-		return r->depth == 1;
+		io->pend = -1;
+		if (__builtin_expect(!r->st->trace_max_depth, 0))
+			r->st->trace_max_depth = 1;
+		return true;
 	}
 	io->pend = rp_pend_add(r, ev->dev, ev->sector, ev->bytes, (long)slot);
 	return r->depth == 1 || (io->pend >= 0 && dependent(r, io->pend, 0, 0));
