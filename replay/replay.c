@@ -271,20 +271,13 @@ static void count_split(struct replay_stats *st, uint32_t lo, uint32_t hi)
 	}
 }
 
-/* The bookkeeping of an IO handed to the engine, or done: counts, the comparison with a
- * capture, the split the kernel will make, the lag, the observer, the recorder, progress. */
-static inline __attribute__((always_inline)) int issued(struct rp *r, struct rp_io *io)
+/* The requests the kernel makes of IO io, when more than one (the split counts) */
+static inline __attribute__((always_inline)) void io_split(struct replay_stats *st,
+                                                           const struct rp_io *io)
 {
-	const struct replay_opts *o = r->o;
-	struct replay_stats *st = r->st;
-	struct rp_target *t = io->tgt;
+	const struct rp_target *t = io->tgt;
 	unsigned op = io->op;
-	int ret;
 
-	if (r->inflight > st->max_inflight)
-		st->max_inflight = r->inflight;
-	st->ios++;
-	st->ops[op]++;
 	if (op == RP_OP_READ || op == RP_OP_WRITE) {
 		/* the requests the kernel makes of it; not of what goes through the page cache */
 		if ((io->len > t->whole || (t->chunk && io->off % t->chunk + io->len > t->chunk)) &&
@@ -299,6 +292,23 @@ static inline __attribute__((always_inline)) int issued(struct rp *r, struct rp_
 
 		count_split(st, n, n);
 	}
+}
+
+/* The bookkeeping of an IO handed to the engine, or done: counts, the comparison with a
+ * capture, the split the kernel will make, the lag, the observer, the recorder, progress. */
+static inline __attribute__((always_inline)) int issued(struct rp *r, struct rp_io *io)
+{
+	const struct replay_opts *o = r->o;
+	struct replay_stats *st = r->st;
+	struct rp_target *t = io->tgt;
+	unsigned op = io->op;
+	int ret;
+
+	if (r->inflight > st->max_inflight)
+		st->max_inflight = r->inflight;
+	st->ios++;
+	st->ops[op]++;
+	io_split(st, io);
 	if (io->intended)
 		hist_add_fast(&st->lag, &r->lag_pending, io->t_issue - io->intended);
 	if (__builtin_expect(!r->hooks, 1))
@@ -351,32 +361,7 @@ static int big_buffer(struct rp *r, struct rp_io *io, unsigned slot)
 
 /* ---- the trace, read ahead --------------------------------------------------------- */
 
-/* The source's next events into [cur, end): a batch, or one event. 1, 0 at the end, -errno. */
-static int fetch(struct rp *r)
-{
-	const struct rp_source *src = r->src;
-	unsigned n = 0;
-	int ret;
-
-	if (r->src_end <= 0)
-		return r->src_end;
-	if (src->batch) {
-		ret = src->batch(src->arg, &r->cur, &n, r->e);
-	} else {
-		ret = src->next(src->arg, &r->one, r->e);
-		r->cur = &r->one;
-		n = 1;
-	}
-	if (ret <= 0) {
-		r->src_end = ret;
-		r->cur = r->end = NULL;
-		return ret;
-	}
-	r->end = r->cur + n;
-	return 1;
-}
-
-/* The next event (valid until the next call here or to dependent()): those read ahead first.
+/* The next event (valid until the next call here or to rp_dependent()): those read ahead first.
  * 1, 0 at the end, -errno. */
 static int next_event(struct rp *r, const struct blk_event **ev)
 {
@@ -389,65 +374,10 @@ static int next_event(struct rp *r, const struct blk_event **ev)
 		}
 		r->ahead_pos = r->ahead_n = 0;
 	}
-	if (r->cur == r->end && (ret = fetch(r)) <= 0)
+	if (r->cur == r->end && (ret = rp_fetch(r)) <= 0)
 		return ret;
 	*ev = r->cur++;
 	return 1;
-}
-
-/* Whether the trace completes the IO at window entry pend (-1: the trace IO at dev and sector,
- * were it the window's only live entry) before it issues another: the next IO then waits for
- * this one (the dependency rule), which may as well be done in this thread. Reads ahead in the
- * source's batch; past its end, the rest of it is kept (at most RP_AHEAD events, else: not
- * dependent) and the next batch looked at. */
-static bool dependent(struct rp *r, long pend, uint32_t dev, uint64_t sector)
-{
-	unsigned want = r->o->from == RP_FROM_QUEUE ? BLK_A_QUEUE : BLK_A_ISSUE;
-	unsigned i = r->ahead_pos;
-	const struct blk_event *p = r->cur;
-
-	for (;;) {
-		const struct blk_event *ev;
-
-		if (i < r->ahead_n) {
-			ev = &r->ahead_ev[i++];
-		} else if (p < r->end) {
-			ev = p++;
-		} else {
-			size_t rest = (size_t)(r->end - r->cur);
-
-			if (r->src_end <= 0)
-				return false;
-			if (r->ahead_pos) {
-				r->ahead_n -= r->ahead_pos;
-				memmove(r->ahead_ev, r->ahead_ev + r->ahead_pos,
-				        r->ahead_n * sizeof(*r->ahead_ev));
-				r->ahead_pos = 0;
-			}
-			if (r->ahead_n + rest > RP_AHEAD)
-				return false;
-			for (size_t k = 0; k < rest; k++) {
-				r->ahead_ev[r->ahead_n + k] = r->cur[k];
-				r->ahead_ev[r->ahead_n + k].pdu = NULL; /* the batch's, not kept */
-				r->ahead_ev[r->ahead_n + k].pdu_len = 0;
-			}
-			r->ahead_n += (unsigned)rest;
-			i = r->ahead_n;
-			r->cur = r->end;
-			if (fetch(r) <= 0)
-				return false;
-			p = r->cur;
-			continue;
-		}
-		if (blk_is_notify(ev))
-			continue;
-		if (ev->action == want)
-			return false;
-		if (ev->action == BLK_A_COMPLETE &&
-		    (pend < 0 ? rp_pend_lone_completes(r, dev, sector, ev)
-		              : rp_pend_completes(r, pend, ev)))
-			return true;
-	}
 }
 
 /* The replay's clocks start at its first trace IO */
@@ -615,7 +545,7 @@ enter_window(struct rp *r, const struct blk_event *ev, struct rp_io *io, unsigne
 			r->cur = c + 1;
 			if (c->time > r->trace_last)
 				r->trace_last = c->time;
-		} else if (dependent(r, -1, dev, sector)) {
+		} else if (rp_dependent(r, -1, dev, sector)) {
 			r->ghost = true;
 			r->ghost_dev = dev;
 			r->ghost_sector = sector;
@@ -629,7 +559,38 @@ enter_window(struct rp *r, const struct blk_event *ev, struct rp_io *io, unsigne
 		return true;
 	}
 	io->pend = rp_pend_add(r, ev->dev, ev->sector, ev->bytes, (long)slot);
-	return r->depth == 1 || (io->pend >= 0 && dependent(r, io->pend, 0, 0));
+	return r->depth == 1 || (io->pend >= 0 && rp_dependent(r, io->pend, 0, 0));
+}
+
+/*
+ * issued() and on_done() of an IO done in this thread that succeeded, with no deadline and
+ * nothing to call (r->hooks): the same figures without the tests that only queued IOs,
+ * errors, timed replays and hooks need. It was alone in flight (max_inflight at least 1), and
+ * no C was taken while it ran (not trace_done).
+ */
+static inline __attribute__((always_inline)) void done_here(struct rp *r, struct rp_io *io,
+                                                            unsigned slot)
+{
+	struct replay_stats *st = r->st;
+	unsigned op = io->op;
+
+	if (!st->max_inflight)
+		st->max_inflight = 1;
+	st->ios++;
+	st->ops[op]++;
+	io_split(st, io);
+	if (op == RP_OP_READ || op == RP_OP_WRITE) {
+		st->bytes += (uint64_t)io->res;
+		st->op_bytes[op] += (uint64_t)io->res;
+	} else {
+		st->op_bytes[op] += io->len;
+	}
+	hist_add_fast(&st->lat, &r->lat_pending, io->t_done - io->t_issue);
+	if (io->t_done > r->last_done)
+		r->last_done = io->t_done;
+	if (io->pend >= 0)
+		r->pend[io->pend].slot = -1;
+	r->free_slots[r->nfree++] = slot;
 }
 
 static int replay_one(struct rp *r, const struct blk_event *ev)
@@ -664,6 +625,10 @@ static int replay_one(struct rp *r, const struct blk_event *ev)
 		r->ops->run(r->eng, io);
 		io->done_inline = true;
 		r->st->inline_ios++;
+		if (__builtin_expect(!r->hooks && !deadline && io->res >= 0, 1)) {
+			done_here(r, io, slot);
+			return 0;
+		}
 		r->inflight++;
 		ret = issued(r, io);
 		{

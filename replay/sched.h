@@ -108,6 +108,15 @@ static inline void *rp_pattern(struct rp *r)
 int rp_setup(struct rp *r);
 void rp_teardown(struct rp *r);
 
+/* ---- the trace, read ahead (ahead.c) ---- */
+
+/* The source's next events into [cur, end): a batch, or one event. 1, 0 at the end, -errno. */
+int rp_fetch(struct rp *r);
+/* Whether the trace completes the IO at window entry pend (-1: the trace IO at dev and sector,
+ * were it the window's only live entry) before it issues another (ahead.c says how far it
+ * looks). */
+bool rp_dependent(struct rp *r, long pend, uint32_t dev, uint64_t sector);
+
 /* ---- the trace-pending window (pending.c) ---- */
 
 /* The trace IO ev (a D, or a Q in queue mode) enters the window; slot is the replay IO doing
