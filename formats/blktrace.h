@@ -171,6 +171,14 @@ int bt_reader_next_batch_max(struct bt_reader *r, unsigned max, const struct blk
                              unsigned *n, struct iot_err *e);
 
 /*
+ * A hint for a caller that looks only at some actions (the replay: D and C, or Q and C): the
+ * batches may leave out events of an action whose bit (1u << BLK_A_*) is not in keep, never a
+ * notify; the caller still skips what it does not want (an event the fast path does not decode
+ * comes anyway). events in the stats counts what was handed out. Before the first read.
+ */
+void bt_reader_keep_actions(struct bt_reader *r, uint32_t keep);
+
+/*
  * Read ahead in a second thread: reading, decoding and merging then overlap with the
  * caller's work. Events and their PDUs stay valid until the next call, as without it. With
  * prefetch on, call bt_reader_stats() only once bt_reader_next() has returned 0 or an error.

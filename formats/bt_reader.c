@@ -108,7 +108,8 @@ struct bt_reader {
 	struct bt_file_stats *fstats;
 	struct bt_stats st;
 	struct bt_comm_table *comms;
-	int last; /* source of the event handed out last, or -1 */
+	int last;      /* source of the event handed out last, or -1 */
+	uint32_t keep; /* actions the caller looks at (bt_reader_keep_actions()); ~0u: all */
 };
 
 /* Take the opened stream in (owned from here on): map a plain regular file, else read it. */
@@ -465,21 +466,36 @@ static inline int run_rekey(struct bt_src *s, struct run *rs)
 	return 1;
 }
 
-/* Can the record at rs->p take the fast path? Then its time is in rs->t. */
-static inline int run_peek(struct bt_src *s, struct run *rs)
+/* run_peek() of a record with a PDU, a notify, or of another (device, CPU) than the run's */
+static __attribute__((noinline)) int run_peek_other(struct bt_src *s, struct run *rs)
 {
 	const uint8_t *p = rs->p;
-	uint32_t action;
+	uint32_t action = load_u32(p + BT7_ACTION);
+
+	if ((load_u16(p + BT7_PDU_LEN) || ((action >> BT_TC_SHIFT) & BLK_F_NOTIFY)) &&
+	    !run_pdu_ok(rs, action))
+		return 0;
+	if (load_u64(p + BT7_DEVICE) != rs->key && !run_rekey(s, rs))
+		return 0;
+	rs->t = load_u64(p + BT7_TIME);
+	return 1;
+}
+
+/* Can the record at rs->p take the fast path? Then its time is in rs->t. Inline in the merge
+ * loops (the usual record: no PDU, no notify, the run's device and CPU), so that their runs
+ * stay in registers: a call took their state to memory (bench/README.md, the replay's hot
+ * path in instructions). */
+static inline __attribute__((always_inline)) int run_peek(struct bt_src *s, struct run *rs)
+{
+	const uint8_t *p = rs->p;
 
 	if (p >= rs->stop || load_u32(p) != (BT_MAGIC | BT_VERSION7))
 		return 0;
-	action = load_u32(p + BT7_ACTION);
-	if (__builtin_expect(load_u16(p + BT7_PDU_LEN) || ((action >> BT_TC_SHIFT) & BLK_F_NOTIFY),
-	                     0) &&
-	    !run_pdu_ok(rs, action))
-		return 0;
-	if (__builtin_expect(load_u64(p + BT7_DEVICE) != rs->key, 0) && !run_rekey(s, rs))
-		return 0;
+	if (__builtin_expect(load_u16(p + BT7_PDU_LEN) ||
+	                         ((load_u32(p + BT7_ACTION) >> BT_TC_SHIFT) & BLK_F_NOTIFY) ||
+	                         load_u64(p + BT7_DEVICE) != rs->key,
+	                     0))
+		return run_peek_other(s, rs);
 	rs->t = load_u64(p + BT7_TIME);
 	return 1;
 }
@@ -501,8 +517,8 @@ static void run_seq_jump(struct bt_src *s, struct run *rs, uint32_t seq)
  * arena + *used when arena is given (0 when there is no room for it: nothing taken), else ev
  * points into the buffer (a head).
  */
-static inline int run_take(struct bt_src *s, struct run *rs, struct blk_event *ev, uint8_t *arena,
-                           size_t *used)
+static inline __attribute__((always_inline)) int
+run_take(struct bt_src *s, struct run *rs, struct blk_event *ev, uint8_t *arena, size_t *used)
 {
 	const uint8_t *p = rs->p;
 	uint32_t action = load_u32(p + BT7_ACTION), seq = load_u32(p + BT7_SEQUENCE);
@@ -565,6 +581,30 @@ _Static_assert(offsetof(struct blk_event, error) == offsetof(struct blk_event, a
                    offsetof(struct blk_event, src) == offsetof(struct blk_event, action) + 6,
                "action, error, pdu_len and src form one word");
 
+/* Whether the caller may look at records of this raw action word (bt_reader_keep_actions()):
+ * an action past the mask's 32 bits is not one it keeps, so its bit is taken modulo 32 (kept or
+ * left out, either is allowed) */
+static inline bool run_keeps(uint32_t keep, uint32_t action)
+{
+	return keep >> (action & 31) & 1;
+}
+
+/* Step over the record run_peek() accepted without decoding it (the caller does not look at
+ * its action): its sequence and PDU bytes counted as run_take() counts them. */
+static inline __attribute__((always_inline)) void run_skip(struct bt_src *s, struct run *rs)
+{
+	const uint8_t *p = rs->p;
+	uint32_t seq = load_u32(p + BT7_SEQUENCE);
+	unsigned pdu_len = load_u16(p + BT7_PDU_LEN);
+
+	rs->pdub += pdu_len;
+	if (__builtin_expect(rs->next != seq, 0))
+		run_seq_jump(s, rs, seq);
+	else
+		rs->next = (uint64_t)seq + 1;
+	rs->p = p + BT_REC7_SIZE + pdu_len;
+}
+
 /* A source's decoded head into the batch at ev, its PDU copied into the arena; false, and
  * nothing written, when it must take the general path: a notify, or no room for its PDU. */
 static inline bool head_out(struct pf_batch *b, struct blk_event *ev, const struct blk_event *head)
@@ -603,9 +643,11 @@ static int src_fast_head(struct bt_src *s)
 	return ok;
 }
 
-/* Fast records of s earlier than limit (or equal, with tie) into out, at most max; how many. */
-static unsigned src_run(struct bt_src *s, struct blk_event *out, unsigned max, uint64_t limit,
-                        int tie, uint8_t *arena, size_t *used)
+/* Fast records of s earlier than limit into out (those of the actions in keep, the others
+ * stepped over), at most max; how many. */
+static __attribute__((noinline)) unsigned src_run(struct bt_src *s, struct blk_event *out,
+                                                  unsigned max, uint64_t limit, uint8_t *arena,
+                                                  size_t *used, uint32_t keep)
 {
 	struct run rs;
 	unsigned n = 0;
@@ -613,9 +655,15 @@ static unsigned src_run(struct bt_src *s, struct blk_event *out, unsigned max, u
 	if (!src_fast_next(s))
 		return 0;
 	run_begin(s, &rs);
-	while (n < max && run_peek(s, &rs) && (rs.t < limit || (rs.t == limit && tie)) &&
-	       run_take(s, &rs, &out[n], arena, used))
+	while (n < max && run_peek(s, &rs) && rs.t < limit) {
+		if (keep != ~0u && !run_keeps(keep, load_u32(rs.p + BT7_ACTION))) {
+			run_skip(s, &rs);
+			continue;
+		}
+		if (!run_take(s, &rs, &out[n], arena, used))
+			break;
 		n++;
+	}
 	run_end(s, &rs);
 	return n;
 }
@@ -673,6 +721,7 @@ static int reader_open(struct bt_reader **out, char *const *paths, struct in_str
 		r->fstats = calloc(n, sizeof(*r->fstats));
 		r->comms = bt_comm_table_new();
 		r->last = -1;
+		r->keep = ~0u;
 		r->nsrc = n;
 	}
 	if (!r || !r->src || !r->heap || !r->fstats || !r->comms) {
@@ -943,7 +992,8 @@ done:
  * come at the same point of the stream. With three to MK_MAX files, merge_k(); with more,
  * one file's run up to the earliest other head.
  */
-static unsigned merge_run(struct bt_reader *r, struct pf_batch *b, unsigned max)
+static inline __attribute__((always_inline)) unsigned
+merge_run_as(struct bt_reader *r, struct pf_batch *b, unsigned max, bool filter)
 {
 	struct blk_event *out = &b->ev[b->n], *ev = out, *end = &b->ev[max];
 	uint64_t limit = UINT64_MAX, ht;
@@ -961,7 +1011,8 @@ static unsigned merge_run(struct bt_reader *r, struct pf_batch *b, unsigned max)
 		for (unsigned c = 1; c <= 2 && c < r->nheap; c++)
 			if (r->src[r->heap[c]].head.time < limit)
 				limit = r->src[r->heap[c]].head.time;
-		return src_run(&r->src[r->last], out, max - b->n, limit, 0, b->arena, &b->used);
+		return src_run(&r->src[r->last], out, max - b->n, limit, b->arena, &b->used,
+		               r->keep);
 	}
 	l = r->heap[0];
 	o = r->heap[1];
@@ -975,15 +1026,23 @@ static unsigned merge_run(struct bt_reader *r, struct pf_batch *b, unsigned max)
 			goto keep;
 		if (!(rl.t < ht || (rl.t == ht && l < o)))
 			break;
+		if (filter && !run_keeps(r->keep, load_u32(rl.p + BT7_ACTION))) {
+			run_skip(sl, &rl);
+			continue;
+		}
 		if (!run_take(sl, &rl, ev, b->arena, &b->used))
 			goto keep;
 		ev++;
 	}
 	/* o's head goes out, its PDU copied; a notify goes through the general path (counted, a
 	 * TIMESTAMP put in host order) */
-	if (ev == end || !head_out(b, ev, &so->head))
+	if (ev == end)
 		goto keep;
-	ev++;
+	if (!filter || blk_is_notify(&so->head) || run_keeps(r->keep, so->head.action)) {
+		if (!head_out(b, ev, &so->head))
+			goto keep;
+		ev++;
+	}
 	if (!src_fast_next(so) || (run_begin(so, &ro), !run_peek(so, &ro))) {
 		/* o gave the last event; l's next record (peeked) becomes its head (o's run, if
 		 * it began, moved over nothing) */
@@ -1004,16 +1063,26 @@ static unsigned merge_run(struct bt_reader *r, struct pf_batch *b, unsigned max)
 	}
 	for (;;) {
 		if (ra.t <= rb.t) {
-			if (ev == end || !run_take(sa, &ra, ev, b->arena, &b->used))
-				break;
-			ev++;
+			if (filter && ev != end &&
+			    !run_keeps(r->keep, load_u32(ra.p + BT7_ACTION))) {
+				run_skip(sa, &ra);
+			} else {
+				if (ev == end || !run_take(sa, &ra, ev, b->arena, &b->used))
+					break;
+				ev++;
+			}
 			last_a = 1;
 			if (!run_peek(sa, &ra))
 				break;
 		} else {
-			if (ev == end || !run_take(sb, &rb, ev, b->arena, &b->used))
-				break;
-			ev++;
+			if (filter && ev != end &&
+			    !run_keeps(r->keep, load_u32(rb.p + BT7_ACTION))) {
+				run_skip(sb, &rb);
+			} else {
+				if (ev == end || !run_take(sb, &rb, ev, b->arena, &b->used))
+					break;
+				ev++;
+			}
 			last_a = 0;
 			if (!run_peek(sb, &rb))
 				break;
@@ -1033,6 +1102,21 @@ static unsigned merge_run(struct bt_reader *r, struct pf_batch *b, unsigned max)
 keep:
 	run_end(sl, &rl);
 	return (unsigned)(ev - out);
+}
+
+/* The common case of two files from their buffers, and the same for a reader whose batches
+ * leave out actions (bt_reader_keep_actions()): functions of their own, so that the test is not
+ * in the first's loop */
+static __attribute__((noinline)) unsigned merge_run(struct bt_reader *r, struct pf_batch *b,
+                                                    unsigned max)
+{
+	return merge_run_as(r, b, max, false);
+}
+
+static __attribute__((noinline)) unsigned merge_run_keep(struct bt_reader *r, struct pf_batch *b,
+                                                         unsigned max)
+{
+	return merge_run_as(r, b, max, true);
 }
 
 /*
@@ -1074,7 +1158,7 @@ static int fill_batch(struct bt_reader *r, struct pf_batch *b, unsigned max)
 		b->n++;
 		/* a look first: with byte-swapped or version 8 files, nothing would be done */
 		if (r->last >= 0 && src_fast_next(&r->src[r->last]))
-			b->n += merge_run(r, b, max);
+			b->n += r->keep == ~0u ? merge_run(r, b, max) : merge_run_keep(r, b, max);
 	}
 	if (ret <= 0)
 		b->end = ret == 0 ? 1 : ret;
@@ -1294,6 +1378,11 @@ int bt_reader_next_batch(struct bt_reader *r, const struct blk_event **ev, unsig
                          struct iot_err *e)
 {
 	return bt_reader_next_batch_max(r, PF_BATCH, ev, n, e);
+}
+
+void bt_reader_keep_actions(struct bt_reader *r, uint32_t keep)
+{
+	r->keep = keep;
 }
 
 int bt_reader_next_batch_max(struct bt_reader *r, unsigned max, const struct blk_event **ev,

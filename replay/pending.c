@@ -92,7 +92,7 @@ static void pend_trim(struct rp *r)
 		r->pend_head = r->pend_tail = 0;
 }
 
-long rp_pend_add(struct rp *r, const struct blk_event *ev, long slot)
+long rp_pend_add(struct rp *r, uint32_t dev, uint64_t sector, uint32_t bytes, long slot)
 {
 	struct pend *p;
 
@@ -115,9 +115,9 @@ long rp_pend_add(struct rp *r, const struct blk_event *ev, long slot)
 		pend_trim(r);
 	}
 	p = pend_at(r, r->pend_tail);
-	p->sector = ev->sector;
-	p->dev = ev->dev;
-	p->bytes = ev->bytes;
+	p->sector = sector;
+	p->dev = dev;
+	p->bytes = bytes;
 	p->slot = slot;
 	p->live = true;
 	if (r->bucket_head)

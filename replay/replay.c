@@ -7,8 +7,6 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "replay/clock.h"
@@ -21,11 +19,6 @@
 #define REAP_MAX 64u
 
 #define cpu_relax rp_cpu_relax
-
-static void *pattern(struct rp *r)
-{
-	return r->mem + (size_t)r->depth * RP_SLOT_BYTES;
-}
 
 static long find_target(struct rp *r, uint32_t dev)
 {
@@ -50,7 +43,8 @@ static void settle(struct rp *r)
 }
 
 /* inline: its call cost 1 % of the null engine's replay at depth 16 (bench/replay-insns.sh) */
-static inline __attribute__((always_inline)) int on_done(struct rp *r, struct rp_io *io)
+static inline __attribute__((always_inline)) int on_done(struct rp *r, struct rp_io *io,
+                                                         unsigned slot)
 {
 	struct replay_stats *st = r->st;
 	int ret = 0;
@@ -87,15 +81,17 @@ static inline __attribute__((always_inline)) int on_done(struct rp *r, struct rp
 	hist_add_fast(&st->lat, &r->lat_pending, io->t_done - io->t_issue);
 	if (io->t_done > r->last_done)
 		r->last_done = io->t_done;
-	if (r->o->observe)
-		r->o->observe(r->o->observe_arg, io, true);
-	if (io->tgt->rec)
-		ret = rp_record_io(io->tgt, io, true, r->t0, r->e);
+	if (__builtin_expect(r->hooks, 0)) {
+		if (r->o->observe)
+			r->o->observe(r->o->observe_arg, io, true);
+		if (io->tgt->rec)
+			ret = rp_record_io(io->tgt, io, true, r->t0, r->e);
+	}
 	if (io->pend >= 0)
 		r->pend[io->pend].slot = -1;
 	if (io->trace_done)
 		r->outstanding--;
-	r->free_slots[r->nfree++] = (unsigned)((struct rp_slot *)io - r->slots);
+	r->free_slots[r->nfree++] = slot;
 	return ret;
 }
 
@@ -111,7 +107,7 @@ static int reap(struct rp *r, uint64_t wait_until)
 	if (n < 0)
 		return iot_err_set(r->e, n, "%s: %s", r->ops->name, strerror(-n));
 	for (int i = 0; i < n; i++)
-		if ((ret = on_done(r, done[i])))
+		if ((ret = on_done(r, done[i], (unsigned)((struct rp_slot *)done[i] - r->slots))))
 			return ret;
 	return n;
 }
@@ -172,7 +168,7 @@ static int wait_deadline(struct rp *r, uint64_t deadline)
 
 /* Wait until the dependency rule and the depth cap let the next IO go; STOPPED when a stop
  * was asked for meanwhile. */
-static int wait_ready(struct rp *r)
+static int wait_ready_slow(struct rp *r)
 {
 	bool dep = false, depth = false;
 	int ret;
@@ -192,12 +188,23 @@ static int wait_ready(struct rp *r)
 	return 0;
 }
 
+static inline int wait_ready(struct rp *r)
+{
+	if (__builtin_expect(r->outstanding || r->inflight >= r->depth || !r->nfree, 0))
+		return wait_ready_slow(r);
+	return 0;
+}
+
 /* ---- one trace IO ------------------------------------------------------------------ */
 
 /* What a trace IO is, by its flags alone; -1 for what is never replayed (passthrough, and
  * empty requests other than flushes). */
-static int op_of(const struct blk_event *ev)
+static inline int op_of(const struct blk_event *ev)
 {
+	/* the usual IO, a read or write of some bytes, by one test */
+	if (__builtin_expect(
+	        !(ev->flags & (BLK_F_PC | BLK_F_DISCARD | BLK_F_WRITE_ZEROES)) && ev->bytes, 1))
+		return (ev->flags & BLK_F_WRITE) ? RP_OP_WRITE : RP_OP_READ;
 	if (ev->flags & BLK_F_PC)
 		return -1;
 	if (ev->flags & BLK_F_DISCARD)
@@ -210,13 +217,14 @@ static int op_of(const struct blk_event *ev)
 }
 
 /* What the event asks for, after the safety and target rules; -1 to skip (counted). */
-static int classify(struct rp *r, const struct blk_event *ev, struct rp_target *t, int *rwf)
+static int classify(struct rp *r, const struct blk_event *ev, int op, struct rp_target *t, int *rwf)
 {
 	const struct replay_opts *o = r->o;
 	struct replay_stats *st = r->st;
-	int op = op_of(ev);
 
 	*rwf = 0;
+	if (op == RP_OP_READ)
+		return op;
 	if (op < 0)
 		return st->skipped_other++, -1;
 	if (op == RP_OP_WRITE && (ev->flags & (BLK_F_FUA | BLK_F_FLUSH)))
@@ -263,23 +271,13 @@ static void count_split(struct replay_stats *st, uint32_t lo, uint32_t hi)
 	}
 }
 
-/* The bookkeeping of an IO handed to the engine, or done: counts, the comparison with a
- * capture, the split the kernel will make, the lag, the observer, the recorder, progress. */
-static int issued(struct rp *r, struct rp_io *io)
+/* The requests the kernel makes of IO io, when more than one (the split counts) */
+static inline __attribute__((always_inline)) void io_split(struct replay_stats *st,
+                                                           const struct rp_io *io)
 {
-	const struct replay_opts *o = r->o;
-	struct replay_stats *st = r->st;
-	struct rp_target *t = io->tgt;
+	const struct rp_target *t = io->tgt;
 	unsigned op = io->op;
-	int ret;
 
-	if (r->inflight > st->max_inflight)
-		st->max_inflight = r->inflight;
-	st->ios++;
-	st->ops[op]++;
-	if (o->fid && t->is_blk)
-		rp_fid_expect(o->fid, t->dev, t->disk_dev, io->off / 512 + t->part_start, io->len,
-		              op, io->t_issue);
 	if (op == RP_OP_READ || op == RP_OP_WRITE) {
 		/* the requests the kernel makes of it; not of what goes through the page cache */
 		if ((io->len > t->whole || (t->chunk && io->off % t->chunk + io->len > t->chunk)) &&
@@ -294,8 +292,30 @@ static int issued(struct rp *r, struct rp_io *io)
 
 		count_split(st, n, n);
 	}
+}
+
+/* The bookkeeping of an IO handed to the engine, or done: counts, the comparison with a
+ * capture, the split the kernel will make, the lag, the observer, the recorder, progress. */
+static inline __attribute__((always_inline)) int issued(struct rp *r, struct rp_io *io)
+{
+	const struct replay_opts *o = r->o;
+	struct replay_stats *st = r->st;
+	struct rp_target *t = io->tgt;
+	unsigned op = io->op;
+	int ret;
+
+	if (r->inflight > st->max_inflight)
+		st->max_inflight = r->inflight;
+	st->ios++;
+	st->ops[op]++;
+	io_split(st, io);
 	if (io->intended)
 		hist_add_fast(&st->lag, &r->lag_pending, io->t_issue - io->intended);
+	if (__builtin_expect(!r->hooks, 1))
+		return 0;
+	if (o->fid && t->is_blk)
+		rp_fid_expect(o->fid, t->dev, t->disk_dev, io->off / 512 + t->part_start, io->len,
+		              op, io->t_issue);
 	if (o->observe)
 		o->observe(o->observe_arg, io, false);
 	if (t->rec && (ret = rp_record_io(t, io, false, r->t0, r->e)))
@@ -341,32 +361,7 @@ static int big_buffer(struct rp *r, struct rp_io *io, unsigned slot)
 
 /* ---- the trace, read ahead --------------------------------------------------------- */
 
-/* The source's next events into [cur, end): a batch, or one event. 1, 0 at the end, -errno. */
-static int fetch(struct rp *r)
-{
-	const struct rp_source *src = r->src;
-	unsigned n = 0;
-	int ret;
-
-	if (r->src_end <= 0)
-		return r->src_end;
-	if (src->batch) {
-		ret = src->batch(src->arg, &r->cur, &n, r->e);
-	} else {
-		ret = src->next(src->arg, &r->one, r->e);
-		r->cur = &r->one;
-		n = 1;
-	}
-	if (ret <= 0) {
-		r->src_end = ret;
-		r->cur = r->end = NULL;
-		return ret;
-	}
-	r->end = r->cur + n;
-	return 1;
-}
-
-/* The next event (valid until the next call here or to dependent()): those read ahead first.
+/* The next event (valid until the next call here or to rp_dependent()): those read ahead first.
  * 1, 0 at the end, -errno. */
 static int next_event(struct rp *r, const struct blk_event **ev)
 {
@@ -379,93 +374,42 @@ static int next_event(struct rp *r, const struct blk_event **ev)
 		}
 		r->ahead_pos = r->ahead_n = 0;
 	}
-	if (r->cur == r->end && (ret = fetch(r)) <= 0)
+	if (r->cur == r->end && (ret = rp_fetch(r)) <= 0)
 		return ret;
 	*ev = r->cur++;
 	return 1;
 }
 
-/* Whether the trace completes the IO at window entry pend before it issues another: the next
- * IO then waits for this one (the dependency rule), which may as well be done in this thread.
- * Reads ahead in the source's batch; past its end, the rest of it is kept (at most RP_AHEAD
- * events, else: not dependent) and the next batch looked at. */
-static bool dependent(struct rp *r, long pend)
+/* The replay's clocks start at its first trace IO */
+static __attribute__((noinline)) void start(struct rp *r, const struct blk_event *ev)
 {
-	unsigned want = r->o->from == RP_FROM_QUEUE ? BLK_A_QUEUE : BLK_A_ISSUE;
-	unsigned i = r->ahead_pos;
-	const struct blk_event *p = r->cur;
+	const struct replay_opts *o = r->o;
+	struct timespec ts;
 
-	for (;;) {
-		const struct blk_event *ev;
-
-		if (i < r->ahead_n) {
-			ev = &r->ahead_ev[i++];
-		} else if (p < r->end) {
-			ev = p++;
-		} else {
-			size_t rest = (size_t)(r->end - r->cur);
-
-			if (r->src_end <= 0)
-				return false;
-			if (r->ahead_pos) {
-				r->ahead_n -= r->ahead_pos;
-				memmove(r->ahead_ev, r->ahead_ev + r->ahead_pos,
-				        r->ahead_n * sizeof(*r->ahead_ev));
-				r->ahead_pos = 0;
-			}
-			if (r->ahead_n + rest > RP_AHEAD)
-				return false;
-			for (size_t k = 0; k < rest; k++) {
-				r->ahead_ev[r->ahead_n + k] = r->cur[k];
-				r->ahead_ev[r->ahead_n + k].pdu = NULL; /* the batch's, not kept */
-				r->ahead_ev[r->ahead_n + k].pdu_len = 0;
-			}
-			r->ahead_n += (unsigned)rest;
-			i = r->ahead_n;
-			r->cur = r->end;
-			if (fetch(r) <= 0)
-				return false;
-			p = r->cur;
-			continue;
-		}
-		if (blk_is_notify(ev))
-			continue;
-		if (ev->action == want)
-			return false;
-		if (ev->action == BLK_A_COMPLETE && rp_pend_completes(r, pend, ev))
-			return true;
-	}
+	r->started = true;
+	r->trace_t0 = ev->time;
+	r->t0 = iot_now_ns();
+	r->clk = (struct rp_clock){.speed = o->speed,
+	                           .max_gap = o->max_gap_ns,
+	                           .t0 = r->t0,
+	                           .trace_t0 = ev->time,
+	                           .what = "IO"};
+	clock_gettime(CLOCK_REALTIME, &ts);
+	r->st->start_real_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	r->next_progress = r->t0 + 1000000000ull;
 }
 
-static int replay_one(struct rp *r, const struct blk_event *ev)
+/* The trace's counts of IO ev, its target, what it asks for there and where (*tp, *rwf,
+ * *off): the op, or -1 when it is not replayed (counted, and entered in the window). */
+static inline __attribute__((always_inline)) int
+what_to_do(struct rp *r, const struct blk_event *ev, struct rp_target **tp, int *rwf, uint64_t *off)
 {
 	const struct replay_opts *o = r->o;
 	struct replay_stats *st = r->st;
 	struct rp_target *t;
-	struct rp_io *io;
-	uint64_t off = 0, deadline = 0;
 	long ti;
-	int op, rwf, ret;
-	unsigned slot;
-	bool inline_ok;
+	int op, ret;
 
-	if (!r->started) {
-		r->started = true;
-		r->trace_t0 = ev->time;
-		r->t0 = iot_now_ns();
-		r->clk = (struct rp_clock){.speed = o->speed,
-		                           .max_gap = o->max_gap_ns,
-		                           .t0 = r->t0,
-		                           .trace_t0 = ev->time,
-		                           .what = "IO"};
-		{
-			struct timespec ts;
-
-			clock_gettime(CLOCK_REALTIME, &ts);
-			st->start_real_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-		}
-		r->next_progress = r->t0 + 1000000000ull;
-	}
 	if (ev->time > r->trace_last)
 		r->trace_last = ev->time;
 	st->trace_ios++;
@@ -476,74 +420,200 @@ static int replay_one(struct rp *r, const struct blk_event *ev)
 		if (op == RP_OP_READ || op == RP_OP_WRITE)
 			st->trace_bytes += ev->bytes;
 	}
-	ti = find_target(r, ev->dev);
+	ti = o->nmaps ? find_target(r, ev->dev) : r->default_tgt;
 	if (ti < 0) {
 		st->skipped_unmapped++;
-		rp_pend_add(r, ev, -1);
-		return 0;
+		rp_pend_add(r, ev->dev, ev->sector, ev->bytes, -1);
+		return -1;
 	}
-	t = &r->tgts[ti];
-	op = classify(r, ev, t, &rwf);
+	*tp = t = &r->tgts[ti];
+	op = classify(r, ev, op, t, rwf);
+	*off = 0;
 	if (op >= 0 && op != RP_OP_FLUSH) {
-		ret = rp_place(ev->sector * 512, ev->bytes, o->offset, t->size, o->wrap, &off);
-		if (ret < 0) {
-			st->skipped_range++;
-			op = -1;
-		} else if (ret > 0) {
-			st->wrapped++;
+		uint64_t pos = ev->sector * 512, at = pos + o->offset;
+
+		/* rp_place()'s first case inline: the IO lies inside the target */
+		if (at >= pos && ev->bytes <= t->size && at <= t->size - ev->bytes) {
+			*off = at;
+		} else {
+			ret = rp_place(pos, ev->bytes, o->offset, t->size, o->wrap, off);
+			if (ret < 0) {
+				st->skipped_range++;
+				op = -1;
+			} else if (ret > 0) {
+				st->wrapped++;
+			}
 		}
 	}
-	if (op < 0) {
-		rp_pend_add(r, ev, -1);
-		return 0;
-	}
-	if (o->timing == RP_TIMING_ORIGINAL && (ret = due_time(r, ev, &deadline)))
-		return ret;
-	if ((ret = wait_ready(r)))
-		return ret == STOPPED ? 0 : ret;
-	slot = r->free_slots[--r->nfree];
-	io = &r->slots[slot].io;
-	memset(io, 0, sizeof(*io));
+	if (op < 0)
+		rp_pend_add(r, ev->dev, ev->sector, ev->bytes, -1);
+	return op;
+}
+
+/* fill_io() sets each field of an IO: a field added must be set there too */
+_Static_assert(sizeof(void *) != 8 || sizeof(struct rp_io) == 144,
+               "struct rp_io changed: fill_io() sets every field");
+
+/* A free slot's IO for the trace IO ev: what to do, with which buffer. 0 (the IO in *iop, its
+ * slot in *slotp) or -errno with the error set. */
+static inline __attribute__((always_inline)) int fill_io(struct rp *r, const struct blk_event *ev,
+                                                         struct rp_target *t, int op, int rwf,
+                                                         uint64_t off, struct rp_io **iop,
+                                                         unsigned *slotp)
+{
+	unsigned slot = r->free_slots[--r->nfree];
+	struct rp_io *io = &r->slots[slot].io;
+	int ret;
+
+	/* every field once (a compound literal zeroed the whole IO first, then set most of it:
+	 * 19 instructions an IO more) */
 	io->op = (unsigned)op;
-	io->tgt = t;
 	io->fd = t->fd;
 	io->is_blk = t->is_blk;
 	io->punt = t->bio_based && t->direct;
 	io->rw_flags = rwf;
 	io->off = off;
 	io->len = op == RP_OP_FLUSH ? 0 : ev->bytes;
+	io->buf = NULL;
 	io->buf_index = -1;
+	io->res = 0;
+	io->t_done = 0;
+	io->t_issue = 0;
 	io->seq = r->seq++;
 	io->trace_time = ev->time - r->trace_t0;
+	io->intended = 0;
 	io->trace_flags = ev->flags;
 	io->trace_dev = ev->dev;
 	io->trace_sector = ev->sector;
+	io->tgt = t;
+	io->pend = -1;
+	io->trace_done = false;
+	io->done_inline = false;
+	io->buf_unit = 0;
+	*iop = io;
+	*slotp = slot;
 	if (t->direct && (op == RP_OP_READ || op == RP_OP_WRITE) &&
 	    ((off | io->len) & (t->lbs - 1))) {
-		int fd = rp_target_buffered_fd(t, o);
+		int fd = rp_target_buffered_fd(t, r->o);
 
 		if (fd < 0) {
 			r->free_slots[r->nfree++] = slot;
 			return iot_err_set(r->e, -errno, "'%s': %s", t->path, strerror(errno));
 		}
 		io->fd = fd;
-		st->unaligned_buffered++;
+		r->st->unaligned_buffered++;
 	}
 	if (op == RP_OP_READ || op == RP_OP_WRITE) {
 		if (io->len <= RP_SLOT_BYTES) {
 			io->buf_index = op == RP_OP_READ ? (int)slot : (int)r->depth;
-			io->buf =
-			    op == RP_OP_READ ? r->mem + (size_t)slot * RP_SLOT_BYTES : pattern(r);
+			io->buf = op == RP_OP_READ ? r->mem + (size_t)slot * RP_SLOT_BYTES
+			                           : rp_pattern(r);
 		} else if ((ret = big_buffer(r, io, slot))) {
 			r->free_slots[r->nfree++] = slot;
 			return ret;
 		}
 	}
-	io->pend = rp_pend_add(r, ev, (long)slot);
-	/* an IO the next one waits for anyway is done here when nothing else is in flight (ev
-	 * may point into the source's batch, which looking ahead ends: not used below) */
-	inline_ok = r->ops->run && !r->inflight &&
-	            (r->depth == 1 || (io->pend >= 0 && dependent(r, io->pend)));
+	return 0;
+}
+
+/*
+ * The trace IO ev, done by io, enters the trace-pending window (io->pend). Whether it is done
+ * in this thread: an IO the next one waits for anyway, when nothing else is in flight (ev may
+ * point into the source's batch, which looking ahead ends: not used after this).
+ */
+static inline __attribute__((always_inline)) bool
+enter_window(struct rp *r, const struct blk_event *ev, struct rp_io *io, unsigned slot)
+{
+	if (!r->ops->run || r->inflight) {
+		io->pend = rp_pend_add(r, ev->dev, ev->sector, ev->bytes, (long)slot);
+		return false;
+	}
+	if (!r->pend_live && !r->o->no_completions) {
+		/* a depth-1 stretch: when its C comes before the next IO, this IO stays out of the
+		 * window (nothing else in it to match a C against, nothing in flight to wait for),
+		 * as if it entered and left it at that C (sched.h) */
+		uint32_t dev = ev->dev, bytes = ev->bytes;
+		uint64_t sector = ev->sector;
+		const struct blk_event *c = r->cur;
+
+		if (__builtin_expect(!r->ahead_n && c < r->end, 1) && c->action == BLK_A_COMPLETE &&
+		    !blk_is_notify(c) && rp_pend_lone_completes(r, dev, sector, c) &&
+		    r->o->timing == RP_TIMING_AFAP && !(r->o->stop && *r->o->stop)) {
+			/* its C is the next event: taken now, as the window would take it (the main
+			 * loop takes it next, after a look at the stop flag, which this one stands
+			 * for; afap only: nothing waits between here and the IO's issue) */
+			r->cur = c + 1;
+			if (c->time > r->trace_last)
+				r->trace_last = c->time;
+		} else if (rp_dependent(r, -1, dev, sector)) {
+			r->ghost = true;
+			r->ghost_dev = dev;
+			r->ghost_sector = sector;
+		} else {
+			io->pend = rp_pend_add(r, dev, sector, bytes, (long)slot);
+			return r->depth == 1;
+		}
+		io->pend = -1;
+		if (__builtin_expect(!r->st->trace_max_depth, 0))
+			r->st->trace_max_depth = 1;
+		return true;
+	}
+	io->pend = rp_pend_add(r, ev->dev, ev->sector, ev->bytes, (long)slot);
+	return r->depth == 1 || (io->pend >= 0 && rp_dependent(r, io->pend, 0, 0));
+}
+
+/*
+ * issued() and on_done() of an IO done in this thread that succeeded, with no deadline and
+ * nothing to call (r->hooks): the same figures without the tests that only queued IOs,
+ * errors, timed replays and hooks need. It was alone in flight (max_inflight at least 1), and
+ * no C was taken while it ran (not trace_done).
+ */
+static inline __attribute__((always_inline)) void done_here(struct rp *r, struct rp_io *io,
+                                                            unsigned slot)
+{
+	struct replay_stats *st = r->st;
+	unsigned op = io->op;
+
+	if (!st->max_inflight)
+		st->max_inflight = 1;
+	st->ios++;
+	st->ops[op]++;
+	io_split(st, io);
+	if (op == RP_OP_READ || op == RP_OP_WRITE) {
+		st->bytes += (uint64_t)io->res;
+		st->op_bytes[op] += (uint64_t)io->res;
+	} else {
+		st->op_bytes[op] += io->len;
+	}
+	hist_add_fast(&st->lat, &r->lat_pending, io->t_done - io->t_issue);
+	if (io->t_done > r->last_done)
+		r->last_done = io->t_done;
+	if (io->pend >= 0)
+		r->pend[io->pend].slot = -1;
+	r->free_slots[r->nfree++] = slot;
+}
+
+static int replay_one(struct rp *r, const struct blk_event *ev)
+{
+	const struct replay_opts *o = r->o;
+	struct rp_target *t;
+	struct rp_io *io;
+	uint64_t off, deadline = 0;
+	int op, rwf, ret;
+	unsigned slot;
+	bool inline_ok;
+
+	if (__builtin_expect(!r->started, 0))
+		start(r, ev);
+	if ((op = what_to_do(r, ev, &t, &rwf, &off)) < 0)
+		return 0;
+	if (o->timing == RP_TIMING_ORIGINAL && (ret = due_time(r, ev, &deadline)))
+		return ret;
+	if ((ret = wait_ready(r)))
+		return ret == STOPPED ? 0 : ret;
+	if ((ret = fill_io(r, ev, t, op, rwf, off, &io, &slot)))
+		return ret;
+	inline_ok = enter_window(r, ev, io, slot);
 	if (deadline && (ret = wait_deadline(r, deadline))) {
 		/* stopped (or failed) before this IO was due: it is not issued */
 		unissue(r, io, slot);
@@ -554,29 +624,29 @@ static int replay_one(struct rp *r, const struct blk_event *ev)
 	if (inline_ok && !r->inflight) {
 		r->ops->run(r->eng, io);
 		io->done_inline = true;
-		st->inline_ios++;
-	} else {
-		inline_ok = false;
-		ret = r->ops->queue(r->eng, io);
-		if (ret) {
-			unissue(r, io, slot);
-			return iot_err_set(r->e, ret, "%s: queue: %s", r->ops->name,
-			                   strerror(-ret));
+		r->st->inline_ios++;
+		if (__builtin_expect(!r->hooks && !deadline && io->res >= 0, 1)) {
+			done_here(r, io, slot);
+			return 0;
 		}
-		r->batch++;
-	}
-	r->inflight++;
-	if (!inline_ok && (o->timing == RP_TIMING_ORIGINAL || r->batch >= AFAP_BATCH) &&
-	    (ret = commit(r))) {
-		return ret;
-	}
-	ret = issued(r, io);
-	if (inline_ok) {
-		int r2 = on_done(r, io);
+		r->inflight++;
+		ret = issued(r, io);
+		{
+			int r2 = on_done(r, io, slot);
 
-		return ret ? ret : r2;
+			return ret ? ret : r2;
+		}
 	}
-	if (ret)
+	ret = r->ops->queue(r->eng, io);
+	if (ret) {
+		unissue(r, io, slot);
+		return iot_err_set(r->e, ret, "%s: queue: %s", r->ops->name, strerror(-ret));
+	}
+	r->batch++;
+	r->inflight++;
+	if ((o->timing == RP_TIMING_ORIGINAL || r->batch >= AFAP_BATCH) && (ret = commit(r)))
+		return ret;
+	if ((ret = issued(r, io)))
 		return ret;
 	/* pick up what finished while we were busy, without waiting */
 	if (r->inflight && (o->timing == RP_TIMING_ORIGINAL || r->inflight >= r->depth))
@@ -585,160 +655,19 @@ static int replay_one(struct rp *r, const struct blk_event *ev)
 	return 0;
 }
 
-/* ---- setup and teardown ------------------------------------------------------------ */
-
-static int open_targets(struct rp *r)
+/* A C event of the trace. An empty window has nothing it could complete (it is empty before
+ * the start); the IO of a depth-1 stretch only waits for its C (sched.h). */
+static inline void on_trace_complete(struct rp *r, const struct blk_event *ev)
 {
-	const struct replay_opts *o = r->o;
-	unsigned n = o->nmaps + (o->target ? 1 : 0);
-	int ret;
-
-	if (!n)
-		return iot_err_set(r->e, -EINVAL, "no target: give --target PATH or --map");
-	r->tgts = calloc(n, sizeof(*r->tgts));
-	r->map_tgt = calloc(o->nmaps + 1, sizeof(*r->map_tgt));
-	if (!r->tgts || !r->map_tgt)
-		return iot_err_set(r->e, -ENOMEM, "out of memory");
-	r->default_tgt = -1;
-	for (unsigned i = 0; i < n; i++) {
-		const char *path = i < o->nmaps ? o->maps[i].path : o->target;
-
-		if ((ret = rp_target_open(&r->tgts[i], path, o, r->e)))
-			return ret;
-		r->ntgts++;
-		if (i < o->nmaps)
-			r->map_tgt[i] = i;
-		else
-			r->default_tgt = i;
-	}
-	return 0;
-}
-
-static int init_engine(struct rp *r, const struct rp_engine_conf *conf)
-{
-	const struct replay_opts *o = r->o;
-
-	if (o->engine) {
-		r->ops = rp_engine_find(o->engine);
-		if (!r->ops)
-			return iot_err_set(r->e, -EINVAL,
-			                   "unknown engine '%s' (io_uring, psync, null)",
-			                   o->engine);
-		return r->ops->init(&r->eng, conf, r->e);
-	}
-	/* RAM devices (zram) complete IO in the submitter's context: io_uring hands each IO to a
-	 * worker thread and waits for its wakeup, the thread engine with the reaper helping does
-	 * the IO on every CPU (2x on zram, bench/README.md); on the trace's clock it does them
-	 * itself, without a thread to wake. */
-	if (conf->inline_ok) {
-		r->ops = &rp_engine_psync;
-		if (!r->ops->init(&r->eng, conf, NULL))
-			return 0;
-	}
-	/* io_uring unless this kernel (or a seccomp policy) says no */
-	r->ops = &rp_engine_uring;
-	if (!r->ops->init(&r->eng, conf, NULL))
-		return 0;
-	r->ops = &rp_engine_psync;
-	return r->ops->init(&r->eng, conf, r->e);
-}
-
-static int setup(struct rp *r)
-{
-	const struct replay_opts *o = r->o;
-	struct rp_engine_conf conf = {0};
-	int ret;
-
-	r->depth = o->depth ? o->depth : RP_DEFAULT_DEPTH;
-	if (r->depth > 4096)
-		return iot_err_set(r->e, -EINVAL, "depth %u is more than 4096", r->depth);
-	r->slots = aligned_alloc(_Alignof(struct rp_slot), r->depth * sizeof(*r->slots));
-	r->free_slots = calloc(r->depth, sizeof(*r->free_slots));
-	r->iov = calloc(r->depth + 1, sizeof(*r->iov));
-	r->pend = calloc(RP_PEND_MAX, sizeof(*r->pend));
-	r->big = calloc(r->depth, sizeof(*r->big));
-	rp_bufs_init(&r->bufs);
-	if (!r->slots || !r->free_slots || !r->iov || !r->pend || !r->big)
-		return iot_err_set(r->e, -ENOMEM, "out of memory");
-	if (r->o->from == RP_FROM_ISSUE) {
-		r->bucket_head = malloc(PEND_BUCKETS * sizeof(*r->bucket_head));
-		r->bucket_tail = malloc(PEND_BUCKETS * sizeof(*r->bucket_tail));
-		if (!r->bucket_head || !r->bucket_tail)
-			return iot_err_set(r->e, -ENOMEM, "out of memory");
-		memset(r->bucket_head, 0xff, PEND_BUCKETS * sizeof(*r->bucket_head));
-		memset(r->bucket_tail, 0xff, PEND_BUCKETS * sizeof(*r->bucket_tail));
-	}
-	r->mem_len = (size_t)(r->depth + 1) * RP_SLOT_BYTES;
-	r->mem = mmap(NULL, r->mem_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (r->mem == MAP_FAILED) {
-		r->mem = NULL;
-		return iot_err_set(r->e, -ENOMEM, "cannot map %zu bytes of buffers", r->mem_len);
-	}
-	rp_pattern_fill(pattern(r), RP_SLOT_BYTES, 0x10ae);
-	for (unsigned i = 0; i <= r->depth; i++) {
-		r->iov[i].iov_base = r->mem + (size_t)i * RP_SLOT_BYTES;
-		r->iov[i].iov_len = RP_SLOT_BYTES;
-	}
-	for (unsigned i = 0; i < r->depth; i++)
-		r->free_slots[r->nfree++] = r->depth - 1 - i;
-	if ((ret = open_targets(r)))
-		return ret;
-	if (o->record_dir && (ret = rp_record_open(o->record_dir, r->tgts, r->ntgts, r->e)))
-		return ret;
-	conf.depth = r->depth;
-	conf.bufs = r->iov;
-	conf.nbufs = r->depth + 1;
-	conf.pattern = pattern(r);
-	conf.null_lat_ns = o->null_lat_ns;
-	{
-		static const unsigned max_fds = 8;
-		int fds[8];
-
-		for (unsigned i = 0; i < r->ntgts && i < max_fds; i++)
-			fds[i] = r->tgts[i].fd;
-		conf.fds = fds;
-		conf.inline_ok = r->ntgts > 0;
-		conf.timed = o->timing == RP_TIMING_ORIGINAL;
-		for (unsigned i = 0; i < r->ntgts; i++)
-			if (!r->tgts[i].ram || !r->tgts[i].direct)
-				conf.inline_ok = false;
-		conf.nfds = r->ntgts < max_fds ? r->ntgts : max_fds;
-		if ((ret = init_engine(r, &conf)))
-			return ret;
-	}
-	r->st->engine = r->ops->name;
-	r->spin_ns = rp_clock_spin(o->spin_ns);
-	/* the kernel's default 50 us timer slack would swallow the lag budget */
-	r->timerslack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
-	prctl(PR_SET_TIMERSLACK, 1, 0, 0, 0);
-	return 0;
-}
-
-static void teardown(struct rp *r)
-{
-	if (r->eng)
-		r->ops->cleanup(r->eng);
-	if (r->timerslack > 0)
-		prctl(PR_SET_TIMERSLACK, (unsigned long)r->timerslack, 0, 0, 0);
-	for (unsigned i = 0; i < r->ntgts; i++) {
-		if (r->tgts[i].rec) {
-			bt_set_writer_close(r->tgts[i].rec, NULL);
-			r->tgts[i].rec = NULL;
+	if (__builtin_expect(r->ghost, 1)) {
+		if (rp_pend_lone_completes(r, r->ghost_dev, r->ghost_sector, ev)) {
+			r->ghost = false;
+			if (ev->time > r->trace_last)
+				r->trace_last = ev->time;
 		}
-		rp_target_close(&r->tgts[i]);
+	} else if (r->pend_live) {
+		rp_pend_on_complete(r, ev);
 	}
-	if (r->mem)
-		munmap(r->mem, r->mem_len);
-	rp_bufs_free(&r->bufs);
-	free(r->big);
-	free(r->tgts);
-	free(r->map_tgt);
-	free(r->slots);
-	free(r->free_slots);
-	free(r->iov);
-	free(r->pend);
-	free(r->bucket_head);
-	free(r->bucket_tail);
 }
 
 int replay_run(const struct replay_opts *o, const struct rp_source *src, struct replay_stats *st,
@@ -746,28 +675,47 @@ int replay_run(const struct replay_opts *o, const struct rp_source *src, struct 
 {
 	unsigned want = o->from == RP_FROM_QUEUE ? BLK_A_QUEUE : BLK_A_ISSUE;
 	struct rp r = {.o = o, .src = src, .st = st, .e = e, .lone = PEND_NIL, .src_end = 1};
+	volatile sig_atomic_t no_stop = 0, *stop = o->stop ? o->stop : &no_stop;
 	const struct blk_event *ev;
 	int ret;
 
 	memset(st, 0, sizeof(*st));
 	hist_init(&st->lag);
 	hist_init(&st->lat);
-	if ((ret = setup(&r)))
+	if ((ret = rp_setup(&r)))
 		goto out;
-	while (!(o->stop && *o->stop)) {
-		ret = next_event(&r, &ev);
-		if (ret <= 0)
-			break;
-		ret = 0;
-		if (blk_is_notify(ev))
-			continue;
-		if (ev->action == BLK_A_COMPLETE) {
-			if (r.started)
-				rp_pend_on_complete(&r, ev);
-			continue;
+	if (src->keep)
+		src->keep(src->arg, 1u << want | 1u << BLK_A_COMPLETE);
+	while (!*stop) {
+		const struct blk_event *p = r.cur, *end = r.end;
+
+		if (__builtin_expect(r.ahead_n != 0 || p == end, 0)) {
+			if ((ret = next_event(&r, &ev)) <= 0)
+				break;
+			ret = 0;
+			if (blk_is_notify(ev) || ev->action != want) {
+				if (ev->action == BLK_A_COMPLETE && !blk_is_notify(ev))
+					on_trace_complete(&r, ev);
+				continue;
+			}
+		} else {
+			/* the batch up to the next IO to replay, from this loop's registers (each
+			 * event after a look at the stop flag, as above) */
+			for (;;) {
+				ev = p++;
+				if (ev->action == want && !blk_is_notify(ev))
+					break;
+				if (ev->action == BLK_A_COMPLETE && !blk_is_notify(ev))
+					on_trace_complete(&r, ev);
+				if (p == end || *stop) {
+					ev = NULL;
+					break;
+				}
+			}
+			r.cur = p;
+			if (!ev)
+				continue;
 		}
-		if (ev->action != want)
-			continue;
 		if ((ret = replay_one(&r, ev)))
 			break;
 	}
@@ -794,6 +742,6 @@ int replay_run(const struct replay_opts *o, const struct rp_source *src, struct 
 			ret = r2;
 	}
 out:
-	teardown(&r);
+	rp_teardown(&r);
 	return ret;
 }

@@ -77,6 +77,9 @@ struct rp_source {
 	/* or, when set, several at once: ev[0..*n) (*n >= 1 when 1 is returned), valid until the
 	 * next call */
 	int (*batch)(void *arg, const struct blk_event **ev, unsigned *n, struct iot_err *e);
+	/* optional, called before the first event: the actions (bits 1u << BLK_A_*) the replay
+	 * looks at; the source may leave out the others (never a notify) */
+	void (*keep)(void *arg, uint32_t actions);
 };
 
 struct bt_reader;

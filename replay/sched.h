@@ -76,6 +76,12 @@ struct rp {
 	uint64_t pend_head, pend_tail, pend_live;
 	uint32_t *bucket_head, *bucket_tail; /* issue mode: chains of live entries, or NULL */
 	uint32_t lone; /* issue mode: the one live entry, kept out of the chains, or PEND_NIL */
+	/* a depth-1 stretch: the IO done in this thread while the window was empty, whose C the
+	 * look-ahead found before the next IO, is kept out of the window (replay_one()); the C,
+	 * when it comes, only ends it */
+	bool ghost;
+	uint32_t ghost_dev;
+	uint64_t ghost_sector;
 	/* the dependency rule: IOs the trace had completed that the replay has not */
 	uint64_t outstanding;
 	unsigned inflight, batch;
@@ -86,16 +92,52 @@ struct rp {
 	int timerslack;
 	uint64_t spin_ns;
 	uint64_t lat_pending, lag_pending; /* sums not yet in st->lat, st->lag (settle()) */
+	bool hooks; /* an observer, the recorder, --capture's comparison or progress is called */
 };
+
+/* The write pattern for writes that fit a slot, after the slots' read buffers */
+static inline void *rp_pattern(struct rp *r)
+{
+	return r->mem + (size_t)r->depth * RP_SLOT_BYTES;
+}
+
+/* ---- setup and teardown (setup.c) ---- */
+
+/* The slots and buffers, the window, the targets (and their recording), the engine: 0 or
+ * -errno with the error set; rp_teardown() after either. */
+int rp_setup(struct rp *r);
+void rp_teardown(struct rp *r);
+
+/* ---- the trace, read ahead (ahead.c) ---- */
+
+/* The source's next events into [cur, end): a batch, or one event. 1, 0 at the end, -errno. */
+int rp_fetch(struct rp *r);
+/* Whether the trace completes the IO at window entry pend (-1: the trace IO at dev and sector,
+ * were it the window's only live entry) before it issues another (ahead.c says how far it
+ * looks). */
+bool rp_dependent(struct rp *r, long pend, uint32_t dev, uint64_t sector);
 
 /* ---- the trace-pending window (pending.c) ---- */
 
 /* The trace IO ev (a D, or a Q in queue mode) enters the window; slot is the replay IO doing
  * it, or -1 when it is not replayed. Returns its window index. */
-long rp_pend_add(struct rp *r, const struct blk_event *ev, long slot);
+long rp_pend_add(struct rp *r, uint32_t dev, uint64_t sector, uint32_t bytes, long slot);
 /* A C event of the trace: the IOs it completes may no longer hold the replay back. */
 void rp_pend_on_complete(struct rp *r, const struct blk_event *ev);
 /* Whether the C event ev, were it next, would complete the window's entry idx. */
 bool rp_pend_completes(struct rp *r, long idx, const struct blk_event *ev);
+
+/* Whether the C event ev would complete the trace IO at (dev, sector) were that the window's
+ * only live entry: the match of rp_pend_on_complete() (issue mode: device and sector; queue
+ * mode: the request's range) */
+static inline bool rp_pend_lone_completes(const struct rp *r, uint32_t dev, uint64_t sector,
+                                          const struct blk_event *ev)
+{
+	if (ev->dev != dev)
+		return false;
+	if (r->bucket_head || ev->bytes == 0)
+		return ev->sector == sector;
+	return sector >= ev->sector && sector < ev->sector + ev->bytes / 512;
+}
 
 #endif

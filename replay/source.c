@@ -17,7 +17,14 @@ static int reader_batch(void *arg, const struct blk_event **ev, unsigned *n, str
 	return bt_reader_next_batch_max(arg, RP_SOURCE_BATCH, ev, n, e);
 }
 
+/* the events the replay does not look at are not decoded (Q, G, I, merges in issue mode) */
+static void reader_keep(void *arg, uint32_t actions)
+{
+	bt_reader_keep_actions(arg, actions);
+}
+
 struct rp_source rp_source_reader(struct bt_reader *rd)
 {
-	return (struct rp_source){.next = reader_next, .arg = rd, .batch = reader_batch};
+	return (struct rp_source){
+	    .next = reader_next, .arg = rd, .batch = reader_batch, .keep = reader_keep};
 }

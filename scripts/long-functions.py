@@ -25,7 +25,6 @@ ALLOWED = {
 # FILE:NAME: lines today. To be split (#24 item 5); a ceiling, so that none grows meanwhile.
 NOT_YET = {
     "report/report_nfs_html.c:report_nfs_section": 172,
-    "replay/replay.c:replay_one": 147,
     "formats/rpc.c:on_call": 128,
 }
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* libFuzzer target: the blktrace decoder and the streaming reader on arbitrary bytes, read
  * record by record, and split into sets of 2, 5 and 17 files read by batches (the merges'
- * fast paths). */
+ * fast paths); one and two files also as the replay reads them (bt_reader_keep_actions()). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,9 +33,10 @@ static size_t part_start(size_t size, unsigned k, unsigned i)
 	return size * i / k / 48 * 48;
 }
 
-/* The input cut into k parts as NAME.blktrace.0 .. k-1, read by batches: two files take the
- * two-file merge, 3-16 the k-way merge in place, more the heap with one file's runs. */
-static void k_files(const uint8_t *data, size_t size, unsigned k)
+/* The input cut into k parts as NAME.blktrace.0 .. k-1, read by batches (the actions in keep,
+ * as a hint): two files take the two-file merge, 3-16 the k-way merge in place, more the heap
+ * with one file's runs. */
+static void k_files(const uint8_t *data, size_t size, unsigned k, uint32_t keep)
 {
 	char dir[] = "/tmp/iotape-fuzz-set-XXXXXX", name[64], path[96];
 	const struct blk_event *ev;
@@ -58,6 +59,7 @@ static void k_files(const uint8_t *data, size_t size, unsigned k)
 			ok = !fclose(f) && ok;
 	}
 	if (ok && bt_reader_open(&r, name, &e) == 0) {
+		bt_reader_keep_actions(r, keep);
 		while (bt_reader_next_batch(r, &ev, &n, &e) > 0)
 			for (unsigned i = 0; i < n; i++)
 				touch(&ev[i]);
@@ -98,11 +100,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	close(fd);
 	unlink(path);
-	k_files(data, size, 2);
+	k_files(data, size, 2, ~0u);
+	k_files(data, size, 1, 1u << BLK_A_ISSUE | 1u << BLK_A_COMPLETE);
+	k_files(data, size, 2, 1u << BLK_A_ISSUE | 1u << BLK_A_COMPLETE);
 	/* the k-way merges want several records per file */
 	if (size >= 5 * 48)
-		k_files(data, size, 5);
+		k_files(data, size, 5, ~0u);
 	if (size >= 17 * 48)
-		k_files(data, size, 17);
+		k_files(data, size, 17, ~0u);
 	return 0;
 }

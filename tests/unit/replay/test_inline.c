@@ -251,13 +251,94 @@ static void test_queue_mode_chain(void **state)
 	}
 }
 
+/*
+ * A depth-1 stretch between overlapping IOs: the IOs of the stretch are done inline, the
+ * trace's depth, span and dependency waits are what the window gives (a C of nothing
+ * completes nothing and does not extend the span; a C the replay has not caught up with
+ * makes the next IO wait), in every batching, in issue and in queue mode.
+ */
+static void test_stretch_stats(void **state)
+{
+	static const uint64_t want_off[] = {0, 8, 16, 24, 32, 40, 48};
+	struct replay_opts o = opts();
+	struct replay_stats st;
+
+	(void)state;
+	for (int from = 0; from < 2; from++) {
+		nev = 0;
+		if (from)
+			Q(0, 0);
+		D(0, 0);
+		C(50 * US, 0); /* a chain of two */
+		if (from)
+			Q(100 * US, 8);
+		D(100 * US, 8);
+		C(150 * US, 8);
+		if (from) {
+			Q(200 * US, 16);
+			Q(201 * US, 24);
+		}
+		D(200 * US, 16); /* two overlap: queued */
+		D(201 * US, 24);
+		C(250 * US, 16);
+		C(260 * US, 24);
+		if (from)
+			Q(300 * US, 32);
+		D(300 * US, 32); /* its C after a C of nothing */
+		C(320 * US, 999992);
+		C(350 * US, 32);
+		if (from)
+			Q(400 * US, 40);
+		D(400 * US, 40); /* its C after the next D: queued */
+		if (from)
+			Q(450 * US, 48);
+		D(450 * US, 48);
+		C(460 * US, 40);
+		C(470 * US, 48);
+		o.from = from ? RP_FROM_QUEUE : RP_FROM_ISSUE;
+		for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+			run(&o, sizes[k], &st);
+			assert_int_equal(st.ios, 7);
+			assert_int_equal(st.inline_ios, 3);
+			assert_int_equal(st.max_inflight, 2);
+			assert_int_equal(st.trace_max_depth, 2);
+			assert_int_equal(st.dep_waits, 1); /* 32 after 16 and 24 */
+			assert_int_equal(st.trace_span_ns, 470 * US);
+			assert_int_equal(st.pend_evicted, 0);
+			assert_int_equal(nseen, 7);
+			for (int i = 0; i < 7; i++)
+				assert_int_equal(off_seen[i], want_off[i] * 512);
+		}
+	}
+}
+
+/* a chain alone: the trace's depth is 1 and its span ends at the last C */
+static void test_chain_stats(void **state)
+{
+	struct replay_opts o = opts();
+	struct replay_stats st;
+
+	(void)state;
+	nev = 0;
+	for (int i = 0; i < 5; i++) {
+		D(i * 100 * US, 8 * i);
+		C(i * 100 * US + 50 * US, 8 * i);
+	}
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		run(&o, sizes[k], &st);
+		assert_int_equal(st.inline_ios, 5);
+		assert_int_equal(st.trace_max_depth, 1);
+		assert_int_equal(st.trace_span_ns, 450 * US);
+		assert_int_equal(st.dep_waits, 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_chain_inline),
-	    cmocka_unit_test(test_overlap_queued),
-	    cmocka_unit_test(test_lookahead_bound),
-	    cmocka_unit_test(test_queue_mode_chain),
+	    cmocka_unit_test(test_chain_inline),    cmocka_unit_test(test_overlap_queued),
+	    cmocka_unit_test(test_lookahead_bound), cmocka_unit_test(test_queue_mode_chain),
+	    cmocka_unit_test(test_stretch_stats),   cmocka_unit_test(test_chain_stats),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
