@@ -52,6 +52,7 @@ if [ "$BPF_STATS" = 1 ]; then
 	echo 1 >/proc/sys/kernel/bpf_stats_enabled
 fi
 trap 'cleanup; [ -n "$STATS_WAS" ] && echo "$STATS_WAS" >/proc/sys/kernel/bpf_stats_enabled' EXIT
+echo "iotape: $IOTAPE ($("$IOTAPE" version 2>/dev/null | head -1 || echo "?"))"
 ENGINE=libaio
 fio --enghelp 2>/dev/null | grep -qw libaio || ENGINE=psync
 

@@ -89,7 +89,7 @@ describe() { # DEV
 
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-echo "iotape: $IOTAPE ($(git -C "$SRC" describe --always --dirty 2>/dev/null || echo '?'))"
+echo "iotape: $IOTAPE ($("$IOTAPE" version 2>/dev/null | head -1 || echo "?"); source tree at $(git -C "$SRC" describe --always --dirty 2>/dev/null || echo "?"))"
 echo "priority: ${RT:-normal}; host: $(nproc) CPUs, kernel $(uname -r); load at start $(load)"
 echo "raw outputs: $OUT"
 
