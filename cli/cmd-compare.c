@@ -209,6 +209,30 @@ static int add_host_run(struct compare *c, const char *path, const char *host, c
 	return ret;
 }
 
+/* A run set's hosts, each with its host: several read as analyze reads the set (each host's
+ * gaps explained by all of them), one as a run of its own. */
+static int add_set_hosts(struct compare *c, const struct cli_runset *rs, const char *set,
+                         uint64_t idle_ns, struct iot_err *stop)
+{
+	struct runset_load l;
+	struct blk_opts o;
+	int ret;
+
+	if (rs->n == 1)
+		return add_host_run(c, rs->h[0].run, rs->h[0].name, set, idle_ns, stop);
+	/* analyze's defaults: the figures of a set are those 'iotape analyze SET' gives it */
+	blk_opts_init(&o);
+	o.idle_threshold_ns = idle_ns;
+	ret = load_runset(&l, rs, &o, 0, NULL, NULL, NULL, stop);
+	for (unsigned h = 0; h < rs->n && ret == EXIT_OK; h++) {
+		warn_summary_dropped(rs->h[h].run, l.h[h].doc);
+		ret = add_host_summary(c, rs->h[h].run, rs->h[h].name, set, l.h[h].doc,
+		                       l.manifest[h], NULL);
+	}
+	runset_load_release(&l);
+	return ret;
+}
+
 /* A sweep among run sets: each cell a set of its own (SWEEPDIR/NAME=V/...), its repetitions
  * the set's samples, each run with its host (a run set's cell: each of its hosts). */
 static int add_sweep_sets(struct compare *c, const char *dir, uint64_t idle_ns,
@@ -263,8 +287,7 @@ static int add_runsets(struct compare *c, struct compare_opts *o, char **paths, 
 			ret = add_host_run(c, paths[i], NULL, paths[i], idle_ns, stop);
 			continue;
 		}
-		for (unsigned h = 0; h < rs.n && ret == EXIT_OK; h++)
-			ret = add_host_run(c, rs.h[h].run, rs.h[h].name, paths[i], idle_ns, stop);
+		ret = add_set_hosts(c, &rs, paths[i], idle_ns, stop);
 		cli_runset_release(&rs);
 	}
 	if (!o->rows && !o->cols && !o->tables && !o->by) {

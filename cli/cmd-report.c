@@ -404,6 +404,9 @@ static int open_set(const struct report_cli *k, char **paths, size_t *n, struct 
 	return EXIT_OK;
 }
 
+static int add_run(struct report_cli *k, struct report_input *in, struct report_run *runs, size_t i,
+                   const struct cli_runset *rs);
+
 /* Run i of the report read (run set host i when rs is one), its figures into the comparison.
  * An exit code after printing any error. */
 static int load_one(struct report_cli *k, struct report_input *in, struct report_run *runs,
@@ -411,7 +414,6 @@ static int load_one(struct report_cli *k, struct report_input *in, struct report
 {
 	struct run_feed feed = {feed_block, feed_packets, &runs[i], feed_summary};
 	struct cli_input ci;
-	struct iot_err e;
 	bool set = rs->n > 0;
 	int ret;
 
@@ -432,6 +434,17 @@ static int load_one(struct report_cli *k, struct report_input *in, struct report
 	cli_input_release(&ci);
 	if (ret)
 		return ret;
+	return add_run(k, in, runs, i, rs);
+}
+
+/* Run i, read, into the report's inputs and the comparison. An exit code. */
+static int add_run(struct report_cli *k, struct report_input *in, struct report_run *runs, size_t i,
+                   const struct cli_runset *rs)
+{
+	const char *path = in[i].path;
+	bool set = rs->n > 0;
+	struct iot_err e;
+
 	in[i].blk = runs[i].s.has_block ? runs[i].s.blk : NULL;
 	in[i].nfs = runs[i].s.has_nfs ? &runs[i].nfs : NULL;
 	in[i].summary = runs[i].s.doc;
@@ -441,6 +454,34 @@ static int load_one(struct report_cli *k, struct report_input *in, struct report
 	if (compare_add(&k->cmp, path, in[i].summary, in[i].manifest, in[i].label, &e))
 		return error("%s", e.msg), EXIT_SYSTEM;
 	return EXIT_OK;
+}
+
+/* A run set of several hosts, read as 'iotape analyze SET' reads it (each host's gaps explained
+ * by every host, cli/runs.h): each host a run of the report. An exit code after printing any
+ * error. */
+static int load_set(struct report_cli *k, struct report_input *in, struct report_run *runs,
+                    const struct cli_runset *rs, struct runset_load *l, struct iot_err *stop)
+{
+	struct report_run_set set = {runs, &l->s};
+	int ret;
+
+	for (unsigned i = 0; i < rs->n; i++)
+		if (report_run_init(&runs[i], k->interval, k->idle_given ? k->idle : 0))
+			return error("out of memory"), EXIT_SYSTEM;
+	/* every host's pass with the report's options (and sinks), as each run's */
+	ret = load_runset(l, rs, &runs[0].s.o, report_run_nfs_interval(&runs[0]),
+	                  report_run_set_setup, report_run_set_packets, &set, stop);
+	for (unsigned i = 0; i < rs->n && !ret; i++) {
+		report_run_adopt(&runs[i], &l->s, i, &l->h[i]);
+		in[i].path = rs->h[i].run;
+		in[i].label = rs->h[i].name;
+		in[i].host = rs->h[i].name;
+		in[i].offset_ns = rs->h[i].offset_ns;
+		in[i].offset_err_ns = rs->h[i].error_ns;
+		in[i].manifest = json_incref(l->manifest[i]);
+		ret = add_run(k, in, runs, i, rs);
+	}
+	return ret;
 }
 
 /* The page, written beside outpath and renamed, so a failed run never leaves half a report. An
@@ -478,6 +519,7 @@ int cmd_report(int argc, char **argv)
 	size_t n = 0;
 	struct iot_err e, stop = {""};
 	struct cli_runset rs = {0};
+	struct runset_load set = {0};
 	struct report_fault *faults = NULL;
 	int opt, ret = EXIT_OK;
 
@@ -540,7 +582,9 @@ int cmd_report(int argc, char **argv)
 		ret = (error("out of memory"), EXIT_SYSTEM);
 		goto out;
 	}
-	for (size_t i = 0; i < n; i++)
+	if (ro.runset && rs.n > 1 && (ret = load_set(&k, in, runs, &rs, &set, &stop)))
+		goto out;
+	for (size_t i = 0; i < n && !(ro.runset && rs.n > 1); i++)
 		if ((ret = load_one(&k, in, runs, i,
 		                    ro.runset ? rs.h[i].run : argv[optind + (int)i], &rs, &stop)))
 			goto out;
@@ -576,6 +620,7 @@ out:
 	free(in);
 	free(runs);
 	free(faults);
+	runset_load_release(&set);
 	cli_runset_release(&rs);
 	free(k.labels);
 	free(k.rules);

@@ -327,3 +327,96 @@ int runset_key_devices(json_t *summary, const char *host)
 	}
 	return 0;
 }
+
+/* Host i of the set opened as analyze opens a host of a run set: a block trace or packets, and
+ * a manifest with clock pairs. An exit code after printing any error. */
+static int open_set_host(struct runset_load *l, const struct cli_runset *rs, unsigned i)
+{
+	struct run_set_host *h = &l->h[i];
+	const char *path = rs->h[i].run;
+	struct cli_input ci;
+	struct iot_err e;
+	int ret = cli_input_open(&ci, path, 0);
+
+	if (ret)
+		return ret;
+	if (!(ci.block || ci.capture) || !ci.manifest) {
+		cli_input_release(&ci);
+		return usage_error("'%s': host %s is not a run directory with a block trace or "
+		                   "packets and a manifest",
+		                   path, rs->h[i].name);
+	}
+	if ((ret = manifest_load(ci.manifest, &l->man[i], &e))) {
+		cli_input_release(&ci);
+		return error("'%s': %s", path, e.msg), EXIT_USAGE;
+	}
+	h->host.m = &l->man[i];
+	l->manifest[i] = load_manifest(ci.manifest);
+	if (!l->man[i].have_clock) {
+		cli_input_release(&ci);
+		return usage_error("'%s': its manifest has no clock pairs", path);
+	}
+	h->host.rd = ci.block;
+	ci.block = NULL;
+	h->host.name = rs->h[i].name;
+	h->host.path = path;
+	h->host.real_off_ns = rs->h[i].offset_ns;
+	if (ci.capture) {
+		ret = pcap_src_open_stream(&h->src, ci.capture, &e); /* takes the stream */
+		ci.capture = NULL;
+	}
+	cli_input_release(&ci);
+	if (ret)
+		return error("%s", e.msg), exit_code_for(ret);
+	return EXIT_OK;
+}
+
+int load_runset(struct runset_load *l, const struct cli_runset *rs, const struct blk_opts *o,
+                uint64_t nfs_interval_ns,
+                int (*setup)(void *ctx, unsigned host, struct blk_analysis *a),
+                void (*packets)(void *ctx, unsigned host, struct run_set_host *h), void *ctx,
+                struct iot_err *stop)
+{
+	struct iot_err e;
+	unsigned bad = 0;
+	int ret;
+
+	memset(l, 0, sizeof(*l));
+	if (run_summary_init(&l->s, o) || !(l->h = calloc(rs->n, sizeof(*l->h))) ||
+	    !(l->man = calloc(rs->n, sizeof(*l->man))) ||
+	    !(l->manifest = calloc(rs->n, sizeof(*l->manifest))))
+		return error("out of memory"), EXIT_SYSTEM;
+	l->s.nfs_interval_ns = nfs_interval_ns;
+	for (unsigned i = 0; i < rs->n; i++) {
+		l->n = i + 1; /* released from here on */
+		if ((ret = open_set_host(l, rs, i)))
+			return ret;
+	}
+	ret = run_summary_set(&l->s, l->h, l->n, setup, packets, ctx, &e, &bad);
+	for (unsigned i = 0; i < l->n; i++)
+		if (l->h[i].host.rd)
+			warn_block_input(l->h[i].host.rd, NULL);
+	if (ret < 0)
+		return input_error(&e, ret);
+	if (ret)
+		partial_results("run set", &e, stop, NULL);
+	return EXIT_OK;
+}
+
+void runset_load_release(struct runset_load *l)
+{
+	run_summary_release(&l->s);
+	for (unsigned i = 0; i < l->n; i++) {
+		bt_reader_free(l->h[i].host.rd);
+		if (l->h[i].src)
+			pcap_src_free(l->h[i].src);
+		json_decref(l->h[i].doc);
+		if (l->h[i].host.m)
+			manifest_release(&l->man[i]);
+		json_decref(l->manifest[i]);
+	}
+	free(l->h);
+	free(l->man);
+	free(l->manifest);
+	memset(l, 0, sizeof(*l));
+}

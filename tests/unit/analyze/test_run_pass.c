@@ -191,7 +191,7 @@ static void test_hosts(void **s)
 		h[k] = (struct run_host){open_trace(paths[k]), &m[k], names[k], paths[k], 0};
 	}
 	assert_int_equal(run_summary_init(&r, NULL), 0);
-	assert_int_equal(run_summary_hosts(&r, h, 2, &e, &bad), 0);
+	assert_int_equal(run_summary_hosts(&r, h, 2, NULL, NULL, &e, &bad), 0);
 	assert_true(r.passed);
 	assert_null(r.blk);
 	assert_int_equal(r.nhosts, 2);
