@@ -212,7 +212,8 @@ static int add_host_run(struct compare *c, const char *path, const char *host, c
 }
 
 /* A run set's hosts, each with its host: several read as analyze reads the set (each host's
- * gaps explained by all of them), one as a run of its own. */
+ * gaps explained by all of them), one (or a set analyze cannot put on one clock) each as a run
+ * of its own. */
 static int add_set_hosts(struct compare *c, const struct cli_runset *rs, const char *set,
                          uint64_t idle_ns, struct iot_err *stop)
 {
@@ -220,12 +221,18 @@ static int add_set_hosts(struct compare *c, const struct cli_runset *rs, const c
 	struct blk_opts o;
 	int ret;
 
-	if (rs->n == 1)
-		return add_host_run(c, rs->h[0].run, rs->h[0].name, set, idle_ns, stop);
 	/* analyze's defaults: the figures of a set are those 'iotape analyze SET' gives it */
 	blk_opts_init(&o);
 	o.idle_threshold_ns = idle_ns;
-	ret = load_runset(&l, rs, &o, 0, NULL, NULL, NULL, stop);
+	ret = rs->n > 1 ? load_runset(&l, rs, &o, 0, NULL, NULL, NULL, stop) : RUNSET_APART;
+	if (ret == RUNSET_APART) {
+		if (rs->n > 1)
+			runset_load_release(&l);
+		ret = EXIT_OK;
+		for (unsigned h = 0; h < rs->n && ret == EXIT_OK; h++)
+			ret = add_host_run(c, rs->h[h].run, rs->h[h].name, set, idle_ns, stop);
+		return ret;
+	}
 	for (unsigned h = 0; h < rs->n && ret == EXIT_OK; h++) {
 		warn_summary_dropped(rs->h[h].run, l.h[h].doc);
 		ret = add_host_summary(c, rs->h[h].run, rs->h[h].name, set, l.h[h].doc,

@@ -521,6 +521,7 @@ int cmd_report(int argc, char **argv)
 	struct iot_err e, stop = {""};
 	struct cli_runset rs = {0};
 	struct runset_load set = {0};
+	bool apart;
 	struct report_fault *faults = NULL;
 	int opt, ret = EXIT_OK;
 
@@ -583,9 +584,17 @@ int cmd_report(int argc, char **argv)
 		ret = (error("out of memory"), EXIT_SYSTEM);
 		goto out;
 	}
-	if (ro.runset && rs.n > 1 && (ret = load_set(&k, in, runs, &rs, &set, &stop)))
+	ret = ro.runset && rs.n > 1 ? load_set(&k, in, runs, &rs, &set, &stop) : RUNSET_APART;
+	apart = ret == RUNSET_APART;
+	if (apart) {
+		/* each host a run of its own (or not a set) */
+		for (size_t i = 0; i < n; i++)
+			report_run_release(&runs[i]);
+		runset_load_release(&set);
+	} else if (ret) {
 		goto out;
-	for (size_t i = 0; i < n && !(ro.runset && rs.n > 1); i++)
+	}
+	for (size_t i = 0; i < n && apart; i++)
 		if ((ret = load_one(&k, in, runs, i,
 		                    ro.runset ? rs.h[i].run : argv[optind + (int)i], &rs, &stop)))
 			goto out;

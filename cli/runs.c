@@ -213,6 +213,29 @@ struct sweep_load {
 	struct iot_err *stop;
 };
 
+/* A cell's run set of several hosts, read as 'iotape analyze SET' reads it (each host's gaps
+ * explained by every host): each host's summary with its host. An exit code. */
+static int sweep_load_set(struct sweep_load *l, const struct cli_runset *rs,
+                          struct sweep_cell_runs *out)
+{
+	struct runset_load set;
+	struct blk_opts o;
+	int ret;
+
+	/* analyze's defaults, as load_summary()'s */
+	blk_opts_init(&o);
+	o.idle_threshold_ns = l->idle_ns;
+	ret = load_runset(&set, rs, &o, 0, NULL, NULL, NULL, l->stop);
+	for (unsigned h = 0; h < rs->n && !ret; h++) {
+		warn_summary_dropped(rs->h[h].run, set.h[h].doc);
+		if (sweep_cell_add(out, rs->h[h].name, rs->h[h].run, json_incref(set.h[h].doc),
+		                   json_incref(set.manifest[h])))
+			ret = (error("out of memory"), EXIT_SYSTEM);
+	}
+	runset_load_release(&set);
+	return ret;
+}
+
 /* A cell's run: its summary, or each host's of its run set (sweep --host) with its host. */
 static int sweep_load_summary(void *ctx, const char *rundir, struct sweep_cell_runs *out)
 {
@@ -220,6 +243,7 @@ static int sweep_load_summary(void *ctx, const char *rundir, struct sweep_cell_r
 	struct cli_runset rs;
 	json_t *summary, *manifest;
 	char set[PATH_MAX + 16];
+	bool apart;
 	int ret;
 
 	snprintf(set, sizeof(set), "%s/" SWEEP_SET_DIR, rundir);
@@ -232,7 +256,11 @@ static int sweep_load_summary(void *ctx, const char *rundir, struct sweep_cell_r
 	}
 	if ((ret = cli_runset_open(set, &rs)))
 		return ret == -ENOENT ? EXIT_USAGE : ret;
-	for (unsigned h = 0; h < rs.n && !ret; h++) {
+	ret = rs.n > 1 ? sweep_load_set(l, &rs, out) : RUNSET_APART;
+	apart = ret == RUNSET_APART;
+	if (apart)
+		ret = EXIT_OK;
+	for (unsigned h = 0; apart && h < rs.n && !ret; h++) {
 		ret = load_summary(rs.h[h].run, l->idle_ns, &summary, &manifest, l->stop);
 		if (!ret && sweep_cell_add(out, rs.h[h].name, rs.h[h].run, summary, manifest))
 			ret = (error("out of memory"), EXIT_SYSTEM);
@@ -340,22 +368,18 @@ static int open_set_host(struct runset_load *l, const struct cli_runset *rs, uns
 
 	if (ret)
 		return ret;
-	if (!(ci.block || ci.capture) || !ci.manifest) {
+	/* what analyze cannot put on one clock (a summary run, no clock pairs) is read apart */
+	if (!(ci.block || ci.capture) || !ci.manifest ||
+	    manifest_load(ci.manifest, &l->man[i], &e)) {
 		cli_input_release(&ci);
-		return usage_error("'%s': host %s is not a run directory with a block trace or "
-		                   "packets and a manifest",
-		                   path, rs->h[i].name);
-	}
-	if ((ret = manifest_load(ci.manifest, &l->man[i], &e))) {
-		cli_input_release(&ci);
-		return error("'%s': %s", path, e.msg), EXIT_USAGE;
+		return RUNSET_APART;
 	}
 	h->host.m = &l->man[i];
-	l->manifest[i] = load_manifest(ci.manifest);
 	if (!l->man[i].have_clock) {
 		cli_input_release(&ci);
-		return usage_error("'%s': its manifest has no clock pairs", path);
+		return RUNSET_APART;
 	}
+	l->manifest[i] = load_manifest(ci.manifest);
 	h->host.rd = ci.block;
 	ci.block = NULL;
 	h->host.name = rs->h[i].name;

@@ -63,11 +63,14 @@ void cli_runset_release(struct cli_runset *rs);
 /*
  * A run set of several hosts read as `iotape analyze SET` reads it (analyze/run_summary.h,
  * run_summary_set()): one pass over every host, each host's gaps explained by all of them, its
- * packets too; o: the passes' options (nfs_interval_ns: the NFS bins, 0: o's); setup and packets as
- * run_summary_set()'s. After it, host i's document h[i].doc, its manifest as JSON manifest[i]
- * (NULL: unreadable), its pass s.hblk[i]. An exit code after printing any error (partial results as
- * load_run()'s); l is to be released either way.
+ * packets too; o: the passes' options (nfs_interval_ns: the NFS bins, 0: o's); setup and
+ * packets as run_summary_set()'s. After it, host i's document h[i].doc, its manifest as JSON
+ * manifest[i] (NULL: unreadable), its pass s.hblk[i]. An exit code after printing any error
+ * (partial results as load_run()'s), or RUNSET_APART (nothing printed) when a host cannot be
+ * put on the set's clock (a summary run, a manifest without clock pairs: analyze refuses the
+ * set): its hosts are then read as runs of their own. l is to be released either way.
  */
+#define RUNSET_APART (-1)
 struct run_set_host;
 struct runset_load {
 	struct run_summary s;

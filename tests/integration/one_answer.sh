@@ -96,4 +96,17 @@ for k in 0 1; do
 done
 $HOSTS report set.a.json set.html || fail "report of the run set: its gaps' causes not analyze's"
 echo "report and compare of a run set: each host's figures and gap causes analyze's"
+# a host without clock pairs: analyze cannot put the set on one clock and refuses it; report
+# and compare read each host as a run of its own, as before
+cp -r set apart
+python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); del m["clock"]
+json.dump(m, open(sys.argv[1], "w"))' apart/h2/manifest.json
+"$IOTAPE" analyze --json apart >/dev/null 2>&1 &&
+	fail "analyze put a host without clock pairs on the set's clock"
+"$IOTAPE" report apart -o apart.html || fail "report of a set analyze refuses"
+"$IOTAPE" compare apart --format json >apart.c.json || fail "compare of a set analyze refuses"
+"$IOTAPE" compare --format json hostB >hostB.c.json || fail "compare of hostB"
+$HOSTS compare apart.c.json h2 hostB.c.json ||
+	fail "compare of a set analyze refuses: h2 is not its run"
+echo "a set analyze refuses: report and compare read its hosts apart"
 echo "one answer for every run"
