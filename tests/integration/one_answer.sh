@@ -95,6 +95,17 @@ for k in 0 1; do
 		fail "compare of the run set: $h is not analyze's $h of the set"
 done
 $HOSTS report set.a.json set.html || fail "report of the run set: its gaps' causes not analyze's"
+# the set as a sweep's cell (sweep --host): a sweep of one run (no capture), its run given the
+# set and the sweep made one that captured
+"$IOTAPE" sweep -o sw --no-capture -p n=1 -- true 2>/dev/null || fail "sweep"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["capture"]=True
+d["hosts"]=["h1", "h2"]; json.dump(d, open(sys.argv[1], "w"))' sw/sweep.json
+cp -r set sw/n=1/rep-1/set
+"$IOTAPE" compare sw --format json >sw.c.json || fail "compare of a sweep of the run set"
+for h in h1 h2; do
+	$HOSTS compare sw.c.json $h $h.c.json ||
+		fail "compare of a sweep of the run set: $h is not analyze's $h of the set"
+done
 echo "report and compare of a run set: each host's figures and gap causes analyze's"
 # a host without clock pairs: analyze cannot put the set on one clock and refuses it; report
 # and compare read each host as a run of its own, as before

@@ -13,7 +13,8 @@
 #   one_answer_hosts.py compare SET-COMPARE.json HOST RUN-COMPARE.json
 #     `iotape compare --format json` of the run set gives HOST's group every value it gives
 #     RUN-COMPARE.json's one group (compare of HOST's part, split above: its gaps explained by
-#     every host, idle_other_busy among them).
+#     every host, idle_other_busy among them); SET-COMPARE.json may be a sweep's whose cell is
+#     the set (its wall_s aside).
 #   one_answer_hosts.py report HOSTS.json REPORT.html
 #     the report of the run set gives each gap of each device (the hosts' in their order) the
 #     causes HOSTS.json (`analyze --json` of the set) gives it: the other hosts explain it too.
@@ -87,7 +88,9 @@ elif sys.argv[1] == "compare":
     group = [g["label"] for g in D["groups"] if g.get("params", {}).get("host") == host]
     if len(group) != 1:
         fails.append(f"compare has {len(group)} groups of host {host}")
-    mine = {m["key"]: [r["mean"] for r in m["rows"] if r["group"] in group] for m in D["metrics"]}
+    # a sweep's own metric (its runs' wall time) is no figure of the run
+    mine = {m["key"]: [r["mean"] for r in m["rows"] if r["group"] in group] for m in D["metrics"]
+            if m["key"] != "wall_s"}
     theirs = {m["key"]: [r["mean"] for r in m["rows"]] for m in one["metrics"]}
     if sorted(mine) != sorted(theirs):
         fails.append(f"{host}: metrics {sorted(mine)} in the set, {sorted(theirs)} alone")
