@@ -485,6 +485,26 @@ static int load_set(struct report_cli *k, struct report_input *in, struct report
 	return ret;
 }
 
+/* The n runs of the report (a run set's hosts when rs has them, else paths), set holding a run
+ * set's passes. An exit code after printing any error. */
+static int load_runs(struct report_cli *k, struct report_input *in, struct report_run *runs,
+                     size_t n, char **paths, const struct cli_runset *rs, struct runset_load *set,
+                     struct iot_err *stop)
+{
+	int ret = rs->n > 1 ? load_set(k, in, runs, rs, set, stop) : RUNSET_APART;
+
+	if (ret != RUNSET_APART)
+		return ret;
+	/* each host a run of its own (or not a set) */
+	for (size_t i = 0; i < n; i++)
+		report_run_release(&runs[i]);
+	runset_load_release(set);
+	for (size_t i = 0; i < n; i++)
+		if ((ret = load_one(k, in, runs, i, rs->n ? rs->h[i].run : paths[i], rs, stop)))
+			return ret;
+	return EXIT_OK;
+}
+
 /* The page, written beside outpath and renamed, so a failed run never leaves half a report. An
  * exit code after printing any error. */
 static int write_report(const char *outpath, const struct report_input *in, size_t n,
@@ -521,7 +541,6 @@ int cmd_report(int argc, char **argv)
 	struct iot_err e, stop = {""};
 	struct cli_runset rs = {0};
 	struct runset_load set = {0};
-	bool apart;
 	struct report_fault *faults = NULL;
 	int opt, ret = EXIT_OK;
 
@@ -584,20 +603,8 @@ int cmd_report(int argc, char **argv)
 		ret = (error("out of memory"), EXIT_SYSTEM);
 		goto out;
 	}
-	ret = ro.runset && rs.n > 1 ? load_set(&k, in, runs, &rs, &set, &stop) : RUNSET_APART;
-	apart = ret == RUNSET_APART;
-	if (apart) {
-		/* each host a run of its own (or not a set) */
-		for (size_t i = 0; i < n; i++)
-			report_run_release(&runs[i]);
-		runset_load_release(&set);
-	} else if (ret) {
+	if ((ret = load_runs(&k, in, runs, n, argv + optind, &rs, &set, &stop)))
 		goto out;
-	}
-	for (size_t i = 0; i < n && apart; i++)
-		if ((ret = load_one(&k, in, runs, i,
-		                    ro.runset ? rs.h[i].run : argv[optind + (int)i], &rs, &stop)))
-			goto out;
 	if (ro.runset && (ret = runset_axis(in, runs, n, &rs, &faults)))
 		goto out;
 	ro.faults = faults;
