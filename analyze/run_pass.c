@@ -175,6 +175,7 @@ int run_summary_pass(struct run_summary *r, struct bt_reader **rd, unsigned n,
 }
 
 int run_summary_hosts(struct run_summary *r, const struct run_host *h, unsigned n,
+                      int (*setup)(void *ctx, unsigned host, struct blk_analysis *a), void *ctx,
                       struct iot_err *e, unsigned *bad)
 {
 	struct bt_reader **rd = calloc(n ? n : 1, sizeof(*rd));
@@ -197,7 +198,8 @@ int run_summary_hosts(struct run_summary *r, const struct run_host *h, unsigned 
 		rd[i] = h[i].rd;
 		r->nhosts++;
 		if (blk_analysis_new(&r->hblk[i], &r->o) ||
-		    idle_explain_add_host(r->x, r->hblk[i], h[i].name, &clk) < 0)
+		    idle_explain_add_host(r->x, r->hblk[i], h[i].name, &clk) < 0 ||
+		    (setup && setup(ctx, i, r->hblk[i])))
 			ret = -ENOMEM;
 		else
 			idle_explain_set_manifest(r->x, i, h[i].m);

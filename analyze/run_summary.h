@@ -110,10 +110,44 @@ int run_summary_pass(struct run_summary *r, struct bt_reader **rd, unsigned n,
 /*
  * The hosts h[0..n-1] of a run set, a pass each, all read in the order of one clock (the
  * first's trace clock, through each manifest's clock pairs) and each gap explained by every
- * host (analyze/idle_explain.h). 0 or -errno as run_summary_pass() (*bad: the host at fault).
+ * host (analyze/idle_explain.h); setup(ctx, host, its pass), when given, runs before the first
+ * event (to add sinks to each host's pass). 0 or -errno as run_summary_pass() (*bad: the host
+ * at fault).
  */
 int run_summary_hosts(struct run_summary *r, const struct run_host *h, unsigned n,
+                      int (*setup)(void *ctx, unsigned host, struct blk_analysis *a), void *ctx,
                       struct iot_err *e, unsigned *bad);
+/*
+ * A run set's host for run_summary_set(): its block trace and manifest (host), its packets
+ * (src, NULL: none; the caller's) and the hooks that see them (as run_summary_captures()'s
+ * also and run_summary's frame_fn); after the call, its document (doc, taken by the caller):
+ * what run_summary_block() and run_summary_packets() give its run alone, but each gap
+ * explained by every host as `iotape analyze SET` explains it; and where its first event
+ * falls on the set's realtime clock (as run_summary's real_start_ns).
+ */
+struct run_set_host {
+	struct run_host host;
+	struct pcap_src *src;
+	rpc_txn_fn also;
+	void *ctx;
+	void (*frame_fn)(void *arg, const struct pkt *p, uint64_t ts_ns);
+	void *frame_arg;
+	json_t *doc;
+	bool have_real_start;
+	int64_t real_start_ns;
+};
+/*
+ * A run set read as `iotape analyze SET` reads it: run_summary_hosts() (setup as there), then
+ * each host's packets laid over every host's gaps (before host i's, packets(ctx, i, &h[i]),
+ * when given, may set its hooks), each host's document into h[i].doc. The passes stay in r
+ * (r->hblk[i]: host i's, its sinks' series). 0, or -errno (e filled, *bad: the host at fault);
+ * 1 when bad bytes stopped a trace or capture after good records: the documents hold what came
+ * before, e says what stopped it.
+ */
+int run_summary_set(struct run_summary *r, struct run_set_host *h, unsigned n,
+                    int (*setup)(void *ctx, unsigned host, struct blk_analysis *a),
+                    void (*packets)(void *ctx, unsigned host, struct run_set_host *h), void *ctx,
+                    struct iot_err *e, unsigned *bad);
 /*
  * After a pass: its figures into root as `iotape analyze --json` lays them out (devices[]
  * with what the manifests say they are and their gaps explained, the span, the timeline's

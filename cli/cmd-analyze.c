@@ -431,7 +431,7 @@ static int hosts_pass(struct run *r)
 
 		r->rh[i] = (struct run_host){in->r, &in->man, in->host, in->path, in->real_off_ns};
 	}
-	return pass_end(r, &e, run_summary_hosts(&r->s, r->rh, r->nin, &e, &bad));
+	return pass_end(r, &e, run_summary_hosts(&r->s, r->rh, r->nin, NULL, NULL, &e, &bad));
 }
 
 /* --hosts: each host's capture on its own (its NFS statistics in its "hosts" entry), laid

@@ -105,7 +105,9 @@ const struct cli_doc doc_compare = {
         "(--metric, wall_s) are columns of their own. Run sets ('iotape capture --host') are "
         "compared host by host: every run is a host (its name in the set; a run of its own: "
         "its manifest's hostname) of a set (its path), keys 'host' and 'set'; by default a "
-        "row per host, a column per set, each host against its own in the first set; a "
+        "row per host, a column per set, each host against its own in the first set (a "
+        "set's hosts read as 'iotape analyze SET' reads them: each host's gaps explained by "
+        "the others too); a "
         "SWEEPDIR among them gives each cell as a set (SWEEPDIR/NAME=V), and a sweep whose "
         "cells are run sets (sweep --host) has 'host' as one more parameter.\n"
         "\n"
@@ -209,6 +211,37 @@ static int add_host_run(struct compare *c, const char *path, const char *host, c
 	return ret;
 }
 
+/* A run set's hosts, each with its host: several read as analyze reads the set (each host's
+ * gaps explained by all of them), one (or a set analyze cannot put on one clock) each as a run
+ * of its own. */
+static int add_set_hosts(struct compare *c, const struct cli_runset *rs, const char *set,
+                         uint64_t idle_ns, struct iot_err *stop)
+{
+	struct runset_load l;
+	struct blk_opts o;
+	int ret;
+
+	/* analyze's defaults: the figures of a set are those 'iotape analyze SET' gives it */
+	blk_opts_init(&o);
+	o.idle_threshold_ns = idle_ns;
+	ret = rs->n > 1 ? load_runset(&l, rs, &o, 0, NULL, NULL, NULL, stop) : RUNSET_APART;
+	if (ret == RUNSET_APART) {
+		if (rs->n > 1)
+			runset_load_release(&l);
+		ret = EXIT_OK;
+		for (unsigned h = 0; h < rs->n && ret == EXIT_OK; h++)
+			ret = add_host_run(c, rs->h[h].run, rs->h[h].name, set, idle_ns, stop);
+		return ret;
+	}
+	for (unsigned h = 0; h < rs->n && ret == EXIT_OK; h++) {
+		warn_summary_dropped(rs->h[h].run, l.h[h].doc);
+		ret = add_host_summary(c, rs->h[h].run, rs->h[h].name, set, l.h[h].doc,
+		                       l.manifest[h], NULL);
+	}
+	runset_load_release(&l);
+	return ret;
+}
+
 /* A sweep among run sets: each cell a set of its own (SWEEPDIR/NAME=V/...), its repetitions
  * the set's samples, each run with its host (a run set's cell: each of its hosts). */
 static int add_sweep_sets(struct compare *c, const char *dir, uint64_t idle_ns,
@@ -264,8 +297,7 @@ static int add_runsets(struct compare *c, struct compare_opts *o, char **paths,
 			ret = add_host_run(c, paths[i], NULL, paths[i], idle_ns, stop);
 			continue;
 		}
-		for (unsigned h = 0; h < rs->n && ret == EXIT_OK; h++)
-			ret = add_host_run(c, rs->h[h].run, rs->h[h].name, paths[i], idle_ns, stop);
+		ret = add_set_hosts(c, rs, paths[i], idle_ns, stop);
 	}
 	if (!o->rows && !o->cols && !o->tables && !o->by) {
 		o->rows = "host";

@@ -98,8 +98,9 @@ const struct cli_doc doc_report = {
         "(capture --detail summary) shows the figures it holds (bins, latency histogram, idle "
         "gaps, seeks) and says it has no per-IO points. A run set "
         "('iotape capture --host', given alone) is a run per host on one time axis (each "
-        "host's clock offset from runset.json applied, as 'iotape analyze' does), its devices "
-        "keyed HOST:KEY; the hosts that failed are named with their reason.\n"
+        "host's clock offset from runset.json applied, as 'iotape analyze' does, and its gaps "
+        "explained by the other hosts too), its devices keyed HOST:KEY; the hosts that failed "
+        "are named with their reason.\n"
         "\n"
         "For a sweep ('iotape sweep'): its definition, failed runs, the tables 'iotape compare "
         "SWEEPDIR' makes with the same options, and a graph per metric against each parameter "
@@ -312,6 +313,9 @@ static int open_set(const struct report_cli *k, char **paths, size_t *n, struct 
 	return EXIT_OK;
 }
 
+static int add_run(struct report_cli *k, struct report_input *in, struct report_run *runs, size_t i,
+                   const struct cli_runset *rs);
+
 /* Run i of the report read (run set host i when rs is one), its figures into the comparison.
  * An exit code after printing any error. */
 static int load_one(struct report_cli *k, struct report_input *in, struct report_run *runs,
@@ -319,7 +323,6 @@ static int load_one(struct report_cli *k, struct report_input *in, struct report
 {
 	struct run_feed feed = {feed_block, feed_packets, &runs[i], feed_summary};
 	struct cli_input ci;
-	struct iot_err e;
 	bool set = rs->n > 0;
 	int ret;
 
@@ -340,6 +343,17 @@ static int load_one(struct report_cli *k, struct report_input *in, struct report
 	cli_input_release(&ci);
 	if (ret)
 		return ret;
+	return add_run(k, in, runs, i, rs);
+}
+
+/* Run i, read, into the report's inputs and the comparison. An exit code. */
+static int add_run(struct report_cli *k, struct report_input *in, struct report_run *runs, size_t i,
+                   const struct cli_runset *rs)
+{
+	const char *path = in[i].path;
+	bool set = rs->n > 0;
+	struct iot_err e;
+
 	in[i].blk = runs[i].s.has_block ? runs[i].s.blk : NULL;
 	in[i].nfs = runs[i].s.has_nfs ? &runs[i].nfs : NULL;
 	in[i].summary = runs[i].s.doc;
@@ -348,6 +362,54 @@ static int load_one(struct report_cli *k, struct report_input *in, struct report
 		return error("out of memory"), EXIT_SYSTEM;
 	if (compare_add(&k->cmp, path, in[i].summary, in[i].manifest, in[i].label, &e))
 		return error("%s", e.msg), EXIT_SYSTEM;
+	return EXIT_OK;
+}
+
+/* A run set of several hosts, read as 'iotape analyze SET' reads it (each host's gaps explained
+ * by every host, cli/runs.h): each host a run of the report. An exit code after printing any
+ * error. */
+static int load_set(struct report_cli *k, struct report_input *in, struct report_run *runs,
+                    const struct cli_runset *rs, struct runset_load *l, struct iot_err *stop)
+{
+	struct report_run_set set = {runs, &l->s};
+	int ret;
+
+	for (unsigned i = 0; i < rs->n; i++)
+		if (report_run_init(&runs[i], k->interval, k->idle_given ? k->idle : 0))
+			return error("out of memory"), EXIT_SYSTEM;
+	/* every host's pass with the report's options (and sinks), as each run's */
+	ret = load_runset(l, rs, &runs[0].s.o, report_run_nfs_interval(&runs[0]),
+	                  report_run_set_setup, report_run_set_packets, &set, stop);
+	for (unsigned i = 0; i < rs->n && !ret; i++) {
+		report_run_adopt(&runs[i], &l->s, i, &l->h[i]);
+		in[i].path = rs->h[i].run;
+		in[i].label = rs->h[i].name;
+		in[i].host = rs->h[i].name;
+		in[i].offset_ns = rs->h[i].offset_ns;
+		in[i].offset_err_ns = rs->h[i].error_ns;
+		in[i].manifest = json_incref(l->manifest[i]);
+		ret = add_run(k, in, runs, i, rs);
+	}
+	return ret;
+}
+
+/* The n runs of the report (a run set's hosts when rs has them, else paths), set holding a run
+ * set's passes. An exit code after printing any error. */
+static int load_runs(struct report_cli *k, struct report_input *in, struct report_run *runs,
+                     size_t n, char **paths, const struct cli_runset *rs, struct runset_load *set,
+                     struct iot_err *stop)
+{
+	int ret = rs->n > 1 ? load_set(k, in, runs, rs, set, stop) : RUNSET_APART;
+
+	if (ret != RUNSET_APART)
+		return ret;
+	/* each host a run of its own (or not a set) */
+	for (size_t i = 0; i < n; i++)
+		report_run_release(&runs[i]);
+	runset_load_release(set);
+	for (size_t i = 0; i < n; i++)
+		if ((ret = load_one(k, in, runs, i, rs->n ? rs->h[i].run : paths[i], rs, stop)))
+			return ret;
 	return EXIT_OK;
 }
 
@@ -386,6 +448,7 @@ int cmd_report(int argc, char **argv)
 	size_t n = 0;
 	struct iot_err e, stop = {""};
 	struct cli_runset rs = {0};
+	struct runset_load set = {0};
 	struct report_fault *faults = NULL;
 	int opt, ret = EXIT_OK;
 
@@ -449,10 +512,8 @@ int cmd_report(int argc, char **argv)
 		ret = (error("out of memory"), EXIT_SYSTEM);
 		goto out;
 	}
-	for (size_t i = 0; i < n; i++)
-		if ((ret = load_one(&k, in, runs, i,
-		                    ro.runset ? rs.h[i].run : argv[optind + (int)i], &rs, &stop)))
-			goto out;
+	if ((ret = load_runs(&k, in, runs, n, argv + optind, &rs, &set, &stop)))
+		goto out;
 	if (ro.runset && (ret = runset_axis(in, runs, n, &rs, &faults)))
 		goto out;
 	ro.faults = faults;
@@ -485,6 +546,7 @@ out:
 	free(in);
 	free(runs);
 	free(faults);
+	runset_load_release(&set);
 	cli_runset_release(&rs);
 	free(k.labels);
 	free(k.rules);

@@ -212,6 +212,29 @@ struct sweep_load {
 	struct iot_err *stop;
 };
 
+/* A cell's run set of several hosts, read as 'iotape analyze SET' reads it (each host's gaps
+ * explained by every host): each host's summary with its host. An exit code. */
+static int sweep_load_set(struct sweep_load *l, const struct cli_runset *rs,
+                          struct sweep_cell_runs *out)
+{
+	struct runset_load set;
+	struct blk_opts o;
+	int ret;
+
+	/* analyze's defaults, as load_summary()'s */
+	blk_opts_init(&o);
+	o.idle_threshold_ns = l->idle_ns;
+	ret = load_runset(&set, rs, &o, 0, NULL, NULL, NULL, l->stop);
+	for (unsigned h = 0; h < rs->n && !ret; h++) {
+		warn_summary_dropped(rs->h[h].run, set.h[h].doc);
+		if (sweep_cell_add(out, rs->h[h].name, rs->h[h].run, json_incref(set.h[h].doc),
+		                   json_incref(set.manifest[h])))
+			ret = (error("out of memory"), EXIT_SYSTEM);
+	}
+	runset_load_release(&set);
+	return ret;
+}
+
 /* A cell's run: its summary, or each host's of its run set (sweep --host) with its host. */
 static int sweep_load_summary(void *ctx, const char *rundir, struct sweep_cell_runs *out)
 {
@@ -219,6 +242,7 @@ static int sweep_load_summary(void *ctx, const char *rundir, struct sweep_cell_r
 	struct cli_runset rs;
 	json_t *summary, *manifest;
 	char set[PATH_MAX + 16];
+	bool apart;
 	int ret;
 
 	snprintf(set, sizeof(set), "%s/" SWEEP_SET_DIR, rundir);
@@ -231,7 +255,11 @@ static int sweep_load_summary(void *ctx, const char *rundir, struct sweep_cell_r
 	}
 	if (ret)
 		return ret;
-	for (unsigned h = 0; h < rs.n && !ret; h++) {
+	ret = rs.n > 1 ? sweep_load_set(l, &rs, out) : RUNSET_APART;
+	apart = ret == RUNSET_APART;
+	if (apart)
+		ret = EXIT_OK;
+	for (unsigned h = 0; apart && h < rs.n && !ret; h++) {
 		ret = load_summary(rs.h[h].run, l->idle_ns, &summary, &manifest, l->stop);
 		if (!ret && sweep_cell_add(out, rs.h[h].name, rs.h[h].run, summary, manifest))
 			ret = (error("out of memory"), EXIT_SYSTEM);
@@ -317,4 +345,93 @@ int runset_key_devices(json_t *summary, const char *host)
 		free(k);
 	}
 	return 0;
+}
+
+/* Host i of the set opened as analyze opens a host of a run set: a block trace or packets, and
+ * a manifest with clock pairs. An exit code after printing any error. */
+static int open_set_host(struct runset_load *l, const struct cli_runset *rs, unsigned i)
+{
+	struct run_set_host *h = &l->h[i];
+	const char *path = rs->h[i].run;
+	struct cli_input ci;
+	struct iot_err e;
+	int ret = cli_input_open(&ci, path, 0);
+
+	if (ret)
+		return ret;
+	/* what analyze cannot put on one clock (a summary run, no clock pairs) is read apart */
+	if (!(ci.block || ci.capture) || !ci.manifest ||
+	    manifest_load(ci.manifest, &l->man[i], &e)) {
+		cli_input_release(&ci);
+		return RUNSET_APART;
+	}
+	h->host.m = &l->man[i];
+	if (!l->man[i].have_clock) {
+		cli_input_release(&ci);
+		return RUNSET_APART;
+	}
+	l->manifest[i] = load_manifest(ci.manifest);
+	h->host.rd = ci.block;
+	ci.block = NULL;
+	h->host.name = rs->h[i].name;
+	h->host.path = path;
+	h->host.real_off_ns = rs->h[i].offset_ns;
+	if (ci.capture) {
+		ret = pcap_src_open_stream(&h->src, ci.capture, &e); /* takes the stream */
+		ci.capture = NULL;
+	}
+	cli_input_release(&ci);
+	if (ret)
+		return error("%s", e.msg), exit_code_for(ret);
+	return EXIT_OK;
+}
+
+int load_runset(struct runset_load *l, const struct cli_runset *rs, const struct blk_opts *o,
+                uint64_t nfs_interval_ns,
+                int (*setup)(void *ctx, unsigned host, struct blk_analysis *a),
+                void (*packets)(void *ctx, unsigned host, struct run_set_host *h), void *ctx,
+                struct iot_err *stop)
+{
+	struct iot_err e;
+	unsigned bad = 0;
+	int ret;
+
+	memset(l, 0, sizeof(*l));
+	if (run_summary_init(&l->s, o) || !(l->h = calloc(rs->n, sizeof(*l->h))) ||
+	    !(l->man = calloc(rs->n, sizeof(*l->man))) ||
+	    !(l->manifest = calloc(rs->n, sizeof(*l->manifest))))
+		return error("out of memory"), EXIT_SYSTEM;
+	l->s.nfs_interval_ns = nfs_interval_ns;
+	for (unsigned i = 0; i < rs->n; i++) {
+		l->n = i + 1; /* released from here on */
+		if ((ret = open_set_host(l, rs, i)))
+			return ret;
+	}
+	ret = run_summary_set(&l->s, l->h, l->n, setup, packets, ctx, &e, &bad);
+	for (unsigned i = 0; i < l->n; i++)
+		if (l->h[i].host.rd)
+			warn_block_input(l->h[i].host.rd, NULL);
+	if (ret < 0)
+		return input_error(&e, ret);
+	if (ret)
+		partial_results("run set", &e, stop, NULL);
+	return EXIT_OK;
+}
+
+void runset_load_release(struct runset_load *l)
+{
+	run_summary_release(&l->s);
+	for (unsigned i = 0; i < l->n; i++) {
+		bt_reader_free(l->h[i].host.rd);
+		if (l->h[i].src)
+			pcap_src_free(l->h[i].src);
+		json_decref(l->h[i].doc);
+		if (l->h[i].host.m)
+			manifest_release(&l->man[i]);
+		json_decref(l->manifest[i]);
+	}
+	free(l->h);
+	free(l->man);
+	free(l->manifest);
+	memset(l, 0, sizeof(*l));
 }

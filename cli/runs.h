@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "analyze/run_load.h"
+#include "analyze/run_summary.h"
 #include "common/err.h"
 
 struct cli_input;
@@ -56,6 +57,31 @@ struct cli_runset {
 };
 int cli_runset_open(const char *path, struct cli_runset *rs);
 void cli_runset_release(struct cli_runset *rs);
+/*
+ * A run set of several hosts read as `iotape analyze SET` reads it (analyze/run_summary.h,
+ * run_summary_set()): one pass over every host, each host's gaps explained by all of them, its
+ * packets too; o: the passes' options (nfs_interval_ns: the NFS bins, 0: o's); setup and
+ * packets as run_summary_set()'s. After it, host i's document h[i].doc, its manifest as JSON
+ * manifest[i] (NULL: unreadable), its pass s.hblk[i]. An exit code after printing any error
+ * (partial results as load_run()'s), or RUNSET_APART (nothing printed) when a host cannot be
+ * put on the set's clock (a summary run, a manifest without clock pairs: analyze refuses the
+ * set): its hosts are then read as runs of their own. l is to be released either way.
+ */
+#define RUNSET_APART (-1)
+struct run_set_host;
+struct runset_load {
+	struct run_summary s;
+	struct run_set_host *h;
+	struct manifest *man;
+	json_t **manifest;
+	unsigned n;
+};
+int load_runset(struct runset_load *l, const struct cli_runset *rs, const struct blk_opts *o,
+                uint64_t nfs_interval_ns,
+                int (*setup)(void *ctx, unsigned host, struct blk_analysis *a),
+                void (*packets)(void *ctx, unsigned host, struct run_set_host *h), void *ctx,
+                struct iot_err *stop);
+void runset_load_release(struct runset_load *l);
 /* Every device of summary's devices[] keyed "HOST:KEY": a run set's hosts' devices apart,
  * whatever their names. 0 or -ENOMEM. */
 int runset_key_devices(json_t *summary, const char *host);

@@ -68,8 +68,7 @@ int report_run_packets(struct report_run *r, struct pcap_src *src, const struct 
 
 	if (clock && clock->have_clock && r->s.has_block && blk_analysis_ndevices(r->s.blk))
 		rpt_nfs_align(&r->nfs, clock, blk_analysis_start(r->s.blk));
-	/* fine bins for the per-procedure graphs (they double as the capture needs) */
-	r->s.nfs_interval_ns = r->interval_ns ? r->interval_ns : 1000000;
+	r->s.nfs_interval_ns = report_run_nfs_interval(r);
 	/* the clock pairs place the packets over the idle gaps; every frame to the network graph */
 	r->s.clock = clock;
 	r->s.frame_fn = rpt_nfs_frame;
@@ -93,4 +92,49 @@ bool report_run_nfs_real0(const struct report_run *r, int64_t *real)
 		return r->s.have_real_start;
 	}
 	return ie_clock_to_real(&clk, r->nfs.clock.origin, real);
+}
+
+uint64_t report_run_nfs_interval(const struct report_run *r)
+{
+	/* fine bins for the per-procedure graphs (they double as the capture needs) */
+	return r->interval_ns ? r->interval_ns : 1000000;
+}
+
+int report_run_set_setup(void *ctx, unsigned h, struct blk_analysis *a)
+{
+	(void)h;
+	return add_grid(ctx, a);
+}
+
+void report_run_set_packets(void *ctx, unsigned h, struct run_set_host *sh)
+{
+	struct report_run_set *set = ctx;
+	struct report_run *r = &set->runs[h];
+	struct blk_analysis *a = set->s->hblk[h];
+
+	/* as report_run_packets(): the NFS series on the block trace's clock */
+	if (sh->host.m && sh->host.m->have_clock && sh->host.rd && blk_analysis_ndevices(a))
+		rpt_nfs_align(&r->nfs, sh->host.m, blk_analysis_start(a));
+	sh->also = rpt_nfs_txn;
+	sh->ctx = &r->nfs;
+	sh->frame_fn = rpt_nfs_frame;
+	sh->frame_arg = &r->nfs;
+}
+
+void report_run_adopt(struct report_run *r, struct run_summary *s, unsigned h,
+                      struct run_set_host *sh)
+{
+	r->nfs.clock_map = NULL; /* the set's manifest: no longer needed */
+	r->s.has_block = sh->host.rd != NULL;
+	if (r->s.has_block) {
+		r->s.blk = s->hblk[h];
+		s->hblk[h] = NULL;
+	}
+	r->s.has_nfs = sh->src && json_object_get(sh->doc, "nfs");
+	r->s.real_off_ns = sh->host.real_off_ns; /* its NFS series placed as its pass */
+	r->s.have_real_start = sh->have_real_start;
+	r->s.real_start_ns = sh->real_start_ns;
+	json_decref(r->s.doc);
+	r->s.doc = sh->doc;
+	sh->doc = NULL;
 }

@@ -49,4 +49,23 @@ int report_run_packets(struct report_run *r, struct pcap_src *src, const struct 
  */
 bool report_run_nfs_real0(const struct report_run *r, int64_t *real);
 
+/*
+ * A run set's hosts for the report, read as analyze reads the set (run_summary_set(): each
+ * host's gaps explained by every host): ctx of its setup and packets hooks is a struct
+ * report_run_set, runs[h] host h's run (report_run_init()'s, its options the set's pass's),
+ * s the set's summary. report_run_set_setup() adds the report's sinks to host h's pass,
+ * report_run_set_packets() its NFS series to its packets; after the call, report_run_adopt()
+ * gives runs[h] host h's pass (taken from s) and document (taken from sh).
+ */
+struct report_run_set {
+	struct report_run *runs;
+	struct run_summary *s;
+};
+int report_run_set_setup(void *ctx, unsigned h, struct blk_analysis *a);
+void report_run_set_packets(void *ctx, unsigned h, struct run_set_host *sh);
+void report_run_adopt(struct report_run *r, struct run_summary *s, unsigned h,
+                      struct run_set_host *sh);
+/* The bin width of the NFS series (and statistics) of the report's runs. */
+uint64_t report_run_nfs_interval(const struct report_run *r);
+
 #endif

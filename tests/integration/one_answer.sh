@@ -51,8 +51,9 @@ cmp -s "$TMP/nfsrun.a.json" "$TMP/noclock.a.json" &&
 # idle_gen.py's hostA and hostB (busy in each other's gaps, clock pairs 7.5 s apart) as the
 # run set h1, h2; net: packets and NFS calls with its block trace. Each host's pass is its run's
 # alone (the same options, --top and --idle-threshold too), bar the explanations of its gaps,
-# which the other hosts' devices and traffic join; report and compare of the set give each host
-# the figures analyze gives its run.
+# which the other hosts' devices and traffic join; report and compare of the set read it as
+# analyze does (one pass, every host explaining each one's gaps): each host's figures and gap
+# causes are those analyze gives it in the set.
 HOSTS="python3 $SRCDIR/tests/integration/one_answer_hosts.py"
 cd "$TMP"
 for h in hostA hostB net; do python3 "$SRCDIR/tests/integration/idle_gen.py" $h $h; done
@@ -86,14 +87,37 @@ done
 "$IOTAPE" compare set --format json >set.c.json || fail "compare of the run set"
 for k in 0 1; do
 	h=h$((k + 1))
-	run=hostA
-	[ $k = 0 ] || run=hostB
-	"$IOTAPE" analyze --json $run >$run.a.json || fail "analyze $run"
 	$HOSTS split set.a.json $k $h.a.json
 	python3 "$SRCDIR/tests/integration/metrics_agree.py" $h.a.json - set.html $h $k ||
 		fail "report of the run set: $h is not analyze's"
-	"$IOTAPE" compare --format json $run.a.json >$run.c.json || fail "compare of $run"
-	$HOSTS compare set.c.json $h $run.c.json || fail "compare of the run set: $h is not $run"
+	"$IOTAPE" compare --format json $h.a.json >$h.c.json || fail "compare of $h's part"
+	$HOSTS compare set.c.json $h $h.c.json ||
+		fail "compare of the run set: $h is not analyze's $h of the set"
 done
-echo "report and compare of a run set: each host's figures analyze's"
+$HOSTS report set.a.json set.html || fail "report of the run set: its gaps' causes not analyze's"
+# the set as a sweep's cell (sweep --host): a sweep of one run (no capture), its run given the
+# set and the sweep made one that captured
+"$IOTAPE" sweep -o sw --no-capture -p n=1 -- true 2>/dev/null || fail "sweep"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["capture"]=True
+d["hosts"]=["h1", "h2"]; json.dump(d, open(sys.argv[1], "w"))' sw/sweep.json
+cp -r set sw/n=1/rep-1/set
+"$IOTAPE" compare sw --format json >sw.c.json || fail "compare of a sweep of the run set"
+for h in h1 h2; do
+	$HOSTS compare sw.c.json $h $h.c.json ||
+		fail "compare of a sweep of the run set: $h is not analyze's $h of the set"
+done
+echo "report and compare of a run set: each host's figures and gap causes analyze's"
+# a host without clock pairs: analyze cannot put the set on one clock and refuses it; report
+# and compare read each host as a run of its own, as before
+cp -r set apart
+python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); del m["clock"]
+json.dump(m, open(sys.argv[1], "w"))' apart/h2/manifest.json
+"$IOTAPE" analyze --json apart >/dev/null 2>&1 &&
+	fail "analyze put a host without clock pairs on the set's clock"
+"$IOTAPE" report apart -o apart.html || fail "report of a set analyze refuses"
+"$IOTAPE" compare apart --format json >apart.c.json || fail "compare of a set analyze refuses"
+"$IOTAPE" compare --format json hostB >hostB.c.json || fail "compare of hostB"
+$HOSTS compare apart.c.json h2 hostB.c.json ||
+	fail "compare of a set analyze refuses: h2 is not its run"
+echo "a set analyze refuses: report and compare read its hosts apart"
 echo "one answer for every run"

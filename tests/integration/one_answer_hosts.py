@@ -12,8 +12,15 @@
 #     clock), for metrics_agree.py to hold the report's row of host K to.
 #   one_answer_hosts.py compare SET-COMPARE.json HOST RUN-COMPARE.json
 #     `iotape compare --format json` of the run set gives HOST's group every value it gives
-#     RUN-COMPARE.json's one group (compare of HOST's part, split above).
+#     RUN-COMPARE.json's one group (compare of HOST's part, split above: its gaps explained by
+#     every host, idle_other_busy among them); SET-COMPARE.json may be a sweep's whose cell is
+#     the set (its wall_s aside).
+#   one_answer_hosts.py report HOSTS.json REPORT.html
+#     the report of the run set gives each gap of each device (the hosts' in their order) the
+#     causes HOSTS.json (`analyze --json` of the set) gives it: the other hosts explain it too.
+import html
 import json
+import re
 import sys
 
 D = json.load(open(sys.argv[2]))
@@ -81,7 +88,9 @@ elif sys.argv[1] == "compare":
     group = [g["label"] for g in D["groups"] if g.get("params", {}).get("host") == host]
     if len(group) != 1:
         fails.append(f"compare has {len(group)} groups of host {host}")
-    mine = {m["key"]: [r["mean"] for r in m["rows"] if r["group"] in group] for m in D["metrics"]}
+    # a sweep's own metric (its runs' wall time) is no figure of the run
+    mine = {m["key"]: [r["mean"] for r in m["rows"] if r["group"] in group] for m in D["metrics"]
+            if m["key"] != "wall_s"}
     theirs = {m["key"]: [r["mean"] for r in m["rows"]] for m in one["metrics"]}
     if sorted(mine) != sorted(theirs):
         fails.append(f"{host}: metrics {sorted(mine)} in the set, {sorted(theirs)} alone")
@@ -91,6 +100,18 @@ elif sys.argv[1] == "compare":
                                    (x is not None and abs(x - y) > 1e-9 * max(1, abs(y)))
                                    for x, y in zip(a, b)):
             fails.append(f"{host} {k}: {a} in the set, {b} alone")
+elif sys.argv[1] == "report":
+    want = [", ".join(g.get("explain", {}).get("causes", [])) for d in D["devices"]
+            for g in d.get("idle", {}).get("longest", [])]
+    page = open(sys.argv[3]).read()
+    got = [html.unescape(re.sub(r"<[^>]*>", "", c)) for t in
+           re.findall(r'<table class="idle-gaps">(.*?)</table>', page, re.S)
+           for row in re.findall(r"<tr>(.*?)</tr>", t, re.S)
+           for c in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)[5:6]]
+    if not want:
+        fails.append("analyze of the set explains no gap: nothing to hold the report to")
+    if got != want:
+        fails.append(f"the report's gap causes {got}, analyze's {want}")
 else:
     sys.exit("usage: one_answer_hosts.py same|split ...")
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "analyze/blk_doc.h"
+#include "analyze/idle_explain.h"
 #include "analyze/run_summary.h"
 #include "common/jsonint.h"
 #include "formats/blktrace.h"
@@ -191,7 +192,7 @@ static void test_hosts(void **s)
 		h[k] = (struct run_host){open_trace(paths[k]), &m[k], names[k], paths[k], 0};
 	}
 	assert_int_equal(run_summary_init(&r, NULL), 0);
-	assert_int_equal(run_summary_hosts(&r, h, 2, &e, &bad), 0);
+	assert_int_equal(run_summary_hosts(&r, h, 2, NULL, NULL, &e, &bad), 0);
 	assert_true(r.passed);
 	assert_null(r.blk);
 	assert_int_equal(r.nhosts, 2);
@@ -218,6 +219,79 @@ static void test_hosts(void **s)
 	json_decref(root);
 	run_summary_release(&r);
 	for (unsigned k = 0; k < 2; k++) {
+		bt_reader_free(h[k].rd);
+		manifest_release(&m[k]);
+	}
+}
+
+static int count_setup(void *ctx, unsigned host, struct blk_analysis *a)
+{
+	unsigned *seen = ctx;
+
+	assert_non_null(a);
+	*seen |= 1u << host;
+	return 0;
+}
+
+/* A run set read for report and compare: each host's document its run's, with the idle gaps
+ * and their explanations analyze's document of the set gives that host's devices; the setup
+ * hook sees each host's pass. */
+static void test_set(void **s)
+{
+	static const char *const paths[2] = {SAMPLE("ext4"), SAMPLE("xfs")};
+	static const char *const names[2] = {"a", "b"};
+	struct run_summary r, q;
+	struct manifest m[2];
+	struct run_host h[2];
+	struct run_set_host sh[2] = {{.host = {0}}};
+	struct iot_err e;
+	json_t *root, *d;
+	unsigned bad, seen = 0;
+	size_t i, n[2] = {0, 0};
+
+	(void)s;
+	for (unsigned k = 0; k < 2; k++) {
+		char mp[256];
+
+		snprintf(mp, sizeof(mp), "%s/manifest.json", paths[k]);
+		assert_int_equal(manifest_load(mp, &m[k], &e), 0);
+		h[k] = (struct run_host){open_trace(paths[k]), &m[k], names[k], paths[k], 0};
+		sh[k].host = (struct run_host){open_trace(paths[k]), &m[k], names[k], paths[k], 0};
+	}
+	assert_int_equal(run_summary_init(&r, NULL), 0);
+	assert_int_equal(run_summary_hosts(&r, h, 2, NULL, NULL, &e, &bad), 0);
+	root = json_object();
+	assert_int_equal(run_summary_json(&r, root), 0);
+	/* as analyze writes each host's explanations, after the packets (cli/cmd-analyze.c) */
+	for (unsigned k = 0; k < 2; k++)
+		assert_int_equal(idle_explain_json(r.x, k, json_object_get(root, "devices")), 0);
+	assert_int_equal(run_summary_init(&q, NULL), 0);
+	assert_int_equal(run_summary_set(&q, sh, 2, count_setup, NULL, &seen, &e, &bad), 0);
+	assert_int_equal(seen, 3);
+	assert_int_equal(q.nhosts, 2);
+	json_array_foreach(json_object_get(root, "devices"), i, d)
+	{
+		unsigned k = strcmp(json_string_value(json_object_get(d, "host")), "a") ? 1 : 0;
+		json_t *mine = json_array_get(json_object_get(sh[k].doc, "devices"), n[k]++);
+
+		assert_non_null(mine);
+		assert_null(json_object_get(mine, "host"));
+		assert_string_equal(json_string_value(json_object_get(mine, "dev")),
+		                    json_string_value(json_object_get(d, "dev")));
+		assert_non_null(json_object_get(json_object_get(mine, "idle"), "explain"));
+		assert_true(json_equal(json_object_get(mine, "idle"), json_object_get(d, "idle")));
+	}
+	for (unsigned k = 0; k < 2; k++) {
+		assert_int_equal(json_array_size(json_object_get(sh[k].doc, "devices")), n[k]);
+		assert_true(n[k] > 0);
+		assert_true(sh[k].have_real_start);
+	}
+	json_decref(root);
+	run_summary_release(&r);
+	run_summary_release(&q);
+	for (unsigned k = 0; k < 2; k++) {
+		json_decref(sh[k].doc);
+		bt_reader_free(sh[k].host.rd);
 		bt_reader_free(h[k].rd);
 		manifest_release(&m[k]);
 	}
@@ -261,9 +335,9 @@ static void test_input_json(void **s)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_merge),      cmocka_unit_test(test_by_cgroup),
-	    cmocka_unit_test(test_partial),    cmocka_unit_test(test_hosts),
-	    cmocka_unit_test(test_input_json),
+	    cmocka_unit_test(test_merge),   cmocka_unit_test(test_by_cgroup),
+	    cmocka_unit_test(test_partial), cmocka_unit_test(test_hosts),
+	    cmocka_unit_test(test_set),     cmocka_unit_test(test_input_json),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
