@@ -42,19 +42,4 @@ struct caph_runset_host;
 struct nfs_ends;
 int analyze_runset_ends(const struct caph_runset_host *rs, unsigned n, struct nfs_ends **out);
 
-/*
- * A run set of summary runs (capture --host --detail summary: a summary.json per host, no
- * records). analyze_runset_summaries(): 1 when every host's run is one, 0 when none is,
- * -EINVAL for a mix. analyze_runset_summaries_doc(): each host's figures as a summary run's
- * (analyze/run_summary.h; the bins and threshold of want_interval_ns and want_idle_ns, 0: its
- * own) into root, laid out as --hosts lays its hosts out: "hosts" (each one's start on the
- * first host's trace clock, through its clock pairs and runset.json's offset), "devices" with
- * their "host", one span. An exit code after printing any error.
- */
-struct blk_opts;
-int analyze_runset_summaries(const struct caph_runset_host *rs, unsigned n);
-int analyze_runset_summaries_doc(const struct caph_runset_host *rs, unsigned n,
-                                 const struct blk_opts *o, uint64_t want_interval_ns,
-                                 uint64_t want_idle_ns, json_t *root);
-
 #endif

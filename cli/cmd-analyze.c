@@ -19,6 +19,7 @@
 #include "analyze/idle_explain.h"
 #include "analyze/nfs_ends.h"
 #include "capture/hosts.h"
+#include "analyze/run_summaries.h"
 #include "analyze/run_summary.h"
 #include "cli/analyze.h"
 #include "cli/inputs.h"
@@ -138,6 +139,19 @@ struct run {
 	bool summaries;        /* every host of the run set a summary run: no pass, their figures */
 	struct nfs_ends *ends; /* a run set's NFS calls seen from both ends */
 };
+
+/* The run set's hosts as analyze/run_summaries.h takes them (malloc'd; NULL: out of memory). */
+static struct run_summaries_host *summaries_hosts(const struct run *r)
+{
+	struct run_summaries_host *h = calloc(r->nrs ? r->nrs : 1, sizeof(*h));
+
+	for (unsigned i = 0; h && i < r->nrs; i++)
+		h[i] = (struct run_summaries_host){.name = r->rs[i].name,
+		                                   .path = r->rs[i].run,
+		                                   .offset_ns = r->rs[i].offset_ns,
+		                                   .error_ns = r->rs[i].error_ns};
+	return h;
+}
 
 /*
  * The pass's end. Bad bytes (an input error) end it with partial results: the sinks keep what
@@ -342,6 +356,7 @@ static void run_release(struct run *r)
  */
 static int open_runset(struct run *r, const char *path)
 {
+	struct run_summaries_host *sh;
 	struct iot_err e;
 	int ret = caph_runset_load(path, &r->rs, &r->nrs, &e);
 
@@ -367,7 +382,11 @@ static int open_runset(struct run *r, const char *path)
 		return usage_error("'%s': no host brought a whole run back", path);
 	/* captured at --detail summary on every host (analyze each host where it ran, bring back
 	 * kilobytes): their figures, on one clock, without a pass or a host limit */
-	if ((ret = analyze_runset_summaries(r->rs, r->nrs)) < 0)
+	if (!(sh = summaries_hosts(r)))
+		return error("out of memory"), EXIT_SYSTEM;
+	ret = run_summaries_detect(sh, r->nrs);
+	free(sh);
+	if (ret < 0)
 		return usage_error("'%s': some hosts' runs are summaries (--detail summary), the "
 		                   "others' records: analyze them apart",
 		                   path);
@@ -598,6 +617,32 @@ static int read_inputs(struct run *r, int argc, char **argv, const char **out_pa
 	return ret;
 }
 
+/* A run set of summary runs' document into root (analyze/run_summaries.h), its warnings
+ * printed. An exit code. */
+static int summaries_doc(const struct run *r, json_t *root)
+{
+	struct run_summaries_host *h = summaries_hosts(r);
+	json_t *warnings = json_array(), *w;
+	struct iot_err e;
+	size_t i;
+	int ret;
+
+	if (!h || !warnings) {
+		free(h);
+		json_decref(warnings);
+		return error("out of memory"), EXIT_SYSTEM;
+	}
+	ret = run_summaries_doc(h, r->nrs, &r->bo, r->interval_given ? r->bo.interval_ns : 0,
+	                        r->idle_given ? r->bo.idle_threshold_ns : 0, root, warnings, &e);
+	json_array_foreach(warnings, i, w)
+	{
+		warning("%s", json_string_value(w));
+	}
+	json_decref(warnings);
+	free(h);
+	return ret ? (error("%s", e.msg), exit_code_for(ret)) : EXIT_OK;
+}
+
 /* The document into *root: the options, what the capture's level of detail could not record,
  * then a summary run's figures, or the input and the passes' devices (the timelines are
  * streamed by blk_doc_write(), the text does not show them). An exit code. */
@@ -617,12 +662,8 @@ static int document(struct run *r, json_t **rootp)
 	/* what the capture's level of detail could not record (docs/capture.md) */
 	if (r->have_man && json_is_object(json_object_get(r->man.root, "detail")))
 		json_object_set(root, "detail", json_object_get(r->man.root, "detail"));
-	if (r->summaries) {
-		json_decref(warnings);
-		return analyze_runset_summaries_doc(
-		    r->rs, r->nrs, &r->bo, r->interval_given ? r->bo.interval_ns : 0,
-		    r->idle_given ? r->bo.idle_threshold_ns : 0, root);
-	}
+	if (r->summaries)
+		return json_decref(warnings), summaries_doc(r, root);
 	if (r->summary || !r->nin) {
 		json_decref(warnings);
 		return r->summary ? summary_doc(r, root) : EXIT_OK;

@@ -15,6 +15,7 @@
 #include "capture/hosts.h"
 #include "common/fs.h"
 #include "compare/compare.h"
+#include "report/report_axis.h"
 #include "report/report_html.h"
 #include "report/report_run.h"
 #include "report/sweep_page.h"
@@ -158,37 +159,22 @@ static int feed_summary(void *ctx, const char *path, struct iot_err *e)
 	return report_run_summary(ctx, path, e);
 }
 
-/*
- * A run set's hosts on one time axis: each host's first event placed on the capturing host's
- * realtime clock by its pass (analyze/run_summary.h, the measured offset applied), and so the
- * origin of its NFS graphs (report_run_nfs_real0(): the same offset, the same function), the
- * earliest at 0. The failed hosts, for the report to name. An exit code.
- */
+/* A host report_runset_axis() cannot place: said, by its name. */
+static void unplaced(void *ctx, size_t i)
+{
+	const struct cli_runset *rs = ctx;
+
+	warning("host %s: its trace has neither clock pairs nor a TIMESTAMP: its graphs start at "
+	        "0 of the set's time axis",
+	        rs->h[i].name);
+}
+
+/* A run set's hosts on one time axis (report/report_axis.h); the failed hosts, for the report
+ * to name. An exit code. */
 static int runset_axis(struct report_input *in, struct report_run *runs, size_t n,
                        const struct cli_runset *rs, struct report_fault **faults)
 {
-	int64_t first = INT64_MAX, nfs0;
-
-	for (size_t i = 0; i < n; i++) {
-		if (runs[i].s.has_block && runs[i].s.have_real_start &&
-		    runs[i].s.real_start_ns < first)
-			first = runs[i].s.real_start_ns;
-		if (report_run_nfs_real0(&runs[i], &nfs0) && nfs0 < first)
-			first = nfs0;
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (report_run_nfs_real0(&runs[i], &nfs0))
-			runs[i].nfs.shift_s = (double)(nfs0 - first) / 1e9;
-		if (!runs[i].s.has_block || !blk_analysis_ndevices(runs[i].s.blk))
-			continue;
-		if (!runs[i].s.have_real_start) {
-			warning("host %s: its trace has neither clock pairs nor a TIMESTAMP: its "
-			        "graphs start at 0 of the set's time axis",
-			        rs->h[i].name);
-			continue;
-		}
-		in[i].t0_s = (double)(runs[i].s.real_start_ns - first) / 1e9;
-	}
+	report_runset_axis(in, runs, n, unplaced, (void *)rs);
 	if (!rs->nf)
 		return EXIT_OK;
 	if (!(*faults = calloc(rs->nf, sizeof(**faults))))

@@ -1,20 +1,19 @@
 /* SPDX-License-Identifier: MIT */
-/* iotape analyze SET of summary runs (capture --host --detail summary): each host's figures. */
-#include "cli/analyze.h"
+/* A run set of summary runs (capture --host --detail summary): each host's figures, one clock. */
+#include "analyze/run_summaries.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyze/idle_explain.h"
 #include "analyze/run_summary.h"
-#include "capture/hosts.h"
-#include "cli/cli.h"
 #include "common/jsonint.h"
 #include "formats/manifest.h"
 #include "formats/rundir.h"
 
-int analyze_runset_summaries(const struct caph_runset_host *rs, unsigned n)
+int run_summaries_detect(const struct run_summaries_host *h, unsigned n)
 {
 	unsigned sum = 0;
 
@@ -22,7 +21,7 @@ int analyze_runset_summaries(const struct caph_runset_host *rs, unsigned n)
 		struct rundir rd;
 		struct iot_err e;
 
-		if (rundir_scan(&rd, rs[i].run, &e))
+		if (rundir_scan(&rd, h[i].path, &e))
 			continue; /* reading it says what is wrong */
 		sum += rd.summary && !rd.ntraces;
 		rundir_release(&rd);
@@ -37,56 +36,70 @@ struct host_clock {
 	struct ie_clock clk;
 };
 
+/* A warning for the caller to show, formatted. 0 or -ENOMEM. */
+__attribute__((format(printf, 2, 3))) static int warn(json_t *warnings, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return json_array_append_new(warnings, json_string(msg)) ? -ENOMEM : 0;
+}
+
 /* Host h's summary, its devices named and keyed as --hosts names them, into *doc; its manifest
- * into c. An exit code after printing any error. */
-static int host_doc(const struct caph_runset_host *h, const struct blk_opts *o,
+ * into c. 0 or -errno (e filled). */
+static int host_doc(const struct run_summaries_host *h, const struct blk_opts *o,
                     uint64_t want_interval_ns, uint64_t want_idle_ns, struct host_clock *c,
-                    json_t **doc)
+                    json_t **doc, json_t *warnings, struct iot_err *e)
 {
 	struct run_summary s;
 	struct rundir rd;
-	struct iot_err e;
+	struct iot_err me;
 	json_t *d;
 	size_t k;
 	int ret;
 
 	*doc = NULL;
-	if ((ret = rundir_scan(&rd, h->run, &e)))
-		return error("%s", e.msg), exit_code_for(ret);
-	if (rd.ncaptures)
-		warning(
-		    "host %s: its packet capture is not analyzed with its summary: analyze '%s' "
-		    "alone",
-		    h->name, rd.captures[0]);
-	if (rd.manifest && !manifest_load(rd.manifest, &c->m, &e))
+	if ((ret = rundir_scan(&rd, h->path, e)))
+		return ret;
+	if (rd.ncaptures &&
+	    warn(warnings,
+	         "host %s: its packet capture is not analyzed with its summary: analyze '%s' alone",
+	         h->name, rd.captures[0]))
+		goto nomem_rd;
+	if (rd.manifest && !manifest_load(rd.manifest, &c->m, &me))
 		c->have_m = true;
-	else
-		warning("host %s: %s: its times stay on its own trace clock", h->name,
-		        rd.manifest ? e.msg : "no manifest.json");
+	else if (warn(warnings, "host %s: %s: its times stay on its own trace clock", h->name,
+	              rd.manifest ? me.msg : "no manifest.json"))
+		goto nomem_rd;
 	c->clk = (struct ie_clock){.m = c->have_m && c->m.have_clock ? &c->m : NULL,
 	                           .real_off_ns = h->offset_ns};
-	if (run_summary_init(&s, o)) {
-		rundir_release(&rd);
-		return error("out of memory"), EXIT_SYSTEM;
-	}
+	if (run_summary_init(&s, o))
+		goto nomem_rd;
 	s.want_interval_ns = want_interval_ns;
 	s.want_idle_ns = want_idle_ns;
-	ret = run_summary_file(&s, rd.summary, &e);
+	ret = run_summary_file(&s, rd.summary, e);
 	rundir_release(&rd);
 	if (ret) {
 		run_summary_release(&s);
-		return error("host %s: %s", h->name, e.msg), exit_code_for(ret);
+		iot_err_prefix(e, "host %s", h->name);
+		return ret;
 	}
 	/* the devices known as --hosts knows them: the manifest's key, role and group, the host */
 	if (blk_ident_json(json_object_get(s.doc, "devices"), c->have_m ? &c->m : NULL, NULL)) {
 		run_summary_release(&s);
-		return error("out of memory"), EXIT_SYSTEM;
+		return iot_err_set(e, -ENOMEM, "out of memory");
 	}
 	json_array_foreach(json_object_get(s.doc, "devices"), k, d)
 	    json_object_set_new(d, "host", json_string(h->name));
 	*doc = json_incref(s.doc);
 	run_summary_release(&s);
-	return EXIT_OK;
+	return 0;
+nomem_rd:
+	rundir_release(&rd);
+	return iot_err_set(e, -ENOMEM, "out of memory");
 }
 
 /* The larger of the clock pairs' uncertainties of m (0 without). */
@@ -105,24 +118,25 @@ static uint64_t pairs_uncertainty(const struct manifest *m)
 	return u;
 }
 
-int analyze_runset_summaries_doc(const struct caph_runset_host *rs, unsigned n,
-                                 const struct blk_opts *o, uint64_t want_interval_ns,
-                                 uint64_t want_idle_ns, json_t *root)
+int run_summaries_doc(const struct run_summaries_host *rs, unsigned n, const struct blk_opts *o,
+                      uint64_t want_interval_ns, uint64_t want_idle_ns, json_t *root,
+                      json_t *warnings, struct iot_err *e)
 {
 	struct host_clock *c = calloc(n, sizeof(*c));
 	json_t *hosts = json_array(), *devs = json_array(), *paths = json_array(), *doc = NULL;
 	uint64_t start = UINT64_MAX, end = 0, worst = 0, err1 = 0, err2 = 0;
-	int ret = EXIT_OK;
+	int ret = 0;
 
 	if (!c || !hosts || !devs || !paths)
 		goto nomem;
-	for (unsigned i = 0; i < n && ret == EXIT_OK; i++) {
+	for (unsigned i = 0; i < n && !ret; i++) {
 		uint64_t s, f, cs, cf;
 		int64_t real;
 		json_t *d;
 		size_t k;
 
-		if ((ret = host_doc(&rs[i], o, want_interval_ns, want_idle_ns, &c[i], &doc)))
+		if ((ret = host_doc(&rs[i], o, want_interval_ns, want_idle_ns, &c[i], &doc, warnings,
+		                    e)))
 			break;
 		json_u64_member(doc, "start_ns", &s);
 		json_u64_member(doc, "end_ns", &f);
@@ -133,11 +147,11 @@ int analyze_runset_summaries_doc(const struct caph_runset_host *rs, unsigned n,
 		      ie_clock_from_real(&c[0].clk, real, &cs) &&
 		      ie_clock_to_real(&c[i].clk, f, &real) &&
 		      ie_clock_from_real(&c[0].clk, real, &cf))) {
-			if (i)
-				warning(
-				    "host %s: its manifest has no clock pairs: its times are not "
-				    "put on the first host's clock",
-				    rs[i].name);
+			if (i && warn(warnings,
+			              "host %s: its manifest has no clock pairs: its times are not "
+			              "put on the first host's clock",
+			              rs[i].name))
+				goto nomem;
 			cs = s, cf = f;
 		}
 		if (json_array_size(json_object_get(doc, "devices"))) {
@@ -146,7 +160,7 @@ int analyze_runset_summaries_doc(const struct caph_runset_host *rs, unsigned n,
 		}
 		if (json_array_append_new(
 		        hosts, json_pack("{s:s, s:s, s:I, s:I, s:I, s:I}", "host", rs[i].name,
-		                         "path", rs[i].run, "start_ns", (json_int_t)s, "end_ns",
+		                         "path", rs[i].path, "start_ns", (json_int_t)s, "end_ns",
 		                         (json_int_t)f, "span_ns", (json_int_t)(f - s), "offset_ns",
 		                         (json_int_t)(cs - s))) ||
 		    json_array_extend(paths,
@@ -175,7 +189,7 @@ int analyze_runset_summaries_doc(const struct caph_runset_host *rs, unsigned n,
 		json_decref(doc);
 		doc = NULL;
 	}
-	if (ret == EXIT_OK) {
+	if (!ret) {
 		json_object_set_new(root, "input",
 		                    json_pack("{s:O, s:[], s:I, s:b}", "paths", paths, "files",
 		                              "events", (json_int_t)0, "summaries", 1));
@@ -189,7 +203,7 @@ int analyze_runset_summaries_doc(const struct caph_runset_host *rs, unsigned n,
 	}
 	goto out;
 nomem:
-	ret = (error("out of memory"), EXIT_SYSTEM);
+	ret = iot_err_set(e, -ENOMEM, "out of memory");
 out:
 	json_decref(doc);
 	json_decref(hosts);
