@@ -135,8 +135,8 @@ int run_summaries_doc(const struct run_summaries_host *rs, unsigned n, const str
 		json_t *d;
 		size_t k;
 
-		if ((ret = host_doc(&rs[i], o, want_interval_ns, want_idle_ns, &c[i], &doc, warnings,
-		                    e)))
+		if ((ret = host_doc(&rs[i], o, want_interval_ns, want_idle_ns, &c[i], &doc,
+		                    warnings, e)))
 			break;
 		json_u64_member(doc, "start_ns", &s);
 		json_u64_member(doc, "end_ns", &f);

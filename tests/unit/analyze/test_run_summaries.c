@@ -17,14 +17,14 @@
 
 /* One device over 2 s from 5 s on its host's trace clock (test_blk_summary.c's request-based
  * summary), its device number DEV. */
-#define SUMMARY(DEV)                                                                              \
-	"{\"format\": \"iotape-summary\", \"format_version\": 1, \"trace_clock\": \"mono\","     \
-	" \"origin_ns\": 5000000000, \"end_ns\": 7000000000, \"interval_ns\": 1000000000,"       \
-	" \"idle_threshold_ns\": 10000000, \"devices\": [{\"name\": \"loop\", \"dev\": \"" DEV   \
-	"\", \"bio_based\": false, \"latency\": {\"kind\": \"d2c\", \"count\": 3, \"sum\": 60,"   \
-	" \"min\": 10, \"max\": 30, \"buckets\": [[10, 1], [20, 1], [30, 1]]},"                  \
-	" \"seeks\": {\"transitions\": 2, \"count\": 1, \"sequential\": 1, \"forward\": 1,"      \
-	" \"backward\": 0, \"seekwatcher\": 1}, \"bins\": [[1, 3, 1, 8192, 4096, 1]],"          \
+#define SUMMARY(DEV)                                                                               \
+	"{\"format\": \"iotape-summary\", \"format_version\": 1, \"trace_clock\": \"mono\","       \
+	" \"origin_ns\": 5000000000, \"end_ns\": 7000000000, \"interval_ns\": 1000000000,"         \
+	" \"idle_threshold_ns\": 10000000, \"devices\": [{\"name\": \"loop\", \"dev\": \"" DEV     \
+	"\", \"bio_based\": false, \"latency\": {\"kind\": \"d2c\", \"count\": 3, \"sum\": 60,"    \
+	" \"min\": 10, \"max\": 30, \"buckets\": [[10, 1], [20, 1], [30, 1]]},"                    \
+	" \"seeks\": {\"transitions\": 2, \"count\": 1, \"sequential\": 1, \"forward\": 1,"        \
+	" \"backward\": 0, \"seekwatcher\": 1}, \"bins\": [[1, 3, 1, 8192, 4096, 1]],"             \
 	" \"gaps\": [[5100000000, 5120000000], [6000000000, 6500000000]]}]}"
 
 /* Host a: realtime = trace + 99 s (start pair's uncertainty 1 us), its disk keyed "disk-a". */
