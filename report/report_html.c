@@ -439,7 +439,8 @@ static void section_extent(const struct devrun *dr, size_t n, struct svg_band *b
 	size_t nb = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		memcpy(bands + nb, dr[i].bands, dr[i].nbands * sizeof(*bands));
+		if (dr[i].nbands) /* none: maybe no array (memcpy takes no NULL) */
+			memcpy(bands + nb, dr[i].bands, dr[i].nbands * sizeof(*bands));
 		nb += dr[i].nbands;
 		if (dr[i].grid) {
 			if (dr[i].grid->min_sector < *smin)

@@ -244,7 +244,8 @@ void report_nfs_section(struct emit *em, const struct report_input *in, size_t n
 	}
 	nb = 0;
 	for (size_t i = 0; i < n; i++) {
-		memcpy(bands + nb, pts[i].bands, pts[i].nbands * sizeof(*bands));
+		if (pts[i].nbands) /* a run without gaps has no array (memcpy takes no NULL) */
+			memcpy(bands + nb, pts[i].bands, pts[i].nbands * sizeof(*bands));
 		nb += pts[i].nbands;
 	}
 	{
