@@ -9,11 +9,7 @@
 source "$SRCDIR/tests/integration/lib.bash"
 source "$SRCDIR/tests/integration/capture_lib.bash"
 source "$SRCDIR/tests/integration/lib_hosts.bash"
-need_cmd tar
-cd "$TMP"
-
-make_loop 64M
-make_hosts 2
+hosts_with_loops 2 64M
 SSHC=(--ssh-config "$SSH_CONFIG")
 
 # --- h1 traces its device (tracefs: one host at a time on one kernel), h2 only its packets;

@@ -8,22 +8,7 @@
 source "$SRCDIR/tests/integration/lib.bash"
 source "$SRCDIR/tests/integration/capture_lib.bash"
 source "$SRCDIR/tests/integration/lib_hosts.bash"
-"$IOTAPE" version | grep -q 'capture backends: bpf' ||
-	skip "this iotape has no bpf capture backend (two captures at once need it)"
-need_cmd tar
-cd "$TMP"
-
-loops=()
-loops_cleanup() { for l in "${loops[@]}"; do losetup -d "$l" 2>/dev/null || true; done; }
-cleanup_hooks+=(loops_cleanup)
-for i in 1 2; do
-	truncate -s 64M "disk$i.img"
-	l=$(losetup -f --show "disk$i.img") || skip "losetup -f failed: no free loop device"
-	loops+=("$l")
-done
-make_hosts 2
-L1=${loops[0]}
-L2=${loops[1]}
+hosts_with_loops 2 64M 2
 
 # h1 writes 20 x 64 KiB, then 0.5 s later h2 does
 "$IOTAPE" capture -o set --ssh-config "$SSH_CONFIG" --backend bpf --detail summary \

@@ -8,11 +8,7 @@
 source "$SRCDIR/tests/integration/lib.bash"
 source "$SRCDIR/tests/integration/capture_lib.bash"
 source "$SRCDIR/tests/integration/lib_hosts.bash"
-need_cmd tar
-cd "$TMP"
-
-make_loop 64M
-make_hosts 3
+hosts_with_loops 3 64M
 
 wait_tracer_free
 "$IOTAPE" capture -o set --ssh-config "$SSH_CONFIG" --backend tracefs --host "h1:$LOOP" \

@@ -9,6 +9,8 @@
 #                  (hosts_net), so tests that make hosts run side by side under ctest -j
 #   HOST_NS[I], HOST_IF[I], HOST_ADDR[I], HOST_SSHD[I] (the sshd's pid), SSH_CONFIG
 #   hssh hI CMD... ssh to a host through the test's ssh_config
+#   hosts_with_loops N SIZE [K]  the start of a capture --host test (after capture_lib.bash):
+#                  K loop devices L1..LK (default 1) and N hosts, the test in $TMP
 #
 # The namespaces share the filesystem with this test, so iotape is "installed" on each host by
 # the sessions' PATH: sshd sets it (SetEnv) to a directory holding only a link to $IOTAPE first.
@@ -20,6 +22,7 @@ need_root
 need_cmd ip
 need_cmd ssh
 need_cmd ssh-keygen
+need_cmd tar # a host's run comes back as a tar stream
 [ -x /usr/sbin/sshd ] || skip "needs /usr/sbin/sshd (Debian's openssh-server)"
 
 HOST_NS=()
@@ -157,3 +160,30 @@ EOF
 }
 
 hssh() { ssh -F "$SSH_CONFIG" "$@"; }
+
+# hosts_with_loops N SIZE [K]: K file-backed loop devices of SIZE (default 1) in L1..LK, detached
+# on exit (L1 is capture_lib.bash's $LOOP), then make_hosts N; the test goes on in $TMP. More
+# than one device is for captures at once, which need the bpf backend (the blk tracer is one a
+# kernel): without it the test is skipped.
+HOST_LOOPS=()
+host_loops_cleanup() {
+	local l
+	for l in "${HOST_LOOPS[@]}"; do losetup -d "$l" 2>/dev/null || true; done
+}
+hosts_with_loops() {
+	local n=$1 size=$2 k=${3:-1} i l
+	if [ "$k" -gt 1 ] && ! "$IOTAPE" version | grep 'capture backends: bpf' >/dev/null; then
+		skip "this iotape has no bpf capture backend (two captures at once need it)"
+	fi
+	cd "$TMP"
+	make_loop "$size"
+	L1=$LOOP
+	cleanup_hooks+=(host_loops_cleanup)
+	for ((i = 2; i <= k; i++)); do
+		truncate -s "$size" "$TMP/disk$i.img"
+		l=$(losetup -f --show "$TMP/disk$i.img") || skip "losetup -f failed: no free loop device"
+		HOST_LOOPS+=("$l")
+		printf -v "L$i" %s "$l"
+	done
+	make_hosts "$n"
+}

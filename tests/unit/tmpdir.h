@@ -8,6 +8,7 @@
 #include <string.h>
 
 static char tmpdir[64];
+static int tmpdir_left; /* 1: tmpdir_teardown() could not remove it */
 
 /* cmocka group setup and teardown: tmpdir made, then removed with all it holds */
 static int tmpdir_setup(void **state)
@@ -22,8 +23,17 @@ static int tmpdir_teardown(void **state)
 	char cmd[128];
 
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
-	return system(cmd);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	tmpdir_left = system(cmd) != 0;
+	return tmpdir_left ? -1 : 0;
+}
+
+/* main()'s status after cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown): its
+ * count of failures, or 1 where tmpdir was left behind (cmocka reports a group teardown that
+ * failed, but does not count it) */
+static inline int tmpdir_status(int failed)
+{
+	return failed ? failed : tmpdir_left;
 }
 
 /* tmpdir/NAME, in one of four static buffers (valid for the next three calls too) */

@@ -226,5 +226,5 @@ int main(void)
 	    cmocka_unit_test(test_partial_and_errors),
 	};
 
-	return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
+	return tmpdir_status(cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown));
 }

@@ -13,32 +13,7 @@
 #include <unistd.h>
 
 #include "capture/cap_int.h"
-
-static char root[64];
-
-static void put(const char *rel, const char *text)
-{
-	char p[640], cmd[720]; /* root (64) and a 512-byte rel fit */
-	FILE *f;
-
-	snprintf(p, sizeof(p), "%s/%s", root, rel);
-	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", p);
-	assert_int_equal(system(cmd), 0);
-	f = fopen(p, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
-static void link_to(const char *rel, const char *target)
-{
-	char p[640], cmd[720];
-
-	snprintf(p, sizeof(p), "%s/%s", root, rel);
-	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", p);
-	assert_int_equal(system(cmd), 0);
-	assert_int_equal(symlink(target, p), 0);
-}
+#include "test_sysroot.h"
 
 /* A block device in the fake sysfs: NAME at ma:mi, under DIR (the parent disk's, for a
  * partition), its class link and dev file. */
@@ -128,9 +103,7 @@ static int setup(void **state)
 {
 	char p[256], t[256];
 
-	(void)state;
-	strcpy(root, "/tmp/iotape-ut-stack-XXXXXX");
-	if (!mkdtemp(root))
+	if (tmpdir_setup(state))
 		return -1;
 	blockdev("loop0", 7, 0, NULL);
 	put("sys/devices/virtual/block/loop0/loop/backing_file", "/img/a.img\n");
@@ -160,25 +133,16 @@ static int setup(void **state)
 	put("osd/ceph-4/type", "bluestore\n");
 	link_to("osd/ceph-4/block", "/dev/loop6");
 	link_to("osd/ceph-4/block.db", "/dev/loop7");
-	snprintf(p, sizeof(p), "%s/mountinfo", root);
+	snprintf(p, sizeof(p), "%s/mountinfo", tmpdir);
 	snprintf(t, sizeof(t),
 	         "100 1 7:4 / %s/osd/ceph-3 rw - xfs /dev/loop4 rw\n"
 	         "101 1 0:55 / %s/osd/ceph-4 rw - tmpfs tmpfs rw\n",
-	         root, root);
+	         tmpdir, tmpdir);
 	put("mountinfo", t);
 	put("mountinfo2", "102 1 7:8 / /mnt/x rw - xfs /dev/loop8 rw,logdev=/dev/loop9\n"
 	                  "103 1 7:10 / /mnt/e rw - ext4 /dev/loop10 rw\n"
 	                  "104 1 0:60 / /mnt/b rw - btrfs /dev/loop12 rw,space_cache=v2\n");
 	return 0;
-}
-
-static int teardown(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
-	return system(cmd);
 }
 
 static const char *str(const json_t *d, const char *k)
@@ -213,7 +177,7 @@ static void test_stacks(void **state)
 	enum { N = sizeof(want) / sizeof(want[0]) };
 	struct cap_dev devs[N];
 	char *names[N] = {0}, path[512], both[1024];
-	struct cap_stack_env env = {.sysroot = root,
+	struct cap_stack_env env = {.sysroot = tmpdir,
 	                            .blockdev = fake_blockdev,
 	                            .filedev = fake_filedev,
 	                            .probe = fake_probe};
@@ -223,9 +187,9 @@ static void test_stacks(void **state)
 
 	(void)state;
 	/* both mount tables in one */
-	snprintf(path, sizeof(path), "%s/mountinfo", root);
+	snprintf(path, sizeof(path), "%s/mountinfo", tmpdir);
 	a = fopen(path, "r");
-	snprintf(path, sizeof(path), "%s/mountinfo2", root);
+	snprintf(path, sizeof(path), "%s/mountinfo2", tmpdir);
 	b = fopen(path, "r");
 	assert_non_null(a);
 	assert_non_null(b);
@@ -237,7 +201,7 @@ static void test_stacks(void **state)
 	fclose(b);
 	env.mountinfo = fmemopen(both, strlen(both), "r");
 	for (unsigned i = 0; i < N; i++) {
-		assert_int_equal(cap_dev_probe(root, want[i].ma, want[i].mi, &devs[i], &e), 0);
+		assert_int_equal(cap_dev_probe(tmpdir, want[i].ma, want[i].mi, &devs[i], &e), 0);
 		json_array_append_new(j, cap_dev_json(&devs[i]));
 	}
 	names[7] = "mylog";
@@ -266,7 +230,7 @@ static void test_stacks(void **state)
 /* Nothing related: no role, no group; a link given on the command line is the key. */
 static void test_alone(void **state)
 {
-	struct cap_stack_env env = {.sysroot = root,
+	struct cap_stack_env env = {.sysroot = tmpdir,
 	                            .blockdev = fake_blockdev,
 	                            .filedev = fake_filedev,
 	                            .probe = fake_probe};
@@ -276,8 +240,8 @@ static void test_alone(void **state)
 	json_t *j = json_array();
 
 	(void)state;
-	snprintf(link, sizeof(link), "%s/dev/disk/by-id/ata-DISK_123", root);
-	assert_int_equal(cap_dev_probe(root, 8, 0, &d, &e), 0);
+	snprintf(link, sizeof(link), "%s/dev/disk/by-id/ata-DISK_123", tmpdir);
+	assert_int_equal(cap_dev_probe(tmpdir, 8, 0, &d, &e), 0);
 	json_array_append_new(j, cap_dev_json(&d));
 	assert_int_equal(cap_devstack(&env, &d, 1, given, NULL, j), 0);
 	assert_true(json_is_null(json_object_get(json_array_get(j, 0), "role")));
@@ -294,5 +258,5 @@ int main(void)
 	    cmocka_unit_test(test_alone),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return tmpdir_status(cmocka_run_group_tests(tests, setup, tmpdir_teardown));
 }

@@ -12,39 +12,12 @@
 #include <unistd.h>
 
 #include "capture/cap_int.h"
+#include "test_sysroot.h"
 #include "formats/blkevent.h"
-
-static char root[64];
-
-static void put(const char *rel, const char *text)
-{
-	char p[512], cmd[600];
-	FILE *f;
-
-	snprintf(p, sizeof(p), "%s/%s", root, rel);
-	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", p);
-	assert_int_equal(system(cmd), 0);
-	f = fopen(p, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
-static void link_to(const char *rel, const char *target)
-{
-	char p[512], cmd[600];
-
-	snprintf(p, sizeof(p), "%s/%s", root, rel);
-	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", p);
-	assert_int_equal(system(cmd), 0);
-	assert_int_equal(symlink(target, p), 0);
-}
 
 static int setup(void **state)
 {
-	(void)state;
-	strcpy(root, "/tmp/iotape-ut-sys-XXXXXX");
-	if (!mkdtemp(root))
+	if (tmpdir_setup(state))
 		return -1;
 	/* a loop device: whole disk, its own queue */
 	put("sys/devices/virtual/block/loop3/size", "2097152\n");
@@ -64,22 +37,13 @@ static int setup(void **state)
 	return 0;
 }
 
-static int teardown(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
-	return system(cmd);
-}
-
 static void test_probe_disk(void **state)
 {
 	struct cap_dev d;
 	struct iot_err e;
 
 	(void)state;
-	assert_int_equal(cap_dev_probe(root, 7, 3, &d, &e), 0);
+	assert_int_equal(cap_dev_probe(tmpdir, 7, 3, &d, &e), 0);
 	assert_string_equal(d.name, "loop3");
 	assert_string_equal(d.path, "/dev/loop3");
 	assert_int_equal(d.kdev, BLK_MKDEV(7, 3));
@@ -100,7 +64,7 @@ static void test_probe_partition(void **state)
 	json_t *j;
 
 	(void)state;
-	assert_int_equal(cap_dev_probe(root, 253, 2, &d, &e), 0);
+	assert_int_equal(cap_dev_probe(tmpdir, 253, 2, &d, &e), 0);
 	assert_string_equal(d.name, "vda2");
 	assert_int_equal(d.partition, 1);
 	assert_string_equal(d.parent, "vda");
@@ -124,7 +88,7 @@ static void test_probe_missing(void **state)
 	struct iot_err e;
 
 	(void)state;
-	assert_int_equal(cap_dev_probe(root, 8, 0, &d, &e), -ENOENT);
+	assert_int_equal(cap_dev_probe(tmpdir, 8, 0, &d, &e), -ENOENT);
 	assert_non_null(strstr(e.msg, "8:0"));
 }
 
@@ -180,13 +144,13 @@ static void test_helpers(void **state)
 	assert_string_equal(buf, "mono");
 	cap_pick_bracketed("[a-very-long-scheduler-name]", buf, 8);
 	assert_string_equal(buf, "a-very-");
-	snprintf(p, sizeof(p), "%s/sys/devices/virtual/block/loop3/size", root);
+	snprintf(p, sizeof(p), "%s/sys/devices/virtual/block/loop3/size", tmpdir);
 	assert_int_equal(cap_read_u64(p, &v), 0);
 	assert_int_equal(v, 2097152);
 	assert_int_equal(cap_write_str(p, "42\n"), 0);
 	assert_int_equal(cap_read_str(p, buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "42");
-	snprintf(p, sizeof(p), "%s/nonexistent", root);
+	snprintf(p, sizeof(p), "%s/nonexistent", tmpdir);
 	assert_int_equal(cap_read_u64(p, &v), -ENOENT);
 }
 
@@ -198,5 +162,5 @@ int main(void)
 	    cmocka_unit_test(test_mountinfo),     cmocka_unit_test(test_helpers),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return tmpdir_status(cmocka_run_group_tests(tests, setup, tmpdir_teardown));
 }

@@ -14,8 +14,7 @@
 #include <dirent.h>
 
 #include "common/fs.h"
-
-static char base[64];
+#include "../tmpdir.h"
 
 static int hidden_files(const char *dir);
 
@@ -32,9 +31,9 @@ static void test_parents(void **state)
 	struct iot_err e;
 
 	(void)state;
-	snprintf(p, sizeof(p), "%s/a/b//c/", base);
+	snprintf(p, sizeof(p), "%s/a/b//c/", tmpdir);
 	assert_int_equal(iot_mkdir_p(p, &e), 0);
-	snprintf(p, sizeof(p), "%s/a/b/c", base);
+	snprintf(p, sizeof(p), "%s/a/b/c", tmpdir);
 	assert_true(is_dir(p));
 	/* again: it exists, which is fine */
 	assert_int_equal(iot_mkdir_p(p, &e), 0);
@@ -47,11 +46,11 @@ static void test_file_in_the_way(void **state)
 	FILE *fp;
 
 	(void)state;
-	snprintf(f, sizeof(f), "%s/file", base);
+	snprintf(f, sizeof(f), "%s/file", tmpdir);
 	fp = fopen(f, "w");
 	assert_non_null(fp);
 	fclose(fp);
-	snprintf(p, sizeof(p), "%s/file/sub", base);
+	snprintf(p, sizeof(p), "%s/file/sub", tmpdir);
 	assert_int_equal(iot_mkdir_p(p, &e), -ENOTDIR);
 	assert_non_null(strstr(e.msg, "is not a directory"));
 	assert_int_equal(iot_mkdir_p(f, &e), -ENOTDIR);
@@ -66,17 +65,17 @@ static void test_write_atomic(void **state)
 	size_t n;
 
 	(void)state;
-	assert_int_equal(iot_write_atomic(base, "state.json", "first\n", 6, &e), 0);
-	assert_int_equal(iot_write_atomic(base, "state.json", "second\n", 7, &e), 0);
-	snprintf(p, sizeof(p), "%s/state.json", base);
+	assert_int_equal(iot_write_atomic(tmpdir, "state.json", "first\n", 6, &e), 0);
+	assert_int_equal(iot_write_atomic(tmpdir, "state.json", "second\n", 7, &e), 0);
+	snprintf(p, sizeof(p), "%s/state.json", tmpdir);
 	fp = fopen(p, "r");
 	assert_non_null(fp);
 	n = fread(buf, 1, sizeof(buf), fp);
 	fclose(fp);
 	assert_int_equal(n, 7);
 	assert_memory_equal(buf, "second\n", 7);
-	assert_int_equal(hidden_files(base), 0);
-	snprintf(p, sizeof(p), "%s/missing", base);
+	assert_int_equal(hidden_files(tmpdir), 0);
+	snprintf(p, sizeof(p), "%s/missing", tmpdir);
 	assert_int_equal(iot_write_atomic(p, "x", "y", 1, &e), -ENOENT);
 	assert_non_null(strstr(e.msg, "missing/x"));
 }
@@ -125,8 +124,8 @@ static void test_outfile_replaces(void **state)
 	struct stat a, b;
 
 	(void)state;
-	snprintf(p, sizeof(p), "%s/out.txt", base);
-	snprintf(hard, sizeof(hard), "%s/hard.txt", base);
+	snprintf(p, sizeof(p), "%s/out.txt", tmpdir);
+	snprintf(hard, sizeof(hard), "%s/hard.txt", tmpdir);
 	put(p, "old\n");
 	assert_int_equal(link(p, hard), 0);
 	assert_int_equal(stat(p, &a), 0);
@@ -140,14 +139,14 @@ static void test_outfile_replaces(void **state)
 	expect(hard, "old\n");
 	assert_int_equal(stat(p, &b), 0);
 	assert_true(a.st_ino != b.st_ino);
-	assert_int_equal(hidden_files(base), 0);
+	assert_int_equal(hidden_files(tmpdir), 0);
 
 	assert_int_equal(iot_outfile_open(&o, p, 0, &e), 0);
 	assert_int_equal(iot_write_all(o.fd, "partial", 7, NULL), 0);
 	iot_outfile_abort(&o);
 	iot_outfile_abort(&o); /* twice is harmless */
 	expect(p, "new\n");
-	assert_int_equal(hidden_files(base), 0);
+	assert_int_equal(hidden_files(tmpdir), 0);
 	unlink(p);
 	unlink(hard);
 }
@@ -161,7 +160,7 @@ static void test_outfile_suspend(void **state)
 	struct iot_err e;
 
 	(void)state;
-	snprintf(p, sizeof(p), "%s/log.iolog", base);
+	snprintf(p, sizeof(p), "%s/log.iolog", tmpdir);
 	put(p, "old\n");
 	assert_int_equal(iot_outfile_open(&o, p, 0, &e), 0);
 	fputs("one\n", iot_outfile_stream(&o));
@@ -169,20 +168,20 @@ static void test_outfile_suspend(void **state)
 	assert_int_equal(o.fd, -1);
 	assert_int_equal(iot_outfile_suspend(&o, &e), 0); /* twice is harmless */
 	expect(p, "old\n");
-	assert_int_equal(hidden_files(base), 1);
+	assert_int_equal(hidden_files(tmpdir), 1);
 	assert_int_equal(iot_outfile_resume(&o, &e), 0);
 	assert_int_equal(iot_write_all(o.fd, "two\n", 4, NULL), 0);
 	assert_int_equal(iot_outfile_suspend(&o, &e), 0);
 	assert_int_equal(iot_outfile_commit(&o, &e), 0); /* committed while suspended */
 	expect(p, "one\ntwo\n");
-	assert_int_equal(hidden_files(base), 0);
+	assert_int_equal(hidden_files(tmpdir), 0);
 
 	assert_int_equal(iot_outfile_open(&o, p, 0, &e), 0);
 	assert_int_equal(iot_write_all(o.fd, "three\n", 6, NULL), 0);
 	assert_int_equal(iot_outfile_suspend(&o, &e), 0);
 	iot_outfile_abort(&o);
 	expect(p, "one\ntwo\n");
-	assert_int_equal(hidden_files(base), 0);
+	assert_int_equal(hidden_files(tmpdir), 0);
 	unlink(p);
 }
 
@@ -193,20 +192,20 @@ static void test_write_file(void **state)
 	struct iot_err e;
 
 	(void)state;
-	snprintf(p, sizeof(p), "%s/summary.json", base);
-	snprintf(hard, sizeof(hard), "%s/hard.json", base);
+	snprintf(p, sizeof(p), "%s/summary.json", tmpdir);
+	snprintf(hard, sizeof(hard), "%s/hard.json", tmpdir);
 	assert_int_equal(iot_write_file(p, "{}", 2, 0, &e), 0);
 	expect(p, "{}");
 	assert_int_equal(link(p, hard), 0);
 	assert_int_equal(iot_write_file(p, "{\"a\": 1}", 8, IOT_OUT_SYNC, &e), 0);
 	expect(p, "{\"a\": 1}");
 	expect(hard, "{}");
-	assert_int_equal(hidden_files(base), 0);
-	snprintf(p, sizeof(p), "%s/no/such/dir/x", base);
+	assert_int_equal(hidden_files(tmpdir), 0);
+	snprintf(p, sizeof(p), "%s/no/such/dir/x", tmpdir);
 	assert_int_equal(iot_write_file(p, "y", 1, 0, &e), -ENOENT);
 	assert_non_null(strstr(e.msg, "no/such/dir/x"));
 	unlink(hard);
-	snprintf(p, sizeof(p), "%s/summary.json", base);
+	snprintf(p, sizeof(p), "%s/summary.json", tmpdir);
 	unlink(p);
 }
 
@@ -219,8 +218,8 @@ static void test_outfile_link(void **state)
 	struct stat st;
 
 	(void)state;
-	snprintf(p, sizeof(p), "%s/link.html", base);
-	snprintf(target, sizeof(target), "%s/real.html", base);
+	snprintf(p, sizeof(p), "%s/link.html", tmpdir);
+	snprintf(target, sizeof(target), "%s/real.html", tmpdir);
 	put(target, "old\n");
 	assert_int_equal(symlink("real.html", p), 0);
 	assert_int_equal(iot_outfile_open(&o, p, 0, &e), 0);
@@ -230,8 +229,8 @@ static void test_outfile_link(void **state)
 	assert_true(S_ISLNK(st.st_mode));
 	expect(target, "new\n");
 	/* a dangling link: the file is made where it points */
-	snprintf(dangling, sizeof(dangling), "%s/dangling", base);
-	snprintf(made, sizeof(made), "%s/made.txt", base);
+	snprintf(dangling, sizeof(dangling), "%s/dangling", tmpdir);
+	snprintf(made, sizeof(made), "%s/made.txt", tmpdir);
 	assert_int_equal(symlink(made, dangling), 0);
 	assert_int_equal(iot_outfile_open(&o, dangling, 0, &e), 0);
 	assert_int_equal(iot_write_all(o.fd, "x", 1, NULL), 0);
@@ -258,8 +257,8 @@ static void test_outfile_special(void **state)
 	assert_int_equal(iot_outfile_commit(&o, &e), 0);
 	assert_int_equal(stat("/dev/null", &st), 0);
 	assert_true(S_ISCHR(st.st_mode));
-	assert_int_equal(iot_outfile_open(&o, base, 0, &e), -EISDIR);
-	snprintf(p, sizeof(p), "%s/nodir/x.html", base);
+	assert_int_equal(iot_outfile_open(&o, tmpdir, 0, &e), -EISDIR);
+	snprintf(p, sizeof(p), "%s/nodir/x.html", tmpdir);
 	assert_int_equal(iot_outfile_open(&o, p, 0, &e), -ENOENT);
 	assert_non_null(strstr(e.msg, "nodir/x.html"));
 	assert_int_equal(iot_outfile_open(&o, "-", 0, &e), 0);
@@ -276,15 +275,6 @@ int main(void)
 	    cmocka_unit_test(test_outfile_link),    cmocka_unit_test(test_outfile_special),
 	    cmocka_unit_test(test_outfile_suspend), cmocka_unit_test(test_write_file),
 	};
-	char cmd[128];
-	int ret;
 
-	snprintf(base, sizeof(base), "/tmp/iotape-test-fs.XXXXXX");
-	if (!mkdtemp(base))
-		return 1;
-	ret = cmocka_run_group_tests(tests, NULL, NULL);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
-	if (system(cmd))
-		ret = 1;
-	return ret;
+	return tmpdir_status(cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown));
 }

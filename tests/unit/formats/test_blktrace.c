@@ -21,27 +21,17 @@ static size_t mkrec(uint8_t *b, int v8, int sw, uint32_t seq, uint64_t time, uin
                     uint32_t bytes, uint64_t action, uint32_t pid, uint32_t dev, uint32_t cpu,
                     uint16_t error, const void *pdu, uint16_t pdu_len)
 {
-#define W32(off, v)                                                                                \
+/* the BITS-bit value v at b + off, byte-swapped where sw */
+#define WN(bits, off, v)                                                                           \
 	do {                                                                                       \
-		uint32_t x = (v);                                                                  \
+		uint##bits##_t x = (v);                                                            \
 		if (sw)                                                                            \
-			x = bswap_32(x);                                                           \
-		memcpy(b + (off), &x, 4);                                                          \
+			x = bswap_##bits(x);                                                       \
+		memcpy(b + (off), &x, (bits) / 8);                                                 \
 	} while (0)
-#define W64(off, v)                                                                                \
-	do {                                                                                       \
-		uint64_t x = (v);                                                                  \
-		if (sw)                                                                            \
-			x = bswap_64(x);                                                           \
-		memcpy(b + (off), &x, 8);                                                          \
-	} while (0)
-#define W16(off, v)                                                                                \
-	do {                                                                                       \
-		uint16_t x = (v);                                                                  \
-		if (sw)                                                                            \
-			x = bswap_16(x);                                                           \
-		memcpy(b + (off), &x, 2);                                                          \
-	} while (0)
+#define W16(off, v) WN(16, off, v)
+#define W32(off, v) WN(32, off, v)
+#define W64(off, v) WN(64, off, v)
 	size_t hdr = v8 ? 64 : 48;
 
 	memset(b, 0, hdr);
@@ -1219,5 +1209,5 @@ int main(void)
 	    cmocka_unit_test(test_reader_batch_max),
 	};
 
-	return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
+	return tmpdir_status(cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown));
 }

@@ -517,5 +517,5 @@ int main(void)
 	    cmocka_unit_test(test_open_errors),
 	};
 
-	return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
+	return tmpdir_status(cmocka_run_group_tests(tests, setup, tmpdir_teardown));
 }

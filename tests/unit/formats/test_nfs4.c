@@ -71,16 +71,42 @@ static void res_getattr_size(struct wb *w, uint64_t size)
 	put64(w, size);
 }
 
+/* an op's result in a COMPOUND reply: the op and its status */
+static void res_op(struct wb *r, uint32_t op, uint32_t status)
+{
+	put32(r, op);
+	put32(r, status);
+}
+
+/* nfs4_call(), nfs4_reply() and nfs4_cb_call() of the bytes in w */
+static int call_of(const struct wb *w, struct nfs_call *c)
+{
+	struct cur cu = cur_make(w->b, w->n);
+
+	return nfs4_call(&cu, c);
+}
+
+static int reply_of(const struct wb *r, const struct nfs_call *c, struct nfs_reply *p)
+{
+	struct cur cu = cur_make(r->b, r->n);
+
+	return nfs4_reply(&cu, c, p);
+}
+
+static int cb_call_of(const struct wb *w, struct nfs_call *c)
+{
+	struct cur cu = cur_make(w->b, w->n);
+
+	return nfs4_cb_call(&cu, c);
+}
+
 static void test_write_compound(void **state)
 {
 	struct wb w = {.n = 0}, r = {.n = 0};
-	struct nfs_call c;
-	struct nfs_reply p;
-	struct cur cu;
+	struct nfs_call c = {0};
+	struct nfs_reply p = {0};
 
 	(void)state;
-	memset(&c, 0, sizeof(c));
-	memset(&p, 0, sizeof(p));
 	compound_hdr(&w, 1, 4);
 	op_sequence(&w);
 	op_putfh(&w, FH);
@@ -90,8 +116,7 @@ static void test_write_compound(void **state)
 	put32(&w, 2);
 	putopaque(&w, "0123456789", 10);
 	op_getattr(&w);
-	cu = cur_make(w.b, w.n);
-	assert_int_equal(nfs4_call(&cu, &c), 0);
+	assert_int_equal(call_of(&w, &c), 0);
 	assert_true(c.decoded);
 	assert_int_equal(c.minor, 1);
 	assert_int_equal(c.nops, 4);
@@ -108,16 +133,13 @@ static void test_write_compound(void **state)
 
 	res_hdr(&r, 0, 4);
 	res_sequence(&r);
-	put32(&r, OP4_PUTFH);
-	put32(&r, 0);
-	put32(&r, OP4_WRITE);
-	put32(&r, 0);
+	res_op(&r, OP4_PUTFH, 0);
+	res_op(&r, OP4_WRITE, 0);
 	put32(&r, 10);
 	put32(&r, 2);
 	putzero(&r, 8);
 	res_getattr_size(&r, 12298);
-	cu = cur_make(r.b, r.n);
-	assert_int_equal(nfs4_reply(&cu, &c, &p), 0);
+	assert_int_equal(reply_of(&r, &c, &p), 0);
 	assert_int_equal(p.status, 0);
 	assert_int_equal(p.count, 10);
 	assert_int_equal(p.committed, 2);
@@ -154,13 +176,10 @@ static void test_main_op_rule(void **state)
 static void test_open_compound(void **state)
 {
 	struct wb w = {.n = 0}, r = {.n = 0};
-	struct nfs_call c;
-	struct nfs_reply p;
-	struct cur cu;
+	struct nfs_call c = {0};
+	struct nfs_reply p = {0};
 
 	(void)state;
-	memset(&c, 0, sizeof(c));
-	memset(&p, 0, sizeof(p));
 	compound_hdr(&w, 0, 6);
 	op_putfh(&w, FH);
 	put32(&w, OP4_LOOKUP);
@@ -182,8 +201,7 @@ static void test_open_compound(void **state)
 	put32(&w, 0); /* CLAIM_NULL */
 	putopaque(&w, "newfile", 7);
 	put32(&w, OP4_GETFH);
-	cu = cur_make(w.b, w.n);
-	nfs4_call(&cu, &c);
+	call_of(&w, &c);
 	assert_true(c.decoded);
 	assert_int_equal(c.op, OP4_OPEN);
 	assert_int_equal(c.nops, 6);
@@ -195,12 +213,9 @@ static void test_open_compound(void **state)
 	assert_int_equal(c.set_size, 0);
 	/* reply: LOOKUP fails, the COMPOUND stops there */
 	res_hdr(&r, 2, 2);
-	put32(&r, OP4_PUTFH);
-	put32(&r, 0);
-	put32(&r, OP4_LOOKUP);
-	put32(&r, 2);
-	cu = cur_make(r.b, r.n);
-	nfs4_reply(&cu, &c, &p);
+	res_op(&r, OP4_PUTFH, 0);
+	res_op(&r, OP4_LOOKUP, 2);
+	reply_of(&r, &c, &p);
 	assert_int_equal(p.status, 2);
 	assert_int_equal(p.op_status, 0);
 }
@@ -210,11 +225,9 @@ static void test_setattr_create(void **state)
 {
 	struct wb w = {.n = 0}, a = {.n = 0};
 	uint8_t names[NFS_NAMES_BUF];
-	struct nfs_call c;
-	struct cur cu;
+	struct nfs_call c = {0};
 
 	(void)state;
-	memset(&c, 0, sizeof(c));
 	compound_hdr(&w, 0, 2);
 	op_putfh(&w, FH);
 	put32(&w, OP4_SETATTR);
@@ -226,8 +239,7 @@ static void test_setattr_create(void **state)
 	put32(&a, 1);     /* archive */
 	put32(&a, 0100640);
 	putopaque(&w, a.b, (uint32_t)a.n);
-	cu = cur_make(w.b, w.n);
-	nfs4_call(&cu, &c);
+	call_of(&w, &c);
 	assert_true(c.decoded);
 	assert_int_equal(c.op, OP4_SETATTR);
 	assert_int_equal(c.set, NFS_SET_SIZE | NFS_SET_MODE);
@@ -256,8 +268,7 @@ static void test_setattr_create(void **state)
 	put64(&a, 1700000000);
 	put32(&a, 5);
 	putopaque(&w, a.b, (uint32_t)a.n);
-	cu = cur_make(w.b, w.n);
-	nfs4_call(&cu, &c);
+	call_of(&w, &c);
 	assert_int_equal(c.set, NFS_SET_MODE | NFS_SET_UID | NFS_SET_ATIME_NOW | NFS_SET_MTIME);
 	assert_int_equal(c.set_mode, 0755);
 	assert_int_equal(c.set_uid, 1000);
@@ -277,8 +288,7 @@ static void test_setattr_create(void **state)
 	putopaque(&w, "loop1", 5);
 	put32(&w, 0);
 	putopaque(&w, "", 0);
-	cu = cur_make(w.b, w.n);
-	nfs4_call(&cu, &c);
+	call_of(&w, &c);
 	assert_int_equal(c.ftype, NFS_FT_BLK);
 	assert_int_equal(c.spec1, 7);
 	assert_int_equal(c.spec2, 1);
@@ -296,8 +306,7 @@ static void test_setattr_create(void **state)
 	put32(&w, 0); /* fattr4: no bits */
 	putopaque(&w, "", 0);
 	put32(&w, OP4_GETFH);
-	cu = cur_make(w.b, w.n);
-	nfs4_call(&cu, &c);
+	call_of(&w, &c);
 	assert_int_equal(c.op, OP4_CREATE);
 	assert_int_equal(c.ftype, NFS_FT_LNK);
 	assert_int_equal(c.set, 0);
@@ -318,14 +327,10 @@ static void test_setattr_create(void **state)
 static void test_copy_and_cb_offload(void **state)
 {
 	struct wb w = {.n = 0}, r = {.n = 0}, cb = {.n = 0};
-	struct nfs_call c, k;
-	struct nfs_reply p;
-	struct cur cu;
+	struct nfs_call c = {0}, k = {0};
+	struct nfs_reply p = {0};
 
 	(void)state;
-	memset(&c, 0, sizeof(c));
-	memset(&k, 0, sizeof(k));
-	memset(&p, 0, sizeof(p));
 	compound_hdr(&w, 2, 5);
 	op_sequence(&w);
 	op_putfh(&w, FH);
@@ -343,8 +348,7 @@ static void test_copy_and_cb_offload(void **state)
 	put32(&w, 3); /* NL4_NETADDR */
 	putopaque(&w, "tcp", 3);
 	putopaque(&w, "10.0.0.9.8.1", 12);
-	cu = cur_make(w.b, w.n);
-	nfs4_call(&cu, &c);
+	call_of(&w, &c);
 	assert_true(c.decoded);
 	assert_int_equal(c.op, OP4_COPY);
 	assert_int_equal(c.count, 1 << 30);
@@ -353,14 +357,10 @@ static void test_copy_and_cb_offload(void **state)
 
 	res_hdr(&r, 0, 5);
 	res_sequence(&r);
-	put32(&r, OP4_PUTFH);
-	put32(&r, 0);
-	put32(&r, OP4_SAVEFH);
-	put32(&r, 0);
-	put32(&r, OP4_PUTFH);
-	put32(&r, 0);
-	put32(&r, OP4_COPY);
-	put32(&r, 0);
+	res_op(&r, OP4_PUTFH, 0);
+	res_op(&r, OP4_SAVEFH, 0);
+	res_op(&r, OP4_PUTFH, 0);
+	res_op(&r, OP4_COPY, 0);
 	put32(&r, 1);
 	putbytes(&r, SID, 16);
 	put64(&r, 0);
@@ -368,8 +368,7 @@ static void test_copy_and_cb_offload(void **state)
 	putzero(&r, 8);
 	put32(&r, 1);
 	put32(&r, 0);
-	cu = cur_make(r.b, r.n);
-	nfs4_reply(&cu, &c, &p);
+	reply_of(&r, &c, &p);
 	assert_true(p.copy_async);
 	assert_memory_equal(p.copy_stateid, SID, 16);
 
@@ -393,8 +392,7 @@ static void test_copy_and_cb_offload(void **state)
 	put64(&cb, 1 << 30);
 	put32(&cb, 2);
 	putzero(&cb, 8);
-	cu = cur_make(cb.b, cb.n);
-	nfs4_cb_call(&cu, &k);
+	cb_call_of(&cb, &k);
 	assert_true(k.cb_offload);
 	assert_int_equal(k.op, CB4_OFFLOAD);
 	assert_int_equal(k.cb_count, 1 << 30);
@@ -404,11 +402,9 @@ static void test_copy_and_cb_offload(void **state)
 static void test_42_ops(void **state)
 {
 	struct wb w = {.n = 0};
-	struct nfs_call c;
-	struct cur cu;
+	struct nfs_call c = {0};
 
 	(void)state;
-	memset(&c, 0, sizeof(c));
 	compound_hdr(&w, 2, 9);
 	op_sequence(&w);
 	op_putfh(&w, FH);
@@ -435,8 +431,7 @@ static void test_42_ops(void **state)
 	put64(&w, 0);
 	put32(&w, 4096);
 	op_getattr(&w);
-	cu = cur_make(w.b, w.n);
-	nfs4_call(&cu, &c);
+	call_of(&w, &c);
 	assert_true(c.decoded);
 	assert_int_equal(c.nops, 9);
 	assert_int_equal(c.op, OP4_ALLOCATE);
@@ -447,20 +442,15 @@ static void test_42_ops(void **state)
 static void test_read_plus_reply(void **state)
 {
 	struct wb r = {.n = 0};
-	struct nfs_call c;
-	struct nfs_reply p;
-	struct cur cu;
+	struct nfs_call c = {0};
+	struct nfs_reply p = {0};
 
 	(void)state;
-	memset(&c, 0, sizeof(c));
-	memset(&p, 0, sizeof(p));
 	c.op = OP4_READ_PLUS;
 	c.main_idx = 1;
 	res_hdr(&r, 0, 2);
-	put32(&r, OP4_PUTFH);
-	put32(&r, 0);
-	put32(&r, OP4_READ_PLUS);
-	put32(&r, 0);
+	res_op(&r, OP4_PUTFH, 0);
+	res_op(&r, OP4_READ_PLUS, 0);
 	put32(&r, 1); /* eof */
 	put32(&r, 2);
 	put32(&r, 0); /* data */
@@ -469,8 +459,7 @@ static void test_read_plus_reply(void **state)
 	put32(&r, 1); /* hole */
 	put64(&r, 4);
 	put64(&r, 4092);
-	cu = cur_make(r.b, r.n);
-	nfs4_reply(&cu, &c, &p);
+	reply_of(&r, &c, &p);
 	assert_true(p.eof);
 	assert_int_equal(p.count, 4096);
 }
@@ -478,29 +467,24 @@ static void test_read_plus_reply(void **state)
 static void test_bad_input(void **state)
 {
 	struct wb w = {.n = 0};
-	struct nfs_call c;
+	struct nfs_call c = {0};
 	struct nfs_reply p;
-	struct cur cu;
 
 	(void)state;
-	memset(&c, 0, sizeof(c));
 	compound_hdr(&w, 1, 0xffffffffu);
 	op_putfh(&w, FH);
 	put32(&w, 9999); /* unknown op: the walk stops */
 	put32(&w, 0);
-	cu = cur_make(w.b, w.n);
-	assert_int_equal(nfs4_call(&cu, &c), 0);
+	assert_int_equal(call_of(&w, &c), 0);
 	assert_int_equal(c.nops, 2);
 	assert_false(c.decoded);
 	/* tag length beyond the buffer */
 	w.n = 0;
 	put32(&w, 0x7fffffffu);
-	cu = cur_make(w.b, w.n);
 	memset(&c, 0, sizeof(c));
-	assert_int_not_equal(nfs4_call(&cu, &c), 0);
-	cu = cur_make(w.b, w.n);
+	assert_int_not_equal(call_of(&w, &c), 0);
 	memset(&p, 0, sizeof(p));
-	assert_int_not_equal(nfs4_reply(&cu, &c, &p), 0);
+	assert_int_not_equal(reply_of(&w, &c, &p), 0);
 	/* a WRITE whose data runs past the kept head still gives offset and count */
 	w.n = 0;
 	memset(&c, 0, sizeof(c));
@@ -512,8 +496,7 @@ static void test_bad_input(void **state)
 	put32(&w, 0);
 	put32(&w, 1 << 20);
 	putzero(&w, 100);
-	cu = cur_make(w.b, w.n);
-	nfs4_call(&cu, &c);
+	call_of(&w, &c);
 	assert_int_equal(c.op, OP4_WRITE);
 	assert_int_equal(c.count, 1 << 20);
 	assert_true(c.decoded);

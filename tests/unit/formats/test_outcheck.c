@@ -13,12 +13,11 @@
 #include <cmocka.h>
 
 #include "formats/outcheck.h"
-
-static char base[64];
+#include "../tmpdir.h"
 
 static const char *at(char *buf, const char *rel)
 {
-	snprintf(buf, 256, "%s/%s", base, rel);
+	snprintf(buf, 256, "%s/%s", tmpdir, rel);
 	return buf;
 }
 
@@ -197,15 +196,6 @@ int main(void)
 	    cmocka_unit_test(test_set),     cmocka_unit_test(test_dir_entries),
 	    cmocka_unit_test(test_targets), cmocka_unit_test(test_stdio),
 	};
-	char cmd[128];
-	int ret;
 
-	snprintf(base, sizeof(base), "/tmp/iotape-test-outcheck.XXXXXX");
-	if (!mkdtemp(base))
-		return 1;
-	ret = cmocka_run_group_tests(tests, NULL, NULL);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
-	if (system(cmd))
-		ret = 1;
-	return ret;
+	return tmpdir_status(cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown));
 }

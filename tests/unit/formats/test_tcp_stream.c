@@ -55,13 +55,35 @@ static void call_msg(struct wb *out, uint32_t xid, size_t size)
 	rm_frame(out, &m);
 }
 
-static struct tcp_table *mk(struct got *g, const struct tcp_cfg *cfg)
-{
-	struct tcp_table *t;
+/* Each test's table (the default configuration unless the test makes another with table()),
+ * the records it delivered and a buffer for its messages: made fresh before the test (fresh()),
+ * the table freed after it (done()). */
+static struct got g;
+static struct tcp_table *t;
+static struct wb w;
 
-	memset(g, 0, sizeof(*g));
-	assert_int_equal(tcp_table_new(&t, cfg, on_rec, g), 0);
-	return t;
+static void table(const struct tcp_cfg *cfg)
+{
+	tcp_table_free(t);
+	t = NULL;
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(tcp_table_new(&t, cfg, on_rec, &g), 0);
+}
+
+static int fresh(void **state)
+{
+	(void)state;
+	w.n = 0;
+	table(NULL);
+	return 0;
+}
+
+static int done(void **state)
+{
+	(void)state;
+	tcp_table_free(t);
+	t = NULL;
+	return 0;
 }
 
 static void syn(struct tcp_table *t, uint32_t isn)
@@ -85,11 +107,27 @@ static uint32_t xid_of(struct got *g, unsigned i)
 	return (uint32_t)h[0] << 24 | (uint32_t)h[1] << 16 | (uint32_t)h[2] << 8 | h[3];
 }
 
+/* n calls of `size` bytes, framed: xids xid, xid + 1, ... */
+static void calls(struct wb *out, uint32_t xid, unsigned n, size_t size)
+{
+	for (unsigned i = 0; i < n; i++)
+		call_msg(out, xid + i, size);
+}
+
+/* The records delivered are n, these xids in this order. */
+static void want_xids(struct got *g, unsigned n, ...)
+{
+	va_list ap;
+
+	assert_int_equal(g->n, n);
+	va_start(ap, n);
+	for (unsigned i = 0; i < n; i++)
+		assert_int_equal(xid_of(g, i), va_arg(ap, unsigned));
+	va_end(ap);
+}
+
 static void test_several_in_one_segment(void **state)
 {
-	struct got g;
-	struct tcp_table *t = mk(&g, NULL);
-	struct wb w = {.n = 0};
 
 	(void)state;
 	call_msg(&w, 1, 40);
@@ -97,21 +135,14 @@ static void test_several_in_one_segment(void **state)
 	call_msg(&w, 3, 60);
 	syn(t, 1000);
 	seg(t, 1001, w.b, (uint32_t)w.n, 5);
-	assert_int_equal(g.n, 3);
-	assert_int_equal(xid_of(&g, 0), 1);
-	assert_int_equal(xid_of(&g, 1), 2);
-	assert_int_equal(xid_of(&g, 2), 3);
+	want_xids(&g, 3, 1, 2, 3);
 	assert_int_equal(g.r[1].len, 100);
 	assert_int_equal(g.r[2].ts, 5);
 	assert_int_equal(tcp_table_counters(t)->lost_bytes, 0);
-	tcp_table_free(t);
 }
 
 static void test_one_over_many_segments(void **state)
 {
-	struct got g;
-	struct tcp_table *t = mk(&g, NULL);
-	struct wb w = {.n = 0};
 	size_t i;
 
 	(void)state;
@@ -123,14 +154,11 @@ static void test_one_over_many_segments(void **state)
 	assert_int_equal(g.r[0].len, 200);
 	assert_int_equal(g.r[0].ts, 100 + w.n - 1); /* time of the last byte */
 	assert_memory_equal(g.r[0].head, w.b + 4, 200 > 256 ? 256 : 200);
-	tcp_table_free(t);
 }
 
 static void test_multi_fragment(void **state)
 {
-	struct got g;
-	struct tcp_table *t = mk(&g, NULL);
-	struct wb m = {.n = 0}, w = {.n = 0};
+	struct wb m = {.n = 0};
 
 	(void)state;
 	rpc_call_hdr(&m, 9, 100003, 3, 0, AUTHB_NONE);
@@ -148,63 +176,47 @@ static void test_multi_fragment(void **state)
 	assert_int_equal(g.r[0].len, m.n);
 	assert_int_equal(g.r[0].head_len, m.n);
 	assert_memory_equal(g.r[0].head, m.b, m.n);
-	tcp_table_free(t);
 }
 
 static void test_retransmit_and_overlap(void **state)
 {
-	struct got g;
-	struct tcp_table *t = mk(&g, NULL);
-	struct wb w = {.n = 0};
 
 	(void)state;
-	call_msg(&w, 1, 100);
-	call_msg(&w, 2, 100);
+	calls(&w, 1, 2, 100);
 	syn(t, 0);
 	seg(t, 1, w.b, 60, 1);
 	seg(t, 1, w.b, 60, 2);       /* exact retransmission */
 	seg(t, 31, w.b + 30, 80, 3); /* overlaps 30 old bytes, 50 new */
 	seg(t, 61, w.b + 60, 50, 4); /* all old */
 	seg(t, 111, w.b + 110, (uint32_t)w.n - 110, 5);
-	assert_int_equal(g.n, 2);
-	assert_int_equal(xid_of(&g, 0), 1);
-	assert_int_equal(xid_of(&g, 1), 2);
+	want_xids(&g, 2, 1, 2);
 	assert_int_equal(tcp_table_counters(t)->retransmits, 3);
 	assert_int_equal(tcp_table_counters(t)->lost_bytes, 0);
-	tcp_table_free(t);
 }
 
 static void test_out_of_order(void **state)
 {
-	struct got g;
-	struct tcp_table *t = mk(&g, NULL);
-	struct wb w = {.n = 0};
 
 	(void)state;
-	call_msg(&w, 1, 100);
-	call_msg(&w, 2, 100);
+	calls(&w, 1, 2, 100);
 	syn(t, 0);
 	seg(t, 1 + 150, w.b + 150, (uint32_t)w.n - 150, 1);
 	seg(t, 1 + 60, w.b + 60, 90, 2);
 	assert_int_equal(g.n, 0);
 	seg(t, 1, w.b, 60, 3);
-	assert_int_equal(g.n, 2);
-	assert_int_equal(xid_of(&g, 1), 2);
+	want_xids(&g, 2, 1, 2);
 	assert_int_equal(g.r[1].ts, 3);
 	assert_int_equal(tcp_table_counters(t)->out_of_order, 2);
 	assert_int_equal(tcp_table_counters(t)->lost_bytes, 0);
-	tcp_table_free(t);
 }
 
 /* A gap inside a record body: the record is still delivered, bytes lost counted. */
 static void test_gap_in_body(void **state)
 {
-	struct got g;
 	struct tcp_cfg cfg = {.head_cap = 128};
-	struct tcp_table *t = mk(&g, &cfg);
-	struct wb w = {.n = 0};
 
 	(void)state;
+	table(&cfg);
 	call_msg(&w, 1, 1000);
 	call_msg(&w, 2, 100);
 	syn(t, 0);
@@ -217,7 +229,6 @@ static void test_gap_in_body(void **state)
 	assert_int_equal(g.r[0].len, 1000);
 	assert_int_equal(xid_of(&g, 1), 2);
 	assert_int_equal(tcp_table_counters(t)->lost_bytes, 300);
-	tcp_table_free(t);
 }
 
 /* call_cap (the replay's WRITE payloads): calls kept whole over many segments, up to
@@ -225,13 +236,12 @@ static void test_gap_in_body(void **state)
  * call makes it incomplete */
 static void test_calls_kept_whole(void **state)
 {
-	struct got g;
 	struct tcp_cfg cfg = {.head_cap = 128, .call_cap = 6000, .call_total = 4096};
-	struct tcp_table *t = mk(&g, &cfg);
-	struct wb w = {.n = 0}, r = {.n = 0}, m = {.n = 0};
+	struct wb r = {.n = 0}, m = {.n = 0};
 	size_t i;
 
 	(void)state;
+	table(&cfg);
 	call_msg(&w, 1, 3000);
 	call_msg(&w, 2, 5000); /* beyond what call_total leaves: 128 + 4096 kept */
 	syn(t, 0);
@@ -259,10 +269,9 @@ static void test_calls_kept_whole(void **state)
 	}
 	assert_int_equal(g.n, 3);
 	assert_int_equal(g.r[2].head_len, 128);
-	tcp_table_free(t);
 
 	/* a hole inside a call's kept range: incomplete */
-	t = mk(&g, &cfg);
+	table(&cfg);
 	w.n = 0;
 	call_msg(&w, 3, 3000);
 	syn(t, 0);
@@ -272,64 +281,47 @@ static void test_calls_kept_whole(void **state)
 	assert_int_equal(g.n, 1);
 	assert_true(g.r[0].incomplete);
 	assert_int_equal(g.r[0].head_len, 996);
-	tcp_table_free(t);
 }
 
 /* A gap that swallows a marker: resynchronise at the next plausible record. */
 static void test_gap_resync(void **state)
 {
-	struct got g;
 	struct tcp_cfg cfg = {.ooo_cap = 64}; /* a small queue: the gap is given up quickly */
-	struct tcp_table *t = mk(&g, &cfg);
-	struct wb w = {.n = 0};
 	size_t a, b;
 
 	(void)state;
+	table(&cfg);
 	call_msg(&w, 1, 100);
 	a = w.n;
 	call_msg(&w, 2, 100);
 	b = w.n;
-	call_msg(&w, 3, 100);
-	call_msg(&w, 4, 100);
+	calls(&w, 3, 2, 100);
 	syn(t, 0);
 	seg(t, 1, w.b, (uint32_t)a, 1);
 	/* lose the first 50 bytes of record 2 (its marker included) */
 	seg(t, (uint32_t)(1 + a + 50), w.b + a + 50, (uint32_t)(w.n - a - 50), 2);
 	/* the segment does not fit the queue: the gap is given up at once */
-	assert_int_equal(g.n, 3);
-	assert_int_equal(xid_of(&g, 1), 3);
-	assert_int_equal(xid_of(&g, 2), 4);
+	want_xids(&g, 3, 1, 3, 4);
 	assert_int_equal(tcp_table_counters(t)->lost_bytes, b - a); /* the whole of record 2 */
 	assert_int_equal(tcp_table_counters(t)->resyncs, 1);
-	tcp_table_free(t);
 }
 
 /* The capture starts in the middle of a record. */
 static void test_mid_stream(void **state)
 {
-	struct got g;
-	struct tcp_table *t = mk(&g, NULL);
-	struct wb w = {.n = 0};
 
 	(void)state;
 	call_msg(&w, 1, 300);
-	call_msg(&w, 2, 100);
-	call_msg(&w, 3, 100);
+	calls(&w, 2, 2, 100);
 	seg(t, 5000 + 123, w.b + 123, 100, 1); /* no SYN */
 	seg(t, 5000 + 223, w.b + 223, (uint32_t)w.n - 223, 2);
-	assert_int_equal(g.n, 2);
-	assert_int_equal(xid_of(&g, 0), 2);
-	assert_int_equal(xid_of(&g, 1), 3);
+	want_xids(&g, 2, 2, 3);
 	assert_int_equal(tcp_table_counters(t)->lost_bytes, 304 - 123);
-	tcp_table_free(t);
 }
 
 /* Frames cut by the snaplen: headers decoded, the missing payload counted. */
 static void test_snaplen(void **state)
 {
-	struct got g;
-	struct tcp_table *t = mk(&g, NULL);
-	struct wb w = {.n = 0};
 	struct pkt p;
 
 	(void)state;
@@ -346,14 +338,10 @@ static void test_snaplen(void **state)
 	assert_int_equal(g.r[0].head_len, 92);
 	assert_int_equal(g.r[0].len, 2000);
 	assert_int_equal(tcp_table_counters(t)->lost_bytes, (w.n - 192));
-	tcp_table_free(t);
 }
 
 static void test_absurd_length(void **state)
 {
-	struct got g;
-	struct tcp_table *t = mk(&g, NULL);
-	struct wb w = {.n = 0};
 	size_t before;
 
 	(void)state;
@@ -364,22 +352,20 @@ static void test_absurd_length(void **state)
 	before = tcp_table_mem(t);
 	seg(t, 1, w.b, (uint32_t)w.n, 1);
 	assert_int_equal(tcp_table_counters(t)->bad_records, 1);
-	assert_int_equal(g.n, 1);
-	assert_int_equal(xid_of(&g, 0), 5);
+	want_xids(&g, 1, 5);
 	assert_true(tcp_table_mem(t) <= before + 8192);
-	tcp_table_free(t);
 }
 
 static void test_bounded_memory(void **state)
 {
-	struct got g;
 	struct tcp_cfg cfg = {.ooo_cap = 4096, .ooo_total = 16384, .max_conns = 8};
-	struct tcp_table *t = mk(&g, &cfg);
 	static uint8_t junk[1400];
 	unsigned i;
-	size_t base = tcp_table_mem(t);
+	size_t base;
 
 	(void)state;
+	table(&cfg);
+	base = tcp_table_mem(t);
 	syn(t, 0);
 	/* a flood of segments far ahead of a gap: the queue stays within its cap */
 	for (i = 0; i < 1000; i++)
@@ -393,13 +379,10 @@ static void test_bounded_memory(void **state)
 	}
 	assert_true(tcp_table_counters(t)->evicted >= 1000 - 8);
 	assert_true(tcp_table_mem(t) < base + 8 * (8192 + 4096 + 1024));
-	tcp_table_free(t);
 }
 
 static void test_two_directions_and_udp(void **state)
 {
-	struct got g;
-	struct tcp_table *t = mk(&g, NULL);
 	struct wb c = {.n = 0}, r = {.n = 0}, m = {.n = 0};
 	struct pkt p;
 
@@ -424,23 +407,18 @@ static void test_two_directions_and_udp(void **state)
 	assert_int_equal(g.n, 3);
 	assert_int_equal(g.r[2].len, m.n);
 	assert_int_not_equal(g.r[2].conn, g.r[0].conn);
-	tcp_table_free(t);
 }
 
 /* The server acknowledges bytes the capture never saw: the gap is given up at once. */
 static void test_acked_unseen(void **state)
 {
-	struct got g;
-	struct tcp_table *t = mk(&g, NULL);
-	struct wb w = {.n = 0};
 	struct pkt p;
 	size_t a;
 
 	(void)state;
 	call_msg(&w, 1, 100);
 	a = w.n;
-	call_msg(&w, 2, 100);
-	call_msg(&w, 3, 100);
+	calls(&w, 2, 2, 100);
 	syn(t, 0);
 	seg(t, 1, w.b, (uint32_t)a, 1);
 	/* record 2 is not captured; record 3 waits in the queue */
@@ -449,23 +427,19 @@ static void test_acked_unseen(void **state)
 	p = tcp_pkt(1, 1000, 1, NULL, 0, 0, 3, TCPF_ACK);
 	p.ack = (uint32_t)(1 + w.n);
 	tcp_table_packet(t, &p);
-	assert_int_equal(g.n, 2);
-	assert_int_equal(xid_of(&g, 1), 3);
+	want_xids(&g, 2, 1, 3);
 	assert_int_equal(g.r[1].ts, 2); /* the time of the segment that held it */
 	assert_int_equal(tcp_table_counters(t)->lost_bytes, a);
-	tcp_table_free(t);
 }
 
 /* Many small segments behind a hole: what they cost (bookkeeping too) is bounded. */
 static void test_queue_segments_cap(void **state)
 {
-	struct got g;
 	struct tcp_cfg cfg = {.ooo_total = 2048};
-	struct tcp_table *t = mk(&g, &cfg);
-	struct wb w = {.n = 0};
 	size_t a, i, start;
 
 	(void)state;
+	table(&cfg);
 	call_msg(&w, 1, 100);
 	a = w.n;
 	for (i = 0; i < 100; i++)
@@ -480,19 +454,14 @@ static void test_queue_segments_cap(void **state)
 	assert_int_equal(tcp_table_counters(t)->lost_bytes, a);
 	assert_int_equal(tcp_table_counters(t)->ooo_given_up, 1);
 	assert_true(tcp_table_counters(t)->ooo_peak <= 2048);
-	tcp_table_free(t);
 }
 
 /* A retransmitted SYN changes nothing; a SYN with a new ISN is a new connection. */
 static void test_syn_again(void **state)
 {
-	struct got g;
-	struct tcp_table *t = mk(&g, NULL);
-	struct wb w = {.n = 0};
 
 	(void)state;
-	call_msg(&w, 1, 100);
-	call_msg(&w, 2, 100);
+	calls(&w, 1, 2, 100);
 	syn(t, 1000);
 	seg(t, 1001, w.b, 50, 1);
 	syn(t, 1000);
@@ -503,12 +472,10 @@ static void test_syn_again(void **state)
 	assert_int_equal(g.n, 3);
 	assert_int_not_equal(g.r[2].conn, g.r[0].conn);
 	assert_int_equal(tcp_table_counters(t)->lost_bytes, 0);
-	tcp_table_free(t);
 }
 
 static void test_plausible(void **state)
 {
-	struct wb w = {.n = 0};
 
 	(void)state;
 	call_msg(&w, 1, 40);
@@ -521,8 +488,6 @@ static void test_plausible(void **state)
 /* Another protocol on a TCP connection: its bytes are not lost, they are not RPC. */
 static void test_not_rpc(void **state)
 {
-	struct got g;
-	struct tcp_table *t = mk(&g, NULL);
 	uint8_t d[3000];
 	uint32_t x = 12345;
 
@@ -542,16 +507,12 @@ static void test_not_rpc(void **state)
 	assert_int_equal(tcp_table_counters(t)->resyncs, 0);
 	assert_int_equal(tcp_table_counters(t)->non_rpc_bytes, 3000);
 	assert_int_equal(tcp_table_counters(t)->non_rpc_conns, 1);
-	tcp_table_free(t);
 }
 
 /* A direction that loses sync before its first RPC record: once the record shows, what was
  * skipped before it is lost (a stream joined mid-record, as before). */
 static void test_losses_held_until_rpc(void **state)
 {
-	struct got g;
-	struct tcp_table *t = mk(&g, NULL);
-	struct wb w = {.n = 0};
 	uint8_t junk[64];
 
 	(void)state;
@@ -563,38 +524,36 @@ static void test_losses_held_until_rpc(void **state)
 	assert_int_equal(tcp_table_counters(t)->bad_records, 0);
 	seg(t, 1001 + sizeof(junk), w.b, (uint32_t)w.n, 2);
 	tcp_table_finish(t);
-	assert_int_equal(g.n, 1);
-	assert_int_equal(xid_of(&g, 0), 7);
+	want_xids(&g, 1, 7);
 	assert_int_equal(tcp_table_counters(t)->lost_bytes, sizeof(junk));
 	assert_int_equal(tcp_table_counters(t)->bad_records, 1);
 	assert_int_equal(tcp_table_counters(t)->resyncs, 1);
 	assert_int_equal(tcp_table_counters(t)->non_rpc_bytes, 0);
 	assert_int_equal(tcp_table_counters(t)->non_rpc_conns, 0);
-	tcp_table_free(t);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_several_in_one_segment),
-	    cmocka_unit_test(test_one_over_many_segments),
-	    cmocka_unit_test(test_multi_fragment),
-	    cmocka_unit_test(test_retransmit_and_overlap),
-	    cmocka_unit_test(test_out_of_order),
-	    cmocka_unit_test(test_gap_in_body),
-	    cmocka_unit_test(test_calls_kept_whole),
-	    cmocka_unit_test(test_gap_resync),
-	    cmocka_unit_test(test_mid_stream),
-	    cmocka_unit_test(test_snaplen),
-	    cmocka_unit_test(test_absurd_length),
-	    cmocka_unit_test(test_bounded_memory),
-	    cmocka_unit_test(test_two_directions_and_udp),
-	    cmocka_unit_test(test_acked_unseen),
-	    cmocka_unit_test(test_queue_segments_cap),
-	    cmocka_unit_test(test_syn_again),
-	    cmocka_unit_test(test_plausible),
-	    cmocka_unit_test(test_not_rpc),
-	    cmocka_unit_test(test_losses_held_until_rpc),
+	    cmocka_unit_test_setup_teardown(test_several_in_one_segment, fresh, done),
+	    cmocka_unit_test_setup_teardown(test_one_over_many_segments, fresh, done),
+	    cmocka_unit_test_setup_teardown(test_multi_fragment, fresh, done),
+	    cmocka_unit_test_setup_teardown(test_retransmit_and_overlap, fresh, done),
+	    cmocka_unit_test_setup_teardown(test_out_of_order, fresh, done),
+	    cmocka_unit_test_setup_teardown(test_gap_in_body, fresh, done),
+	    cmocka_unit_test_setup_teardown(test_calls_kept_whole, fresh, done),
+	    cmocka_unit_test_setup_teardown(test_gap_resync, fresh, done),
+	    cmocka_unit_test_setup_teardown(test_mid_stream, fresh, done),
+	    cmocka_unit_test_setup_teardown(test_snaplen, fresh, done),
+	    cmocka_unit_test_setup_teardown(test_absurd_length, fresh, done),
+	    cmocka_unit_test_setup_teardown(test_bounded_memory, fresh, done),
+	    cmocka_unit_test_setup_teardown(test_two_directions_and_udp, fresh, done),
+	    cmocka_unit_test_setup_teardown(test_acked_unseen, fresh, done),
+	    cmocka_unit_test_setup_teardown(test_queue_segments_cap, fresh, done),
+	    cmocka_unit_test_setup_teardown(test_syn_again, fresh, done),
+	    cmocka_unit_test_setup_teardown(test_plausible, fresh, done),
+	    cmocka_unit_test_setup_teardown(test_not_rpc, fresh, done),
+	    cmocka_unit_test_setup_teardown(test_losses_held_until_rpc, fresh, done),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

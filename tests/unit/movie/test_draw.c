@@ -64,62 +64,72 @@ static struct count count(struct movie *m, unsigned r)
 	return c;
 }
 
-/*
- * One run: writes in the top quarter of sectors 0 .. 1000 for 0.8 s, nothing until 3 s, reads
- * in the bottom quarter to 4 s; frames of 100 ms, a window of 500 ms.
- */
-static void test_points_and_idle(void **s)
+/* A movie of one run LABEL of SPAN_NS: ISSUES IOs to sectors 0 .. 1000 of DEV, 640x360 at 10
+ * frames a second of the trace's seconds, a window of WINDOW_NS; its track starts at T0 (what
+ * movie_render() finds), *CR draws its frames. */
+static struct movie *one_run(const char *label, uint64_t span_ns, uint64_t issues,
+                             uint64_t window_ns, uint64_t t0, cairo_t **cr)
 {
-	struct movie_probe_dev pd = {DEV, 0, 1000, 800};
-	const uint64_t t0 = 1000 * MS;
-	struct movie_probe p = {0, 4000 * MS, false, 1, &pd};
-	struct movie_run_info info = {"one", NULL, 0};
+	struct movie_probe_dev pd = {DEV, 0, 1000, issues};
+	struct movie_probe p = {0, span_ns, false, 1, &pd};
+	struct movie_run_info info = {label, NULL, 0};
 	struct movie_opts o;
 	struct movie *m;
-	struct movie_track *t;
 	struct iot_err e;
-	cairo_t *cr;
-	struct count c;
-	uint64_t k = 0;
 
-	(void)s;
 	movie_opts_init(&o);
 	o.width = 640;
 	o.height = 360;
 	o.fps = 10;
 	o.speed = 1;
 	o.length_ns = 0;
-	o.window_ns = 500 * MS;
+	o.window_ns = window_ns;
 	assert_int_equal(movie_new(&m, &o, &p, &info, 1, &e), 0);
+	m->track[0].start = m->track[0].last = t0;
+	*cr = cairo_create(m->surface);
+	return m;
+}
+
+/* Frames *K .. FRAME done, FRAME drawn: the pixels of run 0 */
+static struct count draw(struct movie *m, cairo_t *cr, uint64_t *k, uint64_t frame)
+{
+	for (; *k <= frame; (*k)++)
+		movie_track_frame_done(&m->track[0], *k);
+	movie_draw_frame(m, cr, frame);
+	return count(m, 0);
+}
+
+/*
+ * One run: writes in the top quarter of sectors 0 .. 1000 for 0.8 s, nothing until 3 s, reads
+ * in the bottom quarter to 4 s; frames of 100 ms, a window of 500 ms.
+ */
+static void test_points_and_idle(void **s)
+{
+	const uint64_t t0 = 1000 * MS;
+	cairo_t *cr;
+	struct movie *m = one_run("one", 4000 * MS, 800, 500 * MS, t0, &cr);
+	struct movie_track *t = &m->track[0];
+	struct count c;
+	uint64_t k = 0;
+
+	(void)s;
 	assert_int_equal(movie_frames(m), 41);
 	assert_int_equal(movie_step_ns(m), 100 * MS);
-	t = &m->track[0];
-	t->start = t->last = t0; /* what movie_render() finds */
-	cr = cairo_create(m->surface);
 	for (uint64_t at = 0; at < 800 * MS; at += 2 * MS)
 		io(t, t0 + at, 760 + at / MS % 230, 1);
-	for (; k <= 7; k++)
-		movie_track_frame_done(t, k);
-	movie_draw_frame(m, cr, 7);
-	c = count(m, 0);
+	c = draw(m, cr, &k, 7);
 	assert_true(c.write[0] > 100);
 	assert_int_equal(c.write[2] + c.write[3], 0);
 	assert_int_equal(c.read[0] + c.read[1] + c.read[2] + c.read[3], 0);
 	assert_true(c.idle < c.all / 10);
 	/* frame 24 ends at 2.5 s: the window 2.0 .. 2.5 s lies inside the gap from 0.8 s */
-	for (; k <= 24; k++)
-		movie_track_frame_done(t, k);
-	movie_draw_frame(m, cr, 24);
-	c = count(m, 0);
+	c = draw(m, cr, &k, 24);
 	assert_int_equal(c.write[0] + c.write[1] + c.write[2] + c.write[3], 0);
 	assert_true(c.idle > c.all * 8 / 10);
 	/* reads in the bottom quarter */
 	for (uint64_t at = 3000 * MS; at < 3000 * MS + 500 * MS; at += 2 * MS)
 		io(t, t0 + at, at / MS % 240, 0);
-	for (; k <= 34; k++)
-		movie_track_frame_done(t, k);
-	movie_draw_frame(m, cr, 34);
-	c = count(m, 0);
+	c = draw(m, cr, &k, 34);
 	assert_true(c.read[3] > 100);
 	assert_int_equal(c.read[0] + c.read[1], 0);
 	assert_int_equal(c.write[0] + c.write[1] + c.write[2] + c.write[3], 0);
@@ -137,39 +147,21 @@ static void test_points_and_idle(void **s)
 /* A gap that ended inside the window is shaded, at the end of the u64 clock too. */
 static void test_gap_near_2_64(void **s)
 {
-	struct movie_probe_dev pd = {DEV, 0, 1000, 500};
 	const uint64_t t0 = UINT64_MAX - 2000 * MS;
-	struct movie_probe p = {0, 2000 * MS - 1, false, 1, &pd};
-	struct movie_run_info info = {"late", NULL, 0};
-	struct movie_opts o;
-	struct movie *m;
-	struct movie_track *t;
-	struct iot_err e;
 	cairo_t *cr;
+	struct movie *m = one_run("late", 2000 * MS - 1, 500, 1000 * MS, t0, &cr);
+	struct movie_track *t = &m->track[0];
 	struct count c;
+	uint64_t k = 0;
 
 	(void)s;
-	movie_opts_init(&o);
-	o.width = 640;
-	o.height = 360;
-	o.fps = 10;
-	o.speed = 1;
-	o.length_ns = 0;
-	o.window_ns = 1000 * MS;
-	assert_int_equal(movie_new(&m, &o, &p, &info, 1, &e), 0);
-	t = &m->track[0];
-	t->start = t->last = t0;
-	cr = cairo_create(m->surface);
 	/* IO to 0.2 s, a gap to 1.5 s, IO to 1.8 s: frame 17 (to 1.8 s) shows the gap's end */
 	for (uint64_t at = 0; at < 200 * MS; at += 2 * MS)
 		io(t, t0 + at, 500, 1);
 	for (uint64_t at = 1500 * MS; at < 1800 * MS; at += 2 * MS)
 		io(t, t0 + at, 500, 1);
 	assert_int_equal(t->dev[0].gaps.n, 1);
-	for (uint64_t k = 0; k <= 17; k++)
-		movie_track_frame_done(t, k);
-	movie_draw_frame(m, cr, 17);
-	c = count(m, 0);
+	c = draw(m, cr, &k, 17);
 	assert_true(c.idle > c.all / 3);
 	cairo_destroy(cr);
 	movie_free(m);
@@ -225,37 +217,19 @@ static void test_clock(void **s)
  * centred on a band 20 ms wide at the right edge, it was cut there. */
 static void test_live_caption(void **s)
 {
-	struct movie_probe_dev pd = {DEV, 0, 1000, 800};
 	const uint64_t t0 = 1000 * MS;
-	struct movie_probe p = {0, 4000 * MS, false, 1, &pd};
-	struct movie_run_info info = {"one", NULL, 0};
-	struct movie_opts o;
-	struct movie *m;
-	struct movie_track *t;
-	struct iot_err e;
 	cairo_t *cr;
+	struct movie *m = one_run("one", 4000 * MS, 800, 500 * MS, t0, &cr);
 	const struct movie_box *b;
 	const uint8_t *data;
 	int stride;
 	unsigned bright = 0;
+	uint64_t k = 0;
 
 	(void)s;
-	movie_opts_init(&o);
-	o.width = 640;
-	o.height = 360;
-	o.fps = 10;
-	o.speed = 1;
-	o.length_ns = 0;
-	o.window_ns = 500 * MS;
-	assert_int_equal(movie_new(&m, &o, &p, &info, 1, &e), 0);
-	t = &m->track[0];
-	t->start = t->last = t0;
-	cr = cairo_create(m->surface);
 	for (uint64_t at = 0; at < 880 * MS; at += 2 * MS)
-		io(t, t0 + at, 760 + at / MS % 230, 1);
-	for (uint64_t k = 0; k <= 8; k++)
-		movie_track_frame_done(t, k);
-	movie_draw_frame(m, cr, 8); /* ends at 0.9 s: a gap of 20 ms in progress */
+		io(&m->track[0], t0 + at, 760 + at / MS % 230, 1);
+	draw(m, cr, &k, 8); /* ends at 0.9 s: a gap of 20 ms in progress */
 	b = &m->layout.panel[0].dev[0].plot;
 	data = cairo_image_surface_get_data(m->surface);
 	stride = cairo_image_surface_get_stride(m->surface);

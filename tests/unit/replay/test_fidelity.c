@@ -34,15 +34,25 @@ static void seen(uint64_t sector, uint32_t bytes, uint64_t flags)
 	assert_int_equal(rp_fid_observe(f, &ev), 0);
 }
 
-static struct rp_fid_result result(void)
+/* The comparison's result is the one wanted, field by field (a field not named: 0, false). */
+static void want_result(const struct rp_fid_result *want)
 {
 	struct rp_fid_result r;
 
 	rp_fid_result(f, &r);
-	rp_fid_free(f);
-	f = NULL;
-	return r;
+	assert_int_equal(r.expected, want->expected);
+	assert_int_equal(r.observed, want->observed);
+	assert_int_equal(r.equal, want->equal);
+	assert_int_equal(r.split, want->split);
+	assert_int_equal(r.split_requests, want->split_requests);
+	assert_int_equal(r.merged, want->merged);
+	assert_int_equal(r.missing, want->missing);
+	assert_int_equal(r.reordered, want->reordered);
+	assert_int_equal(r.extra, want->extra);
+	assert_int_equal(r.truncated, want->truncated);
+	assert_int_equal(r.sequence_equal, want->sequence_equal);
 }
+#define WANT(...) want_result(&(struct rp_fid_result){__VA_ARGS__})
 
 static int fresh(void **state)
 {
@@ -51,10 +61,16 @@ static int fresh(void **state)
 	return rp_fid_new(&f, 0);
 }
 
+static int done(void **state)
+{
+	(void)state;
+	rp_fid_free(f);
+	f = NULL;
+	return 0;
+}
+
 static void test_equal(void **state)
 {
-	struct rp_fid_result r;
-
 	(void)state;
 	expect(0, 4096, RP_OP_READ);
 	expect(100, 4096, RP_OP_WRITE);
@@ -63,18 +79,11 @@ static void test_equal(void **state)
 	seen(0, 4096, BLK_F_READ);
 	seen(100, 4096, BLK_F_WRITE);
 	seen(200, 8192, BLK_F_WRITE | BLK_F_DISCARD);
-	r = result();
-	assert_int_equal(r.expected, 3);
-	assert_int_equal(r.observed, 3);
-	assert_int_equal(r.equal, 3);
-	assert_int_equal(r.reordered, 0);
-	assert_true(r.sequence_equal);
+	WANT(.expected = 3, .observed = 3, .equal = 3, .sequence_equal = true);
 }
 
 static void test_reordered(void **state)
 {
-	struct rp_fid_result r;
-
 	(void)state;
 	for (int i = 0; i < 5; i++)
 		expect(100 * (uint64_t)i, 4096, RP_OP_READ);
@@ -83,31 +92,22 @@ static void test_reordered(void **state)
 	seen(200, 4096, BLK_F_READ);
 	seen(300, 4096, BLK_F_READ);
 	seen(400, 4096, BLK_F_READ);
-	r = result();
-	assert_int_equal(r.equal, 5);
-	assert_int_equal(r.reordered, 1);
-	assert_false(r.sequence_equal);
+	WANT(.expected = 5, .observed = 5, .equal = 5, .reordered = 1);
 }
 
 static void test_same_place_twice(void **state)
 {
-	struct rp_fid_result r;
-
 	(void)state;
 	/* the same sector read twice: each request matches the oldest unseen IO there */
 	expect(8, 4096, RP_OP_READ);
 	expect(8, 4096, RP_OP_READ);
 	seen(8, 4096, BLK_F_READ);
 	seen(8, 4096, BLK_F_READ);
-	r = result();
-	assert_int_equal(r.equal, 2);
-	assert_int_equal(r.reordered, 0);
+	WANT(.expected = 2, .observed = 2, .equal = 2, .sequence_equal = true);
 }
 
 static void test_split(void **state)
 {
-	struct rp_fid_result r;
-
 	(void)state;
 	expect(1000, 2 << 20, RP_OP_WRITE); /* 2 MiB onto a device taking 1280 KiB */
 	expect(9000, 2 << 20, RP_OP_READ);
@@ -116,33 +116,21 @@ static void test_split(void **state)
 	/* pieces in any order */
 	seen(9000 + 2560, 768 << 10, BLK_F_READ);
 	seen(9000, 1280 << 10, BLK_F_READ);
-	r = result();
-	assert_int_equal(r.split, 2);
-	assert_int_equal(r.split_requests, 4);
-	assert_int_equal(r.equal, 0);
-	assert_int_equal(r.missing, 0);
-	assert_int_equal(r.extra, 0);
-	assert_int_equal(r.reordered, 0);
+	WANT(.expected = 2, .observed = 4, .split = 2, .split_requests = 4);
 }
 
 static void test_merged(void **state)
 {
-	struct rp_fid_result r;
-
 	(void)state;
 	expect(5000, 4096, RP_OP_WRITE);
 	expect(5008, 4096, RP_OP_WRITE);
 	expect(5016, 4096, RP_OP_WRITE);
 	seen(5000, 12288, BLK_F_WRITE);
-	r = result();
-	assert_int_equal(r.merged, 3);
-	assert_int_equal(r.missing, 0);
-	assert_false(r.sequence_equal);
+	WANT(.expected = 3, .observed = 1, .merged = 3);
 }
 
 static void test_missing_extra(void **state)
 {
-	struct rp_fid_result r;
 	struct blk_event ev;
 
 	(void)state;
@@ -165,18 +153,11 @@ static void test_missing_extra(void **state)
 	ev.bytes = 0;
 	ev.flags = BLK_F_FLUSH | BLK_F_WRITE;
 	assert_int_equal(rp_fid_observe(f, &ev), 0);
-	r = result();
-	assert_int_equal(r.expected, 2);
-	assert_int_equal(r.observed, 3);
-	assert_int_equal(r.equal, 1);
-	assert_int_equal(r.missing, 1);
-	assert_int_equal(r.extra, 2);
+	WANT(.expected = 2, .observed = 3, .equal = 1, .missing = 1, .extra = 2);
 }
 
 static void test_limit(void **state)
 {
-	struct rp_fid_result r;
-
 	(void)state;
 	rp_fid_free(f);
 	assert_int_equal(rp_fid_new(&f, 2), 0);
@@ -185,22 +166,19 @@ static void test_limit(void **state)
 	expect(16, 4096, RP_OP_READ);
 	seen(0, 4096, BLK_F_READ);
 	seen(8, 4096, BLK_F_READ);
-	r = result();
-	assert_int_equal(r.expected, 2);
-	assert_true(r.truncated);
-	assert_false(r.sequence_equal);
+	WANT(.expected = 2, .observed = 2, .equal = 2, .truncated = true);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test_setup(test_equal, fresh),
-	    cmocka_unit_test_setup(test_reordered, fresh),
-	    cmocka_unit_test_setup(test_same_place_twice, fresh),
-	    cmocka_unit_test_setup(test_split, fresh),
-	    cmocka_unit_test_setup(test_merged, fresh),
-	    cmocka_unit_test_setup(test_missing_extra, fresh),
-	    cmocka_unit_test_setup(test_limit, fresh),
+	    cmocka_unit_test_setup_teardown(test_equal, fresh, done),
+	    cmocka_unit_test_setup_teardown(test_reordered, fresh, done),
+	    cmocka_unit_test_setup_teardown(test_same_place_twice, fresh, done),
+	    cmocka_unit_test_setup_teardown(test_split, fresh, done),
+	    cmocka_unit_test_setup_teardown(test_merged, fresh, done),
+	    cmocka_unit_test_setup_teardown(test_missing_extra, fresh, done),
+	    cmocka_unit_test_setup_teardown(test_limit, fresh, done),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,29 +10,12 @@
 
 #include <cmocka.h>
 
-#include "replay/replay.h"
+#include "test_replay.h"
 
-#define US 1000ull
-#define MS 1000000ull
-
-static struct blk_event evs[512];
-static size_t nev;
-
-static void add(unsigned action, uint64_t t, uint64_t sector, uint64_t flags)
-{
-	struct blk_event *e = &evs[nev++];
-
-	memset(e, 0, sizeof(*e));
-	e->action = (uint16_t)action;
-	e->time = t;
-	e->sector = sector;
-	e->bytes = 4096;
-	e->flags = flags;
-	e->dev = BLK_MKDEV(8, 16);
-}
-#define D(t, s) add(BLK_A_ISSUE, t, s, BLK_F_READ)
-#define C(t, s) add(BLK_A_COMPLETE, t, s, BLK_F_READ)
-#define Q(t, s) add(BLK_A_QUEUE, t, s, BLK_F_READ)
+/* 4 KiB reads of device 8,16 */
+#define D(t, s) add(BLK_A_ISSUE, t, s, 4096, BLK_F_READ)
+#define C(t, s) add(BLK_A_COMPLETE, t, s, 4096, BLK_F_READ)
+#define Q(t, s) add(BLK_A_QUEUE, t, s, 4096, BLK_F_READ)
 
 /* The trace through a source of batches of at most bn events (0: one event at a time through
  * next()). A batch is copied into a buffer the next call overwrites, and the one before is
@@ -89,38 +72,11 @@ static void observe(void *arg, const struct rp_io *io, bool done)
 	}
 }
 
-static char target[64];
-
-static int setup(void **state)
-{
-	int fd;
-
-	(void)state;
-	strcpy(target, "/tmp/iotape-ut-inline.XXXXXX");
-	fd = mkstemp(target);
-	if (fd < 0 || ftruncate(fd, 64 << 20))
-		return -1;
-	close(fd);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	unlink(target);
-	return 0;
-}
-
 static struct replay_opts opts(void)
 {
-	struct replay_opts o = {0};
+	struct replay_opts o = null_opts(observe);
 
-	o.engine = "null";
-	o.target = target;
-	o.speed = 1.0;
 	o.timing = RP_TIMING_AFAP;
-	o.observe = observe;
-	o.force = true;
 	return o;
 }
 
@@ -341,5 +297,5 @@ int main(void)
 	    cmocka_unit_test(test_stretch_stats),   cmocka_unit_test(test_chain_stats),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, target_setup, target_teardown);
 }

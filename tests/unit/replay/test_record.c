@@ -14,10 +14,9 @@
 
 #include "formats/blktrace.h"
 #include "formats/manifest.h"
-#include "replay/replay.h"
+#include "test_replay.h"
 
-static struct blk_event evs[16];
-static size_t nev, pos;
+static size_t pos;
 
 static int next(void *arg, struct blk_event *ev, struct iot_err *e)
 {
@@ -29,23 +28,10 @@ static int next(void *arg, struct blk_event *ev, struct iot_err *e)
 	return 1;
 }
 
-static void add(unsigned action, uint64_t t, uint64_t sector, uint32_t bytes, uint64_t flags)
-{
-	struct blk_event *e = &evs[nev++];
-
-	memset(e, 0, sizeof(*e));
-	e->action = (uint16_t)action;
-	e->time = t;
-	e->sector = sector;
-	e->bytes = bytes;
-	e->flags = flags;
-	e->dev = BLK_MKDEV(8, 0);
-}
-
 static void test_record(void **state)
 {
-	char target[] = "/tmp/iotape-ut-record.XXXXXX", dir[] = "/tmp/iotape-ut-recdir.XXXXXX";
-	struct replay_opts o = {0};
+	char dir[] = "/tmp/iotape-ut-recdir.XXXXXX";
+	struct replay_opts o = null_opts(NULL);
 	struct replay_stats st;
 	struct rp_source src = {.next = next};
 	struct iot_err e = {{0}};
@@ -55,21 +41,14 @@ static void test_record(void **state)
 	char path[128], old[160], buf[16] = "";
 	unsigned d = 0, c = 0;
 	FILE *f;
-	int fd;
 
 	(void)state;
-	fd = mkstemp(target);
-	assert_true(fd >= 0 && !ftruncate(fd, 1 << 20));
-	close(fd);
 	assert_non_null(mkdtemp(dir));
 	nev = pos = 0;
 	add(BLK_A_ISSUE, 1000, 8, 4096, BLK_F_READ);
 	add(BLK_A_COMPLETE, 2000, 8, 4096, BLK_F_READ);
 	add(BLK_A_ISSUE, 3000, 16, 8192, BLK_F_WRITE | BLK_F_SYNC);
 	add(BLK_A_ISSUE, 4000, 0, 0, BLK_F_WRITE | BLK_F_FLUSH);
-	o.engine = "null";
-	o.target = target;
-	o.force = true;
 	o.allow_writes = true;
 	o.timing = RP_TIMING_AFAP;
 	o.record_dir = dir;
@@ -128,7 +107,6 @@ static void test_record(void **state)
 
 	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
 	assert_int_equal(system(path), 0);
-	unlink(target);
 }
 
 int main(void)
@@ -137,5 +115,5 @@ int main(void)
 	    cmocka_unit_test(test_record),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, target_setup, target_teardown);
 }

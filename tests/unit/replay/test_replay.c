@@ -20,10 +20,7 @@
 #include <time.h>
 
 #include "common/clock.h"
-#include "replay/replay.h"
-
-#define US 1000ull
-#define MS 1000000ull
+#include "test_replay.h"
 
 /* ---- an in-memory event source ---------------------------------------------------- */
 struct arr {
@@ -42,21 +39,6 @@ static int arr_next(void *arg, struct blk_event *ev, struct iot_err *e)
 	return 1;
 }
 
-static struct blk_event evs[4096];
-static size_t nev;
-
-static void add(unsigned action, uint64_t t, uint64_t sector, uint32_t bytes, uint64_t flags)
-{
-	struct blk_event *e = &evs[nev++];
-
-	memset(e, 0, sizeof(*e));
-	e->action = (uint16_t)action;
-	e->time = t;
-	e->sector = sector;
-	e->bytes = bytes;
-	e->flags = flags;
-	e->dev = BLK_MKDEV(8, 16);
-}
 #define D(t, s, b, f) add(BLK_A_ISSUE, t, s, b, f)
 #define C(t, s, b, f) add(BLK_A_COMPLETE, t, s, b, f)
 #define Q(t, s, b, f) add(BLK_A_QUEUE, t, s, b, f)
@@ -87,37 +69,10 @@ static void observe(void *arg, const struct rp_io *io, bool done)
 	}
 }
 
-static char target[64];
-
-static int setup(void **state)
-{
-	int fd;
-
-	(void)state;
-	strcpy(target, "/tmp/iotape-ut-replay.XXXXXX");
-	fd = mkstemp(target);
-	if (fd < 0 || ftruncate(fd, 64 << 20))
-		return -1;
-	close(fd);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	unlink(target);
-	return 0;
-}
-
 static struct replay_opts opts(void)
 {
-	struct replay_opts o = {0};
+	struct replay_opts o = null_opts(observe);
 
-	o.engine = "null";
-	o.target = target;
-	o.speed = 1.0;
-	o.observe = observe;
-	o.force = true; /* the temp file is not formatted; force keeps tests independent of it */
 	nseen = 0;
 	memset(seen, 0, sizeof(seen));
 	return o;
@@ -783,5 +738,5 @@ int main(void)
 	    cmocka_unit_test(test_fallback_without_io_uring),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, target_setup, target_teardown);
 }

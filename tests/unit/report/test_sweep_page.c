@@ -13,56 +13,15 @@
 
 #include <cmocka.h>
 
-#include "common/fs.h"
 #include "report/sweep_page.h"
-
-static char base[64];
-
-/* fs=ext4,xfs x bs=4k,64k, no capture; cells 0 and 2 done (bw 10 and 30), 1 failed, 3 not
- * run. */
-static void make_sweep(const char *dir)
-{
-	static const enum sweep_run_state st[] = {SWEEP_RUN_DONE, SWEEP_RUN_FAILED, SWEEP_RUN_DONE};
-	struct sweep_def d;
-	struct iot_err e;
-	char rel[256], p[512];
-
-	sweep_def_init(&d);
-	assert_int_equal(sweep_param_parse("fs=ext4,xfs", &d.param[0], &e), 0);
-	assert_int_equal(sweep_param_parse("bs=4k,64k", &d.param[1], &e), 0);
-	d.nparams = 2;
-	d.capture = false;
-	d.cmd = calloc(2, sizeof(char *));
-	d.cmd[0] = strdup("true");
-	assert_int_equal(sweep_create(dir, &d, &e), 0);
-	for (size_t cell = 0; cell < 3; cell++) {
-		struct sweep_result r = {.state = st[cell], .exit_status = cell == 1 ? 1 : 0};
-
-		r.wall_ns = 2000000000ull * (cell + 1);
-		r.metrics = json_pack("{s:f}", "bw", 10.0 * (double)(cell + 1));
-		if (cell == 1)
-			snprintf(r.error, sizeof(r.error), "exit status 1");
-		assert_int_equal(sweep_run_path(&d, cell, 1, rel, sizeof(rel)), 0);
-		snprintf(p, sizeof(p), "%s/%s", dir, rel);
-		assert_int_equal(iot_mkdir_p(p, &e), 0);
-		assert_int_equal(sweep_result_save(p, &d, cell, 1, &r, &e), 0);
-		json_decref(r.metrics);
-	}
-	sweep_def_release(&d);
-}
-
-static int no_load(void *ctx, const char *rundir, struct sweep_cell_runs *out)
-{
-	(void)ctx, (void)rundir, (void)out;
-	fail_msg("a sweep without capture has no analysis to load");
-	return 1;
-}
+#include "../sweep_fixture.h"
+#include "../tmpdir.h"
 
 static void load(struct sweep_runs *s, const char *name, char *dir, size_t cap)
 {
 	struct iot_err e = {""};
 
-	snprintf(dir, cap, "%s/%s", base, name);
+	snprintf(dir, cap, "%s/%s", tmpdir, name);
 	make_sweep(dir);
 	assert_int_equal(sweep_runs_load(s, dir, no_load, NULL, &e), 0);
 }
@@ -114,7 +73,7 @@ static void test_build(void **state)
 	assert_int_equal(p.cells.ngroups, 2);
 	assert_int_equal(p.table.nfailed, 0);
 	/* the page, beside and renamed; the graphs through svg_out */
-	snprintf(dir, sizeof(dir), "%s/page.html", base);
+	snprintf(dir, sizeof(dir), "%s/page.html", tmpdir);
 	assert_int_equal(sweep_page_write(&p, dir, &e), 0);
 	{
 		FILE *f = fopen(dir, "r");
@@ -176,7 +135,7 @@ static void test_errors(void **state)
 	sweep_page_release(&p);
 	o.co.rows = NULL;
 	assert_int_equal(sweep_page_build(&p, &s, &o, &e), 0);
-	snprintf(out, sizeof(out), "%s/missing/page.html", base);
+	snprintf(out, sizeof(out), "%s/missing/page.html", tmpdir);
 	assert_int_equal(sweep_page_write(&p, out, &e), -ENOENT);
 	sweep_page_release(&p);
 	sweep_runs_release(&s);
@@ -189,15 +148,6 @@ int main(void)
 	    cmocka_unit_test(test_rules),
 	    cmocka_unit_test(test_errors),
 	};
-	char cmd[128];
-	int ret;
 
-	snprintf(base, sizeof(base), "/tmp/iotape-test-sweep-page.XXXXXX");
-	if (!mkdtemp(base))
-		return 1;
-	ret = cmocka_run_group_tests(tests, NULL, NULL);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
-	if (system(cmd))
-		ret = 1;
-	return ret;
+	return tmpdir_status(cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown));
 }

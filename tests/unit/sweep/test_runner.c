@@ -14,8 +14,8 @@
 
 #include "common/fs.h"
 #include "sweep/sweep.h"
+#include "../tmpdir.h"
 
-static char base[64];
 static int nsweep;
 
 struct events {
@@ -51,7 +51,7 @@ static void make(struct sweep_def *d, char *dir, size_t cap, const char *values,
 {
 	struct iot_err e = {""};
 
-	snprintf(dir, cap, "%s/s%d", base, ++nsweep);
+	snprintf(dir, cap, "%s/s%d", tmpdir, ++nsweep);
 	sweep_def_init(d);
 	assert_int_equal(sweep_param_parse(values, &d->param[0], &e), 0);
 	d->nparams = 1;
@@ -339,15 +339,6 @@ int main(void)
 	    cmocka_unit_test(test_killed),
 	    cmocka_unit_test(test_failures),
 	};
-	char cmd[128];
-	int ret;
 
-	snprintf(base, sizeof(base), "/tmp/iotape-test-runner.XXXXXX");
-	if (!mkdtemp(base))
-		return 1;
-	ret = cmocka_run_group_tests(tests, NULL, NULL);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
-	if (system(cmd))
-		ret = 1;
-	return ret;
+	return tmpdir_status(cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown));
 }

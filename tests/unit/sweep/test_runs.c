@@ -10,59 +10,9 @@
 
 #include <cmocka.h>
 
-#include "common/fs.h"
 #include "sweep/runs.h"
-
-static char base[64];
-
-/* fs=ext4,xfs x bs=4k,64k, no capture; cells 0 and 2 done, 1 failed, 3 not run. */
-static void make_sweep_hosts(const char *dir, bool hosts)
-{
-	static const enum sweep_run_state st[] = {SWEEP_RUN_DONE, SWEEP_RUN_FAILED, SWEEP_RUN_DONE};
-	struct sweep_def d;
-	struct iot_err e;
-	char rel[256], p[512];
-
-	sweep_def_init(&d);
-	assert_int_equal(sweep_param_parse("fs=ext4,xfs", &d.param[0], &e), 0);
-	assert_int_equal(sweep_param_parse("bs=4k,64k", &d.param[1], &e), 0);
-	d.nparams = 2;
-	d.capture = hosts;
-	d.cmd = calloc(2, sizeof(char *));
-	d.cmd[0] = strdup("true");
-	if (hosts) {
-		d.hosts = calloc(3, sizeof(char *));
-		d.hosts[0] = strdup("h1::eth0");
-		d.hosts[1] = strdup("h2::eth0");
-	}
-	assert_int_equal(sweep_create(dir, &d, &e), 0);
-	for (size_t cell = 0; cell < 3; cell++) {
-		struct sweep_result r = {.state = st[cell], .exit_status = cell == 1 ? 1 : 0};
-
-		r.wall_ns = 2000000000ull * (cell + 1);
-		r.metrics = json_pack("{s:f}", "bw", 10.0 * (double)(cell + 1));
-		if (cell == 1)
-			snprintf(r.error, sizeof(r.error), "exit status 1");
-		assert_int_equal(sweep_run_path(&d, cell, 1, rel, sizeof(rel)), 0);
-		snprintf(p, sizeof(p), "%s/%s", dir, rel);
-		assert_int_equal(iot_mkdir_p(p, &e), 0);
-		assert_int_equal(sweep_result_save(p, &d, cell, 1, &r, &e), 0);
-		json_decref(r.metrics);
-	}
-	sweep_def_release(&d);
-}
-
-static void make_sweep(const char *dir)
-{
-	make_sweep_hosts(dir, false);
-}
-
-static int no_load(void *ctx, const char *rundir, struct sweep_cell_runs *out)
-{
-	(void)ctx, (void)rundir, (void)out;
-	fail_msg("a sweep without capture has no analysis to load");
-	return 1;
-}
+#include "../sweep_fixture.h"
+#include "../tmpdir.h"
 
 static void test_walk(void **state)
 {
@@ -73,7 +23,7 @@ static void test_walk(void **state)
 	char dir[128], names[3][SWEEP_LAYOUT_MAX];
 
 	(void)state;
-	snprintf(dir, sizeof(dir), "%s/walk", base);
+	snprintf(dir, sizeof(dir), "%s/walk", tmpdir);
 	make_sweep(dir);
 	assert_int_equal(sweep_runs_load(&s, dir, no_load, NULL, &e), 0);
 	assert_int_equal(s.total, 4);
@@ -126,7 +76,7 @@ static void test_walk_hosts(void **state)
 	char dir[128], names[3][SWEEP_LAYOUT_MAX];
 
 	(void)state;
-	snprintf(dir, sizeof(dir), "%s/hosts", base);
+	snprintf(dir, sizeof(dir), "%s/hosts", tmpdir);
 	make_sweep_hosts(dir, true);
 	assert_int_equal(sweep_runs_load(&s, dir, two_hosts, NULL, &e), 0);
 	assert_int_equal(s.total, 4);
@@ -161,7 +111,7 @@ static void test_nothing_done(void **state)
 	char dir[128];
 
 	(void)state;
-	snprintf(dir, sizeof(dir), "%s/none", base);
+	snprintf(dir, sizeof(dir), "%s/none", tmpdir);
 	sweep_def_init(&d);
 	assert_int_equal(sweep_param_parse("fs=ext4,xfs", &d.param[0], &e), 0);
 	d.nparams = 1;
@@ -174,7 +124,7 @@ static void test_nothing_done(void **state)
 	assert_non_null(strstr(e.msg, "no run of the sweep is done"));
 	assert_int_equal(s.missing, 2);
 	sweep_runs_release(&s);
-	snprintf(dir, sizeof(dir), "%s/not-a-sweep", base);
+	snprintf(dir, sizeof(dir), "%s/not-a-sweep", tmpdir);
 	assert_int_equal(sweep_runs_load(&s, dir, no_load, NULL, &e), -ENOENT);
 	sweep_runs_release(&s);
 }
@@ -186,15 +136,6 @@ int main(void)
 	    cmocka_unit_test(test_walk_hosts),
 	    cmocka_unit_test(test_nothing_done),
 	};
-	char cmd[128];
-	int ret;
 
-	snprintf(base, sizeof(base), "/tmp/iotape-test-sweep-runs.XXXXXX");
-	if (!mkdtemp(base))
-		return 1;
-	ret = cmocka_run_group_tests(tests, NULL, NULL);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
-	if (system(cmd))
-		ret = 1;
-	return ret;
+	return tmpdir_status(cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown));
 }

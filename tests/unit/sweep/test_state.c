@@ -11,8 +11,7 @@
 #include <cmocka.h>
 
 #include "sweep/sweep.h"
-
-static char base[64];
+#include "../tmpdir.h"
 
 static void make_def(struct sweep_def *d)
 {
@@ -42,8 +41,8 @@ static void test_result(void **state)
 	r.run_ns = 2345678;
 	snprintf(r.error, sizeof(r.error), "exit status 2");
 	r.metrics = json_pack("{s:f, s:i}", "bw", 12.5, "n", 3);
-	assert_int_equal(sweep_result_save(base, &d, 1, 2, &r, &e), 0);
-	assert_int_equal(sweep_result_load(base, &back, &e), 0);
+	assert_int_equal(sweep_result_save(tmpdir, &d, 1, 2, &r, &e), 0);
+	assert_int_equal(sweep_result_load(tmpdir, &back, &e), 0);
 	assert_int_equal(back.state, SWEEP_RUN_FAILED);
 	assert_int_equal(back.teardown, SWEEP_TD_PENDING);
 	assert_int_equal(back.attempt, 3);
@@ -107,7 +106,7 @@ static void test_create_open_lock(void **state)
 
 	(void)state;
 	make_def(&d);
-	snprintf(dir, sizeof(dir), "%s/sw/deeper", base);
+	snprintf(dir, sizeof(dir), "%s/sw/deeper", tmpdir);
 	assert_false(sweep_is_dir(dir));
 	assert_int_equal(sweep_create(dir, &d, &e), 0);
 	assert_true(sweep_is_dir(dir));
@@ -119,7 +118,7 @@ static void test_create_open_lock(void **state)
 	assert_string_equal(back.cmd[0], "true");
 	assert_false(back.capture);
 	sweep_def_release(&back);
-	assert_int_equal(sweep_open(base, &back, &e), -ENOENT);
+	assert_int_equal(sweep_open(tmpdir, &back, &e), -ENOENT);
 	assert_non_null(strstr(e.msg, "is not a sweep"));
 	/* one sweep at a time */
 	assert_int_equal(sweep_lock(dir, &fd, &e), 0);
@@ -137,15 +136,6 @@ int main(void)
 	    cmocka_unit_test(test_result_bad),
 	    cmocka_unit_test(test_create_open_lock),
 	};
-	char cmd[128];
-	int ret;
 
-	snprintf(base, sizeof(base), "/tmp/iotape-test-sweep.XXXXXX");
-	if (!mkdtemp(base))
-		return 1;
-	ret = cmocka_run_group_tests(tests, NULL, NULL);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
-	if (system(cmd))
-		ret = 1;
-	return ret;
+	return tmpdir_status(cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown));
 }
