@@ -57,8 +57,16 @@ struct age {
 
 /* A tracked bio: a node of its device's tree. What a walk reads comes first, together. */
 struct lat_bio {
-	uint64_t start, end;                   /* sectors */
-	struct lat_bio *left, *right, *parent; /* the device's tree; left is the free list */
+	uint64_t start, end; /* sectors */
+	/* the device's tree (left is also the free list); child[0] is left, child[1] right, so
+	 * that the rebalancing writes each case once for both sides */
+	union {
+		struct {
+			struct lat_bio *left, *right;
+		};
+		struct lat_bio *child[2];
+	};
+	struct lat_bio *parent;
 	uint32_t dev;
 	uint8_t red;
 	uint64_t q, g, i, m, d; /* times, NONE when not seen */
@@ -218,27 +226,24 @@ static inline void set_child(struct lat_bio **root, struct lat_bio *parent, stru
 		parent->right = new;
 }
 
-static void rotate_left(struct lat_bio **root, struct lat_bio *x)
+/*
+ * The rebalancing's cases are written once, for a side dir (0 left, 1 right), and the other
+ * side is their mirror image. dir is a constant wherever these are called and they are
+ * inlined, so the compiler still makes the two mirrored copies the classic code spells out
+ * (a side held in a variable costs the hot path about 1 % more instructions).
+ */
+
+/* Rotate at x: its child on side !dir takes its place, x goes down on side dir (dir 0 is a
+ * left rotation, 1 a right one). */
+static inline __attribute__((always_inline)) void rotate(struct lat_bio **root, struct lat_bio *x,
+                                                         const int dir)
 {
-	struct lat_bio *y = x->right;
+	struct lat_bio *y = x->child[!dir];
 
-	x->right = y->left;
-	if (y->left)
-		y->left->parent = x;
-	y->left = x;
-	y->parent = x->parent;
-	set_child(root, x->parent, x, y);
-	x->parent = y;
-}
-
-static void rotate_right(struct lat_bio **root, struct lat_bio *x)
-{
-	struct lat_bio *y = x->left;
-
-	x->left = y->right;
-	if (y->right)
-		y->right->parent = x;
-	y->right = x;
+	x->child[!dir] = y->child[dir];
+	if (y->child[dir])
+		y->child[dir]->parent = x;
+	y->child[dir] = x;
 	y->parent = x->parent;
 	set_child(root, x->parent, x, y);
 	x->parent = y;
@@ -249,114 +254,85 @@ static inline int is_red(const struct lat_bio *x)
 	return x && x->red;
 }
 
+/* One step of the rebalancing after an insert, at the red x under the red p, which is on side
+ * dir of its parent g: where to go on from (the loop ends when its parent is black). */
+static inline __attribute__((always_inline)) struct lat_bio *
+insert_step(struct lat_bio **root, struct lat_bio *x, struct lat_bio *p, struct lat_bio *g,
+            const int dir)
+{
+	struct lat_bio *u = g->child[!dir];
+
+	if (is_red(u)) {
+		u->red = 0;
+		p->red = 0;
+		g->red = 1;
+		return g;
+	}
+	if (p->child[!dir] == x) {
+		rotate(root, p, dir);
+		u = p; /* the old parent is now below x */
+		p = x;
+		x = u;
+	}
+	p->red = 0;
+	g->red = 1;
+	rotate(root, g, !dir);
+	return x;
+}
+
 /* Rebalance after linking the red leaf x. */
 static void tree_insert_color(struct lat_bio **root, struct lat_bio *x)
 {
-	struct lat_bio *p, *g, *u;
+	struct lat_bio *p, *g;
 
 	while ((p = x->parent) && p->red) {
 		g = p->parent;
-		if (p == g->left) {
-			u = g->right;
-			if (is_red(u)) {
-				u->red = 0;
-				p->red = 0;
-				g->red = 1;
-				x = g;
-				continue;
-			}
-			if (p->right == x) {
-				rotate_left(root, p);
-				u = p; /* the old parent is now below x */
-				p = x;
-				x = u;
-			}
-			p->red = 0;
-			g->red = 1;
-			rotate_right(root, g);
-		} else {
-			u = g->left;
-			if (is_red(u)) {
-				u->red = 0;
-				p->red = 0;
-				g->red = 1;
-				x = g;
-				continue;
-			}
-			if (p->left == x) {
-				rotate_right(root, p);
-				u = p;
-				p = x;
-				x = u;
-			}
-			p->red = 0;
-			g->red = 1;
-			rotate_left(root, g);
-		}
+		x = p == g->left ? insert_step(root, x, p, g, 0) : insert_step(root, x, p, g, 1);
 	}
 	(*root)->red = 0;
+}
+
+/* One step of the rebalancing after an erase, at *x (maybe NULL) on side dir of its parent
+ * *p: 1 to go on from the new *x and *p, 0 when done (the root is then to be made black). */
+static inline __attribute__((always_inline)) int
+erase_step(struct lat_bio **root, struct lat_bio **x, struct lat_bio **p, const int dir)
+{
+	struct lat_bio *o = (*p)->child[!dir];
+
+	if (o->red) {
+		o->red = 0;
+		(*p)->red = 1;
+		rotate(root, *p, dir);
+		o = (*p)->child[!dir];
+	}
+	if (!is_red(o->left) && !is_red(o->right)) {
+		o->red = 1;
+		*x = *p;
+		*p = (*x)->parent;
+		return 1;
+	}
+	if (!is_red(o->child[!dir])) {
+		o->child[dir]->red = 0;
+		o->red = 1;
+		rotate(root, o, !dir);
+		o = (*p)->child[!dir];
+	}
+	o->red = (*p)->red;
+	(*p)->red = 0;
+	if (o->child[!dir])
+		o->child[!dir]->red = 0;
+	rotate(root, *p, dir);
+	return 0;
 }
 
 /* Rebalance after removing a black node: x (maybe NULL) took its place under parent p. */
 static void tree_erase_color(struct lat_bio **root, struct lat_bio *x, struct lat_bio *p)
 {
-	struct lat_bio *o;
-
 	while (!is_red(x) && x != *root) {
-		if (p->left == x) {
-			o = p->right;
-			if (o->red) {
-				o->red = 0;
-				p->red = 1;
-				rotate_left(root, p);
-				o = p->right;
-			}
-			if (!is_red(o->left) && !is_red(o->right)) {
-				o->red = 1;
-				x = p;
-				p = x->parent;
-				continue;
-			}
-			if (!is_red(o->right)) {
-				o->left->red = 0;
-				o->red = 1;
-				rotate_right(root, o);
-				o = p->right;
-			}
-			o->red = p->red;
-			p->red = 0;
-			if (o->right)
-				o->right->red = 0;
-			rotate_left(root, p);
+		if (!(p->left == x ? erase_step(root, &x, &p, 0) : erase_step(root, &x, &p, 1))) {
 			x = *root;
 			break;
 		}
-		o = p->left;
-		if (o->red) {
-			o->red = 0;
-			p->red = 1;
-			rotate_right(root, p);
-			o = p->left;
-		}
-		if (!is_red(o->left) && !is_red(o->right)) {
-			o->red = 1;
-			x = p;
-			p = x->parent;
-			continue;
-		}
-		if (!is_red(o->left)) {
-			o->right->red = 0;
-			o->red = 1;
-			rotate_left(root, o);
-			o = p->left;
-		}
-		o->red = p->red;
-		p->red = 0;
-		if (o->left)
-			o->left->red = 0;
-		rotate_right(root, p);
-		x = *root;
-		break;
 	}
 	if (x)
 		x->red = 0;

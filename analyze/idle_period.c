@@ -131,16 +131,11 @@ void ie_period_find(struct ie_dev *d, uint64_t threshold_ns)
 	period_of(d, threshold_ns, ANY, &d->per);
 }
 
-/* Does the gap starting at common time cs belong to series p (of command cmd): at least the
- * series' length, and its end one period (within the tolerance) from the end of the previous
- * or the next gap of the series? */
-static bool member(const struct ie_dev *d, const struct ie_period *p, uint32_t cmd, uint64_t cs)
+/* The index of the gap starting at common time cs (d->all is in that order), or d->nall. */
+static size_t gap_at(const struct ie_dev *d, uint64_t cs)
 {
-	uint64_t tol = p->period_ns / PERIOD_TOL_DIV;
-	size_t lo = 0, hi = d->nall, k;
+	size_t lo = 0, hi = d->nall;
 
-	if (!p->found)
-		return false;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
@@ -149,7 +144,21 @@ static bool member(const struct ie_dev *d, const struct ie_period *p, uint32_t c
 		else
 			hi = mid;
 	}
-	if (lo == d->nall || d->all[lo].cs != cs || !in_series(&d->all[lo], p->min_gap_ns, cmd))
+	return lo < d->nall && d->all[lo].cs == cs ? lo : d->nall;
+}
+
+/* Does the gap starting at common time cs belong to series p (of command cmd): at least the
+ * series' length, and its end one period (within the tolerance) from the end of the previous
+ * or the next gap of the series? */
+static bool member(const struct ie_dev *d, const struct ie_period *p, uint32_t cmd, uint64_t cs)
+{
+	uint64_t tol = p->period_ns / PERIOD_TOL_DIV;
+	size_t lo, k;
+
+	if (!p->found)
+		return false;
+	lo = gap_at(d, cs);
+	if (lo == d->nall || !in_series(&d->all[lo], p->min_gap_ns, cmd))
 		return false;
 	for (int dir = -1; dir <= 1; dir += 2) {
 		for (k = lo; dir < 0 ? k-- > 0 : ++k < d->nall;) {
@@ -175,18 +184,9 @@ bool ie_period_member(const struct ie_dev *d, uint64_t cs)
 
 const struct ie_cmd *ie_cmd_member(const struct ie_dev *d, uint64_t cs)
 {
-	size_t lo = 0, hi = d->nall;
+	size_t lo = gap_at(d, cs);
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (d->all[mid].cs < cs)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == d->nall || d->all[lo].cs != cs || !d->all[lo].by_issue ||
-	    d->all[lo].cmd >= d->ncmds)
+	if (lo == d->nall || !d->all[lo].by_issue || d->all[lo].cmd >= d->ncmds)
 		return NULL;
 	return member(d, &d->cmds[d->all[lo].cmd].per, d->all[lo].cmd, cs)
 	           ? &d->cmds[d->all[lo].cmd]

@@ -30,20 +30,36 @@ void nfs_status_str(uint32_t st, int v4, char *buf, size_t len)
 	}
 }
 
+/* The quantiles every NFS figure set gives, and their keys. */
+static const double fig_q[] = {0.50, 0.90, 0.99, 0.999};
+static const char *const fig_key[] = {"p50", "p90", "p99", "p99_9"};
+#define NFIG_Q (sizeof(fig_q) / sizeof(fig_q[0]))
+
+/* The figures of a histogram or a sketch, under the same keys whichever it is. */
+static json_t *figures_json(uint64_t count, uint64_t min, double mean, const uint64_t *q,
+                            uint64_t max, double sum)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "count", json_u64(count));
+	json_object_set_new(o, "min", json_integer(count ? (json_int_t)min : 0));
+	json_object_set_new(o, "mean", json_real(mean));
+	for (unsigned i = 0; i < NFIG_Q; i++)
+		json_object_set_new(o, fig_key[i], json_u64(q[i]));
+	json_object_set_new(o, "max", json_u64(max));
+	json_object_set_new(o, "sum", json_real(sum));
+	return o;
+}
+
 /* A histogram's figures, and its non-empty buckets as [lo, hi, count] (ns, inclusive). */
 json_t *nfs_hist_json(const struct hist *h)
 {
-	json_t *o = json_object(), *b = json_array();
+	uint64_t q[NFIG_Q];
+	json_t *o, *b = json_array();
 
-	json_object_set_new(o, "count", json_u64(h->count));
-	json_object_set_new(o, "min", json_integer(h->count ? (json_int_t)h->min : 0));
-	json_object_set_new(o, "mean", json_real(hist_mean(h)));
-	json_object_set_new(o, "p50", json_u64(hist_quantile(h, 0.50)));
-	json_object_set_new(o, "p90", json_u64(hist_quantile(h, 0.90)));
-	json_object_set_new(o, "p99", json_u64(hist_quantile(h, 0.99)));
-	json_object_set_new(o, "p99_9", json_u64(hist_quantile(h, 0.999)));
-	json_object_set_new(o, "max", json_u64(h->max));
-	json_object_set_new(o, "sum", json_real((double)h->sum));
+	for (unsigned i = 0; i < NFIG_Q; i++)
+		q[i] = hist_quantile(h, fig_q[i]);
+	o = figures_json(h->count, h->min, hist_mean(h), q, h->max, (double)h->sum);
 	for (unsigned i = 0; i < HIST_BUCKETS && h->count; i++) {
 		uint64_t lo, hi;
 
@@ -60,16 +76,9 @@ json_t *nfs_hist_json(const struct hist *h)
 /* The same figures from a small histogram (percentiles within 12.5 %), without buckets. */
 json_t *nfs_sketch_json(const struct nfs_sketch *k)
 {
-	json_t *o = json_object();
+	uint64_t q[NFIG_Q];
 
-	json_object_set_new(o, "count", json_u64(k->count));
-	json_object_set_new(o, "min", json_integer(k->count ? (json_int_t)k->min : 0));
-	json_object_set_new(o, "mean", json_real(nfs_sketch_mean(k)));
-	json_object_set_new(o, "p50", json_u64(nfs_sketch_quantile(k, 0.50)));
-	json_object_set_new(o, "p90", json_u64(nfs_sketch_quantile(k, 0.90)));
-	json_object_set_new(o, "p99", json_u64(nfs_sketch_quantile(k, 0.99)));
-	json_object_set_new(o, "p99_9", json_u64(nfs_sketch_quantile(k, 0.999)));
-	json_object_set_new(o, "max", json_u64(k->max));
-	json_object_set_new(o, "sum", json_real(k->sum));
-	return o;
+	for (unsigned i = 0; i < NFIG_Q; i++)
+		q[i] = nfs_sketch_quantile(k, fig_q[i]);
+	return figures_json(k->count, k->min, nfs_sketch_mean(k), q, k->max, k->sum);
 }

@@ -38,6 +38,16 @@ int cap_dev_resolve(const char *arg, unsigned *major, unsigned *minor, struct io
 /* Fill d from sysfs under sysroot ("" for the real one). */
 int cap_dev_probe(const char *sysroot, unsigned major, unsigned minor, struct cap_dev *d,
                   struct iot_err *e);
+/* One line of mountinfo, split in place (the strings point into it, the mountpoint and the
+ * source unescaped). */
+struct cap_mountinfo {
+	bool has_dev; /* MAJ:MIN was read */
+	unsigned major, minor;
+	char *mountpoint, *options, *fstype, *source, *super;
+};
+
+/* Split a line of /proc/PID/mountinfo: 0, or -EINVAL for one without the fields. */
+int cap_mountinfo_split(char *line, struct cap_mountinfo *m);
 /* Append {"mountpoint","fstype","source","options","super_options"} for each mount of d. */
 int cap_mounts_json(FILE *mountinfo, const struct cap_dev *d, json_t *arr);
 json_t *cap_dev_json(const struct cap_dev *d);

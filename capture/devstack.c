@@ -272,23 +272,6 @@ static const struct cap_sig *sig_of(struct stack *s, struct node *n)
 
 /* ---- mounts --------------------------------------------------------------------------- */
 
-/* mountinfo escapes space, tab, newline and backslash as \ooo */
-static void unescape(char *s)
-{
-	char *o = s;
-
-	while (*s) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*o++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
-			s += 4;
-		} else {
-			*o++ = *s++;
-		}
-	}
-	*o = '\0';
-}
-
 static void mounts_free(struct stack *s)
 {
 	for (unsigned i = 0; i < s->nm; i++) {
@@ -311,18 +294,10 @@ static int mounts_read(struct stack *s)
 		return 0;
 	rewind(s->env->mountinfo);
 	while (s->nm < MAX_MOUNTS && getline(&line, &cap, s->env->mountinfo) > 0) {
-		char *fld[64], *save = NULL, *tok;
-		unsigned n = 0, dash = 0;
+		struct cap_mountinfo mi;
 		struct mnt *m;
 
-		line[strcspn(line, "\n")] = '\0';
-		for (tok = strtok_r(line, " ", &save); tok && n < 64;
-		     tok = strtok_r(NULL, " ", &save))
-			fld[n++] = tok;
-		for (unsigned i = 6; i < n && !dash; i++)
-			if (!strcmp(fld[i], "-"))
-				dash = i;
-		if (n < 6 || !dash || dash + 3 > n)
+		if (cap_mountinfo_split(line, &mi) || !mi.has_dev)
 			continue;
 		if (s->nm == room) {
 			struct mnt *p = realloc(s->m, (room ? 2 * room : 32) * sizeof(*p));
@@ -336,14 +311,12 @@ static int mounts_read(struct stack *s)
 		}
 		m = &s->m[s->nm];
 		memset(m, 0, sizeof(*m));
-		if (sscanf(fld[2], "%u:%u", &m->ma, &m->mi) != 2)
-			continue;
-		unescape(fld[4]);
-		unescape(fld[dash + 2]);
-		m->mountpoint = strdup(fld[4]);
-		m->fstype = strdup(fld[dash + 1]);
-		m->source = strdup(fld[dash + 2]);
-		m->super = strdup(dash + 3 < n ? fld[dash + 3] : "");
+		m->ma = mi.major;
+		m->mi = mi.minor;
+		m->mountpoint = strdup(mi.mountpoint);
+		m->fstype = strdup(mi.fstype);
+		m->source = strdup(mi.source);
+		m->super = strdup(mi.super);
 		s->nm++;
 		if (!m->mountpoint || !m->fstype || !m->source || !m->super) {
 			ret = -ENOMEM;

@@ -200,9 +200,33 @@ static void unescape(char *s)
 
 /*
  * Each line (proc(5)): ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE
- * SUPEROPTIONS. btrfs reports an anonymous MAJ:MIN (0:NN), so the source device is compared
- * too.
+ * SUPEROPTIONS.
  */
+int cap_mountinfo_split(char *line, struct cap_mountinfo *m)
+{
+	char *fld[64], *save = NULL, *tok;
+	unsigned n = 0, dash = 0;
+
+	line[strcspn(line, "\n")] = '\0';
+	for (tok = strtok_r(line, " ", &save); tok && n < 64; tok = strtok_r(NULL, " ", &save))
+		fld[n++] = tok;
+	for (unsigned i = 6; i < n && !dash; i++)
+		if (!strcmp(fld[i], "-"))
+			dash = i;
+	if (n < 6 || !dash || dash + 3 > n)
+		return -EINVAL;
+	m->has_dev = sscanf(fld[2], "%u:%u", &m->major, &m->minor) == 2;
+	unescape(fld[4]);
+	unescape(fld[dash + 2]);
+	m->mountpoint = fld[4];
+	m->options = fld[5];
+	m->fstype = fld[dash + 1];
+	m->source = fld[dash + 2];
+	m->super = dash + 3 < n ? fld[dash + 3] : "";
+	return 0;
+}
+
+/* btrfs reports an anonymous MAJ:MIN (0:NN), so the source device is compared too. */
 int cap_mounts_json(FILE *f, const struct cap_dev *d, json_t *arr)
 {
 	char *line = NULL;
@@ -210,39 +234,25 @@ int cap_mounts_json(FILE *f, const struct cap_dev *d, json_t *arr)
 	int found = 0;
 
 	while (getline(&line, &cap, f) > 0) {
-		char *fld[64], *save = NULL, *tok;
-		unsigned n = 0, ma, mi, dash = 0;
-		int match = 0;
+		struct cap_mountinfo m;
+		int match;
 
-		line[strcspn(line, "\n")] = '\0';
-		for (tok = strtok_r(line, " ", &save); tok && n < 64;
-		     tok = strtok_r(NULL, " ", &save))
-			fld[n++] = tok;
-		for (unsigned i = 6; i < n; i++) {
-			if (!strcmp(fld[i], "-")) {
-				dash = i;
-				break;
-			}
-		}
-		if (n < 6 || !dash || dash + 3 > n)
+		if (cap_mountinfo_split(line, &m))
 			continue;
-		if (sscanf(fld[2], "%u:%u", &ma, &mi) == 2 && ma == d->major && mi == d->minor)
-			match = 1;
-		unescape(fld[dash + 2]);
-		if (!match && !strncmp(fld[dash + 2], "/dev/", 5)) {
+		match = m.has_dev && m.major == d->major && m.minor == d->minor;
+		if (!match && !strncmp(m.source, "/dev/", 5)) {
 			struct stat st;
 
-			if (!stat(fld[dash + 2], &st) && S_ISBLK(st.st_mode) &&
+			if (!stat(m.source, &st) && S_ISBLK(st.st_mode) &&
 			    major(st.st_rdev) == d->major && minor(st.st_rdev) == d->minor)
 				match = 1;
 		}
 		if (!match)
 			continue;
-		unescape(fld[4]);
-		json_array_append_new(
-		    arr, json_pack("{s:s, s:s, s:s, s:s, s:s}", "mountpoint", fld[4], "fstype",
-		                   fld[dash + 1], "source", fld[dash + 2], "options", fld[5],
-		                   "super_options", dash + 3 < n ? fld[dash + 3] : ""));
+		json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s, s:s}", "mountpoint",
+		                                     m.mountpoint, "fstype", m.fstype, "source",
+		                                     m.source, "options", m.options,
+		                                     "super_options", m.super));
 		found++;
 	}
 	free(line);

@@ -571,6 +571,17 @@ static void depth_down(struct bp_dev *d, int w)
 		d->depth[w]--;
 }
 
+/* A requeue, PC or not: out of the queue's depth, and its bytes taken off the issued ones as
+ * blkparse takes them. */
+static void requeue(struct bp_dev *d, int w, uint64_t *rq, uint64_t *kb, uint64_t *rest,
+                    uint32_t bytes)
+{
+	depth_down(d, w);
+	(*rq)++;
+	*kb -= bytes >> 10;
+	*rest -= bytes & 1023;
+}
+
 /* What a record prints: a line of an action (enum bp_act), its PDU with it, or none. */
 #define LINE_PDU 0x100
 #define LINE_NONE (-1)
@@ -591,10 +602,7 @@ static int dump_pc(struct bp_dev *d, struct bp_ios *c, const struct blk_event *e
 	case BLK_A_SLEEPRQ:
 		return BP_S;
 	case BLK_A_REQUEUE:
-		depth_down(d, w);
-		c->pc_rq[w]++;
-		c->pc_i_kb[w] -= ev->bytes >> 10;
-		c->pc_i_b[w] -= ev->bytes & 1023;
+		requeue(d, w, &c->pc_rq[w], &c->pc_i_kb[w], &c->pc_i_b[w], ev->bytes);
 		return BP_R;
 	case BLK_A_ISSUE:
 		count_bytes(&c->pc_i[w], &c->pc_i_kb[w], &c->pc_i_b[w], ev->bytes);
@@ -631,10 +639,7 @@ static inline int dump_fs(struct bp *b, struct bp_dev *d, struct bp_ios *c,
 	case BLK_A_SLEEPRQ:
 		return BP_S;
 	case BLK_A_REQUEUE:
-		depth_down(d, w);
-		c->rq[w]++;
-		c->i_kb[w] -= ev->bytes >> 10;
-		c->i_b[w] -= ev->bytes & 1023;
+		requeue(d, w, &c->rq[w], &c->i_kb[w], &c->i_b[w], ev->bytes);
 		return BP_R;
 	case BLK_A_ISSUE:
 		count_bytes(&c->i[w], &c->i_kb[w], &c->i_b[w], ev->bytes);

@@ -44,33 +44,35 @@ static json_t *procs_json(const struct nfs_replay_stats *st)
 	return a;
 }
 
+/* What a divergence is, counted or shown: the procedure and the two statuses. */
+static json_t *div_json(const struct nr_proc *p, uint32_t cap_status, uint32_t rep_status)
+{
+	json_t *x = json_object();
+
+	json_object_set_new(x, "version", JI(p->vers));
+	json_object_set_new(x, "procedure", json_string(p->name));
+	json_object_set_new(x, "capture", status_json(cap_status, p->vers));
+	json_object_set_new(x, "replay", status_json(rep_status, p->vers));
+	return x;
+}
+
 static json_t *divs_json(const struct nfs_replay_stats *st)
 {
 	json_t *o = json_object(), *a = json_array(), *f = json_array();
 
 	for (unsigned i = 0; i < st->ndivs; i++) {
 		const struct nr_div *d = &st->divs[i];
-		const struct nr_proc *p = &st->procs[d->proc];
-		json_t *x = json_object();
+		json_t *x = div_json(&st->procs[d->proc], d->cap_status, d->rep_status);
 
-		json_object_set_new(x, "version", JI(p->vers));
-		json_object_set_new(x, "procedure", json_string(p->name));
-		json_object_set_new(x, "capture", status_json(d->cap_status, p->vers));
-		json_object_set_new(x, "replay", status_json(d->rep_status, p->vers));
 		json_object_set_new(x, "count", JI(d->n));
 		json_array_append_new(a, x);
 	}
 	for (unsigned i = 0; i < st->nshown; i++) {
 		const struct nr_div_shown *d = &st->shown[i];
-		const struct nr_proc *p = &st->procs[d->proc];
-		json_t *x = json_object();
+		json_t *x = div_json(&st->procs[d->proc], d->cap_status, d->rep_status);
 
 		json_object_set_new(x, "call", JI(d->seq));
-		json_object_set_new(x, "version", JI(p->vers));
-		json_object_set_new(x, "procedure", json_string(p->name));
 		json_object_set_new(x, "path", json_string(d->path));
-		json_object_set_new(x, "capture", status_json(d->cap_status, p->vers));
-		json_object_set_new(x, "replay", status_json(d->rep_status, p->vers));
 		json_array_append_new(f, x);
 	}
 	json_object_set_new(o, "by_status", a);

@@ -272,14 +272,19 @@ static void auto_y_range(struct frame *fr, const struct svg_chart *c)
 }
 
 /* The svg element, its title and a white background with the title on it. */
-static void head_write(FILE *f, const struct svg_chart *c, int W, int H, bool standalone)
+void svg_open(FILE *f, int w, int h, bool standalone)
 {
 	if (standalone)
 		fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
 	fprintf(f,
 	        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 	        "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"11\"",
-	        W, H, W, H);
+	        w, h, w, h);
+}
+
+static void head_write(FILE *f, const struct svg_chart *c, int W, int H, bool standalone)
+{
+	svg_open(f, W, H, standalone);
 	if (c->id) {
 		fputs(" id=\"", f);
 		xml_puts(f, c->id);

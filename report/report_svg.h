@@ -66,6 +66,10 @@ struct svg_chart {
 /* Write the chart as an <svg> element (standalone adds the XML declaration). 0 or -EIO. */
 int svg_chart_write(FILE *f, const struct svg_chart *c, bool standalone);
 
+/* The start of a w x h chart's <svg> tag, left open for more attributes (standalone puts the XML
+ * declaration before it): every chart of the report has the same head. */
+void svg_open(FILE *f, int w, int h, bool standalone);
+
 /* A small inline SVG of run i's idle hatching (as on the graphs), for a legend or table. */
 void svg_hatch_swatch(FILE *f, size_t run);
 

@@ -210,12 +210,8 @@ static void graph_svg(FILE *f, const struct graph *gr, const char *title, const 
 	size_t every = gr->x->n > 10 ? (gr->x->n + 9) / 10 : 1;
 	char buf[64];
 
-	if (standalone)
-		fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
-	fprintf(f,
-	        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-	        "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"11\">\n",
-	        W, H, W, H);
+	svg_open(f, W, H, standalone);
+	fputs(">\n", f);
 	fprintf(f, "<rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n", W, H);
 	fputs("<g font-size=\"13\">", f);
 	text(f, ML, 18, "start", title);

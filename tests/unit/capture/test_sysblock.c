@@ -132,6 +132,37 @@ static void test_mountinfo(void **state)
 	json_decref(arr);
 }
 
+/* The one mountinfo splitter devstack.c and cap_mounts_json() read lines with. */
+static void test_mountinfo_split(void **state)
+{
+	char l1[] = "36 25 7:3 / /mnt/a\\134b\\011c rw,relatime shared:1 master:4 - xfs "
+	            "/dev/with\\040sp rw,attr2\n";
+	char l2[] = "37 25 x:y / /m rw - tmpfs tmpfs";
+	char l3[] = "38 25 7:1 / /m rw shared:1 - ext4";
+	char l4[] = "39 25 7:1 / /m rw,noatime";
+	struct cap_mountinfo m;
+
+	(void)state;
+	assert_int_equal(cap_mountinfo_split(l1, &m), 0);
+	assert_true(m.has_dev);
+	assert_int_equal(m.major, 7);
+	assert_int_equal(m.minor, 3);
+	assert_string_equal(m.mountpoint, "/mnt/a\\b\tc");
+	assert_string_equal(m.options, "rw,relatime");
+	assert_string_equal(m.fstype, "xfs");
+	assert_string_equal(m.source, "/dev/with sp");
+	assert_string_equal(m.super, "rw,attr2");
+	/* no super options: an empty string; an unreadable MAJ:MIN: said, not a failure */
+	assert_int_equal(cap_mountinfo_split(l2, &m), 0);
+	assert_false(m.has_dev);
+	assert_string_equal(m.fstype, "tmpfs");
+	assert_string_equal(m.source, "tmpfs");
+	assert_string_equal(m.super, "");
+	/* no source after the separator, or no separator at all */
+	assert_int_equal(cap_mountinfo_split(l3, &m), -EINVAL);
+	assert_int_equal(cap_mountinfo_split(l4, &m), -EINVAL);
+}
+
 static void test_helpers(void **state)
 {
 	char buf[16], p[128];
@@ -159,7 +190,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_probe_disk),    cmocka_unit_test(test_probe_partition),
 	    cmocka_unit_test(test_probe_missing), cmocka_unit_test(test_resolve),
-	    cmocka_unit_test(test_mountinfo),     cmocka_unit_test(test_helpers),
+	    cmocka_unit_test(test_mountinfo),     cmocka_unit_test(test_mountinfo_split),
+	    cmocka_unit_test(test_helpers),
 	};
 
 	return tmpdir_status(cmocka_run_group_tests(tests, setup, tmpdir_teardown));

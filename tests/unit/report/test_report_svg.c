@@ -194,13 +194,33 @@ static void test_chart(void **state)
 	free(buf);
 }
 
+/* The head every chart starts with (the report's and the sweep report's), left open. */
+static void test_open(void **state)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+
+	(void)state;
+	svg_open(f, 640, 200, false);
+	fputs("|", f);
+	svg_open(f, 1, 2, true);
+	fclose(f);
+	assert_string_equal(buf,
+	                    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"640\" "
+	                    "height=\"200\" viewBox=\"0 0 640 200\" font-family=\"sans-serif\" "
+	                    "font-size=\"11\"|<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	                    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"1\" height=\"2\" "
+	                    "viewBox=\"0 0 1 2\" font-family=\"sans-serif\" font-size=\"11\"");
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_escape),
-	    cmocka_unit_test(test_png),
-	    cmocka_unit_test(test_nice_step),
-	    cmocka_unit_test(test_chart),
+	    cmocka_unit_test(test_escape),    cmocka_unit_test(test_png),
+	    cmocka_unit_test(test_nice_step), cmocka_unit_test(test_chart),
+	    cmocka_unit_test(test_open),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
