@@ -24,7 +24,6 @@ ALLOWED = {
 
 # FILE:NAME: lines today. To be split (#24 item 5); a ceiling, so that none grows meanwhile.
 NOT_YET = {
-    "report/report_nfs_html.c:report_nfs_section": 172,
     "formats/rpc.c:on_call": 128,
 }
 
