@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* capture --host: check, start, stop and bring back a capture on each host over OpenSSH. */
 #include "capture/hosts.h"
-#include "capture/cap_int.h"
+#include "capture/hosts_int.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -18,39 +18,11 @@
 #include "common/spawn.h"
 #include "iotape_version.h"
 
-/*
- * Every host runs one shell script over one ssh session (ssh -T: no terminal). The check's
- * script answers each line on its standard input with the host's CLOCK_REALTIME, so the same
- * session measures the clock offset. The capture's script starts `iotape capture` with a
- * COMMAND that says it runs (the capture starts COMMAND once it traces) and waits for its
- * standard input, the ssh session's, to close: closing our end of the pipe stops the capture
- * cleanly, and so does a dead local iotape or a lost connection (the remote side dies with
- * its session). Then the script streams the run directory as a tar on its standard output,
- * which nothing else writes to, and removes it.
- */
-#define READY_LINE "iotape-host: tracing"
-#define EXIT_PREFIX "iotape-host: capture exit "
-#define CHECKED_LINE "iotape-host: checked"
-/* before the tar stream: what a login shell's startup files print comes before it */
-#define TAR_LINE "iotape-host: tar"
+/* The scripts each host runs and how their lines are read: capture/hosts_int.h. */
 #define TAR_SEARCH 65536
 #define CLOCK_SAMPLES 8
 #define CHECK_TIMEOUT_MS 30000
 #define START_TIMEOUT_MS 120000
-
-struct lines {
-	char buf[4096];
-	size_t len;
-	char last[256]; /* the last line that was not ours: why a host failed */
-};
-
-struct sshp {
-	struct iot_proc p;
-	int in, out, err; /* our ends: its stdin, stdout (the check only), stderr; -1 closed */
-	int status;       /* ssh's exit status once done */
-	int done;
-	struct lines ol, el;
-};
 
 /* src into dst, cut to fit (messages: a cut one is still a message) */
 static void set_str(char *dst, size_t cap, const char *src)
@@ -67,254 +39,6 @@ static uint64_t realtime_ns(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* 'arg' for a POSIX shell, appended to out. */
-static int shq(char **out, size_t *len, const char *arg)
-{
-	size_t need = 3 + strlen(arg) * 4, l = *len;
-	char *p = realloc(*out, l + need + 1);
-
-	if (!p)
-		return -ENOMEM;
-	p[l++] = ' ';
-	p[l++] = '\'';
-	for (; *arg; arg++) {
-		if (*arg == '\'') {
-			memcpy(p + l, "'\\''", 4);
-			l += 4;
-		} else {
-			p[l++] = *arg;
-		}
-	}
-	p[l++] = '\'';
-	p[l] = 0;
-	*out = p;
-	*len = l;
-	return 0;
-}
-
-static int append(char **out, size_t *len, const char *s)
-{
-	size_t n = strlen(s);
-	char *p = realloc(*out, *len + n + 1);
-
-	if (!p)
-		return -ENOMEM;
-	memcpy(p + *len, s, n + 1);
-	*out = p;
-	*len += n;
-	return 0;
-}
-
-/* A device as the host's shell tests it: NAME=DEV's DEV, a bare name under /dev. */
-static const char *dev_path(const char *d)
-{
-	const char *eq = strchr(d, '=');
-
-	if (eq && eq < d + strcspn(d, "/"))
-		return eq + 1;
-	return d;
-}
-
-/* Whether every host's capture uses the tracefs backend (the one global blk tracer). */
-static int wants_tracefs(const struct caph_opts *o)
-{
-	int t = 0;
-
-	for (unsigned i = 0; i + 1 < o->ncapture_args; i++)
-		if (!strcmp(o->capture_args[i], "--backend"))
-			t = !strcmp(o->capture_args[i + 1], "tracefs");
-	return t;
-}
-
-static char *check_script(const struct caph_host *h, int tracefs)
-{
-	char *s = NULL;
-	size_t n = 0;
-	int ret = append(&s, &n,
-	                 "v=$(iotape --version 2>/dev/null | head -n 1); echo \"version $v\"; "
-	                 "echo \"uid $(id -u)\"; for d in");
-
-	for (unsigned i = 0; !ret && i < h->ndevs; i++)
-		ret = shq(&s, &n, dev_path(h->devs[i]));
-	ret = ret
-	          ?: append(&s, &n,
-	                    "; do case $d in /*) p=$d ;; *) p=/dev/$d ;; esac; "
-	                    "[ -b \"$p\" ] || echo \"nodev $d\"; done; ");
-	if (!ret && h->iface) {
-		ret = append(&s, &n, "i=");
-		ret = ret ?: shq(&s, &n, h->iface);
-		ret = ret
-		          ?: append(&s, &n,
-		                    "; [ -e \"/sys/class/net/$i\" ] || echo \"noiface $i\"; ");
-	}
-	/* the tracer held by a live capture (capture/tracefs.c's state file names its pid) */
-	if (!ret && tracefs)
-		ret =
-		    append(&s, &n,
-		           "f=/run/iotape-tracefs.state; p=$(sed -n 's/^pid //p' $f 2>/dev/null); "
-		           "[ -n \"$p\" ] && kill -0 \"$p\" 2>/dev/null && echo \"tracer $p\"; ");
-	ret =
-	    ret ?: append(&s, &n, "echo '" CHECKED_LINE "'; while read -r x; do date +%s%N; done");
-	if (ret) {
-		free(s);
-		return NULL;
-	}
-	return s;
-}
-
-static char *capture_script(const struct caph_opts *o, const struct caph_host *h)
-{
-	char *s = NULL, tmpl[64];
-	size_t n = 0;
-	int ret;
-
-	/* the local pid in the remote directory's name: whose capture it is, on the host */
-	snprintf(tmpl, sizeof(tmpl), "/tmp/iotape-host-%ld.XXXXXX", (long)getpid());
-	ret = append(&s, &n, "trap '' PIPE; d=$(mktemp -d");
-	ret = ret ?: shq(&s, &n, tmpl);
-	ret = ret
-	          ?: append(&s, &n,
-	                    ") || exit 1; trap 'rm -rf \"$d\"' EXIT; "
-	                    "iotape capture -o \"$d/run\"");
-	for (unsigned i = 0; !ret && i < h->ndevs; i++) {
-		ret = append(&s, &n, " -d");
-		ret = ret ?: shq(&s, &n, h->devs[i]);
-	}
-	if (!ret && h->iface) {
-		ret = append(&s, &n, " -i");
-		ret = ret ?: shq(&s, &n, h->iface);
-	}
-	for (unsigned i = 0; !ret && i < o->ncapture_args; i++)
-		ret = shq(&s, &n, o->capture_args[i]);
-	ret = ret
-	          ?: append(&s, &n,
-	                    " -- sh -c 'echo \"" READY_LINE "\" >&2; exec cat >/dev/null' >&2; "
-	                    "echo \"" EXIT_PREFIX "$?\" >&2; "
-	                    "[ -f \"$d/run/manifest.json\" ] && { echo '" TAR_LINE "'; "
-	                    "tar -C \"$d/run\" -cf - .; }");
-	if (ret) {
-		free(s);
-		return NULL;
-	}
-	return s;
-}
-
-/* ssh [-F FILE] -T -o BatchMode=yes ... DEST SCRIPT, with pipes; out_fd >= 0: its stdout. */
-static int ssh_start(const struct caph_opts *o, const struct caph_host *h, const char *script,
-                     int out_fd, struct sshp *s, struct iot_err *e)
-{
-	const char *argv[16];
-	int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1}, n = 0, ret;
-
-	memset(s, 0, sizeof(*s));
-	s->in = s->out = s->err = -1;
-	argv[n++] = "ssh";
-	if (o->ssh_config) {
-		argv[n++] = "-F";
-		argv[n++] = o->ssh_config;
-	}
-	/* no terminal, never a password prompt; a host that stops answering is given up after
-	 * about 15 s (the capture on it then stops with its session) */
-	argv[n++] = "-T";
-	argv[n++] = "-o";
-	argv[n++] = "BatchMode=yes";
-	argv[n++] = "-o";
-	argv[n++] = "ServerAliveInterval=5";
-	argv[n++] = "-o";
-	argv[n++] = "ServerAliveCountMax=3";
-	argv[n++] = "--";
-	argv[n++] = h->dest;
-	argv[n++] = script;
-	argv[n] = NULL;
-	if (pipe2(in, O_CLOEXEC) || pipe2(err, O_CLOEXEC) ||
-	    (out_fd < 0 && pipe2(out, O_CLOEXEC))) {
-		ret = iot_err_set(e, -errno, "pipe: %s", strerror(errno));
-		goto fail;
-	}
-	{
-		/* a process group of its own: a Ctrl-C at the terminal is for iotape, which then
-		 * stops each host and brings its run back through this ssh */
-		struct iot_spawn_opts so = {.argv = (char *const *)argv,
-		                            .fd_in = in[0],
-		                            .fd_out = out_fd >= 0 ? out_fd : out[1],
-		                            .fd_err = err[1],
-		                            .pdeathsig = SIGTERM,
-		                            .new_pgrp = 1};
-
-		if ((ret = iot_spawn(&so, &s->p, e)))
-			goto fail;
-	}
-	close(in[0]);
-	close(err[1]);
-	if (out[1] >= 0)
-		close(out[1]);
-	s->in = in[1];
-	s->err = err[0];
-	s->out = out[0];
-	if (s->p.exec_errno) {
-		iot_proc_wait(&s->p, -1, &s->status);
-		close(s->in);
-		close(s->err);
-		if (s->out >= 0)
-			close(s->out);
-		return iot_err_set(e, -s->p.exec_errno, "cannot run ssh: %s",
-		                   strerror(s->p.exec_errno));
-	}
-	return 0;
-fail:
-	for (int i = 0; i < 2; i++) {
-		if (in[i] >= 0)
-			close(in[i]);
-		if (out[i] >= 0)
-			close(out[i]);
-		if (err[i] >= 0)
-			close(err[i]);
-	}
-	return ret;
-}
-
-static void close_fd(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
-
-/* Read what fd has into l; each whole line to fn. 0 at EOF (fd closed), 1 otherwise. */
-static int read_lines(int *fd, struct lines *l, void (*fn)(void *, const char *), void *arg)
-{
-	ssize_t r = read(*fd, l->buf + l->len, sizeof(l->buf) - 1 - l->len);
-	char *nl, *p;
-
-	if (r < 0 && (errno == EINTR || errno == EAGAIN))
-		return 1;
-	if (r <= 0) {
-		if (l->len) { /* a last line without its newline */
-			l->buf[l->len] = 0;
-			fn(arg, l->buf);
-			l->len = 0;
-		}
-		close_fd(fd);
-		return 0;
-	}
-	l->len += (size_t)r;
-	l->buf[l->len] = 0;
-	p = l->buf;
-	while ((nl = strchr(p, '\n'))) {
-		*nl = 0;
-		fn(arg, p);
-		p = nl + 1;
-	}
-	l->len -= (size_t)(p - l->buf);
-	memmove(l->buf, p, l->len);
-	if (l->len == sizeof(l->buf) - 1) { /* a line too long: cut */
-		l->buf[l->len] = 0;
-		fn(arg, l->buf);
-		l->len = 0;
-	}
-	return 1;
 }
 
 /* ---- the check ---- */
@@ -402,7 +126,7 @@ static int check_begin(const struct caph_opts *o, const struct caph_host *h, str
                        struct sshp *s)
 {
 	struct iot_err e;
-	char *script = check_script(h, wants_tracefs(o));
+	char *script = caph_check_script(h, caph_wants_tracefs(o));
 	int ret;
 
 	st->capture_exit = -1;
@@ -410,7 +134,7 @@ static int check_begin(const struct caph_opts *o, const struct caph_host *h, str
 		snprintf(st->reason, sizeof(st->reason), "out of memory");
 		return -1;
 	}
-	ret = ssh_start(o, h, script, -1, s, &e);
+	ret = caph_ssh_start(o, h, script, -1, s, &e);
 	free(script);
 	if (ret) {
 		set_str(st->reason, sizeof(st->reason), e.msg);
@@ -439,7 +163,7 @@ static void check_host(const struct caph_opts *o, const struct caph_host *h, str
 		}
 		if (!wait_fd(s.out, 200))
 			continue;
-		if (!read_lines(&s.out, &s.ol, check_line, &c))
+		if (!caph_read_lines(&s.out, &s.ol, check_line, &c))
 			break;
 		if (c.t0 && c.remote) {
 			uint64_t t1 = realtime_ns(), rtt = t1 - c.t0;
@@ -454,12 +178,13 @@ static void check_host(const struct caph_opts *o, const struct caph_host *h, str
 				break;
 		}
 	}
-	close_fd(&s.in);
-	close_fd(&s.out);
+	caph_close_fd(&s.in);
+	caph_close_fd(&s.out);
 	/* its stderr: why ssh failed, if it did */
-	while (s.err >= 0 && wait_fd(s.err, 5000) && read_lines(&s.err, &s.el, err_line, &s.el))
+	while (s.err >= 0 && wait_fd(s.err, 5000) &&
+	       caph_read_lines(&s.err, &s.el, err_line, &s.el))
 		;
-	close_fd(&s.err);
+	caph_close_fd(&s.err);
 	if (!iot_proc_wait(&s.p, 5000, &s.status)) {
 		iot_proc_kill(&s.p, SIGKILL);
 		iot_proc_wait(&s.p, -1, &s.status);
@@ -532,8 +257,8 @@ static void poll_hosts(struct live *lv, unsigned n, int ms)
 	if (np && poll(pf, np, ms) > 0) {
 		for (unsigned k = 0; k < np; k++)
 			if (pf[k].revents)
-				read_lines(&lv[idx[k]].s.err, &lv[idx[k]].s.el, live_line,
-				           &lv[idx[k]]);
+				caph_read_lines(&lv[idx[k]].s.err, &lv[idx[k]].s.el, live_line,
+				                &lv[idx[k]]);
 	} else if (!np && ms > 0) {
 		poll(NULL, 0, ms);
 	}
@@ -541,7 +266,7 @@ static void poll_hosts(struct live *lv, unsigned n, int ms)
 		if (lv[i].running && lv[i].s.err < 0 &&
 		    iot_proc_wait(&lv[i].s.p, 1000, &lv[i].s.status)) {
 			lv[i].running = 0;
-			close_fd(&lv[i].s.in);
+			caph_close_fd(&lv[i].s.in);
 		}
 	}
 }
@@ -635,10 +360,10 @@ static char **on_argv(const struct caph_opts *o, char **text)
 	int n = 0, ret;
 
 	*text = NULL;
-	ret = append(text, &len, ON_WATCH);
+	ret = caph_append(text, &len, ON_WATCH);
 	for (unsigned i = 0; !ret && o->cmd[i]; i++)
-		ret = shq(text, &len, o->cmd[i]);
-	ret = ret ?: append(text, &len, ON_END);
+		ret = caph_shq(text, &len, o->cmd[i]);
+	ret = ret ?: caph_append(text, &len, ON_END);
 	if (ret || !argv) {
 		free(argv);
 		free(*text);
@@ -684,9 +409,9 @@ static void run_command(const struct caph_opts *o, struct live *lv, struct caph_
 
 		free(on);
 		free(text);
-		close_fd(&watch[0]);
+		caph_close_fd(&watch[0]);
 		if (sret || p.exec_errno)
-			close_fd(&watch[1]);
+			caph_close_fd(&watch[1]);
 		if (sret) {
 			res->cmd_status = 126;
 			set_str(res->cmd_error, sizeof(res->cmd_error), e.msg);
@@ -703,7 +428,7 @@ static void run_command(const struct caph_opts *o, struct live *lv, struct caph_
 	}
 	for (;;) {
 		if (running && iot_proc_wait(&p, 0, &status)) {
-			close_fd(&watch[1]);
+			caph_close_fd(&watch[1]);
 			res->cmd_status = status;
 			res->cmd_wall_ns = iot_proc_wall_ns(&p);
 			return;
@@ -713,7 +438,7 @@ static void run_command(const struct caph_opts *o, struct live *lv, struct caph_
 				return;
 			/* as a local capture does: COMMAND gets the signal (--on: the remote
 			 * watcher sees its input end and stops COMMAND there) */
-			close_fd(&watch[1]);
+			caph_close_fd(&watch[1]);
 			if (!killed)
 				iot_proc_kill(&p, res->stop_signal ? res->stop_signal : SIGTERM);
 			killed = 1;
@@ -777,9 +502,9 @@ static int check_all(const struct caph_opts *o, struct caph_status *st, struct c
 			for (unsigned j = i + 1; j < o->nhosts; j++) {
 				if (chk[j].done)
 					continue;
-				close_fd(&chk[j].in);
-				close_fd(&chk[j].out);
-				close_fd(&chk[j].err);
+				caph_close_fd(&chk[j].in);
+				caph_close_fd(&chk[j].out);
+				caph_close_fd(&chk[j].err);
 				iot_proc_kill(&chk[j].p, SIGTERM);
 				iot_proc_wait(&chk[j].p, -1, &chk[j].status);
 			}
@@ -880,7 +605,7 @@ int caph_run(const struct caph_opts *o, struct caph_status *st, struct caph_resu
 	for (unsigned i = 0; i < o->nhosts; i++) {
 		struct live *l = &lv[i];
 		struct iot_err he;
-		char *script = capture_script(o, &o->hosts[i]), tar[4200];
+		char *script = caph_capture_script(o, &o->hosts[i]), tar[4200];
 
 		l->o = o;
 		l->h = &o->hosts[i];
@@ -898,7 +623,7 @@ int caph_run(const struct caph_opts *o, struct caph_status *st, struct caph_resu
 			free(script);
 			continue;
 		}
-		ret = ssh_start(o, l->h, script, l->tfd, &l->s, &he);
+		ret = caph_ssh_start(o, l->h, script, l->tfd, &l->s, &he);
 		free(script);
 		if (ret) {
 			set_str(st[i].reason, sizeof(st[i].reason), he.msg);
@@ -928,7 +653,7 @@ int caph_run(const struct caph_opts *o, struct caph_status *st, struct caph_resu
 	}
 	/* stop: each host's session sees its input end, its capture stops and its run comes */
 	for (unsigned i = 0; i < o->nhosts; i++)
-		close_fd(&lv[i].s.in);
+		caph_close_fd(&lv[i].s.in);
 	while (count_running(lv, o->nhosts))
 		poll_hosts(lv, o->nhosts, 200);
 	for (unsigned i = 0; i < o->nhosts; i++) {
@@ -976,12 +701,12 @@ int caph_release(const struct caph_opts *o, struct caph_status *st, struct iot_e
 		struct iot_err he;
 
 		st[i].capture_exit = -1;
-		if (ssh_start(o, &o->hosts[i], script, null, &s, &he)) {
+		if (caph_ssh_start(o, &o->hosts[i], script, null, &s, &he)) {
 			set_str(st[i].reason, sizeof(st[i].reason), he.msg);
 			continue;
 		}
-		close_fd(&s.in);
-		while (read_lines(&s.err, &s.el, release_line, &r))
+		caph_close_fd(&s.in);
+		while (caph_read_lines(&s.err, &s.el, release_line, &r))
 			;
 		iot_proc_wait(&s.p, -1, &s.status);
 		if (st[i].capture_exit < 0 && !st[i].reason[0])

@@ -292,70 +292,148 @@ static void keep_names(struct rpc_dec *d, struct nfs_call *call)
 	call->names_cap = 0;
 }
 
+/* A call's credentials (RFC 5531 opaque_auth), and for RPCSEC_GSS (flavor 6) the procedure and
+ * service of its credential body (RFC 2203 rpc_gss_cred_vers_1_t: version, proc, seq, service,
+ * handle). */
+struct call_cred {
+	uint32_t flavor, n, gss_proc, service;
+	const uint8_t *body; /* n bytes, or NULL when cut */
+};
+
+/* The credentials and the verifier read; false (counted) when the call is malformed. */
+static bool call_cred(struct rpc_dec *d, const struct rpc_record *r, struct cur *c,
+                      struct call_cred *cr)
+{
+	bool cut = r->head_len < r->len; /* the record is longer than the bytes we hold */
+
+	cr->flavor = xdr_u32(c);
+	cr->body = xdr_opaque(c, MAX_AUTH, &cr->n);
+	cur_skip(c, 4); /* verifier flavor */
+	xdr_skip_opaque(c, MAX_AUTH);
+	cr->gss_proc = cr->service = 0;
+	if (c->err && !cut) {
+		d->n.bad_calls++;
+		return false;
+	}
+	/* Cut inside the credentials (a small snaplen): the call still counts, as in tshark,
+	 * its body is not decoded. */
+	if (cr->flavor == 6 && cr->body) {
+		struct cur g = cur_make(cr->body, cr->n);
+
+		cur_skip(&g, 4);
+		cr->gss_proc = xdr_u32(&g);
+		cur_skip(&g, 4);
+		cr->service = xdr_u32(&g);
+	}
+	return true;
+}
+
+/* A call already outstanding (same connection, direction and XID) sent again: counted on it,
+ * and told to the event callback. */
+static void call_again(struct rpc_dec *d, const struct rpc_record *r, struct pend *p, uint32_t xid)
+{
+	d->n.retransmits++;
+	p->t.retransmits++;
+	if (d->cfg.event) {
+		struct net_event ev = {
+		    .type = NET_EV_RETRANSMIT,
+		    .ts_ns = r->ts_ns,
+		    .conn_id = r->conn_id,
+		    .proto = r->proto,
+		    .src = r->src,
+		    .dst = r->dst,
+		    .xid = xid,
+		};
+
+		d->cfg.event(d->cfg.event_arg, &ev);
+	}
+}
+
+/* An entry for a new outstanding call, zeroed: a released one, else a new one (NULL when out
+ * of memory). */
+static struct pend *pend_get(struct rpc_dec *d)
+{
+	struct pend *p = d->free_list;
+
+	if (p) {
+		d->free_list = p->hnext;
+	} else {
+		p = malloc(sizeof(*p));
+		if (!p)
+			return NULL;
+		d->nalloc++;
+	}
+	memset(p, 0, sizeof(*p));
+	return p;
+}
+
+/* p into its hash chain at pp, and at the tail (newest) of the age list. */
+static void pend_insert(struct rpc_dec *d, struct pend **pp, struct pend *p)
+{
+	p->hnext = *pp;
+	*pp = p;
+	p->next = NULL;
+	p->prev = d->newest;
+	if (d->newest)
+		d->newest->next = p;
+	else
+		d->oldest = p;
+	d->newest = p;
+	d->npend++;
+}
+
+/* The procedure's arguments, decoded by the program's decoder where there is one. */
+static void call_args(struct rpc_dec *d, struct rpc_txn *t, struct cur *c,
+                      const struct call_cred *cr)
+{
+	struct cur body;
+
+	if (cr->gss_proc != 0) {
+		t->call.op = t->proc; /* context creation: the body is a GSS token */
+	} else if (c->err || !gss_body(c, cr->service, &body)) {
+		d->n.undecoded++;
+		/* a COMPOUND cut before its ops: the reply may still list them */
+		t->call.cut = c->err && t->kind == RPC_KIND_NFS && t->vers == 4 && t->proc == 1;
+	} else if (t->kind == RPC_KIND_NFS) {
+		if (t->vers == 3)
+			nfs3_call(&body, t->proc, &t->call);
+		else if (t->vers == 4 && t->proc == 1)
+			nfs4_call(&body, &t->call);
+		else if (t->vers == 4 && t->proc == 0)
+			t->call.decoded = true;
+		if (!t->call.decoded)
+			d->n.undecoded++;
+		note_cb_program(d, t->call.cb_program);
+	} else if (t->kind == RPC_KIND_NFS_CB && t->proc == 1) {
+		nfs4_cb_call(&body, &t->call);
+	} else if (t->kind == RPC_KIND_MOUNT && t->proc == 1) {
+		nfs_mnt_call(&body, &t->call);
+	}
+}
+
 static void on_call(struct rpc_dec *d, const struct rpc_record *r, struct cur *c, uint32_t xid)
 {
 	uint32_t rpcvers = xdr_u32(c), prog = xdr_u32(c), vers = xdr_u32(c), proc = xdr_u32(c);
-	uint32_t flavor, gss_proc = 0, service = 0, n;
-	const uint8_t *cred;
+	struct call_cred cr;
 	struct pend **pp, *p;
 	struct rpc_txn *t;
-	struct cur body;
-	bool cut = r->head_len < r->len; /* the record is longer than the bytes we hold */
 
 	if (c->err || rpcvers != 2) {
 		d->n.bad_calls++;
 		return;
 	}
-	flavor = xdr_u32(c);
-	cred = xdr_opaque(c, MAX_AUTH, &n);
-	cur_skip(c, 4); /* verifier flavor */
-	xdr_skip_opaque(c, MAX_AUTH);
-	if (c->err && !cut) {
-		d->n.bad_calls++;
+	if (!call_cred(d, r, c, &cr))
 		return;
-	}
-	/* Cut inside the credentials (a small snaplen): the call still counts, as in tshark,
-	 * its body is not decoded. */
-	if (flavor == 6 && cred) { /* RPCSEC_GSS cred body: version, proc, seq, service, handle */
-		struct cur g = cur_make(cred, n);
-
-		cur_skip(&g, 4);
-		gss_proc = xdr_u32(&g);
-		cur_skip(&g, 4);
-		service = xdr_u32(&g);
-	}
 	d->n.calls++;
 	pp = find(d, r->conn_id, r->dir, xid);
 	if (*pp) {
-		d->n.retransmits++;
-		(*pp)->t.retransmits++;
-		if (d->cfg.event) {
-			struct net_event ev = {
-			    .type = NET_EV_RETRANSMIT,
-			    .ts_ns = r->ts_ns,
-			    .conn_id = r->conn_id,
-			    .proto = r->proto,
-			    .src = r->src,
-			    .dst = r->dst,
-			    .xid = xid,
-			};
-
-			d->cfg.event(d->cfg.event_arg, &ev);
-		}
+		call_again(d, r, *pp, xid);
 		return;
 	}
 	if (d->npend >= d->cfg.max_pending)
 		evict_oldest(d), pp = find(d, r->conn_id, r->dir, xid);
-	if (d->free_list) {
-		p = d->free_list;
-		d->free_list = p->hnext;
-	} else {
-		p = malloc(sizeof(*p));
-		if (!p)
-			return;
-		d->nalloc++;
-	}
-	memset(p, 0, sizeof(*p));
+	if (!(p = pend_get(d)))
+		return;
 	p->dir = r->dir;
 	t = &p->t;
 	t->conn_id = r->conn_id;
@@ -369,48 +447,18 @@ static void on_call(struct rpc_dec *d, const struct rpc_record *r, struct cur *c
 	t->kind = classify(d, prog, vers);
 	t->call_ns = r->ts_ns;
 	t->call_len = r->len;
-	t->cred_flavor = flavor;
-	t->gss_service = flavor == 6 ? service : 0;
-	if (flavor == 1 && cred)
-		auth_sys(d, t, cred, n);
+	t->cred_flavor = cr.flavor;
+	t->gss_service = cr.flavor == 6 ? cr.service : 0;
+	if (cr.flavor == 1 && cr.body)
+		auth_sys(d, t, cr.body, cr.n);
 	t->call_cut = r->incomplete;
 	d->n.cut_calls += t->call_cut;
 	t->call.names = d->names_buf;
 	t->call.names_cap = sizeof(d->names_buf);
-	if (gss_proc != 0) {
-		t->call.op = proc; /* context creation: the body is a GSS token */
-	} else if (c->err || !gss_body(c, service, &body)) {
-		d->n.undecoded++;
-		/* a COMPOUND cut before its ops: the reply may still list them */
-		t->call.cut = c->err && t->kind == RPC_KIND_NFS && vers == 4 && proc == 1;
-	} else if (t->kind == RPC_KIND_NFS) {
-		if (vers == 3)
-			nfs3_call(&body, proc, &t->call);
-		else if (vers == 4 && proc == 1)
-			nfs4_call(&body, &t->call);
-		else if (vers == 4 && proc == 0)
-			t->call.decoded = true;
-		if (!t->call.decoded)
-			d->n.undecoded++;
-		note_cb_program(d, t->call.cb_program);
-	} else if (t->kind == RPC_KIND_NFS_CB && proc == 1) {
-		nfs4_cb_call(&body, &t->call);
-	} else if (t->kind == RPC_KIND_MOUNT && proc == 1) {
-		nfs_mnt_call(&body, &t->call);
-	}
+	call_args(d, t, c, &cr);
 	keep_names(d, &t->call);
 	keep_data(d, &t->call);
-	/* insert: newest at the tail of the age list */
-	p->hnext = *pp;
-	*pp = p;
-	p->next = NULL;
-	p->prev = d->newest;
-	if (d->newest)
-		d->newest->next = p;
-	else
-		d->oldest = p;
-	d->newest = p;
-	d->npend++;
+	pend_insert(d, pp, p);
 	if (d->cfg.call)
 		d->cfg.call(d->cfg.call_arg, t);
 }

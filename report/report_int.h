@@ -53,6 +53,21 @@ const json_t *report_dev_json(const struct report_input *in, unsigned idx);
 int report_idle_chart(struct emit *em, const struct report_input *in, unsigned idx, uint64_t width,
                       const struct svg_band *bands, size_t nbands, const char *id, double xmax);
 
+/* The per-device graphs (report_devices.c): a section per device key across the runs, each
+ * run's graphs in it on one time axis (at least xmax_min s), points width ns apart or wider. */
+void report_devices_section(struct emit *em, const struct report_input *in, size_t n,
+                            uint64_t width, double xmax_min);
+/* The plotted interval: a power-of-two multiple of every run's bin width, at most
+ * max_points points over the longest run (or the --interval asked for, when coarser). */
+uint64_t report_plot_width(const struct report_input *in, size_t n, const struct report_opts *o);
+/* The interval device k of run i is plotted in (never below width). */
+uint64_t report_plotted_width(const struct report_input *in, size_t n, uint64_t width, size_t i,
+                              unsigned k);
+/* The devices of a run with graphs: the first RPT_GRID_DEVICES the pass numbered. */
+unsigned report_graphed(const struct blk_analysis *a);
+/* A pass's span in seconds (0 without one). */
+double report_span_s(const struct blk_analysis *a);
+
 /* A summary run (capture --detail summary: figures, no records; report_summary.c): its devices'
  * bins, latency histogram, idle gaps and seeks, and what it cannot show. */
 bool report_summary_run(const struct report_input *in);

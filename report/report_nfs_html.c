@@ -176,19 +176,25 @@ static const char *axis_note(const struct report_opts *o, double xmax_min)
 	                    : "Graphs on the capture's clock from each run's first call.";
 }
 
-void report_nfs_section(struct emit *em, const struct report_input *in, size_t n, double xmax_min)
+static bool has_calls(const struct report_input *in)
 {
-	struct nfs_points *pts;
-	struct svg_series *ser;
-	struct svg_band *bands;
+	return in->nfs && in->nfs->txns;
+}
+
+/*
+ * The interval the graphs plot (width, ns) and their time axis [xmin, xmax] (s), over the runs
+ * with calls: how many there are (0: no NFS section).
+ */
+static size_t nfs_axis(const struct report_opts *o, const struct report_input *in, size_t n,
+                       uint64_t *width_out, double *xmin_out, double *xmax_out)
+{
 	uint64_t width = 1, span = 0;
-	size_t m = 0, nb = 0;
 	double xmax = 1e-6, xmin = INFINITY;
-	char **names;
-	bool multi, all_aligned = true;
+	bool all_aligned = true;
+	size_t m = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		if (!in[i].nfs || !in[i].nfs->txns)
+		if (!has_calls(&in[i]))
 			continue;
 		m++;
 		if (in[i].nfs->clock.width > width)
@@ -201,148 +207,181 @@ void report_nfs_section(struct emit *em, const struct report_input *in, size_t n
 		/* the first call on the graphs' axis */
 		xmin = fmin(xmin, rpt_nfs_x(in[i].nfs, in[i].nfs->cap0));
 	}
-	if (!m)
-		return;
-	multi = m > 1;
-	if (em->o->interval_ns)
-		while (width < em->o->interval_ns)
+	if (o->interval_ns)
+		while (width < o->interval_ns)
 			width *= 2;
 	else
-		while (span / width > (em->o->max_points ? em->o->max_points : 600))
+		while (span / width > (o->max_points ? o->max_points : 600))
 			width *= 2;
 	/* the axis over the calls: on the block trace's clock (aligned), the capture may be a
 	 * tenth of the block trace; the graphs show the capture's own time, in trace seconds */
 	if (!all_aligned || !(xmin > 0) || !(xmin < xmax))
 		xmin = 0;
-	(void)xmax_min;
+	*width_out = width;
+	*xmin_out = xmin;
+	*xmax_out = xmax;
+	return m;
+}
+
+/* What the three graphs share: the runs, their points, the axis and the idle bands. */
+struct nfs_graphs {
+	const struct report_input *in;
+	size_t n;
+	bool multi;
+	struct nfs_points *pts; /* one per run (empty for a run without calls) */
+	struct svg_series *ser; /* room for any one graph's series */
+	struct svg_chart frame; /* axis and bands, the same on every graph */
+};
+
+/* Each run's points at width, and all runs' idle bands in one array (*nb of them; NULL when
+ * out of memory). */
+static struct svg_band *nfs_points_all(struct nfs_graphs *g, uint64_t width, size_t *nb)
+{
+	struct svg_band *bands;
+	size_t k = 0;
+
+	for (size_t i = 0; i < g->n; i++) {
+		if (!has_calls(&g->in[i]))
+			continue;
+		if (points_make(g->in[i].nfs, width, g->multi ? i + 1 : 0, &g->pts[i]))
+			return NULL;
+		k += g->pts[i].nbands;
+	}
+	bands = calloc(k ? k : 1, sizeof(*bands));
+	if (!bands)
+		return NULL;
+	k = 0;
+	for (size_t i = 0; i < g->n; i++) {
+		if (g->pts[i].nbands) /* a run without gaps has no array (memcpy takes no NULL) */
+			memcpy(bands + k, g->pts[i].bands, g->pts[i].nbands * sizeof(*bands));
+		k += g->pts[i].nbands;
+	}
+	*nb = k;
+	return bands;
+}
+
+static void nfs_chart(struct emit *em, const struct nfs_graphs *g, const char *id,
+                      const char *title, const char *ylabel, size_t nseries)
+{
+	struct svg_chart c = g->frame;
+
+	c.id = id;
+	c.title = title;
+	c.ylabel = ylabel;
+	c.series = g->ser;
+	c.nseries = nseries;
+	emit_chart(em, &c);
+}
+
+/* Operations per second: one series a run, or with one run one a slot (READ, WRITE, ...). */
+static size_t ops_series(const struct nfs_graphs *g)
+{
+	const struct nfs_points *pts = g->pts;
+	size_t k = 0;
+
+	for (size_t i = 0; i < g->n; i++) {
+		const struct rpt_nfs *nf = g->in[i].nfs;
+
+		if (!has_calls(&g->in[i]))
+			continue;
+		if (g->multi) {
+			g->ser[k++] = (struct svg_series){
+			    run_label(&g->in[i]), run_color(i), pts[i].n, pts[i].x,
+			    pts[i].total,         NULL,         NULL,     false};
+			continue;
+		}
+		for (unsigned s = 0; s < nf->nslots; s++)
+			g->ser[k++] =
+			    (struct svg_series){nf->slot[s],   run_color(s), pts[i].n, pts[i].x,
+			                        pts[i].ops[s], NULL,         NULL,     false};
+	}
+	return k;
+}
+
+static size_t outstanding_series(const struct nfs_graphs *g)
+{
+	const struct nfs_points *pts = g->pts;
+	size_t k = 0;
+
+	for (size_t i = 0; i < g->n; i++)
+		if (has_calls(&g->in[i]))
+			g->ser[k++] =
+			    (struct svg_series){g->multi ? run_label(&g->in[i]) : "outstanding",
+			                        g->multi ? run_color(i) : pal_hex(PAL_DEPTH),
+			                        pts[i].n,
+			                        pts[i].x,
+			                        pts[i].outstanding,
+			                        NULL,
+			                        NULL,
+			                        false};
+	return k;
+}
+
+/* Response time: p50 and p99 of each run, named in names[2 i] and names[2 i + 1] (owned by
+ * the caller). */
+static size_t srt_series(const struct nfs_graphs *g, char **names)
+{
+	const struct nfs_points *pts = g->pts;
+	size_t k = 0;
+
+	for (size_t i = 0; i < g->n; i++) {
+		const char *col = g->multi ? run_color(i) : pal_hex(PAL_LATENCY), *label, *sep;
+
+		if (!has_calls(&g->in[i]))
+			continue;
+		label = g->multi ? run_label(&g->in[i]) : "";
+		sep = g->multi ? " " : "";
+		if (asprintf(&names[2 * i], "%s%sp50", label, sep) < 0)
+			names[2 * i] = NULL;
+		if (asprintf(&names[2 * i + 1], "%s%sp99", label, sep) < 0)
+			names[2 * i + 1] = NULL;
+		g->ser[k++] = (struct svg_series){names[2 * i], col,  pts[i].n, pts[i].x,
+		                                  pts[i].p50,   NULL, NULL,     false};
+		g->ser[k++] = (struct svg_series){names[2 * i + 1], col,  pts[i].n, pts[i].x,
+		                                  pts[i].p99,       NULL, NULL,     true};
+	}
+	return k;
+}
+
+void report_nfs_section(struct emit *em, const struct report_input *in, size_t n, double xmax_min)
+{
+	struct nfs_graphs g = {.in = in, .n = n};
+	struct svg_band *bands = NULL;
+	uint64_t width;
+	size_t m = nfs_axis(em->o, in, n, &width, &g.frame.xmin, &g.frame.xmax);
+	char **names;
+
+	if (!m)
+		return;
+	g.multi = m > 1;
 	fputs("<h2>NFS</h2>\n", em->f);
 	nfs_table(em->f, in, n);
 	fprintf(em->f,
 	        "<p class=\"note\">%s Shaded: intervals with no call sent and none "
 	        "outstanding. Plotted interval: %.6g ms.</p>\n",
 	        axis_note(em->o, xmax_min), (double)width / 1e6);
-	pts = calloc(n, sizeof(*pts));
-	ser = calloc(n * RPT_NFS_SLOTS + 2 * n, sizeof(*ser));
+	g.pts = calloc(n, sizeof(*g.pts));
+	g.ser = calloc(n * RPT_NFS_SLOTS + 2 * n, sizeof(*g.ser));
 	names = calloc(2 * n, sizeof(*names));
-	if (!pts || !ser || !names) {
+	if (!g.pts || !g.ser || !names || !(bands = nfs_points_all(&g, width, &g.frame.nbands))) {
 		em->err = -ENOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < n; i++) {
-		if (!in[i].nfs || !in[i].nfs->txns)
-			continue;
-		if (points_make(in[i].nfs, width, multi ? i + 1 : 0, &pts[i])) {
-			em->err = -ENOMEM;
-			goto out;
-		}
-		nb += pts[i].nbands;
-	}
-	bands = calloc(nb ? nb : 1, sizeof(*bands));
-	if (!bands) {
-		em->err = -ENOMEM;
-		goto out;
-	}
-	nb = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (pts[i].nbands) /* a run without gaps has no array (memcpy takes no NULL) */
-			memcpy(bands + nb, pts[i].bands, pts[i].nbands * sizeof(*bands));
-		nb += pts[i].nbands;
-	}
-	{
-		struct svg_chart c = {.id = "nfs-ops",
-		                      .title = "NFS operations per second",
-		                      .ylabel = "ops/s",
-		                      .xmin = xmin,
-		                      .xmax = xmax,
-		                      .series = ser,
-		                      .bands = bands,
-		                      .nbands = nb};
-		size_t k = 0;
-
-		for (size_t i = 0; i < n; i++) {
-			const struct rpt_nfs *nf = in[i].nfs;
-
-			if (!nf || !nf->txns)
-				continue;
-			if (multi) {
-				ser[k++] = (struct svg_series){
-				    run_label(&in[i]), run_color(i), pts[i].n, pts[i].x,
-				    pts[i].total,      NULL,         NULL,     false};
-				continue;
-			}
-			for (unsigned s = 0; s < nf->nslots; s++)
-				ser[k++] = (struct svg_series){nf->slot[s], run_color(s),  pts[i].n,
-				                               pts[i].x,    pts[i].ops[s], NULL,
-				                               NULL,        false};
-		}
-		c.nseries = k;
-		emit_chart(em, &c);
-	}
-	{
-		struct svg_chart c = {.id = "nfs-outstanding",
-		                      .title = "outstanding NFS requests (mean per interval)",
-		                      .ylabel = "requests",
-		                      .xmin = xmin,
-		                      .xmax = xmax,
-		                      .series = ser,
-		                      .bands = bands,
-		                      .nbands = nb};
-		size_t k = 0;
-
-		for (size_t i = 0; i < n; i++)
-			if (in[i].nfs && in[i].nfs->txns)
-				ser[k++] =
-				    (struct svg_series){multi ? run_label(&in[i]) : "outstanding",
-				                        multi ? run_color(i) : pal_hex(PAL_DEPTH),
-				                        pts[i].n,
-				                        pts[i].x,
-				                        pts[i].outstanding,
-				                        NULL,
-				                        NULL,
-				                        false};
-		c.nseries = k;
-		emit_chart(em, &c);
-	}
-	{
-		struct svg_chart c = {.id = "nfs-srt",
-		                      .title =
-		                          "NFS response time per interval (p50 solid, p99 dashed)",
-		                      .ylabel = "ms",
-		                      .xmin = xmin,
-		                      .xmax = xmax,
-		                      .series = ser,
-		                      .bands = bands,
-		                      .nbands = nb};
-		size_t k = 0;
-
-		for (size_t i = 0; i < n; i++) {
-			const char *col = multi ? run_color(i) : pal_hex(PAL_LATENCY);
-
-			if (!in[i].nfs || !in[i].nfs->txns)
-				continue;
-			if (asprintf(&names[2 * i], "%s%sp50", multi ? run_label(&in[i]) : "",
-			             multi ? " " : "") < 0)
-				names[2 * i] = NULL;
-			if (asprintf(&names[2 * i + 1], "%s%sp99", multi ? run_label(&in[i]) : "",
-			             multi ? " " : "") < 0)
-				names[2 * i + 1] = NULL;
-			ser[k++] = (struct svg_series){names[2 * i], col,  pts[i].n, pts[i].x,
-			                               pts[i].p50,   NULL, NULL,     false};
-			ser[k++] = (struct svg_series){names[2 * i + 1], col,  pts[i].n, pts[i].x,
-			                               pts[i].p99,       NULL, NULL,     true};
-		}
-		c.nseries = k;
-		emit_chart(em, &c);
-	}
-	free(bands);
-	report_nfs_srt_charts(em, in, n, xmin, xmax);
+	g.frame.bands = bands;
+	nfs_chart(em, &g, "nfs-ops", "NFS operations per second", "ops/s", ops_series(&g));
+	nfs_chart(em, &g, "nfs-outstanding", "outstanding NFS requests (mean per interval)",
+	          "requests", outstanding_series(&g));
+	nfs_chart(em, &g, "nfs-srt", "NFS response time per interval (p50 solid, p99 dashed)", "ms",
+	          srt_series(&g, names));
+	report_nfs_srt_charts(em, in, n, g.frame.xmin, g.frame.xmax);
 	report_nfs_tables(em->f, in, n);
 out:
-	for (size_t i = 0; pts && i < n; i++)
-		points_free(&pts[i]);
+	free(bands);
+	for (size_t i = 0; g.pts && i < n; i++)
+		points_free(&g.pts[i]);
 	for (size_t i = 0; names && i < 2 * n; i++)
 		free(names[i]);
-	free(pts);
-	free(ser);
+	free(g.pts);
+	free(g.ser);
 	free(names);
 }

@@ -23,9 +23,8 @@ ALLOWED = {
 }
 
 # FILE:NAME: lines today. To be split (#24 item 5); a ceiling, so that none grows meanwhile.
+# Empty: every long function has been split; kept for one that cannot be split at once.
 NOT_YET = {
-    "report/report_nfs_html.c:report_nfs_section": 172,
-    "formats/rpc.c:on_call": 128,
 }
 
 FOLDERS = ["cli", "common", "formats", "analyze", "compare", "report", "movie", "capture",

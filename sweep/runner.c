@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Running a sweep: setup, the captured (or plain) command, metrics, teardown, for each run. */
-#include "sweep/sweep.h"
+#include "sweep/runner_int.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -19,7 +19,6 @@
 #include "common/spawn.h"
 #include "formats/manifest.h"
 
-#define OUTPUT_MAX (64u << 20) /* metrics look at the first 64 MiB of each output */
 #define TICK_MS 200
 #define KILL_GRACE_NS (10ull * 1000000000ull)
 /* a capture stops its command (5 s grace), drains the trace and writes the manifest: a
@@ -40,8 +39,6 @@ struct ctx {
 	size_t left;
 	uint64_t t0;
 };
-
-enum run_end { RUN_OK, RUN_FAILED, RUN_STOPPED, RUN_FATAL };
 
 static void emit(struct ctx *c, struct sweep_event *ev)
 {
@@ -92,58 +89,6 @@ static void account(struct ctx *c, size_t cell, uint64_t ns)
 static bool stopping(const struct ctx *c)
 {
 	return c->r->stop && *c->r->stop;
-}
-
-static int open_in(const char *dir, const char *name, int flags)
-{
-	char path[PATH_MAX];
-
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	return open(path, flags | O_CLOEXEC, 0644);
-}
-
-/* The first OUTPUT_MAX bytes of RUNDIR/name (an empty buffer when it is missing). */
-static char *slurp(const char *dir, const char *name, size_t *len)
-{
-	int fd = open_in(dir, name, O_RDONLY);
-	struct stat st;
-	size_t cap = fd >= 0 && !fstat(fd, &st) && st.st_size >= 0 && st.st_size < OUTPUT_MAX
-	                 ? (size_t)st.st_size
-	                 : OUTPUT_MAX;
-	char *buf = malloc(cap + 1);
-	ssize_t n;
-
-	*len = 0;
-	if (buf && fd >= 0) {
-		while (*len < cap &&
-		       ((n = read(fd, buf + *len, cap - *len)) > 0 || (n < 0 && errno == EINTR)))
-			if (n > 0)
-				*len += (size_t)n;
-	}
-	if (fd >= 0)
-		close(fd);
-	if (buf)
-		buf[*len] = 0;
-	return buf;
-}
-
-/* The last line of RUNDIR/name, for messages (capture.log says why a capture did not start). */
-static void last_line(const char *dir, const char *name, char *out, size_t cap)
-{
-	size_t len;
-	char *buf = slurp(dir, name, &len), *p;
-
-	out[0] = 0;
-	if (!buf)
-		return;
-	while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
-		buf[--len] = 0;
-	p = memrchr(buf, '\n', len);
-	snprintf(out, cap, "%s", p ? p + 1 : buf);
-	free(buf);
 }
 
 /*
@@ -204,7 +149,7 @@ static int run_shell(struct ctx *c, const struct sweep_slot *s, const char *cmd,
 	if (!line)
 		return iot_err_set(e, -ENOMEM, "out of memory");
 	o.fd_in = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	o.fd_out = o.fd_err = open_in(rundir, log, O_WRONLY | O_CREAT | O_APPEND);
+	o.fd_out = o.fd_err = sweep_open_in(rundir, log, O_WRONLY | O_CREAT | O_APPEND);
 	if (o.fd_out < 0) {
 		ret = iot_err_set(e, -errno, "'%s/%s': %s", rundir, log, strerror(errno));
 		goto out;
@@ -311,125 +256,6 @@ static char **run_argv(struct ctx *c, size_t cell, unsigned rep, const char *run
 	return v;
 }
 
-/* After a capture: what its manifest says about the run. */
-static enum run_end capture_outcome(const char *rundir, int st, char why, struct sweep_result *res)
-{
-	struct manifest m;
-	struct iot_err me;
-	const char *state;
-	const json_t *w;
-
-	if (manifest_load(rundir, &m, &me)) {
-		char line[400];
-
-		last_line(rundir, "capture.log", line, sizeof(line));
-		snprintf(res->error, sizeof(res->error),
-		         "the capture did not start (status %d): %.400s", st,
-		         line[0] ? line : me.msg);
-		return why == 'S' ? RUN_STOPPED : RUN_FATAL;
-	}
-	state = json_string_value(json_object_get(m.root, "state"));
-	res->exit_status = m.have_exit_status ? m.exit_status : -1;
-	w = json_object_get(json_object_get(m.root, "command"), "wall_ns");
-	json_u64_get(w, &res->wall_ns); /* 0 when missing */
-	if (!state)
-		state = "?";
-	if (!strcmp(state, "complete")) {
-		const char *why_not =
-		    json_string_value(json_object_get(json_object_get(m.root, "command"), "error"));
-
-		/* the capture ran, its command could not: say why, as a shell would */
-		if (why_not)
-			snprintf(res->error, sizeof(res->error), "cannot run %s", why_not);
-		manifest_release(&m);
-		return RUN_OK;
-	}
-	if (why == 'S') {
-		manifest_release(&m);
-		return RUN_STOPPED;
-	}
-	if (!strcmp(state, "failed"))
-		snprintf(res->error, sizeof(res->error), "the capture failed: %s",
-		         json_string_value(json_object_get(m.root, "error"))
-		             ? json_string_value(json_object_get(m.root, "error"))
-		             : "?");
-	else if (!strcmp(state, "interrupted") && why != 'T')
-		snprintf(res->error, sizeof(res->error), "the capture was interrupted (status %d)",
-		         st);
-	else if (why != 'T')
-		snprintf(res->error, sizeof(res->error),
-		         "the capture ended in state '%s' (status %d)", state, st);
-	manifest_release(&m);
-	return RUN_FAILED;
-}
-
-/* The name of the first host runset.json says failed, with its reason, into out. */
-static void failed_host(const json_t *set, char *out, size_t cap)
-{
-	const json_t *h;
-	size_t i;
-
-	json_array_foreach(json_object_get(set, "hosts"), i, h)
-	{
-		const char *st = json_string_value(json_object_get(h, "status"));
-		const char *name = json_string_value(json_object_get(h, "name"));
-		const char *why = json_string_value(json_object_get(h, "reason"));
-
-		if (st && strcmp(st, "ok")) {
-			snprintf(out, cap, "host %s failed: %s", name ? name : "?",
-			         why ? why : "?");
-			return;
-		}
-	}
-	snprintf(out, cap, "a host's run did not come back whole");
-}
-
-/* After a capture on several hosts (--host): what RUNDIR/set/runset.json says about the run. */
-static enum run_end set_outcome(const char *rundir, int st, char why, struct sweep_result *res)
-{
-	char path[PATH_MAX + 64];
-	json_error_t je;
-	json_t *set, *cmd;
-	const json_t *status;
-	enum run_end end = RUN_OK;
-
-	snprintf(path, sizeof(path), "%s/" SWEEP_SET_DIR "/runset.json", rundir);
-	if (!(set = json_load_file(path, 0, &je)) || !json_is_object(set)) {
-		char line[400];
-
-		json_decref(set);
-		/* capture --host says why on its standard error, which is the run's */
-		last_line(rundir, "stderr", line, sizeof(line));
-		snprintf(res->error, sizeof(res->error),
-		         "the capture did not start (status %d): %.400s", st,
-		         line[0] ? line : je.text);
-		return why == 'S' ? RUN_STOPPED : RUN_FATAL;
-	}
-	cmd = json_object_get(set, "command");
-	status = json_object_get(cmd, "status");
-	res->exit_status = json_is_integer(status) ? (int)json_integer_value(status) : -1;
-	json_u64_get(json_object_get(cmd, "wall_ns"), &res->wall_ns); /* 0 when missing */
-	if (why == 'S') {
-		json_decref(set);
-		return RUN_STOPPED;
-	}
-	if (!json_is_true(json_object_get(set, "complete"))) {
-		/* a cell's hosts are its run: one missing fails it, as a failed capture does */
-		failed_host(set, res->error, sizeof(res->error));
-		end = RUN_FAILED;
-	} else if (json_is_integer(json_object_get(set, "stop_signal")) && why != 'T') {
-		snprintf(res->error, sizeof(res->error), "the capture was interrupted (status %d)",
-		         st);
-		end = RUN_FAILED;
-	} else if (json_is_false(json_object_get(cmd, "ran"))) {
-		/* the exit status (127, 126) fails the run */
-		snprintf(res->error, sizeof(res->error), "cannot run COMMAND (status %d)",
-		         res->exit_status);
-	}
-	json_decref(set);
-	return end;
-}
-
 /* The command (captured or not): fills exit_status, wall_ns and error. */
 static enum run_end run_command(struct ctx *c, size_t cell, unsigned rep, char **env,
                                 const char *rundir, struct sweep_result *res, struct iot_err *e)
@@ -451,17 +277,18 @@ static enum run_end run_command(struct ctx *c, size_t cell, unsigned rep, char *
 		/* the capture's own messages; the command's output goes to stdout and stderr. A
 		 * sweep that dies takes the capture with it, which then ends cleanly (tracing
 		 * off, manifest written) and takes the command along. */
-		o.fd_out = o.fd_err = open_in(rundir, "capture.log", O_WRONLY | O_CREAT | O_TRUNC);
+		o.fd_out = o.fd_err =
+		    sweep_open_in(rundir, "capture.log", O_WRONLY | O_CREAT | O_TRUNC);
 		o.pdeathsig = SIGTERM;
 	} else if (d->capture) {
 		/* capture --host runs COMMAND with its own output (it takes no --stdout): the run's
 		 * stdout, and stderr with the capture's messages; it stops every host on SIGTERM */
-		o.fd_out = open_in(rundir, "stdout", O_WRONLY | O_CREAT | O_TRUNC);
-		o.fd_err = open_in(rundir, "stderr", O_WRONLY | O_CREAT | O_TRUNC);
+		o.fd_out = sweep_open_in(rundir, "stdout", O_WRONLY | O_CREAT | O_TRUNC);
+		o.fd_err = sweep_open_in(rundir, "stderr", O_WRONLY | O_CREAT | O_TRUNC);
 		o.pdeathsig = SIGTERM;
 	} else {
-		o.fd_out = open_in(rundir, "stdout", O_WRONLY | O_CREAT | O_TRUNC);
-		o.fd_err = open_in(rundir, "stderr", O_WRONLY | O_CREAT | O_TRUNC);
+		o.fd_out = sweep_open_in(rundir, "stdout", O_WRONLY | O_CREAT | O_TRUNC);
+		o.fd_err = sweep_open_in(rundir, "stderr", O_WRONLY | O_CREAT | O_TRUNC);
 		o.pdeathsig = SIGKILL;
 	}
 	if (o.fd_out < 0 || o.fd_err < 0 || o.fd_in < 0) {
@@ -481,8 +308,8 @@ static enum run_end run_command(struct ctx *c, size_t cell, unsigned rep, char *
 	           d->timeout_ns && d->capture ? d->timeout_ns + d->wait_tracer_ns : d->timeout_ns,
 	           true, !d->capture, d->capture ? CAPTURE_GRACE_NS : KILL_GRACE_NS, &st, &why);
 	if (d->capture) {
-		end = hosts ? set_outcome(rundir, st, why, res)
-		            : capture_outcome(rundir, st, why, res);
+		end = hosts ? sweep_set_outcome(rundir, st, why, res)
+		            : sweep_capture_outcome(rundir, st, why, res);
 		if (end == RUN_FATAL)
 			iot_err_set(e, -EIO, "%s", res->error);
 	} else {
@@ -520,7 +347,8 @@ out:
 static int metrics(struct ctx *c, const char *rundir, struct sweep_result *res)
 {
 	size_t outlen, errlen;
-	char *out = slurp(rundir, "stdout", &outlen), *err = slurp(rundir, "stderr", &errlen);
+	char *out = sweep_slurp(rundir, "stdout", &outlen),
+	     *err = sweep_slurp(rundir, "stderr", &errlen);
 	int ret = 0;
 
 	if (!out || !err) {
