@@ -507,13 +507,14 @@ static int summary_doc(struct run *r, json_t *root)
 	return EXIT_OK;
 }
 
-/* The text summary of root. A figure the text reads but the document lacks is a bug of
+/* The text summary of root, each device's figures from its pass in s (NULL: a summary run's
+ * document, which has none). A figure the text reads but the document lacks is a bug of
  * iotape (a renamed key): an error, never a silent 0. An exit code. */
-static int print_text(FILE *out, const json_t *root)
+static int print_text(FILE *out, const json_t *root, const struct run_summary *s)
 {
 	struct iot_err e;
 
-	if (blk_text_summary(out, root, &e))
+	if (blk_text_summary(out, root, s, &e))
 		return error("internal error: %s", e.msg), EXIT_SYSTEM;
 	return EXIT_OK;
 }
@@ -687,7 +688,7 @@ static int emit(struct run *r, json_t *root, FILE *out)
 
 	if (r->summary || r->summaries) {
 		if (!r->ao.json)
-			return print_text(out, root);
+			return print_text(out, root, NULL);
 		if (json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) ||
 		    fputc('\n', out) == EOF)
 			return error("writing the document failed"), EXIT_SYSTEM;
@@ -715,7 +716,7 @@ static int emit(struct run *r, json_t *root, FILE *out)
 	if (captext && fclose(captext))
 		ret = (error("out of memory"), EXIT_SYSTEM);
 	if (r->nin && !r->ao.json && ret == EXIT_OK)
-		ret = print_text(out, root);
+		ret = print_text(out, root, &r->s);
 	if (capbuf && ret == EXIT_OK)
 		fwrite(capbuf, 1, caplen, out);
 	free(capbuf);
