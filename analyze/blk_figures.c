@@ -18,7 +18,7 @@
  * computed a second time from other figures.
  */
 
-static void fig_hist(struct blk_fig_hist *o, const struct hist *h)
+void blk_fig_hist_of(struct blk_fig_hist *o, const struct hist *h)
 {
 	o->count = h->count;
 	o->mean = hist_mean(h);
@@ -54,7 +54,7 @@ static void from_latency(struct blk_figures *f, const struct blk_latency *l, uns
 
 	hist_init(&empty);
 	for (unsigned k = 0; k < BLK_LAT_N; k++)
-		fig_hist(&f->lat[k], d ? hist_few_view(&d->h[k], &scratch) : &empty);
+		blk_fig_hist_of(&f->lat[k], d ? hist_few_view(&d->h[k], &scratch) : &empty);
 	f->lat_given = (1u << BLK_LAT_N) - 1;
 	f->unmatched_completions = d ? d->unmatched_c : 0;
 }
@@ -111,8 +111,7 @@ static int from_idle(struct blk_figures *f, const struct blk_idle *s, unsigned i
 	return 0;
 }
 
-static void from_seek(struct blk_figures *f, const struct blk_seek *s, unsigned idx,
-                      uint64_t span)
+static void from_seek(struct blk_figures *f, const struct blk_seek *s, unsigned idx, uint64_t span)
 {
 	const struct blk_seek_dev *d = blk_seek_dev(s, idx);
 	static const struct blk_seek_dev zero;
@@ -151,4 +150,11 @@ void blk_figures_release(struct blk_figures *f)
 	free(f->gaps);
 	f->gaps = NULL;
 	f->ngaps = 0;
+}
+
+void blk_figures_free(struct blk_figures *f, unsigned n)
+{
+	for (unsigned i = 0; f && i < n; i++)
+		blk_figures_release(&f[i]);
+	free(f);
 }

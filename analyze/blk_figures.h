@@ -23,9 +23,9 @@ struct blk_fig_io {
 
 /* The IO at an edge of a gap (struct blk_gap_io), as the JSON view names it. */
 struct blk_fig_edge {
-	bool present;  /* false: the gap began with the trace, or the trace ended it */
-	bool has_pid;  /* the process that issued it is known */
-	char rwbs[8];  /* blk_rwbs() */
+	bool present; /* false: the gap began with the trace, or the trace ended it */
+	bool has_pid; /* the process that issued it is known */
+	char rwbs[8]; /* blk_rwbs() */
 	uint64_t bytes;
 	uint32_t pid;
 	const char *comm; /* its name (the pass's table), or NULL */
@@ -52,7 +52,7 @@ enum {
 };
 
 struct blk_figures {
-	uint32_t dev;      /* BLK_MKDEV(major, minor) */
+	uint32_t dev;       /* BLK_MKDEV(major, minor) */
 	unsigned not_given; /* BLK_FIG_NO_* */
 	/* the counts sink's */
 	uint64_t events;
@@ -85,5 +85,10 @@ struct blk_figures {
 int blk_figures_from_analysis(struct blk_figures *f, const struct blk_analysis *a, unsigned pos);
 /* Frees what f owns (the gaps). */
 void blk_figures_release(struct blk_figures *f);
+/* Releases f[0..n-1] and frees f (NULL: nothing). */
+void blk_figures_free(struct blk_figures *f, unsigned n);
+/* h's figures as blk_hist_json() writes them. */
+struct hist;
+void blk_fig_hist_of(struct blk_fig_hist *o, const struct hist *h);
 
 #endif

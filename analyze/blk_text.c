@@ -479,9 +479,10 @@ static void doc_edge(struct txt *t, const json_t *io, struct blk_fig_edge *o)
 }
 
 /*
- * A device of a document without its pass: a summary run's (capture --detail summary, whose
- * figures analyze/blk_summary.c lays out as the sinks would), read back by the keys the sinks
- * write. 0 or -ENOMEM.
+ * A device of a document without its figures: a run set of summary runs' (capture --detail
+ * summary, whose figures analyze/blk_summary.c lays out as the sinks would, each host's
+ * document joined by analyze/run_summaries.c), read back by the keys the sinks write. 0 or
+ * -ENOMEM.
  */
 static int doc_figures(struct txt *t, const json_t *d, struct blk_figures *fg)
 {
@@ -565,8 +566,9 @@ static int doc_figures(struct txt *t, const json_t *d, struct blk_figures *fg)
 
 /*
  * Device i of root's devices[] (cg < 0) or of cgroups[cg]'s: from its pass, found through
- * s (the run's: r->refs, r->cg), or from its entry d of the document (no pass: a summary
- * run's). Then printed. 0 or -ENOMEM.
+ * s (the run's: r->refs, r->cg), or a summary run's figures (s->figs), or else from its entry
+ * d of the document (a run set of summary runs'). Then printed. 0, -ENOMEM, or -EPROTO (s has
+ * no such device).
  */
 static int device(struct txt *t, const struct run_summary *s, int cg, size_t i, const json_t *d,
                   uint64_t start)
@@ -576,6 +578,12 @@ static int device(struct txt *t, const struct run_summary *s, int cg, size_t i, 
 	struct blk_figures fg;
 	int ret;
 
+	if (s && cg < 0 && s->figs) {
+		if (i >= s->nfigs)
+			return -EPROTO;
+		text_device(t, &s->figs[i], d, start);
+		return 0;
+	}
 	if (s && cg < 0 && s->refs) {
 		a = s->refs[i].a;
 		pos = s->refs[i].pos;

@@ -478,23 +478,20 @@ static int hosts_captures(struct run *r, json_t *root, FILE *text)
 }
 
 /* A summary run: its figures into root as the sinks would write them, read where every command
- * reads them (analyze/run_summary.h). */
+ * reads them (analyze/run_summary.h), and kept in r->s for the text. */
 static int summary_doc(struct run *r, json_t *root)
 {
-	struct run_summary s;
+	struct run_summary *s = &r->s;
 	struct iot_err e;
 	uint64_t w = 0;
 	char a[32], b[32];
 	int ret;
 
-	if (run_summary_init(&s, &r->bo))
-		return error("out of memory"), EXIT_SYSTEM;
-	s.want_interval_ns = r->interval_given ? r->bo.interval_ns : 0;
-	s.want_idle_ns = r->idle_given ? r->bo.idle_threshold_ns : 0;
-	ret = run_summary_file(&s, r->summary, &e);
-	if (!ret && json_object_update(root, s.doc))
+	s->want_interval_ns = r->interval_given ? r->bo.interval_ns : 0;
+	s->want_idle_ns = r->idle_given ? r->bo.idle_threshold_ns : 0;
+	ret = run_summary_file(s, r->summary, &e);
+	if (!ret && json_object_update(root, s->doc))
 		ret = iot_err_set(&e, -ENOMEM, "out of memory");
-	run_summary_release(&s);
 	if (ret)
 		return error("%s", e.msg), exit_code_for(ret);
 	json_u64_member(json_object_get(root, "timeline"), "interval_ns", &w);
@@ -507,9 +504,9 @@ static int summary_doc(struct run *r, json_t *root)
 	return EXIT_OK;
 }
 
-/* The text summary of root, each device's figures from its pass in s (NULL: a summary run's
- * document, which has none). A figure the text reads but the document lacks is a bug of
- * iotape (a renamed key): an error, never a silent 0. An exit code. */
+/* The text summary of root, each device's figures from its pass or summary run in s (NULL: a
+ * run set of summary runs, whose figures are read from root). A figure the text reads but the
+ * document lacks is a bug of iotape (a renamed key): an error, never a silent 0. An exit code. */
 static int print_text(FILE *out, const json_t *root, const struct run_summary *s)
 {
 	struct iot_err e;
@@ -688,7 +685,7 @@ static int emit(struct run *r, json_t *root, FILE *out)
 
 	if (r->summary || r->summaries) {
 		if (!r->ao.json)
-			return print_text(out, root, NULL);
+			return print_text(out, root, r->summary ? &r->s : NULL);
 		if (json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) ||
 		    fputc('\n', out) == EOF)
 			return error("writing the document failed"), EXIT_SYSTEM;

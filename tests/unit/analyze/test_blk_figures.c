@@ -20,12 +20,12 @@
 static struct blk_analysis *pass(void)
 {
 	struct blk_event ev[] = {
-	    EV_Q(500, 0, 8, R),            EV_D(600, 0, 8, R),            /* 8,16 */
-	    EV_C(1600, 0, 8, R),           EV_Q(1000, 0, 8, W),           /* 8,16; 8,0 */
-	    EV_D(1100, 0, 8, W),           EV_C(2100, 0, 8, W),           /* 8,0 ... */
-	    EV_Q(29999000, 8, 8, W),       EV_D(30000000, 8, 8, W),       /* after a 30 ms gap */
-	    EV_C(30000500, 8, 8, W),       EV_Q(30001000, 100, 16, R),    /* a seek forward */
-	    EV_D(30001100, 100, 16, R),    EV_C(30002100, 100, 16, R),
+	    EV_Q(500, 0, 8, R),         EV_D(600, 0, 8, R),         /* 8,16 */
+	    EV_C(1600, 0, 8, R),        EV_Q(1000, 0, 8, W),        /* 8,16; 8,0 */
+	    EV_D(1100, 0, 8, W),        EV_C(2100, 0, 8, W),        /* 8,0 ... */
+	    EV_Q(29999000, 8, 8, W),    EV_D(30000000, 8, 8, W),    /* after a 30 ms gap */
+	    EV_C(30000500, 8, 8, W),    EV_Q(30001000, 100, 16, R), /* a seek forward */
+	    EV_D(30001100, 100, 16, R), EV_C(30002100, 100, 16, R),
 	};
 	struct blk_analysis *a;
 	struct blk_opts o;

@@ -11,6 +11,8 @@
 
 #include "analyze/blk_analysis.h"
 #include "analyze/blk_doc.h"
+#include "analyze/blk_figures.h"
+#include "analyze/blk_summary.h"
 #include "analyze/blk_text.h"
 #include "analyze/run_summary.h"
 #include "test_blk_events.h"
@@ -99,6 +101,47 @@ static void test_figures_from_the_pass(void **s)
 	blk_analysis_free(a);
 }
 
+/* A summary run's figures (blk_summary_read()) stand for its devices' keys too. */
+static void test_summary_figures(void **s)
+{
+	json_error_t je;
+	json_t *sum = json_loads(
+	    "{\"format\": \"iotape-summary\", \"format_version\": 1, \"origin_ns\": 0,"
+	    " \"end_ns\": 4000000000, \"interval_ns\": 1000000000, \"idle_threshold_ns\": 10,"
+	    " \"devices\": [{\"dev\": \"7,0\", \"bio_based\": false, \"latency\":"
+	    " {\"kind\": \"d2c\", \"count\": 1, \"sum\": 7, \"min\": 7, \"max\": 7,"
+	    " \"buckets\": [[7, 1]]}, \"seeks\": {\"count\": 3}, \"bins\": [[1, 2, 1, 512, 512, "
+	    "1]],"
+	    " \"gaps\": [[100, 120], [200, 3000000000]]}]}",
+	    0, &je);
+	json_t *root = json_object(), *d;
+	struct run_summary rs = {0};
+	struct iot_err e = {""};
+	int ret;
+	char *from_doc, *from_figs;
+
+	(void)s;
+	assert_non_null(sum);
+	assert_int_equal(blk_summary_read(sum, 10, 0, 0, root, &rs.figs, &rs.nfigs, &e), 0);
+	json_object_set_new(root, "input", json_pack("{s:[], s:i}", "files", "events", 0));
+	from_doc = render(root, &ret, &e);
+	assert_int_equal(ret, 0);
+	assert_non_null(strstr(from_doc, "  reads                 1 ios"));
+	d = json_array_get(json_object_get(root, "devices"), 0);
+	json_object_del(d, "reads");
+	json_object_del(d, "data_writes");
+	json_object_del(d, "seeks");
+	json_object_del(json_object_get(d, "idle"), "longest");
+	from_figs = render_with(root, &rs, &ret, &e);
+	assert_int_equal(ret, 0);
+	assert_string_equal(from_figs, from_doc);
+	free(from_figs);
+	free(from_doc);
+	blk_figures_free(rs.figs, rs.nfigs);
+	json_decref(sum);
+	json_decref(root);
+}
+
 static void test_every_path_there(void **s)
 {
 	json_t *root = document();
@@ -167,9 +210,8 @@ static void test_summary_device(void **s)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_figures_from_the_pass),
-	    cmocka_unit_test(test_every_path_there),
-	    cmocka_unit_test(test_renamed_key_fails),
+	    cmocka_unit_test(test_figures_from_the_pass), cmocka_unit_test(test_summary_figures),
+	    cmocka_unit_test(test_every_path_there),      cmocka_unit_test(test_renamed_key_fails),
 	    cmocka_unit_test(test_summary_device),
 	};
 
