@@ -504,9 +504,9 @@ static int summary_doc(struct run *r, json_t *root)
 	return EXIT_OK;
 }
 
-/* The text summary of root, each device's figures from its pass or summary run in s (NULL: a
- * run set of summary runs, whose figures are read from root). A figure the text reads but the
- * document lacks is a bug of iotape (a renamed key): an error, never a silent 0. An exit code. */
+/* The text summary of root, each device's figures from its pass or summary run in s. A figure the
+ * text reads but the document lacks is a bug of iotape (a renamed key): an error, never a silent 0.
+ * An exit code. */
 static int print_text(FILE *out, const json_t *root, const struct run_summary *s)
 {
 	struct iot_err e;
@@ -617,7 +617,7 @@ static int read_inputs(struct run *r, int argc, char **argv, const char **out_pa
 
 /* A run set of summary runs' document into root (analyze/run_summaries.h), its warnings
  * printed. An exit code. */
-static int summaries_doc(const struct run *r, json_t *root)
+static int summaries_doc(struct run *r, json_t *root)
 {
 	struct run_summaries_host *h = summaries_hosts(r);
 	json_t *warnings = json_array(), *w;
@@ -630,8 +630,10 @@ static int summaries_doc(const struct run *r, json_t *root)
 		json_decref(warnings);
 		return error("out of memory"), EXIT_SYSTEM;
 	}
-	ret = run_summaries_doc(h, r->nrs, &r->bo, r->interval_given ? r->bo.interval_ns : 0,
-	                        r->idle_given ? r->bo.idle_threshold_ns : 0, root, warnings, &e);
+	/* the devices' figures kept in r->s for the text */
+	ret = run_summaries_read(h, r->nrs, &r->bo, r->interval_given ? r->bo.interval_ns : 0,
+	                         r->idle_given ? r->bo.idle_threshold_ns : 0, root, &r->s.figs,
+	                         &r->s.nfigs, warnings, &e);
 	json_array_foreach(warnings, i, w)
 	{
 		warning("%s", json_string_value(w));
@@ -685,7 +687,7 @@ static int emit(struct run *r, json_t *root, FILE *out)
 
 	if (r->summary || r->summaries) {
 		if (!r->ao.json)
-			return print_text(out, root, r->summary ? &r->s : NULL);
+			return print_text(out, root, &r->s);
 		if (json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) ||
 		    fputc('\n', out) == EOF)
 			return error("writing the document failed"), EXIT_SYSTEM;
