@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* analyze's text summary of block traces, rendered from the document its sinks wrote. */
+/* analyze's block text: each device's figures from its pass, the rest from the document. */
 #include "analyze/blk_text.h"
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "analyze/blk_analysis.h"
@@ -18,18 +17,16 @@
 #include "common/units.h"
 
 /*
- * Every figure the text prints is read from the document by its path, and a path the document
- * lacks is an error, not a 0: a key renamed in the JSON view fails every text rendering (and
- * the tests that run one) instead of printing 0. Optional parts are tested for (json_is_object,
- * json_object_get) before they are read. The one exception is a summary run's device (capture
- * --detail summary, analyze/blk_summary.h): it carries "not_given", and lacks those figures and
- * others its level cannot give (actions, depth, matching, ...), which print 0 as they always
- * have.
+ * A device's figures are the sinks' (struct blk_figures: from its pass, or a summary run's from
+ * analyze/blk_summary.c), never read back from the JSON view. What is still read from the
+ * document (the run's header, the hosts, what a device is, the explanation of its gaps) is
+ * read by its path, and a path the document lacks is an error, not a 0: a key renamed in the
+ * JSON view fails every text rendering (and the tests that run one) instead of printing 0.
+ * Optional parts are tested for (json_is_object, json_object_get) before they are read.
  */
 struct txt {
 	FILE *f;
-	char missing[96];        /* the first path read that the document lacks */
-	const json_t *not_given; /* the device being read is a summary's: what it lacks */
+	char missing[96]; /* the first path read that the document lacks */
 };
 
 /* o's value at path ("reads.ios"), or NULL (the miss remembered). */
@@ -49,7 +46,7 @@ static const json_t *jget(struct txt *t, const json_t *o, const char *path)
 	}
 	if (o)
 		o = json_object_get(o, p);
-	if (!o && !t->missing[0] && !t->not_given)
+	if (!o && !t->missing[0])
 		snprintf(t->missing, sizeof(t->missing), "%s", path);
 	return o;
 }
@@ -460,115 +457,10 @@ static void text_device(struct txt *t, const struct blk_figures *fg, const json_
 	        fg->forward, fg->backward);
 }
 
-/* One edge of a gap of the document (io_before, io_after: null for none). */
-static void doc_edge(struct txt *t, const json_t *io, struct blk_fig_edge *o)
-{
-	const json_t *pid = json_object_get(io, "pid");
-
-	memset(o, 0, sizeof(*o));
-	if (!json_is_object(io))
-		return;
-	o->present = true;
-	snprintf(o->rwbs, sizeof(o->rwbs), "%s", json_string_value(json_object_get(io, "rwbs")));
-	o->bytes = jget_u(t, io, "bytes");
-	if (json_is_integer(pid)) {
-		o->has_pid = true;
-		o->pid = (uint32_t)jget_u(t, io, "pid");
-		o->comm = json_string_value(json_object_get(io, "comm"));
-	}
-}
-
-/*
- * A device of a document without its figures: a run set of summary runs' (capture --detail
- * summary, whose figures analyze/blk_summary.c lays out as the sinks would, each host's
- * document joined by analyze/run_summaries.c), read back by the keys the sinks write. 0 or
- * -ENOMEM.
- */
-static int doc_figures(struct txt *t, const json_t *d, struct blk_figures *fg)
-{
-	static const unsigned acts[] = {BLK_A_QUEUE, BLK_A_BACKMERGE, BLK_A_FRONTMERGE,
-	                                BLK_A_REQUEUE, BLK_A_SPLIT};
-	const json_t *lat = json_object_get(d, "latency_ns");
-	const json_t *idle = json_object_get(d, "idle"), *longest, *g;
-	size_t i;
-
-	memset(fg, 0, sizeof(*fg));
-	fg->events = jget_u(t, d, "events");
-	fg->reads = (struct blk_fig_io){jget_u(t, d, "reads.ios"), jget_u(t, d, "reads.bytes")};
-	fg->writes = (struct blk_fig_io){jget_u(t, d, "writes.ios"), jget_u(t, d, "writes.bytes")};
-	fg->data_writes =
-	    (struct blk_fig_io){jget_u(t, d, "data_writes.ios"), jget_u(t, d, "data_writes.bytes")};
-	fg->discards =
-	    (struct blk_fig_io){jget_u(t, d, "discards.ios"), jget_u(t, d, "discards.bytes")};
-	fg->write_zeroes = (struct blk_fig_io){jget_u(t, d, "write_zeroes.ios"),
-	                                       jget_u(t, d, "write_zeroes.bytes")};
-	fg->flushes = jget_u(t, d, "flushes");
-	for (i = 0; i < sizeof(acts) / sizeof(acts[0]); i++) {
-		char k[64];
-
-		snprintf(k, sizeof(k), "actions.%s.reads", blk_action_name(acts[i]));
-		fg->act[acts[i]][0] = jget_u(t, d, k);
-		snprintf(k, sizeof(k), "actions.%s.writes", blk_action_name(acts[i]));
-		fg->act[acts[i]][1] = jget_u(t, d, k);
-	}
-	for (i = 0; i < BLK_LAT_N; i++) {
-		const json_t *h = json_object_get(lat, blk_lat_names[i]);
-		struct blk_fig_hist *o = &fg->lat[i];
-
-		if (i == BLK_LAT_Q2Q) /* not shown */
-			continue;
-		o->count = jget_u(t, h, "count");
-		o->mean = jget_f(t, h, "mean");
-		o->min = jget_u(t, h, "min");
-		o->p50 = jget_u(t, h, "p50");
-		o->p90 = jget_u(t, h, "p90");
-		o->p99 = jget_u(t, h, "p99");
-		o->max = jget_u(t, h, "max");
-		if (h)
-			fg->lat_given |= 1u << i;
-	}
-	fg->unmatched_completions = jget_u(t, d, "matching.unmatched_completions");
-	fg->depth_mean = jget_f(t, d, "depth.mean");
-	fg->depth_max = jget_u(t, d, "depth.max");
-	fg->flush_completions = jget_u(t, d, "depth.flush_completions");
-	fg->idle_threshold_ns = jget_u(t, idle, "threshold_ns");
-	fg->idle_gaps = jget_u(t, idle, "gaps");
-	fg->idle_total_ns = jget_u(t, idle, "total_ns");
-	fg->idle_pct = jget_f(t, idle, "pct");
-	fg->seeks = jget_u(t, d, "seeks.count");
-	fg->seekwatcher = jget_u(t, d, "seeks.seekwatcher");
-	fg->sequential_pct = jget_f(t, d, "seeks.sequential_pct");
-	fg->seeks_per_sec = jget_f(t, d, "seeks.per_sec");
-	fg->forward = jget_u(t, d, "seeks.forward");
-	fg->backward = jget_u(t, d, "seeks.backward");
-	longest = json_object_get(idle, "longest");
-	if (!json_array_size(longest))
-		return 0;
-	if (!(fg->gaps = calloc(json_array_size(longest), sizeof(*fg->gaps))))
-		return -ENOMEM;
-	json_array_foreach(longest, i, g)
-	{
-		struct blk_fig_gap *o = &fg->gaps[fg->ngaps++];
-		const char *by = json_string_value(json_object_get(g, "ended_by"));
-
-		o->start_ns = jget_u(t, g, "start_ns");
-		o->end_ns = jget_u(t, g, "end_ns");
-		o->queued = json_is_true(json_object_get(g, "queued"));
-		if (o->queued)
-			o->queued_ns = jget_u(t, g, "queued_ns");
-		o->ended_by_end = by && !strcmp(by, "end");
-		doc_edge(t, json_object_get(g, "io_before"), &o->before);
-		if (!o->ended_by_end)
-			doc_edge(t, json_object_get(g, "io_after"), &o->after);
-	}
-	return 0;
-}
-
 /*
  * Device i of root's devices[] (cg < 0) or of cgroups[cg]'s: from its pass, found through
- * s (the run's: r->refs, r->cg), or a summary run's figures (s->figs), or else from its entry
- * d of the document (a run set of summary runs'). Then printed. 0, -ENOMEM, or -EPROTO (s has
- * no such device).
+ * s (the run's: r->refs, r->cg), or a summary run's figures (s->figs); d: its entry of the
+ * document. Then printed. 0, -ENOMEM, or -EPROTO (s has no such device).
  */
 static int device(struct txt *t, const struct run_summary *s, int cg, size_t i, const json_t *d,
                   uint64_t start)
@@ -578,25 +470,25 @@ static int device(struct txt *t, const struct run_summary *s, int cg, size_t i, 
 	struct blk_figures fg;
 	int ret;
 
-	if (s && cg < 0 && s->figs) {
+	if (!s)
+		return -EPROTO;
+	if (cg < 0 && s->figs) {
 		if (i >= s->nfigs)
 			return -EPROTO;
 		text_device(t, &s->figs[i], d, start);
 		return 0;
 	}
-	if (s && cg < 0 && s->refs) {
+	if (cg < 0 && s->refs) {
 		a = s->refs[i].a;
 		pos = s->refs[i].pos;
-	} else if (s && cg >= 0 && s->cg) {
+	} else if (cg >= 0 && s->cg) {
 		a = blk_bycg_pass(s->cg, (unsigned)cg);
 	}
-	/* a summary run's device says which figures its level of detail could not give: those
-	 * are absent and print 0, as they always have */
-	t->not_given = json_object_get(d, "not_given");
-	ret = a ? blk_figures_from_analysis(&fg, a, pos) : doc_figures(t, d, &fg);
+	if (!a)
+		return -EPROTO;
+	ret = blk_figures_from_analysis(&fg, a, pos);
 	if (!ret)
 		text_device(t, &fg, d, start);
-	t->not_given = NULL;
 	blk_figures_release(&fg);
 	return ret == -ENOENT ? -EPROTO : ret;
 }
@@ -706,7 +598,7 @@ int blk_text_summary(FILE *f, const json_t *root, const struct run_summary *s, s
 		return iot_err_set(e, ret, "out of memory");
 	if (ret)
 		return iot_err_set(e, ret,
-		                   "the text summary finds no pass for a device of the "
+		                   "the text summary has no figures for a device of the "
 		                   "document");
 	if (tx.missing[0])
 		return iot_err_set(e, -EPROTO,
