@@ -10,6 +10,7 @@
 #include "analyze/blk_bycg.h"
 #include "analyze/blk_doc.h"
 #include "analyze/blk_figures.h"
+#include "analyze/idle_explain.h"
 #include "analyze/run_summary.h"
 #include "common/jsonint.h"
 #include "common/numfmt.h"
@@ -27,6 +28,9 @@
 struct txt {
 	FILE *f;
 	char missing[96]; /* the first path read that the document lacks */
+	/* the device's gaps explained (analyze/idle_explain.h), or NULL */
+	const struct idle_explain *x;
+	const struct ie_dev *xd;
 };
 
 /* o's value at path ("reads.ios"), or NULL (the miss remembered). */
@@ -279,13 +283,12 @@ static void text_explain(struct txt *t, const json_t *ex)
 	fprintf(f, "%s\n", any ? "" : " none");
 }
 
-/* idle: the figures, the explanation of the gaps (the document's), the longest gaps with
- * theirs (longest[i] of the document's idle object). */
+/* idle: the figures, the explanation of the gaps (the document's totals), the longest gaps
+ * with their causes (the explainer's). */
 static void text_idle(struct txt *t, const struct blk_figures *fg, const json_t *idle,
                       uint64_t start)
 {
 	FILE *f = t->f;
-	const json_t *longest = json_object_get(idle, "longest");
 	char b1[32], b2[32];
 
 	fprintf(f, "  %-10s %" PRIu64 " gaps >= %s, %s in total (%.1f%% of the span)\n", "idle",
@@ -298,9 +301,8 @@ static void text_idle(struct txt *t, const struct blk_figures *fg, const json_t 
 		        "cause");
 	for (unsigned i = 0; i < fg->ngaps; i++) {
 		const struct blk_fig_gap *g = &fg->gaps[i];
-		const json_t *ex = json_object_get(json_array_get(longest, i), "explain"), *c;
+		const struct ie_gap *xg = t->xd ? idle_explain_listed(t->xd, i, g->start_ns) : NULL;
 		char before[160], after[160], because[600], causes[256], t1[40], t2[40];
-		size_t k;
 
 		io_text(&g->before, before, sizeof(before));
 		if (g->ended_by_end)
@@ -314,21 +316,23 @@ static void text_idle(struct txt *t, const struct blk_figures *fg, const json_t 
 			snprintf(b2, sizeof(b2), "-");
 		/* every cause that holds, ranked: the label first */
 		causes[0] = '\0';
-		json_array_foreach(json_object_get(ex, "causes"), k, c)
-		{
-			snprintf(causes + strlen(causes), sizeof(causes) - strlen(causes), "%s%s",
-			         k ? ", " : "", json_string_value(c));
-		}
+		for (unsigned c = 0; xg && c < IE_CAUSES; c++)
+			if (xg->causes & (1u << c))
+				snprintf(causes + strlen(causes), sizeof(causes) - strlen(causes),
+				         "%s%s", causes[0] ? ", " : "", idle_cause_name(c));
 		fprintf(f, "    %14s %14s %12s %12s  %-30s %-30s %s\n",
 		        secs(g->start_ns - start, 6, t1, sizeof(t1)),
 		        secs(g->end_ns - start, 6, t2, sizeof(t2)),
 		        iot_fmt_dur((double)(g->end_ns - g->start_ns), b1, sizeof(b1)), b2, before,
 		        after, causes[0] ? causes : "-");
-		json_array_foreach(json_object_get(ex, "reasons"), k, c)
-		{
-			fprintf(f, "      %s: %s\n", json_string_value(json_object_get(c, "cause")),
-			        txt_escape(json_string_value(json_object_get(c, "because")),
-			                   because, sizeof(because)));
+		for (unsigned c = 0; xg && c < IE_CAUSES; c++) {
+			char why[512]; /* the JSON's "because" */
+
+			if (!(xg->causes & (1u << c)))
+				continue;
+			idle_explain_because(t->x, t->xd, xg, c, why, sizeof(why));
+			fprintf(f, "      %s: %s\n", idle_cause_name(c),
+			        txt_escape(why, because, sizeof(because)));
 		}
 	}
 }
@@ -479,8 +483,16 @@ static int device(struct txt *t, const struct run_summary *s, int cg, size_t i, 
 		return 0;
 	}
 	if (cg < 0 && s->refs) {
+		unsigned h = 0;
+
 		a = s->refs[i].a;
 		pos = s->refs[i].pos;
+		/* its gaps explained: host h's device (the cgroups' passes have none) */
+		for (unsigned k = 0; s->hblk && k < s->nhosts; k++)
+			if (s->hblk[k] == a)
+				h = k;
+		t->x = s->x;
+		t->xd = s->x ? idle_explain_find(s->x, h, blk_analysis_sorted(a, pos)) : NULL;
 	} else if (cg >= 0 && s->cg) {
 		a = blk_bycg_pass(s->cg, (unsigned)cg);
 	}
@@ -490,6 +502,8 @@ static int device(struct txt *t, const struct run_summary *s, int cg, size_t i, 
 	if (!ret)
 		text_device(t, &fg, d, start);
 	blk_figures_release(&fg);
+	t->x = NULL;
+	t->xd = NULL;
 	return ret == -ENOENT ? -EPROTO : ret;
 }
 

@@ -15,6 +15,7 @@
 #include "analyze/blk_figures.h"
 #include "analyze/blk_summary.h"
 #include "analyze/blk_text.h"
+#include "analyze/idle_explain.h"
 #include "analyze/run_summary.h"
 #include "test_blk_events.h"
 
@@ -136,6 +137,76 @@ static void test_summary_figures(void **s)
 	json_decref(root);
 }
 
+/*
+ * A gap's causes and the sentences that justify them come from the explainer's structs
+ * (analyze/idle_explain.h), not from the document's longest[].explain: A idle 10-100 ms while
+ * B had IO in flight for 75 ms of it.
+ */
+static void test_causes_from_the_explainer(void **s)
+{
+#define MS 1000000ull
+	const uint32_t A = BLK_MKDEV(8, 0), B = BLK_MKDEV(8, 16);
+	struct blk_event ev[] = {
+	    EV_D(0, 0, 8, R),         EV_D(5 * MS, 0, 8, W),   EV_C(10 * MS, 0, 8, R),
+	    EV_C(30 * MS, 0, 8, W),   EV_D(35 * MS, 8, 16, W), EV_C(50 * MS, 8, 16, W),
+	    EV_D(60 * MS, 24, 8, W),  EV_D(100 * MS, 8, 8, R), EV_C(101 * MS, 8, 8, R),
+	    EV_C(120 * MS, 24, 8, W),
+	};
+	static const unsigned on_b[] = {1, 3, 4, 5, 6, 9};
+	struct blk_analysis *a;
+	struct idle_explain *x;
+	struct blk_opts o;
+	struct ie_clock none = {0};
+	json_t *root = json_object(), *d, *g;
+	struct devref refs[2];
+	struct run_summary rs = {0};
+	struct iot_err e = {""};
+	int ret;
+	char *before, *after;
+	size_t i, k;
+
+	(void)s;
+	for (i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
+		ev[i].dev = A;
+	for (i = 0; i < sizeof(on_b) / sizeof(on_b[0]); i++)
+		ev[on_b[i]].dev = B;
+	blk_opts_init(&o);
+	assert_int_equal(blk_analysis_new(&a, &o), 0);
+	assert_int_equal(idle_explain_new(&x, o.top), 0);
+	assert_int_equal(idle_explain_add_host(x, a, NULL, &none), 0);
+	for (i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
+		blk_analysis_feed(a, &ev[i]);
+	blk_analysis_finish(a);
+	assert_int_equal(blk_analysis_to_json(a, root, 0), 0);
+	assert_int_equal(idle_explain_json(x, 0, json_object_get(root, "devices")), 0);
+	json_object_set_new(root, "input", json_pack("{s:[], s:i}", "files", "events", 10));
+	refs[0] = (struct devref){a, 0};
+	refs[1] = (struct devref){a, 1};
+	rs.refs = refs;
+	rs.x = x;
+	before = render_with(root, &rs, &ret, &e);
+	assert_int_equal(ret, 0);
+	assert_non_null(strstr(before, " other_device_busy\n      other_device_busy: 8,16 had IO "
+	                               "in flight for 75.000 ms of the gap's 90.000 ms (83%): 2 "
+	                               "IOs"));
+	json_array_foreach(json_object_get(root, "devices"), i, d)
+	{
+		json_array_foreach(json_object_get(json_object_get(d, "idle"), "longest"), k, g)
+		{
+			json_object_del(g, "explain");
+		}
+	}
+	after = render_with(root, &rs, &ret, &e);
+	assert_int_equal(ret, 0);
+	assert_string_equal(after, before);
+	free(after);
+	free(before);
+	json_decref(root);
+	idle_explain_free(x);
+	blk_analysis_free(a);
+#undef MS
+}
+
 static void test_every_path_there(void **s)
 {
 	struct blk_analysis *a;
@@ -186,6 +257,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_figures_from_the_pass),
 	    cmocka_unit_test(test_summary_figures),
+	    cmocka_unit_test(test_causes_from_the_explainer),
 	    cmocka_unit_test(test_every_path_there),
 	    cmocka_unit_test(test_renamed_key_fails),
 	};
