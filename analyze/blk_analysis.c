@@ -3,6 +3,7 @@
 #include "analyze/blk_analysis.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -377,6 +378,26 @@ int blk_analysis_read(struct blk_analysis *a, struct bt_reader *rd, struct iot_e
 	return ret < 0 ? ret : 0;
 }
 
+/* dev is major << 20 | minor, so sorting (dev << 32 | idx) sorts by major, then minor */
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* a->sorted: the devices by major, then minor (the order of "devices"). */
+static void sort_devices(struct blk_analysis *a)
+{
+	uint64_t order[BLK_MAX_DEVICES];
+
+	for (unsigned i = 0; i < a->main.ndev; i++)
+		order[i] = (uint64_t)a->main.devs[i] << 32 | i;
+	qsort(order, a->main.ndev, sizeof(*order), cmp_u64);
+	for (unsigned k = 0; k < a->main.ndev; k++)
+		a->sorted[k] = (unsigned)(order[k] & 0xffffffffu);
+}
+
 void blk_analysis_finish(struct blk_analysis *a)
 {
 	if (a->finished)
@@ -384,6 +405,7 @@ void blk_analysis_finish(struct blk_analysis *a)
 	a->finished = 1;
 	if (!a->main.have_time)
 		a->start = a->end = 0;
+	sort_devices(a);
 	for (unsigned i = 0; i < NSINKS; i++)
 		all_sinks[i]->finish(a->sink[i], a->start, a->end);
 	for (unsigned i = 0; i < a->nextra; i++)
@@ -415,32 +437,16 @@ uint64_t blk_analysis_dropped(const struct blk_analysis *a)
 	return a->dropped;
 }
 
-/* dev is major << 20 | minor, so sorting (dev << 32 | idx) sorts by major, then minor */
-static int cmp_u64(const void *x, const void *y)
-{
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-
-	return a < b ? -1 : a > b;
-}
-
 int blk_analysis_to_json(struct blk_analysis *a, json_t *root, int timeline)
 {
 	struct blk_json_ctx ctx = {a->start, a->end, a->comms};
 	json_t *devs = json_array();
-	uint64_t *order;
 	char name[24];
 	int ret = 0;
 
 	blk_analysis_finish(a);
-	order = malloc((a->main.ndev ? a->main.ndev : 1) * sizeof(*order));
-	if (!devs || !order) {
-		json_decref(devs);
-		free(order);
+	if (!devs)
 		return -ENOMEM;
-	}
-	for (unsigned i = 0; i < a->main.ndev; i++)
-		order[i] = (uint64_t)a->main.devs[i] << 32 | i;
-	qsort(order, a->main.ndev, sizeof(*order), cmp_u64);
 	json_object_set_new(root, "start_ns", json_u64(a->start));
 	json_object_set_new(root, "end_ns", json_u64(a->end));
 	json_object_set_new(root, "span_ns", json_u64((a->end - a->start)));
@@ -453,14 +459,13 @@ int blk_analysis_to_json(struct blk_analysis *a, json_t *root, int timeline)
 		if (a->extra_ops[s]->root_json)
 			ret = a->extra_ops[s]->root_json(a->extra[s], root);
 	for (unsigned k = 0; k < a->main.ndev && !ret; k++) {
-		unsigned i = (unsigned)(order[k] & 0xffffffffu);
+		unsigned i = a->sorted[k];
 		json_t *d = json_object();
 
 		if (!d) {
 			ret = -ENOMEM;
 			break;
 		}
-		a->sorted[k] = i;
 		json_object_set_new(d, "dev", json_string(blk_dev_name(a->main.devs[i], name)));
 		for (unsigned s = 0; s < NSINKS && !ret; s++) {
 			if (!timeline && s == S_TIMELINE)
@@ -473,9 +478,13 @@ int blk_analysis_to_json(struct blk_analysis *a, json_t *root, int timeline)
 				ret = a->extra_ops[s]->to_json(a->extra[s], i, d, &ctx);
 		json_array_append_new(devs, d);
 	}
-	free(order);
 	json_object_set_new(root, "devices", devs);
 	return ret;
+}
+
+unsigned blk_analysis_sorted(const struct blk_analysis *a, unsigned pos)
+{
+	return a->finished && pos < a->main.ndev ? a->sorted[pos] : UINT_MAX;
 }
 
 uint64_t blk_analysis_timeline_bins(const struct blk_analysis *a)

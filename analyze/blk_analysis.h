@@ -47,6 +47,9 @@ unsigned blk_analysis_ndevices(const struct blk_analysis *a);
 uint32_t blk_analysis_device(const struct blk_analysis *a, unsigned idx);
 uint64_t blk_analysis_start(const struct blk_analysis *a);
 uint64_t blk_analysis_end(const struct blk_analysis *a);
+/* After blk_analysis_finish(): the dense index of the device at position pos of "devices"
+ * (sorted by major, minor), or UINT_MAX (no such position, or not finished). */
+unsigned blk_analysis_sorted(const struct blk_analysis *a, unsigned pos);
 /* Events on devices past BLK_MAX_DEVICES (ignored, counted). */
 uint64_t blk_analysis_dropped(const struct blk_analysis *a);
 /*

@@ -145,3 +145,8 @@ int blk_bycg_to_json(struct blk_bycg *b, const json_t *paths, json_t *root)
 	json_object_set_new(root, "cgroups", arr);
 	return 0;
 }
+
+const struct blk_analysis *blk_bycg_pass(const struct blk_bycg *b, unsigned i)
+{
+	return i < b->n ? b->g[i].a : NULL;
+}

@@ -30,4 +30,8 @@ void blk_bycg_feed(struct blk_bycg *b, const struct blk_event *ev, unsigned n);
  */
 int blk_bycg_to_json(struct blk_bycg *b, const json_t *paths, json_t *root);
 
+struct blk_analysis;
+/* The pass of group i of "cgroups" (in order of first IO), or NULL. */
+const struct blk_analysis *blk_bycg_pass(const struct blk_bycg *b, unsigned i);
+
 #endif

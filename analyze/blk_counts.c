@@ -133,12 +133,12 @@ static json_t *blkparse_json(const struct blk_counts_dev *d)
 }
 
 /* Completed writes that carry data: blkparse's writes less the ranges covered. */
-static uint64_t data_writes(const struct blk_counts_dev *d)
+uint64_t blk_counts_data_writes(const struct blk_counts_dev *d)
 {
 	return d->done[1] - d->discards - d->wzero;
 }
 
-static uint64_t data_write_bytes(const struct blk_counts_dev *d)
+uint64_t blk_counts_data_write_bytes(const struct blk_counts_dev *d)
 {
 	return d->done_bytes[1] - d->discard_bytes - d->wzero_bytes;
 }
@@ -158,7 +158,8 @@ int blk_counts_to_json(const struct blk_counts *c, unsigned dev, json_t *obj)
 	                              (json_int_t)d->skips));
 	json_object_set_new(obj, "reads", io_json(d->done[0], d->done_bytes[0]));
 	json_object_set_new(obj, "writes", io_json(d->done[1], d->done_bytes[1]));
-	json_object_set_new(obj, "data_writes", io_json(data_writes(d), data_write_bytes(d)));
+	json_object_set_new(obj, "data_writes",
+	                    io_json(blk_counts_data_writes(d), blk_counts_data_write_bytes(d)));
 	json_object_set_new(obj, "discards", io_json(d->discards, d->discard_bytes));
 	json_object_set_new(obj, "write_zeroes", io_json(d->wzero, d->wzero_bytes));
 	json_object_set_new(obj, "flushes", json_u64(d->flushes));
@@ -202,8 +203,8 @@ static int ops_to_json(void *s, unsigned dev, json_t *obj, const struct blk_json
 {
 	const struct blk_counts_dev *d = blk_counts_dev(s, dev);
 	uint64_t span = ctx->end_ns - ctx->start_ns;
-	double bytes = d ? (double)d->done_bytes[0] + (double)data_write_bytes(d) : 0;
-	double ios = d ? (double)d->done[0] + (double)data_writes(d) : 0;
+	double bytes = d ? (double)d->done_bytes[0] + (double)blk_counts_data_write_bytes(d) : 0;
+	double ios = d ? (double)d->done[0] + (double)blk_counts_data_writes(d) : 0;
 	int ret = blk_counts_to_json(s, dev, obj);
 
 	json_object_set_new(obj, "throughput", blk_throughput_json(bytes, ios, span));

@@ -36,6 +36,10 @@ void blk_counts_free(struct blk_counts *c);
 void blk_counts_feed(struct blk_counts *c, unsigned dev, const struct blk_event *ev);
 /* NULL when the device was never fed. */
 const struct blk_counts_dev *blk_counts_dev(const struct blk_counts *c, unsigned dev);
+/* Completed writes that carry data (blkparse's writes less the discards and write-zeroes, whose
+ * ranges are no transfer), and their bytes: the JSON's "data_writes". */
+uint64_t blk_counts_data_writes(const struct blk_counts_dev *d);
+uint64_t blk_counts_data_write_bytes(const struct blk_counts_dev *d);
 /* The device's JSON keys: events, skips, reads, writes, data_writes, discards, write_zeroes,
  * flushes, actions, pc_actions, blkparse. */
 int blk_counts_to_json(const struct blk_counts *c, unsigned dev, json_t *obj);

@@ -2,10 +2,12 @@
 /* A summary run (the bpf backend's --detail summary) as analyze's document, for what it holds. */
 #include "analyze/blk_summary.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyze/blk_counts.h"
+#include "analyze/blk_figures.h"
 #include "common/jsonint.h"
 #include "common/units.h"
 
@@ -16,7 +18,9 @@
  * seeks per bin, the seek sink's counts, and the idle gaps (at least the threshold, each ended
  * by an issue). They go under the keys the sinks write, so the text view, report and compare
  * read them as any other run's; what a summary cannot give is named in "not_given" and left
- * out, never filled with zeros that would read as measured.
+ * out, never filled with zeros that would read as measured. Each figure also goes, from the
+ * same variable, into the device's struct blk_figures (the text view's; its BLK_FIG_NO_* bits
+ * say what is not given).
  */
 
 static uint64_t ju(const json_t *o, const char *k)
@@ -58,7 +62,9 @@ static int cmp_len(const void *a, const void *b)
 	return lx < ly ? 1 : lx > ly ? -1 : (x[0] > y[0]) - (x[0] < y[0]);
 }
 
-static json_t *idle_json(const json_t *gaps, uint64_t threshold, uint64_t span, unsigned top)
+/* The idle sink's keys from the summary's gaps, and fg's idle figures. NULL: out of memory. */
+static json_t *idle_json(const json_t *gaps, uint64_t threshold, uint64_t span, unsigned top,
+                         struct blk_figures *fg)
 {
 	size_t n = json_array_size(gaps), i, k;
 	uint64_t(*g)[2] = calloc(n ? n : 1, sizeof(*g)), total = 0;
@@ -83,17 +89,31 @@ static json_t *idle_json(const json_t *gaps, uint64_t threshold, uint64_t span, 
 	n = g ? k : 0;
 	if (g)
 		qsort(g, n, sizeof(*g), cmp_len);
-	for (i = 0; g && i < n && i < top; i++)
+	fg->idle_threshold_ns = threshold;
+	fg->idle_gaps = n;
+	fg->idle_total_ns = total;
+	fg->idle_pct = span ? 100.0 * (double)total / (double)span : 0;
+	if (n && top && !(fg->gaps = calloc(n < top ? n : top, sizeof(*fg->gaps)))) {
+		free(g);
+		json_decref(o);
+		json_decref(longest);
+		return NULL;
+	}
+	for (i = 0; g && i < n && i < top; i++) {
+		/* ended by an issue, edges and queueing not kept */
+		fg->gaps[fg->ngaps++] =
+		    (struct blk_fig_gap){.start_ns = g[i][0], .end_ns = g[i][1]};
 		json_array_append_new(longest,
 		                      json_pack("{s:I, s:I, s:I, s:b, s:s, s:b}", "start_ns",
 		                                (json_int_t)g[i][0], "end_ns", (json_int_t)g[i][1],
 		                                "duration_ns", (json_int_t)(g[i][1] - g[i][0]),
 		                                "at_start", 0, "ended_by", "issue", "queued", 0));
+	}
 	free(g);
 	json_object_set_new(o, "threshold_ns", json_u64(threshold));
 	json_object_set_new(o, "gaps", json_u64(n));
 	json_object_set_new(o, "total_ns", json_u64(total));
-	json_object_set_new(o, "pct", json_real(span ? 100.0 * (double)total / (double)span : 0));
+	json_object_set_new(o, "pct", json_real(fg->idle_pct));
 	json_object_set_new(o, "histogram", blk_hist_json(&h, 1));
 	json_object_set_new(o, "longest", longest);
 	return o;
@@ -112,10 +132,11 @@ static json_t *bin_json(uint64_t origin, uint64_t interval, uint64_t k, const ui
 	                 (json_int_t)v[1], "iops", (double)v[0] / width, "seeks", (json_int_t)v[4]);
 }
 
-/* sint: the summary's bin width; interval: the timeline's (a multiple of it) */
-static json_t *device_json(const json_t *sd, uint64_t origin, uint64_t span, uint64_t sint,
-                           uint64_t interval, uint64_t threshold, unsigned top, json_t *timeline,
-                           struct iot_err *e)
+/* The device's object into *out, its figures into fg (zeroed). sint: the summary's bin width;
+ * interval: the timeline's (a multiple of it). 0, -EINVAL or -ENOMEM (e filled). */
+static int device_json(const json_t *sd, uint64_t origin, uint64_t span, uint64_t sint,
+                       uint64_t interval, uint64_t threshold, unsigned top, json_t *timeline,
+                       struct blk_figures *fg, json_t **out, struct iot_err *e)
 {
 	const json_t *lat = json_object_get(sd, "latency"), *seeks = json_object_get(sd, "seeks");
 	const json_t *bins = json_object_get(sd, "bins"), *b;
@@ -126,15 +147,16 @@ static json_t *device_json(const json_t *sd, uint64_t origin, uint64_t span, uin
 	int have = 0;
 	double secs = (double)span / 1e9;
 	struct hist h;
-	json_t *d = json_object(), *l = json_object(), *s;
+	json_t *d = json_object(), *l = json_object(), *s, *idle;
+	enum blk_lat lk;
+	unsigned ma, mi;
 	size_t i;
 
 	if (!kind || (strcmp(kind, "d2c") && strcmp(kind, "q2c")) || hist_from(lat, &h)) {
 		json_decref(d);
 		json_decref(l);
-		iot_err_set(e, -EINVAL, "summary: device %s: bad latency histogram",
-		            json_string_value(json_object_get(sd, "dev")));
-		return NULL;
+		return iot_err_set(e, -EINVAL, "summary: device %s: bad latency histogram",
+		                   json_string_value(json_object_get(sd, "dev")));
 	}
 	/* the summary's bins (sorted, those with IO), interval / summary's of them to a bin */
 	json_array_foreach(bins, i, b)
@@ -159,6 +181,13 @@ static json_t *device_json(const json_t *sd, uint64_t origin, uint64_t span, uin
 	}
 	if (have)
 		json_array_append_new(timeline, bin_json(origin, interval, cur, acc));
+	if (sscanf(json_string_value(json_object_get(sd, "dev"))
+	               ? json_string_value(json_object_get(sd, "dev"))
+	               : "",
+	           "%u,%u", &ma, &mi) == 2)
+		fg->dev = BLK_MKDEV(ma, mi);
+	fg->reads = (struct blk_fig_io){ios[0], bytes[0]};
+	fg->writes = fg->data_writes = (struct blk_fig_io){ios[1], bytes[1]};
 	json_object_set_new(d, "dev", json_incref(json_object_get(sd, "dev")));
 	json_object_set_new(d, "name", json_incref(json_object_get(sd, "name")));
 	json_object_set_new(
@@ -174,24 +203,42 @@ static json_t *device_json(const json_t *sd, uint64_t origin, uint64_t span, uin
 	                    blk_throughput_json((double)bytes[0] + (double)bytes[1],
 	                                        (double)ios[0] + (double)ios[1], span));
 	json_object_set_new(l, kind, blk_hist_json(&h, 1));
+	lk = strcmp(kind, "d2c") ? BLK_LAT_Q2C : BLK_LAT_D2C;
+	blk_fig_hist_of(&fg->lat[lk], &h);
+	fg->lat_given = 1u << lk;
 	/* the summary's D2C is per request: the same figure as the request row */
-	if (!strcmp(kind, "d2c"))
+	if (lk == BLK_LAT_D2C) {
 		json_object_set_new(l, "d2c_request", blk_hist_json(&h, 0));
+		fg->lat[BLK_LAT_D2C_REQ] = fg->lat[lk];
+		fg->lat_given |= 1u << BLK_LAT_D2C_REQ;
+	}
+	fg->not_given = BLK_FIG_NO_EVENTS | BLK_FIG_NO_ACTIONS | BLK_FIG_NO_DEPTH;
 	json_object_set_new(d, "latency_ns", l);
 	if (!bio) {
-		s = json_pack("{s:I, s:I, s:I, s:I, s:f, s:I, s:I, s:f, s:f}", "count",
-		              (json_int_t)ju(seeks, "count"), "seekwatcher",
-		              (json_int_t)ju(seeks, "seekwatcher"), "transitions", (json_int_t)tr,
-		              "sequential", (json_int_t)ju(seeks, "sequential"), "sequential_pct",
-		              tr ? 100.0 * (double)ju(seeks, "sequential") / (double)tr : 0.0,
-		              "forward", (json_int_t)ju(seeks, "forward"), "backward",
-		              (json_int_t)ju(seeks, "backward"), "per_sec",
-		              secs > 0 ? (double)ju(seeks, "count") / secs : 0.0,
-		              "seekwatcher_per_sec",
-		              secs > 0 ? (double)ju(seeks, "seekwatcher") / secs : 0.0);
+		fg->seeks = ju(seeks, "count");
+		fg->seekwatcher = ju(seeks, "seekwatcher");
+		fg->seq_transitions = tr;
+		fg->sequential = ju(seeks, "sequential");
+		fg->forward = ju(seeks, "forward");
+		fg->backward = ju(seeks, "backward");
+		fg->sequential_pct = tr ? 100.0 * (double)fg->sequential / (double)tr : 0.0;
+		fg->seeks_per_sec = secs > 0 ? (double)fg->seeks / secs : 0.0;
+		s = json_pack(
+		    "{s:I, s:I, s:I, s:I, s:f, s:I, s:I, s:f, s:f}", "count", (json_int_t)fg->seeks,
+		    "seekwatcher", (json_int_t)fg->seekwatcher, "transitions", (json_int_t)tr,
+		    "sequential", (json_int_t)fg->sequential, "sequential_pct", fg->sequential_pct,
+		    "forward", (json_int_t)fg->forward, "backward", (json_int_t)fg->backward,
+		    "per_sec", fg->seeks_per_sec, "seekwatcher_per_sec",
+		    secs > 0 ? (double)fg->seekwatcher / secs : 0.0);
 		json_object_set_new(d, "seeks", s);
-		json_object_set_new(d, "idle",
-		                    idle_json(json_object_get(sd, "gaps"), threshold, span, top));
+		idle = idle_json(json_object_get(sd, "gaps"), threshold, span, top, fg);
+		if (!idle) {
+			json_decref(d);
+			return iot_err_set(e, -ENOMEM, "out of memory");
+		}
+		json_object_set_new(d, "idle", idle);
+	} else {
+		fg->not_given |= BLK_FIG_NO_SEEKS | BLK_FIG_NO_IDLE;
 	}
 	json_object_set_new(d, "not_given",
 	                    bio ? json_pack("[s, s, s, s, s, s, s]", "events", "q2d", "d2c",
@@ -199,12 +246,20 @@ static json_t *device_json(const json_t *sd, uint64_t origin, uint64_t span, uin
 	                        : json_pack("[s, s, s, s, s, s, s, s, s]", "events", "q2d", "q2c",
 	                                    "q2g", "g2i", "q2m", "depth",
 	                                    "timeline depth and idle time", "actions"));
-	return d;
+	*out = d;
+	return 0;
 }
 
 int blk_summary_json(const json_t *sum, unsigned top, uint64_t want_interval, uint64_t want_idle,
                      json_t *root, struct iot_err *e)
 {
+	return blk_summary_read(sum, top, want_interval, want_idle, root, NULL, NULL, e);
+}
+
+int blk_summary_read(const json_t *sum, unsigned top, uint64_t want_interval, uint64_t want_idle,
+                     json_t *root, struct blk_figures **figs, unsigned *nfigs, struct iot_err *e)
+{
+	struct blk_figures *fg;
 	const json_t *devs = json_object_get(sum, "devices"), *sd;
 	uint64_t origin = ju(sum, "origin_ns"), end = ju(sum, "end_ns");
 	uint64_t sint = ju(sum, "interval_ns"), threshold = ju(sum, "idle_threshold_ns");
@@ -234,18 +289,31 @@ int blk_summary_json(const json_t *sum, unsigned top, uint64_t want_interval, ui
 		interval = want_interval;
 	if (want_idle)
 		threshold = want_idle;
+	fg = calloc(json_array_size(devs) ? json_array_size(devs) : 1, sizeof(*fg));
+	if (!fg) {
+		json_decref(out);
+		return iot_err_set(e, -ENOMEM, "out of memory");
+	}
 	json_array_foreach(devs, i, sd)
 	{
-		json_t *tl = json_array(),
-		       *d = device_json(sd, origin, span, sint, interval, threshold, top, tl, e);
+		json_t *tl = json_array(), *d = NULL;
+		int ret = device_json(sd, origin, span, sint, interval, threshold, top, tl, &fg[i],
+		                      &d, e);
 
-		if (!d) {
+		if (ret) {
 			json_decref(tl);
 			json_decref(out);
-			return -EINVAL;
+			blk_figures_free(fg, (unsigned)i + 1);
+			return ret;
 		}
 		json_object_set_new(d, "timeline", tl);
 		json_array_append_new(out, d);
+	}
+	if (figs) {
+		*figs = fg;
+		*nfigs = (unsigned)json_array_size(devs);
+	} else {
+		blk_figures_free(fg, (unsigned)json_array_size(devs));
 	}
 	json_object_set_new(root, "start_ns", json_u64(origin));
 	json_object_set_new(root, "end_ns", json_u64(end));

@@ -21,4 +21,12 @@
 int blk_summary_json(const json_t *sum, unsigned top, uint64_t interval_ns, uint64_t idle_ns,
                      json_t *root, struct iot_err *e);
 
+/*
+ * The same, and each device's figures into *figs (*nfigs of them, in the order of root's
+ * "devices"; free them with blk_figures_free()): what the text view prints.
+ */
+struct blk_figures;
+int blk_summary_read(const json_t *sum, unsigned top, uint64_t interval_ns, uint64_t idle_ns,
+                     json_t *root, struct blk_figures **figs, unsigned *nfigs, struct iot_err *e);
+
 #endif

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* analyze's text summary of block traces, rendered from the document its sinks wrote. */
+/* analyze's block text: each device's figures from its pass, the rest from the document. */
 #include "analyze/blk_text.h"
 
 #include <errno.h>
@@ -7,24 +7,30 @@
 #include <string.h>
 
 #include "analyze/blk_analysis.h"
+#include "analyze/blk_bycg.h"
+#include "analyze/blk_doc.h"
+#include "analyze/blk_figures.h"
+#include "analyze/idle_explain.h"
+#include "analyze/run_summary.h"
 #include "common/jsonint.h"
 #include "common/numfmt.h"
 #include "common/textesc.h"
 #include "common/units.h"
 
 /*
- * Every figure the text prints is read from the document by its path, and a path the document
- * lacks is an error, not a 0: a key renamed in the JSON view fails every text rendering (and
- * the tests that run one) instead of printing 0. Optional parts are tested for (json_is_object,
- * json_object_get) before they are read. The one exception is a summary run's device (capture
- * --detail summary, analyze/blk_summary.h): it carries "not_given", and lacks those figures and
- * others its level cannot give (actions, depth, matching, ...), which print 0 as they always
- * have.
+ * A device's figures are the sinks' (struct blk_figures: from its pass, or a summary run's from
+ * analyze/blk_summary.c), never read back from the JSON view. What is still read from the
+ * document (the run's header, the hosts, what a device is, the explanation of its gaps) is
+ * read by its path, and a path the document lacks is an error, not a 0: a key renamed in the
+ * JSON view fails every text rendering (and the tests that run one) instead of printing 0.
+ * Optional parts are tested for (json_is_object, json_object_get) before they are read.
  */
 struct txt {
 	FILE *f;
-	char missing[96];        /* the first path read that the document lacks */
-	const json_t *not_given; /* the device being read is a summary's: what it lacks */
+	char missing[96]; /* the first path read that the document lacks */
+	/* the device's gaps explained (analyze/idle_explain.h), or NULL */
+	const struct idle_explain *x;
+	const struct ie_dev *xd;
 };
 
 /* o's value at path ("reads.ios"), or NULL (the miss remembered). */
@@ -44,7 +50,7 @@ static const json_t *jget(struct txt *t, const json_t *o, const char *path)
 	}
 	if (o)
 		o = json_object_get(o, p);
-	if (!o && !t->missing[0] && !t->not_given)
+	if (!o && !t->missing[0])
 		snprintf(t->missing, sizeof(t->missing), "%s", path);
 	return o;
 }
@@ -95,23 +101,18 @@ static const char *secs_signed(int64_t ns, unsigned dec, char *buf, size_t len)
 }
 
 /* The IO at an edge of a gap ("W 4.0 KiB pid 7 (jbd2)"), or "-". */
-static const char *io_text(struct txt *t, const json_t *io, char *buf, size_t len)
+static const char *io_text(const struct blk_fig_edge *io, char *buf, size_t len)
 {
-	const json_t *comm = json_object_get(io, "comm"), *pid = json_object_get(io, "pid");
 	char b[32], name[64]; /* the process name is the trace's: shown, never sent raw */
 
-	if (!json_is_object(io)) {
+	if (!io->present) {
 		snprintf(buf, len, "-");
 		return buf;
 	}
-	snprintf(buf, len, "%s %s", json_string_value(json_object_get(io, "rwbs")),
-	         iot_fmt_bytes(jget_u(t, io, "bytes"), b, sizeof(b)));
-	if (json_is_integer(pid))
-		snprintf(buf + strlen(buf), len - strlen(buf), " pid %" PRIu64 " (%s)",
-		         jget_u(t, io, "pid"),
-		         json_is_string(comm)
-		             ? txt_escape(json_string_value(comm), name, sizeof(name))
-		             : "?");
+	snprintf(buf, len, "%s %s", io->rwbs, iot_fmt_bytes(io->bytes, b, sizeof(b)));
+	if (io->has_pid)
+		snprintf(buf + strlen(buf), len - strlen(buf), " pid %" PRIu32 " (%s)", io->pid,
+		         io->comm ? txt_escape(io->comm, name, sizeof(name)) : "?");
 	return buf;
 }
 
@@ -282,56 +283,56 @@ static void text_explain(struct txt *t, const json_t *ex)
 	fprintf(f, "%s\n", any ? "" : " none");
 }
 
-static void text_idle(struct txt *t, const json_t *idle, uint64_t start)
+/* idle: the figures, the explanation of the gaps (the document's totals), the longest gaps
+ * with their causes (the explainer's). */
+static void text_idle(struct txt *t, const struct blk_figures *fg, const json_t *idle,
+                      uint64_t start)
 {
 	FILE *f = t->f;
-	const json_t *longest = json_object_get(idle, "longest"), *g;
 	char b1[32], b2[32];
-	size_t i;
 
 	fprintf(f, "  %-10s %" PRIu64 " gaps >= %s, %s in total (%.1f%% of the span)\n", "idle",
-	        jget_u(t, idle, "gaps"),
-	        iot_fmt_dur((double)jget_u(t, idle, "threshold_ns"), b1, sizeof(b1)),
-	        iot_fmt_dur((double)jget_u(t, idle, "total_ns"), b2, sizeof(b2)),
-	        jget_f(t, idle, "pct"));
+	        fg->idle_gaps, iot_fmt_dur((double)fg->idle_threshold_ns, b1, sizeof(b1)),
+	        iot_fmt_dur((double)fg->idle_total_ns, b2, sizeof(b2)), fg->idle_pct);
 	text_explain(t, json_object_get(idle, "explain"));
-	if (json_array_size(longest))
+	if (fg->ngaps)
 		fprintf(f, "    %14s %14s %12s %12s  %-30s %-30s %s\n", "start (s)", "end (s)",
 		        "length", "IO waiting", "began by (completed)", "ended by (issued)",
 		        "cause");
-	json_array_foreach(longest, i, g)
-	{
-		const json_t *ex = json_object_get(g, "explain"), *c;
+	for (unsigned i = 0; i < fg->ngaps; i++) {
+		const struct blk_fig_gap *g = &fg->gaps[i];
+		const struct ie_gap *xg = t->xd ? idle_explain_listed(t->xd, i, g->start_ns) : NULL;
 		char before[160], after[160], because[600], causes[256], t1[40], t2[40];
-		size_t k;
 
-		io_text(t, json_object_get(g, "io_before"), before, sizeof(before));
-		if (!strcmp(json_string_value(json_object_get(g, "ended_by")), "end"))
+		io_text(&g->before, before, sizeof(before));
+		if (g->ended_by_end)
 			snprintf(after, sizeof(after), "end of trace");
 		else
-			io_text(t, json_object_get(g, "io_after"), after, sizeof(after));
+			io_text(&g->after, after, sizeof(after));
 		/* how long a queued request waited while the device sat idle */
-		if (json_is_true(json_object_get(g, "queued")))
-			iot_fmt_dur((double)jget_u(t, g, "queued_ns"), b2, sizeof(b2));
+		if (g->queued)
+			iot_fmt_dur((double)g->queued_ns, b2, sizeof(b2));
 		else
 			snprintf(b2, sizeof(b2), "-");
 		/* every cause that holds, ranked: the label first */
 		causes[0] = '\0';
-		json_array_foreach(json_object_get(ex, "causes"), k, c)
-		{
-			snprintf(causes + strlen(causes), sizeof(causes) - strlen(causes), "%s%s",
-			         k ? ", " : "", json_string_value(c));
-		}
+		for (unsigned c = 0; xg && c < IE_CAUSES; c++)
+			if (xg->causes & (1u << c))
+				snprintf(causes + strlen(causes), sizeof(causes) - strlen(causes),
+				         "%s%s", causes[0] ? ", " : "", idle_cause_name(c));
 		fprintf(f, "    %14s %14s %12s %12s  %-30s %-30s %s\n",
-		        secs(jget_u(t, g, "start_ns") - start, 6, t1, sizeof(t1)),
-		        secs(jget_u(t, g, "end_ns") - start, 6, t2, sizeof(t2)),
-		        iot_fmt_dur((double)jget_u(t, g, "duration_ns"), b1, sizeof(b1)), b2,
-		        before, after, causes[0] ? causes : "-");
-		json_array_foreach(json_object_get(ex, "reasons"), k, c)
-		{
-			fprintf(f, "      %s: %s\n", json_string_value(json_object_get(c, "cause")),
-			        txt_escape(json_string_value(json_object_get(c, "because")),
-			                   because, sizeof(because)));
+		        secs(g->start_ns - start, 6, t1, sizeof(t1)),
+		        secs(g->end_ns - start, 6, t2, sizeof(t2)),
+		        iot_fmt_dur((double)(g->end_ns - g->start_ns), b1, sizeof(b1)), b2, before,
+		        after, causes[0] ? causes : "-");
+		for (unsigned c = 0; xg && c < IE_CAUSES; c++) {
+			char why[512]; /* the JSON's "because" */
+
+			if (!(xg->causes & (1u << c)))
+				continue;
+			idle_explain_because(t->x, t->xd, xg, c, why, sizeof(why));
+			fprintf(f, "      %s: %s\n", idle_cause_name(c),
+			        txt_escape(why, because, sizeof(because)));
 		}
 	}
 }
@@ -342,14 +343,12 @@ static void text_idle(struct txt *t, const json_t *idle, uint64_t start)
  * sectors no bio was queued at (writes over max_sectors_kb: a journal's), and a write with
  * FUA or a preflush on a device without them ends with a flush sequence's completion.
  */
-static void unmatched_note(struct txt *t, const json_t *d)
+static void unmatched_note(FILE *f, const struct blk_figures *fg)
 {
-	FILE *f = t->f;
-	uint64_t un = jget_u(t, d, "matching.unmatched_completions");
-	uint64_t all = jget_u(t, d, "reads.ios") + jget_u(t, d, "writes.ios");
-	uint64_t splits =
-	    jget_u(t, d, "actions.split.reads") + jget_u(t, d, "actions.split.writes");
-	uint64_t flush = jget_u(t, d, "depth.flush_completions");
+	uint64_t un = fg->unmatched_completions;
+	uint64_t all = fg->reads.ios + fg->writes.ios;
+	uint64_t splits = fg->act[BLK_A_SPLIT][0] + fg->act[BLK_A_SPLIT][1];
+	uint64_t flush = fg->flush_completions;
 
 	if (!all || 10 * un <= all)
 		return;
@@ -373,19 +372,20 @@ static void unmatched_note(struct txt *t, const json_t *d)
 	fprintf(f, " d2c rq follows every request\n");
 }
 
-static void text_device(struct txt *t, const json_t *d, uint64_t start)
+/* The document's key of each distribution the text shows, in the order of its rows. */
+static const enum blk_lat lat_rows[] = {BLK_LAT_Q2D, BLK_LAT_D2C, BLK_LAT_Q2C,
+                                        BLK_LAT_Q2G, BLK_LAT_G2I, BLK_LAT_Q2M,
+                                        BLK_LAT_I2D, BLK_LAT_M2D, BLK_LAT_D2C_REQ};
+
+/* Device fg; d: its entry of the document, for what it is (dev, role, group, host) and the
+ * explanation of its gaps. */
+static void text_device(struct txt *t, const struct blk_figures *fg, const json_t *d,
+                        uint64_t start)
 {
 	FILE *f = t->f;
-	static const char *const lat[] = {"q2d", "d2c", "q2c", "q2g",        "g2i",
-	                                  "q2m", "i2d", "m2d", "d2c_request"};
 	char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
-	const json_t *idle = json_object_get(d, "idle");
 	size_t i;
 	char name[64];
-
-	/* a summary run's device says which figures its level of detail could not give: those
-	 * are absent and print 0, as they always have */
-	t->not_given = json_object_get(d, "not_given");
 
 	fprintf(f, "\ndevice %s", json_string_value(json_object_get(d, "dev")));
 	if (json_is_string(json_object_get(d, "role")) ||
@@ -404,70 +404,110 @@ static void text_device(struct txt *t, const json_t *d, uint64_t start)
 		fprintf(
 		    f, " on %s",
 		    txt_escape(json_string_value(json_object_get(d, "host")), name, sizeof(name)));
-	fprintf(f, ": %" PRIu64 " events\n", jget_u(t, d, "events"));
+	fprintf(f, ": %" PRIu64 " events\n", fg->events);
 	/* writes of data; a discard's or write-zeroes' range is no transfer (fstrim's 592 MiB
 	 * of "writes"): each has its line, as have flushes */
 	fprintf(f, "  %-10s %12" PRIu64 " ios %12s   writes %12" PRIu64 " ios %12s\n", "reads",
-	        jget_u(t, d, "reads.ios"),
-	        iot_fmt_bytes(jget_u(t, d, "reads.bytes"), b1, sizeof(b1)),
-	        jget_u(t, d, "data_writes.ios"),
-	        iot_fmt_bytes(jget_u(t, d, "data_writes.bytes"), b2, sizeof(b2)));
-	if (jget_u(t, d, "discards.ios"))
+	        fg->reads.ios, iot_fmt_bytes(fg->reads.bytes, b1, sizeof(b1)), fg->data_writes.ios,
+	        iot_fmt_bytes(fg->data_writes.bytes, b2, sizeof(b2)));
+	if (fg->discards.ios)
 		fprintf(f, "  %-10s %12" PRIu64 " ios %12s covered (no data: not in writes)\n",
-		        "discards", jget_u(t, d, "discards.ios"),
-		        iot_fmt_bytes(jget_u(t, d, "discards.bytes"), b1, sizeof(b1)));
-	if (jget_u(t, d, "write_zeroes.ios"))
+		        "discards", fg->discards.ios,
+		        iot_fmt_bytes(fg->discards.bytes, b1, sizeof(b1)));
+	if (fg->write_zeroes.ios)
 		fprintf(f, "  %-10s %12" PRIu64 " ios %12s covered (no data: not in writes)\n",
-		        "w-zeroes", jget_u(t, d, "write_zeroes.ios"),
-		        iot_fmt_bytes(jget_u(t, d, "write_zeroes.bytes"), b1, sizeof(b1)));
-	if (jget_u(t, d, "flushes"))
-		fprintf(f, "  %-10s %12" PRIu64 " requests (no data)\n", "flushes",
-		        jget_u(t, d, "flushes"));
-	fprintf(
-	    f,
-	    "  %-10s %12" PRIu64 " bios (%" PRIu64 " back, %" PRIu64 " front merges), %" PRIu64
-	    " requeues\n",
-	    "queued", jget_u(t, d, "actions.queue.reads") + jget_u(t, d, "actions.queue.writes"),
-	    jget_u(t, d, "actions.backmerge.reads") + jget_u(t, d, "actions.backmerge.writes"),
-	    jget_u(t, d, "actions.frontmerge.reads") + jget_u(t, d, "actions.frontmerge.writes"),
-	    jget_u(t, d, "actions.requeue.reads") + jget_u(t, d, "actions.requeue.writes"));
+		        "w-zeroes", fg->write_zeroes.ios,
+		        iot_fmt_bytes(fg->write_zeroes.bytes, b1, sizeof(b1)));
+	if (fg->flushes)
+		fprintf(f, "  %-10s %12" PRIu64 " requests (no data)\n", "flushes", fg->flushes);
+	fprintf(f,
+	        "  %-10s %12" PRIu64 " bios (%" PRIu64 " back, %" PRIu64 " front merges), %" PRIu64
+	        " requeues\n",
+	        "queued", fg->act[BLK_A_QUEUE][0] + fg->act[BLK_A_QUEUE][1],
+	        fg->act[BLK_A_BACKMERGE][0] + fg->act[BLK_A_BACKMERGE][1],
+	        fg->act[BLK_A_FRONTMERGE][0] + fg->act[BLK_A_FRONTMERGE][1],
+	        fg->act[BLK_A_REQUEUE][0] + fg->act[BLK_A_REQUEUE][1]);
 	/* btt's intervals per bio, then the request-level D2C (what report and compare show) */
 	fprintf(
 	    f,
 	    "  %-10s %8s %10s %10s %10s %10s %10s %10s   (btt's, per bio; d2c rq: per request)\n",
 	    "latency", "count", "mean", "min", "p50", "p90", "p99", "max");
-	for (i = 0; i < sizeof(lat) / sizeof(lat[0]); i++) {
-		const json_t *h = json_object_get(json_object_get(d, "latency_ns"), lat[i]);
+	for (i = 0; i < sizeof(lat_rows) / sizeof(lat_rows[0]); i++) {
+		const struct blk_fig_hist *h = &fg->lat[lat_rows[i]];
 		/* bios for the btt intervals; requests (one D, one C) for the last row */
-		const char *name = strcmp(lat[i], "d2c_request") ? lat[i] : "d2c rq";
+		const char *row =
+		    lat_rows[i] == BLK_LAT_D2C_REQ ? "d2c rq" : blk_lat_names[lat_rows[i]];
 
-		if (!jget_u(t, h, "count") && i > 2)
+		if (!h->count && i > 2)
 			continue;
-		fprintf(f, "    %-8s %8" PRIu64 " %10s %10s %10s %10s %10s %10s\n", name,
-		        jget_u(t, h, "count"), iot_fmt_dur(jget_f(t, h, "mean"), b1, sizeof(b1)),
-		        iot_fmt_dur((double)jget_u(t, h, "min"), b2, sizeof(b2)),
-		        iot_fmt_dur((double)jget_u(t, h, "p50"), b3, sizeof(b3)),
-		        iot_fmt_dur((double)jget_u(t, h, "p90"), b4, sizeof(b4)),
-		        iot_fmt_dur((double)jget_u(t, h, "p99"), b5, sizeof(b5)),
-		        iot_fmt_dur((double)jget_u(t, h, "max"), b6, sizeof(b6)));
+		fprintf(f, "    %-8s %8" PRIu64 " %10s %10s %10s %10s %10s %10s\n", row, h->count,
+		        iot_fmt_dur(h->mean, b1, sizeof(b1)),
+		        iot_fmt_dur((double)h->min, b2, sizeof(b2)),
+		        iot_fmt_dur((double)h->p50, b3, sizeof(b3)),
+		        iot_fmt_dur((double)h->p90, b4, sizeof(b4)),
+		        iot_fmt_dur((double)h->p99, b5, sizeof(b5)),
+		        iot_fmt_dur((double)h->max, b6, sizeof(b6)));
 	}
-	if (!jget_u(t, d, "latency_ns.q2c.count") && jget_u(t, d, "latency_ns.d2c_request.count"))
+	if (!fg->lat[BLK_LAT_Q2C].count && fg->lat[BLK_LAT_D2C_REQ].count)
 		fprintf(f, "    (no queue (Q) events in the trace: d2c rq is per request, issue to "
 		           "completion)\n");
-	unmatched_note(t, d);
-	fprintf(f, "  %-10s mean %.2f, max %" PRIu64 "\n", "depth", jget_f(t, d, "depth.mean"),
-	        jget_u(t, d, "depth.max"));
-	text_idle(t, idle, start);
+	unmatched_note(f, fg);
+	fprintf(f, "  %-10s mean %.2f, max %" PRIu64 "\n", "depth", fg->depth_mean, fg->depth_max);
+	text_idle(t, fg, json_object_get(d, "idle"), start);
 	fprintf(f,
 	        "  %-10s %" PRIu64 " (%" PRIu64 " over 128 sectors), %.1f%% sequential, %.1f/s, "
 	        "%" PRIu64 " forward, %" PRIu64 " backward\n",
-	        "seeks", jget_u(t, d, "seeks.count"), jget_u(t, d, "seeks.seekwatcher"),
-	        jget_f(t, d, "seeks.sequential_pct"), jget_f(t, d, "seeks.per_sec"),
-	        jget_u(t, d, "seeks.forward"), jget_u(t, d, "seeks.backward"));
-	t->not_given = NULL;
+	        "seeks", fg->seeks, fg->seekwatcher, fg->sequential_pct, fg->seeks_per_sec,
+	        fg->forward, fg->backward);
 }
 
-int blk_text_summary(FILE *f, const json_t *root, struct iot_err *e)
+/*
+ * Device i of root's devices[] (cg < 0) or of cgroups[cg]'s: from its pass, found through
+ * s (the run's: r->refs, r->cg), or a summary run's figures (s->figs); d: its entry of the
+ * document. Then printed. 0, -ENOMEM, or -EPROTO (s has no such device).
+ */
+static int device(struct txt *t, const struct run_summary *s, int cg, size_t i, const json_t *d,
+                  uint64_t start)
+{
+	const struct blk_analysis *a = NULL;
+	unsigned pos = (unsigned)i;
+	struct blk_figures fg;
+	int ret;
+
+	if (!s)
+		return -EPROTO;
+	if (cg < 0 && s->figs) {
+		if (i >= s->nfigs)
+			return -EPROTO;
+		text_device(t, &s->figs[i], d, start);
+		return 0;
+	}
+	if (cg < 0 && s->refs) {
+		unsigned h = 0;
+
+		a = s->refs[i].a;
+		pos = s->refs[i].pos;
+		/* its gaps explained: host h's device (the cgroups' passes have none) */
+		for (unsigned k = 0; s->hblk && k < s->nhosts; k++)
+			if (s->hblk[k] == a)
+				h = k;
+		t->x = s->x;
+		t->xd = s->x ? idle_explain_find(s->x, h, blk_analysis_sorted(a, pos)) : NULL;
+	} else if (cg >= 0 && s->cg) {
+		a = blk_bycg_pass(s->cg, (unsigned)cg);
+	}
+	if (!a)
+		return -EPROTO;
+	ret = blk_figures_from_analysis(&fg, a, pos);
+	if (!ret)
+		text_device(t, &fg, d, start);
+	blk_figures_release(&fg);
+	t->x = NULL;
+	t->xd = NULL;
+	return ret == -ENOENT ? -EPROTO : ret;
+}
+
+int blk_text_summary(FILE *f, const json_t *root, const struct run_summary *s, struct iot_err *e)
 {
 	struct txt tx = {.f = f}, *t = &tx;
 	const json_t *in = json_object_get(root, "input"), *devs = json_object_get(root, "devices");
@@ -476,6 +516,7 @@ int blk_text_summary(FILE *f, const json_t *root, struct iot_err *e)
 	char b1[32], b2[40];
 	size_t i;
 	json_t *d;
+	int ret = 0;
 
 	if (json_is_true(json_object_get(in, "partial")))
 		fprintf(f,
@@ -538,7 +579,8 @@ int blk_text_summary(FILE *f, const json_t *root, struct iot_err *e)
 			if (json_equal(json_object_get(h, "host"), json_object_get(d, "host")))
 				off = jget_i(t, h, "offset_ns");
 		}
-		text_device(t, d, (uint64_t)((int64_t)start - off));
+		if (!ret)
+			ret = device(t, s, -1, i, d, (uint64_t)((int64_t)start - off));
 	}
 	json_array_foreach(json_object_get(root, "cgroups"), i, h)
 	{
@@ -560,8 +602,18 @@ int blk_text_summary(FILE *f, const json_t *root, struct iot_err *e)
 		else
 			fprintf(f, "\ncgroups past the first %u: %" PRIu64 " events\n", 63u,
 			        jget_u(t, h, "events"));
-		json_array_foreach(json_object_get(h, "devices"), k, d) text_device(t, d, start);
+		json_array_foreach(json_object_get(h, "devices"), k, d)
+		{
+			if (!ret)
+				ret = device(t, s, (int)i, k, d, start);
+		}
 	}
+	if (ret == -ENOMEM)
+		return iot_err_set(e, ret, "out of memory");
+	if (ret)
+		return iot_err_set(e, ret,
+		                   "the text summary has no figures for a device of the "
+		                   "document");
 	if (tx.missing[0])
 		return iot_err_set(e, -EPROTO,
 		                   "the text summary reads '%s', which the document lacks",

@@ -401,6 +401,18 @@ static void because(const struct idle_explain *x, const struct ie_dev *d, const 
 	}
 }
 
+void idle_explain_because(const struct idle_explain *x, const struct ie_dev *d,
+                          const struct ie_gap *g, enum ie_cause c, char *buf, size_t len)
+{
+	because(x, d, g, c, buf, len);
+}
+
+const struct ie_gap *idle_explain_listed(const struct ie_dev *d, unsigned k, uint64_t start)
+{
+	/* as ie_json() below matches them to the document's */
+	return d && k < d->ntop && d->top[k]->g.start == start ? d->top[k] : NULL;
+}
+
 static json_t *other_json(const struct idle_explain *x, const struct ie_dev *o,
                           const struct ie_other *r, uint64_t len, bool total)
 {

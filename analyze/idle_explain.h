@@ -241,6 +241,15 @@ bool idle_explain_hosts_together(const struct idle_explain *x, char *msg, size_t
 /* Names of the causes ("other_device_busy", ...) and their rules, as docs/diagnose-idle.md. */
 const char *idle_cause_name(enum ie_cause c);
 const char *idle_cause_rule(enum ie_cause c);
+/*
+ * Gap k of d's listed gaps when it is the one starting at start (own trace clock; the idle
+ * sink's k-th longest), else NULL: what idle_explain_json() writes into longest[k]. Its causes
+ * are the bits of causes (rank order), each with the sentence that justifies it, its numbers
+ * in it (idle_explain_because(), the JSON's "because").
+ */
+const struct ie_gap *idle_explain_listed(const struct ie_dev *d, unsigned k, uint64_t start);
+void idle_explain_because(const struct idle_explain *x, const struct ie_dev *d,
+                          const struct ie_gap *g, enum ie_cause c, char *buf, size_t len);
 
 /* --- internal to analyze/idle_*.c --- */
 struct ie_host {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/blk_figures.h"
 #include "analyze/idle_explain.h"
 #include "analyze/run_summary.h"
 #include "common/jsonint.h"
@@ -29,6 +30,28 @@ int run_summaries_detect(const struct run_summaries_host *h, unsigned n)
 	return !sum ? 0 : sum == n ? 1 : -EINVAL;
 }
 
+/* Every host's devices' figures, in the order of "devices". */
+struct figs {
+	struct blk_figures *f;
+	unsigned n;
+};
+
+/* s's figures moved to the end of figs. 0 or -ENOMEM. */
+static int figs_take(struct figs *figs, struct run_summary *s)
+{
+	struct blk_figures *f = realloc(figs->f, (figs->n + s->nfigs + 1) * sizeof(*f));
+
+	if (!f)
+		return -ENOMEM;
+	figs->f = f;
+	memcpy(f + figs->n, s->figs, s->nfigs * sizeof(*f));
+	figs->n += s->nfigs;
+	free(s->figs); /* their gaps are figs' now */
+	s->figs = NULL;
+	s->nfigs = 0;
+	return 0;
+}
+
 /* Host i's clock: its manifest's clock pairs and the offset runset.json measured. */
 struct host_clock {
 	struct manifest m;
@@ -48,11 +71,11 @@ __attribute__((format(printf, 2, 3))) static int warn(json_t *warnings, const ch
 	return json_array_append_new(warnings, json_string(msg)) ? -ENOMEM : 0;
 }
 
-/* Host h's summary, its devices named and keyed as --hosts names them, into *doc; its manifest
- * into c. 0 or -errno (e filled). */
+/* Host h's summary, its devices named and keyed as --hosts names them, into *doc, their
+ * figures appended to figs; its manifest into c. 0 or -errno (e filled). */
 static int host_doc(const struct run_summaries_host *h, const struct blk_opts *o,
                     uint64_t want_interval_ns, uint64_t want_idle_ns, struct host_clock *c,
-                    json_t **doc, json_t *warnings, struct iot_err *e)
+                    json_t **doc, struct figs *figs, json_t *warnings, struct iot_err *e)
 {
 	struct run_summary s;
 	struct rundir rd;
@@ -94,6 +117,10 @@ static int host_doc(const struct run_summaries_host *h, const struct blk_opts *o
 	}
 	json_array_foreach(json_object_get(s.doc, "devices"), k, d)
 	    json_object_set_new(d, "host", json_string(h->name));
+	if (figs_take(figs, &s)) {
+		run_summary_release(&s);
+		return iot_err_set(e, -ENOMEM, "out of memory");
+	}
 	*doc = json_incref(s.doc);
 	run_summary_release(&s);
 	return 0;
@@ -122,6 +149,16 @@ int run_summaries_doc(const struct run_summaries_host *rs, unsigned n, const str
                       uint64_t want_interval_ns, uint64_t want_idle_ns, json_t *root,
                       json_t *warnings, struct iot_err *e)
 {
+	return run_summaries_read(rs, n, o, want_interval_ns, want_idle_ns, root, NULL, NULL,
+	                          warnings, e);
+}
+
+int run_summaries_read(const struct run_summaries_host *rs, unsigned n, const struct blk_opts *o,
+                       uint64_t want_interval_ns, uint64_t want_idle_ns, json_t *root,
+                       struct blk_figures **figsp, unsigned *nfigs, json_t *warnings,
+                       struct iot_err *e)
+{
+	struct figs figs = {NULL, 0};
 	struct host_clock *c = calloc(n, sizeof(*c));
 	json_t *hosts = json_array(), *devs = json_array(), *paths = json_array(), *doc = NULL;
 	uint64_t start = UINT64_MAX, end = 0, worst = 0, err1 = 0, err2 = 0;
@@ -135,7 +172,7 @@ int run_summaries_doc(const struct run_summaries_host *rs, unsigned n, const str
 		json_t *d;
 		size_t k;
 
-		if ((ret = host_doc(&rs[i], o, want_interval_ns, want_idle_ns, &c[i], &doc,
+		if ((ret = host_doc(&rs[i], o, want_interval_ns, want_idle_ns, &c[i], &doc, &figs,
 		                    warnings, e)))
 			break;
 		json_u64_member(doc, "start_ns", &s);
@@ -200,11 +237,18 @@ int run_summaries_doc(const struct run_summaries_host *rs, unsigned n, const str
 		json_object_set_new(root, "alignment_error_ns",
 		                    json_u64((n > 1 ? 2 * worst : worst) + err1 + err2));
 		json_object_set(root, "devices", devs);
+		if (figsp) {
+			*figsp = figs.f;
+			*nfigs = figs.n;
+			figs.f = NULL;
+			figs.n = 0;
+		}
 	}
 	goto out;
 nomem:
 	ret = iot_err_set(e, -ENOMEM, "out of memory");
 out:
+	blk_figures_free(figs.f, figs.n);
 	json_decref(doc);
 	json_decref(hosts);
 	json_decref(devs);

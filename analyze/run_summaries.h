@@ -38,5 +38,12 @@ int run_summaries_detect(const struct run_summaries_host *h, unsigned n);
 int run_summaries_doc(const struct run_summaries_host *h, unsigned n, const struct blk_opts *o,
                       uint64_t want_interval_ns, uint64_t want_idle_ns, json_t *root,
                       json_t *warnings, struct iot_err *e);
+/* The same, and every host's devices' figures into *figs (*nfigs of them, in the order of
+ * root's "devices"; free them with blk_figures_free()): what the text view prints. */
+struct blk_figures;
+int run_summaries_read(const struct run_summaries_host *h, unsigned n, const struct blk_opts *o,
+                       uint64_t want_interval_ns, uint64_t want_idle_ns, json_t *root,
+                       struct blk_figures **figs, unsigned *nfigs, json_t *warnings,
+                       struct iot_err *e);
 
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analyze/blk_bycg.h"
+#include "analyze/blk_figures.h"
 #include "analyze/blk_summary.h"
 #include "analyze/idle_explain.h"
 #include "analyze/nfs_stats.h"
@@ -37,6 +38,7 @@ void run_summary_release(struct run_summary *r)
 	blk_bycg_free(r->cg);
 	bt_comm_table_free(r->comms);
 	free(r->refs);
+	blk_figures_free(r->figs, r->nfigs);
 	if (r->nfs) {
 		run_nfs_release(r->nfs);
 		free(r->nfs);
@@ -101,7 +103,11 @@ int run_summary_file(struct run_summary *r, const char *path, struct iot_err *e)
 	json_object_set_new(r->doc, "input",
 	                    json_pack("{s:[s], s:s, s:[], s:I}", "paths", path, "summary", path,
 	                              "files", "events", (json_int_t)0));
-	ret = blk_summary_json(sum, r->o.top, r->want_interval_ns, r->want_idle_ns, r->doc, e);
+	blk_figures_free(r->figs, r->nfigs);
+	r->figs = NULL;
+	r->nfigs = 0;
+	ret = blk_summary_read(sum, r->o.top, r->want_interval_ns, r->want_idle_ns, r->doc,
+	                       &r->figs, &r->nfigs, e);
 	json_decref(sum);
 	if (ret)
 		return iot_err_prefix(e, "'%s'", path), ret;

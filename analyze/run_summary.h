@@ -21,6 +21,7 @@ struct bt_stats;
 struct bt_comm_table;
 struct blk_bycg;
 struct devref;
+struct blk_figures;
 struct run_nfs;
 
 /* One host of a run set for run_summary_hosts(): the caller's, kept until run_summary_json(). */
@@ -81,6 +82,10 @@ struct run_summary {
 	/* after run_summary_json(): each device of the document's devices[], its pass and
 	 * position there (blk_doc_write()) */
 	struct devref *refs;
+	/* after run_summary_file(): each device of devices[], its figures (no pass to read
+	 * them from: analyze/blk_figures.h) */
+	struct blk_figures *figs;
+	unsigned nfigs;
 	/* after run_summary_captures(): its NFS pipeline and statistics (a text view's, and the
 	 * decoders' counts), until the next call or run_summary_release() */
 	struct run_nfs *nfs;

@@ -478,23 +478,20 @@ static int hosts_captures(struct run *r, json_t *root, FILE *text)
 }
 
 /* A summary run: its figures into root as the sinks would write them, read where every command
- * reads them (analyze/run_summary.h). */
+ * reads them (analyze/run_summary.h), and kept in r->s for the text. */
 static int summary_doc(struct run *r, json_t *root)
 {
-	struct run_summary s;
+	struct run_summary *s = &r->s;
 	struct iot_err e;
 	uint64_t w = 0;
 	char a[32], b[32];
 	int ret;
 
-	if (run_summary_init(&s, &r->bo))
-		return error("out of memory"), EXIT_SYSTEM;
-	s.want_interval_ns = r->interval_given ? r->bo.interval_ns : 0;
-	s.want_idle_ns = r->idle_given ? r->bo.idle_threshold_ns : 0;
-	ret = run_summary_file(&s, r->summary, &e);
-	if (!ret && json_object_update(root, s.doc))
+	s->want_interval_ns = r->interval_given ? r->bo.interval_ns : 0;
+	s->want_idle_ns = r->idle_given ? r->bo.idle_threshold_ns : 0;
+	ret = run_summary_file(s, r->summary, &e);
+	if (!ret && json_object_update(root, s->doc))
 		ret = iot_err_set(&e, -ENOMEM, "out of memory");
-	run_summary_release(&s);
 	if (ret)
 		return error("%s", e.msg), exit_code_for(ret);
 	json_u64_member(json_object_get(root, "timeline"), "interval_ns", &w);
@@ -507,13 +504,14 @@ static int summary_doc(struct run *r, json_t *root)
 	return EXIT_OK;
 }
 
-/* The text summary of root. A figure the text reads but the document lacks is a bug of
- * iotape (a renamed key): an error, never a silent 0. An exit code. */
-static int print_text(FILE *out, const json_t *root)
+/* The text summary of root, each device's figures from its pass or summary run in s. A figure the
+ * text reads but the document lacks is a bug of iotape (a renamed key): an error, never a silent 0.
+ * An exit code. */
+static int print_text(FILE *out, const json_t *root, const struct run_summary *s)
 {
 	struct iot_err e;
 
-	if (blk_text_summary(out, root, &e))
+	if (blk_text_summary(out, root, s, &e))
 		return error("internal error: %s", e.msg), EXIT_SYSTEM;
 	return EXIT_OK;
 }
@@ -619,7 +617,7 @@ static int read_inputs(struct run *r, int argc, char **argv, const char **out_pa
 
 /* A run set of summary runs' document into root (analyze/run_summaries.h), its warnings
  * printed. An exit code. */
-static int summaries_doc(const struct run *r, json_t *root)
+static int summaries_doc(struct run *r, json_t *root)
 {
 	struct run_summaries_host *h = summaries_hosts(r);
 	json_t *warnings = json_array(), *w;
@@ -632,8 +630,10 @@ static int summaries_doc(const struct run *r, json_t *root)
 		json_decref(warnings);
 		return error("out of memory"), EXIT_SYSTEM;
 	}
-	ret = run_summaries_doc(h, r->nrs, &r->bo, r->interval_given ? r->bo.interval_ns : 0,
-	                        r->idle_given ? r->bo.idle_threshold_ns : 0, root, warnings, &e);
+	/* the devices' figures kept in r->s for the text */
+	ret = run_summaries_read(h, r->nrs, &r->bo, r->interval_given ? r->bo.interval_ns : 0,
+	                         r->idle_given ? r->bo.idle_threshold_ns : 0, root, &r->s.figs,
+	                         &r->s.nfigs, warnings, &e);
 	json_array_foreach(warnings, i, w)
 	{
 		warning("%s", json_string_value(w));
@@ -687,7 +687,7 @@ static int emit(struct run *r, json_t *root, FILE *out)
 
 	if (r->summary || r->summaries) {
 		if (!r->ao.json)
-			return print_text(out, root);
+			return print_text(out, root, &r->s);
 		if (json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) ||
 		    fputc('\n', out) == EOF)
 			return error("writing the document failed"), EXIT_SYSTEM;
@@ -715,7 +715,7 @@ static int emit(struct run *r, json_t *root, FILE *out)
 	if (captext && fclose(captext))
 		ret = (error("out of memory"), EXIT_SYSTEM);
 	if (r->nin && !r->ao.json && ret == EXIT_OK)
-		ret = print_text(out, root);
+		ret = print_text(out, root, &r->s);
 	if (capbuf && ret == EXIT_OK)
 		fwrite(capbuf, 1, caplen, out);
 	free(capbuf);

@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "analyze/blk_figures.h"
 #include "analyze/blk_summary.h"
 
 static json_t *doc(const char *text)
@@ -165,6 +166,55 @@ static void test_bio_based(void **s)
 	json_decref(root);
 }
 
+/* The figures the text prints, from the same values as the document's keys */
+static void test_figures(void **s)
+{
+	json_t *sum = doc(request_based), *root = json_object();
+	struct blk_figures *f = NULL;
+	unsigned n = 0;
+	struct iot_err e;
+
+	(void)s;
+	assert_int_equal(blk_summary_read(sum, 1, 0, 0, root, &f, &n, &e), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(f->dev, BLK_MKDEV(7, 0));
+	assert_int_equal(f->not_given, BLK_FIG_NO_EVENTS | BLK_FIG_NO_ACTIONS | BLK_FIG_NO_DEPTH);
+	assert_int_equal(f->reads.ios, 2);
+	assert_int_equal(f->reads.bytes, 8192);
+	assert_int_equal(f->writes.ios, 1);
+	assert_int_equal(f->data_writes.bytes, 4096);
+	/* D2C 10, 20, 30: per bio and per request alike; nothing else given */
+	assert_int_equal(f->lat_given, 1u << BLK_LAT_D2C | 1u << BLK_LAT_D2C_REQ);
+	assert_int_equal(f->lat[BLK_LAT_D2C].count, 3);
+	assert_int_equal(f->lat[BLK_LAT_D2C].min, 10);
+	assert_int_equal(f->lat[BLK_LAT_D2C].p50, 20);
+	assert_int_equal(f->lat[BLK_LAT_D2C].max, 30);
+	assert_true(f->lat[BLK_LAT_D2C].mean == 20.0);
+	assert_int_equal(f->lat[BLK_LAT_D2C_REQ].max, 30);
+	assert_int_equal(f->lat[BLK_LAT_Q2C].count, 0);
+	/* seeks over the 2 s span */
+	assert_int_equal(f->seeks, 1);
+	assert_int_equal(f->seekwatcher, 1);
+	assert_int_equal(f->seq_transitions, 2);
+	assert_int_equal(f->sequential, 1);
+	assert_int_equal(f->forward, 1);
+	assert_true(f->sequential_pct == 50.0);
+	assert_true(f->seeks_per_sec == 0.5);
+	/* gaps of 20 and 500 ms; --top 1 keeps the longest, ended by an issue, edges unknown */
+	assert_int_equal(f->idle_threshold_ns, 10000000);
+	assert_int_equal(f->idle_gaps, 2);
+	assert_int_equal(f->idle_total_ns, 520000000);
+	assert_true(f->idle_pct == 26.0);
+	assert_int_equal(f->ngaps, 1);
+	assert_int_equal(f->gaps[0].start_ns, 6000000000ll);
+	assert_int_equal(f->gaps[0].end_ns, 6500000000ll);
+	assert_false(f->gaps[0].ended_by_end || f->gaps[0].queued);
+	assert_false(f->gaps[0].before.present || f->gaps[0].after.present);
+	blk_figures_free(f, n);
+	json_decref(sum);
+	json_decref(root);
+}
+
 /* Not a summary, or a bucket past the histogram's: refused, naming why */
 static void test_bad(void **s)
 {
@@ -204,9 +254,8 @@ static void test_bad(void **s)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_request_based),
-	    cmocka_unit_test(test_asked),
-	    cmocka_unit_test(test_bio_based),
+	    cmocka_unit_test(test_request_based), cmocka_unit_test(test_asked),
+	    cmocka_unit_test(test_bio_based),     cmocka_unit_test(test_figures),
 	    cmocka_unit_test(test_bad),
 	};
 

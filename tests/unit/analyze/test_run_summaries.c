@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "analyze/blk_analysis.h"
+#include "analyze/blk_figures.h"
 #include "analyze/run_summaries.h"
 
 /* One device over 2 s from 5 s on its host's trace clock (test_blk_summary.c's request-based
@@ -175,8 +176,26 @@ static void test_two_hosts(void **s)
 	assert_string_equal(gets(d, "group"), "osd.0");
 	assert_true(json_is_true(json_object_get(json_object_get(root, "input"), "summaries")));
 	assert_true(json_is_object(json_object_get(root, "timeline")));
-
 	json_decref(root);
+
+	/* the devices' figures (the text's), in the order of "devices": a's, then b's */
+	{
+		struct blk_figures *f = NULL;
+		unsigned n = 0;
+
+		root = json_object();
+		json_array_clear(warnings);
+		assert_int_equal(run_summaries_read(h, 2, NULL, 0, 0, root, &f, &n, warnings, &e),
+		                 0);
+		assert_int_equal(n, 2);
+		assert_int_equal(f[0].dev, BLK_MKDEV(7, 0));
+		assert_int_equal(f[1].dev, BLK_MKDEV(7, 1));
+		assert_int_equal(f[1].lat[BLK_LAT_D2C].count, 3);
+		assert_int_equal(f[1].idle_gaps, 2);
+		assert_int_equal(f[1].reads.bytes, 8192);
+		blk_figures_free(f, n);
+		json_decref(root);
+	}
 	json_decref(warnings);
 	remove_dirs(&r);
 }
