@@ -66,6 +66,7 @@ void idle_explain_free(struct idle_explain *x)
 		free(x->host[h].name);
 		json_decref(x->host[h].kept);
 	}
+	free(x->devs);
 	free(x->addrs);
 	free(x->host);
 	free(x);
@@ -147,6 +148,36 @@ void idle_explain_set_comms(struct idle_explain *x, unsigned h, const struct bt_
 		x->host[h].comms = c;
 }
 
+/* Room for one more device: the table doubles, and every device's snap[] and tot[] (by global
+ * index) with it, the new entries zero. 0 or -ENOMEM (what grew stays, cap_devs does not). */
+static int grow_devs(struct idle_explain *x)
+{
+	unsigned n = x->cap_devs ? 2 * x->cap_devs : 8;
+	struct ie_dev **p;
+
+	if (x->ndevs < x->cap_devs)
+		return 0;
+	if (x->cap_devs > UINT_MAX / 2 || !(p = realloc(x->devs, n * sizeof(*p))))
+		return -ENOMEM;
+	x->devs = p;
+	for (unsigned k = 0; k < x->ndevs; k++) {
+		struct ie_dev *d = x->devs[k];
+		struct blk_idle_act *sn = realloc(d->snap, n * sizeof(*sn));
+		struct ie_other *t;
+
+		if (!sn)
+			return -ENOMEM;
+		d->snap = sn;
+		if (!(t = realloc(d->tot, n * sizeof(*t))))
+			return -ENOMEM;
+		d->tot = t;
+		memset(sn + x->cap_devs, 0, (n - x->cap_devs) * sizeof(*sn));
+		memset(t + x->cap_devs, 0, (n - x->cap_devs) * sizeof(*t));
+	}
+	x->cap_devs = n;
+	return 0;
+}
+
 struct ie_dev *ie_dev_get(struct idle_explain *x, unsigned h, unsigned idx)
 {
 	struct ie_host *hs = &x->host[h];
@@ -158,6 +189,8 @@ struct ie_dev *ie_dev_get(struct idle_explain *x, unsigned h, unsigned idx)
 		x->untracked++;
 		return NULL;
 	}
+	if (grow_devs(x))
+		return NULL;
 	if (idx >= hs->ndev) {
 		unsigned n = idx + 8;
 		struct ie_dev **p = realloc(hs->dev, n * sizeof(*p));
@@ -171,8 +204,8 @@ struct ie_dev *ie_dev_get(struct idle_explain *x, unsigned h, unsigned idx)
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return NULL;
-	d->snap = calloc(IE_MAX_DEVICES, sizeof(*d->snap));
-	d->tot = calloc(IE_MAX_DEVICES, sizeof(*d->tot));
+	d->snap = calloc(x->cap_devs, sizeof(*d->snap));
+	d->tot = calloc(x->cap_devs, sizeof(*d->tot));
 	d->heap = calloc(x->top ? x->top : 1, sizeof(*d->heap));
 	if (!d->snap || !d->tot || !d->heap) {
 		dev_free(d, 0);

@@ -27,7 +27,11 @@
  * clock and mapped the same way.
  */
 
-#define IE_MAX_DEVICES 64u     /* devices compared with each other, over all hosts */
+/* devices compared with each other, over all hosts (the table grows to it as they appear):
+ * each keeps what every other did, per listed gap and in all, so memory and JSON grow as the
+ * square of the devices; past it they are analyzed, not compared. 256: a run set's 256 hosts
+ * of one device, 128 of two (4096 devices in one trace: 316 MB, not 1.7 GB as at 1024) */
+#define IE_MAX_DEVICES 256u
 #define IE_FLOWS 5u            /* flows listed per gap */
 #define IE_FLOW_CAP 1024u      /* flows counted per gap (more: "unclassified") */
 #define IE_MAX_GAPS (1u << 20) /* gaps kept per device for the network, NFS and periodicity */
@@ -140,11 +144,11 @@ struct ie_dev {
 	uint32_t devno;
 	char *key, *role, *group; /* from the run's manifest (NULL: not known) */
 	/* what the others had done when this device last went idle */
-	uint64_t snap_t; /* own clock; UINT64_MAX: none */
-	unsigned snap_n; /* devices known then (the others are zero) */
-	struct blk_idle_act *snap;
+	uint64_t snap_t;           /* own clock; UINT64_MAX: none */
+	unsigned snap_n;           /* devices known then (the others are zero) */
+	struct blk_idle_act *snap; /* by global index (the explainer's cap_devs of them) */
 	/* totals over all counted gaps */
-	struct ie_other *tot; /* by global index */
+	struct ie_other *tot; /* by global index (cap_devs of them) */
 	uint64_t gaps, gap_ns;
 	uint64_t cause_gaps[IE_CAUSES]; /* of the listed gaps */
 	struct ie_net *net_tot;         /* by host */
@@ -279,8 +283,10 @@ struct idle_explain {
 	 * more; the callbacks' contexts point into it and are set again when it moves) */
 	struct ie_host *host;
 	unsigned nhosts, cap_hosts;
-	struct ie_dev *devs[IE_MAX_DEVICES];
-	unsigned ndevs;
+	/* every host's devices, compared with each other: grown when a device first appears
+	 * (doubling), never per event; each device's snap[] and tot[] grow with it */
+	struct ie_dev **devs;
+	unsigned ndevs, cap_devs;
 	uint64_t untracked; /* devices past IE_MAX_DEVICES */
 	bool block_done;
 	/* the capture being laid over the gaps */

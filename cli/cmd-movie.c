@@ -24,6 +24,7 @@
 #include "compare/compare.h"
 #include "formats/manifest.h"
 #include "formats/outcheck.h"
+#include "formats/rundir.h"
 #include "analyze/blk_sink.h"
 #include "analyze/idle_explain.h"
 #include "movie/movie.h"
@@ -77,7 +78,8 @@ const struct cli_doc doc_movie = {
         "plays on one clock from its own first event. The figures are those of "
         "'iotape analyze' (its idle and timeline sinks). A run set ('iotape capture --host', "
         "given alone) is a panel per host, labelled by its name, on the set's clock: each "
-        "host from its first event as runset.json's clock offsets place it (to the frame).\n"
+        "host from its first event as runset.json's clock offsets place it (to the frame); "
+        "a host with packets alone (no block trace) is left out, said in a line.\n"
         "\n"
         "RUN is a run directory, a per-CPU set NAME or one trace file. A run directory is "
         "read once, as the frames are drawn: its manifest gives the axes (the trace's first "
@@ -441,11 +443,30 @@ static int render(struct movie *m, const struct movie_opts *o, struct run *runs,
 	return EXIT_OK;
 }
 
-/* Is one of the n paths a run set? Then it must be alone and unlabelled, and its hosts are the
- * panels: *n of them, labelled by their names (the label arrays made again for them). EXIT_OK,
- * or an exit code after the error. */
-static int open_set(char **paths, size_t *n, struct cli_runset *rs, const char ***labels,
-                    const char ***label, size_t *nlabels)
+/* A host that captured packets only (no block trace, no summary): the movie draws block IO
+ * and has no packet panel, so it has nothing to draw for it. A run that cannot be scanned is
+ * not: its error is said when its panel is opened. */
+static bool packets_only(const char *run)
+{
+	struct rundir rd;
+	struct iot_err e;
+	bool only;
+
+	if (rundir_scan(&rd, run, &e))
+		return false;
+	only = !rd.ntraces && rd.ncaptures && !rd.summary;
+	rundir_release(&rd);
+	return only;
+}
+
+/*
+ * Is one of the n paths a run set? Then it must be alone and unlabelled, and its hosts are the
+ * panels: *n of them, host (*panel)[i] in panel i, labelled by their names (the label arrays
+ * made again for them). A host with packets alone is left out, said in a line; a set of
+ * nothing else is refused. EXIT_OK, or an exit code after the error.
+ */
+static int open_set(char **paths, size_t *n, struct cli_runset *rs, unsigned **panel,
+                    const char ***labels, const char ***label, size_t *nlabels)
 {
 	int ret;
 
@@ -461,18 +482,37 @@ static int open_set(char **paths, size_t *n, struct cli_runset *rs, const char *
 			                          : "'%s' is a run set: its hosts name its panels "
 			                            "(no --label)",
 			                   a);
-		if (rs->n > MOVIE_MAX_RUNS)
-			return usage_error("'%s': %u hosts: a movie shows at most %u", a, rs->n,
-			                   MOVIE_MAX_RUNS);
-		*n = rs->n;
+		if (!(*panel = calloc(rs->n, sizeof(**panel))))
+			return error("out of memory"), EXIT_SYSTEM;
+		*n = 0;
+		for (unsigned h = 0; h < rs->n; h++) {
+			if (!packets_only(rs->h[h].run)) {
+				(*panel)[(*n)++] = h;
+				continue;
+			}
+			warning(
+			    "host %s: packets only (no block trace): left out of the movie, which "
+			    "draws block IO ('iotape report' shows its packets)",
+			    rs->h[h].name);
+		}
+		if (!*n)
+			return usage_error(
+			    "'%s': no host with a block trace (packets only): no sector "
+			    "offsets to draw; 'iotape report' and 'iotape analyze' show "
+			    "its packets",
+			    a);
+		if (*n > MOVIE_MAX_RUNS)
+			return usage_error(
+			    "'%s': %zu hosts with a block trace: a movie shows at most %u", a, *n,
+			    MOVIE_MAX_RUNS);
 		free(*labels);
 		free(*label);
 		*labels = calloc(*n + 1, sizeof(**labels));
 		*label = calloc(*n + 1, sizeof(**label));
 		if (!*labels || !*label)
 			return error("out of memory"), EXIT_SYSTEM;
-		for (unsigned h = 0; h < rs->n; h++)
-			(*labels)[(*nlabels)++] = rs->h[h].name;
+		for (size_t k = 0; k < *n; k++)
+			(*labels)[(*nlabels)++] = rs->h[(*panel)[k]].name;
 		break;
 	}
 	return EXIT_OK;
@@ -514,27 +554,28 @@ static int probe_run(struct run *r)
  * (ie_clock_to_real(), as analyze and report place a host), its panel's lag after the
  * earliest host's. A host whose manifest has no clock pairs starts with the movie (said).
  */
-static void runset_lags(const struct run *runs, const struct cli_runset *rs,
-                        struct movie_run_info *info)
+static void runset_lags(const struct run *runs, size_t n, const struct cli_runset *rs,
+                        const unsigned *panel, struct movie_run_info *info)
 {
 	int64_t real[MOVIE_MAX_RUNS], first = INT64_MAX;
 	bool placed[MOVIE_MAX_RUNS];
 
-	for (unsigned i = 0; i < rs->n; i++) {
+	for (size_t i = 0; i < n; i++) {
+		const struct caph_runset_host *h = &rs->h[panel[i]];
 		struct ie_clock clk = {.m = runs[i].have_mf && runs[i].mf.have_clock ? &runs[i].mf
 		                                                                     : NULL,
-		                       .real_off_ns = rs->h[i].offset_ns};
+		                       .real_off_ns = h->offset_ns};
 
 		placed[i] = clk.m && ie_clock_to_real(&clk, runs[i].probe.first, &real[i]);
 		if (!placed[i])
 			warning(
 			    "host %s: its manifest has no clock pairs: its panel starts with the "
 			    "movie, not on the set's clock",
-			    rs->h[i].name);
+			    h->name);
 		else if (real[i] < first)
 			first = real[i];
 	}
-	for (unsigned i = 0; i < rs->n; i++)
+	for (size_t i = 0; i < n; i++)
 		info[i].lag_ns = placed[i] ? (uint64_t)(real[i] - first) : 0;
 }
 
@@ -549,6 +590,7 @@ int cmd_movie(int argc, char **argv)
 	struct compare cmp;
 	struct movie_probe *probes = NULL;
 	struct cli_runset rs = {0};
+	unsigned *panel = NULL; /* a run set's: the host in each panel */
 	size_t nlabels = 0, n = 0;
 	bool quiet = false;
 	struct iot_err e;
@@ -566,7 +608,7 @@ int cmd_movie(int argc, char **argv)
 	}
 	n = (size_t)(argc - optind);
 	/* a run set: a panel per host that brought a whole run back, named by the set */
-	if ((ret = open_set(argv + optind, &n, &rs, &labels, &label, &nlabels)))
+	if ((ret = open_set(argv + optind, &n, &rs, &panel, &labels, &label, &nlabels)))
 		goto out;
 	runs = calloc(n, sizeof(*runs));
 	info = calloc(n, sizeof(*info));
@@ -576,7 +618,7 @@ int cmd_movie(int argc, char **argv)
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
-		runs[i].arg = rs.n ? rs.h[i].run : argv[optind + (int)i];
+		runs[i].arg = panel ? rs.h[panel[i]].run : argv[optind + (int)i];
 		if (check_rereadable(runs[i].arg)) {
 			ret = EXIT_USAGE;
 			goto out;
@@ -585,8 +627,9 @@ int cmd_movie(int argc, char **argv)
 	{
 		const struct out_spec out = {outpath, OUT_FILE, "-o"};
 
-		if ((ret =
-		         out_check((const char *const *)argv + optind, n, NULL, 0, &out, 1, &e))) {
+		/* the operands as given (a run set is one, whatever its hosts) */
+		if ((ret = out_check((const char *const *)argv + optind, (size_t)(argc - optind),
+		                     NULL, 0, &out, 1, &e))) {
 			ret = (error("%s", e.msg), exit_code_for(ret));
 			goto out;
 		}
@@ -607,8 +650,8 @@ int cmd_movie(int argc, char **argv)
 		info[i].label = label[i];
 		info[i].devname = (const char *const *)runs[i].devname;
 	}
-	if (rs.n)
-		runset_lags(runs, &rs, info);
+	if (panel)
+		runset_lags(runs, n, &rs, panel, info);
 	ret = movie_new(&m, &o, probes, info, (unsigned)n, &e);
 	if (ret) {
 		ret = ret == -EINVAL ? usage_error("%s", e.msg) : (error("%s", e.msg), EXIT_SYSTEM);
@@ -632,6 +675,7 @@ out:
 	}
 	compare_release(&cmp);
 	cli_runset_release(&rs);
+	free(panel);
 	free(runs);
 	free(info);
 	free(probes);

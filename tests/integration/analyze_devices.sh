@@ -75,9 +75,11 @@ peak_kib() {
 }
 a=$(peak_kib "$IOTAPE" analyze --json "$TMP/long.blktrace.0" -o "$TMP/long.json")
 r=$(peak_kib "$IOTAPE" report "$TMP/long.blktrace.0" -o "$TMP/long.html")
+# (the idle explainer compares the first 256 devices with each other, each of their listed gaps
+# naming the 255 others in the JSON: 564 MB and 657 MB here, 333 MB and 427 MB at 64)
 if ! ldd "$IOTAPE" | grep -q libasan; then
-	[ "$a" -lt $((512 * 1024)) ] || fail "analyze took $a KiB for 4096 devices over 10000 s"
-	[ "$r" -lt $((640 * 1024)) ] || fail "report took $r KiB for 4096 devices over 10000 s"
+	[ "$a" -lt $((640 * 1024)) ] || fail "analyze took $a KiB for 4096 devices over 10000 s"
+	[ "$r" -lt $((768 * 1024)) ] || fail "report took $r KiB for 4096 devices over 10000 s"
 fi
 python3 - "$TMP/long.json" <<'PY' || fail "the shared timeline"
 import json, sys

@@ -573,6 +573,97 @@ static void test_many_hosts(void **s)
 	}
 }
 
+/*
+ * More devices than the explainer once compared (64 over all hosts), as a run set of many
+ * hosts has: 100 hosts of two devices each, on one clock. Every device is busy 0-5 ms (B) or
+ * 0-10 ms (A); on the last host, B has one request in flight 20-90 ms while its A is idle
+ * 10-100 ms: that gap, on the 199th and 200th devices, is explained by B (70 of its 90 ms), and
+ * the first host's A sees all 199 others. The device table grows with the devices, not with the
+ * events: it holds at most twice the devices.
+ */
+#define WIDE_HOSTS 100u
+static void test_many_devices(void **s)
+{
+	struct manifest *man = calloc(WIDE_HOSTS, sizeof(*man));
+	struct blk_analysis **a = calloc(WIDE_HOSTS, sizeof(*a));
+	const unsigned last = WIDE_HOSTS - 1;
+	const struct ie_dev *da, *db;
+	struct idle_explain *x;
+	struct blk_opts o;
+	struct iot_err e;
+	const struct ie_gap *g;
+
+	(void)s;
+	assert_non_null(man);
+	assert_non_null(a);
+	blk_opts_init(&o);
+	o.idle_threshold_ns = 5 * MS;
+	assert_int_equal(idle_explain_new(&x, 4), 0);
+	for (unsigned h = 0; h < WIDE_HOSTS; h++) {
+		static const char js[] =
+		    "{\"format\": \"iotape-run\", \"format_version\": 1, \"clock\": {"
+		    "\"start\": {\"realtime_ns\": 5000000000, \"trace_ns\": 1000},"
+		    "\"end\": {\"realtime_ns\": 6000000000, \"trace_ns\": 1000001000}}}";
+		struct ie_clock clk = {.m = &man[h]};
+		char name[16];
+
+		assert_int_equal(manifest_parse(js, sizeof(js) - 1, &man[h], &e), 0);
+		assert_int_equal(blk_analysis_new(&a[h], &o), 0);
+		snprintf(name, sizeof(name), "h%u", h);
+		assert_int_equal(idle_explain_add_host(x, a[h], name, &clk), (int)h);
+	}
+	/* in the order of the common clock (every host's trace clock is the first's) */
+	for (unsigned h = 0; h < WIDE_HOSTS; h++) {
+		feed1(a[h], on(EV_D(0, 0, 8, R), A));
+		feed1(a[h], on(EV_D(0, 0, 8, W), B));
+	}
+	for (unsigned h = 0; h < WIDE_HOSTS; h++)
+		feed1(a[h], on(EV_C(5 * MS, 0, 8, W), B));
+	for (unsigned h = 0; h < WIDE_HOSTS; h++)
+		feed1(a[h], on(EV_C(10 * MS, 0, 8, R), A));
+	feed1(a[last], on(EV_D(20 * MS, 8, 8, W), B));
+	feed1(a[last], on(EV_C(90 * MS, 8, 8, W), B));
+	for (unsigned h = 0; h < WIDE_HOSTS; h++)
+		feed1(a[h], on(EV_D(100 * MS, 8, 8, R), A));
+	for (unsigned h = 0; h < WIDE_HOSTS; h++)
+		feed1(a[h], on(EV_C(101 * MS, 8, 8, R), A));
+	for (unsigned h = 0; h < WIDE_HOSTS; h++)
+		blk_analysis_finish(a[h]);
+	idle_explain_block_done(x);
+	assert_int_equal(idle_explain_ndevs(x), 2 * WIDE_HOSTS);
+	assert_true(x->cap_devs >= 2 * WIDE_HOSTS && x->cap_devs <= 4 * WIDE_HOSTS);
+	da = idle_explain_find(x, last, 0);
+	db = idle_explain_find(x, last, 1);
+	assert_non_null(da);
+	assert_non_null(db);
+	assert_true(da->g >= 64 && db->g >= 64);
+	assert_true(da->ntop >= 1);
+	g = da->top[0];
+	assert_int_equal(g->g.start, 10 * MS);
+	assert_int_equal(g->g.end, 100 * MS);
+	assert_int_equal(g->n_oth, 2 * WIDE_HOSTS);
+	assert_int_equal(g->oth[db->g].busy_ns, 70 * MS);
+	assert_int_equal(g->oth[db->g].ios, 1);
+	assert_int_equal(g->cause, IE_OTHER_DEV);
+	assert_int_equal(da->tot[db->g].busy_ns, 70 * MS);
+	/* the first host's A, idle as long, sees the last host's B among 199 others */
+	da = idle_explain_find(x, 0, 0);
+	assert_non_null(da);
+	assert_true(da->ntop >= 1);
+	assert_int_equal(da->top[0]->n_oth, 2 * WIDE_HOSTS);
+	assert_int_equal(da->top[0]->oth[db->g].busy_ns, 70 * MS);
+	for (unsigned k = 0; k < 2 * WIDE_HOSTS; k++)
+		if (k != db->g && k != da->g)
+			assert_int_equal(da->top[0]->oth[k].busy_ns, 0);
+	idle_explain_free(x);
+	for (unsigned h = 0; h < WIDE_HOSTS; h++) {
+		blk_analysis_free(a[h]);
+		manifest_release(&man[h]);
+	}
+	free(a);
+	free(man);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -580,7 +671,7 @@ int main(void)
 	    cmocka_unit_test(test_flow_cap),       cmocka_unit_test(test_period),
 	    cmocka_unit_test(test_json),           cmocka_unit_test(test_groups),
 	    cmocka_unit_test(test_period_command), cmocka_unit_test(test_period_command_random),
-	    cmocka_unit_test(test_many_hosts),
+	    cmocka_unit_test(test_many_hosts),     cmocka_unit_test(test_many_devices),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The movie of a run set in which one host captured packets only (issue #30): the movie draws
+# block IO and has no packet panel, so that host is left out with a one-line note and the
+# others are drawn as they would be without it, on the set's clock. A set of packets alone is
+# refused. The set is made from idle_gen.py's synthetic runs, as runset_offsets.sh makes its:
+#   h1  hostA: reads in bursts at 0-1 s and 2-3 s of its trace, offset 0
+#   h3  net's packets alone (no devices), offset +1 s
+#   h4  hostA again, offset -1.5 s: the same bursts from 1.5 s
+source "$SRCDIR/tests/integration/lib.bash"
+need_cmd ffmpeg
+need_cmd ffprobe
+
+cd "$TMP"
+G="$SRCDIR/tests/integration/idle_gen.py"
+python3 "$G" hostA hostA
+python3 "$G" net net
+mkdir set
+cp -r hostA set/h1
+cp -r hostA set/h4
+mkdir set/h3
+cp net/net.pcap set/h3/
+python3 - net/manifest.json set/h3/manifest.json <<'EOF'
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["devices"] = []
+json.dump(m, open(sys.argv[2], "w"), indent=1)
+EOF
+# host NAME OFFSET_NS: its runset.json entry
+host() {
+	echo "{\"name\": \"$1\", \"run\": \"$1\", \"status\": \"ok\", \"reason\": null,
+  \"clock\": {\"offset_ns\": $2, \"rtt_ns\": 2000, \"error_ns\": 1000}}"
+}
+cat >set/runset.json <<EOF
+{"kind": "iotape-runset", "complete": true, "alignment_error_ns": 2000, "hosts": [
+ $(host h1 0), $(host h3 1000000000), $(host h4 -1500000000)]}
+EOF
+
+# --- the movie: h1 and h4, h3 left out with a note ---------------------------------------------
+"$IOTAPE" movie set -o m.mp4 --fps 10 --speed 1 --window 500ms --size 640x360 -q \
+	2>m.err || fail "movie of a set with a packets-only host: $(cat m.err)"
+cat m.err >&2
+grep -q "host h3: packets only" m.err || fail "no note that h3 is left out: $(cat m.err)"
+expect_eq "lines on stderr" "$(wc -l <m.err)" 1
+frame() {
+	ffmpeg -v error -y -i "$1" -vf "select=eq(n\,$2)" -frames:v 1 -f rawvideo \
+		-pix_fmt rgb24 "$3"
+}
+PIX="$SRCDIR/tests/integration/movie_pixels.py"
+# two panels, as for h1 and h4 alone (runset_offsets.sh's movie)
+"$TOOLS/movielayout" 640 360 1 1 >l.json
+# frame 7 (0.3-0.8 s): h1 reads its first burst, h4 has not started
+frame m.mp4 7 f7.rgb
+python3 "$PIX" f7.rgb 640 360 l.json 0 some-io || fail "frame 7: h1 without IO"
+python3 "$PIX" f7.rgb 640 360 l.json 1 no-io || fail "frame 7: h4 drawn before its start"
+# frame 19 (1.5-2.0 s): h1 in its gap 1-2 s, h4 in its first burst (1.5-2.5 s)
+frame m.mp4 19 f19.rgb
+python3 "$PIX" f19.rgb 640 360 l.json 0 idle || fail "frame 19: h1 not idle"
+python3 "$PIX" f19.rgb 640 360 l.json 1 some-io || fail "frame 19: h4 without IO"
+# the movie runs to h4's end: 1.5 s + its 2.999 s
+n=$(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames \
+	-of csv=p=0 m.mp4)
+expect_eq "movie: frames to the last host's end" "$n" 45
+
+# --- a set of packets alone: nothing to draw, refused (usage), no file -------------------------
+mkdir pset
+cp -r set/h3 pset/h3
+echo "{\"kind\": \"iotape-runset\", \"complete\": true, \"alignment_error_ns\": 2000,
+ \"hosts\": [$(host h3 0)]}" >pset/runset.json
+rc=0
+"$IOTAPE" movie pset -o p.mp4 -q 2>p.err || rc=$?
+expect_eq "movie of packets alone: exit status" "$rc" 2
+grep -q "no host with a block trace" p.err || fail "packets alone: $(cat p.err)"
+[ ! -e p.mp4 ] || fail "packets alone: p.mp4 written"
+
+echo ok
