@@ -320,7 +320,6 @@ static int load_one(struct report_cli *k, struct report_input *in, struct report
 		/* its clock on the capturing host's, as analyze puts it */
 		runs[i].s.real_off_ns = rs->h[i].offset_ns;
 		in[i].host = rs->h[i].name;
-		in[i].offset_ns = rs->h[i].offset_ns;
 		in[i].offset_err_ns = rs->h[i].error_ns;
 	}
 	ret = cli_input_open(&ci, path, 0);
@@ -371,7 +370,6 @@ static int load_set(struct report_cli *k, struct report_input *in, struct report
 		in[i].path = rs->h[i].run;
 		in[i].label = rs->h[i].name;
 		in[i].host = rs->h[i].name;
-		in[i].offset_ns = rs->h[i].offset_ns;
 		in[i].offset_err_ns = rs->h[i].error_ns;
 		in[i].manifest = json_incref(l->manifest[i]);
 		ret = add_run(k, in, runs, i, rs);
