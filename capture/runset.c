@@ -3,6 +3,7 @@
 #include "capture/hosts.h"
 #include "capture/cap_int.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -330,5 +331,46 @@ int caph_runset_faults(const char *dir, struct caph_runset_fault **out, unsigned
 	}
 	json_decref(root);
 	*out = f;
+	return 0;
+}
+
+void caph_runset_release(struct caph_runset *rs)
+{
+	caph_runset_free(rs->h, rs->n);
+	free(rs->f);
+	memset(rs, 0, sizeof(*rs));
+}
+
+int caph_runset_open(const char *dir, struct caph_runset *rs, struct iot_err *e)
+{
+	unsigned k = 0;
+	int ret;
+
+	memset(rs, 0, sizeof(*rs));
+	ret = caph_runset_load(dir, &rs->h, &rs->n, e);
+	if (ret == -ENOENT)
+		return ret;
+	if (!ret)
+		ret = caph_runset_faults(dir, &rs->f, &rs->nf, e);
+	if (ret) {
+		caph_runset_release(rs);
+		return ret;
+	}
+	/* a failed host's run is partial at best (a killed capture's last records never made it
+	 * to disk): the others are read without it, and the caller says so */
+	for (unsigned i = 0; i < rs->n; i++) {
+		if (rs->h[i].ok) {
+			rs->h[k++] = rs->h[i];
+			continue;
+		}
+		free(rs->h[i].run);
+		free(rs->h[i].name);
+	}
+	rs->n = k;
+	if (!rs->n) { /* the failed hosts kept: the caller says why each one failed */
+		free(rs->h);
+		rs->h = NULL;
+		return iot_err_set(e, -ENODATA, "'%s': no host brought a whole run back", dir);
+	}
 	return 0;
 }

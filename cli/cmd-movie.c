@@ -444,7 +444,7 @@ static int render(struct movie *m, const struct movie_opts *o, struct run *runs,
 /* Is one of the n paths a run set? Then it must be alone and unlabelled, and its hosts are the
  * panels: *n of them, labelled by their names (the label arrays made again for them). EXIT_OK,
  * or an exit code after the error. */
-static int open_set(char **paths, size_t *n, struct cli_runset *rs, const char ***labels,
+static int open_set(char **paths, size_t *n, struct caph_runset *rs, const char ***labels,
                     const char ***label, size_t *nlabels)
 {
 	int ret;
@@ -514,7 +514,7 @@ static int probe_run(struct run *r)
  * (ie_clock_to_real(), as analyze and report place a host), its panel's lag after the
  * earliest host's. A host whose manifest has no clock pairs starts with the movie (said).
  */
-static void runset_lags(const struct run *runs, const struct cli_runset *rs,
+static void runset_lags(const struct run *runs, const struct caph_runset *rs,
                         struct movie_run_info *info)
 {
 	int64_t real[MOVIE_MAX_RUNS], first = INT64_MAX;
@@ -548,7 +548,7 @@ int cmd_movie(int argc, char **argv)
 	struct movie *m = NULL;
 	struct compare cmp;
 	struct movie_probe *probes = NULL;
-	struct cli_runset rs = {0};
+	struct caph_runset rs = {0};
 	size_t nlabels = 0, n = 0;
 	bool quiet = false;
 	struct iot_err e;
@@ -631,7 +631,7 @@ out:
 			manifest_release(&runs[i].mf);
 	}
 	compare_release(&cmp);
-	cli_runset_release(&rs);
+	caph_runset_release(&rs);
 	free(runs);
 	free(info);
 	free(probes);
