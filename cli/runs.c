@@ -132,24 +132,6 @@ static int feed_summary(void *ctx, const char *path, struct iot_err *e)
 	return run_summary_file(&f->s, path, e);
 }
 
-/* A JSON document given to compare must be a summary: a manifest or anything else is named. */
-static int check_summary(const char *path, const json_t *doc)
-{
-	const char *format = json_string_value(json_object_get(doc, "format"));
-
-	if (format && !strcmp(format, MANIFEST_FORMAT))
-		return error("'%s': a run's manifest.json, not an 'iotape analyze --json' summary: "
-		             "give its run directory",
-		             path),
-		       EXIT_USAGE;
-	if (!json_is_object(doc) ||
-	    (!json_object_get(doc, "devices") && !json_object_get(doc, "nfs")))
-		return error("'%s': not an 'iotape analyze --json' summary (no devices, no nfs)",
-		             path),
-		       EXIT_USAGE;
-	return EXIT_OK;
-}
-
 /* A saved summary (a JSON document), or anything else analyzed here as a run. */
 int load_summary(const char *path, uint64_t idle_ns, json_t **summary, json_t **manifest,
                  struct iot_err *stop)
@@ -158,6 +140,7 @@ int load_summary(const char *path, uint64_t idle_ns, json_t **summary, json_t **
 	struct run_feed feed = {feed_block, feed_packets, &run, feed_summary};
 	struct blk_opts o;
 	struct cli_input ci;
+	struct iot_err e;
 	json_error_t je;
 	int ret;
 
@@ -176,16 +159,14 @@ int load_summary(const char *path, uint64_t idle_ns, json_t **summary, json_t **
 			ret = (error("'%s': not a JSON summary: %s (line %d)", path, je.text,
 			             je.line),
 			       EXIT_USAGE);
-		else
-			ret = check_summary(path, doc);
+		else if (run_summary_doc_check(path, doc, &e))
+			ret = (error("%s", e.msg), EXIT_USAGE);
 		cli_input_release(&ci);
 		if (ret) {
 			json_decref(doc);
 			return ret;
 		}
-		if (json_is_true(json_object_get(json_object_get(doc, "input"), "partial")) ||
-		    json_is_true(json_object_get(
-		        json_object_get(json_object_get(doc, "nfs"), "input"), "partial")))
+		if (run_summary_doc_partial(doc))
 			warning("'%s': partial results: the analysis it saves stopped at bad bytes",
 			        path);
 		warn_summary_dropped(path, doc);
