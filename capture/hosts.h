@@ -118,7 +118,7 @@ void caph_runset_free(struct caph_runset_host *hosts, unsigned n);
 struct caph_runset_fault {
 	char name[256];
 	char reason[320]; /* runset.json's reason, cut to fit */
-	int have_run;     /* a partial run of it is in the set */
+	int have_run;     /* a partial run of it is in the set (among caph_runset_load()'s) */
 };
 /*
  * The failed hosts of a run set, in its order, into *faults (malloc'd, *n of them; free()).

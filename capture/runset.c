@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -212,6 +213,12 @@ void caph_runset_free(struct caph_runset_host *hosts, unsigned n)
 
 /* The hosts of a parsed runset.json (root: taken), their runs under dir; path names it in
  * messages. */
+/* A run's name is a directory in the set, never a path out of it. */
+static bool run_in_set(const char *run)
+{
+	return run && *run && !strchr(run, '/') && strcmp(run, "..") && strcmp(run, ".");
+}
+
 static int runset_hosts(json_t *root, const char *dir, const char *path,
                         struct caph_runset_host **out, unsigned *n, struct iot_err *e)
 {
@@ -235,9 +242,7 @@ static int runset_hosts(json_t *root, const char *dir, const char *path,
 		json_t *clk = json_object_get(h, "clock");
 		json_int_t err = json_integer_value(json_object_get(clk, "error_ns"));
 
-		/* a run's name is a directory in the set, never a path out of it */
-		if (!run || !name || !*run || strchr(run, '/') || !strcmp(run, "..") ||
-		    !strcmp(run, "."))
+		if (!name || !run_in_set(run))
 			continue;
 		if (asprintf(&r[k].run, "%s/%s", dir, run) < 0) {
 			r[k].run = NULL;
@@ -326,7 +331,8 @@ int caph_runset_faults(const char *dir, struct caph_runset_fault **out, unsigned
 		snprintf(f[*n].name, sizeof(f[*n].name), "%s", name ? name : "?");
 		snprintf(f[*n].reason, sizeof(f[*n].reason), "%s",
 		         reason ? reason : "no reason given");
-		f[*n].have_run = json_is_string(json_object_get(h, "run"));
+		/* a run of it in the set, as caph_runset_load() takes one */
+		f[*n].have_run = name && run_in_set(json_string_value(json_object_get(h, "run")));
 		(*n)++;
 	}
 	json_decref(root);

@@ -284,8 +284,7 @@ int cli_runset_open(const char *path, struct caph_runset *rs)
 	return EXIT_OK;
 }
 
-/* The set's hosts as analyze takes them (analyze/run_summaries.h). NULL: out of memory. */
-static struct run_summaries_host *set_hosts(const struct caph_runset *rs)
+struct run_summaries_host *runset_hosts(const struct caph_runset *rs)
 {
 	struct run_summaries_host *h = calloc(rs->n ? rs->n : 1, sizeof(*h));
 
@@ -303,7 +302,7 @@ int load_runset(struct run_set_load *l, const struct caph_runset *rs, const stru
                 void (*packets)(void *ctx, unsigned host, struct run_set_host *h), void *ctx,
                 struct iot_err *stop)
 {
-	struct run_summaries_host *h = set_hosts(rs);
+	struct run_summaries_host *h = runset_hosts(rs);
 	json_t *warnings = json_array(), *w;
 	struct iot_err e;
 	size_t k;

@@ -50,6 +50,9 @@ int load_sweep(struct sweep_runs *s, const char *dir, uint64_t idle_ns, struct i
  * with caph_runset_release().
  */
 int cli_runset_open(const char *path, struct caph_runset *rs);
+/* The set's hosts as analyze takes them (analyze/run_summaries.h: pointing into rs; malloc'd,
+ * NULL: out of memory). */
+struct run_summaries_host *runset_hosts(const struct caph_runset *rs);
 /*
  * A run set of several hosts read as `iotape analyze SET` reads it (analyze/run_set_load.h,
  * run_set_load(): its hosts opened, one pass over every host, each host's gaps explained by

@@ -43,7 +43,8 @@ static void test_set(void **s)
 		assert_true(json_array_size(json_object_get(l.h[k].doc, "devices")) > 0);
 		json_array_foreach(json_object_get(l.h[k].doc, "devices"), i, d)
 		{
-			assert_string_equal(json_string_value(json_object_get(d, "host")), h[k].name);
+			assert_string_equal(json_string_value(json_object_get(d, "host")),
+			                    h[k].name);
 			assert_non_null(json_object_get(json_object_get(d, "idle"), "explain"));
 		}
 	}
@@ -72,8 +73,7 @@ static void test_apart(void **s)
 	assert_non_null(mkdtemp(dir));
 	h[1].path = dir;
 	/* nothing in it */
-	assert_int_equal(run_set_load(&l, h, 2, NULL, 0, NULL, NULL, NULL, warnings, &e),
-	                 -EINVAL);
+	assert_int_equal(run_set_load(&l, h, 2, NULL, 0, NULL, NULL, NULL, warnings, &e), -EINVAL);
 	assert_non_null(strstr(e.msg, "no block trace"));
 	run_set_load_release(&l);
 	/* a trace and a manifest without clock pairs */
@@ -103,14 +103,12 @@ static void test_key_devices(void **s)
 
 	(void)s;
 	assert_int_equal(run_set_key_devices(doc, "h1"), 0);
-	assert_string_equal(
-	    json_string_value(json_object_get(json_array_get(json_object_get(doc, "devices"), 0),
-	                                      "key")),
-	    "h1:loop0");
-	assert_string_equal(
-	    json_string_value(json_object_get(json_array_get(json_object_get(doc, "devices"), 1),
-	                                      "key")),
-	    "h1:?");
+	assert_string_equal(json_string_value(json_object_get(
+	                        json_array_get(json_object_get(doc, "devices"), 0), "key")),
+	                    "h1:loop0");
+	assert_string_equal(json_string_value(json_object_get(
+	                        json_array_get(json_object_get(doc, "devices"), 1), "key")),
+	                    "h1:?");
 	json_decref(doc);
 }
 

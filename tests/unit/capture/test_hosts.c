@@ -178,6 +178,7 @@ static void runset_open(void **state)
 	      " \"clock\": {\"offset_ns\": -1500, \"error_ns\": 400}},"
 	      "{\"name\": \"c\", \"run\": null, \"status\": \"failed\", \"reason\": \"no ssh\"},"
 	      "{\"name\": \"d\", \"run\": \"d\", \"status\": \"failed\", \"reason\": \"killed\"},"
+	      "{\"name\": \"x\", \"run\": \"../x\", \"status\": \"failed\"},"
 	      "{\"name\": \"e\", \"run\": \"e\", \"status\": \"ok\"}]}",
 	      f);
 	fclose(f);
@@ -186,13 +187,17 @@ static void runset_open(void **state)
 	assert_string_equal(rs.h[0].name, "a");
 	assert_int_equal(rs.h[0].offset_ns, -1500);
 	assert_string_equal(rs.h[1].name, "e");
-	assert_int_equal(rs.nf, 2);
+	assert_int_equal(rs.nf, 3);
 	assert_string_equal(rs.f[0].name, "c");
 	assert_string_equal(rs.f[0].reason, "no ssh");
 	assert_false(rs.f[0].have_run);
 	assert_string_equal(rs.f[1].name, "d");
 	assert_string_equal(rs.f[1].reason, "killed");
 	assert_true(rs.f[1].have_run);
+	/* a run out of the set is none (caph_runset_load() does not take it either) */
+	assert_string_equal(rs.f[2].name, "x");
+	assert_string_equal(rs.f[2].reason, "no reason given");
+	assert_false(rs.f[2].have_run);
 	caph_runset_release(&rs);
 	assert_null(rs.h);
 
