@@ -66,3 +66,28 @@ out:
 		manifest_release(&m);
 	return ret;
 }
+
+int run_summary_doc_check(const char *path, const json_t *doc, struct iot_err *e)
+{
+	const char *format = json_string_value(json_object_get(doc, "format"));
+
+	if (format && !strcmp(format, MANIFEST_FORMAT))
+		return iot_err_set(e, -EINVAL,
+		                   "'%s': a run's manifest.json, not an 'iotape analyze --json' "
+		                   "summary: give its run directory",
+		                   path);
+	if (!json_is_object(doc) ||
+	    (!json_object_get(doc, "devices") && !json_object_get(doc, "nfs")))
+		return iot_err_set(
+		    e, -EINVAL, "'%s': not an 'iotape analyze --json' summary (no devices, no nfs)",
+		    path);
+	return 0;
+}
+
+bool run_summary_doc_partial(const json_t *doc)
+{
+	const json_t *nfs = json_object_get(doc, "nfs");
+
+	return json_is_true(json_object_get(json_object_get(doc, "input"), "partial")) ||
+	       json_is_true(json_object_get(json_object_get(nfs, "input"), "partial"));
+}

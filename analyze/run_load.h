@@ -5,6 +5,8 @@
 
 #include <stdbool.h>
 
+#include <jansson.h>
+
 #include "common/err.h"
 
 struct bt_reader;
@@ -62,5 +64,14 @@ struct run_load_notes {
  */
 int run_load(struct run_src *s, const struct run_feed *f, struct run_load_notes *n,
              struct iot_err *e);
+
+/*
+ * A saved `iotape analyze --json` document given where a run is read (compare's inputs, a
+ * sweep's runs): 0 when doc is a summary; -EINVAL (e naming path) for a run's manifest (its
+ * run directory is what to give) or any other document (no devices, no nfs).
+ */
+int run_summary_doc_check(const char *path, const json_t *doc, struct iot_err *e);
+/* Did the analysis a saved summary holds stop at bad bytes (its block or NFS "input" partial)? */
+bool run_summary_doc_partial(const json_t *doc);
 
 #endif

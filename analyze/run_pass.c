@@ -245,6 +245,23 @@ static int block_json(struct run_summary *r, json_t *root)
 	return 0;
 }
 
+int run_host_devices_json(struct blk_analysis *a, const struct run_host *h, json_t *doc)
+{
+	json_t *d;
+	size_t k;
+
+	if (blk_analysis_to_json(a, doc, 0))
+		return -ENOMEM;
+	/* each device with its host from the start: the explanations find a host's devices by it
+	 * (their numbers repeat across hosts) */
+	json_array_foreach(json_object_get(doc, "devices"), k, d)
+	{
+		if (json_object_set_new(d, "host", json_string(h->name)))
+			return -ENOMEM;
+	}
+	return blk_ident_json(json_object_get(doc, "devices"), h->m, NULL);
+}
+
 /* Host i's devices (each with its host) into devs and r->refs from *nd on. 0 or -ENOMEM. */
 static int host_devices(struct run_summary *r, unsigned i, json_t *t, json_t *devs, size_t *nd)
 {
@@ -253,7 +270,6 @@ static int host_devices(struct run_summary *r, unsigned i, json_t *t, json_t *de
 
 	json_array_foreach(json_object_get(t, "devices"), k, d)
 	{
-		json_object_set_new(d, "host", json_string(r->hosts[i].name));
 		if (json_array_append(devs, d))
 			return -ENOMEM;
 		r->refs[(*nd)++] = (struct devref){r->hblk[i], (unsigned)k};
@@ -281,8 +297,7 @@ static int hosts_json(struct run_summary *r, json_t *root)
 		json_t *t = json_object(), *h;
 		uint64_t s = blk_analysis_start(a), f = blk_analysis_end(a), cs, cf;
 
-		if (!t || blk_analysis_to_json(a, t, 0) ||
-		    blk_ident_json(json_object_get(t, "devices"), in->m, NULL) ||
+		if (!t || run_host_devices_json(a, in, t) ||
 		    idle_explain_json(r->x, i, json_object_get(t, "devices")) ||
 		    host_devices(r, i, t, devs, &nd)) {
 			json_decref(t);

@@ -27,8 +27,7 @@ static int host_block(struct run_summary *r, struct run_set_host *h, unsigned i)
 
 	if (!in->rd) /* packets alone: no block figures, as for a run of packets */
 		return 0;
-	if (blk_analysis_to_json(a, h->doc, 0) ||
-	    blk_ident_json(json_object_get(h->doc, "devices"), in->m, NULL))
+	if (run_host_devices_json(a, in, h->doc))
 		return -ENOMEM;
 	/* the same clock run_summary_block() gives a run (its clock pairs, else its TIMESTAMP) */
 	clk = in->m && in->m->have_clock ? (struct ie_clock){.m = in->m}
@@ -37,27 +36,6 @@ static int host_block(struct run_summary *r, struct run_set_host *h, unsigned i)
 	h->have_real_start = blk_analysis_ndevices(a) &&
 	                     ie_clock_to_real(&clk, blk_analysis_start(a), &h->real_start_ns);
 	return 0;
-}
-
-/* Host i's gaps explained into its devices: named by their host while it is done (the numbers
- * of the devices repeat across hosts), as a run's alone after. 0 or -ENOMEM. */
-static int explain_host(struct run_summary *r, struct run_set_host *h, unsigned i)
-{
-	json_t *devs = json_object_get(h->doc, "devices"), *d;
-	int ret;
-	size_t k;
-
-	json_array_foreach(devs, k, d)
-	{
-		if (json_object_set_new(d, "host", json_string(h->host.name)))
-			return -ENOMEM;
-	}
-	ret = idle_explain_json(r->x, i, devs);
-	json_array_foreach(devs, k, d)
-	{
-		json_object_del(d, "host");
-	}
-	return ret;
 }
 
 static void mark_partial(json_t *doc, const char *key, const struct iot_err *e)
@@ -137,7 +115,8 @@ int run_summary_set(struct run_summary *r, struct run_set_host *h, unsigned n,
 	}
 	/* every host's packets have joined the explanations: each host's gaps written last */
 	for (unsigned i = 0; i < n; i++)
-		if (h[i].host.rd && explain_host(r, &h[i], i))
+		if (h[i].host.rd &&
+		    idle_explain_json(r->x, i, json_object_get(h[i].doc, "devices")))
 			return iot_err_set(e, -ENOMEM, "out of memory");
 	return stop;
 }

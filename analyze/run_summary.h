@@ -123,11 +123,18 @@ int run_summary_hosts(struct run_summary *r, const struct run_host *h, unsigned 
                       int (*setup)(void *ctx, unsigned host, struct blk_analysis *a), void *ctx,
                       struct iot_err *e, unsigned *bad);
 /*
+ * Host h's devices, from its pass a, into doc's devices[] as a run's (blk_analysis_to_json()),
+ * each with its "host" (h's name, set here once: the explanations of the gaps find a host's
+ * devices by it) and what h's manifest says it is (blk_ident_json()). 0 or -ENOMEM.
+ */
+int run_host_devices_json(struct blk_analysis *a, const struct run_host *h, json_t *doc);
+/*
  * A run set's host for run_summary_set(): its block trace and manifest (host), its packets
  * (src, NULL: none; the caller's) and the hooks that see them (as run_summary_captures()'s
  * also and run_summary's frame_fn); after the call, its document (doc, taken by the caller):
  * what run_summary_block() and run_summary_packets() give its run alone, but each gap
- * explained by every host as `iotape analyze SET` explains it; and where its first event
+ * explained by every host as `iotape analyze SET` explains it and each device with its "host"
+ * (run_host_devices_json()); and where its first event
  * falls on the set's realtime clock (as run_summary's real_start_ns).
  */
 struct run_set_host {

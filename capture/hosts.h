@@ -118,7 +118,7 @@ void caph_runset_free(struct caph_runset_host *hosts, unsigned n);
 struct caph_runset_fault {
 	char name[256];
 	char reason[320]; /* runset.json's reason, cut to fit */
-	int have_run;     /* a partial run of it is in the set */
+	int have_run;     /* a partial run of it is in the set (among caph_runset_load()'s) */
 };
 /*
  * The failed hosts of a run set, in its order, into *faults (malloc'd, *n of them; free()).
@@ -126,5 +126,22 @@ struct caph_runset_fault {
  */
 int caph_runset_faults(const char *dir, struct caph_runset_fault **faults, unsigned *n,
                        struct iot_err *e);
+
+/*
+ * A run set as every reader takes it (analyze, report, compare, movie, a sweep's cells): its
+ * hosts that brought a whole run back (h, n: a failed host's run is partial at best, left out)
+ * and its failed hosts with their reasons (f, nf: for the caller to say). -ENOENT when dir is
+ * no run set (e untouched); -ENODATA when no host brought a whole run back, -EINVAL (not a run
+ * set's manifest) or -ENOMEM (e filled). rs is empty after an error but for -ENODATA's failed
+ * hosts; caph_runset_release() either way.
+ */
+struct caph_runset {
+	struct caph_runset_host *h;
+	unsigned n;
+	struct caph_runset_fault *f;
+	unsigned nf;
+};
+int caph_runset_open(const char *dir, struct caph_runset *rs, struct iot_err *e);
+void caph_runset_release(struct caph_runset *rs);
 
 #endif

@@ -3,7 +3,9 @@
 #include "capture/hosts.h"
 #include "capture/cap_int.h"
 
+#include <errno.h>
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,6 +213,12 @@ void caph_runset_free(struct caph_runset_host *hosts, unsigned n)
 
 /* The hosts of a parsed runset.json (root: taken), their runs under dir; path names it in
  * messages. */
+/* A run's name is a directory in the set, never a path out of it. */
+static bool run_in_set(const char *run)
+{
+	return run && *run && !strchr(run, '/') && strcmp(run, "..") && strcmp(run, ".");
+}
+
 static int runset_hosts(json_t *root, const char *dir, const char *path,
                         struct caph_runset_host **out, unsigned *n, struct iot_err *e)
 {
@@ -234,9 +242,7 @@ static int runset_hosts(json_t *root, const char *dir, const char *path,
 		json_t *clk = json_object_get(h, "clock");
 		json_int_t err = json_integer_value(json_object_get(clk, "error_ns"));
 
-		/* a run's name is a directory in the set, never a path out of it */
-		if (!run || !name || !*run || strchr(run, '/') || !strcmp(run, "..") ||
-		    !strcmp(run, "."))
+		if (!name || !run_in_set(run))
 			continue;
 		if (asprintf(&r[k].run, "%s/%s", dir, run) < 0) {
 			r[k].run = NULL;
@@ -325,10 +331,52 @@ int caph_runset_faults(const char *dir, struct caph_runset_fault **out, unsigned
 		snprintf(f[*n].name, sizeof(f[*n].name), "%s", name ? name : "?");
 		snprintf(f[*n].reason, sizeof(f[*n].reason), "%s",
 		         reason ? reason : "no reason given");
-		f[*n].have_run = json_is_string(json_object_get(h, "run"));
+		/* a run of it in the set, as caph_runset_load() takes one */
+		f[*n].have_run = name && run_in_set(json_string_value(json_object_get(h, "run")));
 		(*n)++;
 	}
 	json_decref(root);
 	*out = f;
+	return 0;
+}
+
+void caph_runset_release(struct caph_runset *rs)
+{
+	caph_runset_free(rs->h, rs->n);
+	free(rs->f);
+	memset(rs, 0, sizeof(*rs));
+}
+
+int caph_runset_open(const char *dir, struct caph_runset *rs, struct iot_err *e)
+{
+	unsigned k = 0;
+	int ret;
+
+	memset(rs, 0, sizeof(*rs));
+	ret = caph_runset_load(dir, &rs->h, &rs->n, e);
+	if (ret == -ENOENT)
+		return ret;
+	if (!ret)
+		ret = caph_runset_faults(dir, &rs->f, &rs->nf, e);
+	if (ret) {
+		caph_runset_release(rs);
+		return ret;
+	}
+	/* a failed host's run is partial at best (a killed capture's last records never made it
+	 * to disk): the others are read without it, and the caller says so */
+	for (unsigned i = 0; i < rs->n; i++) {
+		if (rs->h[i].ok) {
+			rs->h[k++] = rs->h[i];
+			continue;
+		}
+		free(rs->h[i].run);
+		free(rs->h[i].name);
+	}
+	rs->n = k;
+	if (!rs->n) { /* the failed hosts kept: the caller says why each one failed */
+		free(rs->h);
+		rs->h = NULL;
+		return iot_err_set(e, -ENODATA, "'%s': no host brought a whole run back", dir);
+	}
 	return 0;
 }

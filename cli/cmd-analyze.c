@@ -23,6 +23,7 @@
 #include "analyze/run_summary.h"
 #include "cli/analyze.h"
 #include "cli/inputs.h"
+#include "cli/runs.h"
 #include "common/fs.h"
 #include "common/textesc.h"
 #include "formats/blktrace.h"
@@ -133,25 +134,11 @@ struct run {
 	char *summary;                  /* a summary run's summary.json (taken from its input) */
 	int interval_given, idle_given; /* --interval, --idle-threshold (a summary's are its own) */
 	int by_cgroup;                  /* --by cgroup */
-	json_t *detail;              /* the first run's manifest "detail": what its level lacks */
-	struct caph_runset_host *rs; /* INPUT was a run set (capture --host): its hosts */
-	unsigned nrs;
+	json_t *detail;         /* the first run's manifest "detail": what its level lacks */
+	struct caph_runset set; /* INPUT was a run set (capture --host): its hosts */
 	bool summaries;        /* every host of the run set a summary run: no pass, their figures */
 	struct nfs_ends *ends; /* a run set's NFS calls seen from both ends */
 };
-
-/* The run set's hosts as analyze/run_summaries.h takes them (malloc'd; NULL: out of memory). */
-static struct run_summaries_host *summaries_hosts(const struct run *r)
-{
-	struct run_summaries_host *h = calloc(r->nrs ? r->nrs : 1, sizeof(*h));
-
-	for (unsigned i = 0; h && i < r->nrs; i++)
-		h[i] = (struct run_summaries_host){.name = r->rs[i].name,
-		                                   .path = r->rs[i].run,
-		                                   .offset_ns = r->rs[i].offset_ns,
-		                                   .error_ns = r->rs[i].error_ns};
-	return h;
-}
 
 /*
  * The pass's end. Bad bytes (an input error) end it with partial results: the sinks keep what
@@ -345,7 +332,7 @@ static void run_release(struct run *r)
 	run_summary_release(&r->s);
 	if (r->have_man)
 		manifest_release(&r->man);
-	caph_runset_free(r->rs, r->nrs);
+	caph_runset_release(&r->set);
 	nfs_ends_free(r->ends);
 }
 
@@ -358,33 +345,25 @@ static int open_runset(struct run *r, const char *path)
 {
 	struct run_summaries_host *sh;
 	struct iot_err e;
-	int ret = caph_runset_load(path, &r->rs, &r->nrs, &e);
+	int ret = caph_runset_open(path, &r->set, &e);
 
 	if (ret == -ENOENT)
 		return ret;
-	if (ret)
-		return error("%s", e.msg), exit_code_for(ret);
 	/* a failed host's run is partial at best (a killed capture's last records never made
 	 * it to disk): the others are analyzed without it, and that is said */
-	for (unsigned i = 0, k = 0; i < r->nrs; i++) {
-		if (!r->rs[i].ok) {
+	for (unsigned i = 0; i < r->set.nf; i++)
+		if (r->set.f[i].have_run)
 			warning("host %s left out: its capture failed (%s/runset.json says why)",
-			        r->rs[i].name, path);
-			free(r->rs[i].run);
-			free(r->rs[i].name);
-		} else {
-			r->rs[k++] = r->rs[i];
-		}
-		if (i + 1 == r->nrs)
-			r->nrs = k;
-	}
-	if (!r->nrs)
-		return usage_error("'%s': no host brought a whole run back", path);
+			        r->set.f[i].name, path);
+	if (ret == -ENODATA)
+		return usage_error("%s", e.msg);
+	if (ret)
+		return error("%s", e.msg), exit_code_for(ret);
 	/* captured at --detail summary on every host (analyze each host where it ran, bring back
 	 * kilobytes): their figures, on one clock, without a pass or a host limit */
-	if (!(sh = summaries_hosts(r)))
+	if (!(sh = runset_hosts(&r->set)))
 		return error("out of memory"), EXIT_SYSTEM;
-	ret = run_summaries_detect(sh, r->nrs);
+	ret = run_summaries_detect(sh, r->set.n);
 	free(sh);
 	if (ret < 0)
 		return usage_error("'%s': some hosts' runs are summaries (--detail summary), the "
@@ -394,26 +373,26 @@ static int open_runset(struct run *r, const char *path)
 		return usage_error("--by cgroup: a summary run holds no figures per cgroup");
 	if ((r->summaries = ret))
 		return EXIT_OK;
-	if ((ret = analyze_runset_ends(r->rs, r->nrs, &r->ends)))
+	if ((ret = analyze_runset_ends(r->set.h, r->set.n, &r->ends)))
 		return ret;
-	if (r->by_cgroup && r->nrs > 1)
+	if (r->by_cgroup && r->set.n > 1)
 		return usage_error("--by cgroup and a run set of several hosts do not go together "
 		                   "(yet)");
-	r->hosts = r->nrs > 1;
-	for (unsigned i = 0; i < r->nrs; i++) {
+	r->hosts = r->set.n > 1;
+	for (unsigned i = 0; i < r->set.n; i++) {
 		unsigned had = r->nin;
 
-		if ((ret = open_input(r, r->rs[i].run)))
+		if ((ret = open_input(r, r->set.h[i].run)))
 			return ret;
 		if (r->hosts && r->nin > had) {
 			struct input *in = &r->in[r->nin - 1];
-			char *name = strdup(r->rs[i].name);
+			char *name = strdup(r->set.h[i].name);
 
 			if (!name)
 				return error("out of memory"), EXIT_SYSTEM;
 			free(in->host);
 			in->host = name;
-			in->real_off_ns = r->rs[i].offset_ns;
+			in->real_off_ns = r->set.h[i].offset_ns;
 		}
 	}
 	return EXIT_OK;
@@ -619,7 +598,7 @@ static int read_inputs(struct run *r, int argc, char **argv, const char **out_pa
  * printed. An exit code. */
 static int summaries_doc(struct run *r, json_t *root)
 {
-	struct run_summaries_host *h = summaries_hosts(r);
+	struct run_summaries_host *h = runset_hosts(&r->set);
 	json_t *warnings = json_array(), *w;
 	struct iot_err e;
 	size_t i;
@@ -631,7 +610,7 @@ static int summaries_doc(struct run *r, json_t *root)
 		return error("out of memory"), EXIT_SYSTEM;
 	}
 	/* the devices' figures kept in r->s for the text */
-	ret = run_summaries_read(h, r->nrs, &r->bo, r->interval_given ? r->bo.interval_ns : 0,
+	ret = run_summaries_read(h, r->set.n, &r->bo, r->interval_given ? r->bo.interval_ns : 0,
 	                         r->idle_given ? r->bo.idle_threshold_ns : 0, root, &r->s.figs,
 	                         &r->s.nfigs, warnings, &e);
 	json_array_foreach(warnings, i, w)

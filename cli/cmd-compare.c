@@ -214,10 +214,10 @@ static int add_host_run(struct compare *c, const char *path, const char *host, c
 /* A run set's hosts, each with its host: several read as analyze reads the set (each host's
  * gaps explained by all of them), one (or a set analyze cannot put on one clock) each as a run
  * of its own. */
-static int add_set_hosts(struct compare *c, const struct cli_runset *rs, const char *set,
+static int add_set_hosts(struct compare *c, const struct caph_runset *rs, const char *set,
                          uint64_t idle_ns, struct iot_err *stop)
 {
-	struct runset_load l;
+	struct run_set_load l;
 	struct blk_opts o;
 	int ret;
 
@@ -227,7 +227,7 @@ static int add_set_hosts(struct compare *c, const struct cli_runset *rs, const c
 	ret = rs->n > 1 ? load_runset(&l, rs, &o, 0, NULL, NULL, NULL, stop) : RUNSET_APART;
 	if (ret == RUNSET_APART) {
 		if (rs->n > 1)
-			runset_load_release(&l);
+			run_set_load_release(&l);
 		ret = EXIT_OK;
 		for (unsigned h = 0; h < rs->n && ret == EXIT_OK; h++)
 			ret = add_host_run(c, rs->h[h].run, rs->h[h].name, set, idle_ns, stop);
@@ -238,7 +238,7 @@ static int add_set_hosts(struct compare *c, const struct cli_runset *rs, const c
 		ret = add_host_summary(c, rs->h[h].run, rs->h[h].name, set, l.h[h].doc,
 		                       l.manifest[h], NULL);
 	}
-	runset_load_release(&l);
+	run_set_load_release(&l);
 	return ret;
 }
 
@@ -280,14 +280,14 @@ static int add_sweep_sets(struct compare *c, const char *dir, uint64_t idle_ns,
  * row per host, a column per set, each host against its own in the first set.
  */
 static int add_runsets(struct compare *c, struct compare_opts *o, char **paths,
-                       const struct cli_runset *sets, int n, uint64_t idle_ns, struct iot_err *stop,
-                       char *base, size_t cap)
+                       const struct caph_runset *sets, int n, uint64_t idle_ns,
+                       struct iot_err *stop, char *base, size_t cap)
 {
 	int ret = EXIT_OK;
 
 	base[0] = 0;
 	for (int i = 0; i < n && ret == EXIT_OK; i++) {
-		const struct cli_runset *rs = &sets[i];
+		const struct caph_runset *rs = &sets[i];
 
 		if (sweep_is_dir(paths[i])) {
 			ret = add_sweep_sets(c, paths[i], idle_ns, stop, i ? NULL : base, cap);
@@ -320,7 +320,7 @@ static int add_inputs(struct compare *c, struct compare_opts *o, int argc, char 
                       char layout[3][SWEEP_LAYOUT_MAX], char *base, size_t cap)
 {
 	struct iot_err e;
-	struct cli_runset *rs = calloc((size_t)(argc - first) + 1, sizeof(*rs));
+	struct caph_runset *rs = calloc((size_t)(argc - first) + 1, sizeof(*rs));
 	bool sets = false;
 	int ret = EXIT_OK;
 
@@ -339,7 +339,7 @@ static int add_inputs(struct compare *c, struct compare_opts *o, int argc, char 
 	else if (ret == EXIT_OK && sets)
 		ret = add_runsets(c, o, argv + first, rs, argc - first, idle_ns, stop, base, cap);
 	for (int i = first; i < argc; i++)
-		cli_runset_release(&rs[i - first]);
+		caph_runset_release(&rs[i - first]);
 	free(rs);
 	if (ret)
 		return ret;

@@ -162,7 +162,7 @@ static int feed_summary(void *ctx, const char *path, struct iot_err *e)
 /* A host report_runset_axis() cannot place: said, by its name. */
 static void unplaced(void *ctx, size_t i)
 {
-	const struct cli_runset *rs = ctx;
+	const struct caph_runset *rs = ctx;
 
 	warning("host %s: its trace has neither clock pairs nor a TIMESTAMP: its graphs start at "
 	        "0 of the set's time axis",
@@ -172,7 +172,7 @@ static void unplaced(void *ctx, size_t i)
 /* A run set's hosts on one time axis (report/report_axis.h); the failed hosts, for the report
  * to name. An exit code. */
 static int runset_axis(struct report_input *in, struct report_run *runs, size_t n,
-                       const struct cli_runset *rs, struct report_fault **faults)
+                       const struct caph_runset *rs, struct report_fault **faults)
 {
 	report_runset_axis(in, runs, n, unplaced, (void *)rs);
 	if (!rs->nf)
@@ -277,7 +277,7 @@ static int check_outputs(const struct report_cli *k, char **paths, size_t n)
 
 /* Is one of the n paths a run set? Then it must be alone and unlabelled: its hosts become the
  * runs (rs, ro->runset, *n). EXIT_OK, or an exit code after the error. */
-static int open_set(const struct report_cli *k, char **paths, size_t *n, struct cli_runset *rs,
+static int open_set(const struct report_cli *k, char **paths, size_t *n, struct caph_runset *rs,
                     struct report_opts *ro)
 {
 	for (size_t i = 0; i < *n; i++) {
@@ -300,12 +300,12 @@ static int open_set(const struct report_cli *k, char **paths, size_t *n, struct 
 }
 
 static int add_run(struct report_cli *k, struct report_input *in, struct report_run *runs, size_t i,
-                   const struct cli_runset *rs);
+                   const struct caph_runset *rs);
 
 /* Run i of the report read (run set host i when rs is one), its figures into the comparison.
  * An exit code after printing any error. */
 static int load_one(struct report_cli *k, struct report_input *in, struct report_run *runs,
-                    size_t i, const char *path, const struct cli_runset *rs, struct iot_err *stop)
+                    size_t i, const char *path, const struct caph_runset *rs, struct iot_err *stop)
 {
 	struct run_feed feed = {feed_block, feed_packets, &runs[i], feed_summary};
 	struct cli_input ci;
@@ -320,7 +320,6 @@ static int load_one(struct report_cli *k, struct report_input *in, struct report
 		/* its clock on the capturing host's, as analyze puts it */
 		runs[i].s.real_off_ns = rs->h[i].offset_ns;
 		in[i].host = rs->h[i].name;
-		in[i].offset_ns = rs->h[i].offset_ns;
 		in[i].offset_err_ns = rs->h[i].error_ns;
 	}
 	ret = cli_input_open(&ci, path, 0);
@@ -334,7 +333,7 @@ static int load_one(struct report_cli *k, struct report_input *in, struct report
 
 /* Run i, read, into the report's inputs and the comparison. An exit code. */
 static int add_run(struct report_cli *k, struct report_input *in, struct report_run *runs, size_t i,
-                   const struct cli_runset *rs)
+                   const struct caph_runset *rs)
 {
 	const char *path = in[i].path;
 	bool set = rs->n > 0;
@@ -344,7 +343,7 @@ static int add_run(struct report_cli *k, struct report_input *in, struct report_
 	in[i].nfs = runs[i].s.has_nfs ? &runs[i].nfs : NULL;
 	in[i].summary = runs[i].s.doc;
 	warn_summary_dropped(path, in[i].summary);
-	if (set && runset_key_devices(in[i].summary, rs->h[i].name))
+	if (set && run_set_key_devices(in[i].summary, rs->h[i].name))
 		return error("out of memory"), EXIT_SYSTEM;
 	if (compare_add(&k->cmp, path, in[i].summary, in[i].manifest, in[i].label, &e))
 		return error("%s", e.msg), EXIT_SYSTEM;
@@ -355,7 +354,7 @@ static int add_run(struct report_cli *k, struct report_input *in, struct report_
  * by every host, cli/runs.h): each host a run of the report. An exit code after printing any
  * error. */
 static int load_set(struct report_cli *k, struct report_input *in, struct report_run *runs,
-                    const struct cli_runset *rs, struct runset_load *l, struct iot_err *stop)
+                    const struct caph_runset *rs, struct run_set_load *l, struct iot_err *stop)
 {
 	struct report_run_set set = {runs, &l->s};
 	int ret;
@@ -371,7 +370,6 @@ static int load_set(struct report_cli *k, struct report_input *in, struct report
 		in[i].path = rs->h[i].run;
 		in[i].label = rs->h[i].name;
 		in[i].host = rs->h[i].name;
-		in[i].offset_ns = rs->h[i].offset_ns;
 		in[i].offset_err_ns = rs->h[i].error_ns;
 		in[i].manifest = json_incref(l->manifest[i]);
 		ret = add_run(k, in, runs, i, rs);
@@ -382,7 +380,7 @@ static int load_set(struct report_cli *k, struct report_input *in, struct report
 /* The n runs of the report (a run set's hosts when rs has them, else paths), set holding a run
  * set's passes. An exit code after printing any error. */
 static int load_runs(struct report_cli *k, struct report_input *in, struct report_run *runs,
-                     size_t n, char **paths, const struct cli_runset *rs, struct runset_load *set,
+                     size_t n, char **paths, const struct caph_runset *rs, struct run_set_load *set,
                      struct iot_err *stop)
 {
 	int ret = rs->n > 1 ? load_set(k, in, runs, rs, set, stop) : RUNSET_APART;
@@ -392,7 +390,7 @@ static int load_runs(struct report_cli *k, struct report_input *in, struct repor
 	/* each host a run of its own (or not a set) */
 	for (size_t i = 0; i < n; i++)
 		report_run_release(&runs[i]);
-	runset_load_release(set);
+	run_set_load_release(set);
 	for (size_t i = 0; i < n; i++)
 		if ((ret = load_one(k, in, runs, i, rs->n ? rs->h[i].run : paths[i], rs, stop)))
 			return ret;
@@ -433,8 +431,8 @@ int cmd_report(int argc, char **argv)
 	struct report_run *runs = NULL;
 	size_t n = 0;
 	struct iot_err e, stop = {""};
-	struct cli_runset rs = {0};
-	struct runset_load set = {0};
+	struct caph_runset rs = {0};
+	struct run_set_load set = {0};
 	struct report_fault *faults = NULL;
 	int opt, ret = EXIT_OK;
 
@@ -532,8 +530,8 @@ out:
 	free(in);
 	free(runs);
 	free(faults);
-	runset_load_release(&set);
-	cli_runset_release(&rs);
+	run_set_load_release(&set);
+	caph_runset_release(&rs);
 	free(k.labels);
 	free(k.rules);
 	compare_release(&k.cmp);

@@ -12,6 +12,7 @@
 
 #include "analyze/blk_sink.h"
 #include "analyze/run_load.h"
+#include "analyze/run_set_load.h"
 #include "analyze/run_summary.h"
 #include "capture/hosts.h"
 #include "cli/inputs.h"
@@ -131,24 +132,6 @@ static int feed_summary(void *ctx, const char *path, struct iot_err *e)
 	return run_summary_file(&f->s, path, e);
 }
 
-/* A JSON document given to compare must be a summary: a manifest or anything else is named. */
-static int check_summary(const char *path, const json_t *doc)
-{
-	const char *format = json_string_value(json_object_get(doc, "format"));
-
-	if (format && !strcmp(format, MANIFEST_FORMAT))
-		return error("'%s': a run's manifest.json, not an 'iotape analyze --json' summary: "
-		             "give its run directory",
-		             path),
-		       EXIT_USAGE;
-	if (!json_is_object(doc) ||
-	    (!json_object_get(doc, "devices") && !json_object_get(doc, "nfs")))
-		return error("'%s': not an 'iotape analyze --json' summary (no devices, no nfs)",
-		             path),
-		       EXIT_USAGE;
-	return EXIT_OK;
-}
-
 /* A saved summary (a JSON document), or anything else analyzed here as a run. */
 int load_summary(const char *path, uint64_t idle_ns, json_t **summary, json_t **manifest,
                  struct iot_err *stop)
@@ -157,6 +140,7 @@ int load_summary(const char *path, uint64_t idle_ns, json_t **summary, json_t **
 	struct run_feed feed = {feed_block, feed_packets, &run, feed_summary};
 	struct blk_opts o;
 	struct cli_input ci;
+	struct iot_err e;
 	json_error_t je;
 	int ret;
 
@@ -175,16 +159,14 @@ int load_summary(const char *path, uint64_t idle_ns, json_t **summary, json_t **
 			ret = (error("'%s': not a JSON summary: %s (line %d)", path, je.text,
 			             je.line),
 			       EXIT_USAGE);
-		else
-			ret = check_summary(path, doc);
+		else if (run_summary_doc_check(path, doc, &e))
+			ret = (error("%s", e.msg), EXIT_USAGE);
 		cli_input_release(&ci);
 		if (ret) {
 			json_decref(doc);
 			return ret;
 		}
-		if (json_is_true(json_object_get(json_object_get(doc, "input"), "partial")) ||
-		    json_is_true(json_object_get(
-		        json_object_get(json_object_get(doc, "nfs"), "input"), "partial")))
+		if (run_summary_doc_partial(doc))
 			warning("'%s': partial results: the analysis it saves stopped at bad bytes",
 			        path);
 		warn_summary_dropped(path, doc);
@@ -214,10 +196,10 @@ struct sweep_load {
 
 /* A cell's run set of several hosts, read as 'iotape analyze SET' reads it (each host's gaps
  * explained by every host): each host's summary with its host. An exit code. */
-static int sweep_load_set(struct sweep_load *l, const struct cli_runset *rs,
+static int sweep_load_set(struct sweep_load *l, const struct caph_runset *rs,
                           struct sweep_cell_runs *out)
 {
-	struct runset_load set;
+	struct run_set_load set;
 	struct blk_opts o;
 	int ret;
 
@@ -231,7 +213,7 @@ static int sweep_load_set(struct sweep_load *l, const struct cli_runset *rs,
 		                   json_incref(set.manifest[h])))
 			ret = (error("out of memory"), EXIT_SYSTEM);
 	}
-	runset_load_release(&set);
+	run_set_load_release(&set);
 	return ret;
 }
 
@@ -239,7 +221,7 @@ static int sweep_load_set(struct sweep_load *l, const struct cli_runset *rs,
 static int sweep_load_summary(void *ctx, const char *rundir, struct sweep_cell_runs *out)
 {
 	struct sweep_load *l = ctx;
-	struct cli_runset rs;
+	struct caph_runset rs;
 	json_t *summary, *manifest;
 	char set[PATH_MAX + 16];
 	bool apart;
@@ -264,7 +246,7 @@ static int sweep_load_summary(void *ctx, const char *rundir, struct sweep_cell_r
 		if (!ret && sweep_cell_add(out, rs.h[h].name, rs.h[h].run, summary, manifest))
 			ret = (error("out of memory"), EXIT_SYSTEM);
 	}
-	cli_runset_release(&rs);
+	caph_runset_release(&rs);
 	return ret;
 }
 
@@ -284,131 +266,64 @@ int load_sweep(struct sweep_runs *s, const char *dir, uint64_t idle_ns, struct i
 	return EXIT_OK;
 }
 
-void cli_runset_release(struct cli_runset *rs)
-{
-	caph_runset_free(rs->h, rs->n);
-	free(rs->f);
-	memset(rs, 0, sizeof(*rs));
-}
-
-int cli_runset_open(const char *path, struct cli_runset *rs)
+int cli_runset_open(const char *path, struct caph_runset *rs)
 {
 	struct iot_err e;
-	unsigned k = 0;
-	int ret;
+	int ret = caph_runset_open(path, rs, &e);
 
-	memset(rs, 0, sizeof(*rs));
-	ret = caph_runset_load(path, &rs->h, &rs->n, &e);
 	if (ret == -ENOENT)
 		return ret;
-	if (!ret)
-		ret = caph_runset_faults(path, &rs->f, &rs->nf, &e);
-	if (ret) {
-		cli_runset_release(rs);
-		return error("%s", e.msg), exit_code_for(ret);
-	}
-	/* a failed host's run is partial at best: left out, as analyze leaves it out */
-	for (unsigned i = 0; i < rs->n; i++) {
-		if (rs->h[i].ok) {
-			rs->h[k++] = rs->h[i];
-			continue;
-		}
-		free(rs->h[i].run);
-		free(rs->h[i].name);
-	}
-	rs->n = k;
 	for (unsigned i = 0; i < rs->nf; i++)
 		warning("host %s left out: %s", rs->f[i].name, rs->f[i].reason);
-	if (!rs->n) {
-		cli_runset_release(rs);
-		return usage_error("'%s': no host brought a whole run back", path);
+	if (ret == -ENODATA) {
+		caph_runset_release(rs);
+		return usage_error("%s", e.msg);
 	}
-	return EXIT_OK;
-}
-
-int runset_key_devices(json_t *summary, const char *host)
-{
-	json_t *devs = json_object_get(summary, "devices"), *d;
-	size_t i;
-
-	json_array_foreach(devs, i, d)
-	{
-		const char *key = json_string_value(json_object_get(d, "key"));
-		char *k;
-
-		if (asprintf(&k, "%s:%s", host, key ? key : "?") < 0)
-			return -ENOMEM;
-		if (json_object_set_new(d, "key", json_string(k))) {
-			free(k);
-			return -ENOMEM;
-		}
-		free(k);
-	}
-	return 0;
-}
-
-/* Host i of the set opened as analyze opens a host of a run set: a block trace or packets, and
- * a manifest with clock pairs. An exit code after printing any error. */
-static int open_set_host(struct runset_load *l, const struct cli_runset *rs, unsigned i)
-{
-	struct run_set_host *h = &l->h[i];
-	const char *path = rs->h[i].run;
-	struct cli_input ci;
-	struct iot_err e;
-	int ret = cli_input_open(&ci, path, 0);
-
-	if (ret)
-		return ret;
-	/* what analyze cannot put on one clock (a summary run, no clock pairs) is read apart */
-	if (!(ci.block || ci.capture) || !ci.manifest ||
-	    manifest_load(ci.manifest, &l->man[i], &e)) {
-		cli_input_release(&ci);
-		return RUNSET_APART;
-	}
-	h->host.m = &l->man[i];
-	if (!l->man[i].have_clock) {
-		cli_input_release(&ci);
-		return RUNSET_APART;
-	}
-	l->manifest[i] = load_manifest(ci.manifest);
-	h->host.rd = ci.block;
-	ci.block = NULL;
-	h->host.name = rs->h[i].name;
-	h->host.path = path;
-	h->host.real_off_ns = rs->h[i].offset_ns;
-	if (ci.capture) {
-		ret = pcap_src_open_stream(&h->src, ci.capture, &e); /* takes the stream */
-		ci.capture = NULL;
-	}
-	cli_input_release(&ci);
 	if (ret)
 		return error("%s", e.msg), exit_code_for(ret);
 	return EXIT_OK;
 }
 
-int load_runset(struct runset_load *l, const struct cli_runset *rs, const struct blk_opts *o,
+struct run_summaries_host *runset_hosts(const struct caph_runset *rs)
+{
+	struct run_summaries_host *h = calloc(rs->n ? rs->n : 1, sizeof(*h));
+
+	for (unsigned i = 0; h && i < rs->n; i++)
+		h[i] = (struct run_summaries_host){.name = rs->h[i].name,
+		                                   .path = rs->h[i].run,
+		                                   .offset_ns = rs->h[i].offset_ns,
+		                                   .error_ns = rs->h[i].error_ns};
+	return h;
+}
+
+int load_runset(struct run_set_load *l, const struct caph_runset *rs, const struct blk_opts *o,
                 uint64_t nfs_interval_ns,
                 int (*setup)(void *ctx, unsigned host, struct blk_analysis *a),
                 void (*packets)(void *ctx, unsigned host, struct run_set_host *h), void *ctx,
                 struct iot_err *stop)
 {
+	struct run_summaries_host *h = runset_hosts(rs);
+	json_t *warnings = json_array(), *w;
 	struct iot_err e;
-	unsigned bad = 0;
+	size_t k;
 	int ret;
 
 	memset(l, 0, sizeof(*l));
-	if (run_summary_init(&l->s, o) || !(l->h = calloc(rs->n, sizeof(*l->h))) ||
-	    !(l->man = calloc(rs->n, sizeof(*l->man))) ||
-	    !(l->manifest = calloc(rs->n, sizeof(*l->manifest))))
+	if (!h || !warnings) {
+		free(h);
+		json_decref(warnings);
 		return error("out of memory"), EXIT_SYSTEM;
-	l->s.nfs_interval_ns = nfs_interval_ns;
-	for (unsigned i = 0; i < rs->n; i++) {
-		l->n = i + 1; /* released from here on */
-		if ((ret = open_set_host(l, rs, i)))
-			return ret;
 	}
-	ret = run_summary_set(&l->s, l->h, l->n, setup, packets, ctx, &e, &bad);
-	for (unsigned i = 0; i < l->n; i++)
+	ret = run_set_load(l, h, rs->n, o, nfs_interval_ns, setup, packets, ctx, warnings, &e);
+	free(h);
+	json_array_foreach(warnings, k, w)
+	{
+		warning("%s", json_string_value(w));
+	}
+	json_decref(warnings);
+	if (ret == RUN_SET_APART)
+		return RUNSET_APART;
+	for (unsigned i = 0; l->s.passed && i < l->n; i++)
 		if (l->h[i].host.rd)
 			warn_block_input(l->h[i].host.rd, NULL);
 	if (ret < 0)
@@ -416,22 +331,4 @@ int load_runset(struct runset_load *l, const struct cli_runset *rs, const struct
 	if (ret)
 		partial_results("run set", &e, stop, NULL);
 	return EXIT_OK;
-}
-
-void runset_load_release(struct runset_load *l)
-{
-	run_summary_release(&l->s);
-	for (unsigned i = 0; i < l->n; i++) {
-		bt_reader_free(l->h[i].host.rd);
-		if (l->h[i].src)
-			pcap_src_free(l->h[i].src);
-		json_decref(l->h[i].doc);
-		if (l->h[i].host.m)
-			manifest_release(&l->man[i]);
-		json_decref(l->manifest[i]);
-	}
-	free(l->h);
-	free(l->man);
-	free(l->manifest);
-	memset(l, 0, sizeof(*l));
 }

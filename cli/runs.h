@@ -7,12 +7,12 @@
 #include <stdint.h>
 
 #include "analyze/run_load.h"
+#include "analyze/run_set_load.h"
 #include "analyze/run_summary.h"
+#include "capture/hosts.h"
 #include "common/err.h"
 
 struct cli_input;
-struct caph_runset_host;
-struct caph_runset_fault;
 
 /*
  * Read one RUN, opened (cli/inputs.h: a run directory, a trace set NAME, one trace file, or a
@@ -44,46 +44,29 @@ struct sweep_runs;
 int load_sweep(struct sweep_runs *s, const char *dir, uint64_t idle_ns, struct iot_err *stop);
 
 /*
- * A run set (iotape capture --host) given as a RUN: its hosts that brought a whole run back
- * (each SET/HOST a run directory, with its measured clock offset) and the failed ones with
- * their reasons, each of those warned about as analyze does. -ENOENT when path is not a run
- * set (nothing printed); else an exit code after printing any error.
+ * A run set (iotape capture --host) given as a RUN, opened by capture/hosts.h's
+ * caph_runset_open(): each failed host warned about, with its reason. -ENOENT when path is
+ * not a run set (nothing printed); else an exit code after printing any error. rs is released
+ * with caph_runset_release().
  */
-struct cli_runset {
-	struct caph_runset_host *h;
-	unsigned n;
-	struct caph_runset_fault *f;
-	unsigned nf;
-};
-int cli_runset_open(const char *path, struct cli_runset *rs);
-void cli_runset_release(struct cli_runset *rs);
+int cli_runset_open(const char *path, struct caph_runset *rs);
+/* The set's hosts as analyze takes them (analyze/run_summaries.h: pointing into rs; malloc'd,
+ * NULL: out of memory). */
+struct run_summaries_host *runset_hosts(const struct caph_runset *rs);
 /*
- * A run set of several hosts read as `iotape analyze SET` reads it (analyze/run_summary.h,
- * run_summary_set()): one pass over every host, each host's gaps explained by all of them, its
- * packets too; o: the passes' options (nfs_interval_ns: the NFS bins, 0: o's); setup and
- * packets as run_summary_set()'s. After it, host i's document h[i].doc, its manifest as JSON
- * manifest[i] (NULL: unreadable), its pass s.hblk[i]. An exit code after printing any error
- * (partial results as load_run()'s), or RUNSET_APART (nothing printed) when a host cannot be
- * put on the set's clock (a summary run, a manifest without clock pairs: analyze refuses the
- * set): its hosts are then read as runs of their own. l is to be released either way.
+ * A run set of several hosts read as `iotape analyze SET` reads it (analyze/run_set_load.h,
+ * run_set_load(): its hosts opened, one pass over every host, each host's gaps explained by
+ * all of them, its packets too), with the messages: the set's warnings, what each host's
+ * reader read, partial results as load_run()'s. An exit code after printing any error, or
+ * RUNSET_APART (only the set's warnings printed) when a host cannot be put on the set's clock:
+ * its hosts are then read as runs of their own. l is to be released either way
+ * (run_set_load_release()).
  */
 #define RUNSET_APART (-1)
-struct run_set_host;
-struct runset_load {
-	struct run_summary s;
-	struct run_set_host *h;
-	struct manifest *man;
-	json_t **manifest;
-	unsigned n;
-};
-int load_runset(struct runset_load *l, const struct cli_runset *rs, const struct blk_opts *o,
+int load_runset(struct run_set_load *l, const struct caph_runset *rs, const struct blk_opts *o,
                 uint64_t nfs_interval_ns,
                 int (*setup)(void *ctx, unsigned host, struct blk_analysis *a),
                 void (*packets)(void *ctx, unsigned host, struct run_set_host *h), void *ctx,
                 struct iot_err *stop);
-void runset_load_release(struct runset_load *l);
-/* Every device of summary's devices[] keyed "HOST:KEY": a run set's hosts' devices apart,
- * whatever their names. 0 or -ENOMEM. */
-int runset_key_devices(json_t *summary, const char *host);
 
 #endif

@@ -21,6 +21,8 @@ void report_runset_axis(struct report_input *in, struct report_run *runs, size_t
 			first = nfs0;
 	}
 	for (size_t i = 0; i < n; i++) {
+		/* the offset the pass applied, as the page says it: one source for both */
+		in[i].offset_ns = runs[i].s.real_off_ns;
 		if (report_run_nfs_real0(&runs[i], &nfs0))
 			runs[i].nfs.shift_s = (double)(nfs0 - first) / 1e9;
 		if (!runs[i].s.has_block || !blk_analysis_ndevices(runs[i].s.blk))

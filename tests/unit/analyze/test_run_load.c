@@ -217,13 +217,42 @@ static void test_partial_and_errors(void **st)
 	bt_reader_free(src.block);
 }
 
+/* A saved summary is taken; a run's manifest is named as one, anything else as no summary;
+ * a summary cut short by bad bytes, in its block or its NFS part, says so. */
+static void test_summary_doc(void **st)
+{
+	json_t *sum = json_pack("{s:[], s:{s:b}}", "devices", "input", "partial", 0);
+	json_t *nfs = json_pack("{s:{s:{s:b}}}", "nfs", "input", "partial", 1);
+	json_t *man = json_pack("{s:s}", "format", "iotape-run");
+	json_t *other = json_pack("{s:i}", "x", 1);
+	struct iot_err e;
+
+	(void)st;
+	assert_int_equal(run_summary_doc_check("s.json", sum, &e), 0);
+	assert_false(run_summary_doc_partial(sum));
+	assert_int_equal(run_summary_doc_check("n.json", nfs, &e), 0);
+	assert_true(run_summary_doc_partial(nfs));
+	json_object_set_new(json_object_get(sum, "input"), "partial", json_true());
+	assert_true(run_summary_doc_partial(sum));
+	assert_int_equal(run_summary_doc_check("m.json", man, &e), -EINVAL);
+	assert_string_equal(e.msg, "'m.json': a run's manifest.json, not an 'iotape analyze "
+	                           "--json' summary: give its run directory");
+	assert_int_equal(run_summary_doc_check("o.json", other, &e), -EINVAL);
+	assert_string_equal(e.msg, "'o.json': not an 'iotape analyze --json' summary (no devices, "
+	                           "no nfs)");
+	assert_int_equal(run_summary_doc_check("a.json", json_array_get(NULL, 0), &e), -EINVAL);
+	json_decref(sum);
+	json_decref(nfs);
+	json_decref(man);
+	json_decref(other);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_both),
-	    cmocka_unit_test(test_packets_alone),
-	    cmocka_unit_test(test_summary_run),
-	    cmocka_unit_test(test_partial_and_errors),
+	    cmocka_unit_test(test_both),        cmocka_unit_test(test_packets_alone),
+	    cmocka_unit_test(test_summary_run), cmocka_unit_test(test_partial_and_errors),
+	    cmocka_unit_test(test_summary_doc),
 	};
 
 	return tmpdir_status(cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown));

@@ -167,7 +167,7 @@ static void test_partial(void **s)
 }
 
 /* A run set's hosts: a pass each on one clock, "hosts" naming them, every device with its
- * host and pointing at its host's pass. */
+ * host, its gaps explained and pointing at its host's pass. */
 static void test_hosts(void **s)
 {
 	static const char *const paths[2] = {SAMPLE("ext4"), SAMPLE("xfs")};
@@ -214,6 +214,9 @@ static void test_hosts(void **s)
 
 		assert_non_null(host);
 		assert_ptr_equal(r.refs[i].a, r.hblk[strcmp(host, "a") ? 1 : 0]);
+		/* each host's gaps explained by the document itself: the explanation finds a
+		 * host's devices by their "host", which they carry from the start */
+		assert_non_null(json_object_get(json_object_get(d, "idle"), "explain"));
 	}
 	assert_true(json_is_object(json_object_get(root, "timeline")));
 	json_decref(root);
@@ -275,7 +278,7 @@ static void test_set(void **s)
 		json_t *mine = json_array_get(json_object_get(sh[k].doc, "devices"), n[k]++);
 
 		assert_non_null(mine);
-		assert_null(json_object_get(mine, "host"));
+		assert_string_equal(json_string_value(json_object_get(mine, "host")), names[k]);
 		assert_string_equal(json_string_value(json_object_get(mine, "dev")),
 		                    json_string_value(json_object_get(d, "dev")));
 		assert_non_null(json_object_get(json_object_get(mine, "idle"), "explain"));

@@ -158,13 +158,77 @@ static void runset_load(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* A run set as readers take it: the failed host's run left out, every failed host named with
+ * its reason; none whole: -ENODATA, the failed hosts still there to be named. */
+static void runset_open(void **state)
+{
+	char dir[] = "/tmp/iotape-ut-runset-XXXXXX", path[128], cmd[160];
+	struct caph_runset rs;
+	struct iot_err e;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(caph_runset_open(dir, &rs, &e), -ENOENT);
+	assert_null(rs.h);
+	snprintf(path, sizeof(path), "%s/runset.json", dir);
+	assert_non_null(f = fopen(path, "w"));
+	fputs("{\"kind\": \"iotape-runset\", \"hosts\": ["
+	      "{\"name\": \"a\", \"run\": \"a\", \"status\": \"ok\","
+	      " \"clock\": {\"offset_ns\": -1500, \"error_ns\": 400}},"
+	      "{\"name\": \"c\", \"run\": null, \"status\": \"failed\", \"reason\": \"no ssh\"},"
+	      "{\"name\": \"d\", \"run\": \"d\", \"status\": \"failed\", \"reason\": \"killed\"},"
+	      "{\"name\": \"x\", \"run\": \"../x\", \"status\": \"failed\"},"
+	      "{\"name\": \"e\", \"run\": \"e\", \"status\": \"ok\"}]}",
+	      f);
+	fclose(f);
+	assert_int_equal(caph_runset_open(dir, &rs, &e), 0);
+	assert_int_equal(rs.n, 2);
+	assert_string_equal(rs.h[0].name, "a");
+	assert_int_equal(rs.h[0].offset_ns, -1500);
+	assert_string_equal(rs.h[1].name, "e");
+	assert_int_equal(rs.nf, 3);
+	assert_string_equal(rs.f[0].name, "c");
+	assert_string_equal(rs.f[0].reason, "no ssh");
+	assert_false(rs.f[0].have_run);
+	assert_string_equal(rs.f[1].name, "d");
+	assert_string_equal(rs.f[1].reason, "killed");
+	assert_true(rs.f[1].have_run);
+	/* a run out of the set is none (caph_runset_load() does not take it either) */
+	assert_string_equal(rs.f[2].name, "x");
+	assert_string_equal(rs.f[2].reason, "no reason given");
+	assert_false(rs.f[2].have_run);
+	caph_runset_release(&rs);
+	assert_null(rs.h);
+
+	assert_non_null(f = fopen(path, "w"));
+	fputs("{\"kind\": \"iotape-runset\", \"hosts\": ["
+	      "{\"name\": \"d\", \"run\": \"d\", \"status\": \"failed\", \"reason\": \"killed\"}]}",
+	      f);
+	fclose(f);
+	assert_int_equal(caph_runset_open(dir, &rs, &e), -ENODATA);
+	assert_non_null(strstr(e.msg, "no host brought a whole run back"));
+	assert_int_equal(rs.n, 0);
+	assert_int_equal(rs.nf, 1);
+	assert_string_equal(rs.f[0].name, "d");
+	caph_runset_release(&rs);
+
+	assert_non_null(f = fopen(path, "w"));
+	fputs("{\"kind\": \"other\", \"hosts\": []}", f);
+	fclose(f);
+	assert_int_equal(caph_runset_open(dir, &rs, &e), -EINVAL);
+	assert_null(rs.h);
+	assert_null(rs.f);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(parse_ok),
-	    cmocka_unit_test(parse_bad),
-	    cmocka_unit_test(parse_file),
-	    cmocka_unit_test(runset_load),
+	    cmocka_unit_test(parse_ok),    cmocka_unit_test(parse_bad),
+	    cmocka_unit_test(parse_file),  cmocka_unit_test(runset_load),
+	    cmocka_unit_test(runset_open),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

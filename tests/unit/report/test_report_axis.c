@@ -42,7 +42,8 @@ static void note_unplaced(void *ctx, size_t i)
 }
 
 /* The earliest of every host's first event and NFS origin is 0; each host's graphs start at
- * its own; a host that cannot be placed is said and starts at 0. */
+ * its own; a host that cannot be placed is said and starts at 0; each host's offset on the
+ * page is its pass's. */
 static void test_axis(void **s)
 {
 	struct report_run runs[4];
@@ -75,6 +76,9 @@ static void test_axis(void **s)
 	assert_true(in[3].t0_s == 0.0);
 	assert_true(runs[1].nfs.shift_s == 0.0);
 	assert_true(runs[0].nfs.shift_s == 0.0);
+	/* the offset the page shows is the one the pass applied */
+	assert_int_equal(in[1].offset_ns, 1000000000);
+	assert_int_equal(in[0].offset_ns, 0);
 
 	/* without the NFS calls, host 0 is the earliest */
 	runs[1].nfs.txns = 0;
