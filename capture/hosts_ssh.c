@@ -112,9 +112,10 @@ char *caph_capture_script(const struct caph_opts *o, const struct caph_host *h)
 	size_t n = 0;
 	int ret;
 
-	/* the local pid in the remote directory's name: whose capture it is, on the host */
-	snprintf(tmpl, sizeof(tmpl), "/tmp/iotape-host-%ld.XXXXXX", (long)getpid());
-	ret = caph_append(&s, &n, "trap '' PIPE; d=$(mktemp -d");
+	/* the local pid in the remote directory's name: whose capture it is, on the host; in the
+	 * session's TMPDIR, as mktemp(1) places it, else /tmp */
+	snprintf(tmpl, sizeof(tmpl), "iotape-host-%ld.XXXXXX", (long)getpid());
+	ret = caph_append(&s, &n, "trap '' PIPE; d=$(mktemp -d -p \"${TMPDIR:-/tmp}\"");
 	ret = ret ?: caph_shq(&s, &n, tmpl);
 	ret = ret
 	          ?: caph_append(&s, &n,

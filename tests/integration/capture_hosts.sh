@@ -10,14 +10,22 @@ source "$SRCDIR/tests/integration/lib.bash"
 source "$SRCDIR/tests/integration/capture_lib.bash"
 source "$SRCDIR/tests/integration/lib_hosts.bash"
 hosts_with_loops 2 64M 2
-touch "$TMP/stamp"
+# a capture left in the background by a failed check is stopped first, before the hosts go
+stop_jobs() {
+	local p
+	for p in $(jobs -p); do
+		kill -TERM "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+}
+cleanup_hooks=(stop_jobs "${cleanup_hooks[@]}")
 
 # devno DEV: MAJOR,MINOR as analyze names a device
 devno() { printf '%d,%d' "0x$(stat -c %t "$1")" "0x$(stat -c %T "$1")"; }
 
 # no_capture_left NS...: no iotape process runs in the namespaces, no remote run directory of
-# this test's captures is left in /tmp (the namespaces share it; the lock keeps other runs of
-# this test out)
+# this test's captures is left in the hosts' TMPDIR (the sessions' own, lib_hosts.bash: other
+# tests' hosts make theirs elsewhere)
 no_capture_left() {
 	local ns p i
 	for i in $(seq 50); do
@@ -31,7 +39,7 @@ no_capture_left() {
 		sleep 0.1
 	done
 	[ -z "$left" ] || fail "iotape still runs on a host:$left"
-	[ -z "$(find /tmp -maxdepth 1 -name 'iotape-host-*' -newer "$TMP/stamp")" ] ||
+	[ -z "$(find "$HOST_TMP" -maxdepth 1 -name 'iotape-host-*')" ] ||
 		fail "a remote run directory was left in /tmp"
 }
 
@@ -132,6 +140,9 @@ grep -q "h2: tracing" err.txt && fail "missing device: h2 was started all the sa
 	while [ ! -e $TMP/go ]; do sleep 0.05; done" 2>err3.txt &
 cap=$!
 wait_tracing err3.txt 2 "$cap"
+# a host's run directory is made in the session's TMPDIR, as mktemp makes it
+[ "$(find "$HOST_TMP" -maxdepth 1 -name 'iotape-host-*' | wc -l)" -eq 2 ] ||
+	fail "the hosts' run directories are not in their TMPDIR: $(ls "$HOST_TMP")"
 victim=""
 for p in $(ip netns pids "${HOST_NS[2]}"); do
 	[ "$(cat /proc/"$p"/comm 2>/dev/null)" = iotape ] && victim=$p

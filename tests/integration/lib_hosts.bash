@@ -32,6 +32,9 @@ HOST_SSHD=()
 NHOSTS=0
 SSH_DIR="$TMP/ssh"
 SSH_CONFIG="$SSH_DIR/config"
+# the hosts' sessions' TMPDIR (sshd's SetEnv): where their captures make their run directories,
+# this test's own (the namespaces share the machine's /tmp with every other test)
+HOST_TMP="$TMP/hosttmp"
 
 HOST_NET=""
 HOST_NET_DIR=/tmp/iotape-test-hostnets
@@ -97,7 +100,7 @@ wait_sshd() {
 
 make_hosts() {
 	local n=$1 i ns a b
-	mkdir -p "$SSH_DIR/bin"
+	mkdir -p "$SSH_DIR/bin" "$HOST_TMP"
 	chmod 700 "$SSH_DIR"
 	ln -sf "$IOTAPE" "$SSH_DIR/bin/iotape"
 	ssh-keygen -q -t ed25519 -N "" -f "$SSH_DIR/host_key" -C iotape-test-host
@@ -135,7 +138,7 @@ KbdInteractiveAuthentication no
 UsePAM no
 StrictModes no
 PidFile none
-SetEnv PATH=$SSH_DIR/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+SetEnv PATH=$SSH_DIR/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin TMPDIR=$HOST_TMP
 ForceCommand echo "welcome to h$i"; eval "\$SSH_ORIGINAL_COMMAND"
 EOF
 		ip netns exec "$ns" /usr/sbin/sshd -D -e -f "$SSH_DIR/sshd$i.conf" \
