@@ -3,28 +3,16 @@
 #include "analyze/run_set_load.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/warnings.h"
 #include "formats/blktrace.h"
 #include "formats/instream.h"
 #include "formats/manifest.h"
 #include "formats/pcap_src.h"
 #include "formats/rundir.h"
-
-/* A warning for the caller to show, formatted. 0 or -ENOMEM. */
-__attribute__((format(printf, 2, 3))) static int warn(json_t *warnings, const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return json_array_append_new(warnings, json_string(msg)) ? -ENOMEM : 0;
-}
 
 /* Run directory rd's block trace and first packet capture, opened as every command opens a
  * run directory; capture taken by the caller. 0, RUN_SET_APART (a summary run), or -errno. */
@@ -39,8 +27,8 @@ static int open_dir(const struct rundir *rd, const char *path, struct bt_reader 
 		                                 "'%s': no block trace (NAME.blktrace.N) or packet "
 		                                 "capture (net.pcap) in the directory",
 		                                 path);
-	if (rd->ncaptures > 1 && warn(warnings, "'%s': %u packet captures; reading '%s'", path,
-	                              rd->ncaptures, rd->captures[0]))
+	if (rd->ncaptures > 1 && iot_warn_json(warnings, "'%s': %u packet captures; reading '%s'",
+	                                       path, rd->ncaptures, rd->captures[0]))
 		return iot_err_set(e, -ENOMEM, "out of memory");
 	if (rd->ncaptures && (ret = in_stream_open(capture, rd->captures[0], e)))
 		return ret;

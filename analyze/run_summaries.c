@@ -3,7 +3,6 @@
 #include "analyze/run_summaries.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +10,7 @@
 #include "analyze/idle_explain.h"
 #include "analyze/run_summary.h"
 #include "common/jsonint.h"
+#include "common/warnings.h"
 #include "formats/manifest.h"
 #include "formats/rundir.h"
 
@@ -59,18 +59,6 @@ struct host_clock {
 	struct ie_clock clk;
 };
 
-/* A warning for the caller to show, formatted. 0 or -ENOMEM. */
-__attribute__((format(printf, 2, 3))) static int warn(json_t *warnings, const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return json_array_append_new(warnings, json_string(msg)) ? -ENOMEM : 0;
-}
-
 /* Host h's summary, its devices named and keyed as --hosts names them, into *doc, their
  * figures appended to figs; its manifest into c. 0 or -errno (e filled). */
 static int host_doc(const struct run_summaries_host *h, const struct blk_opts *o,
@@ -88,14 +76,15 @@ static int host_doc(const struct run_summaries_host *h, const struct blk_opts *o
 	if ((ret = rundir_scan(&rd, h->path, e)))
 		return ret;
 	if (rd.ncaptures &&
-	    warn(warnings,
-	         "host %s: its packet capture is not analyzed with its summary: analyze '%s' alone",
-	         h->name, rd.captures[0]))
+	    iot_warn_json(
+	        warnings,
+	        "host %s: its packet capture is not analyzed with its summary: analyze '%s' alone",
+	        h->name, rd.captures[0]))
 		goto nomem_rd;
 	if (rd.manifest && !manifest_load(rd.manifest, &c->m, &me))
 		c->have_m = true;
-	else if (warn(warnings, "host %s: %s: its times stay on its own trace clock", h->name,
-	              rd.manifest ? me.msg : "no manifest.json"))
+	else if (iot_warn_json(warnings, "host %s: %s: its times stay on its own trace clock",
+	                       h->name, rd.manifest ? me.msg : "no manifest.json"))
 		goto nomem_rd;
 	c->clk = (struct ie_clock){.m = c->have_m && c->m.have_clock ? &c->m : NULL,
 	                           .real_off_ns = h->offset_ns};
@@ -184,10 +173,11 @@ int run_summaries_read(const struct run_summaries_host *rs, unsigned n, const st
 		      ie_clock_from_real(&c[0].clk, real, &cs) &&
 		      ie_clock_to_real(&c[i].clk, f, &real) &&
 		      ie_clock_from_real(&c[0].clk, real, &cf))) {
-			if (i && warn(warnings,
-			              "host %s: its manifest has no clock pairs: its times are not "
-			              "put on the first host's clock",
-			              rs[i].name))
+			if (i && iot_warn_json(
+			             warnings,
+			             "host %s: its manifest has no clock pairs: its times are not "
+			             "put on the first host's clock",
+			             rs[i].name))
 				goto nomem;
 			cs = s, cf = f;
 		}
