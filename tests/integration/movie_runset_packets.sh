@@ -8,6 +8,7 @@
 #   h3  net's packets alone (no devices), offset +1 s
 #   h4  hostA again, offset -1.5 s: the same bursts from 1.5 s
 source "$SRCDIR/tests/integration/lib.bash"
+source "$SRCDIR/tests/integration/lib_runset.bash"
 need_cmd ffmpeg
 need_cmd ffprobe
 
@@ -15,26 +16,8 @@ cd "$TMP"
 G="$SRCDIR/tests/integration/idle_gen.py"
 python3 "$G" hostA hostA
 python3 "$G" net net
-mkdir set
-cp -r hostA set/h1
-cp -r hostA set/h4
-mkdir set/h3
-cp net/net.pcap set/h3/
-python3 - net/manifest.json set/h3/manifest.json <<'EOF'
-import json, sys
-m = json.load(open(sys.argv[1]))
-m["devices"] = []
-json.dump(m, open(sys.argv[2], "w"), indent=1)
-EOF
-# host NAME OFFSET_NS: its runset.json entry
-host() {
-	echo "{\"name\": \"$1\", \"run\": \"$1\", \"status\": \"ok\", \"reason\": null,
-  \"clock\": {\"offset_ns\": $2, \"rtt_ns\": 2000, \"error_ns\": 1000}}"
-}
-cat >set/runset.json <<EOF
-{"kind": "iotape-runset", "complete": true, "alignment_error_ns": 2000, "hosts": [
- $(host h1 0), $(host h3 1000000000), $(host h4 -1500000000)]}
-EOF
+packets_only net pk
+make_runset set h1=hostA h3=pk@1000000000 h4=hostA@-1500000000
 
 # --- the movie: h1 and h4, h3 left out with a note ---------------------------------------------
 "$IOTAPE" movie set -o m.mp4 --fps 10 --speed 1 --window 500ms --size 640x360 -q \
@@ -63,10 +46,7 @@ n=$(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_r
 expect_eq "movie: frames to the last host's end" "$n" 45
 
 # --- a set of packets alone: nothing to draw, refused (usage), no file -------------------------
-mkdir pset
-cp -r set/h3 pset/h3
-echo "{\"kind\": \"iotape-runset\", \"complete\": true, \"alignment_error_ns\": 2000,
- \"hosts\": [$(host h3 0)]}" >pset/runset.json
+make_runset pset h3=pk
 rc=0
 "$IOTAPE" movie pset -o p.mp4 -q 2>p.err || rc=$?
 expect_eq "movie of packets alone: exit status" "$rc" 2

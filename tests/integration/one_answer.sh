@@ -7,6 +7,7 @@
 # packet capture alone, and the hosts of a run set and of --hosts. one_answer.py and
 # one_answer_hosts.py say what is checked.
 source "$SRCDIR/tests/integration/lib.bash"
+source "$SRCDIR/tests/integration/lib_runset.bash"
 
 agree() { # NAME RUN TOP [OPTION...]: OPTIONs to all three (the idle threshold)
 	local name=$1 run=$2 top=$3
@@ -57,16 +58,7 @@ cmp -s "$TMP/nfsrun.a.json" "$TMP/noclock.a.json" &&
 HOSTS="python3 $SRCDIR/tests/integration/one_answer_hosts.py"
 cd "$TMP"
 for h in hostA hostB net; do python3 "$SRCDIR/tests/integration/idle_gen.py" $h $h; done
-mkdir set
-cp -r hostA set/h1
-cp -r hostB set/h2
-cat >set/runset.json <<'EOF'
-{"kind": "iotape-runset", "complete": true, "alignment_error_ns": 2000, "hosts": [
- {"name": "h1", "run": "h1", "status": "ok", "reason": null,
-  "clock": {"offset_ns": 0, "rtt_ns": 2000, "error_ns": 1000}},
- {"name": "h2", "run": "h2", "status": "ok", "reason": null,
-  "clock": {"offset_ns": 0, "rtt_ns": 2000, "error_ns": 1000}}]}
-EOF
+make_runset set h1=hostA h2=hostB
 for opts in "" "--top 1 --idle-threshold 5ms"; do
 	for r in hostA hostB net; do
 		# shellcheck disable=SC2086

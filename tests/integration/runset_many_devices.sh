@@ -6,18 +6,12 @@
 # idle.explain, its gaps name the 79 other devices (those seen by the gap's end), and the last
 # host's gaps are its other device's (busy 90 % of each, other_device_busy), as the first's are.
 source "$SRCDIR/tests/integration/lib.bash"
+source "$SRCDIR/tests/integration/lib_runset.bash"
 cd "$TMP"
 
 python3 "$SRCDIR/tests/integration/idle_gen.py" pair pair
-mkdir set
-hosts=""
-for i in $(seq 1 40); do
-	cp -r pair "set/p$i"
-	hosts="$hosts{\"name\": \"p$i\", \"run\": \"p$i\", \"status\": \"ok\", \"reason\": null,
-  \"clock\": {\"offset_ns\": 0, \"rtt_ns\": 2000, \"error_ns\": 1000}},"
-done
-echo "{\"kind\": \"iotape-runset\", \"complete\": true, \"alignment_error_ns\": 2000,
- \"hosts\": [${hosts%,}]}" >set/runset.json
+# shellcheck disable=SC2046
+make_runset set $(for i in $(seq 1 40); do echo "p$i=pair"; done)
 "$IOTAPE" analyze --json set >a.json 2>a.err || fail "analyze of 40 hosts: $(cat a.err)"
 python3 - a.json <<'EOF' || fail "analyze of 40 hosts x 2 devices: not every gap explained"
 import json, sys

@@ -13,31 +13,14 @@
 #       call); offset +1 s (its clock 1 s ahead): the slowest call at 1.2 s
 #   h4  hostA again, offset -1.5 s: the same bursts from 1.5 s (for the movie)
 source "$SRCDIR/tests/integration/lib.bash"
+source "$SRCDIR/tests/integration/lib_runset.bash"
 
 cd "$TMP"
 G="$SRCDIR/tests/integration/idle_gen.py"
 python3 "$G" hostA hostA
 python3 "$G" net net
-mkdir set
-cp -r hostA set/h1
-cp -r net set/h2
-mkdir set/h3
-cp net/net.pcap set/h3/
-python3 - net/manifest.json set/h3/manifest.json <<'EOF'
-import json, sys
-m = json.load(open(sys.argv[1]))
-m["devices"] = []
-json.dump(m, open(sys.argv[2], "w"), indent=1)
-EOF
-# host NAME OFFSET_NS: its runset.json entry
-host() {
-	echo "{\"name\": \"$1\", \"run\": \"$1\", \"status\": \"ok\", \"reason\": null,
-  \"clock\": {\"offset_ns\": $2, \"rtt_ns\": 2000, \"error_ns\": 1000}}"
-}
-cat >set/runset.json <<EOF
-{"kind": "iotape-runset", "complete": true, "alignment_error_ns": 2000, "hosts": [
- $(host h1 0), $(host h2 -3000000000), $(host h3 1000000000)]}
-EOF
+packets_only net pk
+make_runset set h1=hostA h2=net@-3000000000 h3=pk@1000000000
 
 # --- report: the slowest calls' times, and the NFS graphs' points, on the set's axis ---------
 "$IOTAPE" report set -o r.html --svg svg 2>r.err || fail "report of the set: $(cat r.err)"
@@ -86,13 +69,7 @@ EOF
 
 # --- movie: h4's panel starts 1.5 s into the movie ---------------------------------------------
 if command -v ffmpeg >/dev/null && command -v ffprobe >/dev/null; then
-	mkdir mset
-	cp -r hostA mset/h1
-	cp -r hostA mset/h4
-	cat >mset/runset.json <<EOF
-{"kind": "iotape-runset", "complete": true, "alignment_error_ns": 2000, "hosts": [
- $(host h1 0), $(host h4 -1500000000)]}
-EOF
+	make_runset mset h1=hostA h4=hostA@-1500000000
 	frame() {
 		ffmpeg -v error -y -i "$1" -vf "select=eq(n\,$2)" -frames:v 1 -f rawvideo \
 			-pix_fmt rgb24 "$3"

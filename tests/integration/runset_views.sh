@@ -7,27 +7,15 @@
 # one kernel (offset 0 within its error) cannot show. capture_hosts.sh and capture_on.sh read
 # real sets.
 source "$SRCDIR/tests/integration/lib.bash"
+source "$SRCDIR/tests/integration/lib_runset.bash"
 
 cd "$TMP"
 for h in hostA hostB; do python3 "$SRCDIR/tests/integration/idle_gen.py" $h $h; done
-# mkset DIR OFFSET2_NS: h1 = hostA, h2 = hostB with its measured clock offset, h3 failed
-mkset() {
-	mkdir -p "$1"
-	cp -r hostA "$1/h1"
-	cp -r hostB "$1/h2"
-	cat >"$1/runset.json" <<EOF
-{"kind": "iotape-runset", "complete": false, "alignment_error_ns": 2000, "hosts": [
- {"name": "h1", "run": "h1", "status": "ok", "reason": null,
-  "clock": {"offset_ns": 0, "rtt_ns": 2000, "error_ns": 1000}},
- {"name": "h2", "run": "h2", "status": "ok", "reason": null,
-  "clock": {"offset_ns": $2, "rtt_ns": 2000, "error_ns": 1000}},
- {"name": "h3", "run": null, "status": "failed",
-  "reason": "its capture did not start: the blk tracer is in use",
-  "clock": {"offset_ns": 0, "rtt_ns": 0, "error_ns": 0}}]}
-EOF
-}
-mkset set 0
-mkset set5 5000000000
+# h1 = hostA, h2 = hostB with its measured clock offset, h3 failed
+for set in set:0 set5:5000000000; do
+	make_runset "${set%:*}" h1=hostA "h2=hostB@${set#*:}" \
+		"h3!its capture did not start: the blk tracer is in use"
+done
 
 # t0s HTML: each host's start on the set's axis, "h1=0.000000000 h2=1.000000000"
 t0s() {

@@ -10,27 +10,15 @@
 #   n=1  h1 hostA, h2 hostB: block traces, each device busy in the other's gaps
 #   n=2  h1 hostA, h2 net: a block trace with packets and NFS calls
 source "$SRCDIR/tests/integration/lib.bash"
+source "$SRCDIR/tests/integration/lib_runset.bash"
 cd "$TMP"
 
 for h in hostA hostB net; do python3 "$SRCDIR/tests/integration/idle_gen.py" $h $h; done
 "$IOTAPE" sweep -o sw --no-capture -p n=1,2 -- true 2>/dev/null || fail "sweep"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["capture"]=True
 d["hosts"]=["h1", "h2"]; json.dump(d, open(sys.argv[1], "w"))' sw/sweep.json
-cell() { # N H1RUN H2RUN: the set of cell n=N
-	local set="sw/n=$1/rep-1/set"
-	mkdir "$set"
-	cp -r "$2" "$set/h1"
-	cp -r "$3" "$set/h2"
-	cat >"$set/runset.json" <<'EOF'
-{"kind": "iotape-runset", "complete": true, "alignment_error_ns": 2000, "hosts": [
- {"name": "h1", "run": "h1", "status": "ok", "reason": null,
-  "clock": {"offset_ns": 0, "rtt_ns": 2000, "error_ns": 1000}},
- {"name": "h2", "run": "h2", "status": "ok", "reason": null,
-  "clock": {"offset_ns": 0, "rtt_ns": 2000, "error_ns": 1000}}]}
-EOF
-}
-cell 1 hostA hostB
-cell 2 hostA net
+make_runset "sw/n=1/rep-1/set" h1=hostA h2=hostB
+make_runset "sw/n=2/rep-1/set" h1=hostA h2=net
 
 "$IOTAPE" report sw -o sw.html 2>r.err || fail "report of a sweep of run sets: $(cat r.err)"
 for n in 1 2; do
