@@ -90,7 +90,7 @@ static int from_idle(struct blk_figures *f, const struct blk_idle *s, unsigned i
 	f->idle_threshold_ns = s->o.idle_threshold_ns;
 	f->idle_gaps = d ? d->gaps : 0;
 	f->idle_total_ns = d ? d->total_ns : 0;
-	f->idle_pct = d && span ? 100.0 * (double)d->total_ns / (double)span : 0.0;
+	f->idle_pct = blk_pct(f->idle_total_ns, span);
 	if (!d || !d->ntop)
 		return 0;
 	if (!(f->gaps = calloc(d->ntop, sizeof(*f->gaps))))
@@ -124,9 +124,8 @@ static void from_seek(struct blk_figures *f, const struct blk_seek *s, unsigned 
 	f->sequential = d->sequential;
 	f->forward = d->forward;
 	f->backward = d->backward;
-	f->sequential_pct =
-	    d->transitions ? 100.0 * (double)d->sequential / (double)d->transitions : 0.0;
-	f->seeks_per_sec = span ? (double)d->seeks * 1e9 / (double)span : 0.0;
+	f->sequential_pct = blk_pct(d->sequential, d->transitions);
+	f->seeks_per_sec = blk_per_sec(d->seeks, span);
 }
 
 int blk_figures_from_analysis(struct blk_figures *f, const struct blk_analysis *a, unsigned pos)

@@ -272,8 +272,7 @@ int blk_idle_to_json(const struct blk_idle *s, unsigned dev, json_t *obj,
 	json_object_set_new(o, "threshold_ns", json_u64(s->o.idle_threshold_ns));
 	json_object_set_new(o, "gaps", json_u64((d ? d->gaps : 0)));
 	json_object_set_new(o, "total_ns", json_u64((d ? d->total_ns : 0)));
-	json_object_set_new(
-	    o, "pct", json_real(d && span ? 100.0 * (double)d->total_ns / (double)span : 0.0));
+	json_object_set_new(o, "pct", json_real(blk_pct(d ? d->total_ns : 0, span)));
 	json_object_set_new(o, "histogram",
 	                    blk_hist_json(d ? hist_few_view(&d->h, &empty) : &empty, 1));
 	for (unsigned i = 0; d && i < d->ntop; i++) {

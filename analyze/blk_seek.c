@@ -67,17 +67,12 @@ int blk_seek_to_json(const struct blk_seek *s, unsigned dev, json_t *obj, uint64
 	json_object_set_new(o, "seekwatcher", json_u64(d->seekwatcher));
 	json_object_set_new(o, "transitions", json_u64(d->transitions));
 	json_object_set_new(o, "sequential", json_u64(d->sequential));
-	json_object_set_new(o, "sequential_pct",
-	                    json_real(d->transitions
-	                                  ? 100.0 * (double)d->sequential / (double)d->transitions
-	                                  : 0.0));
+	json_object_set_new(o, "sequential_pct", json_real(blk_pct(d->sequential, d->transitions)));
 	json_object_set_new(o, "forward", json_u64(d->forward));
 	json_object_set_new(o, "backward", json_u64(d->backward));
-	json_object_set_new(o, "per_sec",
-	                    json_real(span_ns ? (double)d->seeks * 1e9 / (double)span_ns : 0.0));
-	json_object_set_new(
-	    o, "seekwatcher_per_sec",
-	    json_real(span_ns ? (double)d->seekwatcher * 1e9 / (double)span_ns : 0.0));
+	json_object_set_new(o, "per_sec", json_real(blk_per_sec(d->seeks, span_ns)));
+	json_object_set_new(o, "seekwatcher_per_sec",
+	                    json_real(blk_per_sec(d->seekwatcher, span_ns)));
 	json_object_set_new(o, "distance_sectors",
 	                    blk_hist_json(hist_few_view(&d->dist, &scratch), 1));
 	json_object_set_new(obj, "seeks", o);

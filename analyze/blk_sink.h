@@ -109,6 +109,19 @@ static inline int blk_ends_flush_seq(const struct blk_event *ev)
 }
 
 /* btt's interval rule: a zero or negative interval counts as 1 ns. */
+/* part as a percentage of whole (0 when whole is): idle time of the span, sequential issues of
+ * the transitions; one definition for the sinks' JSON, their figures and a summary run's. */
+static inline double blk_pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/* n events a second over span_ns (0 when the span is empty). */
+static inline double blk_per_sec(uint64_t n, uint64_t span_ns)
+{
+	return span_ns ? (double)n * 1e9 / (double)span_ns : 0.0;
+}
+
 static inline uint64_t blk_tdelta(uint64_t from, uint64_t to)
 {
 	return from < to ? to - from : 1;

@@ -92,7 +92,7 @@ static json_t *idle_json(const json_t *gaps, uint64_t threshold, uint64_t span, 
 	fg->idle_threshold_ns = threshold;
 	fg->idle_gaps = n;
 	fg->idle_total_ns = total;
-	fg->idle_pct = span ? 100.0 * (double)total / (double)span : 0;
+	fg->idle_pct = blk_pct(total, span);
 	if (n && top && !(fg->gaps = calloc(n < top ? n : top, sizeof(*fg->gaps)))) {
 		free(g);
 		json_decref(o);
@@ -221,7 +221,7 @@ static int device_json(const json_t *sd, uint64_t origin, uint64_t span, uint64_
 		fg->sequential = ju(seeks, "sequential");
 		fg->forward = ju(seeks, "forward");
 		fg->backward = ju(seeks, "backward");
-		fg->sequential_pct = tr ? 100.0 * (double)fg->sequential / (double)tr : 0.0;
+		fg->sequential_pct = blk_pct(fg->sequential, tr);
 		fg->seeks_per_sec = secs > 0 ? (double)fg->seeks / secs : 0.0;
 		s = json_pack(
 		    "{s:I, s:I, s:I, s:I, s:f, s:I, s:I, s:f, s:f}", "count", (json_int_t)fg->seeks,
