@@ -272,16 +272,14 @@ static json_t *net_json(const struct idle_explain *x, unsigned h, const struct i
 	return o;
 }
 
-static json_t *nfs_json(const struct idle_explain *x, unsigned h, const struct ie_nfs *n,
-                        uint64_t len, bool total)
+static json_t *nfs_json(const struct idle_explain *x, const struct ie_fig_nfs *n, bool total)
 {
 	json_t *o = json_object();
 
-	set_host(x, o, h);
+	set_host(x, o, n->host);
 	json_object_set_new(o, total ? "idle_with_work_ns" : "busy_ns", json_u64(n->busy_ns));
-	json_object_set_new(o, total ? "idle_with_work_pct" : "busy_pct",
-	                    json_real(pct(n->busy_ns, len)));
-	json_object_set_new(o, "outstanding_mean", json_real(len ? n->area / (double)len : 0.0));
+	json_object_set_new(o, total ? "idle_with_work_pct" : "busy_pct", json_real(n->busy_pct));
+	json_object_set_new(o, "outstanding_mean", json_real(n->outstanding_mean));
 	json_object_set_new(o, "outstanding_max", json_integer(n->max));
 	json_object_set_new(o, "arrivals", json_u64(n->arrivals));
 	return o;
@@ -413,9 +411,11 @@ const struct ie_gap *idle_explain_listed(const struct ie_dev *d, unsigned k, uin
 	return d && k < d->ntop && d->top[k]->g.start == start ? d->top[k] : NULL;
 }
 
-static json_t *other_json(const struct idle_explain *x, const struct ie_dev *o,
-                          const struct ie_other *r, uint64_t len, bool total)
+/* Another device's share of a gap (r: its edges) or of the gaps in total (r NULL). */
+static json_t *other_json(const struct idle_explain *x, const struct ie_fig_other *fo,
+                          const struct ie_other *r)
 {
+	const struct ie_dev *o = fo->dev;
 	json_t *j = json_object();
 	char n[24];
 
@@ -424,12 +424,12 @@ static json_t *other_json(const struct idle_explain *x, const struct ie_dev *o,
 	json_object_set_new(j, "key", o->key ? json_string(o->key) : json_string(n));
 	json_object_set_new(j, "role", o->role ? json_string(o->role) : json_null());
 	json_object_set_new(j, "group", o->group ? json_string(o->group) : json_null());
-	json_object_set_new(j, "busy_ns", json_u64(r->busy_ns));
-	json_object_set_new(j, "busy_pct", json_real(pct(r->busy_ns, len)));
-	json_object_set_new(j, "ios", json_u64(r->ios));
-	json_object_set_new(j, "bytes", json_u64(r->bytes));
-	if (total) {
-		json_object_set_new(j, "gaps_busy", json_u64(r->gaps_busy));
+	json_object_set_new(j, "busy_ns", json_u64(fo->busy_ns));
+	json_object_set_new(j, "busy_pct", json_real(fo->busy_pct));
+	json_object_set_new(j, "ios", json_u64(fo->ios));
+	json_object_set_new(j, "bytes", json_u64(fo->bytes));
+	if (!r) {
+		json_object_set_new(j, "gaps_busy", json_u64(fo->gaps_busy));
 	} else {
 		json_object_set_new(j, "inflight_start", json_integer(r->inflight_start));
 		json_object_set_new(j, "inflight_end", json_integer(r->inflight_end));
@@ -445,16 +445,22 @@ static json_t *gap_json(const struct idle_explain *x, const struct ie_dev *d,
 	json_t *all = json_array(), *reasons = json_array();
 	char buf[512];
 
-	for (unsigned k = 0; k < g->n_oth; k++)
-		if (x->devs[k] != d)
-			json_array_append_new(devs,
-			                      other_json(x, x->devs[k], &g->oth[k], len, false));
+	for (unsigned k = 0; k < g->n_oth; k++) {
+		struct ie_fig_other fo;
+
+		if (x->devs[k] == d)
+			continue;
+		fo = ie_fig_other(x->devs[k], &g->oth[k], len);
+		json_array_append_new(devs, other_json(x, &fo, &g->oth[k]));
+	}
 	json_object_set_new(o, "devices", devs);
 	for (unsigned h = 0; g->net && h < x->nhosts; h++) {
 		if (!x->host[h].have_capture)
 			continue;
 		json_array_append_new(net, net_json(x, h, &g->net[h], len));
-		json_array_append_new(nfs, nfs_json(x, h, &g->nfs[h], len, false));
+		struct ie_fig_nfs fn = ie_fig_nfs(h, &g->nfs[h], len);
+
+		json_array_append_new(nfs, nfs_json(x, &fn, false));
 	}
 	json_object_set_new(o, "network", net);
 	json_object_set_new(o, "nfs", nfs);
@@ -536,17 +542,18 @@ static json_t *cmds_json(const struct ie_dev *d, bool ended)
 	return a;
 }
 
-static json_t *totals_json(const struct idle_explain *x, const struct ie_dev *d)
+/* The document's "explain" of d's gaps in total: from tot (idle_explain_totals()), and (not
+ * yet made figures there) the network, the periodicity, the commands and the causes. */
+static json_t *totals_json(const struct idle_explain *x, const struct ie_dev *d,
+                           const struct ie_totals *tot)
 {
 	json_t *o = json_object(), *devs = json_array(), *net = json_array(), *nfs = json_array();
 	json_t *cz = json_object();
 	char a[64];
 
-	for (unsigned k = 0; k < x->ndevs; k++)
-		if (x->devs[k] != d)
-			json_array_append_new(
-			    devs, other_json(x, x->devs[k], &d->tot[k], d->gap_ns, true));
-	json_object_set_new(o, "gaps_ns", json_u64(d->gap_ns));
+	for (unsigned k = 0; k < tot->ndevs; k++)
+		json_array_append_new(devs, other_json(x, &tot->devs[k], NULL));
+	json_object_set_new(o, "gaps_ns", json_u64(tot->gaps_ns));
 	json_object_set_new(o, "devices", devs);
 	for (unsigned h = 0; d->net_tot && h < x->nhosts; h++) {
 		const struct ie_host *hs = &x->host[h];
@@ -569,8 +576,9 @@ static json_t *totals_json(const struct idle_explain *x, const struct ie_dev *d)
 		 * IP lengths), NFS whole */
 		json_object_set_new(n, "kept", hs->kept ? json_incref(hs->kept) : json_null());
 		json_array_append_new(net, n);
-		json_array_append_new(nfs, nfs_json(x, h, &d->nfs_tot[h], d->gap_ns, true));
 	}
+	for (unsigned k = 0; k < tot->nnfs; k++)
+		json_array_append_new(nfs, nfs_json(x, &tot->nfs[k], true));
 	json_object_set_new(o, "network", net);
 	json_object_set_new(o, "nfs", nfs);
 	json_object_set_new(o, "periodicity", period_json(&d->per));
@@ -594,8 +602,10 @@ int ie_json(const struct idle_explain *x, unsigned h, json_t *devices)
 		const char *name = json_string_value(json_object_get(dj, "dev"));
 		json_t *idle = json_object_get(dj, "idle"), *longest, *e;
 		const struct ie_dev *d = NULL;
+		struct ie_totals tot;
 		unsigned ma, mi;
 		size_t k;
+		int ret;
 
 		if (!name || sscanf(name, "%u,%u", &ma, &mi) != 2 || !json_is_object(idle))
 			continue;
@@ -609,7 +619,11 @@ int ie_json(const struct idle_explain *x, unsigned h, json_t *devices)
 				d = x->devs[g];
 		if (!d)
 			continue;
-		if (json_object_set_new(idle, "explain", totals_json(x, d)))
+		if (idle_explain_totals(x, d, &tot))
+			return -ENOMEM;
+		ret = json_object_set_new(idle, "explain", totals_json(x, d, &tot));
+		idle_totals_release(&tot);
+		if (ret)
 			return -ENOMEM;
 		longest = json_object_get(idle, "longest");
 		json_array_foreach(longest, k, e)

@@ -255,6 +255,36 @@ const struct ie_gap *idle_explain_listed(const struct ie_dev *d, unsigned k, uin
 void idle_explain_because(const struct idle_explain *x, const struct ie_dev *d,
                           const struct ie_gap *g, enum ie_cause c, char *buf, size_t len);
 
+/*
+ * The figures of d's gaps in total (idle_totals.c), computed once: idle_explain_json() writes
+ * the document's "explain" from them and analyze's text prints them. Another device's share of
+ * gaps of len ns (struct ie_other's, with its percentage), an NFS server's (host h).
+ */
+struct ie_fig_other {
+	const struct ie_dev *dev;
+	uint64_t busy_ns, ios, bytes;
+	uint64_t gaps_busy; /* totals only */
+	double busy_pct;    /* of len */
+};
+struct ie_fig_nfs {
+	unsigned host;
+	uint64_t busy_ns; /* the totals' idle_with_work_ns */
+	double busy_pct, outstanding_mean;
+	unsigned max;
+	uint64_t arrivals;
+};
+struct ie_totals {
+	uint64_t gaps_ns;
+	unsigned ndevs, nnfs;
+	struct ie_fig_other *devs; /* every other device, in the explainer's order */
+	struct ie_fig_nfs *nfs;    /* every host with a capture */
+};
+struct ie_fig_other ie_fig_other(const struct ie_dev *o, const struct ie_other *r, uint64_t len);
+struct ie_fig_nfs ie_fig_nfs(unsigned h, const struct ie_nfs *n, uint64_t len);
+/* 0 or -ENOMEM; t released by idle_totals_release() either way. */
+int idle_explain_totals(const struct idle_explain *x, const struct ie_dev *d, struct ie_totals *t);
+void idle_totals_release(struct ie_totals *t);
+
 /* --- internal to analyze/idle_*.c --- */
 struct ie_host {
 	struct idle_explain *x;
