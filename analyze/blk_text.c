@@ -31,6 +31,8 @@ struct txt {
 	/* the device's gaps explained (analyze/idle_explain.h), or NULL */
 	const struct idle_explain *x;
 	const struct ie_dev *xd;
+	const struct ie_totals
+	    *tot; /* xd's gaps in total, or NULL (a summary run's: the document) */
 };
 
 /* o's value at path ("reads.ios"), or NULL (the miss remembered). */
@@ -132,6 +134,23 @@ static const char *dev_text(const json_t *o, char *buf, size_t len)
 	return buf;
 }
 
+/* The same from the explainer: "8,16 (osd.0 journal) on HOST" (with several hosts). */
+static const char *dev_text_x(const struct idle_explain *x, const struct ie_dev *o, char *buf,
+                              size_t len)
+{
+	const char *host = idle_explain_hosts(x) > 1 ? idle_explain_host_name(x, o->host) : NULL;
+	char name[64], r[160];
+
+	snprintf(buf, len, "%s", blk_dev_name(o->devno, name));
+	if (o->role)
+		snprintf(buf + strlen(buf), len - strlen(buf), " (%s)",
+		         txt_escape(o->role, r, sizeof(r)));
+	if (host)
+		snprintf(buf + strlen(buf), len - strlen(buf), " on %s",
+		         txt_escape(host, name, sizeof(name)));
+	return buf;
+}
+
 /* "filestore_sync (ceph-osd)": a command of explain.ended_by, with its process */
 static const char *cmd_text(const json_t *c, char *buf, size_t len)
 {
@@ -206,6 +225,33 @@ static void text_kept(struct txt *t, const json_t *kept)
 	fputc('\n', f);
 }
 
+/* Another device's share of the gaps (the i-th listed). */
+static void dev_line(FILE *f, size_t i, const char *who, uint64_t busy_ns, uint64_t gaps_ns,
+                     double pct, uint64_t ios, uint64_t bytes)
+{
+	char b1[32], b2[32], b3[32];
+
+	fprintf(f, "    %s %s busy %s of the gaps' %s (%.1f%%), %" PRIu64 " IOs, %s\n",
+	        i ? "         " : "while idle:", who, iot_fmt_dur((double)busy_ns, b1, sizeof(b1)),
+	        iot_fmt_dur((double)gaps_ns, b2, sizeof(b2)), pct, ios,
+	        iot_fmt_bytes(bytes, b3, sizeof(b3)));
+}
+
+/* An NFS server's work while the disk was idle: said when there was any. */
+static void nfs_line(FILE *f, uint64_t busy_ns, double pct, uint64_t arrivals, double mean,
+                     uint64_t max)
+{
+	char b1[32];
+
+	if (!arrivals && !busy_ns)
+		return;
+	fprintf(f,
+	        "    NFS during the gaps: disk idle while the server had work %s (%.1f%% of the "
+	        "gaps), %" PRIu64 " calls arrived, %.2f outstanding on average, at most %" PRIu64
+	        "\n",
+	        iot_fmt_dur((double)busy_ns, b1, sizeof(b1)), pct, arrivals, mean, max);
+}
+
 /* What the device's gaps had in common: the other devices, the network, NFS, the period. */
 static void text_explain(struct txt *t, const json_t *ex)
 {
@@ -216,16 +262,22 @@ static void text_explain(struct txt *t, const json_t *ex)
 	size_t i;
 	int any = 0;
 
-	if (!json_is_object(ex) || !jget_u(t, ex, "gaps_ns"))
+	if (!json_is_object(ex) || !(t->tot ? t->tot->gaps_ns : jget_u(t, ex, "gaps_ns")))
 		return;
-	json_array_foreach(json_object_get(ex, "devices"), i, o)
-	{
-		fprintf(f, "    %s %s busy %s of the gaps' %s (%.1f%%), %" PRIu64 " IOs, %s\n",
-		        i ? "         " : "while idle:", dev_text(o, who, sizeof(who)),
-		        iot_fmt_dur((double)jget_u(t, o, "busy_ns"), b1, sizeof(b1)),
-		        iot_fmt_dur((double)jget_u(t, ex, "gaps_ns"), b2, sizeof(b2)),
-		        jget_f(t, o, "busy_pct"), jget_u(t, o, "ios"),
-		        iot_fmt_bytes(jget_u(t, o, "bytes"), b3, sizeof(b3)));
+	if (t->tot) {
+		for (i = 0; i < t->tot->ndevs; i++) {
+			const struct ie_fig_other *fo = &t->tot->devs[i];
+
+			dev_line(f, i, dev_text_x(t->x, fo->dev, who, sizeof(who)), fo->busy_ns,
+			         t->tot->gaps_ns, fo->busy_pct, fo->ios, fo->bytes);
+		}
+	} else {
+		json_array_foreach(json_object_get(ex, "devices"), i, o)
+		{
+			dev_line(f, i, dev_text(o, who, sizeof(who)), jget_u(t, o, "busy_ns"),
+			         jget_u(t, ex, "gaps_ns"), jget_f(t, o, "busy_pct"),
+			         jget_u(t, o, "ios"), jget_u(t, o, "bytes"));
+		}
 	}
 	json_array_foreach(json_object_get(ex, "network"), i, o)
 	{
@@ -251,18 +303,20 @@ static void text_explain(struct txt *t, const json_t *ex)
 		fputc('\n', f);
 		text_kept(t, json_object_get(o, "kept"));
 	}
-	json_array_foreach(json_object_get(ex, "nfs"), i, o)
-	{
-		if (!jget_u(t, o, "arrivals") && !jget_u(t, o, "idle_with_work_ns"))
-			continue;
-		fprintf(
-		    f,
-		    "    NFS during the gaps: disk idle while the server had work %s (%.1f%% of "
-		    "the gaps), %" PRIu64 " calls arrived, %.2f outstanding on average, at most "
-		    "%" PRIu64 "\n",
-		    iot_fmt_dur((double)jget_u(t, o, "idle_with_work_ns"), b1, sizeof(b1)),
-		    jget_f(t, o, "idle_with_work_pct"), jget_u(t, o, "arrivals"),
-		    jget_f(t, o, "outstanding_mean"), jget_u(t, o, "outstanding_max"));
+	if (t->tot) {
+		for (i = 0; i < t->tot->nnfs; i++) {
+			const struct ie_fig_nfs *n = &t->tot->nfs[i];
+
+			nfs_line(f, n->busy_ns, n->busy_pct, n->arrivals, n->outstanding_mean,
+			         n->max);
+		}
+	} else {
+		json_array_foreach(json_object_get(ex, "nfs"), i, o)
+		{
+			nfs_line(f, jget_u(t, o, "idle_with_work_ns"),
+			         jget_f(t, o, "idle_with_work_pct"), jget_u(t, o, "arrivals"),
+			         jget_f(t, o, "outstanding_mean"), jget_u(t, o, "outstanding_max"));
+		}
 	}
 	if (json_is_object(p))
 		fprintf(f,
@@ -472,6 +526,7 @@ static int device(struct txt *t, const struct run_summary *s, int cg, size_t i, 
 	const struct blk_analysis *a = NULL;
 	unsigned pos = (unsigned)i;
 	struct blk_figures fg;
+	struct ie_totals tot;
 	int ret;
 
 	if (!s)
@@ -498,12 +553,19 @@ static int device(struct txt *t, const struct run_summary *s, int cg, size_t i, 
 	}
 	if (!a)
 		return -EPROTO;
+	/* its gaps in total, as the document's explain was written from them */
+	if (t->xd && idle_explain_totals(t->x, t->xd, &tot))
+		return -ENOMEM;
+	t->tot = t->xd ? &tot : NULL;
 	ret = blk_figures_from_analysis(&fg, a, pos);
 	if (!ret)
 		text_device(t, &fg, d, start);
 	blk_figures_release(&fg);
+	if (t->tot)
+		idle_totals_release(&tot);
 	t->x = NULL;
 	t->xd = NULL;
+	t->tot = NULL;
 	return ret == -ENOENT ? -EPROTO : ret;
 }
 
