@@ -151,51 +151,115 @@ static const char *dev_text_x(const struct idle_explain *x, const struct ie_dev 
 	return buf;
 }
 
-/* "filestore_sync (ceph-osd)": a command of explain.ended_by, with its process */
-static const char *cmd_text(const json_t *c, char *buf, size_t len)
+/* "filestore_sync (ceph-osd)": a command that ended or began gaps, with its process (or
+ * NULL) */
+static const char *cmd_text(const char *comm, const char *proc, char *buf, size_t len)
 {
-	const json_t *proc = json_object_get(c, "process");
 	char a[64], b[64];
 
-	txt_escape(json_string_value(json_object_get(c, "comm")), a, sizeof(a));
-	if (json_is_string(proc))
-		snprintf(buf, len, "%s (%s)", a, txt_escape(json_string_value(proc), b, sizeof(b)));
+	txt_escape(comm, a, sizeof(a));
+	if (proc)
+		snprintf(buf, len, "%s (%s)", a, txt_escape(proc, b, sizeof(b)));
 	else
 		snprintf(buf, len, "%s", a);
 	return buf;
+}
+
+/* A steady period's figures: the explainer's, or the document's "periodicity" object. */
+struct per_fig {
+	uint64_t period_ns, jitter_ns, min_gap_ns, count, gaps;
+};
+
+/* false: no period (not found, or null in the document) */
+static bool per_fig(struct txt *t, const struct ie_period *per, const json_t *p, struct per_fig *o)
+{
+	if (t->tot) {
+		if (!per || !per->found)
+			return false;
+		*o = (struct per_fig){per->period_ns, per->jitter_ns, per->min_gap_ns, per->count,
+		                      per->gaps};
+		return true;
+	}
+	if (!json_is_object(p))
+		return false;
+	o->period_ns = jget_u(t, p, "period_ns");
+	o->jitter_ns = jget_u(t, p, "jitter_ns");
+	o->count = jget_u(t, p, "count");
+	o->gaps = jget_u(t, p, "gaps");
+	o->min_gap_ns = jget_u(t, p, "min_gap_ns");
+	return true;
+}
+
+/* One command's row of "ended by" or "began by" (the label on the first, i == 0). */
+static void cmd_line(FILE *f, size_t i, const char *label, const char *who, uint64_t gaps,
+                     uint64_t ns, double pct)
+{
+	char b1[32];
+
+	fprintf(f, "    %-9s %-34s %6" PRIu64 " gaps %12s (%5.1f%%)", i ? "" : label, who, gaps,
+	        iot_fmt_dur((double)ns, b1, sizeof(b1)), pct);
+}
+
+/* The period of the gaps one command ended, after its row. */
+static void cmd_period(FILE *f, const struct per_fig *p)
+{
+	char b1[32], b2[32], b3[32];
+
+	fprintf(f, "  periodic: every %s +- %s (%" PRIu64 " of %" PRIu64 " intervals, gaps >= %s)",
+	        iot_fmt_dur((double)p->period_ns, b2, sizeof(b2)),
+	        iot_fmt_dur((double)p->jitter_ns, b3, sizeof(b3)), p->count, p->gaps - 1,
+	        iot_fmt_dur((double)p->min_gap_ns, b1, sizeof(b1)));
 }
 
 /* The gaps by the command that ended them (and their period), then that began them. */
 static void text_cmds(struct txt *t, const json_t *ex)
 {
 	FILE *f = t->f;
-	const json_t *c, *p;
-	char b1[32], b2[32], b3[32], who[160];
+	const json_t *c;
+	char who[160];
+	struct per_fig pf;
 	size_t i;
 
+	if (t->tot) {
+		for (i = 0; i < t->tot->nended; i++) {
+			const struct ie_fig_cmd *cm = &t->tot->ended[i];
+
+			cmd_line(f, i, "ended by",
+			         cmd_text(cm->comm, cm->process, who, sizeof(who)), cm->gaps,
+			         cm->total_ns, cm->pct);
+			if (per_fig(t, cm->per, NULL, &pf))
+				cmd_period(f, &pf);
+			fputc('\n', f);
+		}
+		for (i = 0; i < t->tot->nbegan; i++) {
+			const struct ie_fig_cmd *cm = &t->tot->began[i];
+
+			cmd_line(f, i, "began by",
+			         cmd_text(cm->comm, cm->process, who, sizeof(who)), cm->gaps,
+			         cm->total_ns, cm->pct);
+			fputc('\n', f);
+		}
+		return;
+	}
 	json_array_foreach(json_object_get(ex, "ended_by"), i, c)
 	{
-		fprintf(f, "    %-9s %-34s %6" PRIu64 " gaps %12s (%5.1f%%)", i ? "" : "ended by",
-		        cmd_text(c, who, sizeof(who)), jget_u(t, c, "gaps"),
-		        iot_fmt_dur((double)jget_u(t, c, "total_ns"), b1, sizeof(b1)),
-		        jget_f(t, c, "pct"));
-		p = json_object_get(c, "periodicity");
-		if (json_is_object(p))
-			fprintf(f,
-			        "  periodic: every %s +- %s (%" PRIu64 " of %" PRIu64
-			        " intervals, gaps >= %s)",
-			        iot_fmt_dur((double)jget_u(t, p, "period_ns"), b2, sizeof(b2)),
-			        iot_fmt_dur((double)jget_u(t, p, "jitter_ns"), b3, sizeof(b3)),
-			        jget_u(t, p, "count"), jget_u(t, p, "gaps") - 1,
-			        iot_fmt_dur((double)jget_u(t, p, "min_gap_ns"), b1, sizeof(b1)));
+		cmd_line(f, i, "ended by",
+		         cmd_text(json_string_value(json_object_get(c, "comm")),
+		                  json_string_value(json_object_get(c, "process")), who,
+		                  sizeof(who)),
+		         jget_u(t, c, "gaps"), jget_u(t, c, "total_ns"), jget_f(t, c, "pct"));
+		if (per_fig(t, NULL, json_object_get(c, "periodicity"), &pf))
+			cmd_period(f, &pf);
 		fputc('\n', f);
 	}
 	json_array_foreach(json_object_get(ex, "began_by"), i, c)
 	{
-		fprintf(f, "    %-9s %-34s %6" PRIu64 " gaps %12s (%5.1f%%)\n", i ? "" : "began by",
-		        cmd_text(c, who, sizeof(who)), jget_u(t, c, "gaps"),
-		        iot_fmt_dur((double)jget_u(t, c, "total_ns"), b1, sizeof(b1)),
-		        jget_f(t, c, "pct"));
+		cmd_line(f, i, "began by",
+		         cmd_text(json_string_value(json_object_get(c, "comm")),
+		                  json_string_value(json_object_get(c, "process")), who,
+		                  sizeof(who)),
+		         jget_u(t, c, "gaps"), jget_u(t, c, "total_ns"), jget_f(t, c, "pct"));
+		fputc('\n', f);
 	}
 }
 
@@ -259,6 +323,7 @@ static void text_explain(struct txt *t, const json_t *ex)
 	const json_t *o, *p = json_object_get(ex, "periodicity"), *c;
 	const char *key;
 	char b1[32], b2[32], b3[32], b4[32], who[128];
+	struct per_fig pf;
 	size_t i;
 	int any = 0;
 
@@ -318,17 +383,20 @@ static void text_explain(struct txt *t, const json_t *ex)
 			         jget_f(t, o, "outstanding_mean"), jget_u(t, o, "outstanding_max"));
 		}
 	}
-	if (json_is_object(p))
+	if (per_fig(t, t->tot ? t->tot->per : NULL, p, &pf))
 		fprintf(f,
 		        "    periodic: gaps of at least %s end every %s +- %s (%" PRIu64
 		        " of %" PRIu64 " intervals)\n",
-		        iot_fmt_dur((double)jget_u(t, p, "min_gap_ns"), b1, sizeof(b1)),
-		        iot_fmt_dur((double)jget_u(t, p, "period_ns"), b2, sizeof(b2)),
-		        iot_fmt_dur((double)jget_u(t, p, "jitter_ns"), b3, sizeof(b3)),
-		        jget_u(t, p, "count"), jget_u(t, p, "gaps") - 1);
+		        iot_fmt_dur((double)pf.min_gap_ns, b1, sizeof(b1)),
+		        iot_fmt_dur((double)pf.period_ns, b2, sizeof(b2)),
+		        iot_fmt_dur((double)pf.jitter_ns, b3, sizeof(b3)), pf.count, pf.gaps - 1);
 	text_cmds(t, ex);
 	fprintf(f, "    causes of the gaps listed:");
-	json_object_foreach((json_t *)json_object_get(ex, "causes"), key, c)
+	for (unsigned k = 0; t->tot && k < IE_CAUSES; k++)
+		if (t->tot->cause_gaps[k])
+			fprintf(f, "%s %s %" PRIu64, any++ ? "," : "", idle_cause_name(k),
+			        t->tot->cause_gaps[k]);
+	json_object_foreach((json_t *)(t->tot ? NULL : json_object_get(ex, "causes")), key, c)
 	{
 		if (json_integer_value(c))
 			fprintf(f, "%s %s %" PRIu64, any++ ? "," : "", key,

@@ -481,16 +481,6 @@ static json_t *gap_json(const struct idle_explain *x, const struct ie_dev *d,
 	return o;
 }
 
-static int by_began(const void *a, const void *b)
-{
-	const struct ie_cmd *x = *(const struct ie_cmd *const *)a;
-	const struct ie_cmd *y = *(const struct ie_cmd *const *)b;
-
-	if (x->began_ns != y->began_ns)
-		return x->began_ns > y->began_ns ? -1 : 1;
-	return strcmp(x->comm, y->comm);
-}
-
 static json_t *period_json(const struct ie_period *p)
 {
 	if (!p->found)
@@ -500,45 +490,25 @@ static json_t *period_json(const struct ie_period *p)
 	                 "min_gap_ns", (json_int_t)p->min_gap_ns);
 }
 
-/* The gaps by the command that ended them (with its periodicity) or began them, most idle
- * time first; at most IE_CMDS listed, the rest summed as "others". */
-#define IE_CMDS 16u
-static json_t *cmds_json(const struct ie_dev *d, bool ended)
+/* ended_by or began_by: the commands of the totals (idle_totals.c), "(others)" last. */
+static json_t *cmds_json(const struct ie_fig_cmd *c, unsigned n)
 {
-	const struct ie_cmd **v = calloc(d->ncmds ? d->ncmds : 1, sizeof(*v));
-	json_t *a = json_array();
-	uint64_t og = 0, ons = 0;
-	unsigned n = 0, nothers = 0;
+	json_t *a = json_array(), *o;
 
-	for (unsigned k = 0; v && k < d->ncmds; k++)
-		if (ended ? d->cmds[k].ended : d->cmds[k].began)
-			v[n++] = &d->cmds[k];
-	if (!ended && v)
-		qsort(v, n, sizeof(*v), by_began);
-	for (unsigned k = 0; k < n; k++) {
-		const struct ie_cmd *c = v[k];
-		uint64_t gaps = ended ? c->ended : c->began, ns = ended ? c->ended_ns : c->began_ns;
-		json_t *o;
-
-		if (k >= IE_CMDS) {
-			og += gaps;
-			ons += ns;
-			nothers++;
-			continue;
-		}
-		o = json_pack("{s:s, s:s?, s:I, s:I, s:f}", "comm", c->comm, "process", c->process,
-		              "gaps", (json_int_t)gaps, "total_ns", (json_int_t)ns, "pct",
-		              pct(ns, d->gap_ns));
-		if (ended)
-			json_object_set_new(o, "periodicity", period_json(&c->per));
+	for (unsigned k = 0; k < n; k++, c++) {
+		if (c->commands)
+			o = json_pack("{s:s, s:n, s:I, s:I, s:f, s:i}", "comm", c->comm, "process",
+			              "gaps", (json_int_t)c->gaps, "total_ns",
+			              (json_int_t)c->total_ns, "pct", c->pct, "commands",
+			              (int)c->commands);
+		else
+			o = json_pack("{s:s, s:s?, s:I, s:I, s:f}", "comm", c->comm, "process",
+			              c->process, "gaps", (json_int_t)c->gaps, "total_ns",
+			              (json_int_t)c->total_ns, "pct", c->pct);
+		if (!c->commands && c->per)
+			json_object_set_new(o, "periodicity", period_json(c->per));
 		json_array_append_new(a, o);
 	}
-	if (nothers)
-		json_array_append_new(a, json_pack("{s:s, s:n, s:I, s:I, s:f, s:i}", "comm",
-		                                   "(others)", "process", "gaps", (json_int_t)og,
-		                                   "total_ns", (json_int_t)ons, "pct",
-		                                   pct(ons, d->gap_ns), "commands", (int)nothers));
-	free(v);
 	return a;
 }
 
@@ -581,11 +551,11 @@ static json_t *totals_json(const struct idle_explain *x, const struct ie_dev *d,
 		json_array_append_new(nfs, nfs_json(x, &tot->nfs[k], true));
 	json_object_set_new(o, "network", net);
 	json_object_set_new(o, "nfs", nfs);
-	json_object_set_new(o, "periodicity", period_json(&d->per));
-	json_object_set_new(o, "ended_by", cmds_json(d, true));
-	json_object_set_new(o, "began_by", cmds_json(d, false));
+	json_object_set_new(o, "periodicity", period_json(tot->per));
+	json_object_set_new(o, "ended_by", cmds_json(tot->ended, tot->nended));
+	json_object_set_new(o, "began_by", cmds_json(tot->began, tot->nbegan));
 	for (unsigned c = 0; c < IE_CAUSES; c++)
-		json_object_set_new(cz, idle_cause_name(c), json_u64(d->cause_gaps[c]));
+		json_object_set_new(cz, idle_cause_name(c), json_u64(tot->cause_gaps[c]));
 	json_object_set_new(o, "causes", cz);
 	json_object_set_new(o, "gaps_kept", json_u64(d->nall));
 	json_object_set_new(o, "gaps_not_kept", json_u64(d->all_dropped));

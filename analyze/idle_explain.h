@@ -273,11 +273,24 @@ struct ie_fig_nfs {
 	unsigned max;
 	uint64_t arrivals;
 };
+/* The gaps a command ended or began; past IE_CMDS commands, the rest summed as "(others)". */
+#define IE_CMDS 16u
+struct ie_fig_cmd {
+	const char *comm, *process; /* process NULL: not known */
+	uint64_t gaps, total_ns;
+	double pct;                  /* of the gaps' time */
+	const struct ie_period *per; /* ended_by: the gaps it ended at a steady period, or NULL */
+	unsigned commands;           /* "(others)": how many commands it sums; else 0 */
+};
 struct ie_totals {
 	uint64_t gaps_ns;
 	unsigned ndevs, nnfs;
-	struct ie_fig_other *devs; /* every other device, in the explainer's order */
-	struct ie_fig_nfs *nfs;    /* every host with a capture */
+	struct ie_fig_other *devs;   /* every other device, in the explainer's order */
+	struct ie_fig_nfs *nfs;      /* every host with a capture */
+	const struct ie_period *per; /* the device's gaps at a steady period (per->found) */
+	unsigned nended, nbegan;
+	struct ie_fig_cmd *ended, *began; /* most idle time first (ended: the explainer's order) */
+	const uint64_t *cause_gaps;       /* [IE_CAUSES]: the listed gaps by their cause */
 };
 struct ie_fig_other ie_fig_other(const struct ie_dev *o, const struct ie_other *r, uint64_t len);
 struct ie_fig_nfs ie_fig_nfs(unsigned h, const struct ie_nfs *n, uint64_t len);

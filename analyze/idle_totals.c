@@ -28,14 +28,72 @@ struct ie_fig_nfs ie_fig_nfs(unsigned h, const struct ie_nfs *n, uint64_t len)
 	                           .arrivals = n->arrivals};
 }
 
+static int by_began(const void *a, const void *b)
+{
+	const struct ie_cmd *x = *(const struct ie_cmd *const *)a;
+	const struct ie_cmd *y = *(const struct ie_cmd *const *)b;
+
+	if (x->began_ns != y->began_ns)
+		return x->began_ns > y->began_ns ? -1 : 1;
+	return strcmp(x->comm, y->comm);
+}
+
+/* The gaps by the command that ended them (with its periodicity) or began them, most idle
+ * time first; at most IE_CMDS listed, the rest summed as "(others)". 0 or -ENOMEM. */
+static int cmds(const struct ie_dev *d, bool ended, struct ie_fig_cmd **out, unsigned *nout)
+{
+	const struct ie_cmd **v = calloc(d->ncmds + 1, sizeof(*v));
+	struct ie_fig_cmd *r = calloc(IE_CMDS + 1, sizeof(*r));
+	unsigned n = 0, nr = 0;
+
+	*out = r;
+	*nout = 0;
+	if (!v || !r) {
+		free(v);
+		return -ENOMEM;
+	}
+	for (unsigned k = 0; k < d->ncmds; k++)
+		if (ended ? d->cmds[k].ended : d->cmds[k].began)
+			v[n++] = &d->cmds[k];
+	if (!ended)
+		qsort(v, n, sizeof(*v), by_began);
+	for (unsigned k = 0; k < n; k++) {
+		const struct ie_cmd *c = v[k];
+		uint64_t gaps = ended ? c->ended : c->began, ns = ended ? c->ended_ns : c->began_ns;
+
+		if (k < IE_CMDS) {
+			r[nr++] = (struct ie_fig_cmd){.comm = c->comm,
+			                              .process = c->process,
+			                              .gaps = gaps,
+			                              .total_ns = ns,
+			                              .per = ended ? &c->per : NULL};
+			continue;
+		}
+		r[nr].comm = "(others)";
+		r[nr].gaps += gaps;
+		r[nr].total_ns += ns;
+		r[nr].commands++;
+	}
+	if (n > IE_CMDS)
+		nr++;
+	for (unsigned k = 0; k < nr; k++)
+		r[k].pct = blk_pct(r[k].total_ns, d->gap_ns);
+	*nout = nr;
+	free(v);
+	return 0;
+}
+
 int idle_explain_totals(const struct idle_explain *x, const struct ie_dev *d, struct ie_totals *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->gaps_ns = d->gap_ns;
+	t->per = &d->per;
+	t->cause_gaps = d->cause_gaps;
 	/* one more than needed: calloc(0) may be NULL */
 	t->devs = calloc(x->ndevs + 1, sizeof(*t->devs));
 	t->nfs = calloc(x->nhosts + 1, sizeof(*t->nfs));
-	if (!t->devs || !t->nfs) {
+	if (!t->devs || !t->nfs || cmds(d, true, &t->ended, &t->nended) ||
+	    cmds(d, false, &t->began, &t->nbegan)) {
 		idle_totals_release(t);
 		return -ENOMEM;
 	}
@@ -53,5 +111,7 @@ void idle_totals_release(struct ie_totals *t)
 {
 	free(t->devs);
 	free(t->nfs);
+	free(t->ended);
+	free(t->began);
 	memset(t, 0, sizeof(*t));
 }

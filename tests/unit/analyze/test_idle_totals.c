@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "analyze/idle_explain.h"
@@ -150,11 +151,108 @@ static void test_nfs(void **s)
 	blk_analysis_free(a);
 }
 
+/* Pids 1-18 (commands c01-c18) each issue one IO of 1 ms, pid k (k > 1) after a gap of
+ * 20 * len(k) ms, len a permutation of 2-18 (so the order of the commands that began the gaps
+ * is not that of those that ended them): 17 gaps, 3.4 s, ended by c02-c18 and begun by
+ * c01-c17. Listed: the 16 that idled longest, the last one's summed as "(others)"; 10 gaps
+ * listed (--top 10), no other cause. */
+static unsigned len(unsigned k)
+{
+	return k * 7 % 17 + 2;
+}
+
+/* The pid whose gap was of length l (2-18). */
+static unsigned of_len(unsigned l)
+{
+	for (unsigned k = 2; k <= 18; k++)
+		if (len(k) == l)
+			return k;
+	fail();
+	return 0;
+}
+
+static void test_commands(void **s)
+{
+	struct bt_comm_table *comms = bt_comm_table_new();
+	struct blk_event ev[36];
+	struct ie_clock none = {0};
+	struct blk_analysis *a;
+	struct idle_explain *x;
+	struct ie_totals t;
+	struct blk_opts o;
+	uint64_t at = 0;
+	size_t n = 0;
+
+	(void)s;
+	assert_non_null(comms);
+	for (uint32_t k = 1; k <= 18; k++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "c%02u", k);
+		assert_int_equal(bt_comm_table_set(comms, k, name, strlen(name)), 0);
+		if (k > 1)
+			at += 20 * len(k) * MS;
+		ev[n] = EV_D(at, 8 * k, 8, W);
+		ev[n++].pid = k;
+		at += MS;
+		ev[n++] = EV_C(at, 8 * k, 8, W);
+	}
+	blk_opts_init(&o);
+	o.idle_threshold_ns = 10 * MS;
+	o.top = 10;
+	assert_int_equal(blk_analysis_new(&a, &o), 0);
+	assert_int_equal(idle_explain_new(&x, 10), 0);
+	assert_int_equal(idle_explain_add_host(x, a, NULL, &none), 0);
+	idle_explain_set_comms(x, 0, comms);
+	for (size_t i = 0; i < n; i++)
+		blk_analysis_feed(a, &ev[i]);
+	blk_analysis_finish(a);
+	idle_explain_block_done(x);
+	assert_int_equal(idle_explain_totals(x, idle_explain_find(x, 0, 0), &t), 0);
+	assert_int_equal(t.gaps_ns, 3400 * MS);
+	assert_int_equal(t.nended, IE_CMDS + 1);
+	assert_int_equal(t.nbegan, IE_CMDS + 1);
+	for (unsigned i = 0; i < IE_CMDS; i++) {
+		char want[16];
+
+		/* ended: the pid after the 360 ms gap first; began: the one before it */
+		snprintf(want, sizeof(want), "c%02u", of_len(18 - i));
+		assert_string_equal(t.ended[i].comm, want);
+		assert_null(t.ended[i].process);
+		assert_int_equal(t.ended[i].gaps, 1);
+		assert_int_equal(t.ended[i].total_ns, 20 * (18 - i) * MS);
+		assert_near(t.ended[i].pct, 100.0 * 20 * (18 - i) / 3400);
+		assert_non_null(t.ended[i].per);
+		assert_int_equal(t.ended[i].commands, 0);
+		snprintf(want, sizeof(want), "c%02u", of_len(18 - i) - 1);
+		assert_string_equal(t.began[i].comm, want);
+		assert_int_equal(t.began[i].total_ns, 20 * (18 - i) * MS);
+		assert_null(t.began[i].per);
+	}
+	/* the rest: the 40 ms gap, ended by c17 and begun by c16 */
+	assert_int_equal(of_len(2), 17);
+	assert_string_equal(t.ended[IE_CMDS].comm, "(others)");
+	assert_int_equal(t.ended[IE_CMDS].commands, 1);
+	assert_int_equal(t.ended[IE_CMDS].gaps, 1);
+	assert_int_equal(t.ended[IE_CMDS].total_ns, 40 * MS);
+	assert_near(t.ended[IE_CMDS].pct, 100.0 * 40 / 3400);
+	assert_string_equal(t.began[IE_CMDS].comm, "(others)");
+	assert_int_equal(t.began[IE_CMDS].commands, 1);
+	assert_int_equal(t.began[IE_CMDS].total_ns, 40 * MS);
+	assert_int_equal(t.cause_gaps[IE_NO_WORK], 10);
+	assert_false(t.per->found);
+	idle_totals_release(&t);
+	idle_explain_free(x);
+	blk_analysis_free(a);
+	bt_comm_table_free(comms);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_other_devices),
 	    cmocka_unit_test(test_nfs),
+	    cmocka_unit_test(test_commands),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
