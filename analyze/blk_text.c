@@ -316,13 +316,58 @@ static void nfs_line(FILE *f, uint64_t busy_ns, double pct, uint64_t arrivals, d
 	        iot_fmt_dur((double)busy_ns, b1, sizeof(b1)), pct, arrivals, mean, max);
 }
 
+/* A summary run's explain.network[] entry as the explainer's figures (what the text shows). */
+static void net_from_doc(struct txt *t, const json_t *o, struct ie_fig_net *n)
+{
+	memset(n, 0, sizeof(*n));
+	n->mapped = json_is_true(json_object_get(o, "mapped"));
+	if (!n->mapped)
+		return;
+	n->packets = jget_u(t, o, "packets");
+	n->bytes = jget_u(t, o, "bytes");
+	n->mb_per_s = jget_f(t, o, "mb_per_s");
+	n->dir_packets[IE_DIR_IN] = jget_u(t, o, "packets_in");
+	n->dir_bytes[IE_DIR_IN] = jget_u(t, o, "bytes_in");
+	n->dir_packets[IE_DIR_OUT] = jget_u(t, o, "packets_out");
+	n->dir_bytes[IE_DIR_OUT] = jget_u(t, o, "bytes_out");
+	n->dir_packets[IE_DIR_LOCAL] = jget_u(t, o, "packets_local");
+	if (n->dir_packets[IE_DIR_LOCAL])
+		n->dir_bytes[IE_DIR_LOCAL] = jget_u(t, o, "bytes_local");
+	n->kept = json_object_get(o, "kept");
+}
+
+/* A capture's packets during the gaps, and what it kept of them. */
+static void net_line(struct txt *t, const struct ie_fig_net *n)
+{
+	FILE *f = t->f;
+	char b1[32], b2[32], b3[32], b4[32];
+
+	if (!n->mapped) {
+		fprintf(f, "    network: packets not placed on the trace clock (no clock pairs and "
+		           "no TIMESTAMP)\n");
+		return;
+	}
+	fprintf(f,
+	        "    network during the gaps: %" PRIu64 " packets, %s (%s): in %" PRIu64
+	        " (%s), out %" PRIu64 " (%s)",
+	        n->packets, iot_fmt_bytes(n->bytes, b1, sizeof(b1)),
+	        iot_fmt_rate(n->mb_per_s * 1e6, b4, sizeof(b4)), n->dir_packets[IE_DIR_IN],
+	        iot_fmt_bytes(n->dir_bytes[IE_DIR_IN], b2, sizeof(b2)), n->dir_packets[IE_DIR_OUT],
+	        iot_fmt_bytes(n->dir_bytes[IE_DIR_OUT], b3, sizeof(b3)));
+	if (n->dir_packets[IE_DIR_LOCAL])
+		fprintf(f, ", local %" PRIu64 " (%s)", n->dir_packets[IE_DIR_LOCAL],
+		        iot_fmt_bytes(n->dir_bytes[IE_DIR_LOCAL], b1, sizeof(b1)));
+	fputc('\n', f);
+	text_kept(t, n->kept);
+}
+
 /* What the device's gaps had in common: the other devices, the network, NFS, the period. */
 static void text_explain(struct txt *t, const json_t *ex)
 {
 	FILE *f = t->f;
 	const json_t *o, *p = json_object_get(ex, "periodicity"), *c;
 	const char *key;
-	char b1[32], b2[32], b3[32], b4[32], who[128];
+	char b1[32], b2[32], b3[32], who[128];
 	struct per_fig pf;
 	size_t i;
 	int any = 0;
@@ -344,29 +389,17 @@ static void text_explain(struct txt *t, const json_t *ex)
 			         jget_u(t, o, "ios"), jget_u(t, o, "bytes"));
 		}
 	}
-	json_array_foreach(json_object_get(ex, "network"), i, o)
-	{
-		if (!json_is_true(json_object_get(o, "mapped"))) {
-			fprintf(
-			    f, "    network: packets not placed on the trace clock (no clock pairs "
-			       "and no TIMESTAMP)\n");
-			continue;
+	if (t->tot) {
+		for (i = 0; i < t->tot->nnfs; i++)
+			net_line(t, &t->tot->net[i]);
+	} else {
+		json_array_foreach(json_object_get(ex, "network"), i, o)
+		{
+			struct ie_fig_net n;
+
+			net_from_doc(t, o, &n);
+			net_line(t, &n);
 		}
-		fprintf(f,
-		        "    network during the gaps: %" PRIu64 " packets, %s (%s): in %" PRIu64
-		        " (%s), out %" PRIu64 " (%s)",
-		        jget_u(t, o, "packets"),
-		        iot_fmt_bytes(jget_u(t, o, "bytes"), b1, sizeof(b1)),
-		        iot_fmt_rate(jget_f(t, o, "mb_per_s") * 1e6, b4, sizeof(b4)),
-		        jget_u(t, o, "packets_in"),
-		        iot_fmt_bytes(jget_u(t, o, "bytes_in"), b2, sizeof(b2)),
-		        jget_u(t, o, "packets_out"),
-		        iot_fmt_bytes(jget_u(t, o, "bytes_out"), b3, sizeof(b3)));
-		if (jget_u(t, o, "packets_local"))
-			fprintf(f, ", local %" PRIu64 " (%s)", jget_u(t, o, "packets_local"),
-			        iot_fmt_bytes(jget_u(t, o, "bytes_local"), b1, sizeof(b1)));
-		fputc('\n', f);
-		text_kept(t, json_object_get(o, "kept"));
 	}
 	if (t->tot) {
 		for (i = 0; i < t->tot->nnfs; i++) {

@@ -193,71 +193,30 @@ static void set_host(const struct idle_explain *x, json_t *o, unsigned h)
 		    o, "host", x->host[h].name ? json_string(x->host[h].name) : json_integer(h));
 }
 
-/* Directions, from the capture host's addresses: received, sent, between two of its own
- * addresses (loopback), neither (forwarded, another host's), not known (past the flow cap, or
- * no local address known). */
-enum { DIR_IN, DIR_OUT, DIR_LOCAL, DIR_OTHER, DIR_UNKNOWN, NDIRS };
-static const char *const dir_names[NDIRS] = {"in", "out", "local", "other", "unclassified"};
+/* The directions' names in the document (IE_DIR_*, struct ie_fig_net). */
+static const char *const dir_names[IE_DIRS] = {"in", "out", "local", "other", "unclassified"};
 
-static int flow_dir(const struct ie_host *hs, const struct ie_flow *f)
+static json_t *net_json(const struct idle_explain *x, const struct ie_fig_net *n)
 {
-	int src = ie_is_local(hs, &f->src.addr), dst = ie_is_local(hs, &f->dst.addr);
-
-	if (!hs->nlocal)
-		return DIR_UNKNOWN;
-	return src && dst ? DIR_LOCAL : src ? DIR_OUT : dst ? DIR_IN : DIR_OTHER;
-}
-
-static int by_bytes(const void *a, const void *b)
-{
-	const struct ie_flow *x = *(struct ie_flow *const *)a, *y = *(struct ie_flow *const *)b;
-
-	return x->bytes > y->bytes ? -1 : x->bytes < y->bytes;
-}
-
-static json_t *net_json(const struct idle_explain *x, unsigned h, const struct ie_net *n,
-                        uint64_t len)
-{
-	const struct ie_host *hs = &x->host[h];
 	json_t *o = json_object(), *fl = json_array();
-	uint64_t p[NDIRS] = {0}, b[NDIRS] = {0};
-	const struct ie_flow **v = calloc(n->flows.n ? n->flows.n : 1, sizeof(*v));
-	unsigned nv = 0;
 	char a1[64], a2[64];
 
-	set_host(x, o, h);
-	for (unsigned i = 0; i < n->flows.cap; i++) {
-		const struct ie_flow *f = &n->flows.f[i];
-		int d;
-
-		if (!f->used)
-			continue;
-		d = flow_dir(hs, f);
-		p[d] += f->packets;
-		b[d] += f->bytes;
-		if (v)
-			v[nv++] = f;
-	}
-	p[DIR_UNKNOWN] += n->flows.over_packets;
-	b[DIR_UNKNOWN] += n->flows.over_bytes;
+	set_host(x, o, n->host);
 	json_object_set_new(o, "packets", json_u64(n->packets));
 	json_object_set_new(o, "bytes", json_u64(n->bytes));
-	json_object_set_new(o, "mb_per_s",
-	                    json_real(len ? (double)n->bytes * 1e3 / (double)len : 0.0));
-	for (int d = 0; d < NDIRS; d++) {
+	json_object_set_new(o, "mb_per_s", json_real(n->mb_per_s));
+	for (int d = 0; d < IE_DIRS; d++) {
 		char k[32];
 
 		snprintf(k, sizeof(k), "packets_%s", dir_names[d]);
-		json_object_set_new(o, k, json_u64(p[d]));
+		json_object_set_new(o, k, json_u64(n->dir_packets[d]));
 		snprintf(k, sizeof(k), "bytes_%s", dir_names[d]);
-		json_object_set_new(o, k, json_u64(b[d]));
+		json_object_set_new(o, k, json_u64(n->dir_bytes[d]));
 	}
 	json_object_set_new(o, "frames_other", json_u64(n->frames_other));
-	if (v)
-		qsort(v, nv, sizeof(*v), by_bytes);
-	for (unsigned i = 0; i < nv && i < IE_FLOWS; i++) {
-		const struct ie_flow *f = v[i];
-		int d = flow_dir(hs, f);
+	for (unsigned i = 0; i < n->nflows; i++) {
+		const struct ie_flow *f = n->flows[i];
+		int d = n->flow_dir[i];
 
 		json_array_append_new(
 		    fl, json_pack("{s:s, s:s, s:i, s:s, s:i, s:I, s:I, s:s}", "proto",
@@ -268,7 +227,6 @@ static json_t *net_json(const struct idle_explain *x, unsigned h, const struct i
 		                  (json_int_t)f->bytes, "direction", dir_names[d]));
 	}
 	json_object_set_new(o, "flows", fl);
-	free(v);
 	return o;
 }
 
@@ -457,7 +415,10 @@ static json_t *gap_json(const struct idle_explain *x, const struct ie_dev *d,
 	for (unsigned h = 0; g->net && h < x->nhosts; h++) {
 		if (!x->host[h].have_capture)
 			continue;
-		json_array_append_new(net, net_json(x, h, &g->net[h], len));
+		struct ie_fig_net fnet;
+
+		ie_fig_net(x, h, &g->net[h], len, &fnet);
+		json_array_append_new(net, net_json(x, &fnet));
 		struct ie_fig_nfs fn = ie_fig_nfs(h, &g->nfs[h], len);
 
 		json_array_append_new(nfs, nfs_json(x, &fn, false));
@@ -525,14 +486,12 @@ static json_t *totals_json(const struct idle_explain *x, const struct ie_dev *d,
 		json_array_append_new(devs, other_json(x, &tot->devs[k], NULL));
 	json_object_set_new(o, "gaps_ns", json_u64(tot->gaps_ns));
 	json_object_set_new(o, "devices", devs);
-	for (unsigned h = 0; d->net_tot && h < x->nhosts; h++) {
-		const struct ie_host *hs = &x->host[h];
+	for (unsigned k = 0; k < tot->nnfs; k++) {
+		const struct ie_host *hs = &x->host[tot->net[k].host];
 		json_t *n, *loc;
 
-		if (!hs->have_capture) /* a host without packets: nothing made for it */
-			continue;
 		loc = json_array();
-		n = net_json(x, h, &d->net_tot[h], d->gap_ns);
+		n = net_json(x, &tot->net[k]);
 		for (unsigned i = 0; i < hs->nlocal; i++)
 			json_array_append_new(
 			    loc, json_string(net_addr_str(&hs->local[i], a, sizeof(a))));

@@ -273,6 +273,28 @@ struct ie_fig_nfs {
 	unsigned max;
 	uint64_t arrivals;
 };
+/*
+ * A capture's packets during gaps of len ns (host h): their rate, by direction from the
+ * capture host's addresses (received, sent, between two of its own, neither: forwarded or
+ * another host's, not known: past the flow cap or no local address known), the IE_FLOWS flows
+ * that carried most bytes. mapped and kept: the host's (its packets were placed on the common
+ * clock; what the capture kept of them, the manifest's).
+ */
+enum { IE_DIR_IN, IE_DIR_OUT, IE_DIR_LOCAL, IE_DIR_OTHER, IE_DIR_UNKNOWN, IE_DIRS };
+struct ie_fig_net {
+	unsigned host;
+	uint64_t packets, bytes, frames_other;
+	double mb_per_s; /* 1e6 bytes a second */
+	uint64_t dir_packets[IE_DIRS], dir_bytes[IE_DIRS];
+	unsigned nflows;
+	const struct ie_flow *flows[IE_FLOWS]; /* most bytes first */
+	uint8_t flow_dir[IE_FLOWS];
+	bool mapped;
+	const json_t *kept; /* or NULL */
+};
+void ie_fig_net(const struct idle_explain *x, unsigned h, const struct ie_net *n, uint64_t len,
+                struct ie_fig_net *o);
+
 /* The gaps a command ended or began; past IE_CMDS commands, the rest summed as "(others)". */
 #define IE_CMDS 16u
 struct ie_fig_cmd {
@@ -287,6 +309,7 @@ struct ie_totals {
 	unsigned ndevs, nnfs;
 	struct ie_fig_other *devs;   /* every other device, in the explainer's order */
 	struct ie_fig_nfs *nfs;      /* every host with a capture */
+	struct ie_fig_net *net;      /* the same hosts (nnfs of them) */
 	const struct ie_period *per; /* the device's gaps at a steady period (per->found) */
 	unsigned nended, nbegan;
 	struct ie_fig_cmd *ended, *began; /* most idle time first (ended: the explainer's order) */

@@ -28,6 +28,62 @@ struct ie_fig_nfs ie_fig_nfs(unsigned h, const struct ie_nfs *n, uint64_t len)
 	                           .arrivals = n->arrivals};
 }
 
+static int flow_dir(const struct ie_host *hs, const struct ie_flow *f)
+{
+	int src = ie_is_local(hs, &f->src.addr), dst = ie_is_local(hs, &f->dst.addr);
+
+	if (!hs->nlocal)
+		return IE_DIR_UNKNOWN;
+	return src && dst ? IE_DIR_LOCAL : src ? IE_DIR_OUT : dst ? IE_DIR_IN : IE_DIR_OTHER;
+}
+
+static int by_bytes(const void *a, const void *b)
+{
+	const struct ie_flow *x = *(struct ie_flow *const *)a, *y = *(struct ie_flow *const *)b;
+
+	return x->bytes > y->bytes ? -1 : x->bytes < y->bytes;
+}
+
+void ie_fig_net(const struct idle_explain *x, unsigned h, const struct ie_net *n, uint64_t len,
+                struct ie_fig_net *o)
+{
+	const struct ie_host *hs = &x->host[h];
+	/* out of memory: the flows not listed (their packets still counted) */
+	const struct ie_flow **v = calloc(n->flows.n + 1, sizeof(*v));
+	unsigned nv = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->host = h;
+	o->packets = n->packets;
+	o->bytes = n->bytes;
+	o->frames_other = n->frames_other;
+	o->mb_per_s = len ? (double)n->bytes * 1e3 / (double)len : 0.0;
+	o->mapped = hs->cap_mapped;
+	o->kept = hs->kept;
+	for (unsigned i = 0; i < n->flows.cap; i++) {
+		const struct ie_flow *f = &n->flows.f[i];
+		int d;
+
+		if (!f->used)
+			continue;
+		d = flow_dir(hs, f);
+		o->dir_packets[d] += f->packets;
+		o->dir_bytes[d] += f->bytes;
+		if (v)
+			v[nv++] = f;
+	}
+	o->dir_packets[IE_DIR_UNKNOWN] += n->flows.over_packets;
+	o->dir_bytes[IE_DIR_UNKNOWN] += n->flows.over_bytes;
+	if (v)
+		qsort(v, nv, sizeof(*v), by_bytes);
+	for (unsigned i = 0; i < nv && i < IE_FLOWS; i++) {
+		o->flows[i] = v[i];
+		o->flow_dir[i] = (uint8_t)flow_dir(hs, v[i]);
+		o->nflows++;
+	}
+	free(v);
+}
+
 static int by_began(const void *a, const void *b)
 {
 	const struct ie_cmd *x = *(const struct ie_cmd *const *)a;
@@ -92,7 +148,8 @@ int idle_explain_totals(const struct idle_explain *x, const struct ie_dev *d, st
 	/* one more than needed: calloc(0) may be NULL */
 	t->devs = calloc(x->ndevs + 1, sizeof(*t->devs));
 	t->nfs = calloc(x->nhosts + 1, sizeof(*t->nfs));
-	if (!t->devs || !t->nfs || cmds(d, true, &t->ended, &t->nended) ||
+	t->net = calloc(x->nhosts + 1, sizeof(*t->net));
+	if (!t->devs || !t->nfs || !t->net || cmds(d, true, &t->ended, &t->nended) ||
 	    cmds(d, false, &t->began, &t->nbegan)) {
 		idle_totals_release(t);
 		return -ENOMEM;
@@ -101,9 +158,12 @@ int idle_explain_totals(const struct idle_explain *x, const struct ie_dev *d, st
 		if (x->devs[k] != d)
 			t->devs[t->ndevs++] = ie_fig_other(x->devs[k], &d->tot[k], d->gap_ns);
 	/* a host without packets: nothing made for it */
-	for (unsigned h = 0; d->net_tot && h < x->nhosts; h++)
-		if (x->host[h].have_capture)
-			t->nfs[t->nnfs++] = ie_fig_nfs(h, &d->nfs_tot[h], d->gap_ns);
+	for (unsigned h = 0; d->net_tot && h < x->nhosts; h++) {
+		if (!x->host[h].have_capture)
+			continue;
+		ie_fig_net(x, h, &d->net_tot[h], d->gap_ns, &t->net[t->nnfs]);
+		t->nfs[t->nnfs++] = ie_fig_nfs(h, &d->nfs_tot[h], d->gap_ns);
+	}
 	return 0;
 }
 
@@ -111,6 +171,7 @@ void idle_totals_release(struct ie_totals *t)
 {
 	free(t->devs);
 	free(t->nfs);
+	free(t->net);
 	free(t->ended);
 	free(t->began);
 	memset(t, 0, sizeof(*t));

@@ -100,9 +100,9 @@ static struct rpc_txn call(uint64_t c, uint64_t r)
 	return t;
 }
 
-/* One device idle 10-100 and 110-200 ms (180 ms); NFS calls 120-150 and 130-140 ms, and one
- * from 190 ms never answered (outstanding to the capture's last frame, 195 ms): 35 ms with a
- * call outstanding, 45 ms x calls, at most 2, 3 arrivals. */
+/* One device idle 10-100 and 110-200 ms (180 ms); a 300-byte packet in each gap; NFS calls 120-150
+ * and 130-140 ms, and one from 190 ms never answered (outstanding to the capture's last frame, 195
+ * ms): 35 ms with a call outstanding, 45 ms x calls, at most 2, 3 arrivals. */
 static void test_nfs(void **s)
 {
 	const uint64_t W = 1000000000000ull;
@@ -146,6 +146,20 @@ static void test_nfs(void **s)
 	assert_near(t.nfs[0].outstanding_mean, 45.0 / 180);
 	assert_int_equal(t.nfs[0].max, 2);
 	assert_int_equal(t.nfs[0].arrivals, 3);
+	/* the network: one flow, a packet in each gap */
+	assert_int_equal(t.net[0].host, 0);
+	assert_true(t.net[0].mapped);
+	assert_int_equal(t.net[0].packets, 2);
+	assert_int_equal(t.net[0].bytes, 600);
+	assert_near(t.net[0].mb_per_s, 600 * 1e3 / (180 * MS));
+	assert_int_equal(t.net[0].dir_packets[IE_DIR_IN] + t.net[0].dir_packets[IE_DIR_OUT] +
+	                     t.net[0].dir_packets[IE_DIR_LOCAL] +
+	                     t.net[0].dir_packets[IE_DIR_OTHER] +
+	                     t.net[0].dir_packets[IE_DIR_UNKNOWN],
+	                 2);
+	assert_int_equal(t.net[0].nflows, 1);
+	assert_int_equal(t.net[0].flows[0]->bytes, 600);
+	assert_int_equal(t.net[0].flows[0]->dst.port, 2049);
 	idle_totals_release(&t);
 	idle_explain_free(x);
 	blk_analysis_free(a);
