@@ -19,11 +19,14 @@
 
 /*
  * A device's figures are the sinks' (struct blk_figures: from its pass, or a summary run's from
- * analyze/blk_summary.c), never read back from the JSON view. What is still read from the
- * document (the run's header, the hosts, what a device is, the explanation of its gaps) is
- * read by its path, and a path the document lacks is an error, not a 0: a key renamed in the
- * JSON view fails every text rendering (and the tests that run one) instead of printing 0.
- * Optional parts are tested for (json_is_object, json_object_get) before they are read.
+ * analyze/blk_summary.c), never read back from the JSON view; so are the explanation of its
+ * gaps in total (struct ie_totals, idle_explain_totals(): what the document's explain is
+ * written from) and its listed gaps' causes, when its pass was explained. What is still read
+ * from the document (the run's header, the hosts, what a device is; a summary run's
+ * explanation, which has no explainer) is read by its path, and a path the document lacks is an
+ * error, not a 0: a key renamed in the JSON view fails every text rendering (and the tests that run
+ * one) instead of printing 0. Optional parts are tested for (json_is_object, json_object_get)
+ * before they are read.
  */
 struct txt {
 	FILE *f;
