@@ -21,12 +21,12 @@
  * A device's figures are the sinks' (struct blk_figures: from its pass, or a summary run's from
  * analyze/blk_summary.c), never read back from the JSON view; so are the explanation of its
  * gaps in total (struct ie_totals, idle_explain_totals(): what the document's explain is
- * written from) and its listed gaps' causes, when its pass was explained. What is still read
- * from the document (the run's header, the hosts, what a device is; a summary run's
- * explanation, which has no explainer) is read by its path, and a path the document lacks is an
- * error, not a 0: a key renamed in the JSON view fails every text rendering (and the tests that run
- * one) instead of printing 0. Optional parts are tested for (json_is_object, json_object_get)
- * before they are read.
+ * written from) and its listed gaps' causes. A device whose document has an explain but whose
+ * explainer is not at hand is an error, never printed without it. What is still read from the
+ * document (the run's header, the hosts, what a device is) is read by its path, and a path the
+ * document lacks is an error, not a 0: a key renamed in the JSON view fails every text
+ * rendering (and the tests that run one) instead of printing 0. Optional parts are tested for
+ * (json_is_object, json_object_get) before they are read.
  */
 struct txt {
 	FILE *f;
@@ -74,11 +74,6 @@ static uint64_t jget_u(struct txt *t, const json_t *o, const char *path)
 	return v;
 }
 
-static double jget_f(struct txt *t, const json_t *o, const char *path)
-{
-	return json_number_value(jget(t, o, path));
-}
-
 static int64_t jget_i(struct txt *t, const json_t *o, const char *path)
 {
 	return json_integer_value(jget(t, o, path));
@@ -121,25 +116,9 @@ static const char *io_text(const struct blk_fig_edge *io, char *buf, size_t len)
 	return buf;
 }
 
-/* "8,16", "8,16 (osd.0 journal)", with " on HOST", for an entry of explain.devices */
-static const char *dev_text(const json_t *o, char *buf, size_t len)
-{
-	const json_t *host = json_object_get(o, "host"), *role = json_object_get(o, "role");
-	char name[64], r[160];
-
-	snprintf(buf, len, "%s", json_string_value(json_object_get(o, "dev")));
-	if (json_is_string(role))
-		snprintf(buf + strlen(buf), len - strlen(buf), " (%s)",
-		         txt_escape(json_string_value(role), r, sizeof(r)));
-	if (json_is_string(host))
-		snprintf(buf + strlen(buf), len - strlen(buf), " on %s",
-		         txt_escape(json_string_value(host), name, sizeof(name)));
-	return buf;
-}
-
-/* The same from the explainer: "8,16 (osd.0 journal) on HOST" (with several hosts). */
-static const char *dev_text_x(const struct idle_explain *x, const struct ie_dev *o, char *buf,
-                              size_t len)
+/* "8,16", "8,16 (osd.0 journal)", with " on HOST" with several hosts: another device */
+static const char *dev_text(const struct idle_explain *x, const struct ie_dev *o, char *buf,
+                            size_t len)
 {
 	const char *host = idle_explain_hosts(x) > 1 ? idle_explain_host_name(x, o->host) : NULL;
 	char name[64], r[160];
@@ -154,114 +133,43 @@ static const char *dev_text_x(const struct idle_explain *x, const struct ie_dev 
 	return buf;
 }
 
-/* "filestore_sync (ceph-osd)": a command that ended or began gaps, with its process (or
- * NULL) */
-static const char *cmd_text(const char *comm, const char *proc, char *buf, size_t len)
+/* "filestore_sync (ceph-osd)": a command that ended or began gaps, with its process */
+static const char *cmd_text(const struct ie_fig_cmd *c, char *buf, size_t len)
 {
 	char a[64], b[64];
 
-	txt_escape(comm, a, sizeof(a));
-	if (proc)
-		snprintf(buf, len, "%s (%s)", a, txt_escape(proc, b, sizeof(b)));
+	txt_escape(c->comm, a, sizeof(a));
+	if (c->process)
+		snprintf(buf, len, "%s (%s)", a, txt_escape(c->process, b, sizeof(b)));
 	else
 		snprintf(buf, len, "%s", a);
 	return buf;
 }
 
-/* A steady period's figures: the explainer's, or the document's "periodicity" object. */
-struct per_fig {
-	uint64_t period_ns, jitter_ns, min_gap_ns, count, gaps;
-};
-
-/* false: no period (not found, or null in the document) */
-static bool per_fig(struct txt *t, const struct ie_period *per, const json_t *p, struct per_fig *o)
-{
-	if (t->tot) {
-		if (!per || !per->found)
-			return false;
-		*o = (struct per_fig){per->period_ns, per->jitter_ns, per->min_gap_ns, per->count,
-		                      per->gaps};
-		return true;
-	}
-	if (!json_is_object(p))
-		return false;
-	o->period_ns = jget_u(t, p, "period_ns");
-	o->jitter_ns = jget_u(t, p, "jitter_ns");
-	o->count = jget_u(t, p, "count");
-	o->gaps = jget_u(t, p, "gaps");
-	o->min_gap_ns = jget_u(t, p, "min_gap_ns");
-	return true;
-}
-
-/* One command's row of "ended by" or "began by" (the label on the first, i == 0). */
-static void cmd_line(FILE *f, size_t i, const char *label, const char *who, uint64_t gaps,
-                     uint64_t ns, double pct)
-{
-	char b1[32];
-
-	fprintf(f, "    %-9s %-34s %6" PRIu64 " gaps %12s (%5.1f%%)", i ? "" : label, who, gaps,
-	        iot_fmt_dur((double)ns, b1, sizeof(b1)), pct);
-}
-
-/* The period of the gaps one command ended, after its row. */
-static void cmd_period(FILE *f, const struct per_fig *p)
-{
-	char b1[32], b2[32], b3[32];
-
-	fprintf(f, "  periodic: every %s +- %s (%" PRIu64 " of %" PRIu64 " intervals, gaps >= %s)",
-	        iot_fmt_dur((double)p->period_ns, b2, sizeof(b2)),
-	        iot_fmt_dur((double)p->jitter_ns, b3, sizeof(b3)), p->count, p->gaps - 1,
-	        iot_fmt_dur((double)p->min_gap_ns, b1, sizeof(b1)));
-}
-
 /* The gaps by the command that ended them (and their period), then that began them. */
-static void text_cmds(struct txt *t, const json_t *ex)
+static void text_cmds(FILE *f, const struct ie_totals *tot)
 {
-	FILE *f = t->f;
-	const json_t *c;
-	char who[160];
-	struct per_fig pf;
-	size_t i;
+	char b1[32], b2[32], b3[32], who[160];
 
-	if (t->tot) {
-		for (i = 0; i < t->tot->nended; i++) {
-			const struct ie_fig_cmd *cm = &t->tot->ended[i];
+	for (unsigned i = 0; i < tot->nended + tot->nbegan; i++) {
+		bool ended = i < tot->nended;
+		const struct ie_fig_cmd *c = ended ? &tot->ended[i] : &tot->began[i - tot->nended];
+		const struct ie_period *p = c->per;
 
-			cmd_line(f, i, "ended by",
-			         cmd_text(cm->comm, cm->process, who, sizeof(who)), cm->gaps,
-			         cm->total_ns, cm->pct);
-			if (per_fig(t, cm->per, NULL, &pf))
-				cmd_period(f, &pf);
-			fputc('\n', f);
-		}
-		for (i = 0; i < t->tot->nbegan; i++) {
-			const struct ie_fig_cmd *cm = &t->tot->began[i];
-
-			cmd_line(f, i, "began by",
-			         cmd_text(cm->comm, cm->process, who, sizeof(who)), cm->gaps,
-			         cm->total_ns, cm->pct);
-			fputc('\n', f);
-		}
-		return;
-	}
-	json_array_foreach(json_object_get(ex, "ended_by"), i, c)
-	{
-		cmd_line(f, i, "ended by",
-		         cmd_text(json_string_value(json_object_get(c, "comm")),
-		                  json_string_value(json_object_get(c, "process")), who,
-		                  sizeof(who)),
-		         jget_u(t, c, "gaps"), jget_u(t, c, "total_ns"), jget_f(t, c, "pct"));
-		if (per_fig(t, NULL, json_object_get(c, "periodicity"), &pf))
-			cmd_period(f, &pf);
-		fputc('\n', f);
-	}
-	json_array_foreach(json_object_get(ex, "began_by"), i, c)
-	{
-		cmd_line(f, i, "began by",
-		         cmd_text(json_string_value(json_object_get(c, "comm")),
-		                  json_string_value(json_object_get(c, "process")), who,
-		                  sizeof(who)),
-		         jget_u(t, c, "gaps"), jget_u(t, c, "total_ns"), jget_f(t, c, "pct"));
+		fprintf(f, "    %-9s %-34s %6" PRIu64 " gaps %12s (%5.1f%%)",
+		        i == tot->nended ? "began by"
+		        : i == 0         ? "ended by"
+		                         : "",
+		        cmd_text(c, who, sizeof(who)), c->gaps,
+		        iot_fmt_dur((double)c->total_ns, b1, sizeof(b1)), c->pct);
+		if (ended && p && p->found)
+			fprintf(f,
+			        "  periodic: every %s +- %s (%u of %" PRIu64
+			        " intervals, gaps >= %s)",
+			        iot_fmt_dur((double)p->period_ns, b2, sizeof(b2)),
+			        iot_fmt_dur((double)p->jitter_ns, b3, sizeof(b3)), p->count,
+			        (uint64_t)p->gaps - 1,
+			        iot_fmt_dur((double)p->min_gap_ns, b1, sizeof(b1)));
 		fputc('\n', f);
 	}
 }
@@ -292,159 +200,84 @@ static void text_kept(struct txt *t, const json_t *kept)
 	fputc('\n', f);
 }
 
-/* Another device's share of the gaps (the i-th listed). */
-static void dev_line(FILE *f, size_t i, const char *who, uint64_t busy_ns, uint64_t gaps_ns,
-                     double pct, uint64_t ios, uint64_t bytes)
-{
-	char b1[32], b2[32], b3[32];
-
-	fprintf(f, "    %s %s busy %s of the gaps' %s (%.1f%%), %" PRIu64 " IOs, %s\n",
-	        i ? "         " : "while idle:", who, iot_fmt_dur((double)busy_ns, b1, sizeof(b1)),
-	        iot_fmt_dur((double)gaps_ns, b2, sizeof(b2)), pct, ios,
-	        iot_fmt_bytes(bytes, b3, sizeof(b3)));
-}
-
-/* An NFS server's work while the disk was idle: said when there was any. */
-static void nfs_line(FILE *f, uint64_t busy_ns, double pct, uint64_t arrivals, double mean,
-                     uint64_t max)
-{
-	char b1[32];
-
-	if (!arrivals && !busy_ns)
-		return;
-	fprintf(f,
-	        "    NFS during the gaps: disk idle while the server had work %s (%.1f%% of the "
-	        "gaps), %" PRIu64 " calls arrived, %.2f outstanding on average, at most %" PRIu64
-	        "\n",
-	        iot_fmt_dur((double)busy_ns, b1, sizeof(b1)), pct, arrivals, mean, max);
-}
-
-/* A summary run's explain.network[] entry as the explainer's figures (what the text shows). */
-static void net_from_doc(struct txt *t, const json_t *o, struct ie_fig_net *n)
-{
-	memset(n, 0, sizeof(*n));
-	n->mapped = json_is_true(json_object_get(o, "mapped"));
-	if (!n->mapped)
-		return;
-	n->packets = jget_u(t, o, "packets");
-	n->bytes = jget_u(t, o, "bytes");
-	n->mb_per_s = jget_f(t, o, "mb_per_s");
-	n->dir_packets[IE_DIR_IN] = jget_u(t, o, "packets_in");
-	n->dir_bytes[IE_DIR_IN] = jget_u(t, o, "bytes_in");
-	n->dir_packets[IE_DIR_OUT] = jget_u(t, o, "packets_out");
-	n->dir_bytes[IE_DIR_OUT] = jget_u(t, o, "bytes_out");
-	n->dir_packets[IE_DIR_LOCAL] = jget_u(t, o, "packets_local");
-	if (n->dir_packets[IE_DIR_LOCAL])
-		n->dir_bytes[IE_DIR_LOCAL] = jget_u(t, o, "bytes_local");
-	n->kept = json_object_get(o, "kept");
-}
-
-/* A capture's packets during the gaps, and what it kept of them. */
-static void net_line(struct txt *t, const struct ie_fig_net *n)
+/*
+ * What the device's gaps had in common (the explainer's totals, as the document's explain was
+ * written from them): the other devices, the network, NFS, the period, the commands, the causes.
+ */
+static void text_explain(struct txt *t, const struct ie_totals *tot)
 {
 	FILE *f = t->f;
-	char b1[32], b2[32], b3[32], b4[32];
-
-	if (!n->mapped) {
-		fprintf(f, "    network: packets not placed on the trace clock (no clock pairs and "
-		           "no TIMESTAMP)\n");
-		return;
-	}
-	fprintf(f,
-	        "    network during the gaps: %" PRIu64 " packets, %s (%s): in %" PRIu64
-	        " (%s), out %" PRIu64 " (%s)",
-	        n->packets, iot_fmt_bytes(n->bytes, b1, sizeof(b1)),
-	        iot_fmt_rate(n->mb_per_s * 1e6, b4, sizeof(b4)), n->dir_packets[IE_DIR_IN],
-	        iot_fmt_bytes(n->dir_bytes[IE_DIR_IN], b2, sizeof(b2)), n->dir_packets[IE_DIR_OUT],
-	        iot_fmt_bytes(n->dir_bytes[IE_DIR_OUT], b3, sizeof(b3)));
-	if (n->dir_packets[IE_DIR_LOCAL])
-		fprintf(f, ", local %" PRIu64 " (%s)", n->dir_packets[IE_DIR_LOCAL],
-		        iot_fmt_bytes(n->dir_bytes[IE_DIR_LOCAL], b1, sizeof(b1)));
-	fputc('\n', f);
-	text_kept(t, n->kept);
-}
-
-/* What the device's gaps had in common: the other devices, the network, NFS, the period. */
-static void text_explain(struct txt *t, const json_t *ex)
-{
-	FILE *f = t->f;
-	const json_t *o, *p = json_object_get(ex, "periodicity"), *c;
-	const char *key;
-	char b1[32], b2[32], b3[32], who[128];
-	struct per_fig pf;
-	size_t i;
+	char b1[32], b2[32], b3[32], b4[32], who[128];
+	const struct ie_period *p = tot->per;
 	int any = 0;
 
-	if (!json_is_object(ex) || !(t->tot ? t->tot->gaps_ns : jget_u(t, ex, "gaps_ns")))
+	if (!tot->gaps_ns)
 		return;
-	if (t->tot) {
-		for (i = 0; i < t->tot->ndevs; i++) {
-			const struct ie_fig_other *fo = &t->tot->devs[i];
+	for (unsigned i = 0; i < tot->ndevs; i++) {
+		const struct ie_fig_other *o = &tot->devs[i];
 
-			dev_line(f, i, dev_text_x(t->x, fo->dev, who, sizeof(who)), fo->busy_ns,
-			         t->tot->gaps_ns, fo->busy_pct, fo->ios, fo->bytes);
-		}
-	} else {
-		json_array_foreach(json_object_get(ex, "devices"), i, o)
-		{
-			dev_line(f, i, dev_text(o, who, sizeof(who)), jget_u(t, o, "busy_ns"),
-			         jget_u(t, ex, "gaps_ns"), jget_f(t, o, "busy_pct"),
-			         jget_u(t, o, "ios"), jget_u(t, o, "bytes"));
-		}
+		fprintf(f, "    %s %s busy %s of the gaps' %s (%.1f%%), %" PRIu64 " IOs, %s\n",
+		        i ? "         " : "while idle:", dev_text(t->x, o->dev, who, sizeof(who)),
+		        iot_fmt_dur((double)o->busy_ns, b1, sizeof(b1)),
+		        iot_fmt_dur((double)tot->gaps_ns, b2, sizeof(b2)), o->busy_pct, o->ios,
+		        iot_fmt_bytes(o->bytes, b3, sizeof(b3)));
 	}
-	if (t->tot) {
-		for (i = 0; i < t->tot->nnfs; i++)
-			net_line(t, &t->tot->net[i]);
-	} else {
-		json_array_foreach(json_object_get(ex, "network"), i, o)
-		{
-			struct ie_fig_net n;
+	for (unsigned i = 0; i < tot->nnfs; i++) {
+		const struct ie_fig_net *n = &tot->net[i];
 
-			net_from_doc(t, o, &n);
-			net_line(t, &n);
+		if (!n->mapped) {
+			fprintf(
+			    f, "    network: packets not placed on the trace clock (no clock pairs "
+			       "and no TIMESTAMP)\n");
+			continue;
 		}
-	}
-	if (t->tot) {
-		for (i = 0; i < t->tot->nnfs; i++) {
-			const struct ie_fig_nfs *n = &t->tot->nfs[i];
-
-			nfs_line(f, n->busy_ns, n->busy_pct, n->arrivals, n->outstanding_mean,
-			         n->max);
-		}
-	} else {
-		json_array_foreach(json_object_get(ex, "nfs"), i, o)
-		{
-			nfs_line(f, jget_u(t, o, "idle_with_work_ns"),
-			         jget_f(t, o, "idle_with_work_pct"), jget_u(t, o, "arrivals"),
-			         jget_f(t, o, "outstanding_mean"), jget_u(t, o, "outstanding_max"));
-		}
-	}
-	if (per_fig(t, t->tot ? t->tot->per : NULL, p, &pf))
 		fprintf(f,
-		        "    periodic: gaps of at least %s end every %s +- %s (%" PRIu64
-		        " of %" PRIu64 " intervals)\n",
-		        iot_fmt_dur((double)pf.min_gap_ns, b1, sizeof(b1)),
-		        iot_fmt_dur((double)pf.period_ns, b2, sizeof(b2)),
-		        iot_fmt_dur((double)pf.jitter_ns, b3, sizeof(b3)), pf.count, pf.gaps - 1);
-	text_cmds(t, ex);
-	fprintf(f, "    causes of the gaps listed:");
-	for (unsigned k = 0; t->tot && k < IE_CAUSES; k++)
-		if (t->tot->cause_gaps[k])
-			fprintf(f, "%s %s %" PRIu64, any++ ? "," : "", idle_cause_name(k),
-			        t->tot->cause_gaps[k]);
-	json_object_foreach((json_t *)(t->tot ? NULL : json_object_get(ex, "causes")), key, c)
-	{
-		if (json_integer_value(c))
-			fprintf(f, "%s %s %" PRIu64, any++ ? "," : "", key,
-			        (uint64_t)json_integer_value(c));
+		        "    network during the gaps: %" PRIu64 " packets, %s (%s): in %" PRIu64
+		        " (%s), out %" PRIu64 " (%s)",
+		        n->packets, iot_fmt_bytes(n->bytes, b1, sizeof(b1)),
+		        iot_fmt_rate(n->mb_per_s * 1e6, b4, sizeof(b4)), n->dir_packets[IE_DIR_IN],
+		        iot_fmt_bytes(n->dir_bytes[IE_DIR_IN], b2, sizeof(b2)),
+		        n->dir_packets[IE_DIR_OUT],
+		        iot_fmt_bytes(n->dir_bytes[IE_DIR_OUT], b3, sizeof(b3)));
+		if (n->dir_packets[IE_DIR_LOCAL])
+			fprintf(f, ", local %" PRIu64 " (%s)", n->dir_packets[IE_DIR_LOCAL],
+			        iot_fmt_bytes(n->dir_bytes[IE_DIR_LOCAL], b1, sizeof(b1)));
+		fputc('\n', f);
+		text_kept(t, n->kept);
 	}
+	for (unsigned i = 0; i < tot->nnfs; i++) {
+		const struct ie_fig_nfs *n = &tot->nfs[i];
+
+		if (!n->arrivals && !n->busy_ns)
+			continue;
+		fprintf(
+		    f,
+		    "    NFS during the gaps: disk idle while the server had work %s (%.1f%% of "
+		    "the gaps), %" PRIu64 " calls arrived, %.2f outstanding on average, at most "
+		    "%u\n",
+		    iot_fmt_dur((double)n->busy_ns, b1, sizeof(b1)), n->busy_pct, n->arrivals,
+		    n->outstanding_mean, n->max);
+	}
+	if (p && p->found)
+		fprintf(f,
+		        "    periodic: gaps of at least %s end every %s +- %s (%u of %" PRIu64
+		        " intervals)\n",
+		        iot_fmt_dur((double)p->min_gap_ns, b1, sizeof(b1)),
+		        iot_fmt_dur((double)p->period_ns, b2, sizeof(b2)),
+		        iot_fmt_dur((double)p->jitter_ns, b3, sizeof(b3)), p->count,
+		        (uint64_t)p->gaps - 1);
+	text_cmds(f, tot);
+	fprintf(f, "    causes of the gaps listed:");
+	for (unsigned c = 0; c < IE_CAUSES; c++)
+		if (tot->cause_gaps[c])
+			fprintf(f, "%s %s %" PRIu64, any++ ? "," : "", idle_cause_name(c),
+			        tot->cause_gaps[c]);
 	fprintf(f, "%s\n", any ? "" : " none");
 }
 
-/* idle: the figures, the explanation of the gaps (the document's totals), the longest gaps
- * with their causes (the explainer's). */
-static void text_idle(struct txt *t, const struct blk_figures *fg, const json_t *idle,
-                      uint64_t start)
+/* idle: the figures, the explanation of the gaps in total, the longest gaps with their causes
+ * (both the explainer's). */
+static void text_idle(struct txt *t, const struct blk_figures *fg, uint64_t start)
 {
 	FILE *f = t->f;
 	char b1[32], b2[32];
@@ -452,7 +285,8 @@ static void text_idle(struct txt *t, const struct blk_figures *fg, const json_t 
 	fprintf(f, "  %-10s %" PRIu64 " gaps >= %s, %s in total (%.1f%% of the span)\n", "idle",
 	        fg->idle_gaps, iot_fmt_dur((double)fg->idle_threshold_ns, b1, sizeof(b1)),
 	        iot_fmt_dur((double)fg->idle_total_ns, b2, sizeof(b2)), fg->idle_pct);
-	text_explain(t, json_object_get(idle, "explain"));
+	if (t->tot)
+		text_explain(t, t->tot);
 	if (fg->ngaps)
 		fprintf(f, "    %14s %14s %12s %12s  %-30s %-30s %s\n", "start (s)", "end (s)",
 		        "length", "IO waiting", "began by (completed)", "ended by (issued)",
@@ -611,7 +445,7 @@ static void text_device(struct txt *t, const struct blk_figures *fg, const json_
 		           "completion)\n");
 	unmatched_note(f, fg);
 	fprintf(f, "  %-10s mean %.2f, max %" PRIu64 "\n", "depth", fg->depth_mean, fg->depth_max);
-	text_idle(t, fg, json_object_get(d, "idle"), start);
+	text_idle(t, fg, start);
 	fprintf(f,
 	        "  %-10s %" PRIu64 " (%" PRIu64 " over 128 sectors), %.1f%% sequential, %.1f/s, "
 	        "%" PRIu64 " forward, %" PRIu64 " backward\n",
@@ -631,11 +465,16 @@ static int device(struct txt *t, const struct run_summary *s, int cg, size_t i, 
 	unsigned pos = (unsigned)i;
 	struct blk_figures fg;
 	struct ie_totals tot;
+	bool explained;
 	int ret;
 
 	if (!s)
 		return -EPROTO;
+	/* the document explains its gaps: the explainer that did must be at hand (below) */
+	explained = json_is_object(json_object_get(json_object_get(d, "idle"), "explain"));
 	if (cg < 0 && s->figs) {
+		if (explained)
+			return -EPROTO;
 		if (i >= s->nfigs)
 			return -EPROTO;
 		text_device(t, &s->figs[i], d, start);
@@ -655,7 +494,7 @@ static int device(struct txt *t, const struct run_summary *s, int cg, size_t i, 
 	} else if (cg >= 0 && s->cg) {
 		a = blk_bycg_pass(s->cg, (unsigned)cg);
 	}
-	if (!a)
+	if (!a || (explained && !t->xd))
 		return -EPROTO;
 	/* its gaps in total, as the document's explain was written from them */
 	if (t->xd && idle_explain_totals(t->x, t->xd, &tot))
