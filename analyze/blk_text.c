@@ -19,11 +19,14 @@
 
 /*
  * A device's figures are the sinks' (struct blk_figures: from its pass, or a summary run's from
- * analyze/blk_summary.c), never read back from the JSON view. What is still read from the
- * document (the run's header, the hosts, what a device is, the explanation of its gaps) is
- * read by its path, and a path the document lacks is an error, not a 0: a key renamed in the
- * JSON view fails every text rendering (and the tests that run one) instead of printing 0.
- * Optional parts are tested for (json_is_object, json_object_get) before they are read.
+ * analyze/blk_summary.c), never read back from the JSON view; so are the explanation of its
+ * gaps in total (struct ie_totals, idle_explain_totals(): what the document's explain is
+ * written from) and its listed gaps' causes. A device whose document has an explain but whose
+ * explainer is not at hand is an error, never printed without it. What is still read from the
+ * document (the run's header, the hosts, what a device is) is read by its path, and a path the
+ * document lacks is an error, not a 0: a key renamed in the JSON view fails every text
+ * rendering (and the tests that run one) instead of printing 0. Optional parts are tested for
+ * (json_is_object, json_object_get) before they are read.
  */
 struct txt {
 	FILE *f;
@@ -31,6 +34,8 @@ struct txt {
 	/* the device's gaps explained (analyze/idle_explain.h), or NULL */
 	const struct idle_explain *x;
 	const struct ie_dev *xd;
+	const struct ie_totals
+	    *tot; /* xd's gaps in total, or NULL (a summary run's: the document) */
 };
 
 /* o's value at path ("reads.ios"), or NULL (the miss remembered). */
@@ -67,11 +72,6 @@ static uint64_t jget_u(struct txt *t, const json_t *o, const char *path)
 	}
 	json_u64_get(o, &v); /* an integer, or a u64 past 2^63 as its digits; else 0 */
 	return v;
-}
-
-static double jget_f(struct txt *t, const json_t *o, const char *path)
-{
-	return json_number_value(jget(t, o, path));
 }
 
 static int64_t jget_i(struct txt *t, const json_t *o, const char *path)
@@ -116,67 +116,61 @@ static const char *io_text(const struct blk_fig_edge *io, char *buf, size_t len)
 	return buf;
 }
 
-/* "8,16", "8,16 (osd.0 journal)", with " on HOST", for an entry of explain.devices */
-static const char *dev_text(const json_t *o, char *buf, size_t len)
+/* "8,16", "8,16 (osd.0 journal)", with " on HOST" with several hosts: another device */
+static const char *dev_text(const struct idle_explain *x, const struct ie_dev *o, char *buf,
+                            size_t len)
 {
-	const json_t *host = json_object_get(o, "host"), *role = json_object_get(o, "role");
+	const char *host = idle_explain_hosts(x) > 1 ? idle_explain_host_name(x, o->host) : NULL;
 	char name[64], r[160];
 
-	snprintf(buf, len, "%s", json_string_value(json_object_get(o, "dev")));
-	if (json_is_string(role))
+	snprintf(buf, len, "%s", blk_dev_name(o->devno, name));
+	if (o->role)
 		snprintf(buf + strlen(buf), len - strlen(buf), " (%s)",
-		         txt_escape(json_string_value(role), r, sizeof(r)));
-	if (json_is_string(host))
+		         txt_escape(o->role, r, sizeof(r)));
+	if (host)
 		snprintf(buf + strlen(buf), len - strlen(buf), " on %s",
-		         txt_escape(json_string_value(host), name, sizeof(name)));
+		         txt_escape(host, name, sizeof(name)));
 	return buf;
 }
 
-/* "filestore_sync (ceph-osd)": a command of explain.ended_by, with its process */
-static const char *cmd_text(const json_t *c, char *buf, size_t len)
+/* "filestore_sync (ceph-osd)": a command that ended or began gaps, with its process */
+static const char *cmd_text(const struct ie_fig_cmd *c, char *buf, size_t len)
 {
-	const json_t *proc = json_object_get(c, "process");
 	char a[64], b[64];
 
-	txt_escape(json_string_value(json_object_get(c, "comm")), a, sizeof(a));
-	if (json_is_string(proc))
-		snprintf(buf, len, "%s (%s)", a, txt_escape(json_string_value(proc), b, sizeof(b)));
+	txt_escape(c->comm, a, sizeof(a));
+	if (c->process)
+		snprintf(buf, len, "%s (%s)", a, txt_escape(c->process, b, sizeof(b)));
 	else
 		snprintf(buf, len, "%s", a);
 	return buf;
 }
 
 /* The gaps by the command that ended them (and their period), then that began them. */
-static void text_cmds(struct txt *t, const json_t *ex)
+static void text_cmds(FILE *f, const struct ie_totals *tot)
 {
-	FILE *f = t->f;
-	const json_t *c, *p;
 	char b1[32], b2[32], b3[32], who[160];
-	size_t i;
 
-	json_array_foreach(json_object_get(ex, "ended_by"), i, c)
-	{
-		fprintf(f, "    %-9s %-34s %6" PRIu64 " gaps %12s (%5.1f%%)", i ? "" : "ended by",
-		        cmd_text(c, who, sizeof(who)), jget_u(t, c, "gaps"),
-		        iot_fmt_dur((double)jget_u(t, c, "total_ns"), b1, sizeof(b1)),
-		        jget_f(t, c, "pct"));
-		p = json_object_get(c, "periodicity");
-		if (json_is_object(p))
+	for (unsigned i = 0; i < tot->nended + tot->nbegan; i++) {
+		bool ended = i < tot->nended;
+		const struct ie_fig_cmd *c = ended ? &tot->ended[i] : &tot->began[i - tot->nended];
+		const struct ie_period *p = c->per;
+
+		fprintf(f, "    %-9s %-34s %6" PRIu64 " gaps %12s (%5.1f%%)",
+		        i == tot->nended ? "began by"
+		        : i == 0         ? "ended by"
+		                         : "",
+		        cmd_text(c, who, sizeof(who)), c->gaps,
+		        iot_fmt_dur((double)c->total_ns, b1, sizeof(b1)), c->pct);
+		if (ended && p && p->found)
 			fprintf(f,
-			        "  periodic: every %s +- %s (%" PRIu64 " of %" PRIu64
+			        "  periodic: every %s +- %s (%u of %" PRIu64
 			        " intervals, gaps >= %s)",
-			        iot_fmt_dur((double)jget_u(t, p, "period_ns"), b2, sizeof(b2)),
-			        iot_fmt_dur((double)jget_u(t, p, "jitter_ns"), b3, sizeof(b3)),
-			        jget_u(t, p, "count"), jget_u(t, p, "gaps") - 1,
-			        iot_fmt_dur((double)jget_u(t, p, "min_gap_ns"), b1, sizeof(b1)));
+			        iot_fmt_dur((double)p->period_ns, b2, sizeof(b2)),
+			        iot_fmt_dur((double)p->jitter_ns, b3, sizeof(b3)), p->count,
+			        (uint64_t)p->gaps - 1,
+			        iot_fmt_dur((double)p->min_gap_ns, b1, sizeof(b1)));
 		fputc('\n', f);
-	}
-	json_array_foreach(json_object_get(ex, "began_by"), i, c)
-	{
-		fprintf(f, "    %-9s %-34s %6" PRIu64 " gaps %12s (%5.1f%%)\n", i ? "" : "began by",
-		        cmd_text(c, who, sizeof(who)), jget_u(t, c, "gaps"),
-		        iot_fmt_dur((double)jget_u(t, c, "total_ns"), b1, sizeof(b1)),
-		        jget_f(t, c, "pct"));
 	}
 }
 
@@ -206,30 +200,32 @@ static void text_kept(struct txt *t, const json_t *kept)
 	fputc('\n', f);
 }
 
-/* What the device's gaps had in common: the other devices, the network, NFS, the period. */
-static void text_explain(struct txt *t, const json_t *ex)
+/*
+ * What the device's gaps had in common (the explainer's totals, as the document's explain was
+ * written from them): the other devices, the network, NFS, the period, the commands, the causes.
+ */
+static void text_explain(struct txt *t, const struct ie_totals *tot)
 {
 	FILE *f = t->f;
-	const json_t *o, *p = json_object_get(ex, "periodicity"), *c;
-	const char *key;
 	char b1[32], b2[32], b3[32], b4[32], who[128];
-	size_t i;
+	const struct ie_period *p = tot->per;
 	int any = 0;
 
-	if (!json_is_object(ex) || !jget_u(t, ex, "gaps_ns"))
+	if (!tot->gaps_ns)
 		return;
-	json_array_foreach(json_object_get(ex, "devices"), i, o)
-	{
+	for (unsigned i = 0; i < tot->ndevs; i++) {
+		const struct ie_fig_other *o = &tot->devs[i];
+
 		fprintf(f, "    %s %s busy %s of the gaps' %s (%.1f%%), %" PRIu64 " IOs, %s\n",
-		        i ? "         " : "while idle:", dev_text(o, who, sizeof(who)),
-		        iot_fmt_dur((double)jget_u(t, o, "busy_ns"), b1, sizeof(b1)),
-		        iot_fmt_dur((double)jget_u(t, ex, "gaps_ns"), b2, sizeof(b2)),
-		        jget_f(t, o, "busy_pct"), jget_u(t, o, "ios"),
-		        iot_fmt_bytes(jget_u(t, o, "bytes"), b3, sizeof(b3)));
+		        i ? "         " : "while idle:", dev_text(t->x, o->dev, who, sizeof(who)),
+		        iot_fmt_dur((double)o->busy_ns, b1, sizeof(b1)),
+		        iot_fmt_dur((double)tot->gaps_ns, b2, sizeof(b2)), o->busy_pct, o->ios,
+		        iot_fmt_bytes(o->bytes, b3, sizeof(b3)));
 	}
-	json_array_foreach(json_object_get(ex, "network"), i, o)
-	{
-		if (!json_is_true(json_object_get(o, "mapped"))) {
+	for (unsigned i = 0; i < tot->nnfs; i++) {
+		const struct ie_fig_net *n = &tot->net[i];
+
+		if (!n->mapped) {
 			fprintf(
 			    f, "    network: packets not placed on the trace clock (no clock pairs "
 			       "and no TIMESTAMP)\n");
@@ -238,55 +234,50 @@ static void text_explain(struct txt *t, const json_t *ex)
 		fprintf(f,
 		        "    network during the gaps: %" PRIu64 " packets, %s (%s): in %" PRIu64
 		        " (%s), out %" PRIu64 " (%s)",
-		        jget_u(t, o, "packets"),
-		        iot_fmt_bytes(jget_u(t, o, "bytes"), b1, sizeof(b1)),
-		        iot_fmt_rate(jget_f(t, o, "mb_per_s") * 1e6, b4, sizeof(b4)),
-		        jget_u(t, o, "packets_in"),
-		        iot_fmt_bytes(jget_u(t, o, "bytes_in"), b2, sizeof(b2)),
-		        jget_u(t, o, "packets_out"),
-		        iot_fmt_bytes(jget_u(t, o, "bytes_out"), b3, sizeof(b3)));
-		if (jget_u(t, o, "packets_local"))
-			fprintf(f, ", local %" PRIu64 " (%s)", jget_u(t, o, "packets_local"),
-			        iot_fmt_bytes(jget_u(t, o, "bytes_local"), b1, sizeof(b1)));
+		        n->packets, iot_fmt_bytes(n->bytes, b1, sizeof(b1)),
+		        iot_fmt_rate(n->mb_per_s * 1e6, b4, sizeof(b4)), n->dir_packets[IE_DIR_IN],
+		        iot_fmt_bytes(n->dir_bytes[IE_DIR_IN], b2, sizeof(b2)),
+		        n->dir_packets[IE_DIR_OUT],
+		        iot_fmt_bytes(n->dir_bytes[IE_DIR_OUT], b3, sizeof(b3)));
+		if (n->dir_packets[IE_DIR_LOCAL])
+			fprintf(f, ", local %" PRIu64 " (%s)", n->dir_packets[IE_DIR_LOCAL],
+			        iot_fmt_bytes(n->dir_bytes[IE_DIR_LOCAL], b1, sizeof(b1)));
 		fputc('\n', f);
-		text_kept(t, json_object_get(o, "kept"));
+		text_kept(t, n->kept);
 	}
-	json_array_foreach(json_object_get(ex, "nfs"), i, o)
-	{
-		if (!jget_u(t, o, "arrivals") && !jget_u(t, o, "idle_with_work_ns"))
+	for (unsigned i = 0; i < tot->nnfs; i++) {
+		const struct ie_fig_nfs *n = &tot->nfs[i];
+
+		if (!n->arrivals && !n->busy_ns)
 			continue;
 		fprintf(
 		    f,
 		    "    NFS during the gaps: disk idle while the server had work %s (%.1f%% of "
 		    "the gaps), %" PRIu64 " calls arrived, %.2f outstanding on average, at most "
-		    "%" PRIu64 "\n",
-		    iot_fmt_dur((double)jget_u(t, o, "idle_with_work_ns"), b1, sizeof(b1)),
-		    jget_f(t, o, "idle_with_work_pct"), jget_u(t, o, "arrivals"),
-		    jget_f(t, o, "outstanding_mean"), jget_u(t, o, "outstanding_max"));
+		    "%u\n",
+		    iot_fmt_dur((double)n->busy_ns, b1, sizeof(b1)), n->busy_pct, n->arrivals,
+		    n->outstanding_mean, n->max);
 	}
-	if (json_is_object(p))
+	if (p && p->found)
 		fprintf(f,
-		        "    periodic: gaps of at least %s end every %s +- %s (%" PRIu64
-		        " of %" PRIu64 " intervals)\n",
-		        iot_fmt_dur((double)jget_u(t, p, "min_gap_ns"), b1, sizeof(b1)),
-		        iot_fmt_dur((double)jget_u(t, p, "period_ns"), b2, sizeof(b2)),
-		        iot_fmt_dur((double)jget_u(t, p, "jitter_ns"), b3, sizeof(b3)),
-		        jget_u(t, p, "count"), jget_u(t, p, "gaps") - 1);
-	text_cmds(t, ex);
+		        "    periodic: gaps of at least %s end every %s +- %s (%u of %" PRIu64
+		        " intervals)\n",
+		        iot_fmt_dur((double)p->min_gap_ns, b1, sizeof(b1)),
+		        iot_fmt_dur((double)p->period_ns, b2, sizeof(b2)),
+		        iot_fmt_dur((double)p->jitter_ns, b3, sizeof(b3)), p->count,
+		        (uint64_t)p->gaps - 1);
+	text_cmds(f, tot);
 	fprintf(f, "    causes of the gaps listed:");
-	json_object_foreach((json_t *)json_object_get(ex, "causes"), key, c)
-	{
-		if (json_integer_value(c))
-			fprintf(f, "%s %s %" PRIu64, any++ ? "," : "", key,
-			        (uint64_t)json_integer_value(c));
-	}
+	for (unsigned c = 0; c < IE_CAUSES; c++)
+		if (tot->cause_gaps[c])
+			fprintf(f, "%s %s %" PRIu64, any++ ? "," : "", idle_cause_name(c),
+			        tot->cause_gaps[c]);
 	fprintf(f, "%s\n", any ? "" : " none");
 }
 
-/* idle: the figures, the explanation of the gaps (the document's totals), the longest gaps
- * with their causes (the explainer's). */
-static void text_idle(struct txt *t, const struct blk_figures *fg, const json_t *idle,
-                      uint64_t start)
+/* idle: the figures, the explanation of the gaps in total, the longest gaps with their causes
+ * (both the explainer's). */
+static void text_idle(struct txt *t, const struct blk_figures *fg, uint64_t start)
 {
 	FILE *f = t->f;
 	char b1[32], b2[32];
@@ -294,7 +285,8 @@ static void text_idle(struct txt *t, const struct blk_figures *fg, const json_t 
 	fprintf(f, "  %-10s %" PRIu64 " gaps >= %s, %s in total (%.1f%% of the span)\n", "idle",
 	        fg->idle_gaps, iot_fmt_dur((double)fg->idle_threshold_ns, b1, sizeof(b1)),
 	        iot_fmt_dur((double)fg->idle_total_ns, b2, sizeof(b2)), fg->idle_pct);
-	text_explain(t, json_object_get(idle, "explain"));
+	if (t->tot)
+		text_explain(t, t->tot);
 	if (fg->ngaps)
 		fprintf(f, "    %14s %14s %12s %12s  %-30s %-30s %s\n", "start (s)", "end (s)",
 		        "length", "IO waiting", "began by (completed)", "ended by (issued)",
@@ -453,7 +445,7 @@ static void text_device(struct txt *t, const struct blk_figures *fg, const json_
 		           "completion)\n");
 	unmatched_note(f, fg);
 	fprintf(f, "  %-10s mean %.2f, max %" PRIu64 "\n", "depth", fg->depth_mean, fg->depth_max);
-	text_idle(t, fg, json_object_get(d, "idle"), start);
+	text_idle(t, fg, start);
 	fprintf(f,
 	        "  %-10s %" PRIu64 " (%" PRIu64 " over 128 sectors), %.1f%% sequential, %.1f/s, "
 	        "%" PRIu64 " forward, %" PRIu64 " backward\n",
@@ -472,11 +464,17 @@ static int device(struct txt *t, const struct run_summary *s, int cg, size_t i, 
 	const struct blk_analysis *a = NULL;
 	unsigned pos = (unsigned)i;
 	struct blk_figures fg;
+	struct ie_totals tot;
+	bool explained;
 	int ret;
 
 	if (!s)
 		return -EPROTO;
+	/* the document explains its gaps: the explainer that did must be at hand (below) */
+	explained = json_is_object(json_object_get(json_object_get(d, "idle"), "explain"));
 	if (cg < 0 && s->figs) {
+		if (explained)
+			return -EPROTO;
 		if (i >= s->nfigs)
 			return -EPROTO;
 		text_device(t, &s->figs[i], d, start);
@@ -496,14 +494,21 @@ static int device(struct txt *t, const struct run_summary *s, int cg, size_t i, 
 	} else if (cg >= 0 && s->cg) {
 		a = blk_bycg_pass(s->cg, (unsigned)cg);
 	}
-	if (!a)
+	if (!a || (explained && !t->xd))
 		return -EPROTO;
+	/* its gaps in total, as the document's explain was written from them */
+	if (t->xd && idle_explain_totals(t->x, t->xd, &tot))
+		return -ENOMEM;
+	t->tot = t->xd ? &tot : NULL;
 	ret = blk_figures_from_analysis(&fg, a, pos);
 	if (!ret)
 		text_device(t, &fg, d, start);
 	blk_figures_release(&fg);
+	if (t->tot)
+		idle_totals_release(&tot);
 	t->x = NULL;
 	t->xd = NULL;
+	t->tot = NULL;
 	return ret == -ENOENT ? -EPROTO : ret;
 }
 

@@ -193,71 +193,30 @@ static void set_host(const struct idle_explain *x, json_t *o, unsigned h)
 		    o, "host", x->host[h].name ? json_string(x->host[h].name) : json_integer(h));
 }
 
-/* Directions, from the capture host's addresses: received, sent, between two of its own
- * addresses (loopback), neither (forwarded, another host's), not known (past the flow cap, or
- * no local address known). */
-enum { DIR_IN, DIR_OUT, DIR_LOCAL, DIR_OTHER, DIR_UNKNOWN, NDIRS };
-static const char *const dir_names[NDIRS] = {"in", "out", "local", "other", "unclassified"};
+/* The directions' names in the document (IE_DIR_*, struct ie_fig_net). */
+static const char *const dir_names[IE_DIRS] = {"in", "out", "local", "other", "unclassified"};
 
-static int flow_dir(const struct ie_host *hs, const struct ie_flow *f)
+static json_t *net_json(const struct idle_explain *x, const struct ie_fig_net *n)
 {
-	int src = ie_is_local(hs, &f->src.addr), dst = ie_is_local(hs, &f->dst.addr);
-
-	if (!hs->nlocal)
-		return DIR_UNKNOWN;
-	return src && dst ? DIR_LOCAL : src ? DIR_OUT : dst ? DIR_IN : DIR_OTHER;
-}
-
-static int by_bytes(const void *a, const void *b)
-{
-	const struct ie_flow *x = *(struct ie_flow *const *)a, *y = *(struct ie_flow *const *)b;
-
-	return x->bytes > y->bytes ? -1 : x->bytes < y->bytes;
-}
-
-static json_t *net_json(const struct idle_explain *x, unsigned h, const struct ie_net *n,
-                        uint64_t len)
-{
-	const struct ie_host *hs = &x->host[h];
 	json_t *o = json_object(), *fl = json_array();
-	uint64_t p[NDIRS] = {0}, b[NDIRS] = {0};
-	const struct ie_flow **v = calloc(n->flows.n ? n->flows.n : 1, sizeof(*v));
-	unsigned nv = 0;
 	char a1[64], a2[64];
 
-	set_host(x, o, h);
-	for (unsigned i = 0; i < n->flows.cap; i++) {
-		const struct ie_flow *f = &n->flows.f[i];
-		int d;
-
-		if (!f->used)
-			continue;
-		d = flow_dir(hs, f);
-		p[d] += f->packets;
-		b[d] += f->bytes;
-		if (v)
-			v[nv++] = f;
-	}
-	p[DIR_UNKNOWN] += n->flows.over_packets;
-	b[DIR_UNKNOWN] += n->flows.over_bytes;
+	set_host(x, o, n->host);
 	json_object_set_new(o, "packets", json_u64(n->packets));
 	json_object_set_new(o, "bytes", json_u64(n->bytes));
-	json_object_set_new(o, "mb_per_s",
-	                    json_real(len ? (double)n->bytes * 1e3 / (double)len : 0.0));
-	for (int d = 0; d < NDIRS; d++) {
+	json_object_set_new(o, "mb_per_s", json_real(n->mb_per_s));
+	for (int d = 0; d < IE_DIRS; d++) {
 		char k[32];
 
 		snprintf(k, sizeof(k), "packets_%s", dir_names[d]);
-		json_object_set_new(o, k, json_u64(p[d]));
+		json_object_set_new(o, k, json_u64(n->dir_packets[d]));
 		snprintf(k, sizeof(k), "bytes_%s", dir_names[d]);
-		json_object_set_new(o, k, json_u64(b[d]));
+		json_object_set_new(o, k, json_u64(n->dir_bytes[d]));
 	}
 	json_object_set_new(o, "frames_other", json_u64(n->frames_other));
-	if (v)
-		qsort(v, nv, sizeof(*v), by_bytes);
-	for (unsigned i = 0; i < nv && i < IE_FLOWS; i++) {
-		const struct ie_flow *f = v[i];
-		int d = flow_dir(hs, f);
+	for (unsigned i = 0; i < n->nflows; i++) {
+		const struct ie_flow *f = n->flows[i];
+		int d = n->flow_dir[i];
 
 		json_array_append_new(
 		    fl, json_pack("{s:s, s:s, s:i, s:s, s:i, s:I, s:I, s:s}", "proto",
@@ -268,20 +227,17 @@ static json_t *net_json(const struct idle_explain *x, unsigned h, const struct i
 		                  (json_int_t)f->bytes, "direction", dir_names[d]));
 	}
 	json_object_set_new(o, "flows", fl);
-	free(v);
 	return o;
 }
 
-static json_t *nfs_json(const struct idle_explain *x, unsigned h, const struct ie_nfs *n,
-                        uint64_t len, bool total)
+static json_t *nfs_json(const struct idle_explain *x, const struct ie_fig_nfs *n, bool total)
 {
 	json_t *o = json_object();
 
-	set_host(x, o, h);
+	set_host(x, o, n->host);
 	json_object_set_new(o, total ? "idle_with_work_ns" : "busy_ns", json_u64(n->busy_ns));
-	json_object_set_new(o, total ? "idle_with_work_pct" : "busy_pct",
-	                    json_real(pct(n->busy_ns, len)));
-	json_object_set_new(o, "outstanding_mean", json_real(len ? n->area / (double)len : 0.0));
+	json_object_set_new(o, total ? "idle_with_work_pct" : "busy_pct", json_real(n->busy_pct));
+	json_object_set_new(o, "outstanding_mean", json_real(n->outstanding_mean));
 	json_object_set_new(o, "outstanding_max", json_integer(n->max));
 	json_object_set_new(o, "arrivals", json_u64(n->arrivals));
 	return o;
@@ -413,9 +369,11 @@ const struct ie_gap *idle_explain_listed(const struct ie_dev *d, unsigned k, uin
 	return d && k < d->ntop && d->top[k]->g.start == start ? d->top[k] : NULL;
 }
 
-static json_t *other_json(const struct idle_explain *x, const struct ie_dev *o,
-                          const struct ie_other *r, uint64_t len, bool total)
+/* Another device's share of a gap (r: its edges) or of the gaps in total (r NULL). */
+static json_t *other_json(const struct idle_explain *x, const struct ie_fig_other *fo,
+                          const struct ie_other *r)
 {
+	const struct ie_dev *o = fo->dev;
 	json_t *j = json_object();
 	char n[24];
 
@@ -424,12 +382,12 @@ static json_t *other_json(const struct idle_explain *x, const struct ie_dev *o,
 	json_object_set_new(j, "key", o->key ? json_string(o->key) : json_string(n));
 	json_object_set_new(j, "role", o->role ? json_string(o->role) : json_null());
 	json_object_set_new(j, "group", o->group ? json_string(o->group) : json_null());
-	json_object_set_new(j, "busy_ns", json_u64(r->busy_ns));
-	json_object_set_new(j, "busy_pct", json_real(pct(r->busy_ns, len)));
-	json_object_set_new(j, "ios", json_u64(r->ios));
-	json_object_set_new(j, "bytes", json_u64(r->bytes));
-	if (total) {
-		json_object_set_new(j, "gaps_busy", json_u64(r->gaps_busy));
+	json_object_set_new(j, "busy_ns", json_u64(fo->busy_ns));
+	json_object_set_new(j, "busy_pct", json_real(fo->busy_pct));
+	json_object_set_new(j, "ios", json_u64(fo->ios));
+	json_object_set_new(j, "bytes", json_u64(fo->bytes));
+	if (!r) {
+		json_object_set_new(j, "gaps_busy", json_u64(fo->gaps_busy));
 	} else {
 		json_object_set_new(j, "inflight_start", json_integer(r->inflight_start));
 		json_object_set_new(j, "inflight_end", json_integer(r->inflight_end));
@@ -445,16 +403,25 @@ static json_t *gap_json(const struct idle_explain *x, const struct ie_dev *d,
 	json_t *all = json_array(), *reasons = json_array();
 	char buf[512];
 
-	for (unsigned k = 0; k < g->n_oth; k++)
-		if (x->devs[k] != d)
-			json_array_append_new(devs,
-			                      other_json(x, x->devs[k], &g->oth[k], len, false));
+	for (unsigned k = 0; k < g->n_oth; k++) {
+		struct ie_fig_other fo;
+
+		if (x->devs[k] == d)
+			continue;
+		fo = ie_fig_other(x->devs[k], &g->oth[k], len);
+		json_array_append_new(devs, other_json(x, &fo, &g->oth[k]));
+	}
 	json_object_set_new(o, "devices", devs);
 	for (unsigned h = 0; g->net && h < x->nhosts; h++) {
 		if (!x->host[h].have_capture)
 			continue;
-		json_array_append_new(net, net_json(x, h, &g->net[h], len));
-		json_array_append_new(nfs, nfs_json(x, h, &g->nfs[h], len, false));
+		struct ie_fig_net fnet;
+
+		ie_fig_net(x, h, &g->net[h], len, &fnet);
+		json_array_append_new(net, net_json(x, &fnet));
+		struct ie_fig_nfs fn = ie_fig_nfs(h, &g->nfs[h], len);
+
+		json_array_append_new(nfs, nfs_json(x, &fn, false));
 	}
 	json_object_set_new(o, "network", net);
 	json_object_set_new(o, "nfs", nfs);
@@ -475,16 +442,6 @@ static json_t *gap_json(const struct idle_explain *x, const struct ie_dev *d,
 	return o;
 }
 
-static int by_began(const void *a, const void *b)
-{
-	const struct ie_cmd *x = *(const struct ie_cmd *const *)a;
-	const struct ie_cmd *y = *(const struct ie_cmd *const *)b;
-
-	if (x->began_ns != y->began_ns)
-		return x->began_ns > y->began_ns ? -1 : 1;
-	return strcmp(x->comm, y->comm);
-}
-
 static json_t *period_json(const struct ie_period *p)
 {
 	if (!p->found)
@@ -494,68 +451,47 @@ static json_t *period_json(const struct ie_period *p)
 	                 "min_gap_ns", (json_int_t)p->min_gap_ns);
 }
 
-/* The gaps by the command that ended them (with its periodicity) or began them, most idle
- * time first; at most IE_CMDS listed, the rest summed as "others". */
-#define IE_CMDS 16u
-static json_t *cmds_json(const struct ie_dev *d, bool ended)
+/* ended_by or began_by: the commands of the totals (idle_totals.c), "(others)" last. */
+static json_t *cmds_json(const struct ie_fig_cmd *c, unsigned n)
 {
-	const struct ie_cmd **v = calloc(d->ncmds ? d->ncmds : 1, sizeof(*v));
-	json_t *a = json_array();
-	uint64_t og = 0, ons = 0;
-	unsigned n = 0, nothers = 0;
+	json_t *a = json_array(), *o;
 
-	for (unsigned k = 0; v && k < d->ncmds; k++)
-		if (ended ? d->cmds[k].ended : d->cmds[k].began)
-			v[n++] = &d->cmds[k];
-	if (!ended && v)
-		qsort(v, n, sizeof(*v), by_began);
-	for (unsigned k = 0; k < n; k++) {
-		const struct ie_cmd *c = v[k];
-		uint64_t gaps = ended ? c->ended : c->began, ns = ended ? c->ended_ns : c->began_ns;
-		json_t *o;
-
-		if (k >= IE_CMDS) {
-			og += gaps;
-			ons += ns;
-			nothers++;
-			continue;
-		}
-		o = json_pack("{s:s, s:s?, s:I, s:I, s:f}", "comm", c->comm, "process", c->process,
-		              "gaps", (json_int_t)gaps, "total_ns", (json_int_t)ns, "pct",
-		              pct(ns, d->gap_ns));
-		if (ended)
-			json_object_set_new(o, "periodicity", period_json(&c->per));
+	for (unsigned k = 0; k < n; k++, c++) {
+		if (c->commands)
+			o = json_pack("{s:s, s:n, s:I, s:I, s:f, s:i}", "comm", c->comm, "process",
+			              "gaps", (json_int_t)c->gaps, "total_ns",
+			              (json_int_t)c->total_ns, "pct", c->pct, "commands",
+			              (int)c->commands);
+		else
+			o = json_pack("{s:s, s:s?, s:I, s:I, s:f}", "comm", c->comm, "process",
+			              c->process, "gaps", (json_int_t)c->gaps, "total_ns",
+			              (json_int_t)c->total_ns, "pct", c->pct);
+		if (!c->commands && c->per)
+			json_object_set_new(o, "periodicity", period_json(c->per));
 		json_array_append_new(a, o);
 	}
-	if (nothers)
-		json_array_append_new(a, json_pack("{s:s, s:n, s:I, s:I, s:f, s:i}", "comm",
-		                                   "(others)", "process", "gaps", (json_int_t)og,
-		                                   "total_ns", (json_int_t)ons, "pct",
-		                                   pct(ons, d->gap_ns), "commands", (int)nothers));
-	free(v);
 	return a;
 }
 
-static json_t *totals_json(const struct idle_explain *x, const struct ie_dev *d)
+/* The document's "explain" of d's gaps in total: from tot (idle_explain_totals()), and (not
+ * yet made figures there) the network, the periodicity, the commands and the causes. */
+static json_t *totals_json(const struct idle_explain *x, const struct ie_dev *d,
+                           const struct ie_totals *tot)
 {
 	json_t *o = json_object(), *devs = json_array(), *net = json_array(), *nfs = json_array();
 	json_t *cz = json_object();
 	char a[64];
 
-	for (unsigned k = 0; k < x->ndevs; k++)
-		if (x->devs[k] != d)
-			json_array_append_new(
-			    devs, other_json(x, x->devs[k], &d->tot[k], d->gap_ns, true));
-	json_object_set_new(o, "gaps_ns", json_u64(d->gap_ns));
+	for (unsigned k = 0; k < tot->ndevs; k++)
+		json_array_append_new(devs, other_json(x, &tot->devs[k], NULL));
+	json_object_set_new(o, "gaps_ns", json_u64(tot->gaps_ns));
 	json_object_set_new(o, "devices", devs);
-	for (unsigned h = 0; d->net_tot && h < x->nhosts; h++) {
-		const struct ie_host *hs = &x->host[h];
+	for (unsigned k = 0; k < tot->nnfs; k++) {
+		const struct ie_host *hs = &x->host[tot->net[k].host];
 		json_t *n, *loc;
 
-		if (!hs->have_capture) /* a host without packets: nothing made for it */
-			continue;
 		loc = json_array();
-		n = net_json(x, h, &d->net_tot[h], d->gap_ns);
+		n = net_json(x, &tot->net[k]);
 		for (unsigned i = 0; i < hs->nlocal; i++)
 			json_array_append_new(
 			    loc, json_string(net_addr_str(&hs->local[i], a, sizeof(a))));
@@ -569,15 +505,16 @@ static json_t *totals_json(const struct idle_explain *x, const struct ie_dev *d)
 		 * IP lengths), NFS whole */
 		json_object_set_new(n, "kept", hs->kept ? json_incref(hs->kept) : json_null());
 		json_array_append_new(net, n);
-		json_array_append_new(nfs, nfs_json(x, h, &d->nfs_tot[h], d->gap_ns, true));
 	}
+	for (unsigned k = 0; k < tot->nnfs; k++)
+		json_array_append_new(nfs, nfs_json(x, &tot->nfs[k], true));
 	json_object_set_new(o, "network", net);
 	json_object_set_new(o, "nfs", nfs);
-	json_object_set_new(o, "periodicity", period_json(&d->per));
-	json_object_set_new(o, "ended_by", cmds_json(d, true));
-	json_object_set_new(o, "began_by", cmds_json(d, false));
+	json_object_set_new(o, "periodicity", period_json(tot->per));
+	json_object_set_new(o, "ended_by", cmds_json(tot->ended, tot->nended));
+	json_object_set_new(o, "began_by", cmds_json(tot->began, tot->nbegan));
 	for (unsigned c = 0; c < IE_CAUSES; c++)
-		json_object_set_new(cz, idle_cause_name(c), json_u64(d->cause_gaps[c]));
+		json_object_set_new(cz, idle_cause_name(c), json_u64(tot->cause_gaps[c]));
 	json_object_set_new(o, "causes", cz);
 	json_object_set_new(o, "gaps_kept", json_u64(d->nall));
 	json_object_set_new(o, "gaps_not_kept", json_u64(d->all_dropped));
@@ -594,8 +531,10 @@ int ie_json(const struct idle_explain *x, unsigned h, json_t *devices)
 		const char *name = json_string_value(json_object_get(dj, "dev"));
 		json_t *idle = json_object_get(dj, "idle"), *longest, *e;
 		const struct ie_dev *d = NULL;
+		struct ie_totals tot;
 		unsigned ma, mi;
 		size_t k;
+		int ret;
 
 		if (!name || sscanf(name, "%u,%u", &ma, &mi) != 2 || !json_is_object(idle))
 			continue;
@@ -609,7 +548,11 @@ int ie_json(const struct idle_explain *x, unsigned h, json_t *devices)
 				d = x->devs[g];
 		if (!d)
 			continue;
-		if (json_object_set_new(idle, "explain", totals_json(x, d)))
+		if (idle_explain_totals(x, d, &tot))
+			return -ENOMEM;
+		ret = json_object_set_new(idle, "explain", totals_json(x, d, &tot));
+		idle_totals_release(&tot);
+		if (ret)
 			return -ENOMEM;
 		longest = json_object_get(idle, "longest");
 		json_array_foreach(longest, k, e)

@@ -255,6 +255,72 @@ const struct ie_gap *idle_explain_listed(const struct ie_dev *d, unsigned k, uin
 void idle_explain_because(const struct idle_explain *x, const struct ie_dev *d,
                           const struct ie_gap *g, enum ie_cause c, char *buf, size_t len);
 
+/*
+ * The figures of d's gaps in total (idle_totals.c), computed once: idle_explain_json() writes
+ * the document's "explain" from them and analyze's text prints them. Another device's share of
+ * gaps of len ns (struct ie_other's, with its percentage), an NFS server's (host h).
+ */
+struct ie_fig_other {
+	const struct ie_dev *dev;
+	uint64_t busy_ns, ios, bytes;
+	uint64_t gaps_busy; /* totals only */
+	double busy_pct;    /* of len */
+};
+struct ie_fig_nfs {
+	unsigned host;
+	uint64_t busy_ns; /* the totals' idle_with_work_ns */
+	double busy_pct, outstanding_mean;
+	unsigned max;
+	uint64_t arrivals;
+};
+/*
+ * A capture's packets during gaps of len ns (host h): their rate, by direction from the
+ * capture host's addresses (received, sent, between two of its own, neither: forwarded or
+ * another host's, not known: past the flow cap or no local address known), the IE_FLOWS flows
+ * that carried most bytes. mapped and kept: the host's (its packets were placed on the common
+ * clock; what the capture kept of them, the manifest's).
+ */
+enum { IE_DIR_IN, IE_DIR_OUT, IE_DIR_LOCAL, IE_DIR_OTHER, IE_DIR_UNKNOWN, IE_DIRS };
+struct ie_fig_net {
+	unsigned host;
+	uint64_t packets, bytes, frames_other;
+	double mb_per_s; /* 1e6 bytes a second */
+	uint64_t dir_packets[IE_DIRS], dir_bytes[IE_DIRS];
+	unsigned nflows;
+	const struct ie_flow *flows[IE_FLOWS]; /* most bytes first */
+	uint8_t flow_dir[IE_FLOWS];
+	bool mapped;
+	const json_t *kept; /* or NULL */
+};
+void ie_fig_net(const struct idle_explain *x, unsigned h, const struct ie_net *n, uint64_t len,
+                struct ie_fig_net *o);
+
+/* The gaps a command ended or began; past IE_CMDS commands, the rest summed as "(others)". */
+#define IE_CMDS 16u
+struct ie_fig_cmd {
+	const char *comm, *process; /* process NULL: not known */
+	uint64_t gaps, total_ns;
+	double pct;                  /* of the gaps' time */
+	const struct ie_period *per; /* ended_by: the gaps it ended at a steady period, or NULL */
+	unsigned commands;           /* "(others)": how many commands it sums; else 0 */
+};
+struct ie_totals {
+	uint64_t gaps_ns;
+	unsigned ndevs, nnfs;
+	struct ie_fig_other *devs;   /* every other device, in the explainer's order */
+	struct ie_fig_nfs *nfs;      /* every host with a capture */
+	struct ie_fig_net *net;      /* the same hosts (nnfs of them) */
+	const struct ie_period *per; /* the device's gaps at a steady period (per->found) */
+	unsigned nended, nbegan;
+	struct ie_fig_cmd *ended, *began; /* most idle time first (ended: the explainer's order) */
+	const uint64_t *cause_gaps;       /* [IE_CAUSES]: the listed gaps by their cause */
+};
+struct ie_fig_other ie_fig_other(const struct ie_dev *o, const struct ie_other *r, uint64_t len);
+struct ie_fig_nfs ie_fig_nfs(unsigned h, const struct ie_nfs *n, uint64_t len);
+/* 0 or -ENOMEM; t released by idle_totals_release() either way. */
+int idle_explain_totals(const struct idle_explain *x, const struct ie_dev *d, struct ie_totals *t);
+void idle_totals_release(struct ie_totals *t);
+
 /* --- internal to analyze/idle_*.c --- */
 struct ie_host {
 	struct idle_explain *x;
