@@ -25,25 +25,8 @@ make_runset set h1=hostA h3=pk@1000000000 h4=hostA@-1500000000
 cat m.err >&2
 grep -q "host h3: packets only" m.err || fail "no note that h3 is left out: $(cat m.err)"
 expect_eq "lines on stderr" "$(wc -l <m.err)" 1
-frame() {
-	ffmpeg -v error -y -i "$1" -vf "select=eq(n\,$2)" -frames:v 1 -f rawvideo \
-		-pix_fmt rgb24 "$3"
-}
-PIX="$SRCDIR/tests/integration/movie_pixels.py"
 # two panels, as for h1 and h4 alone (runset_offsets.sh's movie)
-"$TOOLS/movielayout" 640 360 1 1 >l.json
-# frame 7 (0.3-0.8 s): h1 reads its first burst, h4 has not started
-frame m.mp4 7 f7.rgb
-python3 "$PIX" f7.rgb 640 360 l.json 0 some-io || fail "frame 7: h1 without IO"
-python3 "$PIX" f7.rgb 640 360 l.json 1 no-io || fail "frame 7: h4 drawn before its start"
-# frame 19 (1.5-2.0 s): h1 in its gap 1-2 s, h4 in its first burst (1.5-2.5 s)
-frame m.mp4 19 f19.rgb
-python3 "$PIX" f19.rgb 640 360 l.json 0 idle || fail "frame 19: h1 not idle"
-python3 "$PIX" f19.rgb 640 360 l.json 1 some-io || fail "frame 19: h4 without IO"
-# the movie runs to h4's end: 1.5 s + its 2.999 s
-n=$(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames \
-	-of csv=p=0 m.mp4)
-expect_eq "movie: frames to the last host's end" "$n" 45
+movie_h1_h4 m.mp4
 
 # --- a set of packets alone: nothing to draw, refused (usage), no file -------------------------
 make_runset pset h3=pk

@@ -70,30 +70,9 @@ EOF
 # --- movie: h4's panel starts 1.5 s into the movie ---------------------------------------------
 if command -v ffmpeg >/dev/null && command -v ffprobe >/dev/null; then
 	make_runset mset h1=hostA h4=hostA@-1500000000
-	frame() {
-		ffmpeg -v error -y -i "$1" -vf "select=eq(n\,$2)" -frames:v 1 -f rawvideo \
-			-pix_fmt rgb24 "$3"
-	}
-	PIX="$SRCDIR/tests/integration/movie_pixels.py"
-	# 100 ms of the set's time a frame: frame k shows up to (k + 1) x 100 ms
 	"$IOTAPE" movie mset -o m.mp4 --fps 10 --speed 1 --window 500ms --size 640x360 -q \
 		2>m.err || fail "movie of the set: $(cat m.err)"
-	"$TOOLS/movielayout" 640 360 1 1 >l2.json
-	# frame 7 (0.3-0.8 s): h1 reads its first burst, h4 has not started
-	frame m.mp4 7 f7.rgb
-	python3 "$PIX" f7.rgb 640 360 l2.json 0 some-io || fail "frame 7: h1 without IO"
-	python3 "$PIX" f7.rgb 640 360 l2.json 1 no-io || fail "frame 7: h4 drawn before its start"
-	# frame 19 (1.5-2.0 s): h1 in its gap 1-2 s, h4 in its first burst (1.5-2.5 s)
-	frame m.mp4 19 f19.rgb
-	python3 "$PIX" f19.rgb 640 360 l2.json 0 idle || fail "frame 19: h1 not idle"
-	python3 "$PIX" f19.rgb 640 360 l2.json 1 some-io || fail "frame 19: h4 without IO"
-	# frame 34 (3.0-3.5 s): h1's last IO was at 3 s, h4 in its gap 2.5-3.5 s
-	frame m.mp4 34 f34.rgb
-	python3 "$PIX" f34.rgb 640 360 l2.json 1 idle || fail "frame 34: h4 not idle"
-	# the movie runs to h4's end: 1.5 s + its 2.999 s
-	n=$(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames \
-		-of csv=p=0 m.mp4)
-	expect_eq "movie: frames to the last host's end" "$n" 45
+	movie_h1_h4 m.mp4
 else
 	[ -z "${IOTAPE_NO_SKIP:-}" ] || fail "ffmpeg is missing: the movie of a run set is not checked"
 	echo "no ffmpeg: the movie of a run set is not checked" >&2

@@ -12,6 +12,7 @@
 
 #include "analyze/idle_explain.h"
 #include "formats/blktrace.h"
+#include "test_rpc_txns.h"
 #include "formats/manifest.h"
 #include "test_blk_events.h"
 
@@ -122,18 +123,6 @@ static struct pkt tcp(uint8_t src, uint16_t sport, uint8_t dst, uint16_t dport, 
 	return p;
 }
 
-static struct rpc_txn call(uint64_t c, uint64_t r)
-{
-	struct rpc_txn t;
-
-	memset(&t, 0, sizeof(t));
-	t.kind = RPC_KIND_NFS;
-	t.call_ns = c;
-	t.reply_ns = r;
-	t.replied = r != 0;
-	return t;
-}
-
 /* Packets (wall clock = trace + 1000 s) and NFS calls laid over one device's gaps 10-100 and
  * 110-200 ms: directions from an inferred local address, flows, calls outstanding. */
 static void test_packets_and_calls(void **s)
@@ -148,8 +137,9 @@ static void test_packets_and_calls(void **s)
 	const struct ie_dev *d;
 	const struct ie_gap *g1, *g2;
 	struct pkt p;
-	struct rpc_txn t1 = call(W + 120 * MS, W + 150 * MS), t2 = call(W + 130 * MS, W + 140 * MS);
-	struct rpc_txn t3 = call(W + 190 * MS, 0);
+	struct rpc_txn t1 = nfs_call(W + 120 * MS, W + 150 * MS),
+	               t2 = nfs_call(W + 130 * MS, W + 140 * MS);
+	struct rpc_txn t3 = nfs_call(W + 190 * MS, 0);
 
 	(void)s;
 	start(&f, 10, &clk);

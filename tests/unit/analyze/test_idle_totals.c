@@ -11,6 +11,7 @@
 
 #include "analyze/idle_explain.h"
 #include "formats/blktrace.h"
+#include "test_rpc_txns.h"
 #include "test_blk_events.h"
 
 #define MS 1000000ull
@@ -88,18 +89,6 @@ static void test_other_devices(void **s)
 	blk_analysis_free(a);
 }
 
-static struct rpc_txn call(uint64_t c, uint64_t r)
-{
-	struct rpc_txn t;
-
-	memset(&t, 0, sizeof(t));
-	t.kind = RPC_KIND_NFS;
-	t.call_ns = c;
-	t.reply_ns = r;
-	t.replied = r != 0;
-	return t;
-}
-
 /* One device idle 10-100 and 110-200 ms (180 ms); a 300-byte packet in each gap; NFS calls 120-150
  * and 130-140 ms, and one from 190 ms never answered (outstanding to the capture's last frame, 195
  * ms): 35 ms with a call outstanding, 45 ms x calls, at most 2, 3 arrivals. */
@@ -111,8 +100,9 @@ static void test_nfs(void **s)
 	    EV_C(110 * MS, 8, 8, R), EV_D(200 * MS, 16, 8, R), EV_C(210 * MS, 16, 8, R),
 	};
 	struct ie_clock clk = {.have_wall = true, .wall_ns = (int64_t)W};
-	struct rpc_txn t1 = call(W + 120 * MS, W + 150 * MS), t2 = call(W + 130 * MS, W + 140 * MS);
-	struct rpc_txn t3 = call(W + 190 * MS, 0);
+	struct rpc_txn t1 = nfs_call(W + 120 * MS, W + 150 * MS),
+	               t2 = nfs_call(W + 130 * MS, W + 140 * MS);
+	struct rpc_txn t3 = nfs_call(W + 190 * MS, 0);
 	struct blk_analysis *a;
 	struct idle_explain *x;
 	struct ie_totals t;
