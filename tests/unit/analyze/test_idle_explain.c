@@ -12,9 +12,9 @@
 
 #include "analyze/idle_explain.h"
 #include "formats/blktrace.h"
-#include "test_rpc_txns.h"
 #include "formats/manifest.h"
 #include "test_blk_events.h"
+#include "test_idle_fixture.h"
 
 #define MS 1000000ull
 #define SEC 1000000000ull
@@ -22,44 +22,6 @@
 #define B BLK_MKDEV(8, 16)
 #define J BLK_MKDEV(8, 32)
 #define C BLK_MKDEV(8, 48)
-
-static struct blk_event on(struct blk_event e, uint32_t dev)
-{
-	e.dev = dev;
-	return e;
-}
-
-struct fixture {
-	struct blk_analysis *a;
-	struct idle_explain *x;
-};
-
-static void start(struct fixture *f, unsigned top, const struct ie_clock *clk)
-{
-	struct blk_opts o;
-	struct ie_clock none = {0};
-
-	blk_opts_init(&o);
-	o.idle_threshold_ns = 10 * MS;
-	o.top = top;
-	assert_int_equal(blk_analysis_new(&f->a, &o), 0);
-	assert_int_equal(idle_explain_new(&f->x, top), 0);
-	assert_int_equal(idle_explain_add_host(f->x, f->a, NULL, clk ? clk : &none), 0);
-}
-
-static void feed(struct fixture *f, const struct blk_event *ev, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		blk_analysis_feed(f->a, &ev[i]);
-	blk_analysis_finish(f->a);
-	idle_explain_block_done(f->x);
-}
-
-static void stop(struct fixture *f)
-{
-	idle_explain_free(f->x);
-	blk_analysis_free(f->a);
-}
 
 /* Device A idle 10-100 ms; B had one request in flight at the gap's start (issued at 5 ms,
  * done at 30 ms), then 35-50 and 60-120 ms, the last still in flight at the gap's end: busy

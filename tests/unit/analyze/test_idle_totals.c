@@ -11,37 +11,14 @@
 
 #include "analyze/idle_explain.h"
 #include "formats/blktrace.h"
-#include "test_rpc_txns.h"
 #include "test_blk_events.h"
+#include "test_idle_fixture.h"
 
 #define MS 1000000ull
 #define A BLK_MKDEV(8, 0)
 #define B BLK_MKDEV(8, 16)
 /* a percentage or a mean, to double precision */
 #define assert_near(a, b) assert_true(fabs((a) - (b)) < 1e-9)
-
-static struct blk_event on(struct blk_event e, uint32_t dev)
-{
-	e.dev = dev;
-	return e;
-}
-
-static void run(struct blk_analysis **a, struct idle_explain **x, const struct ie_clock *clk,
-                const struct blk_event *ev, size_t n)
-{
-	struct blk_opts o;
-
-	blk_opts_init(&o);
-	o.idle_threshold_ns = 10 * MS;
-	o.top = 10;
-	assert_int_equal(blk_analysis_new(a, &o), 0);
-	assert_int_equal(idle_explain_new(x, 10), 0);
-	assert_int_equal(idle_explain_add_host(*x, *a, NULL, clk), 0);
-	for (size_t i = 0; i < n; i++)
-		blk_analysis_feed(*a, &ev[i]);
-	blk_analysis_finish(*a);
-	idle_explain_block_done(*x);
-}
 
 /* A idle 10-100 and 101-120 ms (109 ms); B busy 75 + 19 ms of them, 3 IOs, in both gaps. B's
  * one gap, 50-60 ms, while A was idle too. No capture: no NFS figures. */
@@ -54,19 +31,18 @@ static void test_other_devices(void **s)
 	    on(EV_D(60 * MS, 24, 8, W), B), on(EV_D(100 * MS, 8, 8, R), A),
 	    on(EV_C(101 * MS, 8, 8, R), A), on(EV_C(120 * MS, 24, 8, W), B),
 	};
-	struct ie_clock none = {0};
-	struct blk_analysis *a;
-	struct idle_explain *x;
+	struct fixture f;
 	struct ie_totals t;
 	const struct ie_dev *da, *db;
 
 	(void)s;
-	run(&a, &x, &none, ev, sizeof(ev) / sizeof(ev[0]));
-	da = idle_explain_find(x, 0, 0);
-	db = idle_explain_find(x, 0, 1);
+	start(&f, 10, NULL);
+	feed(&f, ev, sizeof(ev) / sizeof(ev[0]));
+	da = idle_explain_find(f.x, 0, 0);
+	db = idle_explain_find(f.x, 0, 1);
 	assert_non_null(da);
 	assert_non_null(db);
-	assert_int_equal(idle_explain_totals(x, da, &t), 0);
+	assert_int_equal(idle_explain_totals(f.x, da, &t), 0);
 	assert_int_equal(t.gaps_ns, 109 * MS);
 	assert_int_equal(t.ndevs, 1);
 	assert_ptr_equal(t.devs[0].dev, db);
@@ -77,7 +53,7 @@ static void test_other_devices(void **s)
 	assert_int_equal(t.devs[0].gaps_busy, 2);
 	assert_int_equal(t.nnfs, 0);
 	idle_totals_release(&t);
-	assert_int_equal(idle_explain_totals(x, db, &t), 0);
+	assert_int_equal(idle_explain_totals(f.x, db, &t), 0);
 	assert_int_equal(t.gaps_ns, 10 * MS);
 	assert_int_equal(t.ndevs, 1);
 	assert_ptr_equal(t.devs[0].dev, da);
@@ -85,8 +61,7 @@ static void test_other_devices(void **s)
 	assert_near(t.devs[0].busy_pct, 0.0);
 	assert_int_equal(t.devs[0].gaps_busy, 0);
 	idle_totals_release(&t);
-	idle_explain_free(x);
-	blk_analysis_free(a);
+	stop(&f);
 }
 
 /* One device idle 10-100 and 110-200 ms (180 ms); a 300-byte packet in each gap; NFS calls 120-150
@@ -103,30 +78,30 @@ static void test_nfs(void **s)
 	struct rpc_txn t1 = nfs_call(W + 120 * MS, W + 150 * MS),
 	               t2 = nfs_call(W + 130 * MS, W + 140 * MS);
 	struct rpc_txn t3 = nfs_call(W + 190 * MS, 0);
-	struct blk_analysis *a;
-	struct idle_explain *x;
+	struct fixture f;
 	struct ie_totals t;
 	struct pkt p;
 
 	(void)s;
-	run(&a, &x, &clk, ev, sizeof(ev) / sizeof(ev[0]));
-	idle_explain_capture_begin(x, 0);
-	assert_true(idle_explain_capture_mapped(x));
+	start(&f, 10, &clk);
+	feed(&f, ev, sizeof(ev) / sizeof(ev[0]));
+	idle_explain_capture_begin(f.x, 0);
+	assert_true(idle_explain_capture_mapped(f.x));
 	memset(&p, 0, sizeof(p));
 	p.proto = 6;
 	p.src = (struct net_endpoint){{4, {10, 0, 0, 1}}, 40001};
 	p.dst = (struct net_endpoint){{4, {10, 0, 0, 3}}, 2049};
 	p.len = p.caplen = 300;
-	idle_explain_frame(x, &p, W + 20 * MS);
-	idle_explain_call(x, &t1);
-	idle_explain_call(x, &t2);
-	idle_explain_txn(x, &t2);
-	idle_explain_txn(x, &t1);
-	idle_explain_call(x, &t3);
-	idle_explain_frame(x, &p, W + 195 * MS);
-	idle_explain_txn(x, &t3);
-	idle_explain_capture_end(x);
-	assert_int_equal(idle_explain_totals(x, idle_explain_find(x, 0, 0), &t), 0);
+	idle_explain_frame(f.x, &p, W + 20 * MS);
+	idle_explain_call(f.x, &t1);
+	idle_explain_call(f.x, &t2);
+	idle_explain_txn(f.x, &t2);
+	idle_explain_txn(f.x, &t1);
+	idle_explain_call(f.x, &t3);
+	idle_explain_frame(f.x, &p, W + 195 * MS);
+	idle_explain_txn(f.x, &t3);
+	idle_explain_capture_end(f.x);
+	assert_int_equal(idle_explain_totals(f.x, idle_explain_find(f.x, 0, 0), &t), 0);
 	assert_int_equal(t.gaps_ns, 180 * MS);
 	assert_int_equal(t.ndevs, 0);
 	assert_int_equal(t.nnfs, 1);
@@ -151,8 +126,7 @@ static void test_nfs(void **s)
 	assert_int_equal(t.net[0].flows[0]->bytes, 600);
 	assert_int_equal(t.net[0].flows[0]->dst.port, 2049);
 	idle_totals_release(&t);
-	idle_explain_free(x);
-	blk_analysis_free(a);
+	stop(&f);
 }
 
 /* Pids 1-18 (commands c01-c18) each issue one IO of 1 ms, pid k (k > 1) after a gap of
@@ -179,11 +153,8 @@ static void test_commands(void **s)
 {
 	struct bt_comm_table *comms = bt_comm_table_new();
 	struct blk_event ev[36];
-	struct ie_clock none = {0};
-	struct blk_analysis *a;
-	struct idle_explain *x;
+	struct fixture f;
 	struct ie_totals t;
-	struct blk_opts o;
 	uint64_t at = 0;
 	size_t n = 0;
 
@@ -201,18 +172,10 @@ static void test_commands(void **s)
 		at += MS;
 		ev[n++] = EV_C(at, 8 * k, 8, W);
 	}
-	blk_opts_init(&o);
-	o.idle_threshold_ns = 10 * MS;
-	o.top = 10;
-	assert_int_equal(blk_analysis_new(&a, &o), 0);
-	assert_int_equal(idle_explain_new(&x, 10), 0);
-	assert_int_equal(idle_explain_add_host(x, a, NULL, &none), 0);
-	idle_explain_set_comms(x, 0, comms);
-	for (size_t i = 0; i < n; i++)
-		blk_analysis_feed(a, &ev[i]);
-	blk_analysis_finish(a);
-	idle_explain_block_done(x);
-	assert_int_equal(idle_explain_totals(x, idle_explain_find(x, 0, 0), &t), 0);
+	start(&f, 10, NULL);
+	idle_explain_set_comms(f.x, 0, comms);
+	feed(&f, ev, n);
+	assert_int_equal(idle_explain_totals(f.x, idle_explain_find(f.x, 0, 0), &t), 0);
 	assert_int_equal(t.gaps_ns, 3400 * MS);
 	assert_int_equal(t.nended, IE_CMDS + 1);
 	assert_int_equal(t.nbegan, IE_CMDS + 1);
@@ -246,8 +209,7 @@ static void test_commands(void **s)
 	assert_int_equal(t.cause_gaps[IE_NO_WORK], 10);
 	assert_false(t.per->found);
 	idle_totals_release(&t);
-	idle_explain_free(x);
-	blk_analysis_free(a);
+	stop(&f);
 	bt_comm_table_free(comms);
 }
 
