@@ -165,11 +165,6 @@ static const char *dur(uint64_t ns, char *buf, size_t len)
 	return buf;
 }
 
-static double pct(uint64_t part, uint64_t whole)
-{
-	return whole ? 100.0 * (double)part / (double)whole : 0;
-}
-
 /* "8,16", "osd.0 journal (8,16)", with " on HOST" with several hosts. */
 static const char *dev_label(const struct idle_explain *x, const struct ie_dev *o, char *buf,
                              size_t len)
@@ -249,6 +244,7 @@ static void because(const struct idle_explain *x, const struct ie_dev *d, const 
 {
 	uint64_t glen = g->g.end - g->g.start;
 	char b1[32], b2[32], who[256];
+	struct ie_fig_other fo;
 	int k;
 
 	switch (c) {
@@ -257,7 +253,7 @@ static void because(const struct idle_explain *x, const struct ie_dev *d, const 
 		         "a request waited %s of the gap's %s (%.0f%%) in the block layer before "
 		         "its issue",
 		         dur(g->g.queued_ns, b1, sizeof(b1)), dur(glen, b2, sizeof(b2)),
-		         pct(g->g.queued_ns, glen));
+		         blk_pct(g->g.queued_ns, glen));
 		return;
 	case IE_GROUP_DEV:
 	case IE_OTHER_DEV:
@@ -268,6 +264,7 @@ static void because(const struct idle_explain *x, const struct ie_dev *d, const 
 		                                : REL_OTHER);
 		if (k < 0)
 			break;
+		fo = ie_fig_other(x->devs[k], &g->oth[k], glen);
 		snprintf(buf, len,
 		         "%s%s%s%s%s had IO in flight for %s of the gap's %s (%.0f%%): %llu IOs, "
 		         "%llu bytes completed",
@@ -276,23 +273,23 @@ static void because(const struct idle_explain *x, const struct ie_dev *d, const 
 		         c == IE_OTHER_GROUP ? ", of group " : "",
 		         c == IE_GROUP_DEV || c == IE_OTHER_GROUP ? x->devs[k]->group : "",
 		         c == IE_GROUP_DEV || c == IE_OTHER_GROUP ? "," : "",
-		         dur(g->oth[k].busy_ns, b1, sizeof(b1)), dur(glen, b2, sizeof(b2)),
-		         pct(g->oth[k].busy_ns, glen), (unsigned long long)g->oth[k].ios,
-		         (unsigned long long)g->oth[k].bytes);
+		         dur(fo.busy_ns, b1, sizeof(b1)), dur(glen, b2, sizeof(b2)), fo.busy_pct,
+		         (unsigned long long)fo.ios, (unsigned long long)fo.bytes);
 		return;
 	case IE_NFS:
 		for (unsigned h = 0; h < x->nhosts; h++) {
 			const struct ie_nfs *n = g->nfs ? &g->nfs[h] : NULL;
+			struct ie_fig_nfs fn;
 
 			if (!x->host[h].have_capture || !n || !HALF(n->busy_ns, glen))
 				continue;
+			fn = ie_fig_nfs(h, n, glen);
 			snprintf(
 			    buf, len,
 			    "NFS calls outstanding for %s of the gap's %s (%.0f%%): mean %.2f, max "
 			    "%u, %llu arrived",
-			    dur(n->busy_ns, b1, sizeof(b1)), dur(glen, b2, sizeof(b2)),
-			    pct(n->busy_ns, glen), glen ? n->area / (double)glen : 0, n->max,
-			    (unsigned long long)n->arrivals);
+			    dur(fn.busy_ns, b1, sizeof(b1)), dur(glen, b2, sizeof(b2)), fn.busy_pct,
+			    fn.outstanding_mean, fn.max, (unsigned long long)fn.arrivals);
 			return;
 		}
 		break;
@@ -338,7 +335,7 @@ static void because(const struct idle_explain *x, const struct ie_dev *d, const 
 		k = busiest_any(x, d, g);
 		for (unsigned h = 0; g->net && h < x->nhosts; h++)
 			pk += g->net[h].packets;
-		char wait[160]; /* room for the longest dur() and pct() */
+		char wait[160]; /* room for the longest dur() and blk_pct() */
 
 		/* the gap's ending request may have waited a little (too little for
 		 * held_in_queue): said as the row's "IO waiting" says it */
@@ -346,7 +343,8 @@ static void because(const struct idle_explain *x, const struct ie_dev *d, const 
 			snprintf(wait, sizeof(wait),
 			         "the request that ended it waited %s in the block layer (%.1f%% "
 			         "of the gap)",
-			         dur(g->g.queued_ns, b2, sizeof(b2)), pct(g->g.queued_ns, glen));
+			         dur(g->g.queued_ns, b2, sizeof(b2)),
+			         blk_pct(g->g.queued_ns, glen));
 		else
 			snprintf(wait, sizeof(wait), "nothing waited on the device");
 		snprintf(buf, len, "%s; %s%s%s%s%s; %llu packets", wait,
