@@ -465,6 +465,7 @@ static int device(struct txt *t, const struct run_summary *s, int cg, size_t i, 
 	unsigned pos = (unsigned)i;
 	struct blk_figures fg;
 	struct ie_totals tot;
+	char name[32];
 	bool explained;
 	int ret;
 
@@ -501,6 +502,10 @@ static int device(struct txt *t, const struct run_summary *s, int cg, size_t i, 
 		return -ENOMEM;
 	t->tot = t->xd ? &tot : NULL;
 	ret = blk_figures_from_analysis(&fg, a, pos);
+	/* the figures are the document's device's: found by position, checked by name */
+	if (!ret &&
+	    strcmp(blk_dev_name(fg.dev, name), json_string_value(json_object_get(d, "dev")) ?: ""))
+		ret = -ENOENT;
 	if (!ret)
 		text_device(t, &fg, d, start);
 	blk_figures_release(&fg);

@@ -252,6 +252,27 @@ static void test_renamed_key_fails(void **s)
 	blk_analysis_free(a);
 }
 
+/* A device's figures found by position (the run's refs) but checked by name: refs that point
+ * at the other device are refused, never printed under this device's name. */
+static void test_figures_of_another_device(void **s)
+{
+	struct blk_analysis *a;
+	json_t *root = document_of(&a);
+	struct devref refs[2] = {{a, 1}, {a, 0}};
+	struct run_summary rs = {.refs = refs};
+	struct iot_err e = {""};
+	int ret;
+	char *text;
+
+	(void)s;
+	text = render_with(root, &rs, &ret, &e);
+	assert_int_equal(ret, -EPROTO);
+	assert_null(strstr(text, "\ndevice 8,0: 3 events\n  reads                 1 ios"));
+	free(text);
+	json_decref(root);
+	blk_analysis_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -260,6 +281,7 @@ int main(void)
 	    cmocka_unit_test(test_causes_from_the_explainer),
 	    cmocka_unit_test(test_every_path_there),
 	    cmocka_unit_test(test_renamed_key_fails),
+	    cmocka_unit_test(test_figures_of_another_device),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
