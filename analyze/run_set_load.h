@@ -30,7 +30,7 @@ struct run_set_load {
 
 /*
  * The hosts hosts[0..n-1] (each a run directory with its measured clock offset, as
- * capture/hosts.h's caph_runset_open() gives them), each opened (its block trace, its first
+ * formats/runset.h's runset_open() gives them), each opened (its block trace, its first
  * packet capture, its manifest with clock pairs) and read through run_summary_set() (setup,
  * packets and ctx as there): one pass over every host, each host's gaps explained by all of
  * them, its packets too; o the passes' options (NULL: blk_opts_init()'s), nfs_interval_ns the

@@ -14,7 +14,7 @@
 #include "analyze/run_load.h"
 #include "analyze/run_set_load.h"
 #include "analyze/run_summary.h"
-#include "capture/hosts.h"
+#include "formats/runset.h"
 #include "cli/inputs.h"
 #include "common/fs.h"
 #include "formats/blktrace.h"
@@ -196,7 +196,7 @@ struct sweep_load {
 
 /* A cell's run set of several hosts, read as 'iotape analyze SET' reads it (each host's gaps
  * explained by every host): each host's summary with its host. An exit code. */
-static int sweep_load_set(struct sweep_load *l, const struct caph_runset *rs,
+static int sweep_load_set(struct sweep_load *l, const struct runset *rs,
                           struct sweep_cell_runs *out)
 {
 	struct run_set_load set;
@@ -221,7 +221,7 @@ static int sweep_load_set(struct sweep_load *l, const struct caph_runset *rs,
 static int sweep_load_summary(void *ctx, const char *rundir, struct sweep_cell_runs *out)
 {
 	struct sweep_load *l = ctx;
-	struct caph_runset rs;
+	struct runset rs;
 	json_t *summary, *manifest;
 	char set[PATH_MAX + 16];
 	bool apart;
@@ -246,7 +246,7 @@ static int sweep_load_summary(void *ctx, const char *rundir, struct sweep_cell_r
 		if (!ret && sweep_cell_add(out, rs.h[h].name, rs.h[h].run, summary, manifest))
 			ret = (error("out of memory"), EXIT_SYSTEM);
 	}
-	caph_runset_release(&rs);
+	runset_release(&rs);
 	return ret;
 }
 
@@ -266,17 +266,17 @@ int load_sweep(struct sweep_runs *s, const char *dir, uint64_t idle_ns, struct i
 	return EXIT_OK;
 }
 
-int cli_runset_open(const char *path, struct caph_runset *rs)
+int cli_runset_open(const char *path, struct runset *rs)
 {
 	struct iot_err e;
-	int ret = caph_runset_open(path, rs, &e);
+	int ret = runset_open(path, rs, &e);
 
 	if (ret == -ENOENT)
 		return ret;
 	for (unsigned i = 0; i < rs->nf; i++)
 		warning("host %s left out: %s", rs->f[i].name, rs->f[i].reason);
 	if (ret == -ENODATA) {
-		caph_runset_release(rs);
+		runset_release(rs);
 		return usage_error("%s", e.msg);
 	}
 	if (ret)
@@ -284,7 +284,7 @@ int cli_runset_open(const char *path, struct caph_runset *rs)
 	return EXIT_OK;
 }
 
-struct run_summaries_host *runset_hosts(const struct caph_runset *rs)
+struct run_summaries_host *runset_hosts(const struct runset *rs)
 {
 	struct run_summaries_host *h = calloc(rs->n ? rs->n : 1, sizeof(*h));
 
@@ -296,7 +296,7 @@ struct run_summaries_host *runset_hosts(const struct caph_runset *rs)
 	return h;
 }
 
-int load_runset(struct run_set_load *l, const struct caph_runset *rs, const struct blk_opts *o,
+int load_runset(struct run_set_load *l, const struct runset *rs, const struct blk_opts *o,
                 uint64_t nfs_interval_ns,
                 int (*setup)(void *ctx, unsigned host, struct blk_analysis *a),
                 void (*packets)(void *ctx, unsigned host, struct run_set_host *h), void *ctx,
