@@ -361,7 +361,7 @@ static int open_runset(struct run *r, const char *path)
 		return error("%s", e.msg), exit_code_for(ret);
 	/* captured at --detail summary on every host (analyze each host where it ran, bring back
 	 * kilobytes): their figures, on one clock, without a pass or a host limit */
-	if (!(sh = runset_hosts(&r->set)))
+	if (!(sh = run_set_hosts(&r->set)))
 		return error("out of memory"), EXIT_SYSTEM;
 	ret = run_summaries_detect(sh, r->set.n);
 	free(sh);
@@ -598,7 +598,7 @@ static int read_inputs(struct run *r, int argc, char **argv, const char **out_pa
  * printed. An exit code. */
 static int summaries_doc(struct run *r, json_t *root)
 {
-	struct run_summaries_host *h = runset_hosts(&r->set);
+	struct run_summaries_host *h = run_set_hosts(&r->set);
 	json_t *warnings = json_array(), *w;
 	struct iot_err e;
 	size_t i;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Loading a RUN for report, compare and a sweep's runs (cli/runs.c). */
+/* Loading a RUN for report, compare and a sweep's runs, the messages printed (cli/runs.c): the
+ * loading is analyze/run_load.h's, analyze/run_set_load.h's and sweep/load.h's. */
 #ifndef IOTAPE_CLI_RUNS_H
 #define IOTAPE_CLI_RUNS_H
 
@@ -50,9 +51,6 @@ int load_sweep(struct sweep_runs *s, const char *dir, uint64_t idle_ns, struct i
  * with runset_release().
  */
 int cli_runset_open(const char *path, struct runset *rs);
-/* The set's hosts as analyze takes them (analyze/run_summaries.h: pointing into rs; malloc'd,
- * NULL: out of memory). */
-struct run_summaries_host *runset_hosts(const struct runset *rs);
 /*
  * A run set of several hosts read as `iotape analyze SET` reads it (analyze/run_set_load.h,
  * run_set_load(): its hosts opened, one pass over every host, each host's gaps explained by
