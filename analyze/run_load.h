@@ -4,6 +4,7 @@
 #define IOTAPE_ANALYZE_RUN_LOAD_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -73,5 +74,43 @@ int run_load(struct run_src *s, const struct run_feed *f, struct run_load_notes 
 int run_summary_doc_check(const char *path, const json_t *doc, struct iot_err *e);
 /* Did the analysis a saved summary holds stop at bad bytes (its block or NFS "input" partial)? */
 bool run_summary_doc_partial(const json_t *doc);
+
+/*
+ * What loading runs tells the user, in order, for the command to print (a library never
+ * prints): msgs holds strings, each a warning, and objects {"error": TEXT}, an error to print
+ * there (bad bytes in a second input after a first one's: the first one's error is kept in
+ * *stop for the command to print last, and exit 2 with).
+ */
+/* Bad bytes stopped WHAT ("block trace", "capture", "run set") after good data (e says where):
+ * the partial-results warning into msgs, e into *stop or, when *stop holds an earlier one, an
+ * error into msgs. 0 or -ENOMEM. */
+int run_msgs_partial(json_t *msgs, const char *what, const struct iot_err *e, struct iot_err *stop);
+/* What a block reader read that the user should know (files cut short, records missing, times
+ * going backwards): a warning each into msgs. 0 or -ENOMEM. */
+int run_block_warnings(const struct bt_reader *rd, json_t *msgs);
+/* Events on devices past BLK_MAX_DEVICES (the pass ignores them): a warning when there are
+ * some, naming path when given. 0 or -ENOMEM. */
+int run_dropped_warning(const char *path, uint64_t events, json_t *msgs);
+/* The same for a summary (`iotape analyze --json`) that counts such events. */
+int run_summary_dropped_warning(const char *path, const json_t *summary, json_t *msgs);
+
+/*
+ * Read one RUN, opened (s: a run directory, a trace set, one trace file, or a packet capture),
+ * into f as run_load() does, and its manifest, if any and if it parses, into *manifest (NULL
+ * else, with a warning). The messages into msgs: what the block reader read, a capture cut
+ * short, partial results (run_msgs_partial()). 0, or -errno (e filled).
+ */
+int run_load_msgs(struct run_src *s, const struct run_feed *f, json_t **manifest, json_t *msgs,
+                  struct iot_err *stop, struct iot_err *e);
+
+/*
+ * A saved `iotape analyze --json` document at path (checked: run_summary_doc_check()), or a
+ * RUN analyzed as analyze would with idle threshold idle_ns (the summary alone: no graphs),
+ * into *summary, its manifest (if any) into *manifest: compare's inputs and a sweep's runs.
+ * The messages into msgs as run_load_msgs(). 0, or -errno (e filled; *summary and *manifest
+ * NULL).
+ */
+int run_summary_load(const char *path, uint64_t idle_ns, json_t **summary, json_t **manifest,
+                     json_t *msgs, struct iot_err *stop, struct iot_err *e);
 
 #endif

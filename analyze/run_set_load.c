@@ -7,12 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/run_load.h"
 #include "common/warnings.h"
 #include "formats/blktrace.h"
 #include "formats/instream.h"
 #include "formats/manifest.h"
 #include "formats/pcap_src.h"
 #include "formats/rundir.h"
+#include "formats/runset.h"
 
 /* Run directory rd's block trace and first packet capture, opened as every command opens a
  * run directory; capture taken by the caller. 0, RUN_SET_APART (a summary run), or -errno. */
@@ -137,4 +139,41 @@ int run_set_key_devices(json_t *summary, const char *host)
 		free(k);
 	}
 	return 0;
+}
+
+struct run_summaries_host *run_set_hosts(const struct runset *rs)
+{
+	struct run_summaries_host *h = calloc(rs->n ? rs->n : 1, sizeof(*h));
+
+	for (unsigned i = 0; h && i < rs->n; i++)
+		h[i] = (struct run_summaries_host){.name = rs->h[i].name,
+		                                   .path = rs->h[i].run,
+		                                   .offset_ns = rs->h[i].offset_ns,
+		                                   .error_ns = rs->h[i].error_ns};
+	return h;
+}
+
+int run_set_load_runset(struct run_set_load *l, const struct runset *rs, const struct blk_opts *o,
+                        uint64_t nfs_interval_ns,
+                        int (*setup)(void *ctx, unsigned host, struct blk_analysis *a),
+                        void (*packets)(void *ctx, unsigned host, struct run_set_host *h),
+                        void *ctx, json_t *msgs, struct iot_err *stop, struct iot_err *e)
+{
+	struct run_summaries_host *h = run_set_hosts(rs);
+	int ret;
+
+	memset(l, 0, sizeof(*l));
+	if (!h)
+		return iot_err_set(e, -ENOMEM, "out of memory");
+	ret = run_set_load(l, h, rs->n, o, nfs_interval_ns, setup, packets, ctx, msgs, e);
+	free(h);
+	if (ret == RUN_SET_APART)
+		return ret;
+	/* what each host's reader read, once the pass has read them */
+	for (unsigned i = 0; l->s.passed && i < l->n; i++)
+		if (l->h[i].host.rd && run_block_warnings(l->h[i].host.rd, msgs))
+			return iot_err_set(e, -ENOMEM, "out of memory");
+	if (ret > 0 && run_msgs_partial(msgs, "run set", e, stop))
+		return iot_err_set(e, -ENOMEM, "out of memory");
+	return ret > 0 ? 0 : ret;
 }

@@ -30,7 +30,7 @@ struct run_set_load {
 
 /*
  * The hosts hosts[0..n-1] (each a run directory with its measured clock offset, as
- * capture/hosts.h's caph_runset_open() gives them), each opened (its block trace, its first
+ * formats/runset.h's runset_open() gives them), each opened (its block trace, its first
  * packet capture, its manifest with clock pairs) and read through run_summary_set() (setup,
  * packets and ctx as there): one pass over every host, each host's gaps explained by all of
  * them, its packets too; o the passes' options (NULL: blk_opts_init()'s), nfs_interval_ns the
@@ -46,6 +46,23 @@ int run_set_load(struct run_set_load *l, const struct run_summaries_host *hosts,
                  void (*packets)(void *ctx, unsigned host, struct run_set_host *h), void *ctx,
                  json_t *warnings, struct iot_err *e);
 void run_set_load_release(struct run_set_load *l);
+
+/* The hosts of run set rs as run_set_load() takes them (pointing into rs; malloc'd, NULL: out
+ * of memory). */
+struct runset;
+struct run_summaries_host *run_set_hosts(const struct runset *rs);
+/*
+ * Run set rs (formats/runset.h's runset_open()) of several hosts read through run_set_load()
+ * (the other arguments as there), what the user should know into msgs as
+ * analyze/run_load.h's run_load_msgs() does: the set's warnings, what each host's reader read,
+ * partial results (run_msgs_partial(): e into *stop, 0 returned). 0, RUN_SET_APART (only the
+ * set's warnings in msgs), or -errno (e filled). l is to be released either way.
+ */
+int run_set_load_runset(struct run_set_load *l, const struct runset *rs, const struct blk_opts *o,
+                        uint64_t nfs_interval_ns,
+                        int (*setup)(void *ctx, unsigned host, struct blk_analysis *a),
+                        void (*packets)(void *ctx, unsigned host, struct run_set_host *h),
+                        void *ctx, json_t *msgs, struct iot_err *stop, struct iot_err *e);
 
 /* Every device of summary's devices[] keyed "HOST:KEY": a run set's hosts' devices apart,
  * whatever their names. 0 or -ENOMEM. */

@@ -7,9 +7,11 @@
 #include <stdint.h>
 
 #include "common/err.h"
+#include "formats/runset.h"
 
-#define CAPH_RUNSET_FILE "runset.json"
-#define CAPH_MAX_HOSTS 256u
+/* a run set's manifest, SET/RUNSET_FILE, is written here (caph_run()) and read back by
+ * formats/runset.h */
+#define CAPH_MAX_HOSTS RUNSET_MAX_HOSTS
 #define CAPH_MAX_DEVS 64u
 
 /* One --host DEST[:DEV,DEV...][:IFACE]: what to capture where. */
@@ -92,56 +94,5 @@ int caph_run(const struct caph_opts *o, struct caph_status *st, struct caph_resu
  * (or why it did not run), st[i].ok when it exited 0. 0, or -ENOMEM.
  */
 int caph_release(const struct caph_opts *o, struct caph_status *st, struct iot_err *e);
-
-/* One host of a run set that brought a run back. */
-struct caph_runset_host {
-	char *run;         /* SET/NAME, its run directory */
-	char *name;        /* the host's name in the set */
-	int64_t offset_ns; /* its CLOCK_REALTIME minus the capturing host's, measured */
-	uint64_t error_ns; /* the offset is right within this */
-	int ok;            /* its run is whole (else partial: kept, but said) */
-};
-
-/*
- * A run set's hosts (SET/runset.json) that brought a run back, into *hosts (malloc'd, *n of
- * them; caph_runset_free). -ENOENT when dir has no runset.json (e untouched); -EINVAL when it
- * is not a run set's manifest.
- */
-int caph_runset_load(const char *dir, struct caph_runset_host **hosts, unsigned *n,
-                     struct iot_err *e);
-/* The same from runset.json's text (the fuzz target's way in). */
-int caph_runset_parse(const char *text, size_t len, const char *dir,
-                      struct caph_runset_host **hosts, unsigned *n, struct iot_err *e);
-void caph_runset_free(struct caph_runset_host *hosts, unsigned n);
-
-/* A host of a run set that failed (status not "ok"), with or without a run brought back. */
-struct caph_runset_fault {
-	char name[256];
-	char reason[320]; /* runset.json's reason, cut to fit */
-	int have_run;     /* a partial run of it is in the set (among caph_runset_load()'s) */
-};
-/*
- * The failed hosts of a run set, in its order, into *faults (malloc'd, *n of them; free()).
- * -ENOENT when dir has no runset.json; -EINVAL when it is not a run set's manifest (e).
- */
-int caph_runset_faults(const char *dir, struct caph_runset_fault **faults, unsigned *n,
-                       struct iot_err *e);
-
-/*
- * A run set as every reader takes it (analyze, report, compare, movie, a sweep's cells): its
- * hosts that brought a whole run back (h, n: a failed host's run is partial at best, left out)
- * and its failed hosts with their reasons (f, nf: for the caller to say). -ENOENT when dir is
- * no run set (e untouched); -ENODATA when no host brought a whole run back, -EINVAL (not a run
- * set's manifest) or -ENOMEM (e filled). rs is empty after an error but for -ENODATA's failed
- * hosts; caph_runset_release() either way.
- */
-struct caph_runset {
-	struct caph_runset_host *h;
-	unsigned n;
-	struct caph_runset_fault *f;
-	unsigned nf;
-};
-int caph_runset_open(const char *dir, struct caph_runset *rs, struct iot_err *e);
-void caph_runset_release(struct caph_runset *rs);
 
 #endif

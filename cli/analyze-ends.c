@@ -6,12 +6,12 @@
 #include <stdlib.h>
 
 #include "analyze/nfs_ends.h"
-#include "capture/hosts.h"
+#include "formats/runset.h"
 #include "cli/cli.h"
 #include "formats/pcap_src.h"
 #include "formats/rundir.h"
 
-int analyze_runset_ends(const struct caph_runset_host *rs, unsigned n, struct nfs_ends **out)
+int analyze_runset_ends(const struct runset_host *rs, unsigned n, struct nfs_ends **out)
 {
 	struct nfs_ends *x = NULL;
 	unsigned ncap = 0;

@@ -38,8 +38,8 @@ int analyze_captures(struct in_stream **in, unsigned n, struct run_summary *s, u
  * its own, the calls two hosts saw matched and split (analyze/nfs_ends.h) into *out; NULL when
  * fewer than two hosts have a capture. An exit code after printing any error.
  */
-struct caph_runset_host;
+struct runset_host;
 struct nfs_ends;
-int analyze_runset_ends(const struct caph_runset_host *rs, unsigned n, struct nfs_ends **out);
+int analyze_runset_ends(const struct runset_host *rs, unsigned n, struct nfs_ends **out);
 
 #endif

@@ -134,8 +134,8 @@ struct run {
 	char *summary;                  /* a summary run's summary.json (taken from its input) */
 	int interval_given, idle_given; /* --interval, --idle-threshold (a summary's are its own) */
 	int by_cgroup;                  /* --by cgroup */
-	json_t *detail;         /* the first run's manifest "detail": what its level lacks */
-	struct caph_runset set; /* INPUT was a run set (capture --host): its hosts */
+	json_t *detail;        /* the first run's manifest "detail": what its level lacks */
+	struct runset set;     /* INPUT was a run set (capture --host): its hosts */
 	bool summaries;        /* every host of the run set a summary run: no pass, their figures */
 	struct nfs_ends *ends; /* a run set's NFS calls seen from both ends */
 };
@@ -332,7 +332,7 @@ static void run_release(struct run *r)
 	run_summary_release(&r->s);
 	if (r->have_man)
 		manifest_release(&r->man);
-	caph_runset_release(&r->set);
+	runset_release(&r->set);
 	nfs_ends_free(r->ends);
 }
 
@@ -345,7 +345,7 @@ static int open_runset(struct run *r, const char *path)
 {
 	struct run_summaries_host *sh;
 	struct iot_err e;
-	int ret = caph_runset_open(path, &r->set, &e);
+	int ret = runset_open(path, &r->set, &e);
 
 	if (ret == -ENOENT)
 		return ret;
@@ -361,7 +361,7 @@ static int open_runset(struct run *r, const char *path)
 		return error("%s", e.msg), exit_code_for(ret);
 	/* captured at --detail summary on every host (analyze each host where it ran, bring back
 	 * kilobytes): their figures, on one clock, without a pass or a host limit */
-	if (!(sh = runset_hosts(&r->set)))
+	if (!(sh = run_set_hosts(&r->set)))
 		return error("out of memory"), EXIT_SYSTEM;
 	ret = run_summaries_detect(sh, r->set.n);
 	free(sh);
@@ -598,7 +598,7 @@ static int read_inputs(struct run *r, int argc, char **argv, const char **out_pa
  * printed. An exit code. */
 static int summaries_doc(struct run *r, json_t *root)
 {
-	struct run_summaries_host *h = runset_hosts(&r->set);
+	struct run_summaries_host *h = run_set_hosts(&r->set);
 	json_t *warnings = json_array(), *w;
 	struct iot_err e;
 	size_t i;

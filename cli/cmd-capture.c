@@ -319,7 +319,7 @@ static int capture_hosts(struct hosts_cli *hc, const struct cap_opts *co)
 	fprintf(stderr,
 	        "iotape: capture: %u of %u hosts brought back, clocks aligned within %.3f ms -> "
 	        "%s/%s\n",
-	        res.nok, hc->n, (double)res.align_err_ns / 1e6, co->rundir, CAPH_RUNSET_FILE);
+	        res.nok, hc->n, (double)res.align_err_ns / 1e6, co->rundir, RUNSET_FILE);
 	free(st);
 	if (res.nok < hc->n)
 		return 4; /* a part is missing */

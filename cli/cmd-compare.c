@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cli/inputs.h"
-#include "capture/hosts.h"
+#include "formats/runset.h"
 #include "analyze/blk_sink.h"
 #include "analyze/blk_summary.h"
 #include "common/fs.h"
@@ -214,7 +214,7 @@ static int add_host_run(struct compare *c, const char *path, const char *host, c
 /* A run set's hosts, each with its host: several read as analyze reads the set (each host's
  * gaps explained by all of them), one (or a set analyze cannot put on one clock) each as a run
  * of its own. */
-static int add_set_hosts(struct compare *c, const struct caph_runset *rs, const char *set,
+static int add_set_hosts(struct compare *c, const struct runset *rs, const char *set,
                          uint64_t idle_ns, struct iot_err *stop)
 {
 	struct run_set_load l;
@@ -280,14 +280,14 @@ static int add_sweep_sets(struct compare *c, const char *dir, uint64_t idle_ns,
  * row per host, a column per set, each host against its own in the first set.
  */
 static int add_runsets(struct compare *c, struct compare_opts *o, char **paths,
-                       const struct caph_runset *sets, int n, uint64_t idle_ns,
-                       struct iot_err *stop, char *base, size_t cap)
+                       const struct runset *sets, int n, uint64_t idle_ns, struct iot_err *stop,
+                       char *base, size_t cap)
 {
 	int ret = EXIT_OK;
 
 	base[0] = 0;
 	for (int i = 0; i < n && ret == EXIT_OK; i++) {
-		const struct caph_runset *rs = &sets[i];
+		const struct runset *rs = &sets[i];
 
 		if (sweep_is_dir(paths[i])) {
 			ret = add_sweep_sets(c, paths[i], idle_ns, stop, i ? NULL : base, cap);
@@ -320,7 +320,7 @@ static int add_inputs(struct compare *c, struct compare_opts *o, int argc, char 
                       char layout[3][SWEEP_LAYOUT_MAX], char *base, size_t cap)
 {
 	struct iot_err e;
-	struct caph_runset *rs = calloc((size_t)(argc - first) + 1, sizeof(*rs));
+	struct runset *rs = calloc((size_t)(argc - first) + 1, sizeof(*rs));
 	bool sets = false;
 	int ret = EXIT_OK;
 
@@ -339,7 +339,7 @@ static int add_inputs(struct compare *c, struct compare_opts *o, int argc, char 
 	else if (ret == EXIT_OK && sets)
 		ret = add_runsets(c, o, argv + first, rs, argc - first, idle_ns, stop, base, cap);
 	for (int i = first; i < argc; i++)
-		caph_runset_release(&rs[i - first]);
+		runset_release(&rs[i - first]);
 	free(rs);
 	if (ret)
 		return ret;

@@ -17,7 +17,7 @@
 #include <fontconfig/fontconfig.h>
 
 #include "common/jsonint.h"
-#include "capture/hosts.h"
+#include "formats/runset.h"
 #include "cli/inputs.h"
 #include "cli/runs.h"
 #include "common/fs.h"
@@ -465,7 +465,7 @@ static bool packets_only(const char *run)
  * made again for them). A host with packets alone is left out, said in a line; a set of
  * nothing else is refused. EXIT_OK, or an exit code after the error.
  */
-static int open_set(char **paths, size_t *n, struct caph_runset *rs, unsigned **panel,
+static int open_set(char **paths, size_t *n, struct runset *rs, unsigned **panel,
                     const char ***labels, const char ***label, size_t *nlabels)
 {
 	int ret;
@@ -554,14 +554,14 @@ static int probe_run(struct run *r)
  * (ie_clock_to_real(), as analyze and report place a host), its panel's lag after the
  * earliest host's. A host whose manifest has no clock pairs starts with the movie (said).
  */
-static void runset_lags(const struct run *runs, size_t n, const struct caph_runset *rs,
+static void runset_lags(const struct run *runs, size_t n, const struct runset *rs,
                         const unsigned *panel, struct movie_run_info *info)
 {
 	int64_t real[MOVIE_MAX_RUNS], first = INT64_MAX;
 	bool placed[MOVIE_MAX_RUNS];
 
 	for (size_t i = 0; i < n; i++) {
-		const struct caph_runset_host *h = &rs->h[panel[i]];
+		const struct runset_host *h = &rs->h[panel[i]];
 		struct ie_clock clk = {.m = runs[i].have_mf && runs[i].mf.have_clock ? &runs[i].mf
 		                                                                     : NULL,
 		                       .real_off_ns = h->offset_ns};
@@ -589,7 +589,7 @@ int cmd_movie(int argc, char **argv)
 	struct movie *m = NULL;
 	struct compare cmp;
 	struct movie_probe *probes = NULL;
-	struct caph_runset rs = {0};
+	struct runset rs = {0};
 	unsigned *panel = NULL; /* a run set's: the host in each panel */
 	size_t nlabels = 0, n = 0;
 	bool quiet = false;
@@ -674,7 +674,7 @@ out:
 			manifest_release(&runs[i].mf);
 	}
 	compare_release(&cmp);
-	caph_runset_release(&rs);
+	runset_release(&rs);
 	free(panel);
 	free(runs);
 	free(info);

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "analyze/blk_sink.h"
-#include "capture/hosts.h"
+#include "formats/runset.h"
 #include "common/fs.h"
 #include "compare/compare.h"
 #include "report/report_axis.h"
@@ -162,7 +162,7 @@ static int feed_summary(void *ctx, const char *path, struct iot_err *e)
 /* A host report_runset_axis() cannot place: said, by its name. */
 static void unplaced(void *ctx, size_t i)
 {
-	const struct caph_runset *rs = ctx;
+	const struct runset *rs = ctx;
 
 	warning("host %s: its trace has neither clock pairs nor a TIMESTAMP: its graphs start at "
 	        "0 of the set's time axis",
@@ -172,7 +172,7 @@ static void unplaced(void *ctx, size_t i)
 /* A run set's hosts on one time axis (report/report_axis.h); the failed hosts, for the report
  * to name. An exit code. */
 static int runset_axis(struct report_input *in, struct report_run *runs, size_t n,
-                       const struct caph_runset *rs, struct report_fault **faults)
+                       const struct runset *rs, struct report_fault **faults)
 {
 	report_runset_axis(in, runs, n, unplaced, (void *)rs);
 	if (!rs->nf)
@@ -277,7 +277,7 @@ static int check_outputs(const struct report_cli *k, char **paths, size_t n)
 
 /* Is one of the n paths a run set? Then it must be alone and unlabelled: its hosts become the
  * runs (rs, ro->runset, *n). EXIT_OK, or an exit code after the error. */
-static int open_set(const struct report_cli *k, char **paths, size_t *n, struct caph_runset *rs,
+static int open_set(const struct report_cli *k, char **paths, size_t *n, struct runset *rs,
                     struct report_opts *ro)
 {
 	for (size_t i = 0; i < *n; i++) {
@@ -300,12 +300,12 @@ static int open_set(const struct report_cli *k, char **paths, size_t *n, struct 
 }
 
 static int add_run(struct report_cli *k, struct report_input *in, struct report_run *runs, size_t i,
-                   const struct caph_runset *rs);
+                   const struct runset *rs);
 
 /* Run i of the report read (run set host i when rs is one), its figures into the comparison.
  * An exit code after printing any error. */
 static int load_one(struct report_cli *k, struct report_input *in, struct report_run *runs,
-                    size_t i, const char *path, const struct caph_runset *rs, struct iot_err *stop)
+                    size_t i, const char *path, const struct runset *rs, struct iot_err *stop)
 {
 	struct run_feed feed = {feed_block, feed_packets, &runs[i], feed_summary};
 	struct cli_input ci;
@@ -333,7 +333,7 @@ static int load_one(struct report_cli *k, struct report_input *in, struct report
 
 /* Run i, read, into the report's inputs and the comparison. An exit code. */
 static int add_run(struct report_cli *k, struct report_input *in, struct report_run *runs, size_t i,
-                   const struct caph_runset *rs)
+                   const struct runset *rs)
 {
 	const char *path = in[i].path;
 	bool set = rs->n > 0;
@@ -354,7 +354,7 @@ static int add_run(struct report_cli *k, struct report_input *in, struct report_
  * by every host, cli/runs.h): each host a run of the report. An exit code after printing any
  * error. */
 static int load_set(struct report_cli *k, struct report_input *in, struct report_run *runs,
-                    const struct caph_runset *rs, struct run_set_load *l, struct iot_err *stop)
+                    const struct runset *rs, struct run_set_load *l, struct iot_err *stop)
 {
 	struct report_run_set set = {runs, &l->s};
 	int ret;
@@ -380,7 +380,7 @@ static int load_set(struct report_cli *k, struct report_input *in, struct report
 /* The n runs of the report (a run set's hosts when rs has them, else paths), set holding a run
  * set's passes. An exit code after printing any error. */
 static int load_runs(struct report_cli *k, struct report_input *in, struct report_run *runs,
-                     size_t n, char **paths, const struct caph_runset *rs, struct run_set_load *set,
+                     size_t n, char **paths, const struct runset *rs, struct run_set_load *set,
                      struct iot_err *stop)
 {
 	int ret = rs->n > 1 ? load_set(k, in, runs, rs, set, stop) : RUNSET_APART;
@@ -431,7 +431,7 @@ int cmd_report(int argc, char **argv)
 	struct report_run *runs = NULL;
 	size_t n = 0;
 	struct iot_err e, stop = {""};
-	struct caph_runset rs = {0};
+	struct runset rs = {0};
 	struct run_set_load set = {0};
 	struct report_fault *faults = NULL;
 	int opt, ret = EXIT_OK;
@@ -531,7 +531,7 @@ out:
 	free(runs);
 	free(faults);
 	run_set_load_release(&set);
-	caph_runset_release(&rs);
+	runset_release(&rs);
 	free(k.labels);
 	free(k.rules);
 	compare_release(&k.cmp);

@@ -2,83 +2,83 @@
 /* Opening a command's INPUT once: block trace, packet capture, manifest or saved JSON. */
 #include "cli/inputs.h"
 
-#include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/blk_sink.h"
+#include "analyze/run_load.h"
 #include "cli/cli.h"
 #include "formats/rundir.h"
 #include "sweep/sweep.h"
 
-static void warn(json_t *list, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void warn(json_t *list, const char *fmt, ...)
+void print_msgs(const json_t *msgs)
 {
-	char msg[1024];
-	va_list ap;
+	const json_t *m;
+	size_t i;
 
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	warning("%s", msg);
-	if (list)
-		json_array_append_new(list, json_string(msg));
+	json_array_foreach(msgs, i, m)
+	{
+		if (json_is_string(m))
+			warning("%s", json_string_value(m));
+		else
+			error("%s", json_string_value(json_object_get(m, "error")));
+	}
+}
+
+/* A library's messages (analyze/run_load.h) printed, each warning appended to list (the JSON
+ * document's warnings) unless it is NULL; msgs freed. */
+static void say(json_t *msgs, json_t *list)
+{
+	json_t *m;
+	size_t i;
+
+	if (!msgs) {
+		error("out of memory");
+		return;
+	}
+	print_msgs(msgs);
+	json_array_foreach(msgs, i, m)
+	{
+		if (list && json_is_string(m))
+			json_array_append(list, m);
+	}
+	json_decref(msgs);
 }
 
 void warn_block_input(const struct bt_reader *rd, json_t *list)
 {
-	const struct bt_stats *st = bt_reader_stats(rd);
+	json_t *msgs = json_array();
 
-	for (unsigned f = 0; f < st->nfiles; f++) {
-		const struct bt_file_stats *fs = &st->files[f];
-
-		if (fs->truncated)
-			warn(list,
-			     "'%s': truncated record at offset %" PRIu64 " ignored; the %" PRIu64
-			     " records before it were counted",
-			     fs->path, fs->trunc_at, fs->records);
-		if (fs->skips)
-			warn(list, "'%s': %" PRIu64 " records missing (sequence gaps)", fs->path,
-			     fs->skips);
-		if (fs->backwards)
-			warn(list,
-			     "'%s': %" PRIu64 " times go backwards (lines of the iolog out of time "
-			     "order, taken as written: spans, gaps and a replay's waits are not "
-			     "what the log meant)",
-			     fs->path, fs->backwards);
-	}
+	if (msgs && run_block_warnings(rd, msgs))
+		error("out of memory");
+	say(msgs, list);
 }
 
 void warn_dropped_devices(const char *path, uint64_t events, json_t *list)
 {
-	if (events)
-		warn(list,
-		     "%s%s%s%" PRIu64 " events on devices past the first %u were not analyzed (a "
-		     "trace of more devices than iotape keeps apart)",
-		     path ? "'" : "", path ? path : "", path ? "': " : "", events, BLK_MAX_DEVICES);
+	json_t *msgs = json_array();
+
+	if (msgs && run_dropped_warning(path, events, msgs))
+		error("out of memory");
+	say(msgs, list);
 }
 
 void warn_summary_dropped(const char *path, const json_t *summary)
 {
-	const json_t *v = json_object_get(summary, "events_dropped_devices");
+	json_t *msgs = json_array();
 
-	if (json_is_integer(v) && json_integer_value(v) > 0)
-		warn_dropped_devices(path, (uint64_t)json_integer_value(v), NULL);
+	if (msgs && run_summary_dropped_warning(path, summary, msgs))
+		error("out of memory");
+	say(msgs, NULL);
 }
 
 void partial_results(const char *what, const struct iot_err *e, struct iot_err *stop, json_t *list)
 {
-	warn(list,
-	     "partial results: the %s stops at bad bytes; what came before them is reported "
-	     "(the error follows)",
-	     what);
-	if (!stop->msg[0])
-		*stop = *e;
-	else
-		error("%s", e->msg); /* a second one: now, the first comes last */
+	json_t *msgs = json_array();
+
+	if (msgs && run_msgs_partial(msgs, what, e, stop))
+		error("out of memory");
+	say(msgs, list);
 }
 
 int input_error(const struct iot_err *e, int ret)

@@ -33,6 +33,9 @@ enum {
 int cli_input_open(struct cli_input *ci, const char *arg, unsigned flags);
 void cli_input_release(struct cli_input *ci);
 
+/* What a library hands back for the user (analyze/run_load.h): each string a warning, each
+ * {"error": TEXT} an error, printed in order. */
+void print_msgs(const json_t *msgs);
 /* Warnings about what a block reader read (files cut short, records missing): printed, and
  * appended to list (the JSON document's warnings) unless it is NULL. */
 void warn_block_input(const struct bt_reader *rd, json_t *list);

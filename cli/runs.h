@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Loading a RUN for report, compare and a sweep's runs (cli/runs.c). */
+/* Loading a RUN for report, compare and a sweep's runs, the messages printed (cli/runs.c): the
+ * loading is analyze/run_load.h's, analyze/run_set_load.h's and sweep/load.h's. */
 #ifndef IOTAPE_CLI_RUNS_H
 #define IOTAPE_CLI_RUNS_H
 
@@ -9,7 +10,7 @@
 #include "analyze/run_load.h"
 #include "analyze/run_set_load.h"
 #include "analyze/run_summary.h"
-#include "capture/hosts.h"
+#include "formats/runset.h"
 #include "common/err.h"
 
 struct cli_input;
@@ -44,15 +45,12 @@ struct sweep_runs;
 int load_sweep(struct sweep_runs *s, const char *dir, uint64_t idle_ns, struct iot_err *stop);
 
 /*
- * A run set (iotape capture --host) given as a RUN, opened by capture/hosts.h's
- * caph_runset_open(): each failed host warned about, with its reason. -ENOENT when path is
+ * A run set (iotape capture --host) given as a RUN, opened by formats/runset.h's
+ * runset_open(): each failed host warned about, with its reason. -ENOENT when path is
  * not a run set (nothing printed); else an exit code after printing any error. rs is released
- * with caph_runset_release().
+ * with runset_release().
  */
-int cli_runset_open(const char *path, struct caph_runset *rs);
-/* The set's hosts as analyze takes them (analyze/run_summaries.h: pointing into rs; malloc'd,
- * NULL: out of memory). */
-struct run_summaries_host *runset_hosts(const struct caph_runset *rs);
+int cli_runset_open(const char *path, struct runset *rs);
 /*
  * A run set of several hosts read as `iotape analyze SET` reads it (analyze/run_set_load.h,
  * run_set_load(): its hosts opened, one pass over every host, each host's gaps explained by
@@ -63,7 +61,7 @@ struct run_summaries_host *runset_hosts(const struct caph_runset *rs);
  * (run_set_load_release()).
  */
 #define RUNSET_APART (-1)
-int load_runset(struct run_set_load *l, const struct caph_runset *rs, const struct blk_opts *o,
+int load_runset(struct run_set_load *l, const struct runset *rs, const struct blk_opts *o,
                 uint64_t nfs_interval_ns,
                 int (*setup)(void *ctx, unsigned host, struct blk_analysis *a),
                 void (*packets)(void *ctx, unsigned host, struct run_set_host *h), void *ctx,

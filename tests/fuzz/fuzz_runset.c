@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "analyze/nfs_ends.h"
-#include "capture/hosts.h"
+#include "formats/runset.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct caph_runset_host *hosts;
+	struct runset_host *hosts;
 	struct nfs_ends *x;
 	struct iot_err e;
 	unsigned n;
@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t len = 0;
 	FILE *f;
 
-	if (caph_runset_parse((const char *)data, size, "SET", &hosts, &n, &e))
+	if (runset_parse((const char *)data, size, "SET", &hosts, &n, &e))
 		return 0;
 	for (unsigned i = 0; i < n; i++)
 		if (!hosts[i].run || !hosts[i].name || strncmp(hosts[i].run, "SET/", 4) ||
@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort(); /* a host's run is a directory of the set, never a path out of it
 			          */
 	if (nfs_ends_new(&x)) {
-		caph_runset_free(hosts, n);
+		runset_hosts_free(hosts, n);
 		return 0;
 	}
 	for (unsigned i = 0; i < n; i++) {
@@ -75,6 +75,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(buf);
 	}
 	nfs_ends_free(x);
-	caph_runset_free(hosts, n);
+	runset_hosts_free(hosts, n);
 	return 0;
 }
