@@ -404,21 +404,11 @@ static int open_runset_hosts(struct run *r, const char *path, const struct run_s
 static int open_runset(struct run *r, const char *path)
 {
 	struct run_summaries_host *sh;
-	struct iot_err e;
-	int ret = caph_runset_open(path, &r->set, &e);
+	/* its failed hosts named with their reasons, as report, compare and movie name them */
+	int ret = cli_runset_open(path, &r->set);
 
-	if (ret == -ENOENT)
-		return ret;
-	/* a failed host's run is partial at best (a killed capture's last records never made
-	 * it to disk): the others are analyzed without it, and that is said */
-	for (unsigned i = 0; i < r->set.nf; i++)
-		if (r->set.f[i].have_run)
-			warning("host %s left out: its capture failed (%s/runset.json says why)",
-			        r->set.f[i].name, path);
-	if (ret == -ENODATA)
-		return usage_error("%s", e.msg);
 	if (ret)
-		return error("%s", e.msg), exit_code_for(ret);
+		return ret; /* -ENOENT: no run set; else an exit code, the error printed */
 	if (!(sh = runset_hosts(&r->set)))
 		return error("out of memory"), EXIT_SYSTEM;
 	ret = open_runset_hosts(r, path, sh);
