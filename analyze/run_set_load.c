@@ -76,6 +76,8 @@ static int open_host(struct run_set_load *l, const struct run_summaries_host *ho
 		ret = RUN_SET_APART;
 	else
 		ret = open_dir(&ri.rd, hs->path, &block, &l->capture[i], warnings, e);
+	if (!ret && l->capture[i] && !(l->capture_path[i] = strdup(ri.rd.captures[0])))
+		ret = iot_err_set(e, -ENOMEM, "out of memory");
 	if (!ret && !ri.rd.manifest)
 		ret = RUN_SET_APART;
 	if (ret == RUN_SET_APART)
@@ -109,6 +111,7 @@ static int set_new(struct run_set_load *l, unsigned n, const struct blk_opts *o,
 	    !(l->man = calloc(k, sizeof(*l->man))) ||
 	    !(l->manifest = calloc(k, sizeof(*l->manifest))) ||
 	    !(l->capture = calloc(k, sizeof(*l->capture))) ||
+	    !(l->capture_path = calloc(k, sizeof(*l->capture_path))) ||
 	    !(l->names = calloc(k, sizeof(*l->names))))
 		return iot_err_set(e, -ENOMEM, "out of memory");
 	return 0;
@@ -170,11 +173,14 @@ void run_set_load_release(struct run_set_load *l)
 			in_stream_close(l->capture[i]);
 		if (l->names)
 			free(l->names[i]);
+		if (l->capture_path)
+			free(l->capture_path[i]);
 	}
 	free(l->h);
 	free(l->man);
 	free(l->manifest);
 	free(l->capture);
+	free(l->capture_path);
 	free(l->names);
 	memset(l, 0, sizeof(*l));
 }

@@ -25,10 +25,11 @@ struct in_stream;
 /*
  * After run_set_open(): host i's block trace h[i].host.rd (NULL: packets alone), manifest
  * man[i] (h[i].host.m) and as JSON manifest[i], name h[i].host.name, first packet capture
- * capture[i] (NULL: none). After run_set_load(): its capture read (capture[i] NULL), its
- * document h[i].doc, its pass s.hblk[i] (until taken), its block reader h[i].host.rd (what it
- * read, for the caller's warnings). What a caller takes it sets NULL (h[i].host.m: the
- * manifest is the caller's). Released by run_set_load_release(), whatever either returned.
+ * capture[i] (NULL: none) read from capture_path[i]. After run_set_load(): its capture read
+ * (capture[i] NULL), its document h[i].doc, its pass s.hblk[i] (until taken), its block reader
+ * h[i].host.rd (what it read, for the caller's warnings). What a caller takes it sets NULL
+ * (h[i].host.m: the manifest is the caller's). Released by run_set_load_release(), whatever either
+ * returned.
  */
 struct run_set_load {
 	struct run_summary s;
@@ -36,7 +37,8 @@ struct run_set_load {
 	struct manifest *man;
 	json_t **manifest;
 	struct in_stream **capture;
-	char **names; /* the names run_set_open() gave from the manifests */
+	char **capture_path; /* capture[i]'s file (NULL: none), kept after it is read */
+	char **names;        /* the names run_set_open() gave from the manifests */
 	unsigned n;
 };
 
@@ -71,6 +73,18 @@ int run_set_load(struct run_set_load *l, const struct run_summaries_host *hosts,
                  void (*packets)(void *ctx, unsigned host, struct run_set_host *h), void *ctx,
                  json_t *warnings, struct iot_err *e);
 void run_set_load_release(struct run_set_load *l);
+
+/*
+ * A run set's NFS calls seen from both ends (analyze/nfs_ends.h), after run_set_open(): each
+ * host's packet capture (l->capture_path[i]) read again on its own, the calls two hosts saw
+ * matched and split into *out, the hosts named as l names them, with hosts[i]'s clock offset
+ * and its error; *out NULL when fewer than two hosts have a capture. A capture that cannot be
+ * read, or stops at bad bytes, is a warning (the host's own analysis says more). 0; -E2BIG
+ * past NFS_ENDS_MAX_HOSTS hosts with captures, or -ENOMEM (e filled).
+ */
+struct nfs_ends;
+int run_set_ends(const struct run_set_load *l, const struct run_summaries_host *hosts,
+                 struct nfs_ends **out, json_t *warnings, struct iot_err *e);
 
 /* Every device of summary's devices[] keyed "HOST:KEY": a run set's hosts' devices apart,
  * whatever their names. 0 or -ENOMEM. */

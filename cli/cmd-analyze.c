@@ -192,40 +192,62 @@ static int take_host(struct run *r, struct run_set_load *l, unsigned i)
 	return (in->host = strdup(h->host.name)) ? 0 : -ENOMEM;
 }
 
-/*
- * --hosts, or a run set of several hosts: hs[0..n-1] opened by run_set_open() as report and
- * compare open a set's hosts (analyze/run_set_load.h: a run directory with a block trace or
- * packets alone, a manifest with clock pairs; the host's name from the set, else its manifest),
- * each taken as an input with its own pass, manifest and capture. What cannot be put on one
- * clock is refused here. An exit code after printing any error.
- */
-static int open_hosts(struct run *r, const struct run_summaries_host *hs, unsigned n)
+/* Warnings a library handed back, printed and let go. */
+static void print_warnings(json_t *warnings)
 {
-	json_t *warnings = json_array(), *w;
-	struct run_set_load l;
-	struct iot_err e;
+	json_t *w;
 	size_t k;
-	int ret;
 
-	if (!warnings)
-		return error("out of memory"), EXIT_SYSTEM;
-	ret = run_set_open(&l, hs, n, &r->bo, warnings, &e);
 	json_array_foreach(warnings, k, w)
 	{
 		warning("%s", json_string_value(w));
 	}
 	json_decref(warnings);
+}
+
+/* What run_set_open() refused, as analyze says it. An exit code. */
+static int open_error(const struct run_set_load *l, const struct run_summaries_host *hs,
+                      const struct iot_err *e, int ret)
+{
 	if (ret == RUN_SET_APART)
-		ret = usage_error("--hosts: %s", e.msg);
-	else if (ret == RUN_SET_BAD_MANIFEST)
-		ret = (error("%s", e.msg), EXIT_USAGE);
-	else if (ret == -EINVAL && l.n && sweep_is_dir(hs[l.n - 1].path))
-		ret = (error("'%s' is a sweep: 'iotape compare' and 'iotape report' read it whole; "
+		return usage_error("--hosts: %s", e->msg);
+	if (ret == RUN_SET_BAD_MANIFEST)
+		return error("%s", e->msg), EXIT_USAGE;
+	if (ret == -EINVAL && l->n && sweep_is_dir(hs[l->n - 1].path))
+		return error("'%s' is a sweep: 'iotape compare' and 'iotape report' read it whole; "
 		             "other commands take one of its runs (NAME=VALUE/.../rep-K)",
-		             hs[l.n - 1].path),
-		       EXIT_USAGE);
-	else if (ret)
-		ret = input_error(&e, ret);
+		             hs[l->n - 1].path),
+		       EXIT_USAGE;
+	return input_error(e, ret);
+}
+
+/*
+ * --hosts, or a run set of several hosts: hs[0..n-1] opened by run_set_open() as report and
+ * compare open a set's hosts (analyze/run_set_load.h: a run directory with a block trace or
+ * packets alone, a manifest with clock pairs; the host's name from the set, else its manifest),
+ * each taken as an input with its own pass, manifest and capture. What cannot be put on one
+ * clock is refused here. With ends (a run set), its NFS calls seen from both ends into r->ends
+ * (run_set_ends(): its warnings said first). An exit code after printing any error.
+ */
+static int open_hosts(struct run *r, const struct run_summaries_host *hs, unsigned n, bool ends)
+{
+	json_t *warnings = json_array(), *ends_warnings = json_array();
+	struct run_set_load l;
+	struct iot_err e;
+	int ret;
+
+	if (!warnings || !ends_warnings) {
+		json_decref(warnings);
+		json_decref(ends_warnings);
+		return error("out of memory"), EXIT_SYSTEM;
+	}
+	ret = run_set_open(&l, hs, n, &r->bo, warnings, &e);
+	if (!ret && ends)
+		ret = run_set_ends(&l, hs, &r->ends, ends_warnings, &e);
+	print_warnings(ends_warnings);
+	print_warnings(warnings);
+	if (ret) /* run_set_ends()'s -E2BIG too: EXIT_USAGE */
+		ret = open_error(&l, hs, &e, ret);
 	for (unsigned i = 0; i < l.n && !ret; i++)
 		if (take_host(r, &l, i))
 			ret = (error("out of memory"), EXIT_SYSTEM);
@@ -243,7 +265,7 @@ static int open_hosts_args(struct run *r, const char *const *paths, unsigned n)
 		return error("out of memory"), EXIT_SYSTEM;
 	for (unsigned i = 0; i < n; i++)
 		hs[i].path = paths[i];
-	ret = open_hosts(r, hs, n);
+	ret = open_hosts(r, hs, n, false);
 	free(hs);
 	return ret;
 }
@@ -385,15 +407,13 @@ static int open_runset_hosts(struct run *r, const char *path, const struct run_s
 		return usage_error("--by cgroup: a summary run holds no figures per cgroup");
 	if ((r->summaries = ret))
 		return EXIT_OK;
-	if ((ret = analyze_runset_ends(r->set.h, r->set.n, &r->ends)))
-		return ret;
 	if (r->by_cgroup && r->set.n > 1)
 		return usage_error("--by cgroup and a run set of several hosts do not go together "
 		                   "(yet)");
 	if (r->set.n == 1)
 		return open_input(r, r->set.h[0].run);
 	r->hosts = 1;
-	return open_hosts(r, sh, r->set.n);
+	return open_hosts(r, sh, r->set.n, true);
 }
 
 /*
