@@ -17,7 +17,7 @@
 #include "formats/runset.h"
 
 /* Run directory rd's block trace and first packet capture, opened as every command opens a
- * run directory; capture taken by the caller. 0, RUN_SET_APART (a summary run), or -errno. */
+ * run directory. 0, RUN_SET_APART (a summary run), or -errno. */
 static int open_dir(const struct rundir *rd, const char *path, struct bt_reader **block,
                     struct in_stream **capture, json_t *warnings, struct iot_err *e)
 {
@@ -39,16 +39,37 @@ static int open_dir(const struct rundir *rd, const char *path, struct bt_reader 
 	return 0;
 }
 
+/* Host i's name: the set's, else its manifest's hostname unless an earlier host has it, else
+ * its path (analyze --hosts' rule: two hosts are never one). 0 or -ENOMEM. */
+static int name_host(struct run_set_load *l, const struct run_summaries_host *hs, unsigned i,
+                     struct iot_err *e)
+{
+	const char *name = hs->name;
+
+	if (!name) {
+		name = json_string_value(
+		    json_object_get(json_object_get(l->man[i].root, "host"), "hostname"));
+		for (unsigned k = 0; name && k < i; k++)
+			if (!strcmp(l->h[k].host.name, name))
+				name = NULL;
+		if (!(l->names[i] = strdup(name ? name : hs->path)))
+			return iot_err_set(e, -ENOMEM, "out of memory");
+		name = l->names[i];
+	}
+	l->h[i].host.name = name;
+	return 0;
+}
+
 /* Host i opened: a run directory with a block trace or packets, and a manifest with clock
- * pairs. 0, RUN_SET_APART (what analyze cannot put on one clock is read apart) or -errno. */
+ * pairs. 0, RUN_SET_APART, RUN_SET_BAD_MANIFEST (e says why) or -errno. */
 static int open_host(struct run_set_load *l, const struct run_summaries_host *hosts, unsigned i,
                      json_t *warnings, struct iot_err *e)
 {
 	const struct run_summaries_host *hs = &hosts[i];
 	struct run_set_host *h = &l->h[i];
-	struct in_stream *capture = NULL;
 	struct bt_reader *block = NULL;
 	struct run_input ri;
+	struct iot_err me;
 	int ret;
 
 	if ((ret = run_input_open(&ri, hs->path, e)))
@@ -56,27 +77,61 @@ static int open_host(struct run_set_load *l, const struct run_summaries_host *ho
 	if (ri.kind != RUN_INPUT_DIR) /* a trace or a capture alone has no manifest */
 		ret = RUN_SET_APART;
 	else
-		ret = open_dir(&ri.rd, hs->path, &block, &capture, warnings, e);
-	if (!ret && (!ri.rd.manifest || manifest_load(ri.rd.manifest, &l->man[i], NULL)))
+		ret = open_dir(&ri.rd, hs->path, &block, &l->capture[i], warnings, e);
+	if (!ret && l->capture[i] && !(l->capture_path[i] = strdup(ri.rd.captures[0])))
+		ret = iot_err_set(e, -ENOMEM, "out of memory");
+	if (!ret && !ri.rd.manifest)
 		ret = RUN_SET_APART;
+	if (ret == RUN_SET_APART)
+		iot_err_set(e, ret, "'%s' is not a run directory with a block trace or packets",
+		            hs->path);
+	if (!ret && manifest_load(ri.rd.manifest, &l->man[i], &me))
+		ret = iot_err_set(e, RUN_SET_BAD_MANIFEST, "'%s': %s", hs->path, me.msg);
 	else if (!ret)
 		h->host.m = &l->man[i];
 	run_input_release(&ri);
 	if (!ret && !l->man[i].have_clock)
-		ret = RUN_SET_APART;
+		ret = iot_err_set(e, RUN_SET_APART, "'%s': its manifest has no clock pairs",
+		                  hs->path);
 	if (!ret && !(l->manifest[i] = json_deep_copy(l->man[i].root)))
 		ret = iot_err_set(e, -ENOMEM, "out of memory");
 	h->host.rd = block; /* released with the set, on failure too */
-	if (ret) {
-		in_stream_close(capture);
-		return ret;
-	}
-	h->host.name = hs->name;
+	if (!ret)
+		ret = name_host(l, hs, i, e);
 	h->host.path = hs->path;
 	h->host.real_off_ns = hs->offset_ns;
-	if (capture)
-		ret = pcap_src_open_stream(&h->src, capture, e); /* takes the stream */
 	return ret;
+}
+
+/* l emptied and made for n hosts, with the passes' options o. 0 or -ENOMEM. */
+static int set_new(struct run_set_load *l, unsigned n, const struct blk_opts *o, struct iot_err *e)
+{
+	size_t k = n ? n : 1;
+
+	memset(l, 0, sizeof(*l));
+	if (run_summary_init(&l->s, o) || !(l->h = calloc(k, sizeof(*l->h))) ||
+	    !(l->man = calloc(k, sizeof(*l->man))) ||
+	    !(l->manifest = calloc(k, sizeof(*l->manifest))) ||
+	    !(l->capture = calloc(k, sizeof(*l->capture))) ||
+	    !(l->capture_path = calloc(k, sizeof(*l->capture_path))) ||
+	    !(l->names = calloc(k, sizeof(*l->names))))
+		return iot_err_set(e, -ENOMEM, "out of memory");
+	return 0;
+}
+
+int run_set_open(struct run_set_load *l, const struct run_summaries_host *hosts, unsigned n,
+                 const struct blk_opts *o, json_t *warnings, struct iot_err *e)
+{
+	int ret;
+
+	if ((ret = set_new(l, n, o, e)))
+		return ret;
+	for (unsigned i = 0; i < n; i++) {
+		l->n = i + 1; /* released from here on */
+		if ((ret = open_host(l, hosts, i, warnings, e)))
+			return ret;
+	}
+	return 0;
 }
 
 int run_set_load(struct run_set_load *l, const struct run_summaries_host *hosts, unsigned n,
@@ -88,16 +143,19 @@ int run_set_load(struct run_set_load *l, const struct run_summaries_host *hosts,
 	unsigned bad = 0;
 	int ret;
 
-	memset(l, 0, sizeof(*l));
-	if (run_summary_init(&l->s, o) || !(l->h = calloc(n ? n : 1, sizeof(*l->h))) ||
-	    !(l->man = calloc(n ? n : 1, sizeof(*l->man))) ||
-	    !(l->manifest = calloc(n ? n : 1, sizeof(*l->manifest))))
-		return iot_err_set(e, -ENOMEM, "out of memory");
+	if ((ret = set_new(l, n, o, e)))
+		return ret;
 	l->s.nfs_interval_ns = nfs_interval_ns;
 	for (unsigned i = 0; i < n; i++) {
 		l->n = i + 1; /* released from here on */
 		if ((ret = open_host(l, hosts, i, warnings, e)))
-			return ret;
+			return ret == RUN_SET_BAD_MANIFEST ? RUN_SET_APART : ret;
+		if (l->capture[i]) { /* pcap_src takes the stream */
+			ret = pcap_src_open_stream(&l->h[i].src, l->capture[i], e);
+			l->capture[i] = NULL;
+			if (ret)
+				return ret;
+		}
 	}
 	return run_summary_set(&l->s, l->h, l->n, setup, packets, ctx, e, &bad);
 }
@@ -113,10 +171,19 @@ void run_set_load_release(struct run_set_load *l)
 		if (l->h[i].host.m)
 			manifest_release(&l->man[i]);
 		json_decref(l->manifest[i]);
+		if (l->capture)
+			in_stream_close(l->capture[i]);
+		if (l->names)
+			free(l->names[i]);
+		if (l->capture_path)
+			free(l->capture_path[i]);
 	}
 	free(l->h);
 	free(l->man);
 	free(l->manifest);
+	free(l->capture);
+	free(l->capture_path);
+	free(l->names);
 	memset(l, 0, sizeof(*l));
 }
 

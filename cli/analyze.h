@@ -33,13 +33,4 @@ struct run_summary;
 int analyze_captures(struct in_stream **in, unsigned n, struct run_summary *s, unsigned h,
                      json_t *root, FILE *text, struct iot_err *stop);
 
-/*
- * A run set's NFS calls seen from both ends: each host's packet capture (rs[i].run's) read on
- * its own, the calls two hosts saw matched and split (analyze/nfs_ends.h) into *out; NULL when
- * fewer than two hosts have a capture. An exit code after printing any error.
- */
-struct runset_host;
-struct nfs_ends;
-int analyze_runset_ends(const struct runset_host *rs, unsigned n, struct nfs_ends **out);
-
 #endif

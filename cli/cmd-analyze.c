@@ -19,6 +19,7 @@
 #include "analyze/idle_explain.h"
 #include "analyze/nfs_ends.h"
 #include "capture/hosts.h"
+#include "analyze/run_set_load.h"
 #include "analyze/run_summaries.h"
 #include "analyze/run_summary.h"
 #include "cli/analyze.h"
@@ -30,6 +31,7 @@
 #include "formats/manifest.h"
 #include "formats/outcheck.h"
 #include "iotape_version.h"
+#include "sweep/sweep.h"
 
 static const struct cli_opt analyze_opts[] = {
     {.name = "json", .key = 'j', .help = "write the JSON document instead of the text summary"},
@@ -167,50 +169,105 @@ static int add_capture(struct run *r, struct in_stream *in)
 	return 0;
 }
 
-/* --hosts: INPUT is one host's run directory, with clock pairs and a block trace, or packets
- * alone (a host that captured only its packets: its captures join the others'). */
-static int open_host(struct run *r, const char *path, struct cli_input *ci)
+/* Host i of l, opened, taken into r as an input of its own. 0 or -ENOMEM. */
+static int take_host(struct run *r, struct run_set_load *l, unsigned i)
 {
-	struct input *in;
-	struct iot_err e;
-	const char *name;
+	struct run_set_host *h = &l->h[i];
+	struct input *in = realloc(r->in, (r->nin + 1) * sizeof(*in));
 
-	if (!(ci->block || ci->capture) || !ci->manifest) {
-		cli_input_release(ci);
-		return usage_error("--hosts: '%s' is not a run directory with a block trace or "
-		                   "packets",
-		                   path);
-	}
-	in = realloc(r->in, (r->nin + 1) * sizeof(*in));
-	if (!in) {
-		cli_input_release(ci);
-		return error("out of memory"), EXIT_SYSTEM;
-	}
+	if (!in)
+		return -ENOMEM;
 	r->in = in;
 	in = &r->in[r->nin++];
 	memset(in, 0, sizeof(*in));
-	in->path = path;
-	in->r = ci->block;
-	ci->block = NULL;
-	in->capture = ci->capture;
-	ci->capture = NULL;
-	if (manifest_load(ci->manifest, &in->man, &e)) {
-		cli_input_release(ci);
-		return error("'%s': %s", path, e.msg), EXIT_USAGE;
-	}
+	in->path = h->host.path;
+	in->r = h->host.rd;
+	h->host.rd = NULL;
+	in->capture = l->capture[i];
+	l->capture[i] = NULL;
+	in->man = l->man[i]; /* taken: l releases it no more */
+	h->host.m = NULL;
 	in->have_man = 1;
-	cli_input_release(ci);
-	if (!in->man.have_clock)
-		return usage_error("--hosts: '%s': its manifest has no clock pairs", path);
-	/* the host's name, or the path when two hosts have the same name */
-	name =
-	    json_string_value(json_object_get(json_object_get(in->man.root, "host"), "hostname"));
-	for (unsigned i = 0; name && i + 1 < r->nin; i++)
-		if (!strcmp(r->in[i].host, name))
-			name = NULL;
-	if (!(in->host = strdup(name ? name : path)))
+	in->real_off_ns = h->host.real_off_ns;
+	return (in->host = strdup(h->host.name)) ? 0 : -ENOMEM;
+}
+
+/* Warnings a library handed back, printed and let go. */
+static void print_warnings(json_t *warnings)
+{
+	json_t *w;
+	size_t k;
+
+	json_array_foreach(warnings, k, w)
+	{
+		warning("%s", json_string_value(w));
+	}
+	json_decref(warnings);
+}
+
+/* What run_set_open() refused, as analyze says it. An exit code. */
+static int open_error(const struct run_set_load *l, const struct run_summaries_host *hs,
+                      const struct iot_err *e, int ret)
+{
+	if (ret == RUN_SET_APART)
+		return usage_error("--hosts: %s", e->msg);
+	if (ret == RUN_SET_BAD_MANIFEST)
+		return error("%s", e->msg), EXIT_USAGE;
+	if (ret == -EINVAL && l->n && sweep_is_dir(hs[l->n - 1].path))
+		return error("'%s' is a sweep: 'iotape compare' and 'iotape report' read it whole; "
+		             "other commands take one of its runs (NAME=VALUE/.../rep-K)",
+		             hs[l->n - 1].path),
+		       EXIT_USAGE;
+	return input_error(e, ret);
+}
+
+/*
+ * --hosts, or a run set of several hosts: hs[0..n-1] opened by run_set_open() as report and
+ * compare open a set's hosts (analyze/run_set_load.h: a run directory with a block trace or
+ * packets alone, a manifest with clock pairs; the host's name from the set, else its manifest),
+ * each taken as an input with its own pass, manifest and capture. What cannot be put on one
+ * clock is refused here. With ends (a run set), its NFS calls seen from both ends into r->ends
+ * (run_set_ends(): its warnings said first). An exit code after printing any error.
+ */
+static int open_hosts(struct run *r, const struct run_summaries_host *hs, unsigned n, bool ends)
+{
+	json_t *warnings = json_array(), *ends_warnings = json_array();
+	struct run_set_load l;
+	struct iot_err e;
+	int ret;
+
+	if (!warnings || !ends_warnings) {
+		json_decref(warnings);
+		json_decref(ends_warnings);
 		return error("out of memory"), EXIT_SYSTEM;
-	return EXIT_OK;
+	}
+	ret = run_set_open(&l, hs, n, &r->bo, warnings, &e);
+	if (!ret && ends)
+		ret = run_set_ends(&l, hs, &r->ends, ends_warnings, &e);
+	print_warnings(ends_warnings);
+	print_warnings(warnings);
+	if (ret) /* run_set_ends()'s -E2BIG too: EXIT_USAGE */
+		ret = open_error(&l, hs, &e, ret);
+	for (unsigned i = 0; i < l.n && !ret; i++)
+		if (take_host(r, &l, i))
+			ret = (error("out of memory"), EXIT_SYSTEM);
+	run_set_load_release(&l);
+	return ret;
+}
+
+/* --hosts INPUT...: each a host named by its manifest (open_hosts()). An exit code. */
+static int open_hosts_args(struct run *r, const char *const *paths, unsigned n)
+{
+	struct run_summaries_host *hs = calloc(n, sizeof(*hs));
+	int ret;
+
+	if (!hs)
+		return error("out of memory"), EXIT_SYSTEM;
+	for (unsigned i = 0; i < n; i++)
+		hs[i].path = paths[i];
+	ret = open_hosts(r, hs, n, false);
+	free(hs);
+	return ret;
 }
 
 /* INPUT, opened once: its block trace joins the merge, its packet capture is kept for later. */
@@ -222,8 +279,6 @@ static int open_input(struct run *r, const char *path)
 
 	if (ret)
 		return ret;
-	if (r->hosts)
-		return open_host(r, path, &ci);
 	if (ci.capture) {
 		if (add_capture(r, ci.capture))
 			goto nomem;
@@ -336,35 +391,14 @@ static void run_release(struct run *r)
 	nfs_ends_free(r->ends);
 }
 
-/*
- * INPUT is a run set (capture --host): its hosts' runs, as --hosts would take them, each
- * named as in the set and put on the capturing host's clock through the offset measured
- * then. -ENOENT when it is not one.
- */
-static int open_runset(struct run *r, const char *path)
+/* A run set's hosts sh (run_set_hosts()): summaries' figures, or its runs opened (one
+ * alone as any INPUT, several as --hosts). An exit code after printing any error. */
+static int open_runset_hosts(struct run *r, const char *path, const struct run_summaries_host *sh)
 {
-	struct run_summaries_host *sh;
-	struct iot_err e;
-	int ret = runset_open(path, &r->set, &e);
-
-	if (ret == -ENOENT)
-		return ret;
-	/* a failed host's run is partial at best (a killed capture's last records never made
-	 * it to disk): the others are analyzed without it, and that is said */
-	for (unsigned i = 0; i < r->set.nf; i++)
-		if (r->set.f[i].have_run)
-			warning("host %s left out: its capture failed (%s/runset.json says why)",
-			        r->set.f[i].name, path);
-	if (ret == -ENODATA)
-		return usage_error("%s", e.msg);
-	if (ret)
-		return error("%s", e.msg), exit_code_for(ret);
 	/* captured at --detail summary on every host (analyze each host where it ran, bring back
 	 * kilobytes): their figures, on one clock, without a pass or a host limit */
-	if (!(sh = run_set_hosts(&r->set)))
-		return error("out of memory"), EXIT_SYSTEM;
-	ret = run_summaries_detect(sh, r->set.n);
-	free(sh);
+	int ret = run_summaries_detect(sh, r->set.n);
+
 	if (ret < 0)
 		return usage_error("'%s': some hosts' runs are summaries (--detail summary), the "
 		                   "others' records: analyze them apart",
@@ -373,29 +407,33 @@ static int open_runset(struct run *r, const char *path)
 		return usage_error("--by cgroup: a summary run holds no figures per cgroup");
 	if ((r->summaries = ret))
 		return EXIT_OK;
-	if ((ret = analyze_runset_ends(r->set.h, r->set.n, &r->ends)))
-		return ret;
 	if (r->by_cgroup && r->set.n > 1)
 		return usage_error("--by cgroup and a run set of several hosts do not go together "
 		                   "(yet)");
-	r->hosts = r->set.n > 1;
-	for (unsigned i = 0; i < r->set.n; i++) {
-		unsigned had = r->nin;
+	if (r->set.n == 1)
+		return open_input(r, r->set.h[0].run);
+	r->hosts = 1;
+	return open_hosts(r, sh, r->set.n, true);
+}
 
-		if ((ret = open_input(r, r->set.h[i].run)))
-			return ret;
-		if (r->hosts && r->nin > had) {
-			struct input *in = &r->in[r->nin - 1];
-			char *name = strdup(r->set.h[i].name);
+/*
+ * INPUT is a run set (capture --host): its hosts' runs, as --hosts would take them, each
+ * named as in the set and put on the capturing host's clock through the offset measured
+ * then. -ENOENT when it is not one.
+ */
+static int open_runset(struct run *r, const char *path)
+{
+	struct run_summaries_host *sh;
+	/* its failed hosts named with their reasons, as report, compare and movie name them */
+	int ret = cli_runset_open(path, &r->set);
 
-			if (!name)
-				return error("out of memory"), EXIT_SYSTEM;
-			free(in->host);
-			in->host = name;
-			in->real_off_ns = r->set.h[i].offset_ns;
-		}
-	}
-	return EXIT_OK;
+	if (ret)
+		return ret; /* -ENOENT: no run set; else an exit code, the error printed */
+	if (!(sh = run_set_hosts(&r->set)))
+		return error("out of memory"), EXIT_SYSTEM;
+	ret = open_runset_hosts(r, path, sh);
+	free(sh);
+	return ret;
 }
 
 /* One host (or several inputs merged into one pass): the pass, its gaps explained. */
@@ -586,7 +624,10 @@ static int read_inputs(struct run *r, int argc, char **argv, const char **out_pa
 		first = argc;
 	else
 		ret = EXIT_OK;
-	for (int i = first; i < argc && ret == EXIT_OK; i++)
+	if (ret == EXIT_OK && r->hosts && first < argc)
+		ret =
+		    open_hosts_args(r, (const char *const *)argv + first, (unsigned)(argc - first));
+	for (int i = first; i < argc && ret == EXIT_OK && !r->hosts; i++)
 		ret = open_input(r, argv[i]);
 	/* the block sinks only for block traces: their pools are 10 MB a capture does not need */
 	if (ret == EXIT_OK && r->nin)

@@ -28,6 +28,12 @@ print(" ".join("%s=%s" % r for r in rows))
 EOF
 }
 
+# --- analyze SET: the failed host named with its reason, as report, compare and movie name it
+# (analyze said nothing of a host that brought no run back) -----------------------------------
+"$IOTAPE" analyze set >a.txt 2>a.err || fail "analyze of a run set: $(cat a.err)"
+grep -q "host h3 left out: its capture did not start: the blk tracer is in use" a.err ||
+	fail "analyze: no warning for h3: $(cat a.err)"
+
 # --- report SET: a row per host on one axis, devices keyed by host, the failed host named -----
 "$IOTAPE" report set -o r.html 2>r.err || fail "report of a run set: $(cat r.err)"
 grep -q "host h3 left out: its capture did not start" r.err || fail "report: no warning for h3"

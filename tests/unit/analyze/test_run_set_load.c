@@ -96,6 +96,134 @@ static void test_apart(void **s)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* A scratch directory with a copy of run's manifest (NULL: none) and of the files names (a
+ * space-separated list, relative to samples/), into dir. */
+static void scratch(char *dir, const char *run, const char *files)
+{
+	char cmd[600];
+
+	assert_non_null(mkdtemp(dir));
+	if (run) {
+		snprintf(cmd, sizeof(cmd), "cp %s/manifest.json %s/", run, dir);
+		assert_int_equal(system(cmd), 0);
+	}
+	snprintf(cmd, sizeof(cmd), "cd %s && for f in %s; do cp \"$f\" %s/; done",
+	         IOTAPE_SRCDIR "/samples", files, dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void rm_dir(const char *dir)
+{
+	char cmd[200];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* run_set_open() as analyze --hosts opens its INPUTs: no name given, each host named by its
+ * manifest's hostname, the second "vm" by its path (two hosts are never one); a run directory
+ * of packets alone is a host (no block trace, its capture); nothing read yet. */
+static void test_open_names(void **s)
+{
+	char dir[] = "/tmp/iotape-ut-setopen-XXXXXX";
+	struct run_summaries_host h[3] = {
+	    {NULL, SAMPLE("ext4"), 0, 0}, {NULL, SAMPLE("xfs"), 0, 0}, {NULL, dir, 7, 0}};
+	json_t *warnings = json_array();
+	struct run_set_load l;
+	struct iot_err e;
+
+	(void)s;
+	scratch(dir, SAMPLE("nfs/run"), "nfs/run/net.pcap");
+	assert_int_equal(run_set_open(&l, h, 3, NULL, warnings, &e), 0);
+	assert_int_equal(l.n, 3);
+	assert_false(l.s.passed);
+	assert_string_equal(l.h[0].host.name, "vm");
+	assert_string_equal(l.h[1].host.name, SAMPLE("xfs"));
+	assert_string_equal(l.h[2].host.name, dir);
+	for (unsigned k = 0; k < 3; k++) {
+		assert_ptr_equal(l.h[k].host.m, &l.man[k]);
+		assert_true(l.man[k].have_clock);
+		assert_true(json_equal(l.manifest[k], l.man[k].root));
+		assert_string_equal(l.h[k].host.path, h[k].path);
+		assert_int_equal(l.h[k].host.real_off_ns, h[k].offset_ns);
+		assert_null(l.h[k].src);
+	}
+	assert_non_null(l.h[0].host.rd);
+	assert_null(l.capture[0]);
+	assert_null(l.h[2].host.rd); /* packets alone */
+	assert_non_null(l.capture[2]);
+	assert_int_equal(json_array_size(warnings), 0);
+	run_set_load_release(&l);
+	/* a name given is kept, whatever the manifest says */
+	h[0].name = "xfs";
+	assert_int_equal(run_set_open(&l, h, 2, NULL, warnings, &e), 0);
+	assert_string_equal(l.h[0].host.name, "xfs");
+	assert_string_equal(l.h[1].host.name, "vm");
+	run_set_load_release(&l);
+	json_decref(warnings);
+	rm_dir(dir);
+}
+
+/* A host with two captures is read from its first, and that is said; what cannot be put on
+ * one clock is refused with the path and why; a manifest that cannot be read is told apart
+ * (analyze says its error, report reads the hosts apart: run_set_load() answers
+ * RUN_SET_APART). */
+static void test_open_refused(void **s)
+{
+	char two[] = "/tmp/iotape-ut-setopen-XXXXXX", bad[] = "/tmp/iotape-ut-setopen-XXXXXX";
+	struct run_summaries_host h[2] = {{"a", SAMPLE("ext4"), 0, 0}, {"b", two, 0, 0}};
+	json_t *warnings = json_array();
+	struct run_set_load l;
+	struct iot_err e;
+	char path[128];
+	FILE *f;
+
+	(void)s;
+	scratch(two, SAMPLE("nfs/run"), "nfs/run/net.pcap xfs/loop0.blktrace.0");
+	snprintf(path, sizeof(path), "cp %s/net.pcap %s/net.pcapng", two, two);
+	assert_int_equal(system(path), 0);
+	assert_int_equal(run_set_open(&l, h, 2, NULL, warnings, &e), 0);
+	assert_int_equal(json_array_size(warnings), 1);
+	assert_non_null(
+	    strstr(json_string_value(json_array_get(warnings, 0)), "2 packet captures; reading"));
+	assert_non_null(l.h[1].host.rd);
+	assert_non_null(l.capture[1]);
+	run_set_load_release(&l);
+
+	h[1].path = SAMPLE("xfs/loop0.blktrace.0");
+	assert_int_equal(run_set_open(&l, h, 2, NULL, warnings, &e), RUN_SET_APART);
+	assert_string_equal(e.msg,
+	                    "'" SAMPLE("xfs/loop0.blktrace.0") "' is not a run directory "
+	                                                       "with a block trace or packets");
+	run_set_load_release(&l);
+
+	scratch(bad, NULL, "xfs/loop0.blktrace.0");
+	h[1].path = bad;
+	assert_int_equal(run_set_open(&l, h, 2, NULL, warnings, &e), RUN_SET_APART);
+	assert_non_null(strstr(e.msg, "is not a run directory with a block trace or packets"));
+	run_set_load_release(&l);
+	snprintf(path, sizeof(path), "%s/manifest.json", bad);
+	assert_non_null(f = fopen(path, "w"));
+	fputs("{\"format\": \"iotape-run\", \"format_version\": 1}", f);
+	fclose(f);
+	assert_int_equal(run_set_open(&l, h, 2, NULL, warnings, &e), RUN_SET_APART);
+	assert_non_null(strstr(e.msg, "': its manifest has no clock pairs"));
+	assert_int_equal(strncmp(e.msg, "'/tmp/iotape-ut-setopen-", 24), 0);
+	run_set_load_release(&l);
+	assert_non_null(f = fopen(path, "w"));
+	fputs("{\"format\": ", f);
+	fclose(f);
+	assert_int_equal(run_set_open(&l, h, 2, NULL, warnings, &e), RUN_SET_BAD_MANIFEST);
+	assert_int_equal(strncmp(e.msg, "'/tmp/iotape-ut-setopen-", 24), 0);
+	run_set_load_release(&l);
+	assert_int_equal(run_set_load(&l, h, 2, NULL, 0, NULL, NULL, NULL, warnings, &e),
+	                 RUN_SET_APART);
+	run_set_load_release(&l);
+	json_decref(warnings);
+	rm_dir(two);
+	rm_dir(bad);
+}
+
 /* A set's hosts' devices apart in compare and the report: HOST:KEY, whatever their names. */
 static void test_key_devices(void **s)
 {
@@ -115,8 +243,8 @@ static void test_key_devices(void **s)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_set),
-	    cmocka_unit_test(test_apart),
+	    cmocka_unit_test(test_set),         cmocka_unit_test(test_apart),
+	    cmocka_unit_test(test_open_names),  cmocka_unit_test(test_open_refused),
 	    cmocka_unit_test(test_key_devices),
 	};
 
