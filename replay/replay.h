@@ -203,6 +203,10 @@ int replay_check_outputs(const struct replay_opts *o, const char *input, const c
 
 /* The stats (and options) as a JSON object string, malloc'ed; NULL when out of memory. */
 char *replay_stats_json(const struct replay_opts *o, const struct replay_stats *st);
+/* The same stats as the text a person reads (iotape replay without --json) into f
+ * (replay/text.c): rates, a line per operation, and the lines of what was skipped, split,
+ * wrapped or compared with a capture only when they count something. */
+void replay_stats_text(FILE *f, const struct replay_stats *st);
 
 /* ---- pieces exposed for tests and the CLI ----------------------------------------- */
 
