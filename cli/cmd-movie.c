@@ -21,6 +21,7 @@
 #include "cli/inputs.h"
 #include "cli/runs.h"
 #include "common/fs.h"
+#include "common/units.h"
 #include "compare/compare.h"
 #include "formats/manifest.h"
 #include "formats/outcheck.h"
@@ -405,7 +406,7 @@ static int render(struct movie *m, const struct movie_opts *o, struct run *runs,
 		fprintf(stderr,
 		        "iotape: movie: %llu frames at %u fps (x%.3g, window %s), %ux%u -> %s\n",
 		        (unsigned long long)movie_frames(m), o->fps, movie_speed(m),
-		        fmt_duration((double)movie_window_ns(m), win, sizeof(win)), o->width,
+		        iot_fmt_dur((double)movie_window_ns(m), win, sizeof(win)), o->width,
 		        o->height, outpath);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &p.t0);
