@@ -59,20 +59,10 @@ static void notice(void *arg, const char *msg)
 /* The replay against the capture of its targets: 0 with res filled, or -1 (said why). */
 static int compare_capture(struct rp_fid *fid, const char *dir, struct rp_fid_result *res)
 {
-	struct bt_reader *rd;
-	struct blk_event ev;
 	struct iot_err e = {{0}};
-	int ret;
 
-	if ((ret = bt_reader_open(&rd, dir, &e)))
+	if (rp_fid_compare(fid, dir, res, &e))
 		return warning("--capture: cannot compare with the capture: %s", e.msg), -1;
-	while ((ret = bt_reader_next(rd, &ev, &e)) > 0)
-		if (rp_fid_observe(fid, &ev))
-			break;
-	bt_reader_free(rd);
-	if (ret < 0)
-		return warning("--capture: cannot compare with the capture: %s", e.msg), -1;
-	rp_fid_result(fid, res);
 	return 0;
 }
 

@@ -274,6 +274,11 @@ void rp_fid_expect(struct rp_fid *f, uint32_t traced_dev, uint32_t disk_dev, uin
 /* The captured events, in time order (only issue events of the expected devices count). */
 int rp_fid_observe(struct rp_fid *f, const struct blk_event *ev);
 void rp_fid_result(struct rp_fid *f, struct rp_fid_result *res);
+/* --capture: the trace at path (the capture's run directory, or anything bt_reader_open()
+ * opens) observed in time order, then the result into res: 0, or -errno with e filled (a
+ * capture that cannot be read, or memory: no result, never one of part of the capture). */
+int rp_fid_compare(struct rp_fid *f, const char *path, struct rp_fid_result *res,
+                   struct iot_err *e);
 
 /* Generated write data: the same bytes for the same (seed, position). */
 void rp_pattern_fill(void *buf, size_t len, uint64_t seed);
