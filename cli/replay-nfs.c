@@ -7,10 +7,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <limits.h>
 #include <stdio.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 
 #include "cli/inputs.h"
 #include "cli/replay.h"
@@ -59,27 +57,6 @@ struct capture_ctx {
 	int rc;
 };
 
-/* The block device a directory's filesystem is on: its device number's entry in
- * /sys/dev/block, else the mount's source (btrfs reports an anonymous device number). */
-static char *dir_device(const char *dir)
-{
-	struct stat st, sb;
-	struct nr_mount m;
-	char link[64], real[PATH_MAX], *dev = NULL;
-
-	if (stat(dir, &st))
-		return NULL;
-	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(st.st_dev), minor(st.st_dev));
-	if (realpath(link, real) && asprintf(&dev, "/dev/%s", strrchr(real, '/') + 1) > 0 &&
-	    !stat(dev, &sb) && S_ISBLK(sb.st_mode))
-		return dev;
-	free(dev);
-	dev = NULL;
-	if (!nr_mount_of(dir, &m) && !stat(m.source, &sb) && S_ISBLK(sb.st_mode))
-		dev = strdup(m.source);
-	return dev;
-}
-
 static int capture_begin(void *arg)
 {
 	struct capture_ctx *c = arg;
@@ -88,7 +65,7 @@ static int capture_begin(void *arg)
 	unsigned n = 0;
 
 	if (a->target) {
-		char *dev = dir_device(a->target);
+		char *dev = nr_dir_device(a->target);
 
 		if (!dev || !(devs = calloc(1, sizeof(*devs)))) {
 			free(dev);

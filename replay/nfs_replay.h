@@ -144,6 +144,9 @@ struct nr_mount {
 	char mountpoint[4096], fstype[64], source[1024], options[1024];
 };
 int nr_mount_of(const char *dir, struct nr_mount *m);
+/* The block device a directory's filesystem is on ("/dev/vdb1", malloc'ed: what --capture
+ * traces under an NFS replay onto a directory), or NULL when there is none (tmpfs, NFS, ...). */
+char *nr_dir_device(const char *dir);
 /* --verify: a tree beside a reference, name by name. */
 #define NR_VERIFY_SHOWN 20u
 struct nfs_verify_result {
