@@ -13,7 +13,6 @@
 #include "analyze/idle_explain.h"
 #include "analyze/run_summary.h"
 #include "common/jsonint.h"
-#include "common/numfmt.h"
 #include "common/textesc.h"
 #include "common/units.h"
 
@@ -77,27 +76,6 @@ static uint64_t jget_u(struct txt *t, const json_t *o, const char *path)
 static int64_t jget_i(struct txt *t, const json_t *o, const char *path)
 {
 	return json_integer_value(jget(t, o, path));
-}
-
-/* Seconds on the trace clock with dec decimals ("12.500000"), and signed ("+0.000120000"). */
-static const char *secs(uint64_t ns, unsigned dec, char *buf, size_t len)
-{
-	char tmp[40];
-
-	*numfmt_secs(tmp, ns, dec) = '\0';
-	snprintf(buf, len, "%s", tmp);
-	return buf;
-}
-
-static const char *secs_signed(int64_t ns, unsigned dec, char *buf, size_t len)
-{
-	char tmp[40];
-	uint64_t mag = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
-
-	tmp[0] = ns < 0 ? '-' : '+';
-	*numfmt_secs(tmp + 1, mag, dec) = '\0';
-	snprintf(buf, len, "%s", tmp);
-	return buf;
 }
 
 /* The IO at an edge of a gap ("W 4.0 KiB pid 7 (jbd2)"), or "-". */
@@ -313,8 +291,8 @@ static void text_idle(struct txt *t, const struct blk_figures *fg, uint64_t star
 				snprintf(causes + strlen(causes), sizeof(causes) - strlen(causes),
 				         "%s%s", causes[0] ? ", " : "", idle_cause_name(c));
 		fprintf(f, "    %14s %14s %12s %12s  %-30s %-30s %s\n",
-		        secs(g->start_ns - start, 6, t1, sizeof(t1)),
-		        secs(g->end_ns - start, 6, t2, sizeof(t2)),
+		        iot_fmt_secs(g->start_ns - start, 6, t1, sizeof(t1)),
+		        iot_fmt_secs(g->end_ns - start, 6, t2, sizeof(t2)),
 		        iot_fmt_dur((double)(g->end_ns - g->start_ns), b1, sizeof(b1)), b2, before,
 		        after, causes[0] ? causes : "-");
 		for (unsigned c = 0; xg && c < IE_CAUSES; c++) {
@@ -553,7 +531,7 @@ int blk_text_summary(FILE *f, const json_t *root, const struct run_summary *s, s
 	}
 	/* the JSON's times are on the trace's clock; the text's count from its start */
 	fprintf(f, "times in seconds from %s s on the trace clock (start_ns)\n",
-	        secs(start, 9, b2, sizeof(b2)));
+	        iot_fmt_secs(start, 9, b2, sizeof(b2)));
 	if (json_object_get(root, "events_dropped_devices")) /* only when there were some */
 		fprintf(f,
 		        "not analyzed: %" PRIu64
@@ -569,7 +547,7 @@ int blk_text_summary(FILE *f, const json_t *root, const struct run_summary *s, s
 		    txt_escape(json_string_value(json_object_get(h, "host")), name, sizeof(name)),
 		    json_string_value(json_object_get(h, "path")),
 		    iot_fmt_dur((double)jget_u(t, h, "span_ns"), b1, sizeof(b1)),
-		    secs_signed(jget_i(t, h, "offset_ns"), 9, b2, sizeof(b2)));
+		    iot_fmt_secs_signed(jget_i(t, h, "offset_ns"), 9, b2, sizeof(b2)));
 		fputc('\n', f);
 	}
 	if (json_array_size(hosts))

@@ -4,20 +4,9 @@
 
 #include <string.h>
 
-#include "common/numfmt.h"
 #include "common/textesc.h"
 #include "common/units.h"
 #include "formats/netaddr.h"
-
-/* Seconds with dec decimals ("12.500000"). */
-static const char *secs(uint64_t ns, unsigned dec, char *buf, size_t len)
-{
-	char tmp[40];
-
-	*numfmt_secs(tmp, ns, dec) = '\0';
-	snprintf(buf, len, "%s", tmp);
-	return buf;
-}
 
 /* A duration, or "-" when there is none (no reply: no response time). */
 static const char *dur_or_dash(uint64_t count, double ns, char *buf, size_t len)
@@ -227,7 +216,7 @@ static void text_slowest(FILE *f, const struct nfs_stats *s)
 		nfs_stats_file_path(s, x->node, x->fh, x->fh_len, path, sizeof(path));
 		nfs_status_str(x->status, r && r->vers != 3, st, sizeof(st));
 		fprintf(f, "  %10s s %9s  %s:%u xid 0x%08x  %s %s %s",
-		        secs(x->call_ns - s->first_call_ns, 6, t, sizeof(t)),
+		        iot_fmt_secs(x->call_ns - s->first_call_ns, 6, t, sizeof(t)),
 		        iot_fmt_dur((double)x->srt, b, sizeof(b)), a, x->client.port, x->xid,
 		        r ? r->version : "?", r ? r->name : "?",
 		        x->node != NFS_NAME_NONE || x->fh_len ? elide(path, e, sizeof(e), 40) : "");
@@ -259,7 +248,7 @@ void nfs_text_render(FILE *f, const struct nfs_pipe_file *files, unsigned n,
 	}
 	fprintf(f, ": %llu frames over %s s, %llu RPC calls, %llu replies\n\n",
 	        (unsigned long long)p->n.frames,
-	        secs(p->n.last_ns - p->n.first_ns, 3, span, sizeof(span)),
+	        iot_fmt_secs(p->n.last_ns - p->n.first_ns, 3, span, sizeof(span)),
 	        (unsigned long long)r->calls, (unsigned long long)r->replies);
 	if (p->n.skipped[PKT_LINKTYPE])
 		fprintf(f,

@@ -4,7 +4,9 @@
 #ifndef IOTAPE_CAPTURE_CAPTURE_H
 #define IOTAPE_CAPTURE_CAPTURE_H
 
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "common/err.h"
@@ -98,6 +100,26 @@ struct cap_result {
  * result->cmd_status), or -errno when it could not start (e filled; nothing left enabled).
  */
 int cap_run(const struct cap_opts *o, struct cap_result *res, struct iot_err *e);
+
+/*
+ * A capture alongside other work (capture/background.c: replay --capture): cap_run() in a
+ * thread of its own, from before the work's first IO to after its last. The caller fills o
+ * (o.stop, o.progress and o.arg are the background's: notice gets the struct cap_bg as its
+ * arg), then cap_bg_start() returns 0 once events flow, or the capture's -errno with e filled
+ * when it could not start (its thread ended, nothing to stop). cap_bg_stop() stops it and
+ * waits: the capture's return, res and e as cap_run() left them.
+ */
+struct cap_bg {
+	struct cap_opts o;
+	struct cap_result res;
+	struct iot_err e;
+	int ret;
+	pthread_t thread;
+	atomic_int ready, done;
+	volatile sig_atomic_t stop;
+};
+int cap_bg_start(struct cap_bg *c, struct iot_err *e);
+int cap_bg_stop(struct cap_bg *c);
 
 /*
  * Release the kernel's blk tracer without capturing: restore what a capture killed with

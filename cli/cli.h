@@ -47,13 +47,6 @@ int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Map a negative errno from the library to an exit code (input error vs system error). */
 int exit_code_for(int err);
 
-/* A duration in ns in the unit that keeps 3-4 significant digits ("45.6 us", "1.23 ms"). */
-const char *fmt_duration(double ns, char *buf, size_t len);
-/* A time in ns as seconds with dec digits ("12.345"), exact for any u64 (common/numfmt.h):
- * the text's times never go through a double. The signed form always has its sign. */
-const char *fmt_secs(uint64_t ns, unsigned dec, char *buf, size_t len);
-const char *fmt_secs_signed(int64_t ns, unsigned dec, char *buf, size_t len);
-
 /* After getopt_long() returned '?': name the offending option in a usage error and return
  * EXIT_USAGE. getopt's own message is off (main sets opterr = 0). */
 int bad_option(char **argv);

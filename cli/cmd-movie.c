@@ -21,12 +21,12 @@
 #include "cli/inputs.h"
 #include "cli/runs.h"
 #include "common/fs.h"
+#include "common/units.h"
 #include "compare/compare.h"
 #include "formats/manifest.h"
 #include "formats/outcheck.h"
 #include "formats/rundir.h"
 #include "analyze/blk_sink.h"
-#include "analyze/idle_explain.h"
 #include "movie/movie.h"
 
 static const struct cli_opt movie_opts[] = {
@@ -230,34 +230,6 @@ static int open_block(struct run *r, bool first)
 	return EXIT_OK;
 }
 
-/* "loop0 (ext4)", "loop4 osd.0 data (xfs)" (the role capture found) from the manifest, else
- * "MAJ,MIN". */
-static int name_devices(struct run *r)
-{
-	r->devname = calloc(r->probe.ndev ? r->probe.ndev : 1, sizeof(*r->devname));
-	if (!r->devname)
-		return -ENOMEM;
-	for (unsigned i = 0; i < r->probe.ndev; i++) {
-		uint32_t dev = r->probe.dev[i].dev;
-		const struct manifest_dev *md = NULL;
-		int n;
-
-		for (unsigned k = 0; r->have_mf && k < r->mf.ndevs; k++)
-			if (r->mf.devs[k].major == dev >> 20 &&
-			    r->mf.devs[k].minor == (dev & 0xfffff))
-				md = &r->mf.devs[k];
-		if (md && md->name)
-			n = asprintf(&r->devname[i], "%s%s%s%s%s%s", md->name, md->role ? " " : "",
-			             md->role ? md->role : "", md->fstype ? " (" : "",
-			             md->fstype ? md->fstype : "", md->fstype ? ")" : "");
-		else
-			n = asprintf(&r->devname[i], "%u,%u", dev >> 20, dev & 0xfffff);
-		if (n < 0)
-			return -ENOMEM;
-	}
-	return 0;
-}
-
 /* Labels as 'iotape compare' derives them from the manifests (what differs between runs). */
 static int derive_labels(struct run *runs, size_t n, const char **given, const char **label,
                          struct compare *cmp)
@@ -405,7 +377,7 @@ static int render(struct movie *m, const struct movie_opts *o, struct run *runs,
 		fprintf(stderr,
 		        "iotape: movie: %llu frames at %u fps (x%.3g, window %s), %ux%u -> %s\n",
 		        (unsigned long long)movie_frames(m), o->fps, movie_speed(m),
-		        fmt_duration((double)movie_window_ns(m), win, sizeof(win)), o->width,
+		        iot_fmt_dur((double)movie_window_ns(m), win, sizeof(win)), o->width,
 		        o->height, outpath);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &p.t0);
@@ -540,7 +512,7 @@ static int probe_run(struct run *r)
 	if (ret)
 		return ret == -ENODATA ? (error("'%s': %s", r->arg, e.msg), EXIT_USAGE)
 		                       : input_error(&e, ret);
-	if (name_devices(r))
+	if (movie_dev_names(&r->probe, r->have_mf ? &r->mf : NULL, &r->devname))
 		return error("out of memory"), EXIT_SYSTEM;
 	if (r->probe.ndev > MOVIE_MAX_DEVS)
 		warning("'%s': %u devices; the movie shows the first %u (by major, minor)", r->arg,
@@ -548,35 +520,27 @@ static int probe_run(struct run *r)
 	return EXIT_OK;
 }
 
-/*
- * A run set's hosts on the set's clock: each host's first event put on the capturing host's
- * realtime clock by its manifest's clock pairs less the offset runset.json measured
- * (ie_clock_to_real(), as analyze and report place a host), its panel's lag after the
- * earliest host's. A host whose manifest has no clock pairs starts with the movie (said).
- */
+/* A run set's hosts on the set's clock (movie_set_lags()); a host that cannot be placed said. */
 static void runset_lags(const struct run *runs, size_t n, const struct runset *rs,
                         const unsigned *panel, struct movie_run_info *info)
 {
-	int64_t real[MOVIE_MAX_RUNS], first = INT64_MAX;
+	const struct manifest *mf[MOVIE_MAX_RUNS];
+	uint64_t first[MOVIE_MAX_RUNS];
+	int64_t off[MOVIE_MAX_RUNS];
 	bool placed[MOVIE_MAX_RUNS];
 
 	for (size_t i = 0; i < n; i++) {
-		const struct runset_host *h = &rs->h[panel[i]];
-		struct ie_clock clk = {.m = runs[i].have_mf && runs[i].mf.have_clock ? &runs[i].mf
-		                                                                     : NULL,
-		                       .real_off_ns = h->offset_ns};
-
-		placed[i] = clk.m && ie_clock_to_real(&clk, runs[i].probe.first, &real[i]);
+		mf[i] = runs[i].have_mf ? &runs[i].mf : NULL;
+		first[i] = runs[i].probe.first;
+		off[i] = rs->h[panel[i]].offset_ns;
+	}
+	movie_set_lags(mf, first, off, n, info, placed);
+	for (size_t i = 0; i < n; i++)
 		if (!placed[i])
 			warning(
 			    "host %s: its manifest has no clock pairs: its panel starts with the "
 			    "movie, not on the set's clock",
-			    h->name);
-		else if (real[i] < first)
-			first = real[i];
-	}
-	for (size_t i = 0; i < n; i++)
-		info[i].lag_ns = placed[i] ? (uint64_t)(real[i] - first) : 0;
+			    rs->h[panel[i]].name);
 }
 
 int cmd_movie(int argc, char **argv)
@@ -666,9 +630,7 @@ out:
 	FcFini();
 	for (size_t i = 0; runs && i < n; i++) {
 		cli_input_release(&runs[i].ci);
-		for (unsigned k = 0; runs[i].devname && k < runs[i].probe.ndev; k++)
-			free(runs[i].devname[k]);
-		free(runs[i].devname);
+		movie_dev_names_free(runs[i].devname, runs[i].probe.ndev);
 		movie_probe_release(&runs[i].probe);
 		if (runs[i].have_mf)
 			manifest_release(&runs[i].mf);

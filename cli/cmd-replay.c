@@ -16,7 +16,6 @@
 #include "cli/inputs.h"
 #include "cli/replay.h"
 #include "common/stop.h"
-#include "common/units.h"
 
 static void progress(void *arg, const struct replay_stats *st, uint64_t elapsed)
 {
@@ -60,147 +59,11 @@ static void notice(void *arg, const char *msg)
 /* The replay against the capture of its targets: 0 with res filled, or -1 (said why). */
 static int compare_capture(struct rp_fid *fid, const char *dir, struct rp_fid_result *res)
 {
-	struct bt_reader *rd;
-	struct blk_event ev;
 	struct iot_err e = {{0}};
-	int ret;
 
-	if ((ret = bt_reader_open(&rd, dir, &e)))
+	if (rp_fid_compare(fid, dir, res, &e))
 		return warning("--capture: cannot compare with the capture: %s", e.msg), -1;
-	while ((ret = bt_reader_next(rd, &ev, &e)) > 0)
-		if (rp_fid_observe(fid, &ev))
-			break;
-	bt_reader_free(rd);
-	if (ret < 0)
-		return warning("--capture: cannot compare with the capture: %s", e.msg), -1;
-	rp_fid_result(fid, res);
 	return 0;
-}
-
-static void print_fidelity(const struct rp_fid_result *f)
-{
-	printf("  fidelity: %llu IOs onto block devices against the kernel's %llu requests "
-	       "(--capture)%s\n",
-	       (unsigned long long)f->expected, (unsigned long long)f->observed,
-	       f->truncated ? ", the first ones" : "");
-	printf("            %llu as issued, %llu split (into %llu requests), %llu merged, %llu "
-	       "missing; %llu reordered; %llu requests not from the replay\n",
-	       (unsigned long long)f->equal, (unsigned long long)f->split,
-	       (unsigned long long)f->split_requests, (unsigned long long)f->merged,
-	       (unsigned long long)f->missing, (unsigned long long)f->reordered,
-	       (unsigned long long)f->extra);
-	printf("            sequence %s\n", f->sequence_equal ? "equal" : "not equal");
-}
-
-static double rate(uint64_t n, uint64_t ns)
-{
-	return ns ? (double)n * 1e9 / (double)ns : 0.0;
-}
-
-/* "12.3 MiB", through the one formatter */
-static const char *mib(char *buf, size_t cap, uint64_t bytes)
-{
-	return iot_fmt_bytes(bytes, buf, cap);
-}
-
-static void print_summary(const struct replay_stats *st)
-{
-	static const char *const names[RP_OP_N] = {"reads", "writes", "flushes", "discards",
-	                                           "write-zeroes"};
-	char a[32], b[32], t1[40], t2[40], d[4][24];
-
-	printf("replayed %llu of %llu IOs on %s%s\n", (unsigned long long)st->ios,
-	       (unsigned long long)st->trace_ios, st->engine, st->stopped ? " (interrupted)" : "");
-	/* data only: a discard's or write-zeroes' range is no transfer (fstrim's 592 MiB in
-	 * milliseconds would read as 10 GiB/s) */
-	printf("  trace:    %10.0f IOPS %9.2f MiB/s of reads and writes over %s s, depth up "
-	       "to %u\n",
-	       rate(st->trace_ios, st->trace_span_ns),
-	       rate(st->trace_bytes, st->trace_span_ns) / IOT_MIB,
-	       fmt_secs(st->trace_span_ns, 3, t1, sizeof(t1)), st->trace_max_depth);
-	printf("  replay:   %10.0f IOPS %9.2f MiB/s of reads and writes over %s s (%.2f%% of "
-	       "the trace's time), in flight up to %u\n",
-	       rate(st->ios, st->replay_span_ns), rate(st->bytes, st->replay_span_ns) / IOT_MIB,
-	       fmt_secs(st->replay_span_ns, 3, t2, sizeof(t2)),
-	       st->trace_span_ns ? 100.0 * st->replay_span_ns / st->trace_span_ns : 0.0,
-	       st->max_inflight);
-	for (int i = 0; i < RP_OP_N; i++) {
-		char label[16];
-
-		if (!st->trace_ops[i] && !st->ops[i])
-			continue;
-		snprintf(label, sizeof(label), "%s:", names[i]);
-		printf("  %-13s %9llu in the trace, %9llu replayed", label,
-		       (unsigned long long)st->trace_ops[i], (unsigned long long)st->ops[i]);
-		if (i == RP_OP_READ || i == RP_OP_WRITE)
-			printf(", %s of %s", mib(a, sizeof(a), st->op_bytes[i]),
-			       mib(b, sizeof(b), st->trace_op_bytes[i]));
-		else if (i != RP_OP_FLUSH)
-			printf(", covering %s of %s (not data: not in MiB/s)",
-			       mib(a, sizeof(a), st->op_bytes[i]),
-			       mib(b, sizeof(b), st->trace_op_bytes[i]));
-		printf("\n");
-	}
-	if (st->split_ios_max && !st->split_estimate)
-		printf("  split:    %llu IOs longer than the target takes in one request went to "
-		       "it as %llu requests\n",
-		       (unsigned long long)st->split_ios, (unsigned long long)st->split_requests);
-	else if (st->split_ios_max)
-		printf(
-		    "  split:    %llu to %llu IOs longer than the target takes in one request went "
-		    "to it as %llu to %llu requests (an estimate: where the replay's buffers lie "
-		    "in "
-		    "memory decides)\n",
-		    (unsigned long long)st->split_ios, (unsigned long long)st->split_ios_max,
-		    (unsigned long long)st->split_requests,
-		    (unsigned long long)st->split_requests_max);
-	if (st->lag.count)
-		printf("  issue lag: p50 %s  p99 %s  max %s\n",
-		       iot_fmt_dur((double)hist_quantile(&st->lag, 0.5), d[0], sizeof(d[0])),
-		       iot_fmt_dur((double)hist_quantile(&st->lag, 0.99), d[1], sizeof(d[1])),
-		       iot_fmt_dur((double)st->lag.max, d[2], sizeof(d[2])));
-	if (st->lat.count)
-		printf("  latency:  p50 %s  p90 %s  p99 %s  max %s\n",
-		       iot_fmt_dur((double)hist_quantile(&st->lat, 0.5), d[0], sizeof(d[0])),
-		       iot_fmt_dur((double)hist_quantile(&st->lat, 0.9), d[1], sizeof(d[1])),
-		       iot_fmt_dur((double)hist_quantile(&st->lat, 0.99), d[2], sizeof(d[2])),
-		       iot_fmt_dur((double)st->lat.max, d[3], sizeof(d[3])));
-	if (st->fidelity)
-		print_fidelity(st->fidelity);
-	printf("  waits:    %llu for the dependency rule, %llu for the depth cap\n",
-	       (unsigned long long)st->dep_waits, (unsigned long long)st->depth_waits);
-	if (st->skipped_writes)
-		printf("  skipped:  %llu writes (no --allow-writes)\n",
-		       (unsigned long long)st->skipped_writes);
-	if (st->writes_as_reads)
-		printf("  %llu writes replayed as reads\n",
-		       (unsigned long long)st->writes_as_reads);
-	if (st->skipped_discard || st->skipped_wzero)
-		printf(
-		    "  skipped:  %llu discards, %llu write-zeroes (target cannot, or --skip-*)\n",
-		    (unsigned long long)st->skipped_discard, (unsigned long long)st->skipped_wzero);
-	if (st->skipped_unmapped)
-		printf("  skipped:  %llu IOs of devices with no target\n",
-		       (unsigned long long)st->skipped_unmapped);
-	if (st->skipped_range)
-		printf("  skipped:  %llu IOs past the end of the target (see --wrap, --offset)\n",
-		       (unsigned long long)st->skipped_range);
-	if (st->skipped_other)
-		printf("  skipped:  %llu passthrough or empty requests\n",
-		       (unsigned long long)st->skipped_other);
-	if (st->wrapped)
-		printf("  wrapped:  %llu IOs\n", (unsigned long long)st->wrapped);
-	if (st->unaligned_buffered)
-		printf("  %llu IOs not aligned for O_DIRECT went through the page cache\n",
-		       (unsigned long long)st->unaligned_buffered);
-	if (st->pend_evicted)
-		printf("  %llu trace IOs had no completion event\n",
-		       (unsigned long long)st->pend_evicted);
-	printf("  errors:   %llu", (unsigned long long)st->errors);
-	if (st->errors)
-		printf(" (first: %s, IO #%llu)", strerror(-st->first_error),
-		       (unsigned long long)st->first_error_seq);
-	printf("\n");
 }
 
 /* The command's options: the block replay's, the NFS replay's, and its own. */
@@ -490,7 +353,7 @@ static int replay_block(struct replay_cli *r, struct bt_reader *rd, const char *
 		printf("%s\n", s);
 		free(s);
 	} else {
-		print_summary(&st);
+		replay_stats_text(stdout, &st);
 	}
 	if (st.skipped_writes)
 		warning("%llu writes were not replayed (no --allow-writes)",

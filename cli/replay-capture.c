@@ -1,21 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* replay --capture: the capture module in a thread of its own, from before the first IO (or
- * call) to after the last completion; for the block and the NFS replay alike. */
+/* replay --capture: the capture in the background (capture/background.c) from before the first
+ * IO (or call) to after the last completion, for the block and the NFS replay alike; its
+ * messages. */
 #include "cli/cli.h"
 
-#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli/replay.h"
-
-static void capture_progress(void *arg, const struct cap_progress *p)
-{
-	(void)p;
-	atomic_store(&((struct replay_capture *)arg)->ready, 1); /* tracing has started */
-}
 
 static void capture_notice(void *arg, const char *msg)
 {
@@ -23,68 +16,48 @@ static void capture_notice(void *arg, const char *msg)
 	warning("capture: %s", msg);
 }
 
-static void *capture_main(void *arg)
-{
-	struct replay_capture *c = arg;
-
-	c->ret = cap_run(&c->o, &c->res, &c->e);
-	atomic_store(&c->done, 1);
-	return NULL;
-}
-
 int replay_capture_start(struct replay_capture *c, const char *dir, char **devs, unsigned n,
                          const char *iface, int argc, char **argv)
 {
+	struct iot_err e = {""};
+	int ret;
+
 	memset(c, 0, sizeof(*c));
 	c->devs = devs;
-	c->o.rundir = dir;
-	c->o.devs = devs;
-	c->o.ndevs = n;
-	c->o.iface = iface;
+	c->bg.o.rundir = dir;
+	c->bg.o.devs = devs;
+	c->bg.o.ndevs = n;
+	c->bg.o.iface = iface;
 	/* the calls the server received, nothing else of every interface */
-	c->o.filter = iface ? CAP_DEFAULT_FILTER : NULL;
-	c->o.argc = argc;
-	c->o.argv = argv;
-	c->o.stop = &c->stop;
-	c->o.progress = capture_progress;
-	c->o.notice = capture_notice;
-	c->o.arg = c;
-	if (pthread_create(&c->thread, NULL, capture_main, c)) {
+	c->bg.o.filter = iface ? CAP_DEFAULT_FILTER : NULL;
+	c->bg.o.argc = argc;
+	c->bg.o.argv = argv;
+	c->bg.o.notice = capture_notice;
+	if ((ret = cap_bg_start(&c->bg, &e))) {
 		free(c->devs);
-		return error("--capture: cannot start a thread"), EXIT_SYSTEM;
-	}
-	while (!atomic_load(&c->ready) && !atomic_load(&c->done)) {
-		struct timespec ts = {0, 1000000};
-
-		nanosleep(&ts, NULL);
-	}
-	if (atomic_load(&c->done) && c->ret) {
-		pthread_join(c->thread, NULL);
-		free(c->devs);
-		return error("--capture: %s", c->e.msg), exit_code_for(c->ret);
+		return error("--capture: %s", e.msg), exit_code_for(ret);
 	}
 	return 0;
 }
 
 int replay_capture_stop(struct replay_capture *c, bool quiet)
 {
-	int rc = EXIT_OK;
+	const struct cap_result *res = &c->bg.res;
+	int rc = EXIT_OK, ret = cap_bg_stop(&c->bg);
 
-	c->stop = SIGTERM;
-	pthread_join(c->thread, NULL);
 	free(c->devs);
-	if (c->ret)
-		return error("--capture: %s", c->e.msg), exit_code_for(c->ret);
-	if (c->res.late_err) {
-		error("--capture: %s", c->res.late_msg);
+	if (ret)
+		return error("--capture: %s", c->bg.e.msg), exit_code_for(ret);
+	if (res->late_err) {
+		error("--capture: %s", res->late_msg);
 		rc = EXIT_SYSTEM;
 	}
 	if (!quiet)
 		fprintf(stderr, "captured %llu events and %llu packets into '%s'%s\n",
-		        (unsigned long long)c->res.totals.events,
-		        (unsigned long long)c->res.totals.packets, c->o.rundir,
-		        c->res.lost ? " (some lost: see its manifest)" : "");
-	if (c->res.lost)
-		warning("--capture: %llu events lost", (unsigned long long)c->res.lost);
+		        (unsigned long long)res->totals.events,
+		        (unsigned long long)res->totals.packets, c->bg.o.rundir,
+		        res->lost ? " (some lost: see its manifest)" : "");
+	if (res->lost)
+		warning("--capture: %llu events lost", (unsigned long long)res->lost);
 	return rc;
 }

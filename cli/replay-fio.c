@@ -2,10 +2,8 @@
 /* iotape replay --fio-client: a trace replayed across hosts through fio's client/server mode. */
 #include "cli/cli.h"
 #include "common/stop.h"
-#include "common/units.h"
 
 #include <getopt.h> /* optarg, optind */
-#include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -258,97 +256,6 @@ static int check_local_targets(const struct fopts *f)
 	return rc;
 }
 
-static void lat_text(const struct fc_fio *fio)
-{
-	for (unsigned d = 0; d < FC_TRIM + 1; d++) {
-		const struct fc_lat *l = &fio->lat[d];
-
-		if (!l->n)
-			continue;
-		if (l->p[0] < 0)
-			printf("    %-5s latency mean %.1f us  max %.1f us\n", fc_dir_name[d],
-			       l->mean / 1e3, (double)l->max / 1e3);
-		else
-			printf(
-			    "    %-5s latency p50 %.1f us  p90 %.1f us  p99 %.1f us  max %.1f us\n",
-			    fc_dir_name[d], l->p[0] / 1e3, l->p[1] / 1e3, l->p[2] / 1e3,
-			    (double)l->max / 1e3);
-	}
-}
-
-/* "R reads, W writes, T trims, S syncs" of the kinds there are */
-static void ops_text(const uint64_t ops[FC_NDIR])
-{
-	const char *sep = "";
-
-	for (unsigned d = 0; d < FC_NDIR; d++) {
-		if (!ops[d])
-			continue;
-		printf("%s%" PRIu64 " %ss", sep, ops[d], fc_dir_name[d]);
-		sep = ", ";
-	}
-	if (!*sep)
-		printf("no IOs");
-}
-
-static void print_text(const struct fopts *f, const struct fc_result *res)
-{
-	uint64_t t_end = 0, t_ops[FC_NDIR] = {0};
-	char t[40];
-
-	printf("replay of %s through fio on %u host slot(s), started together (fio --client)\n",
-	       f->o.run, f->nslots);
-	for (unsigned d = 0; d < res->ndevs; d++) {
-		const struct fc_dev *dv = &res->devs[d];
-		const struct fc_slot *s = &f->slots[dv->slot];
-		uint64_t span = dv->x.last_ns - res->t0;
-		uint64_t ops[FC_NDIR] = {dv->x.ops[IOLOG_READ], dv->x.ops[IOLOG_WRITE],
-		                         dv->x.ops[IOLOG_TRIM],
-		                         dv->x.ops[IOLOG_SYNC] + dv->x.ops[IOLOG_DATASYNC]};
-		char name[300], t[40];
-
-		for (unsigned k = 0; k < FC_NDIR; k++)
-			t_ops[k] += ops[k];
-		if (span > t_end)
-			t_end = span;
-		printf("  %s %s -> %s%s\n", fc_slot_name(s, name, sizeof(name)), dv->x.name,
-		       s->target, dv->fio.have ? "" : ": no report from fio");
-		printf("    trace: ");
-		ops_text(ops);
-		printf(", %.1f MiB, until %s s\n", (double)dv->x.bytes / IOT_MIB,
-		       fmt_secs(span, 3, t, sizeof(t)));
-		if (dv->x.skipped_writes)
-			printf("    skipped %" PRIu64 " writes and trims (no --allow-writes)\n",
-			       dv->x.skipped_writes);
-		if (!dv->fio.have)
-			continue;
-		printf("    fio:   ");
-		ops_text(dv->fio.ios);
-		printf(", %.1f MiB in %s s (ratio %.2f)",
-		       ((double)dv->fio.bytes[0] + (double)dv->fio.bytes[1] +
-		        (double)dv->fio.bytes[2]) /
-		           IOT_MIB,
-		       fmt_secs(dv->fio.runtime_ns, 3, t, sizeof(t)),
-		       span ? (double)dv->fio.runtime_ns / (double)span : 0.0);
-		if (dv->fio.error)
-			printf(", error %d (%s)", dv->fio.error, strerror(dv->fio.error));
-		printf("\n");
-		lat_text(&dv->fio);
-	}
-	printf("  all: trace ");
-	ops_text(t_ops);
-	printf(" until %s s; fio ", fmt_secs(t_end, 3, t, sizeof(t)));
-	ops_text(res->all.ios);
-	printf(" in %s s\n", fmt_secs(res->all.runtime_ns, 3, t, sizeof(t)));
-	lat_text(&res->all);
-	if (t_ops[FC_SYNC] && !res->all.ios[FC_SYNC])
-		printf("  (fio does an iolog's syncs without counting them)\n");
-	if (res->unmapped)
-		printf("  skipped %" PRIu64 " IOs of devices no --map sends anywhere\n",
-		       res->unmapped);
-	printf("  fio's output: %s, %s\n", res->fio_json, res->fio_log);
-}
-
 int replay_fio(int argc, char **argv)
 {
 	struct fopts f;
@@ -387,7 +294,7 @@ int replay_fio(int argc, char **argv)
 		free(s);
 		json_decref(j);
 	} else {
-		print_text(&f, &res);
+		fc_result_text(stdout, &f.o, &res);
 	}
 	rc = EXIT_OK;
 	for (unsigned d = 0; d < res.ndevs; d++)

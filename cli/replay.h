@@ -3,10 +3,6 @@
 #ifndef IOTAPE_CLI_REPLAY_H
 #define IOTAPE_CLI_REPLAY_H
 
-#include <pthread.h>
-#include <signal.h>
-#include <stdatomic.h>
-
 #include "capture/capture.h"
 #include "formats/blktrace.h"
 #include "replay/replay.h"
@@ -59,15 +55,10 @@ struct replay_nfs_args {
 	int argc;
 	char **argv;
 };
-/* --capture: the capture module in a thread of its own (replay-capture.c) */
+/* --capture: the capture module in a thread of its own (capture/background.c), its messages
+ * said by replay-capture.c */
 struct replay_capture {
-	struct cap_opts o;
-	struct cap_result res;
-	struct iot_err e;
-	int ret;
-	pthread_t thread;
-	atomic_int ready, done;
-	volatile sig_atomic_t stop;
+	struct cap_bg bg;
 	char **devs;
 };
 /* Trace the n block devices devs (an array the capture takes: freed by _stop) and/or the

@@ -9,10 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/numfmt.h"
 #include "common/parse.h"
 #include "common/textesc.h"
-#include "common/units.h"
 
 /* Set by main() to its command table: help lists the commands through it without calling
  * back into iotape.c. */
@@ -183,31 +181,6 @@ int parse_duration_ns(const char *opt, const char *s, unsigned long long *out)
 int parse_size_bytes(const char *opt, const char *s, unsigned long long *out)
 {
 	return parse_with(iot_parse_size, opt, s, out); /* a bare number is bytes */
-}
-
-const char *fmt_duration(double ns, char *buf, size_t len)
-{
-	return iot_fmt_dur(ns, buf, len); /* one formatter for every renderer */
-}
-
-const char *fmt_secs(uint64_t ns, unsigned dec, char *buf, size_t len)
-{
-	char tmp[40];
-
-	*numfmt_secs(tmp, ns, dec) = '\0';
-	snprintf(buf, len, "%s", tmp);
-	return buf;
-}
-
-const char *fmt_secs_signed(int64_t ns, unsigned dec, char *buf, size_t len)
-{
-	char tmp[40];
-	uint64_t mag = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
-
-	tmp[0] = ns < 0 ? '-' : '+';
-	*numfmt_secs(tmp + 1, mag, dec) = '\0';
-	snprintf(buf, len, "%s", tmp);
-	return buf;
 }
 
 int bad_option(char **argv)

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "common/numfmt.h"
 #include "common/units.h"
 
 const char *iot_fmt_bytes(uint64_t b, char *buf, size_t len)
@@ -68,5 +69,25 @@ const char *iot_fmt_dur(double ns, char *buf, size_t len)
 		snprintf(buf, len, "%.2f ms", ns / 1e6);
 	else
 		snprintf(buf, len, "%.3f s", ns / 1e9);
+	return buf;
+}
+
+const char *iot_fmt_secs(uint64_t ns, unsigned dec, char *buf, size_t len)
+{
+	char tmp[40];
+
+	*numfmt_secs(tmp, ns, dec) = '\0';
+	snprintf(buf, len, "%s", tmp);
+	return buf;
+}
+
+const char *iot_fmt_secs_signed(int64_t ns, unsigned dec, char *buf, size_t len)
+{
+	char tmp[40];
+	uint64_t mag = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
+
+	tmp[0] = ns < 0 ? '-' : '+';
+	*numfmt_secs(tmp + 1, mag, dec) = '\0';
+	snprintf(buf, len, "%s", tmp);
 	return buf;
 }

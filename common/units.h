@@ -23,5 +23,10 @@ const char *iot_fmt_size(double b, char *buf, size_t len);
 const char *iot_fmt_rate(double bytes_per_s, char *buf, size_t len);
 /* "830 ns", "434.1 ms", "1.02 ms", "2.500 s" (NaN: "-"). Returns buf. */
 const char *iot_fmt_dur(double ns, char *buf, size_t len);
+/* ns as seconds with dec (0 to 9) decimals, exact for any u64 (numfmt_secs()): "12.345" of a
+ * span or a time on the trace's clock, where the unit is fixed by the text around it. */
+const char *iot_fmt_secs(uint64_t ns, unsigned dec, char *buf, size_t len);
+/* The same with its sign, always: "+0.000120000", "-1.500". */
+const char *iot_fmt_secs_signed(int64_t ns, unsigned dec, char *buf, size_t len);
 
 #endif

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "common/err.h"
 #include "export/export.h"
@@ -121,5 +122,8 @@ void fc_combine(struct fc_result *res);
 
 /* The result as JSON (docs/replay.md, "--fio-client"). */
 json_t *fc_result_json(const struct fc_opts *o, const struct fc_result *res);
+/* The same result as the text a person reads into f (fioclient/text.c): per device the trace's
+ * IOs and fio's with its latencies, then all devices together and where fio's output is. */
+void fc_result_text(FILE *f, const struct fc_opts *o, const struct fc_result *res);
 
 #endif

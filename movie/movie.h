@@ -4,6 +4,7 @@
 #define IOTAPE_MOVIE_MOVIE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "common/err.h"
@@ -89,6 +90,23 @@ struct movie_run_info {
 	 * compared side by side, each from its own first event */
 	uint64_t lag_ns;
 };
+
+/* Each of p's devices' names in a panel (movie/panels.c): "loop0 (ext4)", "loop4 osd.0 data
+ * (xfs)" (the name, the role capture found, the filesystem) from the run's manifest mf, else
+ * (mf NULL, or a device it does not name) "MAJ,MIN". *out: p->ndev strings (at least one slot),
+ * freed with movie_dev_names_free(). 0 or -ENOMEM (nothing left to free). */
+int movie_dev_names(const struct movie_probe *p, const struct manifest *mf, char ***out);
+void movie_dev_names_free(char **names, unsigned n);
+/*
+ * A run set's panels on the set's clock: panel i's first event first[i] put on its host's
+ * realtime clock by the clock pairs of its manifest mf[i] less offset_ns[i] (its CLOCK_REALTIME
+ * minus the capturing host's, as runset.json measured: ie_clock_to_real(), as analyze and
+ * report place a host), info[i].lag_ns its lag after the earliest panel's. A panel whose
+ * manifest is NULL or has no clock pairs cannot be placed: placed[i] false, its lag 0 (it
+ * starts with the movie).
+ */
+void movie_set_lags(const struct manifest *const *mf, const uint64_t *first,
+                    const int64_t *offset_ns, size_t n, struct movie_run_info *info, bool *placed);
 
 struct movie;
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/blktrace.h"
 #include "replay/replay.h"
 
 /* One IO the replay issued, and what the kernel was seen doing with it. */
@@ -342,4 +343,24 @@ void rp_fid_result(struct rp_fid *f, struct rp_fid_result *res)
 	r.reordered = f->nfirst - lis(f->first_seen, f->nfirst);
 	r.sequence_equal = r.equal == r.expected && !r.reordered && !r.extra && !r.truncated;
 	*res = r;
+}
+
+int rp_fid_compare(struct rp_fid *f, const char *path, struct rp_fid_result *res, struct iot_err *e)
+{
+	struct bt_reader *rd;
+	struct blk_event ev;
+	int ret;
+
+	if ((ret = bt_reader_open(&rd, path, e)))
+		return ret;
+	while ((ret = bt_reader_next(rd, &ev, e)) > 0)
+		if ((ret = rp_fid_observe(f, &ev)) < 0) {
+			iot_err_set(e, ret, "out of memory comparing with the capture");
+			break;
+		}
+	bt_reader_free(rd);
+	if (ret < 0)
+		return ret;
+	rp_fid_result(f, res);
+	return 0;
 }

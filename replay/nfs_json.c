@@ -81,7 +81,29 @@ static json_t *divs_json(const struct nfs_replay_stats *st)
 	return o;
 }
 
+/* --verify's object: the reference, the counts, the first differences. */
+static json_t *verify_json(const char *ref, const struct nfs_verify_result *v)
+{
+	json_t *o = json_object(), *a = json_array();
+
+	for (unsigned i = 0; i < v->nshown; i++)
+		json_array_append_new(
+		    a, json_pack("{ssss}", "path", v->shown[i].path, "what", v->shown[i].what));
+	json_object_set_new(o, "reference", json_string(ref));
+	json_object_set_new(o, "entries", JI(v->entries));
+	json_object_set_new(o, "differences", JI(v->differences));
+	json_object_set_new(o, "bytes", JI(v->bytes));
+	json_object_set_new(o, "first", a);
+	return o;
+}
+
 char *nfs_replay_json(const struct nfs_replay_opts *o, const struct nfs_replay_stats *st)
+{
+	return nfs_replay_json_verified(o, st, NULL, NULL);
+}
+
+char *nfs_replay_json_verified(const struct nfs_replay_opts *o, const struct nfs_replay_stats *st,
+                               const char *ref, const struct nfs_verify_result *v)
 {
 	json_t *root = json_object(), *opt = json_object(), *cap = json_object();
 	json_t *rep = json_object(), *prep = json_object(), *safety = json_object();
@@ -154,6 +176,8 @@ char *nfs_replay_json(const struct nfs_replay_opts *o, const struct nfs_replay_s
 
 	json_object_set_new(root, "procedures", procs_json(st));
 	json_object_set_new(root, "divergences", divs_json(st));
+	if (v)
+		json_object_set_new(root, "verify", verify_json(ref, v));
 	s = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS);
 	json_decref(root);
 	return s;

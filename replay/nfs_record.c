@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "common/fs.h"
@@ -161,6 +163,28 @@ int nr_mount_of(const char *dir, struct nr_mount *m)
 	}
 	fclose(f);
 	return found ? 0 : -ENOENT;
+}
+
+/* Its device number's entry in /sys/dev/block, else the mount's source: btrfs reports an
+ * anonymous device number, which names no block device. */
+char *nr_dir_device(const char *dir)
+{
+	struct stat st, sb;
+	struct nr_mount m;
+	char link[64], real[PATH_MAX], *dev = NULL;
+
+	if (stat(dir, &st))
+		return NULL;
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(st.st_dev), minor(st.st_dev));
+	if (realpath(link, real) && asprintf(&dev, "/dev/%s", strrchr(real, '/') + 1) < 0)
+		dev = NULL; /* asprintf leaves it undefined */
+	if (dev && !stat(dev, &sb) && S_ISBLK(sb.st_mode))
+		return dev;
+	free(dev);
+	dev = NULL;
+	if (!nr_mount_of(dir, &m) && !stat(m.source, &sb) && S_ISBLK(sb.st_mode))
+		dev = strdup(m.source);
+	return dev;
 }
 
 /* The mount a directory is on, into the manifest's target object. */

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "common/err.h"
 #include "common/hist.h"
@@ -143,6 +144,9 @@ struct nr_mount {
 	char mountpoint[4096], fstype[64], source[1024], options[1024];
 };
 int nr_mount_of(const char *dir, struct nr_mount *m);
+/* The block device a directory's filesystem is on ("/dev/vdb1", malloc'ed: what --capture
+ * traces under an NFS replay onto a directory), or NULL when there is none (tmpfs, NFS, ...). */
+char *nr_dir_device(const char *dir);
 /* --verify: a tree beside a reference, name by name. */
 #define NR_VERIFY_SHOWN 20u
 struct nfs_verify_result {
@@ -159,6 +163,16 @@ struct nfs_verify_result {
 /* tree and ref: a directory or an nfs:// URL; 0 with r filled, or -errno with e filled. */
 int nfs_replay_verify(const char *tree, const char *ref, struct nfs_verify_result *r,
                       struct iot_err *e);
+/* nfs_replay_json() with a "verify" object (ref, v's counts and its first differences) when v is
+ * not NULL: the document of a replay checked with --verify. A string the caller frees, or NULL. */
+char *nfs_replay_json_verified(const struct nfs_replay_opts *o, const struct nfs_replay_stats *st,
+                               const char *ref, const struct nfs_verify_result *v);
+/* The summary as the text a person reads (iotape replay CAPTURE without --json) into f
+ * (replay/nfs_text.c): the header, a line per procedure, the divergences, and the lines of
+ * calls refused, late or not replayed only when there were any. */
+void nfs_replay_text(FILE *f, const struct nfs_replay_opts *o, const struct nfs_replay_stats *st);
+/* --verify's result as text into f: the counts against ref, then the first differences. */
+void nfs_verify_text(FILE *f, const char *ref, const struct nfs_verify_result *v);
 /* --root-fh HEX */
 int nr_parse_fh(const char *hex, uint8_t *fh, unsigned *len);
 /* An output directory (opt names it: "--record") that is the target directory, lies inside it

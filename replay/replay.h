@@ -203,6 +203,10 @@ int replay_check_outputs(const struct replay_opts *o, const char *input, const c
 
 /* The stats (and options) as a JSON object string, malloc'ed; NULL when out of memory. */
 char *replay_stats_json(const struct replay_opts *o, const struct replay_stats *st);
+/* The same stats as the text a person reads (iotape replay without --json) into f
+ * (replay/text.c): rates, a line per operation, and the lines of what was skipped, split,
+ * wrapped or compared with a capture only when they count something. */
+void replay_stats_text(FILE *f, const struct replay_stats *st);
 
 /* ---- pieces exposed for tests and the CLI ----------------------------------------- */
 
@@ -270,6 +274,11 @@ void rp_fid_expect(struct rp_fid *f, uint32_t traced_dev, uint32_t disk_dev, uin
 /* The captured events, in time order (only issue events of the expected devices count). */
 int rp_fid_observe(struct rp_fid *f, const struct blk_event *ev);
 void rp_fid_result(struct rp_fid *f, struct rp_fid_result *res);
+/* --capture: the trace at path (the capture's run directory, or anything bt_reader_open()
+ * opens) observed in time order, then the result into res: 0, or -errno with e filled (a
+ * capture that cannot be read, or memory: no result, never one of part of the capture). */
+int rp_fid_compare(struct rp_fid *f, const char *path, struct rp_fid_result *res,
+                   struct iot_err *e);
 
 /* Generated write data: the same bytes for the same (seed, position). */
 void rp_pattern_fill(void *buf, size_t len, uint64_t seed);

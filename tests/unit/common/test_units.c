@@ -53,13 +53,29 @@ static void test_dur(void **state)
 	assert_string_equal(iot_fmt_dur(NAN, b, sizeof(b)), "-");
 }
 
+/* seconds exact past 2^53 ns (a double's printf was off there), rounded half up, and a buffer
+ * shorter than the digits cut, never overrun */
+static void test_secs(void **state)
+{
+	char b[32], small[4];
+
+	(void)state;
+	assert_string_equal(iot_fmt_secs(12345678901ull, 3, b, sizeof(b)), "12.346");
+	assert_string_equal(iot_fmt_secs(0, 3, b, sizeof(b)), "0.000");
+	assert_string_equal(iot_fmt_secs(1500000000ull, 0, b, sizeof(b)), "2");
+	assert_string_equal(iot_fmt_secs(9007199254740993ull, 9, b, sizeof(b)),
+	                    "9007199.254740993");
+	assert_string_equal(iot_fmt_secs(12345678901ull, 3, small, sizeof(small)), "12.");
+	assert_string_equal(iot_fmt_secs_signed(120000, 9, b, sizeof(b)), "+0.000120000");
+	assert_string_equal(iot_fmt_secs_signed(-1500000000ll, 3, b, sizeof(b)), "-1.500");
+	assert_string_equal(iot_fmt_secs_signed(0, 1, b, sizeof(b)), "+0.0");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_bytes),
-	    cmocka_unit_test(test_size),
-	    cmocka_unit_test(test_rate),
-	    cmocka_unit_test(test_dur),
+	    cmocka_unit_test(test_bytes), cmocka_unit_test(test_size), cmocka_unit_test(test_rate),
+	    cmocka_unit_test(test_dur),   cmocka_unit_test(test_secs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

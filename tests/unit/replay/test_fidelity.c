@@ -8,7 +8,9 @@
 
 #include <cmocka.h>
 
+#include "formats/blktrace.h"
 #include "replay/replay.h"
+#include "../tmpdir.h"
 
 #define DEV BLK_MKDEV(7, 0)
 
@@ -169,6 +171,53 @@ static void test_limit(void **state)
 	WANT(.expected = 2, .observed = 2, .equal = 2, .truncated = true);
 }
 
+/* --capture: the capture read from its file in time order; one that cannot be read is an error
+ * and no result. */
+static void test_compare_file(void **state)
+{
+	static const struct {
+		uint8_t action;
+		uint64_t sector, flags;
+	} evs[] = {
+	    {BLK_A_QUEUE, 0, BLK_F_READ}, /* only issues are the kernel's requests */
+	    {BLK_A_ISSUE, 0, BLK_F_READ},   {BLK_A_ISSUE, 500, BLK_F_READ}, /* not the replay's */
+	    {BLK_A_ISSUE, 64, BLK_F_WRITE}, {BLK_A_COMPLETE, 64, BLK_F_WRITE},
+	};
+	struct rp_fid_result r;
+	struct bt_writer *w;
+	struct blk_event ev;
+	struct iot_err e = {{0}};
+	const char *path = tpath("capture.blktrace.0");
+
+	(void)state;
+	expect(0, 4096, RP_OP_READ);
+	expect(64, 4096, RP_OP_WRITE);
+	assert_int_equal(bt_writer_open(&w, path, &e), 0);
+	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++) {
+		memset(&ev, 0, sizeof(ev));
+		ev.action = evs[i].action;
+		ev.time = 3000 + i;
+		ev.dev = DEV;
+		ev.sector = evs[i].sector;
+		ev.bytes = 4096;
+		ev.flags = evs[i].flags;
+		assert_int_equal(bt_writer_write(w, &ev, &e), 0);
+	}
+	assert_int_equal(bt_writer_close(w, &e), 0);
+	memset(&r, 0xee, sizeof(r));
+	assert_int_equal(rp_fid_compare(f, path, &r, &e), 0);
+	assert_int_equal(r.expected, 2);
+	assert_int_equal(r.observed, 3);
+	assert_int_equal(r.equal, 2);
+	assert_int_equal(r.extra, 1);
+	assert_false(r.sequence_equal);
+
+	memset(&r, 0xee, sizeof(r));
+	assert_true(rp_fid_compare(f, tpath("none"), &r, &e) < 0);
+	assert_non_null(strstr(e.msg, "none"));
+	assert_int_equal(r.expected, 0xeeeeeeeeeeeeeeeeull); /* untouched */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -179,7 +228,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_merged, fresh, done),
 	    cmocka_unit_test_setup_teardown(test_missing_extra, fresh, done),
 	    cmocka_unit_test_setup_teardown(test_limit, fresh, done),
+	    cmocka_unit_test_setup_teardown(test_compare_file, fresh, done),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return tmpdir_status(cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown));
 }
