@@ -17,9 +17,9 @@ static int read_host(struct nfs_ends *x, unsigned h, const char *path, json_t *w
 
 	/* a capture that cannot be read: its host's own analysis says why */
 	if ((ret = pcap_src_open(&src, path, &e)) || (ret = nfs_ends_read(x, h, src, &partial, &e)))
-		w = iot_warn_json(warnings,
-		                  "'%s': %s (the calls seen from both ends go without the rest of it)",
-		                  path, e.msg);
+		w = iot_warn_json(
+		    warnings, "'%s': %s (the calls seen from both ends go without the rest of it)",
+		    path, e.msg);
 	else if (partial)
 		w = iot_warn_json(warnings, "'%s': %s: its calls before are matched", path, e.msg);
 	if (src)

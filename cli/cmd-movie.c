@@ -16,16 +16,18 @@
 #include <cairo.h>
 #include <fontconfig/fontconfig.h>
 
-#include "common/jsonint.h"
-#include "formats/runset.h"
 #include "cli/inputs.h"
 #include "cli/runs.h"
+#include "common/clock.h"
 #include "common/fs.h"
+#include "common/jsonint.h"
+#include "common/stop.h"
 #include "common/units.h"
 #include "compare/compare.h"
 #include "formats/manifest.h"
 #include "formats/outcheck.h"
 #include "formats/rundir.h"
+#include "formats/runset.h"
 #include "analyze/blk_sink.h"
 #include "movie/movie.h"
 
@@ -97,37 +99,26 @@ const struct cli_doc doc_movie = {
     .see_also = "iowatcher(1) ffmpeg(1) ffprobe(1)",
 };
 
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-}
-
 struct progress {
 	bool quiet, tty;
-	struct timespec t0;
+	uint64_t t0_ns;
 	int last_pct;
 	double last_print;
 };
 
-static double since(const struct timespec *t0)
+static double since(uint64_t t0_ns)
 {
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+	return (double)(iot_now_ns() - t0_ns) / 1e9;
 }
 
 /* "frame 120/600 (20%), 4 s, 16 s left": a line rewritten on a terminal, every 10 % else. */
 static int show_progress(void *ctx, uint64_t done, uint64_t total)
 {
 	struct progress *p = ctx;
-	double el = since(&p->t0), eta = el / (double)done * (double)(total - done);
+	double el = since(p->t0_ns), eta = el / (double)done * (double)(total - done);
 	int pct = (int)(done * 100 / total);
 
-	if (interrupted)
+	if (iot_stop_sig)
 		return 1;
 	if (p->quiet)
 		return 0;
@@ -353,7 +344,6 @@ static int render(struct movie *m, const struct movie_opts *o, struct run *runs,
 {
 	struct bt_reader *rd[MOVIE_MAX_RUNS];
 	struct progress p = {.quiet = quiet, .tty = isatty(2), .last_pct = -1};
-	struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
 	struct iot_outfile of;
 	struct iot_err e;
 	int ret = EXIT_OK;
@@ -380,9 +370,10 @@ static int render(struct movie *m, const struct movie_opts *o, struct run *runs,
 		        iot_fmt_dur((double)movie_window_ns(m), win, sizeof(win)), o->width,
 		        o->height, outpath);
 	}
-	clock_gettime(CLOCK_MONOTONIC, &p.t0);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
+	p.t0_ns = iot_now_ns();
+	/* stopped as every command is (common/stop.h): movie_render() sees it through
+	 * show_progress(), the half-written file goes */
+	iot_stop_catch(0);
 	ret = movie_render(m, rd,
 	                   of.tmp    ? of.tmp
 	                   : of.path ? of.path
@@ -392,8 +383,6 @@ static int render(struct movie *m, const struct movie_opts *o, struct run *runs,
 		iot_outfile_abort(&of);
 	else
 		ret = iot_outfile_commit(&of, &e);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
 	if (ret == -EINTR)
 		return error("interrupted; no movie written"), EXIT_SYSTEM;
 	if (ret)

@@ -36,16 +36,16 @@ static int load_set(struct load *l, const struct runset *rs, struct sweep_cell_r
 		if (run_summary_dropped_warning(rs->h[h].run, set.h[h].doc, l->msgs))
 			ret = -ENOMEM;
 		else
-			ret = sweep_cell_add(out, rs->h[h].name, rs->h[h].run,
-			                     json_incref(set.h[h].doc), json_incref(set.manifest[h]));
+			ret =
+			    sweep_cell_add(out, rs->h[h].name, rs->h[h].run,
+			                   json_incref(set.h[h].doc), json_incref(set.manifest[h]));
 	}
 	run_set_load_release(&set);
 	return ret;
 }
 
 /* One run into the cell: its summary, with host when it is a run set's. 0 or -errno. */
-static int load_one(struct load *l, const char *host, const char *path,
-                    struct sweep_cell_runs *out)
+static int load_one(struct load *l, const char *host, const char *path, struct sweep_cell_runs *out)
 {
 	json_t *summary, *manifest;
 	int ret = run_summary_load(path, l->idle_ns, &summary, &manifest, l->msgs, l->stop, l->e);
@@ -61,7 +61,8 @@ static int open_set(struct load *l, const char *set, struct runset *rs)
 	if (ret == -ENOENT)
 		return ret;
 	for (unsigned i = 0; i < rs->nf; i++)
-		if (iot_warn_json(l->msgs, "host %s left out: %s", rs->f[i].name, rs->f[i].reason)) {
+		if (iot_warn_json(l->msgs, "host %s left out: %s", rs->f[i].name,
+		                  rs->f[i].reason)) {
 			runset_release(rs);
 			return iot_err_set(l->e, -ENOMEM, "out of memory");
 		}
@@ -119,7 +120,8 @@ int sweep_load(struct sweep_runs *s, const char *dir, uint64_t idle_ns, json_t *
 		return ret; /* the cell's error, in e */
 	/* the walk's end (or no run done): the runs the tables lack */
 	if ((!ret || ret == -ENOENT) && (s->failed || s->missing) &&
-	    iot_warn_json(msgs, "'%s': %zu of %zu runs are in the tables; %zu failed, %zu not run (yet)",
+	    iot_warn_json(msgs,
+	                  "'%s': %zu of %zu runs are in the tables; %zu failed, %zu not run (yet)",
 	                  dir, s->done, s->total, s->failed, s->missing))
 		return iot_err_set(e, -ENOMEM, "out of memory");
 	return ret;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* A sweep's done runs loaded with their figures, as `iotape analyze` gives them (compare, report). */
+/* A sweep's done runs loaded with their figures, as `iotape analyze` gives them (compare, report).
+ */
 #ifndef IOTAPE_SWEEP_LOAD_H
 #define IOTAPE_SWEEP_LOAD_H
 

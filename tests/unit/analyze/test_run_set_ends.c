@@ -82,9 +82,9 @@ static void test_bad_capture(void **s)
 	assert_int_equal(json_array_size(warnings), 1);
 	assert_non_null(strstr(json_string_value(json_array_get(warnings, 0)),
 	                       "(the calls seen from both ends go without the rest of it)"));
-	assert_int_equal(strncmp(json_string_value(json_array_get(warnings, 0)),
-	                         "'/tmp/iotape-ut-setends-", 24),
-	                 0);
+	assert_int_equal(
+	    strncmp(json_string_value(json_array_get(warnings, 0)), "'/tmp/iotape-ut-setends-", 24),
+	    0);
 	assert_non_null(x);
 	nfs_ends_host_counts(x, 0, &txns, &matched, &unmatched);
 	assert_true(txns > 0);

@@ -67,9 +67,8 @@ static void test_saved(void **st)
 	(void)st;
 	write_file(tpath("s.json"), "{\"devices\": [], \"events_dropped_devices\": 3, "
 	                            "\"input\": {\"partial\": true}}");
-	assert_int_equal(run_summary_load(tpath("s.json"), BLK_DEFAULT_IDLE_NS, &sum, &man, msgs,
-	                                  &stop, &e),
-	                 0);
+	assert_int_equal(
+	    run_summary_load(tpath("s.json"), BLK_DEFAULT_IDLE_NS, &sum, &man, msgs, &stop, &e), 0);
 	assert_true(json_is_array(json_object_get(sum, "devices")));
 	assert_null(man);
 	assert_int_equal(json_array_size(msgs), 2);
@@ -80,21 +79,22 @@ static void test_saved(void **st)
 	json_array_clear(msgs);
 
 	write_file(tpath("m.json"), "{\"format\": \"iotape-run\"}");
-	assert_int_equal(run_summary_load(tpath("m.json"), BLK_DEFAULT_IDLE_NS, &sum, &man, msgs,
-	                                  &stop, &e),
-	                 -EINVAL);
+	assert_int_equal(
+	    run_summary_load(tpath("m.json"), BLK_DEFAULT_IDLE_NS, &sum, &man, msgs, &stop, &e),
+	    -EINVAL);
 	assert_non_null(strstr(e.msg, "a run's manifest.json, not an 'iotape analyze --json'"));
 	assert_null(sum);
 	write_file(tpath("bad.json"), "{\"devices\": ");
-	assert_int_equal(run_summary_load(tpath("bad.json"), BLK_DEFAULT_IDLE_NS, &sum, &man, msgs,
-	                                  &stop, &e),
-	                 -EINVAL);
+	assert_int_equal(
+	    run_summary_load(tpath("bad.json"), BLK_DEFAULT_IDLE_NS, &sum, &man, msgs, &stop, &e),
+	    -EINVAL);
 	assert_non_null(strstr(e.msg, "bad.json': not a JSON summary: "));
 	assert_int_equal(mkdir(tpath("empty"), 0755), 0);
-	assert_int_equal(run_summary_load(tpath("empty"), BLK_DEFAULT_IDLE_NS, &sum, &man, msgs,
-	                                  &stop, &e),
-	                 -EINVAL);
-	assert_non_null(strstr(e.msg, "empty': no block trace (NAME.blktrace.N) or packet capture"));
+	assert_int_equal(
+	    run_summary_load(tpath("empty"), BLK_DEFAULT_IDLE_NS, &sum, &man, msgs, &stop, &e),
+	    -EINVAL);
+	assert_non_null(
+	    strstr(e.msg, "empty': no block trace (NAME.blktrace.N) or packet capture"));
 	assert_int_equal(json_array_size(msgs), 0);
 	json_decref(msgs);
 }
@@ -106,9 +106,8 @@ static void test_run(void **st)
 	struct iot_err stop = {""}, e;
 
 	(void)st;
-	assert_int_equal(run_summary_load(SAMPLE("ext4"), BLK_DEFAULT_IDLE_NS, &sum, &man, msgs,
-	                                  &stop, &e),
-	                 0);
+	assert_int_equal(
+	    run_summary_load(SAMPLE("ext4"), BLK_DEFAULT_IDLE_NS, &sum, &man, msgs, &stop, &e), 0);
 	assert_true(json_array_size(json_object_get(sum, "devices")) > 0);
 	assert_true(json_is_object(man));
 	assert_int_equal(json_array_size(msgs), 0);
@@ -136,17 +135,16 @@ static void test_runset(void **st)
 	assert_int_equal(h[1].offset_ns, -1500);
 	assert_int_equal(h[1].error_ns, 10);
 	free(h);
-	assert_int_equal(
-	    run_set_load_runset(&l, &rs, NULL, 0, NULL, NULL, NULL, msgs, &stop, &e), 0);
+	assert_int_equal(run_set_load_runset(&l, &rs, NULL, 0, NULL, NULL, NULL, msgs, &stop, &e),
+	                 0);
 	assert_int_equal(l.n, 2);
 	assert_true(json_array_size(json_object_get(l.h[1].doc, "devices")) > 0);
 	assert_int_equal(json_array_size(msgs), 0);
 	run_set_load_release(&l);
 	/* a trace file alone has no manifest, so no clock pairs */
 	hs[1].run = (char *)SAMPLE("xfs/loop0.blktrace.0");
-	assert_int_equal(
-	    run_set_load_runset(&l, &rs, NULL, 0, NULL, NULL, NULL, msgs, &stop, &e),
-	    RUN_SET_APART);
+	assert_int_equal(run_set_load_runset(&l, &rs, NULL, 0, NULL, NULL, NULL, msgs, &stop, &e),
+	                 RUN_SET_APART);
 	run_set_load_release(&l);
 	assert_int_equal(json_array_size(msgs), 0);
 	assert_string_equal(stop.msg, "");

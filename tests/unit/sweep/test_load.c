@@ -130,10 +130,10 @@ static void test_sets(void **state)
 	assert_string_equal(s.run[0].host, "h2");
 	assert_string_equal(s.run[1].host, "h1");
 	/* read as one: each host's devices with its host */
-	assert_string_equal(json_string_value(json_object_get(
-	                        json_array_get(json_object_get(s.run[1].summary, "devices"), 0),
-	                        "host")),
-	                    "h1");
+	assert_string_equal(
+	    json_string_value(json_object_get(
+	        json_array_get(json_object_get(s.run[1].summary, "devices"), 0), "host")),
+	    "h1");
 	assert_int_equal(json_array_size(msgs), 3);
 	assert_string_equal(json_string_value(json_array_get(msgs, 0)), "host h3 left out: no ssh");
 	assert_string_equal(json_string_value(json_array_get(msgs, 1)), "host h3 left out: no ssh");
