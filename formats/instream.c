@@ -1,30 +1,27 @@
 /* SPDX-License-Identifier: MIT */
-/* Input streams: one open per input, compression and format sniffed on the stream itself. */
-/* (Past 800 lines: the sniff, the decoders and their thread share the stream's state, and a
- * split into two files made them call each other, a file cycle.) */
+/* Input streams: one open per input, compression and format sniffed on the stream itself,
+ * a compressed one decoded (in_decode.c) on a thread of its own. */
 #include "formats/instream.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
-#include <zstd.h>
-#ifdef IOTAPE_HAVE_ISAL
-#include <isa-l/igzip_lib.h>
-#endif
 
-#define RAW_SIZE (256u * 1024) /* compressed bytes read at a time */
+#include "formats/instream_int.h"
+
 /* a compressed file is inflated on a thread of its own, NCHUNK chunks ahead of the reader */
 #define NCHUNK 4
 #define CHUNK_SIZE (1u << 20)
 /* room before each chunk for the unread end of the one before (in_stream_next()) */
 #define SLACK (256u << 10)
 #define JOIN_READ (1u << 20) /* bytes read at a time into the join buffer */
+#define SNIFF_MIN 64u        /* read at least this much (or to the end) before deciding */
 
 /*
  * The decompression thread: it fills chunks in turn while the reader (a decoder of packets
@@ -46,429 +43,6 @@ struct worker {
 	int stop;            /* the reader closes the stream */
 	int held;            /* in_stream_next() handed out chunk[used % NCHUNK] whole */
 };
-#define HEAD_CAP 4096u /* bytes kept from the start for sniffing */
-#define SNIFF_MIN 64u  /* read at least this much (or to the end) before deciding */
-
-struct in_stream {
-	char *name;
-	int fd;        /* -1 for a stream over memory */
-	int regular;   /* a regular file */
-	uint64_t size; /* of a regular file */
-	struct in_sniff sn;
-	/* raw bytes: what a decoder has not consumed yet (plain: the bytes read for the sniff) */
-	uint8_t *raw;
-	int raw_owned; /* raw is ours (not the caller's memory) */
-	size_t raw_pos, raw_len, raw_cap;
-	uint64_t raw_base; /* offset in the file of raw[0] */
-	int raw_eof;
-	z_stream z;
-	int z_init;
-#ifdef IOTAPE_HAVE_ISAL
-	struct inflate_state *isal; /* ISA-L's igzip: 2-3x zlib's speed; zlib without it */
-#endif
-	int member_end; /* gzip: a member ended; another may follow */
-	ZSTD_DStream *zs;
-	int frame_open; /* zstd: inside a frame */
-	/* decompressed bytes read for the sniff, handed out before anything else */
-	uint8_t head[HEAD_CAP];
-	size_t head_pos, head_len;
-	uint64_t out_off;
-	int eof;
-	int truncated; /* the compressed stream ended inside a member or frame */
-	int dec_err;   /* the decoder's: returned once the bytes before it are handed out */
-	int err;       /* the reader's, sticky */
-	struct iot_err last;
-	struct worker *w; /* a compressed file's decompression thread, once started */
-	uint8_t *join;    /* in_stream_next(): a piece's kept bytes and the new ones after them */
-	size_t join_cap;
-};
-
-/* ---- sniffing ---------------------------------------------------------------------- */
-
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static int host_is_le(void)
-{
-	const uint16_t one = 1;
-
-	return *(const uint8_t *)&one == 1;
-}
-
-enum in_codec in_sniff_codec(const uint8_t *p, size_t len)
-{
-	if (len >= 2 && p[0] == 0x1f && p[1] == 0x8b)
-		return IN_GZIP;
-	if (len >= 4 && le32(p) == 0xfd2fb528u) /* ZSTD_MAGICNUMBER, little-endian on disk */
-		return IN_ZSTD;
-	return IN_PLAIN;
-}
-
-/* blktrace magic and version (include/uapi/linux/blktrace_api.h: BLK_IO_TRACE_MAGIC) */
-static bool sniff_blktrace(uint32_t w, int le_on_disk, struct in_sniff *s)
-{
-	unsigned v = w & 0xff;
-
-	if ((w & 0xffffff00u) != 0x65617400u || (v != 7 && v != 8))
-		return false;
-	s->format = IN_FMT_BLKTRACE;
-	s->version = v;
-	s->swapped = le_on_disk != host_is_le();
-	return true;
-}
-
-/* "fio version 2 iolog" / "fio version 3 iolog" (fio's iolog.c), then a newline */
-static bool sniff_iolog(const uint8_t *p, size_t len, struct in_sniff *s)
-{
-	static const char pre[] = "fio version ", post[] = " iolog";
-	const size_t np = sizeof(pre) - 1, nq = sizeof(post) - 1;
-
-	if (len < np + 1 + nq || memcmp(p, pre, np) || (p[np] != '2' && p[np] != '3') ||
-	    memcmp(p + np + 1, post, nq))
-		return false;
-	if (len > np + 1 + nq && p[np + 1 + nq] != '\n' && p[np + 1 + nq] != '\r')
-		return false;
-	s->format = IN_FMT_IOLOG;
-	s->version = (unsigned)(p[np] - '0');
-	return true;
-}
-
-void in_sniff_bytes(const uint8_t *p, size_t len, struct in_sniff *s)
-{
-	size_t i = 0;
-
-	s->format = IN_FMT_UNKNOWN;
-	s->version = 0;
-	s->swapped = s->nsec = 0;
-	if (!len) {
-		s->format = IN_FMT_EMPTY;
-		return;
-	}
-	if (len >= 4) {
-		uint32_t b = be32(p);
-
-		if (sniff_blktrace(le32(p), 1, s) || sniff_blktrace(b, 0, s))
-			return;
-		/* pcap: the magic in the writer's byte order (pcap-savefile(5)) */
-		if (b == 0xa1b2c3d4u || b == 0xd4c3b2a1u || b == 0xa1b23c4du || b == 0x4d3cb2a1u) {
-			s->format = IN_FMT_PCAP;
-			s->nsec = b == 0xa1b23c4du || b == 0x4d3cb2a1u;
-			/* written big-endian when the bytes read a1 b2 in order */
-			s->swapped = (b == 0xa1b2c3d4u || b == 0xa1b23c4du) == host_is_le();
-			return;
-		}
-		if (b == 0x0a0d0d0au) { /* pcapng Section Header Block type */
-			s->format = IN_FMT_PCAPNG;
-			return;
-		}
-	}
-	if (sniff_iolog(p, len, s))
-		return;
-	while (i < len && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r'))
-		i++;
-	if (i < len && (p[i] == '{' || p[i] == '['))
-		s->format = IN_FMT_JSON;
-}
-
-const char *in_format_name(enum in_format f)
-{
-	static const char *const names[] = {
-	    [IN_FMT_UNKNOWN] = "unknown",   [IN_FMT_EMPTY] = "empty",
-	    [IN_FMT_BLKTRACE] = "blktrace", [IN_FMT_PCAP] = "pcap",
-	    [IN_FMT_PCAPNG] = "pcapng",     [IN_FMT_JSON] = "JSON",
-	    [IN_FMT_IOLOG] = "fio iolog",
-	};
-
-	return (unsigned)f < sizeof(names) / sizeof(names[0]) ? names[f] : "unknown";
-}
-
-const char *in_format_what(enum in_format f)
-{
-	switch (f) {
-	case IN_FMT_EMPTY:
-		return "an empty file";
-	case IN_FMT_BLKTRACE:
-		return "a blktrace trace";
-	case IN_FMT_PCAP:
-		return "a pcap packet capture";
-	case IN_FMT_PCAPNG:
-		return "a pcapng packet capture";
-	case IN_FMT_JSON:
-		return "a JSON document";
-	case IN_FMT_IOLOG:
-		return "a fio iolog";
-	default:
-		return "of an unknown format";
-	}
-}
-
-const char *in_codec_name(enum in_codec c)
-{
-	return c == IN_GZIP ? "gzip" : c == IN_ZSTD ? "zstd" : "none";
-}
-
-/* ---- the raw bytes ----------------------------------------------------------------- */
-
-static int fail(struct in_stream *s, struct iot_err *e, int code, const char *what)
-{
-	return iot_err_set(e, code, "'%s': %s at offset %llu", s->name, what,
-	                   (unsigned long long)(s->raw_base + s->raw_pos));
-}
-
-/* Read more raw bytes behind the unconsumed ones: >0 added, 0 at the end, -errno. */
-static ssize_t fill_raw(struct in_stream *s, struct iot_err *e)
-{
-	ssize_t n;
-
-	if (s->raw_eof || s->fd < 0) {
-		s->raw_eof = 1;
-		return 0;
-	}
-	if (s->raw_pos) {
-		memmove(s->raw, s->raw + s->raw_pos, s->raw_len - s->raw_pos);
-		s->raw_base += s->raw_pos;
-		s->raw_len -= s->raw_pos;
-		s->raw_pos = 0;
-	}
-	do
-		n = read(s->fd, s->raw + s->raw_len, s->raw_cap - s->raw_len);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return iot_err_set(e, -errno, "'%s': %s", s->name, strerror(errno));
-	if (!n)
-		s->raw_eof = 1;
-	s->raw_len += (size_t)n;
-	return n;
-}
-
-/* ---- decoders: up to len bytes into buf, >= 0 bytes or -errno ---------------------------- */
-
-/*
- * An error after done bytes were produced: those bytes are handed out first, the error (in
- * s->last, where every decoder call writes) on the next read.
- */
-static ssize_t stop(struct in_stream *s, size_t done, ssize_t err)
-{
-	if (!done)
-		return err;
-	s->dec_err = (int)err;
-	return (ssize_t)done;
-}
-
-static ssize_t plain_read(struct in_stream *s, uint8_t *buf, size_t len, struct iot_err *e)
-{
-	size_t n = s->raw_len - s->raw_pos;
-	ssize_t r;
-
-	if (n) {
-		n = n < len ? n : len;
-		memcpy(buf, s->raw + s->raw_pos, n);
-		s->raw_pos += n;
-		return (ssize_t)n;
-	}
-	if (s->raw_eof || s->fd < 0) {
-		s->eof = 1;
-		return 0;
-	}
-	do
-		r = read(s->fd, buf, len);
-	while (r < 0 && errno == EINTR);
-	if (r < 0)
-		return iot_err_set(e, -errno, "'%s': %s", s->name, strerror(errno));
-	if (!r)
-		s->eof = 1;
-	s->raw_base += (uint64_t)r; /* raw_pos == raw_len: the offset moves on with the reads */
-	return r;
-}
-
-#ifdef IOTAPE_HAVE_ISAL
-static const char *isal_what(int rc)
-{
-	switch (rc) {
-	case ISAL_INVALID_BLOCK:
-		return "invalid block";
-	case ISAL_INVALID_SYMBOL:
-		return "invalid code";
-	case ISAL_INVALID_LOOKBACK:
-		return "invalid distance too far back";
-	case ISAL_INVALID_WRAPPER:
-		return "incorrect header";
-	case ISAL_UNSUPPORTED_METHOD:
-		return "unknown compression method";
-	case ISAL_INCORRECT_CHECKSUM:
-		return "incorrect data check";
-	default:
-		return "bad compressed data";
-	}
-}
-#endif
-
-static void gz_member_start(struct in_stream *s)
-{
-#ifdef IOTAPE_HAVE_ISAL
-	if (s->isal) {
-		isal_inflate_reset(s->isal);
-		s->isal->crc_flag = ISAL_GZIP; /* the header parsed, the trailer's CRC checked */
-		return;
-	}
-#endif
-	inflateReset(&s->z);
-}
-
-/*
- * One inflate call: raw bytes from raw_pos into out[0, len). *used and *made say how many
- * bytes went in and came out; 1 at a member's end, 0 going on, -EINVAL or -ENOMEM with what.
- */
-static int gz_step(struct in_stream *s, uint8_t *out, size_t len, size_t *used, size_t *made,
-                   const char **what)
-{
-	size_t left = s->raw_len - s->raw_pos;
-	uint32_t in = (uint32_t)(left < UINT32_MAX ? left : UINT32_MAX);
-	uint32_t room = (uint32_t)(len < UINT32_MAX ? len : UINT32_MAX);
-	int rc;
-
-#ifdef IOTAPE_HAVE_ISAL
-	if (s->isal) {
-		struct inflate_state *st = s->isal;
-
-		st->next_in = s->raw + s->raw_pos;
-		st->avail_in = in;
-		st->next_out = out;
-		st->avail_out = room;
-		rc = isal_inflate(st);
-		*used = in - st->avail_in;
-		*made = room - st->avail_out;
-		if (rc < 0) {
-			*what = isal_what(rc);
-			return -EINVAL;
-		}
-		return st->block_state == ISAL_BLOCK_FINISH;
-	}
-#endif
-	s->z.next_in = s->raw + s->raw_pos;
-	s->z.avail_in = in;
-	s->z.next_out = out;
-	s->z.avail_out = room;
-	rc = inflate(&s->z, Z_NO_FLUSH);
-	*used = in - s->z.avail_in;
-	*made = room - s->z.avail_out;
-	if (rc == Z_STREAM_END)
-		return 1;
-	if (rc == Z_OK || rc == Z_BUF_ERROR) /* Z_BUF_ERROR: no progress possible, not an error */
-		return 0;
-	*what = s->z.msg ? s->z.msg : "bad compressed data";
-	return rc == Z_MEM_ERROR ? -ENOMEM : -EINVAL;
-}
-
-static ssize_t gz_read(struct in_stream *s, uint8_t *buf, size_t len, struct iot_err *e)
-{
-	size_t done = 0;
-
-	while (done < len && !s->eof) {
-		size_t left = s->raw_len - s->raw_pos, used, made;
-		const char *what = NULL;
-		char msg[160];
-		ssize_t r;
-		int rc;
-
-		if ((s->member_end ? left < 2 : !left) && !s->raw_eof) {
-			if ((r = fill_raw(s, e)) < 0)
-				return stop(s, done, r);
-			continue;
-		}
-		if (s->member_end) {
-			/* concatenated members go on (gzip(1)); anything else after one is ignored
-			 */
-			if (left >= 2 && s->raw[s->raw_pos] == 0x1f &&
-			    s->raw[s->raw_pos + 1] == 0x8b) {
-				gz_member_start(s);
-				s->member_end = 0;
-				continue;
-			}
-			s->eof = 1;
-			break;
-		}
-		rc = gz_step(s, buf + done, len - done, &used, &made, &what);
-		s->raw_pos += used;
-		done += made;
-		if (rc == -ENOMEM)
-			return stop(s, done,
-			            iot_err_set(e, -ENOMEM, "'%s': gzip: out of memory", s->name));
-		if (rc < 0) {
-			snprintf(msg, sizeof(msg), "gzip: %s", what);
-			return stop(s, done, fail(s, e, -EINVAL, msg));
-		}
-		if (rc == 1) {
-			s->member_end = 1;
-		} else if (!used && !made) {
-			/* the inflater wants more than there is: the end inside a member (the file
-			 * was cut short), or more to read */
-			if (s->raw_eof) {
-				s->truncated = 1;
-				s->eof = 1;
-				break;
-			}
-			if ((r = fill_raw(s, e)) < 0)
-				return stop(s, done, r);
-		}
-	}
-	return (ssize_t)done;
-}
-
-static ssize_t zstd_read(struct in_stream *s, uint8_t *buf, size_t len, struct iot_err *e)
-{
-	size_t done = 0;
-
-	while (done < len && !s->eof) {
-		ZSTD_inBuffer in = {s->raw + s->raw_pos, s->raw_len - s->raw_pos, 0};
-		ZSTD_outBuffer out = {buf + done, len - done, 0};
-		size_t rc;
-		ssize_t r;
-
-		if (!in.size) {
-			if (!s->raw_eof) {
-				if ((r = fill_raw(s, e)) < 0)
-					return stop(s, done, r);
-				continue;
-			}
-			s->truncated = s->frame_open; /* the end inside a frame: cut short */
-			s->eof = 1;
-			break;
-		}
-		rc = ZSTD_decompressStream(s->zs, &out, &in);
-		s->raw_pos += in.pos;
-		done += out.pos;
-		if (ZSTD_isError(rc)) {
-			char what[160];
-
-			snprintf(what, sizeof(what), "zstd: %s", ZSTD_getErrorName(rc));
-			return stop(s, done, fail(s, e, -EINVAL, what));
-		}
-		s->frame_open = rc != 0; /* 0: a frame ended and everything is flushed */
-	}
-	return (ssize_t)done;
-}
-
-static ssize_t produce(struct in_stream *s, uint8_t *buf, size_t len, struct iot_err *e)
-{
-	if (s->dec_err)
-		return s->dec_err; /* e (s->last, or the thread's) still says what */
-	switch (s->sn.codec) {
-	case IN_GZIP:
-		return gz_read(s, buf, len, e);
-	case IN_ZSTD:
-		return zstd_read(s, buf, len, e);
-	default:
-		return plain_read(s, buf, len, e);
-	}
-}
 
 /* ---- opening ----------------------------------------------------------------------- */
 
@@ -480,40 +54,6 @@ static bool all_blank(const uint8_t *p, size_t n)
 	return true;
 }
 
-static int start_codec(struct in_stream *s, struct iot_err *e)
-{
-	if (s->sn.codec != IN_PLAIN && s->raw_owned) {
-		/* a plain stream reads into the caller's buffers; a decoder wants its input in big
-		 * pieces */
-		uint8_t *p = realloc(s->raw, RAW_SIZE);
-
-		if (!p)
-			return iot_err_set(e, -ENOMEM, "out of memory");
-		s->raw = p;
-		s->raw_cap = RAW_SIZE;
-	}
-	if (s->sn.codec == IN_GZIP) {
-#ifdef IOTAPE_HAVE_ISAL
-		s->isal = malloc(sizeof(*s->isal));
-		if (!s->isal)
-			return iot_err_set(e, -ENOMEM, "out of memory");
-		isal_inflate_init(s->isal);
-		s->isal->crc_flag = ISAL_GZIP;
-#else
-		/* 15 + 16: a gzip header and trailer around deflate data, a 32 KiB window */
-		if (inflateInit2(&s->z, 15 + 16) != Z_OK)
-			return iot_err_set(e, -ENOMEM, "'%s': cannot start gzip stream", s->name);
-		s->z_init = 1;
-#endif
-	} else if (s->sn.codec == IN_ZSTD) {
-		s->zs = ZSTD_createDStream();
-		if (!s->zs || ZSTD_isError(ZSTD_initDStream(s->zs)))
-			return iot_err_set(e, -ENOMEM, "'%s': cannot start zstd stream", s->name);
-		s->frame_open = 1;
-	}
-	return 0;
-}
-
 /* Sniff: the raw magic, then the first decompressed bytes, kept in head. */
 static int sniff(struct in_stream *s, struct iot_err *e)
 {
@@ -521,15 +61,15 @@ static int sniff(struct in_stream *s, struct iot_err *e)
 	int ret;
 
 	while (s->raw_len < 4 && !s->raw_eof)
-		if ((n = fill_raw(s, e)) < 0)
+		if ((n = in_dec_fill_raw(s, e)) < 0)
 			return (int)n;
 	s->sn.codec = in_sniff_codec(s->raw, s->raw_len);
-	if ((ret = start_codec(s, e)))
+	if ((ret = in_dec_start(s, e)))
 		return ret;
 	while (!s->eof && !s->err &&
 	       (s->head_len < SNIFF_MIN ||
 	        (s->head_len < HEAD_CAP && all_blank(s->head, s->head_len)))) {
-		n = produce(s, s->head + s->head_len, HEAD_CAP - s->head_len, &s->last);
+		n = in_dec_produce(s, s->head + s->head_len, HEAD_CAP - s->head_len, &s->last);
 		if (n < 0) {
 			/* bad bytes early on: hand out what came before them, then the error */
 			s->err = (int)n;
@@ -673,7 +213,7 @@ static void *work(void *arg)
 		}
 		k = (unsigned)(w->filled % NCHUNK);
 		pthread_mutex_unlock(&w->mu);
-		n = produce(s, w->chunk[k] + SLACK, CHUNK_SIZE, &w->last);
+		n = in_dec_produce(s, w->chunk[k] + SLACK, CHUNK_SIZE, &w->last);
 		pthread_mutex_lock(&w->mu);
 		if (n > 0) {
 			w->clen[k] = (size_t)n;
@@ -736,7 +276,7 @@ static void worker_stop(struct in_stream *s)
 	s->w = NULL;
 }
 
-/* Up to len bytes from the thread's chunks, as produce() says them: >= 0 or -errno (e). */
+/* Up to len bytes from the thread's chunks, as in_dec_produce() says them: >= 0 or -errno (e). */
 static ssize_t take(struct in_stream *s, uint8_t *buf, size_t len, struct iot_err *e)
 {
 	struct worker *w = s->w;
@@ -804,7 +344,7 @@ ssize_t in_stream_read(struct in_stream *s, void *buf, size_t len, struct iot_er
 	if (!s->w && s->sn.codec != IN_PLAIN && s->regular && !s->dec_err)
 		worker_start(s);
 	n = s->w ? take(s, (uint8_t *)buf, len, &s->last)
-	         : produce(s, (uint8_t *)buf, len, &s->last);
+	         : in_dec_produce(s, (uint8_t *)buf, len, &s->last);
 	if (n < 0) {
 		s->err = (int)n;
 		if (e && e != &s->last)
@@ -1007,12 +547,7 @@ void in_stream_close(struct in_stream *s)
 		return;
 	if (s->w)
 		worker_stop(s);
-	if (s->z_init)
-		inflateEnd(&s->z);
-#ifdef IOTAPE_HAVE_ISAL
-	free(s->isal);
-#endif
-	ZSTD_freeDStream(s->zs);
+	in_dec_end(s);
 	if (s->fd >= 0)
 		close(s->fd);
 	if (s->raw_owned)

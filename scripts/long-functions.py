@@ -16,7 +16,7 @@ import sys
 # case an operation, belongs here; anything else is split where a reader needs it.
 ALLOWED = {
     "formats/nfs4.c:op_args": "NFSv4's switch over its operations' arguments, one case an op",
-    "formats/nfs4.c:op_res": "NFSv4's switch over its operations' results, one case an op",
+    "formats/nfs4_reply.c:op_res": "NFSv4's switch over its operations' results, one case an op",
     "formats/nfs_names_txn.c:nfs_names_txn":
         "the switch over the NFS procedures that name, rename or remove a file",
     "replay/nfs_posix.c:run": "the switch over a replayed NFS operation's POSIX calls",
