@@ -42,7 +42,7 @@
 #define HOLD_IO_MAX_NS 10000000000ull
 #define PEND_MAX (1u << 18) /* records held at most (about 30 MiB) */
 #define INFLIGHT_MAX (1u << 16)
-#define SLOTS_MAX (1u << 18) /* in-flight slots of all request-based disks (48 bytes each) */
+#define SLOTS_MAX (1u << 18) /* in-flight slots of all request-based disks (32 bytes each) */
 #define IOT_BPF_FAST_DEVS 1  /* as capture/bpf/blk.bpf.c */
 
 /* one record waiting for its turn: the event and its PDU */
@@ -86,7 +86,7 @@ struct cap_backend_state {
 	uint32_t *free_slots;
 	size_t nslab, nfree;
 	uint64_t newest, last_out, hold, late, forced, records;
-	/* pid -> name: the programs send a task's name only when a CPU's records change task */
+	/* pid -> name: the programs send a task's name only when the reader may not have it */
 	struct bt_comm_table *names;
 	/* the device table (one device in the program, several in a map) */
 	uint32_t devkeys[IOT_BPF_MAX_DEVS];

@@ -97,17 +97,21 @@ int capbpf_on_record(void *ctx, void *data, size_t size)
 	if (size >= sizeof(struct iot_bpf_gap) &&
 	    ((const struct iot_bpf_gap *)data)->kind == IOT_REC_GAP)
 		return s->err = capbpf_sum_add_gap(s, data);
+	if (size >= sizeof(struct iot_bpf_name) &&
+	    ((const struct iot_bpf_name *)data)->kind == IOT_REC_NAME) {
+		const struct iot_bpf_name *n = data;
+
+		return s->err = set_name(s, n->pid, n->comm);
+	}
 	if (size < sizeof(*r))
 		return 0;
 	s->records++;
-	/* a record whose CPU's last record was another task's carries its name */
+	/* a record of a task whose name the reader may not have carries it (the io level's
+	 * issuing tasks' names come in name records before) */
 	if (r->comm[0] && (s->err = set_name(s, r->pid, r->comm)))
 		return s->err;
 	if (r->kind == IOT_REC_IO && size >= sizeof(struct iot_bpf_io)) {
-		const struct iot_bpf_io *io = data;
-
-		if (!(s->err = set_name(s, io->issue_pid, io->issue_comm)))
-			s->err = io_records(s, io);
+		s->err = io_records(s, data);
 	} else if (r->kind == IOT_REC_EVENT) {
 		ev_from(&ev, r);
 		s->err = capbpf_push(s, &ev);
