@@ -14,7 +14,8 @@
 #      instructions per IO record and where they go (deterministic; this machine's VM has no
 #      hardware counters for perf stat's instructions:u)
 #      PROFILE=1: perf record -g (dwarf) of iotape's threads, its report's top into
-#      $OUT/profile.txt (OUT=. by default)
+#      ${OUT:-.}/profile.txt
+#      OUT=DIR: also keep callgrind's output there (DIR/callgrind.out)
 set -euo pipefail
 IOTAPE=${1:-iotape}
 DETAIL=${DETAIL:-io}
@@ -22,7 +23,7 @@ SECS=${SECS:-5}
 DEPTH=${DEPTH:-16}
 ROUNDS=${ROUNDS:-1}
 PROFILE=${PROFILE:-0}
-OUT=${OUT:-.}
+OUT=${OUT:-}
 [ "$(id -u)" -eq 0 ] || { echo "bpf-io-cost: needs root" >&2; exit 2; }
 for t in fio perf bpftool python3; do
 	command -v $t >/dev/null || { echo "bpf-io-cost: needs $t" >&2; exit 2; }
@@ -66,14 +67,18 @@ if [ "${CALLGRIND:-0}" = 1 ]; then
 	# iotape under callgrind, fio (its child, not traced) held to RATE IOPS so that the slowed
 	# reader keeps up: the reader thread's instructions (drain(), inclusive) per IO record
 	command -v valgrind >/dev/null || { echo "bpf-io-cost: CALLGRIND=1 needs valgrind" >&2; exit 2; }
-	valgrind --tool=callgrind --callgrind-out-file="$WORK/cg.out" "$IOTAPE" capture \
+	valgrind --tool=callgrind --cache-sim=yes --callgrind-out-file="$WORK/cg.out" "$IOTAPE" capture \
 		-o "$WORK/run" -d "$LOOP" --backend bpf --detail "$DETAIL" --buffer 32M -- \
 		fio --name=randread --filename="$LOOP" --rw=randread --bs=4k --direct=1 \
 		--ioengine=$ENGINE --iodepth="$DEPTH" --runtime="$SECS" --time_based --randrepeat=0 \
 		--rate_iops="${RATE:-20000}" >/dev/null 2>"$WORK/err" || { cat "$WORK/err" >&2; exit 1; }
-	callgrind_annotate --inclusive=yes "$WORK/cg.out" >"$WORK/incl" 2>/dev/null
-	callgrind_annotate "$WORK/cg.out" >"$WORK/self" 2>/dev/null
-	python3 - "$WORK/run/manifest.json" "$WORK/incl" "$WORK/self" <<'EOF'
+	[ -n "$OUT" ] && cp "$WORK/cg.out" "$OUT/callgrind.out"
+	callgrind_annotate --show=Ir --inclusive=yes "$WORK/cg.out" >"$WORK/incl" 2>/dev/null
+	callgrind_annotate --show=Ir "$WORK/cg.out" >"$WORK/self" 2>/dev/null
+	# the cache simulator's misses (first level, last level) of the reader thread
+	callgrind_annotate --show=D1mr,D1mw,DLmr,DLmw --inclusive=yes "$WORK/cg.out" 2>/dev/null |
+		grep -m1 'bpf.c:drain ' >"$WORK/miss" || true
+	python3 - "$WORK/run/manifest.json" "$WORK/incl" "$WORK/self" "$WORK/miss" <<'EOF'
 import json, re, sys
 m = json.load(open(sys.argv[1]))
 b = m["backend"]
@@ -92,6 +97,11 @@ drain = [x for x in incl if x[2] == "drain" and x[1] == "bpf.c"]
 print("callgrind: %d records (lost %d, late %d), %d events written; reader: %.0f instructions/record"
       % (b["records"], b["lost_records"], b["reorder"]["late"], m["counts"]["events"],
          drain[0][0] / n if drain else 0))
+miss = re.findall(r"([\d,]+) \(", open(sys.argv[4]).read())
+if len(miss) >= 4:
+    v = [int(x.replace(",", "")) for x in miss[:4]]
+    print("  cache (simulated) per record: D1 misses %.1f read %.1f write, LL misses %.1f read"
+          " %.1f write" % (v[0] / n, v[1] / n, v[2] / n, v[3] / n))
 print("  inclusive, per record:")
 for ir, f, fn in incl:
     if ir / n >= 40 and f.endswith(".c") and fn not in ("main", "cmd_capture", "reader_main",
@@ -159,9 +169,9 @@ print("  iotape's threads: task-clock %.0f ns/IO; %s" % (clk * 1e6 / ios, hw))
 EOF
 	if [ "$PROFILE" = 1 ]; then
 		perf report -i "$WORK/perf.data" --stdio --no-children --sort symbol \
-			--percent-limit 0.5 2>/dev/null | grep -v '^$' >"$OUT/profile.txt" || true
+			--percent-limit 0.5 2>/dev/null | grep -v '^$' >"${OUT:-.}/profile.txt" || true
 		perf report -i "$WORK/perf.data" --stdio --no-children --sort symbol -g none \
 			--percent-limit 1 2>/dev/null | grep '%' | head -30
-		echo "  (call graphs: $OUT/profile.txt)"
+		echo "  (call graphs: ${OUT:-.}/profile.txt)"
 	fi
 done

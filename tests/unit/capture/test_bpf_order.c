@@ -111,7 +111,8 @@ static void check_cpu(unsigned cpu, const struct want *w, size_t n)
 			                            : w[i].what == 'D' ? BLK_A_ISSUE
 			                                               : BLK_A_COMPLETE);
 			assert_int_equal(ev.pid, w[i].what == 'C' ? WORKER : FIO);
-			assert_int_equal(ev.flags & BLK_F_COMPLETE, w[i].what == 'C' ? BLK_F_COMPLETE : 0);
+			assert_int_equal(ev.flags & BLK_F_COMPLETE,
+			                 w[i].what == 'C' ? BLK_F_COMPLETE : 0);
 		}
 		i++;
 	}
@@ -121,8 +122,9 @@ static void check_cpu(unsigned cpu, const struct want *w, size_t n)
 /*
  * IOs out of order: B completes first but A was queued and issued before it (A's Q and D go
  * back before B's); C completes on another CPU before A but its record arrives after A's (an
- * interrupt overtook); then, after the oldest went out, E, whose Q and D are older than what
- * went out (a Q2C longer than the hold): counted late, still written, and the hold grows.
+ * interrupt overtook); G's Q and D tie with B's D (arrival order: after it); H's Q and D go
+ * in around B's D and G's; then, after the oldest went out, E, whose Q and D are older than
+ * what went out (a Q2C longer than the hold): counted late, still written, and the hold grows.
  */
 static void test_io_order(void **state)
 {
@@ -130,15 +132,26 @@ static void test_io_order(void **state)
 	struct cap_backend_state *s = calloc(1, sizeof(*s));
 	const uint64_t ms = 1000000;
 	const struct want cpu0[] = {
-	    {'N', 900, 0, "fio"}, {'Q', 900, 900, NULL},   {'D', 950, 900, NULL},
-	    {'Q', 1000, 1000, NULL}, {'D', 1100, 1000, NULL}, {'C', 3200, 2000, NULL},
-	    {'Q', 200 * ms, 200 * ms, NULL}, {'D', 200 * ms + 100, 200 * ms, NULL},
-	    {'C', 200 * ms + 200, 200 * ms, NULL}};
+	    {'N', 900, 0, "fio"},
+	    {'Q', 900, 900, NULL},
+	    {'D', 950, 900, NULL},
+	    {'Q', 1000, 1000, NULL},
+	    {'Q', 1050, 1050, NULL},
+	    {'D', 1100, 1000, NULL},
+	    {'Q', 1100, 1100, NULL},
+	    {'D', 1100, 1100, NULL},
+	    {'D', 1150, 1050, NULL},
+	    {'C', 3200, 2000, NULL},
+	    {'Q', 200 * ms, 200 * ms, NULL},
+	    {'D', 200 * ms + 100, 200 * ms, NULL},
+	    {'C', 200 * ms + 200, 200 * ms, NULL},
+	};
 	const struct want cpu1[] = {
-	    {'Q', 2000, 2000, NULL},        {'D', 2100, 2000, NULL},
-	    {'N', 3000, 0, "kworker/1:1"},  {'C', 3000, 1000, NULL},
-	    {'C', 3500, 900, NULL},         {'Q', 2400, 2400, NULL},
-	    {'D', 2500, 2400, NULL},        {'C', 300 * ms, 2400, NULL}};
+	    {'Q', 2000, 2000, NULL},     {'D', 2100, 2000, NULL}, {'N', 3000, 0, "kworker/1:1"},
+	    {'C', 3000, 1000, NULL},     {'C', 3500, 900, NULL},  {'C', 3600, 1100, NULL},
+	    {'C', 3700, 1050, NULL},     {'Q', 2400, 2400, NULL}, {'D', 2500, 2400, NULL},
+	    {'C', 300 * ms, 2400, NULL},
+	};
 	struct iot_err e;
 
 	(void)state;
@@ -152,11 +165,13 @@ static void test_io_order(void **state)
 	io(s, 1000, 1100, 3000, 0, 1, 1); /* B */
 	io(s, 900, 950, 3500, 0, 1, 0);   /* A */
 	io(s, 2000, 2100, 3200, 1, 0, 0); /* C */
+	io(s, 1100, 1100, 3600, 0, 1, 0); /* G: queued and issued at B's issue time, after it */
+	io(s, 1050, 1150, 3700, 0, 1, 0); /* H: B's and G's D between its Q and D */
 	assert_int_equal(capbpf_flush(s, 0), 0);
-	assert_int_equal(s->last_out, 0); /* all within the hold */
+	assert_int_equal(s->last_out, 0);                         /* all within the hold */
 	io(s, 200 * ms, 200 * ms + 100, 200 * ms + 200, 0, 0, 0); /* F */
 	assert_int_equal(capbpf_flush(s, 0), 0);
-	assert_int_equal(s->last_out, T0 + 3500); /* A, B, C out; F waits */
+	assert_int_equal(s->last_out, T0 + 3700); /* A, B, C, G, H out; F waits */
 	assert_int_equal(s->late, 0);
 	io(s, 2400, 2500, 300 * ms, 1, 1, 0); /* E */
 	assert_int_equal(s->late, 2);
