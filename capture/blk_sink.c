@@ -21,6 +21,9 @@ struct sink_dev {
 	uint32_t *seq; /* per CPU, last sequence number written */
 	unsigned nseq;
 	struct bt_comm_table *seen; /* pids that already have a PROCESS notify */
+	uint64_t
+	    recent[4]; /* a few pids of seen | SEEN_BIT, looked at first (records take turns) */
+	unsigned next_recent;
 	uint64_t events;
 	struct blk_span span; /* of the records written */
 };
@@ -41,8 +44,12 @@ struct cap_sink {
 	char *dir;
 	int keep_seq;   /* relay: the kernel numbered the records; gaps are its drops */
 	char *cmdlines; /* tracefs saved_cmdlines path */
-	uint64_t events, bytes, foreign, bad; /* written with __atomic, read from any thread */
-	uint64_t *cgroups; /* distinct cgroup ids seen (a handful: a linear search) */
+	/* written with __atomic by the one thread that writes records at a time (the session's
+	 * before the reader starts, then the reader's: a relaxed load and store, no locked
+	 * add, for events and bytes at every record), read from any thread */
+	uint64_t events, bytes, foreign, bad;
+	struct sink_dev *last; /* the device of the last record (the next one's, nearly always) */
+	uint64_t *cgroups;     /* distinct cgroup ids seen (a handful: a linear search) */
 	unsigned ncg, cgcap;
 	uint64_t last_cg;
 };
@@ -146,8 +153,10 @@ static int write_rec(struct cap_sink *s, struct sink_dev *d, unsigned cpu, uint8
 	if (ret)
 		return ret;
 	d->events++;
-	__atomic_add_fetch(&s->events, 1, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&s->bytes, len, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->events, __atomic_load_n(&s->events, __ATOMIC_RELAXED) + 1,
+	                 __ATOMIC_RELAXED);
+	__atomic_store_n(&s->bytes, __atomic_load_n(&s->bytes, __ATOMIC_RELAXED) + len,
+	                 __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -293,25 +302,40 @@ const uint64_t *cap_sink_cgroups(const struct cap_sink *s, unsigned *n)
 	return s->cgroups;
 }
 
+/* Whether pid is one of the few that d saw last (a table lookup less per record). */
+#define SEEN_BIT (1ull << 32)
+static bool seen_recently(const struct sink_dev *d, uint32_t pid)
+{
+	uint64_t k = pid | SEEN_BIT;
+
+	return d->recent[0] == k || d->recent[1] == k || d->recent[2] == k || d->recent[3] == k;
+}
+
 /* A decoded record of ours (ev, its record rec) to its device's set. */
 static int sink_put(struct cap_sink *s, unsigned cpu, const struct blk_event *ev, uint8_t *rec,
                     size_t len, const char *comm, struct iot_err *e)
 {
-	struct sink_dev *d = NULL;
+	struct sink_dev *d = s->last;
 	int ret;
 
-	for (unsigned i = 0; i < s->ndev; i++)
-		if (s->dev[i].kdev == ev->dev)
-			d = &s->dev[i];
-	if (!d) {
-		/* the blk tracer is global: another device someone else enabled */
-		__atomic_add_fetch(&s->foreign, 1, __ATOMIC_RELAXED);
-		return 0;
+	if (!d || d->kdev != ev->dev) {
+		d = NULL;
+		for (unsigned i = 0; i < s->ndev; i++)
+			if (s->dev[i].kdev == ev->dev)
+				d = &s->dev[i];
+		if (!d) {
+			/* the blk tracer is global: another device someone else enabled */
+			__atomic_add_fetch(&s->foreign, 1, __ATOMIC_RELAXED);
+			return 0;
+		}
+		s->last = d;
 	}
-	if (!blk_is_notify(ev) && !bt_comm_table_get(d->seen, ev->pid)) {
-		ret = process_note(s, d, cpu, ev, comm, e);
-		if (ret)
+	if (!blk_is_notify(ev) && !seen_recently(d, ev->pid)) {
+		if (!bt_comm_table_get(d->seen, ev->pid) &&
+		    (ret = process_note(s, d, cpu, ev, comm, e)))
 			return ret;
+		/* in d->seen now, for good */
+		d->recent[d->next_recent++ % 4] = ev->pid | SEEN_BIT;
 	}
 	ret = write_rec(s, d, cpu, rec, len, e);
 	if (!ret)

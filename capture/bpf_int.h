@@ -31,8 +31,9 @@
  * reserved, not quite in time order across CPUs (an interrupt's record can overtake the
  * task's it interrupted), and at the io level each IO's queue and issue records are written
  * only at its completion. The per-CPU blktrace files must be in time order, so records wait
- * in order until they are older than the newest seen by a hold time (bpf_order.c): 10 ms for
- * events, at the io level twice the longest queue-to-completion time seen (at least 100 ms).
+ * in order until they are older than the newest seen by a hold time (bpf_order.c; an IO's
+ * Q, D and C wait as one body, made into records as they go out): 10 ms for events, at the io
+ * level twice the longest queue-to-completion time seen (at least 100 ms).
  * A record that arrives later than that still goes out, counted as late. The summary level
  * writes no records: its maps are read into summary.json (bpf_summary.c).
  */
@@ -42,20 +43,23 @@
 #define HOLD_IO_MAX_NS 10000000000ull
 #define PEND_MAX (1u << 18) /* records held at most (about 30 MiB) */
 #define INFLIGHT_MAX (1u << 16)
-#define SLOTS_MAX (1u << 18) /* in-flight slots of all request-based disks (48 bytes each) */
+#define SLOTS_MAX (1u << 18) /* in-flight slots of all request-based disks (32 bytes each) */
 #define IOT_BPF_FAST_DEVS 1  /* as capture/bpf/blk.bpf.c */
 
-/* one record waiting for its turn: the event and its PDU */
+/* one record waiting for its turn, or one IO's three: the event (the IO's completion) and its
+ * PDU, and the IO's issuing task and CPU (its Q's and D's) */
 struct pend {
 	struct blk_event ev; /* ev.pdu is set when it goes out */
+	uint32_t issue_pid, issue_cpu;
+	uint32_t left; /* keys still to go out */
 	uint8_t pdu[IOT_BPF_PDU_MAX];
 };
 
-/* its place in time order */
+/* a record's place in time order: its body, and which of the body's records it is */
 struct pkey {
 	uint64_t time;
 	uint32_t slot;
-	uint32_t pad;
+	uint32_t part;
 };
 
 /* the summary level's figures of one device, as read from the maps */
@@ -86,7 +90,7 @@ struct cap_backend_state {
 	uint32_t *free_slots;
 	size_t nslab, nfree;
 	uint64_t newest, last_out, hold, late, forced, records;
-	/* pid -> name: the programs send a task's name only when a CPU's records change task */
+	/* pid -> name: the programs send a task's name only when the reader may not have it */
 	struct bt_comm_table *names;
 	/* the device table (one device in the program, several in a map) */
 	uint32_t devkeys[IOT_BPF_MAX_DEVS];
@@ -104,10 +108,13 @@ struct cap_backend_state {
 	struct iot_sum_bin *bins_buf; /* one map read: ncpu values */
 };
 
-/* bpf_order.c: ev into the records waiting for time order (an error also into s->err); the
- * ones older than the newest by the hold time (all: every one) out to the sink. 0 or -errno
- * (s->e says why). */
+/* bpf_order.c: ev into the records waiting for time order (an error also into s->err), or an
+ * IO's records: its completion c, Q at t_queue and D at t_issue (0: none) of the issuing task
+ * and CPU; the ones older than the newest by the hold time (all: every one) out to the sink.
+ * 0 or -errno (s->e says why). */
 int capbpf_push(struct cap_backend_state *s, const struct blk_event *ev);
+int capbpf_push_io(struct cap_backend_state *s, const struct blk_event *c, uint64_t t_queue,
+                   uint64_t t_issue, uint32_t issue_pid, uint32_t issue_cpu);
 int capbpf_flush(struct cap_backend_state *s, int all);
 void capbpf_order_free(struct cap_backend_state *s);
 

@@ -35,45 +35,22 @@ static void ev_from(struct blk_event *ev, const struct iot_bpf_ev *r)
  * One IO as the records the blk tracer would have written for it: Q at its queue time (the
  * bio's, on bio-based devices; the request's allocation, on request-based ones, where the
  * kernel keeps no queue time), D at its issue, C at its completion. Q and D carry the issuing
- * task and CPU, C the completing one.
+ * task and CPU, C the completing one (bpf_order.c makes Q and D when they go out).
  */
 static int io_records(struct cap_backend_state *s, const struct iot_bpf_io *r)
 {
 	struct blk_event ev;
-	uint32_t cats = (r->ev.action >> 16) & ~(uint32_t)(BLK_F_COMPLETE);
-	int ret;
+	uint64_t t_queue = 0;
 
 	ev_from(&ev, &r->ev);
 	if (r->t_queue && r->t_queue <= (r->t_issue ? r->t_issue : r->ev.time)) {
-		struct blk_event q = ev;
-
-		q.time = r->t_queue;
-		q.action = BLK_A_QUEUE;
-		q.flags = (cats & ~(uint32_t)(BLK_F_FS | BLK_F_PC)) | BLK_F_QUEUE |
-		          (ev.flags & BLK_F_CGROUP);
-		q.pid = r->issue_pid;
-		q.cpu = r->issue_cpu;
-		q.error = 0;
+		t_queue = r->t_queue;
 		if (r->ev.time - r->t_queue > s->hold / 2 && s->hold < HOLD_IO_MAX_NS)
 			s->hold = 2 * (r->ev.time - r->t_queue) < HOLD_IO_MAX_NS
 			              ? 2 * (r->ev.time - r->t_queue)
 			              : HOLD_IO_MAX_NS;
-		if ((ret = capbpf_push(s, &q)))
-			return ret;
 	}
-	if (r->t_issue) {
-		struct blk_event d = ev;
-
-		d.time = r->t_issue;
-		d.action = BLK_A_ISSUE;
-		d.flags = cats | BLK_F_ISSUE | (ev.flags & BLK_F_CGROUP);
-		d.pid = r->issue_pid;
-		d.cpu = r->issue_cpu;
-		d.error = 0;
-		if ((ret = capbpf_push(s, &d)))
-			return ret;
-	}
-	return capbpf_push(s, &ev);
+	return capbpf_push_io(s, &ev, t_queue, r->t_issue, r->issue_pid, r->issue_cpu);
 }
 
 static int set_name(struct cap_backend_state *s, uint32_t pid, const char *comm)
@@ -97,17 +74,21 @@ int capbpf_on_record(void *ctx, void *data, size_t size)
 	if (size >= sizeof(struct iot_bpf_gap) &&
 	    ((const struct iot_bpf_gap *)data)->kind == IOT_REC_GAP)
 		return s->err = capbpf_sum_add_gap(s, data);
+	if (size >= sizeof(struct iot_bpf_name) &&
+	    ((const struct iot_bpf_name *)data)->kind == IOT_REC_NAME) {
+		const struct iot_bpf_name *n = data;
+
+		return s->err = set_name(s, n->pid, n->comm);
+	}
 	if (size < sizeof(*r))
 		return 0;
 	s->records++;
-	/* a record whose CPU's last record was another task's carries its name */
+	/* a record of a task whose name the reader may not have carries it (the io level's
+	 * issuing tasks' names come in name records before) */
 	if (r->comm[0] && (s->err = set_name(s, r->pid, r->comm)))
 		return s->err;
 	if (r->kind == IOT_REC_IO && size >= sizeof(struct iot_bpf_io)) {
-		const struct iot_bpf_io *io = data;
-
-		if (!(s->err = set_name(s, io->issue_pid, io->issue_comm)))
-			s->err = io_records(s, io);
+		s->err = io_records(s, data);
 	} else if (r->kind == IOT_REC_EVENT) {
 		ev_from(&ev, r);
 		s->err = capbpf_push(s, &ev);

@@ -60,6 +60,23 @@ struct {
 	__type(value, __u32);
 } last_pid SEC(".maps");
 
+/* io level (and summary with also_io), per CPU: the last pids whose names the reader has, a
+ * record carrying each reserved on this CPU before (a name record at the issue, the IO record
+ * at the completion). Several, because issue and completion run in different tasks on the same
+ * CPU (the submitter, the driver's worker or an interrupt): one would make them take turns. */
+#define IO_NAMED 4
+struct io_named {
+	__u32 pid[IO_NAMED];
+	__u32 next; /* the entry replaced next */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct io_named);
+} io_named SEC(".maps");
+
 /* size set by the loader (--buffer per CPU) */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -73,7 +90,6 @@ struct inflight {
 	__u64 key; /* in a slot: the request's address (a flush request borrows a tag) */
 	__u32 pid, cpu;
 	__u32 dev, idx; /* iot_bpf_dev's */
-	char comm[IOT_BPF_COMM];
 };
 
 /* io and summary levels: requests (or bio-based bios) between issue (queue) and completion,
@@ -402,6 +418,45 @@ static __always_inline struct inflight *rq_slot(const volatile struct iot_bpf_de
 	return bpf_map_lookup_elem(&slots, &i);
 }
 
+/* This CPU's entry to remember pid in when the reader may not have its name (io records), NULL
+ * when it has it. The caller writes pid there once a record with the name is reserved. */
+static __always_inline __u32 *io_name_needed(__u32 pid)
+{
+	__u32 zero = 0;
+	struct io_named *n = bpf_map_lookup_elem(&io_named, &zero);
+
+	if (!n || n->pid[0] == pid || n->pid[1] == pid || n->pid[2] == pid || n->pid[3] == pid)
+		return NULL;
+	return &n->pid[n->next++ & (IO_NAMED - 1)];
+}
+
+/* At an issue of the io level: the issuing task's name, in a record of its own when the
+ * reader may not have it (the IO's record comes only at its completion, maybe after records
+ * of the same task that leave the name out) */
+static __always_inline void io_name_issue(__u32 pid)
+{
+	struct iot_bpf_name *r;
+	__u32 *named;
+
+	if (level != IOT_BPF_IO && !also_io)
+		return;
+	if (!(named = io_name_needed(pid)))
+		return;
+	r = bpf_ringbuf_reserve(&records, sizeof(*r), 0);
+	if (!r) {
+		count(IOT_CNT_LOST, 1);
+		return;
+	}
+	r->pid = pid;
+	r->pad = 0;
+	bpf_get_current_comm(r->comm, sizeof(r->comm));
+	__builtin_memset(r->pad2, 0, sizeof(r->pad2));
+	r->pad16 = 0;
+	r->kind = IOT_REC_NAME;
+	*named = pid;
+	bpf_ringbuf_submit(r, wake_flag());
+}
+
 static __always_inline void inflight_start(const volatile struct iot_bpf_dev *d, __u64 key,
                                            __u64 now)
 {
@@ -411,7 +466,7 @@ static __always_inline void inflight_start(const volatile struct iot_bpf_dev *d,
 	                     .dev = d->dev,
 	                     .idx = d->idx};
 
-	bpf_get_current_comm(v.comm, sizeof(v.comm));
+	io_name_issue(v.pid);
 	if (bpf_map_update_elem(&inflight, &key, &v, BPF_ANY))
 		count(IOT_CNT_TABLE_FULL, 1);
 }
@@ -425,7 +480,7 @@ static __always_inline void slot_start(struct inflight *sl, const volatile struc
 	sl->cpu = bpf_get_smp_processor_id();
 	sl->dev = d->dev;
 	sl->idx = d->idx;
-	bpf_get_current_comm(sl->comm, sizeof(sl->comm));
+	io_name_issue(sl->pid);
 	sl->t = now;
 }
 
@@ -434,6 +489,7 @@ static __always_inline void io_record(struct inflight *v, __u64 now, __u32 opf, 
                                       __u64 t_queue, __u32 nbio, int issued)
 {
 	struct iot_bpf_io *r = bpf_ringbuf_reserve(&records, sizeof(*r), 0);
+	__u32 pid = (__u32)bpf_get_current_pid_tgid(), *named;
 
 	if (!r) {
 		count(IOT_CNT_LOST, 1);
@@ -444,7 +500,7 @@ static __always_inline void io_record(struct inflight *v, __u64 now, __u32 opf, 
 	r->ev.cgroup = cgroup;
 	r->ev.bytes = bytes;
 	r->ev.action = TA_COMPLETE | (op_categories(opf) | extra) << TC_SHIFT;
-	r->ev.pid = (__u32)bpf_get_current_pid_tgid();
+	r->ev.pid = pid;
 	r->ev.dev = v->dev;
 	r->ev.cpu = bpf_get_smp_processor_id();
 	r->ev.error = error;
@@ -453,14 +509,20 @@ static __always_inline void io_record(struct inflight *v, __u64 now, __u32 opf, 
 	r->ev.pad16 = 0;
 	r->ev.pad32 = 0;
 	__builtin_memset(r->ev.pdu, 0, sizeof(r->ev.pdu));
-	bpf_get_current_comm(r->ev.comm, sizeof(r->ev.comm));
+	/* the completing task's name only when the reader may not have it (comm[0] 0: none) */
+	named = io_name_needed(pid);
+	if (named) {
+		bpf_get_current_comm(r->ev.comm, sizeof(r->ev.comm));
+		*named = pid;
+	} else {
+		__builtin_memset(r->ev.comm, 0, sizeof(r->ev.comm));
+	}
 	r->t_queue = issued ? t_queue : v->t;
 	r->t_issue = issued ? v->t : 0;
 	r->issue_pid = v->pid;
 	r->issue_cpu = v->cpu;
 	r->nbio = nbio;
 	r->pad = 0;
-	__builtin_memcpy(r->issue_comm, v->comm, sizeof(r->issue_comm));
 	bpf_ringbuf_submit(r, wake_flag());
 }
 

@@ -20,6 +20,7 @@ enum iot_bpf_kind {
 	IOT_REC_EVENT = 1, /* struct iot_bpf_ev: one blktrace action */
 	IOT_REC_IO = 2,    /* struct iot_bpf_io: one IO at its completion */
 	IOT_REC_GAP = 3,   /* struct iot_bpf_gap: summary level, an idle gap that ended */
+	IOT_REC_NAME = 4,  /* struct iot_bpf_name: io level, an issuing task's name */
 };
 
 #define IOT_BPF_PDU_MAX 16
@@ -54,7 +55,17 @@ struct iot_bpf_io {
 	__u32 issue_cpu;
 	__u32 nbio; /* bios in the request: 1 + the merges into it */
 	__u32 pad;
-	char issue_comm[IOT_BPF_COMM];
+};
+
+/* io level: the name of a task that issues IO, sent at an issue when the reader may not have
+ * it (the IO records name only their completing task, and only so) */
+struct iot_bpf_name {
+	__u32 pid;
+	__u32 pad;
+	char comm[IOT_BPF_COMM];
+	__u32 pad2[5];
+	__u16 pad16;
+	__u16 kind; /* IOT_REC_NAME, at iot_bpf_ev's kind */
 };
 
 /* ---- the summary level (capture/bpf.c reads these maps) ---- */
