@@ -16,6 +16,7 @@
 #include "formats/instream.h"
 #include "formats/manifest.h"
 #include "formats/pcap_src.h"
+#include "formats/run_open.h"
 #include "formats/rundir.h"
 
 int run_load(struct run_src *s, const struct run_feed *f, struct run_load_notes *n,
@@ -232,21 +233,8 @@ static int open_dir(struct run_opened *r, const char *path, struct rundir *rd, j
 		rd->manifest = NULL;
 		return 0;
 	}
-	if (!rd->ntraces && !rd->ncaptures)
-		return iot_err_set(e, -EINVAL,
-		                   "'%s': no block trace (NAME.blktrace.N) or packet capture "
-		                   "(net.pcap) in the directory",
-		                   path);
-	if (rd->ncaptures) {
-		if (rd->ncaptures > 1 &&
-		    iot_warn_json(msgs, "'%s': %u packet captures; reading '%s'", path,
-		                  rd->ncaptures, rd->captures[0]))
-			return NOMEM(e);
-		if ((ret = in_stream_open(&r->capture, rd->captures[0], e)))
-			return ret;
-	}
-	if (rd->ntraces && (ret = bt_reader_open_files(&r->block, rd->traces, rd->ntraces, e)))
-		return ret;
+	if ((ret = run_open_dir(rd, path, &r->block, &r->capture, msgs, e)))
+		return ret == -ENODATA ? -EINVAL : ret;
 	r->manifest = rd->manifest;
 	rd->manifest = NULL;
 	return 0;

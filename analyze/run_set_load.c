@@ -13,6 +13,7 @@
 #include "formats/instream.h"
 #include "formats/manifest.h"
 #include "formats/pcap_src.h"
+#include "formats/run_open.h"
 #include "formats/rundir.h"
 #include "formats/runset.h"
 
@@ -23,20 +24,10 @@ static int open_dir(const struct rundir *rd, const char *path, struct bt_reader 
 {
 	int ret;
 
-	if (!rd->ntraces && !rd->ncaptures)
-		return rd->summary ? RUN_SET_APART
-		                   : iot_err_set(e, -EINVAL,
-		                                 "'%s': no block trace (NAME.blktrace.N) or packet "
-		                                 "capture (net.pcap) in the directory",
-		                                 path);
-	if (rd->ncaptures > 1 && iot_warn_json(warnings, "'%s': %u packet captures; reading '%s'",
-	                                       path, rd->ncaptures, rd->captures[0]))
-		return iot_err_set(e, -ENOMEM, "out of memory");
-	if (rd->ncaptures && (ret = in_stream_open(capture, rd->captures[0], e)))
-		return ret;
-	if (rd->ntraces && (ret = bt_reader_open_files(block, rd->traces, rd->ntraces, e)))
-		return ret;
-	return 0;
+	if (!rd->ntraces && !rd->ncaptures && rd->summary)
+		return RUN_SET_APART;
+	ret = run_open_dir(rd, path, block, capture, warnings, e);
+	return ret == -ENODATA ? -EINVAL : ret;
 }
 
 /* Host i's name: the set's, else its manifest's hostname unless an earlier host has it, else

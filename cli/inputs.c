@@ -8,6 +8,7 @@
 
 #include "analyze/run_load.h"
 #include "cli/cli.h"
+#include "formats/run_open.h"
 #include "formats/rundir.h"
 #include "sweep/sweep.h"
 
@@ -122,6 +123,7 @@ static int open_stream(struct cli_input *ci, struct in_stream *in, unsigned flag
 static int open_dir(struct cli_input *ci, struct rundir *rd)
 {
 	struct iot_err e;
+	json_t *msgs;
 	int ret;
 
 	if (!rd->ntraces && !rd->ncaptures && sweep_is_dir(ci->arg)) {
@@ -138,20 +140,15 @@ static int open_dir(struct cli_input *ci, struct rundir *rd)
 		rd->manifest = NULL;
 		return EXIT_OK;
 	}
-	if (!rd->ntraces && !rd->ncaptures) {
-		error("'%s': no block trace (NAME.blktrace.N) or packet capture (net.pcap) in the "
-		      "directory",
-		      ci->arg);
-		return EXIT_USAGE;
-	}
-	if (rd->ncaptures) {
-		if (rd->ncaptures > 1)
-			warning("'%s': %u packet captures; reading '%s'", ci->arg, rd->ncaptures,
-			        rd->captures[0]);
-		if ((ret = in_stream_open(&ci->capture, rd->captures[0], &e)))
-			return input_error(&e, ret);
-	}
-	if (rd->ntraces && (ret = bt_reader_open_files(&ci->block, rd->traces, rd->ntraces, &e)))
+	msgs = json_array();
+	if (!msgs)
+		return error("out of memory"), EXIT_SYSTEM;
+	ret = run_open_dir(rd, ci->arg, &ci->block, &ci->capture, msgs, &e);
+	print_msgs(msgs);
+	json_decref(msgs);
+	if (ret == -ENODATA)
+		return error("%s", e.msg), EXIT_USAGE;
+	if (ret)
 		return input_error(&e, ret);
 	ci->manifest = rd->manifest;
 	rd->manifest = NULL;
