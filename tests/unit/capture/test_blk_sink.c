@@ -14,24 +14,7 @@
 
 #include "capture/cap_int.h"
 #include "formats/blktrace.h"
-
-static char dir[64];
-
-static int setup(void **state)
-{
-	(void)state;
-	strcpy(dir, "/tmp/iotape-ut-sink-XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	return system(cmd);
-}
+#include "../tmpdir.h"
 
 static size_t rec(uint8_t *b, uint32_t dev, uint32_t pid, uint32_t cpu, uint64_t time)
 {
@@ -72,7 +55,7 @@ static void test_sink(void **state)
 	fclose(f);
 	comm[strcspn(comm, "\n")] = '\0';
 
-	assert_int_equal(cap_sink_new(&s, dir, devs, 2, "", &e), 0);
+	assert_int_equal(cap_sink_new(&s, tmpdir, devs, 2, "", &e), 0);
 	assert_int_equal(cap_sink_timestamp(s, &cp, &e), 0);
 	assert_int_equal(cap_sink_record(s, 0, b, rec(b, BLK_MKDEV(7, 7), me, 0, 1000), &e), 0);
 	assert_int_equal(cap_sink_record(s, 0, b, rec(b, BLK_MKDEV(7, 7), me, 0, 2000), &e), 0);
@@ -92,9 +75,9 @@ static void test_sink(void **state)
 	assert_int_equal(cap_sink_close(s, &e), 0);
 
 	/* loop8 saw only CPU 1: its CPU 0 file exists (blkparse stops at the first gap) */
-	snprintf(path, sizeof(path), "%s/loop8.blktrace.0", dir);
+	snprintf(path, sizeof(path), "%s/loop8.blktrace.0", tmpdir);
 	assert_int_equal(stat(path, &st), 0);
-	snprintf(path, sizeof(path), "%s/loop7", dir);
+	snprintf(path, sizeof(path), "%s/loop7", tmpdir);
 	assert_int_equal(bt_reader_open(&r, path, &e), 0);
 	while (bt_reader_next(r, &ev, &e) > 0) {
 		if (blk_is_notify(&ev) && ev.action == BLK_N_PROCESS) {
@@ -134,13 +117,13 @@ static void test_sink_lost_gap(void **state)
 	char path[128];
 
 	(void)state;
-	assert_int_equal(cap_sink_new(&s, dir, &dev, 1, "", &e), 0);
+	assert_int_equal(cap_sink_new(&s, tmpdir, &dev, 1, "", &e), 0);
 	assert_int_equal(cap_sink_record(s, 0, b, rec(b, BLK_MKDEV(7, 6), 0, 0, 10), &e), 0);
 	/* 5 events lost on CPU 0 between two records: the sequence numbers show the gap */
 	cap_sink_lost(s, 0, 5);
 	assert_int_equal(cap_sink_record(s, 0, b, rec(b, BLK_MKDEV(7, 6), 0, 0, 20), &e), 0);
 	assert_int_equal(cap_sink_close(s, &e), 0);
-	snprintf(path, sizeof(path), "%s/loop6", dir);
+	snprintf(path, sizeof(path), "%s/loop6", tmpdir);
 	assert_int_equal(bt_reader_open(&r, path, &e), 0);
 	while (bt_reader_next(r, &ev, &e) > 0)
 		;
@@ -175,5 +158,5 @@ int main(void)
 	    cmocka_unit_test(test_sink_write_error),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return tmpdir_status(cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown));
 }

@@ -14,29 +14,12 @@
 #include "capture/bpf_int.h"
 #include "formats/blktrace.h"
 #include "formats/rundir.h"
+#include "../tmpdir.h"
 
 #define T0 1000000000ull /* the records' clock: 1 s */
 #define FIO 100u
 #define WORKER 200u
 #define DEV BLK_MKDEV(7, 7)
-
-static char dir[64];
-
-static int setup(void **state)
-{
-	(void)state;
-	strcpy(dir, "/tmp/iotape-ut-bpforder-XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	return system(cmd);
-}
 
 static void name(struct cap_backend_state *s, uint32_t pid, const char *comm)
 {
@@ -86,7 +69,7 @@ static void check_cpu(unsigned cpu, const struct want *w, size_t n)
 	struct blk_event ev;
 	FILE *f;
 
-	assert_int_equal(rundir_trace_path(path, sizeof(path), dir, "loop7", cpu), 0);
+	assert_int_equal(rundir_trace_path(path, sizeof(path), tmpdir, "loop7", cpu), 0);
 	f = fopen(path, "rb");
 	assert_non_null(f);
 	len = fread(buf, 1, sizeof(buf), f);
@@ -157,7 +140,7 @@ static void test_io_order(void **state)
 	(void)state;
 	assert_non_null(s);
 	assert_non_null(s->names = bt_comm_table_new());
-	assert_int_equal(cap_sink_new(&s->sink, dir, &dev, 1, "", &e), 0);
+	assert_int_equal(cap_sink_new(&s->sink, tmpdir, &dev, 1, "", &e), 0);
 	s->detail = CAP_DETAIL_IO;
 	s->hold = HOLD_IO_MIN_NS;
 
@@ -189,7 +172,7 @@ static void test_io_order(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test_setup_teardown(test_io_order, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_io_order, tmpdir_setup, tmpdir_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
