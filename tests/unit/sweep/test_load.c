@@ -38,7 +38,7 @@ static void link_run(const char *sample, const char *to)
 {
 	static const char *const files[] = {"loop0.blktrace.0", "loop0.blktrace.1",
 	                                    "manifest.json"};
-	char from[512], path[512];
+	char from[1024], path[1024];
 
 	for (int i = 0; i < 3; i++) {
 		snprintf(from, sizeof(from), "%s/%s", sample, files[i]);
