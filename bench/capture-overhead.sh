@@ -11,8 +11,9 @@
 # Not a test: run it by hand, as root:  bench/capture-overhead.sh [IOTAPE]
 # env: RUNS=7 SECS=3 DEPTH=16 TARGETS="loop zram"
 #      CONFIGS="tracefs bpf:events bpf:io bpf:summary biolat" (BACKEND[:DETAIL-or-READER],
-#      tracefs:pipe, tracefs:raw:issue,complete for a mask; biolat: the floor, one histogram
-#      update per IO, build/biolat)
+#      tracefs:pipe, tracefs:raw:issue,complete for a mask, bpf:io:backlog=0 for the reader
+#      encoding itself (capture --backlog 0); biolat: the floor, one histogram update per IO,
+#      build/biolat)
 #      RT="chrt -f 10" (default; RT= for normal priority): every run (fio, iotape and its
 #      reader, biolat) at a real-time priority, as bench/replay.sh, so that other jobs on a
 #      shared machine move the IOPS less
@@ -113,7 +114,11 @@ run() {
 		IFS=: read -r b d m <<<"$c"
 		local args=(--backend "$b")
 		if [ "$b" = bpf ]; then args+=(--detail "${d:-events}"); else args+=(--reader "${d:-raw}"); fi
-		[ -n "$m" ] && args+=(-a "$m")
+		case $m in
+		'') ;;
+		backlog=*) args+=(--backlog "${m#backlog=}") ;;
+		*) args+=(-a "$m") ;;
+		esac
 		$RT "$IOTAPE" capture -o "$WORK/run" -d "$DEV" "${args[@]}" -- "${fio[@]}" >/dev/null 2>"$WORK/err" ||
 			{ cat "$WORK/err" >&2; exit 1; }
 		;;
