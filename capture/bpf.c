@@ -43,17 +43,18 @@ static int drain(void *arg, int final, struct iot_err *e)
 	struct cap_backend_state *s = arg;
 	int n = ring_buffer__consume(s->rb);
 
-	if (!s->err && n < 0)
-		s->err = n;
 	if (s->spool) {
-		/* the encoder thread orders and writes them; the last of them before the
-		 * final flush below */
-		int ret = capbpf_spool_poll(s, final, &s->e);
+		/* s->err and s->e are the encoder thread's until the final poll has ended it */
+		int ret = capbpf_spool_poll(s, final, e);
 
-		if (!s->err)
-			s->err = ret;
+		if (!ret && n < 0)
+			ret = iot_err_set(e, n, "bpf: reading the ring buffer: %s", strerror(-n));
+		if (ret || !final)
+			return ret ? ret : n > 0;
+	} else if (!s->err && n < 0) {
+		s->err = n;
 	}
-	if (!s->err && (!s->spool || final))
+	if (!s->err)
 		s->err = capbpf_flush(s, final);
 	if (!s->err && s->detail == CAP_DETAIL_SUMMARY)
 		s->err = capbpf_sum_tick(s, final);

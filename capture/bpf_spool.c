@@ -208,8 +208,10 @@ static int next_chunk(struct capbpf_spool *sp)
 	if (!c && !(c = malloc(CHUNK_BYTES))) {
 		pthread_mutex_lock(&sp->mu);
 		sp->held -= CHUNK_BYTES;
+		if (!sp->err)
+			sp->err = iot_err_set(&sp->e, -ENOMEM, "bpf: out of memory");
 		pthread_mutex_unlock(&sp->mu);
-		return iot_err_set(&sp->s->e, -ENOMEM, "bpf: out of memory");
+		return -ENOMEM;
 	}
 	c->used = 0;
 	sp->fill = c;
