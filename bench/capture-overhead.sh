@@ -95,6 +95,19 @@ fio_cpu_per_io() {
 	pyjson '"%.3f" % ((d["jobs"][0]["usr_cpu"] + d["jobs"][0]["sys_cpu"]) / 100 * d["jobs"][0]["job_runtime"] * 1000 / d["jobs"][0]["read"]["total_ios"])' "$1"
 }
 median() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+# the median's 95 % confidence interval from the order statistics (distribution-free: the k-th
+# lowest to the k-th highest, k the most that keeps 2 P(Binomial(n, 1/2) < k) <= 5 %), "-"
+# under 6 values
+median_ci() {
+	tr ' ' '\n' | grep . | sort -g | python3 -c '
+import math, sys
+v = [float(x) for x in sys.stdin]
+n, k, cdf = len(v), 0, 0.0
+while n >= 6 and cdf + math.comb(n, k) / 2 ** n <= 0.025:
+	cdf += math.comb(n, k) / 2 ** n
+	k += 1
+print(f"{v[k - 1]:.1f}..{v[n - k]:.1f}" if k else "-")'
+}
 loadavg() { cut -d" " -f1-3 /proc/loadavg; }
 
 # run CONFIG: one fio run under CONFIG ("none": untraced) -> $WORK/fio.json, $WORK/run
@@ -168,7 +181,7 @@ print("%.0f" % (ns / max(ios, 1)))' "$WORK/progs.json" "$WORK/fio.json")"
 	done
 	bi=$(echo "${iops[none]}" | median)
 	echo "untraced: median $bi IOPS (runs:${iops[none]}), fio CPU $(echo "${cpu[none]}" | median) us per IO"
-	printf '%-22s %10s %12s %12s %14s %10s %12s %8s %12s\n' configuration IOPS "IOPS cost" "range" "fio CPU/IO" "events/IO" "iotape CPU" lost "BPF ns/IO"
+	printf '%-22s %10s %12s %14s %14s %14s %10s %12s %8s %12s\n' configuration IOPS "IOPS cost" "95% CI" "range" "fio CPU/IO" "events/IO" "iotape CPU" lost "BPF ns/IO"
 	for c in $CONFIGS; do
 		t=$(echo "${iops[$c]}" | median)
 		r=$(echo "${ratio[$c]}" | median)
@@ -182,9 +195,10 @@ print("%.0f" % (ns / max(ios, 1)))' "$WORK/progs.json" "$WORK/fio.json")"
 		fi
 		kn="-"
 		[ -n "${kns[$c]:-}" ] && kn=$(echo "${kns[$c]}" | median)
-		printf '%-22s %10s %11s%% %12s %13s%% %10s %12s %8s %12s\n' "$c" "$t" "$r" "$lo..$hi" "+$cr" "$epio" "$ic" "${lost[$c]:--}" "$kn"
+		ci=$(echo "${ratio[$c]}" | median_ci)
+		printf '%-22s %10s %11s%% %14s %14s %13s%% %10s %12s %8s %12s\n' "$c" "$t" "$r" "$ci" "$lo..$hi" "+$cr" "$epio" "$ic" "${lost[$c]:--}" "$kn"
 	done
-	echo "(IOPS cost and fio CPU per IO: medians of the per-round pairs; load average now $(loadavg))"
+	echo "(IOPS cost and fio CPU per IO: medians of the per-round pairs, the IOPS cost's 95 % confidence interval and range; load average now $(loadavg))"
 	unset iops cpu ratio cratio lost events icpu kns
 	drop_target
 done
