@@ -11,8 +11,9 @@
 # Not a test: run it by hand, as root:  bench/capture-overhead.sh [IOTAPE]
 # env: RUNS=7 SECS=3 DEPTH=16 TARGETS="loop zram"
 #      CONFIGS="tracefs bpf:events bpf:io bpf:summary biolat" (BACKEND[:DETAIL-or-READER],
-#      tracefs:pipe, tracefs:raw:issue,complete for a mask; biolat: the floor, one histogram
-#      update per IO, build/biolat)
+#      tracefs:pipe, tracefs:raw:issue,complete for a mask, bpf:io:backlog=0 for the reader
+#      encoding itself (capture --backlog 0); biolat: the floor, one histogram update per IO,
+#      build/biolat)
 #      RT="chrt -f 10" (default; RT= for normal priority): every run (fio, iotape and its
 #      reader, biolat) at a real-time priority, as bench/replay.sh, so that other jobs on a
 #      shared machine move the IOPS less
@@ -94,6 +95,19 @@ fio_cpu_per_io() {
 	pyjson '"%.3f" % ((d["jobs"][0]["usr_cpu"] + d["jobs"][0]["sys_cpu"]) / 100 * d["jobs"][0]["job_runtime"] * 1000 / d["jobs"][0]["read"]["total_ios"])' "$1"
 }
 median() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+# the median's 95 % confidence interval from the order statistics (distribution-free: the k-th
+# lowest to the k-th highest, k the most that keeps 2 P(Binomial(n, 1/2) < k) <= 5 %), "-"
+# under 6 values
+median_ci() {
+	tr ' ' '\n' | grep . | sort -g | python3 -c '
+import math, sys
+v = [float(x) for x in sys.stdin]
+n, k, cdf = len(v), 0, 0.0
+while n >= 6 and cdf + math.comb(n, k) / 2 ** n <= 0.025:
+	cdf += math.comb(n, k) / 2 ** n
+	k += 1
+print(f"{v[k - 1]:.1f}..{v[n - k]:.1f}" if k else "-")'
+}
 loadavg() { cut -d" " -f1-3 /proc/loadavg; }
 
 # run CONFIG: one fio run under CONFIG ("none": untraced) -> $WORK/fio.json, $WORK/run
@@ -113,7 +127,11 @@ run() {
 		IFS=: read -r b d m <<<"$c"
 		local args=(--backend "$b")
 		if [ "$b" = bpf ]; then args+=(--detail "${d:-events}"); else args+=(--reader "${d:-raw}"); fi
-		[ -n "$m" ] && args+=(-a "$m")
+		case $m in
+		'') ;;
+		backlog=*) args+=(--backlog "${m#backlog=}") ;;
+		*) args+=(-a "$m") ;;
+		esac
 		$RT "$IOTAPE" capture -o "$WORK/run" -d "$DEV" "${args[@]}" -- "${fio[@]}" >/dev/null 2>"$WORK/err" ||
 			{ cat "$WORK/err" >&2; exit 1; }
 		;;
@@ -163,7 +181,7 @@ print("%.0f" % (ns / max(ios, 1)))' "$WORK/progs.json" "$WORK/fio.json")"
 	done
 	bi=$(echo "${iops[none]}" | median)
 	echo "untraced: median $bi IOPS (runs:${iops[none]}), fio CPU $(echo "${cpu[none]}" | median) us per IO"
-	printf '%-22s %10s %12s %12s %14s %10s %12s %8s %12s\n' configuration IOPS "IOPS cost" "range" "fio CPU/IO" "events/IO" "iotape CPU" lost "BPF ns/IO"
+	printf '%-22s %10s %12s %14s %14s %14s %10s %12s %8s %12s\n' configuration IOPS "IOPS cost" "95% CI" "range" "fio CPU/IO" "events/IO" "iotape CPU" lost "BPF ns/IO"
 	for c in $CONFIGS; do
 		t=$(echo "${iops[$c]}" | median)
 		r=$(echo "${ratio[$c]}" | median)
@@ -177,9 +195,10 @@ print("%.0f" % (ns / max(ios, 1)))' "$WORK/progs.json" "$WORK/fio.json")"
 		fi
 		kn="-"
 		[ -n "${kns[$c]:-}" ] && kn=$(echo "${kns[$c]}" | median)
-		printf '%-22s %10s %11s%% %12s %13s%% %10s %12s %8s %12s\n' "$c" "$t" "$r" "$lo..$hi" "+$cr" "$epio" "$ic" "${lost[$c]:--}" "$kn"
+		ci=$(echo "${ratio[$c]}" | median_ci)
+		printf '%-22s %10s %11s%% %14s %14s %13s%% %10s %12s %8s %12s\n' "$c" "$t" "$r" "$ci" "$lo..$hi" "+$cr" "$epio" "$ic" "${lost[$c]:--}" "$kn"
 	done
-	echo "(IOPS cost and fio CPU per IO: medians of the per-round pairs; load average now $(loadavg))"
+	echo "(IOPS cost and fio CPU per IO: medians of the per-round pairs, the IOPS cost's 95 % confidence interval and range; load average now $(loadavg))"
 	unset iops cpu ratio cratio lost events icpu kns
 	drop_target
 done

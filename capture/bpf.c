@@ -43,8 +43,17 @@ static int drain(void *arg, int final, struct iot_err *e)
 	struct cap_backend_state *s = arg;
 	int n = ring_buffer__consume(s->rb);
 
-	if (!s->err && n < 0)
+	if (s->spool) {
+		/* s->err and s->e are the encoder thread's until the final poll has ended it */
+		int ret = capbpf_spool_poll(s, final, e);
+
+		if (!ret && n < 0)
+			ret = iot_err_set(e, n, "bpf: reading the ring buffer: %s", strerror(-n));
+		if (ret || !final)
+			return ret ? ret : n > 0;
+	} else if (!s->err && n < 0) {
 		s->err = n;
+	}
 	if (!s->err)
 		s->err = capbpf_flush(s, final);
 	if (!s->err && s->detail == CAP_DETAIL_SUMMARY)
@@ -343,7 +352,13 @@ static int bpf_start(struct cap_backend_state **out, const struct cap_dev *devs,
 	if ((ret = fill_device_map(s, e)) ||
 	    (o->detail == CAP_DETAIL_SUMMARY && (ret = capbpf_sum_maps(s, e))))
 		return ret;
-	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.records), capbpf_on_record, s, NULL);
+	/* the summary level's few records (its gaps) and its maps are read by the reader */
+	if (o->detail != CAP_DETAIL_SUMMARY && o->backlog_bytes != CAP_BACKLOG_INLINE &&
+	    (ret =
+	         capbpf_spool_new(s, o->backlog_bytes ? o->backlog_bytes : CAP_DEFAULT_BACKLOG, e)))
+		return ret;
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.records),
+	                         s->spool ? capbpf_spool_add : capbpf_on_record, s, NULL);
 	if (!s->rb)
 		return iot_err_set(e, -errno, "bpf: ring buffer: %s", strerror(errno));
 	if ((ret = cap_reader_add_fn(rd, ring_buffer__epoll_fd(s->rb), drain, s, e)))
@@ -389,6 +404,7 @@ static void backend_info(struct cap_backend_state *s, json_t *info, uint64_t los
 		                    json_u64(counter(s, IOT_CNT_TABLE_FULL)));
 		json_object_set_new(info, "merges", json_u64(counter(s, IOT_CNT_MERGES)));
 	}
+	json_object_set_new(info, "encoder", capbpf_spool_json(s));
 	json_object_set_new(info, "reorder",
 	                    json_pack("{s:I, s:I, s:I}", "hold_ns", (json_int_t)s->hold, "late",
 	                              (json_int_t)s->late, "forced", (json_int_t)s->forced));
@@ -407,6 +423,7 @@ static int bpf_teardown(struct cap_backend_state *s, struct cap_result *res, jso
 		if (res)
 			res->dropped = lost;
 	}
+	capbpf_spool_free(s);
 	ring_buffer__free(s->rb);
 	iotape_blk__destroy(s->skel);
 	json_decref(s->attached);

@@ -26,7 +26,9 @@
  *
  * The programs write records into one BPF ring buffer without waking anyone (a wakeup per
  * record would cost the traced IO an irq_work each); they force a wakeup when it is a quarter
- * full, and the capture's reader thread drains it every FN_POLL_MS otherwise (reader.c). The
+ * full, and the capture's reader thread drains it every FN_POLL_MS otherwise (reader.c). At the
+ * events and io levels it only copies them into a backlog that an idle-priority encoder thread
+ * empties (bpf_spool.c); the summary level's few records the reader takes itself. The
  * records become blktrace events (bpf_records.c). They come out in the order they were
  * reserved, not quite in time order across CPUs (an interrupt's record can overtake the
  * task's it interrupted), and at the io level each IO's queue and issue records are written
@@ -106,6 +108,9 @@ struct cap_backend_state {
 	uint64_t interval_ns, idle_ns, last_read, last_write;
 	uint64_t read_every;          /* capbpf_sum_tick()'s period */
 	struct iot_sum_bin *bins_buf; /* one map read: ncpu values */
+	/* events and io levels: the records' way to the encoder thread (NULL: the reader
+	 * encodes them itself) */
+	struct capbpf_spool *spool;
 };
 
 /* bpf_order.c: ev into the records waiting for time order (an error also into s->err), or an
@@ -121,6 +126,17 @@ void capbpf_order_free(struct cap_backend_state *s);
 /* bpf_records.c: one ring buffer record (libbpf's ring_buffer_sample_fn); an error stops
  * ring_buffer__consume() and stays in s->err. */
 int capbpf_on_record(void *ctx, void *data, size_t size);
+
+/* bpf_spool.c: the encoder thread for s, at most cap bytes waiting before it is boosted;
+ * a ring buffer record into the backlog (libbpf's ring_buffer_sample_fn, ctx s); after a
+ * drain, the partial chunk to an idle encoder and its error if any (final: everything
+ * encoded, the thread ended); the manifest's "encoder" object; the thread and its chunks
+ * gone. 0 or -errno (e says why). */
+int capbpf_spool_new(struct cap_backend_state *s, uint64_t cap, struct iot_err *e);
+int capbpf_spool_add(void *ctx, void *data, size_t size);
+int capbpf_spool_poll(struct cap_backend_state *s, int final, struct iot_err *e);
+json_t *capbpf_spool_json(const struct cap_backend_state *s);
+void capbpf_spool_free(struct cap_backend_state *s);
 
 /* bpf_summary.c: the summary level's buffers for n devices (before load), its maps' initial
  * state (after load), an idle gap record, the periodic (and final) read of the maps and write

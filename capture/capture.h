@@ -58,7 +58,11 @@ struct cap_opts {
 	uint64_t duration_ns; /* 0: until the command exits or a signal */
 	uint64_t wait_ns;     /* the blk tracer busy (another capture): wait this long for it */
 	unsigned buffer_kb;   /* per-CPU ring buffer size; 0: 8192 */
-	uint16_t act_mask;    /* categories to trace (enum blktrace_cat bits); 0: all */
+	/* bpf events and io levels: bytes of records waiting for the idle-priority encoder
+	 * before it gets the reader's priority (0: CAP_DEFAULT_BACKLOG; CAP_BACKLOG_INLINE:
+	 * no encoder, the reader encodes) */
+	uint64_t backlog_bytes;
+	uint16_t act_mask; /* categories to trace (enum blktrace_cat bits); 0: all */
 	/* --detail summary: the timeline's bin width and the idle threshold the kernel keeps
 	 * (analyze's --interval and --idle-threshold; 0: BLK_SUMMARY_INTERVAL_NS, _IDLE_NS) */
 	uint64_t sum_interval_ns, sum_idle_ns;
@@ -150,6 +154,8 @@ const char *cap_reader_name(int r);
 #define CAP_HEADERS_SNAPLEN 128u /* Ethernet, IPv6 and TCP with options: 114 bytes at most */
 #define CAP_DEFAULT_SNAPLEN 262144u
 #define CAP_DEFAULT_BUFFER_KB 8192u
+#define CAP_DEFAULT_BACKLOG (256ull << 20)
+#define CAP_BACKLOG_INLINE UINT64_MAX
 /* the summary level's timeline bin and idle threshold: analyze's defaults */
 #define BLK_SUMMARY_INTERVAL_NS 1000000000ull
 #define BLK_SUMMARY_IDLE_NS 10000000ull

@@ -73,6 +73,13 @@ static const struct cli_opt capture_opts[] = {
      .key = 'K',
      .arg = "SIZE",
      .help = "per-CPU trace buffer, 64k to 4g, whole KiB (default: 8m); was --buffer-kb N"},
+    {.name = "backlog",
+     .key = 'Z',
+     .arg = "SIZE",
+     .help = "--backend bpf, --detail events or io: records wait for an encoder thread that "
+             "runs only on otherwise idle CPUs, at most SIZE of them (4m to 64g) before it "
+             "runs at iotape's priority; 0: the reader thread encodes them at once "
+             "(default: 256m)"},
     {.name = "wait-tracer",
      .key = 'W',
      .arg = "DUR",
@@ -138,7 +145,7 @@ const struct cli_doc doc_capture = {
         "-o RUNDIR -d [NAME=]DEV [-d [NAME=]DEV ...] [-i IFACE [--filter EXPR] [--snaplen SIZE]] "
         "[--backend auto|bpf|relay|tracefs] [--detail events|io|summary [--interval DUR] "
         "[--idle-threshold DUR]] "
-        "[--reader raw|pipe] [--buffer SIZE] [-a LIST] [--duration DUR] "
+        "[--reader raw|pipe] [--buffer SIZE] [--backlog SIZE] [-a LIST] [--duration DUR] "
         "[--wait-tracer DUR] [--label KEY=VALUE]... [--stdout FILE] [--stderr FILE] "
         "[-- COMMAND [ARGS...]]\n"
         "-o SET --host DEST[:DEV,...][:IFACE] [--host ...] [--hosts FILE] [--ssh-config FILE] "
@@ -154,14 +161,17 @@ const struct cli_doc doc_capture = {
         "records, with each IO's cgroup, through BPF programs that die with iotape (any "
         "number of captures at once); --detail io writes one IO per completion (Q, D, C), "
         "--detail summary no records at all: summary.json, which analyze, report and compare "
-        "read, its bins and idle threshold those of --interval and --idle-threshold.\n"
+        "read, its bins and idle threshold those of --interval and --idle-threshold. At "
+        "--detail events and io the reader thread only moves the records out of the "
+        "kernel's buffer; an encoder thread that runs when a CPU is otherwise idle writes "
+        "them (--backlog), and finishes after COMMAND ends.\n"
         "\n"
         "If iotape dies (even by SIGKILL), COMMAND gets SIGKILL.\n"
         "\n"
         "With --host, iotape checks every host over ssh first (reachable, the same iotape on "
         "its PATH, root, devices and interface there) and starts nothing while one cannot "
         "capture; then starts `iotape capture` on each (with this command's --backend, "
-        "--detail, --interval, --idle-threshold, --reader, --buffer, -a, --filter, "
+        "--detail, --interval, --idle-threshold, --reader, --buffer, --backlog, -a, --filter, "
         "--snaplen, --wait-tracer and "
         "--label), runs COMMAND here once all trace, stops them, and brings each run back "
         "over its ssh session into SET/DEST. SET/runset.json lists the hosts, each one's "
@@ -259,17 +269,10 @@ static void pass_on(struct hosts_cli *h, int c, const char *val)
 	static const struct {
 		int key;
 		const char *opt;
-	} names[] = {{'B', "--backend"},
-	             {'Y', "--detail"},
-	             {'R', "--reader"},
-	             {'K', "--buffer"},
-	             {'a', "-a"},
-	             {'F', "--filter"},
-	             {'S', "--snaplen"},
-	             {'L', "--label"},
-	             {'W', "--wait-tracer"},
-	             {'V', "--interval"},
-	             {'H', "--idle-threshold"}};
+	} names[] = {{'B', "--backend"},     {'Y', "--detail"},   {'R', "--reader"},
+	             {'K', "--buffer"},      {'Z', "--backlog"},  {'a', "-a"},
+	             {'F', "--filter"},      {'S', "--snaplen"},  {'L', "--label"},
+	             {'W', "--wait-tracer"}, {'V', "--interval"}, {'H', "--idle-threshold"}};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		if (names[i].key == c) {
@@ -431,6 +434,15 @@ static int trace_opt(struct cap_opts *o, int c)
 			return EXIT_USAGE;
 		}
 		o->buffer_kb = (unsigned)(v >> 10);
+		break;
+	case 'Z':
+		if (parse_size_bytes("--backlog", optarg, &v))
+			return EXIT_USAGE;
+		if (v && (v < (4u << 20) || v > (64ull << 30))) {
+			usage_error("--backlog: %s is not 0 or 4m to 64g", optarg);
+			return EXIT_USAGE;
+		}
+		o->backlog_bytes = v ? v : CAP_BACKLOG_INLINE;
 		break;
 	case 'a':
 		if (cap_mask_parse(optarg, &o->act_mask, &e)) {

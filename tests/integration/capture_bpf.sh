@@ -87,6 +87,13 @@ done
 expect_eq "ev backend" "$(json '["backend"]["name"]' "$TMP/ev/manifest.json")" "bpf"
 expect_eq "io detail" "$(json '["detail"]["level"]' "$TMP/io/manifest.json")" "io"
 expect_eq "summary detail" "$(json '["detail"]["level"]' "$TMP/sp/manifest.json")" "summary"
+# events and io: the records were encoded by the idle-priority thread, and all of them before
+# the capture ended (the per-IO checks below hold its files to the tracer's)
+for r in ev io; do
+	expect_eq "$r encoder" "$(json '["backend"]["encoder"]["thread"]' "$TMP/$r/manifest.json")" "idle"
+	expect_eq "$r reader stalls" "$(json '["backend"]["encoder"]["reader_stalls"]' "$TMP/$r/manifest.json")" "0"
+done
+expect_eq "summary encoder" "$(json '["backend"]["encoder"]["thread"]' "$TMP/sp/manifest.json")" "reader"
 [ ! -e "$TMP/sp/$LOOPNAME.blktrace.0" ] || fail "a summary run has trace files"
 # the summary as analyze reads it, beside analyze of the records of the same IOs
 mkdir "$TMP/smsum"

@@ -36,5 +36,10 @@ expect_eq "--stdout without COMMAND" "$rc" 2
 rc=0; capture -o "$TMP/r4" -d "$LOOP" --stdout "$TMP/no/such/dir/x" -- true 2>/dev/null || rc=$?
 expect_eq "--stdout in a missing directory" "$rc" 2
 [ ! -e "$TMP/r4/manifest.json" ] || fail "a capture that could not start left a manifest"
+for b in 1m 65g 12x; do
+	rc=0; "$IOTAPE" capture -o "$TMP/r5" -d "$LOOP" --backlog $b -- true 2>"$TMP/err" || rc=$?
+	expect_eq "--backlog $b" "$rc" 2
+	grep -q -- "--backlog" "$TMP/err" || fail "--backlog $b: $(cat "$TMP/err")"
+done
 tracing_is_off
 echo "capture output options: ok"
