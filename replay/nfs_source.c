@@ -38,6 +38,20 @@ unsigned nr_proc_index(struct nfs_replay_stats *st, unsigned vers, unsigned op)
 	hist_init(&p->srt);
 	return st->nprocs++;
 }
+/* nr_proc_index() through the source's table of the procedures seen. */
+static unsigned proc_of(struct nr_source *s, unsigned vers, unsigned op)
+{
+	uint32_t *ix = op < NR_PROC_IX ? &s->proc_ix[vers == 4][op] : NULL;
+	unsigned i;
+
+	if (ix && *ix)
+		return *ix - 1;
+	i = nr_proc_index(s->st, vers, op);
+	if (ix && i != UINT32_MAX)
+		*ix = i + 1;
+	return i;
+}
+
 /* ---- one transaction ---- */
 
 static uint8_t act_v3(const struct rpc_txn *t)
@@ -334,7 +348,7 @@ static void on_txn(void *arg, const struct rpc_txn *t)
 		return;
 	}
 	op_fill(op, t);
-	op->proc = nr_proc_index(st, vers, opno);
+	op->proc = proc_of(s, vers, opno);
 	if (op->proc == UINT32_MAX) {
 		free(op);
 		s->err = -ENOMEM;
