@@ -14,6 +14,7 @@
 
 #define PATH_CAP 4096
 #define DEPTH_CAP 512
+#define NR_PROC_IX 128 /* NFSv3 procedures and NFSv4.2 operations (OP4_ILLEGAL beyond) */
 
 /* A path being built: components joined by '/', relative to the target's root. */
 struct pbuf {
@@ -47,6 +48,9 @@ struct nr_source {
 	size_t v4_root_len;
 	bool v4_mapped;
 	uint32_t root_id; /* the node the first-directory rule (or --root-fh) made the root */
+	/* (vers 3 or 4, op below NR_PROC_IX) -> index + 1 into st->procs, 0 not yet seen: the
+	 * table searched once per procedure, not per call */
+	uint32_t proc_ix[2][NR_PROC_IX];
 	/* calls waiting to be put in call order: a binary heap on (call_ns, arrival) */
 	struct nr_op **heap;
 	unsigned nheap, cap;

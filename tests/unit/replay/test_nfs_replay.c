@@ -264,12 +264,60 @@ static void test_attrs_and_payloads(void **state)
 	nfs_replay_stats_release(&st);
 }
 
+/* What an op carries after its fields, each piece ending where it must: a WRITE's payload
+ * (no NUL of its own), a symbolic link's text, a hard link's second path. The op's memory is
+ * no longer cleared before they are copied in: a terminator left out would show here (and as
+ * an uninitialised read under valgrind). */
+static void test_op_tail(void **state)
+{
+	static uint8_t big[3000];
+	const struct nfs_rec_call calls[] = {
+	    {.proc = 19, .fh = R},
+	    {.proc = 9, .dir_fh = R, .name = "d", .fh = D},
+	    {.proc = 8, .dir_fh = D, .name = "f", .fh = F},
+	    {.proc = 7, .fh = F, .count = sizeof(big), .done = sizeof(big), .wdata = big},
+	    {.proc = 10, .dir_fh = D, .name = "s", .data = "f", .fh = O},
+	    {.proc = 7, .fh = F, .offset = sizeof(big), .count = 7, .done = 7, .wdata = big},
+	    {.proc = 15, .fh = F, .to_dir_fh = R, .to_name = "hard-link-to-f"},
+	    {.proc = 10, .dir_fh = R, .name = "t", .data = "d/f-and-a-longer-text", .fh = 5},
+	};
+	struct nfs_replay_stats st;
+	struct stat sb, sl;
+	char p[160], l[64];
+	ssize_t n;
+
+	(void)state;
+	memset(big, 'x', sizeof(big));
+	write_cap("tail.pcap", calls, sizeof(calls) / sizeof(calls[0]));
+	replay("tail", false, &st);
+	assert_int_equal(st.diverged, 0);
+	assert_int_equal(st.errors, 0);
+	assert_int_equal(st.payload_cut, 0);
+	assert_int_equal(st.bytes_written, sizeof(big) + 7);
+	snprintf(p, sizeof(p), "%s/tail/d/s", dir);
+	n = readlink(p, l, sizeof(l));
+	assert_int_equal(n, 1);
+	assert_memory_equal(l, "f", 1);
+	snprintf(p, sizeof(p), "%s/tail/t", dir);
+	n = readlink(p, l, sizeof(l));
+	assert_int_equal(n, strlen("d/f-and-a-longer-text"));
+	assert_memory_equal(l, "d/f-and-a-longer-text", (size_t)n);
+	snprintf(p, sizeof(p), "%s/tail/d/f", dir);
+	assert_int_equal(stat(p, &sb), 0);
+	assert_int_equal(sb.st_size, sizeof(big) + 7);
+	assert_int_equal(sb.st_nlink, 2);
+	snprintf(p, sizeof(p), "%s/tail/hard-link-to-f", dir);
+	assert_int_equal(stat(p, &sl), 0);
+	assert_int_equal(sl.st_ino, sb.st_ino);
+	nfs_replay_stats_release(&st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_prepared),           cmocka_unit_test(test_diverged),
 	    cmocka_unit_test(test_prepare_renamed),    cmocka_unit_test(test_chmod_fd),
-	    cmocka_unit_test(test_attrs_and_payloads),
+	    cmocka_unit_test(test_attrs_and_payloads), cmocka_unit_test(test_op_tail),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
