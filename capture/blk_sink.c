@@ -52,6 +52,7 @@ struct cap_sink {
 	uint64_t *cgroups;     /* distinct cgroup ids seen (a handful: a linear search) */
 	unsigned ncg, cgcap;
 	uint64_t last_cg;
+	const struct bt_comm_table *names; /* pid -> name, for new pids' PROCESS notifies */
 };
 
 int cap_sink_new(struct cap_sink **out, const char *dir, const struct cap_dev *devs, unsigned n,
@@ -256,6 +257,8 @@ static int process_note(struct cap_sink *s, struct sink_dev *d, unsigned cpu,
 	ret = bt_comm_table_set(d->seen, ev->pid, "", 0);
 	if (ret)
 		return iot_err_set(e, ret, "out of memory");
+	if (!known && s->names)
+		known = bt_comm_table_get(s->names, ev->pid);
 	if (known && known[0]) {
 		memset(comm, 0, sizeof(comm));
 		memcpy(comm, known, strnlen(known, COMM_LEN - 1));
@@ -294,6 +297,12 @@ static void note_cgroup(struct cap_sink *s, uint64_t id)
 		s->cgcap = cap;
 	}
 	s->cgroups[s->ncg++] = id;
+}
+
+void cap_sink_names(struct cap_sink *s, const struct bt_comm_table *names)
+{
+	if (s)
+		s->names = names;
 }
 
 const uint64_t *cap_sink_cgroups(const struct cap_sink *s, unsigned *n)

@@ -61,7 +61,8 @@ static int emit_first(struct cap_backend_state *s)
 	/* the body stays readable until the next push */
 	if (!--p->left)
 		s->free_slots[s->nfree++] = k.slot;
-	return cap_sink_event(s->sink, ev, bt_comm_table_get(s->names, ev->pid), &s->e);
+	/* the name, from s->names (cap_sink_names()), only for a pid new to the sink */
+	return cap_sink_event(s->sink, ev, NULL, &s->e);
 }
 
 /* room for n more keys */

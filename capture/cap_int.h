@@ -111,6 +111,7 @@ void cap_cgroups_free(struct cap_cgroups *c);
 /* ---- the trace sink: records in, per-device per-CPU files out (blk_sink.c) ----------- */
 
 struct cap_sink;
+struct bt_comm_table;
 int cap_sink_new(struct cap_sink **out, const char *dir, const struct cap_dev *devs, unsigned n,
                  const char *sysroot, struct iot_err *e);
 /*
@@ -121,10 +122,14 @@ int cap_sink_new(struct cap_sink **out, const char *dir, const struct cap_dev *d
  */
 int cap_sink_record(struct cap_sink *s, unsigned cpu, uint8_t *rec, size_t len, struct iot_err *e);
 /* A record as an event (the bpf backend's, which it builds from its own records: no decode),
- * on ev->cpu, with the name of its task when the backend knows it (comm, may be NULL): a new
- * pid's PROCESS notify takes it instead of looking it up. PDUs up to 64 bytes. */
+ * on ev->cpu, with the name of its task when the backend knows it (comm, may be NULL: then
+ * cap_sink_names()'s): a new pid's PROCESS notify takes it instead of looking it up. PDUs up to
+ * 64 bytes. */
 int cap_sink_event(struct cap_sink *s, const struct blk_event *ev, const char *comm,
                    struct iot_err *e);
+/* The names of pids (the backend's, kept up to date by it; NULL: none) that a new pid's
+ * PROCESS notify takes when the record brings none, looked up only then. */
+void cap_sink_names(struct cap_sink *s, const struct bt_comm_table *names);
 /* The cgroup ids the records carried (distinct, in order of first sight): n of them. */
 const uint64_t *cap_sink_cgroups(const struct cap_sink *s, unsigned *n);
 /* Keep the records' own sequence numbers (relay: the kernel numbers them, and the gaps are

@@ -142,6 +142,7 @@ static void test_io_order(void **state)
 	assert_non_null(s);
 	assert_non_null(s->names = bt_comm_table_new());
 	assert_int_equal(cap_sink_new(&s->sink, tmpdir, &dev, 1, "", &e), 0);
+	cap_sink_names(s->sink, s->names);
 	s->detail = CAP_DETAIL_IO;
 	s->hold = HOLD_IO_MIN_NS;
 
@@ -331,6 +332,7 @@ static void test_io_bytes(void **state)
 	assert_int_equal(mkdir(tpath("new"), 0755), 0);
 	assert_int_equal(mkdir(tpath("ref"), 0755), 0);
 	assert_int_equal(cap_sink_new(&s->sink, tpath("new"), devs, 2, "", &e), 0);
+	cap_sink_names(s->sink, s->names);
 	assert_int_equal(cap_sink_new(&ref, tpath("ref"), devs, 2, "", &e), 0);
 	s->detail = CAP_DETAIL_IO;
 	s->hold = HOLD_IO_MIN_NS;
