@@ -245,8 +245,8 @@ json_t *cap_sink_threads_json(const struct cap_sink *s)
 	return a;
 }
 
-static int process_note(struct cap_sink *s, struct sink_dev *d, unsigned cpu,
-                        const struct blk_event *ev, const char *known, struct iot_err *e)
+static int process_note(struct cap_sink *s, struct sink_dev *d, unsigned cpu, uint32_t pid,
+                        uint64_t time, const char *known, struct iot_err *e)
 {
 	char comm[COMM_LEN];
 	uint8_t rec[BT_REC7_SIZE + COMM_LEN];
@@ -254,22 +254,22 @@ static int process_note(struct cap_sink *s, struct sink_dev *d, unsigned cpu,
 	int ret;
 
 	/* remember the pid even when the name is unknown: one lookup per pid */
-	ret = bt_comm_table_set(d->seen, ev->pid, "", 0);
+	ret = bt_comm_table_set(d->seen, pid, "", 0);
 	if (ret)
 		return iot_err_set(e, ret, "out of memory");
 	if (!known && s->names)
-		known = bt_comm_table_get(s->names, ev->pid);
+		known = bt_comm_table_get(s->names, pid);
 	if (known && known[0]) {
 		memset(comm, 0, sizeof(comm));
 		memcpy(comm, known, strnlen(known, COMM_LEN - 1));
-	} else if (!comm_of(s, ev->pid, comm)) {
+	} else if (!comm_of(s, pid, comm)) {
 		return 0;
 	}
-	thread_note(s, ev->pid);
-	n.time = ev->time;
+	thread_note(s, pid);
+	n.time = time;
 	n.flags = BLK_F_NOTIFY;
 	n.action = BLK_N_PROCESS;
-	n.pid = ev->pid;
+	n.pid = pid;
 	n.dev = d->kdev;
 	n.cpu = cpu;
 	n.pdu = (const uint8_t *)comm;
@@ -320,6 +320,21 @@ static bool seen_recently(const struct sink_dev *d, uint32_t pid)
 	return d->recent[0] == k || d->recent[1] == k || d->recent[2] == k || d->recent[3] == k;
 }
 
+/* A new pid's PROCESS notify on d, before its first record (at time, on cpu). */
+static int pid_note(struct cap_sink *s, struct sink_dev *d, unsigned cpu, uint32_t pid,
+                    uint64_t time, const char *comm, struct iot_err *e)
+{
+	int ret;
+
+	if (seen_recently(d, pid))
+		return 0;
+	if (!bt_comm_table_get(d->seen, pid) && (ret = process_note(s, d, cpu, pid, time, comm, e)))
+		return ret;
+	/* in d->seen now, for good */
+	d->recent[d->next_recent++ % 4] = pid | SEEN_BIT;
+	return 0;
+}
+
 /* A decoded record of ours (ev, its record rec) to its device's set. */
 static int sink_put(struct cap_sink *s, unsigned cpu, const struct blk_event *ev, uint8_t *rec,
                     size_t len, const char *comm, struct iot_err *e)
@@ -339,13 +354,8 @@ static int sink_put(struct cap_sink *s, unsigned cpu, const struct blk_event *ev
 		}
 		s->last = d;
 	}
-	if (!blk_is_notify(ev) && !seen_recently(d, ev->pid)) {
-		if (!bt_comm_table_get(d->seen, ev->pid) &&
-		    (ret = process_note(s, d, cpu, ev, comm, e)))
-			return ret;
-		/* in d->seen now, for good */
-		d->recent[d->next_recent++ % 4] = ev->pid | SEEN_BIT;
-	}
+	if (!blk_is_notify(ev) && (ret = pid_note(s, d, cpu, ev->pid, ev->time, comm, e)))
+		return ret;
 	ret = write_rec(s, d, cpu, rec, len, e);
 	if (!ret)
 		blk_span_add(&d->span, ev);
@@ -377,6 +387,105 @@ int cap_sink_event(struct cap_sink *s, const struct blk_event *ev, const char *c
 		return 0;
 	}
 	return sink_put(s, ev->cpu, ev, rec, len, comm, e);
+}
+
+void cap_sink_io_init(const struct cap_sink *s, struct cap_io *io, const struct blk_event *c,
+                      uint32_t issue_pid, uint32_t issue_cpu)
+{
+	uint32_t cg = c->flags & BLK_F_CGROUP;
+	uint32_t cats = c->flags & ~(uint32_t)(BLK_F_COMPLETE | BLK_F_CGROUP);
+	size_t len = c->pdu_len <= CAP_IO_PDU_MAX ? bt_encode7(c, io->rec, sizeof(io->rec)) : 0;
+
+	io->len = (uint8_t)len;
+	io->has_cg = cg != 0;
+	io->dev = len ? CAP_IO_FOREIGN : CAP_IO_BAD;
+	for (unsigned i = 0; len && i < s->ndev; i++)
+		if (s->dev[i].kdev == c->dev)
+			io->dev = (int16_t)i;
+	/* as the blk tracer writes them: the completion's categories without its own, Q
+	 * without FS and PC */
+	io->act_q = bt_action7((cats & ~(uint32_t)(BLK_F_FS | BLK_F_PC)) | BLK_F_QUEUE | cg,
+	                       BLK_A_QUEUE, c->pdu_len);
+	io->act_d = bt_action7(cats | BLK_F_ISSUE | cg, BLK_A_ISSUE, c->pdu_len);
+	io->issue_pid = issue_pid;
+	io->issue_cpu = issue_cpu;
+}
+
+/* The span of d's records: one of action word act at t (io's sector and bytes) */
+static void io_span(struct sink_dev *d, const struct cap_io *io, uint32_t act, uint64_t t)
+{
+	struct blk_event ev = {0};
+
+	if (!d->span.any || t < d->span.first)
+		d->span.first = t;
+	if (!d->span.any || t > d->span.last)
+		d->span.last = t;
+	d->span.any = true;
+	if ((act & 0xff) == BLK_A_ISSUE) { /* the code, as bt_decode() reads it */
+		ev.action = BLK_A_ISSUE;
+		memcpy(&ev.sector, io->rec + BT7_SECTOR, 8);
+		memcpy(&ev.bytes, io->rec + BT7_BYTES, 4);
+		blk_extent_add(&d->span.issued, &ev);
+	}
+}
+
+int cap_sink_io_put(struct cap_sink *s, const struct cap_io *io, unsigned part, uint64_t t,
+                    struct iot_err *e)
+{
+	struct sink_dev *d;
+	uint32_t pid, cpu, act, seq = 0;
+	uint8_t *p;
+	int ret;
+
+	if (io->dev < 0) {
+		__atomic_add_fetch(io->dev == CAP_IO_BAD ? &s->bad : &s->foreign, 1,
+		                   __ATOMIC_RELAXED);
+		return 0;
+	}
+	d = &s->dev[io->dev];
+	if (part == CAP_IO_C) {
+		memcpy(&act, io->rec + BT7_ACTION, 4);
+		memcpy(&pid, io->rec + BT7_PID, 4);
+		memcpy(&cpu, io->rec + BT7_CPU, 4);
+	} else {
+		act = part == CAP_IO_Q ? io->act_q : io->act_d;
+		pid = io->issue_pid;
+		cpu = io->issue_cpu;
+	}
+	if (!((act >> 16) & BLK_F_NOTIFY) && (ret = pid_note(s, d, cpu, pid, t, NULL, e)))
+		return ret;
+	if (cpu >= d->nseq && (ret = seq_room(d, cpu)))
+		return iot_err_set(e, ret, "cpu %u: %s", cpu, strerror(-ret));
+	/* as write_rec() numbers them */
+	if (!s->keep_seq && !((act >> 16) & BLK_F_NOTIFY))
+		seq = ++d->seq[cpu];
+	if (!(p = bt_set_writer_room(d->w, cpu, io->len, &ret, e)))
+		return ret;
+	memcpy(p, io->rec, io->len);
+	memcpy(p + BT7_SEQUENCE, &seq, 4);
+	memcpy(p + BT7_TIME, &t, 8);
+	if (part != CAP_IO_C) {
+		uint16_t err = 0;
+
+		memcpy(p + BT7_ACTION, &act, 4);
+		memcpy(p + BT7_PID, &pid, 4);
+		memcpy(p + BT7_CPU, &cpu, 4);
+		memcpy(p + BT7_ERROR, &err, 2);
+	}
+	d->events++;
+	__atomic_store_n(&s->events, __atomic_load_n(&s->events, __ATOMIC_RELAXED) + 1,
+	                 __ATOMIC_RELAXED);
+	__atomic_store_n(&s->bytes, __atomic_load_n(&s->bytes, __ATOMIC_RELAXED) + io->len,
+	                 __ATOMIC_RELAXED);
+	if (!((act >> 16) & BLK_F_NOTIFY))
+		io_span(d, io, act, t);
+	if (io->has_cg) {
+		uint64_t cg;
+
+		memcpy(&cg, io->rec + BT_REC7_SIZE, 8);
+		note_cgroup(s, cg);
+	}
+	return 0;
 }
 
 int cap_sink_timestamp(struct cap_sink *s, const struct cap_clock_pair *p, struct iot_err *e)

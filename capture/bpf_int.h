@@ -46,14 +46,13 @@
 #define SLOTS_MAX (1u << 18) /* in-flight slots of all request-based disks (32 bytes each) */
 #define IOT_BPF_FAST_DEVS 1  /* as capture/bpf/blk.bpf.c */
 
-/* one record waiting for its turn, or one IO's three: the event (the IO's completion) and its
- * PDU, and the IO's issuing task and CPU (its Q's and D's) */
+/* one record waiting for its turn, or one IO's three: the event (the IO's completion) encoded
+ * once, with what its Q and D have of their own (the sink writes them from it) */
 struct pend {
-	struct blk_event ev; /* ev.pdu is set when it goes out */
-	uint32_t issue_pid, issue_cpu;
+	struct cap_io io;
 	uint32_t left; /* keys still to go out */
-	uint8_t pdu[IOT_BPF_PDU_MAX];
 };
+_Static_assert(IOT_BPF_PDU_MAX <= CAP_IO_PDU_MAX, "a record's PDU fits an IO's body");
 
 /* a record's place in time order: its body, and which of the body's records it is */
 struct pkey {

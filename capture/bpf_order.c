@@ -20,49 +20,23 @@
  */
 
 /* part of an IO a key is (PART_EVENT: the body's event itself, the IO's completion) */
-enum { PART_EVENT = 0, PART_QUEUE = 1, PART_ISSUE = 2 };
+enum { PART_EVENT = CAP_IO_C, PART_QUEUE = CAP_IO_Q, PART_ISSUE = CAP_IO_D };
 
-/* The event of an IO's Q or D key: its completion's with the issuing task and CPU, the
- * categories of the completion without its own, no error, as the blk tracer writes them. */
-static void part_event(struct blk_event *out, const struct pend *p, const struct pkey *k)
-{
-	uint32_t cg = p->ev.flags & BLK_F_CGROUP;
-	uint32_t cats = p->ev.flags & ~(uint32_t)(BLK_F_COMPLETE | BLK_F_CGROUP);
-
-	*out = p->ev;
-	out->time = k->time;
-	out->pid = p->issue_pid;
-	out->cpu = p->issue_cpu;
-	out->error = 0;
-	if (k->part == PART_QUEUE) {
-		out->action = BLK_A_QUEUE;
-		out->flags = (cats & ~(uint32_t)(BLK_F_FS | BLK_F_PC)) | BLK_F_QUEUE | cg;
-	} else {
-		out->action = BLK_A_ISSUE;
-		out->flags = cats | BLK_F_ISSUE | cg;
-	}
-}
-
+/* The first key's record to the sink: an IO's Q or D is its completion's with the issuing
+ * task and CPU, the categories of the completion without its own, no error, as the blk
+ * tracer writes them (cap_sink_io_put()); the name of a pid new to the sink from s->names
+ * (cap_sink_names()). */
 static int emit_first(struct cap_backend_state *s)
 {
 	struct pkey k = s->keys[s->head++];
 	struct pend *p = &s->slab[k.slot];
-	const struct blk_event *ev = &p->ev;
-	struct blk_event qd;
 
 	if (k.time > s->last_out)
 		s->last_out = k.time;
-	if (p->ev.pdu_len)
-		p->ev.pdu = p->pdu;
-	if (k.part != PART_EVENT) {
-		part_event(&qd, p, &k);
-		ev = &qd;
-	}
 	/* the body stays readable until the next push */
 	if (!--p->left)
 		s->free_slots[s->nfree++] = k.slot;
-	/* the name, from s->names (cap_sink_names()), only for a pid new to the sink */
-	return cap_sink_event(s->sink, ev, NULL, &s->e);
+	return cap_sink_io_put(s->sink, &p->io, k.part, k.time, &s->e);
 }
 
 /* room for n more keys */
@@ -138,9 +112,10 @@ static int push_key(struct cap_backend_state *s, uint64_t t, uint32_t slot, uint
 	return 0;
 }
 
-/* a body for ev (its PDU copied), with n keys to come */
+/* a body for ev (encoded), with n keys to come, its Q and D (if any) of issue_pid on
+ * issue_cpu */
 static int new_body(struct cap_backend_state *s, const struct blk_event *ev, uint32_t n,
-                    uint32_t *slot)
+                    uint32_t issue_pid, uint32_t issue_cpu, uint32_t *slot)
 {
 	struct pend *p;
 	int ret;
@@ -149,10 +124,7 @@ static int new_body(struct cap_backend_state *s, const struct blk_event *ev, uin
 		return ret;
 	*slot = s->free_slots[--s->nfree];
 	p = &s->slab[*slot];
-	p->ev = *ev;
-	p->ev.pdu = NULL;
-	if (ev->pdu_len)
-		memcpy(p->pdu, ev->pdu, ev->pdu_len);
+	cap_sink_io_init(s->sink, &p->io, ev, issue_pid, issue_cpu);
 	p->left = n;
 	return 0;
 }
@@ -191,7 +163,8 @@ int capbpf_push(struct cap_backend_state *s, const struct blk_event *ev)
 	uint32_t slot;
 	int ret;
 
-	if ((ret = new_body(s, ev, 1, &slot)) || (ret = push_key(s, ev->time, slot, PART_EVENT)))
+	if ((ret = new_body(s, ev, 1, 0, 0, &slot)) ||
+	    (ret = push_key(s, ev->time, slot, PART_EVENT)))
 		return s->err = ret;
 	return 0;
 }
@@ -202,10 +175,8 @@ int capbpf_push_io(struct cap_backend_state *s, const struct blk_event *c, uint6
 	uint32_t slot;
 	int ret = 0;
 
-	if ((ret = new_body(s, c, 1 + !!t_queue + !!t_issue, &slot)))
+	if ((ret = new_body(s, c, 1 + !!t_queue + !!t_issue, issue_pid, issue_cpu, &slot)))
 		return s->err = ret;
-	s->slab[slot].issue_pid = issue_pid;
-	s->slab[slot].issue_cpu = issue_cpu;
 	if (t_queue && t_issue && t_queue <= t_issue) {
 		ret = push_queue_issue(s, t_queue, t_issue, slot);
 	} else {

@@ -178,6 +178,35 @@ int bt_set_writer_write_raw(struct bt_set_writer *w, unsigned cpu, const void *r
 	return cw ? bt_writer_write_raw(cw, rec, len, e) : ret;
 }
 
+uint8_t *bt_set_writer_room(struct bt_set_writer *w, unsigned cpu, size_t len, int *ret,
+                            struct iot_err *e)
+{
+	struct bt_writer *cw;
+	uint8_t *p;
+
+	/* nearly always: the CPU's file is open and its buffer has room */
+	if (cpu < w->ncpu && (cw = w->cpu[cpu]) && !cw->err && len <= WBUF_SIZE - cw->len) {
+		p = cw->buf + cw->len;
+		cw->len += len;
+		return p;
+	}
+	if (!(cw = cpu_writer(w, cpu, e, ret)))
+		return NULL;
+	if (cw->err) {
+		*ret = iot_err_set(e, cw->err, "'%s': write: %s", cw->path, strerror(-cw->err));
+		return NULL;
+	}
+	if (len > WBUF_SIZE) {
+		*ret = iot_err_set(e, -EINVAL, "record of %zu bytes is too large", len);
+		return NULL;
+	}
+	if (len > WBUF_SIZE - cw->len && (*ret = flush(cw, e)))
+		return NULL;
+	p = cw->buf + cw->len;
+	cw->len += len;
+	return p;
+}
+
 int bt_set_writer_close(struct bt_set_writer *w, struct iot_err *e)
 {
 	int ret = 0, r;
