@@ -320,14 +320,13 @@ static bool seen_recently(const struct sink_dev *d, uint32_t pid)
 	return d->recent[0] == k || d->recent[1] == k || d->recent[2] == k || d->recent[3] == k;
 }
 
-/* A new pid's PROCESS notify on d, before its first record (at time, on cpu). */
+/* A pid not seen_recently(): its PROCESS notify on d if new, before its first record (at
+ * time, on cpu). */
 static int pid_note(struct cap_sink *s, struct sink_dev *d, unsigned cpu, uint32_t pid,
                     uint64_t time, const char *comm, struct iot_err *e)
 {
 	int ret;
 
-	if (seen_recently(d, pid))
-		return 0;
 	if (!bt_comm_table_get(d->seen, pid) && (ret = process_note(s, d, cpu, pid, time, comm, e)))
 		return ret;
 	/* in d->seen now, for good */
@@ -354,7 +353,8 @@ static int sink_put(struct cap_sink *s, unsigned cpu, const struct blk_event *ev
 		}
 		s->last = d;
 	}
-	if (!blk_is_notify(ev) && (ret = pid_note(s, d, cpu, ev->pid, ev->time, comm, e)))
+	if (!blk_is_notify(ev) && !seen_recently(d, ev->pid) &&
+	    (ret = pid_note(s, d, cpu, ev->pid, ev->time, comm, e)))
 		return ret;
 	ret = write_rec(s, d, cpu, rec, len, e);
 	if (!ret)
@@ -452,7 +452,8 @@ int cap_sink_io_put(struct cap_sink *s, const struct cap_io *io, unsigned part, 
 		pid = io->issue_pid;
 		cpu = io->issue_cpu;
 	}
-	if (!((act >> 16) & BLK_F_NOTIFY) && (ret = pid_note(s, d, cpu, pid, t, NULL, e)))
+	if (!((act >> 16) & BLK_F_NOTIFY) && !seen_recently(d, pid) &&
+	    (ret = pid_note(s, d, cpu, pid, t, NULL, e)))
 		return ret;
 	if (cpu >= d->nseq && (ret = seq_room(d, cpu)))
 		return iot_err_set(e, ret, "cpu %u: %s", cpu, strerror(-ret));

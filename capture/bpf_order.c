@@ -42,13 +42,14 @@ static int emit_first(struct cap_backend_state *s)
 /* room for n more keys */
 static int key_room(struct cap_backend_state *s, size_t n)
 {
-	int ret;
+	int moved = 0, ret;
 
 	if (s->head && s->nkeys + n > s->capkeys) {
 		/* the emitted front goes: keys move down */
 		memmove(s->keys, s->keys + s->head, (s->nkeys - s->head) * sizeof(*s->keys));
 		s->nkeys -= s->head;
 		s->head = 0;
+		moved = 1;
 	}
 	while (s->nkeys - s->head + n > PEND_MAX) {
 		/* bounded memory: the oldest goes out now */
@@ -56,7 +57,11 @@ static int key_room(struct cap_backend_state *s, size_t n)
 		if ((ret = emit_first(s)))
 			return ret;
 	}
-	if (s->nkeys + n > s->capkeys) {
+	/* more than half full after a move: more room (up to what PEND_MAX keys take anyway),
+	 * or the keys waiting (a hold's worth) would move again after the few pushes that fill
+	 * it, each time */
+	if (s->nkeys + n > s->capkeys ||
+	    (moved && s->nkeys + n > s->capkeys / 2 && s->capkeys < 2 * PEND_MAX)) {
 		size_t cap = s->capkeys ? 2 * s->capkeys : 4096;
 		struct pkey *k = realloc(s->keys, cap * sizeof(*k));
 
