@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "formats/blktrace.h"
+#include "formats/bt_decode.h"
 #include "formats/rundir.h"
 
 #define COMM_LEN 16 /* TASK_COMM_LEN: the PDU of a kernel PROCESS notify */
@@ -394,7 +395,10 @@ void cap_sink_io_init(const struct cap_sink *s, struct cap_io *io, const struct 
 {
 	uint32_t cg = c->flags & BLK_F_CGROUP;
 	uint32_t cats = c->flags & ~(uint32_t)(BLK_F_COMPLETE | BLK_F_CGROUP);
-	size_t len = c->pdu_len <= CAP_IO_PDU_MAX ? bt_encode7(c, io->rec, sizeof(io->rec)) : 0;
+	uint32_t fq = (cats & ~(uint32_t)(BLK_F_FS | BLK_F_PC)) | BLK_F_QUEUE,
+	         fd = cats | BLK_F_ISSUE;
+	size_t len =
+	    c->pdu_len <= CAP_IO_PDU_MAX ? bt_encode7_inline(c, io->rec, sizeof(io->rec)) : 0;
 
 	io->len = (uint8_t)len;
 	io->has_cg = cg != 0;
@@ -404,9 +408,8 @@ void cap_sink_io_init(const struct cap_sink *s, struct cap_io *io, const struct 
 			io->dev = (int16_t)i;
 	/* as the blk tracer writes them: the completion's categories without its own, Q
 	 * without FS and PC */
-	io->act_q = bt_action7((cats & ~(uint32_t)(BLK_F_FS | BLK_F_PC)) | BLK_F_QUEUE | cg,
-	                       BLK_A_QUEUE, c->pdu_len);
-	io->act_d = bt_action7(cats | BLK_F_ISSUE | cg, BLK_A_ISSUE, c->pdu_len);
+	io->act_q = bt_action7(fq | cg, BLK_A_QUEUE, c->pdu_len);
+	io->act_d = bt_action7(fd | cg, BLK_A_ISSUE, c->pdu_len);
 	io->issue_pid = issue_pid;
 	io->issue_cpu = issue_cpu;
 }
@@ -462,7 +465,12 @@ int cap_sink_io_put(struct cap_sink *s, const struct cap_io *io, unsigned part, 
 		seq = ++d->seq[cpu];
 	if (!(p = bt_set_writer_room(d->w, cpu, io->len, &ret, e)))
 		return ret;
-	memcpy(p, io->rec, io->len);
+	/* fixed sizes, copied inline: the record, and a cgroup id where it has one */
+	memcpy(p, io->rec, BT_REC7_SIZE);
+	if (io->len == BT_REC7_SIZE + 8)
+		memcpy(p + BT_REC7_SIZE, io->rec + BT_REC7_SIZE, 8);
+	else if (io->len > BT_REC7_SIZE)
+		memcpy(p + BT_REC7_SIZE, io->rec + BT_REC7_SIZE, io->len - BT_REC7_SIZE);
 	memcpy(p + BT7_SEQUENCE, &seq, 4);
 	memcpy(p + BT7_TIME, &t, 8);
 	if (part != CAP_IO_C) {

@@ -39,8 +39,8 @@ static int emit_first(struct cap_backend_state *s)
 	return cap_sink_io_put(s->sink, &p->io, k.part, k.time, &s->e);
 }
 
-/* room for n more keys */
-static int key_room(struct cap_backend_state *s, size_t n)
+/* room for n more keys, when key_room() has not */
+static int key_room_more(struct cap_backend_state *s, size_t n)
 {
 	int moved = 0, ret;
 
@@ -73,26 +73,38 @@ static int key_room(struct cap_backend_state *s, size_t n)
 	return 0;
 }
 
-/* a free body */
-static int body_room(struct cap_backend_state *s)
+/* room for n more keys: nearly always there, with no key to force out (a call less) */
+static inline int key_room(struct cap_backend_state *s, size_t n)
 {
-	if (!s->nfree) {
-		size_t cap = s->nslab ? 2 * s->nslab : 4096;
-		struct pend *sl = realloc(s->slab, cap * sizeof(*sl));
-		uint32_t *fr;
+	if (s->nkeys + n <= s->capkeys && s->nkeys - s->head + n <= PEND_MAX)
+		return 0;
+	return key_room_more(s, n);
+}
 
-		if (!sl)
-			return iot_err_set(&s->e, -ENOMEM, "bpf: out of memory");
-		s->slab = sl;
-		fr = realloc(s->free_slots, cap * sizeof(*fr));
-		if (!fr)
-			return iot_err_set(&s->e, -ENOMEM, "bpf: out of memory");
-		s->free_slots = fr;
-		for (size_t i = s->nslab; i < cap; i++)
-			s->free_slots[s->nfree++] = (uint32_t)(cap - 1 - (i - s->nslab));
-		s->nslab = cap;
-	}
+/* more bodies, all free */
+static int body_more(struct cap_backend_state *s)
+{
+	size_t cap = s->nslab ? 2 * s->nslab : 4096;
+	struct pend *sl = realloc(s->slab, cap * sizeof(*sl));
+	uint32_t *fr;
+
+	if (!sl)
+		return iot_err_set(&s->e, -ENOMEM, "bpf: out of memory");
+	s->slab = sl;
+	fr = realloc(s->free_slots, cap * sizeof(*fr));
+	if (!fr)
+		return iot_err_set(&s->e, -ENOMEM, "bpf: out of memory");
+	s->free_slots = fr;
+	for (size_t i = s->nslab; i < cap; i++)
+		s->free_slots[s->nfree++] = (uint32_t)(cap - 1 - (i - s->nslab));
+	s->nslab = cap;
 	return 0;
+}
+
+/* a free body */
+static inline int body_room(struct cap_backend_state *s)
+{
+	return s->nfree ? 0 : body_more(s);
 }
 
 /* a key at time t for part of the body in slot, in time order */

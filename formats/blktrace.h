@@ -246,9 +246,5 @@ int bt_set_writer_close(struct bt_set_writer *w, struct iot_err *e);
 
 /* Encode ev as a v7 record into buf (at least BT_REC7_SIZE + pdu bytes); returns its size. */
 size_t bt_encode7(const struct blk_event *ev, uint8_t *buf, size_t cap);
-/* The v7 action word bt_encode7() writes for an event of these flags (BLK_F_*, BLK_F_CGROUP
- * among them when it has a cgroup id) and action with pdu_len bytes of PDU (its own, the
- * cgroup id not counted). */
-uint32_t bt_action7(uint32_t flags, uint16_t action, uint16_t pdu_len);
 
 #endif
