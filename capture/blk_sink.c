@@ -19,7 +19,8 @@ struct sink_dev {
 	uint32_t kdev;
 	char name[64];
 	struct bt_set_writer *w;
-	uint32_t *seq; /* per CPU, last sequence number written */
+	uint32_t *seq;       /* per CPU, last sequence number written */
+	struct bt_wbuf **wb; /* per CPU, its file's buffer (w's; NULL: not yet asked for) */
 	unsigned nseq;
 	struct bt_comm_table *seen; /* pids that already have a PROCESS notify */
 	uint64_t
@@ -109,6 +110,7 @@ static int seq_room(struct sink_dev *d, unsigned cpu)
 {
 	unsigned n = cpu + 1;
 	uint32_t *ns;
+	struct bt_wbuf **nw;
 
 	if (cpu >= MAX_CPU)
 		return -EINVAL;
@@ -117,8 +119,13 @@ static int seq_room(struct sink_dev *d, unsigned cpu)
 	ns = realloc(d->seq, n * sizeof(*ns));
 	if (!ns)
 		return -ENOMEM;
-	memset(ns + d->nseq, 0, (n - d->nseq) * sizeof(*ns));
 	d->seq = ns;
+	nw = realloc(d->wb, n * sizeof(*nw));
+	if (!nw)
+		return -ENOMEM;
+	d->wb = nw;
+	memset(ns + d->nseq, 0, (n - d->nseq) * sizeof(*ns));
+	memset(nw + d->nseq, 0, (n - d->nseq) * sizeof(*nw));
 	d->nseq = n;
 	return 0;
 }
@@ -463,7 +470,11 @@ int cap_sink_io_put(struct cap_sink *s, const struct cap_io *io, unsigned part, 
 	/* as write_rec() numbers them */
 	if (!s->keep_seq && !((act >> 16) & BLK_F_NOTIFY))
 		seq = ++d->seq[cpu];
-	if (!(p = bt_set_writer_room(d->w, cpu, io->len, &ret, e)))
+	/* the CPU's buffer at hand; the writer's call only to open its file or write it out */
+	if (!d->wb[cpu] && !(d->wb[cpu] = bt_set_writer_buf(d->w, cpu, &ret, e)))
+		return ret;
+	if (!(p = bt_wbuf_room(d->wb[cpu], io->len)) &&
+	    !(p = bt_set_writer_room(d->w, cpu, io->len, &ret, e)))
 		return ret;
 	/* fixed sizes, copied inline: the record, and a cgroup id where it has one */
 	memcpy(p, io->rec, BT_REC7_SIZE);
@@ -574,6 +585,7 @@ int cap_sink_close(struct cap_sink *s, struct iot_err *e)
 				close(fd);
 		}
 		free(s->dev[i].seq);
+		free(s->dev[i].wb);
 		bt_comm_table_free(s->dev[i].seen);
 	}
 	free(s->dev);

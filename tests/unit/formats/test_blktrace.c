@@ -560,7 +560,39 @@ static void test_writer_room(void **s)
 	assert_int_equal(bt_set_writer_open(&w[0], "/nonexistent-iotape-dir", "loop9", &e), 0);
 	assert_null(bt_set_writer_room(w[0], 0, BT_REC7_SIZE, &ret, &e));
 	assert_int_equal(ret, -ENOENT);
+	assert_null(bt_set_writer_buf(w[0], 0, &ret, &e));
+	assert_int_equal(ret, -ENOENT);
 	bt_set_writer_close(w[0], NULL);
+}
+
+/* A CPU's buffer at hand (bt_set_writer_buf()) fills, bt_set_writer_room() writes it out; a
+ * write error leaves the buffer with no room, and every later room says so. */
+static void test_writer_buf_error(void **s)
+{
+	struct bt_set_writer *w;
+	struct bt_wbuf *b;
+	struct iot_err e;
+	char dir[128], path[192];
+	size_t n = 0;
+	int ret = 0;
+
+	(void)s;
+	snprintf(dir, sizeof(dir), "%s/full", tmpdir);
+	mkdir(dir, 0755);
+	snprintf(path, sizeof(path), "%s/loop9.blktrace.0", dir);
+	assert_int_equal(symlink("/dev/full", path), 0);
+	assert_int_equal(bt_set_writer_open(&w, dir, "loop9", &e), 0);
+	assert_non_null(b = bt_set_writer_buf(w, 0, &ret, &e));
+	while (bt_wbuf_room(b, BT_REC7_SIZE))
+		n++;
+	assert_true(n > 1000);
+	assert_null(bt_set_writer_room(w, 0, BT_REC7_SIZE, &ret, &e));
+	assert_int_equal(ret, -ENOSPC);
+	assert_null(bt_wbuf_room(b, BT_REC7_SIZE));
+	ret = 0;
+	assert_null(bt_set_writer_room(w, 0, BT_REC7_SIZE, &ret, &e));
+	assert_int_equal(ret, -ENOSPC);
+	assert_int_equal(bt_set_writer_close(w, &e), -ENOSPC);
 }
 
 /* With prefetch the reader gives the same events, notifies, stats and errors. */
@@ -1260,6 +1292,7 @@ int main(void)
 	    cmocka_unit_test(test_reader_gzip),
 	    cmocka_unit_test(test_writer_roundtrip),
 	    cmocka_unit_test(test_writer_room),
+	    cmocka_unit_test(test_writer_buf_error),
 	    cmocka_unit_test(test_reader_prefetch),
 	    cmocka_unit_test(test_reader_batch_max),
 	};
