@@ -32,8 +32,9 @@
  * task's it interrupted), and at the io level each IO's queue and issue records are written
  * only at its completion. The per-CPU blktrace files must be in time order, so records wait
  * in order until they are older than the newest seen by a hold time (bpf_order.c; an IO's
- * Q, D and C wait as one body, made into records as they go out): 10 ms for events, at the io
- * level twice the longest queue-to-completion time seen (at least 100 ms).
+ * Q, D and C wait as one body, its completion's record encoded once, and the sink makes them
+ * into records straight in the files' buffers as they go out: struct cap_io): 10 ms for
+ * events, at the io level twice the longest queue-to-completion time seen (at least 100 ms).
  * A record that arrives later than that still goes out, counted as late. The summary level
  * writes no records: its maps are read into summary.json (bpf_summary.c).
  */

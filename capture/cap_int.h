@@ -121,10 +121,11 @@ int cap_sink_new(struct cap_sink **out, const char *dir, const struct cap_dev *d
  * Returns 0 or -errno (write error, e filled).
  */
 int cap_sink_record(struct cap_sink *s, unsigned cpu, uint8_t *rec, size_t len, struct iot_err *e);
-/* A record as an event (the bpf backend's, which it builds from its own records: no decode),
- * on ev->cpu, with the name of its task when the backend knows it (comm, may be NULL: then
- * cap_sink_names()'s): a new pid's PROCESS notify takes it instead of looking it up. PDUs up to
- * 64 bytes. */
+/* A record as an event (no decode), on ev->cpu, with the name of its task when the caller
+ * knows it (comm, may be NULL: then cap_sink_names()'s): a new pid's PROCESS notify takes it
+ * instead of looking it up. PDUs up to 64 bytes. The bpf backend writes through
+ * cap_sink_io_put() instead, which writes what this writes of the same events (and is tested
+ * against it). */
 int cap_sink_event(struct cap_sink *s, const struct blk_event *ev, const char *comm,
                    struct iot_err *e);
 /*
