@@ -26,7 +26,7 @@ static void name(struct cap_backend_state *s, uint32_t pid, const char *comm)
 {
 	struct iot_bpf_name n = {.pid = pid, .kind = IOT_REC_NAME};
 
-	strncpy(n.comm, comm, sizeof(n.comm) - 1);
+	memcpy(n.comm, comm, strnlen(comm, sizeof(n.comm) - 1));
 	assert_int_equal(capbpf_on_record(s, &n, sizeof(n)), 0);
 }
 
