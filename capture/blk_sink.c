@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "formats/blktrace.h"
+#include "formats/bt_decode.h"
 #include "formats/rundir.h"
 
 #define COMM_LEN 16 /* TASK_COMM_LEN: the PDU of a kernel PROCESS notify */
@@ -18,7 +19,8 @@ struct sink_dev {
 	uint32_t kdev;
 	char name[64];
 	struct bt_set_writer *w;
-	uint32_t *seq; /* per CPU, last sequence number written */
+	uint32_t *seq;       /* per CPU, last sequence number written */
+	struct bt_wbuf **wb; /* per CPU, its file's buffer (w's; NULL: not yet asked for) */
 	unsigned nseq;
 	struct bt_comm_table *seen; /* pids that already have a PROCESS notify */
 	uint64_t
@@ -52,6 +54,7 @@ struct cap_sink {
 	uint64_t *cgroups;     /* distinct cgroup ids seen (a handful: a linear search) */
 	unsigned ncg, cgcap;
 	uint64_t last_cg;
+	const struct bt_comm_table *names; /* pid -> name, for new pids' PROCESS notifies */
 };
 
 int cap_sink_new(struct cap_sink **out, const char *dir, const struct cap_dev *devs, unsigned n,
@@ -107,6 +110,7 @@ static int seq_room(struct sink_dev *d, unsigned cpu)
 {
 	unsigned n = cpu + 1;
 	uint32_t *ns;
+	struct bt_wbuf **nw;
 
 	if (cpu >= MAX_CPU)
 		return -EINVAL;
@@ -115,8 +119,13 @@ static int seq_room(struct sink_dev *d, unsigned cpu)
 	ns = realloc(d->seq, n * sizeof(*ns));
 	if (!ns)
 		return -ENOMEM;
-	memset(ns + d->nseq, 0, (n - d->nseq) * sizeof(*ns));
 	d->seq = ns;
+	nw = realloc(d->wb, n * sizeof(*nw));
+	if (!nw)
+		return -ENOMEM;
+	d->wb = nw;
+	memset(ns + d->nseq, 0, (n - d->nseq) * sizeof(*ns));
+	memset(nw + d->nseq, 0, (n - d->nseq) * sizeof(*nw));
 	d->nseq = n;
 	return 0;
 }
@@ -244,8 +253,8 @@ json_t *cap_sink_threads_json(const struct cap_sink *s)
 	return a;
 }
 
-static int process_note(struct cap_sink *s, struct sink_dev *d, unsigned cpu,
-                        const struct blk_event *ev, const char *known, struct iot_err *e)
+static int process_note(struct cap_sink *s, struct sink_dev *d, unsigned cpu, uint32_t pid,
+                        uint64_t time, const char *known, struct iot_err *e)
 {
 	char comm[COMM_LEN];
 	uint8_t rec[BT_REC7_SIZE + COMM_LEN];
@@ -253,20 +262,22 @@ static int process_note(struct cap_sink *s, struct sink_dev *d, unsigned cpu,
 	int ret;
 
 	/* remember the pid even when the name is unknown: one lookup per pid */
-	ret = bt_comm_table_set(d->seen, ev->pid, "", 0);
+	ret = bt_comm_table_set(d->seen, pid, "", 0);
 	if (ret)
 		return iot_err_set(e, ret, "out of memory");
+	if (!known && s->names)
+		known = bt_comm_table_get(s->names, pid);
 	if (known && known[0]) {
 		memset(comm, 0, sizeof(comm));
 		memcpy(comm, known, strnlen(known, COMM_LEN - 1));
-	} else if (!comm_of(s, ev->pid, comm)) {
+	} else if (!comm_of(s, pid, comm)) {
 		return 0;
 	}
-	thread_note(s, ev->pid);
-	n.time = ev->time;
+	thread_note(s, pid);
+	n.time = time;
 	n.flags = BLK_F_NOTIFY;
 	n.action = BLK_N_PROCESS;
-	n.pid = ev->pid;
+	n.pid = pid;
 	n.dev = d->kdev;
 	n.cpu = cpu;
 	n.pdu = (const uint8_t *)comm;
@@ -296,6 +307,12 @@ static void note_cgroup(struct cap_sink *s, uint64_t id)
 	s->cgroups[s->ncg++] = id;
 }
 
+void cap_sink_names(struct cap_sink *s, const struct bt_comm_table *names)
+{
+	if (s)
+		s->names = names;
+}
+
 const uint64_t *cap_sink_cgroups(const struct cap_sink *s, unsigned *n)
 {
 	*n = s->ncg;
@@ -309,6 +326,20 @@ static bool seen_recently(const struct sink_dev *d, uint32_t pid)
 	uint64_t k = pid | SEEN_BIT;
 
 	return d->recent[0] == k || d->recent[1] == k || d->recent[2] == k || d->recent[3] == k;
+}
+
+/* A pid not seen_recently(): its PROCESS notify on d if new, before its first record (at
+ * time, on cpu). */
+static int pid_note(struct cap_sink *s, struct sink_dev *d, unsigned cpu, uint32_t pid,
+                    uint64_t time, const char *comm, struct iot_err *e)
+{
+	int ret;
+
+	if (!bt_comm_table_get(d->seen, pid) && (ret = process_note(s, d, cpu, pid, time, comm, e)))
+		return ret;
+	/* in d->seen now, for good */
+	d->recent[d->next_recent++ % 4] = pid | SEEN_BIT;
+	return 0;
 }
 
 /* A decoded record of ours (ev, its record rec) to its device's set. */
@@ -330,13 +361,9 @@ static int sink_put(struct cap_sink *s, unsigned cpu, const struct blk_event *ev
 		}
 		s->last = d;
 	}
-	if (!blk_is_notify(ev) && !seen_recently(d, ev->pid)) {
-		if (!bt_comm_table_get(d->seen, ev->pid) &&
-		    (ret = process_note(s, d, cpu, ev, comm, e)))
-			return ret;
-		/* in d->seen now, for good */
-		d->recent[d->next_recent++ % 4] = ev->pid | SEEN_BIT;
-	}
+	if (!blk_is_notify(ev) && !seen_recently(d, ev->pid) &&
+	    (ret = pid_note(s, d, cpu, ev->pid, ev->time, comm, e)))
+		return ret;
 	ret = write_rec(s, d, cpu, rec, len, e);
 	if (!ret)
 		blk_span_add(&d->span, ev);
@@ -368,6 +395,117 @@ int cap_sink_event(struct cap_sink *s, const struct blk_event *ev, const char *c
 		return 0;
 	}
 	return sink_put(s, ev->cpu, ev, rec, len, comm, e);
+}
+
+void cap_sink_io_init(const struct cap_sink *s, struct cap_io *io, const struct blk_event *c,
+                      uint32_t issue_pid, uint32_t issue_cpu)
+{
+	uint32_t cg = c->flags & BLK_F_CGROUP;
+	uint32_t cats = c->flags & ~(uint32_t)(BLK_F_COMPLETE | BLK_F_CGROUP);
+	uint32_t fq = (cats & ~(uint32_t)(BLK_F_FS | BLK_F_PC)) | BLK_F_QUEUE,
+	         fd = cats | BLK_F_ISSUE;
+	size_t len =
+	    c->pdu_len <= CAP_IO_PDU_MAX ? bt_encode7_inline(c, io->rec, sizeof(io->rec)) : 0;
+
+	io->len = (uint8_t)len;
+	io->has_cg = cg != 0;
+	io->dev = len ? CAP_IO_FOREIGN : CAP_IO_BAD;
+	for (unsigned i = 0; len && i < s->ndev; i++)
+		if (s->dev[i].kdev == c->dev)
+			io->dev = (int16_t)i;
+	/* as the blk tracer writes them: the completion's categories without its own, Q
+	 * without FS and PC */
+	io->act_q = bt_action7(fq | cg, BLK_A_QUEUE, c->pdu_len);
+	io->act_d = bt_action7(fd | cg, BLK_A_ISSUE, c->pdu_len);
+	io->issue_pid = issue_pid;
+	io->issue_cpu = issue_cpu;
+}
+
+/* The span of d's records: one of action word act at t (io's sector and bytes) */
+static void io_span(struct sink_dev *d, const struct cap_io *io, uint32_t act, uint64_t t)
+{
+	struct blk_event ev = {0};
+
+	if (!d->span.any || t < d->span.first)
+		d->span.first = t;
+	if (!d->span.any || t > d->span.last)
+		d->span.last = t;
+	d->span.any = true;
+	if ((act & 0xff) == BLK_A_ISSUE) { /* the code, as bt_decode() reads it */
+		ev.action = BLK_A_ISSUE;
+		memcpy(&ev.sector, io->rec + BT7_SECTOR, 8);
+		memcpy(&ev.bytes, io->rec + BT7_BYTES, 4);
+		blk_extent_add(&d->span.issued, &ev);
+	}
+}
+
+int cap_sink_io_put(struct cap_sink *s, const struct cap_io *io, unsigned part, uint64_t t,
+                    struct iot_err *e)
+{
+	struct sink_dev *d;
+	uint32_t pid, cpu, act, seq = 0;
+	uint8_t *p;
+	int ret;
+
+	if (io->dev < 0) {
+		__atomic_add_fetch(io->dev == CAP_IO_BAD ? &s->bad : &s->foreign, 1,
+		                   __ATOMIC_RELAXED);
+		return 0;
+	}
+	d = &s->dev[io->dev];
+	if (part == CAP_IO_C) {
+		memcpy(&act, io->rec + BT7_ACTION, 4);
+		memcpy(&pid, io->rec + BT7_PID, 4);
+		memcpy(&cpu, io->rec + BT7_CPU, 4);
+	} else {
+		act = part == CAP_IO_Q ? io->act_q : io->act_d;
+		pid = io->issue_pid;
+		cpu = io->issue_cpu;
+	}
+	if (!((act >> 16) & BLK_F_NOTIFY) && !seen_recently(d, pid) &&
+	    (ret = pid_note(s, d, cpu, pid, t, NULL, e)))
+		return ret;
+	if (cpu >= d->nseq && (ret = seq_room(d, cpu)))
+		return iot_err_set(e, ret, "cpu %u: %s", cpu, strerror(-ret));
+	/* as write_rec() numbers them */
+	if (!s->keep_seq && !((act >> 16) & BLK_F_NOTIFY))
+		seq = ++d->seq[cpu];
+	/* the CPU's buffer at hand; the writer's call only to open its file or write it out */
+	if (!d->wb[cpu] && !(d->wb[cpu] = bt_set_writer_buf(d->w, cpu, &ret, e)))
+		return ret;
+	if (!(p = bt_wbuf_room(d->wb[cpu], io->len)) &&
+	    !(p = bt_set_writer_room(d->w, cpu, io->len, &ret, e)))
+		return ret;
+	/* fixed sizes, copied inline: the record, and a cgroup id where it has one */
+	memcpy(p, io->rec, BT_REC7_SIZE);
+	if (io->len == BT_REC7_SIZE + 8)
+		memcpy(p + BT_REC7_SIZE, io->rec + BT_REC7_SIZE, 8);
+	else if (io->len > BT_REC7_SIZE)
+		memcpy(p + BT_REC7_SIZE, io->rec + BT_REC7_SIZE, io->len - BT_REC7_SIZE);
+	memcpy(p + BT7_SEQUENCE, &seq, 4);
+	memcpy(p + BT7_TIME, &t, 8);
+	if (part != CAP_IO_C) {
+		uint16_t err = 0;
+
+		memcpy(p + BT7_ACTION, &act, 4);
+		memcpy(p + BT7_PID, &pid, 4);
+		memcpy(p + BT7_CPU, &cpu, 4);
+		memcpy(p + BT7_ERROR, &err, 2);
+	}
+	d->events++;
+	__atomic_store_n(&s->events, __atomic_load_n(&s->events, __ATOMIC_RELAXED) + 1,
+	                 __ATOMIC_RELAXED);
+	__atomic_store_n(&s->bytes, __atomic_load_n(&s->bytes, __ATOMIC_RELAXED) + io->len,
+	                 __ATOMIC_RELAXED);
+	if (!((act >> 16) & BLK_F_NOTIFY))
+		io_span(d, io, act, t);
+	if (io->has_cg) {
+		uint64_t cg;
+
+		memcpy(&cg, io->rec + BT_REC7_SIZE, 8);
+		note_cgroup(s, cg);
+	}
+	return 0;
 }
 
 int cap_sink_timestamp(struct cap_sink *s, const struct cap_clock_pair *p, struct iot_err *e)
@@ -447,6 +585,7 @@ int cap_sink_close(struct cap_sink *s, struct iot_err *e)
 				close(fd);
 		}
 		free(s->dev[i].seq);
+		free(s->dev[i].wb);
 		bt_comm_table_free(s->dev[i].seen);
 	}
 	free(s->dev);

@@ -339,6 +339,7 @@ static int bpf_start(struct cap_backend_state **out, const struct cap_dev *devs,
 	s->attached = json_array();
 	if (!(s->names = bt_comm_table_new()))
 		return iot_err_set(e, -ENOMEM, "out of memory");
+	cap_sink_names(s->sink, s->names);
 	if ((ret = kernel_ready(e)) || (ret = open_program(s, o, e)))
 		return ret;
 	if (o->detail == CAP_DETAIL_SUMMARY && (ret = capbpf_sum_init(s, n, o->rundir, e)))
@@ -427,6 +428,8 @@ static int bpf_teardown(struct cap_backend_state *s, struct cap_result *res, jso
 	ring_buffer__free(s->rb);
 	iotape_blk__destroy(s->skel);
 	json_decref(s->attached);
+	/* the sink outlives us (a fallback backend, the session's notifies) */
+	cap_sink_names(s->sink, NULL);
 	bt_comm_table_free(s->names);
 	capbpf_order_free(s);
 	capbpf_sum_free(s);

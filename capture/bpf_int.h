@@ -34,8 +34,9 @@
  * task's it interrupted), and at the io level each IO's queue and issue records are written
  * only at its completion. The per-CPU blktrace files must be in time order, so records wait
  * in order until they are older than the newest seen by a hold time (bpf_order.c; an IO's
- * Q, D and C wait as one body, made into records as they go out): 10 ms for events, at the io
- * level twice the longest queue-to-completion time seen (at least 100 ms).
+ * Q, D and C wait as one body, its completion's record encoded once, and the sink makes them
+ * into records straight in the files' buffers as they go out: struct cap_io): 10 ms for
+ * events, at the io level twice the longest queue-to-completion time seen (at least 100 ms).
  * A record that arrives later than that still goes out, counted as late. The summary level
  * writes no records: its maps are read into summary.json (bpf_summary.c).
  */
@@ -48,14 +49,13 @@
 #define SLOTS_MAX (1u << 18) /* in-flight slots of all request-based disks (32 bytes each) */
 #define IOT_BPF_FAST_DEVS 1  /* as capture/bpf/blk.bpf.c */
 
-/* one record waiting for its turn, or one IO's three: the event (the IO's completion) and its
- * PDU, and the IO's issuing task and CPU (its Q's and D's) */
+/* one record waiting for its turn, or one IO's three: the event (the IO's completion) encoded
+ * once, with what its Q and D have of their own (the sink writes them from it) */
 struct pend {
-	struct blk_event ev; /* ev.pdu is set when it goes out */
-	uint32_t issue_pid, issue_cpu;
+	struct cap_io io;
 	uint32_t left; /* keys still to go out */
-	uint8_t pdu[IOT_BPF_PDU_MAX];
 };
+_Static_assert(IOT_BPF_PDU_MAX <= CAP_IO_PDU_MAX, "a record's PDU fits an IO's body");
 
 /* a record's place in time order: its body, and which of the body's records it is */
 struct pkey {

@@ -20,60 +20,36 @@
  */
 
 /* part of an IO a key is (PART_EVENT: the body's event itself, the IO's completion) */
-enum { PART_EVENT = 0, PART_QUEUE = 1, PART_ISSUE = 2 };
+enum { PART_EVENT = CAP_IO_C, PART_QUEUE = CAP_IO_Q, PART_ISSUE = CAP_IO_D };
 
-/* The event of an IO's Q or D key: its completion's with the issuing task and CPU, the
- * categories of the completion without its own, no error, as the blk tracer writes them. */
-static void part_event(struct blk_event *out, const struct pend *p, const struct pkey *k)
-{
-	uint32_t cg = p->ev.flags & BLK_F_CGROUP;
-	uint32_t cats = p->ev.flags & ~(uint32_t)(BLK_F_COMPLETE | BLK_F_CGROUP);
-
-	*out = p->ev;
-	out->time = k->time;
-	out->pid = p->issue_pid;
-	out->cpu = p->issue_cpu;
-	out->error = 0;
-	if (k->part == PART_QUEUE) {
-		out->action = BLK_A_QUEUE;
-		out->flags = (cats & ~(uint32_t)(BLK_F_FS | BLK_F_PC)) | BLK_F_QUEUE | cg;
-	} else {
-		out->action = BLK_A_ISSUE;
-		out->flags = cats | BLK_F_ISSUE | cg;
-	}
-}
-
+/* The first key's record to the sink: an IO's Q or D is its completion's with the issuing
+ * task and CPU, the categories of the completion without its own, no error, as the blk
+ * tracer writes them (cap_sink_io_put()); the name of a pid new to the sink from s->names
+ * (cap_sink_names()). */
 static int emit_first(struct cap_backend_state *s)
 {
 	struct pkey k = s->keys[s->head++];
 	struct pend *p = &s->slab[k.slot];
-	const struct blk_event *ev = &p->ev;
-	struct blk_event qd;
 
 	if (k.time > s->last_out)
 		s->last_out = k.time;
-	if (p->ev.pdu_len)
-		p->ev.pdu = p->pdu;
-	if (k.part != PART_EVENT) {
-		part_event(&qd, p, &k);
-		ev = &qd;
-	}
 	/* the body stays readable until the next push */
 	if (!--p->left)
 		s->free_slots[s->nfree++] = k.slot;
-	return cap_sink_event(s->sink, ev, bt_comm_table_get(s->names, ev->pid), &s->e);
+	return cap_sink_io_put(s->sink, &p->io, k.part, k.time, &s->e);
 }
 
-/* room for n more keys */
-static int key_room(struct cap_backend_state *s, size_t n)
+/* room for n more keys, when key_room() has not */
+static int key_room_more(struct cap_backend_state *s, size_t n)
 {
-	int ret;
+	int moved = 0, ret;
 
 	if (s->head && s->nkeys + n > s->capkeys) {
 		/* the emitted front goes: keys move down */
 		memmove(s->keys, s->keys + s->head, (s->nkeys - s->head) * sizeof(*s->keys));
 		s->nkeys -= s->head;
 		s->head = 0;
+		moved = 1;
 	}
 	while (s->nkeys - s->head + n > PEND_MAX) {
 		/* bounded memory: the oldest goes out now */
@@ -81,7 +57,11 @@ static int key_room(struct cap_backend_state *s, size_t n)
 		if ((ret = emit_first(s)))
 			return ret;
 	}
-	if (s->nkeys + n > s->capkeys) {
+	/* more than half full after a move: more room (up to what PEND_MAX keys take anyway),
+	 * or the keys waiting (a hold's worth) would move again after the few pushes that fill
+	 * it, each time */
+	if (s->nkeys + n > s->capkeys ||
+	    (moved && s->nkeys + n > s->capkeys / 2 && s->capkeys < 2 * PEND_MAX)) {
 		size_t cap = s->capkeys ? 2 * s->capkeys : 4096;
 		struct pkey *k = realloc(s->keys, cap * sizeof(*k));
 
@@ -93,26 +73,38 @@ static int key_room(struct cap_backend_state *s, size_t n)
 	return 0;
 }
 
-/* a free body */
-static int body_room(struct cap_backend_state *s)
+/* room for n more keys: nearly always there, with no key to force out (a call less) */
+static inline int key_room(struct cap_backend_state *s, size_t n)
 {
-	if (!s->nfree) {
-		size_t cap = s->nslab ? 2 * s->nslab : 4096;
-		struct pend *sl = realloc(s->slab, cap * sizeof(*sl));
-		uint32_t *fr;
+	if (s->nkeys + n <= s->capkeys && s->nkeys - s->head + n <= PEND_MAX)
+		return 0;
+	return key_room_more(s, n);
+}
 
-		if (!sl)
-			return iot_err_set(&s->e, -ENOMEM, "bpf: out of memory");
-		s->slab = sl;
-		fr = realloc(s->free_slots, cap * sizeof(*fr));
-		if (!fr)
-			return iot_err_set(&s->e, -ENOMEM, "bpf: out of memory");
-		s->free_slots = fr;
-		for (size_t i = s->nslab; i < cap; i++)
-			s->free_slots[s->nfree++] = (uint32_t)(cap - 1 - (i - s->nslab));
-		s->nslab = cap;
-	}
+/* more bodies, all free */
+static int body_more(struct cap_backend_state *s)
+{
+	size_t cap = s->nslab ? 2 * s->nslab : 4096;
+	struct pend *sl = realloc(s->slab, cap * sizeof(*sl));
+	uint32_t *fr;
+
+	if (!sl)
+		return iot_err_set(&s->e, -ENOMEM, "bpf: out of memory");
+	s->slab = sl;
+	fr = realloc(s->free_slots, cap * sizeof(*fr));
+	if (!fr)
+		return iot_err_set(&s->e, -ENOMEM, "bpf: out of memory");
+	s->free_slots = fr;
+	for (size_t i = s->nslab; i < cap; i++)
+		s->free_slots[s->nfree++] = (uint32_t)(cap - 1 - (i - s->nslab));
+	s->nslab = cap;
 	return 0;
+}
+
+/* a free body */
+static inline int body_room(struct cap_backend_state *s)
+{
+	return s->nfree ? 0 : body_more(s);
 }
 
 /* a key at time t for part of the body in slot, in time order */
@@ -137,9 +129,10 @@ static int push_key(struct cap_backend_state *s, uint64_t t, uint32_t slot, uint
 	return 0;
 }
 
-/* a body for ev (its PDU copied), with n keys to come */
+/* a body for ev (encoded), with n keys to come, its Q and D (if any) of issue_pid on
+ * issue_cpu */
 static int new_body(struct cap_backend_state *s, const struct blk_event *ev, uint32_t n,
-                    uint32_t *slot)
+                    uint32_t issue_pid, uint32_t issue_cpu, uint32_t *slot)
 {
 	struct pend *p;
 	int ret;
@@ -148,10 +141,7 @@ static int new_body(struct cap_backend_state *s, const struct blk_event *ev, uin
 		return ret;
 	*slot = s->free_slots[--s->nfree];
 	p = &s->slab[*slot];
-	p->ev = *ev;
-	p->ev.pdu = NULL;
-	if (ev->pdu_len)
-		memcpy(p->pdu, ev->pdu, ev->pdu_len);
+	cap_sink_io_init(s->sink, &p->io, ev, issue_pid, issue_cpu);
 	p->left = n;
 	return 0;
 }
@@ -190,7 +180,8 @@ int capbpf_push(struct cap_backend_state *s, const struct blk_event *ev)
 	uint32_t slot;
 	int ret;
 
-	if ((ret = new_body(s, ev, 1, &slot)) || (ret = push_key(s, ev->time, slot, PART_EVENT)))
+	if ((ret = new_body(s, ev, 1, 0, 0, &slot)) ||
+	    (ret = push_key(s, ev->time, slot, PART_EVENT)))
 		return s->err = ret;
 	return 0;
 }
@@ -201,10 +192,8 @@ int capbpf_push_io(struct cap_backend_state *s, const struct blk_event *c, uint6
 	uint32_t slot;
 	int ret = 0;
 
-	if ((ret = new_body(s, c, 1 + !!t_queue + !!t_issue, &slot)))
+	if ((ret = new_body(s, c, 1 + !!t_queue + !!t_issue, issue_pid, issue_cpu, &slot)))
 		return s->err = ret;
-	s->slab[slot].issue_pid = issue_pid;
-	s->slab[slot].issue_cpu = issue_cpu;
 	if (t_queue && t_issue && t_queue <= t_issue) {
 		ret = push_queue_issue(s, t_queue, t_issue, slot);
 	} else {

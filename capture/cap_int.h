@@ -111,6 +111,7 @@ void cap_cgroups_free(struct cap_cgroups *c);
 /* ---- the trace sink: records in, per-device per-CPU files out (blk_sink.c) ----------- */
 
 struct cap_sink;
+struct bt_comm_table;
 int cap_sink_new(struct cap_sink **out, const char *dir, const struct cap_dev *devs, unsigned n,
                  const char *sysroot, struct iot_err *e);
 /*
@@ -120,11 +121,41 @@ int cap_sink_new(struct cap_sink **out, const char *dir, const struct cap_dev *d
  * Returns 0 or -errno (write error, e filled).
  */
 int cap_sink_record(struct cap_sink *s, unsigned cpu, uint8_t *rec, size_t len, struct iot_err *e);
-/* A record as an event (the bpf backend's, which it builds from its own records: no decode),
- * on ev->cpu, with the name of its task when the backend knows it (comm, may be NULL): a new
- * pid's PROCESS notify takes it instead of looking it up. PDUs up to 64 bytes. */
+/* A record as an event (no decode), on ev->cpu, with the name of its task when the caller
+ * knows it (comm, may be NULL: then cap_sink_names()'s): a new pid's PROCESS notify takes it
+ * instead of looking it up. PDUs up to 64 bytes. The bpf backend writes through
+ * cap_sink_io_put() instead, which writes what this writes of the same events (and is tested
+ * against it). */
 int cap_sink_event(struct cap_sink *s, const struct blk_event *ev, const char *comm,
                    struct iot_err *e);
+/*
+ * An IO as the bpf backend keeps it until its records go out (one record, at its events
+ * level): its completion's v7 record, encoded once (sequence number 0, its cgroup id and PDU
+ * after it), and what Q and D have of their own. cap_sink_io_put() writes one of its records
+ * straight into its per-CPU file's buffer: the completion's as it is, Q or D at their time,
+ * with their action word, task and CPU, and no error.
+ */
+#define CAP_IO_PDU_MAX 16
+enum { CAP_IO_C = 0, CAP_IO_Q = 1, CAP_IO_D = 2 };
+struct cap_io {
+	uint8_t rec[48 + 8 + CAP_IO_PDU_MAX];
+	uint32_t act_q, act_d; /* action words */
+	uint32_t issue_pid, issue_cpu;
+	uint8_t len;    /* of rec */
+	uint8_t has_cg; /* rec carries a cgroup id */
+	int16_t dev;    /* the sink's device; CAP_IO_FOREIGN, CAP_IO_BAD */
+};
+#define CAP_IO_FOREIGN (-1)
+#define CAP_IO_BAD (-2)
+/* io from the completion c (its Q and D of issue_pid on issue_cpu), its device looked up once */
+void cap_sink_io_init(const struct cap_sink *s, struct cap_io *io, const struct blk_event *c,
+                      uint32_t issue_pid, uint32_t issue_cpu);
+/* part (CAP_IO_*) of io, at time t, as cap_sink_event() would write it; 0 or -errno (e) */
+int cap_sink_io_put(struct cap_sink *s, const struct cap_io *io, unsigned part, uint64_t t,
+                    struct iot_err *e);
+/* The names of pids (the backend's, kept up to date by it; NULL: none) that a new pid's
+ * PROCESS notify takes when the record brings none, looked up only then. */
+void cap_sink_names(struct cap_sink *s, const struct bt_comm_table *names);
 /* The cgroup ids the records carried (distinct, in order of first sight): n of them. */
 const uint64_t *cap_sink_cgroups(const struct cap_sink *s, unsigned *n);
 /* Keep the records' own sequence numbers (relay: the kernel numbers them, and the gaps are

@@ -237,6 +237,31 @@ int bt_set_writer_open(struct bt_set_writer **out, const char *dir, const char *
 int bt_set_writer_write(struct bt_set_writer *w, const struct blk_event *ev, struct iot_err *e);
 int bt_set_writer_write_raw(struct bt_set_writer *w, unsigned cpu, const void *rec, size_t len,
                             struct iot_err *e);
+/* Room for len bytes (a record the caller stores there at once) at the end of CPU cpu's file:
+ * where they go, written with the file's buffer; NULL on error (*ret, e). What
+ * bt_set_writer_write_raw() does without the copy from the caller's buffer. */
+uint8_t *bt_set_writer_room(struct bt_set_writer *w, unsigned cpu, size_t len, int *ret,
+                            struct iot_err *e);
+/* CPU cpu's file's buffer (the file made if new), for a writer that stores many records to
+ * take room in it without a call: free bytes at buf[len, cap), where bt_wbuf_room() puts a
+ * record; cap is 0 after a write error. When it gives no room, bt_set_writer_room() writes
+ * the buffer out (or says why it cannot). Valid until bt_set_writer_close(); NULL on error
+ * (*ret, e). */
+struct bt_wbuf {
+	uint8_t *buf;
+	size_t len, cap;
+};
+struct bt_wbuf *bt_set_writer_buf(struct bt_set_writer *w, unsigned cpu, int *ret,
+                                  struct iot_err *e);
+static inline uint8_t *bt_wbuf_room(struct bt_wbuf *b, size_t len)
+{
+	uint8_t *p = b->buf + b->len;
+
+	if (len > b->cap - b->len)
+		return NULL;
+	b->len += len;
+	return p;
+}
 int bt_set_writer_close(struct bt_set_writer *w, struct iot_err *e);
 
 /* Encode ev as a v7 record into buf (at least BT_REC7_SIZE + pdu bytes); returns its size. */

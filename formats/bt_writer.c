@@ -10,10 +10,9 @@
 #define WBUF_SIZE (1u << 20)
 
 struct bt_writer {
+	struct bt_wbuf b; /* cap 0 after an error: bt_wbuf_room() then gives no room */
 	int fd;
 	char *path;
-	uint8_t *buf;
-	size_t len;
 	int err; /* first write error (negative errno), sticky */
 };
 
@@ -25,10 +24,11 @@ int bt_writer_open(struct bt_writer **out, const char *path, struct iot_err *e)
 	if (!w)
 		return iot_err_set(e, -ENOMEM, "out of memory");
 	w->path = strdup(path);
-	w->buf = malloc(WBUF_SIZE);
-	if (!w->path || !w->buf) {
+	w->b.buf = malloc(WBUF_SIZE);
+	w->b.cap = WBUF_SIZE;
+	if (!w->path || !w->b.buf) {
 		free(w->path);
-		free(w->buf);
+		free(w->b.buf);
 		free(w);
 		return iot_err_set(e, -ENOMEM, "out of memory");
 	}
@@ -36,7 +36,7 @@ int bt_writer_open(struct bt_writer **out, const char *path, struct iot_err *e)
 	if (w->fd < 0) {
 		int ret = iot_err_set(e, -errno, "'%s': %s", path, strerror(errno));
 		free(w->path);
-		free(w->buf);
+		free(w->b.buf);
 		free(w);
 		return ret;
 	}
@@ -48,8 +48,8 @@ static int flush(struct bt_writer *w, struct iot_err *e)
 {
 	size_t done = 0;
 
-	while (done < w->len && !w->err) {
-		ssize_t n = write(w->fd, w->buf + done, w->len - done);
+	while (done < w->b.len && !w->err) {
+		ssize_t n = write(w->fd, w->b.buf + done, w->b.len - done);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -58,9 +58,11 @@ static int flush(struct bt_writer *w, struct iot_err *e)
 		else
 			done += (size_t)n;
 	}
-	w->len = 0;
-	if (w->err)
+	w->b.len = 0;
+	if (w->err) {
+		w->b.cap = 0;
 		return iot_err_set(e, w->err, "'%s': write: %s", w->path, strerror(-w->err));
+	}
 	return 0;
 }
 
@@ -68,12 +70,12 @@ int bt_writer_write_raw(struct bt_writer *w, const void *rec, size_t len, struct
 {
 	if (w->err)
 		return iot_err_set(e, w->err, "'%s': write: %s", w->path, strerror(-w->err));
-	if (len > WBUF_SIZE - w->len && flush(w, e))
+	if (len > WBUF_SIZE - w->b.len && flush(w, e))
 		return w->err;
 	if (len > WBUF_SIZE)
 		return iot_err_set(e, -EINVAL, "record of %zu bytes is too large", len);
-	memcpy(w->buf + w->len, rec, len);
-	w->len += len;
+	memcpy(w->b.buf + w->b.len, rec, len);
+	w->b.len += len;
 	return 0;
 }
 
@@ -98,7 +100,7 @@ int bt_writer_close(struct bt_writer *w, struct iot_err *e)
 	if (close(w->fd) && !ret)
 		ret = iot_err_set(e, -errno, "'%s': close: %s", w->path, strerror(errno));
 	free(w->path);
-	free(w->buf);
+	free(w->b.buf);
 	free(w);
 	return ret;
 }
@@ -176,6 +178,43 @@ int bt_set_writer_write_raw(struct bt_set_writer *w, unsigned cpu, const void *r
 	struct bt_writer *cw = cpu_writer(w, cpu, e, &ret);
 
 	return cw ? bt_writer_write_raw(cw, rec, len, e) : ret;
+}
+
+uint8_t *bt_set_writer_room(struct bt_set_writer *w, unsigned cpu, size_t len, int *ret,
+                            struct iot_err *e)
+{
+	struct bt_writer *cw;
+	uint8_t *p;
+
+	/* nearly always: the CPU's file is open and its buffer has room */
+	if (cpu < w->ncpu && (cw = w->cpu[cpu]) && !cw->err && len <= WBUF_SIZE - cw->b.len) {
+		p = cw->b.buf + cw->b.len;
+		cw->b.len += len;
+		return p;
+	}
+	if (!(cw = cpu_writer(w, cpu, e, ret)))
+		return NULL;
+	if (cw->err) {
+		*ret = iot_err_set(e, cw->err, "'%s': write: %s", cw->path, strerror(-cw->err));
+		return NULL;
+	}
+	if (len > WBUF_SIZE) {
+		*ret = iot_err_set(e, -EINVAL, "record of %zu bytes is too large", len);
+		return NULL;
+	}
+	if (len > WBUF_SIZE - cw->b.len && (*ret = flush(cw, e)))
+		return NULL;
+	p = cw->b.buf + cw->b.len;
+	cw->b.len += len;
+	return p;
+}
+
+struct bt_wbuf *bt_set_writer_buf(struct bt_set_writer *w, unsigned cpu, int *ret,
+                                  struct iot_err *e)
+{
+	struct bt_writer *cw = cpu_writer(w, cpu, e, ret);
+
+	return cw ? &cw->b : NULL;
 }
 
 int bt_set_writer_close(struct bt_set_writer *w, struct iot_err *e)

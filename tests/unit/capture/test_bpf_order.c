@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #ifdef IOTAPE_HAVE_BPF
 
@@ -25,7 +26,7 @@ static void name(struct cap_backend_state *s, uint32_t pid, const char *comm)
 {
 	struct iot_bpf_name n = {.pid = pid, .kind = IOT_REC_NAME};
 
-	strncpy(n.comm, comm, sizeof(n.comm) - 1);
+	memcpy(n.comm, comm, strnlen(comm, sizeof(n.comm) - 1));
 	assert_int_equal(capbpf_on_record(s, &n, sizeof(n)), 0);
 }
 
@@ -141,6 +142,7 @@ static void test_io_order(void **state)
 	assert_non_null(s);
 	assert_non_null(s->names = bt_comm_table_new());
 	assert_int_equal(cap_sink_new(&s->sink, tmpdir, &dev, 1, "", &e), 0);
+	cap_sink_names(s->sink, s->names);
 	s->detail = CAP_DETAIL_IO;
 	s->hold = HOLD_IO_MIN_NS;
 
@@ -169,10 +171,258 @@ static void test_io_order(void **state)
 	free(s);
 }
 
+/* ---- the io level's files, byte for byte those of the records made one by one ---------- */
+
+/* a fixed pseudo-random sequence (the same files every run) */
+static uint32_t lcg(uint64_t *x)
+{
+	*x = *x * 6364136223846793005ull + 1442695040888963407ull;
+	return (uint32_t)(*x >> 33);
+}
+
+#define NIO 3000u
+#define NCPU 3u
+
+/* one IO of the fixture: its ring buffer record, and the same as the events it stands for */
+struct fio {
+	struct iot_bpf_io r;
+	struct blk_event ev[3]; /* Q, D (time 0: none), C */
+};
+
+/* the events the blk tracer writes for an IO (docs/capture.md "bpf"): Q and D of the issuing
+ * task and CPU with the completion's categories (Q without FS and PC), no error */
+static void fio_events(struct fio *f)
+{
+	const struct iot_bpf_ev *r = &f->r.ev;
+	struct blk_event c = {0};
+	uint32_t cats = (r->action >> 16) & ~(uint32_t)BLK_F_COMPLETE;
+
+	c.time = r->time;
+	c.sector = r->sector;
+	c.bytes = r->bytes;
+	c.flags = r->action >> 16;
+	c.action = (uint16_t)(r->action & 0xff);
+	c.pid = r->pid;
+	c.dev = r->dev;
+	c.cpu = r->cpu;
+	c.error = r->error;
+	if (r->cgroup) {
+		c.cgroup = r->cgroup;
+		c.flags |= BLK_F_CGROUP;
+	}
+	c.pdu = r->pdu_len ? r->pdu : NULL;
+	c.pdu_len = r->pdu_len;
+	f->ev[2] = c;
+	for (int i = 0; i < 2; i++) {
+		struct blk_event *x = &f->ev[i];
+
+		*x = c;
+		x->time = i ? f->r.t_issue : f->r.t_queue;
+		x->pid = f->r.issue_pid;
+		x->cpu = f->r.issue_cpu;
+		x->error = 0;
+		x->action = i ? BLK_A_ISSUE : BLK_A_QUEUE;
+		x->flags = (i ? cats | BLK_F_ISSUE
+		              : (cats & ~(uint32_t)(BLK_F_FS | BLK_F_PC)) | BLK_F_QUEUE) |
+		           (c.flags & BLK_F_CGROUP);
+	}
+}
+
+/*
+ * IOs of four issuing tasks and a few completing ones (named by name records and by the IO
+ * records, one never: the sink looks it up), of two devices and one that is not traced, on
+ * three CPUs, some with a cgroup, a PDU, an error, no Q or a Q at the D's time, ties of times;
+ * completed out of order within 20 us, Q2C up to 2 ms over 190 ms: nothing late under the
+ * 100 ms hold, which the records go out after as more come.
+ */
+static struct fio *fixture(void)
+{
+	static const uint32_t cats[] = {BLK_F_READ | BLK_F_FS, BLK_F_WRITE | BLK_F_SYNC | BLK_F_FS,
+	                                BLK_F_READ | BLK_F_META | BLK_F_FS, BLK_F_WRITE | BLK_F_PC,
+	                                BLK_F_WRITE | BLK_F_FUA | BLK_F_FLUSH | BLK_F_FS};
+	static const uint32_t devs[] = {DEV, BLK_MKDEV(7, 8), BLK_MKDEV(7, 9)};
+	struct fio *f = calloc(NIO, sizeof(*f));
+	uint64_t x = 29, t = T0;
+
+	assert_non_null(f);
+	for (unsigned i = 0; i < NIO; i++) {
+		struct iot_bpf_io *r = &f[i].r;
+		uint32_t v = lcg(&x);
+
+		/* 190 ms in all, longer than the hold: keys go out and move while others come */
+		t += (v % 4) * 500 + (i % 8 ? 0 : 500000);
+		r->ev.time = t + lcg(&x) % 20 * 1000; /* in us: ties */
+		r->ev.sector = lcg(&x) % 100000 * 8;
+		r->ev.bytes = (1 + lcg(&x) % 32) * 4096;
+		r->ev.action = BLK_A_COMPLETE | (cats[lcg(&x) % 5] | (uint32_t)BLK_F_COMPLETE)
+		                                    << 16;
+		r->ev.pid = lcg(&x) % 3 ? 0 : WORKER + lcg(&x) % 2;
+		r->ev.dev = devs[lcg(&x) % 20 ? lcg(&x) % 2 : 2];
+		r->ev.cpu = lcg(&x) % NCPU;
+		r->ev.error = lcg(&x) % 50 ? 0 : 5;
+		r->ev.cgroup = lcg(&x) % 3 ? 0 : 1000 + lcg(&x) % 3;
+		r->ev.kind = IOT_REC_IO;
+		if (!(lcg(&x) % 40)) {
+			r->ev.pdu_len = 8;
+			memcpy(r->ev.pdu, "\0\0\0\0\0\0\1\2", 8);
+		}
+		if (r->ev.pid == WORKER && !(lcg(&x) % 8))
+			strcpy(r->ev.comm, "kworker/0:2");
+		r->t_issue = r->ev.time - (1 + lcg(&x) % 1000) * 1000;
+		v = lcg(&x) % 10;
+		r->t_queue = v == 0 ? 0 : v == 1 ? r->t_issue : r->t_issue - lcg(&x) % 1000 * 1000;
+		r->issue_pid = FIO + lcg(&x) % 4; /* FIO + 3: never named */
+		r->issue_cpu = lcg(&x) % NCPU;
+		r->nbio = 1;
+		fio_events(&f[i]);
+	}
+	return f;
+}
+
+/* a key of the events one by one: time, then arrival (Q, D, C of each IO in turn) */
+struct ref {
+	const struct blk_event *ev;
+	unsigned at;
+};
+
+static int ref_cmp(const void *a, const void *b)
+{
+	const struct ref *x = a, *y = b;
+
+	if (x->ev->time != y->ev->time)
+		return x->ev->time < y->ev->time ? -1 : 1;
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+static void same_file(const char *a, const char *b)
+{
+	FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+	static uint8_t ba[1 << 20], bb[1 << 20];
+	size_t na, nb;
+
+	assert_non_null(fa);
+	assert_non_null(fb);
+	na = fread(ba, 1, sizeof(ba), fa);
+	nb = fread(bb, 1, sizeof(bb), fb);
+	fclose(fa);
+	fclose(fb);
+	assert_true(na > 0 && na < sizeof(ba));
+	assert_int_equal(na, nb);
+	assert_memory_equal(ba, bb, na);
+}
+
+static void test_io_bytes(void **state)
+{
+	struct cap_dev devs[2] = {{.name = "loop7", .kdev = DEV},
+	                          {.name = "loop8", .kdev = BLK_MKDEV(7, 8)}};
+	struct cap_backend_state *s = calloc(1, sizeof(*s));
+	struct fio *f = fixture();
+	struct ref *refs = calloc(3 * NIO, sizeof(*refs));
+	struct bt_comm_table *names = bt_comm_table_new();
+	struct cap_sink *ref;
+	struct iot_err e;
+	unsigned n = 0, ncg[2];
+	uint64_t ev[2], by[2];
+	char a[256], b[256];
+	const uint64_t *cg[2];
+
+	(void)state;
+	assert_non_null(s);
+	assert_non_null(refs);
+	assert_non_null(names);
+	assert_non_null(s->names = bt_comm_table_new());
+	assert_int_equal(mkdir(tpath("new"), 0755), 0);
+	assert_int_equal(mkdir(tpath("ref"), 0755), 0);
+	assert_int_equal(cap_sink_new(&s->sink, tpath("new"), devs, 2, "", &e), 0);
+	cap_sink_names(s->sink, s->names);
+	assert_int_equal(cap_sink_new(&ref, tpath("ref"), devs, 2, "", &e), 0);
+	s->detail = CAP_DETAIL_IO;
+	s->hold = HOLD_IO_MIN_NS;
+
+	/* the new way: the ring buffer's records through the order and the sink */
+	for (unsigned p = 0; p < 3; p++) {
+		char comm[16];
+
+		snprintf(comm, sizeof(comm), "fio-%u", p);
+		name(s, FIO + p, comm);
+		assert_int_equal(bt_comm_table_set(names, FIO + p, comm, strlen(comm)), 0);
+	}
+	for (unsigned i = 0; i < NIO; i++) {
+		assert_int_equal(capbpf_on_record(s, &f[i].r, sizeof(f[i].r)), 0);
+		if (f[i].r.ev.comm[0])
+			assert_int_equal(bt_comm_table_set(names, f[i].r.ev.pid, f[i].r.ev.comm,
+			                                   strlen(f[i].r.ev.comm)),
+			                 0);
+		if (i % 64 == 63)
+			assert_int_equal(capbpf_flush(s, 0), 0);
+	}
+	assert_true(s->last_out > T0 + 50000000); /* some went out before the end */
+	assert_int_equal(capbpf_flush(s, 1), 0);
+	assert_int_equal(s->err, 0);
+	assert_int_equal(s->late, 0);
+
+	/* the events one by one, in time order, through cap_sink_event() */
+	for (unsigned i = 0; i < NIO; i++)
+		for (unsigned k = 0; k < 3; k++)
+			if (f[i].ev[k].time) {
+				refs[n].ev = &f[i].ev[k];
+				refs[n].at = n;
+				n++;
+			}
+	qsort(refs, n, sizeof(*refs), ref_cmp);
+	for (unsigned i = 0; i < n; i++)
+		assert_int_equal(
+		    cap_sink_event(ref, refs[i].ev, bt_comm_table_get(names, refs[i].ev->pid), &e),
+		    0);
+
+	/* the same figures */
+	cap_sink_counts(s->sink, &ev[0], &by[0]);
+	cap_sink_counts(ref, &ev[1], &by[1]);
+	assert_int_equal(ev[0], ev[1]);
+	assert_int_equal(by[0], by[1]);
+	assert_int_equal(cap_sink_foreign(s->sink), cap_sink_foreign(ref));
+	assert_true(cap_sink_foreign(ref) > 0);
+	cg[0] = cap_sink_cgroups(s->sink, &ncg[0]);
+	cg[1] = cap_sink_cgroups(ref, &ncg[1]);
+	assert_int_equal(ncg[0], 3);
+	assert_int_equal(ncg[0], ncg[1]);
+	assert_memory_equal(cg[0], cg[1], ncg[0] * sizeof(*cg[0]));
+	for (unsigned d = 0; d < 2; d++) {
+		struct blk_span x = cap_sink_dev_span(s->sink, d), y = cap_sink_dev_span(ref, d);
+
+		assert_int_equal(cap_sink_dev_events(s->sink, d), cap_sink_dev_events(ref, d));
+		assert_true(x.any && y.any);
+		assert_int_equal(x.first, y.first);
+		assert_int_equal(x.last, y.last);
+		assert_int_equal(x.issued.ios, y.issued.ios);
+		assert_int_equal(x.issued.lo, y.issued.lo);
+		assert_int_equal(x.issued.hi, y.issued.hi);
+	}
+	assert_int_equal(cap_sink_close(s->sink, &e), 0);
+	assert_int_equal(cap_sink_close(ref, &e), 0);
+
+	/* the same files, byte for byte */
+	for (unsigned d = 0; d < 2; d++)
+		for (unsigned c = 0; c < NCPU; c++) {
+			assert_int_equal(
+			    rundir_trace_path(a, sizeof(a), tpath("new"), devs[d].name, c), 0);
+			assert_int_equal(
+			    rundir_trace_path(b, sizeof(b), tpath("ref"), devs[d].name, c), 0);
+			same_file(a, b);
+		}
+	capbpf_order_free(s);
+	bt_comm_table_free(s->names);
+	bt_comm_table_free(names);
+	free(s);
+	free(refs);
+	free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_io_order, tmpdir_setup, tmpdir_teardown),
+	    cmocka_unit_test_setup_teardown(test_io_bytes, tmpdir_setup, tmpdir_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -509,6 +509,92 @@ static void test_writer_roundtrip(void **s)
 	bt_reader_free(r);
 }
 
+/* Records stored in the room bt_set_writer_room() gives are the files write_raw() makes of
+ * them, past the buffer's size; a file that cannot be made is an error. */
+static void test_writer_room(void **s)
+{
+	struct bt_set_writer *w[2];
+	struct iot_err e;
+	char dir[2][128], path[2][288];
+	static uint8_t got[2][3 << 20];
+	uint8_t rec[BT_REC7_SIZE + 8], *p;
+	struct blk_event ev = {0};
+	size_t n[2];
+	int ret = 0;
+
+	(void)s;
+	for (int k = 0; k < 2; k++) {
+		snprintf(dir[k], sizeof(dir[k]), "%s/room%d", tmpdir, k);
+		mkdir(dir[k], 0755);
+		assert_int_equal(bt_set_writer_open(&w[k], dir[k], "loop9", &e), 0);
+	}
+	ev.dev = BLK_MKDEV(7, 9);
+	ev.action = BLK_A_COMPLETE;
+	ev.bytes = 4096;
+	for (uint32_t i = 0; i < 50000; i++) {
+		ev.time = i;
+		ev.sector = i;
+		ev.cpu = i % 3 == 0;
+		ev.flags = BLK_F_READ | BLK_F_COMPLETE | (i % 2 ? BLK_F_CGROUP : 0);
+		ev.cgroup = i;
+		n[0] = bt_encode7(&ev, rec, sizeof(rec));
+		assert_int_equal(bt_set_writer_write_raw(w[0], ev.cpu, rec, n[0], &e), 0);
+		assert_non_null(p = bt_set_writer_room(w[1], ev.cpu, n[0], &ret, &e));
+		memcpy(p, rec, n[0]);
+	}
+	for (int k = 0; k < 2; k++)
+		assert_int_equal(bt_set_writer_close(w[k], &e), 0);
+	for (unsigned cpu = 0; cpu < 2; cpu++) {
+		for (int k = 0; k < 2; k++) {
+			FILE *f;
+
+			snprintf(path[k], sizeof(path[k]), "%s/loop9.blktrace.%u", dir[k], cpu);
+			assert_non_null(f = fopen(path[k], "rb"));
+			n[k] = fread(got[k], 1, sizeof(got[k]), f);
+			fclose(f);
+		}
+		assert_true(n[0] > (1u << 20) || cpu == 1);
+		assert_int_equal(n[0], n[1]);
+		assert_memory_equal(got[0], got[1], n[0]);
+	}
+	assert_int_equal(bt_set_writer_open(&w[0], "/nonexistent-iotape-dir", "loop9", &e), 0);
+	assert_null(bt_set_writer_room(w[0], 0, BT_REC7_SIZE, &ret, &e));
+	assert_int_equal(ret, -ENOENT);
+	assert_null(bt_set_writer_buf(w[0], 0, &ret, &e));
+	assert_int_equal(ret, -ENOENT);
+	bt_set_writer_close(w[0], NULL);
+}
+
+/* A CPU's buffer at hand (bt_set_writer_buf()) fills, bt_set_writer_room() writes it out; a
+ * write error leaves the buffer with no room, and every later room says so. */
+static void test_writer_buf_error(void **s)
+{
+	struct bt_set_writer *w;
+	struct bt_wbuf *b;
+	struct iot_err e;
+	char dir[128], path[192];
+	size_t n = 0;
+	int ret = 0;
+
+	(void)s;
+	snprintf(dir, sizeof(dir), "%s/full", tmpdir);
+	mkdir(dir, 0755);
+	snprintf(path, sizeof(path), "%s/loop9.blktrace.0", dir);
+	assert_int_equal(symlink("/dev/full", path), 0);
+	assert_int_equal(bt_set_writer_open(&w, dir, "loop9", &e), 0);
+	assert_non_null(b = bt_set_writer_buf(w, 0, &ret, &e));
+	while (bt_wbuf_room(b, BT_REC7_SIZE))
+		n++;
+	assert_true(n > 1000);
+	assert_null(bt_set_writer_room(w, 0, BT_REC7_SIZE, &ret, &e));
+	assert_int_equal(ret, -ENOSPC);
+	assert_null(bt_wbuf_room(b, BT_REC7_SIZE));
+	ret = 0;
+	assert_null(bt_set_writer_room(w, 0, BT_REC7_SIZE, &ret, &e));
+	assert_int_equal(ret, -ENOSPC);
+	assert_int_equal(bt_set_writer_close(w, &e), -ENOSPC);
+}
+
 /* With prefetch the reader gives the same events, notifies, stats and errors. */
 static void test_reader_prefetch(void **s)
 {
@@ -1205,6 +1291,8 @@ int main(void)
 	    cmocka_unit_test(test_reader_bad_inputs),
 	    cmocka_unit_test(test_reader_gzip),
 	    cmocka_unit_test(test_writer_roundtrip),
+	    cmocka_unit_test(test_writer_room),
+	    cmocka_unit_test(test_writer_buf_error),
 	    cmocka_unit_test(test_reader_prefetch),
 	    cmocka_unit_test(test_reader_batch_max),
 	};
