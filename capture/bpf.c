@@ -417,6 +417,8 @@ static int bpf_teardown(struct cap_backend_state *s, struct cap_result *res, jso
 	(void)e;
 	if (!s)
 		return 0;
+	/* a capture that failed before its final drain: the encoder stops first (s is ours) */
+	capbpf_spool_end(s);
 	if (s->skel && info) {
 		uint64_t lost = counter(s, IOT_CNT_LOST);
 

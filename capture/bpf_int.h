@@ -130,12 +130,14 @@ int capbpf_on_record(void *ctx, void *data, size_t size);
 /* bpf_spool.c: the encoder thread for s, at most cap bytes waiting before it is boosted;
  * a ring buffer record into the backlog (libbpf's ring_buffer_sample_fn, ctx s); after a
  * drain, the partial chunk to an idle encoder and its error if any (final: everything
- * encoded, the thread ended); the manifest's "encoder" object; the thread and its chunks
- * gone. 0 or -errno (e says why). */
+ * encoded, the thread ended); the manifest's "encoder" object; the thread ended without
+ * encoding what waits (a capture that failed); the thread and its chunks gone. 0 or -errno (e says
+ * why). */
 int capbpf_spool_new(struct cap_backend_state *s, uint64_t cap, struct iot_err *e);
 int capbpf_spool_add(void *ctx, void *data, size_t size);
 int capbpf_spool_poll(struct cap_backend_state *s, int final, struct iot_err *e);
 json_t *capbpf_spool_json(const struct cap_backend_state *s);
+void capbpf_spool_end(struct cap_backend_state *s); /* the thread ended, what waits dropped */
 void capbpf_spool_free(struct cap_backend_state *s);
 
 /* bpf_summary.c: the summary level's buffers for n devices (before load), its maps' initial

@@ -279,14 +279,11 @@ json_t *capbpf_spool_json(const struct cap_backend_state *s)
 	                 "finish_s", sp->finish_ns / 1e9);
 }
 
-void capbpf_spool_free(struct cap_backend_state *s)
+void capbpf_spool_end(struct cap_backend_state *s)
 {
 	struct capbpf_spool *sp = s->spool;
-	struct chunk *c;
 
-	if (!sp)
-		return;
-	if (sp->started) {
+	if (sp && sp->started) {
 		/* not finished by a final poll (an error): what waits is dropped */
 		pthread_mutex_lock(&sp->mu);
 		sp->final = sp->discard = 1;
@@ -294,7 +291,18 @@ void capbpf_spool_free(struct cap_backend_state *s)
 		pthread_cond_signal(&sp->more);
 		pthread_mutex_unlock(&sp->mu);
 		pthread_join(sp->thread, NULL);
+		sp->started = 0;
 	}
+}
+
+void capbpf_spool_free(struct cap_backend_state *s)
+{
+	struct capbpf_spool *sp = s->spool;
+	struct chunk *c;
+
+	if (!sp)
+		return;
+	capbpf_spool_end(s);
 	free(sp->fill);
 	while ((c = sp->head)) {
 		sp->head = c->next;
