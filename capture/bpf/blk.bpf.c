@@ -430,10 +430,10 @@ static __always_inline __u32 *io_name_needed(__u32 pid)
 	return &n->pid[n->next++ & (IO_NAMED - 1)];
 }
 
-/* At an issue of the io level: the issuing task's name, in a record of its own when the
- * reader may not have it (the IO's record comes only at its completion, maybe after records
- * of the same task that leave the name out) */
-static __always_inline void io_name_issue(__u32 pid)
+/* At an issue or a completion of the io level: the task's name, in a record of its own when the
+ * reader may not have it (the IO's record carries no name, and comes only at its completion,
+ * maybe after records of the same task that leave the name out) */
+static __always_inline void io_name(__u32 pid)
 {
 	struct iot_bpf_name *r;
 	__u32 *named;
@@ -466,7 +466,7 @@ static __always_inline void inflight_start(const volatile struct iot_bpf_dev *d,
 	                     .dev = d->dev,
 	                     .idx = d->idx};
 
-	io_name_issue(v.pid);
+	io_name(v.pid);
 	if (bpf_map_update_elem(&inflight, &key, &v, BPF_ANY))
 		count(IOT_CNT_TABLE_FULL, 1);
 }
@@ -480,7 +480,7 @@ static __always_inline void slot_start(struct inflight *sl, const volatile struc
 	sl->cpu = bpf_get_smp_processor_id();
 	sl->dev = d->dev;
 	sl->idx = d->idx;
-	io_name_issue(sl->pid);
+	io_name(sl->pid);
 	sl->t = now;
 }
 
@@ -488,41 +488,31 @@ static __always_inline void io_record(struct inflight *v, __u64 now, __u32 opf, 
                                       __u64 sector, __u32 bytes, __u16 error, __u64 cgroup,
                                       __u64 t_queue, __u32 nbio, int issued)
 {
-	struct iot_bpf_io *r = bpf_ringbuf_reserve(&records, sizeof(*r), 0);
-	__u32 pid = (__u32)bpf_get_current_pid_tgid(), *named;
+	__u32 pid = (__u32)bpf_get_current_pid_tgid();
+	struct iot_bpf_io *r;
 
+	/* the completing task's name first, when the reader may not have it */
+	io_name(pid);
+	r = bpf_ringbuf_reserve(&records, sizeof(*r), 0);
 	if (!r) {
 		count(IOT_CNT_LOST, 1);
 		return;
 	}
-	r->ev.time = now;
-	r->ev.sector = sector;
-	r->ev.cgroup = cgroup;
-	r->ev.bytes = bytes;
-	r->ev.action = TA_COMPLETE | (op_categories(opf) | extra) << TC_SHIFT;
-	r->ev.pid = pid;
-	r->ev.dev = v->dev;
-	r->ev.cpu = bpf_get_smp_processor_id();
-	r->ev.error = error;
-	r->ev.kind = IOT_REC_IO;
-	r->ev.pdu_len = 0;
-	r->ev.pad16 = 0;
-	r->ev.pad32 = 0;
-	__builtin_memset(r->ev.pdu, 0, sizeof(r->ev.pdu));
-	/* the completing task's name only when the reader may not have it (comm[0] 0: none) */
-	named = io_name_needed(pid);
-	if (named) {
-		bpf_get_current_comm(r->ev.comm, sizeof(r->ev.comm));
-		*named = pid;
-	} else {
-		__builtin_memset(r->ev.comm, 0, sizeof(r->ev.comm));
-	}
+	r->time = now;
+	r->sector = sector;
+	r->cgroup = cgroup;
+	r->bytes = bytes;
+	r->action = TA_COMPLETE | (op_categories(opf) | extra) << TC_SHIFT;
+	r->pid = pid;
+	r->dev = v->dev;
+	r->cpu = bpf_get_smp_processor_id();
+	r->error = error;
+	r->kind = IOT_REC_IO;
 	r->t_queue = issued ? t_queue : v->t;
 	r->t_issue = issued ? v->t : 0;
 	r->issue_pid = v->pid;
-	r->issue_cpu = v->cpu;
-	r->nbio = nbio;
-	r->pad = 0;
+	r->issue_cpu = (__u16)v->cpu;
+	r->nbio = (__u16)nbio;
 	bpf_ringbuf_submit(r, wake_flag());
 }
 
