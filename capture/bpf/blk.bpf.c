@@ -574,40 +574,48 @@ static __always_inline struct iot_sum_bin *bin_at(__u32 idx, __u64 t)
 static __always_inline void sum_issue(const volatile struct iot_bpf_dev *d, __u64 now, __u64 sector,
                                       __u32 bytes)
 {
-	__u32 idx = d->idx;
+	__u32 idx = d->idx, n;
 	struct iot_sum_dev *s = bpf_map_lookup_elem(&sum_devs, &idx);
 	struct iot_bpf_gap *g;
-	__u64 gap_start = 0, end = sector + (bytes >> 9);
+	__u64 gap_start = 0, end = sector + (bytes >> 9), old, last;
 	int seek = 0;
 
 	if (!s)
 		return;
-	bpf_spin_lock(&s->lock);
-	if (!s->inflight && s->idle_since && now > s->idle_since && now - s->idle_since >= idle_ns)
-		gap_start = s->idle_since;
-	s->inflight++;
-	if (bytes >> 9) {
-		if (s->last_end != ~0ull) {
-			s->transitions++;
-			if (sector == s->last_end) {
-				s->sequential++;
-			} else {
-				__u64 dist = sector > s->last_end ? sector - s->last_end
-				                                  : s->last_end - sector;
+	/* the depth from zero: an idle time ends, the one the last zero began (its completion
+	 * wrote idle_at before counting it; none can come before this request completes) */
+	old = __sync_fetch_and_add(&s->busy, 1);
+	n = (__u32)(old >> 32);
+	if (!(__u32)old && n) {
+		__u64 *at = s->idle_at[n % IOT_SUM_IDLE];
 
-				if (sector > s->last_end)
-					s->forward++;
-				else
-					s->backward++;
-				s->seeks++;
-				if (dist > 128) /* BLK_SEEKWATCHER_SECTORS */
-					s->seekwatcher++;
-				seek = 1;
-			}
-		}
-		s->last_end = end;
+		if (at[0] == n && now > at[1] && now - at[1] >= idle_ns)
+			gap_start = at[1];
 	}
-	bpf_spin_unlock(&s->lock);
+	if (bytes >> 9) {
+		/* the issues' order is the exchanges' */
+		last = __sync_lock_test_and_set(&s->last_end, end);
+		if (last != ~0ull) {
+			struct iot_sum_hist *h = bpf_map_lookup_elem(&sum_hist, &idx);
+
+			if (h) {
+				h->transitions++;
+				if (sector == last) {
+					h->sequential++;
+				} else {
+					if (sector > last)
+						h->forward++;
+					else
+						h->backward++;
+					h->seeks++;
+					/* BLK_SEEKWATCHER_SECTORS */
+					if ((sector > last ? sector - last : last - sector) > 128)
+						h->seekwatcher++;
+				}
+			}
+			seek = sector != last;
+		}
+	}
 	if (seek) {
 		struct iot_sum_bin *b = bin_at(idx, now);
 
@@ -630,19 +638,31 @@ static __always_inline void sum_issue(const volatile struct iot_bpf_dev *d, __u6
 }
 
 /* an issued request leaves device idx (completed or requeued): the depth, and the idle time's
- * start when none is left */
+ * start when none is left (written before the zero is counted, so the issue that ends it finds
+ * it; a failed attempt's write is overwritten by the one that counts that zero) */
 static __always_inline void sum_leave(__u32 idx, __u64 now)
 {
 	struct iot_sum_dev *s = bpf_map_lookup_elem(&sum_devs, &idx);
 
 	if (!s)
 		return;
-	bpf_spin_lock(&s->lock);
-	if (s->inflight)
-		s->inflight--;
-	if (!s->inflight)
-		s->idle_since = now;
-	bpf_spin_unlock(&s->lock);
+	for (int i = 0; i < 32; i++) {
+		__u64 old = s->busy, new;
+		__u32 n = (__u32)(old >> 32);
+
+		if ((__u32)old > 1) {
+			new = old - 1;
+		} else {
+			__u64 *at = s->idle_at[(n + 1) % IOT_SUM_IDLE];
+
+			at[0] = n + 1;
+			at[1] = now;
+			new = (__u64)(n + 1) << 32;
+		}
+		if (__sync_val_compare_and_swap(&s->busy, old, new) == old)
+			return;
+	}
+	count(IOT_CNT_SUM_MISSED, 1);
 }
 
 /* at a completion whose issue (or queue) was seen: latency, depth, the bin's counts */
