@@ -406,6 +406,9 @@ static void backend_info(struct cap_backend_state *s, json_t *info, uint64_t los
 		json_object_set_new(info, "merges", json_u64(counter(s, IOT_CNT_MERGES)));
 	}
 	json_object_set_new(info, "encoder", capbpf_spool_json(s));
+	if (s->detail == CAP_DETAIL_SUMMARY)
+		json_object_set_new(info, "summary_depth_missed",
+		                    json_u64(counter(s, IOT_CNT_SUM_MISSED)));
 	json_object_set_new(info, "reorder",
 	                    json_pack("{s:I, s:I, s:I}", "hold_ns", (json_int_t)s->hold, "late",
 	                              (json_int_t)s->late, "forced", (json_int_t)s->forced));

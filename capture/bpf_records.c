@@ -31,6 +31,15 @@ static void ev_from(struct blk_event *ev, const struct iot_bpf_ev *r)
 	}
 }
 
+/* the io record's head is an event record's (bpf_records.c reads both alike up to kind) */
+_Static_assert(offsetof(struct iot_bpf_io, time) == offsetof(struct iot_bpf_ev, time) &&
+                   offsetof(struct iot_bpf_io, sector) == offsetof(struct iot_bpf_ev, sector) &&
+                   offsetof(struct iot_bpf_io, cgroup) == offsetof(struct iot_bpf_ev, cgroup) &&
+                   offsetof(struct iot_bpf_io, error) == offsetof(struct iot_bpf_ev, error) &&
+                   offsetof(struct iot_bpf_io, kind) == offsetof(struct iot_bpf_ev, kind),
+               "an io record's completion is laid out as an event record");
+_Static_assert(sizeof(struct iot_bpf_io) == 72, "the io record is 72 bytes");
+
 /*
  * One IO as the records the blk tracer would have written for it: Q at its queue time (the
  * bio's, on bio-based devices; the request's allocation, on request-based ones, where the
@@ -42,12 +51,25 @@ static int io_records(struct cap_backend_state *s, const struct iot_bpf_io *r)
 	struct blk_event ev;
 	uint64_t t_queue = 0;
 
-	ev_from(&ev, &r->ev);
-	if (r->t_queue && r->t_queue <= (r->t_issue ? r->t_issue : r->ev.time)) {
+	memset(&ev, 0, sizeof(ev));
+	ev.time = r->time;
+	ev.sector = r->sector;
+	ev.bytes = r->bytes;
+	ev.flags = r->action >> 16;
+	ev.action = (uint16_t)(r->action & 0xff);
+	ev.pid = r->pid;
+	ev.dev = r->dev;
+	ev.cpu = r->cpu;
+	ev.error = r->error;
+	if (r->cgroup) {
+		ev.cgroup = r->cgroup;
+		ev.flags |= BLK_F_CGROUP;
+	}
+	if (r->t_queue && r->t_queue <= (r->t_issue ? r->t_issue : r->time)) {
 		t_queue = r->t_queue;
-		if (r->ev.time - r->t_queue > s->hold / 2 && s->hold < HOLD_IO_MAX_NS)
-			s->hold = 2 * (r->ev.time - r->t_queue) < HOLD_IO_MAX_NS
-			              ? 2 * (r->ev.time - r->t_queue)
+		if (r->time - r->t_queue > s->hold / 2 && s->hold < HOLD_IO_MAX_NS)
+			s->hold = 2 * (r->time - r->t_queue) < HOLD_IO_MAX_NS
+			              ? 2 * (r->time - r->t_queue)
 			              : HOLD_IO_MAX_NS;
 	}
 	return capbpf_push_io(s, &ev, t_queue, r->t_issue, r->issue_pid, r->issue_cpu);
@@ -80,19 +102,19 @@ int capbpf_on_record(void *ctx, void *data, size_t size)
 
 		return s->err = set_name(s, n->pid, n->comm);
 	}
-	if (size < sizeof(*r))
+	if (size >= sizeof(struct iot_bpf_io) &&
+	    ((const struct iot_bpf_io *)data)->kind == IOT_REC_IO) {
+		s->records++;
+		return s->err = io_records(s, data);
+	}
+	if (size < sizeof(*r) || r->kind != IOT_REC_EVENT)
 		return 0;
 	s->records++;
-	/* a record of a task whose name the reader may not have carries it (the io level's
-	 * issuing tasks' names come in name records before) */
+	/* a record of a task whose name the reader may not have carries it */
 	if (r->comm[0] && (s->err = set_name(s, r->pid, r->comm)))
 		return s->err;
-	if (r->kind == IOT_REC_IO && size >= sizeof(struct iot_bpf_io)) {
-		s->err = io_records(s, data);
-	} else if (r->kind == IOT_REC_EVENT) {
-		ev_from(&ev, r);
-		s->err = capbpf_push(s, &ev);
-	}
+	ev_from(&ev, r);
+	s->err = capbpf_push(s, &ev);
 	return s->err; /* an error stops ring_buffer__consume() */
 }
 

@@ -125,7 +125,7 @@ static int read_bins(struct cap_backend_state *s, int final)
 	return 0;
 }
 
-static json_t *hist_json(struct cap_backend_state *s, unsigned idx)
+static json_t *hist_json(struct cap_backend_state *s, unsigned idx, uint64_t seek[6])
 {
 	int fd = bpf_map__fd(s->skel->maps.sum_hist);
 	struct iot_sum_hist *v = calloc(s->ncpu, sizeof(*v));
@@ -146,6 +146,12 @@ static json_t *hist_json(struct cap_backend_state *s, unsigned idx)
 			json_array_append_new(b, json_pack("[i, I]", i, (json_int_t)n));
 	}
 	for (unsigned c = 0; c < s->ncpu; c++) {
+		seek[0] += v[c].transitions;
+		seek[1] += v[c].seeks;
+		seek[2] += v[c].sequential;
+		seek[3] += v[c].forward;
+		seek[4] += v[c].backward;
+		seek[5] += v[c].seekwatcher;
 		if (!v[c].count)
 			continue;
 		count += v[c].count;
@@ -164,7 +170,6 @@ static json_t *hist_json(struct cap_backend_state *s, unsigned idx)
 static int write_summary(struct cap_backend_state *s, uint64_t end_ns)
 {
 	json_t *root = json_object(), *devs = json_array();
-	int sfd = bpf_map__fd(s->skel->maps.sum_devs);
 	char path[4096], *text;
 	int ret;
 
@@ -177,12 +182,11 @@ static int write_summary(struct cap_backend_state *s, uint64_t end_ns)
 	json_object_set_new(root, "idle_threshold_ns", json_u64(s->idle_ns));
 	for (unsigned i = 0; i < s->nsd; i++) {
 		struct sum_dev *d = &s->sd[i];
-		struct iot_sum_dev st = {0};
-		uint32_t key = i;
-		json_t *jd, *lat = hist_json(s, i), *bins = json_array(), *gaps = json_array();
+		uint64_t seek[6] = {0};
+		json_t *jd, *lat = hist_json(s, i, seek), *bins = json_array(),
+		            *gaps = json_array();
 		char dev[32];
 
-		bpf_map_lookup_elem(sfd, &key, &st);
 		json_object_set_new(lat, "kind", json_string(d->bio_based ? "q2c" : "d2c"));
 		for (size_t k = 0; k < d->nbins; k++)
 			if (d->bins[k][0] || d->bins[k][4])
@@ -198,11 +202,10 @@ static int write_summary(struct cap_backend_state *s, uint64_t end_ns)
 		snprintf(dev, sizeof(dev), "%u,%u", BLK_DEV_MAJOR(d->kdev), BLK_DEV_MINOR(d->kdev));
 		jd = json_pack("{s:s, s:s, s:b, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I}, s:o, s:o}",
 		               "name", d->name, "dev", dev, "bio_based", d->bio_based, "latency",
-		               lat, "seeks", "transitions", (json_int_t)st.transitions, "count",
-		               (json_int_t)st.seeks, "sequential", (json_int_t)st.sequential,
-		               "forward", (json_int_t)st.forward, "backward",
-		               (json_int_t)st.backward, "seekwatcher", (json_int_t)st.seekwatcher,
-		               "bins", bins, "gaps", gaps);
+		               lat, "seeks", "transitions", (json_int_t)seek[0], "count",
+		               (json_int_t)seek[1], "sequential", (json_int_t)seek[2], "forward",
+		               (json_int_t)seek[3], "backward", (json_int_t)seek[4], "seekwatcher",
+		               (json_int_t)seek[5], "bins", bins, "gaps", gaps);
 		json_array_append_new(devs, jd);
 	}
 	json_object_set_new(root, "devices", devs);

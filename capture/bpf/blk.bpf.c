@@ -430,10 +430,10 @@ static __always_inline __u32 *io_name_needed(__u32 pid)
 	return &n->pid[n->next++ & (IO_NAMED - 1)];
 }
 
-/* At an issue of the io level: the issuing task's name, in a record of its own when the
- * reader may not have it (the IO's record comes only at its completion, maybe after records
- * of the same task that leave the name out) */
-static __always_inline void io_name_issue(__u32 pid)
+/* At an issue or a completion of the io level: the task's name, in a record of its own when the
+ * reader may not have it (the IO's record carries no name, and comes only at its completion,
+ * maybe after records of the same task that leave the name out) */
+static __always_inline void io_name(__u32 pid)
 {
 	struct iot_bpf_name *r;
 	__u32 *named;
@@ -466,7 +466,7 @@ static __always_inline void inflight_start(const volatile struct iot_bpf_dev *d,
 	                     .dev = d->dev,
 	                     .idx = d->idx};
 
-	io_name_issue(v.pid);
+	io_name(v.pid);
 	if (bpf_map_update_elem(&inflight, &key, &v, BPF_ANY))
 		count(IOT_CNT_TABLE_FULL, 1);
 }
@@ -480,7 +480,7 @@ static __always_inline void slot_start(struct inflight *sl, const volatile struc
 	sl->cpu = bpf_get_smp_processor_id();
 	sl->dev = d->dev;
 	sl->idx = d->idx;
-	io_name_issue(sl->pid);
+	io_name(sl->pid);
 	sl->t = now;
 }
 
@@ -488,41 +488,31 @@ static __always_inline void io_record(struct inflight *v, __u64 now, __u32 opf, 
                                       __u64 sector, __u32 bytes, __u16 error, __u64 cgroup,
                                       __u64 t_queue, __u32 nbio, int issued)
 {
-	struct iot_bpf_io *r = bpf_ringbuf_reserve(&records, sizeof(*r), 0);
-	__u32 pid = (__u32)bpf_get_current_pid_tgid(), *named;
+	__u32 pid = (__u32)bpf_get_current_pid_tgid();
+	struct iot_bpf_io *r;
 
+	/* the completing task's name first, when the reader may not have it */
+	io_name(pid);
+	r = bpf_ringbuf_reserve(&records, sizeof(*r), 0);
 	if (!r) {
 		count(IOT_CNT_LOST, 1);
 		return;
 	}
-	r->ev.time = now;
-	r->ev.sector = sector;
-	r->ev.cgroup = cgroup;
-	r->ev.bytes = bytes;
-	r->ev.action = TA_COMPLETE | (op_categories(opf) | extra) << TC_SHIFT;
-	r->ev.pid = pid;
-	r->ev.dev = v->dev;
-	r->ev.cpu = bpf_get_smp_processor_id();
-	r->ev.error = error;
-	r->ev.kind = IOT_REC_IO;
-	r->ev.pdu_len = 0;
-	r->ev.pad16 = 0;
-	r->ev.pad32 = 0;
-	__builtin_memset(r->ev.pdu, 0, sizeof(r->ev.pdu));
-	/* the completing task's name only when the reader may not have it (comm[0] 0: none) */
-	named = io_name_needed(pid);
-	if (named) {
-		bpf_get_current_comm(r->ev.comm, sizeof(r->ev.comm));
-		*named = pid;
-	} else {
-		__builtin_memset(r->ev.comm, 0, sizeof(r->ev.comm));
-	}
+	r->time = now;
+	r->sector = sector;
+	r->cgroup = cgroup;
+	r->bytes = bytes;
+	r->action = TA_COMPLETE | (op_categories(opf) | extra) << TC_SHIFT;
+	r->pid = pid;
+	r->dev = v->dev;
+	r->cpu = bpf_get_smp_processor_id();
+	r->error = error;
+	r->kind = IOT_REC_IO;
 	r->t_queue = issued ? t_queue : v->t;
 	r->t_issue = issued ? v->t : 0;
 	r->issue_pid = v->pid;
-	r->issue_cpu = v->cpu;
-	r->nbio = nbio;
-	r->pad = 0;
+	r->issue_cpu = (__u16)v->cpu;
+	r->nbio = (__u16)nbio;
 	bpf_ringbuf_submit(r, wake_flag());
 }
 
@@ -584,40 +574,48 @@ static __always_inline struct iot_sum_bin *bin_at(__u32 idx, __u64 t)
 static __always_inline void sum_issue(const volatile struct iot_bpf_dev *d, __u64 now, __u64 sector,
                                       __u32 bytes)
 {
-	__u32 idx = d->idx;
+	__u32 idx = d->idx, n;
 	struct iot_sum_dev *s = bpf_map_lookup_elem(&sum_devs, &idx);
 	struct iot_bpf_gap *g;
-	__u64 gap_start = 0, end = sector + (bytes >> 9);
+	__u64 gap_start = 0, end = sector + (bytes >> 9), old, last;
 	int seek = 0;
 
 	if (!s)
 		return;
-	bpf_spin_lock(&s->lock);
-	if (!s->inflight && s->idle_since && now > s->idle_since && now - s->idle_since >= idle_ns)
-		gap_start = s->idle_since;
-	s->inflight++;
-	if (bytes >> 9) {
-		if (s->last_end != ~0ull) {
-			s->transitions++;
-			if (sector == s->last_end) {
-				s->sequential++;
-			} else {
-				__u64 dist = sector > s->last_end ? sector - s->last_end
-				                                  : s->last_end - sector;
+	/* the depth from zero: an idle time ends, the one the last zero began (its completion
+	 * wrote idle_at before counting it; none can come before this request completes) */
+	old = __sync_fetch_and_add(&s->busy, 1);
+	n = (__u32)(old >> 32);
+	if (!(__u32)old && n) {
+		__u64 *at = s->idle_at[n % IOT_SUM_IDLE];
 
-				if (sector > s->last_end)
-					s->forward++;
-				else
-					s->backward++;
-				s->seeks++;
-				if (dist > 128) /* BLK_SEEKWATCHER_SECTORS */
-					s->seekwatcher++;
-				seek = 1;
-			}
-		}
-		s->last_end = end;
+		if (at[0] == n && now > at[1] && now - at[1] >= idle_ns)
+			gap_start = at[1];
 	}
-	bpf_spin_unlock(&s->lock);
+	if (bytes >> 9) {
+		/* the issues' order is the exchanges' */
+		last = __sync_lock_test_and_set(&s->last_end, end);
+		if (last != ~0ull) {
+			struct iot_sum_hist *h = bpf_map_lookup_elem(&sum_hist, &idx);
+
+			if (h) {
+				h->transitions++;
+				if (sector == last) {
+					h->sequential++;
+				} else {
+					if (sector > last)
+						h->forward++;
+					else
+						h->backward++;
+					h->seeks++;
+					/* BLK_SEEKWATCHER_SECTORS */
+					if ((sector > last ? sector - last : last - sector) > 128)
+						h->seekwatcher++;
+				}
+			}
+			seek = sector != last;
+		}
+	}
 	if (seek) {
 		struct iot_sum_bin *b = bin_at(idx, now);
 
@@ -640,19 +638,31 @@ static __always_inline void sum_issue(const volatile struct iot_bpf_dev *d, __u6
 }
 
 /* an issued request leaves device idx (completed or requeued): the depth, and the idle time's
- * start when none is left */
+ * start when none is left (written before the zero is counted, so the issue that ends it finds
+ * it; a failed attempt's write is overwritten by the one that counts that zero) */
 static __always_inline void sum_leave(__u32 idx, __u64 now)
 {
 	struct iot_sum_dev *s = bpf_map_lookup_elem(&sum_devs, &idx);
 
 	if (!s)
 		return;
-	bpf_spin_lock(&s->lock);
-	if (s->inflight)
-		s->inflight--;
-	if (!s->inflight)
-		s->idle_since = now;
-	bpf_spin_unlock(&s->lock);
+	for (int i = 0; i < 32; i++) {
+		__u64 old = s->busy, new;
+		__u32 n = (__u32)(old >> 32);
+
+		if ((__u32)old > 1) {
+			new = old - 1;
+		} else {
+			__u64 *at = s->idle_at[(n + 1) % IOT_SUM_IDLE];
+
+			at[0] = n + 1;
+			at[1] = now;
+			new = (__u64)(n + 1) << 32;
+		}
+		if (__sync_val_compare_and_swap(&s->busy, old, new) == old)
+			return;
+	}
+	count(IOT_CNT_SUM_MISSED, 1);
 }
 
 /* at a completion whose issue (or queue) was seen: latency, depth, the bin's counts */

@@ -20,7 +20,7 @@ enum iot_bpf_kind {
 	IOT_REC_EVENT = 1, /* struct iot_bpf_ev: one blktrace action */
 	IOT_REC_IO = 2,    /* struct iot_bpf_io: one IO at its completion */
 	IOT_REC_GAP = 3,   /* struct iot_bpf_gap: summary level, an idle gap that ended */
-	IOT_REC_NAME = 4,  /* struct iot_bpf_name: io level, an issuing task's name */
+	IOT_REC_NAME = 4,  /* struct iot_bpf_name: io level, an issuing or completing task's name */
 };
 
 #define IOT_BPF_PDU_MAX 16
@@ -46,19 +46,33 @@ struct iot_bpf_ev {
 	char comm[IOT_BPF_COMM];   /* of pid */
 };
 
-/* One IO at its completion: ev is the completion (C) itself. */
+/*
+ * One IO at its completion (io level): the completion (C) in the first 48 bytes, laid out as
+ * iot_bpf_ev's, then what its Q and D need. No PDU and no name: the completing task's name,
+ * when the reader may not have it, comes in a name record before (72 bytes, not 120: with
+ * the ring buffer's 8-byte header 80 bytes of cold ring per IO instead of 128, and fewer
+ * stores).
+ */
 struct iot_bpf_io {
-	struct iot_bpf_ev ev;
+	__u64 time;   /* of the completion, as iot_bpf_ev's */
+	__u64 sector; /* ... */
+	__u64 cgroup;
+	__u32 bytes;
+	__u32 action;
+	__u32 pid; /* the completing task */
+	__u32 dev;
+	__u32 cpu;
+	__u16 error;
+	__u16 kind;      /* IOT_REC_IO, at iot_bpf_ev's kind */
 	__u64 t_queue;   /* Q (bio-based), the request's allocation (request-based), 0: unknown */
 	__u64 t_issue;   /* D; 0 for bio-based devices, which issue no requests */
 	__u32 issue_pid; /* the task that issued it (bio-based: queued it) */
-	__u32 issue_cpu;
-	__u32 nbio; /* bios in the request: 1 + the merges into it */
-	__u32 pad;
+	__u16 issue_cpu;
+	__u16 nbio; /* bios in the request: 1 + the merges into it (at most 256) */
 };
 
-/* io level: the name of a task that issues IO, sent at an issue when the reader may not have
- * it (the IO records name only their completing task, and only so) */
+/* io level: the name of a task that issues or completes IO, sent before the first record that
+ * needs it when the reader may not have it (the IO records carry no name) */
 struct iot_bpf_name {
 	__u32 pid;
 	__u32 pad;
@@ -85,9 +99,11 @@ struct iot_bpf_gap {
 	__u16 kind; /* IOT_REC_GAP, at iot_bpf_ev's kind */
 };
 
-/* per device and CPU: D2C (request-based) or Q2C (bio-based) in common/hist's buckets */
+/* per device and CPU: D2C (request-based) or Q2C (bio-based) in common/hist's buckets, and the
+ * seek sink's counts of the issues on this CPU (summed by the reader) */
 struct iot_sum_hist {
 	__u64 count, sum, min, max;
+	__u64 transitions, seeks, sequential, forward, backward, seekwatcher;
 	__u64 b[IOT_HIST_BUCKETS];
 };
 
@@ -97,13 +113,21 @@ struct iot_sum_bin {
 	__u64 ios, write_ios, read_bytes, write_bytes, seeks;
 };
 
-/* per device, updated under its lock: depth, idle and seek state, and the seek sink's counts */
+/* the idle starts kept, by their number (two would do: an issue reads the last one before its
+ * own request can complete) */
+#define IOT_SUM_IDLE 4
+
+/*
+ * per device, shared by the CPUs and changed by atomic operations only (a spin-locked section
+ * at every issue and completion cost them 50 and 24 ns): the depth and the count of the times
+ * it fell to zero in one word (an issue adds 1; a completion, by compare-and-swap, takes 1 or,
+ * from 1, counts a zero after writing its time in idle_at), the end of the last issue
+ */
 struct iot_sum_dev {
-	struct bpf_spin_lock lock;
-	__u32 inflight;
-	__u64 idle_since; /* 0 before the first completion */
-	__u64 last_end;   /* end sector of the last issue, ~0 before the first */
-	__u64 transitions, seeks, sequential, forward, backward, seekwatcher;
+	__u64 busy;     /* requests in flight (low 32 bits) | times the depth fell to 0 (high 32) */
+	__u64 last_end; /* end sector of the last issue, ~0 before the first */
+	/* [n % IOT_SUM_IDLE]: n, and the time the depth fell to zero the nth time */
+	__u64 idle_at[IOT_SUM_IDLE][2];
 };
 
 /* The device table: key the whole disk's dev_t (the queue's), as the blk tracer keeps one
@@ -127,6 +151,7 @@ enum iot_bpf_counter {
 	IOT_CNT_UNPAIRED,   /* io level: completions whose issue (or queue) was not seen */
 	IOT_CNT_TABLE_FULL, /* io level: in-flight table full, the IO not tracked */
 	IOT_CNT_MERGES,     /* io level: bios merged into requests */
+	IOT_CNT_SUM_MISSED, /* summary: completions not counted out of the depth (retries spent) */
 	IOT_CNT_N = 8,
 };
 

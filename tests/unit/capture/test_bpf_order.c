@@ -31,26 +31,26 @@ static void name(struct cap_backend_state *s, uint32_t pid, const char *comm)
 }
 
 /* an IO read from the ring buffer: issued by FIO on icpu, completed by WORKER on ccpu (its name
- * sent with the record when named) */
+ * sent in a name record before when named) */
 static void io(struct cap_backend_state *s, uint64_t q, uint64_t d, uint64_t c, uint32_t icpu,
                uint32_t ccpu, int named)
 {
 	struct iot_bpf_io r = {0};
 
-	r.ev.time = T0 + c;
-	r.ev.sector = q; /* tells the IOs apart */
-	r.ev.bytes = 4096;
-	r.ev.action = BLK_A_COMPLETE | (uint32_t)(BLK_F_READ | BLK_F_COMPLETE | BLK_F_FS) << 16;
-	r.ev.pid = WORKER;
-	r.ev.dev = DEV;
-	r.ev.cpu = ccpu;
-	r.ev.kind = IOT_REC_IO;
 	if (named)
-		strcpy(r.ev.comm, "kworker/1:1");
+		name(s, WORKER, "kworker/1:1");
+	r.time = T0 + c;
+	r.sector = q; /* tells the IOs apart */
+	r.bytes = 4096;
+	r.action = BLK_A_COMPLETE | (uint32_t)(BLK_F_READ | BLK_F_COMPLETE | BLK_F_FS) << 16;
+	r.pid = WORKER;
+	r.dev = DEV;
+	r.cpu = ccpu;
+	r.kind = IOT_REC_IO;
 	r.t_queue = T0 + q;
 	r.t_issue = T0 + d;
 	r.issue_pid = FIO;
-	r.issue_cpu = icpu;
+	r.issue_cpu = (uint16_t)icpu;
 	r.nbio = 1;
 	assert_int_equal(capbpf_on_record(s, &r, sizeof(r)), 0);
 }
