@@ -138,6 +138,7 @@ int capbpf_spool_add(void *ctx, void *data, size_t size);
 int capbpf_spool_poll(struct cap_backend_state *s, int final, struct iot_err *e);
 json_t *capbpf_spool_json(const struct cap_backend_state *s);
 void capbpf_spool_end(struct cap_backend_state *s); /* the thread ended, what waits dropped */
+void capbpf_spool_pause(struct cap_backend_state *s, int pause); /* tests: takes no chunk */
 void capbpf_spool_free(struct cap_backend_state *s);
 
 /* bpf_summary.c: the summary level's buffers for n devices (before load), its maps' initial

@@ -54,6 +54,7 @@ struct capbpf_spool {
 	int policy;             /* the reader's scheduling policy and priority: the boost */
 	struct sched_param param;
 	int waiting; /* the encoder waits for a chunk */
+	int paused;  /* capbpf_spool_pause(): the encoder takes none */
 	int boosted, final, discard, err;
 	struct iot_err e;
 	uint64_t boosts, stalls, finish_ns;
@@ -106,8 +107,8 @@ static void *encoder_main(void *arg)
 	if (!sp->boosted)
 		pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle);
 	for (;;) {
-		while (!sp->head && !sp->final) {
-			sp->waiting = 1;
+		while ((!sp->head || sp->paused) && !sp->final) {
+			sp->waiting = !sp->head;
 			pthread_cond_wait(&sp->more, &sp->mu);
 			sp->waiting = 0;
 		}
@@ -265,6 +266,16 @@ int capbpf_spool_poll(struct cap_backend_state *s, int final, struct iot_err *e)
 	if (!err && (err = sp->err))
 		*e = sp->e;
 	return err;
+}
+
+void capbpf_spool_pause(struct cap_backend_state *s, int pause)
+{
+	struct capbpf_spool *sp = s->spool;
+
+	pthread_mutex_lock(&sp->mu);
+	sp->paused = pause;
+	pthread_cond_signal(&sp->more);
+	pthread_mutex_unlock(&sp->mu);
 }
 
 json_t *capbpf_spool_json(const struct cap_backend_state *s)

@@ -186,14 +186,15 @@ static uint32_t lcg(uint64_t *x)
 /* one IO of the fixture: its ring buffer record, and the same as the events it stands for */
 struct fio {
 	struct iot_bpf_io r;
-	struct blk_event ev[3]; /* Q, D (time 0: none), C */
+	struct blk_event ev[3];  /* Q, D (time 0: none), C */
+	char comm[IOT_BPF_COMM]; /* the completing task's name, sent before the record */
 };
 
 /* the events the blk tracer writes for an IO (docs/capture.md "bpf"): Q and D of the issuing
  * task and CPU with the completion's categories (Q without FS and PC), no error */
 static void fio_events(struct fio *f)
 {
-	const struct iot_bpf_ev *r = &f->r.ev;
+	const struct iot_bpf_io *r = &f->r;
 	struct blk_event c = {0};
 	uint32_t cats = (r->action >> 16) & ~(uint32_t)BLK_F_COMPLETE;
 
@@ -210,8 +211,6 @@ static void fio_events(struct fio *f)
 		c.cgroup = r->cgroup;
 		c.flags |= BLK_F_CGROUP;
 	}
-	c.pdu = r->pdu_len ? r->pdu : NULL;
-	c.pdu_len = r->pdu_len;
 	f->ev[2] = c;
 	for (int i = 0; i < 2; i++) {
 		struct blk_event *x = &f->ev[i];
@@ -231,7 +230,7 @@ static void fio_events(struct fio *f)
 /*
  * IOs of four issuing tasks and a few completing ones (named by name records and by the IO
  * records, one never: the sink looks it up), of two devices and one that is not traced, on
- * three CPUs, some with a cgroup, a PDU, an error, no Q or a Q at the D's time, ties of times;
+ * three CPUs, some with a cgroup, an error, no Q or a Q at the D's time, ties of times;
  * completed out of order within 20 us, Q2C up to 2 ms over 190 ms: nothing late under the
  * 100 ms hold, which the records go out after as more come.
  */
@@ -251,24 +250,19 @@ static struct fio *fixture(void)
 
 		/* 190 ms in all, longer than the hold: keys go out and move while others come */
 		t += (v % 4) * 500 + (i % 8 ? 0 : 500000);
-		r->ev.time = t + lcg(&x) % 20 * 1000; /* in us: ties */
-		r->ev.sector = lcg(&x) % 100000 * 8;
-		r->ev.bytes = (1 + lcg(&x) % 32) * 4096;
-		r->ev.action = BLK_A_COMPLETE | (cats[lcg(&x) % 5] | (uint32_t)BLK_F_COMPLETE)
-		                                    << 16;
-		r->ev.pid = lcg(&x) % 3 ? 0 : WORKER + lcg(&x) % 2;
-		r->ev.dev = devs[lcg(&x) % 20 ? lcg(&x) % 2 : 2];
-		r->ev.cpu = lcg(&x) % NCPU;
-		r->ev.error = lcg(&x) % 50 ? 0 : 5;
-		r->ev.cgroup = lcg(&x) % 3 ? 0 : 1000 + lcg(&x) % 3;
-		r->ev.kind = IOT_REC_IO;
-		if (!(lcg(&x) % 40)) {
-			r->ev.pdu_len = 8;
-			memcpy(r->ev.pdu, "\0\0\0\0\0\0\1\2", 8);
-		}
-		if (r->ev.pid == WORKER && !(lcg(&x) % 8))
-			strcpy(r->ev.comm, "kworker/0:2");
-		r->t_issue = r->ev.time - (1 + lcg(&x) % 1000) * 1000;
+		r->time = t + lcg(&x) % 20 * 1000; /* in us: ties */
+		r->sector = lcg(&x) % 100000 * 8;
+		r->bytes = (1 + lcg(&x) % 32) * 4096;
+		r->action = BLK_A_COMPLETE | (cats[lcg(&x) % 5] | (uint32_t)BLK_F_COMPLETE) << 16;
+		r->pid = lcg(&x) % 3 ? 0 : WORKER + lcg(&x) % 2;
+		r->dev = devs[lcg(&x) % 20 ? lcg(&x) % 2 : 2];
+		r->cpu = lcg(&x) % NCPU;
+		r->error = lcg(&x) % 50 ? 0 : 5;
+		r->cgroup = lcg(&x) % 3 ? 0 : 1000 + lcg(&x) % 3;
+		r->kind = IOT_REC_IO;
+		if (r->pid == WORKER && !(lcg(&x) % 8))
+			memcpy(f[i].comm, "kworker/0:2", 12);
+		r->t_issue = r->time - (1 + lcg(&x) % 1000) * 1000;
 		v = lcg(&x) % 10;
 		r->t_queue = v == 0 ? 0 : v == 1 ? r->t_issue : r->t_issue - lcg(&x) % 1000 * 1000;
 		r->issue_pid = FIO + lcg(&x) % 4; /* FIO + 3: never named */
@@ -348,11 +342,12 @@ static void test_io_bytes(void **state)
 		assert_int_equal(bt_comm_table_set(names, FIO + p, comm, strlen(comm)), 0);
 	}
 	for (unsigned i = 0; i < NIO; i++) {
+		if (f[i].comm[0]) {
+			name(s, f[i].r.pid, f[i].comm);
+			assert_int_equal(
+			    bt_comm_table_set(names, f[i].r.pid, f[i].comm, strlen(f[i].comm)), 0);
+		}
 		assert_int_equal(capbpf_on_record(s, &f[i].r, sizeof(f[i].r)), 0);
-		if (f[i].r.ev.comm[0])
-			assert_int_equal(bt_comm_table_set(names, f[i].r.ev.pid, f[i].r.ev.comm,
-			                                   strlen(f[i].r.ev.comm)),
-			                 0);
 		if (i % 64 == 63)
 			assert_int_equal(capbpf_flush(s, 0), 0);
 	}
