@@ -90,6 +90,7 @@ static void test_records(void **state)
 	assert_int_equal(sizeof(r), 72);
 	assert_non_null(s->names = bt_comm_table_new());
 	assert_int_equal(cap_sink_new(&s->sink, tmpdir, &dev, 1, "", &err), 0);
+	cap_sink_names(s->sink, s->names); /* as bpf_start() */
 	s->detail = CAP_DETAIL_IO;
 	s->hold = HOLD_IO_MIN_NS;
 

@@ -40,6 +40,7 @@ static struct cap_backend_state *state_new(const char *dir)
 	assert_int_equal(mkdir(dir, 0755), 0);
 	assert_non_null(s->names = bt_comm_table_new());
 	assert_int_equal(cap_sink_new(&s->sink, dir, &dev, 1, "", &e), 0);
+	cap_sink_names(s->sink, s->names); /* as bpf_start() */
 	s->detail = CAP_DETAIL_IO;
 	s->hold = HOLD_IO_MIN_NS;
 	return s;
