@@ -179,6 +179,9 @@ static void hand_over(struct capbpf_spool *sp)
 	else
 		sp->head = c;
 	sp->tail = c;
+	/* until it has run and waits again (at SCHED_IDLE that can take a while): no more
+	 * partial chunks, each of which counts whole against the cap */
+	sp->waiting = 0;
 	pthread_cond_signal(&sp->more);
 }
 
