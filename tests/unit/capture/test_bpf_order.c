@@ -16,6 +16,7 @@
 #include "formats/blktrace.h"
 #include "formats/rundir.h"
 #include "../tmpdir.h"
+#include "cpu_file.h"
 
 #define T0 1000000000ull /* the records' clock: 1 s */
 #define FIO 100u
@@ -64,43 +65,30 @@ struct want {
 
 static void check_cpu(unsigned cpu, const struct want *w, size_t n)
 {
-	char path[128];
-	uint8_t buf[4096];
-	size_t len, off = 0, i = 0;
-	struct blk_event ev;
-	FILE *f;
+	struct blk_event evs[32];
+	char pdu[32][32];
+	size_t got = cpu_file_events(tmpdir, "loop7", cpu, evs, pdu, 32);
 
-	assert_int_equal(rundir_trace_path(path, sizeof(path), tmpdir, "loop7", cpu), 0);
-	f = fopen(path, "rb");
-	assert_non_null(f);
-	len = fread(buf, 1, sizeof(buf), f);
-	fclose(f);
-	while (off < len) {
-		long r = bt_decode(buf + off, len - off, &ev, NULL);
+	assert_int_equal(got, n);
+	for (size_t i = 0; i < n; i++) {
+		const struct blk_event *ev = &evs[i];
 
-		assert_true(r > 0);
-		off += (size_t)r;
-		if (blk_is_notify(&ev) && ev.action == BLK_N_TIMESTAMP)
-			continue;
-		assert_true(i < n);
-		assert_int_equal(ev.cpu, cpu);
-		assert_int_equal(ev.time, T0 + w[i].t);
+		assert_int_equal(ev->cpu, cpu);
+		assert_int_equal(ev->time, T0 + w[i].t);
 		if (w[i].what == 'N') {
-			assert_true(blk_is_notify(&ev) && ev.action == BLK_N_PROCESS);
-			assert_string_equal((const char *)ev.pdu, w[i].comm);
+			assert_true(blk_is_notify(ev) && ev->action == BLK_N_PROCESS);
+			assert_string_equal(pdu[i], w[i].comm);
 		} else {
-			assert_false(blk_is_notify(&ev));
-			assert_int_equal(ev.sector, w[i].sector);
-			assert_int_equal(ev.action, w[i].what == 'Q'   ? BLK_A_QUEUE
-			                            : w[i].what == 'D' ? BLK_A_ISSUE
-			                                               : BLK_A_COMPLETE);
-			assert_int_equal(ev.pid, w[i].what == 'C' ? WORKER : FIO);
-			assert_int_equal(ev.flags & BLK_F_COMPLETE,
+			assert_false(blk_is_notify(ev));
+			assert_int_equal(ev->sector, w[i].sector);
+			assert_int_equal(ev->action, w[i].what == 'Q'   ? BLK_A_QUEUE
+			                             : w[i].what == 'D' ? BLK_A_ISSUE
+			                                                : BLK_A_COMPLETE);
+			assert_int_equal(ev->pid, w[i].what == 'C' ? WORKER : FIO);
+			assert_int_equal(ev->flags & BLK_F_COMPLETE,
 			                 w[i].what == 'C' ? BLK_F_COMPLETE : 0);
 		}
-		i++;
 	}
-	assert_int_equal(i, n);
 }
 
 /*

@@ -15,40 +15,16 @@
 #include "formats/blktrace.h"
 #include "formats/rundir.h"
 #include "../tmpdir.h"
+#include "cpu_file.h"
 
 #define T0 5000000000ull
 #define DEV BLK_MKDEV(7, 3)
 #define CG 0x123456789aull
 #define CATS (BLK_F_READ | BLK_F_SYNC | BLK_F_FS)
 
-/* every event of cpu's file but the timestamp notes, into out (at most max); their count */
 static size_t read_cpu(unsigned cpu, struct blk_event *out, char (*pdu)[32], size_t max)
 {
-	static uint8_t buf[8192];
-	char path[128];
-	size_t len, off = 0, n = 0;
-	struct blk_event ev;
-	FILE *f;
-
-	assert_int_equal(rundir_trace_path(path, sizeof(path), tmpdir, "loop3", cpu), 0);
-	f = fopen(path, "rb");
-	assert_non_null(f);
-	len = fread(buf, 1, sizeof(buf), f);
-	fclose(f);
-	while (off < len) {
-		long r = bt_decode(buf + off, len - off, &ev, NULL);
-
-		assert_true(r > 0);
-		off += (size_t)r;
-		if (blk_is_notify(&ev) && ev.action == BLK_N_TIMESTAMP)
-			continue;
-		assert_true(n < max);
-		memset(pdu[n], 0, sizeof(pdu[n]));
-		if (ev.pdu_len && ev.pdu_len < sizeof(pdu[n]))
-			memcpy(pdu[n], ev.pdu, ev.pdu_len);
-		out[n++] = ev;
-	}
-	return n;
+	return cpu_file_events(tmpdir, "loop3", cpu, out, pdu, max);
 }
 
 static void check(const struct blk_event *ev, uint16_t action, uint64_t t, uint32_t pid,
