@@ -33,6 +33,7 @@ done
 exec 9>/tmp/iotape-capture-tests.lock
 flock 9
 WORK=$(mktemp -d /tmp/iotape-bpfcost.XXXXXX)
+source "$(dirname "$0")/capture.bash"
 LOOP="" CAP="" STATS_WAS=$(cat /proc/sys/kernel/bpf_stats_enabled)
 cleanup() {
 	[ -n "$CAP" ] && kill "$CAP" 2>/dev/null && wait "$CAP" 2>/dev/null
@@ -43,25 +44,10 @@ cleanup() {
 }
 trap cleanup EXIT
 echo 1 >/proc/sys/kernel/bpf_stats_enabled
-mkdir -p "$WORK/shm"
-mount -t tmpfs -o size=1100M tmpfs "$WORK/shm"
-dd if=/dev/urandom of="$WORK/shm/img" bs=1M count=1024 status=none
-LOOP=$(losetup -f --show "$WORK/shm/img")
+loop_over_tmpfs 1024
 ENGINE=libaio
 fio --enghelp 2>/dev/null | grep -qw libaio || ENGINE=psync
 reads() { awk '{print $1}' "/sys/block/${LOOP#/dev/}/stat"; }
-# this capture's tracing programs (the prog ids in its descriptors' fdinfo; bpftool's own
-# pids column needs a bpftool built with it): "name run_time_ns run_cnt" each
-progs() {
-	local ids
-	ids=$(grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{print $2}' | sort -u)
-	bpftool -j prog show | python3 -c '
-import json, sys
-ids = set(int(x) for x in sys.argv[1].split())
-for p in json.load(sys.stdin):
-    if p["id"] in ids and p.get("type") == "tracing":
-        print(p["name"], p.get("run_time_ns", 0), p.get("run_cnt", 0))' "$ids"
-}
 
 if [ "${CALLGRIND:-0}" = 1 ]; then
 	# iotape under callgrind, fio (its child, not traced) held to RATE IOPS so that the slowed
@@ -126,7 +112,7 @@ for round in $(seq "$ROUNDS"); do
 	sleep 1
 	kill -0 "$CAP" 2>/dev/null || { cat "$WORK/err" >&2; exit 1; }
 	tids=$(ls /proc/"$CAP"/task | paste -sd,)
-	progs "$CAP" >"$WORK/p0"
+	bpf_progs "$CAP" >"$WORK/p0"
 	r0=$(reads)
 	# both over the same window: the counts, and the profile when asked for
 	perf stat -x, -e instructions:u,cycles:u,task-clock -t "$tids" -o "$WORK/stat" \
@@ -138,7 +124,7 @@ for round in $(seq "$ROUNDS"); do
 	fi
 	wait "$STAT"
 	r1=$(reads)
-	progs "$CAP" >"$WORK/p1"
+	bpf_progs "$CAP" >"$WORK/p1"
 	wait "$CAP" || { cat "$WORK/err" >&2; CAP=""; exit 1; }
 	CAP=""
 	python3 - "$WORK/stat" "$WORK/p0" "$WORK/p1" "$r0" "$r1" "$round" "$PROFILE" <<'EOF'

@@ -22,6 +22,7 @@ done
 exec 9>/tmp/iotape-capture-tests.lock
 flock 9
 WORK=$(mktemp -d /tmp/iotape-bpfpair.XXXXXX)
+source "$(dirname "$0")/capture.bash"
 LOOP="" PIDS="" STATS_WAS=$(cat /proc/sys/kernel/bpf_stats_enabled)
 cleanup() {
 	for p in $PIDS; do kill "$p" 2>/dev/null || true; done
@@ -33,23 +34,9 @@ cleanup() {
 }
 trap cleanup EXIT
 echo 1 >/proc/sys/kernel/bpf_stats_enabled
-mkdir -p "$WORK/shm"
-mount -t tmpfs -o size=600M tmpfs "$WORK/shm"
-dd if=/dev/urandom of="$WORK/shm/img" bs=1M count=512 status=none
-LOOP=$(losetup -f --show "$WORK/shm/img")
+loop_over_tmpfs 512
 ENGINE=libaio
 fio --enghelp 2>/dev/null | grep -qw libaio || ENGINE=psync
-# a capture's tracing programs (the prog ids in its descriptors' fdinfo): "name ns cnt" each
-progs() {
-	local ids
-	ids=$(grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{print $2}' | sort -u)
-	bpftool -j prog show | python3 -c '
-import json, sys
-ids = set(int(x) for x in sys.argv[1].split())
-for p in json.load(sys.stdin):
-    if p["id"] in ids and p.get("type") == "tracing":
-        print(p["name"], p.get("run_time_ns", 0), p.get("run_cnt", 0))' "$ids"
-}
 echo "old $A, new $B; --detail $DETAIL, $ROUNDS rounds of fio $ENGINE ${SECS}s on $LOOP; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 : >"$WORK/rounds"
 for r in $(seq "$ROUNDS"); do
@@ -64,12 +51,12 @@ for r in $(seq "$ROUNDS"); do
 	P2=$!
 	PIDS="$P1 $P2"
 	sleep 1.5
-	progs "$P1" >"$WORK/a0"
-	progs "$P2" >"$WORK/b0"
+	bpf_progs "$P1" >"$WORK/a0"
+	bpf_progs "$P2" >"$WORK/b0"
 	fio --name=randread --filename="$LOOP" --rw=randread --bs=4k --direct=1 --ioengine=$ENGINE \
 		--iodepth=16 --runtime="$SECS" --time_based --randrepeat=0 >/dev/null 2>&1
-	progs "$P1" >"$WORK/a1"
-	progs "$P2" >"$WORK/b1"
+	bpf_progs "$P1" >"$WORK/a1"
+	bpf_progs "$P2" >"$WORK/b1"
 	wait "$P1" || { cat "$WORK/e1" >&2; exit 1; }
 	wait "$P2" || { cat "$WORK/e2" >&2; exit 1; }
 	PIDS=""

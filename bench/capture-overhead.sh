@@ -38,6 +38,7 @@ esac
 exec 9>/tmp/iotape-capture-tests.lock
 flock 9
 WORK=$(mktemp -d /tmp/iotape-bench.XXXXXX)
+source "$(dirname "$0")/capture.bash"
 ZID="" LOOP=""
 cleanup() {
 	[ -n "$LOOP" ] && losetup -d "$LOOP"
@@ -69,10 +70,7 @@ make_target() { # make_target loop|zram: DEV, KIND
 		KIND="zram ($(sed 's/.*\[\(.*\)\].*/\1/' /sys/block/zram$ZID/comp_algorithm), bio-based)"
 		;;
 	loop)
-		mkdir -p "$WORK/shm"
-		mount -t tmpfs -o size=1100M tmpfs "$WORK/shm"
-		dd if=/dev/urandom of="$WORK/shm/img" bs=1M count=1024 status=none
-		LOOP=$(losetup -f --show "$WORK/shm/img")
+		loop_over_tmpfs 1024
 		DEV=$LOOP
 		KIND="loop over tmpfs (request-based)"
 		;;
