@@ -19,6 +19,8 @@
 #include "analyze/run_summary.h"
 #include "test_blk_events.h"
 
+#include "../memtext.h"
+
 /* The document of a small pass (with the "input" analyze adds), as the command builds it;
  * the pass into *keep when given (else freed). */
 static json_t *document_of(struct blk_analysis **keep)
@@ -49,14 +51,10 @@ static json_t *document_of(struct blk_analysis **keep)
 static char *render_with(const json_t *root, const struct run_summary *rs, int *ret,
                          struct iot_err *e)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	struct memtext m;
 
-	assert_non_null(f);
-	*ret = blk_text_summary(f, root, rs, e);
-	assert_int_equal(fclose(f), 0);
-	return buf;
+	*ret = blk_text_summary(memtext_start(&m), root, rs, e);
+	return memtext_end(&m);
 }
 
 /*

@@ -12,6 +12,8 @@
 #include "analyze/run_summary.h"
 #include "formats/pcap_src.h"
 
+#include "../memtext.h"
+
 static void test_sample_capture(void **s)
 {
 	struct pcap_src *src;
@@ -20,9 +22,8 @@ static void test_sample_capture(void **s)
 	struct blk_opts o;
 	struct run_nfs n;
 	unsigned bad = 0;
-	char *text = NULL, line[160];
-	size_t len = 0;
-	FILE *f;
+	struct memtext m;
+	char *text, line[160];
 	json_t *j;
 
 	(void)s;
@@ -32,9 +33,8 @@ static void test_sample_capture(void **s)
 	assert_int_equal(run_nfs_read(&n, &src, &file, 1, &e, &bad), 0);
 	j = run_nfs_finish(&n, NULL);
 	assert_non_null(j);
-	assert_non_null(f = open_memstream(&text, &len));
-	nfs_text_render(f, &file, 1, &n.s, &n.p, NULL);
-	assert_int_equal(fclose(f), 0);
+	nfs_text_render(memtext_start(&m), &file, 1, &n.s, &n.p, NULL);
+	text = memtext_end(&m);
 	/* the head line's counts are the pipe's, the procedure rows the statistics' */
 	snprintf(line, sizeof(line), "capture 'net.pcap': %llu frames over ",
 	         (unsigned long long)n.p.n.frames);
@@ -47,10 +47,8 @@ static void test_sample_capture(void **s)
 	free(text);
 
 	/* cut short: said first */
-	text = NULL;
-	assert_non_null(f = open_memstream(&text, &len));
-	nfs_text_render(f, &file, 1, &n.s, &n.p, "bad bytes at 42");
-	assert_int_equal(fclose(f), 0);
+	nfs_text_render(memtext_start(&m), &file, 1, &n.s, &n.p, "bad bytes at 42");
+	text = memtext_end(&m);
 	assert_true(!strncmp(
 	    text, "partial results: the capture stops at bad bytes (bad bytes at 42)", 65));
 	free(text);

@@ -12,6 +12,8 @@
 
 #include "cli/doc.h"
 
+#include "../memtext.h"
+
 enum { K_TOP = 256 };
 
 static const struct cli_opt opts[] = {
@@ -48,14 +50,10 @@ static const struct cli_doc doc = {
 
 static char *render(void (*fn)(FILE *, void *), void *arg)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	struct memtext m;
 
-	assert_non_null(f);
-	fn(f, arg);
-	assert_int_equal(fclose(f), 0);
-	return buf;
+	fn(memtext_start(&m), arg);
+	return memtext_end(&m);
 }
 
 static void help_fn(FILE *f, void *arg)

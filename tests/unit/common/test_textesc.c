@@ -11,17 +11,15 @@
 
 #include "common/textesc.h"
 
+#include "../memtext.h"
+
 /* What fn writes for s. */
 static char *render(void (*fn)(FILE *, const char *), const char *s)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	struct memtext m;
 
-	assert_non_null(f);
-	fn(f, s);
-	fclose(f);
-	return buf;
+	fn(memtext_start(&m), s);
+	return memtext_end(&m);
 }
 
 static void expect(void (*fn)(FILE *, const char *), const char *s, const char *want)

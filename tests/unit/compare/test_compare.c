@@ -14,6 +14,8 @@
 #include "common/units.h"
 #include "compare/compare.h"
 
+#include "../memtext.h"
+
 #define NEAR(a, b, tol) assert_true(fabs((a) - (b)) <= (tol))
 
 /* A summary with one device: mib MiB/s over 1 s (what compare shows; the JSON's mbps is
@@ -284,9 +286,8 @@ static void test_matrix_and_render(void **state)
 	struct compare c;
 	struct iot_err e;
 	struct compare_opts o = {.rows = "kernel", .cols = "filesystem"};
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
+	struct memtext m;
+	char *buf;
 
 	(void)state;
 	compare_init(&c);
@@ -298,17 +299,15 @@ static void test_matrix_and_render(void **state)
 	assert_int_equal(c.ngroups, 4);
 	assert_string_equal(c.group[3].rowv, "6.6");
 	assert_string_equal(c.group[3].colv, "ext4<b>");
-	f = open_memstream(&buf, &len);
-	assert_int_equal(compare_render(&c, CMP_FMT_TEXT, f), 0);
-	fclose(f);
+	assert_int_equal(compare_render(&c, CMP_FMT_TEXT, memtext_start(&m)), 0);
+	buf = memtext_end(&m);
 	assert_non_null(strstr(buf, "kernel \\ filesystem"));
 	assert_non_null(strstr(buf, "100.00 (baseline)"));
 	assert_non_null(strstr(buf, "40.00 (-60.0%)"));
 	free(buf);
 	/* HTML escapes what came from the manifest */
-	f = open_memstream(&buf, &len);
-	assert_int_equal(compare_render(&c, CMP_FMT_HTML, f), 0);
-	fclose(f);
+	assert_int_equal(compare_render(&c, CMP_FMT_HTML, memtext_start(&m)), 0);
+	buf = memtext_end(&m);
 	assert_non_null(strstr(buf, "ext4&lt;b&gt;"));
 	assert_null(strstr(buf, "ext4<b>"));
 	free(buf);
@@ -378,9 +377,8 @@ static void test_malformed(void **state)
 	};
 	struct compare c;
 	struct iot_err e;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
+	struct memtext m;
+	char *buf;
 
 	(void)state;
 	compare_init(&c);
@@ -394,10 +392,10 @@ static void test_malformed(void **state)
 	}
 	assert_int_equal(compare_add(&c, "y", NULL, NULL, NULL, &e), -EINVAL);
 	assert_int_equal(compare_finish(&c, NULL, &e), 0);
-	f = open_memstream(&buf, &len);
+	memtext_start(&m);
 	for (int fmt = CMP_FMT_TEXT; fmt <= CMP_FMT_HTML; fmt++)
-		assert_int_equal(compare_render(&c, (enum cmp_format)fmt, f), 0);
-	fclose(f);
+		assert_int_equal(compare_render(&c, (enum cmp_format)fmt, m.f), 0);
+	buf = memtext_end(&m);
 	assert_null(strstr(buf, "nan"));
 	free(buf);
 	compare_release(&c);
@@ -407,17 +405,15 @@ static void test_csv_quoting(void **state)
 {
 	struct compare c;
 	struct iot_err e;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
+	struct memtext m;
+	char *buf;
 
 	(void)state;
 	compare_init(&c);
 	add(&c, "a", summary(10, 1, NULL, NULL), "a,\"b\"");
 	assert_int_equal(compare_finish(&c, NULL, &e), 0);
-	f = open_memstream(&buf, &len);
-	assert_int_equal(compare_render(&c, CMP_FMT_CSV, f), 0);
-	fclose(f);
+	assert_int_equal(compare_render(&c, CMP_FMT_CSV, memtext_start(&m)), 0);
+	buf = memtext_end(&m);
 	assert_non_null(strstr(buf, "\nmbps,MiB/s,\"a,\"\"b\"\"\",1,10,,10,,,,,,,\n"));
 	free(buf);
 	compare_release(&c);

@@ -16,6 +16,8 @@
 #include "common/units.h"
 #include "compare/compare.h"
 
+#include "../memtext.h"
+
 #define NEAR(a, b, tol) assert_true(fabs((a) - (b)) <= (tol))
 
 /* The copy-size x method sweep of the server-side-copy seed, two runs per cell: time in
@@ -62,14 +64,10 @@ static const struct cmp_group *group(const struct compare *c, const char *label)
 /* The finished compare as text (free it). */
 static char *render_text(const struct compare *c)
 {
-	char *out = NULL;
-	size_t len;
-	FILE *f = open_memstream(&out, &len);
+	struct memtext m;
 
-	assert_non_null(f);
-	assert_int_equal(compare_render(c, CMP_FMT_TEXT, f), 0);
-	fclose(f);
-	return out;
+	assert_int_equal(compare_render(c, CMP_FMT_TEXT, memtext_start(&m)), 0);
+	return memtext_end(&m);
 }
 
 /* Without options: one group per cell, named by its parameters, both runs in it. */

@@ -11,16 +11,14 @@
 
 #include "fioclient/fioclient.h"
 
+#include "../memtext.h"
+
 static char *render(const struct fc_opts *o, const struct fc_result *res)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	struct memtext m;
 
-	assert_non_null(f);
-	fc_result_text(f, o, res);
-	assert_int_equal(fclose(f), 0);
-	return buf;
+	fc_result_text(memtext_start(&m), o, res);
+	return memtext_end(&m);
 }
 
 static struct fc_slot slots[2] = {{"h1", 8765, "/dev/sdb"}, {"::1", 8766, "/dev/sdc"}};

@@ -14,15 +14,14 @@
 #include "report/report_svg.h"
 #include "common/xml.h"
 
+#include "../memtext.h"
+
 static char *esc(const char *s, size_t len)
 {
-	char *buf = NULL;
-	size_t n = 0;
-	FILE *f = open_memstream(&buf, &n);
+	struct memtext m;
 
-	xml_putn(f, s, len);
-	fclose(f);
-	return buf;
+	xml_putn(memtext_start(&m), s, len);
+	return memtext_end(&m);
 }
 
 static void test_escape(void **state)
@@ -172,13 +171,12 @@ static void test_chart(void **state)
 	                      .nseries = 1,
 	                      .bands = &band,
 	                      .nbands = 1};
-	char *buf = NULL;
-	size_t n = 0;
-	FILE *f = open_memstream(&buf, &n);
+	struct memtext m;
+	char *buf;
 
 	(void)state;
-	assert_int_equal(svg_chart_write(f, &c, true), 0);
-	fclose(f);
+	assert_int_equal(svg_chart_write(memtext_start(&m), &c, true), 0);
+	buf = memtext_end(&m);
 	assert_true(!strncmp(buf, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=", 50));
 	assert_non_null(strstr(buf, "id=\"t&quot;1\""));
 	assert_non_null(strstr(buf, "<title>T &amp; co</title>"));
@@ -197,15 +195,15 @@ static void test_chart(void **state)
 /* The head every chart starts with (the report's and the sweep report's), left open. */
 static void test_open(void **state)
 {
-	char *buf = NULL;
-	size_t n = 0;
-	FILE *f = open_memstream(&buf, &n);
+	struct memtext m;
+	FILE *f = memtext_start(&m);
+	char *buf;
 
 	(void)state;
 	svg_open(f, 640, 200, false);
 	fputs("|", f);
 	svg_open(f, 1, 2, true);
-	fclose(f);
+	buf = memtext_end(&m);
 	assert_string_equal(buf,
 	                    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"640\" "
 	                    "height=\"200\" viewBox=\"0 0 640 200\" font-family=\"sans-serif\" "
