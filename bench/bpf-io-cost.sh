@@ -34,16 +34,13 @@ exec 9>/tmp/iotape-capture-tests.lock
 flock 9
 WORK=$(mktemp -d /tmp/iotape-bpfcost.XXXXXX)
 source "$(dirname "$0")/capture.bash"
-LOOP="" CAP="" STATS_WAS=$(cat /proc/sys/kernel/bpf_stats_enabled)
+LOOP="" CAP="" STATS_WAS=""
 cleanup() {
 	[ -n "$CAP" ] && kill "$CAP" 2>/dev/null && wait "$CAP" 2>/dev/null
-	[ -n "$LOOP" ] && losetup -d "$LOOP"
-	mountpoint -q "$WORK/shm" && umount "$WORK/shm"
-	rm -rf "$WORK"
-	echo "$STATS_WAS" >/proc/sys/kernel/bpf_stats_enabled
+	bpf_bench_cleanup
 }
 trap cleanup EXIT
-echo 1 >/proc/sys/kernel/bpf_stats_enabled
+bpf_stats_on
 loop_over_tmpfs 1024
 ENGINE=libaio
 fio --enghelp 2>/dev/null | grep -qw libaio || ENGINE=psync

@@ -23,17 +23,14 @@ exec 9>/tmp/iotape-capture-tests.lock
 flock 9
 WORK=$(mktemp -d /tmp/iotape-bpfpair.XXXXXX)
 source "$(dirname "$0")/capture.bash"
-LOOP="" PIDS="" STATS_WAS=$(cat /proc/sys/kernel/bpf_stats_enabled)
+LOOP="" PIDS="" STATS_WAS=""
 cleanup() {
 	for p in $PIDS; do kill "$p" 2>/dev/null || true; done
 	wait 2>/dev/null || true
-	[ -n "$LOOP" ] && losetup -d "$LOOP"
-	mountpoint -q "$WORK/shm" && umount "$WORK/shm"
-	rm -rf "$WORK"
-	echo "$STATS_WAS" >/proc/sys/kernel/bpf_stats_enabled
+	bpf_bench_cleanup
 }
 trap cleanup EXIT
-echo 1 >/proc/sys/kernel/bpf_stats_enabled
+bpf_stats_on
 loop_over_tmpfs 512
 ENGINE=libaio
 fio --enghelp 2>/dev/null | grep -qw libaio || ENGINE=psync

@@ -2,6 +2,22 @@
 # Sourced by the capture benchmarks (capture-overhead.sh, bpf-io-cost.sh, bpf-pair-cost.sh):
 # their RAM-backed loop device and the BPF programs' run times. Root; WORK set first.
 
+# bpf_stats_on: kernel.bpf_stats_enabled on until bpf_bench_cleanup puts it back
+bpf_stats_on() {
+	STATS_WAS=$(cat /proc/sys/kernel/bpf_stats_enabled)
+	echo 1 >/proc/sys/kernel/bpf_stats_enabled
+}
+
+# bpf_bench_cleanup: the loop device, its tmpfs and WORK gone, bpf_stats as it was (the
+# caller stops its own processes first)
+bpf_bench_cleanup() {
+	[ -n "${LOOP:-}" ] && losetup -d "$LOOP"
+	mountpoint -q "$WORK/shm" && umount "$WORK/shm"
+	rm -rf "$WORK"
+	[ -n "${STATS_WAS:-}" ] && echo "$STATS_WAS" >/proc/sys/kernel/bpf_stats_enabled
+	return 0
+}
+
 # loop_over_tmpfs MIB: a loop device (LOOP) over a file of MIB MiB of random bytes on a tmpfs
 # mounted at $WORK/shm (the caller's cleanup detaches LOOP and unmounts it)
 loop_over_tmpfs() {
