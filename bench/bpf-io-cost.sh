@@ -48,7 +48,8 @@ reads() { awk '{print $1}' "/sys/block/${LOOP#/dev/}/stat"; }
 
 if [ "${CALLGRIND:-0}" = 1 ]; then
 	# iotape under callgrind, fio (its child, not traced) held to RATE IOPS so that the slowed
-	# reader keeps up: the reader thread's instructions (drain(), inclusive) per IO record
+	# reader keeps up: the reader's and the encoder's instructions (drain() and
+	# encoder_main(), inclusive) per IO record
 	command -v valgrind >/dev/null || { echo "bpf-io-cost: CALLGRIND=1 needs valgrind" >&2; exit 2; }
 	valgrind --tool=callgrind --cache-sim=yes --callgrind-out-file="$WORK/cg.out" "$IOTAPE" capture \
 		-o "$WORK/run" -d "$LOOP" --backend bpf --detail "$DETAIL" --buffer 32M -- \
@@ -58,7 +59,7 @@ if [ "${CALLGRIND:-0}" = 1 ]; then
 	[ -n "$OUT" ] && cp "$WORK/cg.out" "$OUT/callgrind.out"
 	callgrind_annotate --show=Ir --inclusive=yes "$WORK/cg.out" >"$WORK/incl" 2>/dev/null
 	callgrind_annotate --show=Ir "$WORK/cg.out" >"$WORK/self" 2>/dev/null
-	# the cache simulator's misses (first level, last level) of the reader thread
+	# the cache simulator's misses (first level, last level) of the reader thread (drain())
 	callgrind_annotate --show=D1mr,D1mw,DLmr,DLmw --inclusive=yes "$WORK/cg.out" 2>/dev/null |
 		grep -m1 'bpf.c:drain ' >"$WORK/miss" || true
 	python3 - "$WORK/run/manifest.json" "$WORK/incl" "$WORK/self" "$WORK/miss" <<'EOF'
@@ -76,10 +77,14 @@ def table(path):
             out.append((int(g.group(1).replace(",", "")), g.group(2).split("/")[-1], g.group(3)))
     return out
 incl = table(sys.argv[2])
-drain = [x for x in incl if x[2] == "drain" and x[1] == "bpf.c"]
-print("callgrind: %d records (lost %d, late %d), %d events written; reader: %.0f instructions/record"
+# the reader thread (drain()) and, at the events and io levels, the encoder thread it hands
+# the records to (bpf_spool.c): what a record costs is the two together
+ir = lambda f, fn: sum(x[0] for x in incl if x[1] == f and x[2] == fn)
+rd, enc = ir("bpf.c", "drain"), ir("bpf_spool.c", "encoder_main")
+print("callgrind: %d records (lost %d, late %d), %d events written; instructions/record: "
+      "%.0f (reader thread %.0f, encoder thread %.0f)"
       % (b["records"], b["lost_records"], b["reorder"]["late"], m["counts"]["events"],
-         drain[0][0] / n if drain else 0))
+         (rd + enc) / n, rd / n, enc / n))
 miss = re.findall(r"([\d,]+) \(", open(sys.argv[4]).read())
 if len(miss) >= 4:
     v = [int(x.replace(",", "")) for x in miss[:4]]
