@@ -141,6 +141,16 @@ void cap_sink_lost(struct cap_sink *s, unsigned cpu, uint64_t n)
 		s->dev[0].seq[cpu] += (uint32_t)n;
 }
 
+/* a record of len bytes written to d (s's totals: a relaxed load and store, no locked add) */
+static inline void counted(struct cap_sink *s, struct sink_dev *d, size_t len)
+{
+	d->events++;
+	__atomic_store_n(&s->events, __atomic_load_n(&s->events, __ATOMIC_RELAXED) + 1,
+	                 __ATOMIC_RELAXED);
+	__atomic_store_n(&s->bytes, __atomic_load_n(&s->bytes, __ATOMIC_RELAXED) + len,
+	                 __ATOMIC_RELAXED);
+}
+
 static int write_rec(struct cap_sink *s, struct sink_dev *d, unsigned cpu, uint8_t *rec, size_t len,
                      struct iot_err *e)
 {
@@ -161,11 +171,7 @@ static int write_rec(struct cap_sink *s, struct sink_dev *d, unsigned cpu, uint8
 	ret = bt_set_writer_write_raw(d->w, cpu, rec, len, e);
 	if (ret)
 		return ret;
-	d->events++;
-	__atomic_store_n(&s->events, __atomic_load_n(&s->events, __ATOMIC_RELAXED) + 1,
-	                 __ATOMIC_RELAXED);
-	__atomic_store_n(&s->bytes, __atomic_load_n(&s->bytes, __ATOMIC_RELAXED) + len,
-	                 __ATOMIC_RELAXED);
+	counted(s, d, len);
 	return 0;
 }
 
@@ -422,21 +428,13 @@ void cap_sink_io_init(const struct cap_sink *s, struct cap_io *io, const struct 
 }
 
 /* The span of d's records: one of action word act at t (io's sector and bytes) */
-static void io_span(struct sink_dev *d, const struct cap_io *io, uint32_t act, uint64_t t)
+static inline void io_span(struct sink_dev *d, const struct cap_io *io, uint32_t act, uint64_t t)
 {
-	struct blk_event ev = {0};
+	struct blk_event ev = {.time = t, .action = (uint16_t)(act & 0xff)}; /* as bt_decode() */
 
-	if (!d->span.any || t < d->span.first)
-		d->span.first = t;
-	if (!d->span.any || t > d->span.last)
-		d->span.last = t;
-	d->span.any = true;
-	if ((act & 0xff) == BLK_A_ISSUE) { /* the code, as bt_decode() reads it */
-		ev.action = BLK_A_ISSUE;
-		memcpy(&ev.sector, io->rec + BT7_SECTOR, 8);
-		memcpy(&ev.bytes, io->rec + BT7_BYTES, 4);
-		blk_extent_add(&d->span.issued, &ev);
-	}
+	memcpy(&ev.sector, io->rec + BT7_SECTOR, 8);
+	memcpy(&ev.bytes, io->rec + BT7_BYTES, 4);
+	blk_span_add(&d->span, &ev);
 }
 
 int cap_sink_io_put(struct cap_sink *s, const struct cap_io *io, unsigned part, uint64_t t,
@@ -492,11 +490,7 @@ int cap_sink_io_put(struct cap_sink *s, const struct cap_io *io, unsigned part, 
 		memcpy(p + BT7_CPU, &cpu, 4);
 		memcpy(p + BT7_ERROR, &err, 2);
 	}
-	d->events++;
-	__atomic_store_n(&s->events, __atomic_load_n(&s->events, __ATOMIC_RELAXED) + 1,
-	                 __ATOMIC_RELAXED);
-	__atomic_store_n(&s->bytes, __atomic_load_n(&s->bytes, __ATOMIC_RELAXED) + io->len,
-	                 __ATOMIC_RELAXED);
+	counted(s, d, io->len);
 	if (!((act >> 16) & BLK_F_NOTIFY))
 		io_span(d, io, act, t);
 	if (io->has_cg) {

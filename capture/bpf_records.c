@@ -32,11 +32,10 @@ static void ev_from(struct blk_event *ev, const struct iot_bpf_ev *r)
 }
 
 /* the io record's head is an event record's (bpf_records.c reads both alike up to kind) */
-_Static_assert(offsetof(struct iot_bpf_io, time) == offsetof(struct iot_bpf_ev, time) &&
-                   offsetof(struct iot_bpf_io, sector) == offsetof(struct iot_bpf_ev, sector) &&
-                   offsetof(struct iot_bpf_io, cgroup) == offsetof(struct iot_bpf_ev, cgroup) &&
-                   offsetof(struct iot_bpf_io, error) == offsetof(struct iot_bpf_ev, error) &&
-                   offsetof(struct iot_bpf_io, kind) == offsetof(struct iot_bpf_ev, kind),
+#define SAME_AT(f) (offsetof(struct iot_bpf_io, f) == offsetof(struct iot_bpf_ev, f))
+_Static_assert(SAME_AT(time) && SAME_AT(sector) && SAME_AT(cgroup) && SAME_AT(bytes) &&
+                   SAME_AT(action) && SAME_AT(pid) && SAME_AT(dev) && SAME_AT(cpu) &&
+                   SAME_AT(error) && SAME_AT(kind),
                "an io record's completion is laid out as an event record");
 _Static_assert(sizeof(struct iot_bpf_io) == 72, "the io record is 72 bytes");
 
@@ -48,23 +47,13 @@ _Static_assert(sizeof(struct iot_bpf_io) == 72, "the io record is 72 bytes");
  */
 static int io_records(struct cap_backend_state *s, const struct iot_bpf_io *r)
 {
+	struct iot_bpf_ev head; /* the completion, as an event record: its head, no PDU */
 	struct blk_event ev;
 	uint64_t t_queue = 0;
 
-	memset(&ev, 0, sizeof(ev));
-	ev.time = r->time;
-	ev.sector = r->sector;
-	ev.bytes = r->bytes;
-	ev.flags = r->action >> 16;
-	ev.action = (uint16_t)(r->action & 0xff);
-	ev.pid = r->pid;
-	ev.dev = r->dev;
-	ev.cpu = r->cpu;
-	ev.error = r->error;
-	if (r->cgroup) {
-		ev.cgroup = r->cgroup;
-		ev.flags |= BLK_F_CGROUP;
-	}
+	memcpy(&head, r, offsetof(struct iot_bpf_ev, kind) + sizeof(head.kind));
+	head.pdu_len = 0; /* all ev_from() reads past the head */
+	ev_from(&ev, &head);
 	if (r->t_queue && r->t_queue <= (r->t_issue ? r->t_issue : r->time)) {
 		t_queue = r->t_queue;
 		if (r->time - r->t_queue > s->hold / 2 && s->hold < HOLD_IO_MAX_NS)

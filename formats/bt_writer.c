@@ -74,8 +74,7 @@ int bt_writer_write_raw(struct bt_writer *w, const void *rec, size_t len, struct
 		return w->err;
 	if (len > WBUF_SIZE)
 		return iot_err_set(e, -EINVAL, "record of %zu bytes is too large", len);
-	memcpy(w->b.buf + w->b.len, rec, len);
-	w->b.len += len;
+	memcpy(bt_wbuf_room(&w->b, len), rec, len);
 	return 0;
 }
 
@@ -186,12 +185,9 @@ uint8_t *bt_set_writer_room(struct bt_set_writer *w, unsigned cpu, size_t len, i
 	struct bt_writer *cw;
 	uint8_t *p;
 
-	/* nearly always: the CPU's file is open and its buffer has room */
-	if (cpu < w->ncpu && (cw = w->cpu[cpu]) && !cw->err && len <= WBUF_SIZE - cw->b.len) {
-		p = cw->b.buf + cw->b.len;
-		cw->b.len += len;
+	/* nearly always: the CPU's file is open and its buffer has room (none after an error) */
+	if (cpu < w->ncpu && (cw = w->cpu[cpu]) && (p = bt_wbuf_room(&cw->b, len)))
 		return p;
-	}
 	if (!(cw = cpu_writer(w, cpu, e, ret)))
 		return NULL;
 	if (cw->err) {
@@ -204,9 +200,7 @@ uint8_t *bt_set_writer_room(struct bt_set_writer *w, unsigned cpu, size_t len, i
 	}
 	if (len > WBUF_SIZE - cw->b.len && (*ret = flush(cw, e)))
 		return NULL;
-	p = cw->b.buf + cw->b.len;
-	cw->b.len += len;
-	return p;
+	return bt_wbuf_room(&cw->b, len);
 }
 
 struct bt_wbuf *bt_set_writer_buf(struct bt_set_writer *w, unsigned cpu, int *ret,
